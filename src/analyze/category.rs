@@ -1,0 +1,169 @@
+//! Sorts Linux mappings into the categories that answer "where does the
+//! memory go": the seed mail's file-backed / anonymous split, brought up to
+//! date with the names modern kernels and allocators give mappings.
+
+use serde::Serialize;
+
+use crate::model::{Backing, Region};
+
+/// A Linux mapping's category. The order is the order of table rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// Executable file mappings: program and shared-library code.
+    FileCode,
+    /// Read-only file mappings: constants, RELRO, fonts, locale data.
+    FileRodata,
+    /// Writable file mappings: `.data`/`.bss` pages, writable mapped files.
+    FileData,
+    /// `[heap]` and unnamed anonymous read-write memory (malloc, mmap).
+    Heap,
+    /// `[stack]` (the main thread's stack).
+    Stack,
+    /// Anonymous memory named by its owner (`[anon:NAME]`, `PR_SET_VMA`).
+    AnonNamed,
+    /// Anonymous memory that is read-only or executable without write.
+    AnonOther,
+    /// Writable and executable at once (JIT code, old trampolines).
+    WritableExec,
+    /// No access (`---p`): guard pages and reserved address space.
+    Guard,
+    /// `/dev/shm`, `memfd:`, SysV and shared anonymous memory.
+    SharedMemory,
+    /// Device mappings: GPU (`/dev/dri`, `/dev/nvidia*`, `/dev/kgsl*`,
+    /// `/dev/mali*`) and other device nodes.
+    Device,
+    /// Pages the kernel maps in: `[vdso]`, `[vvar]`, `[vsyscall]`.
+    Kernel,
+}
+
+impl Category {
+    pub const ALL: [Category; 12] = [
+        Category::FileCode,
+        Category::FileRodata,
+        Category::FileData,
+        Category::Heap,
+        Category::Stack,
+        Category::AnonNamed,
+        Category::AnonOther,
+        Category::WritableExec,
+        Category::Guard,
+        Category::SharedMemory,
+        Category::Device,
+        Category::Kernel,
+    ];
+
+    /// The stable key used in JSON and CSV.
+    pub fn key(self) -> &'static str {
+        match self {
+            Category::FileCode => "file_code",
+            Category::FileRodata => "file_rodata",
+            Category::FileData => "file_data",
+            Category::Heap => "heap",
+            Category::Stack => "stack",
+            Category::AnonNamed => "anon_named",
+            Category::AnonOther => "anon_other",
+            Category::WritableExec => "writable_exec",
+            Category::Guard => "guard",
+            Category::SharedMemory => "shared_memory",
+            Category::Device => "device",
+            Category::Kernel => "kernel",
+        }
+    }
+
+    /// A label for people.
+    pub fn label(self) -> &'static str {
+        match self {
+            Category::FileCode => "file code",
+            Category::FileRodata => "file read-only data",
+            Category::FileData => "file writable data",
+            Category::Heap => "heap / anon rw",
+            Category::Stack => "stack",
+            Category::AnonNamed => "named anon",
+            Category::AnonOther => "anon read-only/exec",
+            Category::WritableExec => "writable+exec (JIT)",
+            Category::Guard => "guard / reserved",
+            Category::SharedMemory => "shared memory",
+            Category::Device => "GPU / device",
+            Category::Kernel => "kernel",
+        }
+    }
+}
+
+/// The category of one Linux mapping.
+pub fn categorize(region: &Region) -> Category {
+    let perms = region.perms.as_bytes();
+    let r = perms.first() == Some(&b'r');
+    let w = perms.get(1) == Some(&b'w');
+    let x = perms.get(2) == Some(&b'x');
+    let path = region.path.as_deref().unwrap_or("");
+    match region.backing {
+        Backing::Kernel => return Category::Kernel,
+        Backing::Device => return Category::Device,
+        Backing::SharedMemory => return Category::SharedMemory,
+        _ => {}
+    }
+    if !r && !w && !x {
+        return Category::Guard;
+    }
+    if w && x {
+        return Category::WritableExec;
+    }
+    match region.backing {
+        Backing::File => {
+            if x {
+                Category::FileCode
+            } else if w {
+                Category::FileData
+            } else {
+                Category::FileRodata
+            }
+        }
+        _ => {
+            // A shared anonymous mapping (`rw-s`, no name) is shared memory.
+            if perms.get(3) == Some(&b's') {
+                Category::SharedMemory
+            } else if path == "[stack]" || path.starts_with("[stack:") {
+                Category::Stack
+            } else if path.starts_with("[anon:") {
+                Category::AnonNamed
+            } else if w {
+                Category::Heap
+            } else {
+                Category::AnonOther
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::smaps::parse_header;
+
+    fn cat(line: &str) -> Category {
+        categorize(&parse_header(line.as_bytes()).unwrap())
+    }
+
+    #[test]
+    fn each_kind_of_mapping_lands_in_its_category() {
+        assert_eq!(cat("1000-2000 r-xp 0 fe:00 5 /usr/lib/libc.so.6"), Category::FileCode);
+        assert_eq!(cat("1000-2000 r--p 0 fe:00 5 /usr/lib/libc.so.6"), Category::FileRodata);
+        assert_eq!(cat("1000-2000 rw-p 0 fe:00 5 /usr/lib/libc.so.6"), Category::FileData);
+        assert_eq!(cat("1000-2000 ---p 0 fe:00 5 /usr/lib/libc.so.6"), Category::Guard);
+        assert_eq!(cat("1000-2000 rw-p 0 00:00 0 [heap]"), Category::Heap);
+        assert_eq!(cat("1000-2000 rw-p 0 00:00 0 "), Category::Heap);
+        assert_eq!(cat("1000-2000 rw-p 0 00:00 0 [stack]"), Category::Stack);
+        assert_eq!(cat("1000-2000 rw-p 0 00:00 0 [anon:glibc: malloc]"), Category::AnonNamed);
+        assert_eq!(cat("1000-2000 r--p 0 00:00 0 "), Category::AnonOther);
+        assert_eq!(cat("1000-2000 rwxp 0 00:00 0 "), Category::WritableExec);
+        assert_eq!(cat("1000-2000 ---p 0 00:00 0 "), Category::Guard);
+        assert_eq!(cat("1000-2000 rw-s 0 00:01 9 /dev/shm/x"), Category::SharedMemory);
+        assert_eq!(cat("1000-2000 rw-s 0 00:01 9 /memfd:buf (deleted)"), Category::SharedMemory);
+        assert_eq!(cat("1000-2000 rw-s 0 00:01 9 /SYSV00000000 (deleted)"), Category::SharedMemory);
+        assert_eq!(cat("1000-2000 rw-s 0 00:05 9 /dev/dri/renderD128"), Category::Device);
+        assert_eq!(cat("1000-2000 rw-s 0 00:05 9 /dev/nvidia0"), Category::Device);
+        assert_eq!(cat("1000-2000 r-xp 0 00:00 0 [vdso]"), Category::Kernel);
+        assert_eq!(cat("1000-2000 --xp 0 00:00 0 [vsyscall]"), Category::Kernel);
+    }
+}

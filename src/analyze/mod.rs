@@ -1,0 +1,9 @@
+//! Pure functions over regions: no I/O, no printing.
+
+pub mod category;
+pub mod classic;
+pub mod group;
+pub mod report;
+
+pub use category::{categorize, Category};
+pub use group::{group_by, sort_groups, total, Group};

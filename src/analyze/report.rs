@@ -1,0 +1,149 @@
+//! The `show` view of one or more processes: rows grouped by a key, sorted,
+//! cut to the top N, and the totals over every region.
+
+use crate::analyze::category::{categorize, Category};
+use crate::analyze::group::{add_region, group_by, total, Group};
+use crate::model::{Process, SizeSource, Sizes};
+
+/// What `show` groups regions by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ShowBy {
+    /// Categories (file code, heap, stacks, ...).
+    Category,
+    /// One row per file or named region (each shared library, `[heap]`).
+    Path,
+    /// One row per permission set (`r-xp`, `rw-p`, ...).
+    Perms,
+}
+
+impl ShowBy {
+    pub fn name(self) -> &'static str {
+        match self {
+            ShowBy::Category => "category",
+            ShowBy::Path => "path",
+            ShowBy::Perms => "perms",
+        }
+    }
+}
+
+/// A row of the view.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// Stable key (`heap`, `/usr/lib/libc.so.6`, `rw-p`).
+    pub key: String,
+    /// What a person reads (`heap / anon rw`); same as the key for paths.
+    pub label: String,
+    pub regions: usize,
+    pub sizes: Sizes,
+}
+
+/// One process's part in a report.
+#[derive(Debug, Clone)]
+pub struct Report<'a> {
+    pub processes: &'a [Process],
+    pub by: ShowBy,
+    /// Rows after sorting and `--top`.
+    pub rows: Vec<Row>,
+    /// Rows cut by `--top` (their figures are still in `totals`).
+    pub omitted: usize,
+    /// Every category, in table order, with only those that have regions.
+    pub categories: Vec<(Category, Group)>,
+    pub totals: Sizes,
+    /// Things the reader must know to trust the numbers.
+    pub notes: Vec<String>,
+}
+
+/// Sort keys `--sort` accepts; `dirty` is shared + private dirty.
+pub const SORT_FIELDS: &[&str] = &[
+    "dirty",
+    "private_dirty",
+    "shared_dirty",
+    "rss",
+    "pss",
+    "uss",
+    "clean",
+    "swap",
+    "swap_pss",
+    "size",
+    "regions",
+    "anonymous",
+    "locked",
+];
+
+/// Builds the view.
+pub fn build<'a>(
+    processes: &'a [Process],
+    by: ShowBy,
+    sort: &[String],
+    top: Option<usize>,
+) -> Report<'a> {
+    let regions = || processes.iter().flat_map(|p| p.regions.iter());
+    let totals = total(regions());
+    let mut categories: Vec<(Category, Group)> = Category::ALL
+        .iter()
+        .map(|c| (*c, Group { key: c.key().to_string(), regions: 0, sizes: Sizes::default() }))
+        .collect();
+    for r in regions() {
+        let c = categorize(r);
+        let slot = &mut categories[Category::ALL.iter().position(|x| *x == c).unwrap_or(0)].1;
+        slot.regions += 1;
+        add_region(&mut slot.sizes, r);
+    }
+    categories.retain(|(_, g)| g.regions > 0);
+
+    let mut rows: Vec<Row> = match by {
+        ShowBy::Category => categories
+            .iter()
+            .map(|(c, g)| Row {
+                key: g.key.clone(),
+                label: c.label().to_string(),
+                regions: g.regions,
+                sizes: g.sizes.clone(),
+            })
+            .collect(),
+        ShowBy::Path | ShowBy::Perms => group_by(regions(), |r| match by {
+            ShowBy::Path => r.path.clone().unwrap_or_else(|| "[anonymous]".to_string()),
+            _ => r.perms.clone(),
+        })
+        .into_iter()
+        .map(|g| Row { label: g.key.clone(), key: g.key, regions: g.regions, sizes: g.sizes })
+        .collect(),
+    };
+    sort_rows(&mut rows, sort);
+    let omitted = match top {
+        Some(n) if rows.len() > n => {
+            let cut = rows.len() - n;
+            rows.truncate(n);
+            cut
+        }
+        _ => 0,
+    };
+
+    let mut notes = Vec::new();
+    for p in processes {
+        if p.source == SizeSource::Maps {
+            notes.push(format!(
+                "pid {}: smaps could not be read, only maps: virtual sizes are known, resident and dirty are not (shown as -). Run as the process's user, as root, or with CAP_SYS_PTRACE for the rest.",
+                p.pid
+            ));
+        }
+    }
+    Report { processes, by, rows, omitted, categories, totals, notes }
+}
+
+/// Sorts rows by the given figures, largest first; `regions` sorts by count.
+pub fn sort_rows(rows: &mut [Row], fields: &[String]) {
+    rows.sort_by(|a, b| {
+        for f in fields {
+            let ord = if f == "regions" {
+                b.regions.cmp(&a.regions)
+            } else {
+                b.sizes.figure(f).cmp(&a.sizes.figure(f))
+            };
+            if ord != std::cmp::Ordering::Equal {
+                return ord;
+            }
+        }
+        a.key.cmp(&b.key)
+    });
+}

@@ -1,0 +1,61 @@
+//! The command line: clap definitions and dispatch to one module per
+//! subcommand. `main.rs` only parses, calls [`run`], and maps errors to
+//! exit codes.
+
+pub mod capture;
+pub mod show;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::error::Result;
+use crate::source::ProcRoot;
+
+/// Where does this process's memory really go?
+///
+/// memtally reads Linux /proc smaps (exact resident, proportional, dirty and
+/// swapped bytes per mapping) and macOS vmmap output, and shows what each
+/// process's memory is, by category, path or region.
+#[derive(Debug, Parser)]
+#[command(name = "memtally", version, about, long_about = None, after_help = EXAMPLES)]
+pub struct Cli {
+    /// Read this recorded /proc tree instead of the live /proc (see `memtally capture`).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub proc_root: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+const EXAMPLES: &str = "\
+Examples:
+  memtally show $$                  where this shell's memory goes, by category
+  memtally show PID --by path       one row per shared library and named region
+  memtally show PID --regions       every mapping, like pmap -X
+  memtally show PID --classic       the 2004 mem_usage.pl table
+  memtally capture PID -o DIR       record /proc files; read later with --proc-root DIR";
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// One process's memory by category, path or permissions, from smaps.
+    Show(show::ShowArgs),
+    /// Record a process's /proc files into DIR, to analyse later with --proc-root DIR.
+    Capture(capture::CaptureArgs),
+}
+
+impl Cli {
+    pub fn proc_root(&self) -> ProcRoot {
+        self.proc_root.clone().map(ProcRoot::new).unwrap_or_default()
+    }
+}
+
+/// Runs the parsed command line, writing to `out`.
+pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
+    let root = cli.proc_root();
+    match cli.command {
+        Some(Command::Show(args)) => show::run(&root, &args, out),
+        Some(Command::Capture(args)) => capture::run(&root, &args, out),
+        None => show::run_default(&root, out),
+    }
+}

@@ -1,0 +1,10 @@
+//! Plain data shared by every source, analysis and output: one `Region`
+//! shape for Linux and macOS, its `Sizes`, and the process around them.
+
+pub mod process;
+pub mod region;
+pub mod sizes;
+
+pub use process::{Process, SizeSource};
+pub use region::{Backing, Purge, Region};
+pub use sizes::{snake_case, SizeKey, Sizes, KNOWN_KEYS};

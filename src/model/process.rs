@@ -1,0 +1,46 @@
+//! A process and what was read of it.
+
+use serde::Serialize;
+
+use super::region::Region;
+
+/// Which file the figures came from, cheapest last. Each tier knows less:
+/// `maps` gives virtual sizes only, `status` resident totals only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SizeSource {
+    /// `/proc/PID/smaps`: every figure, per mapping.
+    Smaps,
+    /// `/proc/PID/smaps_rollup`: every figure, summed by the kernel.
+    SmapsRollup,
+    /// `/proc/PID/maps`: addresses and virtual sizes only.
+    Maps,
+    /// `/proc/PID/status`: RSS and swap totals only.
+    Status,
+    /// macOS `vmmap` output.
+    Vmmap,
+}
+
+/// One process: identity and, when read, its regions.
+#[derive(Debug, Clone)]
+pub struct Process {
+    pub pid: u32,
+    /// Short name (`/proc/PID/comm`).
+    pub comm: String,
+    /// Full command line, arguments joined by spaces; empty for kernel threads.
+    pub cmdline: String,
+    /// Where the regions' figures came from.
+    pub source: SizeSource,
+    pub regions: Vec<Region>,
+}
+
+impl Process {
+    /// The command line, or the short name in brackets when it has none.
+    pub fn command(&self) -> String {
+        if self.cmdline.is_empty() {
+            format!("[{}]", self.comm)
+        } else {
+            self.cmdline.clone()
+        }
+    }
+}

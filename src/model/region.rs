@@ -1,0 +1,150 @@
+//! One mapping of an address space: a Linux `/proc/PID/smaps` entry or a
+//! macOS `vmmap` region line. Both systems share this shape so grouping,
+//! histograms, JSON and diffs are written once.
+
+use serde::Serialize;
+
+use super::sizes::Sizes;
+
+/// What a region's pages come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Backing {
+    /// A regular file (shared library, executable, mapped data file).
+    File,
+    /// Anonymous memory: heap, stacks, `mmap(MAP_ANONYMOUS)`.
+    Anonymous,
+    /// Shared memory objects: `/dev/shm`, `memfd:`, SysV segments.
+    SharedMemory,
+    /// A device node: GPU (`/dev/dri`, `/dev/nvidia*`) and others.
+    Device,
+    /// Pages the kernel provides: `[vdso]`, `[vvar]`, `[vsyscall]`.
+    Kernel,
+    /// The source does not say (vmmap regions).
+    Unknown,
+}
+
+/// macOS purgeable state of a region (vmmap's `PURGE=` column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Purge {
+    /// `N`: non-volatile, the contents must be kept.
+    NonVolatile,
+    /// `V`: volatile, the system may discard the contents under pressure.
+    Volatile,
+    /// `E`: empty, already discarded.
+    Empty,
+    /// `-`: not marked (not purgeable memory, or the source does not say).
+    #[default]
+    Unmarked,
+}
+
+impl Purge {
+    /// The one-letter code vmmap prints (`N`, `V`, `E`) or `-`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Purge::NonVolatile => "N",
+            Purge::Volatile => "V",
+            Purge::Empty => "E",
+            Purge::Unmarked => "-",
+        }
+    }
+
+    /// Reads a `PURGE=` code; anything else is unmarked.
+    pub fn from_code(code: &str) -> Purge {
+        match code {
+            "N" => Purge::NonVolatile,
+            "V" => Purge::Volatile,
+            "E" => Purge::Empty,
+            _ => Purge::Unmarked,
+        }
+    }
+
+    /// A label for people: `N (Non-Volatile)` and so on.
+    pub fn label(self) -> &'static str {
+        match self {
+            Purge::NonVolatile => "N (Non-Volatile)",
+            Purge::Volatile => "V (Volatile/Purgeable)",
+            Purge::Empty => "E (Empty/Purged)",
+            Purge::Unmarked => "- (Unmarked)",
+        }
+    }
+}
+
+impl Serialize for Purge {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.code())
+    }
+}
+
+/// One mapping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Region {
+    /// First address; `None` for placeholder ranges (vmmap `kernel-kernel`).
+    pub start: Option<u64>,
+    /// One past the last address; `None` for placeholder ranges.
+    pub end: Option<u64>,
+    /// Permissions as the source prints them: Linux `rw-p`, vmmap `rw-`.
+    pub perms: String,
+    /// vmmap's maximum protection (`rwx`); `None` on Linux.
+    pub max_perms: Option<String>,
+    /// Linux: file offset of the mapping.
+    pub offset: Option<u64>,
+    /// Linux: `major:minor` of the backing device (`00:00` when anonymous).
+    pub device: Option<String>,
+    /// Linux: inode of the backing file (0 when anonymous).
+    pub inode: Option<u64>,
+    /// Linux pathname (`/usr/lib/libc.so.6`, `[heap]`, `[anon:NAME]`);
+    /// vmmap region detail. `None` when the source gives none. Bytes that
+    /// are not UTF-8 are shown as U+FFFD.
+    pub path: Option<String>,
+    /// vmmap's REGION TYPE (`IOSurface`, `MALLOC_SMALL`); `None` on Linux.
+    pub region_type: Option<String>,
+    /// What the pages come from.
+    pub backing: Backing,
+    /// Purgeable state (macOS); `Unmarked` on Linux.
+    pub purge: Purge,
+    /// vmmap's share mode (`COW`, `PRV`, `SHM`, ...).
+    pub share_mode: Option<String>,
+    /// Linux `VmFlags` (`rd wr mr mw me ac`).
+    pub vm_flags: Option<String>,
+    /// Keys of the source that are not sizes (`THPeligible`, `ProtectionKey`).
+    pub attributes: Vec<(String, String)>,
+    /// Byte counts.
+    pub sizes: Sizes,
+}
+
+impl Region {
+    /// An empty region of the given backing; parsers fill in the rest.
+    pub fn new(backing: Backing) -> Region {
+        Region {
+            start: None,
+            end: None,
+            perms: String::new(),
+            max_perms: None,
+            offset: None,
+            device: None,
+            inode: None,
+            path: None,
+            region_type: None,
+            backing,
+            purge: Purge::Unmarked,
+            share_mode: None,
+            vm_flags: None,
+            attributes: Vec::new(),
+            sizes: Sizes::default(),
+        }
+    }
+
+    /// Virtual size in bytes: the `size` figure, or `end - start`.
+    pub fn vsize(&self) -> Option<u64> {
+        self.sizes.size.or(match (self.start, self.end) {
+            (Some(s), Some(e)) if e >= s => Some(e - s),
+            _ => None,
+        })
+    }
+
+    /// Whether `addr` lies inside this region.
+    pub fn contains(&self, addr: u64) -> bool {
+        matches!((self.start, self.end), (Some(s), Some(e)) if s <= addr && addr < e)
+    }
+}

@@ -1,0 +1,248 @@
+//! Byte counts of one region (or a sum of regions).
+//!
+//! Every field is an `Option`: a figure the source does not give is `None`,
+//! never a made-up zero. A maps-only reading has a `size` and nothing else;
+//! vmmap has no PSS; smaps has no single "dirty" figure (it splits it into
+//! shared and private), so `dirty` is only filled from vmmap and
+//! [`Sizes::dirty`] derives it for Linux.
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+/// Declares the known size keys once: the smaps key (if the kernel prints
+/// one), the field name (also the JSON name) and a short column label.
+macro_rules! known_sizes {
+    ($( $field:ident = $smaps:literal, $label:literal; )*) => {
+        /// Sizes in bytes, one field per known key; unknown smaps keys that
+        /// carry a size (newer kernels, Android) are kept in `extra`.
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct Sizes {
+            $( pub $field: Option<u64>, )*
+            /// Size keys this build does not know, as (snake_case name, bytes).
+            pub extra: Vec<(String, u64)>,
+        }
+
+        /// Every known size key, in the order smaps prints them.
+        pub const KNOWN_KEYS: &[SizeKey] = &[
+            $( SizeKey { name: stringify!($field), smaps: $smaps, label: $label }, )*
+        ];
+
+        impl Sizes {
+            /// The field for a known snake_case name.
+            pub fn get(&self, name: &str) -> Option<u64> {
+                match name {
+                    $( stringify!($field) => self.$field, )*
+                    _ => self.extra.iter().find(|(n, _)| n == name).map(|(_, v)| *v),
+                }
+            }
+
+            /// A mutable slot for a smaps key (`"Private_Dirty"`), or `None`
+            /// when the key is not a known size key.
+            #[inline]
+            pub fn slot_for_smaps_key(&mut self, key: &[u8]) -> Option<&mut Option<u64>> {
+                match key {
+                    $( k if k == $smaps.as_bytes() && !$smaps.is_empty() => Some(&mut self.$field), )*
+                    _ => None,
+                }
+            }
+
+            /// Adds every figure of `other` into `self`. A figure that
+            /// `other` lacks leaves the sum as it was; the sum only becomes
+            /// known once some part knows it.
+            pub fn add(&mut self, other: &Sizes) {
+                $( if let Some(v) = other.$field {
+                    self.$field = Some(self.$field.unwrap_or(0) + v);
+                } )*
+                for (name, v) in &other.extra {
+                    match self.extra.iter_mut().find(|(n, _)| n == name) {
+                        Some(slot) => slot.1 += v,
+                        None => self.extra.push((name.clone(), *v)),
+                    }
+                }
+            }
+
+            /// `self - other` per figure, as signed bytes; a figure missing on
+            /// either side is missing in the result.
+            pub fn delta(&self, other: &Sizes) -> Vec<(&'static str, Option<i128>)> {
+                vec![ $( (stringify!($field), match (self.$field, other.$field) {
+                    (Some(a), Some(b)) => Some(a as i128 - b as i128),
+                    _ => None,
+                }), )* ]
+            }
+
+            /// (name, value) of every known figure that is present, then the extras.
+            pub fn present(&self) -> Vec<(&str, u64)> {
+                let mut out: Vec<(&str, u64)> = Vec::new();
+                $( if let Some(v) = self.$field { out.push((stringify!($field), v)); } )*
+                out.extend(self.extra.iter().map(|(n, v)| (n.as_str(), *v)));
+                out
+            }
+        }
+    };
+}
+
+/// Describes one known size key.
+#[derive(Debug, Clone, Copy)]
+pub struct SizeKey {
+    /// snake_case name: the Rust field and the JSON key.
+    pub name: &'static str,
+    /// The key as `/proc/PID/smaps` prints it; empty when smaps has none.
+    pub smaps: &'static str,
+    /// Short column label for tables.
+    pub label: &'static str,
+}
+
+known_sizes! {
+    size = "Size", "Size";
+    kernel_page_size = "KernelPageSize", "KPageSize";
+    mmu_page_size = "MMUPageSize", "MMUPageSize";
+    rss = "Rss", "RSS";
+    pss = "Pss", "PSS";
+    pss_dirty = "Pss_Dirty", "PSSDirty";
+    pss_anon = "Pss_Anon", "PSSAnon";
+    pss_file = "Pss_File", "PSSFile";
+    pss_shmem = "Pss_Shmem", "PSSShmem";
+    shared_clean = "Shared_Clean", "SharedClean";
+    shared_dirty = "Shared_Dirty", "SharedDirty";
+    private_clean = "Private_Clean", "PrivClean";
+    private_dirty = "Private_Dirty", "PrivDirty";
+    referenced = "Referenced", "Referenced";
+    anonymous = "Anonymous", "Anonymous";
+    ksm = "KSM", "KSM";
+    lazy_free = "LazyFree", "LazyFree";
+    anon_huge_pages = "AnonHugePages", "AnonHuge";
+    shmem_pmd_mapped = "ShmemPmdMapped", "ShmemPmd";
+    file_pmd_mapped = "FilePmdMapped", "FilePmd";
+    shared_hugetlb = "Shared_Hugetlb", "SharedHugetlb";
+    private_hugetlb = "Private_Hugetlb", "PrivHugetlb";
+    swap = "Swap", "Swap";
+    swap_pss = "SwapPss", "SwapPSS";
+    locked = "Locked", "Locked";
+    dirty = "", "Dirty";
+}
+
+impl Sizes {
+    /// Dirty bytes: vmmap's DIRTY column, or on Linux shared + private
+    /// dirty. `None` when the source says nothing about dirtiness.
+    pub fn dirty(&self) -> Option<u64> {
+        if let Some(d) = self.dirty {
+            return Some(d);
+        }
+        match (self.shared_dirty, self.private_dirty) {
+            (Some(s), Some(p)) => Some(s + p),
+            _ => None,
+        }
+    }
+
+    /// Clean resident bytes: shared + private clean (Linux only).
+    pub fn clean(&self) -> Option<u64> {
+        match (self.shared_clean, self.private_clean) {
+            (Some(s), Some(p)) => Some(s + p),
+            _ => None,
+        }
+    }
+
+    /// Unique set size (private clean + private dirty): what freeing this
+    /// alone would give back.
+    pub fn uss(&self) -> Option<u64> {
+        match (self.private_clean, self.private_dirty) {
+            (Some(c), Some(d)) => Some(c + d),
+            _ => None,
+        }
+    }
+
+    /// A figure by name, including the derived ones (`dirty`, `clean`, `uss`).
+    pub fn figure(&self, name: &str) -> Option<u64> {
+        match name {
+            "dirty" => self.dirty(),
+            "clean" => self.clean(),
+            "uss" => self.uss(),
+            _ => self.get(name),
+        }
+    }
+}
+
+/// Serializes as a flat map of the present figures (absent ones are left out).
+impl Serialize for Sizes {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let present = self.present();
+        let mut map = serializer.serialize_map(Some(present.len()))?;
+        for (k, v) in present {
+            map.serialize_entry(k, &v)?;
+        }
+        map.end()
+    }
+}
+
+/// Turns a smaps key (`Shared_Clean`, `AnonHugePages`, `THPeligible`) into
+/// the snake_case name used in JSON (`shared_clean`, `anon_huge_pages`,
+/// `thp_eligible`), so a key this build does not know still gets a stable,
+/// predictable name.
+pub fn snake_case(key: &str) -> String {
+    let chars: Vec<char> = key.chars().collect();
+    let mut out = String::with_capacity(key.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c == '_' || c == '-' || c == ' ' {
+            if !out.ends_with('_') && !out.is_empty() {
+                out.push('_');
+            }
+            continue;
+        }
+        if c.is_ascii_uppercase() && i > 0 {
+            let prev = chars[i - 1];
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            let boundary = prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && next_lower);
+            if boundary && !out.ends_with('_') {
+                out.push('_');
+            }
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snake_case_matches_every_known_smaps_key() {
+        for k in KNOWN_KEYS.iter().filter(|k| !k.smaps.is_empty()) {
+            assert_eq!(snake_case(k.smaps), k.name, "smaps key {}", k.smaps);
+        }
+        assert_eq!(snake_case("THPeligible"), "thp_eligible");
+        assert_eq!(snake_case("ProtectionKey"), "protection_key");
+    }
+
+    #[test]
+    fn sum_keeps_absent_figures_absent() {
+        let mut total = Sizes::default();
+        let part = Sizes { size: Some(4096), ..Default::default() };
+        total.add(&part);
+        total.add(&part);
+        assert_eq!(total.size, Some(8192));
+        assert_eq!(total.rss, None);
+        assert_eq!(total.dirty(), None);
+    }
+
+    #[test]
+    fn dirty_prefers_the_reported_figure_then_linux_split() {
+        let linux = Sizes { shared_dirty: Some(1), private_dirty: Some(2), ..Default::default() };
+        assert_eq!(linux.dirty(), Some(3));
+        let mac = Sizes { dirty: Some(7), ..Default::default() };
+        assert_eq!(mac.dirty(), Some(7));
+    }
+
+    #[test]
+    fn extras_are_summed_by_name_and_serialized() {
+        let mut a = Sizes::default();
+        a.extra.push(("new_key".into(), 5));
+        let mut t = Sizes::default();
+        t.add(&a);
+        t.add(&a);
+        assert_eq!(t.get("new_key"), Some(10));
+        let json = serde_json::to_string(&t).unwrap();
+        assert_eq!(json, r#"{"new_key":10}"#);
+    }
+}

@@ -1,0 +1,51 @@
+//! Prints the seed Perl script's table, line for line.
+
+use std::io::Write;
+
+use crate::analyze::classic::Classic;
+
+/// Perl prints numbers with `%.15g`; page-aligned sizes are whole kB, but
+/// an unaligned range would give a fraction, printed as Perl would.
+fn perl_kb(bytes: u64) -> String {
+    if bytes % 1024 == 0 {
+        return (bytes / 1024).to_string();
+    }
+    // %.15g keeps 15 significant digits and drops trailing zeros.
+    let v = bytes as f64 / 1024.0;
+    let digits_before = (v.trunc() as u64).to_string().len();
+    let keep = 15usize.saturating_sub(digits_before);
+    format!("{v:.keep$}").trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+pub fn classic(c: &Classic, out: &mut dyn Write) -> std::io::Result<()> {
+    let lines = [
+        ("Backed by file:", None),
+        ("  Executable               ", Some(c.mapped_executable)),
+        ("  RO data                  ", Some(c.mapped_rodata)),
+        ("  Data                     ", Some(c.mapped_rwdata)),
+        ("  Unknown                  ", Some(c.mapped_unknown)),
+        ("Anonymous:", None),
+        ("  Writable code (stack)    ", Some(c.writable_code)),
+        ("  Data (malloc, mmap)      ", Some(c.data)),
+        ("  RO data                  ", Some(c.rodata)),
+        ("  Unreadable               ", Some(c.unreadable)),
+        ("  Unknown                  ", Some(c.unbacked_unknown)),
+    ];
+    for (label, value) in lines {
+        match value {
+            Some(v) => writeln!(out, "{label}{}", perl_kb(v))?,
+            None => writeln!(out, "{label}")?,
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn prints_whole_kb_and_fractions_like_perl() {
+        assert_eq!(super::perl_kb(6156 * 1024), "6156");
+        assert_eq!(super::perl_kb(512), "0.5");
+        assert_eq!(super::perl_kb(0), "0");
+    }
+}

@@ -1,0 +1,19 @@
+//! Printers: one module per view; each writes tables for people, or JSON
+//! and CSV with exact bytes.
+
+pub mod classic;
+pub mod show;
+pub mod table;
+pub mod units;
+
+/// Output format chosen with `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// Aligned columns with readable units.
+    #[default]
+    Table,
+    /// One JSON document, exact bytes (see docs/json.md).
+    Json,
+    /// Comma-separated values with a header row, exact bytes.
+    Csv,
+}

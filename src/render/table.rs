@@ -1,0 +1,106 @@
+//! A plain text table: a header, rows, an optional totals row; numbers
+//! right-aligned, text left-aligned, columns as wide as their widest cell.
+
+/// How a column is aligned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// A table being built.
+#[derive(Debug, Clone)]
+pub struct Table {
+    headers: Vec<(String, Align)>,
+    rows: Vec<Vec<String>>,
+    footer: Option<Vec<String>>,
+}
+
+impl Table {
+    pub fn new(headers: &[(&str, Align)]) -> Table {
+        Table {
+            headers: headers.iter().map(|(h, a)| (h.to_string(), *a)).collect(),
+            rows: Vec::new(),
+            footer: None,
+        }
+    }
+
+    pub fn row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells);
+    }
+
+    /// The totals row, printed under a rule.
+    pub fn footer(&mut self, cells: Vec<String>) {
+        self.footer = Some(cells);
+    }
+
+    /// The table as text, every line ending in a newline. The last column,
+    /// when left-aligned, is not padded (paths can be long).
+    pub fn render(&self) -> String {
+        let n = self.headers.len();
+        let mut widths: Vec<usize> = self.headers.iter().map(|(h, _)| h.chars().count()).collect();
+        for row in self.rows.iter().chain(self.footer.iter()) {
+            for (i, cell) in row.iter().enumerate().take(n) {
+                widths[i] = widths[i].max(cell.chars().count());
+            }
+        }
+        let mut out = String::new();
+        let header: Vec<String> = self.headers.iter().map(|(h, _)| h.clone()).collect();
+        self.line(&mut out, &header, &widths);
+        for row in &self.rows {
+            self.line(&mut out, row, &widths);
+        }
+        if let Some(f) = &self.footer {
+            let rule_width: usize = widths.iter().sum::<usize>() + 2 * (n.saturating_sub(1));
+            out.push_str(&"-".repeat(rule_width.min(120)));
+            out.push('\n');
+            self.line(&mut out, f, &widths);
+        }
+        out
+    }
+
+    fn line(&self, out: &mut String, cells: &[String], widths: &[usize]) {
+        let n = self.headers.len();
+        let mut line = String::new();
+        for i in 0..n {
+            let cell = cells.get(i).map(String::as_str).unwrap_or("");
+            let pad = widths[i].saturating_sub(cell.chars().count());
+            if i > 0 {
+                line.push_str("  ");
+            }
+            match self.headers[i].1 {
+                Align::Right => {
+                    line.push_str(&" ".repeat(pad));
+                    line.push_str(cell);
+                }
+                Align::Left => {
+                    line.push_str(cell);
+                    if i + 1 < n {
+                        line.push_str(&" ".repeat(pad));
+                    }
+                }
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligns_columns() {
+        let mut t = Table::new(&[("NAME", Align::Left), ("RSS", Align::Right)]);
+        t.row(vec!["heap".into(), "12.0M".into()]);
+        t.row(vec!["stack".into(), "8K".into()]);
+        t.footer(vec!["total".into(), "12.0M".into()]);
+        let s = t.render();
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines[0], "NAME     RSS");
+        assert_eq!(lines[1], "heap   12.0M");
+        assert_eq!(lines[2], "stack     8K");
+        assert_eq!(lines[4], "total  12.0M");
+    }
+}

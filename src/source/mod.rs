@@ -1,0 +1,10 @@
+//! Readers: each turns one kind of input into the model. Parsers are
+//! streaming and pure; reading the live system goes through `ProcRoot`.
+
+pub mod capture;
+pub mod proc_root;
+pub mod smaps;
+pub mod status;
+pub mod users;
+
+pub use proc_root::ProcRoot;

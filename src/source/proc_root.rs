@@ -1,0 +1,175 @@
+//! The one door to a `/proc` tree: the live `/proc`, or a recorded copy
+//! (`--proc-root DIR`). Every Linux read goes through here, so every path is
+//! testable on recorded data and on live processes alike, and every failure
+//! becomes the same clear error.
+
+use std::fs::File;
+use std::io::{BufReader, ErrorKind, Read};
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::model::{Process, Region, SizeSource};
+use crate::source::smaps::{SmapsError, SmapsReader};
+use crate::source::status::Status;
+
+/// A `/proc` tree.
+#[derive(Debug, Clone)]
+pub struct ProcRoot {
+    root: PathBuf,
+}
+
+impl Default for ProcRoot {
+    fn default() -> Self {
+        ProcRoot::new("/proc")
+    }
+}
+
+impl ProcRoot {
+    pub fn new(root: impl Into<PathBuf>) -> ProcRoot {
+        ProcRoot { root: root.into() }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.root
+    }
+
+    /// `ROOT/PID/FILE`.
+    pub fn pid_file(&self, pid: u32, file: &str) -> PathBuf {
+        self.root.join(pid.to_string()).join(file)
+    }
+
+    /// Whether this is the live `/proc` (where PIDs can be signalled and
+    /// owners looked up) rather than a recording.
+    pub fn is_live(&self) -> bool {
+        self.root == Path::new("/proc")
+    }
+
+    /// Every numeric entry of the tree: the processes it holds, sorted.
+    pub fn pids(&self) -> Result<Vec<u32>> {
+        let dir = std::fs::read_dir(&self.root).map_err(|e| Error::io(&self.root, e))?;
+        let mut pids: Vec<u32> = dir
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse().ok()))
+            .collect();
+        pids.sort_unstable();
+        Ok(pids)
+    }
+
+    /// Opens `ROOT/PID/FILE`, turning the usual failures into errors that
+    /// say which process and what would help.
+    pub fn open(&self, pid: u32, file: &str) -> Result<File> {
+        let path = self.pid_file(pid, file);
+        File::open(&path).map_err(|e| self.explain(pid, path, e))
+    }
+
+    /// Reads a whole small file (`status`, `cmdline`, `comm`).
+    pub fn read(&self, pid: u32, file: &str) -> Result<Vec<u8>> {
+        let path = self.pid_file(pid, file);
+        let mut out = Vec::new();
+        self.open(pid, file)?
+            .read_to_end(&mut out)
+            .map_err(|e| self.explain(pid, path, e))?;
+        Ok(out)
+    }
+
+    /// Turns an I/O error on a process file into the error a user can act on.
+    pub fn explain(&self, pid: u32, path: PathBuf, e: std::io::Error) -> Error {
+        match e.kind() {
+            ErrorKind::NotFound if !self.root.join(pid.to_string()).exists() => {
+                Error::NoSuchProcess { pid, path: self.root.join(pid.to_string()) }
+            }
+            // A process that exits while its files are read gives ESRCH.
+            _ if e.raw_os_error() == Some(libc::ESRCH) => {
+                Error::NoSuchProcess { pid, path: self.root.join(pid.to_string()) }
+            }
+            ErrorKind::PermissionDenied => {
+                Error::PermissionDenied { pid, path, owner: self.owner(pid) }
+            }
+            _ => Error::io(path, e),
+        }
+    }
+
+    /// Who owns a process, as `user NAME (uid N)`, for error messages.
+    fn owner(&self, pid: u32) -> String {
+        let uid = self
+            .read(pid, "status")
+            .ok()
+            .and_then(|b| Status::parse(&b).uid)
+            .or_else(|| {
+                use std::os::unix::fs::MetadataExt;
+                std::fs::metadata(self.root.join(pid.to_string())).ok().map(|m| m.uid())
+            });
+        match uid {
+            Some(uid) => match crate::source::users::user_name(uid) {
+                Some(name) => format!("user {name} (uid {uid})"),
+                None => format!("uid {uid}"),
+            },
+            None => "another user".to_string(),
+        }
+    }
+
+    /// The process's identity: short name and command line.
+    pub fn identity(&self, pid: u32) -> Result<(String, String)> {
+        let comm = match self.read(pid, "comm") {
+            Ok(b) => String::from_utf8_lossy(&b).trim_end_matches('\n').to_string(),
+            Err(Error::NoSuchProcess { .. }) => {
+                return Err(Error::NoSuchProcess { pid, path: self.root.join(pid.to_string()) })
+            }
+            Err(_) => self
+                .read(pid, "status")
+                .ok()
+                .and_then(|b| Status::parse(&b).name)
+                .unwrap_or_default(),
+        };
+        let cmdline = self.read(pid, "cmdline").map(|b| join_cmdline(&b)).unwrap_or_default();
+        Ok((comm, cmdline))
+    }
+
+    /// Reads one process's regions: smaps when it can, maps otherwise (then
+    /// only virtual sizes are known, and `source` says so). A kernel thread
+    /// or a process that cannot be read at all is an error.
+    pub fn process(&self, pid: u32) -> Result<Process> {
+        let (comm, cmdline) = self.identity(pid)?;
+        let status = self.read(pid, "status").ok().map(|b| Status::parse(&b));
+        let kernel_thread = status.as_ref().and_then(|s| s.kthread).unwrap_or(false);
+        let (regions, source) = match self.read_regions(pid, "smaps") {
+            Ok(r) => (r, SizeSource::Smaps),
+            Err(smaps_err @ Error::PermissionDenied { .. }) => match self.read_regions(pid, "maps") {
+                Ok(r) if !r.is_empty() => (r, SizeSource::Maps),
+                _ => return Err(smaps_err),
+            },
+            Err(e) => return Err(e),
+        };
+        if regions.is_empty() && (kernel_thread || cmdline.is_empty()) {
+            return Err(Error::KernelThread { pid, comm });
+        }
+        Ok(Process { pid, comm, cmdline, source, regions })
+    }
+
+    /// Parses `ROOT/PID/FILE` (smaps or maps) into regions.
+    pub fn read_regions(&self, pid: u32, file: &str) -> Result<Vec<Region>> {
+        let path = self.pid_file(pid, file);
+        let f = self.open(pid, file)?;
+        // One large buffer: smaps of a big process is megabytes, and the
+        // kernel fills each read() up to what we ask for.
+        let reader = BufReader::with_capacity(256 * 1024, f);
+        let mut smaps = SmapsReader::new(reader);
+        let mut out = Vec::new();
+        loop {
+            match smaps.next_region() {
+                Ok(Some(r)) => out.push(r),
+                Ok(None) => return Ok(out),
+                Err(SmapsError { os_error: Some(code), .. }) => {
+                    return Err(self.explain(pid, path, std::io::Error::from_raw_os_error(code)));
+                }
+                Err(e) => return Err(Error::Parse { path, message: e.to_string() }),
+            }
+        }
+    }
+}
+
+/// `/proc/PID/cmdline` is NUL-separated; show it with spaces.
+pub fn join_cmdline(raw: &[u8]) -> String {
+    let trimmed = raw.strip_suffix(b"\0").unwrap_or(raw);
+    String::from_utf8_lossy(trimmed).replace('\0', " ")
+}

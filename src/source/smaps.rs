@@ -1,0 +1,374 @@
+//! Streaming parser for `/proc/PID/smaps` and `/proc/PID/maps`.
+//!
+//! One pass, line by line, into a reused buffer: no whole-file string and
+//! no allocation per key line. A header line (`start-end perms offset dev
+//! inode [path]`) opens a region; `Key: N kB` lines fill its sizes by exact
+//! key; keys this build does not know are kept (`Sizes::extra` for sizes,
+//! `Region::attributes` for the rest). `maps` is the same format without
+//! key lines, so the same parser reads both.
+//!
+//! Written by hand rather than with the `procfs` crate: see
+//! `docs/benchmarks.md` for the measurement behind that choice.
+
+use std::io::BufRead;
+
+use crate::model::{snake_case, Backing, Region};
+
+/// A line that could not be read, with its 1-based number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SmapsError {
+    pub line: usize,
+    pub message: String,
+    /// Set when reading failed (rather than the text being wrong):
+    /// the OS error, so callers can tell a vanished process from bad data.
+    pub os_error: Option<i32>,
+}
+
+impl std::fmt::Display for SmapsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+/// Reads regions one at a time from smaps or maps text.
+pub struct SmapsReader<R> {
+    input: R,
+    buf: Vec<u8>,
+    line_no: usize,
+    pending: Option<Region>,
+    done: bool,
+}
+
+impl<R: BufRead> SmapsReader<R> {
+    pub fn new(input: R) -> Self {
+        SmapsReader { input, buf: Vec::with_capacity(256), line_no: 0, pending: None, done: false }
+    }
+
+    /// The next complete region, `Ok(None)` at the end of input.
+    pub fn next_region(&mut self) -> Result<Option<Region>, SmapsError> {
+        loop {
+            if self.done {
+                return Ok(self.pending.take());
+            }
+            self.buf.clear();
+            let n = self.input.read_until(b'\n', &mut self.buf).map_err(|e| SmapsError {
+                line: self.line_no + 1,
+                message: format!("read failed: {e}"),
+                os_error: Some(e.raw_os_error().unwrap_or(libc::EIO)),
+            })?;
+            if n == 0 {
+                self.done = true;
+                continue;
+            }
+            self.line_no += 1;
+            let mut line = self.buf.as_slice();
+            if let [rest @ .., b'\n'] = line {
+                line = rest;
+            }
+            if line.is_empty() {
+                continue;
+            }
+            if is_header(line) {
+                let region = parse_header(line).ok_or_else(|| SmapsError {
+                    line: self.line_no,
+                    message: format!("not a mapping line: {:?}", String::from_utf8_lossy(line)),
+                    os_error: None,
+                })?;
+                if let Some(prev) = self.pending.replace(region) {
+                    return Ok(Some(prev));
+                }
+                continue;
+            }
+            let Some(region) = self.pending.as_mut() else {
+                return Err(SmapsError {
+                    line: self.line_no,
+                    message: format!(
+                        "a field before any mapping line: {:?}",
+                        String::from_utf8_lossy(line)
+                    ),
+                    os_error: None,
+                });
+            };
+            apply_key_line(region, line).map_err(|message| SmapsError {
+                line: self.line_no,
+                message,
+                os_error: None,
+            })?;
+        }
+    }
+
+    /// Reads every region.
+    pub fn read_all(mut self) -> Result<Vec<Region>, SmapsError> {
+        let mut out = Vec::new();
+        while let Some(r) = self.next_region()? {
+            out.push(r);
+        }
+        Ok(out)
+    }
+}
+
+impl<R: BufRead> Iterator for SmapsReader<R> {
+    type Item = Result<Region, SmapsError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_region().transpose()
+    }
+}
+
+/// A header starts with hex digits and a `-` (`7f3a...-7f3b... r-xp`); a
+/// key line starts with a name and a colon.
+fn is_header(line: &[u8]) -> bool {
+    let mut saw_hex = false;
+    for &b in line {
+        match b {
+            b'0'..=b'9' | b'a'..=b'f' | b'A'..=b'F' => saw_hex = true,
+            b'-' => return saw_hex,
+            _ => return false,
+        }
+    }
+    false
+}
+
+fn parse_hex(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || s.len() > 16 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &b in s {
+        let d = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            b'A'..=b'F' => b - b'A' + 10,
+            _ => return None,
+        };
+        v = (v << 4) | d as u64;
+    }
+    Some(v)
+}
+
+fn parse_dec(s: &[u8]) -> Option<u64> {
+    if s.is_empty() {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &b in s {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add((b - b'0') as u64)?;
+    }
+    Some(v)
+}
+
+/// Splits off the next space-separated field, skipping leading spaces.
+fn next_field<'a>(rest: &mut &'a [u8]) -> Option<&'a [u8]> {
+    let start = rest.iter().position(|&b| b != b' ')?;
+    let s = &rest[start..];
+    let end = s.iter().position(|&b| b == b' ').unwrap_or(s.len());
+    *rest = &s[end..];
+    Some(&s[..end])
+}
+
+/// Parses `start-end perms offset dev inode [path]`.
+pub fn parse_header(line: &[u8]) -> Option<Region> {
+    let mut rest = line;
+    let range = next_field(&mut rest)?;
+    let dash = range.iter().position(|&b| b == b'-')?;
+    let start = parse_hex(&range[..dash])?;
+    let end = parse_hex(&range[dash + 1..])?;
+    let perms = next_field(&mut rest)?;
+    if perms.len() != 4 {
+        return None;
+    }
+    let offset = parse_hex(next_field(&mut rest)?)?;
+    let device = next_field(&mut rest)?;
+    if !device.contains(&b':') {
+        return None;
+    }
+    let inode = parse_dec(next_field(&mut rest)?)?;
+    // The path is everything after the padding, spaces inside it included.
+    let path_start = rest.iter().position(|&b| b != b' ' && b != b'\t');
+    let path = path_start.map(|p| String::from_utf8_lossy(&rest[p..]).into_owned());
+
+    let device = String::from_utf8_lossy(device).into_owned();
+    let backing = classify_backing(path.as_deref(), &device, inode);
+    let mut region = Region::new(backing);
+    region.start = Some(start);
+    region.end = Some(end);
+    region.perms = String::from_utf8_lossy(perms).into_owned();
+    region.offset = Some(offset);
+    region.device = Some(device);
+    region.inode = Some(inode);
+    region.path = path;
+    region.sizes.size = end.checked_sub(start);
+    Some(region)
+}
+
+/// Decides what a Linux mapping's pages come from, by its name.
+pub fn classify_backing(path: Option<&str>, device: &str, inode: u64) -> Backing {
+    let Some(p) = path else {
+        return Backing::Anonymous;
+    };
+    if p.starts_with("[anon_shmem:") {
+        return Backing::SharedMemory;
+    }
+    if p.starts_with('[') {
+        return match p {
+            "[vdso]" | "[vvar]" | "[vvar_vclock]" | "[vsyscall]" | "[uprobes]" | "[sigpage]"
+            | "[vectors]" => Backing::Kernel,
+            _ => Backing::Anonymous,
+        };
+    }
+    if p.starts_with("/dev/shm/")
+        || p.starts_with("memfd:")
+        || p.starts_with("/memfd:")
+        || p.starts_with("/SYSV")
+        || p.starts_with("/dev/zero")
+        || p.starts_with("/dmabuf:")
+        || p.starts_with("anon_inode:dmabuf")
+    {
+        return Backing::SharedMemory;
+    }
+    if p.starts_with("/dev/") || p.starts_with("anon_inode:") {
+        return Backing::Device;
+    }
+    // A name with no device and no inode is something the kernel made up.
+    if device == "00:00" && inode == 0 {
+        return Backing::Anonymous;
+    }
+    Backing::File
+}
+
+/// Applies one `Key: value [kB]` line to the region being read.
+fn apply_key_line(region: &mut Region, line: &[u8]) -> Result<(), String> {
+    let colon = line
+        .iter()
+        .position(|&b| b == b':')
+        .ok_or_else(|| format!("not a `Key: value` line: {:?}", String::from_utf8_lossy(line)))?;
+    let key = &line[..colon];
+    let value = trim(&line[colon + 1..]);
+    if key == b"VmFlags" {
+        region.vm_flags = Some(String::from_utf8_lossy(value).into_owned());
+        return Ok(());
+    }
+    let size = value.strip_suffix(b" kB").map(trim).and_then(parse_dec);
+    match (size, region.sizes.slot_for_smaps_key(key)) {
+        (Some(kb), Some(slot)) => {
+            // `Size` is already known from the header; the kernel's own
+            // figure wins (they agree unless the range is not page-aligned).
+            *slot = Some(kb.checked_mul(1024).ok_or("size overflows 64 bits")?);
+        }
+        (Some(kb), None) => {
+            let name = snake_case(&String::from_utf8_lossy(key));
+            let bytes = kb.checked_mul(1024).ok_or("size overflows 64 bits")?;
+            region.sizes.extra.push((name, bytes));
+        }
+        (None, Some(_)) => {
+            return Err(format!(
+                "{} has no size in kB: {:?}",
+                String::from_utf8_lossy(key),
+                String::from_utf8_lossy(value)
+            ))
+        }
+        (None, None) => region.attributes.push((
+            snake_case(&String::from_utf8_lossy(key)),
+            String::from_utf8_lossy(value).into_owned(),
+        )),
+    }
+    Ok(())
+}
+
+fn trim(s: &[u8]) -> &[u8] {
+    let start = s.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(s.len());
+    let end = s.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(start, |e| e + 1);
+    &s[start..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Vec<Region> {
+        SmapsReader::new(text.as_bytes()).read_all().unwrap()
+    }
+
+    const TWO: &str = "\
+55bf2d4d3000-55bf2d4d6000 r--p 00000000 fe:00 10199044                   /usr/bin/gst launch (deleted)
+Size:                 12 kB
+Rss:                  12 kB
+Private_Dirty:         4 kB
+Shared_Dirty:          0 kB
+NewKernelKey:          8 kB
+THPeligible:           0
+VmFlags: rd mr mw me 
+7ffd5b4cc000-7ffd5b4ed000 rw-p 00000000 00:00 0                          [stack]
+Size:                132 kB
+";
+
+    #[test]
+    fn reads_exact_keys_and_keeps_unknown_ones() {
+        let r = parse(TWO);
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[0].path.as_deref(), Some("/usr/bin/gst launch (deleted)"));
+        assert_eq!(r[0].backing, Backing::File);
+        assert_eq!(r[0].sizes.rss, Some(12 * 1024));
+        assert_eq!(r[0].sizes.private_dirty, Some(4096));
+        assert_eq!(r[0].sizes.pss, None, "absent key stays absent");
+        assert_eq!(r[0].sizes.extra, vec![("new_kernel_key".to_string(), 8192)]);
+        assert_eq!(r[0].attributes, vec![("thp_eligible".to_string(), "0".to_string())]);
+        assert_eq!(r[0].vm_flags.as_deref(), Some("rd mr mw me"));
+        assert_eq!(r[1].start, Some(0x7ffd5b4cc000));
+        assert_eq!(r[1].sizes.size, Some(132 * 1024));
+        assert_eq!(r[1].backing, Backing::Anonymous);
+    }
+
+    #[test]
+    fn maps_lines_give_virtual_sizes_only() {
+        let r = parse("00400000-00452000 r-xp 00000000 08:02 173521      /usr/bin/dbus-daemon\n7f00-7f01 rw-p 00000000 00:00 0 \n");
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[0].sizes.size, Some(0x52000));
+        assert_eq!(r[0].sizes.rss, None);
+        assert_eq!(r[1].path, None);
+    }
+
+    #[test]
+    fn names_of_every_kind_get_their_backing() {
+        let cases = [
+            ("[anon:glibc: malloc arena]", Backing::Anonymous),
+            ("[anon:v8]", Backing::Anonymous),
+            ("[heap]", Backing::Anonymous),
+            ("[vdso]", Backing::Kernel),
+            ("/dev/shm/pulse-shm-1", Backing::SharedMemory),
+            ("/memfd:wayland (deleted)", Backing::SharedMemory),
+            ("/dev/dri/renderD128", Backing::Device),
+            ("/usr/lib/x86_64-linux-gnu/libc.so.6", Backing::File),
+        ];
+        for (path, want) in cases {
+            let line = format!("1000-2000 rw-s 00000000 00:05 7 {path}");
+            let r = parse_header(line.as_bytes()).unwrap();
+            assert_eq!(r.backing, want, "{path}");
+            assert_eq!(r.path.as_deref(), Some(path));
+        }
+    }
+
+    #[test]
+    fn non_utf8_path_is_kept_lossily() {
+        let mut line = b"1000-2000 r--p 00000000 08:01 5 /tmp/caf".to_vec();
+        line.push(0xe9);
+        line.extend_from_slice(b"\nSize: 4 kB\n");
+        let r = SmapsReader::new(&line[..]).read_all().unwrap();
+        assert_eq!(r[0].path.as_deref(), Some("/tmp/caf\u{fffd}"));
+    }
+
+    #[test]
+    fn bad_lines_are_errors_with_line_numbers() {
+        let e = SmapsReader::new("Rss: 4 kB\n".as_bytes()).read_all().unwrap_err();
+        assert_eq!(e.line, 1);
+        let e = SmapsReader::new("1000-2000 r--p 0 08:01 5 /x\nRss: lots\n".as_bytes())
+            .read_all()
+            .unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("Rss"), "{}", e.message);
+        let e = SmapsReader::new("1000-zz r--p 0 08:01 5 /x\n".as_bytes()).read_all().unwrap_err();
+        assert_eq!(e.line, 1);
+    }
+}

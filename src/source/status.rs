@@ -1,0 +1,64 @@
+//! `/proc/PID/status`: identity and the kernel's resident totals.
+
+/// The fields of `status` memtally uses. Sizes are bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Status {
+    pub name: Option<String>,
+    pub ppid: Option<u32>,
+    /// Real user id (first of the four `Uid:` numbers).
+    pub uid: Option<u32>,
+    /// `Kthread: 1` (kernels since 6.x); older kernels leave it out.
+    pub kthread: Option<bool>,
+    pub vm_size: Option<u64>,
+    pub vm_rss: Option<u64>,
+    pub rss_anon: Option<u64>,
+    pub rss_file: Option<u64>,
+    pub rss_shmem: Option<u64>,
+    pub vm_swap: Option<u64>,
+}
+
+impl Status {
+    /// Parses the text of a `status` file; unknown lines are ignored.
+    pub fn parse(raw: &[u8]) -> Status {
+        let text = String::from_utf8_lossy(raw);
+        let mut s = Status::default();
+        for line in text.lines() {
+            let Some((key, value)) = line.split_once(':') else { continue };
+            let value = value.trim();
+            match key {
+                "Name" => s.name = Some(value.to_string()),
+                "PPid" => s.ppid = value.parse().ok(),
+                "Uid" => s.uid = value.split_whitespace().next().and_then(|v| v.parse().ok()),
+                "Kthread" => s.kthread = Some(value == "1"),
+                "VmSize" => s.vm_size = kb(value),
+                "VmRSS" => s.vm_rss = kb(value),
+                "RssAnon" => s.rss_anon = kb(value),
+                "RssFile" => s.rss_file = kb(value),
+                "RssShmem" => s.rss_shmem = kb(value),
+                "VmSwap" => s.vm_swap = kb(value),
+                _ => {}
+            }
+        }
+        s
+    }
+}
+
+fn kb(value: &str) -> Option<u64> {
+    value.strip_suffix(" kB")?.trim().parse::<u64>().ok()?.checked_mul(1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_fields_it_needs() {
+        let s = Status::parse(b"Name:\tgst-launch-1.0\nPPid:\t1\nUid:\t1000\t1000\t1000\t1000\nKthread:\t0\nVmRSS:\t    8524 kB\n");
+        assert_eq!(s.name.as_deref(), Some("gst-launch-1.0"));
+        assert_eq!(s.ppid, Some(1));
+        assert_eq!(s.uid, Some(1000));
+        assert_eq!(s.kthread, Some(false));
+        assert_eq!(s.vm_rss, Some(8524 * 1024));
+        assert_eq!(s.vm_swap, None);
+    }
+}

@@ -1,0 +1,29 @@
+//! User names for uids, from `/etc/passwd` (no NSS: memtally stays a
+//! static, dependency-light reader, and a uid is always shown when no name
+//! is found).
+
+/// The login name of `uid`, if `/etc/passwd` has it.
+pub fn user_name(uid: u32) -> Option<String> {
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    name_in_passwd(&passwd, uid)
+}
+
+fn name_in_passwd(passwd: &str, uid: u32) -> Option<String> {
+    passwd.lines().find_map(|line| {
+        let mut f = line.split(':');
+        let name = f.next()?;
+        let _pw = f.next()?;
+        let id: u32 = f.next()?.parse().ok()?;
+        (id == uid).then(|| name.to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn finds_names_by_uid() {
+        let p = "root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/sh\n";
+        assert_eq!(super::name_in_passwd(p, 1000).as_deref(), Some("alice"));
+        assert_eq!(super::name_in_passwd(p, 5), None);
+    }
+}
