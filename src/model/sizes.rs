@@ -178,6 +178,10 @@ impl Serialize for Sizes {
 /// `thp_eligible`), so a key this build does not know still gets a stable,
 /// predictable name.
 pub fn snake_case(key: &str) -> String {
+    // The kernel's one name that no casing rule splits right.
+    if key == "THPeligible" {
+        return "thp_eligible".to_string();
+    }
     let chars: Vec<char> = key.chars().collect();
     let mut out = String::with_capacity(key.len() + 4);
     for (i, &c) in chars.iter().enumerate() {
