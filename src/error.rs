@@ -23,7 +23,9 @@ pub mod exit {
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("no process {pid}: {path} does not exist (the process has exited, or the PID is wrong)")]
+    #[error(
+        "no process {pid}: {path} does not exist (the process has exited, or the PID is wrong)"
+    )]
     NoSuchProcess { pid: u32, path: PathBuf },
 
     #[error(

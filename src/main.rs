@@ -9,9 +9,8 @@ fn main() -> ExitCode {
     let cli = memtally::cli::Cli::parse();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let result = memtally::cli::run(cli, &mut out).and_then(|()| {
-        out.flush().map_err(|e| memtally::Error::io("standard output", e))
-    });
+    let result = memtally::cli::run(cli, &mut out)
+        .and_then(|()| out.flush().map_err(|e| memtally::Error::io("standard output", e)));
     match result {
         Ok(()) => ExitCode::from(exit::OK as u8),
         // `memtally ... | head` closing the pipe early is not an error.

@@ -33,6 +33,11 @@ pub fn run(root: &ProcRoot, args: &CaptureArgs, out: &mut dyn Write) -> Result<(
     for (path, why) in &report.skipped {
         writeln!(out, "skipped {}: {why}", path.display()).map_err(io)?;
     }
-    writeln!(out, "read it back with: memtally --proc-root {} show {}", args.output.display(), args.pid)
-        .map_err(io)
+    writeln!(
+        out,
+        "read it back with: memtally --proc-root {} show {}",
+        args.output.display(),
+        args.pid
+    )
+    .map_err(io)
 }

@@ -71,7 +71,11 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     out.write_all(heading(report.processes).as_bytes())?;
     out.write_all(t.render().as_bytes())?;
     if report.omitted > 0 {
-        writeln!(out, "({} more rows not shown; totals include them. --top to change.)", report.omitted)?;
+        writeln!(
+            out,
+            "({} more rows not shown; totals include them. --top to change.)",
+            report.omitted
+        )?;
     }
     for note in &report.notes {
         writeln!(out, "note: {note}")?;
@@ -88,10 +92,8 @@ pub fn regions_table(report: &Report, out: &mut dyn Write) -> std::io::Result<()
     let mut t = Table::new(&headers);
     for p in report.processes {
         for r in &p.regions {
-            let mut c = vec![
-                r.start.map_or_else(|| "-".into(), |s| format!("{s:012x}")),
-                r.perms.clone(),
-            ];
+            let mut c =
+                vec![r.start.map_or_else(|| "-".into(), |s| format!("{s:012x}")), r.perms.clone()];
             c.extend(figures(&r.sizes));
             c.push(categorize(r).key().to_string());
             c.push(r.path.clone().unwrap_or_default());

@@ -66,9 +66,7 @@ impl ProcRoot {
     pub fn read(&self, pid: u32, file: &str) -> Result<Vec<u8>> {
         let path = self.pid_file(pid, file);
         let mut out = Vec::new();
-        self.open(pid, file)?
-            .read_to_end(&mut out)
-            .map_err(|e| self.explain(pid, path, e))?;
+        self.open(pid, file)?.read_to_end(&mut out).map_err(|e| self.explain(pid, path, e))?;
         Ok(out)
     }
 
@@ -91,14 +89,10 @@ impl ProcRoot {
 
     /// Who owns a process, as `user NAME (uid N)`, for error messages.
     fn owner(&self, pid: u32) -> String {
-        let uid = self
-            .read(pid, "status")
-            .ok()
-            .and_then(|b| Status::parse(&b).uid)
-            .or_else(|| {
-                use std::os::unix::fs::MetadataExt;
-                std::fs::metadata(self.root.join(pid.to_string())).ok().map(|m| m.uid())
-            });
+        let uid = self.read(pid, "status").ok().and_then(|b| Status::parse(&b).uid).or_else(|| {
+            use std::os::unix::fs::MetadataExt;
+            std::fs::metadata(self.root.join(pid.to_string())).ok().map(|m| m.uid())
+        });
         match uid {
             Some(uid) => match crate::source::users::user_name(uid) {
                 Some(name) => format!("user {name} (uid {uid})"),
@@ -134,7 +128,8 @@ impl ProcRoot {
         let kernel_thread = status.as_ref().and_then(|s| s.kthread).unwrap_or(false);
         let (regions, source) = match self.read_regions(pid, "smaps") {
             Ok(r) => (r, SizeSource::Smaps),
-            Err(smaps_err @ Error::PermissionDenied { .. }) => match self.read_regions(pid, "maps") {
+            Err(smaps_err @ Error::PermissionDenied { .. }) => match self.read_regions(pid, "maps")
+            {
                 Ok(r) if !r.is_empty() => (r, SizeSource::Maps),
                 _ => return Err(smaps_err),
             },
