@@ -62,9 +62,9 @@ impl Table {
     fn line(&self, out: &mut String, cells: &[String], widths: &[usize]) {
         let n = self.headers.len();
         let mut line = String::new();
-        for i in 0..n {
+        for (i, width) in widths.iter().enumerate().take(n) {
             let cell = cells.get(i).map(String::as_str).unwrap_or("");
-            let pad = widths[i].saturating_sub(cell.chars().count());
+            let pad = width.saturating_sub(cell.chars().count());
             if i > 0 {
                 line.push_str("  ");
             }
