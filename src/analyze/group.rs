@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::model::{Region, Sizes};
+use crate::model::{Process, Region, Sizes};
 
 /// The sums of the regions that share one key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -56,6 +56,26 @@ pub fn total<'a>(regions: impl IntoIterator<Item = &'a Region>) -> Sizes {
     let mut sum = Sizes::default();
     for r in regions {
         add_region(&mut sum, r);
+    }
+    sum
+}
+
+/// PSS figures the kernel sums exactly in `smaps_rollup` but rounds down
+/// per mapping in `smaps`.
+const EXACT_IN_ROLLUP: &[&str] =
+    &["pss", "pss_dirty", "pss_anon", "pss_file", "pss_shmem", "swap_pss"];
+
+/// A process's totals: the sum of its regions, with the proportional
+/// figures taken from the kernel's rollup when it was read at the same
+/// instant (see [`Process::rollup`]).
+pub fn process_total(process: &Process) -> Sizes {
+    let mut sum = total(&process.regions);
+    if let Some(rollup) = &process.rollup {
+        for name in EXACT_IN_ROLLUP {
+            if let Some(v) = rollup.get(name) {
+                sum.set(name, v);
+            }
+        }
     }
     sum
 }

@@ -2,7 +2,7 @@
 //! cut to the top N, and the totals over every region.
 
 use crate::analyze::category::{categorize, Category};
-use crate::analyze::group::{add_region, group_by, total, Group};
+use crate::analyze::group::{add_region, group_by, process_total, Group};
 use crate::model::{Process, SizeSource, Sizes};
 
 /// What `show` groups regions by.
@@ -78,7 +78,10 @@ pub fn build<'a>(
     top: Option<usize>,
 ) -> Report<'a> {
     let regions = || processes.iter().flat_map(|p| p.regions.iter());
-    let totals = total(regions());
+    let mut totals = Sizes::default();
+    for p in processes {
+        totals.add(&process_total(p));
+    }
     let mut categories: Vec<(Category, Group)> = Category::ALL
         .iter()
         .map(|c| (*c, Group { key: c.key().to_string(), regions: 0, sizes: Sizes::default() }))

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::region::Region;
+use super::sizes::Sizes;
 
 /// Which file the figures came from, cheapest last. Each tier knows less:
 /// `maps` gives virtual sizes only, `status` resident totals only.
@@ -32,6 +33,11 @@ pub struct Process {
     /// Where the regions' figures came from.
     pub source: SizeSource,
     pub regions: Vec<Region>,
+    /// The kernel's own sums (`smaps_rollup`) when read at the same instant
+    /// as the regions (its resident figures equal the regions' sums). The
+    /// kernel adds PSS before rounding to kB, smaps rounds each mapping
+    /// down, so the rollup's PSS figures are the exact ones.
+    pub rollup: Option<Sizes>,
 }
 
 impl Process {

@@ -35,6 +35,17 @@ macro_rules! known_sizes {
                 }
             }
 
+            /// Sets a figure by its snake_case name (an unknown name goes to `extra`).
+            pub fn set(&mut self, name: &str, value: u64) {
+                match name {
+                    $( stringify!($field) => self.$field = Some(value), )*
+                    _ => match self.extra.iter_mut().find(|(n, _)| n == name) {
+                        Some(slot) => slot.1 = value,
+                        None => self.extra.push((name.to_string(), value)),
+                    },
+                }
+            }
+
             /// A mutable slot for a smaps key (`"Private_Dirty"`), or `None`
             /// when the key is not a known size key.
             #[inline]
@@ -50,7 +61,9 @@ macro_rules! known_sizes {
             /// known once some part knows it.
             pub fn add(&mut self, other: &Sizes) {
                 $( if let Some(v) = other.$field {
-                    self.$field = Some(self.$field.unwrap_or(0) + v);
+                    if !PER_MAPPING.contains(&stringify!($field)) {
+                        self.$field = Some(self.$field.unwrap_or(0) + v);
+                    }
                 } )*
                 for (name, v) in &other.extra {
                     match self.extra.iter_mut().find(|(n, _)| n == name) {
@@ -79,6 +92,10 @@ macro_rules! known_sizes {
         }
     };
 }
+
+/// Figures that describe a mapping rather than count its bytes (a page
+/// size): a sum of them means nothing, so sums leave them out.
+const PER_MAPPING: &[&str] = &["kernel_page_size", "mmu_page_size"];
 
 /// Describes one known size key.
 #[derive(Debug, Clone, Copy)]

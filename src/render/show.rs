@@ -169,7 +169,7 @@ pub fn json_value(report: &Report) -> Value {
                 "comm": p.comm,
                 "command": p.command(),
                 "source": p.source,
-                "totals": crate::analyze::total(&p.regions),
+                "totals": crate::analyze::group::process_total(p),
                 "regions": p.regions.iter().map(region_json).collect::<Vec<_>>(),
             })
         })

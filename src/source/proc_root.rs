@@ -8,7 +8,7 @@ use std::io::{BufReader, ErrorKind, Read};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::model::{Process, Region, SizeSource};
+use crate::model::{Process, Region, SizeSource, Sizes};
 use crate::source::smaps::{SmapsError, SmapsReader};
 use crate::source::status::Status;
 
@@ -138,7 +138,23 @@ impl ProcRoot {
         if regions.is_empty() && (kernel_thread || cmdline.is_empty()) {
             return Err(Error::KernelThread { pid, comm });
         }
-        Ok(Process { pid, comm, cmdline, source, regions })
+        let rollup = match source {
+            SizeSource::Smaps => self.rollup(pid).ok().filter(|r| same_instant(r, &regions)),
+            _ => None,
+        };
+        Ok(Process { pid, comm, cmdline, source, regions, rollup })
+    }
+
+    /// Reads `smaps_rollup`: the kernel's sums over every mapping.
+    pub fn rollup(&self, pid: u32) -> Result<Sizes> {
+        let mut regions = self.read_regions(pid, "smaps_rollup")?;
+        match regions.pop() {
+            Some(r) if regions.is_empty() => Ok(r.sizes),
+            _ => Err(Error::Parse {
+                path: self.pid_file(pid, "smaps_rollup"),
+                message: "expected exactly one [rollup] entry".into(),
+            }),
+        }
     }
 
     /// Parses `ROOT/PID/FILE` (smaps or maps) into regions.
@@ -161,6 +177,15 @@ impl ProcRoot {
             }
         }
     }
+}
+
+/// Whether a rollup describes the same address space as `regions`: every
+/// figure that is not proportional must equal the regions' sum.
+fn same_instant(rollup: &Sizes, regions: &[Region]) -> bool {
+    let sum = crate::analyze::total(regions);
+    ["rss", "shared_clean", "shared_dirty", "private_clean", "private_dirty", "anonymous", "swap"]
+        .iter()
+        .all(|k| rollup.get(k) == sum.get(k))
 }
 
 /// `/proc/PID/cmdline` is NUL-separated; show it with spaces.

@@ -1,0 +1,114 @@
+//! Live children for tests: forked processes that map and touch a known
+//! number of bytes, tell the parent where, and wait until they are killed.
+//!
+//! The child runs only async-signal-safe calls (mmap, memset, write,
+//! pause), so forking from the multi-threaded test harness is sound.
+
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::os::fd::FromRawFd;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub const MIB: usize = 1024 * 1024;
+
+/// A forked child; killed and reaped on drop.
+pub struct Child {
+    pub pid: u32,
+    /// The address of the child's mapping.
+    pub addr: u64,
+}
+
+/// What the forked child maps.
+#[derive(Clone, Copy)]
+pub enum Mapping {
+    /// Private anonymous memory, every page written.
+    Anonymous(usize),
+}
+
+/// Forks a child that maps `mapping`, touches every page, reports the
+/// address through a pipe, then sleeps until killed.
+pub fn spawn(mapping: Mapping) -> Child {
+    let Mapping::Anonymous(len) = mapping;
+    let mut fds = [0i32; 2];
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        unsafe {
+            libc::close(fds[0]);
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            if p == libc::MAP_FAILED {
+                libc::_exit(1);
+            }
+            libc::memset(p, 0x5a, len);
+            let addr = (p as u64).to_ne_bytes();
+            libc::write(fds[1], addr.as_ptr().cast(), addr.len());
+            loop {
+                libc::pause();
+            }
+        }
+    }
+    unsafe { libc::close(fds[1]) };
+    let mut pipe = unsafe { std::fs::File::from_raw_fd(fds[0]) };
+    let mut buf = [0u8; 8];
+    pipe.read_exact(&mut buf).expect("child reports its address");
+    Child { pid: pid as u32, addr: u64::from_ne_bytes(buf) }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        unsafe {
+            libc::kill(self.pid as i32, libc::SIGKILL);
+            libc::waitpid(self.pid as i32, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// The memtally binary under test.
+pub fn memtally() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_memtally"))
+}
+
+/// Runs memtally with `args`, returning its output.
+pub fn run(args: &[&str]) -> Output {
+    memtally().args(args).output().expect("memtally runs")
+}
+
+/// Runs memtally and parses its stdout as JSON; panics with stderr on failure.
+pub fn run_json(args: &[&str]) -> serde_json::Value {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "memtally {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+/// `/proc/PID/smaps_rollup` (or a recorded copy) as snake_case name -> bytes.
+pub fn rollup(path: &Path) -> std::collections::BTreeMap<String, u64> {
+    let text = std::fs::read_to_string(path).expect("smaps_rollup readable");
+    text.lines()
+        .skip(1)
+        .filter_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            let kb: u64 = v.trim().strip_suffix(" kB")?.trim().parse().ok()?;
+            Some((memtally::model::snake_case(k), kb * 1024))
+        })
+        .collect()
+}
+
+/// `../shared` beside the crate, when this checkout has it.
+pub fn shared() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    p.is_dir().then_some(p)
+}
