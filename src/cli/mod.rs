@@ -3,7 +3,10 @@
 //! exit codes.
 
 pub mod capture;
+pub mod progress;
+pub mod select;
 pub mod show;
+pub mod top;
 
 use std::path::PathBuf;
 
@@ -30,6 +33,9 @@ pub struct Cli {
 
 const EXAMPLES: &str = "\
 Examples:
+  memtally                          every process by PSS, and the machine's picture
+  memtally top --by program         processes of one program added up (like ps_mem)
+  memtally top --tree PID           a browser and all its children
   memtally show $$                  where this shell's memory goes, by category
   memtally show PID --by path       one row per shared library and named region
   memtally show PID --regions       every mapping, like pmap -X
@@ -38,6 +44,8 @@ Examples:
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Every process at once, ranked by PSS, with the machine's picture (the default).
+    Top(top::TopArgs),
     /// One process's memory by category, path or permissions, from smaps.
     Show(show::ShowArgs),
     /// Record a process's /proc files into DIR, to analyse later with --proc-root DIR.
@@ -56,6 +64,11 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
     match cli.command {
         Some(Command::Show(args)) => show::run(&root, &args, out),
         Some(Command::Capture(args)) => capture::run(&root, &args, out),
-        None => show::run_default(&root, out),
+        Some(Command::Top(args)) => top::run(&root, &args, out),
+        None => top::run(
+            &root,
+            &top::TopArgs { top: 20, sort: vec!["pss".into()], ..Default::default() },
+            out,
+        ),
     }
 }

@@ -6,14 +6,23 @@ use clap::Args;
 
 use crate::analyze::classic::classic;
 use crate::analyze::report::{build, ShowBy, SORT_FIELDS};
+use crate::analyze::select::Selection;
+use crate::cli::select::{select, SelectArgs};
 use crate::error::{Error, Result};
+use crate::model::Process;
 use crate::render::{self, Format};
+use crate::source::scan::Needs;
 use crate::source::ProcRoot;
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// The process to show.
-    pub pid: u32,
+    /// The process to show; or select several with --pid, --tree, --name,
+    /// --user, --cgroup and see their regions summed (PSS counts shared
+    /// pages once in total).
+    pub pid: Option<u32>,
+
+    #[command(flatten)]
+    pub select: SelectArgs,
 
     /// Group rows by this key.
     #[arg(long, value_enum, default_value_t = ShowBy::Category)]
@@ -51,12 +60,47 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
             )));
         }
     }
-    if args.classic {
-        return show_classic(root, args, out);
+    let mut sel = args.select.selection()?;
+    if let Some(pid) = args.pid {
+        sel.pids.push(pid);
     }
-    let process = root.process(args.pid)?;
-    let processes = [process];
-    let report = build(&processes, args.by, &args.sort, args.top);
+    if sel.is_everything() {
+        return Err(Error::Usage(
+            "show needs a PID, or a selection (--pid, --tree, --name, --user, --cgroup); `memtally top` shows every process".into(),
+        ));
+    }
+    let single = args.pid.filter(|_| {
+        sel.pids.len() == 1
+            && sel.trees.is_empty()
+            && sel.name.is_none()
+            && sel.uids.is_empty()
+            && sel.cgroup.is_none()
+    });
+    if args.classic {
+        let Some(pid) = single else {
+            return Err(Error::Usage("--classic shows one process: give just its PID".into()));
+        };
+        return show_classic(root, pid, args.format, out);
+    }
+    let (processes, skipped) = match single {
+        // One named process: every failure is the answer.
+        Some(pid) => (vec![root.process(pid)?], Vec::new()),
+        None => read_selection(root, &sel)?,
+    };
+    if processes.is_empty() {
+        return Err(Error::NotFound(format!(
+            "no process could be read of the {} selected{}",
+            skipped.len(),
+            skipped.first().map(|(_, why)| format!(" (first: {why})")).unwrap_or_default()
+        )));
+    }
+    let mut report = build(&processes, args.by, &args.sort, args.top);
+    let denied = skipped.iter().filter(|(e, _)| *e).count();
+    if denied > 0 {
+        report.notes.push(format!(
+            "{denied} selected processes could not be read (permission denied) and are not in these figures; run as root or with CAP_SYS_PTRACE."
+        ));
+    }
     let written = match (args.format, args.regions) {
         (Format::Table, false) => render::show::table(&report, out),
         (Format::Table, true) => render::show::regions_table(&report, out),
@@ -66,32 +110,33 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
     written.map_err(|e| Error::io("standard output", e))
 }
 
+/// Reads every selected process in full; processes that exit meanwhile
+/// are dropped, ones that cannot be read are returned as (denied, why).
+/// A process that could not be read: (permission denied?, the error).
+type Skipped = (bool, String);
+
+fn read_selection(root: &ProcRoot, sel: &Selection) -> Result<(Vec<Process>, Vec<Skipped>)> {
+    let selected = select(root, sel, Needs::default())?;
+    let mut processes = Vec::new();
+    let mut skipped = Vec::new();
+    for info in selected.infos {
+        match root.process(info.pid) {
+            Ok(p) => processes.push(p),
+            Err(Error::NoSuchProcess { .. }) => {}
+            Err(e) => skipped.push((matches!(e, Error::PermissionDenied { .. }), e.to_string())),
+        }
+    }
+    Ok((processes, skipped))
+}
+
 /// The seed's table reads `maps` as the seed does, so it works where only
 /// maps is readable.
-fn show_classic(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
-    if args.format != Format::Table {
+fn show_classic(root: &ProcRoot, pid: u32, format: Format, out: &mut dyn Write) -> Result<()> {
+    if format != Format::Table {
         return Err(Error::Usage(
             "--classic prints the seed's text table only; drop --format, or use --format json without --classic for exact bytes".into(),
         ));
     }
-    let regions = root.read_regions(args.pid, "maps")?;
+    let regions = root.read_regions(pid, "maps")?;
     render::classic::classic(&classic(&regions), out).map_err(|e| Error::io("standard output", e))
-}
-
-/// With no arguments: the calling shell's memory by category, with a hint
-/// of what else there is.
-pub fn run_default(root: &ProcRoot, out: &mut dyn Write) -> Result<()> {
-    let pid = std::os::unix::process::parent_id();
-    let args = ShowArgs {
-        pid,
-        by: ShowBy::Category,
-        top: None,
-        sort: vec!["dirty".into(), "rss".into()],
-        regions: false,
-        classic: false,
-        format: Format::Table,
-    };
-    run(root, &args, out)?;
-    writeln!(out, "\n(this is memtally's parent process; `memtally show PID` for another, `memtally --help` for more)")
-        .map_err(|e| Error::io("standard output", e))
 }

@@ -4,6 +4,7 @@
 pub mod classic;
 pub mod show;
 pub mod table;
+pub mod top;
 pub mod units;
 
 /// Output format chosen with `--format`.

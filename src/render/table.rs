@@ -14,6 +14,8 @@ pub struct Table {
     headers: Vec<(String, Align)>,
     rows: Vec<Vec<String>>,
     footer: Option<Vec<String>>,
+    /// Cut lines to this many characters (a terminal's width).
+    max_width: Option<usize>,
 }
 
 impl Table {
@@ -22,11 +24,20 @@ impl Table {
             headers: headers.iter().map(|(h, a)| (h.to_string(), *a)).collect(),
             rows: Vec::new(),
             footer: None,
+            max_width: None,
         }
     }
 
+    /// Cuts every line to `width` characters (long command lines on a
+    /// terminal), as `ps` does; `None` keeps lines whole.
+    pub fn fit(&mut self, width: Option<usize>) {
+        self.max_width = width;
+    }
+
+    /// Adds a row. Control characters in cells (a newline in a command
+    /// line or file name) are escaped so one row stays one line.
     pub fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
+        self.rows.push(cells.into_iter().map(escape_controls).collect());
     }
 
     /// The totals row, printed under a rule.
@@ -81,9 +92,43 @@ impl Table {
                 }
             }
         }
-        out.push_str(line.trim_end());
+        let line = line.trim_end();
+        match self.max_width {
+            Some(w) if line.chars().count() > w => out.extend(line.chars().take(w)),
+            _ => out.push_str(line),
+        }
         out.push('\n');
     }
+}
+
+/// `\n` for a newline, `\t` for a tab, `?` for other control characters.
+pub fn escape_controls(cell: String) -> String {
+    if !cell.chars().any(char::is_control) {
+        return cell;
+    }
+    let mut out = String::with_capacity(cell.len() + 8);
+    for c in cell.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push('?'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The width of the terminal on standard output, or `None` when it is not
+/// a terminal (then lines are never cut).
+pub fn terminal_width() -> Option<usize> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    let mut ws = libc::winsize { ws_row: 0, ws_col: 0, ws_xpixel: 0, ws_ypixel: 0 };
+    // SAFETY: TIOCGWINSZ writes one winsize into the struct we pass.
+    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) } == 0;
+    (ok && ws.ws_col > 0).then_some(ws.ws_col as usize)
 }
 
 #[cfg(test)]
@@ -102,5 +147,15 @@ mod tests {
         assert_eq!(lines[1], "heap   12.0M");
         assert_eq!(lines[2], "stack     8K");
         assert_eq!(lines[4], "total  12.0M");
+    }
+
+    #[test]
+    fn control_characters_stay_on_one_line_and_width_cuts() {
+        let mut t = Table::new(&[("CMD", Align::Left)]);
+        t.row(vec!["python3 -c a\nb\x07".into()]);
+        t.fit(Some(10));
+        assert_eq!(t.render(), "CMD\npython3 -c\n");
+        t.fit(None);
+        assert_eq!(t.render().lines().nth(1), Some("python3 -c a\\nb?"));
     }
 }

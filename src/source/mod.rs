@@ -2,7 +2,9 @@
 //! streaming and pure; reading the live system goes through `ProcRoot`.
 
 pub mod capture;
+pub mod meminfo;
 pub mod proc_root;
+pub mod scan;
 pub mod smaps;
 pub mod status;
 pub mod users;

@@ -149,7 +149,11 @@ impl ProcRoot {
     pub fn rollup(&self, pid: u32) -> Result<Sizes> {
         let mut regions = self.read_regions(pid, "smaps_rollup")?;
         match regions.pop() {
-            Some(r) if regions.is_empty() => Ok(r.sizes),
+            Some(r) if regions.is_empty() => {
+                // The header's range spans the whole address space; it is
+                // not a size, so leave `size` unknown.
+                Ok(Sizes { size: None, ..r.sizes })
+            }
             _ => Err(Error::Parse {
                 path: self.pid_file(pid, "smaps_rollup"),
                 message: "expected exactly one [rollup] entry".into(),

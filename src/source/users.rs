@@ -18,6 +18,31 @@ fn name_in_passwd(passwd: &str, uid: u32) -> Option<String> {
     })
 }
 
+/// The uid of a login name, if `/etc/passwd` has it.
+pub fn uid_of(name: &str) -> Option<u32> {
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|line| {
+        let mut f = line.split(':');
+        (f.next()? == name).then_some(())?;
+        f.next()?;
+        f.next()?.parse().ok()
+    })
+}
+
+/// Every (uid, name) in `/etc/passwd`.
+pub fn all_users() -> Vec<(u32, String)> {
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+    passwd
+        .lines()
+        .filter_map(|line| {
+            let mut f = line.split(':');
+            let name = f.next()?;
+            f.next()?;
+            Some((f.next()?.parse().ok()?, name.to_string()))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

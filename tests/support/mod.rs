@@ -13,11 +13,13 @@ use std::process::{Command, Output};
 
 pub const MIB: usize = 1024 * 1024;
 
-/// A forked child; killed and reaped on drop.
+/// A forked child; killed and reaped on drop, with its own children.
 pub struct Child {
     pub pid: u32,
     /// The address of the child's mapping.
     pub addr: u64,
+    /// With `Mapping::Shared`: the child's children, which share the mapping.
+    pub children: Vec<u32>,
 }
 
 /// What the forked child maps.
@@ -25,12 +27,18 @@ pub struct Child {
 pub enum Mapping {
     /// Private anonymous memory, every page written.
     Anonymous(usize),
+    /// Shared anonymous memory (MAP_SHARED), every page written, kept
+    /// mapped by this many forked children of the child.
+    Shared(usize, usize),
 }
 
 /// Forks a child that maps `mapping`, touches every page, reports the
 /// address through a pipe, then sleeps until killed.
 pub fn spawn(mapping: Mapping) -> Child {
-    let Mapping::Anonymous(len) = mapping;
+    let (len, flags, kids) = match mapping {
+        Mapping::Anonymous(len) => (len, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, 0),
+        Mapping::Shared(len, kids) => (len, libc::MAP_SHARED | libc::MAP_ANONYMOUS, kids),
+    };
     let mut fds = [0i32; 2];
     assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
     let pid = unsafe { libc::fork() };
@@ -42,7 +50,7 @@ pub fn spawn(mapping: Mapping) -> Child {
                 std::ptr::null_mut(),
                 len,
                 libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                flags,
                 -1,
                 0,
             );
@@ -52,6 +60,24 @@ pub fn spawn(mapping: Mapping) -> Child {
             libc::memset(p, 0x5a, len);
             let addr = (p as u64).to_ne_bytes();
             libc::write(fds[1], addr.as_ptr().cast(), addr.len());
+            for _ in 0..kids {
+                if libc::fork() == 0 {
+                    // A fork does not copy the page tables of shared
+                    // mappings: read every page so it is mapped here too,
+                    // then say so.
+                    let mut sum = 0u8;
+                    for off in (0..len).step_by(4096) {
+                        sum = sum.wrapping_add(std::ptr::read_volatile((p as *const u8).add(off)));
+                    }
+                    std::hint::black_box(sum);
+                    let k = (libc::getpid() as u32).to_ne_bytes();
+                    libc::write(fds[1], k.as_ptr().cast(), k.len());
+                    loop {
+                        libc::pause();
+                    }
+                }
+            }
+            libc::close(fds[1]);
             loop {
                 libc::pause();
             }
@@ -61,12 +87,23 @@ pub fn spawn(mapping: Mapping) -> Child {
     let mut pipe = unsafe { std::fs::File::from_raw_fd(fds[0]) };
     let mut buf = [0u8; 8];
     pipe.read_exact(&mut buf).expect("child reports its address");
-    Child { pid: pid as u32, addr: u64::from_ne_bytes(buf) }
+    let mut children = Vec::new();
+    for _ in 0..kids {
+        let mut k = [0u8; 4];
+        pipe.read_exact(&mut k).expect("child reports its children");
+        children.push(u32::from_ne_bytes(k));
+    }
+    Child { pid: pid as u32, addr: u64::from_ne_bytes(buf), children }
 }
 
 impl Drop for Child {
     fn drop(&mut self) {
         unsafe {
+            // The grandchildren are reaped by init (or a subreaper) once
+            // their parent is gone.
+            for kid in &self.children {
+                libc::kill(*kid as i32, libc::SIGKILL);
+            }
             libc::kill(self.pid as i32, libc::SIGKILL);
             libc::waitpid(self.pid as i32, std::ptr::null_mut(), 0);
         }

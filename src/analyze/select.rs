@@ -1,0 +1,143 @@
+//! Which processes a command looks at: by PID, name, user, process tree or
+//! cgroup. Different selectors narrow together (AND); several values of
+//! one selector widen it (OR).
+
+use std::collections::{HashMap, HashSet};
+
+use regex::Regex;
+
+use crate::source::scan::{Needs, ProcInfo};
+
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// These PIDs.
+    pub pids: Vec<u32>,
+    /// Command name or command line matches this.
+    pub name: Option<Regex>,
+    /// Owned by one of these uids.
+    pub uids: Vec<u32>,
+    /// These processes and all their descendants.
+    pub trees: Vec<u32>,
+    /// In this cgroup or below it.
+    pub cgroup: Option<String>,
+}
+
+impl Selection {
+    /// Whether nothing narrows the selection (every process is in it).
+    pub fn is_everything(&self) -> bool {
+        self.pids.is_empty()
+            && self.name.is_none()
+            && self.uids.is_empty()
+            && self.trees.is_empty()
+            && self.cgroup.is_none()
+    }
+
+    /// Which identity files the selection has to read.
+    pub fn needs(&self) -> Needs {
+        Needs { cmdline: self.name.is_some(), cgroup: self.cgroup.is_some() }
+    }
+
+    /// Keeps the selected processes. `infos` must hold every process, so
+    /// that `--tree` can follow parents.
+    pub fn apply(&self, infos: Vec<ProcInfo>) -> Vec<ProcInfo> {
+        let in_trees = (!self.trees.is_empty()).then(|| descendants(&infos, &self.trees));
+        infos
+            .into_iter()
+            .filter(|p| self.pids.is_empty() || self.pids.contains(&p.pid))
+            .filter(|p| {
+                self.name.as_ref().is_none_or(|re| re.is_match(&p.comm) || re.is_match(&p.cmdline))
+            })
+            .filter(|p| self.uids.is_empty() || p.uid.is_some_and(|u| self.uids.contains(&u)))
+            .filter(|p| in_trees.as_ref().is_none_or(|set| set.contains(&p.pid)))
+            .filter(|p| {
+                self.cgroup.as_deref().is_none_or(|want| {
+                    let want = want.trim_end_matches('/');
+                    p.cgroup.as_deref().is_some_and(|c| {
+                        want.is_empty()
+                            || c == want
+                            || c.strip_prefix(want).is_some_and(|r| r.starts_with('/'))
+                    })
+                })
+            })
+            .collect()
+    }
+}
+
+/// `roots` and every process below them.
+pub fn descendants(infos: &[ProcInfo], roots: &[u32]) -> HashSet<u32> {
+    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+    for p in infos {
+        children.entry(p.ppid).or_default().push(p.pid);
+    }
+    let mut set: HashSet<u32> = HashSet::new();
+    let mut stack: Vec<u32> = roots.to_vec();
+    while let Some(pid) = stack.pop() {
+        if set.insert(pid) {
+            if let Some(kids) = children.get(&pid) {
+                stack.extend(kids);
+            }
+        }
+    }
+    set
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(pid: u32, ppid: u32, uid: u32, comm: &str, cgroup: &str) -> ProcInfo {
+        ProcInfo {
+            pid,
+            ppid,
+            uid: Some(uid),
+            comm: comm.into(),
+            cmdline: format!("/usr/bin/{comm} --flag"),
+            program: comm.into(),
+            cgroup: Some(cgroup.into()),
+        }
+    }
+
+    fn all() -> Vec<ProcInfo> {
+        vec![
+            p(1, 0, 0, "init", "/init.scope"),
+            p(10, 1, 1000, "chromium", "/user.slice/app.scope"),
+            p(11, 10, 1000, "chromium", "/user.slice/app.scope"),
+            p(12, 11, 1000, "renderer", "/user.slice/app.scope/sub"),
+            p(20, 1, 0, "sshd", "/system.slice/ssh.service"),
+        ]
+    }
+
+    fn pids(sel: &Selection) -> Vec<u32> {
+        sel.apply(all()).iter().map(|p| p.pid).collect()
+    }
+
+    #[test]
+    fn tree_follows_every_generation() {
+        let sel = Selection { trees: vec![10], ..Default::default() };
+        assert_eq!(pids(&sel), vec![10, 11, 12]);
+    }
+
+    #[test]
+    fn selectors_narrow_together_values_widen() {
+        let sel = Selection { uids: vec![0], ..Default::default() };
+        assert_eq!(pids(&sel), vec![1, 20]);
+        let sel = Selection {
+            uids: vec![0],
+            name: Some(Regex::new("ssh").unwrap()),
+            ..Default::default()
+        };
+        assert_eq!(pids(&sel), vec![20]);
+        let sel = Selection { pids: vec![1, 12], ..Default::default() };
+        assert_eq!(pids(&sel), vec![1, 12]);
+        let sel = Selection { name: Some(Regex::new("--flag").unwrap()), ..Default::default() };
+        assert_eq!(pids(&sel).len(), 5, "the regex sees the command line");
+    }
+
+    #[test]
+    fn cgroup_matches_the_path_and_below_but_not_a_prefix_of_a_name() {
+        let sel = Selection { cgroup: Some("/user.slice/app.scope".into()), ..Default::default() };
+        assert_eq!(pids(&sel), vec![10, 11, 12]);
+        let sel = Selection { cgroup: Some("/user.slice/app".into()), ..Default::default() };
+        assert!(pids(&sel).is_empty());
+    }
+}
