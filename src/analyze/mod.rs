@@ -4,6 +4,7 @@ pub mod category;
 pub mod classic;
 pub mod group;
 pub mod report;
+pub mod vmmap;
 pub mod select;
 pub mod top;
 

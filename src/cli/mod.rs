@@ -6,6 +6,7 @@ pub mod capture;
 pub mod progress;
 pub mod select;
 pub mod show;
+pub mod vmmap;
 pub mod top;
 
 use std::path::PathBuf;
@@ -50,6 +51,8 @@ pub enum Command {
     Show(show::ShowArgs),
     /// Record a process's /proc files into DIR, to analyse later with --proc-root DIR.
     Capture(capture::CaptureArgs),
+    /// macOS vmmap output (saved, or run with --pid) by region type and purgeable state.
+    Vmmap(vmmap::VmmapArgs),
 }
 
 impl Cli {
@@ -64,6 +67,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
     match cli.command {
         Some(Command::Show(args)) => show::run(&root, &args, out),
         Some(Command::Capture(args)) => capture::run(&root, &args, out),
+        Some(Command::Vmmap(args)) => vmmap::run(&args, out),
         Some(Command::Top(args)) => top::run(&root, &args, out),
         None => top::run(
             &root,

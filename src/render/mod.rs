@@ -6,6 +6,7 @@ pub mod show;
 pub mod table;
 pub mod top;
 pub mod units;
+pub mod vmmap;
 
 /// Output format chosen with `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

@@ -8,5 +8,6 @@ pub mod scan;
 pub mod smaps;
 pub mod status;
 pub mod users;
+pub mod vmmap;
 
 pub use proc_root::ProcRoot;

@@ -1,0 +1,495 @@
+//! vmmap analyses, fed one line at a time so memory stays flat: the
+//! (region type, purge state) breakdown, histograms by virtual size (exact
+//! and power-of-two buckets), a footprint line per type, dirty + swap above
+//! virtual size warnings, and the summary-table-versus-regions count check.
+//! [`SeedView`] reproduces the seed's three reports from memtally's parse.
+
+use std::collections::BTreeMap;
+
+use regex::Regex;
+use serde::Serialize;
+
+use crate::analyze::group::add_region;
+use crate::model::{Purge, Region, Sizes};
+use crate::source::vmmap::{Document, Record, MAX_SAMPLES};
+
+/// Index of a purge state in `[N, V, E, -]` arrays.
+pub fn purge_index(p: Purge) -> usize {
+    match p {
+        Purge::NonVolatile => 0,
+        Purge::Volatile => 1,
+        Purge::Empty => 2,
+        Purge::Unmarked => 3,
+    }
+}
+
+/// Selects region types by substring, as the seed's `--types` does; no
+/// types selects every type.
+#[derive(Debug, Clone, Default)]
+pub struct TypeFilter {
+    types: Vec<String>,
+}
+
+impl TypeFilter {
+    pub fn new(types: Vec<String>) -> TypeFilter {
+        TypeFilter { types }
+    }
+
+    pub fn matches(&self, region_type: &str) -> bool {
+        self.types.is_empty() || self.types.iter().any(|t| region_type.contains(t.as_str()))
+    }
+
+    pub fn types(&self) -> &[String] {
+        &self.types
+    }
+}
+
+/// A sum of regions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Bucket {
+    pub regions: u64,
+    pub sizes: Sizes,
+}
+
+impl Bucket {
+    fn add(&mut self, r: &Region) {
+        self.regions += 1;
+        add_region(&mut self.sizes, r);
+    }
+}
+
+/// Dirty + swapped per type, and the part that purgeable state makes reclaimable.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Footprint {
+    pub regions: u64,
+    /// Dirty + swap; `None` when the input has no dirty or swap figures.
+    pub footprint: Option<u64>,
+    /// Footprint of regions marked volatile (`V`) or empty (`E`).
+    pub reclaimable: Option<u64>,
+    pub volatile_vsize: u64,
+    pub empty_vsize: u64,
+    pub nonvol_vsize: u64,
+}
+
+/// A region whose dirty + swap exceeds its virtual size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Overcommit {
+    pub line: usize,
+    pub region_type: String,
+    pub start: Option<u64>,
+    pub vsize: u64,
+    pub dirty: u64,
+    pub swap: u64,
+}
+
+/// A type whose region-line count differs from its summary-table COUNT.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CountMismatch {
+    pub region_type: String,
+    pub summary_count: u64,
+    pub region_lines: u64,
+}
+
+/// Histogram counts per `[N, V, E, -]`.
+pub type PurgeCounts = [u64; 4];
+
+/// The streaming analyses over the selected regions.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    pub filter: TypeFilter,
+    /// Regions read, of every type.
+    pub regions_read: u64,
+    /// Regions of the selected types.
+    pub selected: u64,
+    /// By (region type, purge code), sorted as the seed sorts.
+    pub breakdown: BTreeMap<(String, &'static str), Bucket>,
+    pub by_type: BTreeMap<String, Bucket>,
+    /// Per type: exact virtual size -> counts per purge state.
+    pub exact: BTreeMap<String, BTreeMap<u64, PurgeCounts>>,
+    /// Per type: power-of-two bucket (smallest 2^k >= vsize) -> counts.
+    pub pow2: BTreeMap<String, BTreeMap<u64, (PurgeCounts, u64)>>,
+    pub footprint: BTreeMap<String, Footprint>,
+    /// Region lines per type, every type (for the summary check).
+    pub lines_per_type: BTreeMap<String, u64>,
+    pub overcommits: u64,
+    pub overcommit_samples: Vec<Overcommit>,
+    pub total: Bucket,
+}
+
+fn opt_add(slot: &mut Option<u64>, v: Option<u64>) {
+    if let Some(v) = v {
+        *slot = Some(slot.unwrap_or(0).saturating_add(v));
+    }
+}
+
+/// dirty + swap, when either is known.
+pub fn footprint_of(r: &Region) -> Option<u64> {
+    match (r.sizes.dirty, r.sizes.swap) {
+        (None, None) => None,
+        (d, s) => Some(d.unwrap_or(0).saturating_add(s.unwrap_or(0))),
+    }
+}
+
+/// The smallest power of two at or above `v` (0 for 0).
+pub fn pow2_bucket(v: u64) -> u64 {
+    if v == 0 {
+        0
+    } else {
+        v.checked_next_power_of_two().unwrap_or(1 << 63)
+    }
+}
+
+impl Tally {
+    pub fn new(filter: TypeFilter) -> Tally {
+        Tally { filter, ..Default::default() }
+    }
+
+    /// Adds one region read from line `line`.
+    pub fn add(&mut self, line: usize, r: &Region) {
+        self.regions_read += 1;
+        let t = r.region_type.as_deref().unwrap_or("");
+        match self.lines_per_type.get_mut(t) {
+            Some(n) => *n += 1,
+            None => {
+                self.lines_per_type.insert(t.to_string(), 1);
+            }
+        }
+        if !self.filter.matches(t) {
+            return;
+        }
+        self.selected += 1;
+        let vsize = r.vsize().unwrap_or(0);
+        let p = purge_index(r.purge);
+        self.total.add(r);
+        self.breakdown.entry((t.to_string(), r.purge.code())).or_default().add(r);
+        self.by_type.entry(t.to_string()).or_default().add(r);
+        self.exact.entry(t.to_string()).or_default().entry(vsize).or_default()[p] += 1;
+        let b = self.pow2.entry(t.to_string()).or_default().entry(pow2_bucket(vsize)).or_default();
+        b.0[p] += 1;
+        b.1 = b.1.saturating_add(vsize);
+        let fp = footprint_of(r);
+        let f = self.footprint.entry(t.to_string()).or_default();
+        f.regions += 1;
+        opt_add(&mut f.footprint, fp);
+        match r.purge {
+            Purge::Volatile => f.volatile_vsize += vsize,
+            Purge::Empty => f.empty_vsize += vsize,
+            Purge::NonVolatile => f.nonvol_vsize += vsize,
+            Purge::Unmarked => {}
+        }
+        if matches!(r.purge, Purge::Volatile | Purge::Empty) {
+            opt_add(&mut f.reclaimable, fp);
+        } else if fp.is_some() && f.reclaimable.is_none() {
+            f.reclaimable = Some(0);
+        }
+        if let Some(fp) = fp {
+            if fp > vsize {
+                self.overcommits += 1;
+                if self.overcommit_samples.len() < MAX_SAMPLES {
+                    self.overcommit_samples.push(Overcommit {
+                        line,
+                        region_type: t.to_string(),
+                        start: r.start,
+                        vsize,
+                        dirty: r.sizes.dirty.unwrap_or(0),
+                        swap: r.sizes.swap.unwrap_or(0),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Types whose region-line count differs from the summary COUNT. Empty
+    /// when the input lacks either region lines or a COUNT column.
+    pub fn count_check(&self, doc: &Document) -> Vec<CountMismatch> {
+        if self.regions_read == 0 || !doc.summary.iter().any(|s| s.count.is_some()) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let mut summary: BTreeMap<&str, u64> = BTreeMap::new();
+        for s in &doc.summary {
+            if let Some(c) = s.count {
+                *summary.entry(s.region_type.as_str()).or_default() += c;
+            }
+        }
+        for (t, &c) in &summary {
+            if !self.filter.matches(t) {
+                continue;
+            }
+            let lines = self.lines_per_type.get(*t).copied().unwrap_or(0);
+            if lines != c {
+                out.push(CountMismatch {
+                    region_type: t.to_string(),
+                    summary_count: c,
+                    region_lines: lines,
+                });
+            }
+        }
+        for (t, &n) in &self.lines_per_type {
+            if self.filter.matches(t) && !summary.contains_key(t.as_str()) {
+                out.push(CountMismatch {
+                    region_type: t.clone(),
+                    summary_count: 0,
+                    region_lines: n,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// One summary row as the seed reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeedSummary {
+    pub region_type: String,
+    pub figures: [u64; 7],
+    pub count: u64,
+}
+
+/// The seed's view of the input: the lines its regular expressions accept,
+/// with memtally's figures for them. Its output must match the seed's
+/// byte for byte; a line the seed reads that memtally read differently is
+/// listed in `mismatches` (and printed, so a comparison fails).
+#[derive(Debug)]
+pub struct SeedView {
+    types: Vec<String>,
+    region_re: Regex,
+    summary_re: Regex,
+    in_summary: bool,
+    pub summaries: Vec<SeedSummary>,
+    /// (type, purge code) -> [count, vsize, rsdnt + swap, dirty].
+    pub breakdown: BTreeMap<(String, &'static str), [u64; 4]>,
+    /// type -> vsize -> counts per [N, V, E, -].
+    pub hist: BTreeMap<String, BTreeMap<u64, PurgeCounts>>,
+    pub entries: u64,
+    pub mismatches: Vec<String>,
+}
+
+/// The seed's default `--types`.
+pub const SEED_DEFAULT_TYPES: [&str; 2] = ["IOAccelerator", "IOSurface"];
+
+impl SeedView {
+    pub fn new(types: Vec<String>) -> SeedView {
+        // The seed's expressions, verbatim.
+        let region_re = Regex::new(concat!(
+            r"^(?P<type>[A-Za-z0-9_ ()]+?)\s+",
+            r"[0-9a-fA-F]+-[0-9a-fA-F]+\s+",
+            r"\[\s*(?P<vsize>[0-9.BKMG]+)\s+",
+            r"(?P<rsdnt>[0-9.BKMG]+)\s+",
+            r"(?P<dirty>[0-9.BKMG]+)\s+",
+            r"(?P<swap>[0-9.BKMG]+)\]\s+",
+            r"\S+\s+\S+\s*",
+            r"(?:PURGE=(?P<purge>[NVE]))?\s*",
+            r".*$"
+        ))
+        .expect("seed region expression");
+        let summary_re = Regex::new(concat!(
+            r"^(?P<type>[A-Za-z0-9_ ()]+?)\s+",
+            r"(?P<virtual>[0-9.BKMG]+)\s+",
+            r"(?P<resident>[0-9.BKMG]+)\s+",
+            r"(?P<dirty>[0-9.BKMG]+)\s+",
+            r"(?P<swapped>[0-9.BKMG]+)\s+",
+            r"(?P<volatile>[0-9.BKMG]+)\s+",
+            r"(?P<nonvol>[0-9.BKMG]+)\s+",
+            r"(?P<empty>[0-9.BKMG]+)\s+",
+            r"(?P<count>[0-9]+)(?:\s+.*)?$"
+        ))
+        .expect("seed summary expression");
+        let types = if types.is_empty() {
+            SEED_DEFAULT_TYPES.iter().map(|s| s.to_string()).collect()
+        } else {
+            types
+        };
+        SeedView {
+            types,
+            region_re,
+            summary_re,
+            in_summary: false,
+            summaries: Vec::new(),
+            breakdown: BTreeMap::new(),
+            hist: BTreeMap::new(),
+            entries: 0,
+            mismatches: Vec::new(),
+        }
+    }
+
+    pub fn types(&self) -> &[String] {
+        &self.types
+    }
+
+    fn any_type(&self, s: &str) -> bool {
+        self.types.iter().any(|t| s.contains(t.as_str()))
+    }
+
+    /// Follows the seed's loop for one raw line.
+    pub fn line(&mut self, line_no: usize, line: &str, rec: Option<&Record>) {
+        if line.contains("VIRTUAL") && line.contains("VOLATILE") && line.contains("NONVOL") {
+            self.in_summary = true;
+            return;
+        }
+        if self.in_summary {
+            if line.starts_with("REGION TYPE")
+                || line.starts_with("===========")
+                || line.trim().is_empty()
+            {
+                return;
+            }
+            if line.starts_with("TOTAL") {
+                self.in_summary = false;
+                return;
+            }
+            let Some(m) = self.summary_re.captures(line) else { return };
+            if !self.any_type(&m["type"]) {
+                return;
+            }
+            let seed_type = m["type"].trim();
+            match rec {
+                Some(Record::Summary(s)) => {
+                    let figs = [
+                        s.virtual_size,
+                        s.resident,
+                        s.dirty,
+                        s.swapped,
+                        s.volatile,
+                        s.nonvol,
+                        s.empty,
+                    ];
+                    if figs.iter().any(Option::is_none) || s.count.is_none() {
+                        self.mismatch(line_no, "summary row lacks a figure the seed reads");
+                        return;
+                    }
+                    if s.region_type != seed_type {
+                        self.mismatch(
+                            line_no,
+                            &format!("type {:?}, the seed reads {seed_type:?}", s.region_type),
+                        );
+                    }
+                    self.summaries.push(SeedSummary {
+                        region_type: s.region_type.clone(),
+                        figures: figs.map(|f| f.unwrap_or(0)),
+                        count: s.count.unwrap_or(0),
+                    });
+                }
+                _ => self.mismatch(line_no, "the seed reads a summary row here; memtally did not"),
+            }
+            return;
+        }
+        if !self.any_type(line) {
+            return;
+        }
+        let Some(m) = self.region_re.captures(line) else { return };
+        let seed_type = m["type"].trim().to_string();
+        if !self.any_type(&seed_type) {
+            return;
+        }
+        let Some(Record::Region(r)) = rec else {
+            self.mismatch(line_no, "the seed reads a region here; memtally did not");
+            return;
+        };
+        let (Some(vsize), Some(rsdnt), Some(dirty), Some(swap)) =
+            (r.sizes.size, r.sizes.rss, r.sizes.dirty, r.sizes.swap)
+        else {
+            self.mismatch(line_no, "region lacks a figure the seed reads");
+            return;
+        };
+        let rtype = r.region_type.clone().unwrap_or_default();
+        if rtype != seed_type {
+            self.mismatch(line_no, &format!("type {rtype:?}, the seed reads {seed_type:?}"));
+        }
+        let seed_purge = m.name("purge").map_or("-", |p| p.as_str());
+        if seed_purge != r.purge.code() {
+            self.mismatch(
+                line_no,
+                &format!("purge {}, the seed reads {seed_purge}", r.purge.code()),
+            );
+        }
+        if rsdnt == 0 && dirty == 0 && swap == 0 && r.purge == Purge::Unmarked {
+            return;
+        }
+        self.entries += 1;
+        let b = self.breakdown.entry((rtype.clone(), r.purge.code())).or_default();
+        b[0] += 1;
+        b[1] += vsize;
+        b[2] += rsdnt + swap;
+        b[3] += dirty;
+        self.hist.entry(rtype).or_default().entry(vsize).or_default()[purge_index(r.purge)] += 1;
+    }
+
+    fn mismatch(&mut self, line_no: usize, what: &str) {
+        if self.mismatches.len() < MAX_SAMPLES {
+            self.mismatches.push(format!("line {line_no}: {what}"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::vmmap::{parse, ParseOptions};
+
+    const SAMPLE: &str = "\
+REGION TYPE                    START - END         [ VSIZE  RSDNT  DIRTY   SWAP] PRT/MAX SHRMOD PURGE    REGION DETAIL
+IOSurface                   100000000-100010000    [   64K    64K    64K     0K] rw-/rw- SM=SHM PURGE=V
+IOSurface                   100010000-100020000    [   64K    16K    16K    64K] rw-/rw- SM=SHM PURGE=N
+IOSurface                   100020000-100028000    [   32K     0K     0K     0K] rw-/rw- SM=SHM
+IOAccelerator               100028000-100030000    [   32K    32K    32K     0K] rw-/rw- SM=SHM PURGE=E
+MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K] rw-/rwx SM=PRV
+";
+
+    fn tally(types: &[&str]) -> Tally {
+        let mut t = Tally::new(TypeFilter::new(types.iter().map(|s| s.to_string()).collect()));
+        parse(SAMPLE.as_bytes(), ParseOptions::default(), |n, _, rec| {
+            if let Some(Record::Region(r)) = rec {
+                t.add(n, r);
+            }
+        })
+        .unwrap();
+        t
+    }
+
+    #[test]
+    fn breakdown_and_footprint_by_type_and_purge() {
+        let t = tally(&["IOSurface", "IOAccelerator"]);
+        assert_eq!(t.regions_read, 5);
+        assert_eq!(t.selected, 4);
+        let v = &t.breakdown[&("IOSurface".to_string(), "V")];
+        assert_eq!((v.regions, v.sizes.size, v.sizes.dirty), (1, Some(65536), Some(65536)));
+        let f = &t.footprint["IOSurface"];
+        assert_eq!(f.footprint, Some(65536 + 16384 + 65536));
+        assert_eq!(f.reclaimable, Some(65536));
+        assert_eq!(f.volatile_vsize, 65536);
+        assert_eq!(t.footprint["IOAccelerator"].reclaimable, Some(32768));
+        // 16K dirty + 64K swap over a 64K region.
+        assert_eq!(t.overcommits, 1);
+        assert_eq!(t.overcommit_samples[0].line, 3);
+        assert_eq!(t.exact["IOSurface"][&65536], [1, 1, 0, 0]);
+        assert_eq!(t.pow2["IOSurface"][&32768].0, [0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn no_types_selects_every_type() {
+        let t = tally(&[]);
+        assert_eq!(t.selected, 5);
+        assert!(t.by_type.contains_key("MALLOC_TINY"));
+    }
+
+    #[test]
+    fn pow2_buckets_round_up() {
+        assert_eq!(pow2_bucket(0), 0);
+        assert_eq!(pow2_bucket(1), 1);
+        assert_eq!(pow2_bucket(16384), 16384);
+        assert_eq!(pow2_bucket(16385), 32768);
+        assert_eq!(pow2_bucket(u64::MAX), 1 << 63);
+    }
+
+    #[test]
+    fn seed_view_skips_inactive_unmarked_regions() {
+        let mut s = SeedView::new(Vec::new());
+        parse(SAMPLE.as_bytes(), ParseOptions::default(), |n, raw, rec| s.line(n, raw, rec))
+            .unwrap();
+        assert!(s.mismatches.is_empty(), "{:?}", s.mismatches);
+        // The 32K unmarked IOSurface with nothing resident is dropped.
+        assert_eq!(s.entries, 3);
+        assert_eq!(s.breakdown[&("IOSurface".to_string(), "N")], [1, 65536, 16384 + 65536, 16384]);
+    }
+}
