@@ -56,6 +56,21 @@ macro_rules! known_sizes {
                 }
             }
 
+            /// The slot of the known key at `index` in [`KNOWN_KEYS`].
+            #[inline]
+            pub fn slot_at(&mut self, index: usize) -> Option<&mut Option<u64>> {
+                let mut i = 0usize;
+                $( if i == index { return Some(&mut self.$field); } i += 1; )*
+                let _ = i;
+                None
+            }
+
+            /// Every known figure, in [`KNOWN_KEYS`] order.
+            #[inline]
+            pub fn known(&self) -> [Option<u64>; KNOWN_KEYS.len()] {
+                [ $( self.$field, )* ]
+            }
+
             /// Adds every figure of `other` into `self`. A figure that
             /// `other` lacks leaves the sum as it was; the sum only becomes
             /// known once some part knows it.
@@ -96,6 +111,24 @@ macro_rules! known_sizes {
 /// Figures that describe a mapping rather than count its bytes (a page
 /// size): a sum of them means nothing, so sums leave them out.
 const PER_MAPPING: &[&str] = &["kernel_page_size", "mmu_page_size"];
+
+/// The index in [`KNOWN_KEYS`] of a smaps key, trying `hint` first.
+///
+/// smaps prints its keys in the same order for every mapping, so a parser
+/// that passes the index after the previous key's finds almost every key at
+/// the first comparison instead of searching the list.
+#[inline]
+pub fn smaps_key_index(key: &[u8], hint: usize) -> Option<usize> {
+    if let Some(k) = KNOWN_KEYS.get(hint) {
+        if k.smaps.as_bytes() == key && !key.is_empty() {
+            return Some(hint);
+        }
+    }
+    if key.is_empty() {
+        return None;
+    }
+    KNOWN_KEYS.iter().position(|k| k.smaps.as_bytes() == key)
+}
 
 /// Describes one known size key.
 #[derive(Debug, Clone, Copy)]
@@ -234,6 +267,23 @@ mod tests {
         }
         assert_eq!(snake_case("THPeligible"), "thp_eligible");
         assert_eq!(snake_case("ProtectionKey"), "protection_key");
+    }
+
+    #[test]
+    fn key_index_finds_every_key_with_any_hint() {
+        for (i, k) in KNOWN_KEYS.iter().enumerate().filter(|(_, k)| !k.smaps.is_empty()) {
+            for hint in [0, i, i + 1, KNOWN_KEYS.len() + 3] {
+                assert_eq!(smaps_key_index(k.smaps.as_bytes(), hint), Some(i), "{}", k.smaps);
+            }
+            let mut s = Sizes::default();
+            *s.slot_at(i).unwrap() = Some(42);
+            assert_eq!(s.get(k.name), Some(42));
+            assert_eq!(s.known()[i], Some(42));
+        }
+        assert_eq!(smaps_key_index(b"", 0), None);
+        assert_eq!(smaps_key_index(b"Dirty", 0), None, "vmmap-only figure has no smaps key");
+        assert_eq!(smaps_key_index(b"NoSuchKey", 3), None);
+        assert!(Sizes::default().slot_at(KNOWN_KEYS.len()).is_none());
     }
 
     #[test]

@@ -145,8 +145,9 @@ fn row_json(name: &str, row: &Row) -> Value {
     Value::Object(m)
 }
 
-/// The documented JSON document (see docs/json.md).
-pub fn json_value(report: &Report) -> Value {
+/// The top level of the JSON document, without the regions (which
+/// [`json_value`] and [`json`] add, each its own way).
+fn json_doc(report: &Report) -> Map<String, Value> {
     let categories: Vec<Value> = report
         .categories
         .iter()
@@ -158,20 +159,6 @@ pub fn json_value(report: &Report) -> Value {
                 sizes: g.sizes.clone(),
             };
             row_json("category", &row)
-        })
-        .collect();
-    let processes: Vec<Value> = report
-        .processes
-        .iter()
-        .map(|p| {
-            json!({
-                "pid": p.pid,
-                "comm": p.comm,
-                "command": p.command(),
-                "source": p.source,
-                "totals": crate::analyze::group::process_total(p),
-                "regions": p.regions.iter().map(region_json).collect::<Vec<_>>(),
-            })
         })
         .collect();
     let mut doc = Map::new();
@@ -191,20 +178,268 @@ pub fn json_value(report: &Report) -> Value {
         Value::Array(report.rows.iter().map(|r| row_json("key", r)).collect()),
     );
     doc.insert("rows_omitted".into(), json!(report.omitted));
-    match processes.as_slice() {
+    doc
+}
+
+/// The documented JSON document (see docs/json.md).
+pub fn json_value(report: &Report) -> Value {
+    let mut doc = json_doc(report);
+    match report.processes {
         [one] => {
-            doc.insert("regions".into(), one["regions"].clone());
+            doc.insert(
+                "regions".into(),
+                Value::Array(one.regions.iter().map(region_json).collect()),
+            );
         }
-        _ => {
+        many => {
+            let processes = many
+                .iter()
+                .map(|p| {
+                    json!({
+                        "pid": p.pid,
+                        "comm": p.comm,
+                        "command": p.command(),
+                        "source": p.source,
+                        "totals": crate::analyze::group::process_total(p),
+                        "regions": p.regions.iter().map(region_json).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
             doc.insert("processes".into(), Value::Array(processes));
         }
     }
     Value::Object(doc)
 }
 
+/// Writes [`json_value`]'s document, byte for byte the same, without
+/// building it: a process can have tens of thousands of regions, and a
+/// `Value` tree of them costs ten times what printing them does. The small
+/// parts go through `serde_json`; the regions are printed straight from the
+/// model, on two threads when there are many.
 pub fn json(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *out, &json_value(report))?;
-    out.write_all(b"\n")
+    let [process] = report.processes else {
+        serde_json::to_writer(&mut *out, &json_value(report))?;
+        return out.write_all(b"\n");
+    };
+    let doc = json_doc(report);
+    let mut head = Vec::with_capacity(64 * 1024);
+    let mut tail = Vec::with_capacity(64 * 1024);
+    head.push(b'{');
+    for (k, v) in &doc {
+        // Keys before "regions" go before it (after a comma unless first);
+        // keys after it always follow a comma.
+        let w = if k.as_str() < "regions" { &mut head } else { &mut tail };
+        if w.len() != 1 || w[0] != b'{' {
+            w.push(b',');
+        }
+        serde_json::to_writer(&mut *w, k)?;
+        w.push(b':');
+        serde_json::to_writer(&mut *w, v)?;
+    }
+    if head.len() > 1 {
+        head.push(b',');
+    }
+    head.extend_from_slice(b"\"regions\":");
+    tail.extend_from_slice(b"}\n");
+    out.write_all(&head)?;
+    regions_json(&process.regions, PARALLEL_MIN, out)?;
+    out.write_all(&tail)
+}
+
+/// From this many regions on, two threads print them.
+const PARALLEL_MIN: usize = 4096;
+
+/// The regions as a JSON array, the same bytes as `region_json` of each.
+fn regions_json(
+    regions: &[Region],
+    parallel_min: usize,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    out.write_all(b"[")?;
+    if regions.len() >= parallel_min && regions.len() >= 2 {
+        let (a, b) = regions.split_at(regions.len() / 2);
+        let (first, second) = std::thread::scope(|s| {
+            let other = s.spawn(|| RegionWriter::default().write_all(b));
+            (RegionWriter::default().write_all(a), other.join())
+        });
+        let second = second.map_err(|_| std::io::Error::other("JSON printing thread panicked"))?;
+        out.write_all(&first?)?;
+        out.write_all(b",")?;
+        out.write_all(&second?)?;
+    } else if !regions.is_empty() {
+        out.write_all(&RegionWriter::default().write_all(regions)?)?;
+    }
+    out.write_all(b"]")
+}
+
+/// Which value of a region a JSON key takes.
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Start,
+    End,
+    Perms,
+    Offset,
+    Device,
+    Inode,
+    Path,
+    Category,
+    VmFlags,
+    Attribute(usize),
+    Known(usize),
+    Extra(usize),
+}
+
+/// The keys of a region's JSON object in print order, worked out once for
+/// each shape of region (which attributes and figures it has) and reused
+/// while the next region has the same shape, as nearly all do.
+#[derive(Default)]
+struct RegionWriter {
+    attributes: Vec<String>,
+    extras: Vec<String>,
+    known: u64,
+    /// (`"key":` as JSON, field); `None` until the first region.
+    layout: Option<Vec<(Vec<u8>, Field)>>,
+}
+
+impl RegionWriter {
+    fn write_all(mut self, regions: &[Region]) -> std::io::Result<Vec<u8>> {
+        let mut buf = Vec::with_capacity(regions.len() * 640);
+        for (i, r) in regions.iter().enumerate() {
+            if i > 0 {
+                buf.push(b',');
+            }
+            self.write(r, &mut buf)?;
+        }
+        Ok(buf)
+    }
+
+    fn same_shape(&self, r: &Region, known: u64) -> bool {
+        self.layout.is_some()
+            && self.known == known
+            && self.attributes.len() == r.attributes.len()
+            && self.attributes.iter().zip(&r.attributes).all(|(a, (b, _))| a == b)
+            && self.extras.len() == r.sizes.extra.len()
+            && self.extras.iter().zip(&r.sizes.extra).all(|(a, (b, _))| a == b)
+    }
+
+    /// The key order `region_json`'s map gives: sorted, a later insert of
+    /// the same key replacing the earlier value.
+    fn relayout(&mut self, r: &Region, known: u64) -> std::io::Result<()> {
+        let mut keys: std::collections::BTreeMap<&str, Field> = std::collections::BTreeMap::new();
+        for (k, f) in [
+            ("start", Field::Start),
+            ("end", Field::End),
+            ("perms", Field::Perms),
+            ("offset", Field::Offset),
+            ("device", Field::Device),
+            ("inode", Field::Inode),
+            ("path", Field::Path),
+            ("category", Field::Category),
+            ("vm_flags", Field::VmFlags),
+        ] {
+            keys.insert(k, f);
+        }
+        for (i, (k, _)) in r.attributes.iter().enumerate() {
+            keys.insert(k, Field::Attribute(i));
+        }
+        for (i, k) in crate::model::sizes::KNOWN_KEYS.iter().enumerate() {
+            if known & (1 << i) != 0 {
+                keys.insert(k.name, Field::Known(i));
+            }
+        }
+        for (i, (k, _)) in r.sizes.extra.iter().enumerate() {
+            keys.insert(k, Field::Extra(i));
+        }
+        let mut layout = Vec::with_capacity(keys.len());
+        for (k, f) in keys {
+            let mut key = Vec::with_capacity(k.len() + 3);
+            serde_json::to_writer(&mut key, k)?;
+            key.push(b':');
+            layout.push((key, f));
+        }
+        self.layout = Some(layout);
+        self.known = known;
+        self.attributes = r.attributes.iter().map(|(k, _)| k.clone()).collect();
+        self.extras = r.sizes.extra.iter().map(|(k, _)| k.clone()).collect();
+        Ok(())
+    }
+
+    fn write(&mut self, r: &Region, w: &mut Vec<u8>) -> std::io::Result<()> {
+        let known_values = r.sizes.known();
+        let known =
+            known_values.iter().enumerate().fold(0, |m, (i, v)| m | ((v.is_some() as u64) << i));
+        if !self.same_shape(r, known) {
+            self.relayout(r, known)?;
+        }
+        let layout = self.layout.as_deref().unwrap_or_default();
+        w.push(b'{');
+        for (i, (key, field)) in layout.iter().enumerate() {
+            if i > 0 {
+                w.push(b',');
+            }
+            w.extend_from_slice(key);
+            match *field {
+                Field::Start => opt_u64(w, r.start),
+                Field::End => opt_u64(w, r.end),
+                Field::Offset => opt_u64(w, r.offset),
+                Field::Inode => opt_u64(w, r.inode),
+                Field::Perms => string(w, &r.perms)?,
+                Field::Device => opt_string(w, r.device.as_deref())?,
+                Field::Path => opt_string(w, r.path.as_deref())?,
+                Field::VmFlags => opt_string(w, r.vm_flags.as_deref())?,
+                Field::Category => string(w, categorize(r).key())?,
+                Field::Attribute(i) => string(w, &r.attributes[i].1)?,
+                Field::Known(i) => opt_u64(w, known_values[i]),
+                Field::Extra(i) => opt_u64(w, Some(r.sizes.extra[i].1)),
+            }
+        }
+        w.push(b'}');
+        Ok(())
+    }
+}
+
+fn opt_u64(w: &mut Vec<u8>, v: Option<u64>) {
+    match v {
+        Some(v) => {
+            // Decimal digits, as serde_json prints integers.
+            let mut digits = [0u8; 20];
+            let mut i = digits.len();
+            let mut v = v;
+            loop {
+                i -= 1;
+                digits[i] = b'0' + (v % 10) as u8;
+                v /= 10;
+                if v == 0 {
+                    break;
+                }
+            }
+            w.extend_from_slice(&digits[i..]);
+        }
+        None => w.extend_from_slice(b"null"),
+    }
+}
+
+fn string(w: &mut Vec<u8>, s: &str) -> std::io::Result<()> {
+    // Plain text (as nearly every path, permission and flag is) needs no
+    // escaping; anything else goes through serde_json's escaper.
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b < 0x7f) {
+        w.push(b'"');
+        w.extend_from_slice(s.as_bytes());
+        w.push(b'"');
+        Ok(())
+    } else {
+        serde_json::to_writer(&mut *w, s).map_err(std::io::Error::from)
+    }
+}
+
+fn opt_string(w: &mut Vec<u8>, s: Option<&str>) -> std::io::Result<()> {
+    match s {
+        Some(s) => string(w, s),
+        None => {
+            w.extend_from_slice(b"null");
+            Ok(())
+        }
+    }
 }
 
 /// CSV columns: every row has the same ones, in bytes; an unknown figure
@@ -263,4 +498,101 @@ pub fn csv(report: &Report, regions: bool, out: &mut dyn Write) -> std::io::Resu
         w.write_record(&rec)?;
     }
     w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::report::{build, ShowBy};
+    use crate::model::{Backing, SizeSource};
+    use crate::source::ProcRoot;
+
+    fn slow(report: &Report) -> Vec<u8> {
+        let mut v = serde_json::to_vec(&json_value(report)).unwrap();
+        v.push(b'\n');
+        v
+    }
+
+    fn fast(report: &Report) -> Vec<u8> {
+        let mut v = Vec::new();
+        json(report, &mut v).unwrap();
+        v
+    }
+
+    #[test]
+    fn streamed_json_is_the_documents_bytes_on_recorded_trees() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/linux");
+        let mut seen = 0;
+        for tree in std::fs::read_dir(dir).unwrap() {
+            let root = ProcRoot::new(tree.unwrap().path().join("proc"));
+            let Ok(pids) = root.pids() else { continue };
+            for pid in pids {
+                let p = [root.process(pid).unwrap()];
+                for by in [ShowBy::Category, ShowBy::Path, ShowBy::Perms] {
+                    let report = build(&p, by, &["dirty".into(), "rss".into()], Some(5));
+                    assert_eq!(fast(&report), slow(&report), "pid {pid} by {}", by.name());
+                }
+                seen += 1;
+            }
+        }
+        assert!(seen >= 4, "recorded trees found: {seen}");
+    }
+
+    #[test]
+    fn streamed_json_handles_every_region_shape_and_both_threads() {
+        let mut regions = Vec::new();
+        for i in 0..40u64 {
+            let mut r = Region::new(if i % 2 == 0 { Backing::File } else { Backing::Anonymous });
+            r.start = Some(0x1000 * i);
+            r.end = if i % 7 == 0 { None } else { Some(0x1000 * (i + 1)) };
+            r.perms = "rw-p".into();
+            r.device = (i % 3 != 0).then(|| "08:01".into());
+            r.inode = Some(i);
+            r.path = match i % 5 {
+                0 => None,
+                1 => Some("/tmp/a \"quoted\" name\\with\tcontrol\u{1}".into()),
+                2 => Some("/tmp/caf\u{e9} \u{fffd}".into()),
+                _ => Some("[anon:glibc: malloc arena]".into()),
+            };
+            r.vm_flags = (i % 4 != 0).then(|| "rd wr mr mw me ac".into());
+            r.sizes.size = Some(4096);
+            if i % 3 == 1 {
+                r.sizes.rss = Some(4096 * i);
+                r.sizes.swap_pss = Some(0);
+            }
+            if i % 6 == 2 {
+                r.sizes.extra.push(("new_kernel_key".into(), i));
+                r.sizes.extra.push(("another".into(), 1));
+            }
+            if i % 4 == 1 {
+                r.attributes.push(("thp_eligible".into(), "1".into()));
+                // A kernel key whose name collides with one of ours: the
+                // later value wins, as in the map.
+                r.attributes.push(("path".into(), "shadow".into()));
+            }
+            regions.push(r);
+        }
+        let p = [Process {
+            pid: 7,
+            comm: "t\"e\\st".into(),
+            cmdline: "t a b".into(),
+            source: SizeSource::Smaps,
+            regions,
+            rollup: None,
+        }];
+        let report = build(&p, ShowBy::Path, &["dirty".into()], None);
+        assert_eq!(fast(&report), slow(&report));
+        // The two-thread path gives the same array as the one-thread path.
+        let mut one = Vec::new();
+        regions_json(&p[0].regions, usize::MAX, &mut one).unwrap();
+        let mut two = Vec::new();
+        regions_json(&p[0].regions, 1, &mut two).unwrap();
+        assert_eq!(one, two);
+        let none: [Process; 0] = [];
+        let empty = build(&none, ShowBy::Category, &[], None);
+        assert_eq!(fast(&empty), slow(&empty));
+        let mut zero = Vec::new();
+        regions_json(&[], 1, &mut zero).unwrap();
+        assert_eq!(zero, b"[]");
+    }
 }

@@ -10,8 +10,11 @@
 //! Written by hand rather than with the `procfs` crate: see
 //! `docs/benchmarks.md` for the measurement behind that choice.
 
-use std::io::BufRead;
+use std::fs::File;
+use std::io::{BufRead, Read};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
+use crate::model::sizes::smaps_key_index;
 use crate::model::{snake_case, Backing, Region};
 
 /// A line that could not be read, with its 1-based number.
@@ -37,11 +40,34 @@ pub struct SmapsReader<R> {
     line_no: usize,
     pending: Option<Region>,
     done: bool,
+    /// Where in `KNOWN_KEYS` the next key line most likely is.
+    hint: usize,
+    /// snake_case names of the non-size keys seen so far (smaps repeats
+    /// the same few for every mapping).
+    names: Vec<(Vec<u8>, String)>,
+}
+
+impl SmapsReader<PrefetchReader> {
+    /// Reads a `/proc` file with the kernel's work and the parsing on two
+    /// threads: a helper thread does the `read()` calls (for smaps, the
+    /// kernel walks page tables in them, and that is most of the cost)
+    /// while the caller's thread parses what has already arrived.
+    pub fn prefetching(file: File) -> Self {
+        SmapsReader::new(PrefetchReader::new(file))
+    }
 }
 
 impl<R: BufRead> SmapsReader<R> {
     pub fn new(input: R) -> Self {
-        SmapsReader { input, buf: Vec::with_capacity(256), line_no: 0, pending: None, done: false }
+        SmapsReader {
+            input,
+            buf: Vec::with_capacity(256),
+            line_no: 0,
+            pending: None,
+            done: false,
+            hint: 0,
+            names: Vec::new(),
+        }
     }
 
     /// The next complete region, `Ok(None)` at the end of input.
@@ -89,11 +115,8 @@ impl<R: BufRead> SmapsReader<R> {
                     os_error: None,
                 });
             };
-            apply_key_line(region, line).map_err(|message| SmapsError {
-                line: self.line_no,
-                message,
-                os_error: None,
-            })?;
+            apply_key_line(region, line, &mut self.hint, &mut self.names)
+                .map_err(|message| SmapsError { line: self.line_no, message, os_error: None })?;
         }
     }
 
@@ -238,8 +261,15 @@ pub fn classify_backing(path: Option<&str>, device: &str, inode: u64) -> Backing
     Backing::File
 }
 
-/// Applies one `Key: value [kB]` line to the region being read.
-fn apply_key_line(region: &mut Region, line: &[u8]) -> Result<(), String> {
+/// Applies one `Key: value [kB]` line to the region being read. `hint` is
+/// where the next known size key is expected; `names` caches the
+/// snake_case names of keys that are kept as they come.
+fn apply_key_line(
+    region: &mut Region,
+    line: &[u8],
+    hint: &mut usize,
+    names: &mut Vec<(Vec<u8>, String)>,
+) -> Result<(), String> {
     let colon = line
         .iter()
         .position(|&b| b == b':')
@@ -251,14 +281,18 @@ fn apply_key_line(region: &mut Region, line: &[u8]) -> Result<(), String> {
         return Ok(());
     }
     let size = value.strip_suffix(b" kB").map(trim).and_then(parse_dec);
-    match (size, region.sizes.slot_for_smaps_key(key)) {
+    let index = smaps_key_index(key, *hint);
+    if let Some(i) = index {
+        *hint = i + 1;
+    }
+    match (size, index.and_then(|i| region.sizes.slot_at(i))) {
         (Some(kb), Some(slot)) => {
             // `Size` is already known from the header; the kernel's own
             // figure wins (they agree unless the range is not page-aligned).
             *slot = Some(kb.checked_mul(1024).ok_or("size overflows 64 bits")?);
         }
         (Some(kb), None) => {
-            let name = snake_case(&String::from_utf8_lossy(key));
+            let name = cached_name(names, key);
             let bytes = kb.checked_mul(1024).ok_or("size overflows 64 bits")?;
             region.sizes.extra.push((name, bytes));
         }
@@ -269,12 +303,137 @@ fn apply_key_line(region: &mut Region, line: &[u8]) -> Result<(), String> {
                 String::from_utf8_lossy(value)
             ))
         }
-        (None, None) => region.attributes.push((
-            snake_case(&String::from_utf8_lossy(key)),
-            String::from_utf8_lossy(value).into_owned(),
-        )),
+        (None, None) => {
+            let name = cached_name(names, key);
+            region.attributes.push((name, String::from_utf8_lossy(value).into_owned()))
+        }
     }
     Ok(())
+}
+
+/// The snake_case name of a smaps key, computed once per distinct key.
+fn cached_name(names: &mut Vec<(Vec<u8>, String)>, key: &[u8]) -> String {
+    if let Some((_, name)) = names.iter().find(|(k, _)| k == key) {
+        return name.clone();
+    }
+    let name = snake_case(&String::from_utf8_lossy(key));
+    // A malformed file could bring endless distinct keys; keep the cache small.
+    if names.len() < 64 {
+        names.push((key.to_vec(), name.clone()));
+    }
+    name
+}
+
+/// A `BufRead` over a file whose `read()` calls run on a helper thread,
+/// one chunk ahead of (and at the same time as) the consumer.
+pub struct PrefetchReader {
+    chunks: Receiver<std::io::Result<Chunk>>,
+    /// Emptied chunks go back to the reader thread to be filled again, so
+    /// the same few buffers (and their already-mapped pages) are reused.
+    spare: SyncSender<Vec<u8>>,
+    current: Chunk,
+    pos: usize,
+    /// A read error, or the end, has been seen: nothing more will come.
+    finished: bool,
+}
+
+/// A buffer and how much of it holds data.
+struct Chunk {
+    buf: Vec<u8>,
+    len: usize,
+}
+
+/// How much the helper thread gathers before handing it over. A seq_file
+/// (smaps, maps) gives at most a page or so per `read()`, so a chunk is
+/// many reads: handing over each would cost a thread wake-up per page.
+const CHUNK: usize = 64 * 1024;
+/// Chunks in flight between the two threads.
+const CHUNKS_AHEAD: usize = 8;
+
+impl PrefetchReader {
+    pub fn new(mut file: File) -> PrefetchReader {
+        let (chunk_tx, chunk_rx) = sync_channel::<std::io::Result<Chunk>>(CHUNKS_AHEAD);
+        let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(CHUNKS_AHEAD + 2);
+        std::thread::spawn(move || loop {
+            let mut buf = spare_rx.try_recv().unwrap_or_else(|_| vec![0u8; CHUNK]);
+            let mut len = 0;
+            let mut end = false;
+            let mut error = None;
+            // Fill most of the chunk; stop early at the end or on an error.
+            while CHUNK - len >= 8 * 1024 {
+                match file.read(&mut buf[len..]) {
+                    Ok(0) => {
+                        end = true;
+                        break;
+                    }
+                    Ok(n) => len += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        error = Some(e);
+                        break;
+                    }
+                }
+            }
+            // Data read before an error is delivered first, then the error.
+            if len > 0 && chunk_tx.send(Ok(Chunk { buf, len })).is_err() {
+                return;
+            }
+            if let Some(e) = error {
+                let _ = chunk_tx.send(Err(e));
+                return;
+            }
+            if end {
+                let _ = chunk_tx.send(Ok(Chunk { buf: Vec::new(), len: 0 }));
+                return;
+            }
+        });
+        PrefetchReader {
+            chunks: chunk_rx,
+            spare: spare_tx,
+            current: Chunk { buf: Vec::new(), len: 0 },
+            pos: 0,
+            finished: false,
+        }
+    }
+}
+
+impl Read for PrefetchReader {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = avail.len().min(out.len());
+        out[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for PrefetchReader {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        while self.pos >= self.current.len && !self.finished {
+            match self.chunks.recv() {
+                Ok(Ok(chunk)) if chunk.len == 0 => self.finished = true,
+                Ok(Ok(chunk)) => {
+                    let used = std::mem::replace(&mut self.current, chunk);
+                    self.pos = 0;
+                    if used.buf.len() == CHUNK {
+                        let _ = self.spare.try_send(used.buf);
+                    }
+                }
+                Ok(Err(e)) => {
+                    self.finished = true;
+                    return Err(e);
+                }
+                // The helper thread ended without a word: treat as the end.
+                Err(_) => self.finished = true,
+            }
+        }
+        let end = self.current.len;
+        Ok(&self.current.buf[self.pos.min(end)..end])
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.pos = (self.pos + amt).min(self.current.len);
+    }
 }
 
 fn trim(s: &[u8]) -> &[u8] {
@@ -357,6 +516,106 @@ Size:                132 kB
         line.extend_from_slice(b"\nSize: 4 kB\n");
         let r = SmapsReader::new(&line[..]).read_all().unwrap();
         assert_eq!(r[0].path.as_deref(), Some("/tmp/caf\u{fffd}"));
+    }
+
+    /// smaps text of `n` mappings with every key a 6.x kernel prints.
+    fn synthetic_smaps(n: usize) -> String {
+        let mut text = String::new();
+        for i in 0..n {
+            let start = 0x7f00_0000_0000u64 + (i as u64) * 0x2000;
+            let path = match i % 4 {
+                0 => "",
+                1 => "/usr/lib/x86_64-linux-gnu/lib with space.so",
+                2 => "[anon:glibc: malloc arena]",
+                _ => "[stack]",
+            };
+            text.push_str(&format!(
+                "{start:x}-{:x} rw-p 00000000 00:00 0                          {path}\n",
+                start + 0x2000
+            ));
+            for (k, v) in [
+                ("Size", 8),
+                ("KernelPageSize", 4),
+                ("MMUPageSize", 4),
+                ("Rss", i % 9),
+                ("Pss", i % 7),
+                ("Pss_Dirty", i % 5),
+                ("Shared_Clean", 0),
+                ("Shared_Dirty", 0),
+                ("Private_Clean", 4),
+                ("Private_Dirty", i % 3),
+                ("Referenced", 8),
+                ("Anonymous", 4),
+                ("KSM", 0),
+                ("LazyFree", 0),
+                ("AnonHugePages", 0),
+                ("ShmemPmdMapped", 0),
+                ("FilePmdMapped", 0),
+                ("Shared_Hugetlb", 0),
+                ("Private_Hugetlb", 0),
+                ("Swap", i % 2),
+                ("SwapPss", 0),
+                ("Locked", 0),
+            ] {
+                text.push_str(&format!("{k}:{:>width$} kB\n", v, width = 24 - k.len()));
+            }
+            text.push_str("THPeligible:           0\nProtectionKey:         0\n");
+            text.push_str("VmFlags: rd wr mr mw me ac sd \n");
+        }
+        text
+    }
+
+    #[test]
+    fn prefetching_a_file_reads_the_same_as_reading_it_in_one_go() {
+        // Several chunks' worth, so regions straddle chunk boundaries.
+        let text = synthetic_smaps(3000);
+        assert!(text.len() > 8 * CHUNK);
+        let mut file = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut file, text.as_bytes()).unwrap();
+        std::io::Seek::rewind(&mut file).unwrap();
+        let threaded = SmapsReader::prefetching(file).read_all().unwrap();
+        let direct = parse(&text);
+        assert_eq!(threaded.len(), 3000);
+        assert_eq!(threaded, direct);
+        assert_eq!(direct[5].sizes.rss, Some(5 * 1024));
+        assert_eq!(direct[5].sizes.swap, Some(1024));
+        assert_eq!(direct[1].path.as_deref(), Some("/usr/lib/x86_64-linux-gnu/lib with space.so"));
+        assert_eq!(
+            direct[7].attributes,
+            vec![
+                ("thp_eligible".to_string(), "0".to_string()),
+                ("protection_key".to_string(), "0".to_string())
+            ]
+        );
+        // An empty file is no regions, through either path.
+        let empty = tempfile::tempfile().unwrap();
+        assert!(SmapsReader::prefetching(empty).read_all().unwrap().is_empty());
+    }
+
+    #[test]
+    fn prefetching_reports_a_read_error_after_the_data_before_it() {
+        // A directory opens but fails to read (EISDIR).
+        let dir = tempfile::tempdir().unwrap();
+        let f = File::open(dir.path()).unwrap();
+        let e = SmapsReader::prefetching(f).read_all().unwrap_err();
+        assert_eq!(e.os_error, Some(libc::EISDIR));
+    }
+
+    #[test]
+    fn keys_in_an_unexpected_order_still_land_in_their_fields() {
+        let r = parse(
+            "1000-3000 rw-p 0 00:00 0\nRss: 8 kB\nLocked: 4 kB\nSize: 8 kB\nOdd_Key: 4 kB\nPss: 2 kB\n\
+             3000-4000 rw-p 0 00:00 0\nPss: 1 kB\nSize: 4 kB\nRss: 4 kB\n",
+        );
+        assert_eq!(r[0].sizes.rss, Some(8192));
+        assert_eq!(r[0].sizes.locked, Some(4096));
+        assert_eq!(r[0].sizes.size, Some(8192));
+        assert_eq!(r[0].sizes.pss, Some(2048));
+        assert_eq!(r[0].sizes.extra, vec![("odd_key".to_string(), 4096)]);
+        assert_eq!(
+            (r[1].sizes.pss, r[1].sizes.size, r[1].sizes.rss),
+            (Some(1024), Some(4096), Some(4096))
+        );
     }
 
     #[test]
