@@ -4,7 +4,7 @@
 //! becomes the same clear error.
 
 use std::fs::File;
-use std::io::{BufReader, ErrorKind, Read};
+use std::io::{BufRead, BufReader, ErrorKind, Read};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -64,9 +64,9 @@ impl ProcRoot {
 
     /// Reads a whole small file (`status`, `cmdline`, `comm`).
     pub fn read(&self, pid: u32, file: &str) -> Result<Vec<u8>> {
-        let path = self.pid_file(pid, file);
         let mut out = Vec::new();
-        self.open(pid, file)?.read_to_end(&mut out).map_err(|e| self.explain(pid, path, e))?;
+        let mut f = self.open(pid, file)?;
+        read_small(&mut f, &mut out).map_err(|e| self.explain(pid, self.pid_file(pid, file), e))?;
         Ok(out)
     }
 
@@ -147,7 +147,12 @@ impl ProcRoot {
 
     /// Reads `smaps_rollup`: the kernel's sums over every mapping.
     pub fn rollup(&self, pid: u32) -> Result<Sizes> {
-        let mut regions = self.read_regions(pid, "smaps_rollup")?;
+        // About 1 KiB: read whole, then parse from memory.
+        let mut text = Vec::new();
+        let mut f = self.open(pid, "smaps_rollup")?;
+        read_small(&mut f, &mut text)
+            .map_err(|e| self.explain(pid, self.pid_file(pid, "smaps_rollup"), e))?;
+        let mut regions = self.parse_regions(pid, "smaps_rollup", &text[..])?;
         match regions.pop() {
             Some(r) if regions.is_empty() => {
                 // The header's range spans the whole address space; it is
@@ -163,12 +168,16 @@ impl ProcRoot {
 
     /// Parses `ROOT/PID/FILE` (smaps or maps) into regions.
     pub fn read_regions(&self, pid: u32, file: &str) -> Result<Vec<Region>> {
-        let path = self.pid_file(pid, file);
         let f = self.open(pid, file)?;
         // One large buffer: smaps of a big process is megabytes, and the
         // kernel fills each read() up to what we ask for.
-        let reader = BufReader::with_capacity(256 * 1024, f);
-        let mut smaps = SmapsReader::new(reader);
+        self.parse_regions(pid, file, BufReader::with_capacity(256 * 1024, f))
+    }
+
+    /// Parses smaps or maps text read from `ROOT/PID/FILE` into regions.
+    fn parse_regions(&self, pid: u32, file: &str, input: impl BufRead) -> Result<Vec<Region>> {
+        let path = self.pid_file(pid, file);
+        let mut smaps = SmapsReader::new(input);
         let mut out = Vec::new();
         loop {
             match smaps.next_region() {
@@ -192,8 +201,48 @@ fn same_instant(rollup: &Sizes, regions: &[Region]) -> bool {
         .all(|k| rollup.get(k) == sum.get(k))
 }
 
+/// Reads a small `/proc` file to its end into `out`, in 4 KiB reads.
+/// (`read_to_end` on a `File` first asks for its size and position, two
+/// system calls that tell nothing here: `/proc` files have size 0.)
+pub fn read_small(f: &mut File, out: &mut Vec<u8>) -> std::io::Result<()> {
+    loop {
+        let len = out.len();
+        out.resize(len + 4096, 0);
+        match f.read(&mut out[len..]) {
+            Ok(0) => {
+                out.truncate(len);
+                return Ok(());
+            }
+            Ok(n) => out.truncate(len + n),
+            Err(e) if e.kind() == ErrorKind::Interrupted => out.truncate(len),
+            Err(e) => {
+                out.truncate(len);
+                return Err(e);
+            }
+        }
+    }
+}
+
 /// `/proc/PID/cmdline` is NUL-separated; show it with spaces.
 pub fn join_cmdline(raw: &[u8]) -> String {
     let trimmed = raw.strip_suffix(b"\0").unwrap_or(raw);
     String::from_utf8_lossy(trimmed).replace('\0', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_small_reads_past_its_first_chunk_and_appends() {
+        let path = std::env::temp_dir().join(format!("memtally-read-small-{}", std::process::id()));
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        let mut out = b"head".to_vec();
+        let got = read_small(&mut File::open(&path).unwrap(), &mut out);
+        std::fs::remove_file(&path).unwrap();
+        got.unwrap();
+        assert_eq!(&out[..4], b"head");
+        assert_eq!(&out[4..], &data[..]);
+    }
 }
