@@ -1,6 +1,7 @@
 //! Plain data shared by every source, analysis and output: one `Region`
 //! shape for Linux and macOS, its `Sizes`, and the process around them.
 
+pub mod gpu;
 pub mod process;
 pub mod region;
 pub mod sizes;

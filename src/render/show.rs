@@ -215,7 +215,7 @@ pub fn json_value(report: &Report) -> Value {
 /// building it: a process can have tens of thousands of regions, and a
 /// `Value` tree of them costs ten times what printing them does. The small
 /// parts go through `serde_json`; the regions are printed straight from the
-/// model, on two threads when there are many.
+/// model.
 pub fn json(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let [process] = report.processes else {
         serde_json::to_writer(&mut *out, &json_value(report))?;
@@ -242,34 +242,29 @@ pub fn json(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     head.extend_from_slice(b"\"regions\":");
     tail.extend_from_slice(b"}\n");
     out.write_all(&head)?;
-    regions_json(&process.regions, PARALLEL_MIN, out)?;
+    regions_json(&process.regions, out)?;
     out.write_all(&tail)
 }
 
-/// From this many regions on, two threads print them.
-const PARALLEL_MIN: usize = 4096;
-
-/// The regions as a JSON array, the same bytes as `region_json` of each.
-fn regions_json(
-    regions: &[Region],
-    parallel_min: usize,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
-    out.write_all(b"[")?;
-    if regions.len() >= parallel_min && regions.len() >= 2 {
-        let (a, b) = regions.split_at(regions.len() / 2);
-        let (first, second) = std::thread::scope(|s| {
-            let other = s.spawn(|| RegionWriter::default().write_all(b));
-            (RegionWriter::default().write_all(a), other.join())
-        });
-        let second = second.map_err(|_| std::io::Error::other("JSON printing thread panicked"))?;
-        out.write_all(&first?)?;
-        out.write_all(b",")?;
-        out.write_all(&second?)?;
-    } else if !regions.is_empty() {
-        out.write_all(&RegionWriter::default().write_all(regions)?)?;
+/// The regions as a JSON array, the same bytes as `region_json` of each,
+/// printed through one small buffer: no document-sized allocation.
+fn regions_json(regions: &[Region], out: &mut dyn Write) -> std::io::Result<()> {
+    const FLUSH_AT: usize = 128 * 1024;
+    let mut buf = Vec::with_capacity(FLUSH_AT + 4096);
+    let mut writer = RegionWriter::default();
+    buf.push(b'[');
+    for (i, r) in regions.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        writer.write(r, &mut buf)?;
+        if buf.len() >= FLUSH_AT {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
     }
-    out.write_all(b"]")
+    buf.push(b']');
+    out.write_all(&buf)
 }
 
 /// Which value of a region a JSON key takes.
@@ -302,17 +297,6 @@ struct RegionWriter {
 }
 
 impl RegionWriter {
-    fn write_all(mut self, regions: &[Region]) -> std::io::Result<Vec<u8>> {
-        let mut buf = Vec::with_capacity(regions.len() * 640);
-        for (i, r) in regions.iter().enumerate() {
-            if i > 0 {
-                buf.push(b',');
-            }
-            self.write(r, &mut buf)?;
-        }
-        Ok(buf)
-    }
-
     fn same_shape(&self, r: &Region, known: u64) -> bool {
         self.layout.is_some()
             && self.known == known
@@ -539,7 +523,7 @@ mod tests {
     }
 
     #[test]
-    fn streamed_json_handles_every_region_shape_and_both_threads() {
+    fn streamed_json_handles_every_region_shape() {
         let mut regions = Vec::new();
         for i in 0..40u64 {
             let mut r = Region::new(if i % 2 == 0 { Backing::File } else { Backing::Anonymous });
@@ -582,17 +566,11 @@ mod tests {
         }];
         let report = build(&p, ShowBy::Path, &["dirty".into()], None);
         assert_eq!(fast(&report), slow(&report));
-        // The two-thread path gives the same array as the one-thread path.
-        let mut one = Vec::new();
-        regions_json(&p[0].regions, usize::MAX, &mut one).unwrap();
-        let mut two = Vec::new();
-        regions_json(&p[0].regions, 1, &mut two).unwrap();
-        assert_eq!(one, two);
         let none: [Process; 0] = [];
         let empty = build(&none, ShowBy::Category, &[], None);
         assert_eq!(fast(&empty), slow(&empty));
         let mut zero = Vec::new();
-        regions_json(&[], 1, &mut zero).unwrap();
+        regions_json(&[], &mut zero).unwrap();
         assert_eq!(zero, b"[]");
     }
 }

@@ -1,0 +1,131 @@
+//! GPU memory as the kernel publishes it per open file: DRM clients
+//! (`/proc/PID/fdinfo/N` of a `/dev/dri/*` fd) and dma-buf buffers
+//! (fdinfo of a dma-buf fd). Plain data; the dedupe across fds and
+//! processes lives in `analyze::gpu`.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// The memory figures of one region (`drm-*-<region>`) of one DRM client,
+/// in bytes. A figure the driver does not print is `None`, never `0`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct DrmMemory {
+    /// `drm-total-<region>`: private + shared buffers, resident or not.
+    pub total: Option<u64>,
+    /// `drm-shared-<region>`: buffers shared with another client (exported or imported).
+    pub shared: Option<u64>,
+    /// `drm-resident-<region>`, or the deprecated `drm-memory-<region>`
+    /// (amdgpu) when the driver prints no `drm-resident-`; never both added.
+    pub resident: Option<u64>,
+    /// `drm-purgeable-<region>`: resident and purgeable.
+    pub purgeable: Option<u64>,
+    /// `drm-active-<region>`: busy on an engine right now.
+    pub active: Option<u64>,
+}
+
+impl DrmMemory {
+    /// Adds another client's figures; a figure known on either side stays known.
+    pub fn add(&mut self, o: &DrmMemory) {
+        fn sum(a: &mut Option<u64>, b: Option<u64>) {
+            if let Some(b) = b {
+                *a = Some(a.unwrap_or(0).saturating_add(b));
+            }
+        }
+        sum(&mut self.total, o.total);
+        sum(&mut self.shared, o.shared);
+        sum(&mut self.resident, o.resident);
+        sum(&mut self.purgeable, o.purgeable);
+        sum(&mut self.active, o.active);
+    }
+
+    /// What the client costs: resident bytes, or the total where the
+    /// driver does not say what is resident.
+    pub fn cost(&self) -> Option<u64> {
+        self.resident.or(self.total)
+    }
+}
+
+/// One DRM fd's fdinfo.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct DrmClient {
+    /// The fd number it was read from.
+    pub fd: u32,
+    /// The device node the fd points at (`/dev/dri/renderD128`), when known.
+    pub node: Option<String>,
+    /// `drm-driver` (`i915`, `xe`, `amdgpu`, `panthor`).
+    pub driver: String,
+    /// `drm-pdev`: the PCI slot (`0000:00:02.0`); platform devices have none.
+    pub pdev: Option<String>,
+    /// `drm-client-id`: one per open of the device, shared by dup'd and
+    /// inherited fds.
+    pub client_id: Option<u64>,
+    /// Memory by region name (`system`, `vram`, `gtt`, `memory`, `stolen-system`).
+    pub regions: BTreeMap<String, DrmMemory>,
+    /// Every other key as printed (engine times, cycles, driver-specific
+    /// keys such as `amd-evicted-vram`), in file order.
+    pub extras: Vec<(String, String)>,
+}
+
+impl DrmClient {
+    /// The device this client belongs to: the PCI slot, else the node, else the driver.
+    pub fn device(&self) -> &str {
+        self.pdev.as_deref().or(self.node.as_deref()).unwrap_or(&self.driver)
+    }
+}
+
+/// One dma-buf fd's fdinfo.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct DmaBuf {
+    pub fd: u32,
+    /// `ino`: the buffer's inode, the same in every process holding it.
+    pub inode: u64,
+    /// `size` in bytes.
+    pub size: u64,
+    /// `count`: the file's reference count in the kernel.
+    pub count: Option<u64>,
+    /// `exp_name`: who exported it (`system`, `i915`, `udmabuf`, a v4l2 driver).
+    pub exporter: Option<String>,
+    /// `name`, when userspace named the buffer.
+    pub name: Option<String>,
+}
+
+/// A dma-buf a process maps (smaps/maps `/dmabuf:` or `anon_inode:dmabuf`)
+/// whether or not it still holds an fd to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct DmaBufMapping {
+    pub inode: u64,
+    /// Bytes of address space the mapping covers.
+    pub size: u64,
+}
+
+/// Everything read of one process's GPU files.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ProcGpu {
+    pub pid: u32,
+    /// DRM fds, one per fd (dup'd fds appear more than once here).
+    pub drm: Vec<DrmClient>,
+    /// dma-buf fds, one per fd.
+    pub dmabufs: Vec<DmaBuf>,
+    /// dma-buf mappings found in the memory map.
+    pub dmabuf_maps: Vec<DmaBufMapping>,
+    /// Resident bytes of GPU device mappings (`/dev/dri/*`, `/dev/nvidia*`,
+    /// `/dev/kgsl*`, `/dev/mali*`) from smaps, when read.
+    pub mapped: Option<u64>,
+    /// `LazyFree` from smaps_rollup, when read (for the reclaimable figure).
+    pub lazy_free: Option<u64>,
+    /// `nvidia-smi` used memory, bytes, when the tool ran and listed the process.
+    pub nvidia: Option<u64>,
+    /// Things the reader must know (an fdinfo that could not be parsed).
+    pub notes: Vec<String>,
+}
+
+impl ProcGpu {
+    /// Whether anything GPU-related was found.
+    pub fn is_empty(&self) -> bool {
+        self.drm.is_empty()
+            && self.dmabufs.is_empty()
+            && self.dmabuf_maps.is_empty()
+            && self.nvidia.is_none()
+    }
+}

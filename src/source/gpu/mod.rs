@@ -1,0 +1,237 @@
+//! GPU memory of processes, read through [`ProcRoot`] so recorded trees
+//! work like the live `/proc`.
+//!
+//! For each process: the fds that point at a DRM device (`/dev/dri/*`) or
+//! a dma-buf (`/dmabuf:NAME`, older kernels `anon_inode:dmabuf`), each
+//! one's `fdinfo` parsed by [`fdinfo`]; the dma-buf mappings of `maps`;
+//! and, for processes that have any of these, the resident bytes of GPU
+//! device mappings and `LazyFree` from smaps. [`nvidia`] adds what
+//! `nvidia-smi` says, where it exists.
+//!
+//! ## Recorded trees
+//! A recorded tree cannot hold the live `fd/` symlinks in a useful way
+//! (they point at devices and anonymous inodes), so `memtally capture`
+//! writes `PID/fd_targets`, one line per DRM or dma-buf fd: the fd
+//! number, a tab, the link target as `readlink` gave it. Next to it go
+//! `PID/fdinfo/N` for those fds only (other fds are not recorded: their
+//! targets name the user's files). Reading a tree, an `fd/` directory is
+//! used when there is one (live, or a copy made with symlinks), else
+//! `fd_targets`; a tree with neither was recorded before GPU support,
+//! and says so in a note.
+
+pub mod fdinfo;
+pub mod nvidia;
+
+use std::io::{BufReader, ErrorKind};
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::model::gpu::{DmaBufMapping, ProcGpu};
+use crate::source::ProcRoot;
+use fdinfo::{is_dmabuf_target, is_drm_target, is_gpu_device_path, FdInfo};
+
+/// The text file a capture writes in place of `fd/`.
+pub const FD_TARGETS: &str = "fd_targets";
+
+/// Every fd of a process with its link target; `None` when the tree has
+/// no record of fds (a capture made before GPU support).
+pub fn fd_targets(root: &ProcRoot, pid: u32) -> Result<Option<Vec<(u32, String)>>> {
+    let dir = root.pid_file(pid, "fd");
+    match std::fs::read_dir(&dir) {
+        Ok(entries) => {
+            let mut out = Vec::new();
+            for e in entries.flatten() {
+                let Some(fd) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+                    continue;
+                };
+                // An fd closed since the directory was listed is gone: skip it.
+                if let Ok(t) = std::fs::read_link(e.path()) {
+                    out.push((fd, t.to_string_lossy().into_owned()));
+                }
+            }
+            out.sort();
+            Ok(Some(out))
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound && !root.is_live() => {
+            match root.read(pid, FD_TARGETS) {
+                Ok(bytes) => Ok(Some(parse_fd_targets(&bytes))),
+                Err(Error::NoSuchProcess { pid, path }) => Err(Error::NoSuchProcess { pid, path }),
+                Err(_) => Ok(None),
+            }
+        }
+        Err(e) => Err(root.explain(pid, dir, e)),
+    }
+}
+
+/// `FD<TAB>TARGET` lines; lines that are not that are skipped.
+pub fn parse_fd_targets(bytes: &[u8]) -> Vec<(u32, String)> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out: Vec<(u32, String)> = text
+        .lines()
+        .filter_map(|l| {
+            let (fd, target) = l.split_once('\t')?;
+            Some((fd.trim().parse().ok()?, target.to_string()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The fds worth reading: DRM devices and dma-bufs.
+pub fn gpu_fds(targets: &[(u32, String)]) -> impl Iterator<Item = &(u32, String)> {
+    targets.iter().filter(|(_, t)| is_drm_target(t) || is_dmabuf_target(t))
+}
+
+/// Reads one process's GPU fds, dma-buf mappings, and (where it has any
+/// of those or a GPU device mapping) the mapped bytes and `LazyFree`.
+pub fn read_process(root: &ProcRoot, pid: u32) -> Result<ProcGpu> {
+    let mut gpu = ProcGpu { pid, ..Default::default() };
+    match fd_targets(root, pid)? {
+        Some(targets) => {
+            for (fd, target) in gpu_fds(&targets) {
+                let file = format!("fdinfo/{fd}");
+                let f = match root.open(pid, &file) {
+                    Ok(f) => f,
+                    Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => {
+                        // Closed meanwhile, or not recorded.
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
+                let parsed =
+                    fdinfo::parse(BufReader::new(f), *fd, Some(target), is_dmabuf_target(target));
+                for p in parsed.problems {
+                    gpu.notes.push(format!("{}: {p}", root.pid_file(pid, &file).display()));
+                }
+                match parsed.info {
+                    FdInfo::Drm(c) => gpu.drm.push(c),
+                    FdInfo::DmaBuf(b) => gpu.dmabufs.push(b),
+                    FdInfo::Other => {}
+                }
+            }
+        }
+        None => gpu.notes.push(format!(
+            "{}: no record of open files (fd/ or {FD_TARGETS}); recorded before GPU support? GPU fds not counted",
+            root.pid_file(pid, "").display()
+        )),
+    }
+    // maps is cheap (no page walk): it finds dma-bufs mapped without an fd
+    // and tells whether smaps is worth reading.
+    let mut device_maps = false;
+    if let Ok(regions) = root.read_regions(pid, "maps") {
+        for r in &regions {
+            let Some(path) = r.path.as_deref() else { continue };
+            if is_dmabuf_target(path) {
+                if let (Some(inode), Some(size)) = (r.inode, r.vsize()) {
+                    gpu.dmabuf_maps.push(DmaBufMapping { inode, size });
+                }
+            } else if is_gpu_device_path(path) {
+                device_maps = true;
+            }
+        }
+    }
+    if device_maps || !gpu.is_empty() {
+        if let Ok(regions) = root.read_regions(pid, "smaps") {
+            let gpu_mapped = |p: &str| is_gpu_device_path(p) || is_dmabuf_target(p);
+            gpu.mapped = Some(
+                regions
+                    .iter()
+                    .filter(|r| r.path.as_deref().is_some_and(gpu_mapped))
+                    .filter_map(|r| r.sizes.rss)
+                    .sum(),
+            );
+            gpu.lazy_free = regions.iter().map(|r| r.sizes.lazy_free).sum();
+        }
+    }
+    Ok(gpu)
+}
+
+/// What reading many processes found.
+#[derive(Debug, Default)]
+pub struct GpuScan {
+    /// Every process read, including those with no GPU memory.
+    pub processes: Vec<ProcGpu>,
+    /// Processes whose fds could not be read (permission): PIDs.
+    pub restricted: Vec<u32>,
+    /// Other failures: (pid, one line).
+    pub failed: Vec<(u32, String)>,
+}
+
+/// Reads the GPU files of `pids` on `threads` threads; processes that
+/// exit meanwhile are left out.
+pub fn read_many(root: &ProcRoot, pids: &[u32], threads: usize) -> GpuScan {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let threads = threads.clamp(1, pids.len().max(1));
+    let mut results: Vec<(usize, Result<ProcGpu>)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    while let Some(&pid) = pids.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        mine.push((pid, read_process(root, pid)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .map(|(pid, r)| (pid as usize, r))
+            .collect()
+    });
+    results.sort_by_key(|(pid, _)| *pid);
+    let mut scan = GpuScan::default();
+    for (pid, r) in results {
+        match r {
+            Ok(g) => scan.processes.push(g),
+            Err(Error::NoSuchProcess { .. }) => {}
+            Err(Error::PermissionDenied { .. }) => scan.restricted.push(pid as u32),
+            Err(e) => scan.failed.push((pid as u32, e.to_string())),
+        }
+    }
+    scan
+}
+
+/// Whether this machine (or recorded tree) can have DRM or dma-buf fds at
+/// all, so `top` can skip reading every process's fds where it cannot.
+/// Live: `/dev/dri`, `/dev/dma_heap` or `/dev/udmabuf` exists. Recorded:
+/// some process has an `fd_targets` file or an `fd/` directory.
+pub fn worth_reading(root: &ProcRoot, pids: &[u32]) -> bool {
+    if root.is_live() {
+        return ["/dev/dri", "/dev/dma_heap", "/dev/udmabuf"].iter().any(|p| Path::new(p).exists());
+    }
+    pids.iter()
+        .any(|&pid| root.pid_file(pid, FD_TARGETS).exists() || root.pid_file(pid, "fd").is_dir())
+}
+
+/// Records what [`read_process`] needs into `dir` (a capture's `PID/`):
+/// `fd_targets` and `fdinfo/N` of DRM and dma-buf fds. Returns the files
+/// written; fds that close meanwhile are left out.
+pub fn record(root: &ProcRoot, pid: u32, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
+    let mut written = Vec::new();
+    let Some(targets) = fd_targets(root, pid)? else { return Ok(written) };
+    let mut listing = String::new();
+    let fdinfo_dir = dir.join("fdinfo");
+    for (fd, target) in gpu_fds(&targets) {
+        if target.contains('\n') {
+            continue;
+        }
+        let bytes = match root.read(pid, &format!("fdinfo/{fd}")) {
+            Ok(b) => b,
+            Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        std::fs::create_dir_all(&fdinfo_dir).map_err(|e| Error::io(&fdinfo_dir, e))?;
+        let path = fdinfo_dir.join(fd.to_string());
+        std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))?;
+        written.push(path);
+        listing.push_str(&format!("{fd}\t{target}\n"));
+    }
+    // Always written, even empty: it says "this process had no GPU fds".
+    let path = dir.join(FD_TARGETS);
+    std::fs::write(&path, listing).map_err(|e| Error::io(&path, e))?;
+    written.push(path);
+    Ok(written)
+}

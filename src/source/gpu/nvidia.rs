@@ -1,0 +1,169 @@
+//! NVIDIA's proprietary driver publishes no memory in fdinfo; where
+//! `nvidia-smi` is on PATH, its per-process used memory is read instead:
+//! `nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits`
+//! (no shell, with a time limit). A missing tool is silently not used; a
+//! hang, a failure or output that is not `pid, MiB` lines becomes one note.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::source::vmmap::runner::find_on_path;
+
+/// The arguments, as the NVIDIA documentation gives them.
+pub const ARGS: &[&str] =
+    &["--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits"];
+
+/// How long `nvidia-smi` may take before it is stopped.
+pub const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What asking `nvidia-smi` gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Nvidia {
+    /// Not on PATH: nothing to say.
+    Missing,
+    /// It answered: (pid, used bytes; `None` where it printed `[N/A]`),
+    /// one entry per process (several GPUs' lines added up).
+    Usage(Vec<(u32, Option<u64>)>),
+    /// It hung, failed, or printed something else: one line for a note.
+    Failed(String),
+}
+
+/// Runs `nvidia-smi` from PATH, when it is there.
+pub fn query() -> Nvidia {
+    match find_on_path("nvidia-smi", std::env::var_os("PATH").as_deref()) {
+        Some(exe) => query_with(&exe, TIMEOUT),
+        None => Nvidia::Missing,
+    }
+}
+
+/// Runs `exe` with [`ARGS`], waiting at most `timeout`.
+pub fn query_with(exe: &Path, timeout: Duration) -> Nvidia {
+    let out = match run(exe, timeout) {
+        Ok(out) => out,
+        Err(why) => return Nvidia::Failed(why),
+    };
+    match parse(&out) {
+        Ok(usage) => Nvidia::Usage(usage),
+        Err(why) => Nvidia::Failed(why),
+    }
+}
+
+/// Runs the tool in its own process group; on timeout the whole group is killed.
+fn run(exe: &Path, timeout: Duration) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    use wait_timeout::ChildExt;
+
+    let what = "nvidia-smi --query-compute-apps";
+    let mut child = Command::new(exe)
+        .args(ARGS)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("{what}: cannot start {}: {e}", exe.display()))?;
+    let reader = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut r) = r {
+                // At most 4 MiB: a process list, not a stream.
+                let _ = r.by_ref().take(4 << 20).read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let out = reader(child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
+    let err = reader(child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
+    let status = match child.wait_timeout(timeout) {
+        Ok(Some(status)) => status,
+        Ok(None) => {
+            // SAFETY: kill(2) on the child's own process group; no memory involved.
+            unsafe {
+                libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            let _ = (out.join(), err.join());
+            return Err(format!(
+                "{what} did not answer within {}s and was stopped; NVIDIA figures left out",
+                timeout.as_secs()
+            ));
+        }
+        Err(e) => return Err(format!("{what}: waiting for it failed: {e}")),
+    };
+    let stdout = out.join().unwrap_or_default();
+    let stderr = err.join().unwrap_or_default();
+    if !status.success() {
+        let said = first_line(&stderr).or_else(|| first_line(&stdout));
+        let code = status.code().map_or_else(|| "a signal".to_string(), |c| format!("status {c}"));
+        return Err(format!(
+            "{what} failed with {code}: {}; NVIDIA figures left out",
+            said.as_deref().unwrap_or("it printed nothing")
+        ));
+    }
+    Ok(stdout)
+}
+
+fn first_line(bytes: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(bytes);
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    Some(line.chars().take(200).collect())
+}
+
+/// Reads `pid, used_memory` lines (MiB, no units). `[N/A]` (or any
+/// bracketed word) is an unknown figure. Any other line makes the whole
+/// output untrusted: an error naming the line.
+pub fn parse(out: &[u8]) -> Result<Vec<(u32, Option<u64>)>, String> {
+    let text = String::from_utf8_lossy(out);
+    let mut usage: Vec<(u32, Option<u64>)> = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let bad = || {
+            format!(
+                "nvidia-smi printed a line that is not `pid, used_memory`: {:?}; NVIDIA figures left out",
+                line.chars().take(80).collect::<String>()
+            )
+        };
+        let (pid, mem) = line.split_once(',').ok_or_else(bad)?;
+        let pid: u32 = pid.trim().parse().map_err(|_| bad())?;
+        let mem = mem.trim();
+        let bytes = if mem.starts_with('[') && mem.ends_with(']') {
+            None
+        } else {
+            Some(mem.parse::<u64>().ok().and_then(|m| m.checked_mul(1 << 20)).ok_or_else(bad)?)
+        };
+        match usage.iter_mut().find(|(p, _)| *p == pid) {
+            Some((_, b)) => {
+                *b = match (*b, bytes) {
+                    (Some(a), Some(c)) => Some(a.saturating_add(c)),
+                    (a, c) => a.or(c),
+                }
+            }
+            None => usage.push((pid, bytes)),
+        }
+    }
+    Ok(usage)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_mib_lines() {
+        let u = parse(b"1234, 512\n99, [N/A]\n1234, 10\n\n").unwrap();
+        assert_eq!(u, vec![(1234, Some(522 << 20)), (99, None)]);
+        assert_eq!(parse(b"").unwrap(), vec![]);
+    }
+
+    #[test]
+    fn garbage_is_one_error() {
+        let e = parse(b"1234, 512\nNo devices were found\n").unwrap_err();
+        assert!(e.contains("No devices were found"), "{e}");
+        assert!(!e.contains('\n'));
+        assert!(parse(b"12, 3 MiB\n").is_err());
+        assert!(parse(b"-1, 3\n").is_err());
+        assert!(parse(b"1, 99999999999999999999\n").is_err());
+    }
+}
