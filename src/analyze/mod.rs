@@ -2,11 +2,14 @@
 
 pub mod category;
 pub mod classic;
+pub mod diff;
 pub mod group;
 pub mod report;
-pub mod vmmap;
 pub mod select;
+pub mod snapshot;
 pub mod top;
+pub mod trend;
+pub mod vmmap;
 
 pub use category::{categorize, Category};
 pub use group::{group_by, sort_groups, total, Group};

@@ -3,11 +3,15 @@
 //! exit codes.
 
 pub mod capture;
+pub mod diff;
+pub mod plot;
 pub mod progress;
 pub mod select;
 pub mod show;
-pub mod vmmap;
+pub mod snapshot;
 pub mod top;
+pub mod vmmap;
+pub mod watch;
 
 use std::path::PathBuf;
 
@@ -49,6 +53,14 @@ pub enum Command {
     Top(top::TopArgs),
     /// One process's memory by category, path or permissions, from smaps.
     Show(show::ShowArgs),
+    /// Everything show and top know about a selection, at one moment, as JSON (for diff and plot).
+    Snapshot(snapshot::SnapshotArgs),
+    /// What grew and what shrank between two snapshots.
+    Diff(diff::DiffArgs),
+    /// Sample a selection at an interval; growth rates and a verdict at the end (Ctrl-C to stop).
+    Watch(watch::WatchArgs),
+    /// Draw a watch series or a snapshot as an SVG chart.
+    Plot(plot::PlotArgs),
     /// Record a process's /proc files into DIR, to analyse later with --proc-root DIR.
     Capture(capture::CaptureArgs),
     /// macOS vmmap output (saved, or run with --pid) by region type and purgeable state.
@@ -67,6 +79,10 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
     match cli.command {
         Some(Command::Show(args)) => show::run(&root, &args, out),
         Some(Command::Capture(args)) => capture::run(&root, &args, out),
+        Some(Command::Snapshot(args)) => snapshot::run(&root, &args, out),
+        Some(Command::Diff(args)) => diff::run(&args, out),
+        Some(Command::Watch(args)) => watch::run(&root, &args, out),
+        Some(Command::Plot(args)) => plot::run(&args, out),
         Some(Command::Vmmap(args)) => vmmap::run(&args, out),
         Some(Command::Top(args)) => top::run(&root, &args, out),
         None => top::run(

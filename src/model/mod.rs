@@ -5,6 +5,7 @@ pub mod gpu;
 pub mod process;
 pub mod region;
 pub mod sizes;
+pub mod snapshot;
 
 pub use process::{Process, SizeSource};
 pub use region::{Backing, Purge, Region};

@@ -2,6 +2,8 @@
 //! and CSV with exact bytes.
 
 pub mod classic;
+pub mod diff;
+pub mod plot;
 pub mod show;
 pub mod table;
 pub mod top;

@@ -7,6 +7,7 @@ pub mod meminfo;
 pub mod proc_root;
 pub mod scan;
 pub mod smaps;
+pub mod snapshot_file;
 pub mod status;
 pub mod users;
 pub mod vmmap;

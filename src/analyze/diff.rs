@@ -1,0 +1,319 @@
+//! What changed between two snapshots: per process, per category (or
+//! vmmap region type), per path, and which regions appeared or vanished.
+//! Growth of dirty memory comes first: that is what leaks look like.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::model::snapshot::{SnapGroup, SnapProcess, SnapRegion, Snapshot};
+use crate::model::Sizes;
+use crate::source::snapshot_file::group_regions;
+
+/// Figures compared by default and offered to `--sort`.
+pub const DIFF_FIGURES: &[&str] =
+    &["dirty", "private_dirty", "shared_dirty", "pss", "rss", "uss", "swap", "swap_pss", "size"];
+
+/// One thing seen before, after, or both.
+#[derive(Debug, Clone)]
+pub struct Change {
+    pub key: String,
+    /// What a person reads: the command, the category label, the path.
+    pub label: String,
+    pub pid: Option<u32>,
+    pub before: Option<Sizes>,
+    pub after: Option<Sizes>,
+}
+
+impl Change {
+    /// `after - before` of a figure. A side that did not exist counts as
+    /// zero; a figure one side does not know makes the delta unknown.
+    pub fn delta(&self, name: &str) -> Option<i128> {
+        let side = |s: &Option<Sizes>| match s {
+            None => Some(Some(0)),
+            Some(s) => Some(s.figure(name)),
+        };
+        match (side(&self.before)?, side(&self.after)?) {
+            (Some(b), Some(a)) if self.before.is_some() || self.after.is_some() => {
+                Some(a as i128 - b as i128)
+            }
+            _ => None,
+        }
+    }
+
+    /// `appeared`, `vanished` or `changed`.
+    pub fn status(&self) -> &'static str {
+        match (&self.before, &self.after) {
+            (None, Some(_)) => "appeared",
+            (Some(_), None) => "vanished",
+            _ => "changed",
+        }
+    }
+
+    /// The largest absolute change among the compared figures.
+    pub fn largest(&self) -> u128 {
+        DIFF_FIGURES.iter().filter_map(|f| self.delta(f)).map(i128::unsigned_abs).max().unwrap_or(0)
+    }
+}
+
+/// A region that exists on one side only.
+#[derive(Debug, Clone)]
+pub struct RegionChange {
+    pub pid: Option<u32>,
+    pub appeared: bool,
+    pub region: SnapRegion,
+}
+
+#[derive(Debug, Clone)]
+pub struct Diff {
+    pub totals: Change,
+    pub processes: Vec<Change>,
+    pub categories: Vec<Change>,
+    pub paths: Vec<Change>,
+    pub regions: Vec<RegionChange>,
+    /// Seconds between the snapshots, when both say when they were taken.
+    pub seconds: Option<f64>,
+}
+
+/// Options that shape the result.
+#[derive(Debug, Clone)]
+pub struct DiffOptions {
+    /// Sort rows by the delta of these figures, largest growth first.
+    pub sort: Vec<String>,
+    /// Hide rows whose largest change is below this many bytes.
+    pub min_delta: u64,
+}
+
+/// Compares `a` (before) with `b` (after).
+pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
+    let pairs = match_processes(&a.processes, &b.processes);
+    let mut processes = Vec::new();
+    let mut regions = Vec::new();
+    let mut paths_before: Vec<SnapGroup> = Vec::new();
+    let mut paths_after: Vec<SnapGroup> = Vec::new();
+    for (pa, pb) in &pairs {
+        let p = pb.or(*pa).expect("a pair has a side");
+        processes.push(Change {
+            key: p.pid.map_or_else(|| p.command.clone(), |pid| pid.to_string()),
+            label: p.command.clone(),
+            pid: p.pid,
+            before: pa.map(|x| x.totals.clone()),
+            after: pb.map(|x| x.totals.clone()),
+        });
+        if let Some(pa) = pa {
+            paths_before.extend(group_regions(&pa.regions, SnapRegion::path_key));
+        }
+        if let Some(pb) = pb {
+            paths_after.extend(group_regions(&pb.regions, SnapRegion::path_key));
+        }
+        if let (Some(pa), Some(pb)) = (pa, pb) {
+            let before: HashSet<_> = pa.regions.iter().map(SnapRegion::identity).collect();
+            let after: HashSet<_> = pb.regions.iter().map(SnapRegion::identity).collect();
+            for r in pb.regions.iter().filter(|r| !before.contains(&r.identity())) {
+                regions.push(RegionChange { pid: pb.pid, appeared: true, region: r.clone() });
+            }
+            for r in pa.regions.iter().filter(|r| !after.contains(&r.identity())) {
+                regions.push(RegionChange { pid: pa.pid, appeared: false, region: r.clone() });
+            }
+        }
+    }
+    let mut categories = pair_groups(&a.categories, &b.categories);
+    let mut paths = pair_groups(
+        &crate::analyze::snapshot::merge_groups(paths_before.iter()),
+        &crate::analyze::snapshot::merge_groups(paths_after.iter()),
+    );
+    for list in [&mut processes, &mut categories, &mut paths] {
+        list.retain(|c| c.largest() >= opts.min_delta.max(1) as u128);
+        sort(list, &opts.sort);
+    }
+    regions.retain(|r| r.region.sizes.size.or(r.region.sizes.rss).unwrap_or(0) >= opts.min_delta);
+    regions.sort_by(|x, y| y.region.sizes.size.cmp(&x.region.sizes.size));
+    let seconds = match (a.unix_time, b.unix_time) {
+        (Some(x), Some(y)) => Some(y - x),
+        _ => None,
+    };
+    Diff {
+        totals: Change {
+            key: "total".into(),
+            label: "total".into(),
+            pid: None,
+            before: Some(a.totals.clone()),
+            after: Some(b.totals.clone()),
+        },
+        processes,
+        categories,
+        paths,
+        regions,
+        seconds,
+    }
+}
+
+/// Pairs processes by PID (and name, so a reused PID is not taken for the
+/// same process). Two single-process snapshots (two vmmap runs of one
+/// app) pair whatever their PIDs.
+fn match_processes<'a>(
+    a: &'a [SnapProcess],
+    b: &'a [SnapProcess],
+) -> Vec<(Option<&'a SnapProcess>, Option<&'a SnapProcess>)> {
+    if a.len() == 1 && b.len() == 1 {
+        return vec![(Some(&a[0]), Some(&b[0]))];
+    }
+    let same = |x: &SnapProcess, y: &SnapProcess| {
+        x.pid == y.pid && (x.comm.is_empty() || y.comm.is_empty() || x.comm == y.comm)
+    };
+    let mut out = Vec::new();
+    let mut used = vec![false; b.len()];
+    let by_pid: HashMap<Option<u32>, Vec<usize>> =
+        b.iter().enumerate().fold(HashMap::new(), |mut m, (i, p)| {
+            m.entry(p.pid).or_default().push(i);
+            m
+        });
+    for pa in a {
+        let hit = by_pid
+            .get(&pa.pid)
+            .and_then(|is| is.iter().copied().find(|&i| !used[i] && same(pa, &b[i])));
+        match hit {
+            Some(i) => {
+                used[i] = true;
+                out.push((Some(pa), Some(&b[i])));
+            }
+            None => out.push((Some(pa), None)),
+        }
+    }
+    for (i, pb) in b.iter().enumerate() {
+        if !used[i] {
+            out.push((None, Some(pb)));
+        }
+    }
+    out
+}
+
+fn pair_groups(a: &[SnapGroup], b: &[SnapGroup]) -> Vec<Change> {
+    let mut keys: Vec<&str> = a.iter().map(|g| g.category.as_str()).collect();
+    for g in b {
+        if !keys.contains(&g.category.as_str()) {
+            keys.push(&g.category);
+        }
+    }
+    keys.into_iter()
+        .map(|k| Change {
+            key: k.to_string(),
+            label: label_of(k),
+            pid: None,
+            before: a.iter().find(|g| g.category == k).map(|g| g.sizes.clone()),
+            after: b.iter().find(|g| g.category == k).map(|g| g.sizes.clone()),
+        })
+        .collect()
+}
+
+/// A Linux category's label, or the key itself (region types, paths).
+fn label_of(key: &str) -> String {
+    crate::analyze::Category::ALL
+        .iter()
+        .find(|c| c.key() == key)
+        .map_or_else(|| key.to_string(), |c| c.label().to_string())
+}
+
+fn sort(list: &mut [Change], fields: &[String]) {
+    list.sort_by(|x, y| {
+        for f in fields {
+            let ord = y.delta(f).cmp(&x.delta(f));
+            if ord != std::cmp::Ordering::Equal {
+                return ord;
+            }
+        }
+        y.largest().cmp(&x.largest()).then_with(|| x.key.cmp(&y.key))
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::snapshot_file::many;
+
+    fn region(start: u64, path: &str, category: &str, dirty: u64) -> SnapRegion {
+        SnapRegion {
+            start: Some(start),
+            end: Some(start + 4096),
+            perms: "rw-p".into(),
+            path: Some(path.into()),
+            category: category.into(),
+            region_type: None,
+            purge: None,
+            offset: None,
+            inode: None,
+            sizes: Sizes {
+                size: Some(4096),
+                rss: Some(dirty),
+                private_dirty: Some(dirty),
+                shared_dirty: Some(0),
+                ..Default::default()
+            },
+        }
+    }
+
+    fn proc(pid: u32, regions: Vec<SnapRegion>) -> SnapProcess {
+        let mut totals = Sizes::default();
+        for r in &regions {
+            totals.add(&r.sizes);
+        }
+        SnapProcess {
+            pid: Some(pid),
+            ppid: None,
+            user: None,
+            comm: "x".into(),
+            command: format!("x {pid}"),
+            source: "smaps".into(),
+            totals,
+            categories: group_regions(&regions, |r| r.category.clone()),
+            regions,
+        }
+    }
+
+    #[test]
+    fn growth_is_found_where_it_happened() {
+        let a = many(
+            vec![proc(1, vec![region(0x1000, "[heap]", "heap", 4096)]), proc(2, vec![])],
+            "linux",
+        );
+        let b = many(
+            vec![
+                proc(
+                    1,
+                    vec![
+                        region(0x1000, "[heap]", "heap", 4096),
+                        region(0x9000, "a", "file_data", 4096),
+                    ],
+                ),
+                proc(3, vec![region(0x1000, "[heap]", "heap", 8192)]),
+            ],
+            "linux",
+        );
+        let d = diff(&a, &b, &DiffOptions { sort: vec!["dirty".into()], min_delta: 0 });
+        assert_eq!(d.totals.delta("private_dirty"), Some(8192));
+        let statuses: Vec<(&str, &str)> =
+            d.processes.iter().map(|p| (p.key.as_str(), p.status())).collect();
+        assert_eq!(
+            statuses,
+            vec![("3", "appeared"), ("1", "changed")],
+            "pid 2 had no bytes, so no row"
+        );
+        assert_eq!(d.processes[0].delta("dirty"), Some(8192));
+        assert_eq!(d.categories[0].key, "heap");
+        assert_eq!(d.categories[0].delta("dirty"), Some(8192));
+        assert_eq!(d.regions.len(), 1);
+        assert!(d.regions[0].appeared);
+        assert_eq!(d.regions[0].region.path.as_deref(), Some("a"));
+        // The sum of per-process deltas is the total delta.
+        let sum: i128 = d.processes.iter().filter_map(|p| p.delta("private_dirty")).sum();
+        assert_eq!(Some(sum), d.totals.delta("private_dirty"));
+    }
+
+    #[test]
+    fn min_delta_hides_small_changes() {
+        let a = many(vec![proc(1, vec![region(0x1000, "[heap]", "heap", 4096)])], "linux");
+        let b = many(vec![proc(1, vec![region(0x1000, "[heap]", "heap", 8192)])], "linux");
+        let d = diff(&a, &b, &DiffOptions { sort: vec!["dirty".into()], min_delta: 8192 });
+        assert!(d.processes.is_empty());
+        let d = diff(&a, &b, &DiffOptions { sort: vec!["dirty".into()], min_delta: 4096 });
+        assert_eq!(d.processes.len(), 1);
+    }
+}

@@ -1,0 +1,103 @@
+//! `memtally diff A B`: what grew and what shrank between two snapshots.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::analyze::diff::{diff, DiffOptions, DIFF_FIGURES};
+use crate::error::{Error, Result};
+use crate::render::{self, Format};
+use crate::source::snapshot_file::load;
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The earlier snapshot (`memtally snapshot`, `show --format json`, or vmmap output).
+    pub before: PathBuf,
+    /// The later one.
+    pub after: PathBuf,
+
+    /// Sort by the growth of these figures (comma-separated): dirty,
+    /// private_dirty, shared_dirty, pss, rss, uss, swap, swap_pss, size.
+    #[arg(long, value_delimiter = ',', default_value = "dirty,pss", value_name = "FIELD")]
+    pub sort: Vec<String>,
+
+    /// Hide rows whose largest change is smaller than this (bytes, or with K, M, G: `1M`).
+    #[arg(long, value_name = "SIZE", default_value = "1", value_parser = parse_size)]
+    pub min_delta: u64,
+
+    /// Rows per section in the table.
+    #[arg(long, value_name = "N", default_value_t = 15)]
+    pub top: usize,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// `4096`, `512K`, `1.5M`, `2G`, `1T` (binary units) in bytes.
+pub fn parse_size(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let mult: u64 = match c.to_ascii_uppercase() {
+                'B' => 1,
+                'K' => 1 << 10,
+                'M' => 1 << 20,
+                'G' => 1 << 30,
+                'T' => 1 << 40,
+                _ => return Err(format!("{s:?}: unknown unit {c:?} (use B, K, M, G or T)")),
+            };
+            (&t[..i], mult)
+        }
+        _ => (t, 1),
+    };
+    let v: f64 =
+        num.trim().parse().map_err(|_| format!("{s:?}: not a size (e.g. 4096, 512K, 1.5M)"))?;
+    if !(v >= 0.0 && v.is_finite()) {
+        return Err(format!("{s:?}: not a size"));
+    }
+    Ok((v * mult as f64) as u64)
+}
+
+pub fn run(args: &DiffArgs, out: &mut dyn Write) -> Result<()> {
+    for f in &args.sort {
+        if !DIFF_FIGURES.contains(&f.as_str()) {
+            return Err(Error::Usage(format!(
+                "--sort {f}: unknown field; use one of {}",
+                DIFF_FIGURES.join(", ")
+            )));
+        }
+    }
+    let a = load(&args.before)?;
+    let b = load(&args.after)?;
+    if a.kind != b.kind {
+        return Err(Error::Usage(format!(
+            "cannot compare a {} snapshot ({}) with a {} one ({})",
+            a.kind,
+            args.before.display(),
+            b.kind,
+            args.after.display()
+        )));
+    }
+    let d = diff(&a, &b, &DiffOptions { sort: args.sort.clone(), min_delta: args.min_delta });
+    let written = match args.format {
+        Format::Table => render::diff::table(&d, args.top, out),
+        Format::Json => render::diff::json(&d, out),
+        Format::Csv => render::diff::csv(&d, out),
+    };
+    written.map_err(|e| Error::io("standard output", e))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sizes_parse_with_binary_units() {
+        assert_eq!(super::parse_size("4096"), Ok(4096));
+        assert_eq!(super::parse_size("512K"), Ok(512 << 10));
+        assert_eq!(super::parse_size("1.5M"), Ok(3 << 19));
+        assert_eq!(super::parse_size("2g"), Ok(2 << 30));
+        assert!(super::parse_size("12Q").is_err());
+        assert!(super::parse_size("lots").is_err());
+    }
+}

@@ -1,0 +1,114 @@
+//! `memtally plot INPUT -o FILE.svg`: a picture of a `watch` series (memory
+//! over time) or of a snapshot (where memory goes, by category).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use crate::cli::snapshot::write_atomically;
+use crate::cli::watch::SERIES_FIGURES;
+use crate::error::{Error, Result};
+use crate::render::plot::{bars_svg, lines_svg, Bar, Line};
+use crate::source::snapshot_file::load;
+
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// A `memtally watch -o` CSV series, a snapshot, or `show --format json` output.
+    pub input: PathBuf,
+
+    /// The SVG file to write.
+    #[arg(short, long, value_name = "FILE.svg")]
+    pub output: PathBuf,
+
+    /// Which figure to draw: pss, rss, uss, dirty, private_dirty, swap_pss.
+    #[arg(long, default_value = "pss")]
+    pub figure: String,
+
+    /// Processes to draw beside the total (the ones that grew most).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub top: usize,
+}
+
+pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
+    if !SERIES_FIGURES.contains(&args.figure.as_str()) {
+        return Err(Error::Usage(format!("--figure {}: use one of {}", args.figure, SERIES_FIGURES.join(", "))));
+    }
+    let head = std::fs::read(&args.input).map_err(|e| Error::io(&args.input, e))?;
+    let svg = if head.starts_with(b"elapsed_s,") {
+        series_chart(&args.input, &args.figure, args.top)?
+    } else {
+        snapshot_chart(&args.input)?
+    };
+    write_atomically(&args.output, svg.as_bytes())?;
+    writeln!(out, "wrote {}", args.output.display()).map_err(|e| Error::io("standard output", e))
+}
+
+/// Total and the fastest-growing processes over time.
+fn series_chart(path: &Path, figure: &str, top: usize) -> Result<String> {
+    let bad = |m: String| Error::Parse { path: path.to_path_buf(), message: m };
+    let mut reader = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
+    let headers = reader.headers().map_err(|e| bad(e.to_string()))?.clone();
+    let col = headers.iter().position(|h| h == figure).ok_or_else(|| bad(format!("no {figure} column")))?;
+    let mut lines: Vec<(String, String, Line)> = Vec::new();
+    for (i, rec) in reader.records().enumerate() {
+        let rec = rec.map_err(|e| bad(format!("row {}: {e}", i + 2)))?;
+        let t: f64 = rec.get(0).and_then(|v| v.parse().ok()).ok_or_else(|| bad(format!("row {}: bad time", i + 2)))?;
+        let (scope, key, label) = (rec.get(1).unwrap_or(""), rec.get(2).unwrap_or(""), rec.get(3).unwrap_or(""));
+        if scope == "category" {
+            continue;
+        }
+        let Some(v) = rec.get(col).and_then(|v| v.parse::<u64>().ok()) else { continue };
+        let slot = match lines.iter().position(|(s, k, _)| s == scope && k == key) {
+            Some(i) => i,
+            None => {
+                let name = if scope == "total" { format!("total {figure}") } else { format!("{key} {label}") };
+                let name: String = name.chars().take(48).collect();
+                lines.push((scope.to_string(), key.to_string(), Line { label: name, points: Vec::new() }));
+                lines.len() - 1
+            }
+        };
+        lines[slot].2.points.push((t, v));
+    }
+    if lines.is_empty() {
+        return Err(bad("no samples in the series".into()));
+    }
+    let growth = |l: &Line| match (l.points.first(), l.points.last()) {
+        (Some(a), Some(b)) => b.1 as i128 - a.1 as i128,
+        _ => 0,
+    };
+    let (mut total, mut procs): (Vec<_>, Vec<_>) = lines.into_iter().partition(|(s, _, _)| s == "total");
+    procs.sort_by_key(|(_, _, l)| std::cmp::Reverse(growth(l)));
+    let mut chosen: Vec<Line> = total.drain(..).map(|x| x.2).collect();
+    chosen.extend(procs.into_iter().take(top).map(|x| x.2));
+    lines_svg(&format!("memtally watch: {figure} over time"), &chosen).map_err(|m| bad(m))
+}
+
+/// Where the memory goes: PSS (or RSS, or virtual size) per category, dirty inside.
+fn snapshot_chart(path: &Path) -> Result<String> {
+    let snap = load(path)?;
+    let measure = ["pss", "rss", "size"]
+        .into_iter()
+        .find(|f| snap.categories.iter().any(|c| c.sizes.figure(f).is_some()))
+        .unwrap_or("size");
+    let mut bars: Vec<Bar> = snap
+        .categories
+        .iter()
+        .map(|c| Bar {
+            label: crate::analyze::Category::ALL
+                .iter()
+                .find(|k| k.key() == c.category)
+                .map_or_else(|| c.category.clone(), |k| k.label().to_string()),
+            value: c.sizes.figure(measure).unwrap_or(0),
+            // The dirty part in the same measure: proportional dirty for PSS.
+            part: if measure == "pss" { c.sizes.pss_dirty } else { c.sizes.dirty() },
+        })
+        .collect();
+    bars.sort_by_key(|b| std::cmp::Reverse(b.value));
+    let who = match snap.processes.as_slice() {
+        [p] => format!("{} {}", p.pid.map_or_else(String::new, |p| p.to_string()), p.comm),
+        ps => format!("{} processes", ps.len()),
+    };
+    bars_svg(&format!("memtally: {measure} by category ({who}); dark = dirty"), &bars, "bytes")
+        .map_err(|m| Error::Parse { path: path.to_path_buf(), message: m })
+}

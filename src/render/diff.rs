@@ -1,0 +1,225 @@
+//! Prints a diff: what grew and what shrank, largest growth first.
+
+use std::io::Write;
+
+use serde_json::{json, Map, Value};
+
+use crate::analyze::diff::{Change, Diff};
+use crate::model::Sizes;
+use crate::render::table::{terminal_width, Align, Table};
+use crate::render::units::{human, human_opt, human_signed};
+
+const COLUMNS: &[(&str, &str)] = &[
+    ("Δ DIRTY", "dirty"),
+    ("Δ PSS", "pss"),
+    ("Δ RSS", "rss"),
+    ("Δ SWAP", "swap"),
+    ("Δ VIRTUAL", "size"),
+];
+
+fn delta_cell(c: &Change, f: &str) -> String {
+    c.delta(f).map_or_else(|| "-".into(), human_signed)
+}
+
+fn section(
+    title: &str,
+    rows: &[Change],
+    limit: usize,
+    first: &str,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    if rows.is_empty() {
+        return writeln!(out, "{title}: no change");
+    }
+    writeln!(out, "{title}")?;
+    let mut headers: Vec<(&str, Align)> = COLUMNS.iter().map(|(h, _)| (*h, Align::Right)).collect();
+    headers.push(("DIRTY BEFORE → AFTER", Align::Right));
+    headers.push((first, Align::Left));
+    let mut t = Table::new(&headers);
+    for c in rows.iter().take(limit) {
+        let mut cells: Vec<String> = COLUMNS.iter().map(|(_, f)| delta_cell(c, f)).collect();
+        let side = |s: &Option<Sizes>| {
+            s.as_ref().map_or_else(|| "·".to_string(), |s| human_opt(s.dirty()))
+        };
+        cells.push(format!("{} → {}", side(&c.before), side(&c.after)));
+        let mark = match c.status() {
+            "appeared" => " (new)",
+            "vanished" => " (gone)",
+            _ => "",
+        };
+        cells.push(match c.pid {
+            Some(pid) => format!("{pid} {}{mark}", c.label),
+            None => format!("{}{mark}", c.label),
+        });
+        t.row(cells);
+    }
+    t.fit(terminal_width());
+    out.write_all(t.render().as_bytes())?;
+    if rows.len() > limit {
+        writeln!(out, "({} more not shown; --top to change)", rows.len() - limit)?;
+    }
+    Ok(())
+}
+
+pub fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
+    let t = &d.totals;
+    let over = d
+        .seconds
+        .map(|s| {
+            format!(
+                " over {}",
+                humantime::format_duration(std::time::Duration::from_secs(s.max(0.0) as u64))
+            )
+        })
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "total{over}: dirty {}, PSS {}, RSS {}, swap {}",
+        delta_cell(t, "dirty"),
+        delta_cell(t, "pss"),
+        delta_cell(t, "rss"),
+        delta_cell(t, "swap")
+    )?;
+    writeln!(out)?;
+    section("processes", &d.processes, limit, "PROCESS", out)?;
+    writeln!(out)?;
+    section("categories", &d.categories, limit, "CATEGORY", out)?;
+    writeln!(out)?;
+    section("paths", &d.paths, limit, "PATH", out)?;
+    writeln!(out)?;
+    let (appeared, vanished): (Vec<_>, Vec<_>) = d.regions.iter().partition(|r| r.appeared);
+    let sum = |v: &[&crate::analyze::diff::RegionChange]| {
+        v.iter().filter_map(|r| r.region.sizes.size).sum::<u64>()
+    };
+    writeln!(
+        out,
+        "regions: {} appeared ({} virtual), {} vanished ({} virtual)",
+        appeared.len(),
+        human(sum(&appeared)),
+        vanished.len(),
+        human(sum(&vanished))
+    )?;
+    for r in d.regions.iter().take(limit) {
+        let reg = &r.region;
+        writeln!(
+            out,
+            "  {} pid {} {}{} {} rss {} dirty {} {}",
+            if r.appeared { "+" } else { "-" },
+            r.pid.map_or_else(|| "?".into(), |p| p.to_string()),
+            reg.start.map_or_else(|| "-".into(), |s| format!("{s:x}")),
+            reg.end.map_or_else(String::new, |e| format!("-{e:x}")),
+            human_opt(reg.sizes.size),
+            human_opt(reg.sizes.rss),
+            human_opt(reg.sizes.dirty()),
+            reg.path.as_deref().or(reg.region_type.as_deref()).unwrap_or("[anonymous]"),
+        )?;
+    }
+    Ok(())
+}
+
+fn sizes_json(s: &Option<Sizes>) -> Value {
+    s.as_ref().map_or(Value::Null, |s| serde_json::to_value(s).unwrap_or(Value::Null))
+}
+
+/// `delta`: every figure either side has, after − before (signed bytes);
+/// null where one side of a pair does not know it.
+fn delta_json(c: &Change) -> Value {
+    let mut names: Vec<String> = Vec::new();
+    for s in [&c.before, &c.after].into_iter().flatten() {
+        for (k, _) in s.present() {
+            if !names.iter().any(|n| n == k) {
+                names.push(k.to_string());
+            }
+        }
+    }
+    for derived in ["dirty", "uss"] {
+        if !names.iter().any(|n| n == derived) {
+            names.push(derived.to_string());
+        }
+    }
+    let mut m = Map::new();
+    for n in names {
+        m.insert(n.clone(), c.delta(&n).map_or(Value::Null, |d| json!(d as i64)));
+    }
+    Value::Object(m)
+}
+
+fn change_json(c: &Change, key_name: &str) -> Value {
+    let mut m = Map::new();
+    m.insert(key_name.into(), json!(c.key));
+    m.insert("label".into(), json!(c.label));
+    m.insert("status".into(), json!(c.status()));
+    m.insert("before".into(), sizes_json(&c.before));
+    m.insert("after".into(), sizes_json(&c.after));
+    m.insert("delta".into(), delta_json(c));
+    Value::Object(m)
+}
+
+pub fn json_value(d: &Diff) -> Value {
+    let processes: Vec<Value> = d
+        .processes
+        .iter()
+        .map(|c| {
+            let mut v = change_json(c, "key");
+            v["pid"] = json!(c.pid);
+            v["command"] = json!(c.label);
+            v
+        })
+        .collect();
+    json!({
+        "seconds": d.seconds,
+        "totals": change_json(&d.totals, "key"),
+        "processes": processes,
+        "categories": d.categories.iter().map(|c| change_json(c, "category")).collect::<Vec<_>>(),
+        "paths": d.paths.iter().map(|c| change_json(c, "path")).collect::<Vec<_>>(),
+        "regions": d.regions.iter().map(|r| {
+            let mut v = serde_json::to_value(&r.region).unwrap_or(Value::Null);
+            v["pid"] = json!(r.pid);
+            v["status"] = json!(if r.appeared { "appeared" } else { "vanished" });
+            v
+        }).collect::<Vec<_>>(),
+    })
+}
+
+pub fn json(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, &json_value(d))?;
+    out.write_all(b"\n")
+}
+
+const CSV_FIGURES: &[&str] =
+    &["dirty", "private_dirty", "shared_dirty", "pss", "rss", "uss", "swap", "swap_pss", "size"];
+
+/// One line per changed process, category and path: scope, key, status,
+/// then before, after and delta of each figure.
+pub fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    let mut header = vec!["scope".to_string(), "key".into(), "label".into(), "status".into()];
+    for f in CSV_FIGURES {
+        header.push(format!("{f}_before"));
+        header.push(format!("{f}_after"));
+        header.push(format!("{f}_delta"));
+    }
+    w.write_record(&header)?;
+    let scopes: [(&str, &[Change]); 4] = [
+        ("total", std::slice::from_ref(&d.totals)),
+        ("process", &d.processes),
+        ("category", &d.categories),
+        ("path", &d.paths),
+    ];
+    for (scope, rows) in scopes {
+        for c in rows {
+            let mut rec =
+                vec![scope.to_string(), c.key.clone(), c.label.clone(), c.status().to_string()];
+            let cell = |s: &Option<Sizes>, f: &str| {
+                s.as_ref().and_then(|s| s.figure(f)).map_or(String::new(), |v| v.to_string())
+            };
+            for f in CSV_FIGURES {
+                rec.push(cell(&c.before, f));
+                rec.push(cell(&c.after, f));
+                rec.push(c.delta(f).map_or(String::new(), |v| v.to_string()));
+            }
+            w.write_record(&rec)?;
+        }
+    }
+    w.flush()
+}

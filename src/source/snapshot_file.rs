@@ -1,0 +1,133 @@
+//! Reads a snapshot back from a file: a `memtally snapshot` document, or
+//! the JSON of `memtally show`, so either can be compared with `diff`.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::model::snapshot::{SnapGroup, SnapProcess, SnapRegion, Snapshot, SNAPSHOT_VERSION};
+use crate::model::Sizes;
+
+/// Loads any document memtally can compare.
+pub fn load(path: &Path) -> Result<Snapshot> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bad = |message: String| Error::Parse { path: path.to_path_buf(), message };
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| bad("not UTF-8 text: not a memtally snapshot or JSON output".into()))?;
+    let start = text.trim_start();
+    if !start.starts_with('{') {
+        return from_text(path, text);
+    }
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| bad(format!("not valid JSON: {e}")))?;
+    from_json(value).map_err(bad)
+}
+
+/// Non-JSON input: other readers (vmmap text) are tried here.
+fn from_text(path: &Path, _text: &str) -> Result<Snapshot> {
+    Err(Error::Parse {
+        path: path.to_path_buf(),
+        message:
+            "not JSON: give a file written by `memtally snapshot` or `memtally show --format json`"
+                .into(),
+    })
+}
+
+/// Turns a JSON document into a snapshot, or says what it is not.
+pub fn from_json(value: Value) -> std::result::Result<Snapshot, String> {
+    if value.get("memtally_snapshot").is_some() {
+        let version = value["memtally_snapshot"].as_u64().unwrap_or(0);
+        if version != SNAPSHOT_VERSION as u64 {
+            return Err(format!(
+                "snapshot format {version} is not the one this memtally reads ({SNAPSHOT_VERSION})"
+            ));
+        }
+        return serde_json::from_value(value).map_err(|e| format!("not a valid snapshot: {e}"));
+    }
+    if value.get("regions").is_some() && value.get("pid").is_some() {
+        let p = show_process(&value)?;
+        return Ok(single(p, "linux"));
+    }
+    if let (Some(procs), Some(_)) =
+        (value.get("processes").and_then(Value::as_array), value.get("categories"))
+    {
+        let processes =
+            procs.iter().map(show_process).collect::<std::result::Result<Vec<_>, _>>()?;
+        return Ok(many(processes, "linux"));
+    }
+    Err("a JSON document memtally cannot compare: expected `memtally snapshot` output or `memtally show --format json`".into())
+}
+
+/// A process object of `show --format json` (top level or in `processes`).
+fn show_process(v: &Value) -> std::result::Result<SnapProcess, String> {
+    let regions: Vec<SnapRegion> =
+        serde_json::from_value(v.get("regions").cloned().unwrap_or(Value::Array(vec![])))
+            .map_err(|e| format!("regions: {e}"))?;
+    let totals: Sizes = serde_json::from_value(
+        v.get("totals").cloned().unwrap_or(Value::Object(Default::default())),
+    )
+    .map_err(|e| format!("totals: {e}"))?;
+    let categories = group_regions(&regions, |r| r.category.clone());
+    Ok(SnapProcess {
+        pid: v.get("pid").and_then(Value::as_u64).map(|p| p as u32),
+        ppid: None,
+        user: None,
+        comm: v.get("comm").and_then(Value::as_str).unwrap_or_default().to_string(),
+        command: v.get("command").and_then(Value::as_str).unwrap_or_default().to_string(),
+        source: v.get("source").and_then(Value::as_str).unwrap_or("smaps").to_string(),
+        totals,
+        categories,
+        regions,
+    })
+}
+
+/// Sums regions by a key, first-seen order.
+pub fn group_regions(
+    regions: &[SnapRegion],
+    key: impl Fn(&SnapRegion) -> String,
+) -> Vec<SnapGroup> {
+    let mut out: Vec<SnapGroup> = Vec::new();
+    for r in regions {
+        let k = key(r);
+        let slot = match out.iter().position(|g| g.category == k) {
+            Some(i) => i,
+            None => {
+                out.push(SnapGroup { category: k, regions: 0, sizes: Sizes::default() });
+                out.len() - 1
+            }
+        };
+        out[slot].regions += 1;
+        out[slot].sizes.add(&r.sizes);
+    }
+    out
+}
+
+/// A snapshot of one process.
+pub fn single(p: SnapProcess, kind: &str) -> Snapshot {
+    many(vec![p], kind)
+}
+
+/// A snapshot of several processes, with totals and categories summed.
+pub fn many(processes: Vec<SnapProcess>, kind: &str) -> Snapshot {
+    let mut totals = Sizes::default();
+    for p in &processes {
+        totals.add(&p.totals);
+    }
+    let categories =
+        crate::analyze::snapshot::merge_groups(processes.iter().flat_map(|p| p.categories.iter()));
+    Snapshot {
+        memtally_snapshot: SNAPSHOT_VERSION,
+        kind: kind.into(),
+        time: None,
+        unix_time: None,
+        host: None,
+        kernel: None,
+        proc_root: None,
+        processes,
+        totals,
+        categories,
+        machine: None,
+        notes: Vec::new(),
+    }
+}
