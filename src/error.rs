@@ -34,6 +34,11 @@ pub enum Error {
     PermissionDenied { pid: u32, path: PathBuf, owner: String },
 
     #[error(
+        "process {pid} ({comm}) has exited (a zombie waiting for its parent to reap it): it has no memory left to show"
+    )]
+    Exited { pid: u32, comm: String },
+
+    #[error(
         "process {pid} ({comm}) is a kernel thread: it has no user address space, so there is no memory map to show"
     )]
     KernelThread { pid: u32, comm: String },
@@ -58,7 +63,9 @@ impl Error {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::NoSuchProcess { .. } | Error::NotFound(_) => exit::NOT_FOUND,
+            Error::NoSuchProcess { .. } | Error::Exited { .. } | Error::NotFound(_) => {
+                exit::NOT_FOUND
+            }
             Error::PermissionDenied { .. } => exit::PERMISSION,
             Error::KernelThread { .. } | Error::Parse { .. } => exit::BAD_INPUT,
             Error::Io { source, .. } => match source.kind() {

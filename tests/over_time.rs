@@ -43,8 +43,17 @@ fn diff_finds_heap_growth_in_the_right_place() {
     assert_eq!(p["status"], "changed");
     let grew = p["delta"]["private_dirty"].as_i64().unwrap();
     assert!((grew - want).abs() <= 3 * PAGE, "private dirty grew {grew}, want {want}");
-    assert_eq!(p["after"]["private_dirty"].as_i64().unwrap() - p["before"]["private_dirty"].as_i64().unwrap(), grew);
-    let heap = d["categories"].as_array().unwrap().iter().find(|c| c["category"] == "heap").expect("heap changed");
+    assert_eq!(
+        p["after"]["private_dirty"].as_i64().unwrap()
+            - p["before"]["private_dirty"].as_i64().unwrap(),
+        grew
+    );
+    let heap = d["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["category"] == "heap")
+        .expect("heap changed");
     let grew = heap["delta"]["private_dirty"].as_i64().unwrap();
     assert!((grew - want).abs() <= 3 * PAGE, "heap grew {grew}");
     assert_eq!(d["categories"][0]["category"], "heap", "largest dirty growth first");
@@ -52,14 +61,28 @@ fn diff_finds_heap_growth_in_the_right_place() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| if r["status"] == "appeared" { r["size"].as_i64().unwrap() } else { -r["size"].as_i64().unwrap() })
+        .map(|r| {
+            if r["status"] == "appeared" {
+                r["size"].as_i64().unwrap()
+            } else {
+                -r["size"].as_i64().unwrap()
+            }
+        })
         .sum();
     assert_eq!(appeared, want, "new mappings add up to the growth");
 
     let table = run(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
     let text = String::from_utf8(table.stdout).unwrap();
     assert!(text.contains("+12.0M"), "{text}");
-    let quiet = run_json(&["diff", a.to_str().unwrap(), b.to_str().unwrap(), "--min-delta", "13M", "--format", "json"]);
+    let quiet = run_json(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--min-delta",
+        "13M",
+        "--format",
+        "json",
+    ]);
     assert!(quiet["processes"].as_array().unwrap().is_empty());
 }
 
@@ -76,7 +99,14 @@ fn diff_of_recorded_trees_is_plain_subtraction() {
     assert!(run(&["capture", &pid, "-o", rb.to_str().unwrap()]).status.success());
     let (sa, sb) = (dir.path().join("a.json"), dir.path().join("b.json"));
     for (root, out) in [(&ra, &sa), (&rb, &sb)] {
-        let r = run(&["--proc-root", root.to_str().unwrap(), "snapshot", &pid, "-o", out.to_str().unwrap()]);
+        let r = run(&[
+            "--proc-root",
+            root.to_str().unwrap(),
+            "snapshot",
+            &pid,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     }
     let d = run_json(&["diff", sa.to_str().unwrap(), sb.to_str().unwrap(), "--format", "json"]);
@@ -145,7 +175,8 @@ fn watch_reports_the_growth_rate() {
     let real = 2.0 * MIB as f64 / 0.1;
     assert_eq!(doc["samples"], 9);
     let trends = doc["trends"].as_array().unwrap();
-    let proc_trend = trends.iter().find(|t| t["scope"] == "process" && t["key"] == pid.as_str()).unwrap();
+    let proc_trend =
+        trends.iter().find(|t| t["scope"] == "process" && t["key"] == pid.as_str()).unwrap();
     let rate = proc_trend["pss_rate"].as_f64().unwrap();
     assert!((rate - real).abs() / real < 0.10, "rate {rate} vs real {real}");
     assert_eq!(proc_trend["steady_growth"], true);
@@ -166,7 +197,9 @@ fn watch_reports_the_growth_rate() {
         .collect();
     assert_eq!(totals.len(), 9);
     let svg_path = dir.path().join("series.svg");
-    assert!(run(&["plot", series.to_str().unwrap(), "-o", svg_path.to_str().unwrap()]).status.success());
+    assert!(run(&["plot", series.to_str().unwrap(), "-o", svg_path.to_str().unwrap()])
+        .status
+        .success());
     let svg = std::fs::read_to_string(&svg_path).unwrap();
     let xml = roxmltree::Document::parse(&svg).expect("well-formed XML");
     let desc = xml.descendants().find(|n| n.has_tag_name("desc")).unwrap().text().unwrap();
@@ -185,7 +218,10 @@ fn watch_table_prints_a_line_per_sample_and_a_verdict() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.lines().filter(|l| l.starts_with('[')).count(), 5, "{text}");
-    assert!(text.contains(&format!("verdict: memory grows steadily in 1 process: pid {}", child.pid)), "{text}");
+    assert!(
+        text.contains(&format!("verdict: memory grows steadily in 1 process: pid {}", child.pid)),
+        "{text}"
+    );
 }
 
 /// Ctrl-C ends watch cleanly, with the summary.
@@ -211,9 +247,13 @@ fn plot_of_a_snapshot_carries_its_categories() {
     let child = spawn_grower(MIB);
     let dir = tempfile::tempdir().unwrap();
     let snap = dir.path().join("s.json");
-    assert!(run(&["snapshot", &child.pid.to_string(), "-o", snap.to_str().unwrap()]).status.success());
+    assert!(run(&["snapshot", &child.pid.to_string(), "-o", snap.to_str().unwrap()])
+        .status
+        .success());
     let svg_path = dir.path().join("s.svg");
-    assert!(run(&["plot", snap.to_str().unwrap(), "-o", svg_path.to_str().unwrap()]).status.success());
+    assert!(run(&["plot", snap.to_str().unwrap(), "-o", svg_path.to_str().unwrap()])
+        .status
+        .success());
     let svg = std::fs::read_to_string(&svg_path).unwrap();
     let xml = roxmltree::Document::parse(&svg).expect("well-formed XML");
     let desc = xml.descendants().find(|n| n.has_tag_name("desc")).unwrap().text().unwrap();
@@ -225,7 +265,10 @@ fn plot_of_a_snapshot_carries_its_categories() {
     let heap = cats.iter().find(|c| c["category"] == "heap").unwrap();
     let bar = bars.iter().find(|b| b["label"] == "heap / anon rw").unwrap();
     assert_eq!(bar["value"], heap["pss"]);
-    assert!(svg.contains(">heap / anon rw<") || svg.contains("heap / anon rw\n"), "the label is drawn");
+    assert!(
+        svg.contains(">heap / anon rw<") || svg.contains("heap / anon rw\n"),
+        "the label is drawn"
+    );
     let out = run(&["plot", "/nonexistent.csv", "-o", svg_path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(3));
 }

@@ -122,3 +122,27 @@ fn maps_only_gives_virtual_sizes_marked_partial() {
     assert!(classic.status.success());
     assert!(String::from_utf8_lossy(&classic.stdout).starts_with("Backed by file:\n"));
 }
+
+/// A zombie (exited, not yet reaped) has no memory: a clear "has exited".
+#[test]
+fn zombie_is_reported_as_exited() {
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0);
+    if pid == 0 {
+        unsafe { libc::_exit(0) };
+    }
+    // Wait until it is a zombie, without reaping it.
+    for _ in 0..100 {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        if status.contains("State:\tZ") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let out = run(&["show", &pid.to_string()]);
+    unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("has exited"), "{err}");
+    assert_eq!(err.lines().count(), 1);
+}

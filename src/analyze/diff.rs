@@ -125,7 +125,7 @@ pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
         sort(list, &opts.sort);
     }
     regions.retain(|r| r.region.sizes.size.or(r.region.sizes.rss).unwrap_or(0) >= opts.min_delta);
-    regions.sort_by(|x, y| y.region.sizes.size.cmp(&x.region.sizes.size));
+    regions.sort_by_key(|r| std::cmp::Reverse(r.region.sizes.size));
     let seconds = match (a.unix_time, b.unix_time) {
         (Some(x), Some(y)) => Some(y - x),
         _ => None,

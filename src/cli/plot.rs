@@ -32,7 +32,11 @@ pub struct PlotArgs {
 
 pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
     if !SERIES_FIGURES.contains(&args.figure.as_str()) {
-        return Err(Error::Usage(format!("--figure {}: use one of {}", args.figure, SERIES_FIGURES.join(", "))));
+        return Err(Error::Usage(format!(
+            "--figure {}: use one of {}",
+            args.figure,
+            SERIES_FIGURES.join(", ")
+        )));
     }
     let head = std::fs::read(&args.input).map_err(|e| Error::io(&args.input, e))?;
     let svg = if head.starts_with(b"elapsed_s,") {
@@ -49,12 +53,19 @@ fn series_chart(path: &Path, figure: &str, top: usize) -> Result<String> {
     let bad = |m: String| Error::Parse { path: path.to_path_buf(), message: m };
     let mut reader = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
     let headers = reader.headers().map_err(|e| bad(e.to_string()))?.clone();
-    let col = headers.iter().position(|h| h == figure).ok_or_else(|| bad(format!("no {figure} column")))?;
+    let col = headers
+        .iter()
+        .position(|h| h == figure)
+        .ok_or_else(|| bad(format!("no {figure} column")))?;
     let mut lines: Vec<(String, String, Line)> = Vec::new();
     for (i, rec) in reader.records().enumerate() {
         let rec = rec.map_err(|e| bad(format!("row {}: {e}", i + 2)))?;
-        let t: f64 = rec.get(0).and_then(|v| v.parse().ok()).ok_or_else(|| bad(format!("row {}: bad time", i + 2)))?;
-        let (scope, key, label) = (rec.get(1).unwrap_or(""), rec.get(2).unwrap_or(""), rec.get(3).unwrap_or(""));
+        let t: f64 = rec
+            .get(0)
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| bad(format!("row {}: bad time", i + 2)))?;
+        let (scope, key, label) =
+            (rec.get(1).unwrap_or(""), rec.get(2).unwrap_or(""), rec.get(3).unwrap_or(""));
         if scope == "category" {
             continue;
         }
@@ -62,9 +73,17 @@ fn series_chart(path: &Path, figure: &str, top: usize) -> Result<String> {
         let slot = match lines.iter().position(|(s, k, _)| s == scope && k == key) {
             Some(i) => i,
             None => {
-                let name = if scope == "total" { format!("total {figure}") } else { format!("{key} {label}") };
+                let name = if scope == "total" {
+                    format!("total {figure}")
+                } else {
+                    format!("{key} {label}")
+                };
                 let name: String = name.chars().take(48).collect();
-                lines.push((scope.to_string(), key.to_string(), Line { label: name, points: Vec::new() }));
+                lines.push((
+                    scope.to_string(),
+                    key.to_string(),
+                    Line { label: name, points: Vec::new() },
+                ));
                 lines.len() - 1
             }
         };
@@ -77,11 +96,12 @@ fn series_chart(path: &Path, figure: &str, top: usize) -> Result<String> {
         (Some(a), Some(b)) => b.1 as i128 - a.1 as i128,
         _ => 0,
     };
-    let (mut total, mut procs): (Vec<_>, Vec<_>) = lines.into_iter().partition(|(s, _, _)| s == "total");
+    let (mut total, mut procs): (Vec<_>, Vec<_>) =
+        lines.into_iter().partition(|(s, _, _)| s == "total");
     procs.sort_by_key(|(_, _, l)| std::cmp::Reverse(growth(l)));
     let mut chosen: Vec<Line> = total.drain(..).map(|x| x.2).collect();
     chosen.extend(procs.into_iter().take(top).map(|x| x.2));
-    lines_svg(&format!("memtally watch: {figure} over time"), &chosen).map_err(|m| bad(m))
+    lines_svg(&format!("memtally watch: {figure} over time"), &chosen).map_err(bad)
 }
 
 /// Where the memory goes: PSS (or RSS, or virtual size) per category, dirty inside.

@@ -122,7 +122,7 @@ fn read_selection(root: &ProcRoot, sel: &Selection) -> Result<(Vec<Process>, Vec
     for info in selected.infos {
         match root.process(info.pid) {
             Ok(p) => processes.push(p),
-            Err(Error::NoSuchProcess { .. }) => {}
+            Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => {}
             Err(e) => skipped.push((matches!(e, Error::PermissionDenied { .. }), e.to_string())),
         }
     }

@@ -59,7 +59,7 @@ pub fn take(root: &ProcRoot, sel: &crate::analyze::select::Selection) -> Result<
         for info in &infos {
             match root.process(info.pid) {
                 Ok(p) => processes.push(p),
-                Err(Error::NoSuchProcess { .. }) => vanished += 1,
+                Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => vanished += 1,
                 Err(Error::KernelThread { .. }) => {}
                 Err(_) => denied += 1,
             }

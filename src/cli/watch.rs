@@ -63,8 +63,14 @@ pub const SERIES_FIGURES: &[&str] =
 /// Set by Ctrl-C.
 static STOP: AtomicBool = AtomicBool::new(false);
 
-/// One sample: (scope, key) -> (label, sizes).
-type Sample = BTreeMap<(String, String), (String, Sizes)>;
+/// A series: (scope, key), as `("process", "1234")` or `("total", "total")`.
+type SeriesKey = (String, String);
+
+/// One sample: series -> (label, sizes).
+type Sample = BTreeMap<SeriesKey, (String, Sizes)>;
+
+/// Fitted trends: series -> (label, trend).
+type Trends = BTreeMap<SeriesKey, (String, Trend)>;
 
 pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()> {
     let mut sel = args.select.selection()?;
@@ -232,11 +238,8 @@ fn live_line(
 }
 
 /// Fits every series (total, each process, each category) for a figure.
-pub fn trends(
-    series: &[(f64, Sample)],
-    figure: &str,
-) -> BTreeMap<(String, String), (String, Trend)> {
-    let mut points: BTreeMap<(String, String), (String, Vec<(f64, f64)>)> = BTreeMap::new();
+pub fn trends(series: &[(f64, Sample)], figure: &str) -> Trends {
+    let mut points: BTreeMap<SeriesKey, (String, Vec<(f64, f64)>)> = BTreeMap::new();
     for (t, sample) in series {
         for (key, (label, sizes)) in sample {
             if let Some(v) = sizes.figure(figure) {
@@ -258,7 +261,7 @@ fn summary(series: &[(f64, Sample)], out: &mut dyn Write) -> std::io::Result<()>
     }
     let pss = trends(series, "pss");
     let dirty = trends(series, "dirty");
-    let mut rows: Vec<(&(String, String), &(String, Trend))> = pss.iter().collect();
+    let mut rows: Vec<(&SeriesKey, &(String, Trend))> = pss.iter().collect();
     rows.sort_by(|a, b| {
         let order = |s: &str| match s {
             "total" => 0,

@@ -52,8 +52,17 @@ pub fn lines_svg(title: &str, lines: &[Line]) -> Result<String, String> {
     {
         let root = SVGBackend::with_string(&mut svg, (960, 540)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let t_max = lines.iter().flat_map(|l| l.points.iter().map(|p| p.0)).fold(0.0f64, f64::max).max(1e-3);
-        let y_max = lines.iter().flat_map(|l| l.points.iter().map(|p| mib(p.1))).fold(0.0f64, f64::max).max(1e-3) * 1.1;
+        let t_max = lines
+            .iter()
+            .flat_map(|l| l.points.iter().map(|p| p.0))
+            .fold(0.0f64, f64::max)
+            .max(1e-3);
+        let y_max = lines
+            .iter()
+            .flat_map(|l| l.points.iter().map(|p| mib(p.1)))
+            .fold(0.0f64, f64::max)
+            .max(1e-3)
+            * 1.1;
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 22))
             .margin(16)
@@ -61,19 +70,19 @@ pub fn lines_svg(title: &str, lines: &[Line]) -> Result<String, String> {
             .y_label_area_size(70)
             .build_cartesian_2d(0.0..t_max, 0.0..y_max)
             .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .x_desc("seconds")
-            .y_desc("MiB")
-            .draw()
-            .map_err(|e| e.to_string())?;
+        chart.configure_mesh().x_desc("seconds").y_desc("MiB").draw().map_err(|e| e.to_string())?;
         for (i, line) in lines.iter().enumerate() {
             let color = COLORS[i % COLORS.len()];
             chart
-                .draw_series(LineSeries::new(line.points.iter().map(|&(t, y)| (t, mib(y))), color.stroke_width(2)))
+                .draw_series(LineSeries::new(
+                    line.points.iter().map(|&(t, y)| (t, mib(y))),
+                    color.stroke_width(2),
+                ))
                 .map_err(|e| e.to_string())?
                 .label(line.label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+                });
         }
         chart
             .configure_series_labels()
@@ -139,7 +148,10 @@ pub fn bars_svg(title: &str, bars: &[Bar], unit: &str) -> Result<String, String>
             .draw_series(bars.iter().enumerate().filter_map(|(i, b)| {
                 let i = i as i32;
                 b.part.map(|p| {
-                    Rectangle::new([(0.0, SegmentValue::Exact(i)), (scale(p), SegmentValue::Exact(i + 1))], dark.filled())
+                    Rectangle::new(
+                        [(0.0, SegmentValue::Exact(i)), (scale(p), SegmentValue::Exact(i + 1))],
+                        dark.filled(),
+                    )
                 })
             }))
             .map_err(|e| e.to_string())?;
@@ -158,7 +170,11 @@ fn with_description(svg: String, title: &str, data: &serde_json::Value) -> Strin
     let Some(end) = svg.find('>') else { return svg };
     let mut out = String::with_capacity(svg.len() + 512);
     out.push_str(&svg[..=end]);
-    out.push_str(&format!("\n<title>{}</title>\n<desc>{}</desc>", xml_escape(title), xml_escape(&data.to_string())));
+    out.push_str(&format!(
+        "\n<title>{}</title>\n<desc>{}</desc>",
+        xml_escape(title),
+        xml_escape(&data.to_string())
+    ));
     out.push_str(&svg[end + 1..]);
     out
 }

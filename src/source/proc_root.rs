@@ -135,6 +135,22 @@ impl ProcRoot {
             },
             Err(e) => return Err(e),
         };
+        // A process that exits while its smaps is read leaves a partial
+        // list: look again, and call it gone rather than show part of it.
+        let now = if self.is_live() {
+            match self.read(pid, "status") {
+                Ok(b) => Some(Status::parse(&b)),
+                Err(Error::NoSuchProcess { .. }) => {
+                    return Err(Error::NoSuchProcess { pid, path: self.root.join(pid.to_string()) })
+                }
+                Err(_) => None,
+            }
+        } else {
+            status.clone()
+        };
+        if now.as_ref().is_some_and(Status::exited) {
+            return Err(Error::Exited { pid, comm });
+        }
         if regions.is_empty() && (kernel_thread || cmdline.is_empty()) {
             return Err(Error::KernelThread { pid, comm });
         }

@@ -4,6 +4,8 @@
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Status {
     pub name: Option<String>,
+    /// The state letter: `R`, `S`, `D`, `Z` (zombie), `X` (dead), ...
+    pub state: Option<char>,
     pub ppid: Option<u32>,
     /// Real user id (first of the four `Uid:` numbers).
     pub uid: Option<u32>,
@@ -18,6 +20,12 @@ pub struct Status {
 }
 
 impl Status {
+    /// A process that has exited: a zombie its parent has not reaped yet,
+    /// or one being torn down. Its memory is gone.
+    pub fn exited(&self) -> bool {
+        matches!(self.state, Some('Z') | Some('X'))
+    }
+
     /// Parses the text of a `status` file; unknown lines are ignored.
     pub fn parse(raw: &[u8]) -> Status {
         let text = String::from_utf8_lossy(raw);
@@ -27,6 +35,7 @@ impl Status {
             let value = value.trim();
             match key {
                 "Name" => s.name = Some(value.to_string()),
+                "State" => s.state = value.chars().next(),
                 "PPid" => s.ppid = value.parse().ok(),
                 "Uid" => s.uid = value.split_whitespace().next().and_then(|v| v.parse().ok()),
                 "Kthread" => s.kthread = Some(value == "1"),
@@ -53,9 +62,10 @@ mod tests {
 
     #[test]
     fn reads_the_fields_it_needs() {
-        let s = Status::parse(b"Name:\tgst-launch-1.0\nPPid:\t1\nUid:\t1000\t1000\t1000\t1000\nKthread:\t0\nVmRSS:\t    8524 kB\n");
+        let s = Status::parse(b"Name:\tgst-launch-1.0\nState:\tZ (zombie)\nPPid:\t1\nUid:\t1000\t1000\t1000\t1000\nKthread:\t0\nVmRSS:\t    8524 kB\n");
         assert_eq!(s.name.as_deref(), Some("gst-launch-1.0"));
         assert_eq!(s.ppid, Some(1));
+        assert_eq!(s.state, Some('Z'));
         assert_eq!(s.uid, Some(1000));
         assert_eq!(s.kthread, Some(false));
         assert_eq!(s.vm_rss, Some(8524 * 1024));

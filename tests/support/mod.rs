@@ -244,7 +244,13 @@ pub fn spawn_steady_grower(step: usize, period: std::time::Duration, steps: usiz
                 let ns = next.tv_nsec as u64 + period.as_nanos() as u64;
                 next.tv_sec += (ns / 1_000_000_000) as libc::time_t;
                 next.tv_nsec = (ns % 1_000_000_000) as _;
-                while libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &next, std::ptr::null_mut()) != 0 {}
+                while libc::clock_nanosleep(
+                    libc::CLOCK_MONOTONIC,
+                    libc::TIMER_ABSTIME,
+                    &next,
+                    std::ptr::null_mut(),
+                ) != 0
+                {}
             }
             loop {
                 libc::pause();
