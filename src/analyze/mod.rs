@@ -3,6 +3,7 @@
 pub mod category;
 pub mod classic;
 pub mod diff;
+pub mod gpu;
 pub mod group;
 pub mod report;
 pub mod select;

@@ -4,6 +4,7 @@
 
 pub mod capture;
 pub mod diff;
+pub mod gpu;
 pub mod plot;
 pub mod progress;
 pub mod select;
@@ -65,6 +66,8 @@ pub enum Command {
     Capture(capture::CaptureArgs),
     /// macOS vmmap output (saved, or run with --pid) by region type and purgeable state.
     Vmmap(vmmap::VmmapArgs),
+    /// GPU memory per process and device (DRM and dma-buf fdinfo, nvidia-smi), each client and buffer once.
+    Gpu(gpu::GpuArgs),
 }
 
 impl Cli {
@@ -84,6 +87,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
         Some(Command::Watch(args)) => watch::run(&root, &args, out),
         Some(Command::Plot(args)) => plot::run(&args, out),
         Some(Command::Vmmap(args)) => vmmap::run(&args, out),
+        Some(Command::Gpu(args)) => gpu::run(&root, &args, out),
         Some(Command::Top(args)) => top::run(&root, &args, out),
         None => top::run(
             &root,

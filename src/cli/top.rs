@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::render::top::TopContext;
 use crate::render::{self, Format};
 use crate::source::meminfo::MemInfo;
-use crate::source::scan::{self, fill_cmdline, Needs};
+use crate::source::scan::{self, Needs};
 use crate::source::{users, ProcRoot};
 
 #[derive(Debug, Args, Default)]
@@ -75,9 +75,7 @@ pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
     // Command lines are read only for the rows shown (each is a read).
     if !needs.cmdline {
         let shown: Vec<usize> = report.rows.iter().filter_map(|r| r.process).collect();
-        for i in shown {
-            fill_cmdline(root, &mut scan.processes[i].info);
-        }
+        scan::fill_cmdlines(root, &mut scan.processes, &shown, scan::default_threads());
     }
     let ctx =
         TopContext { scan: &scan, kernel_threads: selected.kernel_threads, user_name: &user_name };

@@ -3,6 +3,7 @@
 
 pub mod classic;
 pub mod diff;
+pub mod gpu;
 pub mod plot;
 pub mod show;
 pub mod table;

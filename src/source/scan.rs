@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::Error;
 use crate::model::{SizeSource, Sizes};
-use crate::source::proc_root::join_cmdline;
+use crate::source::proc_root::{join_cmdline, read_small};
 use crate::source::status::Status;
 use crate::source::ProcRoot;
 
@@ -75,10 +75,13 @@ pub struct Needs {
 /// and how many kernel threads and vanished processes there were.
 pub fn list(root: &ProcRoot, needs: Needs) -> crate::error::Result<(Vec<ProcInfo>, usize, usize)> {
     let pids = root.pids()?;
-    let mut out = Vec::with_capacity(pids.len());
+    let found = par_map(&pids, default_threads(), SMALL_READS_PER_THREAD, |&pid| {
+        identify(root, pid, needs)
+    });
+    let mut out = Vec::with_capacity(found.len());
     let (mut kthreads, mut vanished) = (0, 0);
-    for pid in pids {
-        match identify(root, pid, needs) {
+    for one in found {
+        match one {
             Ok(Some(info)) => out.push(info),
             Ok(None) => kthreads += 1,
             Err(_) => vanished += 1,
@@ -95,20 +98,15 @@ pub fn list(root: &ProcRoot, needs: Needs) -> crate::error::Result<(Vec<ProcInfo
 /// recorded `status` is read instead.
 pub fn identify(root: &ProcRoot, pid: u32, needs: Needs) -> crate::error::Result<Option<ProcInfo>> {
     let mut info = ProcInfo { pid, ..Default::default() };
-    let stat = if root.is_live() {
-        root.read(pid, "stat").ok().and_then(|b| Stat::parse(&b))
-    } else {
-        None
-    };
+    let stat = if root.is_live() { read_stat(root, pid) } else { None };
     match stat {
-        Some(stat) => {
+        Some((stat, uid)) => {
             if stat.flags & PF_KTHREAD != 0 {
                 return Ok(None);
             }
-            use std::os::unix::fs::MetadataExt;
             info.comm = stat.comm;
             info.ppid = stat.ppid;
-            info.uid = std::fs::metadata(root.path().join(pid.to_string())).ok().map(|m| m.uid());
+            info.uid = uid;
         }
         None => {
             let status = Status::parse(&root.read(pid, "status")?);
@@ -135,9 +133,41 @@ pub fn identify(root: &ProcRoot, pid: u32, needs: Needs) -> crate::error::Result
     Ok(Some(info))
 }
 
+/// Live `/proc/PID/stat` and the process's owner. The owner is that of
+/// the open file: `/proc/PID` and every file in it carry the same owner
+/// (the task's, or root for a process that is not dumpable), and asking
+/// the open file spares a path lookup.
+fn read_stat(root: &ProcRoot, pid: u32) -> Option<(Stat, Option<u32>)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut f = root.open(pid, "stat").ok()?;
+    let uid = f.metadata().ok().map(|m| m.uid());
+    let mut raw = Vec::new();
+    read_small(&mut f, &mut raw).ok()?;
+    Some((Stat::parse(&raw)?, uid))
+}
+
 /// Reads the command line and derives the program name from it.
 pub fn fill_cmdline(root: &ProcRoot, info: &mut ProcInfo) {
-    info.cmdline = root.read(info.pid, "cmdline").map(|b| join_cmdline(&b)).unwrap_or_default();
+    set_cmdline(info, root.read(info.pid, "cmdline").ok());
+}
+
+/// [`fill_cmdline`] for the processes at `which`, on `threads` threads.
+pub fn fill_cmdlines(
+    root: &ProcRoot,
+    processes: &mut [ProcMemory],
+    which: &[usize],
+    threads: usize,
+) {
+    let pids: Vec<u32> = which.iter().map(|&i| processes[i].info.pid).collect();
+    let raws =
+        par_map(&pids, threads, SMALL_READS_PER_THREAD, |&pid| root.read(pid, "cmdline").ok());
+    for (&i, raw) in which.iter().zip(raws) {
+        set_cmdline(&mut processes[i].info, raw);
+    }
+}
+
+fn set_cmdline(info: &mut ProcInfo, raw: Option<Vec<u8>>) {
+    info.cmdline = raw.map(|b| join_cmdline(&b)).unwrap_or_default();
     if let Some(first) = info.cmdline.split(' ').next().filter(|w| !w.is_empty()) {
         info.program = first.rsplit('/').next().unwrap_or(first).to_string();
     }
@@ -232,31 +262,16 @@ pub fn read_all(
     threads: usize,
     progress: &AtomicUsize,
 ) -> Scan {
-    let next = AtomicUsize::new(0);
-    let threads = threads.clamp(1, infos.len().max(1));
-    let results: Vec<Vec<(usize, Outcome)>> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(info) = infos.get(i) else { break };
-                        mine.push((i, read_memory(root, info.pid)));
-                        progress.fetch_add(1, Ordering::Relaxed);
-                    }
-                    mine
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap_or_default()).collect()
+    // One process per turn: a single big process's rollup can take
+    // milliseconds (the kernel walks its page tables), so even two
+    // processes are worth two threads.
+    let outcomes = par_map(&infos, threads, 1, |info| {
+        let outcome = read_memory(root, info.pid);
+        progress.fetch_add(1, Ordering::Relaxed);
+        outcome
     });
-    let mut outcomes: Vec<(usize, Outcome)> = results.into_iter().flatten().collect();
-    outcomes.sort_by_key(|(i, _)| *i);
     let mut scan = Scan::default();
-    let mut infos = infos.into_iter().map(Some).collect::<Vec<_>>();
-    for (i, outcome) in outcomes {
-        let Some(info) = infos[i].take() else { continue };
+    for (info, outcome) in infos.into_iter().zip(outcomes) {
         match outcome {
             Outcome::Read(source, sizes) => scan.processes.push(ProcMemory { info, source, sizes }),
             Outcome::Restricted(sizes) => {
@@ -270,8 +285,51 @@ pub fn read_all(
     scan
 }
 
-/// How many threads to read with: every core, since each read is the
-/// kernel walking page tables (CPU work) rather than waiting on a disk.
+/// How many small-file reads (`stat`, `cmdline`: some microseconds each)
+/// make starting one more thread worth it.
+const SMALL_READS_PER_THREAD: usize = 32;
+
+/// `f` over every item on up to `threads` threads (at least `per_thread`
+/// items each), results in the items' order. Threads take the next item
+/// as they finish one, so one slow item does not hold up the rest. With
+/// one thread it runs on the caller's, starting none.
+pub fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    per_thread: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let threads = threads.min(items.len().div_ceil(per_thread.max(1))).max(1);
+    if threads == 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        mine.push((i, f(item)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// How many threads to read with: every core (as the scheduler and the
+/// cgroup's CPU quota allow), since each read is the kernel walking page
+/// tables (CPU work) rather than waiting on a disk.
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
 }
@@ -288,6 +346,43 @@ mod tests {
         assert_eq!(s.flags, 4194560);
         let k = Stat::parse(b"2 (kthreadd) S 0 0 0 0 -1 2129984 0 0").unwrap();
         assert_ne!(k.flags & PF_KTHREAD, 0);
+    }
+
+    #[test]
+    fn par_map_keeps_order_and_covers_every_item() {
+        let items: Vec<u64> = (0..1000).collect();
+        for (threads, per_thread) in [(1, 1), (2, 1), (4, 32), (8, 2000), (3, 0)] {
+            let seen = AtomicUsize::new(0);
+            let out = par_map(&items, threads, per_thread, |&x| {
+                seen.fetch_add(1, Ordering::Relaxed);
+                x * x
+            });
+            assert_eq!(out, items.iter().map(|x| x * x).collect::<Vec<_>>());
+            assert_eq!(seen.load(Ordering::Relaxed), items.len());
+        }
+        assert!(par_map(&[] as &[u8], 4, 1, |_| 0u8).is_empty());
+    }
+
+    #[test]
+    fn par_map_uses_several_threads_only_when_there_is_enough_work() {
+        let threads_used = |n: usize, threads: usize, per_thread: usize| {
+            let items = vec![(); n];
+            let ids = par_map(&items, threads, per_thread, |_| {
+                // Long enough that a second thread gets some items.
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                std::thread::current().id()
+            });
+            let mut ids: Vec<_> = ids.into_iter().map(|id| format!("{id:?}")).collect();
+            ids.sort();
+            ids.dedup();
+            ids
+        };
+        let caller = format!("{:?}", std::thread::current().id());
+        assert_eq!(threads_used(10, 1, 1), vec![caller.clone()]);
+        assert_eq!(threads_used(31, 2, 32), vec![caller.clone()]);
+        let two = threads_used(8, 2, 1);
+        assert_eq!(two.len(), 2);
+        assert!(!two.contains(&caller));
     }
 
     #[test]

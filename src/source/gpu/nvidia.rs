@@ -29,9 +29,9 @@ pub enum Nvidia {
 }
 
 /// Runs `nvidia-smi` from PATH, when it is there.
-pub fn query() -> Nvidia {
+pub fn query(timeout: Duration) -> Nvidia {
     match find_on_path("nvidia-smi", std::env::var_os("PATH").as_deref()) {
-        Some(exe) => query_with(&exe, TIMEOUT),
+        Some(exe) => query_with(&exe, timeout),
         None => Nvidia::Missing,
     }
 }

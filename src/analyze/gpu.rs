@@ -1,0 +1,463 @@
+//! GPU memory per process and device, each thing counted once.
+//!
+//! - A DRM client is one open of a device: `(device, drm-client-id)`,
+//!   where the device is `drm-pdev` (else the node, else the driver). A
+//!   dup'd fd, an inherited fd, or the same client seen from two processes
+//!   is one client. Each process that holds a client shows its figures in
+//!   full (like RSS); machine totals count it once; the proportional
+//!   figure divides it among its holders (like PSS), so it sums.
+//! - A dma-buf is one inode across the machine, whether a process holds an
+//!   fd to it or only maps it. A process's `pss` is Σ size ÷ holders.
+//! - `nvidia-smi`'s used memory is its own source, one entry per process.
+//!
+//! The reclaimable figure means the same on Linux and macOS: resident
+//! memory the system may take back without asking the process. Linux:
+//! `LazyFree` (pages freed with `MADV_FREE`) + `drm-purgeable-*`. macOS:
+//! resident bytes of `PURGE=V` (volatile) and `PURGE=E` (empty) regions.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::Serialize;
+
+use crate::model::gpu::{DrmMemory, ProcGpu};
+use crate::model::{Purge, Region};
+
+/// Where an entry's figures come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GpuSource {
+    /// `/proc/PID/fdinfo/N` of DRM fds.
+    Fdinfo,
+    /// `nvidia-smi --query-compute-apps`.
+    NvidiaSmi,
+}
+
+/// One (device, region) of one process, or of the machine.
+#[derive(Debug, Clone, Serialize)]
+pub struct GpuEntry {
+    /// `drm-pdev` (PCI slot), or the node, or the driver: the device key.
+    pub device: String,
+    pub pdev: Option<String>,
+    pub driver: String,
+    pub region: String,
+    #[serde(flatten)]
+    pub memory: DrmMemory,
+    /// Distinct clients added up here.
+    pub clients: usize,
+    /// Of those, clients another process holds too.
+    pub shared_clients: usize,
+    /// Resident (else total) bytes, each client divided among the
+    /// processes holding it.
+    pub proportional: Option<u64>,
+    pub source: GpuSource,
+}
+
+/// A process's dma-bufs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct DmaBufShare {
+    /// Distinct buffers it holds (fd) or maps.
+    pub count: usize,
+    /// Their sizes added up.
+    pub size: u64,
+    /// Σ size ÷ processes holding each buffer.
+    pub pss: u64,
+}
+
+/// One process's GPU picture.
+#[derive(Debug, Clone, Serialize)]
+pub struct GpuProcess {
+    pub pid: u32,
+    pub comm: String,
+    pub command: String,
+    /// One entry per (device, driver, region), sorted.
+    pub gpu: Vec<GpuEntry>,
+    pub dmabuf: DmaBufShare,
+    /// Distinct DRM clients it holds (a driver that prints no memory keys
+    /// still shows up here).
+    pub drm_clients: usize,
+    /// Resident bytes of GPU device and dma-buf mappings (smaps), when read.
+    pub mapped: Option<u64>,
+    /// Σ `drm-purgeable-*`.
+    pub purgeable: Option<u64>,
+    /// `LazyFree` + Σ `drm-purgeable-*`: see the module docs.
+    pub reclaimable: Option<u64>,
+    /// The one figure `top` shows: proportional DRM bytes + dma-buf PSS
+    /// (buffers exported by a DRM driver seen here are left out: they are
+    /// already in that driver's `drm-shared-`) + nvidia-smi bytes.
+    pub proportional: u64,
+    pub notes: Vec<String>,
+}
+
+/// The whole view.
+#[derive(Debug, Clone, Serialize)]
+pub struct GpuReport {
+    /// Processes with any GPU memory, largest `proportional` first.
+    pub processes: Vec<GpuProcess>,
+    /// Per (device, driver, region), each client counted once.
+    pub totals: Vec<GpuEntry>,
+    /// Every dma-buf once: `pss` equals `size` here.
+    pub dmabuf: DmaBufShare,
+    /// Σ `proportional` of the processes shown.
+    pub proportional: u64,
+    pub notes: Vec<String>,
+}
+
+/// A process to analyse: who, and what was read.
+#[derive(Debug, Clone)]
+pub struct GpuInput {
+    pub pid: u32,
+    pub comm: String,
+    pub command: String,
+    pub gpu: ProcGpu,
+}
+
+type ClientKey = (String, ClientId);
+
+/// One dma-buf across the machine.
+#[derive(Debug, Default)]
+struct Buffer {
+    size: u64,
+    /// The size came from fdinfo (not only from a mapping's extent).
+    from_fd: bool,
+    holders: BTreeSet<u32>,
+    exporter: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum ClientId {
+    Id(u64),
+    /// No `drm-client-id`: cannot be matched, so each fd is its own client.
+    Fd(u32, u32),
+}
+
+/// Builds the view from every process read (so shares are machine-wide),
+/// keeping only the processes `keep` accepts.
+pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
+    // Who holds each client and each buffer, across every process read.
+    let mut holders: HashMap<ClientKey, BTreeSet<u32>> = HashMap::new();
+    let mut buffers: HashMap<u64, Buffer> = HashMap::new();
+    let mut drivers: BTreeSet<String> = BTreeSet::new();
+    for p in inputs {
+        for c in &p.gpu.drm {
+            holders.entry(client_key(p.pid, c)).or_default().insert(p.pid);
+            drivers.insert(c.driver.clone());
+        }
+        for b in &p.gpu.dmabufs {
+            let e = buffers.entry(b.inode).or_default();
+            e.size = b.size;
+            e.from_fd = true;
+            e.holders.insert(p.pid);
+            if e.exporter.is_none() {
+                e.exporter.clone_from(&b.exporter);
+            }
+        }
+    }
+    for p in inputs {
+        for m in &p.gpu.dmabuf_maps {
+            // fdinfo's size is the buffer's; a mapping may cover only part
+            // of it, so mappings give a size only where no fd was seen.
+            let e = buffers.entry(m.inode).or_default();
+            if !e.from_fd {
+                e.size = e.size.max(m.size);
+            }
+            e.holders.insert(p.pid);
+        }
+    }
+    let counted_in_drm =
+        |inode: &u64| buffers[inode].exporter.as_ref().is_some_and(|exp| drivers.contains(exp));
+
+    let mut totals: BTreeMap<(String, String, String), GpuEntry> = BTreeMap::new();
+    let mut seen_clients: BTreeSet<ClientKey> = BTreeSet::new();
+    let mut processes = Vec::new();
+    let mut notes = Vec::new();
+    for p in inputs {
+        // Within the process: one client per key (dup'd fds).
+        let mut mine: BTreeMap<ClientKey, &crate::model::gpu::DrmClient> = BTreeMap::new();
+        for c in &p.gpu.drm {
+            mine.entry(client_key(p.pid, c)).or_insert(c);
+        }
+        let mut entries: BTreeMap<(String, String, String), GpuEntry> = BTreeMap::new();
+        let mut proportional = 0u64;
+        for (key, c) in &mine {
+            let n = holders.get(key).map_or(1, |h| h.len().max(1)) as u64;
+            let first_time = seen_clients.insert(key.clone());
+            for (region, m) in &c.regions {
+                let k = (c.device().to_string(), c.driver.clone(), region.clone());
+                let share = m.cost().map(|b| b / n);
+                let e = entries.entry(k.clone()).or_insert_with(|| new_entry(c, region));
+                e.memory.add(m);
+                e.clients += 1;
+                e.shared_clients += usize::from(n > 1);
+                if let Some(s) = share {
+                    e.proportional = Some(e.proportional.unwrap_or(0) + s);
+                    proportional = proportional.saturating_add(s);
+                }
+                if first_time {
+                    let t = totals.entry(k).or_insert_with(|| new_entry(c, region));
+                    t.memory.add(m);
+                    t.clients += 1;
+                    t.shared_clients += usize::from(n > 1);
+                    if let Some(cost) = m.cost() {
+                        t.proportional = Some(t.proportional.unwrap_or(0) + cost);
+                    }
+                }
+            }
+        }
+        if let Some(bytes) = p.gpu.nvidia {
+            let e = GpuEntry {
+                device: "nvidia".into(),
+                pdev: None,
+                driver: "nvidia".into(),
+                region: "vram".into(),
+                memory: DrmMemory { total: Some(bytes), ..Default::default() },
+                clients: 1,
+                shared_clients: 0,
+                proportional: Some(bytes),
+                source: GpuSource::NvidiaSmi,
+            };
+            proportional = proportional.saturating_add(bytes);
+            let t = totals
+                .entry(("nvidia".into(), "nvidia".into(), "vram".into()))
+                .or_insert_with(|| GpuEntry { proportional: Some(0), clients: 0, ..e.clone() });
+            t.memory.add(&e.memory);
+            t.clients += 1;
+            t.proportional = Some(t.proportional.unwrap_or(0) + bytes);
+            entries.insert(("nvidia".into(), "nvidia".into(), "vram".into()), e);
+        }
+        // Buffers held by fd or mapped, each once per process.
+        let inodes: BTreeSet<u64> = p
+            .gpu
+            .dmabufs
+            .iter()
+            .map(|b| b.inode)
+            .chain(p.gpu.dmabuf_maps.iter().map(|m| m.inode))
+            .collect();
+        let mut dmabuf = DmaBufShare::default();
+        for inode in &inodes {
+            let Buffer { size, holders: who, .. } = &buffers[inode];
+            let share = size / who.len().max(1) as u64;
+            dmabuf.count += 1;
+            dmabuf.size += size;
+            dmabuf.pss += share;
+            if !counted_in_drm(inode) {
+                proportional = proportional.saturating_add(share);
+            }
+        }
+        if !keep(p.pid) {
+            continue;
+        }
+        notes.extend(p.gpu.notes.iter().cloned());
+        if mine.is_empty() && entries.is_empty() && inodes.is_empty() {
+            continue;
+        }
+        let gpu: Vec<GpuEntry> = entries.into_values().collect();
+        let purgeable = sum_opt(gpu.iter().map(|e| e.memory.purgeable));
+        let reclaimable = sum_opt([p.gpu.lazy_free, purgeable].into_iter());
+        processes.push(GpuProcess {
+            pid: p.pid,
+            comm: p.comm.clone(),
+            command: p.command.clone(),
+            gpu,
+            dmabuf,
+            drm_clients: mine.len(),
+            mapped: p.gpu.mapped,
+            purgeable,
+            reclaimable,
+            proportional,
+            notes: p.gpu.notes.clone(),
+        });
+    }
+    processes.sort_by(|a, b| b.proportional.cmp(&a.proportional).then(a.pid.cmp(&b.pid)));
+    let shown: BTreeSet<u32> = processes.iter().map(|p| p.pid).collect();
+    let mut dmabuf = DmaBufShare::default();
+    for b in buffers.values() {
+        if b.holders.iter().any(|p| shown.contains(p)) {
+            dmabuf.count += 1;
+            dmabuf.size += b.size;
+            dmabuf.pss += b.size;
+        }
+    }
+    let proportional = processes.iter().map(|p| p.proportional).sum();
+    GpuReport { processes, totals: totals.into_values().collect(), dmabuf, proportional, notes }
+}
+
+fn client_key(pid: u32, c: &crate::model::gpu::DrmClient) -> ClientKey {
+    let id = match c.client_id {
+        Some(id) => ClientId::Id(id),
+        None => ClientId::Fd(pid, c.fd),
+    };
+    (c.device().to_string(), id)
+}
+
+fn new_entry(c: &crate::model::gpu::DrmClient, region: &str) -> GpuEntry {
+    GpuEntry {
+        device: c.device().to_string(),
+        pdev: c.pdev.clone(),
+        driver: c.driver.clone(),
+        region: region.to_string(),
+        memory: DrmMemory::default(),
+        clients: 0,
+        shared_clients: 0,
+        proportional: None,
+        source: GpuSource::Fdinfo,
+    }
+}
+
+/// Σ of the known figures; `None` when none is known.
+fn sum_opt(it: impl Iterator<Item = Option<u64>>) -> Option<u64> {
+    it.flatten().fold(None, |acc, v| Some(acc.unwrap_or(0u64).saturating_add(v)))
+}
+
+/// The macOS side of the reclaimable figure: resident bytes of regions
+/// marked `PURGE=V` (volatile) or `PURGE=E` (empty; usually 0 resident).
+pub fn reclaimable_vmmap(regions: &[Region]) -> u64 {
+    regions
+        .iter()
+        .filter(|r| matches!(r.purge, Purge::Volatile | Purge::Empty))
+        .filter_map(|r| r.sizes.rss)
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::gpu::{DmaBuf, DmaBufMapping, DrmClient};
+
+    fn client(fd: u32, id: Option<u64>, region: &str, total: u64, resident: u64) -> DrmClient {
+        let mut c = DrmClient {
+            fd,
+            node: Some("/dev/dri/renderD128".into()),
+            driver: "i915".into(),
+            pdev: Some("0000:00:02.0".into()),
+            client_id: id,
+            ..Default::default()
+        };
+        c.regions.insert(
+            region.into(),
+            DrmMemory {
+                total: Some(total),
+                resident: Some(resident),
+                purgeable: Some(1),
+                ..Default::default()
+            },
+        );
+        c
+    }
+
+    fn input(pid: u32, gpu: ProcGpu) -> GpuInput {
+        GpuInput { pid, comm: format!("p{pid}"), command: format!("p{pid}"), gpu }
+    }
+
+    #[test]
+    fn clients_count_once_and_share_proportionally() {
+        let a = ProcGpu {
+            pid: 10,
+            // fd 4 and its dup, fd 5: one client.
+            drm: vec![
+                client(4, Some(7), "system0", 1000, 800),
+                client(5, Some(7), "system0", 1000, 800),
+            ],
+            lazy_free: Some(4096),
+            ..Default::default()
+        };
+        // Same client inherited by pid 11, plus its own client without an id.
+        let b = ProcGpu {
+            pid: 11,
+            drm: vec![client(3, Some(7), "system0", 1000, 800), client(8, None, "system0", 10, 6)],
+            ..Default::default()
+        };
+        let r = build(&[input(10, a), input(11, b)], &|_| true);
+        let p10 = r.processes.iter().find(|p| p.pid == 10).unwrap();
+        let p11 = r.processes.iter().find(|p| p.pid == 11).unwrap();
+        assert_eq!(p10.gpu[0].memory.total, Some(1000));
+        assert_eq!(p10.gpu[0].clients, 1);
+        assert_eq!(p10.gpu[0].shared_clients, 1);
+        assert_eq!(p10.proportional, 400);
+        assert_eq!(p11.gpu[0].memory.total, Some(1010));
+        assert_eq!(p11.gpu[0].clients, 2);
+        assert_eq!(p11.proportional, 406);
+        assert_eq!(r.totals.len(), 1);
+        assert_eq!(r.totals[0].memory.total, Some(1010));
+        assert_eq!(r.totals[0].memory.resident, Some(806));
+        assert_eq!(r.totals[0].clients, 2);
+        assert_eq!(r.proportional, 806, "proportional figures add up to the total");
+        assert_eq!(p10.reclaimable, Some(4097));
+        assert_eq!(p11.reclaimable, Some(2));
+    }
+
+    #[test]
+    fn dmabufs_are_shared_by_holders() {
+        let buf = |fd, inode, size, exp: &str| DmaBuf {
+            fd,
+            inode,
+            size,
+            count: Some(1),
+            exporter: Some(exp.into()),
+            name: None,
+        };
+        let a =
+            ProcGpu { pid: 1, dmabufs: vec![buf(3, 100, 3000, "system")], ..Default::default() };
+        let b = ProcGpu {
+            pid: 2,
+            dmabufs: vec![buf(4, 100, 3000, "system"), buf(5, 100, 3000, "system")],
+            ..Default::default()
+        };
+        // pid 3 only maps the buffer; it also holds one exported by i915,
+        // whose DRM client is on the machine.
+        let mut c = ProcGpu {
+            pid: 3,
+            dmabuf_maps: vec![DmaBufMapping { inode: 100, size: 3000 }],
+            dmabufs: vec![buf(6, 200, 500, "i915")],
+            ..Default::default()
+        };
+        c.drm.push(client(9, Some(1), "system0", 0, 0));
+        let r = build(&[input(1, a), input(2, b), input(3, c)], &|_| true);
+        let get = |pid| r.processes.iter().find(|p| p.pid == pid).unwrap();
+        assert_eq!(get(1).dmabuf, DmaBufShare { count: 1, size: 3000, pss: 1000 });
+        assert_eq!(get(2).dmabuf, DmaBufShare { count: 1, size: 3000, pss: 1000 });
+        assert_eq!(get(3).dmabuf, DmaBufShare { count: 2, size: 3500, pss: 1500 });
+        assert_eq!(get(3).proportional, 1000, "the i915 buffer is in drm figures already");
+        assert_eq!(r.dmabuf, DmaBufShare { count: 2, size: 3500, pss: 3500 });
+        // A selection keeps machine-wide shares.
+        let only = build(
+            &[
+                input(
+                    1,
+                    ProcGpu {
+                        pid: 1,
+                        dmabufs: vec![buf(3, 100, 3000, "system")],
+                        ..Default::default()
+                    },
+                ),
+                input(
+                    2,
+                    ProcGpu {
+                        pid: 2,
+                        dmabufs: vec![buf(3, 100, 3000, "system")],
+                        ..Default::default()
+                    },
+                ),
+            ],
+            &|pid| pid == 2,
+        );
+        assert_eq!(only.processes.len(), 1);
+        assert_eq!(only.processes[0].dmabuf.pss, 1500);
+    }
+
+    #[test]
+    fn vmmap_reclaimable_is_volatile_and_empty_resident() {
+        let mut regions = Vec::new();
+        for (purge, rss) in [
+            (Purge::Volatile, 100),
+            (Purge::Empty, 0),
+            (Purge::NonVolatile, 50),
+            (Purge::Unmarked, 7),
+        ] {
+            let mut r = Region::new(crate::model::Backing::Unknown);
+            r.purge = purge;
+            r.sizes.rss = Some(rss);
+            regions.push(r);
+        }
+        assert_eq!(reclaimable_vmmap(&regions), 100);
+    }
+}

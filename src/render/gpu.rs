@@ -1,0 +1,202 @@
+//! Prints the `gpu` view: a table per process and per device for people,
+//! JSON and CSV with exact bytes (docs/gpu-json.md).
+
+use std::io::Write;
+
+use serde_json::{json, Value};
+
+use crate::analyze::gpu::{GpuEntry, GpuReport};
+use crate::render::table::{Align, Table};
+use crate::render::units::{human, human_opt};
+
+/// The five DRM figures, in the order the kernel document lists them.
+const FIGURES: &[(&str, &str)] = &[
+    ("TOTAL", "total"),
+    ("SHARED", "shared"),
+    ("RESIDENT", "resident"),
+    ("PURGEABLE", "purgeable"),
+    ("ACTIVE", "active"),
+];
+
+fn figure(e: &GpuEntry, name: &str) -> Option<u64> {
+    let m = &e.memory;
+    match name {
+        "total" => m.total,
+        "shared" => m.shared,
+        "resident" => m.resident,
+        "purgeable" => m.purgeable,
+        _ => m.active,
+    }
+}
+
+fn entry_cells(e: &GpuEntry) -> Vec<String> {
+    let mut c = vec![e.driver.clone(), e.device.clone(), e.region.clone()];
+    c.extend(FIGURES.iter().map(|(_, f)| human_opt(figure(e, f))));
+    c.push(e.clients.to_string());
+    c
+}
+
+/// Per process, then per process and device region, then the machine.
+pub fn table(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
+    if report.processes.is_empty() {
+        writeln!(out, "no GPU memory found: no process holds a DRM device or dma-buf fd")?;
+        for note in &report.notes {
+            writeln!(out, "note: {note}")?;
+        }
+        return Ok(());
+    }
+    let mut t = Table::new(&[
+        ("PID", Align::Right),
+        ("GPU", Align::Right),
+        ("DMABUFS", Align::Right),
+        ("DMABUF SIZE", Align::Right),
+        ("DMABUF PSS", Align::Right),
+        ("MAPPED", Align::Right),
+        ("RECLAIMABLE", Align::Right),
+        ("COMMAND", Align::Left),
+    ]);
+    for p in &report.processes {
+        t.row(vec![
+            p.pid.to_string(),
+            human(p.proportional),
+            p.dmabuf.count.to_string(),
+            human(p.dmabuf.size),
+            human(p.dmabuf.pss),
+            human_opt(p.mapped),
+            human_opt(p.reclaimable),
+            p.command.clone(),
+        ]);
+    }
+    t.footer(vec![
+        "total".into(),
+        human(report.proportional),
+        report.dmabuf.count.to_string(),
+        human(report.dmabuf.size),
+        human(report.dmabuf.pss),
+        String::new(),
+        String::new(),
+        format!("{} processes", report.processes.len()),
+    ]);
+    t.fit(crate::render::table::terminal_width());
+    out.write_all(t.render().as_bytes())?;
+
+    let mut headers = vec![
+        ("PID", Align::Right),
+        ("DRIVER", Align::Left),
+        ("DEVICE", Align::Left),
+        ("REGION", Align::Left),
+    ];
+    headers.extend(FIGURES.iter().map(|(h, _)| (*h, Align::Right)));
+    headers.push(("CLIENTS", Align::Right));
+    let mut d = Table::new(&headers);
+    for p in &report.processes {
+        for e in &p.gpu {
+            let mut c = vec![p.pid.to_string()];
+            c.extend(entry_cells(e));
+            d.row(c);
+        }
+    }
+    if !report.totals.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "by device and region (a process holding a shared client shows it in full)")?;
+        out.write_all(d.render().as_bytes())?;
+        writeln!(out)?;
+        writeln!(out, "machine (each client counted once)")?;
+        let mut m = Table::new(&headers[1..]);
+        for e in &report.totals {
+            m.row(entry_cells(e));
+        }
+        out.write_all(m.render().as_bytes())?;
+    }
+    writeln!(
+        out,
+        "GPU: resident (else total) bytes of each DRM client divided among its holders, + dma-buf PSS of buffers no listed DRM driver exported, + nvidia-smi"
+    )?;
+    for note in &report.notes {
+        writeln!(out, "note: {note}")?;
+    }
+    Ok(())
+}
+
+/// The documented JSON document (docs/gpu-json.md).
+pub fn json_value(report: &GpuReport, partial: bool) -> Value {
+    json!({
+        "processes": report.processes,
+        "totals": report.totals,
+        "dmabuf": report.dmabuf,
+        "proportional": report.proportional,
+        "partial": partial,
+        "notes": report.notes,
+    })
+}
+
+pub fn json(report: &GpuReport, partial: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, &json_value(report, partial))?;
+    out.write_all(b"\n")
+}
+
+/// One line per (process, device, region), then one `dmabuf` line per
+/// process; exact bytes, empty cells where unknown.
+pub fn csv(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record([
+        "pid",
+        "kind",
+        "driver",
+        "device",
+        "pdev",
+        "region",
+        "total",
+        "shared",
+        "resident",
+        "purgeable",
+        "active",
+        "clients",
+        "proportional",
+        "command",
+    ])?;
+    let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
+    for p in &report.processes {
+        for e in &p.gpu {
+            let kind = match e.source {
+                crate::analyze::gpu::GpuSource::Fdinfo => "drm",
+                crate::analyze::gpu::GpuSource::NvidiaSmi => "nvidia-smi",
+            };
+            w.write_record([
+                p.pid.to_string(),
+                kind.into(),
+                e.driver.clone(),
+                e.device.clone(),
+                e.pdev.clone().unwrap_or_default(),
+                e.region.clone(),
+                opt(e.memory.total),
+                opt(e.memory.shared),
+                opt(e.memory.resident),
+                opt(e.memory.purgeable),
+                opt(e.memory.active),
+                e.clients.to_string(),
+                opt(e.proportional),
+                p.command.clone(),
+            ])?;
+        }
+        if p.dmabuf.count > 0 {
+            w.write_record([
+                p.pid.to_string(),
+                "dmabuf".into(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                p.dmabuf.size.to_string(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                p.dmabuf.count.to_string(),
+                p.dmabuf.pss.to_string(),
+                p.command.clone(),
+            ])?;
+        }
+    }
+    w.flush()
+}
