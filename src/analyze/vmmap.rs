@@ -4,14 +4,13 @@
 //! virtual size warnings, and the summary-table-versus-regions count check.
 //! [`SeedView`] reproduces the seed's three reports from memtally's parse.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use regex::Regex;
 use serde::Serialize;
 
-use crate::analyze::group::add_region;
-use crate::model::{Purge, Region, Sizes};
-use crate::source::vmmap::{Document, Record, MAX_SAMPLES};
+use crate::model::{Purge, Sizes};
+use crate::source::vmmap::{Document, Record, VRegion, MAX_SAMPLES};
 
 /// Index of a purge state in `[N, V, E, -]` arrays.
 pub fn purge_index(p: Purge) -> usize {
@@ -51,13 +50,6 @@ pub struct Bucket {
     pub sizes: Sizes,
 }
 
-impl Bucket {
-    fn add(&mut self, r: &Region) {
-        self.regions += 1;
-        add_region(&mut self.sizes, r);
-    }
-}
-
 /// Dirty + swapped per type, and the part that purgeable state makes reclaimable.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Footprint {
@@ -93,10 +85,58 @@ pub struct CountMismatch {
 /// Histogram counts per `[N, V, E, -]`.
 pub type PurgeCounts = [u64; 4];
 
-/// The streaming analyses over the selected regions.
+/// Running sums of one (type, purge) cell.
+#[derive(Debug, Clone, Copy, Default)]
+struct Acc {
+    regions: u64,
+    vsize: Option<u64>,
+    resident: Option<u64>,
+    dirty: Option<u64>,
+    swap: Option<u64>,
+}
+
+impl Acc {
+    fn add(&mut self, r: &VRegion) {
+        self.regions += 1;
+        opt_add(&mut self.vsize, r.vsize);
+        opt_add(&mut self.resident, r.resident);
+        opt_add(&mut self.dirty, r.dirty);
+        opt_add(&mut self.swap, r.swap);
+    }
+
+    fn bucket(&self) -> Bucket {
+        Bucket {
+            regions: self.regions,
+            sizes: Sizes {
+                size: self.vsize,
+                rss: self.resident,
+                dirty: self.dirty,
+                swap: self.swap,
+                ..Default::default()
+            },
+        }
+    }
+}
+
+/// Everything kept per region type while reading.
+#[derive(Debug, Clone, Default)]
+struct TypeStats {
+    name: String,
+    lines: u64,
+    selected: bool,
+    by_purge: [Acc; 4],
+    exact: BTreeMap<u64, PurgeCounts>,
+    pow2: BTreeMap<u64, (PurgeCounts, u64)>,
+    footprint: Footprint,
+}
+
+/// The streaming analyses over the selected regions. Feed regions with
+/// [`Tally::add`], then call [`Tally::finish`] to fill the public maps.
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
     pub filter: TypeFilter,
+    index: HashMap<String, usize>,
+    stats: Vec<TypeStats>,
     /// Regions read, of every type.
     pub regions_read: u64,
     /// Regions of the selected types.
@@ -106,7 +146,7 @@ pub struct Tally {
     pub by_type: BTreeMap<String, Bucket>,
     /// Per type: exact virtual size -> counts per purge state.
     pub exact: BTreeMap<String, BTreeMap<u64, PurgeCounts>>,
-    /// Per type: power-of-two bucket (smallest 2^k >= vsize) -> counts.
+    /// Per type: power-of-two bucket (smallest 2^k >= vsize) -> counts, bytes.
     pub pow2: BTreeMap<String, BTreeMap<u64, (PurgeCounts, u64)>>,
     pub footprint: BTreeMap<String, Footprint>,
     /// Region lines per type, every type (for the summary check).
@@ -123,8 +163,8 @@ fn opt_add(slot: &mut Option<u64>, v: Option<u64>) {
 }
 
 /// dirty + swap, when either is known.
-pub fn footprint_of(r: &Region) -> Option<u64> {
-    match (r.sizes.dirty, r.sizes.swap) {
+pub fn footprint_of(r: &VRegion) -> Option<u64> {
+    match (r.dirty, r.swap) {
         (None, None) => None,
         (d, s) => Some(d.unwrap_or(0).saturating_add(s.unwrap_or(0))),
     }
@@ -145,30 +185,36 @@ impl Tally {
     }
 
     /// Adds one region read from line `line`.
-    pub fn add(&mut self, line: usize, r: &Region) {
+    pub fn add(&mut self, line: usize, r: &VRegion) {
         self.regions_read += 1;
-        let t = r.region_type.as_deref().unwrap_or("");
-        match self.lines_per_type.get_mut(t) {
-            Some(n) => *n += 1,
+        let i = match self.index.get(r.region_type) {
+            Some(&i) => i,
             None => {
-                self.lines_per_type.insert(t.to_string(), 1);
+                let i = self.stats.len();
+                self.stats.push(TypeStats {
+                    name: r.region_type.to_string(),
+                    selected: self.filter.matches(r.region_type),
+                    ..Default::default()
+                });
+                self.index.insert(r.region_type.to_string(), i);
+                i
             }
-        }
-        if !self.filter.matches(t) {
+        };
+        let st = &mut self.stats[i];
+        st.lines += 1;
+        if !st.selected {
             return;
         }
         self.selected += 1;
-        let vsize = r.vsize().unwrap_or(0);
+        let vsize = r.vsize.unwrap_or(0);
         let p = purge_index(r.purge);
-        self.total.add(r);
-        self.breakdown.entry((t.to_string(), r.purge.code())).or_default().add(r);
-        self.by_type.entry(t.to_string()).or_default().add(r);
-        self.exact.entry(t.to_string()).or_default().entry(vsize).or_default()[p] += 1;
-        let b = self.pow2.entry(t.to_string()).or_default().entry(pow2_bucket(vsize)).or_default();
+        st.by_purge[p].add(r);
+        st.exact.entry(vsize).or_default()[p] += 1;
+        let b = st.pow2.entry(pow2_bucket(vsize)).or_default();
         b.0[p] += 1;
         b.1 = b.1.saturating_add(vsize);
         let fp = footprint_of(r);
-        let f = self.footprint.entry(t.to_string()).or_default();
+        let f = &mut st.footprint;
         f.regions += 1;
         opt_add(&mut f.footprint, fp);
         match r.purge {
@@ -188,15 +234,48 @@ impl Tally {
                 if self.overcommit_samples.len() < MAX_SAMPLES {
                     self.overcommit_samples.push(Overcommit {
                         line,
-                        region_type: t.to_string(),
+                        region_type: r.region_type.to_string(),
                         start: r.start,
                         vsize,
-                        dirty: r.sizes.dirty.unwrap_or(0),
-                        swap: r.sizes.swap.unwrap_or(0),
+                        dirty: r.dirty.unwrap_or(0),
+                        swap: r.swap.unwrap_or(0),
                     });
                 }
             }
         }
+    }
+
+    /// Fills the public maps from what was added.
+    pub fn finish(&mut self) {
+        let mut total = Acc::default();
+        for st in std::mem::take(&mut self.stats) {
+            self.lines_per_type.insert(st.name.clone(), st.lines);
+            if !st.selected {
+                continue;
+            }
+            let mut all = Acc::default();
+            for (p, acc) in st.by_purge.iter().enumerate() {
+                if acc.regions == 0 {
+                    continue;
+                }
+                let code =
+                    [Purge::NonVolatile, Purge::Volatile, Purge::Empty, Purge::Unmarked][p].code();
+                self.breakdown.insert((st.name.clone(), code), acc.bucket());
+                for a in [&mut all, &mut total] {
+                    a.regions += acc.regions;
+                    opt_add(&mut a.vsize, acc.vsize);
+                    opt_add(&mut a.resident, acc.resident);
+                    opt_add(&mut a.dirty, acc.dirty);
+                    opt_add(&mut a.swap, acc.swap);
+                }
+            }
+            self.by_type.insert(st.name.clone(), all.bucket());
+            self.exact.insert(st.name.clone(), st.exact);
+            self.pow2.insert(st.name.clone(), st.pow2);
+            self.footprint.insert(st.name, st.footprint);
+        }
+        self.total = total.bucket();
+        self.index.clear();
     }
 
     /// Types whose region-line count differs from the summary COUNT. Empty
@@ -265,6 +344,27 @@ pub struct SeedView {
     pub mismatches: Vec<String>,
 }
 
+/// The `type` and `purge` groups of the seed's region expression on a line
+/// it matches.
+fn seed_groups(line: &str) -> (&str, &'static str) {
+    let lb = line.find('[').unwrap_or(line.len());
+    let before = line[..lb].trim_end();
+    let cut = before.rfind(char::is_whitespace).unwrap_or(0);
+    let seed_type = before[..cut].trim();
+    let rb = line[lb..].find(']').map_or(line.len(), |i| lb + i + 1);
+    let mut rest = line[rb..].trim_start();
+    for _ in 0..2 {
+        rest = rest.trim_start_matches(|c: char| !c.is_whitespace()).trim_start();
+    }
+    let purge = match rest.strip_prefix("PURGE=").and_then(|p| p.chars().next()) {
+        Some('N') => "N",
+        Some('V') => "V",
+        Some('E') => "E",
+        _ => "-",
+    };
+    (seed_type, purge)
+}
+
 /// The seed's default `--types`.
 pub const SEED_DEFAULT_TYPES: [&str; 2] = ["IOAccelerator", "IOSurface"];
 
@@ -322,7 +422,7 @@ impl SeedView {
     }
 
     /// Follows the seed's loop for one raw line.
-    pub fn line(&mut self, line_no: usize, line: &str, rec: Option<&Record>) {
+    pub fn line(&mut self, line_no: usize, line: &str, rec: Option<&Record<'_>>) {
         if line.contains("VIRTUAL") && line.contains("VOLATILE") && line.contains("NONVOL") {
             self.in_summary = true;
             return;
@@ -377,9 +477,14 @@ impl SeedView {
         if !self.any_type(line) {
             return;
         }
-        let Some(m) = self.region_re.captures(line) else { return };
-        let seed_type = m["type"].trim().to_string();
-        if !self.any_type(&seed_type) {
+        if !self.region_re.is_match(line) {
+            return;
+        }
+        // What the expression's groups hold when it matches (without the
+        // cost of captures): the type is the text before the address range
+        // before the first `[`; PURGE= is read after two tokens past `]`.
+        let (seed_type, seed_purge) = seed_groups(line);
+        if !self.any_type(seed_type) {
             return;
         }
         let Some(Record::Region(r)) = rec else {
@@ -387,16 +492,17 @@ impl SeedView {
             return;
         };
         let (Some(vsize), Some(rsdnt), Some(dirty), Some(swap)) =
-            (r.sizes.size, r.sizes.rss, r.sizes.dirty, r.sizes.swap)
+            (r.vsize, r.resident, r.dirty, r.swap)
         else {
             self.mismatch(line_no, "region lacks a figure the seed reads");
             return;
         };
-        let rtype = r.region_type.clone().unwrap_or_default();
-        if rtype != seed_type {
-            self.mismatch(line_no, &format!("type {rtype:?}, the seed reads {seed_type:?}"));
+        if r.region_type != seed_type {
+            self.mismatch(
+                line_no,
+                &format!("type {:?}, the seed reads {seed_type:?}", r.region_type),
+            );
         }
-        let seed_purge = m.name("purge").map_or("-", |p| p.as_str());
         if seed_purge != r.purge.code() {
             self.mismatch(
                 line_no,
@@ -407,12 +513,18 @@ impl SeedView {
             return;
         }
         self.entries += 1;
-        let b = self.breakdown.entry((rtype.clone(), r.purge.code())).or_default();
+        let i = purge_index(r.purge);
+        if let Some(h) = self.hist.get_mut(r.region_type) {
+            h.entry(vsize).or_default()[i] += 1;
+        } else {
+            self.hist.entry(r.region_type.to_string()).or_default().entry(vsize).or_default()[i] +=
+                1;
+        }
+        let b = self.breakdown.entry((r.region_type.to_string(), r.purge.code())).or_default();
         b[0] += 1;
         b[1] += vsize;
         b[2] += rsdnt + swap;
         b[3] += dirty;
-        self.hist.entry(rtype).or_default().entry(vsize).or_default()[purge_index(r.purge)] += 1;
     }
 
     fn mismatch(&mut self, line_no: usize, what: &str) {
@@ -444,6 +556,7 @@ MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K]
             }
         })
         .unwrap();
+        t.finish();
         t
     }
 

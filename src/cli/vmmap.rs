@@ -148,12 +148,13 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
     let doc = vmmap::parse(reader, opts, |n, _, rec| {
         if let Some(Record::Region(r)) = rec {
             tally.add(n, r);
-            if keep && tally.filter.matches(r.region_type.as_deref().unwrap_or("")) {
-                kept.push((n, (**r).clone()));
+            if keep && tally.filter.matches(r.region_type) {
+                kept.push((n, r.to_region()));
             }
         }
     })
     .map_err(read_err)?;
+    tally.finish();
     check(&source, &doc, args.strict)?;
     let groups = args.by.map(|by| {
         let mut g = group_by(kept.iter().map(|(_, r)| r), |r| by.key(r));

@@ -108,10 +108,48 @@ pub struct MallocZoneRow {
     pub total: bool,
 }
 
+/// A region line as read, borrowing its text from the line. Sizes are
+/// bytes; a size the line does not give is `None`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VRegion<'a> {
+    pub region_type: &'a str,
+    pub start: Option<u64>,
+    pub end: Option<u64>,
+    pub vsize: Option<u64>,
+    pub resident: Option<u64>,
+    pub dirty: Option<u64>,
+    pub swap: Option<u64>,
+    pub prot: &'a str,
+    pub max_prot: Option<&'a str>,
+    pub share_mode: Option<&'a str>,
+    pub purge: Purge,
+    pub detail: Option<&'a str>,
+}
+
+impl VRegion<'_> {
+    /// The owned model [`Region`].
+    pub fn to_region(&self) -> Region {
+        let mut r = Region::new(Backing::Unknown);
+        r.region_type = Some(self.region_type.to_string());
+        r.start = self.start;
+        r.end = self.end;
+        r.perms = self.prot.to_string();
+        r.max_perms = self.max_prot.map(str::to_string);
+        r.share_mode = self.share_mode.map(str::to_string);
+        r.purge = self.purge;
+        r.path = self.detail.map(str::to_string);
+        r.sizes.size = self.vsize;
+        r.sizes.rss = self.resident;
+        r.sizes.dirty = self.dirty;
+        r.sizes.swap = self.swap;
+        r
+    }
+}
+
 /// What one line was read as.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Record {
-    Region(Box<Region>),
+pub enum Record<'a> {
+    Region(VRegion<'a>),
     Summary(SummaryRow),
     MallocZone(MallocZoneRow),
 }
@@ -267,7 +305,7 @@ pub struct Parser {
 pub fn parse<R, F>(mut reader: R, opts: ParseOptions, mut on_line: F) -> std::io::Result<Document>
 where
     R: BufRead,
-    F: FnMut(usize, &str, Option<&Record>),
+    F: FnMut(usize, &str, Option<&Record<'_>>),
 {
     let mut parser = Parser::new(opts);
     let mut buf: Vec<u8> = Vec::with_capacity(512);
@@ -281,7 +319,10 @@ where
         while matches!(buf.last(), Some(b'\n' | b'\r')) {
             buf.pop();
         }
-        let text = String::from_utf8_lossy(&buf);
+        let text = match std::str::from_utf8(&buf) {
+            Ok(t) => std::borrow::Cow::Borrowed(t),
+            Err(_) => String::from_utf8_lossy(&buf),
+        };
         let record = parser.line(line_no, &text);
         on_line(line_no, &text, record.as_ref());
     }
@@ -311,7 +352,7 @@ impl Parser {
     }
 
     /// Reads one line (without its line ending).
-    pub fn line(&mut self, line_no: usize, raw: &str) -> Option<Record> {
+    pub fn line<'a>(&mut self, line_no: usize, raw: &'a str) -> Option<Record<'a>> {
         self.doc.diagnostics.lines += 1;
         let c = content(raw);
         if c.is_empty() {
@@ -320,6 +361,14 @@ impl Parser {
                 self.after_total = false;
             }
             return None;
+        }
+        // The hot path: a region line outside the tables.
+        let mut region_error = None;
+        if self.block == Block::None && !c.starts_with('=') && find_byte(c, b'[').is_some() {
+            match parse_region_line(c) {
+                Ok(line) => return self.region(line_no, c, line),
+                Err(e) => region_error = Some(e),
+            }
         }
         if is_elision(c) {
             self.doc.diagnostics.elisions += 1;
@@ -383,7 +432,15 @@ impl Parser {
             return None;
         }
         if looks_like_region(c) {
-            return self.region(line_no, c);
+            let err = match region_error {
+                Some(e) => e,
+                None => match parse_region_line(c) {
+                    Ok(line) => return self.region(line_no, c, line),
+                    Err(e) => e,
+                },
+            };
+            self.doc.diagnostics.unreadable(line_no, c, err);
+            return None;
         }
         self.doc.diagnostics.other_lines += 1;
         None
@@ -472,7 +529,7 @@ impl Parser {
         c: &str,
         cols: Option<&[Col]>,
         pages: bool,
-    ) -> Option<Record> {
+    ) -> Option<Record<'static>> {
         let Some(cols) = cols else {
             self.doc.diagnostics.unreadable(line_no, c, "summary table with unknown columns");
             return None;
@@ -522,7 +579,7 @@ impl Parser {
         Some(Record::Summary(row))
     }
 
-    fn malloc_row(&mut self, line_no: usize, c: &str) -> Option<Record> {
+    fn malloc_row(&mut self, line_no: usize, c: &str) -> Option<Record<'static>> {
         let toks: Vec<&str> = c.split_whitespace().collect();
         let Some(first_num) = toks.iter().position(|t| is_size_token(t)) else {
             self.doc.diagnostics.other_lines += 1;
@@ -607,70 +664,55 @@ impl Parser {
         ASSUMED_PAGE_SIZE
     }
 
-    fn region(&mut self, line_no: usize, c: &str) -> Option<Record> {
-        match parse_region_line(c) {
-            Ok(line) => {
-                let pages =
-                    match self.region_pages {
-                        Some(p) => p,
-                        None => {
-                            let cmd_pages =
-                                self.doc.header.command.as_deref().is_some_and(|cmd| {
-                                    cmd.split_whitespace().any(|w| w == "-pages")
-                                });
-                            let p = cmd_pages
-                                || line
-                                    .sizes
-                                    .iter()
-                                    .all(|t| t.bytes().all(|b| b.is_ascii_digit() || b == b'.'));
-                            self.region_pages = Some(p);
-                            self.doc.header.pages = p;
-                            p
-                        }
-                    };
-                let mult = if pages { self.page_mult() } else { 1 };
-                let mut figures = [None; 4];
-                for (slot, tok) in figures.iter_mut().zip(&line.sizes) {
-                    match parse_size(tok, mult) {
-                        Some(v) => *slot = Some(v),
-                        None => {
-                            self.doc.diagnostics.unreadable(
-                                line_no,
-                                c,
-                                format!("bad size {tok:?}"),
-                            );
-                            return None;
-                        }
-                    }
-                }
-                let mut r = Region::new(Backing::Unknown);
-                r.region_type = Some(line.region_type.to_string());
-                r.start = line.start;
-                r.end = line.end;
-                r.perms = line.prot.to_string();
-                r.max_perms = line.max_prot.map(str::to_string);
-                r.share_mode = line.share_mode.map(str::to_string);
-                r.purge = line.purge;
-                r.path = line.detail.map(str::to_string);
-                r.sizes.size = figures[0];
-                if line.sizes.len() == 4 {
-                    r.sizes.rss = figures[1];
-                    r.sizes.dirty = figures[2];
-                    r.sizes.swap = figures[3];
-                } else {
-                    r.sizes.rss = figures[1];
-                }
-                if let Some(d) = line.damage {
-                    self.doc.diagnostics.damaged(line_no, c, d);
-                }
-                self.doc.regions += 1;
-                Some(Record::Region(Box::new(r)))
+    fn region<'a>(&mut self, line_no: usize, c: &str, line: RegionLine<'a>) -> Option<Record<'a>> {
+        let pages = match self.region_pages {
+            Some(p) => p,
+            None => {
+                let cmd_pages = self
+                    .doc
+                    .header
+                    .command
+                    .as_deref()
+                    .is_some_and(|cmd| cmd.split_whitespace().any(|w| w == "-pages"));
+                let p = cmd_pages
+                    || line
+                        .sizes()
+                        .iter()
+                        .all(|t| t.bytes().all(|b| b.is_ascii_digit() || b == b'.'));
+                self.region_pages = Some(p);
+                self.doc.header.pages = p;
+                p
             }
-            Err(reason) => {
-                self.doc.diagnostics.unreadable(line_no, c, reason);
-                None
+        };
+        let mult = if pages { self.page_mult() } else { 1 };
+        let mut figures = [None; 4];
+        for (slot, tok) in figures.iter_mut().zip(line.sizes()) {
+            match parse_size(tok, mult) {
+                Some(v) => *slot = Some(v),
+                None => {
+                    self.doc.diagnostics.unreadable(line_no, c, format!("bad size {tok:?}"));
+                    return None;
+                }
             }
         }
+        if let Some(d) = line.damage {
+            self.doc.diagnostics.damaged(line_no, c, d);
+        }
+        self.doc.regions += 1;
+        Some(Record::Region(VRegion {
+            region_type: line.region_type,
+            start: line.start,
+            end: line.end,
+            vsize: figures[0],
+            resident: figures[1],
+            dirty: if line.n_sizes == 4 { figures[2] } else { None },
+            swap: if line.n_sizes == 4 { figures[3] } else { None },
+            prot: line.prot,
+            max_prot: line.max_prot,
+            share_mode: line.share_mode,
+            purge: line.purge,
+            detail: line.detail,
+        }))
     }
 }
 
@@ -776,38 +818,58 @@ fn split_row(c: &str, n: usize, count_last: bool) -> Option<(&str, Vec<&str>, Op
 
 /// `12`, `0.20`, `56.0M`, `8K`, `1.5T`, `100B`.
 pub fn is_size_token(t: &str) -> bool {
-    let digits = t.strip_suffix(['B', 'K', 'M', 'G', 'T']).unwrap_or(t);
+    let b = t.as_bytes();
+    let digits = match b.last() {
+        Some(b'B' | b'K' | b'M' | b'G' | b'T') => &b[..b.len() - 1],
+        _ => b,
+    };
+    let mut dots = 0;
     !digits.is_empty()
-        && digits.as_bytes()[0].is_ascii_digit()
-        && digits.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-        && digits.bytes().filter(|&b| b == b'.').count() <= 1
+        && digits[0].is_ascii_digit()
+        && digits.iter().all(|&c| {
+            dots += (c == b'.') as u32;
+            c.is_ascii_digit() || c == b'.'
+        })
+        && dots <= 1
 }
 
 /// A size in bytes: a number with an optional unit B, K, M, G or T; a bare
 /// number is multiplied by `bare` (1 for bytes, the page size for page
 /// counts). Fractions are truncated to whole bytes, as the seed does.
+#[inline]
 pub fn parse_size(t: &str, bare: u64) -> Option<u64> {
-    if !is_size_token(t) {
+    let b = t.as_bytes();
+    let (digits, mult) = match b.last()? {
+        b'B' => (&b[..b.len() - 1], 1u64),
+        b'K' => (&b[..b.len() - 1], 1 << 10),
+        b'M' => (&b[..b.len() - 1], 1 << 20),
+        b'G' => (&b[..b.len() - 1], 1 << 30),
+        b'T' => (&b[..b.len() - 1], 1 << 40),
+        _ => (b, bare),
+    };
+    if digits.first().is_none_or(|c| !c.is_ascii_digit()) {
         return None;
     }
-    let (digits, mult) = match t.as_bytes()[t.len() - 1] {
-        b'B' => (&t[..t.len() - 1], 1u64),
-        b'K' => (&t[..t.len() - 1], 1 << 10),
-        b'M' => (&t[..t.len() - 1], 1 << 20),
-        b'G' => (&t[..t.len() - 1], 1 << 30),
-        b'T' => (&t[..t.len() - 1], 1 << 40),
-        _ => (t, bare),
-    };
-    if !digits.contains('.') {
-        return digits.parse::<u64>().ok()?.checked_mul(mult);
+    let mut v: u64 = 0;
+    let mut dot = false;
+    for &c in digits {
+        match c {
+            b'0'..=b'9' if !dot => v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?,
+            b'0'..=b'9' => {}
+            b'.' if !dot => dot = true,
+            _ => return None,
+        }
+    }
+    if !dot {
+        return v.checked_mul(mult);
     }
     // The seed computes int(float(v) * unit); f64 here gives the same bits.
-    let v: f64 = digits.parse().ok()?;
-    let b = v * mult as f64;
-    if !b.is_finite() || b >= 18_446_744_073_709_551_616.0 {
+    let f: f64 = t[..digits.len()].parse().ok()?;
+    let x = f * mult as f64;
+    if !x.is_finite() || x >= 18_446_744_073_709_551_616.0 {
         return None;
     }
-    Some(b as u64)
+    Some(x as u64)
 }
 
 /// The fields of a region line, borrowed from it.
@@ -816,7 +878,9 @@ pub struct RegionLine<'a> {
     pub region_type: &'a str,
     pub start: Option<u64>,
     pub end: Option<u64>,
-    pub sizes: Vec<&'a str>,
+    /// The size tokens in `[ ]`: the first `n_sizes` are set.
+    pub size_tokens: [&'a str; 4],
+    pub n_sizes: usize,
     pub prot: &'a str,
     pub max_prot: Option<&'a str>,
     pub share_mode: Option<&'a str>,
@@ -826,34 +890,65 @@ pub struct RegionLine<'a> {
     pub damage: Option<String>,
 }
 
+impl<'a> RegionLine<'a> {
+    /// The size tokens in `[ ]`.
+    pub fn sizes(&self) -> &[&'a str] {
+        &self.size_tokens[..self.n_sizes]
+    }
+}
+
 fn is_prot(s: &str) -> bool {
     s.len() == 3 && s.bytes().all(|b| matches!(b, b'r' | b'w' | b'x' | b'-'))
 }
 
 fn split_token(s: &str) -> (&str, &str) {
-    let s = s.trim_start();
-    match s.find(char::is_whitespace) {
+    let s = s.trim_ascii_start();
+    match s.bytes().position(|b| b.is_ascii_whitespace()) {
         Some(i) => (&s[..i], &s[i..]),
         None => (s, ""),
     }
 }
 
+fn find_byte(s: &str, b: u8) -> Option<usize> {
+    memchr::memchr(b, s.as_bytes())
+}
+
+fn hex(s: &str) -> Option<u64> {
+    if s.is_empty() || s.len() > 16 {
+        return None;
+    }
+    let mut v = 0u64;
+    for &c in s.as_bytes() {
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => return None,
+        };
+        v = (v << 4) | u64::from(d);
+    }
+    Some(v)
+}
+
 /// Reads `TYPE  START-END  [ SIZES ]  PRT/MAX  SM=XXX  [PURGE=X]  DETAIL`.
 pub fn parse_region_line(c: &str) -> Result<RegionLine<'_>, String> {
-    let lb = c.find('[').ok_or("no [ sizes ]")?;
-    let rb = lb + c[lb..].find(']').ok_or("no closing ] (line cut short?)")?;
-    let before = c[..lb].trim_end();
-    let split =
-        before.rfind(char::is_whitespace).ok_or("no region type before the address range")?;
-    let region_type = before[..split].trim();
-    let range = before[split..].trim();
+    let lb = find_byte(c, b'[').ok_or("no [ sizes ]")?;
+    let rb = lb + find_byte(&c[lb..], b']').ok_or("no closing ] (line cut short?)")?;
+    let before = c[..lb].trim_ascii_end();
+    let split = before
+        .bytes()
+        .rposition(|b| b.is_ascii_whitespace())
+        .ok_or("no region type before the address range")?;
+    let region_type = before[..split].trim_ascii();
+    let range = &before[split + 1..];
     if region_type.is_empty() {
         return Err("no region type".into());
     }
-    let (a, b) =
-        range.split_once('-').ok_or_else(|| format!("address range {range:?} has no '-'"))?;
-    let (start, end) = match (u64::from_str_radix(a, 16), u64::from_str_radix(b, 16)) {
-        (Ok(s), Ok(e)) => {
+    let dash =
+        find_byte(range, b'-').ok_or_else(|| format!("address range {range:?} has no '-'"))?;
+    let (a, b) = (&range[..dash], &range[dash + 1..]);
+    let (start, end) = match (hex(a), hex(b)) {
+        (Some(s), Some(e)) => {
             if e < s {
                 return Err(format!("address range {range:?} ends before it starts"));
             }
@@ -868,16 +963,24 @@ pub fn parse_region_line(c: &str) -> Result<RegionLine<'_>, String> {
         }
         _ => return Err(format!("address range {range:?} is not hex")),
     };
-    let sizes: Vec<&str> = c[lb + 1..rb].split_whitespace().collect();
-    if !matches!(sizes.len(), 1 | 2 | 4) {
-        return Err(format!("{} sizes in [ ] (expected 1, 2 or 4)", sizes.len()));
+    let mut size_tokens = [""; 4];
+    let mut n_sizes = 0;
+    for tok in c[lb + 1..rb].split_ascii_whitespace() {
+        if n_sizes == 4 {
+            return Err("more than 4 sizes in [ ]".into());
+        }
+        if !is_size_token(tok) {
+            return Err(format!("bad size {tok:?}"));
+        }
+        size_tokens[n_sizes] = tok;
+        n_sizes += 1;
     }
-    if let Some(bad) = sizes.iter().find(|t| !is_size_token(t)) {
-        return Err(format!("bad size {bad:?}"));
+    if !matches!(n_sizes, 1 | 2 | 4) {
+        return Err(format!("{n_sizes} sizes in [ ] (expected 1, 2 or 4)"));
     }
     let (prot_tok, mut rest) = split_token(&c[rb + 1..]);
     let mut damage = None;
-    let (prot, max_glued) = prot_tok.split_once('/').ok_or_else(|| {
+    let (prot, max_glued) = prot_tok.split_once('/').ok_or_else(|| -> String {
         if prot_tok.is_empty() {
             "nothing after the sizes (line cut short?)".to_string()
         } else {
@@ -922,12 +1025,13 @@ pub fn parse_region_line(c: &str) -> Result<RegionLine<'_>, String> {
         }
         rest = r;
     }
-    let detail = rest.trim();
+    let detail = rest.trim_ascii();
     Ok(RegionLine {
         region_type,
         start,
         end,
-        sizes,
+        size_tokens,
+        n_sizes,
         prot,
         max_prot,
         share_mode,
@@ -945,7 +1049,7 @@ pub fn parse_all<R: BufRead>(
     let mut regions = Vec::new();
     let doc = parse(reader, opts, |_, _, rec| {
         if let Some(Record::Region(r)) = rec {
-            regions.push((**r).clone());
+            regions.push(r.to_region());
         }
     })?;
     Ok((doc, regions))

@@ -4,7 +4,7 @@ fn parse_str(text: &str, opts: ParseOptions) -> (Document, Vec<(usize, Region)>)
     let mut regions = Vec::new();
     let doc = parse(text.as_bytes(), opts, |n, _, rec| {
         if let Some(Record::Region(r)) = rec {
-            regions.push((n, (**r).clone()));
+            regions.push((n, r.to_region()));
         }
     })
     .unwrap();
@@ -38,7 +38,7 @@ fn region_line_with_purge_spaces_and_detail() {
     .unwrap();
     assert_eq!(l.region_type, "IOAccelerator (graphics)");
     assert_eq!((l.start, l.end), (Some(0x10876c000), Some(0x10877c000)));
-    assert_eq!(l.sizes, vec!["64K", "64K", "0K", "64K"]);
+    assert_eq!(l.sizes(), ["64K", "64K", "0K", "64K"]);
     assert_eq!((l.prot, l.max_prot, l.share_mode), ("rw-", Some("rw-"), Some("SHM")));
     assert_eq!(l.purge, Purge::NonVolatile);
     assert_eq!(l.detail, Some("some detail  here"));
