@@ -6,7 +6,6 @@ pub mod diff;
 pub mod gpu;
 pub mod group;
 pub mod report;
-pub mod vmmap;
 pub mod select;
 pub mod snapshot;
 pub mod top;

@@ -9,7 +9,6 @@ pub mod plot;
 pub mod progress;
 pub mod select;
 pub mod show;
-pub mod vmmap;
 pub mod snapshot;
 pub mod top;
 pub mod vmmap;
@@ -83,7 +82,6 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
     match cli.command {
         Some(Command::Show(args)) => show::run(&root, &args, out),
         Some(Command::Capture(args)) => capture::run(&root, &args, out),
-        Some(Command::Vmmap(args)) => vmmap::run(&args, out),
         Some(Command::Snapshot(args)) => snapshot::run(&root, &args, out),
         Some(Command::Diff(args)) => diff::run(&args, out),
         Some(Command::Watch(args)) => watch::run(&root, &args, out),
