@@ -5,6 +5,7 @@ pub mod classic;
 pub mod diff;
 pub mod gpu;
 pub mod group;
+pub mod metrics;
 pub mod report;
 pub mod select;
 pub mod snapshot;

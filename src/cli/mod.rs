@@ -4,10 +4,13 @@
 
 pub mod capture;
 pub mod diff;
+pub mod export;
 pub mod gpu;
+pub mod metrics;
 pub mod plot;
 pub mod progress;
 pub mod select;
+pub mod serve;
 pub mod show;
 pub mod snapshot;
 pub mod top;
@@ -66,6 +69,10 @@ pub enum Command {
     Capture(capture::CaptureArgs),
     /// macOS vmmap output (saved, or run with --pid) by region type and purgeable state.
     Vmmap(vmmap::VmmapArgs),
+    /// Serve per-process memory as Prometheus metrics over HTTP (/metrics).
+    Serve(serve::ServeArgs),
+    /// The metrics of `serve`, once: on stdout, or atomically into a node_exporter textfile directory.
+    Export(export::ExportArgs),
     /// GPU memory per process and device (DRM and dma-buf fdinfo, nvidia-smi), each client and buffer once.
     Gpu(gpu::GpuArgs),
 }
@@ -87,6 +94,8 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
         Some(Command::Watch(args)) => watch::run(&root, &args, out),
         Some(Command::Plot(args)) => plot::run(&args, out),
         Some(Command::Vmmap(args)) => vmmap::run(&args, out),
+        Some(Command::Serve(args)) => serve::run(&root, &args, out),
+        Some(Command::Export(args)) => export::run(&root, &args, out),
         Some(Command::Gpu(args)) => gpu::run(&root, &args, out),
         Some(Command::Top(args)) => top::run(&root, &args, out),
         None => top::run(

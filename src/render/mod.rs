@@ -5,6 +5,7 @@ pub mod classic;
 pub mod diff;
 pub mod gpu;
 pub mod plot;
+pub mod prometheus;
 pub mod show;
 pub mod table;
 pub mod top;
