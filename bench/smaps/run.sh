@@ -14,6 +14,8 @@
 #
 # Writes OUT/hyperfine.md and OUT/hyperfine.json and prints the ratios the
 # issue sets targets for: memtally <= 1.2x cat, pmap -X >= 10x memtally.
+# Wall-clock ratios mean something only on an otherwise idle machine (the
+# load average is printed first); the CPU columns are less sensitive.
 # Needs gcc, hyperfine, pmap (procps), perl, python3.
 set -euo pipefail
 
@@ -77,7 +79,9 @@ mean = lambda n: r[n]["mean"] * 1000
 cat, mt = mean("cat"), mean("memtally")
 print()
 for n in r:
-    print(f"{n:14} {mean(n):8.1f} ms  (median {r[n]['median']*1000:.1f}, {mean(n)/cat:5.2f}x cat)")
+    cpu = (r[n]["user"] + r[n]["system"]) * 1000
+    print(f"{n:14} {mean(n):8.1f} ms  (median {r[n]['median']*1000:.1f}, min {r[n]['min']*1000:.1f},"
+          f" {mean(n)/cat:5.2f}x cat; CPU user+sys {cpu:.1f} ms)")
 print(f"\nmemtally / cat     = {mt/cat:.2f}  (target <= 1.2)")
 print(f"pmap -X / memtally = {mean('pmap -X')/mt:.2f}  (target >= 10)")
 print(f"procfs / memtally  = {mean('procfs')/mt:.2f}")
