@@ -318,3 +318,160 @@ fn live_drm_device_shows_the_process() {
     let p = process(&doc, u64::from(me));
     assert!(p["drm_clients"].as_u64().unwrap() >= 1, "{p}");
 }
+
+// ---- capture and recorded trees ----
+
+#[test]
+fn capture_records_gpu_fds_and_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fixture();
+    let out = memtally(&[
+        "--proc-root",
+        root.to_str().unwrap(),
+        "capture",
+        "--pid",
+        "200",
+        "300",
+        "-o",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let targets = std::fs::read_to_string(dir.path().join("200/fd_targets")).unwrap();
+    assert_eq!(targets, "3\t/dev/dri/renderD128\n4\t/dmabuf:\n10\t/dmabuf:\n");
+    for fd in [3, 4, 10] {
+        assert_eq!(
+            std::fs::read(dir.path().join(format!("200/fdinfo/{fd}"))).unwrap(),
+            std::fs::read(root.join(format!("200/fdinfo/{fd}"))).unwrap()
+        );
+    }
+    let doc = json_of(&memtally(&[
+        "--proc-root",
+        dir.path().to_str().unwrap(),
+        "gpu",
+        "--format",
+        "json",
+    ]));
+    let p = process(&doc, 200);
+    assert_eq!(
+        figures(entry(p, "xe", "vram0")),
+        [Some(256 * MIB), Some(16 * MIB), Some(200 * MIB), Some(32 * MIB), Some(64 * MIB)]
+    );
+    // Only 200 holds the system buffer in this capture; 300 and 200 share the amdgpu one.
+    assert_eq!(
+        p["dmabuf"],
+        serde_json::json!({"count": 2, "size": 4 * MIB, "pss": 3 * MIB + MIB / 2})
+    );
+    assert_eq!(
+        figures(entry(process(&doc, 300), "amdgpu", "vram")),
+        [None, None, Some(1024 * MIB), None, None]
+    );
+}
+
+#[test]
+fn live_capture_writes_fd_targets() {
+    // This test process holds no GPU fd: the record says so with an empty list.
+    let me = std::process::id().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let out = memtally(&["capture", &me, "-o", dir.path().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let targets = std::fs::read_to_string(dir.path().join(&me).join("fd_targets")).unwrap();
+    assert!(targets.lines().all(|l| l.contains("/dev/dri/") || l.contains("dmabuf")), "{targets}");
+}
+
+#[test]
+fn recorded_fd_symlinks_and_old_captures() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = fixture().join("400");
+    let pid = dir.path().join("400");
+    std::fs::create_dir_all(pid.join("fd")).unwrap();
+    std::fs::create_dir_all(pid.join("fdinfo")).unwrap();
+    for f in ["status", "comm", "cmdline", "maps", "smaps", "smaps_rollup"] {
+        std::fs::copy(src.join(f), pid.join(f)).unwrap();
+    }
+    std::fs::copy(src.join("fdinfo/6"), pid.join("fdinfo/6")).unwrap();
+    // A copy that kept the fd/ symlinks (dangling here: no such device).
+    std::os::unix::fs::symlink("/dev/dri/renderD129", pid.join("fd/6")).unwrap();
+    let root = dir.path().to_str().unwrap();
+    let doc = json_of(&memtally(&["--proc-root", root, "gpu", "--format", "json"]));
+    assert_eq!(entry(process(&doc, 400), "panthor", "memory")["resident"], 12 * MIB);
+    // Without fd/ or fd_targets: recorded before GPU support, and said so.
+    std::fs::remove_dir_all(pid.join("fd")).unwrap();
+    let doc = json_of(&memtally(&["--proc-root", root, "gpu", "--format", "json"]));
+    assert!(doc["processes"].as_array().unwrap().is_empty());
+    assert!(doc["notes"].to_string().contains("no record of open files"), "{doc}");
+}
+
+#[test]
+fn bad_fdinfo_is_a_note_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = fixture().join("301");
+    let pid = dir.path().join("301");
+    std::fs::create_dir_all(pid.join("fdinfo")).unwrap();
+    for f in ["status", "comm", "cmdline", "maps", "smaps", "smaps_rollup", "fd_targets"] {
+        std::fs::copy(src.join(f), pid.join(f)).unwrap();
+    }
+    std::fs::write(
+        pid.join("fdinfo/4"),
+        b"drm-driver:\tamdgpu\ndrm-client-id:\t53\ndrm-total-vram:\t12 PiB\n\xff\xfe\nno colon here\ndrm-resident-vram:\t4 KiB\n",
+    )
+    .unwrap();
+    let doc = json_of(&memtally(&[
+        "--proc-root",
+        dir.path().to_str().unwrap(),
+        "gpu",
+        "--format",
+        "json",
+    ]));
+    let e = entry(process(&doc, 301), "amdgpu", "vram");
+    assert_eq!(figures(e), [None, None, Some(4096), None, None]);
+    let notes = doc["notes"].as_array().unwrap();
+    assert_eq!(notes.len(), 3, "{notes:?}");
+    assert!(notes[0].as_str().unwrap().contains("fdinfo/4: drm-total-vram: not a size: 12 PiB"));
+}
+
+#[test]
+fn show_and_top_carry_gpu_figures() {
+    let doc = recorded(&["show", "200", "--format", "json"]);
+    let gpu = &doc["gpu"];
+    let vram = gpu["entries"].as_array().unwrap().iter().find(|e| e["region"] == "vram0").unwrap();
+    assert_eq!(
+        figures(vram),
+        [Some(256 * MIB), Some(16 * MIB), Some(200 * MIB), Some(32 * MIB), Some(64 * MIB)]
+    );
+    assert_eq!(gpu["dmabuf"], serde_json::json!({"count": 2, "size": 4 * MIB, "pss": 3 * MIB / 2}));
+    assert_eq!(gpu["reclaimable"], 32 * MIB + 64 * KIB);
+    // Two processes sharing one client: its purgeable bytes count once.
+    let both = recorded(&["show", "--pid", "100", "101", "--format", "json"]);
+    let sys = both["gpu"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["region"] == "system0")
+        .unwrap();
+    assert_eq!(sys["resident"], 20 * MIB);
+    assert_eq!(sys["proportional"], 20 * MIB);
+    assert_eq!(both["gpu"]["reclaimable"], 2 * MIB);
+    let root = fixture();
+    let text =
+        String::from_utf8(memtally(&["--proc-root", root.to_str().unwrap(), "show", "200"]).stdout)
+            .unwrap();
+    let vram = text.lines().find(|l| l.starts_with("GPU xe 0000:03:00.0 vram0")).unwrap();
+    assert!(vram.contains("200M") && vram.contains("256M"), "{vram}");
+
+    let top = recorded(&["top", "--format", "json", "--sort", "gpu"]);
+    let rows = top["rows"].as_array().unwrap();
+    let order: Vec<u64> = rows.iter().map(|r| r["pid"].as_u64().unwrap()).collect();
+    assert_eq!(order, vec![300, 200, 301, 400, 100, 101, 500]);
+    assert_eq!(rows[1]["gpu"], 211 * MIB);
+    assert_eq!(rows[6]["gpu"], 0);
+    assert_eq!(top["totals"]["gpu"], 1357 * MIB);
+    let text = String::from_utf8(memtally(&["--proc-root", root.to_str().unwrap(), "top"]).stdout)
+        .unwrap();
+    assert!(text.lines().next().unwrap().contains("GPU"), "{text}");
+    // Without GPU memory (the recorded trees of tests/fixtures/linux) there is no column.
+    let plain =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/linux/python3-mmap/proc");
+    let text = String::from_utf8(memtally(&["--proc-root", plain.to_str().unwrap(), "top"]).stdout)
+        .unwrap();
+    assert!(!text.lines().next().unwrap().contains("GPU"), "{text}");
+}

@@ -51,6 +51,8 @@ pub struct Report<'a> {
     pub totals: Sizes,
     /// Things the reader must know to trust the numbers.
     pub notes: Vec<String>,
+    /// GPU memory of the processes (docs/gpu-json.md), when read and any.
+    pub gpu: Option<crate::analyze::gpu::GpuShow>,
 }
 
 /// Sort keys `--sort` accepts; `dirty` is shared + private dirty.
@@ -131,7 +133,7 @@ pub fn build<'a>(
             ));
         }
     }
-    Report { processes, by, rows, omitted, categories, totals, notes }
+    Report { processes, by, rows, omitted, categories, totals, notes, gpu: None }
 }
 
 /// Sorts rows by the given figures, largest first; `regions` sorts by count.

@@ -49,6 +49,7 @@ pub const TOP_SORT_FIELDS: &[&str] = &[
     "dirty",
     "private_dirty",
     "shared_dirty",
+    "gpu",
     "processes",
     "pid",
 ];

@@ -126,3 +126,54 @@ pub fn run(root: &ProcRoot, args: &GpuArgs, out: &mut dyn Write) -> Result<()> {
     };
     written.map_err(|e| Error::io("standard output", e))
 }
+
+/// Adds a `gpu` figure (the proportional one of docs/gpu-json.md) to the
+/// sizes of `top`'s processes, when this machine or tree can have GPU
+/// memory and some process has any: 0 for processes read without any,
+/// absent for processes whose open files could not be read. Shares are
+/// counted across every process of the tree, selected or not.
+pub fn add_to_top(root: &ProcRoot, processes: &mut [crate::source::scan::ProcMemory]) {
+    let Some(machine) = whole_tree(root) else { return };
+    let read: std::collections::HashSet<u32> = machine.inputs.iter().map(|i| i.pid).collect();
+    let report = build(&machine.inputs, &|_| true);
+    if report.processes.is_empty() {
+        return;
+    }
+    let by_pid: std::collections::HashMap<u32, u64> =
+        report.processes.iter().map(|p| (p.pid, p.proportional)).collect();
+    for p in processes.iter_mut() {
+        if read.contains(&p.info.pid) {
+            p.sizes.set("gpu", by_pid.get(&p.info.pid).copied().unwrap_or(0));
+        }
+    }
+}
+
+/// The GPU rows of `show` for `pids`, shares counted across the whole tree;
+/// `None` when there is no GPU memory to show.
+pub fn for_show(root: &ProcRoot, pids: &[u32]) -> Option<crate::analyze::gpu::GpuShow> {
+    let machine = whole_tree(root)?;
+    let shown: std::collections::HashSet<u32> = pids.iter().copied().collect();
+    let mut view = crate::analyze::gpu::show_view(&machine.inputs, &|p| shown.contains(&p))?;
+    view.notes.extend(machine.notes);
+    Some(view)
+}
+
+/// Reads the GPU files of every process of the tree, when the machine or
+/// tree can have GPU memory at all (a DRM or dma-buf device, recorded fd
+/// targets, or nvidia-smi on PATH); `None` otherwise, at the cost of a
+/// directory listing.
+fn whole_tree(root: &ProcRoot) -> Option<MachineGpu> {
+    let pids = root.pids().ok()?;
+    let nvidia_on_path = root.is_live()
+        && crate::source::vmmap::runner::find_on_path(
+            "nvidia-smi",
+            std::env::var_os("PATH").as_deref(),
+        )
+        .is_some();
+    if !nvidia_on_path && !crate::source::gpu::worth_reading(root, &pids) {
+        return None;
+    }
+    let infos: Vec<ProcInfo> =
+        pids.iter().map(|&pid| ProcInfo { pid, ..Default::default() }).collect();
+    Some(read_machine(root, &infos, nvidia::TIMEOUT))
+}

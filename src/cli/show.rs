@@ -95,6 +95,8 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
         )));
     }
     let mut report = build(&processes, args.by, &args.sort, args.top);
+    let pids: Vec<u32> = processes.iter().map(|p| p.pid).collect();
+    report.gpu = crate::cli::gpu::for_show(root, &pids);
     let denied = skipped.iter().filter(|(e, _)| *e).count();
     if denied > 0 {
         report.notes.push(format!(

@@ -32,7 +32,7 @@ pub struct TopArgs {
     pub all: bool,
 
     /// Sort by these figures, largest first (comma-separated): pss, uss,
-    /// rss, swap, swap_pss, dirty, private_dirty, shared_dirty, processes, pid.
+    /// rss, swap, swap_pss, dirty, private_dirty, shared_dirty, gpu, processes, pid.
     #[arg(long, value_delimiter = ',', default_value = "pss", value_name = "FIELD")]
     pub sort: Vec<String>,
 
@@ -61,6 +61,8 @@ pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
         scan::read_all(root, selected.infos, scan::default_threads(), done)
     });
     scan.vanished += selected.vanished;
+    // GPU memory (docs/gpu-json.md), where the machine can have any.
+    crate::cli::gpu::add_to_top(root, &mut scan.processes);
     // The machine picture explains the whole machine, so it only makes
     // sense when every process is in the scan.
     let meminfo = sel

@@ -66,10 +66,31 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     for row in &report.rows {
         t.row(cells(&row.label, row.regions, &row.sizes));
     }
+    let gpu = report.gpu.as_ref().filter(|_| report.by == crate::analyze::report::ShowBy::Category);
+    for (label, sizes) in gpu.map(gpu_rows).unwrap_or_default() {
+        let mut c = cells(&label, 0, &sizes);
+        let regions = if report.by == crate::analyze::report::ShowBy::Path {
+            c.len() - 2
+        } else {
+            c.len() - 1
+        };
+        c[regions] = "-".into();
+        t.row(c);
+    }
     let count: usize = report.processes.iter().map(|p| p.regions.len()).sum();
     t.footer(cells("total", count, &report.totals));
     out.write_all(heading(report.processes).as_bytes())?;
     out.write_all(t.render().as_bytes())?;
+    if let Some(g) = gpu {
+        writeln!(
+            out,
+            "GPU rows (not in the total): RSS = drm-resident, PSS = resident shared among the client's processes, VIRTUAL = drm-total; dma-buf: RSS = size, PSS = size / holders. reclaimable (LazyFree + drm-purgeable): {}. More: memtally gpu",
+            human_opt(g.reclaimable)
+        )?;
+        for note in &g.notes {
+            writeln!(out, "note: {note}")?;
+        }
+    }
     if report.omitted > 0 {
         writeln!(
             out,
@@ -81,6 +102,30 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "note: {note}")?;
     }
     Ok(())
+}
+
+/// The GPU rows of the category table: one per device and region, then
+/// the dma-bufs (docs/gpu-json.md).
+fn gpu_rows(g: &crate::analyze::gpu::GpuShow) -> Vec<(String, Sizes)> {
+    let mut rows: Vec<(String, Sizes)> = g
+        .entries
+        .iter()
+        .map(|e| {
+            let sizes = Sizes {
+                rss: e.memory.resident,
+                pss: e.proportional,
+                size: e.memory.total,
+                ..Default::default()
+            };
+            (format!("GPU {} {} {}", e.driver, e.device, e.region), sizes)
+        })
+        .collect();
+    if g.dmabuf.count > 0 {
+        let sizes =
+            Sizes { rss: Some(g.dmabuf.size), pss: Some(g.dmabuf.pss), ..Default::default() };
+        rows.push((format!("GPU dma-buf ({})", g.dmabuf.count), sizes));
+    }
+    rows
 }
 
 /// Every mapping, like `pmap -X`.
@@ -170,6 +215,7 @@ fn json_doc(report: &Report) -> Map<String, Value> {
     }
     doc.insert("partial".into(), json!(!report.notes.is_empty()));
     doc.insert("notes".into(), json!(report.notes));
+    doc.insert("gpu".into(), json!(report.gpu));
     doc.insert("totals".into(), serde_json::to_value(&report.totals).unwrap_or(Value::Null));
     doc.insert("categories".into(), Value::Array(categories));
     doc.insert("by".into(), json!(report.by.name()));

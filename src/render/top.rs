@@ -34,12 +34,15 @@ fn process<'a>(ctx: &'a TopContext, row: &TopRow) -> Option<&'a ProcMemory> {
 /// The table, the machine picture and the notes.
 pub fn table(report: &TopReport, ctx: &TopContext, out: &mut dyn Write) -> std::io::Result<()> {
     let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
+    // The GPU column appears when some process has GPU memory.
+    let gpu = report.totals.get("gpu").is_some().then_some(("GPU", "gpu"));
+    let figures: Vec<(&str, &str)> = FIGURES.iter().copied().chain(gpu).collect();
     let mut headers: Vec<(&str, Align)> = if per_process {
         vec![("PID", Align::Right), ("USER", Align::Left)]
     } else {
         vec![(key_header(report.by), Align::Left), ("PROCS", Align::Right)]
     };
-    headers.extend(FIGURES.iter().map(|(h, _)| (*h, Align::Right)));
+    headers.extend(figures.iter().map(|(h, _)| (*h, Align::Right)));
     if per_process {
         headers.push(("COMMAND", Align::Left));
     } else if report.by == TopBy::Cgroup {
@@ -56,7 +59,7 @@ pub fn table(report: &TopReport, ctx: &TopContext, out: &mut dyn Write) -> std::
             cells.push(row.key.clone());
             cells.push(row.processes.to_string());
         }
-        for (_, f) in FIGURES {
+        for (_, f) in &figures {
             let mut cell = human_opt(figure(&row.sizes, f));
             if row.without_pss > 0 && row.processes > 1 && matches!(*f, "pss" | "uss") {
                 cell.push('*');
@@ -76,7 +79,7 @@ pub fn table(report: &TopReport, ctx: &TopContext, out: &mut dyn Write) -> std::
     } else {
         vec!["total".to_string(), n.to_string()]
     };
-    footer.extend(FIGURES.iter().map(|(_, f)| human_opt(figure(&report.totals, f))));
+    footer.extend(figures.iter().map(|(_, f)| human_opt(figure(&report.totals, f))));
     if per_process {
         footer.push(plural(n, "process", "processes"));
     } else if report.by == TopBy::Cgroup {
@@ -198,6 +201,7 @@ const JSON_FIGURES: &[&str] = &[
     "pss_shmem",
     "anonymous",
     "locked",
+    "gpu",
 ];
 
 fn figures_json(m: &mut Map<String, Value>, sizes: &crate::model::Sizes) {

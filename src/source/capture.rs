@@ -37,6 +37,11 @@ pub fn capture_process(from: &ProcRoot, pid: u32, out: &Path) -> Result<CaptureR
             Err(e) => report.skipped.push((from.pid_file(pid, file), e.to_string())),
         }
     }
+    // GPU: link targets and fdinfo of DRM and dma-buf fds (see source::gpu).
+    match crate::source::gpu::record(from, pid, &dir) {
+        Ok(files) => report.written.extend(files),
+        Err(e) => report.skipped.push((from.pid_file(pid, "fd"), e.to_string())),
+    }
     for file in MACHINE_FILES {
         let src = from.path().join(file);
         match std::fs::read(&src) {
