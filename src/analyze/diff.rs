@@ -288,7 +288,8 @@ mod tests {
             "linux",
         );
         let d = diff(&a, &b, &DiffOptions { sort: vec!["dirty".into()], min_delta: 0 });
-        assert_eq!(d.totals.delta("private_dirty"), Some(8192));
+        // Before: 4 KiB (pid 1). After: 8 KiB (pid 1) + 8 KiB (new pid 3).
+        assert_eq!(d.totals.delta("private_dirty"), Some(12288));
         let statuses: Vec<(&str, &str)> =
             d.processes.iter().map(|p| (p.key.as_str(), p.status())).collect();
         assert_eq!(

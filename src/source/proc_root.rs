@@ -4,7 +4,7 @@
 //! becomes the same clear error.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, ErrorKind, Read};
+use std::io::{BufRead, ErrorKind, Read};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -185,9 +185,10 @@ impl ProcRoot {
     /// Parses `ROOT/PID/FILE` (smaps or maps) into regions.
     pub fn read_regions(&self, pid: u32, file: &str) -> Result<Vec<Region>> {
         let f = self.open(pid, file)?;
-        // One large buffer: smaps of a big process is megabytes, and the
-        // kernel fills each read() up to what we ask for.
-        self.parse_regions(pid, file, BufReader::with_capacity(256 * 1024, f))
+        // smaps of a big process is megabytes that the kernel generates as
+        // we read: a helper thread reads the next chunk while this one
+        // parses (see PrefetchReader and docs/benchmarks.md).
+        self.parse_regions(pid, file, crate::source::smaps::PrefetchReader::new(f))
     }
 
     /// Parses smaps or maps text read from `ROOT/PID/FILE` into regions.

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs every cargo-fuzz target for a set time (default 600 s each), one
+# after another, seeding each corpus from the repo's fixtures. Crashers
+# land in fuzz/artifacts/TARGET/; copy them into tests/fuzz_regressions/
+# and add them to tests/fuzz_regressions.rs.
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+#
+# cargo-fuzz needs nightly features; RUSTC_BOOTSTRAP=1 lets the stable
+# toolchain build them. Install once: cargo install cargo-fuzz --locked
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+secs=${1:-600}
+shift || true
+targets=("$@")
+[[ ${#targets[@]} -gt 0 ]] || targets=(smaps vmmap fdinfo snapshot)
+cd "$repo/fuzz"
+seed() { # target, files...
+    local dir=corpus/$1; shift
+    mkdir -p "$dir"
+    for f in "$@"; do [[ -f $f ]] && cp "$f" "$dir/$(echo "$f" | tr '/' '_')"; done
+}
+seed smaps ../tests/fixtures/linux/*/proc/*/smaps ../tests/fixtures/linux/*/proc/*/smaps_rollup ../tests/fixtures/linux/*/proc/*/maps
+seed vmmap ../tests/fixtures/vmmap/* ../../shared/fixtures/vmmap/*.txt
+seed fdinfo ../tests/fixtures/gpu/*/proc/*/fdinfo/*
+seed snapshot ../tests/fixtures/snapshots/*.json
+for t in "${targets[@]}"; do
+    echo "== $t for $secs s"
+    RUSTC_BOOTSTRAP=1 cargo fuzz run -O "$t" "corpus/$t" -- -max_total_time="$secs" -rss_limit_mb=2048 -max_len=262144 2>&1 |
+        tee "/tmp/fuzz-$t.log" | grep -E "^#[0-9]+.*(DONE|pulse)|ERROR|SUMMARY|panicked|Done" || true
+    grep -E "^Done|stat::number_of_executed_units|exec/s" "/tmp/fuzz-$t.log" | tail -3 || true
+done
