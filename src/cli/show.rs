@@ -88,16 +88,16 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
         None => read_selection(root, &sel)?,
     };
     if processes.is_empty() {
-        return Err(Error::NotFound(format!(
-            "no process could be read of the {} selected{}",
-            skipped.len(),
-            skipped.first().map(|(_, why)| format!(" (first: {why})")).unwrap_or_default()
-        )));
+        // Nothing to show: the first failure is the answer (permission
+        // denied says who owns it and what would fix it).
+        return Err(skipped.into_iter().next().unwrap_or_else(|| {
+            Error::NotFound("every selected process exited before it could be read".into())
+        }));
     }
     let mut report = build(&processes, args.by, &args.sort, args.top);
     let pids: Vec<u32> = processes.iter().map(|p| p.pid).collect();
     report.gpu = crate::cli::gpu::for_show(root, &pids);
-    let denied = skipped.iter().filter(|(e, _)| *e).count();
+    let denied = skipped.iter().filter(|e| matches!(e, Error::PermissionDenied { .. })).count();
     if denied > 0 {
         report.notes.push(format!(
             "{denied} selected processes could not be read (permission denied) and are not in these figures; run as root or with CAP_SYS_PTRACE."
@@ -113,11 +113,8 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
 }
 
 /// Reads every selected process in full; processes that exit meanwhile
-/// are dropped, ones that cannot be read are returned as (denied, why).
-/// A process that could not be read: (permission denied?, the error).
-type Skipped = (bool, String);
-
-fn read_selection(root: &ProcRoot, sel: &Selection) -> Result<(Vec<Process>, Vec<Skipped>)> {
+/// are dropped, and the errors of ones that cannot be read are returned.
+fn read_selection(root: &ProcRoot, sel: &Selection) -> Result<(Vec<Process>, Vec<Error>)> {
     let selected = select(root, sel, Needs::default())?;
     let mut processes = Vec::new();
     let mut skipped = Vec::new();
@@ -125,7 +122,7 @@ fn read_selection(root: &ProcRoot, sel: &Selection) -> Result<(Vec<Process>, Vec
         match root.process(info.pid) {
             Ok(p) => processes.push(p),
             Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => {}
-            Err(e) => skipped.push((matches!(e, Error::PermissionDenied { .. }), e.to_string())),
+            Err(e) => skipped.push(e),
         }
     }
     Ok((processes, skipped))

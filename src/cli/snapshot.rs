@@ -53,24 +53,31 @@ pub fn take(root: &ProcRoot, sel: &crate::analyze::select::Selection) -> Result<
     let selected = select(root, sel, Needs::default())?;
     let infos = selected.infos;
     let mut notes = Vec::new();
-    let (processes, denied, vanished) = with_progress(infos.len(), "reading processes", |done| {
-        let mut processes: Vec<Process> = Vec::new();
-        let (mut denied, mut vanished) = (0usize, selected.vanished);
-        for info in &infos {
-            match root.process(info.pid) {
-                Ok(p) => processes.push(p),
-                Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => vanished += 1,
-                Err(Error::KernelThread { .. }) => {}
-                Err(_) => denied += 1,
+    let (processes, denied, vanished, first_error) =
+        with_progress(infos.len(), "reading processes", |done| {
+            let mut processes: Vec<Process> = Vec::new();
+            let (mut denied, mut vanished) = (0usize, selected.vanished);
+            let mut first_error = None;
+            for info in &infos {
+                match root.process(info.pid) {
+                    Ok(p) => processes.push(p),
+                    Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => vanished += 1,
+                    Err(Error::KernelThread { .. }) => {}
+                    Err(e) => {
+                        denied += 1;
+                        first_error.get_or_insert(e);
+                    }
+                }
+                done.fetch_add(1, Ordering::Relaxed);
             }
-            done.fetch_add(1, Ordering::Relaxed);
-        }
-        (processes, denied, vanished)
-    });
+            (processes, denied, vanished, first_error)
+        });
     if processes.is_empty() {
-        return Err(Error::NotFound(format!(
-            "no selected process could be read ({denied} unreadable, {vanished} exited)"
-        )));
+        // Nothing to show: the reason for the first failure is the answer
+        // (permission denied says who and what would fix it).
+        return Err(first_error.unwrap_or_else(|| {
+            Error::NotFound(format!("no selected process could be read ({vanished} exited)"))
+        }));
     }
     if denied > 0 {
         notes.push(format!(
