@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Writes a synthetic `vmmap -noCoalesce` report with N region lines
 (default 1,000,000, about 100 MB) for the benchmark: the modern 2.4 layout
-with 16-digit addresses, a mix of region types (a third of them
-IOAccelerator / IOSurface with PURGE= states), then the summary table.
+with 16-digit addresses, a mix of region types (a quarter of them
+IOAccelerator / IOSurface with PURGE= states, or --gpu-share), then the
+summary table.
 
-    python3 bench/vmmap/gen.py [--lines N] [--seed S] OUT
+    python3 bench/vmmap/gen.py [--lines N] [--seed S] [--gpu-share F] OUT
 """
 import argparse
 import random
@@ -41,6 +42,8 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--gpu-share", type=float, default=0.25,
+                    help="fraction of lines that are IOSurface/IOAccelerator regions (default 0.25)")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     totals = {}
@@ -65,7 +68,10 @@ REGION TYPE                      START - END             [ VSIZE  RSDNT  DIRTY  
 """)
         addr = 0x100000000
         for _ in range(a.lines):
-            t, sm, purgeable = TYPES[rnd.randrange(len(TYPES))]
+            if rnd.random() < a.gpu_share:
+                t, sm, purgeable = TYPES[rnd.randrange(3)]
+            else:
+                t, sm, purgeable = TYPES[3 + rnd.randrange(len(TYPES) - 3)]
             vk = SIZES_K[rnd.randrange(len(SIZES_K))]
             rk = rnd.randrange(0, vk + 1, 16)
             dk = rnd.randrange(0, rk + 1, 16)

@@ -118,6 +118,31 @@ impl Acc {
     }
 }
 
+/// FNV-1a: region type names are short and few; SipHash's defence against
+/// chosen keys is not needed for a table of them.
+#[derive(Debug, Clone, Copy)]
+pub struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+type FnvMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+
 /// Everything kept per region type while reading.
 #[derive(Debug, Clone, Default)]
 struct TypeStats {
@@ -126,7 +151,8 @@ struct TypeStats {
     selected: bool,
     by_purge: [Acc; 4],
     exact: BTreeMap<u64, PurgeCounts>,
-    pow2: BTreeMap<u64, (PurgeCounts, u64)>,
+    /// Indexed by bit length of the bucket (0 for vsize 0).
+    pow2: Vec<(PurgeCounts, u64)>,
     footprint: Footprint,
 }
 
@@ -135,8 +161,10 @@ struct TypeStats {
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
     pub filter: TypeFilter,
-    index: HashMap<String, usize>,
+    index: FnvMap<String, usize>,
     stats: Vec<TypeStats>,
+    /// The type of the previous region: consecutive lines often share it.
+    last: Option<usize>,
     /// Regions read, of every type.
     pub regions_read: u64,
     /// Regions of the selected types.
@@ -187,8 +215,9 @@ impl Tally {
     /// Adds one region read from line `line`.
     pub fn add(&mut self, line: usize, r: &VRegion) {
         self.regions_read += 1;
-        let i = match self.index.get(r.region_type) {
-            Some(&i) => i,
+        let cached = self.last.filter(|&i| self.stats[i].name == r.region_type);
+        let i = match cached.or_else(|| self.index.get(r.region_type).copied()) {
+            Some(i) => i,
             None => {
                 let i = self.stats.len();
                 self.stats.push(TypeStats {
@@ -200,6 +229,7 @@ impl Tally {
                 i
             }
         };
+        self.last = Some(i);
         let st = &mut self.stats[i];
         st.lines += 1;
         if !st.selected {
@@ -210,7 +240,11 @@ impl Tally {
         let p = purge_index(r.purge);
         st.by_purge[p].add(r);
         st.exact.entry(vsize).or_default()[p] += 1;
-        let b = st.pow2.entry(pow2_bucket(vsize)).or_default();
+        if st.pow2.is_empty() {
+            st.pow2.resize(65, ([0; 4], 0));
+        }
+        let bucket = pow2_bucket(vsize);
+        let b = &mut st.pow2[(64 - bucket.leading_zeros()) as usize];
         b.0[p] += 1;
         b.1 = b.1.saturating_add(vsize);
         let fp = footprint_of(r);
@@ -271,11 +305,19 @@ impl Tally {
             }
             self.by_type.insert(st.name.clone(), all.bucket());
             self.exact.insert(st.name.clone(), st.exact);
-            self.pow2.insert(st.name.clone(), st.pow2);
+            let pow2 = st
+                .pow2
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.0.iter().any(|&n| n > 0))
+                .map(|(bits, b)| (if bits == 0 { 0 } else { 1u64 << (bits - 1) }, *b))
+                .collect();
+            self.pow2.insert(st.name.clone(), pow2);
             self.footprint.insert(st.name, st.footprint);
         }
         self.total = total.bucket();
         self.index.clear();
+        self.last = None;
     }
 
     /// Types whose region-line count differs from the summary COUNT. Empty

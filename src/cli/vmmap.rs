@@ -2,7 +2,7 @@
 //! output by region type and purgeable state.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -110,18 +110,17 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
             "--seed-view prints the seed's text reports; drop --format".into(),
         ));
     }
-    let (source, reader): (String, Box<dyn BufRead>) = match (&args.pid, &args.file) {
+    let (source, reader): (String, Box<dyn Read>) = match (&args.pid, &args.file) {
         (Some(pid), _) => {
             let bytes = runner::run_vmmap(*pid, Duration::from_secs(args.timeout))?;
             (format!("vmmap -noCoalesce {pid}"), Box::new(std::io::Cursor::new(bytes)))
         }
-        (None, Some(p)) if p.as_os_str() == "-" => (
-            "standard input".to_string(),
-            Box::new(BufReader::with_capacity(1 << 16, std::io::stdin())),
-        ),
+        (None, Some(p)) if p.as_os_str() == "-" => {
+            ("standard input".to_string(), Box::new(std::io::stdin()))
+        }
         (None, Some(p)) => {
             let f = File::open(p).map_err(|e| Error::io(p, e))?;
-            (p.display().to_string(), Box::new(BufReader::with_capacity(1 << 16, f)))
+            (p.display().to_string(), Box::new(f))
         }
         (None, None) => {
             return Err(Error::Usage("give a FILE (or - for standard input) or --pid PID".into()))

@@ -18,7 +18,7 @@
 
 pub mod runner;
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use serde::Serialize;
 
@@ -304,30 +304,71 @@ pub struct Parser {
 /// caller only there.
 pub fn parse<R, F>(mut reader: R, opts: ParseOptions, mut on_line: F) -> std::io::Result<Document>
 where
-    R: BufRead,
+    R: Read,
     F: FnMut(usize, &str, Option<&Record<'_>>),
 {
     let mut parser = Parser::new(opts);
-    let mut buf: Vec<u8> = Vec::with_capacity(512);
+    // One fixed buffer; lines are handed out in place (no copy per line).
+    let mut buf = vec![0u8; READ_BUFFER];
+    let (mut start, mut end) = (0usize, 0usize);
     let mut line_no = 0usize;
+    let mut skipping = false; // inside a line longer than the buffer
+    let mut eof = false;
     loop {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
+        let line_end = match memchr::memchr(b'\n', &buf[start..end]) {
+            Some(i) => Some(start + i),
+            None if eof => (start < end).then_some(end),
+            None => None,
+        };
+        if let Some(le) = line_end {
+            if skipping {
+                skipping = false;
+            } else {
+                line_no += 1;
+                let mut line = &buf[start..le];
+                while let [rest @ .., b'\n' | b'\r'] = line {
+                    line = rest;
+                }
+                let text = match std::str::from_utf8(line) {
+                    Ok(t) => std::borrow::Cow::Borrowed(t),
+                    Err(_) => String::from_utf8_lossy(line),
+                };
+                let record = parser.line(line_no, &text);
+                on_line(line_no, &text, record.as_ref());
+            }
+            start = (le + 1).min(end);
+            continue;
+        }
+        if eof {
             break;
         }
-        line_no += 1;
-        while matches!(buf.last(), Some(b'\n' | b'\r')) {
-            buf.pop();
+        if start > 0 {
+            buf.copy_within(start..end, 0);
+            end -= start;
+            start = 0;
         }
-        let text = match std::str::from_utf8(&buf) {
-            Ok(t) => std::borrow::Cow::Borrowed(t),
-            Err(_) => String::from_utf8_lossy(&buf),
-        };
-        let record = parser.line(line_no, &text);
-        on_line(line_no, &text, record.as_ref());
+        if end == buf.len() {
+            // A line longer than the buffer: not vmmap output; skip it.
+            if !skipping {
+                line_no += 1;
+                parser.oversized(line_no);
+                skipping = true;
+            }
+            end = 0;
+        }
+        match reader.read(&mut buf[end..]) {
+            Ok(0) => eof = true,
+            Ok(n) => end += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
     Ok(parser.finish())
 }
+
+/// Bytes read at a time; also the longest line read (longer ones are
+/// counted as unreadable and skipped).
+pub const READ_BUFFER: usize = 1 << 20;
 
 impl Parser {
     pub fn new(opts: ParseOptions) -> Parser {
@@ -339,6 +380,16 @@ impl Parser {
             after_total: false,
             region_pages: None,
         }
+    }
+
+    /// Counts a line too long to read.
+    pub fn oversized(&mut self, line_no: usize) {
+        self.doc.diagnostics.lines += 1;
+        self.doc.diagnostics.unreadable(
+            line_no,
+            "",
+            format!("line longer than {READ_BUFFER} bytes"),
+        );
     }
 
     /// The document so far, with its diagnostics.
@@ -913,21 +964,35 @@ fn find_byte(s: &str, b: u8) -> Option<usize> {
     memchr::memchr(b, s.as_bytes())
 }
 
+/// Hex digit values; 0xff for anything else.
+const HEX: [u8; 256] = {
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
 fn hex(s: &str) -> Option<u64> {
     if s.is_empty() || s.len() > 16 {
         return None;
     }
     let mut v = 0u64;
+    let mut bad = 0u8;
     for &c in s.as_bytes() {
-        let d = match c {
-            b'0'..=b'9' => c - b'0',
-            b'a'..=b'f' => c - b'a' + 10,
-            b'A'..=b'F' => c - b'A' + 10,
-            _ => return None,
-        };
-        v = (v << 4) | u64::from(d);
+        let d = HEX[c as usize];
+        bad |= d;
+        v = (v << 4) | u64::from(d & 0x0f);
     }
-    Some(v)
+    (bad & 0x80 == 0).then_some(v)
 }
 
 /// Reads `TYPE  START-END  [ SIZES ]  PRT/MAX  SM=XXX  [PURGE=X]  DETAIL`.
@@ -969,9 +1034,6 @@ pub fn parse_region_line(c: &str) -> Result<RegionLine<'_>, String> {
         if n_sizes == 4 {
             return Err("more than 4 sizes in [ ]".into());
         }
-        if !is_size_token(tok) {
-            return Err(format!("bad size {tok:?}"));
-        }
         size_tokens[n_sizes] = tok;
         n_sizes += 1;
     }
@@ -991,7 +1053,8 @@ pub fn parse_region_line(c: &str) -> Result<RegionLine<'_>, String> {
         return Err(format!("bad protection {prot_tok:?}"));
     }
     let mut share_mode = None;
-    let max_prot = match max_glued.find("SM=") {
+    let glued = if is_prot(max_glued) { None } else { max_glued.find("SM=") };
+    let max_prot = match glued {
         // `r--/rwSM=COW`: a `- ` was lost (seen in a mangled copy).
         Some(i) => {
             let (m, sm) = max_glued.split_at(i);

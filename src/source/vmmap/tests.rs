@@ -278,3 +278,48 @@ fn invalid_utf8_and_crlf_are_read() {
     assert_eq!(regions[0].path.as_deref(), Some("/x\u{fffd}"));
     assert_eq!(regions[1].path, None);
 }
+
+/// Hands out at most `n` bytes per read, to cross every buffer boundary.
+struct Trickle<'a>(&'a [u8], usize);
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.1.min(buf.len()).min(self.0.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn lines_are_the_same_whatever_the_read_sizes() {
+    let whole = parse_str(FULL, ParseOptions::default());
+    for n in [1, 2, 7, 64, 4096] {
+        let mut regions = Vec::new();
+        let doc = parse(Trickle(FULL.as_bytes(), n), ParseOptions::default(), |l, _, rec| {
+            if let Some(Record::Region(r)) = rec {
+                regions.push((l, r.to_region()));
+            }
+        })
+        .unwrap();
+        assert_eq!(doc, whole.0, "reads of {n}");
+        assert_eq!(regions, whole.1, "reads of {n}");
+    }
+}
+
+#[test]
+fn a_line_longer_than_the_buffer_is_counted_and_skipped() {
+    let mut text =
+        String::from("IOSurface  100000000-100010000 [ 64K 64K 64K 0K] rw-/rw- SM=SHM\n");
+    text.push_str(&"x".repeat(READ_BUFFER * 2 + 5));
+    text.push('\n');
+    // The last line has no newline.
+    text.push_str("IOSurface  100010000-100020000 [ 64K 64K 64K 0K] rw-/rw- SM=SHM PURGE=E");
+    let (doc, regions) = parse_str(&text, ParseOptions::default());
+    assert_eq!(doc.diagnostics.lines, 3);
+    assert_eq!(doc.diagnostics.unreadable, 1);
+    assert_eq!(doc.diagnostics.unreadable_samples[0].line, 2);
+    assert_eq!(regions.len(), 2);
+    assert_eq!(regions[1].0, 3);
+    assert_eq!(regions[1].1.purge, Purge::Empty);
+}
