@@ -49,7 +49,7 @@ fn totals_equal_smaps_rollup_field_by_field() {
 
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_str().unwrap();
-    assert!(run(&["capture", &pid, "-o", root]).status.success());
+    support::capture_consistent(child.pid, dir.path());
     let recorded = rollup(&dir.path().join(&pid).join("smaps_rollup"));
     let doc = run_json(&["--proc-root", root, "show", &pid, "--format", "json"]);
     let totals = doc["totals"].as_object().unwrap();
@@ -143,8 +143,7 @@ fn capture_round_trips_through_proc_root() {
     let child = spawn(Mapping::Anonymous(3 * MIB));
     let pid = child.pid.to_string();
     let dir = tempfile::tempdir().unwrap();
-    let out = run(&["capture", &pid, "-o", dir.path().to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    support::capture_consistent(child.pid, dir.path());
     for f in ["smaps", "maps", "smaps_rollup", "status", "statm", "cmdline", "comm"] {
         assert!(dir.path().join(&pid).join(f).is_file(), "{f} recorded");
     }

@@ -259,3 +259,35 @@ pub fn spawn_steady_grower(step: usize, period: std::time::Duration, steps: usiz
     }
     Child { pid: pid as u32, addr: 0, children: Vec::new() }
 }
+
+/// Sums one smaps key (`Private_Dirty`) over every mapping of a recorded
+/// or live smaps file, in bytes, with a plain loop (independent of memtally).
+pub fn smaps_sum(smaps: &Path, key: &str) -> u64 {
+    std::fs::read_to_string(smaps)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+        .map(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().unwrap() * 1024)
+        .sum()
+}
+
+/// Captures `pid` into `dir` until the recorded smaps and smaps_rollup
+/// describe the same moment (their resident and dirty sums agree): a test
+/// process that forked the child can move pages between shared and
+/// private dirty in between the two reads.
+pub fn capture_consistent(pid: u32, dir: &Path) {
+    for _ in 0..50 {
+        let out = run(&["capture", &pid.to_string(), "-o", dir.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let p = dir.join(pid.to_string());
+        let r = rollup(&p.join("smaps_rollup"));
+        let same =
+            [("rss", "Rss"), ("private_dirty", "Private_Dirty"), ("shared_dirty", "Shared_Dirty")]
+                .iter()
+                .all(|(k, key)| r.get(*k).copied() == Some(smaps_sum(&p.join("smaps"), key)));
+        if same {
+            return;
+        }
+    }
+    panic!("no consistent capture of {pid} in 50 tries");
+}
