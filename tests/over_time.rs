@@ -46,9 +46,8 @@ fn diff_finds_heap_growth_in_the_right_place() {
     // child's copy turns from shared to private dirty; the sum stays.
     let grew = p["delta"]["dirty"].as_i64().unwrap();
     assert!((grew - want).abs() <= 3 * PAGE, "dirty grew {grew}, want {want}");
-    let side = |k: &str| {
-        p[k]["shared_dirty"].as_i64().unwrap() + p[k]["private_dirty"].as_i64().unwrap()
-    };
+    let side =
+        |k: &str| p[k]["shared_dirty"].as_i64().unwrap() + p[k]["private_dirty"].as_i64().unwrap();
     assert_eq!(side("after") - side("before"), grew);
     let heap = d["categories"]
         .as_array()
