@@ -12,6 +12,7 @@ pub mod snapshot;
 pub mod top;
 pub mod trend;
 pub mod vmmap;
+pub mod vmmap_snapshot;
 
 pub use category::{categorize, Category};
 pub use group::{group_by, sort_groups, total, Group};

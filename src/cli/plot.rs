@@ -9,12 +9,14 @@ use clap::Args;
 use crate::cli::snapshot::write_atomically;
 use crate::cli::watch::SERIES_FIGURES;
 use crate::error::{Error, Result};
+use crate::model::snapshot::Snapshot;
 use crate::render::plot::{bars_svg, lines_svg, Bar, Line};
 use crate::source::snapshot_file::load;
 
 #[derive(Debug, Args)]
 pub struct PlotArgs {
-    /// A `memtally watch -o` CSV series, a snapshot, or `show --format json` output.
+    /// A `memtally watch -o` CSV series, a snapshot, `show --format json`
+    /// output, or a vmmap report (text or `vmmap --format json`: a histogram of region sizes).
     pub input: PathBuf,
 
     /// The SVG file to write.
@@ -28,6 +30,10 @@ pub struct PlotArgs {
     /// Processes to draw beside the total (the ones that grew most).
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub top: usize,
+
+    /// vmmap input: histogram only regions whose type contains one of these.
+    #[arg(long, num_args = 1.., value_name = "T")]
+    pub types: Vec<String>,
 }
 
 pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
@@ -42,7 +48,12 @@ pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
     let svg = if head.starts_with(b"elapsed_s,") {
         series_chart(&args.input, &args.figure, args.top)?
     } else {
-        snapshot_chart(&args.input)?
+        let snap = load(&args.input)?;
+        if snap.kind == "vmmap" && snap.processes.iter().any(|p| !p.regions.is_empty()) {
+            histogram_chart(&args.input, &snap, &args.types)?
+        } else {
+            snapshot_chart(&args.input, &snap)?
+        }
     };
     write_atomically(&args.output, svg.as_bytes())?;
     writeln!(out, "wrote {}", args.output.display()).map_err(|e| Error::io("standard output", e))
@@ -104,9 +115,45 @@ fn series_chart(path: &Path, figure: &str, top: usize) -> Result<String> {
     lines_svg(&format!("memtally watch: {figure} over time"), &chosen).map_err(bad)
 }
 
+/// vmmap regions by virtual size, in power-of-two buckets: how many
+/// regions of each size, and (darker) how many of them are purgeable
+/// (volatile or already emptied).
+fn histogram_chart(path: &Path, snap: &Snapshot, types: &[String]) -> Result<String> {
+    let mut buckets: std::collections::BTreeMap<u64, (u64, u64)> = Default::default();
+    for r in snap.processes.iter().flat_map(|p| p.regions.iter()) {
+        let t = r.region_type.as_deref().unwrap_or("");
+        if !types.is_empty() && !types.iter().any(|w| t.contains(w.as_str())) {
+            continue;
+        }
+        let Some(v) = r.sizes.size else { continue };
+        let b = crate::analyze::vmmap::pow2_bucket(v);
+        let e = buckets.entry(b).or_default();
+        e.0 += 1;
+        if matches!(r.purge.as_deref(), Some("V") | Some("E")) {
+            e.1 += 1;
+        }
+    }
+    if buckets.is_empty() {
+        return Err(Error::Parse {
+            path: path.to_path_buf(),
+            message: "no regions of the selected types".into(),
+        });
+    }
+    let bars: Vec<Bar> = buckets
+        .iter()
+        .map(|(b, (n, purgeable))| Bar {
+            label: format!("≤ {}", crate::render::units::human(*b)),
+            value: *n,
+            part: Some(*purgeable),
+        })
+        .collect();
+    let which = if types.is_empty() { "all region types".to_string() } else { types.join(", ") };
+    bars_svg(&format!("vmmap regions by size ({which}); dark = volatile or empty"), &bars, "count")
+        .map_err(|m| Error::Parse { path: path.to_path_buf(), message: m })
+}
+
 /// Where the memory goes: PSS (or RSS, or virtual size) per category, dirty inside.
-fn snapshot_chart(path: &Path) -> Result<String> {
-    let snap = load(path)?;
+fn snapshot_chart(path: &Path, snap: &Snapshot) -> Result<String> {
     let measure = ["pss", "rss", "size"]
         .into_iter()
         .find(|f| snap.categories.iter().any(|c| c.sizes.figure(f).is_some()))

@@ -24,14 +24,17 @@ pub fn load(path: &Path) -> Result<Snapshot> {
     from_json(value).map_err(bad)
 }
 
-/// Non-JSON input: other readers (vmmap text) are tried here.
-fn from_text(path: &Path, _text: &str) -> Result<Snapshot> {
-    Err(Error::Parse {
-        path: path.to_path_buf(),
-        message:
-            "not JSON: give a file written by `memtally snapshot` or `memtally show --format json`"
-                .into(),
-    })
+/// Non-JSON input: a saved macOS vmmap report.
+fn from_text(path: &Path, text: &str) -> Result<Snapshot> {
+    let (doc, regions) = crate::source::vmmap::parse_all(text.as_bytes(), Default::default())
+        .map_err(|e| Error::io(path, e))?;
+    if doc.regions == 0 && doc.summary.is_empty() {
+        return Err(Error::Parse {
+            path: path.to_path_buf(),
+            message: "neither JSON nor vmmap output: give a file written by `memtally snapshot`, `memtally show --format json`, `memtally vmmap --format json`, or saved vmmap text".into(),
+        });
+    }
+    Ok(crate::analyze::vmmap_snapshot::snapshot(&doc, &regions))
 }
 
 /// Turns a JSON document into a snapshot, or says what it is not.
@@ -56,7 +59,101 @@ pub fn from_json(value: Value) -> std::result::Result<Snapshot, String> {
             procs.iter().map(show_process).collect::<std::result::Result<Vec<_>, _>>()?;
         return Ok(many(processes, "linux"));
     }
-    Err("a JSON document memtally cannot compare: expected `memtally snapshot` output or `memtally show --format json`".into())
+    if value.get("regions_read").is_some() && value.get("header").is_some() {
+        return vmmap_json(&value);
+    }
+    Err("a JSON document memtally cannot compare: expected `memtally snapshot`, `memtally show --format json` or `memtally vmmap --format json` output".into())
+}
+
+/// The JSON of `memtally vmmap --format json` (docs/vmmap-json.md).
+fn vmmap_json(v: &Value) -> std::result::Result<Snapshot, String> {
+    let num = |o: &Value, k: &str| o.get(k).and_then(Value::as_u64);
+    let regions: Vec<SnapRegion> = v["regions"]
+        .as_array()
+        .map(|rs| {
+            rs.iter()
+                .map(|r| {
+                    let region_type = r
+                        .get("region_type")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string();
+                    SnapRegion {
+                        start: num(r, "start"),
+                        end: num(r, "end"),
+                        perms: r
+                            .get("protection")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                        path: r.get("detail").and_then(Value::as_str).map(String::from),
+                        category: region_type.clone(),
+                        region_type: Some(region_type),
+                        purge: r.get("purge").and_then(Value::as_str).map(String::from),
+                        offset: None,
+                        inode: None,
+                        sizes: Sizes {
+                            size: num(r, "vsize"),
+                            rss: num(r, "resident"),
+                            dirty: num(r, "dirty"),
+                            swap: num(r, "swap"),
+                            ..Default::default()
+                        },
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let categories = if regions.is_empty() {
+        v["summary"]
+            .as_array()
+            .map(|rows| {
+                rows.iter()
+                    .map(|s| SnapGroup {
+                        category: s
+                            .get("region_type")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                        regions: num(s, "count").unwrap_or(0) as usize,
+                        sizes: Sizes {
+                            size: num(s, "virtual"),
+                            rss: num(s, "resident"),
+                            dirty: num(s, "dirty"),
+                            swap: num(s, "swapped"),
+                            ..Default::default()
+                        },
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    } else {
+        group_regions(&regions, |r| r.category.clone())
+    };
+    let mut totals = Sizes::default();
+    for c in &categories {
+        totals.add(&c.sizes);
+    }
+    let h = &v["header"];
+    let process = SnapProcess {
+        pid: num(h, "pid").map(|p| p as u32),
+        ppid: None,
+        user: None,
+        comm: h.get("process").and_then(Value::as_str).unwrap_or_default().to_string(),
+        command: h
+            .get("path")
+            .or_else(|| h.get("process"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        source: "vmmap".into(),
+        totals,
+        categories,
+        regions,
+    };
+    let mut snap = single(process, "vmmap");
+    snap.kernel = h.get("os_version").and_then(Value::as_str).map(String::from);
+    Ok(snap)
 }
 
 /// A process object of `show --format json` (top level or in `processes`).
