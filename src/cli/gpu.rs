@@ -76,9 +76,10 @@ pub fn read_machine(root: &ProcRoot, infos: &[ProcInfo], nvidia_timeout: Duratio
         }
     }
     if !scan.restricted.is_empty() {
+        let n = scan.restricted.len();
         notes.push(format!(
-            "{} processes' open files could not be read (permission denied): their GPU memory is not here and shares may be overstated; run as root for all",
-            scan.restricted.len()
+            "the open files of {n} {} could not be read (permission denied; needs the same user, root, or CAP_SYS_PTRACE): their GPU memory is left out",
+            if n == 1 { "process" } else { "processes" }
         ));
     }
     for (pid, why) in &scan.failed {

@@ -39,7 +39,7 @@ fn entry_cells(e: &GpuEntry) -> Vec<String> {
 /// Per process, then per process and device region, then the machine.
 pub fn table(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
     if report.processes.is_empty() {
-        writeln!(out, "no GPU memory found: no process holds a DRM device or dma-buf fd")?;
+        writeln!(out, "no GPU memory found: no process read holds a DRM device or dma-buf fd")?;
         for note in &report.notes {
             writeln!(out, "note: {note}")?;
         }

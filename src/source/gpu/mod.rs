@@ -44,9 +44,16 @@ pub fn fd_targets(root: &ProcRoot, pid: u32) -> Result<Option<Vec<(u32, String)>
                 let Some(fd) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
                     continue;
                 };
-                // An fd closed since the directory was listed is gone: skip it.
-                if let Ok(t) = std::fs::read_link(e.path()) {
-                    out.push((fd, t.to_string_lossy().into_owned()));
+                match std::fs::read_link(e.path()) {
+                    Ok(t) => out.push((fd, t.to_string_lossy().into_owned())),
+                    // The directory can be listable while its links are not
+                    // (no ptrace access to the process): that is a refusal,
+                    // not an empty list.
+                    Err(err) if err.kind() == ErrorKind::PermissionDenied => {
+                        return Err(root.explain(pid, e.path(), err));
+                    }
+                    // An fd closed since the directory was listed is gone.
+                    Err(_) => {}
                 }
             }
             out.sort();
