@@ -6,16 +6,19 @@
 # never committed.
 #
 #   bench/vmmap/run.sh [LINES]        # from the crate root; default 1000000
+#   GPU_SHARE=1.0 bench/vmmap/run.sh   # every line an IOSurface/IOAccelerator region
+#   RUNS=N                             # hyperfine runs per command (default 5)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 lines=${1:-1000000}
-file=${TMPDIR:-/tmp}/memtally-vmmap-bench-$lines.txt
+share=${GPU_SHARE:-0.25}
+file=${TMPDIR:-/tmp}/memtally-vmmap-bench-$lines-$share.txt
 seed=../shared/seeds/vmmap_seed.py
 bin=target/release/memtally
 command -v hyperfine >/dev/null || { echo "bench: install hyperfine" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "bench: install GNU time (apt-get install -y time)" >&2; exit 1; }
 cargo build --release --quiet
-[ -f "$file" ] || python3 bench/vmmap/gen.py --lines "$lines" "$file"
+[ -f "$file" ] || python3 bench/vmmap/gen.py --lines "$lines" --gpu-share "$share" "$file"
 ls -l "$file"
 
 # Same output, byte for byte, before timing anything.
@@ -23,6 +26,7 @@ python3 "$seed" --file "$file" >/tmp/memtally-vmmap-seed.out
 "$bin" vmmap "$file" --seed-view >/tmp/memtally-vmmap-mt.out
 cmp /tmp/memtally-vmmap-seed.out /tmp/memtally-vmmap-mt.out && echo "bench: --seed-view output identical to the seed's"
 
+uptime
 hyperfine --warmup 1 --runs "${RUNS:-5}" \
     -n seed "python3 $seed --file $file" \
     -n 'memtally --seed-view' "$bin vmmap $file --seed-view" \

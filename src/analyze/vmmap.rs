@@ -647,4 +647,24 @@ MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K]
         assert_eq!(s.entries, 3);
         assert_eq!(s.breakdown[&("IOSurface".to_string(), "N")], [1, 65536, 16384 + 65536, 16384]);
     }
+
+    #[test]
+    fn seed_view_reports_lines_memtally_read_differently() {
+        let line = "IOSurface  100000000-100010000 [ 64K 64K 64K 0K] rw-/rw- SM=SHM PURGE=V";
+        let mut s = SeedView::new(Vec::new());
+        s.line(7, line, None);
+        assert_eq!(s.mismatches, vec!["line 7: the seed reads a region here; memtally did not"]);
+        let mut s = SeedView::new(Vec::new());
+        let mut p = crate::source::vmmap::Parser::new(ParseOptions::default());
+        let rec = p.line(1, line);
+        let Some(Record::Region(mut r)) = rec else { panic!("not a region") };
+        r.purge = Purge::Empty;
+        s.line(1, line, Some(&Record::Region(r)));
+        assert_eq!(s.mismatches, vec!["line 1: purge E, the seed reads V"]);
+        let mut out = Vec::new();
+        crate::render::vmmap::seed(&s, &mut out).unwrap();
+        assert!(String::from_utf8(out)
+            .unwrap()
+            .starts_with("memtally: seed parity mismatch at line 1"));
+    }
 }
