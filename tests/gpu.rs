@@ -78,7 +78,16 @@ fn i915_client_dupd_and_inherited_counts_once() {
         assert_eq!(e["proportional"], 10 * MIB);
         assert_eq!(figures(entry(p, "i915", "stolen-system0")), [Some(0); 5]);
         assert_eq!(p["drm_clients"], 1);
+        let client = &p["clients"][0];
+        assert_eq!(client["client_id"], 11);
+        assert_eq!(client["extras"]["drm-engine-render"], "9288864723 ns");
+        assert_eq!(client["shared_with"], serde_json::json!([if pid == 100 { 101 } else { 100 }]));
     }
+    assert_eq!(process(&doc, 100)["clients"][0]["fds"], serde_json::json!([5, 6]));
+    assert_eq!(process(&doc, 101)["clients"][0]["fds"], serde_json::json!([5]));
+    let amd = &process(&doc, 300)["clients"][0]["extras"];
+    assert_eq!(amd["amd-evicted-vram"], "0 KiB");
+    assert!(amd.get("drm-memory-vram").is_none(), "memory keys are figures, not extras");
     let totals = doc["totals"].as_array().unwrap();
     let i915 = totals.iter().find(|e| e["driver"] == "i915" && e["region"] == "system0").unwrap();
     assert_eq!(i915["total"], 24 * MIB, "the machine counts the client once");
@@ -470,6 +479,17 @@ fn show_and_top_carry_gpu_figures() {
             .unwrap();
     let vram = text.lines().find(|l| l.starts_with("GPU xe 0000:03:00.0 vram0")).unwrap();
     assert!(vram.contains("200M") && vram.contains("256M"), "{vram}");
+
+    let csv = String::from_utf8(
+        memtally(&["--proc-root", root.to_str().unwrap(), "show", "200", "--format", "csv"]).stdout,
+    )
+    .unwrap();
+    let after_total: Vec<&str> =
+        csv.lines().skip_while(|l| !l.starts_with("total,")).skip(1).collect();
+    assert_eq!(after_total.len(), 4, "{csv}");
+    assert!(after_total[2].starts_with("GPU xe 0000:03:00.0 vram0,,"), "{csv}");
+    assert!(after_total[2].contains(&(200 * MIB).to_string()), "{csv}");
+    assert!(after_total[3].starts_with("GPU dma-buf (2),,"), "{csv}");
 
     let top = recorded(&["top", "--format", "json", "--sort", "gpu"]);
     let rows = top["rows"].as_array().unwrap();

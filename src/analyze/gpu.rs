@@ -63,6 +63,21 @@ pub struct DmaBufShare {
     pub pss: u64,
 }
 
+/// One DRM client as a process holds it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClientView {
+    pub device: String,
+    pub driver: String,
+    /// `drm-client-id`; null when the driver prints none.
+    pub client_id: Option<u64>,
+    /// The process's fds that are this client (a dup'd fd adds one).
+    pub fds: Vec<u32>,
+    /// Other processes holding the same client.
+    pub shared_with: Vec<u32>,
+    /// Every key that is not a memory figure, as printed.
+    pub extras: BTreeMap<String, String>,
+}
+
 /// One process's GPU picture.
 #[derive(Debug, Clone, Serialize)]
 pub struct GpuProcess {
@@ -75,6 +90,9 @@ pub struct GpuProcess {
     /// Distinct DRM clients it holds (a driver that prints no memory keys
     /// still shows up here).
     pub drm_clients: usize,
+    /// Each DRM client it holds: which fds, who else holds it, and the
+    /// keys that are not memory (engine time, driver extras).
+    pub clients: Vec<ClientView>,
     /// Resident bytes of GPU device and dma-buf mappings (smaps), when read.
     pub mapped: Option<u64>,
     /// Σ `drm-purgeable-*`.
@@ -260,6 +278,26 @@ pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
             gpu,
             dmabuf,
             drm_clients: mine.len(),
+            clients: mine
+                .iter()
+                .map(|(key, c)| ClientView {
+                    device: c.device().to_string(),
+                    driver: c.driver.clone(),
+                    client_id: c.client_id,
+                    fds: p
+                        .gpu
+                        .drm
+                        .iter()
+                        .filter(|d| client_key(p.pid, d) == *key)
+                        .map(|d| d.fd)
+                        .collect(),
+                    shared_with: holders
+                        .get(key)
+                        .map(|h| h.iter().copied().filter(|&o| o != p.pid).collect())
+                        .unwrap_or_default(),
+                    extras: c.extras.iter().cloned().collect(),
+                })
+                .collect(),
             mapped: p.gpu.mapped,
             purgeable,
             reclaimable,

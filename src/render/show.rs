@@ -526,6 +526,14 @@ pub fn csv(report: &Report, regions: bool, out: &mut dyn Write) -> std::io::Resu
         let mut rec = vec!["total".to_string(), count.to_string()];
         rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(report.totals.figure(f))));
         w.write_record(&rec)?;
+        // GPU rows after the total, which they are not part of (docs/gpu-json.md).
+        let gpu =
+            report.gpu.as_ref().filter(|_| report.by == crate::analyze::report::ShowBy::Category);
+        for (label, sizes) in gpu.map(gpu_rows).unwrap_or_default() {
+            let mut rec = vec![label, String::new()];
+            rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(sizes.figure(f))));
+            w.write_record(&rec)?;
+        }
     }
     w.flush()
 }
