@@ -299,6 +299,26 @@ mod tests {
     }
 
     #[test]
+    fn arbitrary_bytes_never_panic() {
+        // A small deterministic generator: bytes drawn mostly from the
+        // characters fdinfo uses, so keys and units are often almost right.
+        let alphabet = b"drm-totalsheidnpugbcv0123456789: \tKMGiB\n\xff";
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..2000 {
+            let mut bytes = Vec::new();
+            for _ in 0..(x % 300) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                bytes.push(alphabet[(x % alphabet.len() as u64) as usize]);
+            }
+            let _ = parse(bytes.as_slice(), 1, None, x % 2 == 0);
+            let _ = crate::source::gpu::nvidia::parse(&bytes);
+            let _ = crate::source::gpu::parse_fd_targets(&bytes);
+        }
+    }
+
+    #[test]
     fn targets() {
         assert!(is_drm_target("/dev/dri/renderD128"));
         assert!(!is_drm_target("/dev/nvidia0"));
