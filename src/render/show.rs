@@ -149,6 +149,7 @@ pub fn regions_table(report: &Report, out: &mut dyn Write) -> std::io::Result<()
     f.extend(figures(&report.totals));
     t.footer(f);
     out.write_all(heading(report.processes).as_bytes())?;
+    t.fit(crate::render::table::terminal_width());
     out.write_all(t.render().as_bytes())?;
     for note in &report.notes {
         writeln!(out, "note: {note}")?;
