@@ -138,7 +138,7 @@ fn live_pss_matches_the_rollups() {
             .as_array()
             .unwrap()
             .iter()
-            .find(|p| p["pid"].to_string() == *pid)
+            .find(|p| p["pid"].as_u64() == pid.parse().ok())
             .unwrap();
         let pss = row["pss"].as_u64().unwrap();
         let ((b, file), (a, _)) = (before[i], after[i]);
