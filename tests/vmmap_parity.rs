@@ -117,7 +117,7 @@ fn every_fixture_parses_with_only_known_losses() {
             ("02_", 0),
             ("03_", 0),
             ("04_", 0),
-            ("05_", 1), // the last region line is cut after `rw-`
+            ("05_", 0), // the last region line, cut after `rw-`, is read as damaged
             ("06_", 0),
             ("07_", 1), // stops mid-line at `[ 29`
             ("08_", 0),

@@ -514,16 +514,18 @@ impl Parser {
         self.after_total = false;
         let words: Vec<&str> = rest.split_whitespace().collect();
         let pages = words.contains(&"PAGES");
-        let cols = if let Some(first) = self.pending_first_row.take() {
-            first.iter().map(|w| Col::from_word(w)).collect::<Option<Vec<Col>>>()
-        } else if words.iter().any(|w| Col::from_word(w).is_some() && *w != "COUNT") {
-            words
+        let first = self.pending_first_row.take();
+        let named = match &first {
+            Some(first) => first.iter().map(|w| Col::from_word(w)).collect::<Option<Vec<Col>>>(),
+            None if words.iter().any(|w| Col::from_word(w).is_some() && *w != "COUNT") => words
                 .iter()
                 .take_while(|w| !w.starts_with('('))
                 .map(|w| Col::from_word(w))
-                .collect::<Option<Vec<Col>>>()
-        } else {
-            // Only the second header row (`SIZE SIZE ... COUNT`): infer.
+                .collect::<Option<Vec<Col>>>(),
+            None => None,
+        };
+        let cols = named.or_else(|| {
+            // The second header row (`SIZE SIZE ... COUNT`) alone: infer.
             let sizes = words.iter().filter(|w| **w == "SIZE" || **w == "PAGES").count();
             let count = words.contains(&"COUNT");
             let mut cols = match sizes {
@@ -545,12 +547,14 @@ impl Parser {
                 c.push(Col::Count);
             }
             if cols.is_some() {
+                let why = if first.is_some() { "not understood" } else { "missing" };
                 self.doc.diagnostics.note(format!(
-                    "line {line_no}: the summary table's first header row is missing; columns inferred from the second row"
+                    "line {line_no}: the summary table's first header row is {why}; columns inferred from the second row"
                 ));
             }
             cols
-        };
+        });
+        let cols = cols.filter(|c| !c.is_empty());
         match &cols {
             Some(c) => {
                 self.doc.summary_columns = c.iter().map(|c| c.name().to_string()).collect();
@@ -1009,15 +1013,16 @@ pub fn parse_region_line(c: &str) -> Result<RegionLine<'_>, String> {
     if region_type.is_empty() {
         return Err("no region type".into());
     }
+    let mut damage = None;
     let dash =
         find_byte(range, b'-').ok_or_else(|| format!("address range {range:?} has no '-'"))?;
     let (a, b) = (&range[..dash], &range[dash + 1..]);
     let (start, end) = match (hex(a), hex(b)) {
-        (Some(s), Some(e)) => {
-            if e < s {
-                return Err(format!("address range {range:?} ends before it starts"));
-            }
-            (Some(s), Some(e))
+        (Some(s), Some(e)) if e >= s => (Some(s), Some(e)),
+        (Some(_), Some(_)) => {
+            // The sizes in [ ] stand on their own; the addresses are unknown.
+            damage = Some(format!("address range {range:?} ends before it starts"));
+            (None, None)
         }
         _ if !a.is_empty()
             && !b.is_empty()
@@ -1041,19 +1046,19 @@ pub fn parse_region_line(c: &str) -> Result<RegionLine<'_>, String> {
         return Err(format!("{n_sizes} sizes in [ ] (expected 1, 2 or 4)"));
     }
     let (prot_tok, mut rest) = split_token(&c[rb + 1..]);
-    let mut damage = None;
-    let (prot, max_glued) = prot_tok.split_once('/').ok_or_else(|| -> String {
-        if prot_tok.is_empty() {
-            "nothing after the sizes (line cut short?)".to_string()
-        } else {
-            format!("protection {prot_tok:?} has no /max (line cut short?)")
-        }
-    })?;
-    if !is_prot(prot) {
-        return Err(format!("bad protection {prot_tok:?}"));
+    if prot_tok.is_empty() {
+        return Err("nothing after the sizes (line cut short?)".into());
     }
+    let (prot, max_glued) = match prot_tok.split_once('/') {
+        Some((p, m)) if is_prot(p) => (p, m),
+        // The sizes are whole; the protection is damaged or cut short.
+        _ => {
+            damage = Some(format!("bad protection {prot_tok:?}"));
+            (prot_tok, "")
+        }
+    };
     let mut share_mode = None;
-    let glued = if is_prot(max_glued) { None } else { max_glued.find("SM=") };
+    let glued = if is_prot(max_glued) || damage.is_some() { None } else { max_glued.find("SM=") };
     let max_prot = match glued {
         // `r--/rwSM=COW`: a `- ` was lost (seen in a mangled copy).
         Some(i) => {
@@ -1067,6 +1072,7 @@ pub fn parse_region_line(c: &str) -> Result<RegionLine<'_>, String> {
             }
         }
         None if is_prot(max_glued) => Some(max_glued),
+        None if damage.is_some() => None,
         None => {
             damage = Some(format!("bad max protection {max_glued:?}"));
             None

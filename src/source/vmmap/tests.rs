@@ -50,7 +50,16 @@ fn placeholder_and_bad_ranges() {
     let l = parse_region_line("kernel stuff   kernel-kernel [ 16K] r--/r-- SM=PRV").unwrap();
     assert_eq!((l.start, l.end), (None, None));
     assert!(parse_region_line("__TEXT  zzz-000 [ 16K] r--/r-- SM=PRV").is_err());
-    assert!(parse_region_line("__TEXT  2000-1000 [ 16K] r--/r-- SM=PRV").is_err());
+    let l = parse_region_line("__TEXT  2000-1000 [ 16K] r--/r-- SM=PRV").unwrap();
+    assert_eq!((l.start, l.end), (None, None));
+    assert!(l.damage.unwrap().contains("ends before it starts"));
+    // A damaged protection keeps the sizes and says so.
+    let l = parse_region_line("__TEXT  1000-2000 [ 16K] rwf/rw- SM=PRV").unwrap();
+    assert_eq!((l.prot, l.max_prot, l.share_mode), ("rwf/rw-", None, Some("PRV")));
+    assert!(l.damage.is_some());
+    let l = parse_region_line("__TEXT  1000-2000 [ 16K] rw-").unwrap();
+    assert_eq!((l.max_prot, l.share_mode), (None, None));
+    assert!(parse_region_line("__TEXT  1000-2000 [ 16K]").is_err());
     assert!(parse_region_line("__TEXT  10000000000000000000-1 [ 16K] r--/r-- SM=PRV").is_err());
     assert!(parse_region_line("__TEXT  1000-2000 [ 16K 1K 2K] r--/r-- SM=PRV").is_err());
     assert!(parse_region_line("1000-2000 [ 16K] r--/r-- SM=PRV").is_err());
@@ -134,17 +143,23 @@ fn whole_report_header_regions_summary_and_malloc_zones() {
     assert_eq!(h.command.as_deref(), Some("vmmap -noCoalesce 640"));
     assert!(!h.pages);
 
-    assert_eq!(regions.len(), 2);
+    assert_eq!(regions.len(), 3);
     assert_eq!(regions[0].0, 14);
     assert_eq!(regions[0].1.purge, Purge::Volatile);
     assert_eq!(regions[1].1.region_type.as_deref(), Some("MALLOC freed, no zone"));
     assert_eq!(regions[1].1.sizes.swap, Some(1 << 40));
     assert_eq!(regions[1].1.purge, Purge::Unmarked);
 
+    // Line 16: the end address is below the start: sizes read, addresses unknown.
+    assert_eq!(regions[2].0, 16);
+    assert_eq!((regions[2].1.start, regions[2].1.end), (None, None));
+    assert_eq!(regions[2].1.sizes.size, Some(65536));
     let d = &doc.diagnostics;
-    // Line 16: end address below start; line 17: cut short; line 34: bad figure.
+    assert_eq!(d.damaged_samples[0].line, 16);
+    assert!(d.damaged_samples[0].reason.contains("ends before it starts"));
+    // Line 17: cut short; line 34: a bad figure.
     let bad: Vec<usize> = d.unreadable_samples.iter().map(|p| p.line).collect();
-    assert_eq!(bad, vec![16, 17, 34], "{:?}", d.unreadable_samples);
+    assert_eq!(bad, vec![17, 34], "{:?}", d.unreadable_samples);
     assert_eq!(d.elisions, 1);
 
     assert_eq!(doc.summary.len(), 4);
