@@ -24,6 +24,7 @@ fuzz_target!(|data: &[u8]| {
         source: memtally::model::SizeSource::Smaps,
         regions,
         rollup: None,
+        streamed: None,
     }];
     for by in [report::ShowBy::Category, report::ShowBy::Path, report::ShowBy::Perms] {
         let rep = report::build(&procs, by, &["dirty".into(), "rss".into()], Some(3));

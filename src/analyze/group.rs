@@ -69,7 +69,10 @@ const EXACT_IN_ROLLUP: &[&str] =
 /// figures taken from the kernel's rollup when it was read at the same
 /// instant (see [`Process::rollup`]).
 pub fn process_total(process: &Process) -> Sizes {
-    let mut sum = total(&process.regions);
+    let mut sum = match &process.streamed {
+        Some(s) => s.totals.clone(),
+        None => total(&process.regions),
+    };
     if let Some(rollup) = &process.rollup {
         for name in EXACT_IN_ROLLUP {
             if let Some(v) = rollup.get(name) {

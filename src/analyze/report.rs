@@ -2,8 +2,10 @@
 //! cut to the top N, and the totals over every region.
 
 use crate::analyze::category::{categorize, Category};
-use crate::analyze::group::{add_region, group_by, process_total, Group};
-use crate::model::{Process, SizeSource, Sizes};
+use std::collections::HashMap;
+
+use crate::analyze::group::{add_region, process_total, Group};
+use crate::model::{Process, Region, SizeSource, Sizes};
 
 /// What `show` groups regions by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -49,6 +51,8 @@ pub struct Report<'a> {
     /// Every category, in table order, with only those that have regions.
     pub categories: Vec<(Category, Group)>,
     pub totals: Sizes,
+    /// Regions added up, over every process.
+    pub region_count: usize,
     /// Things the reader must know to trust the numbers.
     pub notes: Vec<String>,
     /// GPU memory of the processes (docs/gpu-json.md), when read and any.
@@ -72,31 +76,89 @@ pub const SORT_FIELDS: &[&str] = &[
     "locked",
 ];
 
-/// Builds the view.
+/// Sums regions as they come, for a view, without keeping them: the
+/// categories, the rows of the chosen grouping, and the count.
+#[derive(Debug, Clone)]
+pub struct Fold {
+    by: ShowBy,
+    /// One group per category, in `Category::ALL` order.
+    categories: Vec<Group>,
+    index: HashMap<String, usize>,
+    groups: Vec<Group>,
+    pub regions: usize,
+}
+
+impl Fold {
+    pub fn new(by: ShowBy) -> Fold {
+        Fold {
+            by,
+            categories: Category::ALL
+                .iter()
+                .map(|c| Group { key: c.key().to_string(), regions: 0, sizes: Sizes::default() })
+                .collect(),
+            index: HashMap::new(),
+            groups: Vec::new(),
+            regions: 0,
+        }
+    }
+
+    /// Adds one region.
+    pub fn add(&mut self, r: &Region) {
+        self.regions += 1;
+        let c = categorize(r);
+        let slot = &mut self.categories[Category::ALL.iter().position(|x| *x == c).unwrap_or(0)];
+        slot.regions += 1;
+        add_region(&mut slot.sizes, r);
+        let key = match self.by {
+            ShowBy::Category => return,
+            ShowBy::Path => r.path.as_deref().unwrap_or("[anonymous]"),
+            ShowBy::Perms => r.perms.as_str(),
+        };
+        let i = match self.index.get(key) {
+            Some(&i) => i,
+            None => {
+                self.groups.push(Group {
+                    key: key.to_string(),
+                    regions: 0,
+                    sizes: Sizes::default(),
+                });
+                self.index.insert(key.to_string(), self.groups.len() - 1);
+                self.groups.len() - 1
+            }
+        };
+        self.groups[i].regions += 1;
+        add_region(&mut self.groups[i].sizes, r);
+    }
+}
+
+/// Builds the view of processes whose regions are in memory.
 pub fn build<'a>(
     processes: &'a [Process],
     by: ShowBy,
     sort: &[String],
     top: Option<usize>,
 ) -> Report<'a> {
-    let regions = || processes.iter().flat_map(|p| p.regions.iter());
+    let mut fold = Fold::new(by);
+    for r in processes.iter().flat_map(|p| p.regions.iter()) {
+        fold.add(r);
+    }
+    finish(processes, fold, sort, top)
+}
+
+/// Builds the view from a fold of the processes' regions (streamed or not).
+pub fn finish<'a>(
+    processes: &'a [Process],
+    fold: Fold,
+    sort: &[String],
+    top: Option<usize>,
+) -> Report<'a> {
     let mut totals = Sizes::default();
     for p in processes {
         totals.add(&process_total(p));
     }
-    let mut categories: Vec<(Category, Group)> = Category::ALL
-        .iter()
-        .map(|c| (*c, Group { key: c.key().to_string(), regions: 0, sizes: Sizes::default() }))
-        .collect();
-    for r in regions() {
-        let c = categorize(r);
-        let slot = &mut categories[Category::ALL.iter().position(|x| *x == c).unwrap_or(0)].1;
-        slot.regions += 1;
-        add_region(&mut slot.sizes, r);
-    }
-    categories.retain(|(_, g)| g.regions > 0);
-
-    let mut rows: Vec<Row> = match by {
+    let categories: Vec<(Category, Group)> =
+        Category::ALL.iter().copied().zip(fold.categories).filter(|(_, g)| g.regions > 0).collect();
+    let mut rows: Vec<Row> = match fold.by {
         ShowBy::Category => categories
             .iter()
             .map(|(c, g)| Row {
@@ -106,13 +168,11 @@ pub fn build<'a>(
                 sizes: g.sizes.clone(),
             })
             .collect(),
-        ShowBy::Path | ShowBy::Perms => group_by(regions(), |r| match by {
-            ShowBy::Path => r.path.clone().unwrap_or_else(|| "[anonymous]".to_string()),
-            _ => r.perms.clone(),
-        })
-        .into_iter()
-        .map(|g| Row { label: g.key.clone(), key: g.key, regions: g.regions, sizes: g.sizes })
-        .collect(),
+        ShowBy::Path | ShowBy::Perms => fold
+            .groups
+            .into_iter()
+            .map(|g| Row { label: g.key.clone(), key: g.key, regions: g.regions, sizes: g.sizes })
+            .collect(),
     };
     sort_rows(&mut rows, sort);
     let omitted = match top {
@@ -133,7 +193,17 @@ pub fn build<'a>(
             ));
         }
     }
-    Report { processes, by, rows, omitted, categories, totals, notes, gpu: None }
+    Report {
+        processes,
+        by: fold.by,
+        rows,
+        omitted,
+        categories,
+        totals,
+        region_count: fold.regions,
+        notes,
+        gpu: None,
+    }
 }
 
 /// Sorts rows by the given figures, largest first; `regions` sorts by count.

@@ -5,11 +5,12 @@ use std::io::Write;
 use clap::Args;
 
 use crate::analyze::classic::classic;
-use crate::analyze::report::{build, ShowBy, SORT_FIELDS};
+use crate::analyze::report::{build, finish, Fold, ShowBy, SORT_FIELDS};
 use crate::analyze::select::Selection;
 use crate::cli::select::{select, SelectArgs};
 use crate::error::{Error, Result};
 use crate::model::Process;
+use crate::render::show::RegionStream;
 use crate::render::{self, Format};
 use crate::source::scan::Needs;
 use crate::source::ProcRoot;
@@ -82,11 +83,28 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
         };
         return show_classic(root, pid, args.format, out);
     }
-    let (processes, skipped) = match single {
-        // One named process: every failure is the answer.
-        Some(pid) => (vec![root.process(pid)?], Vec::new()),
-        None => read_selection(root, &sel)?,
-    };
+    let io = |e| Error::io("standard output", e);
+    let mut stream = RegionStream::new(args.format, args.regions);
+    // One process: its regions are printed (or summed) as they are read
+    // and never kept, so a smaps of any size runs in bounded memory.
+    if let Some(pid) = single {
+        let mut fold = Fold::new(args.by);
+        let mut failed = None;
+        let process = root.process_with(pid, |p, r| {
+            fold.add(&r);
+            if failed.is_none() {
+                failed = stream.region(p, &r, out).err();
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(io(e));
+        }
+        let processes = [process];
+        let mut report = finish(&processes, fold, &args.sort, args.top);
+        report.gpu = crate::cli::gpu::for_show(root, &[pid]);
+        return stream.finish(&report, out).map_err(io);
+    }
+    let (processes, skipped) = read_selection(root, &sel)?;
     if processes.is_empty() {
         // Nothing to show: the first failure is the answer (permission
         // denied says who owns it and what would fix it).
@@ -103,13 +121,17 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
             "{denied} selected processes could not be read (permission denied) and are not in these figures; run as root or with CAP_SYS_PTRACE."
         ));
     }
-    let written = match (args.format, args.regions) {
-        (Format::Table, false) => render::show::table(&report, out),
-        (Format::Table, true) => render::show::regions_table(&report, out),
-        (Format::Json, _) => render::show::json(&report, out),
-        (Format::Csv, regions) => render::show::csv(&report, regions, out),
-    };
-    written.map_err(|e| Error::io("standard output", e))
+    if args.format == Format::Json {
+        // Several processes: each with its own regions, in memory.
+        return render::show::json(&report, out).map_err(io);
+    }
+    stream.start(&processes).map_err(io)?;
+    for p in &processes {
+        for r in &p.regions {
+            stream.region(p, r, out).map_err(io)?;
+        }
+    }
+    stream.finish(&report, out).map_err(io)
 }
 
 /// Reads every selected process in full; processes that exit meanwhile

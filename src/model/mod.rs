@@ -7,6 +7,6 @@ pub mod region;
 pub mod sizes;
 pub mod snapshot;
 
-pub use process::{Process, SizeSource};
+pub use process::{Process, SizeSource, Streamed};
 pub use region::{Backing, Purge, Region};
 pub use sizes::{snake_case, SizeKey, Sizes, KNOWN_KEYS};

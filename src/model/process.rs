@@ -38,9 +38,26 @@ pub struct Process {
     /// kernel adds PSS before rounding to kB, smaps rounds each mapping
     /// down, so the rollup's PSS figures are the exact ones.
     pub rollup: Option<Sizes>,
+    /// Set when the regions were handed out as they were read and not
+    /// kept (`ProcRoot::process_with`): their sum and count.
+    pub streamed: Option<Streamed>,
+}
+
+/// What is left of regions that were streamed and not kept.
+#[derive(Debug, Clone, Default)]
+pub struct Streamed {
+    /// The regions' figures summed (virtual size from the range where the
+    /// source gave none).
+    pub totals: Sizes,
+    pub regions: usize,
 }
 
 impl Process {
+    /// How many regions were read, kept or streamed.
+    pub fn region_count(&self) -> usize {
+        self.streamed.as_ref().map_or(self.regions.len(), |s| s.regions)
+    }
+
     /// The command line, or the short name in brackets when it has none.
     pub fn command(&self) -> String {
         if self.cmdline.is_empty() {

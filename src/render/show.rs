@@ -28,7 +28,12 @@ fn figures(sizes: &Sizes) -> Vec<String> {
 /// The heading line: who, and where the figures came from.
 fn heading(processes: &[Process]) -> String {
     match processes {
-        [p] => format!("pid {}  {}  (from {})\n", p.pid, p.command(), source_name(p)),
+        [p] => format!(
+            "pid {}  {}  (from {})\n",
+            p.pid,
+            crate::render::table::escape_controls(p.command()),
+            source_name(p)
+        ),
         many => format!("{} processes\n", many.len()),
     }
 }
@@ -77,8 +82,7 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         c[regions] = "-".into();
         t.row(c);
     }
-    let count: usize = report.processes.iter().map(|p| p.regions.len()).sum();
-    t.footer(cells("total", count, &report.totals));
+    t.footer(cells("total", report.region_count, &report.totals));
     out.write_all(heading(report.processes).as_bytes())?;
     out.write_all(t.render().as_bytes())?;
     if let Some(g) = gpu {
@@ -128,33 +132,207 @@ fn gpu_rows(g: &crate::analyze::gpu::GpuShow) -> Vec<(String, Sizes)> {
     rows
 }
 
-/// Every mapping, like `pmap -X`.
-pub fn regions_table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
-    let mut headers: Vec<(&str, Align)> = vec![("ADDRESS", Align::Left), ("PERMS", Align::Left)];
-    headers.extend(COLUMNS.iter().map(|(h, _)| (*h, Align::Right)));
-    headers.push(("CATEGORY", Align::Left));
-    headers.push(("MAPPING", Align::Left));
-    let mut t = Table::new(&headers);
-    for p in report.processes {
-        for r in &p.regions {
-            let mut c =
-                vec![r.start.map_or_else(|| "-".into(), |s| format!("{s:012x}")), r.perms.clone()];
-            c.extend(figures(&r.sizes));
-            c.push(categorize(r).key().to_string());
-            c.push(r.path.clone().unwrap_or_default());
-            t.row(c);
+/// Prints regions as they are read (`--regions` tables and CSV, and the
+/// JSON document, whose regions come first), so memory stays bounded by
+/// one region however large the smaps; [`RegionStream::finish`] prints
+/// what needs every region (totals, rows, notes).
+pub struct RegionStream {
+    kind: StreamKind,
+    started: bool,
+    first: bool,
+    buf: Vec<u8>,
+    writer: RegionWriter,
+    /// The terminal's width, asked once (tables are cut to it).
+    width: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StreamKind {
+    /// The single-process JSON document.
+    Json,
+    /// `--regions --format csv`.
+    Csv,
+    /// `--regions` table, fixed widths (like `pmap -X`).
+    Table,
+    /// Grouped table or CSV: nothing per region.
+    Grouped(crate::render::Format),
+}
+
+/// Bytes gathered before a write to the output.
+const FLUSH_AT: usize = 128 * 1024;
+
+/// Column widths of the streamed regions table: wide enough for a
+/// 48-bit address and `1023.9M`; a longer figure just pushes the row.
+const ADDRESS_WIDTH: usize = 12;
+const FIGURE_WIDTH: usize = 10;
+const CATEGORY_WIDTH: usize = 14;
+
+impl RegionStream {
+    pub fn new(format: crate::render::Format, regions: bool) -> RegionStream {
+        use crate::render::Format;
+        let kind = match (format, regions) {
+            (Format::Json, _) => StreamKind::Json,
+            (Format::Csv, true) => StreamKind::Csv,
+            (Format::Table, true) => StreamKind::Table,
+            (f, false) => StreamKind::Grouped(f),
+        };
+        RegionStream {
+            kind,
+            started: false,
+            first: true,
+            buf: Vec::with_capacity(FLUSH_AT + 4096),
+            writer: RegionWriter::default(),
+            width: if kind == StreamKind::Table {
+                crate::render::table::terminal_width()
+            } else {
+                None
+            },
         }
     }
-    let mut f = vec!["total".to_string(), String::new()];
-    f.extend(figures(&report.totals));
-    t.footer(f);
-    out.write_all(heading(report.processes).as_bytes())?;
-    t.fit(crate::render::table::terminal_width());
-    out.write_all(t.render().as_bytes())?;
-    for note in &report.notes {
-        writeln!(out, "note: {note}")?;
+
+    /// Prints one region of process `p`.
+    pub fn region(&mut self, p: &Process, r: &Region, out: &mut dyn Write) -> std::io::Result<()> {
+        if !self.started {
+            self.start(std::slice::from_ref(p))?;
+        }
+        match self.kind {
+            StreamKind::Json => {
+                if !self.first {
+                    self.buf.push(b',');
+                }
+                self.writer.write(r, &mut self.buf)?;
+            }
+            StreamKind::Csv => {
+                let mut rec = vec![
+                    p.pid.to_string(),
+                    csv_cell(r.start),
+                    csv_cell(r.end),
+                    r.perms.clone(),
+                    categorize(r).key().to_string(),
+                    r.path.clone().unwrap_or_default(),
+                ];
+                rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(r.sizes.figure(f))));
+                let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(&mut self.buf);
+                w.write_record(&rec)?;
+                w.flush()?;
+            }
+            StreamKind::Table => {
+                let start = r.start.map_or_else(|| "-".into(), |s| format!("{s:012x}"));
+                let mut line = format!("{start:<ADDRESS_WIDTH$}  {:<5}", r.perms);
+                for cell in figures(&r.sizes) {
+                    line.push_str(&format!("{cell:>FIGURE_WIDTH$}"));
+                }
+                let category = categorize(r).key();
+                line.push_str(&format!("  {category:<CATEGORY_WIDTH$}  "));
+                line.push_str(r.path.as_deref().unwrap_or(""));
+                let line = crate::render::table::escape_controls(line.trim_end().to_string());
+                self.buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
+                self.buf.push(b'\n');
+            }
+            StreamKind::Grouped(_) => {}
+        }
+        self.first = false;
+        if self.buf.len() >= FLUSH_AT {
+            out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// What comes before the first region; called by the first
+    /// [`region`](Self::region) with its process when not called before.
+    pub fn start(&mut self, processes: &[Process]) -> std::io::Result<()> {
+        self.started = true;
+        match self.kind {
+            StreamKind::Json => {
+                let mut head = Map::new();
+                if let [p] = processes {
+                    head.insert("pid".into(), json!(p.pid));
+                    head.insert("comm".into(), json!(p.comm));
+                    head.insert("command".into(), json!(p.command()));
+                    head.insert("source".into(), json!(p.source));
+                }
+                let text = serde_json::to_string(&Value::Object(head))?;
+                // `{...}` without its closing brace, then the regions.
+                self.buf.extend_from_slice(&text.as_bytes()[..text.len() - 1]);
+                if text.len() > 2 {
+                    self.buf.push(b',');
+                }
+                self.buf.extend_from_slice(b"\"regions\":[");
+            }
+            StreamKind::Csv => {
+                let mut header = vec!["pid", "start", "end", "perms", "category", "path"];
+                header.extend(CSV_FIGURES);
+                let mut w = csv::Writer::from_writer(&mut self.buf);
+                w.write_record(&header)?;
+                w.flush()?;
+            }
+            StreamKind::Table => {
+                self.buf.extend_from_slice(heading(processes).as_bytes());
+                let mut line = format!("{:<ADDRESS_WIDTH$}  {:<5}", "ADDRESS", "PERMS");
+                for (h, _) in COLUMNS {
+                    line.push_str(&format!("{h:>FIGURE_WIDTH$}"));
+                }
+                line.push_str(&format!("  {:<CATEGORY_WIDTH$}  MAPPING", "CATEGORY"));
+                self.buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
+                self.buf.push(b'\n');
+            }
+            StreamKind::Grouped(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Prints what needs every region, and flushes.
+    pub fn finish(mut self, report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+        if !self.started {
+            self.start(report.processes)?;
+        }
+        match self.kind {
+            StreamKind::Json => {
+                self.buf.push(b']');
+                for (k, v) in json_doc(report) {
+                    if matches!(k.as_str(), "pid" | "comm" | "command" | "source") {
+                        continue;
+                    }
+                    self.buf.push(b',');
+                    serde_json::to_writer(&mut self.buf, &k)?;
+                    self.buf.push(b':');
+                    serde_json::to_writer(&mut self.buf, &v)?;
+                }
+                self.buf.extend_from_slice(b"}\n");
+            }
+            StreamKind::Csv => {}
+            StreamKind::Table => {
+                let mut line = format!("{:<ADDRESS_WIDTH$}  {:<5}", "total", "");
+                for cell in figures(&report.totals) {
+                    line.push_str(&format!("{cell:>FIGURE_WIDTH$}"));
+                }
+                line.push_str(&format!("  {} regions", report.region_count));
+                self.buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
+                self.buf.push(b'\n');
+                for note in &report.notes {
+                    self.buf.extend_from_slice(format!("note: {note}\n").as_bytes());
+                }
+            }
+            StreamKind::Grouped(crate::render::Format::Csv) => {
+                out.write_all(&self.buf)?;
+                return csv(report, false, out);
+            }
+            StreamKind::Grouped(_) => {
+                out.write_all(&self.buf)?;
+                return table(report, out);
+            }
+        }
+        out.write_all(&self.buf)
+    }
+}
+
+/// Cuts a line to `width` (the terminal's, when stdout is one).
+fn fit_line(line: &str, width: Option<usize>) -> std::borrow::Cow<'_, str> {
+    match width {
+        Some(w) if line.chars().count() > w => line.chars().take(w).collect::<String>().into(),
+        _ => line.into(),
+    }
 }
 
 /// A region as JSON: addresses as integers, sizes flattened in bytes.
@@ -523,8 +701,7 @@ pub fn csv(report: &Report, regions: bool, out: &mut dyn Write) -> std::io::Resu
             rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(row.sizes.figure(f))));
             w.write_record(&rec)?;
         }
-        let count: usize = report.processes.iter().map(|p| p.regions.len()).sum();
-        let mut rec = vec!["total".to_string(), count.to_string()];
+        let mut rec = vec!["total".to_string(), report.region_count.to_string()];
         rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(report.totals.figure(f))));
         w.write_record(&rec)?;
         // GPU rows after the total, which they are not part of (docs/gpu-json.md).
@@ -577,6 +754,82 @@ mod tests {
         assert!(seen >= 4, "recorded trees found: {seen}");
     }
 
+    /// Streams a recorded process the way `show PID` does.
+    fn streamed(
+        root: &ProcRoot,
+        pid: u32,
+        by: ShowBy,
+        format: crate::render::Format,
+        regions: bool,
+    ) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut stream = RegionStream::new(format, regions);
+        let mut fold = crate::analyze::report::Fold::new(by);
+        let p = root
+            .process_with(pid, |p, r| {
+                fold.add(&r);
+                stream.region(p, &r, &mut out).unwrap();
+            })
+            .unwrap();
+        let ps = [p];
+        let report =
+            crate::analyze::report::finish(&ps, fold, &["dirty".into(), "rss".into()], Some(5));
+        stream.finish(&report, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn streaming_prints_what_the_in_memory_view_prints() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/linux");
+        let mut seen = 0;
+        for tree in std::fs::read_dir(dir).unwrap() {
+            let root = ProcRoot::new(tree.unwrap().path().join("proc"));
+            let Ok(pids) = root.pids() else { continue };
+            for pid in pids {
+                let p = [root.process(pid).unwrap()];
+                for by in [ShowBy::Category, ShowBy::Path, ShowBy::Perms] {
+                    let report = build(&p, by, &["dirty".into(), "rss".into()], Some(5));
+                    // JSON: the same document (keys in another order).
+                    let got: Value = serde_json::from_slice(&streamed(
+                        &root,
+                        pid,
+                        by,
+                        crate::render::Format::Json,
+                        false,
+                    ))
+                    .unwrap();
+                    assert_eq!(got, json_value(&report), "pid {pid} by {}", by.name());
+                    // Grouped table and CSV: the same bytes.
+                    let mut want = Vec::new();
+                    table(&report, &mut want).unwrap();
+                    assert_eq!(streamed(&root, pid, by, crate::render::Format::Table, false), want);
+                    let mut want = Vec::new();
+                    csv(&report, false, &mut want).unwrap();
+                    assert_eq!(streamed(&root, pid, by, crate::render::Format::Csv, false), want);
+                    let mut want = Vec::new();
+                    csv(&report, true, &mut want).unwrap();
+                    assert_eq!(streamed(&root, pid, by, crate::render::Format::Csv, true), want);
+                }
+                let text = String::from_utf8(streamed(
+                    &root,
+                    pid,
+                    ShowBy::Category,
+                    crate::render::Format::Table,
+                    true,
+                ))
+                .unwrap();
+                assert_eq!(
+                    text.lines().count(),
+                    2 + p[0].regions.len() + 1,
+                    "heading, header, a line per region, total"
+                );
+                assert!(text.lines().nth(1).unwrap().starts_with("ADDRESS"));
+                seen += 1;
+            }
+        }
+        assert!(seen >= 4, "recorded trees found: {seen}");
+    }
+
     #[test]
     fn streamed_json_handles_every_region_shape() {
         let mut regions = Vec::new();
@@ -618,6 +871,7 @@ mod tests {
             source: SizeSource::Smaps,
             regions,
             rollup: None,
+            streamed: None,
         }];
         let report = build(&p, ShowBy::Path, &["dirty".into()], None);
         assert_eq!(fast(&report), slow(&report));

@@ -7,8 +7,9 @@ use std::fs::File;
 use std::io::{BufRead, ErrorKind, Read};
 use std::path::{Path, PathBuf};
 
+use crate::analyze::group::add_region;
 use crate::error::{Error, Result};
-use crate::model::{Process, Region, SizeSource, Sizes};
+use crate::model::{Process, Region, SizeSource, Sizes, Streamed};
 use crate::source::smaps::{SmapsError, SmapsReader};
 use crate::source::status::Status;
 
@@ -123,18 +124,58 @@ impl ProcRoot {
     /// only virtual sizes are known, and `source` says so). A kernel thread
     /// or a process that cannot be read at all is an error.
     pub fn process(&self, pid: u32) -> Result<Process> {
+        let mut regions = Vec::new();
+        let mut p = self.process_with(pid, |_, r| regions.push(r))?;
+        p.regions = regions;
+        p.streamed = None;
+        Ok(p)
+    }
+
+    /// Reads one process as [`process`](Self::process) does, but hands
+    /// each region to `each` as it is parsed instead of keeping it: memory
+    /// stays bounded by one region, whatever the size of the smaps. `each`
+    /// also gets the process as known so far (identity and source). The
+    /// returned process has no regions and its totals in `streamed`.
+    ///
+    /// Errors found after regions were handed out (the process exited
+    /// while being read) still return `Err`: the caller must then drop
+    /// what it made of them.
+    pub fn process_with(
+        &self,
+        pid: u32,
+        mut each: impl FnMut(&Process, Region),
+    ) -> Result<Process> {
         let (comm, cmdline) = self.identity(pid)?;
         let status = self.read(pid, "status").ok().map(|b| Status::parse(&b));
         let kernel_thread = status.as_ref().and_then(|s| s.kthread).unwrap_or(false);
-        let (regions, source) = match self.read_regions(pid, "smaps") {
-            Ok(r) => (r, SizeSource::Smaps),
-            Err(smaps_err @ Error::PermissionDenied { .. }) => match self.read_regions(pid, "maps")
-            {
-                Ok(r) if !r.is_empty() => (r, SizeSource::Maps),
-                _ => return Err(smaps_err),
-            },
-            Err(e) => return Err(e),
+        let mut process = Process {
+            pid,
+            comm,
+            cmdline,
+            source: SizeSource::Smaps,
+            regions: Vec::new(),
+            rollup: None,
+            streamed: None,
         };
+        let mut sum = Sizes::default();
+        let mut count = 0usize;
+        let mut take = |p: &Process, r: Region| {
+            add_region(&mut sum, &r);
+            count += 1;
+            each(p, r);
+        };
+        match self.stream_regions(pid, "smaps", |r| take(&process, r)) {
+            Ok(()) => {}
+            // Nothing was handed out: the file could not be opened.
+            Err(smaps_err @ Error::PermissionDenied { .. }) => {
+                process.source = SizeSource::Maps;
+                let readable = self.stream_regions(pid, "maps", |r| take(&process, r));
+                if readable.is_err() || count == 0 {
+                    return Err(smaps_err);
+                }
+            }
+            Err(e) => return Err(e),
+        }
         // A process that exits while its smaps is read leaves a partial
         // list: look again, and call it gone rather than show part of it.
         let now = if self.is_live() {
@@ -149,16 +190,16 @@ impl ProcRoot {
             status.clone()
         };
         if now.as_ref().is_some_and(Status::exited) {
-            return Err(Error::Exited { pid, comm });
+            return Err(Error::Exited { pid, comm: process.comm });
         }
-        if regions.is_empty() && (kernel_thread || cmdline.is_empty()) {
-            return Err(Error::KernelThread { pid, comm });
+        if count == 0 && (kernel_thread || process.cmdline.is_empty()) {
+            return Err(Error::KernelThread { pid, comm: process.comm });
         }
-        let rollup = match source {
-            SizeSource::Smaps => self.rollup(pid).ok().filter(|r| same_instant(r, &regions)),
-            _ => None,
-        };
-        Ok(Process { pid, comm, cmdline, source, regions, rollup })
+        if process.source == SizeSource::Smaps {
+            process.rollup = self.rollup(pid).ok().filter(|r| same_instant(r, &sum));
+        }
+        process.streamed = Some(Streamed { totals: sum, regions: count });
+        Ok(process)
     }
 
     /// Reads `smaps_rollup`: the kernel's sums over every mapping.
@@ -184,22 +225,40 @@ impl ProcRoot {
 
     /// Parses `ROOT/PID/FILE` (smaps or maps) into regions.
     pub fn read_regions(&self, pid: u32, file: &str) -> Result<Vec<Region>> {
+        let mut out = Vec::new();
+        self.stream_regions(pid, file, |r| out.push(r))?;
+        Ok(out)
+    }
+
+    /// Parses `ROOT/PID/FILE` (smaps or maps), handing each region to `each`.
+    pub fn stream_regions(&self, pid: u32, file: &str, each: impl FnMut(Region)) -> Result<()> {
         let f = self.open(pid, file)?;
         // smaps of a big process is megabytes that the kernel generates as
         // we read: a helper thread reads the next chunk while this one
         // parses (see PrefetchReader and docs/benchmarks.md).
-        self.parse_regions(pid, file, crate::source::smaps::PrefetchReader::new(f))
+        self.parse_into(pid, file, crate::source::smaps::PrefetchReader::new(f), each)
     }
 
     /// Parses smaps or maps text read from `ROOT/PID/FILE` into regions.
     fn parse_regions(&self, pid: u32, file: &str, input: impl BufRead) -> Result<Vec<Region>> {
+        let mut out = Vec::new();
+        self.parse_into(pid, file, input, |r| out.push(r))?;
+        Ok(out)
+    }
+
+    fn parse_into(
+        &self,
+        pid: u32,
+        file: &str,
+        input: impl BufRead,
+        mut each: impl FnMut(Region),
+    ) -> Result<()> {
         let path = self.pid_file(pid, file);
         let mut smaps = SmapsReader::new(input);
-        let mut out = Vec::new();
         loop {
             match smaps.next_region() {
-                Ok(Some(r)) => out.push(r),
-                Ok(None) => return Ok(out),
+                Ok(Some(r)) => each(r),
+                Ok(None) => return Ok(()),
                 Err(SmapsError { os_error: Some(code), .. }) => {
                     return Err(self.explain(pid, path, std::io::Error::from_raw_os_error(code)));
                 }
@@ -209,10 +268,9 @@ impl ProcRoot {
     }
 }
 
-/// Whether a rollup describes the same address space as `regions`: every
-/// figure that is not proportional must equal the regions' sum.
-fn same_instant(rollup: &Sizes, regions: &[Region]) -> bool {
-    let sum = crate::analyze::total(regions);
+/// Whether a rollup describes the same address space as regions whose
+/// sum is `sum`: every figure that is not proportional must be equal.
+fn same_instant(rollup: &Sizes, sum: &Sizes) -> bool {
     ["rss", "shared_clean", "shared_dirty", "private_clean", "private_dirty", "anonymous", "swap"]
         .iter()
         .all(|k| rollup.get(k) == sum.get(k))
