@@ -445,7 +445,8 @@ impl Parser {
             return None;
         }
         if let Some(rest) = c.strip_prefix("REGION TYPE") {
-            if rest.contains("START") {
+            // The region list's header: `START - END  [ VSIZE ...] PRT/MAX ... REGION DETAIL`.
+            if rest.contains("START") || rest.contains('[') || rest.contains("DETAIL") {
                 self.block = Block::None;
                 self.pending_first_row = None;
             } else {
@@ -467,6 +468,14 @@ impl Parser {
                 self.pending_first_row = Some(words);
             }
             return None;
+        }
+        if region_error.is_none() && self.block != Block::None && find_byte(c, b'[').is_some() {
+            // A region line inside a table (a table header was damaged or
+            // the table had no end): region lines never look like rows.
+            if let Ok(line) = parse_region_line(c) {
+                self.block = Block::None;
+                return self.region(line_no, c, line);
+            }
         }
         match self.block.clone() {
             Block::Summary { cols, pages } => {
@@ -1022,6 +1031,13 @@ pub fn parse_region_line(c: &str) -> Result<RegionLine<'_>, String> {
         (Some(_), Some(_)) => {
             // The sizes in [ ] stand on their own; the addresses are unknown.
             damage = Some(format!("address range {range:?} ends before it starts"));
+            (None, None)
+        }
+        _ if !a.is_empty()
+            && !b.is_empty()
+            && a.bytes().chain(b.bytes()).all(|x| x.is_ascii_hexdigit()) =>
+        {
+            damage = Some(format!("address range {range:?} does not fit in 64 bits"));
             (None, None)
         }
         _ if !a.is_empty()
