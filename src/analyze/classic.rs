@@ -25,30 +25,37 @@ pub struct Classic {
 pub fn classic(regions: &[Region]) -> Classic {
     let mut c = Classic::default();
     for r in regions {
+        c.add(r);
+    }
+    c
+}
+
+impl Classic {
+    /// Counts one mapping (regions can be streamed through this).
+    pub fn add(&mut self, r: &Region) {
         let size = match (r.start, r.end) {
             (Some(s), Some(e)) => e.wrapping_sub(s),
-            _ => continue,
+            _ => return,
         };
         let rwx = r.perms.get(..3).unwrap_or("");
         let slot = if r.device.as_deref() == Some("00:00") {
             match rwx {
-                "rwx" => &mut c.writable_code,
-                "rw-" => &mut c.data,
-                "r--" => &mut c.rodata,
-                "---" => &mut c.unreadable,
-                _ => &mut c.unbacked_unknown,
+                "rwx" => &mut self.writable_code,
+                "rw-" => &mut self.data,
+                "r--" => &mut self.rodata,
+                "---" => &mut self.unreadable,
+                _ => &mut self.unbacked_unknown,
             }
         } else {
             match rwx {
-                "r-x" => &mut c.mapped_executable,
-                "r--" => &mut c.mapped_rodata,
-                "rw-" => &mut c.mapped_rwdata,
-                _ => &mut c.mapped_unknown,
+                "r-x" => &mut self.mapped_executable,
+                "r--" => &mut self.mapped_rodata,
+                "rw-" => &mut self.mapped_rwdata,
+                _ => &mut self.mapped_unknown,
             }
         };
         *slot += size;
     }
-    c
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use clap::Args;
 
-use crate::analyze::classic::classic;
+use crate::analyze::classic::Classic;
 use crate::analyze::report::{build, finish, Fold, ShowBy, SORT_FIELDS};
 use crate::analyze::select::Selection;
 use crate::cli::select::{select, SelectArgs};
@@ -158,6 +158,7 @@ fn show_classic(root: &ProcRoot, pid: u32, format: Format, out: &mut dyn Write) 
             "--classic prints the seed's text table only; drop --format, or use --format json without --classic for exact bytes".into(),
         ));
     }
-    let regions = root.read_regions(pid, "maps")?;
-    render::classic::classic(&classic(&regions), out).map_err(|e| Error::io("standard output", e))
+    let mut counts = Classic::default();
+    root.stream_regions(pid, "maps", |r| counts.add(&r))?;
+    render::classic::classic(&counts, out).map_err(|e| Error::io("standard output", e))
 }

@@ -45,6 +45,12 @@ pub struct SmapsReader<R> {
     /// snake_case names of the non-size keys seen so far (smaps repeats
     /// the same few for every mapping).
     names: Vec<(Vec<u8>, String)>,
+    /// Field lines read for the mapping being read, the most any earlier
+    /// mapping had, and the line its header was on: a file that ends with
+    /// fewer fields than the others had was cut short.
+    fields_now: usize,
+    fields_most: usize,
+    header_line: usize,
 }
 
 impl SmapsReader<PrefetchReader> {
@@ -67,6 +73,9 @@ impl<R: BufRead> SmapsReader<R> {
             done: false,
             hint: 0,
             names: Vec::new(),
+            fields_now: 0,
+            fields_most: 0,
+            header_line: 0,
         }
     }
 
@@ -84,6 +93,16 @@ impl<R: BufRead> SmapsReader<R> {
             })?;
             if n == 0 {
                 self.done = true;
+                if self.pending.is_some() && self.fields_now < self.fields_most {
+                    return Err(SmapsError {
+                        line: self.line_no,
+                        message: format!(
+                            "the file ends inside the mapping that starts at line {} ({} of the {} fields the others have): it was cut short",
+                            self.header_line, self.fields_now, self.fields_most
+                        ),
+                        os_error: None,
+                    });
+                }
                 continue;
             }
             self.line_no += 1;
@@ -100,6 +119,9 @@ impl<R: BufRead> SmapsReader<R> {
                     message: format!("not a mapping line: {:?}", String::from_utf8_lossy(line)),
                     os_error: None,
                 })?;
+                self.fields_most = self.fields_most.max(self.fields_now);
+                self.fields_now = 0;
+                self.header_line = self.line_no;
                 if let Some(prev) = self.pending.replace(region) {
                     return Ok(Some(prev));
                 }
@@ -115,6 +137,7 @@ impl<R: BufRead> SmapsReader<R> {
                     os_error: None,
                 });
             };
+            self.fields_now += 1;
             apply_key_line(region, line, &mut self.hint, &mut self.names)
                 .map_err(|message| SmapsError { line: self.line_no, message, os_error: None })?;
         }
@@ -461,6 +484,12 @@ THPeligible:           0
 VmFlags: rd mr mw me 
 7ffd5b4cc000-7ffd5b4ed000 rw-p 00000000 00:00 0                          [stack]
 Size:                132 kB
+Rss:                   8 kB
+Private_Dirty:         8 kB
+Shared_Dirty:          0 kB
+NewKernelKey:          0 kB
+THPeligible:           0
+VmFlags: rd wr mr mw me gd ac 
 ";
 
     #[test]
@@ -605,7 +634,7 @@ Size:                132 kB
     fn keys_in_an_unexpected_order_still_land_in_their_fields() {
         let r = parse(
             "1000-3000 rw-p 0 00:00 0\nRss: 8 kB\nLocked: 4 kB\nSize: 8 kB\nOdd_Key: 4 kB\nPss: 2 kB\n\
-             3000-4000 rw-p 0 00:00 0\nPss: 1 kB\nSize: 4 kB\nRss: 4 kB\n",
+             3000-4000 rw-p 0 00:00 0\nPss: 1 kB\nSize: 4 kB\nRss: 4 kB\nLocked: 0 kB\nOdd_Key: 0 kB\n",
         );
         assert_eq!(r[0].sizes.rss, Some(8192));
         assert_eq!(r[0].sizes.locked, Some(4096));
@@ -616,6 +645,17 @@ Size:                132 kB
             (r[1].sizes.pss, r[1].sizes.size, r[1].sizes.rss),
             (Some(1024), Some(4096), Some(4096))
         );
+    }
+
+    #[test]
+    fn a_file_cut_inside_a_mapping_is_an_error_not_a_shorter_list() {
+        let cut = "1000-2000 r--p 0 08:01 5 /x\nSize: 4 kB\nRss: 4 kB\n2000-3000 r--p 0 08:01 5 /x\nSize: 4 kB\n";
+        let e = SmapsReader::new(cut.as_bytes()).read_all().unwrap_err();
+        assert_eq!(e.line, 5);
+        assert!(e.message.contains("cut short") && e.message.contains("line 4"), "{}", e.message);
+        // maps has no fields: nothing to compare, nothing to refuse.
+        let maps = "1000-2000 r--p 0 08:01 5 /x\n2000-3000 r--p 0 08:01 5 /x\n";
+        assert_eq!(SmapsReader::new(maps.as_bytes()).read_all().unwrap().len(), 2);
     }
 
     #[test]
