@@ -49,7 +49,12 @@ Examples:
   memtally show PID --by path       one row per shared library and named region
   memtally show PID --regions       every mapping, like pmap -X
   memtally show PID --classic       the 2004 mem_usage.pl table
-  memtally capture PID -o DIR       record /proc files; read later with --proc-root DIR";
+  memtally capture PID -o DIR       record /proc files; read later with --proc-root DIR
+  memtally snapshot PID -o a.json   then later: memtally diff a.json b.json
+  memtally watch PID -o s.csv       growth rates; memtally plot s.csv -o s.svg
+  memtally vmmap saved.txt          macOS vmmap: GPU memory by purgeable state
+  memtally gpu                      GPU memory per process (DRM fdinfo, dma-buf, nvidia-smi)
+  memtally serve                    Prometheus metrics on 127.0.0.1:9464/metrics";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
