@@ -973,6 +973,17 @@ fn split_token(s: &str) -> (&str, &str) {
     }
 }
 
+/// `trim_ascii_end` that steps over runs of spaces 8 bytes at a time (the
+/// type column's padding).
+fn trim_end_fast(s: &str) -> &str {
+    let b = s.as_bytes();
+    let mut end = b.len();
+    while end >= 8 && b[end - 8..end] == [b' '; 8] {
+        end -= 8;
+    }
+    s[..end].trim_ascii_end()
+}
+
 fn find_byte(s: &str, b: u8) -> Option<usize> {
     memchr::memchr(b, s.as_bytes())
 }
@@ -1012,12 +1023,10 @@ fn hex(s: &str) -> Option<u64> {
 pub fn parse_region_line(c: &str) -> Result<RegionLine<'_>, String> {
     let lb = find_byte(c, b'[').ok_or("no [ sizes ]")?;
     let rb = lb + find_byte(&c[lb..], b']').ok_or("no closing ] (line cut short?)")?;
-    let before = c[..lb].trim_ascii_end();
-    let split = before
-        .bytes()
-        .rposition(|b| b.is_ascii_whitespace())
+    let before = trim_end_fast(&c[..lb]);
+    let split = memchr::memrchr2(b' ', b'\t', before.as_bytes())
         .ok_or("no region type before the address range")?;
-    let region_type = before[..split].trim_ascii();
+    let region_type = trim_end_fast(&before[..split]).trim_ascii();
     let range = &before[split + 1..];
     if region_type.is_empty() {
         return Err("no region type".into());
