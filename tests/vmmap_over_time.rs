@@ -137,3 +137,31 @@ fn plot_of_a_vmmap_report_is_a_size_histogram() {
     assert!(svg.contains("IOSurface"));
     assert!(!svg.contains("≤ 8.0M"), "MALLOC_SMALL left out");
 }
+
+/// JSON and CSV print regions as they are read (bounded memory): every
+/// selected region is there once, with or without `--types` and `--by`.
+#[test]
+fn streamed_json_and_csv_hold_every_selected_region() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/vmmap");
+    let mut seen = 0;
+    for f in std::fs::read_dir(dir).unwrap() {
+        let f = f.unwrap().path();
+        let f = f.to_str().unwrap();
+        for extra in [&[][..], &["--types", "IOSurface", "MALLOC"][..], &["--by", "purge"][..]] {
+            let mut args = vec!["vmmap", f, "--format", "json"];
+            args.extend(extra);
+            let out = run(&args);
+            if out.status.code() == Some(5) {
+                continue; // a fixture that is meant to be refused
+            }
+            let v: Value = serde_json::from_slice(&out.stdout).expect("whole JSON");
+            let n = v["regions"].as_array().unwrap().len() as u64;
+            assert_eq!(Some(n), v["regions_selected"].as_u64(), "{f} {extra:?}");
+            args[3] = "csv";
+            let csv = String::from_utf8(run(&args).stdout).unwrap();
+            assert_eq!(csv.lines().count() as u64, n + 1, "{f} {extra:?}");
+            seen += 1;
+        }
+    }
+    assert!(seen >= 20, "{seen}");
+}

@@ -1,6 +1,7 @@
 //! `memtally vmmap FILE|-` or `memtally vmmap --pid PID`: macOS vmmap
 //! output by region type and purgeable state.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -8,10 +9,11 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use crate::analyze::group::{group_by, sort_groups};
+use crate::analyze::group::{add_region, sort_groups, Group};
 use crate::analyze::vmmap::{SeedView, Tally, TypeFilter};
 use crate::error::{Error, Result};
 use crate::model::Region;
+use crate::render::vmmap::VmmapStream;
 use crate::render::{self, Format};
 use crate::source::vmmap::{self, runner, Document, ParseOptions, Record};
 
@@ -142,21 +144,55 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
     }
 
     let mut tally = Tally::new(TypeFilter::new(args.types.clone()));
-    let keep = args.regions || args.by.is_some() || args.format != Format::Table;
+    // JSON and CSV print regions as they are read; `--by` sums them as
+    // they come; only the `--regions` table keeps them (its columns are as
+    // wide as their widest cell).
+    let keep = args.regions && args.format == Format::Table;
+    let mut stream = match args.format {
+        Format::Json => Some(VmmapStream::new(true)),
+        Format::Csv => Some(VmmapStream::new(false)),
+        Format::Table => None,
+    };
     let mut kept: Vec<(usize, Region)> = Vec::new();
+    let mut grouping: Option<(VmmapBy, Vec<Group>, HashMap<String, usize>)> =
+        args.by.map(|by| (by, Vec::new(), HashMap::new()));
+    let mut failed: Option<std::io::Error> = None;
     let doc = vmmap::parse(reader, opts, |n, _, rec| {
         if let Some(Record::Region(r)) = rec {
             tally.add(n, r);
-            if keep && tally.filter.matches(r.region_type) {
-                kept.push((n, r.to_region()));
+            if !tally.filter.matches(r.region_type) {
+                return;
+            }
+            if !keep && stream.is_none() && grouping.is_none() {
+                return;
+            }
+            let region = r.to_region();
+            if let Some((by, groups, index)) = grouping.as_mut() {
+                let k = by.key(&region);
+                let i = *index.entry(k.clone()).or_insert_with(|| {
+                    groups.push(Group { key: k, regions: 0, sizes: Default::default() });
+                    groups.len() - 1
+                });
+                groups[i].regions += 1;
+                add_region(&mut groups[i].sizes, &region);
+            }
+            if let Some(s) = stream.as_mut() {
+                if failed.is_none() {
+                    failed = s.region(n, &region, out).err();
+                }
+            }
+            if keep {
+                kept.push((n, region));
             }
         }
     })
     .map_err(read_err)?;
+    if let Some(e) = failed {
+        return Err(Error::io("standard output", e));
+    }
     tally.finish();
     check(&source, &doc, args.strict)?;
-    let groups = args.by.map(|by| {
-        let mut g = group_by(kept.iter().map(|(_, r)| r), |r| by.key(r));
+    let groups = grouping.map(|(by, mut g, _)| {
         sort_groups(&mut g, &["dirty", "swap", "size"]);
         (by.name(), g)
     });
@@ -171,10 +207,9 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
         pow2: args.pow2,
         list_regions: args.regions,
     };
-    let written = match args.format {
-        Format::Table => render::vmmap::table(&report, out),
-        Format::Json => render::vmmap::json(&report, out),
-        Format::Csv => render::vmmap::csv(&report, out),
+    let written = match stream {
+        Some(s) => s.finish(&report, out),
+        None => render::vmmap::table(&report, out),
     };
     written.map_err(|e| Error::io("standard output", e))
 }

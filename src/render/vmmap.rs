@@ -577,10 +577,128 @@ struct JsonDoc<'a> {
     unparsed: &'a Diagnostics,
 }
 
-/// One JSON document (docs/vmmap-json.md).
+/// Prints selected regions as they are parsed, for JSON (the document's
+/// `regions` come first) and CSV, so memory stays flat however long the
+/// report; [`finish`](VmmapStream::finish) prints the rest.
+pub struct VmmapStream {
+    json: bool,
+    started: bool,
+    first: bool,
+    buf: Vec<u8>,
+}
+
+/// Bytes gathered before a write to the output.
+const FLUSH_AT: usize = 128 * 1024;
+
+/// The CSV columns, one row per selected region.
+const CSV_HEADER: [&str; 13] = [
+    "line",
+    "region_type",
+    "start",
+    "end",
+    "vsize",
+    "resident",
+    "dirty",
+    "swap",
+    "purge",
+    "share_mode",
+    "protection",
+    "max_protection",
+    "detail",
+];
+
+impl VmmapStream {
+    /// For `--format json` (`json`) or `--format csv`.
+    pub fn new(json: bool) -> VmmapStream {
+        VmmapStream { json, started: false, first: true, buf: Vec::with_capacity(FLUSH_AT + 4096) }
+    }
+
+    fn start(&mut self) -> io::Result<()> {
+        self.started = true;
+        if self.json {
+            self.buf.extend_from_slice(b"{\"regions\":[");
+        } else {
+            let mut w = csv::Writer::from_writer(&mut self.buf);
+            w.write_record(CSV_HEADER)?;
+            w.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Prints one selected region, read on input line `line`.
+    pub fn region(&mut self, line: usize, g: &Region, out: &mut dyn Write) -> io::Result<()> {
+        if !self.started {
+            self.start()?;
+        }
+        if self.json {
+            if !self.first {
+                self.buf.push(b',');
+            }
+            serde_json::to_writer(&mut self.buf, &json_region(line, g))
+                .map_err(io::Error::other)?;
+        } else {
+            let o = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
+            let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(&mut self.buf);
+            w.write_record([
+                line.to_string(),
+                g.region_type.clone().unwrap_or_default(),
+                o(g.start),
+                o(g.end),
+                o(g.sizes.size),
+                o(g.sizes.rss),
+                o(g.sizes.dirty),
+                o(g.sizes.swap),
+                g.purge.code().to_string(),
+                g.share_mode.clone().unwrap_or_default(),
+                g.perms.clone(),
+                g.max_perms.clone().unwrap_or_default(),
+                g.path.clone().unwrap_or_default(),
+            ])?;
+            w.flush()?;
+        }
+        self.first = false;
+        if self.buf.len() >= FLUSH_AT {
+            out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Prints the rest: for JSON every key but `regions`, from the report.
+    pub fn finish(mut self, r: &Report, out: &mut dyn Write) -> io::Result<()> {
+        if !self.started {
+            self.start()?;
+        }
+        if self.json {
+            self.buf.push(b']');
+            let doc = json_doc(r);
+            let value = serde_json::to_value(&doc).map_err(io::Error::other)?;
+            if let serde_json::Value::Object(map) = value {
+                for (k, v) in map {
+                    if k == "regions" {
+                        continue;
+                    }
+                    self.buf.push(b',');
+                    serde_json::to_writer(&mut self.buf, &k).map_err(io::Error::other)?;
+                    self.buf.push(b':');
+                    serde_json::to_writer(&mut self.buf, &v).map_err(io::Error::other)?;
+                }
+            }
+            self.buf.extend_from_slice(b"}\n");
+        }
+        out.write_all(&self.buf)
+    }
+}
+
+/// One JSON document (docs/vmmap-json.md), with the report's regions.
 pub fn json(r: &Report, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, &json_doc(r)).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+fn json_doc<'a>(r: &'a Report) -> JsonDoc<'a> {
     let t = r.tally;
-    let doc = JsonDoc {
+    JsonDoc {
         source: &r.source,
         types: t.filter.types(),
         partial: r.partial(),
@@ -629,9 +747,7 @@ pub fn json(r: &Report, out: &mut dyn Write) -> io::Result<()> {
             count_mismatches: &r.mismatches,
         },
         unparsed: &r.doc.diagnostics,
-    };
-    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::other)?;
-    writeln!(out)
+    }
 }
 
 fn hist_row(vsize: u64, p: &[u64; 4], total: u64) -> JsonHistRow {
@@ -648,39 +764,9 @@ fn hist_row(vsize: u64, p: &[u64; 4], total: u64) -> JsonHistRow {
 
 /// One CSV row per selected region, exact bytes; empty cell = not given.
 pub fn csv(r: &Report, out: &mut dyn Write) -> io::Result<()> {
-    let mut w = csv::Writer::from_writer(out);
-    w.write_record([
-        "line",
-        "region_type",
-        "start",
-        "end",
-        "vsize",
-        "resident",
-        "dirty",
-        "swap",
-        "purge",
-        "share_mode",
-        "protection",
-        "max_protection",
-        "detail",
-    ])?;
-    let o = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
+    let mut stream = VmmapStream::new(false);
     for (line, g) in r.regions {
-        w.write_record([
-            line.to_string(),
-            g.region_type.clone().unwrap_or_default(),
-            o(g.start),
-            o(g.end),
-            o(g.sizes.size),
-            o(g.sizes.rss),
-            o(g.sizes.dirty),
-            o(g.sizes.swap),
-            g.purge.code().to_string(),
-            g.share_mode.clone().unwrap_or_default(),
-            g.perms.clone(),
-            g.max_perms.clone().unwrap_or_default(),
-            g.path.clone().unwrap_or_default(),
-        ])?;
+        stream.region(*line, g, out)?;
     }
-    w.flush()
+    stream.finish(r, out)
 }
