@@ -83,6 +83,18 @@ pub fn process_total(process: &Process) -> Sizes {
     sum
 }
 
+/// Keeps the first `top` rows (all with `None`); returns how many were cut.
+pub fn keep_first<T>(rows: &mut Vec<T>, top: Option<usize>) -> usize {
+    match top {
+        Some(n) if rows.len() > n => {
+            let cut = rows.len() - n;
+            rows.truncate(n);
+            cut
+        }
+        _ => 0,
+    }
+}
+
 /// Sorts groups by the named figures, largest first, ties by key. A group
 /// that lacks a figure sorts below every group that has it.
 pub fn sort_groups(groups: &mut [Group], fields: &[&str]) {

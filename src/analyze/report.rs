@@ -175,14 +175,7 @@ pub fn finish<'a>(
             .collect(),
     };
     sort_rows(&mut rows, sort);
-    let omitted = match top {
-        Some(n) if rows.len() > n => {
-            let cut = rows.len() - n;
-            rows.truncate(n);
-            cut
-        }
-        _ => 0,
-    };
+    let omitted = crate::analyze::group::keep_first(&mut rows, top);
 
     let mut notes = Vec::new();
     for p in processes {

@@ -70,6 +70,20 @@ pub struct TopRow {
     pub sizes: Sizes,
 }
 
+impl TopRow {
+    /// The row of one process (`i` in the scan).
+    fn of(i: usize, p: &ProcMemory) -> TopRow {
+        TopRow {
+            key: p.info.pid.to_string(),
+            process: Some(i),
+            depth: 0,
+            processes: 1,
+            without_pss: usize::from(p.sizes.pss.is_none()),
+            sizes: p.sizes.clone(),
+        }
+    }
+}
+
 /// The machine's memory, and how much of it processes explain.
 #[derive(Debug, Clone, Serialize)]
 pub struct Machine {
@@ -113,16 +127,8 @@ pub fn build(
     for p in processes {
         totals.add(&p.sizes);
     }
-    let row_of = |i: usize, p: &ProcMemory| TopRow {
-        key: p.info.pid.to_string(),
-        process: Some(i),
-        depth: 0,
-        processes: 1,
-        without_pss: usize::from(p.sizes.pss.is_none()),
-        sizes: p.sizes.clone(),
-    };
     let mut rows: Vec<TopRow> = match by {
-        TopBy::Process => processes.iter().enumerate().map(|(i, p)| row_of(i, p)).collect(),
+        TopBy::Process => processes.iter().enumerate().map(|(i, p)| TopRow::of(i, p)).collect(),
         TopBy::Tree => tree_rows(processes, sort),
         TopBy::Program | TopBy::User | TopBy::Cgroup => {
             let mut index: HashMap<String, usize> = HashMap::new();
@@ -154,14 +160,7 @@ pub fn build(
     if by != TopBy::Tree {
         rows.sort_by(|a, b| compare(a, b, sort, processes));
     }
-    let omitted = match top {
-        Some(n) if rows.len() > n => {
-            let cut = rows.len() - n;
-            rows.truncate(n);
-            cut
-        }
-        _ => 0,
-    };
+    let omitted = crate::analyze::group::keep_first(&mut rows, top);
     let machine = meminfo.and_then(|m| machine(m, processes));
     TopReport { by, rows, omitted, totals, machine }
 }
@@ -215,18 +214,8 @@ fn tree_rows(processes: &[ProcMemory], sort: &[String]) -> Vec<TopRow> {
             stack.extend(kids.iter().map(|&k| (k, depth + 1)));
         }
     }
-    let mut subtree: Vec<TopRow> = processes
-        .iter()
-        .enumerate()
-        .map(|(i, p)| TopRow {
-            key: p.info.pid.to_string(),
-            process: Some(i),
-            depth: 0,
-            processes: 1,
-            without_pss: usize::from(p.sizes.pss.is_none()),
-            sizes: p.sizes.clone(),
-        })
-        .collect();
+    let mut subtree: Vec<TopRow> =
+        processes.iter().enumerate().map(|(i, p)| TopRow::of(i, p)).collect();
     for &(i, depth) in order.iter().rev() {
         subtree[i].depth = depth;
         if let Some(parent) = by_pid.get(&processes[i].info.ppid).copied().filter(|&j| j != i) {

@@ -166,11 +166,8 @@ pub fn for_show(root: &ProcRoot, pids: &[u32]) -> Option<crate::analyze::gpu::Gp
 fn whole_tree(root: &ProcRoot) -> Option<MachineGpu> {
     let pids = root.pids().ok()?;
     let nvidia_on_path = root.is_live()
-        && crate::source::vmmap::runner::find_on_path(
-            "nvidia-smi",
-            std::env::var_os("PATH").as_deref(),
-        )
-        .is_some();
+        && crate::source::tool::find_on_path("nvidia-smi", std::env::var_os("PATH").as_deref())
+            .is_some();
     if !nvidia_on_path && !crate::source::gpu::worth_reading(root, &pids) {
         return None;
     }

@@ -9,6 +9,7 @@ pub mod scan;
 pub mod smaps;
 pub mod snapshot_file;
 pub mod status;
+pub mod tool;
 pub mod users;
 pub mod vmmap;
 

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::source::vmmap::runner::find_on_path;
+use crate::source::tool::{describe, find_on_path, run_bounded, Ran};
 
 /// The arguments, as the NVIDIA documentation gives them.
 pub const ARGS: &[&str] =
@@ -48,58 +48,25 @@ pub fn query_with(exe: &Path, timeout: Duration) -> Nvidia {
     }
 }
 
-/// Runs the tool in its own process group; on timeout the whole group is killed.
+/// Runs the tool (see `source::tool`); its output is a process list, so
+/// at most 4 MiB of it is kept.
 fn run(exe: &Path, timeout: Duration) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    use std::os::unix::process::CommandExt;
-    use std::process::{Command, Stdio};
-    use wait_timeout::ChildExt;
-
     let what = "nvidia-smi --query-compute-apps";
-    let mut child = Command::new(exe)
-        .args(ARGS)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| format!("{what}: cannot start {}: {e}", exe.display()))?;
-    let reader = |r: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            if let Some(mut r) = r {
-                // At most 4 MiB: a process list, not a stream.
-                let _ = r.by_ref().take(4 << 20).read_to_end(&mut buf);
-            }
-            buf
-        })
-    };
-    let out = reader(child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
-    let err = reader(child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
-    let status = match child.wait_timeout(timeout) {
-        Ok(Some(status)) => status,
-        Ok(None) => {
-            // SAFETY: kill(2) on the child's own process group; no memory involved.
-            unsafe {
-                libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
-            }
-            let _ = child.kill();
-            let _ = child.wait();
-            let _ = (out.join(), err.join());
+    let ran = run_bounded(exe, ARGS, timeout, 4 << 20).map_err(|e| format!("{what}: {e}"))?;
+    let (status, stdout, stderr) = match ran {
+        Ran::Exited { status, stdout, stderr } => (status, stdout, stderr),
+        Ran::TimedOut => {
             return Err(format!(
                 "{what} did not answer within {}s and was stopped; NVIDIA figures left out",
                 timeout.as_secs()
-            ));
+            ))
         }
-        Err(e) => return Err(format!("{what}: waiting for it failed: {e}")),
     };
-    let stdout = out.join().unwrap_or_default();
-    let stderr = err.join().unwrap_or_default();
     if !status.success() {
         let said = first_line(&stderr).or_else(|| first_line(&stdout));
-        let code = status.code().map_or_else(|| "a signal".to_string(), |c| format!("status {c}"));
         return Err(format!(
-            "{what} failed with {code}: {}; NVIDIA figures left out",
+            "{what} failed with {}: {}; NVIDIA figures left out",
+            describe(status),
             said.as_deref().unwrap_or("it printed nothing")
         ));
     }
