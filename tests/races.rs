@@ -27,7 +27,7 @@ fn churn(total: usize, secs: u64) -> std::process::Child {
 
 #[test]
 fn top_and_show_tree_survive_process_churn() {
-    let mut shell = churn(600, 8);
+    let mut shell = churn(3000, 6);
     let parent = shell.id().to_string();
     let stop = Arc::new(AtomicBool::new(false));
     let start = Instant::now();
