@@ -145,6 +145,20 @@ impl ProcRoot {
         pid: u32,
         mut each: impl FnMut(&Process, Region),
     ) -> Result<Process> {
+        // The rollup is a second walk of the page tables: it runs on its
+        // own thread while smaps is read and parsed (docs/benchmarks.md).
+        std::thread::scope(|scope| {
+            let rollup = scope.spawn(|| self.rollup(pid).ok());
+            self.process_streamed(pid, &mut each, || rollup.join().ok().flatten())
+        })
+    }
+
+    fn process_streamed(
+        &self,
+        pid: u32,
+        each: &mut impl FnMut(&Process, Region),
+        rollup: impl FnOnce() -> Option<Sizes>,
+    ) -> Result<Process> {
         let (comm, cmdline) = self.identity(pid)?;
         let status = self.read(pid, "status").ok().map(|b| Status::parse(&b));
         let kernel_thread = status.as_ref().and_then(|s| s.kthread).unwrap_or(false);
@@ -196,7 +210,7 @@ impl ProcRoot {
             return Err(Error::KernelThread { pid, comm: process.comm });
         }
         if process.source == SizeSource::Smaps {
-            process.rollup = self.rollup(pid).ok().filter(|r| same_instant(r, &sum));
+            process.rollup = rollup().filter(|r| same_instant(r, &sum));
         }
         process.streamed = Some(Streamed { totals: sum, regions: count });
         Ok(process)
