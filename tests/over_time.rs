@@ -228,15 +228,12 @@ fn watch_reports_the_growth_rate() {
     assert!(run(&["plot", series.to_str().unwrap(), "-o", svg_path.to_str().unwrap()])
         .status
         .success());
-    let svg = std::fs::read_to_string(&svg_path).unwrap();
-    let xml = roxmltree::Document::parse(&svg).expect("well-formed XML");
-    let desc = xml.descendants().find(|n| n.has_tag_name("desc")).unwrap().text().unwrap();
-    let data: Value = serde_json::from_str(desc).unwrap();
+    let (svg, data) = support::svg_data(&svg_path);
     let line = &data["lines"][0];
     assert_eq!(line["label"], "total pss");
     let drawn: Vec<(f64, u64)> = serde_json::from_value(line["points"].clone()).unwrap();
     assert_eq!(drawn, totals);
-    assert!(xml.descendants().any(|n| n.has_tag_name("polyline")), "a line is drawn");
+    assert!(svg.contains("<polyline"), "a line is drawn");
 }
 
 #[test]
@@ -282,10 +279,7 @@ fn plot_of_a_snapshot_carries_its_categories() {
     assert!(run(&["plot", snap.to_str().unwrap(), "-o", svg_path.to_str().unwrap()])
         .status
         .success());
-    let svg = std::fs::read_to_string(&svg_path).unwrap();
-    let xml = roxmltree::Document::parse(&svg).expect("well-formed XML");
-    let desc = xml.descendants().find(|n| n.has_tag_name("desc")).unwrap().text().unwrap();
-    let data: Value = serde_json::from_str(desc).unwrap();
+    let (svg, data) = support::svg_data(&svg_path);
     let s = read_json(&snap);
     let cats = s["categories"].as_array().unwrap();
     let bars = data["bars"].as_array().unwrap();

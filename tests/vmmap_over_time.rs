@@ -103,12 +103,7 @@ fn plot_of_a_vmmap_report_is_a_size_histogram() {
     let svg_path = dir.path().join("h.svg");
     let out = run(&["plot", &b, "-o", svg_path.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let svg = std::fs::read_to_string(&svg_path).unwrap();
-    let xml = roxmltree::Document::parse(&svg).unwrap();
-    let desc: Value = serde_json::from_str(
-        xml.descendants().find(|n| n.has_tag_name("desc")).unwrap().text().unwrap(),
-    )
-    .unwrap();
+    let (_, desc) = support::svg_data(&svg_path);
     let bars: Vec<(String, u64, u64)> = desc["bars"]
         .as_array()
         .unwrap()

@@ -436,60 +436,12 @@ pub fn json_value(report: &Report) -> Value {
     Value::Object(doc)
 }
 
-/// Writes [`json_value`]'s document, byte for byte the same, without
-/// building it: a process can have tens of thousands of regions, and a
-/// `Value` tree of them costs ten times what printing them does. The small
-/// parts go through `serde_json`; the regions are printed straight from the
-/// model.
+/// Prints [`json_value`]'s document: several processes, each with its
+/// regions in memory (`show --tree`). One process streams instead, through
+/// [`RegionStream`], printing each region straight from the model.
 pub fn json(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
-    let [process] = report.processes else {
-        serde_json::to_writer(&mut *out, &json_value(report))?;
-        return out.write_all(b"\n");
-    };
-    let doc = json_doc(report);
-    let mut head = Vec::with_capacity(64 * 1024);
-    let mut tail = Vec::with_capacity(64 * 1024);
-    head.push(b'{');
-    for (k, v) in &doc {
-        // Keys before "regions" go before it (after a comma unless first);
-        // keys after it always follow a comma.
-        let w = if k.as_str() < "regions" { &mut head } else { &mut tail };
-        if w.len() != 1 || w[0] != b'{' {
-            w.push(b',');
-        }
-        serde_json::to_writer(&mut *w, k)?;
-        w.push(b':');
-        serde_json::to_writer(&mut *w, v)?;
-    }
-    if head.len() > 1 {
-        head.push(b',');
-    }
-    head.extend_from_slice(b"\"regions\":");
-    tail.extend_from_slice(b"}\n");
-    out.write_all(&head)?;
-    regions_json(&process.regions, out)?;
-    out.write_all(&tail)
-}
-
-/// The regions as a JSON array, the same bytes as `region_json` of each,
-/// printed through one small buffer: no document-sized allocation.
-fn regions_json(regions: &[Region], out: &mut dyn Write) -> std::io::Result<()> {
-    const FLUSH_AT: usize = 128 * 1024;
-    let mut buf = Vec::with_capacity(FLUSH_AT + 4096);
-    let mut writer = RegionWriter::default();
-    buf.push(b'[');
-    for (i, r) in regions.iter().enumerate() {
-        if i > 0 {
-            buf.push(b',');
-        }
-        writer.write(r, &mut buf)?;
-        if buf.len() >= FLUSH_AT {
-            out.write_all(&buf)?;
-            buf.clear();
-        }
-    }
-    buf.push(b']');
-    out.write_all(&buf)
+    serde_json::to_writer(&mut *out, &json_value(report))?;
+    out.write_all(b"\n")
 }
 
 /// Which value of a region a JSON key takes.
@@ -723,35 +675,21 @@ mod tests {
     use crate::model::{Backing, SizeSource};
     use crate::source::ProcRoot;
 
-    fn slow(report: &Report) -> Vec<u8> {
-        let mut v = serde_json::to_vec(&json_value(report)).unwrap();
-        v.push(b'\n');
-        v
+    fn slow(report: &Report) -> Value {
+        json_value(report)
     }
 
-    fn fast(report: &Report) -> Vec<u8> {
-        let mut v = Vec::new();
-        json(report, &mut v).unwrap();
-        v
-    }
-
-    #[test]
-    fn streamed_json_is_the_documents_bytes_on_recorded_trees() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/linux");
-        let mut seen = 0;
-        for tree in std::fs::read_dir(dir).unwrap() {
-            let root = ProcRoot::new(tree.unwrap().path().join("proc"));
-            let Ok(pids) = root.pids() else { continue };
-            for pid in pids {
-                let p = [root.process(pid).unwrap()];
-                for by in [ShowBy::Category, ShowBy::Path, ShowBy::Perms] {
-                    let report = build(&p, by, &["dirty".into(), "rss".into()], Some(5));
-                    assert_eq!(fast(&report), slow(&report), "pid {pid} by {}", by.name());
-                }
-                seen += 1;
+    /// The streamed JSON of a one-process report, parsed back.
+    fn fast(report: &Report) -> Value {
+        let mut out = Vec::new();
+        let mut stream = RegionStream::new(crate::render::Format::Json, false);
+        for p in report.processes {
+            for r in &p.regions {
+                stream.region(p, r, &mut out).unwrap();
             }
         }
-        assert!(seen >= 4, "recorded trees found: {seen}");
+        stream.finish(report, &mut out).unwrap();
+        serde_json::from_slice(&out).unwrap()
     }
 
     /// Streams a recorded process the way `show PID` does.
@@ -875,11 +813,10 @@ mod tests {
         }];
         let report = build(&p, ShowBy::Path, &["dirty".into()], None);
         assert_eq!(fast(&report), slow(&report));
-        let none: [Process; 0] = [];
+        let mut none = p.clone();
+        none[0].regions.clear();
         let empty = build(&none, ShowBy::Category, &[], None);
         assert_eq!(fast(&empty), slow(&empty));
-        let mut zero = Vec::new();
-        regions_json(&[], &mut zero).unwrap();
-        assert_eq!(zero, b"[]");
+        assert_eq!(fast(&empty)["regions"], Value::Array(vec![]));
     }
 }

@@ -32,6 +32,25 @@ pub enum Mapping {
     Shared(usize, usize),
 }
 
+/// Maps `len` bytes of private anonymous memory and writes `byte` to all
+/// of it; exits the (forked) process if the kernel refuses. Only
+/// async-signal-safe calls: for use in forked children.
+unsafe fn map_and_touch(len: usize, byte: i32) -> *mut libc::c_void {
+    let p = libc::mmap(
+        std::ptr::null_mut(),
+        len,
+        libc::PROT_READ | libc::PROT_WRITE,
+        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+        -1,
+        0,
+    );
+    if p == libc::MAP_FAILED {
+        libc::_exit(1);
+    }
+    libc::memset(p, byte, len);
+    p
+}
+
 /// Forks a child that maps `mapping`, touches every page, reports the
 /// address through a pipe, then sleeps until killed.
 pub fn spawn(mapping: Mapping) -> Child {
@@ -144,6 +163,16 @@ pub fn rollup(path: &Path) -> std::collections::BTreeMap<String, u64> {
         .collect()
 }
 
+/// The data an SVG of `memtally plot` carries in its `<desc>`, after
+/// checking that the file is well-formed XML.
+pub fn svg_data(path: &Path) -> (String, serde_json::Value) {
+    let svg = std::fs::read_to_string(path).unwrap();
+    let xml = roxmltree::Document::parse(&svg).expect("well-formed XML");
+    let desc = xml.descendants().find(|n| n.has_tag_name("desc")).expect("a <desc>");
+    let data = serde_json::from_str(desc.text().unwrap()).expect("JSON in <desc>");
+    (svg.clone(), data)
+}
+
 /// `../shared` beside the crate, when this checkout has it.
 pub fn shared() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
@@ -170,18 +199,7 @@ pub fn spawn_grower(step: usize) -> Grower {
         unsafe {
             let mut b = 0u8;
             while libc::read(ask[0], (&mut b as *mut u8).cast(), 1) == 1 {
-                let p = libc::mmap(
-                    std::ptr::null_mut(),
-                    step,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                    -1,
-                    0,
-                );
-                if p == libc::MAP_FAILED {
-                    libc::_exit(1);
-                }
-                libc::memset(p, 0x33, step);
+                map_and_touch(step, 0x33);
                 libc::write(done[1], (&b as *const u8).cast(), 1);
             }
             libc::_exit(0);
@@ -229,18 +247,7 @@ pub fn spawn_steady_grower(step: usize, period: std::time::Duration, steps: usiz
             let mut next = libc::timespec { tv_sec: 0, tv_nsec: 0 };
             libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut next);
             for _ in 0..steps {
-                let p = libc::mmap(
-                    std::ptr::null_mut(),
-                    step,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                    -1,
-                    0,
-                );
-                if p == libc::MAP_FAILED {
-                    libc::_exit(1);
-                }
-                libc::memset(p, 0x44, step);
+                map_and_touch(step, 0x44);
                 let ns = next.tv_nsec as u64 + period.as_nanos() as u64;
                 next.tv_sec += (ns / 1_000_000_000) as libc::time_t;
                 next.tv_nsec = (ns % 1_000_000_000) as _;
