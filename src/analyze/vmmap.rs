@@ -10,6 +10,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use crate::model::{Purge, Sizes};
+use crate::source::vmmap::split::RegionSink;
 use crate::source::vmmap::{Document, Record, VRegion, MAX_SAMPLES};
 
 /// Index of a purge state in `[N, V, E, -]` arrays.
@@ -356,6 +357,80 @@ impl Tally {
             }
         }
         out
+    }
+}
+
+impl Acc {
+    fn merge(&mut self, o: &Acc) {
+        self.regions += o.regions;
+        opt_add(&mut self.vsize, o.vsize);
+        opt_add(&mut self.resident, o.resident);
+        opt_add(&mut self.dirty, o.dirty);
+        opt_add(&mut self.swap, o.swap);
+    }
+}
+
+impl TypeStats {
+    /// Adds the figures of the same type's later regions.
+    fn merge(&mut self, o: TypeStats) {
+        self.lines += o.lines;
+        for (a, b) in self.by_purge.iter_mut().zip(&o.by_purge) {
+            a.merge(b);
+        }
+        for (vsize, counts) in o.exact {
+            let e = self.exact.entry(vsize).or_default();
+            for (a, b) in e.iter_mut().zip(counts) {
+                *a += b;
+            }
+        }
+        if self.pow2.is_empty() {
+            self.pow2 = o.pow2;
+        } else {
+            for (a, b) in self.pow2.iter_mut().zip(o.pow2) {
+                for (x, y) in a.0.iter_mut().zip(b.0) {
+                    *x += y;
+                }
+                a.1 = a.1.saturating_add(b.1);
+            }
+        }
+        let (f, g) = (&mut self.footprint, o.footprint);
+        f.regions += g.regions;
+        opt_add(&mut f.footprint, g.footprint);
+        // Some iff a region had a footprint: the sum of the V and E ones.
+        opt_add(&mut f.reclaimable, g.reclaimable);
+        f.volatile_vsize += g.volatile_vsize;
+        f.empty_vsize += g.empty_vsize;
+        f.nonvol_vsize += g.nonvol_vsize;
+    }
+}
+
+impl RegionSink for Tally {
+    fn region(&mut self, line: usize, r: &VRegion<'_>) {
+        self.add(line, r);
+    }
+
+    /// Both tallies must be unfinished and have the same filter.
+    fn absorb(&mut self, later: Tally, line_offset: usize) {
+        self.regions_read += later.regions_read;
+        self.selected += later.selected;
+        for st in later.stats {
+            match self.index.get(st.name.as_str()) {
+                Some(&i) => self.stats[i].merge(st),
+                None => {
+                    self.index.insert(st.name.clone(), self.stats.len());
+                    self.stats.push(st);
+                }
+            }
+        }
+        self.last = None;
+        self.overcommits += later.overcommits;
+        for mut o in later.overcommit_samples {
+            if self.overcommit_samples.len() >= MAX_SAMPLES {
+                break;
+            }
+            o.line += line_offset;
+            self.overcommit_samples.push(o);
+        }
     }
 }
 

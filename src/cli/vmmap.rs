@@ -157,36 +157,51 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
     let mut grouping: Option<(VmmapBy, Vec<Group>, HashMap<String, usize>)> =
         args.by.map(|by| (by, Vec::new(), HashMap::new()));
     let mut failed: Option<std::io::Error> = None;
-    let doc = vmmap::parse(reader, opts, |n, _, rec| {
-        if let Some(Record::Region(r)) = rec {
-            tally.add(n, r);
-            if !tally.filter.matches(r.region_type) {
-                return;
-            }
-            if !keep && stream.is_none() && grouping.is_none() {
-                return;
-            }
-            let region = r.to_region();
-            if let Some((by, groups, index)) = grouping.as_mut() {
-                let k = by.key(&region);
-                let i = *index.entry(k.clone()).or_insert_with(|| {
-                    groups.push(Group { key: k, regions: 0, sizes: Default::default() });
-                    groups.len() - 1
-                });
-                groups[i].regions += 1;
-                add_region(&mut groups[i].sizes, &region);
-            }
-            if let Some(s) = stream.as_mut() {
-                if failed.is_none() {
-                    failed = s.region(n, &region, out).err();
+    let split = match (&args.file, &args.pid) {
+        (Some(p), None) if !keep && stream.is_none() && grouping.is_none() => {
+            split_point(p).map(|at| (p, at))
+        }
+        _ => None,
+    };
+    let doc = if let Some((path, at)) = split {
+        // Only the tally is kept: the file is read on both cores.
+        drop(reader);
+        let second = Tally::new(tally.filter.clone());
+        let (doc, _) =
+            vmmap::split::parse_file_split(path, opts, at, &mut tally, second).map_err(read_err)?;
+        doc
+    } else {
+        vmmap::parse(reader, opts, |n, _, rec| {
+            if let Some(Record::Region(r)) = rec {
+                tally.add(n, r);
+                if !tally.filter.matches(r.region_type) {
+                    return;
+                }
+                if !keep && stream.is_none() && grouping.is_none() {
+                    return;
+                }
+                let region = r.to_region();
+                if let Some((by, groups, index)) = grouping.as_mut() {
+                    let k = by.key(&region);
+                    let i = *index.entry(k.clone()).or_insert_with(|| {
+                        groups.push(Group { key: k, regions: 0, sizes: Default::default() });
+                        groups.len() - 1
+                    });
+                    groups[i].regions += 1;
+                    add_region(&mut groups[i].sizes, &region);
+                }
+                if let Some(s) = stream.as_mut() {
+                    if failed.is_none() {
+                        failed = s.region(n, &region, out).err();
+                    }
+                }
+                if keep {
+                    kept.push((n, region));
                 }
             }
-            if keep {
-                kept.push((n, region));
-            }
-        }
-    })
-    .map_err(read_err)?;
+        })
+        .map_err(read_err)?
+    };
     if let Some(e) = failed {
         return Err(Error::io("standard output", e));
     }
@@ -212,6 +227,19 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
         None => render::vmmap::table(&report, out),
     };
     written.map_err(|e| Error::io("standard output", e))
+}
+
+/// Where to cut `path` for a parse on two threads: its middle, when it is
+/// a regular file of at least [`MIN_SPLIT_BYTES`](vmmap::split::MIN_SPLIT_BYTES)
+/// and there are two CPUs.
+fn split_point(path: &std::path::Path) -> Option<u64> {
+    if path.as_os_str() == "-" {
+        return None;
+    }
+    let meta = std::fs::metadata(path).ok()?;
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (meta.is_file() && meta.len() >= vmmap::split::MIN_SPLIT_BYTES && cpus >= 2)
+        .then_some(meta.len() / 2)
 }
 
 /// Refuses input that is not vmmap output, and unreadable lines under --strict.

@@ -17,6 +17,7 @@
 //! row but cannot be read is counted (with samples) in [`Diagnostics`].
 
 pub mod runner;
+pub mod split;
 
 use std::io::{BufRead, Read};
 
@@ -302,16 +303,32 @@ pub struct Parser {
 /// Parses `reader` to the end. `on_line(line_no, raw_line, record)` is
 /// called for every line (without its line ending); regions reach the
 /// caller only there.
-pub fn parse<R, F>(mut reader: R, opts: ParseOptions, mut on_line: F) -> std::io::Result<Document>
+pub fn parse<R, F>(reader: R, opts: ParseOptions, on_line: F) -> std::io::Result<Document>
 where
     R: Read,
     F: FnMut(usize, &str, Option<&Record<'_>>),
 {
     let mut parser = Parser::new(opts);
+    parse_from(&mut parser, reader, 0, on_line)?;
+    Ok(parser.finish())
+}
+
+/// Feeds `parser` the lines of `reader`, numbered on from `line_no` (the
+/// number of lines read before), and returns the number of the last line
+/// read. [`parse`] is this from line 0; [`split`] resumes with it.
+pub fn parse_from<R, F>(
+    parser: &mut Parser,
+    mut reader: R,
+    mut line_no: usize,
+    mut on_line: F,
+) -> std::io::Result<usize>
+where
+    R: Read,
+    F: FnMut(usize, &str, Option<&Record<'_>>),
+{
     // One fixed buffer; lines are handed out in place (no copy per line).
     let mut buf = vec![0u8; READ_BUFFER];
     let (mut start, mut end) = (0usize, 0usize);
-    let mut line_no = 0usize;
     let mut skipping = false; // inside a line longer than the buffer
     let mut eof = false;
     loop {
@@ -363,7 +380,7 @@ where
             Err(e) => return Err(e),
         }
     }
-    Ok(parser.finish())
+    Ok(line_no)
 }
 
 /// Bytes read at a time; also the longest line read (longer ones are
