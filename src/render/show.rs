@@ -625,45 +625,34 @@ fn csv_cell(v: Option<u64>) -> String {
 
 /// The grouped rows (or, with `regions`, every mapping) as CSV.
 pub fn csv(report: &Report, regions: bool, out: &mut dyn Write) -> std::io::Result<()> {
-    let mut w = csv::Writer::from_writer(out);
     if regions {
-        let mut header = vec!["pid", "start", "end", "perms", "category", "path"];
-        header.extend(CSV_FIGURES);
-        w.write_record(&header)?;
+        let mut stream = RegionStream::new(crate::render::Format::Csv, true);
+        stream.start(report.processes)?;
         for p in report.processes {
             for r in &p.regions {
-                let mut rec = vec![
-                    p.pid.to_string(),
-                    csv_cell(r.start),
-                    csv_cell(r.end),
-                    r.perms.clone(),
-                    categorize(r).key().to_string(),
-                    r.path.clone().unwrap_or_default(),
-                ];
-                rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(r.sizes.figure(f))));
-                w.write_record(&rec)?;
+                stream.region(p, r, out)?;
             }
         }
-    } else {
-        let mut header = vec![report.by.name(), "regions"];
-        header.extend(CSV_FIGURES);
-        w.write_record(&header)?;
-        for row in &report.rows {
-            let mut rec = vec![row.key.clone(), row.regions.to_string()];
-            rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(row.sizes.figure(f))));
-            w.write_record(&rec)?;
-        }
-        let mut rec = vec!["total".to_string(), report.region_count.to_string()];
-        rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(report.totals.figure(f))));
+        return stream.finish(report, out);
+    }
+    let mut w = csv::Writer::from_writer(out);
+    let mut header = vec![report.by.name(), "regions"];
+    header.extend(CSV_FIGURES);
+    w.write_record(&header)?;
+    for row in &report.rows {
+        let mut rec = vec![row.key.clone(), row.regions.to_string()];
+        rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(row.sizes.figure(f))));
         w.write_record(&rec)?;
-        // GPU rows after the total, which they are not part of (docs/gpu-json.md).
-        let gpu =
-            report.gpu.as_ref().filter(|_| report.by == crate::analyze::report::ShowBy::Category);
-        for (label, sizes) in gpu.map(gpu_rows).unwrap_or_default() {
-            let mut rec = vec![label, String::new()];
-            rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(sizes.figure(f))));
-            w.write_record(&rec)?;
-        }
+    }
+    let mut rec = vec!["total".to_string(), report.region_count.to_string()];
+    rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(report.totals.figure(f))));
+    w.write_record(&rec)?;
+    // GPU rows after the total, which they are not part of (docs/gpu-json.md).
+    let gpu = report.gpu.as_ref().filter(|_| report.by == crate::analyze::report::ShowBy::Category);
+    for (label, sizes) in gpu.map(gpu_rows).unwrap_or_default() {
+        let mut rec = vec![label, String::new()];
+        rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(sizes.figure(f))));
+        w.write_record(&rec)?;
     }
     w.flush()
 }
