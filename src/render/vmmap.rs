@@ -40,6 +40,17 @@ impl Report<'_> {
     }
 }
 
+/// REGIONS, VSIZE, RESIDENT, DIRTY, SWAP cells.
+fn count_and_sizes(regions: u64, s: &crate::model::Sizes) -> [String; 5] {
+    [
+        regions.to_string(),
+        human_opt(s.size),
+        human_opt(s.rss),
+        human_opt(s.dirty),
+        human_opt(s.swap),
+    ]
+}
+
 fn mb(n: u64) -> String {
     format!("{:7.2} MB", n as f64 / (1024.0 * 1024.0))
 }
@@ -232,24 +243,14 @@ pub fn table(r: &Report, out: &mut dyn Write) -> io::Result<()> {
             ("SWAP", Align::Right),
         ]);
         for g in groups {
-            t.row(vec![
-                g.key.clone(),
-                g.regions.to_string(),
-                human_opt(g.sizes.size),
-                human_opt(g.sizes.rss),
-                human_opt(g.sizes.dirty),
-                human_opt(g.sizes.swap),
-            ]);
+            let mut row = vec![g.key.clone()];
+            row.extend(count_and_sizes(g.regions as u64, &g.sizes));
+            t.row(row);
         }
         let tot = &r.tally.total;
-        t.footer(vec![
-            "total".into(),
-            tot.regions.to_string(),
-            human_opt(tot.sizes.size),
-            human_opt(tot.sizes.rss),
-            human_opt(tot.sizes.dirty),
-            human_opt(tot.sizes.swap),
-        ]);
+        let mut footer = vec!["total".to_string()];
+        footer.extend(count_and_sizes(tot.regions, &tot.sizes));
+        t.footer(footer);
         out.write_all(t.render().as_bytes())?;
     } else if r.tally.selected > 0 {
         writeln!(out, "\nBy region type and purge state:")?;
@@ -263,26 +264,14 @@ pub fn table(r: &Report, out: &mut dyn Write) -> io::Result<()> {
             ("SWAP", Align::Right),
         ]);
         for ((rtype, purge), b) in &r.tally.breakdown {
-            t.row(vec![
-                rtype.clone(),
-                Purge::from_code(purge).label().into(),
-                b.regions.to_string(),
-                human_opt(b.sizes.size),
-                human_opt(b.sizes.rss),
-                human_opt(b.sizes.dirty),
-                human_opt(b.sizes.swap),
-            ]);
+            let mut row = vec![rtype.clone(), Purge::from_code(purge).label().into()];
+            row.extend(count_and_sizes(b.regions, &b.sizes));
+            t.row(row);
         }
         let tot = &r.tally.total;
-        t.footer(vec![
-            "total".into(),
-            String::new(),
-            tot.regions.to_string(),
-            human_opt(tot.sizes.size),
-            human_opt(tot.sizes.rss),
-            human_opt(tot.sizes.dirty),
-            human_opt(tot.sizes.swap),
-        ]);
+        let mut footer = vec!["total".to_string(), String::new()];
+        footer.extend(count_and_sizes(tot.regions, &tot.sizes));
+        t.footer(footer);
         out.write_all(t.render().as_bytes())?;
         footprint_table(&r.tally.footprint, out)?;
         histograms(r, out)?;
