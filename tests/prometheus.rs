@@ -10,11 +10,11 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::{memtally, run, run_json, spawn, Mapping, MIB};
+use support::{memtally, run, run_json, spawn, Mapping, Server, MIB};
 
 /// Sample lines keyed by (metric, labels sorted), parsed by prometheus-parse;
 /// fails if the parser skipped any sample line.
@@ -163,45 +163,6 @@ fn export_by_program_and_cgroup_add_processes_up() {
     let text =
         String::from_utf8(run(&["--proc-root", r, "export", "--by", "cgroup"]).stdout).unwrap();
     assert!(parse(&text).keys().any(|(m, _)| m == "memtally_cgroup_pss_bytes"), "{text}");
-}
-
-/// A `memtally serve` the test started; killed on drop.
-pub struct Server {
-    child: Child,
-    pub addr: SocketAddr,
-}
-
-impl Server {
-    pub fn start(args: &[&str]) -> Server {
-        let mut child = memtally()
-            .arg("serve")
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("memtally serve starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("memtally: serving http://")
-            .and_then(|s| s.strip_suffix("/metrics"))
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .parse()
-            .unwrap();
-        Server { child, addr }
-    }
-
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 fn agent() -> ureq::Agent {

@@ -7,13 +7,13 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{memtally, spawn, Mapping, MIB};
+use support::{memtally, spawn, Killed, Mapping, Server, MIB};
 
 /// The tool's path, or `None` (with a printed skip) when it is missing and
 /// this is not CI.
@@ -30,34 +30,6 @@ fn tool(name: &str) -> Option<&'static str> {
     }
     eprintln!("skipped: {path} is not installed (apt-get install prometheus); CI installs it");
     None
-}
-
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_serve(args: &[&str]) -> (Killed, SocketAddr) {
-    let mut child = memtally()
-        .arg("serve")
-        .args(args)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("memtally serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("memtally: serving http://")
-        .and_then(|s| s.strip_suffix("/metrics"))
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .parse()
-        .unwrap();
-    (Killed(child), addr)
 }
 
 fn free_port() -> u16 {
@@ -95,7 +67,8 @@ fn prometheus_scrapes_the_pss_of_a_known_child() {
     // The whole tree of this test: the harness, the child, memtally serve
     // and prometheus itself, with the default --top and --min-interval.
     let me = std::process::id().to_string();
-    let (_serve, serve_addr) = start_serve(&["--listen", "127.0.0.1:0", "--tree", &me]);
+    let serve = Server::start(&["--listen", "127.0.0.1:0", "--tree", &me]);
+    let serve_addr = serve.addr;
 
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("prometheus.yml");

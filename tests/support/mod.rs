@@ -173,6 +173,50 @@ pub fn svg_data(path: &Path) -> (String, serde_json::Value) {
     (svg.clone(), data)
 }
 
+/// A child process killed and reaped on drop.
+pub struct Killed(pub std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A `memtally serve` the test started (on the address it printed first);
+/// killed on drop.
+pub struct Server {
+    child: Killed,
+    pub addr: std::net::SocketAddr,
+}
+
+impl Server {
+    pub fn start(args: &[&str]) -> Server {
+        use std::io::BufRead;
+        let mut child = memtally()
+            .arg("serve")
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit())
+            .spawn()
+            .expect("memtally serve starts");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("memtally: serving http://")
+            .and_then(|s| s.strip_suffix("/metrics"))
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .parse()
+            .unwrap();
+        Server { child: Killed(child), addr }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.0.id()
+    }
+}
+
 /// `../shared` beside the crate, when this checkout has it.
 pub fn shared() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
