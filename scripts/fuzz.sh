@@ -20,21 +20,21 @@ seed() { # target, files...
     mkdir -p "$dir"
     for f in "$@"; do [[ -f $f ]] && cp "$f" "$dir/seed$(echo "$f" | tr '/' '_')"; done
 }
-seed smaps ../tests/fixtures/linux/*/proc/*/smaps ../tests/fixtures/linux/*/proc/*/smaps_rollup ../tests/fixtures/linux/*/proc/*/maps
-seed vmmap ../tests/fixtures/vmmap/* ../../shared/fixtures/vmmap/*.txt
-seed fdinfo ../tests/fixtures/gpu/machine/*/fdinfo/* ../tests/fixtures/gpu/machine/*/fd_targets
+seed smaps ../testdata/fixtures/linux/*/proc/*/smaps ../testdata/fixtures/linux/*/proc/*/smaps_rollup ../testdata/fixtures/linux/*/proc/*/maps
+seed vmmap ../testdata/fixtures/vmmap/* ../../shared/fixtures/vmmap/*.txt
+seed fdinfo ../testdata/fixtures/gpu/machine/*/fdinfo/* ../testdata/fixtures/gpu/machine/*/fd_targets
 # Snapshot seeds: memtally's own JSON of the recorded trees (when built).
 mt=${MEMTALLY:-$repo/target/release/memtally}
 if [[ -x $mt ]]; then
     mkdir -p corpus/snapshot
-    for t in ../tests/fixtures/linux/*/proc; do
+    for t in ../testdata/fixtures/linux/*/proc; do
         for p in $(ls "$t" | grep -E '^[0-9]+$'); do
             name=$(basename "$(dirname "$t")")
             "$mt" --proc-root "$t" snapshot "$p" -o "corpus/snapshot/seed-$name.json" || true
             "$mt" --proc-root "$t" show "$p" --format json > "corpus/snapshot/seed-show-$name.json" || true
         done
     done
-    "$mt" vmmap ../tests/fixtures/vmmap/04_modern_gpu_purge.txt --format json > corpus/snapshot/seed-vmmap.json || true
+    "$mt" vmmap ../testdata/fixtures/vmmap/04_modern_gpu_purge.txt --format json > corpus/snapshot/seed-vmmap.json || true
 fi
 for t in "${targets[@]}"; do
     echo "== $t for $secs s"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates tests/golden/vmmap/: the seed tool's stdout on every vmmap
+# Regenerates testdata/golden/vmmap/: the seed tool's stdout on every vmmap
 # fixture (the repo's own, and the published ones in ../shared), with its
 # default --types and with --types '' (every type). tests/vmmap_parity.rs
 # checks that `memtally vmmap F --seed-view` prints the same bytes.
@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seed=../shared/seeds/vmmap_seed.py
-out=tests/golden/vmmap
+out=testdata/golden/vmmap
 [ -f "$seed" ] || { echo "golden-vmmap: $seed not found" >&2; exit 1; }
 mkdir -p "$out"
 rm -f "$out"/*.out
@@ -20,7 +20,7 @@ run() { # name file [types...]
         exit 1
     fi
 }
-for f in tests/fixtures/vmmap/*.txt ../shared/fixtures/vmmap/[0-9]*.txt; do
+for f in testdata/fixtures/vmmap/*.txt ../shared/fixtures/vmmap/[0-9]*.txt; do
     [ -e "$f" ] || continue
     case $f in ../shared/*) prefix=shared_ ;; *) prefix=own_ ;; esac
     b=$prefix$(basename "$f" .txt)

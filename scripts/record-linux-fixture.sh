@@ -4,8 +4,8 @@
 #
 #   scripts/record-linux-fixture.sh NAME PID [MEMTALLY]
 #
-# writes tests/fixtures/linux/NAME/proc/PID/{smaps,maps,smaps_rollup,...}
-# (via `memtally capture`) and tests/fixtures/linux/NAME/mem_usage_pl_output.txt
+# writes testdata/fixtures/linux/NAME/proc/PID/{smaps,maps,smaps_rollup,...}
+# (via `memtally capture`) and testdata/fixtures/linux/NAME/mem_usage_pl_output.txt
 # (`perl ../shared/seeds/mem_usage.pl PID 2>/dev/null`, run at the same moment).
 #
 # A live process's mappings change; a recording is kept only when
@@ -28,7 +28,7 @@ pid=${2:?usage: record-linux-fixture.sh NAME PID [MEMTALLY]}
 memtally=${3:-$here/target/release/memtally}
 seed=${SEED:-$here/../shared/seeds/mem_usage.pl}
 tries=${TRIES:-50}
-dest=$here/tests/fixtures/linux/$name
+dest=$here/testdata/fixtures/linux/$name
 
 [[ -x $memtally ]] || { echo "no memtally binary at $memtally (cargo build --release)" >&2; exit 2; }
 [[ -r $seed ]] || { echo "no seed script at $seed (set SEED=...)" >&2; exit 2; }

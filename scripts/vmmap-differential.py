@@ -27,7 +27,7 @@ ap.add_argument("--files", type=int, default=200)
 ap.add_argument("--bin", default=os.path.join(root, "target/release/memtally"))
 a = ap.parse_args()
 seed_py = os.path.join(root, "../shared/seeds/vmmap_seed.py")
-files = sorted(glob.glob(os.path.join(root, "tests/fixtures/vmmap/*.txt"))
+files = sorted(glob.glob(os.path.join(root, "testdata/fixtures/vmmap/*.txt"))
                + glob.glob(os.path.join(root, "../shared/fixtures/vmmap/[0-9]*.txt")))
 rnd = random.Random(a.seed)
 alphabet = b" \t[]-/=.0123456789abcdefKMGTBSMPURGE=NVE()\n"

@@ -2,8 +2,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memtally::analyze::{categorize, report, total};
-use memtally::source::smaps::SmapsReader;
+use memtally_core::analyze::{categorize, report, total};
+use memtally_core::source::smaps::SmapsReader;
 
 fuzz_target!(|data: &[u8]| {
     let mut regions = Vec::new();
@@ -17,11 +17,11 @@ fuzz_target!(|data: &[u8]| {
         let _ = categorize(r);
     }
     let sum = total(&regions);
-    let procs = [memtally::model::Process {
+    let procs = [memtally_core::model::Process {
         pid: 1,
         comm: String::new(),
         cmdline: String::new(),
-        source: memtally::model::SizeSource::Smaps,
+        source: memtally_core::model::SizeSource::Smaps,
         regions,
         rollup: None,
         streamed: None,
@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
     for by in [report::ShowBy::Category, report::ShowBy::Path, report::ShowBy::Perms] {
         let rep = report::build(&procs, by, &["dirty".into(), "rss".into()], Some(3));
         assert_eq!(rep.totals.rss, sum.rss);
-        let _ = memtally::render::show::json_value(&rep);
+        let _ = memtally_core::render::show::json_value(&rep);
     }
-    let _ = memtally::analyze::classic::classic(&procs[0].regions);
+    let _ = memtally_core::analyze::classic::classic(&procs[0].regions);
 });

@@ -2,13 +2,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memtally::analyze::diff::{diff, DiffOptions};
-use memtally::source::snapshot_file::from_json;
+use memtally_core::analyze::diff::{diff, DiffOptions};
+use memtally_core::source::snapshot_file::from_json;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else { return };
     let Ok(snap) = from_json(value) else { return };
     let d = diff(&snap, &snap, &DiffOptions { sort: vec!["dirty".into()], min_delta: 0 });
     assert!(d.processes.is_empty(), "a snapshot equals itself");
-    let _ = memtally::render::diff::json_value(&d);
+    let _ = memtally_core::render::diff::json_value(&d);
 });

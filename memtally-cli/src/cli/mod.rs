@@ -1,0 +1,113 @@
+//! The command line: clap definitions and dispatch to one module per
+//! subcommand. `main.rs` only parses, calls [`run`], and maps errors to
+//! exit codes.
+
+pub mod capture;
+pub mod choice;
+pub mod diff;
+pub mod export;
+pub mod gpu;
+pub mod metrics;
+pub mod plot;
+pub mod progress;
+pub mod select;
+pub mod serve;
+pub mod show;
+pub mod snapshot;
+pub mod top;
+pub mod vmmap;
+pub mod watch;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::error::Result;
+use crate::source::ProcRoot;
+
+/// Where does this process's memory really go?
+///
+/// memtally reads Linux /proc smaps (exact resident, proportional, dirty and
+/// swapped bytes per mapping) and macOS vmmap output, and shows what each
+/// process's memory is, by category, path or region.
+#[derive(Debug, Parser)]
+#[command(name = "memtally", version, about, long_about = None, after_help = EXAMPLES)]
+pub struct Cli {
+    /// Read this recorded /proc tree instead of the live /proc (see `memtally capture`).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub proc_root: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+const EXAMPLES: &str = "\
+Examples:
+  memtally                          every process by PSS, and the machine's picture
+  memtally top --by program         processes of one program added up (like ps_mem)
+  memtally top --tree PID           a browser and all its children
+  memtally show $$                  where this shell's memory goes, by category
+  memtally show PID --by path       one row per shared library and named region
+  memtally show PID --regions       every mapping, like pmap -X
+  memtally show PID --classic       the 2004 mem_usage.pl table
+  memtally capture PID -o DIR       record /proc files; read later with --proc-root DIR
+  memtally snapshot PID -o a.json   then later: memtally diff a.json b.json
+  memtally watch PID -o s.csv       growth rates; memtally plot s.csv -o s.svg
+  memtally vmmap saved.txt          macOS vmmap: GPU memory by purgeable state
+  memtally gpu                      GPU memory per process (DRM fdinfo, dma-buf, nvidia-smi)
+  memtally serve                    Prometheus metrics on 127.0.0.1:9464/metrics";
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Every process at once, ranked by PSS, with the machine's picture (the default).
+    Top(top::TopArgs),
+    /// One process's memory by category, path or permissions, from smaps.
+    Show(show::ShowArgs),
+    /// Everything show and top know about a selection, at one moment, as JSON (for diff and plot).
+    Snapshot(snapshot::SnapshotArgs),
+    /// What grew and what shrank between two snapshots.
+    Diff(diff::DiffArgs),
+    /// Sample a selection at an interval; growth rates and a verdict at the end (Ctrl-C to stop).
+    Watch(watch::WatchArgs),
+    /// Draw a watch series or a snapshot as an SVG chart.
+    Plot(plot::PlotArgs),
+    /// Record a process's /proc files into DIR, to analyse later with --proc-root DIR.
+    Capture(capture::CaptureArgs),
+    /// macOS vmmap output (saved, or run with --pid) by region type and purgeable state.
+    Vmmap(vmmap::VmmapArgs),
+    /// Serve per-process memory as Prometheus metrics over HTTP (/metrics).
+    Serve(serve::ServeArgs),
+    /// The metrics of `serve`, once: on stdout, or atomically into a node_exporter textfile directory.
+    Export(export::ExportArgs),
+    /// GPU memory per process and device (DRM and dma-buf fdinfo, nvidia-smi), each client and buffer once.
+    Gpu(gpu::GpuArgs),
+}
+
+impl Cli {
+    pub fn proc_root(&self) -> ProcRoot {
+        self.proc_root.clone().map(ProcRoot::new).unwrap_or_default()
+    }
+}
+
+/// Runs the parsed command line, writing to `out`.
+pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
+    let root = cli.proc_root();
+    match cli.command {
+        Some(Command::Show(args)) => show::run(&root, &args, out),
+        Some(Command::Capture(args)) => capture::run(&root, &args, out),
+        Some(Command::Snapshot(args)) => snapshot::run(&root, &args, out),
+        Some(Command::Diff(args)) => diff::run(&args, out),
+        Some(Command::Watch(args)) => watch::run(&root, &args, out),
+        Some(Command::Plot(args)) => plot::run(&args, out),
+        Some(Command::Vmmap(args)) => vmmap::run(&args, out),
+        Some(Command::Serve(args)) => serve::run(&root, &args, out),
+        Some(Command::Export(args)) => export::run(&root, &args, out),
+        Some(Command::Gpu(args)) => gpu::run(&root, &args, out),
+        Some(Command::Top(args)) => top::run(&root, &args, out),
+        None => top::run(
+            &root,
+            &top::TopArgs { top: 20, sort: vec!["pss".into()], ..Default::default() },
+            out,
+        ),
+    }
+}

@@ -1,0 +1,299 @@
+//! `memtally serve`: the metrics over HTTP for Prometheus to scrape.
+//!
+//! - `GET /metrics`: Prometheus text format 0.0.4, or OpenMetrics 1.0 when
+//!   the `Accept` header prefers `application/openmetrics-text` (as
+//!   Prometheus does). `GET /`: a short page linking to it. `HEAD` works
+//!   on both; other methods get 405, other paths 404.
+//! - A scan younger than `--min-interval` is reused, and only one scan runs
+//!   at a time: a burst of scrapes costs the host one scan.
+//! - Hardening: loopback by default; request heads are bounded in size
+//!   (431) and in header count, and must arrive within a few seconds;
+//!   request bodies are never read (one announced gets 413); connections
+//!   are capped in number and lifetime. Connections are tasks on a small
+//!   tokio runtime, so a client that sends nothing holds no thread and
+//!   cannot delay another scrape. Nothing here starts a process.
+
+use std::convert::Infallible;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{HeaderValue, ACCEPT, ALLOW, CONTENT_LENGTH, CONTENT_TYPE, TRANSFER_ENCODING};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+
+use crate::cli::metrics::{collect, MetricsArgs};
+use crate::error::{Error, Result};
+use crate::render::prometheus::{encode, Exposition};
+use crate::source::ProcRoot;
+
+/// Loopback only unless `--listen` says otherwise (9464: the port the
+/// OpenTelemetry Prometheus exporter uses by default).
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:9464";
+/// Largest request head (request line + headers) accepted, bytes.
+pub const MAX_HEADER_BYTES: usize = 8 * 1024;
+/// Most headers accepted in one request.
+pub const MAX_HEADERS: usize = 64;
+/// A request head must arrive within this time (also ends idle keep-alive connections).
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
+/// No connection lives longer than this, whatever it does.
+pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(60);
+/// Connections served at once; more are closed on accept.
+pub const MAX_CONNECTIONS: usize = 64;
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub metrics: MetricsArgs,
+
+    /// Address to listen on. The default is loopback only: give
+    /// 0.0.0.0:9464 (or an interface's address) to let other hosts scrape.
+    #[arg(long, value_name = "ADDR", default_value = DEFAULT_LISTEN)]
+    pub listen: SocketAddr,
+
+    /// Reuse a scan younger than this (`5s`, `500ms`, `1m`) instead of
+    /// scanning again, so a burst of scrapes cannot load the host.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = humantime::parse_duration)]
+    pub min_interval: Duration,
+}
+
+/// The last scan, encoded both ways.
+struct Cached {
+    at: Instant,
+    text: Bytes,
+    openmetrics: Bytes,
+}
+
+struct State {
+    root: ProcRoot,
+    args: MetricsArgs,
+    min_interval: Duration,
+    /// Held during a scan: concurrent scrapes wait for it and share it.
+    last: Mutex<Option<Arc<Cached>>>,
+}
+
+impl State {
+    fn current(&self) -> Result<Arc<Cached>> {
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(c) = last.as_ref().filter(|c| c.at.elapsed() < self.min_interval) {
+            return Ok(Arc::clone(c));
+        }
+        let m = collect(&self.root, &self.args)?;
+        let c = Arc::new(Cached {
+            at: Instant::now(),
+            text: Bytes::from(encode(&m, Exposition::Text)),
+            openmetrics: Bytes::from(encode(&m, Exposition::OpenMetrics)),
+        });
+        *last = Some(Arc::clone(&c));
+        Ok(c)
+    }
+}
+
+pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
+    // Bad selection options fail now rather than at the first scrape.
+    args.metrics.select.selection()?;
+    let listener = std::net::TcpListener::bind(args.listen)
+        .map_err(|e| Error::io(format!("--listen {}", args.listen), e))?;
+    let addr = listener.local_addr().map_err(|e| Error::io("listening socket", e))?;
+    listener.set_nonblocking(true).map_err(|e| Error::io("listening socket", e))?;
+    writeln!(out, "memtally: serving http://{addr}/metrics")
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::io("standard output", e))?;
+    let state = Arc::new(State {
+        root: root.clone(),
+        args: args.metrics.clone(),
+        min_interval: args.min_interval,
+        last: Mutex::new(None),
+    });
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .max_blocking_threads(4)
+        .build()
+        .map_err(|e| Error::io("tokio runtime", e))?;
+    rt.block_on(accept_loop(listener, state)).map_err(|e| Error::io(addr.to_string(), e))
+}
+
+/// Counts a live connection; dropped when it ends.
+struct Slot(Arc<AtomicUsize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+async fn accept_loop(listener: std::net::TcpListener, state: Arc<State>) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::from_std(listener)?;
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT)
+        .max_header_size(MAX_HEADER_BYTES)
+        .max_buf_size(MAX_HEADER_BYTES.max(8192) * 2)
+        .max_headers(MAX_HEADERS);
+    let live = Arc::new(AtomicUsize::new(0));
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _peer)) => stream,
+            Err(e) => {
+                // Out of file descriptors and the like: wait, do not spin.
+                eprintln!("memtally: accept: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        if live.fetch_add(1, Ordering::Relaxed) >= MAX_CONNECTIONS {
+            live.fetch_sub(1, Ordering::Relaxed);
+            drop(stream);
+            continue;
+        }
+        let slot = Slot(Arc::clone(&live));
+        let state = Arc::clone(&state);
+        let conn = http.serve_connection(
+            TokioIo::new(stream),
+            hyper::service::service_fn(move |req| handle(Arc::clone(&state), req)),
+        );
+        tokio::spawn(async move {
+            let _slot = slot;
+            let _ = tokio::time::timeout(CONNECTION_LIFETIME, conn).await;
+        });
+    }
+}
+
+type Reply = Response<Full<Bytes>>;
+
+fn reply(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> Reply {
+    let mut r = Response::new(Full::new(body.into()));
+    *r.status_mut() = status;
+    r.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    r.headers_mut().insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    r
+}
+
+const PLAIN: &str = "text/plain; charset=utf-8";
+
+const INDEX: &str = concat!(
+    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>memtally</title></head>\n",
+    "<body><h1>memtally</h1>\n<p>Where does this process's memory really go? ",
+    "Per-process PSS, USS, RSS, swap and dirty bytes for Prometheus.</p>\n",
+    "<p><a href=\"/metrics\">/metrics</a></p>\n<p>memtally ",
+    env!("CARGO_PKG_VERSION"),
+    "</p></body></html>\n"
+);
+
+async fn handle(
+    state: Arc<State>,
+    req: Request<Incoming>,
+) -> std::result::Result<Reply, Infallible> {
+    let path = req.uri().path();
+    if path != "/" && path != "/metrics" {
+        return Ok(reply(StatusCode::NOT_FOUND, PLAIN, "not found: try /metrics\n"));
+    }
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        let mut r = reply(StatusCode::METHOD_NOT_ALLOWED, PLAIN, "method not allowed: use GET\n");
+        r.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return Ok(r);
+    }
+    let announced_body = req.headers().contains_key(TRANSFER_ENCODING)
+        || req
+            .headers()
+            .get(CONTENT_LENGTH)
+            .is_some_and(|v| v.to_str().ok().and_then(|s| s.trim().parse::<u64>().ok()) != Some(0));
+    if announced_body {
+        let mut r = reply(StatusCode::PAYLOAD_TOO_LARGE, PLAIN, "requests carry no body here\n");
+        r.headers_mut().insert(hyper::header::CONNECTION, HeaderValue::from_static("close"));
+        return Ok(r);
+    }
+    if path == "/" {
+        return Ok(reply(StatusCode::OK, "text/html; charset=utf-8", INDEX));
+    }
+    let format = negotiate(req.headers().get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()));
+    let scanned = tokio::task::spawn_blocking(move || state.current()).await;
+    Ok(match scanned {
+        Ok(Ok(c)) => {
+            let body = match format {
+                Exposition::Text => c.text.clone(),
+                Exposition::OpenMetrics => c.openmetrics.clone(),
+            };
+            reply(StatusCode::OK, format.content_type(), body)
+        }
+        Ok(Err(e)) => {
+            eprintln!("memtally: scan failed: {e}");
+            reply(StatusCode::INTERNAL_SERVER_ERROR, PLAIN, format!("scan failed: {e}\n"))
+        }
+        Err(e) => {
+            eprintln!("memtally: scan failed: {e}");
+            reply(StatusCode::INTERNAL_SERVER_ERROR, PLAIN, "scan failed\n")
+        }
+    })
+}
+
+/// OpenMetrics when the `Accept` values rank `application/openmetrics-text`
+/// above zero and at least as high as every other type they accept;
+/// the text format otherwise (also with no `Accept` at all).
+pub fn negotiate<'a>(accept: impl Iterator<Item = &'a str>) -> Exposition {
+    let (mut om, mut other) = (0.0f32, 0.0f32);
+    for range in accept.flat_map(|v| v.split(',')) {
+        let mut parts = range.split(';');
+        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        if media.is_empty() {
+            continue;
+        }
+        let q = parts
+            .filter_map(|p| p.trim().strip_prefix("q="))
+            .find_map(|q| q.trim().parse::<f32>().ok())
+            .unwrap_or(1.0)
+            .clamp(0.0, 1.0);
+        if media == "application/openmetrics-text" {
+            om = om.max(q);
+        } else {
+            other = other.max(q);
+        }
+    }
+    if om > 0.0 && om >= other {
+        Exposition::OpenMetrics
+    } else {
+        Exposition::Text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negotiation_follows_the_quality_values() {
+        let n = |s: &str| negotiate(std::iter::once(s));
+        // What Prometheus 2.x sends.
+        assert_eq!(
+            n("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"),
+            Exposition::OpenMetrics
+        );
+        assert_eq!(n("application/openmetrics-text"), Exposition::OpenMetrics);
+        assert_eq!(n("*/*"), Exposition::Text);
+        assert_eq!(n("text/plain;version=0.0.4"), Exposition::Text);
+        assert_eq!(n("application/openmetrics-text;q=0"), Exposition::Text);
+        assert_eq!(n("text/plain, application/openmetrics-text;q=0.5"), Exposition::Text);
+        assert_eq!(n(""), Exposition::Text);
+        assert_eq!(negotiate(std::iter::empty()), Exposition::Text);
+        assert_eq!(
+            negotiate(["text/plain;q=0.2", "Application/OpenMetrics-Text; q=0.9"].into_iter()),
+            Exposition::OpenMetrics
+        );
+    }
+
+    #[test]
+    fn listens_on_loopback_by_default() {
+        use clap::Parser;
+        let cli = crate::cli::Cli::try_parse_from(["memtally", "serve"]).unwrap();
+        let Some(crate::cli::Command::Serve(args)) = cli.command else { panic!("not serve") };
+        assert!(args.listen.ip().is_loopback(), "{}", args.listen);
+        assert_eq!(args.listen.port(), 9464);
+        assert_eq!(args.metrics.top, 50);
+    }
+}

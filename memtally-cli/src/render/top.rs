@@ -1,0 +1,308 @@
+//! Prints the `top` view: ranked rows, totals, the machine picture and the
+//! notes that say what the numbers leave out.
+
+use memtally_core::model::Named;
+use std::io::Write;
+
+use serde_json::{json, Map, Value};
+
+use crate::analyze::top::{swap, TopBy, TopReport, TopRow};
+use crate::render::table::{Align, Table};
+use crate::render::units::{human, human_opt};
+use crate::source::scan::{ProcMemory, Scan};
+
+/// What the renderer needs beyond the report.
+pub struct TopContext<'a> {
+    pub scan: &'a Scan,
+    pub kernel_threads: usize,
+    pub user_name: &'a dyn Fn(Option<u32>) -> String,
+}
+
+const FIGURES: &[(&str, &str)] =
+    &[("USS", "uss"), ("PSS", "pss"), ("RSS", "rss"), ("SWAP", "swap"), ("DIRTY", "dirty")];
+
+fn figure(row_sizes: &crate::model::Sizes, name: &str) -> Option<u64> {
+    match name {
+        "swap" => swap(row_sizes),
+        _ => row_sizes.figure(name),
+    }
+}
+
+fn process<'a>(ctx: &'a TopContext, row: &TopRow) -> Option<&'a ProcMemory> {
+    row.process.map(|i| &ctx.scan.processes[i])
+}
+
+/// The table, the machine picture and the notes.
+pub fn table(report: &TopReport, ctx: &TopContext, out: &mut dyn Write) -> std::io::Result<()> {
+    let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
+    // The GPU column appears when some process has GPU memory.
+    let gpu = report.totals.get("gpu").is_some().then_some(("GPU", "gpu"));
+    let figures: Vec<(&str, &str)> = FIGURES.iter().copied().chain(gpu).collect();
+    let mut headers: Vec<(&str, Align)> = if per_process {
+        vec![("PID", Align::Right), ("USER", Align::Left)]
+    } else {
+        vec![(key_header(report.by), Align::Left), ("PROCS", Align::Right)]
+    };
+    headers.extend(figures.iter().map(|(h, _)| (*h, Align::Right)));
+    if per_process {
+        headers.push(("COMMAND", Align::Left));
+    } else if report.by == TopBy::Cgroup {
+        headers.rotate_left(1);
+    }
+    let mut t = Table::new(&headers);
+    for row in &report.rows {
+        let mut cells = Vec::new();
+        let p = process(ctx, row);
+        if let Some(p) = p.filter(|_| per_process) {
+            cells.push(p.info.pid.to_string());
+            cells.push((ctx.user_name)(p.info.uid));
+        } else {
+            cells.push(row.key.clone());
+            cells.push(row.processes.to_string());
+        }
+        for (_, f) in &figures {
+            let mut cell = human_opt(figure(&row.sizes, f));
+            if row.without_pss > 0 && row.processes > 1 && matches!(*f, "pss" | "uss") {
+                cell.push('*');
+            }
+            cells.push(cell);
+        }
+        if let Some(p) = p.filter(|_| per_process) {
+            cells.push(format!("{}{}", "  ".repeat(row.depth), p.info.command()));
+        } else if report.by == TopBy::Cgroup {
+            cells.rotate_left(1);
+        }
+        t.row(cells);
+    }
+    let n = ctx.scan.processes.len();
+    let mut footer = if per_process {
+        vec![String::new(), "total".to_string()]
+    } else {
+        vec!["total".to_string(), n.to_string()]
+    };
+    footer.extend(figures.iter().map(|(_, f)| human_opt(figure(&report.totals, f))));
+    if per_process {
+        footer.push(plural(n, "process", "processes"));
+    } else if report.by == TopBy::Cgroup {
+        footer.rotate_left(1);
+    }
+    t.footer(footer);
+    t.fit(crate::render::table::terminal_width());
+    out.write_all(t.render().as_bytes())?;
+    if report.omitted > 0 {
+        writeln!(
+            out,
+            "({} more rows not shown; totals include them. --top N or --all to change.)",
+            report.omitted
+        )?;
+    }
+    if let Some(m) = &report.machine {
+        writeln!(out)?;
+        machine_table(m, n - ctx.scan.restricted.len(), out)?;
+    }
+    for note in notes(report, ctx) {
+        writeln!(out, "note: {note}")?;
+    }
+    Ok(())
+}
+
+fn key_header(by: TopBy) -> &'static str {
+    match by {
+        TopBy::Program => "PROGRAM",
+        TopBy::User => "USER",
+        TopBy::Cgroup => "CGROUP",
+        TopBy::Process | TopBy::Tree => "PID",
+    }
+}
+
+fn machine_table(
+    m: &crate::analyze::top::Machine,
+    readable: usize,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    writeln!(out, "machine (from meminfo)")?;
+    writeln!(out, "  total      {:>7}", human(m.total))?;
+    if let Some(a) = m.available {
+        writeln!(out, "  available  {:>7}", human(a))?;
+    }
+    writeln!(out, "  in use     {:>7}  total - free, made of:", human(m.used))?;
+    writeln!(
+        out,
+        "    processes {:>7}  PSS of the {readable} processes read",
+        human(m.processes_pss)
+    )?;
+    if let Some(k) = m.kernel {
+        writeln!(out, "    kernel    {:>7}  slab, kernel stacks, page tables", human(k))?;
+    }
+    if let Some(c) = m.cache_unmapped {
+        writeln!(
+            out,
+            "    cache     {:>7}  page cache and shared memory no process maps",
+            human(c)
+        )?;
+    }
+    let other = if m.unattributed < 0 {
+        format!("-{}", human(m.unattributed.unsigned_abs()))
+    } else {
+        human(m.unattributed as u64)
+    };
+    writeln!(out, "    other     {other:>7}  unreadable processes, drivers (GPU), huge pages")?;
+    Ok(())
+}
+
+/// What the reader must know to trust the numbers.
+pub fn notes(report: &TopReport, ctx: &TopContext) -> Vec<String> {
+    let mut notes = Vec::new();
+    let restricted = ctx.scan.restricted.len();
+    if restricted > 0 {
+        notes.push(format!(
+            "{} could not be read in detail (permission denied: other users' or protected processes): they show RSS from status only, no PSS/USS/dirty, and are not in the PSS totals. Run as root or with CAP_SYS_PTRACE to see them.",
+            plural(restricted, "process", "processes")
+        ));
+    }
+    if report.rows.iter().any(|r| r.without_pss > 0 && r.processes > 1) {
+        notes.push(
+            "* this row's PSS/USS leaves out processes that could not be read in detail.".into(),
+        );
+    }
+    if ctx.scan.vanished > 0 {
+        notes.push(format!(
+            "{} exited during the scan and were skipped.",
+            plural(ctx.scan.vanished, "process", "processes")
+        ));
+    }
+    for (pid, why) in &ctx.scan.failed {
+        notes.push(format!("pid {pid} skipped: {why}"));
+    }
+    notes
+}
+
+/// `1 process`, `3 processes`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn opt(v: Option<u64>) -> Value {
+    v.map_or(Value::Null, |v| json!(v))
+}
+
+/// Byte keys every process and row object carries (null where unknown).
+const JSON_FIGURES: &[&str] = &[
+    "rss",
+    "pss",
+    "uss",
+    "swap",
+    "swap_pss",
+    "private_dirty",
+    "shared_dirty",
+    "private_clean",
+    "shared_clean",
+    "pss_anon",
+    "pss_file",
+    "pss_shmem",
+    "anonymous",
+    "locked",
+    "gpu",
+];
+
+fn figures_json(m: &mut Map<String, Value>, sizes: &crate::model::Sizes) {
+    for f in JSON_FIGURES {
+        m.insert((*f).into(), opt(sizes.figure(f)));
+    }
+}
+
+fn process_json(p: &ProcMemory, ctx: &TopContext) -> Value {
+    let mut m = Map::new();
+    m.insert("pid".into(), json!(p.info.pid));
+    m.insert("ppid".into(), json!(p.info.ppid));
+    m.insert("uid".into(), json!(p.info.uid));
+    m.insert("user".into(), json!((ctx.user_name)(p.info.uid)));
+    m.insert("comm".into(), json!(p.info.comm));
+    m.insert("command".into(), json!(p.info.command()));
+    m.insert("program".into(), json!(p.info.program));
+    m.insert("cgroup".into(), json!(p.info.cgroup));
+    m.insert("source".into(), json!(p.source));
+    figures_json(&mut m, &p.sizes);
+    Value::Object(m)
+}
+
+/// The documented JSON document (docs/json.md, "top").
+pub fn json_value(report: &TopReport, ctx: &TopContext) -> Value {
+    let rows: Vec<Value> = report
+        .rows
+        .iter()
+        .map(|r| {
+            let mut m = Map::new();
+            m.insert("key".into(), json!(r.key));
+            m.insert("pid".into(), json!(process(ctx, r).map(|p| p.info.pid)));
+            m.insert("depth".into(), json!(r.depth));
+            m.insert("processes".into(), json!(r.processes));
+            m.insert("processes_without_pss".into(), json!(r.without_pss));
+            figures_json(&mut m, &r.sizes);
+            Value::Object(m)
+        })
+        .collect();
+    let mut totals = Map::new();
+    figures_json(&mut totals, &report.totals);
+    json!({
+        "by": report.by.name(),
+        "processes": ctx.scan.processes.iter().map(|p| process_json(p, ctx)).collect::<Vec<_>>(),
+        "rows": rows,
+        "rows_omitted": report.omitted,
+        "totals": totals,
+        "machine": report.machine,
+        "restricted": ctx.scan.restricted.len(),
+        "vanished": ctx.scan.vanished,
+        "kernel_threads": ctx.kernel_threads,
+        "failed": ctx.scan.failed.iter().map(|(pid, why)| json!({"pid": pid, "error": why})).collect::<Vec<_>>(),
+        "partial": !ctx.scan.restricted.is_empty() || !ctx.scan.failed.is_empty(),
+        "notes": notes(report, ctx),
+    })
+}
+
+pub fn json(report: &TopReport, ctx: &TopContext, out: &mut dyn Write) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, &json_value(report, ctx))?;
+    out.write_all(b"\n")
+}
+
+/// One CSV line per row, exact bytes, empty cells where unknown.
+pub fn csv(report: &TopReport, ctx: &TopContext, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
+    let mut header: Vec<&str> = if per_process {
+        vec!["pid", "ppid", "user", "source", "depth", "processes"]
+    } else {
+        vec![report.by.name(), "processes"]
+    };
+    header.extend(JSON_FIGURES);
+    if per_process {
+        header.push("command");
+    }
+    w.write_record(&header)?;
+    for row in &report.rows {
+        let mut rec: Vec<String> = match process(ctx, row).filter(|_| per_process) {
+            Some(p) => vec![
+                p.info.pid.to_string(),
+                p.info.ppid.to_string(),
+                (ctx.user_name)(p.info.uid),
+                serde_json::to_value(p.source)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default(),
+                row.depth.to_string(),
+                row.processes.to_string(),
+            ],
+            None => vec![row.key.clone(), row.processes.to_string()],
+        };
+        rec.extend(
+            JSON_FIGURES
+                .iter()
+                .map(|f| row.sizes.figure(f).map_or(String::new(), |v| v.to_string())),
+        );
+        if let Some(p) = process(ctx, row).filter(|_| per_process) {
+            rec.push(p.info.command());
+        }
+        w.write_record(&rec)?;
+    }
+    w.flush()
+}

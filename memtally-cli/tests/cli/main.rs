@@ -1,0 +1,25 @@
+//! memtally's command-line tests, in one binary (one link of the
+//! crate instead of one per file): live children the tests start
+//! themselves, recorded `/proc` trees, the seeds' golden outputs, real
+//! published vmmap files from `../shared` (skipped with a printed reason
+//! where it is absent), and the exporter against a real Prometheus.
+
+mod support;
+
+mod bad_bytes;
+mod classic_parity;
+mod gpu;
+mod over_time;
+mod permissions;
+mod prometheus;
+mod prometheus_live;
+mod races;
+mod rollup_parity;
+mod show_errors;
+mod show_live;
+mod top_live;
+mod vmmap_cli;
+mod vmmap_over_time;
+mod vmmap_parity;
+mod vmmap_pid;
+mod vmmap_split;

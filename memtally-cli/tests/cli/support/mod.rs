@@ -1,0 +1,355 @@
+//! Live children for tests: forked processes that map and touch a known
+//! number of bytes, tell the parent where, and wait until they are killed.
+//!
+//! The child runs only async-signal-safe calls (mmap, memset, write,
+//! pause), so forking from the multi-threaded test harness is sound.
+
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::os::fd::FromRawFd;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub const MIB: usize = 1024 * 1024;
+
+/// A forked child; killed and reaped on drop, with its own children.
+pub struct Child {
+    pub pid: u32,
+    /// The address of the child's mapping.
+    pub addr: u64,
+    /// With `Mapping::Shared`: the child's children, which share the mapping.
+    pub children: Vec<u32>,
+}
+
+/// What the forked child maps.
+#[derive(Clone, Copy)]
+pub enum Mapping {
+    /// Private anonymous memory, every page written.
+    Anonymous(usize),
+    /// Shared anonymous memory (MAP_SHARED), every page written, kept
+    /// mapped by this many forked children of the child.
+    Shared(usize, usize),
+}
+
+/// Maps `len` bytes of private anonymous memory and writes `byte` to all
+/// of it; exits the (forked) process if the kernel refuses. Only
+/// async-signal-safe calls: for use in forked children.
+unsafe fn map_and_touch(len: usize, byte: i32) -> *mut libc::c_void {
+    let p = libc::mmap(
+        std::ptr::null_mut(),
+        len,
+        libc::PROT_READ | libc::PROT_WRITE,
+        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+        -1,
+        0,
+    );
+    if p == libc::MAP_FAILED {
+        libc::_exit(1);
+    }
+    libc::memset(p, byte, len);
+    p
+}
+
+/// Forks a child that maps `mapping`, touches every page, reports the
+/// address through a pipe, then sleeps until killed.
+pub fn spawn(mapping: Mapping) -> Child {
+    let (len, flags, kids) = match mapping {
+        Mapping::Anonymous(len) => (len, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, 0),
+        Mapping::Shared(len, kids) => (len, libc::MAP_SHARED | libc::MAP_ANONYMOUS, kids),
+    };
+    let mut fds = [0i32; 2];
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        unsafe {
+            libc::close(fds[0]);
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                flags,
+                -1,
+                0,
+            );
+            if p == libc::MAP_FAILED {
+                libc::_exit(1);
+            }
+            libc::memset(p, 0x5a, len);
+            let addr = (p as u64).to_ne_bytes();
+            libc::write(fds[1], addr.as_ptr().cast(), addr.len());
+            for _ in 0..kids {
+                if libc::fork() == 0 {
+                    // A fork does not copy the page tables of shared
+                    // mappings: read every page so it is mapped here too,
+                    // then say so.
+                    let mut sum = 0u8;
+                    for off in (0..len).step_by(4096) {
+                        sum = sum.wrapping_add(std::ptr::read_volatile((p as *const u8).add(off)));
+                    }
+                    std::hint::black_box(sum);
+                    let k = (libc::getpid() as u32).to_ne_bytes();
+                    libc::write(fds[1], k.as_ptr().cast(), k.len());
+                    loop {
+                        libc::pause();
+                    }
+                }
+            }
+            libc::close(fds[1]);
+            loop {
+                libc::pause();
+            }
+        }
+    }
+    unsafe { libc::close(fds[1]) };
+    let mut pipe = unsafe { std::fs::File::from_raw_fd(fds[0]) };
+    let mut buf = [0u8; 8];
+    pipe.read_exact(&mut buf).expect("child reports its address");
+    let mut children = Vec::new();
+    for _ in 0..kids {
+        let mut k = [0u8; 4];
+        pipe.read_exact(&mut k).expect("child reports its children");
+        children.push(u32::from_ne_bytes(k));
+    }
+    Child { pid: pid as u32, addr: u64::from_ne_bytes(buf), children }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        unsafe {
+            // The grandchildren are reaped by init (or a subreaper) once
+            // their parent is gone.
+            for kid in &self.children {
+                libc::kill(*kid as i32, libc::SIGKILL);
+            }
+            libc::kill(self.pid as i32, libc::SIGKILL);
+            libc::waitpid(self.pid as i32, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// The memtally binary under test.
+pub fn memtally() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_memtally"))
+}
+
+/// Runs memtally with `args`, returning its output.
+pub fn run(args: &[&str]) -> Output {
+    memtally().args(args).output().expect("memtally runs")
+}
+
+/// Runs memtally and parses its stdout as JSON; panics with stderr on failure.
+pub fn run_json(args: &[&str]) -> serde_json::Value {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "memtally {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+/// `/proc/PID/smaps_rollup` (or a recorded copy) as snake_case name -> bytes.
+pub fn rollup(path: &Path) -> std::collections::BTreeMap<String, u64> {
+    let text = std::fs::read_to_string(path).expect("smaps_rollup readable");
+    text.lines()
+        .skip(1)
+        .filter_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            let kb: u64 = v.trim().strip_suffix(" kB")?.trim().parse().ok()?;
+            Some((memtally_core::model::snake_case(k), kb * 1024))
+        })
+        .collect()
+}
+
+/// The data an SVG of `memtally plot` carries in its `<desc>`, after
+/// checking that the file is well-formed XML.
+pub fn svg_data(path: &Path) -> (String, serde_json::Value) {
+    let svg = std::fs::read_to_string(path).unwrap();
+    let xml = roxmltree::Document::parse(&svg).expect("well-formed XML");
+    let desc = xml.descendants().find(|n| n.has_tag_name("desc")).expect("a <desc>");
+    let data = serde_json::from_str(desc.text().unwrap()).expect("JSON in <desc>");
+    (svg.clone(), data)
+}
+
+/// A child process killed and reaped on drop.
+pub struct Killed(pub std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A `memtally serve` the test started (on the address it printed first);
+/// killed on drop.
+pub struct Server {
+    child: Killed,
+    pub addr: std::net::SocketAddr,
+}
+
+impl Server {
+    pub fn start(args: &[&str]) -> Server {
+        use std::io::BufRead;
+        let mut child = memtally()
+            .arg("serve")
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit())
+            .spawn()
+            .expect("memtally serve starts");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("memtally: serving http://")
+            .and_then(|s| s.strip_suffix("/metrics"))
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .parse()
+            .unwrap();
+        Server { child: Killed(child), addr }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.0.id()
+    }
+}
+
+/// The repository's top directory (the workspace), where `testdata/` is.
+pub fn repo() -> PathBuf {
+    let cli = Path::new(env!("CARGO_MANIFEST_DIR"));
+    cli.parent().unwrap_or(cli).to_path_buf()
+}
+
+/// A path below the repository's top directory, as a string (for arguments).
+pub fn repo_path(rel: &str) -> String {
+    repo().join(rel).display().to_string()
+}
+
+/// `../shared` beside the repository, when this checkout has it.
+pub fn shared() -> Option<PathBuf> {
+    let p = repo().join("../shared");
+    p.is_dir().then_some(p)
+}
+
+/// A child whose heap grows by `step` bytes each time the test asks.
+pub struct Grower {
+    pub pid: u32,
+    pub step: usize,
+    ask: std::fs::File,
+    done: std::fs::File,
+}
+
+/// Forks a child that, for each byte written to it, maps and touches
+/// `step` more bytes of private anonymous memory and answers with a byte.
+pub fn spawn_grower(step: usize) -> Grower {
+    let (mut ask, mut done) = ([0i32; 2], [0i32; 2]);
+    assert_eq!(unsafe { libc::pipe(ask.as_mut_ptr()) }, 0);
+    assert_eq!(unsafe { libc::pipe(done.as_mut_ptr()) }, 0);
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0);
+    if pid == 0 {
+        unsafe {
+            let mut b = 0u8;
+            while libc::read(ask[0], (&mut b as *mut u8).cast(), 1) == 1 {
+                map_and_touch(step, 0x33);
+                libc::write(done[1], (&b as *const u8).cast(), 1);
+            }
+            libc::_exit(0);
+        }
+    }
+    unsafe {
+        libc::close(ask[0]);
+        libc::close(done[1]);
+    }
+    Grower {
+        pid: pid as u32,
+        step,
+        ask: unsafe { std::fs::File::from_raw_fd(ask[1]) },
+        done: unsafe { std::fs::File::from_raw_fd(done[0]) },
+    }
+}
+
+impl Grower {
+    /// Grows by one step and waits until the child has touched it.
+    pub fn grow(&mut self) {
+        use std::io::Write;
+        self.ask.write_all(b"g").unwrap();
+        let mut b = [0u8; 1];
+        self.done.read_exact(&mut b).unwrap();
+    }
+}
+
+impl Drop for Grower {
+    fn drop(&mut self) {
+        unsafe {
+            libc::kill(self.pid as i32, libc::SIGKILL);
+            libc::waitpid(self.pid as i32, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// Forks a child that grows by `step` bytes every `period`, on a fixed
+/// schedule (absolute deadlines, so late wake-ups catch up), `steps` times,
+/// then sleeps. Its true rate is `step / period`.
+pub fn spawn_steady_grower(step: usize, period: std::time::Duration, steps: usize) -> Child {
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0);
+    if pid == 0 {
+        unsafe {
+            let mut next = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+            libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut next);
+            for _ in 0..steps {
+                map_and_touch(step, 0x44);
+                let ns = next.tv_nsec as u64 + period.as_nanos() as u64;
+                next.tv_sec += (ns / 1_000_000_000) as libc::time_t;
+                next.tv_nsec = (ns % 1_000_000_000) as _;
+                while libc::clock_nanosleep(
+                    libc::CLOCK_MONOTONIC,
+                    libc::TIMER_ABSTIME,
+                    &next,
+                    std::ptr::null_mut(),
+                ) != 0
+                {}
+            }
+            loop {
+                libc::pause();
+            }
+        }
+    }
+    Child { pid: pid as u32, addr: 0, children: Vec::new() }
+}
+
+/// Sums one smaps key (`Private_Dirty`) over every mapping of a recorded
+/// or live smaps file, in bytes, with a plain loop (independent of memtally).
+pub fn smaps_sum(smaps: &Path, key: &str) -> u64 {
+    std::fs::read_to_string(smaps)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+        .map(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().unwrap() * 1024)
+        .sum()
+}
+
+/// Captures `pid` into `dir` until the recorded smaps and smaps_rollup
+/// describe the same moment (their resident and dirty sums agree): a test
+/// process that forked the child can move pages between shared and
+/// private dirty in between the two reads.
+pub fn capture_consistent(pid: u32, dir: &Path) {
+    for _ in 0..50 {
+        let out = run(&["capture", &pid.to_string(), "-o", dir.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let p = dir.join(pid.to_string());
+        let r = rollup(&p.join("smaps_rollup"));
+        let same =
+            [("rss", "Rss"), ("private_dirty", "Private_Dirty"), ("shared_dirty", "Shared_Dirty")]
+                .iter()
+                .all(|(k, key)| r.get(*k).copied() == Some(smaps_sum(&p.join("smaps"), key)));
+        if same {
+            return;
+        }
+    }
+    panic!("no consistent capture of {pid} in 50 tries");
+}

@@ -1,0 +1,160 @@
+//! macOS vmmap reports as snapshots: diff two saved reports (text or
+//! `memtally vmmap --format json`) and draw their region-size histogram.
+
+use crate::support::{run, run_json};
+use serde_json::Value;
+
+const BEFORE: &str = "\
+Process:         GpuDemo [5150]
+Path:            /Applications/GpuDemo.app/Contents/MacOS/GpuDemo
+OS Version:      macOS 26.5.2 (25F84)
+VM page size:  16384 bytes
+
+==== Writable regions for process 5150
+REGION TYPE                    START - END         [ VSIZE  RSDNT  DIRTY   SWAP] PRT/MAX SHRMOD PURGE    REGION DETAIL
+IOSurface                   103000000-103400000    [ 4096K  4096K  4096K     0K] rw-/rw- SM=SHM PURGE=N
+IOAccelerator               103400000-103410000    [   64K    64K    64K     0K] rw-/rw- SM=SHM PURGE=V
+MALLOC_SMALL                103410000-103c10000    [ 8192K  1024K  1024K     0K] rw-/rwx SM=PRV          DefaultMallocZone_0x1023f0000
+";
+
+/// Later: the malloc zone dirtied 3 MiB more, a second IOSurface appeared,
+/// and the volatile IOAccelerator region was emptied.
+const AFTER: &str = "\
+Process:         GpuDemo [5150]
+Path:            /Applications/GpuDemo.app/Contents/MacOS/GpuDemo
+OS Version:      macOS 26.5.2 (25F84)
+VM page size:  16384 bytes
+
+==== Writable regions for process 5150
+REGION TYPE                    START - END         [ VSIZE  RSDNT  DIRTY   SWAP] PRT/MAX SHRMOD PURGE    REGION DETAIL
+IOSurface                   103000000-103400000    [ 4096K  4096K  4096K     0K] rw-/rw- SM=SHM PURGE=N
+IOAccelerator               103400000-103410000    [   64K     0K     0K     0K] rw-/rw- SM=SHM PURGE=E
+MALLOC_SMALL                103410000-103c10000    [ 8192K  4096K  4096K     0K] rw-/rwx SM=PRV          DefaultMallocZone_0x1023f0000
+IOSurface                   104000000-104200000    [ 2048K  2048K  2048K     0K] rw-/rw- SM=SHM PURGE=N
+";
+
+const K: i64 = 1024;
+
+fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+fn check_vmmap_diff(d: &Value) {
+    assert_eq!(d["totals"]["delta"]["dirty"].as_i64(), Some((3072 + 2048 - 64) * K));
+    let cat = |name: &str| {
+        d["categories"].as_array().unwrap().iter().find(|c| c["category"] == name).cloned().unwrap()
+    };
+    assert_eq!(cat("MALLOC_SMALL")["delta"]["dirty"].as_i64(), Some(3072 * K));
+    assert_eq!(cat("IOSurface")["delta"]["dirty"].as_i64(), Some(2048 * K));
+    assert_eq!(cat("IOSurface")["delta"]["size"].as_i64(), Some(2048 * K));
+    assert_eq!(cat("IOAccelerator")["delta"]["rss"].as_i64(), Some(-64 * K));
+    assert_eq!(d["categories"][0]["category"], "MALLOC_SMALL", "largest dirty growth first");
+    let appeared: Vec<&Value> =
+        d["regions"].as_array().unwrap().iter().filter(|r| r["status"] == "appeared").collect();
+    assert_eq!(appeared.len(), 1);
+    assert_eq!(appeared[0]["start"].as_u64(), Some(0x104000000));
+    assert_eq!(appeared[0]["region_type"], "IOSurface");
+}
+
+#[test]
+fn two_saved_vmmap_reports_diff_directly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (write(dir.path(), "a.txt", BEFORE), write(dir.path(), "b.txt", AFTER));
+    let d = run_json(&["diff", &a, &b, "--format", "json"]);
+    check_vmmap_diff(&d);
+    assert_eq!(d["processes"][0]["pid"].as_u64(), Some(5150));
+}
+
+#[test]
+fn vmmap_json_output_is_a_snapshot_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.txt", BEFORE);
+    let b = write(dir.path(), "b.txt", AFTER);
+    let ja = dir.path().join("a.json");
+    std::fs::write(&ja, run(&["vmmap", &a, "--format", "json"]).stdout).unwrap();
+    // JSON before, text after: the same numbers.
+    let d = run_json(&["diff", ja.to_str().unwrap(), &b, "--format", "json"]);
+    check_vmmap_diff(&d);
+}
+
+#[test]
+fn a_linux_snapshot_and_a_vmmap_report_do_not_mix() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = write(dir.path(), "a.txt", BEFORE);
+    let linux = dir.path().join("l.json");
+    let me = std::process::id().to_string();
+    std::fs::write(&linux, run(&["show", &me, "--format", "json"]).stdout).unwrap();
+    let out = run(&["diff", linux.to_str().unwrap(), &v]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot compare a linux snapshot"));
+    let png = write(dir.path(), "x.png", "\u{89}PNG\r\n\u{1a}\n");
+    let out = run(&["diff", &png, &v]);
+    assert_eq!(out.status.code(), Some(5), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn plot_of_a_vmmap_report_is_a_size_histogram() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = write(dir.path(), "b.txt", AFTER);
+    let svg_path = dir.path().join("h.svg");
+    let out = run(&["plot", &b, "-o", svg_path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (_, desc) = crate::support::svg_data(&svg_path);
+    let bars: Vec<(String, u64, u64)> = desc["bars"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["label"].as_str().unwrap().to_string(),
+                b["value"].as_u64().unwrap(),
+                b["part"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // 64K (emptied: purgeable), 2M, 4M, 8M.
+    assert_eq!(
+        bars,
+        vec![
+            ("≤ 64.0K".to_string(), 1, 1),
+            ("≤ 2.0M".to_string(), 1, 0),
+            ("≤ 4.0M".to_string(), 1, 0),
+            ("≤ 8.0M".to_string(), 1, 0)
+        ]
+    );
+    let only = run(&["plot", &b, "-o", svg_path.to_str().unwrap(), "--types", "IOSurface"]);
+    assert!(only.status.success());
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    assert!(svg.contains("IOSurface"));
+    assert!(!svg.contains("≤ 8.0M"), "MALLOC_SMALL left out");
+}
+
+/// JSON and CSV print regions as they are read (bounded memory): every
+/// selected region is there once, with or without `--types` and `--by`.
+#[test]
+fn streamed_json_and_csv_hold_every_selected_region() {
+    let dir = crate::support::repo().join("testdata/fixtures/vmmap");
+    let mut seen = 0;
+    for f in std::fs::read_dir(dir).unwrap() {
+        let f = f.unwrap().path();
+        let f = f.to_str().unwrap();
+        for extra in [&[][..], &["--types", "IOSurface", "MALLOC"][..], &["--by", "purge"][..]] {
+            let mut args = vec!["vmmap", f, "--format", "json"];
+            args.extend(extra);
+            let out = run(&args);
+            if out.status.code() == Some(5) {
+                continue; // a fixture that is meant to be refused
+            }
+            let v: Value = serde_json::from_slice(&out.stdout).expect("whole JSON");
+            let n = v["regions"].as_array().unwrap().len() as u64;
+            assert_eq!(Some(n), v["regions_selected"].as_u64(), "{f} {extra:?}");
+            args[3] = "csv";
+            let csv = String::from_utf8(run(&args).stdout).unwrap();
+            assert_eq!(csv.lines().count() as u64, n + 1, "{f} {extra:?}");
+            seen += 1;
+        }
+    }
+    assert!(seen >= 20, "{seen}");
+}

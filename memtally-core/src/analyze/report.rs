@@ -1,0 +1,228 @@
+//! The `show` view of one or more processes: rows grouped by a key, sorted,
+//! cut to the top N, and the totals over every region.
+
+use crate::analyze::category::{categorize, Category};
+use std::collections::HashMap;
+
+use crate::analyze::group::{add_region, process_total, Group};
+use crate::model::{Named, Process, Region, SizeSource, Sizes};
+
+/// What `show` groups regions by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ShowBy {
+    /// Categories (file code, heap, stacks, ...).
+    #[default]
+    Category,
+    /// One row per file or named region (each shared library, `[heap]`).
+    Path,
+    /// One row per permission set (`r-xp`, `rw-p`, ...).
+    Perms,
+}
+
+impl Named for ShowBy {
+    const ALL: &'static [ShowBy] = &[ShowBy::Category, ShowBy::Path, ShowBy::Perms];
+
+    fn name(self) -> &'static str {
+        match self {
+            ShowBy::Category => "category",
+            ShowBy::Path => "path",
+            ShowBy::Perms => "perms",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            ShowBy::Category => "categories (file code, heap, stacks, ...)",
+            ShowBy::Path => "one row per file or named region (each shared library, [heap])",
+            ShowBy::Perms => "one row per permission set (r-xp, rw-p, ...)",
+        }
+    }
+}
+
+/// A row of the view.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// Stable key (`heap`, `/usr/lib/libc.so.6`, `rw-p`).
+    pub key: String,
+    /// What a person reads (`heap / anon rw`); same as the key for paths.
+    pub label: String,
+    pub regions: usize,
+    pub sizes: Sizes,
+}
+
+/// One process's part in a report.
+#[derive(Debug, Clone)]
+pub struct Report<'a> {
+    pub processes: &'a [Process],
+    pub by: ShowBy,
+    /// Rows after sorting and `--top`.
+    pub rows: Vec<Row>,
+    /// Rows cut by `--top` (their figures are still in `totals`).
+    pub omitted: usize,
+    /// Every category, in table order, with only those that have regions.
+    pub categories: Vec<(Category, Group)>,
+    pub totals: Sizes,
+    /// Regions added up, over every process.
+    pub region_count: usize,
+    /// Things the reader must know to trust the numbers.
+    pub notes: Vec<String>,
+    /// GPU memory of the processes (docs/gpu-json.md), when read and any.
+    pub gpu: Option<crate::analyze::gpu::GpuShow>,
+}
+
+/// Sort keys `--sort` accepts; `dirty` is shared + private dirty.
+pub const SORT_FIELDS: &[&str] = &[
+    "dirty",
+    "private_dirty",
+    "shared_dirty",
+    "rss",
+    "pss",
+    "uss",
+    "clean",
+    "swap",
+    "swap_pss",
+    "size",
+    "regions",
+    "anonymous",
+    "locked",
+];
+
+/// Sums regions as they come, for a view, without keeping them: the
+/// categories, the rows of the chosen grouping, and the count.
+#[derive(Debug, Clone)]
+pub struct Fold {
+    by: ShowBy,
+    /// One group per category, in `Category::ALL` order.
+    categories: Vec<Group>,
+    index: HashMap<String, usize>,
+    groups: Vec<Group>,
+    pub regions: usize,
+}
+
+impl Fold {
+    pub fn new(by: ShowBy) -> Fold {
+        Fold {
+            by,
+            categories: Category::ALL
+                .iter()
+                .map(|c| Group { key: c.key().to_string(), regions: 0, sizes: Sizes::default() })
+                .collect(),
+            index: HashMap::new(),
+            groups: Vec::new(),
+            regions: 0,
+        }
+    }
+
+    /// Adds one region.
+    pub fn add(&mut self, r: &Region) {
+        self.regions += 1;
+        let c = categorize(r);
+        let slot = &mut self.categories[Category::ALL.iter().position(|x| *x == c).unwrap_or(0)];
+        slot.regions += 1;
+        add_region(&mut slot.sizes, r);
+        let key = match self.by {
+            ShowBy::Category => return,
+            ShowBy::Path => r.path.as_deref().unwrap_or("[anonymous]"),
+            ShowBy::Perms => r.perms.as_str(),
+        };
+        let i = match self.index.get(key) {
+            Some(&i) => i,
+            None => {
+                self.groups.push(Group {
+                    key: key.to_string(),
+                    regions: 0,
+                    sizes: Sizes::default(),
+                });
+                self.index.insert(key.to_string(), self.groups.len() - 1);
+                self.groups.len() - 1
+            }
+        };
+        self.groups[i].regions += 1;
+        add_region(&mut self.groups[i].sizes, r);
+    }
+}
+
+/// Builds the view of processes whose regions are in memory.
+pub fn build<'a>(
+    processes: &'a [Process],
+    by: ShowBy,
+    sort: &[String],
+    top: Option<usize>,
+) -> Report<'a> {
+    let mut fold = Fold::new(by);
+    for r in processes.iter().flat_map(|p| p.regions.iter()) {
+        fold.add(r);
+    }
+    finish(processes, fold, sort, top)
+}
+
+/// Builds the view from a fold of the processes' regions (streamed or not).
+pub fn finish<'a>(
+    processes: &'a [Process],
+    fold: Fold,
+    sort: &[String],
+    top: Option<usize>,
+) -> Report<'a> {
+    let mut totals = Sizes::default();
+    for p in processes {
+        totals.add(&process_total(p));
+    }
+    let categories: Vec<(Category, Group)> =
+        Category::ALL.iter().copied().zip(fold.categories).filter(|(_, g)| g.regions > 0).collect();
+    let mut rows: Vec<Row> = match fold.by {
+        ShowBy::Category => categories
+            .iter()
+            .map(|(c, g)| Row {
+                key: g.key.clone(),
+                label: c.label().to_string(),
+                regions: g.regions,
+                sizes: g.sizes.clone(),
+            })
+            .collect(),
+        ShowBy::Path | ShowBy::Perms => fold
+            .groups
+            .into_iter()
+            .map(|g| Row { label: g.key.clone(), key: g.key, regions: g.regions, sizes: g.sizes })
+            .collect(),
+    };
+    sort_rows(&mut rows, sort);
+    let omitted = crate::analyze::group::keep_first(&mut rows, top);
+
+    let mut notes = Vec::new();
+    for p in processes {
+        if p.source == SizeSource::Maps {
+            notes.push(format!(
+                "pid {}: smaps could not be read, only maps: virtual sizes are known, resident and dirty are not (shown as -). Run as the process's user, as root, or with CAP_SYS_PTRACE for the rest.",
+                p.pid
+            ));
+        }
+    }
+    Report {
+        processes,
+        by: fold.by,
+        rows,
+        omitted,
+        categories,
+        totals,
+        region_count: fold.regions,
+        notes,
+        gpu: None,
+    }
+}
+
+/// Sorts rows by the given figures, largest first; `regions` sorts by count.
+pub fn sort_rows(rows: &mut [Row], fields: &[String]) {
+    rows.sort_by(|a, b| {
+        for f in fields {
+            let ord = if f == "regions" {
+                b.regions.cmp(&a.regions)
+            } else {
+                b.sizes.figure(f).cmp(&a.sizes.figure(f))
+            };
+            if ord != std::cmp::Ordering::Equal {
+                return ord;
+            }
+        }
+        a.key.cmp(&b.key)
+    });
+}

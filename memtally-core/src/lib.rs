@@ -1,0 +1,34 @@
+//! memtally: where does this process's memory really go?
+//!
+//! Data flows one way: [`source`] reads (Linux `/proc`, macOS `vmmap`
+//! text) into the [`model`] (one `Region` shape for both systems),
+//! [`analyze`] groups and sums without I/O, and [`render`] prints tables,
+//! JSON and CSV. [`cli`] wires them to the command line.
+//!
+//! The library reads what the tool reads. For example, a mapping of smaps
+//! text, its figures in exact bytes:
+//!
+//! ```
+//! use memtally_core::analyze::{categorize, Category};
+//! use memtally_core::source::smaps::SmapsReader;
+//!
+//! let smaps = "\
+//! 7f00a000-7f00e000 rw-p 00000000 00:00 0          [heap]
+//! Size:                 16 kB
+//! Rss:                  12 kB
+//! Private_Dirty:         8 kB
+//! Shared_Dirty:          0 kB
+//! ";
+//! let regions = SmapsReader::new(smaps.as_bytes()).read_all().unwrap();
+//! assert_eq!(regions[0].sizes.rss, Some(12 * 1024));
+//! assert_eq!(regions[0].sizes.dirty(), Some(8 * 1024));
+//! assert_eq!(regions[0].sizes.pss, None); // not in the text: unknown, not 0
+//! assert_eq!(categorize(&regions[0]), Category::Heap);
+//! ```
+
+pub mod analyze;
+pub mod error;
+pub mod model;
+pub mod source;
+
+pub use error::{Error, Result};

@@ -1,0 +1,21 @@
+//! Options with a fixed set of values (what `show` groups by, what `top`
+//! groups by): each value has a stable name and a line of help, so a
+//! command line, a config file or a UI can list and parse them without
+//! the library knowing which.
+
+/// A value among a fixed set, each with a name and a line of help.
+pub trait Named: Sized + Copy + 'static {
+    /// Every value, in the order they are listed.
+    const ALL: &'static [Self];
+
+    /// The stable name (`category`, `program`), as typed and as in JSON.
+    fn name(self) -> &'static str;
+
+    /// One line saying what the value means.
+    fn help(self) -> &'static str;
+
+    /// The value of a name, if it is one.
+    fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|v| v.name() == name)
+    }
+}
