@@ -8,8 +8,6 @@ use memtally_core::error::exit;
 mod cli;
 mod render;
 
-pub(crate) use memtally_core::{analyze, error, model, source};
-
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let stdout = std::io::stdout();

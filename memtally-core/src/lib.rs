@@ -30,5 +30,7 @@ pub mod analyze;
 pub mod error;
 pub mod model;
 pub mod source;
+pub mod usecase;
+pub mod write;
 
 pub use error::{Error, Result};

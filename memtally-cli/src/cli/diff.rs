@@ -5,10 +5,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::analyze::diff::{diff, DiffOptions, DIFF_FIGURES};
-use crate::error::{Error, Result};
-use crate::render::{self, Format};
-use crate::source::snapshot_file::load;
+use memtally_core::analyze::diff::DiffOptions;
+use memtally_core::usecase::diff::diff_files;
+use memtally_core::Result;
+
+use crate::render::diff::DiffView;
+use crate::render::{print, Format};
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
@@ -61,32 +63,9 @@ pub fn parse_size(s: &str) -> std::result::Result<u64, String> {
 }
 
 pub fn run(args: &DiffArgs, out: &mut dyn Write) -> Result<()> {
-    for f in &args.sort {
-        if !DIFF_FIGURES.contains(&f.as_str()) {
-            return Err(Error::Usage(format!(
-                "--sort {f}: unknown field; use one of {}",
-                DIFF_FIGURES.join(", ")
-            )));
-        }
-    }
-    let a = load(&args.before)?;
-    let b = load(&args.after)?;
-    if a.kind != b.kind {
-        return Err(Error::Usage(format!(
-            "cannot compare a {} snapshot ({}) with a {} one ({})",
-            a.kind,
-            args.before.display(),
-            b.kind,
-            args.after.display()
-        )));
-    }
-    let d = diff(&a, &b, &DiffOptions { sort: args.sort.clone(), min_delta: args.min_delta });
-    let written = match args.format {
-        Format::Table => render::diff::table(&d, args.top, out),
-        Format::Json => render::diff::json(&d, out),
-        Format::Csv => render::diff::csv(&d, out),
-    };
-    written.map_err(|e| Error::io("standard output", e))
+    let opts = DiffOptions { sort: args.sort.clone(), min_delta: args.min_delta };
+    let diff = diff_files(&args.before, &args.after, &opts)?;
+    print(&DiffView { diff: &diff, limit: args.top }, args.format, out)
 }
 
 #[cfg(test)]

@@ -1,29 +1,35 @@
-//! The command line: clap definitions and dispatch to one module per
-//! subcommand. `main.rs` only parses, calls [`run`], and maps errors to
-//! exit codes.
+//! The command line: clap definitions, one file per subcommand. Each one
+//! parses its arguments into the library's options, calls the use case
+//! (`memtally_core::usecase`), and hands the result to a printer
+//! (`crate::render`). `main.rs` only parses, calls [`run`], and maps
+//! errors to exit codes.
 
-pub mod capture;
-pub mod choice;
-pub mod diff;
-pub mod export;
-pub mod gpu;
-pub mod metrics;
-pub mod plot;
-pub mod progress;
-pub mod select;
-pub mod serve;
-pub mod show;
-pub mod snapshot;
-pub mod top;
-pub mod vmmap;
-pub mod watch;
+mod capture;
+mod choice;
+mod diff;
+#[cfg(feature = "serve")]
+mod export;
+mod gpu;
+#[cfg(feature = "serve")]
+mod metrics;
+#[cfg(feature = "plot")]
+mod plot;
+mod progress;
+mod select;
+#[cfg(feature = "serve")]
+pub(crate) mod serve;
+mod show;
+mod snapshot;
+mod top;
+mod vmmap;
+mod watch;
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::error::Result;
-use crate::source::ProcRoot;
+use memtally_core::source::ProcRoot;
+use memtally_core::Result;
 
 /// Where does this process's memory really go?
 ///
@@ -70,14 +76,17 @@ pub enum Command {
     /// Sample a selection at an interval; growth rates and a verdict at the end (Ctrl-C to stop).
     Watch(watch::WatchArgs),
     /// Draw a watch series or a snapshot as an SVG chart.
+    #[cfg(feature = "plot")]
     Plot(plot::PlotArgs),
     /// Record a process's /proc files into DIR, to analyse later with --proc-root DIR.
     Capture(capture::CaptureArgs),
     /// macOS vmmap output (saved, or run with --pid) by region type and purgeable state.
     Vmmap(vmmap::VmmapArgs),
     /// Serve per-process memory as Prometheus metrics over HTTP (/metrics).
+    #[cfg(feature = "serve")]
     Serve(serve::ServeArgs),
     /// The metrics of `serve`, once: on stdout, or atomically into a node_exporter textfile directory.
+    #[cfg(feature = "serve")]
     Export(export::ExportArgs),
     /// GPU memory per process and device (DRM and dma-buf fdinfo, nvidia-smi), each client and buffer once.
     Gpu(gpu::GpuArgs),
@@ -98,16 +107,15 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
         Some(Command::Snapshot(args)) => snapshot::run(&root, &args, out),
         Some(Command::Diff(args)) => diff::run(&args, out),
         Some(Command::Watch(args)) => watch::run(&root, &args, out),
+        #[cfg(feature = "plot")]
         Some(Command::Plot(args)) => plot::run(&args, out),
         Some(Command::Vmmap(args)) => vmmap::run(&args, out),
+        #[cfg(feature = "serve")]
         Some(Command::Serve(args)) => serve::run(&root, &args, out),
+        #[cfg(feature = "serve")]
         Some(Command::Export(args)) => export::run(&root, &args, out),
         Some(Command::Gpu(args)) => gpu::run(&root, &args, out),
         Some(Command::Top(args)) => top::run(&root, &args, out),
-        None => top::run(
-            &root,
-            &top::TopArgs { top: 20, sort: vec!["pss".into()], ..Default::default() },
-            out,
-        ),
+        None => top::run(&root, &top::TopArgs::default(), out),
     }
 }

@@ -6,12 +6,15 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crate::cli::snapshot::write_atomically;
-use crate::cli::watch::SERIES_FIGURES;
-use crate::error::{Error, Result};
-use crate::model::snapshot::Snapshot;
+use memtally_core::analyze::vmmap::pow2_bucket;
+use memtally_core::analyze::Category;
+use memtally_core::model::snapshot::Snapshot;
+use memtally_core::usecase::snapshot::load;
+use memtally_core::usecase::watch::SERIES_FIGURES;
+use memtally_core::write::write_file;
+use memtally_core::{Error, Result};
+
 use crate::render::plot::{bars_svg, lines_svg, Bar, Line};
-use crate::source::snapshot_file::load;
 
 #[derive(Debug, Args)]
 pub struct PlotArgs {
@@ -55,7 +58,7 @@ pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
             snapshot_chart(&args.input, &snap)?
         }
     };
-    write_atomically(&args.output, svg.as_bytes())?;
+    write_file(&args.output, svg.as_bytes())?;
     writeln!(out, "wrote {}", args.output.display()).map_err(|e| Error::io("standard output", e))
 }
 
@@ -126,7 +129,7 @@ fn histogram_chart(path: &Path, snap: &Snapshot, types: &[String]) -> Result<Str
             continue;
         }
         let Some(v) = r.sizes.size else { continue };
-        let b = crate::analyze::vmmap::pow2_bucket(v);
+        let b = pow2_bucket(v);
         let e = buckets.entry(b).or_default();
         e.0 += 1;
         if matches!(r.purge.as_deref(), Some("V") | Some("E")) {
@@ -162,10 +165,10 @@ fn snapshot_chart(path: &Path, snap: &Snapshot) -> Result<String> {
         .categories
         .iter()
         .map(|c| Bar {
-            label: crate::analyze::Category::ALL
+            label: Category::ALL
                 .iter()
-                .find(|k| k.key() == c.category)
-                .map_or_else(|| c.category.clone(), |k| k.label().to_string()),
+                .find(|k| k.key() == c.key)
+                .map_or_else(|| c.key.clone(), |k| k.label().to_string()),
             value: c.sizes.figure(measure).unwrap_or(0),
             // The dirty part in the same measure: proportional dirty for PSS.
             part: if measure == "pss" { c.sizes.pss_dirty } else { c.sizes.dirty() },

@@ -1,22 +1,47 @@
-//! A progress bar on stderr for scans that take more than a moment, and
+//! A progress bar on stderr for reads that take more than a moment, and
 //! only when stderr is a terminal: piped or redirected, nothing is drawn.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// How long a scan may run before a bar is worth drawing.
+use memtally_core::usecase::{Progress, Silent};
+
+/// How long a read may run before a bar is worth drawing.
 const QUIET_FOR: Duration = Duration::from_millis(400);
 
-/// Runs `work`, which counts its progress in the given counter out of
-/// `total`, drawing a bar meanwhile when it is slow and stderr is a terminal.
-pub fn with_progress<T>(total: usize, label: &str, work: impl FnOnce(&AtomicUsize) -> T) -> T {
-    let done = AtomicUsize::new(0);
-    if !std::io::stderr().is_terminal() {
-        return work(&done);
+/// What the use case reports; a watcher thread draws it.
+#[derive(Default)]
+struct Counter {
+    total: AtomicUsize,
+    done: AtomicUsize,
+    label: Mutex<String>,
+}
+
+impl Progress for Counter {
+    fn start(&self, what: &str, total: usize) {
+        if let Ok(mut l) = self.label.lock() {
+            *l = what.to_string();
+        }
+        self.done.store(0, Ordering::Relaxed);
+        self.total.store(total, Ordering::Relaxed);
     }
+
+    fn step(&self) {
+        self.done.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Runs `work` with a [`Progress`] that draws a bar meanwhile when the
+/// work is slow and stderr is a terminal.
+pub fn with_progress<T>(work: impl FnOnce(&dyn Progress) -> T) -> T {
+    if !std::io::stderr().is_terminal() {
+        return work(&Silent);
+    }
+    let counter = Counter::default();
     let finished = AtomicBool::new(false);
     std::thread::scope(|s| {
         let watcher = s.spawn(|| {
@@ -24,8 +49,10 @@ pub fn with_progress<T>(total: usize, label: &str, work: impl FnOnce(&AtomicUsiz
             let mut bar: Option<ProgressBar> = None;
             while !finished.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(50));
-                if bar.is_none() && start.elapsed() >= QUIET_FOR {
-                    let b = ProgressBar::new(total as u64).with_message(label.to_string());
+                let total = counter.total.load(Ordering::Relaxed);
+                if bar.is_none() && total > 0 && start.elapsed() >= QUIET_FOR {
+                    let label = counter.label.lock().map(|l| l.clone()).unwrap_or_default();
+                    let b = ProgressBar::new(total as u64).with_message(label);
                     if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len}")
                     {
                         b.set_style(style.progress_chars("=> "));
@@ -33,14 +60,15 @@ pub fn with_progress<T>(total: usize, label: &str, work: impl FnOnce(&AtomicUsiz
                     bar = Some(b);
                 }
                 if let Some(b) = &bar {
-                    b.set_position(done.load(Ordering::Relaxed) as u64);
+                    b.set_length(total as u64);
+                    b.set_position(counter.done.load(Ordering::Relaxed) as u64);
                 }
             }
             if let Some(b) = bar {
                 b.finish_and_clear();
             }
         });
-        let result = work(&done);
+        let result = work(&counter);
         finished.store(true, Ordering::Relaxed);
         let _ = watcher.join();
         result

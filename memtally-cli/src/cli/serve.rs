@@ -27,10 +27,12 @@ use hyper::header::{HeaderValue, ACCEPT, ALLOW, CONTENT_LENGTH, CONTENT_TYPE, TR
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 
-use crate::cli::metrics::{collect, MetricsArgs};
-use crate::error::{Error, Result};
+use memtally_core::source::ProcRoot;
+use memtally_core::usecase::metrics::{collect, MetricsOptions};
+use memtally_core::{Error, Result};
+
+use crate::cli::metrics::MetricsArgs;
 use crate::render::prometheus::{encode, Exposition};
-use crate::source::ProcRoot;
 
 /// Loopback only unless `--listen` says otherwise (9464: the port the
 /// OpenTelemetry Prometheus exporter uses by default).
@@ -71,7 +73,7 @@ struct Cached {
 
 struct State {
     root: ProcRoot,
-    args: MetricsArgs,
+    opts: MetricsOptions,
     min_interval: Duration,
     /// Held during a scan: concurrent scrapes wait for it and share it.
     last: Mutex<Option<Arc<Cached>>>,
@@ -83,7 +85,7 @@ impl State {
         if let Some(c) = last.as_ref().filter(|c| c.at.elapsed() < self.min_interval) {
             return Ok(Arc::clone(c));
         }
-        let m = collect(&self.root, &self.args)?;
+        let m = collect(&self.root, &self.opts)?;
         let c = Arc::new(Cached {
             at: Instant::now(),
             text: Bytes::from(encode(&m, Exposition::Text)),
@@ -96,7 +98,7 @@ impl State {
 
 pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
     // Bad selection options fail now rather than at the first scrape.
-    args.metrics.select.selection()?;
+    let opts = args.metrics.options()?;
     let listener = std::net::TcpListener::bind(args.listen)
         .map_err(|e| Error::io(format!("--listen {}", args.listen), e))?;
     let addr = listener.local_addr().map_err(|e| Error::io("listening socket", e))?;
@@ -106,7 +108,7 @@ pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()>
         .map_err(|e| Error::io("standard output", e))?;
     let state = Arc::new(State {
         root: root.clone(),
-        args: args.metrics.clone(),
+        opts,
         min_interval: args.min_interval,
         last: Mutex::new(None),
     });

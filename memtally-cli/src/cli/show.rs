@@ -4,17 +4,18 @@ use std::io::Write;
 
 use clap::Args;
 
-use crate::analyze::classic::Classic;
-use crate::analyze::report::{build, finish, Fold, ShowBy, SORT_FIELDS};
-use crate::analyze::select::Selection;
+use memtally_core::analyze::show::ShowBy;
+use memtally_core::source::ProcRoot;
+use memtally_core::usecase::show::{
+    classic, require_selection, show_process, show_selection, ShowOptions,
+};
+use memtally_core::{Error, Result};
+
 use crate::cli::choice::choice;
-use crate::cli::select::{select, SelectArgs};
-use crate::error::{Error, Result};
-use crate::model::Process;
+use crate::cli::progress::with_progress;
+use crate::cli::select::SelectArgs;
 use crate::render::show::RegionStream;
-use crate::render::{self, Format};
-use crate::source::scan::Needs;
-use crate::source::ProcRoot;
+use crate::render::{print, stdout_error, Format};
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
@@ -54,23 +55,11 @@ pub struct ShowArgs {
 }
 
 pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
-    for f in &args.sort {
-        if !SORT_FIELDS.contains(&f.as_str()) {
-            return Err(Error::Usage(format!(
-                "--sort {f}: unknown field; use one of {}",
-                SORT_FIELDS.join(", ")
-            )));
-        }
-    }
-    let mut sel = args.select.selection()?;
-    if let Some(pid) = args.pid {
-        sel.pids.push(pid);
-    }
-    if sel.is_everything() {
-        return Err(Error::Usage(
-            "show needs a PID, or a selection (--pid, --tree, --name, --user, --cgroup); `memtally top` shows every process".into(),
-        ));
-    }
+    let opts = ShowOptions { by: args.by, sort: args.sort.clone(), top: args.top };
+    opts.check()?;
+    let sel = args.select.selection(args.pid)?;
+    require_selection(&sel, "show")?;
+    // Exactly one PID and nothing else: that process alone, streamed.
     let single = args.pid.filter(|_| {
         sel.pids.len() == 1
             && sel.trees.is_empty()
@@ -82,84 +71,33 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
         let Some(pid) = single else {
             return Err(Error::Usage("--classic shows one process: give just its PID".into()));
         };
-        return show_classic(root, pid, args.format, out);
+        return print(&classic(root, pid)?, args.format, out);
     }
-    let io = |e| Error::io("standard output", e);
     let mut stream = RegionStream::new(args.format, args.regions);
     // One process: its regions are printed (or summed) as they are read
     // and never kept, so a smaps of any size runs in bounded memory.
     if let Some(pid) = single {
-        let mut fold = Fold::new(args.by);
         let mut failed = None;
-        let process = root.process_with(pid, |p, r| {
-            fold.add(&r);
+        let report = show_process(root, pid, &opts, |p, r| {
             if failed.is_none() {
-                failed = stream.region(p, &r, out).err();
+                failed = stream.region(p, r, out).err();
             }
         })?;
         if let Some(e) = failed {
-            return Err(io(e));
+            return Err(stdout_error(e));
         }
-        let processes = [process];
-        let mut report = finish(&processes, fold, &args.sort, args.top);
-        report.gpu = crate::cli::gpu::for_show(root, &[pid]);
-        return stream.finish(&report, out).map_err(io);
+        return stream.finish(&report, out).map_err(stdout_error);
     }
-    let (processes, skipped) = read_selection(root, &sel)?;
-    if processes.is_empty() {
-        // Nothing to show: the first failure is the answer (permission
-        // denied says who owns it and what would fix it).
-        return Err(skipped.into_iter().next().unwrap_or_else(|| {
-            Error::NotFound("every selected process exited before it could be read".into())
-        }));
-    }
-    let mut report = build(&processes, args.by, &args.sort, args.top);
-    let pids: Vec<u32> = processes.iter().map(|p| p.pid).collect();
-    report.gpu = crate::cli::gpu::for_show(root, &pids);
-    let denied = skipped.iter().filter(|e| matches!(e, Error::PermissionDenied { .. })).count();
-    if denied > 0 {
-        report.notes.push(format!(
-            "{denied} selected processes could not be read (permission denied) and are not in these figures; run as root or with CAP_SYS_PTRACE."
-        ));
-    }
+    let report = with_progress(|progress| show_selection(root, &sel, &opts, progress))?;
     if args.format == Format::Json {
         // Several processes: each with its own regions, in memory.
-        return render::show::json(&report, out).map_err(io);
+        return print(&report, Format::Json, out);
     }
-    stream.start(&processes).map_err(io)?;
-    for p in &processes {
+    stream.start(&report.processes).map_err(stdout_error)?;
+    for p in &report.processes {
         for r in &p.regions {
-            stream.region(p, r, out).map_err(io)?;
+            stream.region(p, r, out).map_err(stdout_error)?;
         }
     }
-    stream.finish(&report, out).map_err(io)
-}
-
-/// Reads every selected process in full; processes that exit meanwhile
-/// are dropped, and the errors of ones that cannot be read are returned.
-fn read_selection(root: &ProcRoot, sel: &Selection) -> Result<(Vec<Process>, Vec<Error>)> {
-    let selected = select(root, sel, Needs::default())?;
-    let mut processes = Vec::new();
-    let mut skipped = Vec::new();
-    for info in selected.infos {
-        match root.process(info.pid) {
-            Ok(p) => processes.push(p),
-            Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => {}
-            Err(e) => skipped.push(e),
-        }
-    }
-    Ok((processes, skipped))
-}
-
-/// The seed's table reads `maps` as the seed does, so it works where only
-/// maps is readable.
-fn show_classic(root: &ProcRoot, pid: u32, format: Format, out: &mut dyn Write) -> Result<()> {
-    if format != Format::Table {
-        return Err(Error::Usage(
-            "--classic prints the seed's text table only; drop --format, or use --format json without --classic for exact bytes".into(),
-        ));
-    }
-    let mut counts = Classic::default();
-    root.stream_regions(pid, "maps", |r| counts.add(&r))?;
-    render::classic::classic(&counts, out).map_err(|e| Error::io("standard output", e))
+    stream.finish(&report, out).map_err(stdout_error)
 }

@@ -4,18 +4,17 @@ use std::io::Write;
 
 use clap::Args;
 
-use crate::analyze::top::{build, TopBy, TOP_SORT_FIELDS};
+use memtally_core::analyze::top::TopBy;
+use memtally_core::source::ProcRoot;
+use memtally_core::usecase::top::{top, TopOptions};
+use memtally_core::Result;
+
 use crate::cli::choice::choice;
 use crate::cli::progress::with_progress;
-use crate::cli::select::{select, SelectArgs};
-use crate::error::{Error, Result};
-use crate::render::top::TopContext;
-use crate::render::{self, Format};
-use crate::source::meminfo::MemInfo;
-use crate::source::scan::{self, Needs};
-use crate::source::{users, ProcRoot};
+use crate::cli::select::SelectArgs;
+use crate::render::{print, Format};
 
-#[derive(Debug, Args, Default)]
+#[derive(Debug, Args)]
 pub struct TopArgs {
     #[command(flatten)]
     pub select: SelectArgs,
@@ -42,64 +41,28 @@ pub struct TopArgs {
     pub format: Format,
 }
 
-pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
-    for f in &args.sort {
-        if !TOP_SORT_FIELDS.contains(&f.as_str()) {
-            return Err(Error::Usage(format!(
-                "--sort {f}: unknown field; use one of {}",
-                TOP_SORT_FIELDS.join(", ")
-            )));
+impl Default for TopArgs {
+    /// What `memtally` with no command shows.
+    fn default() -> TopArgs {
+        TopArgs {
+            select: SelectArgs::default(),
+            by: TopBy::Process,
+            top: 20,
+            all: false,
+            sort: vec!["pss".into()],
+            format: Format::Table,
         }
     }
-    let sel = args.select.selection()?;
-    let needs = Needs {
-        cmdline: args.by == TopBy::Program || args.format != Format::Table,
-        cgroup: args.by == TopBy::Cgroup || args.format != Format::Table,
-    };
-    let selected = select(root, &sel, needs)?;
-    let total = selected.infos.len();
-    let mut scan = with_progress(total, "reading processes", |done| {
-        scan::read_all(root, selected.infos, scan::default_threads(), done)
-    });
-    scan.vanished += selected.vanished;
-    // GPU memory (docs/gpu-json.md), where the machine can have any.
-    crate::cli::gpu::add_to_top(root, &mut scan.processes);
-    // The machine picture explains the whole machine, so it only makes
-    // sense when every process is in the scan.
-    let meminfo = sel
-        .is_everything()
-        .then(|| std::fs::read_to_string(root.path().join("meminfo")).ok())
-        .flatten()
-        .map(|t| MemInfo::parse(&t));
-    let names = UserNames::default();
-    let user_name = |uid: Option<u32>| names.name(uid);
-    let top = (!args.all).then_some(args.top);
-    let report = build(&scan.processes, args.by, &args.sort, top, &user_name, meminfo.as_ref());
-    // Command lines are read only for the rows shown (each is a read).
-    if !needs.cmdline {
-        let shown: Vec<usize> = report.rows.iter().filter_map(|r| r.process).collect();
-        scan::fill_cmdlines(root, &mut scan.processes, &shown, scan::default_threads());
-    }
-    let ctx =
-        TopContext { scan: &scan, kernel_threads: selected.kernel_threads, user_name: &user_name };
-    let written = match args.format {
-        Format::Table => render::top::table(&report, &ctx, out),
-        Format::Json => render::top::json(&report, &ctx, out),
-        Format::Csv => render::top::csv(&report, &ctx, out),
-    };
-    written.map_err(|e| Error::io("standard output", e))
 }
 
-/// uid -> name, reading /etc/passwd once.
-#[derive(Default)]
-struct UserNames {
-    cache: std::sync::OnceLock<Vec<(u32, String)>>,
-}
-
-impl UserNames {
-    fn name(&self, uid: Option<u32>) -> String {
-        let Some(uid) = uid else { return "?".into() };
-        let all = self.cache.get_or_init(users::all_users);
-        all.iter().find(|(u, _)| *u == uid).map_or_else(|| uid.to_string(), |(_, n)| n.clone())
-    }
+pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
+    let opts = TopOptions {
+        select: args.select.selection(None)?,
+        by: args.by,
+        sort: args.sort.clone(),
+        top: (!args.all).then_some(args.top),
+        every_identity: args.format != Format::Table,
+    };
+    let view = with_progress(|progress| top(root, &opts, progress))?;
+    print(&view, args.format, out)
 }

@@ -1,8 +1,49 @@
-//! Prints the seed Perl script's table, line for line.
+//! The seed Perl script's table, line for line; and its nine counters in
+//! exact bytes as JSON and CSV.
 
 use std::io::Write;
 
-use crate::analyze::classic::Classic;
+use serde_json::json;
+
+use memtally_core::analyze::classic::Classic;
+
+use crate::render::Printer;
+
+impl Printer for Classic {
+    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        classic(self, out)
+    }
+
+    fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let doc: serde_json::Map<String, serde_json::Value> =
+            counters(self).into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+        crate::render::json_line(out, &doc)
+    }
+
+    fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let mut w = csv::Writer::from_writer(out);
+        w.write_record(["counter", "bytes"])?;
+        for (k, v) in counters(self) {
+            w.write_record([k.to_string(), v.to_string()])?;
+        }
+        w.flush()
+    }
+}
+
+/// The counters by name, in the table's order (the JSON and CSV keys).
+fn counters(c: &Classic) -> [(&'static str, u64); 9] {
+    [
+        ("file_executable", c.mapped_executable),
+        ("file_rodata", c.mapped_rodata),
+        ("file_data", c.mapped_rwdata),
+        ("file_unknown", c.mapped_unknown),
+        ("anon_writable_code", c.writable_code),
+        ("anon_data", c.data),
+        ("anon_rodata", c.rodata),
+        ("anon_unreadable", c.unreadable),
+        ("anon_unknown", c.unbacked_unknown),
+    ]
+}
 
 /// Perl prints numbers with `%.15g`; page-aligned sizes are whole kB, but
 /// an unaligned range would give a fraction, printed as Perl would.
@@ -17,7 +58,7 @@ fn perl_kb(bytes: u64) -> String {
     format!("{v:.keep$}").trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-pub fn classic(c: &Classic, out: &mut dyn Write) -> std::io::Result<()> {
+fn classic(c: &Classic, out: &mut dyn Write) -> std::io::Result<()> {
     let lines = [
         ("Backed by file:", None),
         ("  Executable               ", Some(c.mapped_executable)),

@@ -4,10 +4,32 @@ use std::io::Write;
 
 use serde_json::{json, Map, Value};
 
-use crate::analyze::diff::{Change, Diff};
-use crate::model::Sizes;
+use memtally_core::analyze::diff::{Change, Diff};
+use memtally_core::model::Sizes;
+
 use crate::render::table::{terminal_width, Align, Table};
 use crate::render::units::{human, human_opt, human_signed};
+use crate::render::Printer;
+
+/// A diff, and how many rows per section its table shows.
+pub struct DiffView<'a> {
+    pub diff: &'a Diff,
+    pub limit: usize,
+}
+
+impl Printer for DiffView<'_> {
+    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        table(self.diff, self.limit, out)
+    }
+
+    fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        crate::render::json_line(out, &json_value(self.diff))
+    }
+
+    fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        csv(self.diff, out)
+    }
+}
 
 const COLUMNS: &[(&str, &str)] = &[
     ("Δ DIRTY", "dirty"),
@@ -61,7 +83,7 @@ fn section(
     Ok(())
 }
 
-pub fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
+fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
     let t = &d.totals;
     let over = d
         .seconds
@@ -88,7 +110,7 @@ pub fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()>
     section("paths", &d.paths, limit, "PATH", out)?;
     writeln!(out)?;
     let (appeared, vanished): (Vec<_>, Vec<_>) = d.regions.iter().partition(|r| r.appeared);
-    let sum = |v: &[&crate::analyze::diff::RegionChange]| {
+    let sum = |v: &[&memtally_core::analyze::diff::RegionChange]| {
         v.iter().filter_map(|r| r.region.sizes.size).sum::<u64>()
     };
     writeln!(
@@ -181,17 +203,12 @@ pub fn json_value(d: &Diff) -> Value {
     })
 }
 
-pub fn json(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *out, &json_value(d))?;
-    out.write_all(b"\n")
-}
-
 const CSV_FIGURES: &[&str] =
     &["dirty", "private_dirty", "shared_dirty", "pss", "rss", "uss", "swap", "swap_pss", "size"];
 
 /// One line per changed process, category and path: scope, key, status,
 /// then before, after and delta of each figure.
-pub fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
+fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let mut header = vec!["scope".to_string(), "key".into(), "label".into(), "status".into()];
     for f in CSV_FIGURES {

@@ -5,7 +5,29 @@ use std::io::Write;
 
 use serde_json::{json, Value};
 
-use crate::analyze::gpu::{GpuEntry, GpuReport};
+use memtally_core::analyze::gpu::{GpuEntry, GpuReport};
+
+use crate::render::Printer;
+
+/// The GPU view, and whether some processes' open files could not be read.
+pub struct GpuView {
+    pub report: GpuReport,
+    pub partial: bool,
+}
+
+impl Printer for GpuView {
+    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        table(&self.report, out)
+    }
+
+    fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        crate::render::json_line(out, &json_value(&self.report, self.partial))
+    }
+
+    fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        csv(&self.report, out)
+    }
+}
 use crate::render::table::{Align, Table};
 use crate::render::units::{human, human_opt};
 
@@ -37,7 +59,7 @@ fn entry_cells(e: &GpuEntry) -> Vec<String> {
 }
 
 /// Per process, then per process and device region, then the machine.
-pub fn table(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
+fn table(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
     if report.processes.is_empty() {
         writeln!(out, "no GPU memory found: no process read holds a DRM device or dma-buf fd")?;
         for note in &report.notes {
@@ -130,14 +152,9 @@ pub fn json_value(report: &GpuReport, partial: bool) -> Value {
     })
 }
 
-pub fn json(report: &GpuReport, partial: bool, out: &mut dyn Write) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *out, &json_value(report, partial))?;
-    out.write_all(b"\n")
-}
-
 /// One line per (process, device, region), then one `dmabuf` line per
 /// process; exact bytes, empty cells where unknown.
-pub fn csv(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
+fn csv(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     w.write_record([
         "pid",
@@ -159,8 +176,8 @@ pub fn csv(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
     for p in &report.processes {
         for e in &p.gpu {
             let kind = match e.source {
-                crate::analyze::gpu::GpuSource::Fdinfo => "drm",
-                crate::analyze::gpu::GpuSource::NvidiaSmi => "nvidia-smi",
+                memtally_core::analyze::gpu::GpuSource::Fdinfo => "drm",
+                memtally_core::analyze::gpu::GpuSource::NvidiaSmi => "nvidia-smi",
             };
             w.write_record([
                 p.pid.to_string(),

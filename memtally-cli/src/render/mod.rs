@@ -1,16 +1,26 @@
-//! Printers: one module per view; each writes tables for people, or JSON
-//! and CSV with exact bytes.
+//! Printers: one module per view. Every view implements [`Printer`]: a
+//! table for people, JSON and CSV with exact bytes (docs/json.md and its
+//! siblings). Views whose regions stream past (one process's `show`,
+//! `vmmap`) print regions as they come and then finish through the same
+//! printer.
 
 pub mod classic;
 pub mod diff;
 pub mod gpu;
+#[cfg(feature = "plot")]
 pub mod plot;
+#[cfg(feature = "serve")]
 pub mod prometheus;
 pub mod show;
 pub mod table;
 pub mod top;
 pub mod units;
 pub mod vmmap;
+pub mod watch;
+
+use std::io::{self, Write};
+
+use memtally_core::{Error, Result};
 
 /// Output format chosen with `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -22,4 +32,35 @@ pub enum Format {
     Json,
     /// Comma-separated values with a header row, exact bytes.
     Csv,
+}
+
+/// A view that prints itself in each [`Format`].
+pub trait Printer {
+    /// Aligned columns with units chosen for people, and notes.
+    fn table(&self, out: &mut dyn Write) -> io::Result<()>;
+    /// One JSON document, exact bytes.
+    fn json(&self, out: &mut dyn Write) -> io::Result<()>;
+    /// CSV with a header row, exact bytes.
+    fn csv(&self, out: &mut dyn Write) -> io::Result<()>;
+}
+
+/// Prints `view` in `format`; a failed write is an error on standard output.
+pub fn print(view: &dyn Printer, format: Format, out: &mut dyn Write) -> Result<()> {
+    match format {
+        Format::Table => view.table(out),
+        Format::Json => view.json(out),
+        Format::Csv => view.csv(out),
+    }
+    .map_err(stdout_error)
+}
+
+/// A failed write to standard output, as the error main reports.
+pub fn stdout_error(e: io::Error) -> Error {
+    Error::io("standard output", e)
+}
+
+/// Writes a JSON value and a newline.
+pub fn json_line(out: &mut dyn Write, value: &impl serde::Serialize) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    out.write_all(b"\n")
 }

@@ -12,9 +12,9 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::analyze::metrics::{GpuFigures, Metrics};
-use crate::analyze::top::TopBy;
-use crate::model::Sizes;
+use memtally_core::analyze::metrics::{GpuFigures, Metrics};
+use memtally_core::analyze::top::TopBy;
+use memtally_core::model::Sizes;
 
 /// The wire format of one exposition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +58,7 @@ pub fn registry(m: &Metrics) -> Registry {
         TopBy::Cgroup => ("cgroup", "cgroups"),
         _ => ("process", "processes"),
     };
-    let labels_of = |r: &crate::analyze::metrics::MetricRow| -> Labels {
+    let labels_of = |r: &memtally_core::analyze::metrics::MetricRow| -> Labels {
         match m.by {
             TopBy::Program => vec![("program", r.key.clone())],
             TopBy::Cgroup => vec![("cgroup", r.key.clone())],
@@ -248,10 +248,9 @@ pub fn encode(m: &Metrics, format: Exposition) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::metrics::{build, Collector};
-    use crate::model::SizeSource;
-    use crate::source::meminfo::MemInfo;
-    use crate::source::scan::{ProcInfo, ProcMemory};
+    use memtally_core::analyze::metrics::{build, Collector};
+    use memtally_core::model::SizeSource;
+    use memtally_core::model::{ProcInfo, ProcMemory};
     use std::collections::{BTreeMap, HashMap};
 
     fn proc(pid: u32, comm: &str, pss: Option<u64>) -> ProcMemory {
@@ -284,7 +283,7 @@ mod tests {
             proc(12, "status-only", None),
             proc(13, "rest", Some(4096)),
         ];
-        let mi = MemInfo::parse(
+        let mi = memtally_core::source::meminfo::parse(
             "MemTotal: 1000000 kB\nMemFree: 200000 kB\nMemAvailable: 600000 kB\nBuffers: 10 kB\nCached: 300 kB\nSlab: 50 kB\n",
         );
         let gpu: HashMap<u32, GpuFigures> =

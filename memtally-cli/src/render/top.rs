@@ -1,39 +1,48 @@
 //! Prints the `top` view: ranked rows, totals, the machine picture and the
 //! notes that say what the numbers leave out.
 
-use memtally_core::model::Named;
 use std::io::Write;
 
 use serde_json::{json, Map, Value};
 
-use crate::analyze::top::{swap, TopBy, TopReport, TopRow};
+use memtally_core::analyze::top::{swap, Machine, TopBy, TopReport, TopRow};
+use memtally_core::model::{Named, ProcMemory, Sizes};
+use memtally_core::usecase::top::Top;
+
 use crate::render::table::{Align, Table};
 use crate::render::units::{human, human_opt};
-use crate::source::scan::{ProcMemory, Scan};
+use crate::render::Printer;
 
-/// What the renderer needs beyond the report.
-pub struct TopContext<'a> {
-    pub scan: &'a Scan,
-    pub kernel_threads: usize,
-    pub user_name: &'a dyn Fn(Option<u32>) -> String,
+impl Printer for Top {
+    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        table(&self.report, self, out)
+    }
+
+    fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        crate::render::json_line(out, &json_value(&self.report, self))
+    }
+
+    fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        csv(&self.report, self, out)
+    }
 }
 
 const FIGURES: &[(&str, &str)] =
     &[("USS", "uss"), ("PSS", "pss"), ("RSS", "rss"), ("SWAP", "swap"), ("DIRTY", "dirty")];
 
-fn figure(row_sizes: &crate::model::Sizes, name: &str) -> Option<u64> {
+fn figure(row_sizes: &Sizes, name: &str) -> Option<u64> {
     match name {
         "swap" => swap(row_sizes),
         _ => row_sizes.figure(name),
     }
 }
 
-fn process<'a>(ctx: &'a TopContext, row: &TopRow) -> Option<&'a ProcMemory> {
+fn process<'a>(ctx: &'a Top, row: &TopRow) -> Option<&'a ProcMemory> {
     row.process.map(|i| &ctx.scan.processes[i])
 }
 
 /// The table, the machine picture and the notes.
-pub fn table(report: &TopReport, ctx: &TopContext, out: &mut dyn Write) -> std::io::Result<()> {
+fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()> {
     let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
     // The GPU column appears when some process has GPU memory.
     let gpu = report.totals.get("gpu").is_some().then_some(("GPU", "gpu"));
@@ -55,7 +64,7 @@ pub fn table(report: &TopReport, ctx: &TopContext, out: &mut dyn Write) -> std::
         let p = process(ctx, row);
         if let Some(p) = p.filter(|_| per_process) {
             cells.push(p.info.pid.to_string());
-            cells.push((ctx.user_name)(p.info.uid));
+            cells.push(ctx.users.name(p.info.uid));
         } else {
             cells.push(row.key.clone());
             cells.push(row.processes.to_string());
@@ -115,11 +124,7 @@ fn key_header(by: TopBy) -> &'static str {
     }
 }
 
-fn machine_table(
-    m: &crate::analyze::top::Machine,
-    readable: usize,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
+fn machine_table(m: &Machine, readable: usize, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "machine (from meminfo)")?;
     writeln!(out, "  total      {:>7}", human(m.total))?;
     if let Some(a) = m.available {
@@ -151,7 +156,7 @@ fn machine_table(
 }
 
 /// What the reader must know to trust the numbers.
-pub fn notes(report: &TopReport, ctx: &TopContext) -> Vec<String> {
+pub fn notes(report: &TopReport, ctx: &Top) -> Vec<String> {
     let mut notes = Vec::new();
     let restricted = ctx.scan.restricted.len();
     if restricted > 0 {
@@ -205,18 +210,18 @@ const JSON_FIGURES: &[&str] = &[
     "gpu",
 ];
 
-fn figures_json(m: &mut Map<String, Value>, sizes: &crate::model::Sizes) {
+fn figures_json(m: &mut Map<String, Value>, sizes: &Sizes) {
     for f in JSON_FIGURES {
         m.insert((*f).into(), opt(sizes.figure(f)));
     }
 }
 
-fn process_json(p: &ProcMemory, ctx: &TopContext) -> Value {
+fn process_json(p: &ProcMemory, ctx: &Top) -> Value {
     let mut m = Map::new();
     m.insert("pid".into(), json!(p.info.pid));
     m.insert("ppid".into(), json!(p.info.ppid));
     m.insert("uid".into(), json!(p.info.uid));
-    m.insert("user".into(), json!((ctx.user_name)(p.info.uid)));
+    m.insert("user".into(), json!(ctx.users.name(p.info.uid)));
     m.insert("comm".into(), json!(p.info.comm));
     m.insert("command".into(), json!(p.info.command()));
     m.insert("program".into(), json!(p.info.program));
@@ -227,7 +232,7 @@ fn process_json(p: &ProcMemory, ctx: &TopContext) -> Value {
 }
 
 /// The documented JSON document (docs/json.md, "top").
-pub fn json_value(report: &TopReport, ctx: &TopContext) -> Value {
+pub fn json_value(report: &TopReport, ctx: &Top) -> Value {
     let rows: Vec<Value> = report
         .rows
         .iter()
@@ -260,13 +265,8 @@ pub fn json_value(report: &TopReport, ctx: &TopContext) -> Value {
     })
 }
 
-pub fn json(report: &TopReport, ctx: &TopContext, out: &mut dyn Write) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *out, &json_value(report, ctx))?;
-    out.write_all(b"\n")
-}
-
 /// One CSV line per row, exact bytes, empty cells where unknown.
-pub fn csv(report: &TopReport, ctx: &TopContext, out: &mut dyn Write) -> std::io::Result<()> {
+fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
     let mut header: Vec<&str> = if per_process {
@@ -284,7 +284,7 @@ pub fn csv(report: &TopReport, ctx: &TopContext, out: &mut dyn Write) -> std::io
             Some(p) => vec![
                 p.info.pid.to_string(),
                 p.info.ppid.to_string(),
-                (ctx.user_name)(p.info.uid),
+                ctx.users.name(p.info.uid),
                 serde_json::to_value(p.source)
                     .ok()
                     .and_then(|v| v.as_str().map(String::from))

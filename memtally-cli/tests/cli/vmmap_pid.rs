@@ -46,9 +46,9 @@ fn good_output_is_read_and_the_arguments_are_passed() {
     assert_eq!(v["source"], "vmmap -noCoalesce 5150");
     let (out, err, code) = run_with_path(dir.path(), &["vmmap", "--pid", "5150", "--seed-view"]);
     assert_eq!(code, 0, "{err}");
-    let golden = std::fs::read_to_string(&crate::support::repo_path(
-        "testdata/golden/vmmap/own_04_modern_gpu_purge.default.out",
-    ))
+    let golden = std::fs::read_to_string(
+        crate::support::repo().join("testdata/golden/vmmap/own_04_modern_gpu_purge.default.out"),
+    )
     .unwrap();
     assert_eq!(out, golden);
 }

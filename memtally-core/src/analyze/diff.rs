@@ -4,9 +4,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::model::snapshot::{SnapGroup, SnapProcess, SnapRegion, Snapshot};
-use crate::model::Sizes;
-use crate::source::snapshot_file::group_regions;
+use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot};
+use crate::model::{Group, Grouper, Sizes};
 
 /// Figures compared by default and offered to `--sort`.
 pub const DIFF_FIGURES: &[&str] =
@@ -87,8 +86,8 @@ pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
     let pairs = match_processes(&a.processes, &b.processes);
     let mut processes = Vec::new();
     let mut regions = Vec::new();
-    let mut paths_before: Vec<SnapGroup> = Vec::new();
-    let mut paths_after: Vec<SnapGroup> = Vec::new();
+    let mut paths_before = Grouper::new();
+    let mut paths_after = Grouper::new();
     for (pa, pb) in &pairs {
         let p = pb.or(*pa).expect("a pair has a side");
         processes.push(Change {
@@ -99,10 +98,14 @@ pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
             after: pb.map(|x| x.totals.clone()),
         });
         if let Some(pa) = pa {
-            paths_before.extend(group_regions(&pa.regions, SnapRegion::path_key));
+            for r in &pa.regions {
+                paths_before.add_sizes(&r.path_key(), 1, &r.sizes);
+            }
         }
         if let Some(pb) = pb {
-            paths_after.extend(group_regions(&pb.regions, SnapRegion::path_key));
+            for r in &pb.regions {
+                paths_after.add_sizes(&r.path_key(), 1, &r.sizes);
+            }
         }
         if let (Some(pa), Some(pb)) = (pa, pb) {
             let before: HashSet<_> = pa.regions.iter().map(SnapRegion::identity).collect();
@@ -116,10 +119,7 @@ pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
         }
     }
     let mut categories = pair_groups(&a.categories, &b.categories);
-    let mut paths = pair_groups(
-        &crate::analyze::snapshot::merge_groups(paths_before.iter()),
-        &crate::analyze::snapshot::merge_groups(paths_after.iter()),
-    );
+    let mut paths = pair_groups(&paths_before.into_groups(), &paths_after.into_groups());
     for list in [&mut processes, &mut categories, &mut paths] {
         list.retain(|c| c.largest() >= opts.min_delta.max(1) as u128);
         sort(list, &opts.sort);
@@ -186,11 +186,11 @@ fn match_processes<'a>(
     out
 }
 
-fn pair_groups(a: &[SnapGroup], b: &[SnapGroup]) -> Vec<Change> {
-    let mut keys: Vec<&str> = a.iter().map(|g| g.category.as_str()).collect();
+fn pair_groups(a: &[Group], b: &[Group]) -> Vec<Change> {
+    let mut keys: Vec<&str> = a.iter().map(|g| g.key.as_str()).collect();
     for g in b {
-        if !keys.contains(&g.category.as_str()) {
-            keys.push(&g.category);
+        if !keys.contains(&g.key.as_str()) {
+            keys.push(&g.key);
         }
     }
     keys.into_iter()
@@ -198,8 +198,8 @@ fn pair_groups(a: &[SnapGroup], b: &[SnapGroup]) -> Vec<Change> {
             key: k.to_string(),
             label: label_of(k),
             pid: None,
-            before: a.iter().find(|g| g.category == k).map(|g| g.sizes.clone()),
-            after: b.iter().find(|g| g.category == k).map(|g| g.sizes.clone()),
+            before: a.iter().find(|g| g.key == k).map(|g| g.sizes.clone()),
+            after: b.iter().find(|g| g.key == k).map(|g| g.sizes.clone()),
         })
         .collect()
 }
@@ -227,7 +227,6 @@ fn sort(list: &mut [Change], fields: &[String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::snapshot_file::many;
 
     fn region(start: u64, path: &str, category: &str, dirty: u64) -> SnapRegion {
         SnapRegion {
@@ -263,18 +262,18 @@ mod tests {
             command: format!("x {pid}"),
             source: "smaps".into(),
             totals,
-            categories: group_regions(&regions, |r| r.category.clone()),
+            categories: SnapProcess::categories_of(&regions),
             regions,
         }
     }
 
     #[test]
     fn growth_is_found_where_it_happened() {
-        let a = many(
+        let a = Snapshot::of(
             vec![proc(1, vec![region(0x1000, "[heap]", "heap", 4096)]), proc(2, vec![])],
             "linux",
         );
-        let b = many(
+        let b = Snapshot::of(
             vec![
                 proc(
                     1,
@@ -310,8 +309,8 @@ mod tests {
 
     #[test]
     fn min_delta_hides_small_changes() {
-        let a = many(vec![proc(1, vec![region(0x1000, "[heap]", "heap", 4096)])], "linux");
-        let b = many(vec![proc(1, vec![region(0x1000, "[heap]", "heap", 8192)])], "linux");
+        let a = Snapshot::of(vec![proc(1, vec![region(0x1000, "[heap]", "heap", 4096)])], "linux");
+        let b = Snapshot::of(vec![proc(1, vec![region(0x1000, "[heap]", "heap", 8192)])], "linux");
         let d = diff(&a, &b, &DiffOptions { sort: vec!["dirty".into()], min_delta: 8192 });
         assert!(d.processes.is_empty());
         let d = diff(&a, &b, &DiffOptions { sort: vec!["dirty".into()], min_delta: 4096 });

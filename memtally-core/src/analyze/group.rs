@@ -1,20 +1,9 @@
-//! Group-by over regions: one function for every key (category, path,
-//! permissions, vmmap region type, purge state, ...), Linux and macOS alike.
+//! Group-by over regions, by any key, Linux and macOS alike: every view
+//! adds up through [`Grouper`] (categories, paths, permissions, vmmap
+//! region types and purge states, snapshot categories, diff paths); here
+//! are the ways to sort and cut the groups, and a process's totals.
 
-use std::collections::HashMap;
-
-use serde::Serialize;
-
-use crate::model::{Process, Region, Sizes};
-
-/// The sums of the regions that share one key.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Group {
-    pub key: String,
-    /// How many regions were added up.
-    pub regions: usize,
-    pub sizes: Sizes,
-}
+use crate::model::{Group, Grouper, Process, Region, Sizes};
 
 /// Sums regions by `key`, keeping the order in which keys first appear.
 pub fn group_by<'a, I, K>(regions: I, mut key: K) -> Vec<Group>
@@ -22,42 +11,20 @@ where
     I: IntoIterator<Item = &'a Region>,
     K: FnMut(&Region) -> String,
 {
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut groups: Vec<Group> = Vec::new();
-    for region in regions {
-        let k = key(region);
-        let i = match index.get(&k) {
-            Some(&i) => i,
-            None => {
-                groups.push(Group { key: k.clone(), regions: 0, sizes: Sizes::default() });
-                index.insert(k, groups.len() - 1);
-                groups.len() - 1
-            }
-        };
-        groups[i].regions += 1;
-        add_region(&mut groups[i].sizes, region);
-    }
-    groups
-}
-
-/// Adds a region's sizes to a sum, taking the virtual size from its address
-/// range when the source gave no `size`.
-pub fn add_region(sum: &mut Sizes, region: &Region) {
-    if region.sizes.size.is_none() {
-        if let Some(v) = region.vsize() {
-            sum.size = Some(sum.size.unwrap_or(0) + v);
-        }
-    }
-    sum.add(&region.sizes);
-}
-
-/// The sum over every region.
-pub fn total<'a>(regions: impl IntoIterator<Item = &'a Region>) -> Sizes {
-    let mut sum = Sizes::default();
+    let mut g = Grouper::new();
     for r in regions {
-        add_region(&mut sum, r);
+        g.add_region(&key(r), r);
     }
-    sum
+    g.into_groups()
+}
+
+/// Sums groups of the same key (from several processes), first-seen order.
+pub fn merge<'a>(groups: impl IntoIterator<Item = &'a Group>) -> Vec<Group> {
+    let mut g = Grouper::new();
+    for group in groups {
+        g.add_group(group);
+    }
+    g.into_groups()
 }
 
 /// PSS figures the kernel sums exactly in `smaps_rollup` but rounds down
@@ -71,7 +38,7 @@ const EXACT_IN_ROLLUP: &[&str] =
 pub fn process_total(process: &Process) -> Sizes {
     let mut sum = match &process.streamed {
         Some(s) => s.totals.clone(),
-        None => total(&process.regions),
+        None => Sizes::total(&process.regions),
     };
     if let Some(rollup) = &process.rollup {
         for name in EXACT_IN_ROLLUP {
@@ -96,14 +63,18 @@ pub fn keep_first<T>(rows: &mut Vec<T>, top: Option<usize>) -> usize {
 }
 
 /// Sorts groups by the named figures, largest first, ties by key. A group
-/// that lacks a figure sorts below every group that has it.
+/// that lacks a figure sorts below every group that has it; `regions`
+/// sorts by the count.
 pub fn sort_groups(groups: &mut [Group], fields: &[&str]) {
     groups.sort_by(|a, b| {
         for f in fields {
-            let (x, y) = (a.sizes.figure(f), b.sizes.figure(f));
-            match y.cmp(&x) {
-                std::cmp::Ordering::Equal => continue,
-                other => return other,
+            let ord = if *f == "regions" {
+                b.regions.cmp(&a.regions)
+            } else {
+                b.sizes.figure(f).cmp(&a.sizes.figure(f))
+            };
+            if ord != std::cmp::Ordering::Equal {
+                return ord;
             }
         }
         a.key.cmp(&b.key)
@@ -136,11 +107,28 @@ mod tests {
         for x in &g {
             sum.add(&x.sizes);
         }
-        assert_eq!(sum, total(&rs));
+        assert_eq!(sum, Sizes::total(&rs));
         sort_groups(&mut g, &["dirty", "rss"]);
         assert_eq!(g[0].key, "a");
         sort_groups(&mut g, &["rss"]);
         assert_eq!(g[0].key, "b");
+        sort_groups(&mut g, &["regions"]);
+        assert_eq!(g[0].key, "a");
+    }
+
+    #[test]
+    fn listed_keys_keep_their_order_and_merge_adds_by_key() {
+        let mut g = Grouper::with_keys(["x", "y", "z"]);
+        g.add_region("z", &region("p", 1, 0));
+        g.add_region("new", &region("p", 2, 0));
+        let all = g.clone().into_groups();
+        let keys: Vec<&str> = all.iter().map(|g| g.key.as_str()).collect();
+        assert_eq!(keys, ["x", "y", "z", "new"]);
+        let kept: Vec<String> = g.into_non_empty().into_iter().map(|g| g.key).collect();
+        assert_eq!(kept, ["z", "new"]);
+        let merged = merge(all.iter().chain(all.iter()));
+        assert_eq!(merged[2].regions, 2);
+        assert_eq!(merged[2].sizes.rss, Some(2));
     }
 
     #[test]
@@ -148,7 +136,7 @@ mod tests {
         let mut r = Region::new(Backing::Anonymous);
         r.start = Some(0x1000);
         r.end = Some(0x3000);
-        assert_eq!(total([&r]).size, Some(0x2000));
-        assert_eq!(total([&r]).rss, None);
+        assert_eq!(Sizes::total([&r]).size, Some(0x2000));
+        assert_eq!(Sizes::total([&r]).rss, None);
     }
 }

@@ -9,9 +9,7 @@ use std::collections::HashMap;
 
 use crate::analyze::gpu::GpuProcess;
 use crate::analyze::top::{build as build_top, Machine, TopBy};
-use crate::model::Sizes;
-use crate::source::meminfo::MemInfo;
-use crate::source::scan::ProcMemory;
+use crate::model::{MemInfo, Named, ProcMemory, Sizes};
 
 /// GPU memory one process (or a group of them) holds: DRM fdinfo (and
 /// nvidia-smi where the GPU view has it).
@@ -47,6 +45,48 @@ impl GpuFigures {
 fn add_opt(a: &mut Option<u64>, b: Option<u64>) {
     if let Some(b) = b {
         *a = Some(a.unwrap_or(0).saturating_add(b));
+    }
+}
+
+/// How the published rows are grouped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MetricsBy {
+    /// One series per process: `memtally_process_*{pid,comm,program}`.
+    #[default]
+    Process,
+    /// One series per program: `memtally_program_*{program}`.
+    Program,
+    /// One series per cgroup: `memtally_cgroup_*{cgroup}`.
+    Cgroup,
+}
+
+impl Named for MetricsBy {
+    const ALL: &'static [MetricsBy] = &[MetricsBy::Process, MetricsBy::Program, MetricsBy::Cgroup];
+
+    fn name(self) -> &'static str {
+        match self {
+            MetricsBy::Process => "process",
+            MetricsBy::Program => "program",
+            MetricsBy::Cgroup => "cgroup",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            MetricsBy::Process => "one series per process: memtally_process_*{pid,comm,program}",
+            MetricsBy::Program => "one series per program: memtally_program_*{program}",
+            MetricsBy::Cgroup => "one series per cgroup: memtally_cgroup_*{cgroup}",
+        }
+    }
+}
+
+impl From<MetricsBy> for TopBy {
+    fn from(b: MetricsBy) -> TopBy {
+        match b {
+            MetricsBy::Process => TopBy::Process,
+            MetricsBy::Program => TopBy::Program,
+            MetricsBy::Cgroup => TopBy::Cgroup,
+        }
     }
 }
 
@@ -170,8 +210,8 @@ pub fn build(
 mod tests {
     use super::*;
     use crate::model::gpu::{DrmClient, DrmMemory, ProcGpu};
+    use crate::model::ProcInfo;
     use crate::model::SizeSource;
-    use crate::source::scan::ProcInfo;
 
     fn proc(pid: u32, program: &str, pss: Option<u64>) -> ProcMemory {
         ProcMemory {

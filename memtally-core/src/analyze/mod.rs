@@ -1,4 +1,7 @@
-//! Pure functions over regions: no I/O, no printing.
+//! Pure functions over the model: no I/O, no printing. Categories,
+//! group-by, the views (`show`, `top`, GPU, vmmap tallies), snapshots,
+//! diffs, growth trends, the published metrics, and which processes a
+//! selection takes.
 
 pub mod category;
 pub mod classic;
@@ -6,13 +9,12 @@ pub mod diff;
 pub mod gpu;
 pub mod group;
 pub mod metrics;
-pub mod report;
 pub mod select;
+pub mod show;
 pub mod snapshot;
 pub mod top;
 pub mod trend;
 pub mod vmmap;
-pub mod vmmap_snapshot;
 
 pub use category::{categorize, Category};
-pub use group::{group_by, sort_groups, total, Group};
+pub use group::{group_by, sort_groups};

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use regex::Regex;
 
-use crate::source::scan::{Needs, ProcInfo};
+use crate::model::{Needs, ProcInfo};
 
 #[derive(Debug, Clone, Default)]
 pub struct Selection {

@@ -1,11 +1,15 @@
-//! Builds a snapshot from processes read in full (pure: the caller reads).
+//! Builds snapshots (pure: the caller reads): Linux processes read in
+//! full, and a macOS vmmap report as a snapshot of one process whose
+//! "categories" are vmmap region types, so `diff` and `plot` serve macOS
+//! as they serve Linux.
 
 use std::collections::BTreeMap;
 
 use crate::analyze::category::{categorize, Category};
-use crate::analyze::group::{add_region, process_total};
-use crate::model::snapshot::{SnapGroup, SnapProcess, SnapRegion, Snapshot, SNAPSHOT_VERSION};
-use crate::model::{Process, Region, Sizes};
+use crate::analyze::group::process_total;
+use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot};
+use crate::model::vmmap::{Document, SummaryRow};
+use crate::model::{Group, Grouper, Process, Region, Sizes};
 
 /// Facts about the moment and the machine.
 #[derive(Debug, Clone, Default)]
@@ -19,22 +23,15 @@ pub struct Moment {
 }
 
 /// The categories of some regions, in table order, only those present.
-pub fn categories<'a>(regions: impl IntoIterator<Item = &'a Region>) -> Vec<SnapGroup> {
-    let mut sums: Vec<(usize, Sizes)> = vec![(0, Sizes::default()); Category::ALL.len()];
+pub fn categories<'a>(regions: impl IntoIterator<Item = &'a Region>) -> Vec<Group> {
+    let mut g = Grouper::with_keys(Category::ALL.iter().map(|c| c.key()));
     for r in regions {
-        let i = Category::ALL.iter().position(|c| *c == categorize(r)).unwrap_or(0);
-        sums[i].0 += 1;
-        add_region(&mut sums[i].1, r);
+        g.add_region(categorize(r).key(), r);
     }
-    Category::ALL
-        .iter()
-        .zip(sums)
-        .filter(|(_, (n, _))| *n > 0)
-        .map(|(c, (regions, sizes))| SnapGroup { category: c.key().to_string(), regions, sizes })
-        .collect()
+    g.into_non_empty()
 }
 
-fn region(r: &Region) -> SnapRegion {
+fn linux_region(r: &Region) -> SnapRegion {
     SnapRegion {
         start: r.start,
         end: r.end,
@@ -47,21 +44,6 @@ fn region(r: &Region) -> SnapRegion {
         inode: r.inode,
         sizes: Sizes { kernel_page_size: None, mmu_page_size: None, ..r.sizes.clone() },
     }
-}
-
-/// Sums groups of the same category across processes, keeping first-seen order.
-pub fn merge_groups<'a>(groups: impl IntoIterator<Item = &'a SnapGroup>) -> Vec<SnapGroup> {
-    let mut out: Vec<SnapGroup> = Vec::new();
-    for g in groups {
-        match out.iter_mut().find(|o| o.category == g.category) {
-            Some(o) => {
-                o.regions += g.regions;
-                o.sizes.add(&g.sizes);
-            }
-            None => out.push(g.clone()),
-        }
-    }
-    out
 }
 
 /// A snapshot of Linux processes.
@@ -80,26 +62,87 @@ pub fn linux_snapshot(processes: &[Process], moment: Moment, notes: Vec<String>)
                 .unwrap_or_default(),
             totals: process_total(p),
             categories: categories(&p.regions),
-            regions: p.regions.iter().map(region).collect(),
+            regions: p.regions.iter().map(linux_region).collect(),
         })
         .collect();
-    let mut totals = Sizes::default();
-    for p in &procs {
-        totals.add(&p.totals);
+    let mut snap = Snapshot::of(procs, "linux");
+    snap.time = moment.time;
+    snap.unix_time = moment.unix_time;
+    snap.host = moment.host;
+    snap.kernel = moment.kernel;
+    snap.proc_root = moment.proc_root;
+    snap.machine = moment.machine;
+    snap.notes = notes;
+    snap
+}
+
+/// A region of a vmmap report as a snapshot region.
+pub fn vmmap_region(r: &Region) -> SnapRegion {
+    SnapRegion {
+        start: r.start,
+        end: r.end,
+        perms: r.perms.clone(),
+        path: r.path.clone(),
+        category: r.region_type.clone().unwrap_or_default(),
+        region_type: r.region_type.clone(),
+        purge: Some(r.purge.code().to_string()),
+        offset: None,
+        inode: None,
+        sizes: r.sizes.clone(),
     }
-    let categories = merge_groups(procs.iter().flat_map(|p| p.categories.iter()));
-    Snapshot {
-        memtally_snapshot: SNAPSHOT_VERSION,
-        kind: "linux".into(),
-        time: moment.time,
-        unix_time: moment.unix_time,
-        host: moment.host,
-        kernel: moment.kernel,
-        proc_root: moment.proc_root,
-        processes: procs,
+}
+
+/// A summary-table row's figures in the shared size vocabulary.
+pub fn summary_sizes(s: &SummaryRow) -> Sizes {
+    Sizes {
+        size: s.virtual_size,
+        rss: s.resident,
+        dirty: s.dirty,
+        swap: s.swapped,
+        ..Default::default()
+    }
+}
+
+/// The snapshot of one vmmap report. Where the report has no region
+/// lines (`vmmap -summary`, a crash report's `VM Region Summary`), the
+/// summary table gives the types.
+pub fn vmmap_snapshot(doc: &Document, regions: &[Region]) -> Snapshot {
+    let regions: Vec<SnapRegion> = regions.iter().map(vmmap_region).collect();
+    let categories: Vec<Group> = if regions.is_empty() {
+        doc.summary
+            .iter()
+            .map(|s| Group {
+                key: s.region_type.clone(),
+                regions: s.count.unwrap_or(0) as usize,
+                sizes: summary_sizes(s),
+            })
+            .collect()
+    } else {
+        SnapProcess::categories_of(&regions)
+    };
+    let mut totals = Sizes::default();
+    for c in &categories {
+        totals.add(&c.sizes);
+    }
+    let h = &doc.header;
+    let process = SnapProcess {
+        pid: h.pid,
+        ppid: None,
+        user: None,
+        comm: h.process.clone().unwrap_or_default(),
+        command: h.path.clone().or_else(|| h.process.clone()).unwrap_or_default(),
+        source: "vmmap".into(),
         totals,
         categories,
-        machine: moment.machine,
-        notes,
+        regions,
+    };
+    let mut snap = Snapshot::of(vec![process], "vmmap");
+    snap.kernel = h.os_version.clone();
+    if doc.diagnostics.unreadable > 0 || doc.diagnostics.elisions > 0 {
+        snap.notes.push(format!(
+            "partial: {} unreadable line(s), {} elision(s) in the report",
+            doc.diagnostics.unreadable, doc.diagnostics.elisions
+        ));
     }
+    snap
 }

@@ -7,9 +7,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::model::{Named, SizeSource, Sizes};
-use crate::source::meminfo::MemInfo;
-use crate::source::scan::ProcMemory;
+use crate::model::{MemInfo, Named, ProcMemory, SizeSource, Sizes};
 
 /// How `top` groups processes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -295,7 +293,7 @@ pub fn all_have_pss(processes: &[ProcMemory]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::scan::ProcInfo;
+    use crate::model::ProcInfo;
 
     fn proc(pid: u32, ppid: u32, program: &str, pss: Option<u64>) -> ProcMemory {
         ProcMemory {
@@ -355,7 +353,7 @@ mod tests {
 
     #[test]
     fn machine_explains_used_memory() {
-        let m = MemInfo::parse(
+        let m = crate::source::meminfo::parse(
             "MemTotal: 1000 kB\nMemFree: 200 kB\nMemAvailable: 600 kB\nBuffers: 10 kB\nCached: 300 kB\nSlab: 50 kB\nKernelStack: 5 kB\nPageTables: 5 kB\n",
         );
         let mut p = proc(1, 0, "a", Some(400 * 1024));

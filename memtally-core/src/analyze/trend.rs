@@ -1,6 +1,35 @@
 //! Growth rates: a least-squares line through (seconds, bytes) samples,
 //! and a verdict on whether memory grows steadily (a leak's signature)
-//! rather than wobbling.
+//! rather than wobbling; and the samples `watch` takes, as series.
+
+use std::collections::BTreeMap;
+
+use crate::model::Sizes;
+
+/// A series: (scope, key), as `("process", "1234")`, `("category",
+/// "heap")` or `("total", "total")`.
+pub type SeriesKey = (String, String);
+
+/// One sample: series -> (label, sizes).
+pub type Sample = BTreeMap<SeriesKey, (String, Sizes)>;
+
+/// Fitted trends: series -> (label, trend).
+pub type Trends = BTreeMap<SeriesKey, (String, Trend)>;
+
+/// Fits every series of the samples (taken at the given seconds) for one
+/// figure; series with fewer than two known values are left out.
+pub fn trends(series: &[(f64, Sample)], figure: &str) -> Trends {
+    let mut points: BTreeMap<SeriesKey, (String, Vec<(f64, f64)>)> = BTreeMap::new();
+    for (t, sample) in series {
+        for (key, (label, sizes)) in sample {
+            if let Some(v) = sizes.figure(figure) {
+                let e = points.entry(key.clone()).or_insert_with(|| (label.clone(), Vec::new()));
+                e.1.push((*t, v as f64));
+            }
+        }
+    }
+    points.into_iter().filter_map(|(k, (label, pts))| fit(&pts).map(|t| (k, (label, t)))).collect()
+}
 
 /// A fitted line.
 #[derive(Debug, Clone, Copy, PartialEq)]

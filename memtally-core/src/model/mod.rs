@@ -2,13 +2,18 @@
 //! shape for Linux and macOS, its `Sizes`, and the process around them.
 
 pub mod gpu;
+pub mod group;
+pub mod meminfo;
 pub mod named;
 pub mod process;
 pub mod region;
 pub mod sizes;
 pub mod snapshot;
+pub mod vmmap;
 
+pub use group::{Group, Grouper};
+pub use meminfo::MemInfo;
 pub use named::Named;
-pub use process::{Process, SizeSource, Streamed};
+pub use process::{Needs, ProcInfo, ProcMemory, Process, Scan, SizeSource, Streamed};
 pub use region::{Backing, Purge, Region};
 pub use sizes::{snake_case, SizeKey, Sizes, KNOWN_KEYS};

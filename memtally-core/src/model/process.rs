@@ -67,3 +67,63 @@ impl Process {
         }
     }
 }
+
+/// Who a process is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProcInfo {
+    pub pid: u32,
+    pub ppid: u32,
+    pub uid: Option<u32>,
+    /// Short name (`comm`, at most 15 bytes).
+    pub comm: String,
+    /// Command line joined by spaces; empty when the kernel gives none.
+    pub cmdline: String,
+    /// The program: basename of the first command-line word, else `comm`.
+    pub program: String,
+    /// cgroup v2 path (`/system.slice/ssh.service`); the first hierarchy's
+    /// path on cgroup v1. `None` when unreadable.
+    pub cgroup: Option<String>,
+}
+
+impl ProcInfo {
+    /// The command line, or `[comm]` when it has none.
+    pub fn command(&self) -> String {
+        if self.cmdline.is_empty() {
+            format!("[{}]", self.comm)
+        } else {
+            self.cmdline.clone()
+        }
+    }
+}
+
+/// A process's memory totals and where they came from.
+#[derive(Debug, Clone)]
+pub struct ProcMemory {
+    pub info: ProcInfo,
+    pub source: SizeSource,
+    pub sizes: Sizes,
+}
+
+/// Everything a scan found, and what it had to leave out.
+#[derive(Debug, Default)]
+pub struct Scan {
+    pub processes: Vec<ProcMemory>,
+    /// Processes whose smaps could not be read (permission): PIDs.
+    /// They are in `processes` too, with status figures (RSS only).
+    pub restricted: Vec<u32>,
+    /// Processes that exited while being read.
+    pub vanished: usize,
+    /// Kernel threads left out (they have no user memory).
+    pub kernel_threads: usize,
+    /// Processes that could not be read at all: (pid, one-line reason).
+    pub failed: Vec<(u32, String)>,
+}
+
+/// Which optional identity files to read (each costs a read per process).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Needs {
+    /// The command line (for `--name`, `--by program`, display).
+    pub cmdline: bool,
+    /// The cgroup (for `--cgroup`, `--by cgroup`).
+    pub cgroup: bool,
+}

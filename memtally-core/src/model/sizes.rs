@@ -8,6 +8,8 @@
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
+use super::region::Region;
+
 /// Declares the known size keys once: the smaps key (if the kernel prints
 /// one), the field name (also the JSON name) and a short column label.
 macro_rules! known_sizes {
@@ -171,6 +173,26 @@ known_sizes! {
 }
 
 impl Sizes {
+    /// Adds a region's sizes, taking its virtual size from its address
+    /// range when the source gave no `size`.
+    pub fn add_region(&mut self, region: &Region) {
+        if region.sizes.size.is_none() {
+            if let Some(v) = region.vsize() {
+                self.size = Some(self.size.unwrap_or(0) + v);
+            }
+        }
+        self.add(&region.sizes);
+    }
+
+    /// The sum over every region (see [`add_region`](Self::add_region)).
+    pub fn total<'a>(regions: impl IntoIterator<Item = &'a Region>) -> Sizes {
+        let mut sum = Sizes::default();
+        for r in regions {
+            sum.add_region(r);
+        }
+        sum
+    }
+
     /// Dirty bytes: vmmap's DIRTY column, or on Linux shared + private
     /// dirty. `None` when the source says nothing about dirtiness.
     pub fn dirty(&self) -> Option<u64> {

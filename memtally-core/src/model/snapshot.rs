@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::group::{Group, Grouper};
 use super::sizes::Sizes;
 
 /// The format version written in `memtally_snapshot`.
@@ -29,7 +30,7 @@ pub struct Snapshot {
     /// Sum over every process.
     pub totals: Sizes,
     /// Categories (Linux) or region types (vmmap), summed over processes.
-    pub categories: Vec<SnapGroup>,
+    pub categories: Vec<Group>,
     /// `/proc/meminfo` in bytes, by meminfo name.
     #[serde(default)]
     pub machine: Option<std::collections::BTreeMap<String, u64>>,
@@ -50,17 +51,8 @@ pub struct SnapProcess {
     /// Where the figures came from (`smaps`, `maps`, `vmmap`).
     pub source: String,
     pub totals: Sizes,
-    pub categories: Vec<SnapGroup>,
+    pub categories: Vec<Group>,
     pub regions: Vec<SnapRegion>,
-}
-
-/// A category (or region type) and its sums.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SnapGroup {
-    pub category: String,
-    pub regions: usize,
-    #[serde(flatten)]
-    pub sizes: Sizes,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -81,6 +73,46 @@ pub struct SnapRegion {
     pub inode: Option<u64>,
     #[serde(flatten)]
     pub sizes: Sizes,
+}
+
+impl Snapshot {
+    /// A snapshot of `processes` of one `kind` (`linux`, `vmmap`), with
+    /// their totals and categories summed; when, where and notes empty.
+    pub fn of(processes: Vec<SnapProcess>, kind: &str) -> Snapshot {
+        let mut totals = Sizes::default();
+        let mut categories = Grouper::new();
+        for p in &processes {
+            totals.add(&p.totals);
+            for g in &p.categories {
+                categories.add_group(g);
+            }
+        }
+        Snapshot {
+            memtally_snapshot: SNAPSHOT_VERSION,
+            kind: kind.into(),
+            time: None,
+            unix_time: None,
+            host: None,
+            kernel: None,
+            proc_root: None,
+            processes,
+            totals,
+            categories: categories.into_groups(),
+            machine: None,
+            notes: Vec::new(),
+        }
+    }
+}
+
+impl SnapProcess {
+    /// The regions added up by their `category`, first-seen order.
+    pub fn categories_of(regions: &[SnapRegion]) -> Vec<Group> {
+        let mut g = Grouper::new();
+        for r in regions {
+            g.add_sizes(&r.category, 1, &r.sizes);
+        }
+        g.into_groups()
+    }
 }
 
 impl SnapRegion {

@@ -7,7 +7,6 @@ use std::fs::File;
 use std::io::{BufRead, ErrorKind, Read};
 use std::path::{Path, PathBuf};
 
-use crate::analyze::group::add_region;
 use crate::error::{Error, Result};
 use crate::model::{Process, Region, SizeSource, Sizes, Streamed};
 use crate::source::smaps::{SmapsError, SmapsReader};
@@ -174,7 +173,7 @@ impl ProcRoot {
         let mut sum = Sizes::default();
         let mut count = 0usize;
         let mut take = |p: &Process, r: Region| {
-            add_region(&mut sum, &r);
+            sum.add_region(&r);
             count += 1;
             each(p, r);
         };

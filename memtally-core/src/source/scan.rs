@@ -6,70 +6,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::Error;
-use crate::model::{SizeSource, Sizes};
+use crate::model::{Needs, ProcInfo, ProcMemory, Scan, SizeSource, Sizes};
 use crate::source::proc_root::{join_cmdline, read_small};
 use crate::source::status::Status;
 use crate::source::ProcRoot;
-
-/// Who a process is.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ProcInfo {
-    pub pid: u32,
-    pub ppid: u32,
-    pub uid: Option<u32>,
-    /// Short name (`comm`, at most 15 bytes).
-    pub comm: String,
-    /// Command line joined by spaces; empty when the kernel gives none.
-    pub cmdline: String,
-    /// The program: basename of the first command-line word, else `comm`.
-    pub program: String,
-    /// cgroup v2 path (`/system.slice/ssh.service`); the first hierarchy's
-    /// path on cgroup v1. `None` when unreadable.
-    pub cgroup: Option<String>,
-}
-
-impl ProcInfo {
-    /// The command line, or `[comm]` when it has none.
-    pub fn command(&self) -> String {
-        if self.cmdline.is_empty() {
-            format!("[{}]", self.comm)
-        } else {
-            self.cmdline.clone()
-        }
-    }
-}
-
-/// A process's memory totals and where they came from.
-#[derive(Debug, Clone)]
-pub struct ProcMemory {
-    pub info: ProcInfo,
-    pub source: SizeSource,
-    pub sizes: Sizes,
-}
-
-/// Everything a scan found, and what it had to leave out.
-#[derive(Debug, Default)]
-pub struct Scan {
-    pub processes: Vec<ProcMemory>,
-    /// Processes whose smaps could not be read (permission): PIDs.
-    /// They are in `processes` too, with status figures (RSS only).
-    pub restricted: Vec<u32>,
-    /// Processes that exited while being read.
-    pub vanished: usize,
-    /// Kernel threads left out (they have no user memory).
-    pub kernel_threads: usize,
-    /// Processes that could not be read at all: (pid, one-line reason).
-    pub failed: Vec<(u32, String)>,
-}
-
-/// Which optional identity files to read (each costs a read per process).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Needs {
-    /// The command line (for `--name`, `--by program`, display).
-    pub cmdline: bool,
-    /// The cgroup (for `--cgroup`, `--by cgroup`).
-    pub cgroup: bool,
-}
 
 /// Identity of every process in the tree (kernel threads left out),
 /// and how many kernel threads and vanished processes there were.
@@ -231,7 +171,7 @@ fn read_memory(root: &ProcRoot, pid: u32) -> Outcome {
         // No rollup (kernel before 4.14, or a capture without it): sum smaps.
         Err(_) => match root.read_regions(pid, "smaps") {
             Ok(regions) => {
-                return Outcome::Read(SizeSource::Smaps, crate::analyze::total(&regions));
+                return Outcome::Read(SizeSource::Smaps, Sizes::total(&regions));
             }
             Err(Error::NoSuchProcess { .. }) => return Outcome::Vanished,
             Err(Error::PermissionDenied { .. }) => true,
@@ -255,19 +195,19 @@ fn read_memory(root: &ProcRoot, pid: u32) -> Outcome {
 }
 
 /// Reads the memory of every process in `infos`, on `threads` threads.
-/// `progress` counts processes done, for a progress bar.
+/// `done` is called once per process read (from any of the threads).
 pub fn read_all(
     root: &ProcRoot,
     infos: Vec<ProcInfo>,
     threads: usize,
-    progress: &AtomicUsize,
+    done: &(dyn Fn() + Sync),
 ) -> Scan {
     // One process per turn: a single big process's rollup can take
     // milliseconds (the kernel walks its page tables), so even two
     // processes are worth two threads.
     let outcomes = par_map(&infos, threads, 1, |info| {
         let outcome = read_memory(root, info.pid);
-        progress.fetch_add(1, Ordering::Relaxed);
+        done();
         outcome
     });
     let mut scan = Scan::default();

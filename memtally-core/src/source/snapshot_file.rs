@@ -1,41 +1,11 @@
-//! Reads a snapshot back from a file: a `memtally snapshot` document, or
-//! the JSON of `memtally show`, so either can be compared with `diff`.
-
-use std::path::Path;
+//! Reads a snapshot back from JSON: a `memtally snapshot` document, or the
+//! JSON of `memtally show` or `memtally vmmap`, so any of them can be
+//! compared with `diff` and drawn with `plot`.
 
 use serde_json::Value;
 
-use crate::error::{Error, Result};
-use crate::model::snapshot::{SnapGroup, SnapProcess, SnapRegion, Snapshot, SNAPSHOT_VERSION};
-use crate::model::Sizes;
-
-/// Loads any document memtally can compare.
-pub fn load(path: &Path) -> Result<Snapshot> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let bad = |message: String| Error::Parse { path: path.to_path_buf(), message };
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|_| bad("not UTF-8 text: not a memtally snapshot or JSON output".into()))?;
-    let start = text.trim_start();
-    if !start.starts_with('{') {
-        return from_text(path, text);
-    }
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| bad(format!("not valid JSON: {e}")))?;
-    from_json(value).map_err(bad)
-}
-
-/// Non-JSON input: a saved macOS vmmap report.
-fn from_text(path: &Path, text: &str) -> Result<Snapshot> {
-    let (doc, regions) = crate::source::vmmap::parse_all(text.as_bytes(), Default::default())
-        .map_err(|e| Error::io(path, e))?;
-    if doc.regions == 0 && doc.summary.is_empty() {
-        return Err(Error::Parse {
-            path: path.to_path_buf(),
-            message: "neither JSON nor vmmap output: give a file written by `memtally snapshot`, `memtally show --format json`, `memtally vmmap --format json`, or saved vmmap text".into(),
-        });
-    }
-    Ok(crate::analyze::vmmap_snapshot::snapshot(&doc, &regions))
-}
+use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SNAPSHOT_VERSION};
+use crate::model::{Group, Sizes};
 
 /// Turns a JSON document into a snapshot, or says what it is not.
 pub fn from_json(value: Value) -> std::result::Result<Snapshot, String> {
@@ -50,14 +20,14 @@ pub fn from_json(value: Value) -> std::result::Result<Snapshot, String> {
     }
     if value.get("regions").is_some() && value.get("pid").is_some() {
         let p = show_process(&value)?;
-        return Ok(single(p, "linux"));
+        return Ok(Snapshot::of(vec![p], "linux"));
     }
     if let (Some(procs), Some(_)) =
         (value.get("processes").and_then(Value::as_array), value.get("categories"))
     {
         let processes =
             procs.iter().map(show_process).collect::<std::result::Result<Vec<_>, _>>()?;
-        return Ok(many(processes, "linux"));
+        return Ok(Snapshot::of(processes, "linux"));
     }
     if value.get("regions_read").is_some() && value.get("header").is_some() {
         return vmmap_json(&value);
@@ -109,8 +79,8 @@ fn vmmap_json(v: &Value) -> std::result::Result<Snapshot, String> {
             .as_array()
             .map(|rows| {
                 rows.iter()
-                    .map(|s| SnapGroup {
-                        category: s
+                    .map(|s| Group {
+                        key: s
                             .get("region_type")
                             .and_then(Value::as_str)
                             .unwrap_or_default()
@@ -128,7 +98,7 @@ fn vmmap_json(v: &Value) -> std::result::Result<Snapshot, String> {
             })
             .unwrap_or_default()
     } else {
-        group_regions(&regions, |r| r.category.clone())
+        SnapProcess::categories_of(&regions)
     };
     let mut totals = Sizes::default();
     for c in &categories {
@@ -151,7 +121,7 @@ fn vmmap_json(v: &Value) -> std::result::Result<Snapshot, String> {
         categories,
         regions,
     };
-    let mut snap = single(process, "vmmap");
+    let mut snap = Snapshot::of(vec![process], "vmmap");
     snap.kernel = h.get("os_version").and_then(Value::as_str).map(String::from);
     Ok(snap)
 }
@@ -165,7 +135,7 @@ fn show_process(v: &Value) -> std::result::Result<SnapProcess, String> {
         v.get("totals").cloned().unwrap_or(Value::Object(Default::default())),
     )
     .map_err(|e| format!("totals: {e}"))?;
-    let categories = group_regions(&regions, |r| r.category.clone());
+    let categories = SnapProcess::categories_of(&regions);
     Ok(SnapProcess {
         pid: v.get("pid").and_then(Value::as_u64).map(|p| p as u32),
         ppid: None,
@@ -177,54 +147,4 @@ fn show_process(v: &Value) -> std::result::Result<SnapProcess, String> {
         categories,
         regions,
     })
-}
-
-/// Sums regions by a key, first-seen order.
-pub fn group_regions(
-    regions: &[SnapRegion],
-    key: impl Fn(&SnapRegion) -> String,
-) -> Vec<SnapGroup> {
-    let mut out: Vec<SnapGroup> = Vec::new();
-    for r in regions {
-        let k = key(r);
-        let slot = match out.iter().position(|g| g.category == k) {
-            Some(i) => i,
-            None => {
-                out.push(SnapGroup { category: k, regions: 0, sizes: Sizes::default() });
-                out.len() - 1
-            }
-        };
-        out[slot].regions += 1;
-        out[slot].sizes.add(&r.sizes);
-    }
-    out
-}
-
-/// A snapshot of one process.
-pub fn single(p: SnapProcess, kind: &str) -> Snapshot {
-    many(vec![p], kind)
-}
-
-/// A snapshot of several processes, with totals and categories summed.
-pub fn many(processes: Vec<SnapProcess>, kind: &str) -> Snapshot {
-    let mut totals = Sizes::default();
-    for p in &processes {
-        totals.add(&p.totals);
-    }
-    let categories =
-        crate::analyze::snapshot::merge_groups(processes.iter().flat_map(|p| p.categories.iter()));
-    Snapshot {
-        memtally_snapshot: SNAPSHOT_VERSION,
-        kind: kind.into(),
-        time: None,
-        unix_time: None,
-        host: None,
-        kernel: None,
-        proc_root: None,
-        processes,
-        totals,
-        categories,
-        machine: None,
-        notes: Vec::new(),
-    }
 }

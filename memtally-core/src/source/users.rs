@@ -43,6 +43,22 @@ pub fn all_users() -> Vec<(u32, String)> {
         .collect()
 }
 
+/// uid -> name, reading `/etc/passwd` once, on first use.
+#[derive(Debug, Default)]
+pub struct UserNames {
+    cache: std::sync::OnceLock<Vec<(u32, String)>>,
+}
+
+impl UserNames {
+    /// The name of `uid`, its number when `/etc/passwd` has no name, `?`
+    /// when the uid is unknown.
+    pub fn name(&self, uid: Option<u32>) -> String {
+        let Some(uid) = uid else { return "?".into() };
+        let all = self.cache.get_or_init(all_users);
+        all.iter().find(|(u, _)| *u == uid).map_or_else(|| uid.to_string(), |(_, n)| n.clone())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

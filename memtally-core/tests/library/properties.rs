@@ -5,7 +5,7 @@
 //! round-trip through JSON; a snapshot compared with itself has no change.
 
 use memtally_core::analyze::diff::{diff, DiffOptions};
-use memtally_core::analyze::report::{build, ShowBy};
+use memtally_core::analyze::show::{build, ShowBy};
 use memtally_core::analyze::snapshot::{linux_snapshot, Moment};
 use memtally_core::model::{Named, Process, SizeSource, Sizes};
 use memtally_core::source::smaps::SmapsReader;
@@ -138,7 +138,7 @@ proptest! {
         let parsed = SmapsReader::new(smaps_text(&regions).as_bytes()).read_all().unwrap();
         let ps = [process(parsed)];
         for by in [ShowBy::Category, ShowBy::Path, ShowBy::Perms] {
-            let report = build(&ps, by, &["dirty".into()], None);
+            let report = build(ps.to_vec(), by, &["dirty".into()], None);
             let mut sum = Sizes::default();
             let mut count = 0;
             for row in &report.rows {

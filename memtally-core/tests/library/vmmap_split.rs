@@ -6,8 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use memtally_core::analyze::vmmap::{Tally, TypeFilter};
+use memtally_core::model::vmmap::{Document, Record};
 use memtally_core::source::vmmap::split::{parse_file_split, SplitInfo, MIN_SPLIT_BYTES};
-use memtally_core::source::vmmap::{parse, Document, ParseOptions, Record};
+use memtally_core::source::vmmap::{parse, ParseOptions};
 
 const GPU: [&str; 2] = ["IOAccelerator", "IOSurface"];
 

@@ -167,35 +167,14 @@ pub struct GpuScan {
 /// Reads the GPU files of `pids` on `threads` threads; processes that
 /// exit meanwhile are left out.
 pub fn read_many(root: &ProcRoot, pids: &[u32], threads: usize) -> GpuScan {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let next = AtomicUsize::new(0);
-    let threads = threads.clamp(1, pids.len().max(1));
-    let mut results: Vec<(usize, Result<ProcGpu>)> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    while let Some(&pid) = pids.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        mine.push((pid, read_process(root, pid)));
-                    }
-                    mine
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .map(|(pid, r)| (pid as usize, r))
-            .collect()
-    });
-    results.sort_by_key(|(pid, _)| *pid);
+    let results = crate::source::scan::par_map(pids, threads, 1, |&pid| read_process(root, pid));
     let mut scan = GpuScan::default();
-    for (pid, r) in results {
+    for (&pid, r) in pids.iter().zip(results) {
         match r {
             Ok(g) => scan.processes.push(g),
             Err(Error::NoSuchProcess { .. }) => {}
-            Err(Error::PermissionDenied { .. }) => scan.restricted.push(pid as u32),
-            Err(e) => scan.failed.push((pid as u32, e.to_string())),
+            Err(Error::PermissionDenied { .. }) => scan.restricted.push(pid),
+            Err(e) => scan.failed.push((pid, e.to_string())),
         }
     }
     scan
@@ -213,14 +192,21 @@ pub fn worth_reading(root: &ProcRoot, pids: &[u32]) -> bool {
         .any(|&pid| root.pid_file(pid, FD_TARGETS).exists() || root.pid_file(pid, "fd").is_dir())
 }
 
-/// Records what [`read_process`] needs into `dir` (a capture's `PID/`):
-/// `fd_targets` and `fdinfo/N` of DRM and dma-buf fds. Returns the files
-/// written; fds that close meanwhile are left out.
-pub fn record(root: &ProcRoot, pid: u32, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
-    let mut written = Vec::new();
-    let Some(targets) = fd_targets(root, pid)? else { return Ok(written) };
-    let mut listing = String::new();
-    let fdinfo_dir = dir.join("fdinfo");
+/// What a capture records of a process's GPU files, so [`read_process`]
+/// reads the recording back: `fd_targets` (one `FD<TAB>TARGET` line per
+/// DRM or dma-buf fd; empty says "no GPU fds") and each such fd's fdinfo.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GpuRecording {
+    pub fd_targets: String,
+    /// (fd, fdinfo bytes); fds that closed meanwhile are left out.
+    pub fdinfo: Vec<(u32, Vec<u8>)>,
+}
+
+/// Reads what a capture records; `None` when the process's fds cannot
+/// be listed (a recorded tree without them).
+pub fn recording(root: &ProcRoot, pid: u32) -> Result<Option<GpuRecording>> {
+    let Some(targets) = fd_targets(root, pid)? else { return Ok(None) };
+    let mut rec = GpuRecording::default();
     for (fd, target) in gpu_fds(&targets) {
         if target.contains('\n') {
             continue;
@@ -230,15 +216,8 @@ pub fn record(root: &ProcRoot, pid: u32, dir: &Path) -> Result<Vec<std::path::Pa
             Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => continue,
             Err(e) => return Err(e),
         };
-        std::fs::create_dir_all(&fdinfo_dir).map_err(|e| Error::io(&fdinfo_dir, e))?;
-        let path = fdinfo_dir.join(fd.to_string());
-        std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))?;
-        written.push(path);
-        listing.push_str(&format!("{fd}\t{target}\n"));
+        rec.fdinfo.push((*fd, bytes));
+        rec.fd_targets.push_str(&format!("{fd}\t{target}\n"));
     }
-    // Always written, even empty: it says "this process had no GPU fds".
-    let path = dir.join(FD_TARGETS);
-    std::fs::write(&path, listing).map_err(|e| Error::io(&path, e))?;
-    written.push(path);
-    Ok(written)
+    Ok(Some(rec))
 }

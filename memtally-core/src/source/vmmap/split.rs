@@ -21,26 +21,14 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use super::{
-    content, find_byte, parse_from, parse_region_line, Block, Document, ParseOptions, Parser,
-    Problem, Record, VRegion, MAX_SAMPLES, READ_BUFFER,
-};
+use super::parser::{Block, Parser};
+use super::region_line::parse_region_line;
+use super::tokens::{content, find_byte};
+use super::{parse_from, ParseOptions, READ_BUFFER};
+use crate::model::vmmap::{Document, Problem, Record, RegionSink, MAX_SAMPLES};
 
 /// Files smaller than this are parsed on one thread.
 pub const MIN_SPLIT_BYTES: u64 = 8 << 20;
-
-/// Where region lines go, on either thread.
-pub trait RegionSink: Send {
-    /// One region read from line `line`.
-    fn region(&mut self, line: usize, r: &VRegion<'_>);
-
-    /// Appends what `later` gathered from the lines that follow those
-    /// already added; `later` numbered its lines from 1, which is line
-    /// `line_offset + 1` of the input.
-    fn absorb(&mut self, later: Self, line_offset: usize)
-    where
-        Self: Sized;
-}
 
 /// How a split parse went.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

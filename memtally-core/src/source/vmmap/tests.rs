@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::Purge;
 
 fn parse_str(text: &str, opts: ParseOptions) -> (Document, Vec<(usize, Region)>) {
     let mut regions = Vec::new();

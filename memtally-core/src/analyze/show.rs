@@ -2,10 +2,8 @@
 //! cut to the top N, and the totals over every region.
 
 use crate::analyze::category::{categorize, Category};
-use std::collections::HashMap;
-
-use crate::analyze::group::{add_region, process_total, Group};
-use crate::model::{Named, Process, Region, SizeSource, Sizes};
+use crate::analyze::group::process_total;
+use crate::model::{Group, Grouper, Named, Process, Region, SizeSource, Sizes};
 
 /// What `show` groups regions by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -50,10 +48,12 @@ pub struct Row {
     pub sizes: Sizes,
 }
 
-/// One process's part in a report.
+/// The view of one or more processes.
 #[derive(Debug, Clone)]
-pub struct Report<'a> {
-    pub processes: &'a [Process],
+pub struct Report {
+    /// The processes shown; their regions when they were kept (several
+    /// processes), none when they were streamed (one process).
+    pub processes: Vec<Process>,
     pub by: ShowBy,
     /// Rows after sorting and `--top`.
     pub rows: Vec<Row>,
@@ -93,9 +93,8 @@ pub const SORT_FIELDS: &[&str] = &[
 pub struct Fold {
     by: ShowBy,
     /// One group per category, in `Category::ALL` order.
-    categories: Vec<Group>,
-    index: HashMap<String, usize>,
-    groups: Vec<Group>,
+    categories: Grouper,
+    rows: Grouper,
     pub regions: usize,
 }
 
@@ -103,12 +102,8 @@ impl Fold {
     pub fn new(by: ShowBy) -> Fold {
         Fold {
             by,
-            categories: Category::ALL
-                .iter()
-                .map(|c| Group { key: c.key().to_string(), regions: 0, sizes: Sizes::default() })
-                .collect(),
-            index: HashMap::new(),
-            groups: Vec::new(),
+            categories: Grouper::with_keys(Category::ALL.iter().map(|c| c.key())),
+            rows: Grouper::new(),
             regions: 0,
         }
     }
@@ -116,39 +111,17 @@ impl Fold {
     /// Adds one region.
     pub fn add(&mut self, r: &Region) {
         self.regions += 1;
-        let c = categorize(r);
-        let slot = &mut self.categories[Category::ALL.iter().position(|x| *x == c).unwrap_or(0)];
-        slot.regions += 1;
-        add_region(&mut slot.sizes, r);
-        let key = match self.by {
-            ShowBy::Category => return,
-            ShowBy::Path => r.path.as_deref().unwrap_or("[anonymous]"),
-            ShowBy::Perms => r.perms.as_str(),
-        };
-        let i = match self.index.get(key) {
-            Some(&i) => i,
-            None => {
-                self.groups.push(Group {
-                    key: key.to_string(),
-                    regions: 0,
-                    sizes: Sizes::default(),
-                });
-                self.index.insert(key.to_string(), self.groups.len() - 1);
-                self.groups.len() - 1
-            }
-        };
-        self.groups[i].regions += 1;
-        add_region(&mut self.groups[i].sizes, r);
+        self.categories.add_region(categorize(r).key(), r);
+        match self.by {
+            ShowBy::Category => {}
+            ShowBy::Path => self.rows.add_region(r.path.as_deref().unwrap_or("[anonymous]"), r),
+            ShowBy::Perms => self.rows.add_region(&r.perms, r),
+        }
     }
 }
 
 /// Builds the view of processes whose regions are in memory.
-pub fn build<'a>(
-    processes: &'a [Process],
-    by: ShowBy,
-    sort: &[String],
-    top: Option<usize>,
-) -> Report<'a> {
+pub fn build(processes: Vec<Process>, by: ShowBy, sort: &[String], top: Option<usize>) -> Report {
     let mut fold = Fold::new(by);
     for r in processes.iter().flat_map(|p| p.regions.iter()) {
         fold.add(r);
@@ -157,18 +130,17 @@ pub fn build<'a>(
 }
 
 /// Builds the view from a fold of the processes' regions (streamed or not).
-pub fn finish<'a>(
-    processes: &'a [Process],
-    fold: Fold,
-    sort: &[String],
-    top: Option<usize>,
-) -> Report<'a> {
+pub fn finish(processes: Vec<Process>, fold: Fold, sort: &[String], top: Option<usize>) -> Report {
     let mut totals = Sizes::default();
-    for p in processes {
+    for p in &processes {
         totals.add(&process_total(p));
     }
-    let categories: Vec<(Category, Group)> =
-        Category::ALL.iter().copied().zip(fold.categories).filter(|(_, g)| g.regions > 0).collect();
+    let categories: Vec<(Category, Group)> = Category::ALL
+        .iter()
+        .copied()
+        .zip(fold.categories.into_groups())
+        .filter(|(_, g)| g.regions > 0)
+        .collect();
     let mut rows: Vec<Row> = match fold.by {
         ShowBy::Category => categories
             .iter()
@@ -180,7 +152,8 @@ pub fn finish<'a>(
             })
             .collect(),
         ShowBy::Path | ShowBy::Perms => fold
-            .groups
+            .rows
+            .into_groups()
             .into_iter()
             .map(|g| Row { label: g.key.clone(), key: g.key, regions: g.regions, sizes: g.sizes })
             .collect(),
@@ -189,7 +162,7 @@ pub fn finish<'a>(
     let omitted = crate::analyze::group::keep_first(&mut rows, top);
 
     let mut notes = Vec::new();
-    for p in processes {
+    for p in &processes {
         if p.source == SizeSource::Maps {
             notes.push(format!(
                 "pid {}: smaps could not be read, only maps: virtual sizes are known, resident and dirty are not (shown as -). Run as the process's user, as root, or with CAP_SYS_PTRACE for the rest.",

@@ -15,7 +15,13 @@
 //! `LazyFree` (pages freed with `MADV_FREE`) + `drm-purgeable-*`. macOS:
 //! resident bytes of `PURGE=V` (volatile) and `PURGE=E` (empty) regions.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+mod build;
+mod show;
+
+pub use build::build;
+pub use show::{show_view, GpuShow};
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -129,250 +135,26 @@ pub struct GpuInput {
     pub gpu: ProcGpu,
 }
 
-type ClientKey = (String, ClientId);
+pub(crate) type ClientKey = (String, ClientId);
 
 /// One dma-buf across the machine.
 #[derive(Debug, Default)]
-struct Buffer {
-    size: u64,
+pub(crate) struct Buffer {
+    pub(crate) size: u64,
     /// The size came from fdinfo (not only from a mapping's extent).
-    from_fd: bool,
-    holders: BTreeSet<u32>,
-    exporter: Option<String>,
+    pub(crate) from_fd: bool,
+    pub(crate) holders: BTreeSet<u32>,
+    pub(crate) exporter: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum ClientId {
+pub(crate) enum ClientId {
     Id(u64),
     /// No `drm-client-id`: cannot be matched, so each fd is its own client.
     Fd(u32, u32),
 }
 
-/// Builds the view from every process read (so shares are machine-wide),
-/// keeping only the processes `keep` accepts.
-pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
-    // Who holds each client and each buffer, across every process read.
-    let mut holders: HashMap<ClientKey, BTreeSet<u32>> = HashMap::new();
-    let mut buffers: HashMap<u64, Buffer> = HashMap::new();
-    let mut drivers: BTreeSet<String> = BTreeSet::new();
-    for p in inputs {
-        for c in &p.gpu.drm {
-            holders.entry(client_key(p.pid, c)).or_default().insert(p.pid);
-            drivers.insert(c.driver.clone());
-        }
-        for b in &p.gpu.dmabufs {
-            let e = buffers.entry(b.inode).or_default();
-            e.size = b.size;
-            e.from_fd = true;
-            e.holders.insert(p.pid);
-            if e.exporter.is_none() {
-                e.exporter.clone_from(&b.exporter);
-            }
-        }
-    }
-    for p in inputs {
-        for m in &p.gpu.dmabuf_maps {
-            // fdinfo's size is the buffer's; a mapping may cover only part
-            // of it, so mappings give a size only where no fd was seen.
-            let e = buffers.entry(m.inode).or_default();
-            if !e.from_fd {
-                e.size = e.size.max(m.size);
-            }
-            e.holders.insert(p.pid);
-        }
-    }
-    let counted_in_drm =
-        |inode: &u64| buffers[inode].exporter.as_ref().is_some_and(|exp| drivers.contains(exp));
-
-    let mut totals: BTreeMap<(String, String, String), GpuEntry> = BTreeMap::new();
-    let mut seen_clients: BTreeSet<ClientKey> = BTreeSet::new();
-    let mut processes = Vec::new();
-    let mut notes = Vec::new();
-    for p in inputs {
-        // Within the process: one client per key (dup'd fds).
-        let mut mine: BTreeMap<ClientKey, &crate::model::gpu::DrmClient> = BTreeMap::new();
-        for c in &p.gpu.drm {
-            mine.entry(client_key(p.pid, c)).or_insert(c);
-        }
-        let mut entries: BTreeMap<(String, String, String), GpuEntry> = BTreeMap::new();
-        let mut proportional = 0u64;
-        for (key, c) in &mine {
-            let n = holders.get(key).map_or(1, |h| h.len().max(1)) as u64;
-            let first_time = seen_clients.insert(key.clone());
-            for (region, m) in &c.regions {
-                let k = (c.device().to_string(), c.driver.clone(), region.clone());
-                let share = m.cost().map(|b| b / n);
-                let e = entries.entry(k.clone()).or_insert_with(|| new_entry(c, region));
-                e.memory.add(m);
-                e.clients += 1;
-                e.shared_clients += usize::from(n > 1);
-                if let Some(s) = share {
-                    e.proportional = Some(e.proportional.unwrap_or(0) + s);
-                    proportional = proportional.saturating_add(s);
-                }
-                if first_time {
-                    let t = totals.entry(k).or_insert_with(|| new_entry(c, region));
-                    t.memory.add(m);
-                    t.clients += 1;
-                    t.shared_clients += usize::from(n > 1);
-                    if let Some(cost) = m.cost() {
-                        t.proportional = Some(t.proportional.unwrap_or(0) + cost);
-                    }
-                }
-            }
-        }
-        if let Some(bytes) = p.gpu.nvidia {
-            let e = GpuEntry {
-                device: "nvidia".into(),
-                pdev: None,
-                driver: "nvidia".into(),
-                region: "vram".into(),
-                memory: DrmMemory { total: Some(bytes), ..Default::default() },
-                clients: 1,
-                shared_clients: 0,
-                proportional: Some(bytes),
-                source: GpuSource::NvidiaSmi,
-            };
-            proportional = proportional.saturating_add(bytes);
-            let t = totals
-                .entry(("nvidia".into(), "nvidia".into(), "vram".into()))
-                .or_insert_with(|| GpuEntry { proportional: Some(0), clients: 0, ..e.clone() });
-            t.memory.add(&e.memory);
-            t.clients += 1;
-            t.proportional = Some(t.proportional.unwrap_or(0) + bytes);
-            entries.insert(("nvidia".into(), "nvidia".into(), "vram".into()), e);
-        }
-        // Buffers held by fd or mapped, each once per process.
-        let inodes: BTreeSet<u64> = p
-            .gpu
-            .dmabufs
-            .iter()
-            .map(|b| b.inode)
-            .chain(p.gpu.dmabuf_maps.iter().map(|m| m.inode))
-            .collect();
-        let mut dmabuf = DmaBufShare::default();
-        for inode in &inodes {
-            let Buffer { size, holders: who, .. } = &buffers[inode];
-            let share = size / who.len().max(1) as u64;
-            dmabuf.count += 1;
-            dmabuf.size += size;
-            dmabuf.pss += share;
-            if !counted_in_drm(inode) {
-                proportional = proportional.saturating_add(share);
-            }
-        }
-        if !keep(p.pid) {
-            continue;
-        }
-        notes.extend(p.gpu.notes.iter().cloned());
-        if mine.is_empty() && entries.is_empty() && inodes.is_empty() {
-            continue;
-        }
-        let gpu: Vec<GpuEntry> = entries.into_values().collect();
-        let purgeable = sum_opt(gpu.iter().map(|e| e.memory.purgeable));
-        let reclaimable = sum_opt([p.gpu.lazy_free, purgeable].into_iter());
-        processes.push(GpuProcess {
-            pid: p.pid,
-            comm: p.comm.clone(),
-            command: p.command.clone(),
-            gpu,
-            dmabuf,
-            drm_clients: mine.len(),
-            clients: mine
-                .iter()
-                .map(|(key, c)| ClientView {
-                    device: c.device().to_string(),
-                    driver: c.driver.clone(),
-                    client_id: c.client_id,
-                    fds: p
-                        .gpu
-                        .drm
-                        .iter()
-                        .filter(|d| client_key(p.pid, d) == *key)
-                        .map(|d| d.fd)
-                        .collect(),
-                    shared_with: holders
-                        .get(key)
-                        .map(|h| h.iter().copied().filter(|&o| o != p.pid).collect())
-                        .unwrap_or_default(),
-                    extras: c.extras.iter().cloned().collect(),
-                })
-                .collect(),
-            mapped: p.gpu.mapped,
-            purgeable,
-            reclaimable,
-            proportional,
-            notes: p.gpu.notes.clone(),
-        });
-    }
-    processes.sort_by(|a, b| b.proportional.cmp(&a.proportional).then(a.pid.cmp(&b.pid)));
-    let shown: BTreeSet<u32> = processes.iter().map(|p| p.pid).collect();
-    let mut dmabuf = DmaBufShare::default();
-    for b in buffers.values() {
-        if b.holders.iter().any(|p| shown.contains(p)) {
-            dmabuf.count += 1;
-            dmabuf.size += b.size;
-            dmabuf.pss += b.size;
-        }
-    }
-    let proportional = processes.iter().map(|p| p.proportional).sum();
-    GpuReport { processes, totals: totals.into_values().collect(), dmabuf, proportional, notes }
-}
-
-/// The GPU part of `show` for a set of processes: per (device, driver,
-/// region) the clients of the shown processes counted once among them,
-/// with each one's machine-wide proportional share; the dma-bufs they
-/// hold, each once, with their machine-wide PSS; and their reclaimable
-/// bytes. `None` when the shown processes have no GPU memory.
-#[derive(Debug, Clone, Serialize)]
-pub struct GpuShow {
-    pub entries: Vec<GpuEntry>,
-    pub dmabuf: DmaBufShare,
-    pub reclaimable: Option<u64>,
-    pub mapped: Option<u64>,
-    pub notes: Vec<String>,
-}
-
-pub fn show_view(inputs: &[GpuInput], shown: &dyn Fn(u32) -> bool) -> Option<GpuShow> {
-    let wide = build(inputs, shown);
-    if wide.processes.is_empty() {
-        return None;
-    }
-    let mine: Vec<GpuInput> = inputs.iter().filter(|i| shown(i.pid)).cloned().collect();
-    let local = build(&mine, &|_| true);
-    let mut entries = local.totals;
-    for e in &mut entries {
-        e.proportional = sum_opt(
-            wide.processes
-                .iter()
-                .flat_map(|p| p.gpu.iter())
-                .filter(|w| (&w.device, &w.driver, &w.region) == (&e.device, &e.driver, &e.region))
-                .map(|w| w.proportional),
-        );
-    }
-    let dmabuf = DmaBufShare {
-        count: local.dmabuf.count,
-        size: local.dmabuf.size,
-        pss: wide.processes.iter().map(|p| p.dmabuf.pss).sum(),
-    };
-    let reclaimable = sum_opt(
-        [
-            sum_opt(mine.iter().map(|i| i.gpu.lazy_free)),
-            sum_opt(entries.iter().map(|e| e.memory.purgeable)),
-        ]
-        .into_iter(),
-    );
-    Some(GpuShow {
-        entries,
-        dmabuf,
-        // Each client's purgeable bytes once, however many shown processes hold it.
-        reclaimable,
-        mapped: sum_opt(wide.processes.iter().map(|p| p.mapped)),
-        notes: wide.notes,
-    })
-}
-
-fn client_key(pid: u32, c: &crate::model::gpu::DrmClient) -> ClientKey {
+pub(crate) fn client_key(pid: u32, c: &crate::model::gpu::DrmClient) -> ClientKey {
     let id = match c.client_id {
         Some(id) => ClientId::Id(id),
         None => ClientId::Fd(pid, c.fd),
@@ -380,7 +162,7 @@ fn client_key(pid: u32, c: &crate::model::gpu::DrmClient) -> ClientKey {
     (c.device().to_string(), id)
 }
 
-fn new_entry(c: &crate::model::gpu::DrmClient, region: &str) -> GpuEntry {
+pub(crate) fn new_entry(c: &crate::model::gpu::DrmClient, region: &str) -> GpuEntry {
     GpuEntry {
         device: c.device().to_string(),
         pdev: c.pdev.clone(),
@@ -395,7 +177,7 @@ fn new_entry(c: &crate::model::gpu::DrmClient, region: &str) -> GpuEntry {
 }
 
 /// Σ of the known figures; `None` when none is known.
-fn sum_opt(it: impl Iterator<Item = Option<u64>>) -> Option<u64> {
+pub(crate) fn sum_opt(it: impl Iterator<Item = Option<u64>>) -> Option<u64> {
     it.flatten().fold(None, |acc, v| Some(acc.unwrap_or(0u64).saturating_add(v)))
 }
 

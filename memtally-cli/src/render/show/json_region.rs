@@ -1,0 +1,166 @@
+//! A region's JSON object written straight into the output buffer, with
+//! the key order of [`region_json`](super::json::region_json)'s map: the
+//! hot path of `show --format json` on a process with many mappings.
+
+use memtally_core::analyze::categorize;
+use memtally_core::model::sizes::KNOWN_KEYS;
+use memtally_core::model::Region;
+
+/// Which value of a region a JSON key takes.
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Start,
+    End,
+    Perms,
+    Offset,
+    Device,
+    Inode,
+    Path,
+    Category,
+    VmFlags,
+    Attribute(usize),
+    Known(usize),
+    Extra(usize),
+}
+
+/// The keys of a region's JSON object in print order, worked out once for
+/// each shape of region (which attributes and figures it has) and reused
+/// while the next region has the same shape, as nearly all do.
+#[derive(Default)]
+pub(super) struct RegionWriter {
+    attributes: Vec<String>,
+    extras: Vec<String>,
+    known: u64,
+    /// (`"key":` as JSON, field); `None` until the first region.
+    layout: Option<Vec<(Vec<u8>, Field)>>,
+}
+
+impl RegionWriter {
+    fn same_shape(&self, r: &Region, known: u64) -> bool {
+        self.layout.is_some()
+            && self.known == known
+            && self.attributes.len() == r.attributes.len()
+            && self.attributes.iter().zip(&r.attributes).all(|(a, (b, _))| a == b)
+            && self.extras.len() == r.sizes.extra.len()
+            && self.extras.iter().zip(&r.sizes.extra).all(|(a, (b, _))| a == b)
+    }
+
+    /// The key order `region_json`'s map gives: sorted, a later insert of
+    /// the same key replacing the earlier value.
+    fn relayout(&mut self, r: &Region, known: u64) -> std::io::Result<()> {
+        let mut keys: std::collections::BTreeMap<&str, Field> = std::collections::BTreeMap::new();
+        for (k, f) in [
+            ("start", Field::Start),
+            ("end", Field::End),
+            ("perms", Field::Perms),
+            ("offset", Field::Offset),
+            ("device", Field::Device),
+            ("inode", Field::Inode),
+            ("path", Field::Path),
+            ("category", Field::Category),
+            ("vm_flags", Field::VmFlags),
+        ] {
+            keys.insert(k, f);
+        }
+        for (i, (k, _)) in r.attributes.iter().enumerate() {
+            keys.insert(k, Field::Attribute(i));
+        }
+        for (i, k) in KNOWN_KEYS.iter().enumerate() {
+            if known & (1 << i) != 0 {
+                keys.insert(k.name, Field::Known(i));
+            }
+        }
+        for (i, (k, _)) in r.sizes.extra.iter().enumerate() {
+            keys.insert(k, Field::Extra(i));
+        }
+        let mut layout = Vec::with_capacity(keys.len());
+        for (k, f) in keys {
+            let mut key = Vec::with_capacity(k.len() + 3);
+            serde_json::to_writer(&mut key, k)?;
+            key.push(b':');
+            layout.push((key, f));
+        }
+        self.layout = Some(layout);
+        self.known = known;
+        self.attributes = r.attributes.iter().map(|(k, _)| k.clone()).collect();
+        self.extras = r.sizes.extra.iter().map(|(k, _)| k.clone()).collect();
+        Ok(())
+    }
+
+    pub(super) fn write(&mut self, r: &Region, w: &mut Vec<u8>) -> std::io::Result<()> {
+        let known_values = r.sizes.known();
+        let known =
+            known_values.iter().enumerate().fold(0, |m, (i, v)| m | ((v.is_some() as u64) << i));
+        if !self.same_shape(r, known) {
+            self.relayout(r, known)?;
+        }
+        let layout = self.layout.as_deref().unwrap_or_default();
+        w.push(b'{');
+        for (i, (key, field)) in layout.iter().enumerate() {
+            if i > 0 {
+                w.push(b',');
+            }
+            w.extend_from_slice(key);
+            match *field {
+                Field::Start => opt_u64(w, r.start),
+                Field::End => opt_u64(w, r.end),
+                Field::Offset => opt_u64(w, r.offset),
+                Field::Inode => opt_u64(w, r.inode),
+                Field::Perms => string(w, &r.perms)?,
+                Field::Device => opt_string(w, r.device.as_deref())?,
+                Field::Path => opt_string(w, r.path.as_deref())?,
+                Field::VmFlags => opt_string(w, r.vm_flags.as_deref())?,
+                Field::Category => string(w, categorize(r).key())?,
+                Field::Attribute(i) => string(w, &r.attributes[i].1)?,
+                Field::Known(i) => opt_u64(w, known_values[i]),
+                Field::Extra(i) => opt_u64(w, Some(r.sizes.extra[i].1)),
+            }
+        }
+        w.push(b'}');
+        Ok(())
+    }
+}
+
+fn opt_u64(w: &mut Vec<u8>, v: Option<u64>) {
+    match v {
+        Some(v) => {
+            // Decimal digits, as serde_json prints integers.
+            let mut digits = [0u8; 20];
+            let mut i = digits.len();
+            let mut v = v;
+            loop {
+                i -= 1;
+                digits[i] = b'0' + (v % 10) as u8;
+                v /= 10;
+                if v == 0 {
+                    break;
+                }
+            }
+            w.extend_from_slice(&digits[i..]);
+        }
+        None => w.extend_from_slice(b"null"),
+    }
+}
+
+fn string(w: &mut Vec<u8>, s: &str) -> std::io::Result<()> {
+    // Plain text (as nearly every path, permission and flag is) needs no
+    // escaping; anything else goes through serde_json's escaper.
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b < 0x7f) {
+        w.push(b'"');
+        w.extend_from_slice(s.as_bytes());
+        w.push(b'"');
+        Ok(())
+    } else {
+        serde_json::to_writer(&mut *w, s).map_err(std::io::Error::from)
+    }
+}
+
+fn opt_string(w: &mut Vec<u8>, s: Option<&str>) -> std::io::Result<()> {
+    match s {
+        Some(s) => string(w, s),
+        None => {
+            w.extend_from_slice(b"null");
+            Ok(())
+        }
+    }
+}

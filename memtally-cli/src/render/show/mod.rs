@@ -1,0 +1,121 @@
+//! Prints the `show` view: a table for people, JSON and CSV with exact
+//! bytes (docs/json.md), and one process's regions as they are read.
+
+mod csv;
+mod json;
+mod json_region;
+mod stream;
+mod table;
+
+use std::io::Write;
+
+use memtally_core::analyze::gpu::GpuShow;
+use memtally_core::analyze::show::Report;
+use memtally_core::model::{Process, SizeSource, Sizes};
+
+use crate::render::units::human_opt;
+use crate::render::Printer;
+
+pub use self::csv::csv;
+pub use json::json;
+pub use stream::RegionStream;
+pub use table::table;
+
+impl Printer for Report {
+    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        table(self, out)
+    }
+
+    fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        json(self, out)
+    }
+
+    fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        csv(self, false, out)
+    }
+}
+
+/// The size columns of `show`, dirty first: it is what the seed says matters.
+pub(crate) const COLUMNS: &[(&str, &str)] = &[
+    ("PRIV DIRTY", "private_dirty"),
+    ("SHR DIRTY", "shared_dirty"),
+    ("RSS", "rss"),
+    ("PSS", "pss"),
+    ("CLEAN", "clean"),
+    ("SWAP", "swap"),
+    ("VIRTUAL", "size"),
+];
+
+pub(crate) fn figures(sizes: &Sizes) -> Vec<String> {
+    COLUMNS.iter().map(|(_, f)| human_opt(sizes.figure(f))).collect()
+}
+
+/// The heading line: who, and where the figures came from.
+pub(crate) fn heading(processes: &[Process]) -> String {
+    match processes {
+        [p] => format!(
+            "pid {}  {}  (from {})\n",
+            p.pid,
+            crate::render::table::escape_controls(p.command()),
+            source_name(p)
+        ),
+        many => format!("{} processes\n", many.len()),
+    }
+}
+
+fn source_name(p: &Process) -> &'static str {
+    match p.source {
+        SizeSource::Smaps => "smaps",
+        SizeSource::SmapsRollup => "smaps_rollup",
+        SizeSource::Maps => "maps: virtual sizes only",
+        SizeSource::Status => "status: totals only",
+        SizeSource::Vmmap => "vmmap",
+    }
+}
+
+/// The GPU rows of the category table: one per device and region, then
+/// the dma-bufs (docs/gpu-json.md).
+pub(crate) fn gpu_rows(g: &GpuShow) -> Vec<(String, Sizes)> {
+    let mut rows: Vec<(String, Sizes)> = g
+        .entries
+        .iter()
+        .map(|e| {
+            let sizes = Sizes {
+                rss: e.memory.resident,
+                pss: e.proportional,
+                size: e.memory.total,
+                ..Default::default()
+            };
+            (format!("GPU {} {} {}", e.driver, e.device, e.region), sizes)
+        })
+        .collect();
+    if g.dmabuf.count > 0 {
+        let sizes =
+            Sizes { rss: Some(g.dmabuf.size), pss: Some(g.dmabuf.pss), ..Default::default() };
+        rows.push((format!("GPU dma-buf ({})", g.dmabuf.count), sizes));
+    }
+    rows
+}
+
+/// CSV columns: every row has the same ones, in bytes; an unknown figure
+/// is an empty cell.
+pub(crate) const CSV_FIGURES: &[&str] = &[
+    "size",
+    "rss",
+    "pss",
+    "shared_clean",
+    "shared_dirty",
+    "private_clean",
+    "private_dirty",
+    "swap",
+    "swap_pss",
+    "anonymous",
+    "locked",
+];
+
+pub(crate) fn csv_cell(v: Option<u64>) -> String {
+    v.map_or_else(String::new, |v| v.to_string())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,220 @@
+//! One process's regions printed as they are read (`--regions` tables and
+//! CSV, and the JSON document, whose regions come first), so memory stays
+//! bounded by one region however large the smaps.
+
+use std::io::Write;
+
+use serde_json::{json, Map, Value};
+
+use memtally_core::analyze::categorize;
+use memtally_core::analyze::show::Report;
+use memtally_core::model::{Process, Region};
+
+use super::json::json_doc;
+use super::json_region::RegionWriter;
+use super::{csv, csv_cell, figures, heading, table, COLUMNS, CSV_FIGURES};
+use crate::render::Format;
+
+/// Prints regions as they are read (`--regions` tables and CSV, and the
+/// JSON document, whose regions come first), so memory stays bounded by
+/// one region however large the smaps; [`RegionStream::finish`] prints
+/// what needs every region (totals, rows, notes).
+pub struct RegionStream {
+    kind: StreamKind,
+    started: bool,
+    first: bool,
+    buf: Vec<u8>,
+    writer: RegionWriter,
+    /// The terminal's width, asked once (tables are cut to it).
+    width: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StreamKind {
+    /// The single-process JSON document.
+    Json,
+    /// `--regions --format csv`.
+    Csv,
+    /// `--regions` table, fixed widths (like `pmap -X`).
+    Table,
+    /// Grouped table or CSV: nothing per region.
+    Grouped(Format),
+}
+
+/// Bytes gathered before a write to the output.
+const FLUSH_AT: usize = 128 * 1024;
+
+/// Column widths of the streamed regions table: wide enough for a
+/// 48-bit address and `1023.9M`; a longer figure just pushes the row.
+const ADDRESS_WIDTH: usize = 12;
+const FIGURE_WIDTH: usize = 10;
+const CATEGORY_WIDTH: usize = 14;
+
+impl RegionStream {
+    pub fn new(format: Format, regions: bool) -> RegionStream {
+        use Format;
+        let kind = match (format, regions) {
+            (Format::Json, _) => StreamKind::Json,
+            (Format::Csv, true) => StreamKind::Csv,
+            (Format::Table, true) => StreamKind::Table,
+            (f, false) => StreamKind::Grouped(f),
+        };
+        RegionStream {
+            kind,
+            started: false,
+            first: true,
+            buf: Vec::with_capacity(FLUSH_AT + 4096),
+            writer: RegionWriter::default(),
+            width: if kind == StreamKind::Table {
+                crate::render::table::terminal_width()
+            } else {
+                None
+            },
+        }
+    }
+
+    /// Prints one region of process `p`.
+    pub fn region(&mut self, p: &Process, r: &Region, out: &mut dyn Write) -> std::io::Result<()> {
+        if !self.started {
+            self.start(std::slice::from_ref(p))?;
+        }
+        match self.kind {
+            StreamKind::Json => {
+                if !self.first {
+                    self.buf.push(b',');
+                }
+                self.writer.write(r, &mut self.buf)?;
+            }
+            StreamKind::Csv => {
+                let mut rec = vec![
+                    p.pid.to_string(),
+                    csv_cell(r.start),
+                    csv_cell(r.end),
+                    r.perms.clone(),
+                    categorize(r).key().to_string(),
+                    r.path.clone().unwrap_or_default(),
+                ];
+                rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(r.sizes.figure(f))));
+                let mut w =
+                    ::csv::WriterBuilder::new().has_headers(false).from_writer(&mut self.buf);
+                w.write_record(&rec)?;
+                w.flush()?;
+            }
+            StreamKind::Table => {
+                let start = r.start.map_or_else(|| "-".into(), |s| format!("{s:012x}"));
+                let mut line = format!("{start:<ADDRESS_WIDTH$}  {:<5}", r.perms);
+                for cell in figures(&r.sizes) {
+                    line.push_str(&format!("{cell:>FIGURE_WIDTH$}"));
+                }
+                let category = categorize(r).key();
+                line.push_str(&format!("  {category:<CATEGORY_WIDTH$}  "));
+                line.push_str(r.path.as_deref().unwrap_or(""));
+                let line = crate::render::table::escape_controls(line.trim_end().to_string());
+                self.buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
+                self.buf.push(b'\n');
+            }
+            StreamKind::Grouped(_) => {}
+        }
+        self.first = false;
+        if self.buf.len() >= FLUSH_AT {
+            out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// What comes before the first region; called by the first
+    /// [`region`](Self::region) with its process when not called before.
+    pub fn start(&mut self, processes: &[Process]) -> std::io::Result<()> {
+        self.started = true;
+        match self.kind {
+            StreamKind::Json => {
+                let mut head = Map::new();
+                if let [p] = processes {
+                    head.insert("pid".into(), json!(p.pid));
+                    head.insert("comm".into(), json!(p.comm));
+                    head.insert("command".into(), json!(p.command()));
+                    head.insert("source".into(), json!(p.source));
+                }
+                let text = serde_json::to_string(&Value::Object(head))?;
+                // `{...}` without its closing brace, then the regions.
+                self.buf.extend_from_slice(&text.as_bytes()[..text.len() - 1]);
+                if text.len() > 2 {
+                    self.buf.push(b',');
+                }
+                self.buf.extend_from_slice(b"\"regions\":[");
+            }
+            StreamKind::Csv => {
+                let mut header = vec!["pid", "start", "end", "perms", "category", "path"];
+                header.extend(CSV_FIGURES);
+                let mut w = ::csv::Writer::from_writer(&mut self.buf);
+                w.write_record(&header)?;
+                w.flush()?;
+            }
+            StreamKind::Table => {
+                self.buf.extend_from_slice(heading(processes).as_bytes());
+                let mut line = format!("{:<ADDRESS_WIDTH$}  {:<5}", "ADDRESS", "PERMS");
+                for (h, _) in COLUMNS {
+                    line.push_str(&format!("{h:>FIGURE_WIDTH$}"));
+                }
+                line.push_str(&format!("  {:<CATEGORY_WIDTH$}  MAPPING", "CATEGORY"));
+                self.buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
+                self.buf.push(b'\n');
+            }
+            StreamKind::Grouped(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Prints what needs every region, and flushes.
+    pub fn finish(mut self, report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+        if !self.started {
+            self.start(&report.processes)?;
+        }
+        match self.kind {
+            StreamKind::Json => {
+                self.buf.push(b']');
+                for (k, v) in json_doc(report) {
+                    if matches!(k.as_str(), "pid" | "comm" | "command" | "source") {
+                        continue;
+                    }
+                    self.buf.push(b',');
+                    serde_json::to_writer(&mut self.buf, &k)?;
+                    self.buf.push(b':');
+                    serde_json::to_writer(&mut self.buf, &v)?;
+                }
+                self.buf.extend_from_slice(b"}\n");
+            }
+            StreamKind::Csv => {}
+            StreamKind::Table => {
+                let mut line = format!("{:<ADDRESS_WIDTH$}  {:<5}", "total", "");
+                for cell in figures(&report.totals) {
+                    line.push_str(&format!("{cell:>FIGURE_WIDTH$}"));
+                }
+                line.push_str(&format!("  {} regions", report.region_count));
+                self.buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
+                self.buf.push(b'\n');
+                for note in &report.notes {
+                    self.buf.extend_from_slice(format!("note: {note}\n").as_bytes());
+                }
+            }
+            StreamKind::Grouped(Format::Csv) => {
+                out.write_all(&self.buf)?;
+                return csv(report, false, out);
+            }
+            StreamKind::Grouped(_) => {
+                out.write_all(&self.buf)?;
+                return table(report, out);
+            }
+        }
+        out.write_all(&self.buf)
+    }
+}
+
+/// Cuts a line to `width` (the terminal's, when stdout is one).
+fn fit_line(line: &str, width: Option<usize>) -> std::borrow::Cow<'_, str> {
+    match width {
+        Some(w) if line.chars().count() > w => line.chars().take(w).collect::<String>().into(),
+        _ => line.into(),
+    }
+}

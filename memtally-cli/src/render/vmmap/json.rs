@@ -1,0 +1,326 @@
+//! `memtally vmmap --format json` (docs/vmmap-json.md), its regions
+//! printed as they are read; and the CSV rows of the same stream.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use memtally_core::analyze::vmmap::{CountMismatch, Footprint, Overcommit};
+use memtally_core::model::vmmap::{Diagnostics, Header, MallocZoneRow, SummaryRow};
+use memtally_core::model::{Region, Sizes};
+
+use super::VmmapView;
+
+#[derive(Serialize)]
+struct JsonRegion<'a> {
+    line: usize,
+    region_type: Option<&'a str>,
+    start: Option<u64>,
+    end: Option<u64>,
+    vsize: Option<u64>,
+    resident: Option<u64>,
+    dirty: Option<u64>,
+    swap: Option<u64>,
+    purge: &'static str,
+    share_mode: Option<&'a str>,
+    protection: &'a str,
+    max_protection: Option<&'a str>,
+    detail: Option<&'a str>,
+}
+
+fn json_region(line: usize, r: &Region) -> JsonRegion<'_> {
+    JsonRegion {
+        line,
+        region_type: r.region_type.as_deref(),
+        start: r.start,
+        end: r.end,
+        vsize: r.sizes.size,
+        resident: r.sizes.rss,
+        dirty: r.sizes.dirty,
+        swap: r.sizes.swap,
+        purge: r.purge.code(),
+        share_mode: r.share_mode.as_deref(),
+        protection: &r.perms,
+        max_protection: r.max_perms.as_deref(),
+        detail: r.path.as_deref(),
+    }
+}
+
+#[derive(Serialize)]
+struct JsonBreakdown<'a> {
+    region_type: &'a str,
+    purge: &'a str,
+    regions: u64,
+    vsize: Option<u64>,
+    resident: Option<u64>,
+    dirty: Option<u64>,
+    swap: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct JsonFootprint<'a> {
+    region_type: &'a str,
+    #[serde(flatten)]
+    footprint: &'a Footprint,
+}
+
+#[derive(Serialize)]
+struct JsonHistRow {
+    vsize: u64,
+    regions: u64,
+    n: u64,
+    v: u64,
+    e: u64,
+    unmarked: u64,
+    total_vsize: u64,
+}
+
+#[derive(Serialize)]
+struct JsonHistogram<'a> {
+    region_type: &'a str,
+    exact: Vec<JsonHistRow>,
+    pow2: Vec<JsonHistRow>,
+}
+
+#[derive(Serialize)]
+struct JsonMalloc<'a> {
+    columns: &'a [String],
+    rows: &'a [MallocZoneRow],
+}
+
+#[derive(Serialize)]
+struct JsonWarnings<'a> {
+    overcommit_regions: u64,
+    overcommit_samples: &'a [Overcommit],
+    count_mismatches: &'a [CountMismatch],
+}
+
+#[derive(Serialize)]
+struct JsonGroup<'a> {
+    key: &'a str,
+    groups: Vec<JsonGroupRow<'a>>,
+}
+
+/// A group as vmmap JSON has always written it: sizes in their own object.
+#[derive(Serialize)]
+struct JsonGroupRow<'a> {
+    key: &'a str,
+    regions: usize,
+    sizes: &'a Sizes,
+}
+
+#[derive(Serialize)]
+struct JsonDoc<'a> {
+    source: &'a str,
+    types: &'a [String],
+    partial: bool,
+    header: &'a Header,
+    regions_read: u64,
+    regions_selected: u64,
+    regions: Vec<JsonRegion<'a>>,
+    summary_columns: &'a [String],
+    summary: Vec<&'a SummaryRow>,
+    summary_totals: &'a [SummaryRow],
+    malloc_zones: JsonMalloc<'a>,
+    breakdown: Vec<JsonBreakdown<'a>>,
+    footprint: Vec<JsonFootprint<'a>>,
+    histograms: Vec<JsonHistogram<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    grouped: Option<JsonGroup<'a>>,
+    warnings: JsonWarnings<'a>,
+    unparsed: &'a Diagnostics,
+}
+
+/// Prints selected regions as they are parsed, for JSON (the document's
+/// `regions` come first) and CSV, so memory stays flat however long the
+/// report; [`finish`](VmmapStream::finish) prints the rest.
+pub struct VmmapStream {
+    json: bool,
+    started: bool,
+    first: bool,
+    buf: Vec<u8>,
+}
+
+/// Bytes gathered before a write to the output.
+const FLUSH_AT: usize = 128 * 1024;
+
+/// The CSV columns, one row per selected region.
+const CSV_HEADER: [&str; 13] = [
+    "line",
+    "region_type",
+    "start",
+    "end",
+    "vsize",
+    "resident",
+    "dirty",
+    "swap",
+    "purge",
+    "share_mode",
+    "protection",
+    "max_protection",
+    "detail",
+];
+
+impl VmmapStream {
+    /// For `--format json` (`json`) or `--format csv`.
+    pub fn new(json: bool) -> VmmapStream {
+        VmmapStream { json, started: false, first: true, buf: Vec::with_capacity(FLUSH_AT + 4096) }
+    }
+
+    fn start(&mut self) -> io::Result<()> {
+        self.started = true;
+        if self.json {
+            self.buf.extend_from_slice(b"{\"regions\":[");
+        } else {
+            let mut w = csv::Writer::from_writer(&mut self.buf);
+            w.write_record(CSV_HEADER)?;
+            w.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Prints one selected region, read on input line `line`.
+    pub fn region(&mut self, line: usize, g: &Region, out: &mut dyn Write) -> io::Result<()> {
+        if !self.started {
+            self.start()?;
+        }
+        if self.json {
+            if !self.first {
+                self.buf.push(b',');
+            }
+            serde_json::to_writer(&mut self.buf, &json_region(line, g))
+                .map_err(io::Error::other)?;
+        } else {
+            let o = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
+            let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(&mut self.buf);
+            w.write_record([
+                line.to_string(),
+                g.region_type.clone().unwrap_or_default(),
+                o(g.start),
+                o(g.end),
+                o(g.sizes.size),
+                o(g.sizes.rss),
+                o(g.sizes.dirty),
+                o(g.sizes.swap),
+                g.purge.code().to_string(),
+                g.share_mode.clone().unwrap_or_default(),
+                g.perms.clone(),
+                g.max_perms.clone().unwrap_or_default(),
+                g.path.clone().unwrap_or_default(),
+            ])?;
+            w.flush()?;
+        }
+        self.first = false;
+        if self.buf.len() >= FLUSH_AT {
+            out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Prints the rest: for JSON every key but `regions`, from the report.
+    pub fn finish(mut self, r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+        if !self.started {
+            self.start()?;
+        }
+        if self.json {
+            self.buf.push(b']');
+            let doc = json_doc(r);
+            let value = serde_json::to_value(&doc).map_err(io::Error::other)?;
+            if let serde_json::Value::Object(map) = value {
+                for (k, v) in map {
+                    if k == "regions" {
+                        continue;
+                    }
+                    self.buf.push(b',');
+                    serde_json::to_writer(&mut self.buf, &k).map_err(io::Error::other)?;
+                    self.buf.push(b':');
+                    serde_json::to_writer(&mut self.buf, &v).map_err(io::Error::other)?;
+                }
+            }
+            self.buf.extend_from_slice(b"}\n");
+        }
+        out.write_all(&self.buf)
+    }
+}
+
+/// One JSON document (docs/vmmap-json.md), with the report's regions.
+pub(super) fn json(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, &json_doc(r)).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+fn json_doc<'a>(r: &'a VmmapView<'a>) -> JsonDoc<'a> {
+    let t = &r.report.tally;
+    JsonDoc {
+        source: &r.report.source,
+        types: t.filter.types(),
+        partial: r.report.partial(),
+        header: &r.report.doc.header,
+        regions_read: t.regions_read,
+        regions_selected: t.selected,
+        regions: r.report.regions.iter().map(|(l, g)| json_region(*l, g)).collect(),
+        summary_columns: &r.report.doc.summary_columns,
+        summary: r.selected_summary().collect(),
+        summary_totals: &r.report.doc.summary_totals,
+        malloc_zones: JsonMalloc {
+            columns: &r.report.doc.malloc_zone_columns,
+            rows: &r.report.doc.malloc_zones,
+        },
+        breakdown: t
+            .breakdown
+            .iter()
+            .map(|((rt, p), b)| JsonBreakdown {
+                region_type: rt,
+                purge: p,
+                regions: b.regions,
+                vsize: b.sizes.size,
+                resident: b.sizes.rss,
+                dirty: b.sizes.dirty,
+                swap: b.sizes.swap,
+            })
+            .collect(),
+        footprint: t
+            .footprint
+            .iter()
+            .map(|(k, f)| JsonFootprint { region_type: k, footprint: f })
+            .collect(),
+        histograms: t
+            .exact
+            .iter()
+            .map(|(k, ex)| JsonHistogram {
+                region_type: k,
+                exact: ex
+                    .iter()
+                    .map(|(s, p)| hist_row(*s, p, s.saturating_mul(p.iter().sum())))
+                    .collect(),
+                pow2: t.pow2[k].iter().map(|(s, (p, bytes))| hist_row(*s, p, *bytes)).collect(),
+            })
+            .collect(),
+        grouped: r.report.groups.as_ref().map(|(k, g)| JsonGroup {
+            key: k,
+            groups: g
+                .iter()
+                .map(|g| JsonGroupRow { key: &g.key, regions: g.regions, sizes: &g.sizes })
+                .collect(),
+        }),
+        warnings: JsonWarnings {
+            overcommit_regions: t.overcommits,
+            overcommit_samples: &t.overcommit_samples,
+            count_mismatches: &r.report.mismatches,
+        },
+        unparsed: &r.report.doc.diagnostics,
+    }
+}
+
+fn hist_row(vsize: u64, p: &[u64; 4], total: u64) -> JsonHistRow {
+    JsonHistRow {
+        vsize,
+        regions: p.iter().sum(),
+        n: p[0],
+        v: p[1],
+        e: p[2],
+        unmarked: p[3],
+        total_vsize: total,
+    }
+}

@@ -1,0 +1,62 @@
+//! Printers for `memtally vmmap`: tables for people, JSON and CSV with
+//! exact bytes (docs/vmmap-json.md), and the seed's three reports byte for
+//! byte (`--seed-view`).
+
+mod csv;
+mod json;
+mod seed;
+mod table;
+
+use std::io::{self, Write};
+
+use memtally_core::model::vmmap::SummaryRow;
+use memtally_core::model::Sizes;
+use memtally_core::usecase::vmmap::VmmapReport;
+
+use crate::render::units::human_opt;
+use crate::render::Printer;
+
+pub use json::VmmapStream;
+pub use seed::seed;
+
+/// A report and how to print it.
+#[derive(Debug)]
+pub struct VmmapView<'a> {
+    pub report: &'a VmmapReport,
+    /// Histograms in power-of-two buckets.
+    pub pow2: bool,
+    /// List the kept regions.
+    pub list_regions: bool,
+}
+
+impl VmmapView<'_> {
+    fn selected_summary(&self) -> impl Iterator<Item = &SummaryRow> {
+        let t = &self.report.tally;
+        self.report.doc.summary.iter().filter(|s| t.filter.matches(&s.region_type))
+    }
+}
+
+impl Printer for VmmapView<'_> {
+    fn table(&self, out: &mut dyn Write) -> io::Result<()> {
+        table::table(self, out)
+    }
+
+    fn json(&self, out: &mut dyn Write) -> io::Result<()> {
+        json::json(self, out)
+    }
+
+    fn csv(&self, out: &mut dyn Write) -> io::Result<()> {
+        csv::csv(self, out)
+    }
+}
+
+/// REGIONS, VSIZE, RESIDENT, DIRTY, SWAP cells.
+fn count_and_sizes(regions: u64, s: &Sizes) -> [String; 5] {
+    [
+        regions.to_string(),
+        human_opt(s.size),
+        human_opt(s.rss),
+        human_opt(s.dirty),
+        human_opt(s.swap),
+    ]
+}

@@ -1,0 +1,197 @@
+//! Prints `watch`: a line per sample with its change, and at the end the
+//! growth rate of every series (least squares) with a verdict.
+
+use std::io::Write;
+
+use serde_json::json;
+
+use memtally_core::analyze::trend::{trends, Sample, SeriesKey, Trend};
+use memtally_core::model::Sizes;
+
+use crate::render::table::{Align, Table};
+use crate::render::units::{human_opt, human_signed};
+use crate::render::Printer;
+
+fn total_of(s: &Sample) -> Option<&Sizes> {
+    s.get(&("total".to_string(), "total".to_string())).map(|(_, s)| s)
+}
+
+/// One sample's line: the totals and their change since `before`.
+pub fn live_line(
+    t: f64,
+    now: &Sample,
+    before: Option<&Sample>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let Some(cur) = total_of(now) else { return Ok(()) };
+    let prev = before.and_then(total_of);
+    let change = |f: &str| match (prev.and_then(|p| p.figure(f)), cur.figure(f)) {
+        (Some(a), Some(b)) => format!(" ({})", human_signed(b as i128 - a as i128)),
+        _ => String::new(),
+    };
+    let procs = now.keys().filter(|(s, _)| s == "process").count();
+    writeln!(
+        out,
+        "[{t:7.1}s] PSS {}{}  dirty {}{}  RSS {}{}  swap {}  {procs} processes",
+        human_opt(cur.pss),
+        change("pss"),
+        human_opt(cur.dirty()),
+        change("dirty"),
+        human_opt(cur.rss),
+        change("rss"),
+        human_opt(cur.swap_pss),
+    )
+}
+
+fn rate(v: f64) -> String {
+    format!("{}/s", human_signed(v.round() as i128))
+}
+
+/// The samples of one watch, (seconds since the first, sample).
+pub struct Summary<'a> {
+    pub series: &'a [(f64, Sample)],
+}
+
+impl Summary<'_> {
+    fn span(&self) -> f64 {
+        self.series.last().map_or(0.0, |s| s.0) - self.series.first().map_or(0.0, |s| s.0)
+    }
+}
+
+impl Printer for Summary<'_> {
+    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        summary(self.series, out)
+    }
+
+    /// Every series' rates in bytes per second.
+    fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let pss = trends(self.series, "pss");
+        let dirty = trends(self.series, "dirty");
+        let rows: Vec<serde_json::Value> = pss
+            .iter()
+            .map(|(k, (label, t))| {
+                let d = dirty.get(k).map(|(_, t)| t);
+                json!({
+                    "scope": k.0,
+                    "key": k.1,
+                    "label": label,
+                    "pss_rate": t.slope,
+                    "pss_r2": t.r2,
+                    "dirty_rate": d.map(|t| t.slope),
+                    "dirty_r2": d.map(|t| t.r2),
+                    "samples": t.samples,
+                    "steady_growth": t.grows_steadily(),
+                })
+            })
+            .collect();
+        let doc = json!({ "samples": self.series.len(), "seconds": self.span(), "trends": rows });
+        crate::render::json_line(out, &doc)
+    }
+
+    /// One row per series: its rates in bytes per second.
+    fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let pss = trends(self.series, "pss");
+        let dirty = trends(self.series, "dirty");
+        let mut w = csv::Writer::from_writer(out);
+        w.write_record([
+            "scope",
+            "key",
+            "label",
+            "pss_rate",
+            "pss_r2",
+            "dirty_rate",
+            "dirty_r2",
+            "samples",
+            "steady_growth",
+        ])?;
+        for (k, (label, t)) in &pss {
+            let d = dirty.get(k).map(|(_, t)| t);
+            w.write_record([
+                k.0.clone(),
+                k.1.clone(),
+                label.clone(),
+                t.slope.to_string(),
+                t.r2.to_string(),
+                d.map_or(String::new(), |t| t.slope.to_string()),
+                d.map_or(String::new(), |t| t.r2.to_string()),
+                t.samples.to_string(),
+                t.grows_steadily().to_string(),
+            ])?;
+        }
+        w.flush()
+    }
+}
+
+fn summary(series: &[(f64, Sample)], out: &mut dyn Write) -> std::io::Result<()> {
+    if series.len() < 2 {
+        return writeln!(out, "(one sample: no growth rate; use --count 2 or more)");
+    }
+    let pss = trends(series, "pss");
+    let dirty = trends(series, "dirty");
+    let mut rows: Vec<(&SeriesKey, &(String, Trend))> = pss.iter().collect();
+    rows.sort_by(|a, b| {
+        let order = |s: &str| match s {
+            "total" => 0,
+            "category" => 1,
+            _ => 2,
+        };
+        order(&a.0 .0).cmp(&order(&b.0 .0)).then(b.1 .1.slope.abs().total_cmp(&a.1 .1.slope.abs()))
+    });
+    writeln!(out)?;
+    let span = series.last().map_or(0.0, |s| s.0) - series[0].0;
+    writeln!(out, "growth over {span:.1}s, {} samples (least-squares fit):", series.len())?;
+    let mut t = Table::new(&[
+        ("SCOPE", Align::Left),
+        ("KEY", Align::Left),
+        ("PSS RATE", Align::Right),
+        ("DIRTY RATE", Align::Right),
+        ("R²", Align::Right),
+        ("", Align::Left),
+    ]);
+    let mut shown_processes = 0;
+    for (key, (label, trend)) in &rows {
+        if key.0 == "process" {
+            shown_processes += 1;
+            if shown_processes > 10 {
+                continue;
+            }
+        }
+        let d = dirty.get(*key).map_or("-".into(), |(_, t)| rate(t.slope));
+        let key_cell = if key.0 == "category" { label.clone() } else { key.1.clone() };
+        let label_cell = if key.0 == "process" { label.clone() } else { String::new() };
+        t.row(vec![
+            key.0.clone(),
+            key_cell,
+            rate(trend.slope),
+            d,
+            format!("{:.2}", trend.r2),
+            label_cell,
+        ]);
+    }
+    t.fit(crate::render::table::terminal_width());
+    out.write_all(t.render().as_bytes())?;
+    let growing: Vec<_> =
+        rows.iter().filter(|(k, (_, tr))| k.0 == "process" && tr.grows_steadily()).collect();
+    match growing.first() {
+        Some((k, (label, tr))) => writeln!(
+            out,
+            "verdict: memory grows steadily in {} process{}: pid {} grows {} (r² {:.2}), {}",
+            growing.len(),
+            if growing.len() == 1 { "" } else { "es" },
+            k.1,
+            rate(tr.slope),
+            tr.r2,
+            label
+        ),
+        None => match pss.get(&("total".to_string(), "total".to_string())) {
+            Some((_, tr)) if tr.grows_steadily() => {
+                writeln!(
+                    out,
+                    "verdict: the total grows steadily ({}), spread over processes",
+                    rate(tr.slope)
+                )
+            }
+            _ => writeln!(out, "verdict: no steady growth"),
+        },
+    }
+}

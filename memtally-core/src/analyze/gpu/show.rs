@@ -1,0 +1,59 @@
+//! The GPU rows of `show`: the shown processes' clients and buffers,
+//! each once, with their machine-wide shares.
+
+use serde::Serialize;
+
+use super::{build, sum_opt, DmaBufShare, GpuEntry, GpuInput};
+
+/// The GPU part of `show` for a set of processes: per (device, driver,
+/// region) the clients of the shown processes counted once among them,
+/// with each one's machine-wide proportional share; the dma-bufs they
+/// hold, each once, with their machine-wide PSS; and their reclaimable
+/// bytes. `None` when the shown processes have no GPU memory.
+#[derive(Debug, Clone, Serialize)]
+pub struct GpuShow {
+    pub entries: Vec<GpuEntry>,
+    pub dmabuf: DmaBufShare,
+    pub reclaimable: Option<u64>,
+    pub mapped: Option<u64>,
+    pub notes: Vec<String>,
+}
+
+pub fn show_view(inputs: &[GpuInput], shown: &dyn Fn(u32) -> bool) -> Option<GpuShow> {
+    let wide = build(inputs, shown);
+    if wide.processes.is_empty() {
+        return None;
+    }
+    let mine: Vec<GpuInput> = inputs.iter().filter(|i| shown(i.pid)).cloned().collect();
+    let local = build(&mine, &|_| true);
+    let mut entries = local.totals;
+    for e in &mut entries {
+        e.proportional = sum_opt(
+            wide.processes
+                .iter()
+                .flat_map(|p| p.gpu.iter())
+                .filter(|w| (&w.device, &w.driver, &w.region) == (&e.device, &e.driver, &e.region))
+                .map(|w| w.proportional),
+        );
+    }
+    let dmabuf = DmaBufShare {
+        count: local.dmabuf.count,
+        size: local.dmabuf.size,
+        pss: wide.processes.iter().map(|p| p.dmabuf.pss).sum(),
+    };
+    let reclaimable = sum_opt(
+        [
+            sum_opt(mine.iter().map(|i| i.gpu.lazy_free)),
+            sum_opt(entries.iter().map(|e| e.memory.purgeable)),
+        ]
+        .into_iter(),
+    );
+    Some(GpuShow {
+        entries,
+        dmabuf,
+        // Each client's purgeable bytes once, however many shown processes hold it.
+        reclaimable,
+        mapped: sum_opt(wide.processes.iter().map(|p| p.mapped)),
+        notes: wide.notes,
+    })
+}

@@ -1,0 +1,249 @@
+//! vmmap analyses, fed one line at a time so memory stays flat: the
+//! (region type, purge state) breakdown, histograms by virtual size (exact
+//! and power-of-two buckets), a footprint line per type, dirty + swap above
+//! virtual size warnings, and the summary-table-versus-regions count check.
+//! [`SeedView`] reproduces the seed's three reports from memtally's parse.
+
+mod seed_view;
+mod tally;
+
+pub use seed_view::{SeedSummary, SeedView, SEED_DEFAULT_TYPES};
+pub use tally::{Fnv, Tally};
+
+use serde::Serialize;
+
+use crate::model::vmmap::VRegion;
+use crate::model::{Named, Purge, Region, Sizes};
+
+/// What `vmmap --by` groups the selected regions by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VmmapBy {
+    /// The REGION TYPE column.
+    Type,
+    /// Purge state: N, V, E or -.
+    Purge,
+    /// The region detail (path, zone, thread).
+    Detail,
+    /// The SM= share mode.
+    ShareMode,
+}
+
+impl Named for VmmapBy {
+    const ALL: &'static [VmmapBy] =
+        &[VmmapBy::Type, VmmapBy::Purge, VmmapBy::Detail, VmmapBy::ShareMode];
+
+    fn name(self) -> &'static str {
+        match self {
+            VmmapBy::Type => "type",
+            VmmapBy::Purge => "purge",
+            VmmapBy::Detail => "detail",
+            VmmapBy::ShareMode => "share-mode",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            VmmapBy::Type => "the REGION TYPE column",
+            VmmapBy::Purge => "purge state: N, V, E or -",
+            VmmapBy::Detail => "the region detail (path, zone, thread)",
+            VmmapBy::ShareMode => "the SM= share mode",
+        }
+    }
+}
+
+impl VmmapBy {
+    /// The key of a region under this grouping.
+    pub fn key(self, r: &Region) -> String {
+        match self {
+            VmmapBy::Type => r.region_type.clone().unwrap_or_default(),
+            VmmapBy::Purge => r.purge.label().to_string(),
+            VmmapBy::Detail => r.path.clone().unwrap_or_else(|| "(none)".into()),
+            VmmapBy::ShareMode => r.share_mode.clone().unwrap_or_else(|| "(none)".into()),
+        }
+    }
+}
+
+/// Index of a purge state in `[N, V, E, -]` arrays.
+pub fn purge_index(p: Purge) -> usize {
+    match p {
+        Purge::NonVolatile => 0,
+        Purge::Volatile => 1,
+        Purge::Empty => 2,
+        Purge::Unmarked => 3,
+    }
+}
+
+/// Selects region types by substring, as the seed's `--types` does; no
+/// types selects every type.
+#[derive(Debug, Clone, Default)]
+pub struct TypeFilter {
+    types: Vec<String>,
+}
+
+impl TypeFilter {
+    pub fn new(types: Vec<String>) -> TypeFilter {
+        TypeFilter { types }
+    }
+
+    pub fn matches(&self, region_type: &str) -> bool {
+        self.types.is_empty() || self.types.iter().any(|t| region_type.contains(t.as_str()))
+    }
+
+    pub fn types(&self) -> &[String] {
+        &self.types
+    }
+}
+
+/// A sum of regions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Bucket {
+    pub regions: u64,
+    pub sizes: Sizes,
+}
+
+/// Dirty + swapped per type, and the part that purgeable state makes reclaimable.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Footprint {
+    pub regions: u64,
+    /// Dirty + swap; `None` when the input has no dirty or swap figures.
+    pub footprint: Option<u64>,
+    /// Footprint of regions marked volatile (`V`) or empty (`E`).
+    pub reclaimable: Option<u64>,
+    pub volatile_vsize: u64,
+    pub empty_vsize: u64,
+    pub nonvol_vsize: u64,
+}
+
+/// A region whose dirty + swap exceeds its virtual size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Overcommit {
+    pub line: usize,
+    pub region_type: String,
+    pub start: Option<u64>,
+    pub vsize: u64,
+    pub dirty: u64,
+    pub swap: u64,
+}
+
+/// A type whose region-line count differs from its summary-table COUNT.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CountMismatch {
+    pub region_type: String,
+    pub summary_count: u64,
+    pub region_lines: u64,
+}
+
+/// Histogram counts per `[N, V, E, -]`.
+pub type PurgeCounts = [u64; 4];
+
+/// dirty + swap, when either is known.
+pub fn footprint_of(r: &VRegion) -> Option<u64> {
+    match (r.dirty, r.swap) {
+        (None, None) => None,
+        (d, s) => Some(d.unwrap_or(0).saturating_add(s.unwrap_or(0))),
+    }
+}
+
+/// The smallest power of two at or above `v` (0 for 0).
+pub fn pow2_bucket(v: u64) -> u64 {
+    if v == 0 {
+        0
+    } else {
+        v.checked_next_power_of_two().unwrap_or(1 << 63)
+    }
+}
+
+pub(crate) fn opt_add(slot: &mut Option<u64>, v: Option<u64>) {
+    if let Some(v) = v {
+        *slot = Some(slot.unwrap_or(0).saturating_add(v));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::vmmap::Record;
+    use crate::source::vmmap::{parse, ParseOptions};
+
+    const SAMPLE: &str = "\
+REGION TYPE                    START - END         [ VSIZE  RSDNT  DIRTY   SWAP] PRT/MAX SHRMOD PURGE    REGION DETAIL
+IOSurface                   100000000-100010000    [   64K    64K    64K     0K] rw-/rw- SM=SHM PURGE=V
+IOSurface                   100010000-100020000    [   64K    16K    16K    64K] rw-/rw- SM=SHM PURGE=N
+IOSurface                   100020000-100028000    [   32K     0K     0K     0K] rw-/rw- SM=SHM
+IOAccelerator               100028000-100030000    [   32K    32K    32K     0K] rw-/rw- SM=SHM PURGE=E
+MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K] rw-/rwx SM=PRV
+";
+
+    fn tally(types: &[&str]) -> Tally {
+        let mut t = Tally::new(TypeFilter::new(types.iter().map(|s| s.to_string()).collect()));
+        parse(SAMPLE.as_bytes(), ParseOptions::default(), |n, _, rec| {
+            if let Some(Record::Region(r)) = rec {
+                t.add(n, r);
+            }
+        })
+        .unwrap();
+        t.finish();
+        t
+    }
+
+    #[test]
+    fn breakdown_and_footprint_by_type_and_purge() {
+        let t = tally(&["IOSurface", "IOAccelerator"]);
+        assert_eq!(t.regions_read, 5);
+        assert_eq!(t.selected, 4);
+        let v = &t.breakdown[&("IOSurface".to_string(), "V")];
+        assert_eq!((v.regions, v.sizes.size, v.sizes.dirty), (1, Some(65536), Some(65536)));
+        let f = &t.footprint["IOSurface"];
+        assert_eq!(f.footprint, Some(65536 + 16384 + 65536));
+        assert_eq!(f.reclaimable, Some(65536));
+        assert_eq!(f.volatile_vsize, 65536);
+        assert_eq!(t.footprint["IOAccelerator"].reclaimable, Some(32768));
+        // 16K dirty + 64K swap over a 64K region.
+        assert_eq!(t.overcommits, 1);
+        assert_eq!(t.overcommit_samples[0].line, 3);
+        assert_eq!(t.exact["IOSurface"][&65536], [1, 1, 0, 0]);
+        assert_eq!(t.pow2["IOSurface"][&32768].0, [0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn no_types_selects_every_type() {
+        let t = tally(&[]);
+        assert_eq!(t.selected, 5);
+        assert!(t.by_type.contains_key("MALLOC_TINY"));
+    }
+
+    #[test]
+    fn pow2_buckets_round_up() {
+        assert_eq!(pow2_bucket(0), 0);
+        assert_eq!(pow2_bucket(1), 1);
+        assert_eq!(pow2_bucket(16384), 16384);
+        assert_eq!(pow2_bucket(16385), 32768);
+        assert_eq!(pow2_bucket(u64::MAX), 1 << 63);
+    }
+
+    #[test]
+    fn seed_view_skips_inactive_unmarked_regions() {
+        let mut s = SeedView::new(Vec::new());
+        parse(SAMPLE.as_bytes(), ParseOptions::default(), |n, raw, rec| s.line(n, raw, rec))
+            .unwrap();
+        assert!(s.mismatches.is_empty(), "{:?}", s.mismatches);
+        // The 32K unmarked IOSurface with nothing resident is dropped.
+        assert_eq!(s.entries, 3);
+        assert_eq!(s.breakdown[&("IOSurface".to_string(), "N")], [1, 65536, 16384 + 65536, 16384]);
+    }
+
+    #[test]
+    fn seed_view_reports_lines_memtally_read_differently() {
+        let line = "IOSurface  100000000-100010000 [ 64K 64K 64K 0K] rw-/rw- SM=SHM PURGE=V";
+        let mut s = SeedView::new(Vec::new());
+        s.line(7, line, None);
+        assert_eq!(s.mismatches, vec!["line 7: the seed reads a region here; memtally did not"]);
+        let mut s = SeedView::new(Vec::new());
+        let mut p = crate::source::vmmap::Parser::new(ParseOptions::default());
+        let rec = p.line(1, line);
+        let Some(Record::Region(mut r)) = rec else { panic!("not a region") };
+        r.purge = Purge::Empty;
+        s.line(1, line, Some(&Record::Region(r)));
+        assert_eq!(s.mismatches, vec!["line 1: purge E, the seed reads V"]);
+    }
+}

@@ -1,0 +1,335 @@
+//! The streaming analyses over the selected regions of a vmmap report.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::{
+    footprint_of, opt_add, pow2_bucket, purge_index, Bucket, CountMismatch, Footprint, Overcommit,
+    PurgeCounts, TypeFilter,
+};
+use crate::model::vmmap::{Document, RegionSink, VRegion, MAX_SAMPLES};
+use crate::model::{Purge, Sizes};
+
+/// Running sums of one (type, purge) cell.
+#[derive(Debug, Clone, Copy, Default)]
+struct Acc {
+    regions: u64,
+    vsize: Option<u64>,
+    resident: Option<u64>,
+    dirty: Option<u64>,
+    swap: Option<u64>,
+}
+
+impl Acc {
+    fn add(&mut self, r: &VRegion) {
+        self.regions += 1;
+        opt_add(&mut self.vsize, r.vsize);
+        opt_add(&mut self.resident, r.resident);
+        opt_add(&mut self.dirty, r.dirty);
+        opt_add(&mut self.swap, r.swap);
+    }
+
+    fn bucket(&self) -> Bucket {
+        Bucket {
+            regions: self.regions,
+            sizes: Sizes {
+                size: self.vsize,
+                rss: self.resident,
+                dirty: self.dirty,
+                swap: self.swap,
+                ..Default::default()
+            },
+        }
+    }
+}
+
+/// FNV-1a: region type names are short and few; SipHash's defence against
+/// chosen keys is not needed for a table of them.
+#[derive(Debug, Clone, Copy)]
+pub struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+type FnvMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+
+/// Everything kept per region type while reading.
+#[derive(Debug, Clone, Default)]
+struct TypeStats {
+    name: String,
+    lines: u64,
+    selected: bool,
+    by_purge: [Acc; 4],
+    exact: BTreeMap<u64, PurgeCounts>,
+    /// Indexed by bit length of the bucket (0 for vsize 0).
+    pow2: Vec<(PurgeCounts, u64)>,
+    footprint: Footprint,
+}
+
+/// The streaming analyses over the selected regions. Feed regions with
+/// [`Tally::add`], then call [`Tally::finish`] to fill the public maps.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    pub filter: TypeFilter,
+    index: FnvMap<String, usize>,
+    stats: Vec<TypeStats>,
+    /// The type of the previous region: consecutive lines often share it.
+    last: Option<usize>,
+    /// Regions read, of every type.
+    pub regions_read: u64,
+    /// Regions of the selected types.
+    pub selected: u64,
+    /// By (region type, purge code), sorted as the seed sorts.
+    pub breakdown: BTreeMap<(String, &'static str), Bucket>,
+    pub by_type: BTreeMap<String, Bucket>,
+    /// Per type: exact virtual size -> counts per purge state.
+    pub exact: BTreeMap<String, BTreeMap<u64, PurgeCounts>>,
+    /// Per type: power-of-two bucket (smallest 2^k >= vsize) -> counts, bytes.
+    pub pow2: BTreeMap<String, BTreeMap<u64, (PurgeCounts, u64)>>,
+    pub footprint: BTreeMap<String, Footprint>,
+    /// Region lines per type, every type (for the summary check).
+    pub lines_per_type: BTreeMap<String, u64>,
+    pub overcommits: u64,
+    pub overcommit_samples: Vec<Overcommit>,
+    pub total: Bucket,
+}
+
+impl Tally {
+    pub fn new(filter: TypeFilter) -> Tally {
+        Tally { filter, ..Default::default() }
+    }
+
+    /// Adds one region read from line `line`.
+    pub fn add(&mut self, line: usize, r: &VRegion) {
+        self.regions_read += 1;
+        let cached = self.last.filter(|&i| self.stats[i].name == r.region_type);
+        let i = match cached.or_else(|| self.index.get(r.region_type).copied()) {
+            Some(i) => i,
+            None => {
+                let i = self.stats.len();
+                self.stats.push(TypeStats {
+                    name: r.region_type.to_string(),
+                    selected: self.filter.matches(r.region_type),
+                    ..Default::default()
+                });
+                self.index.insert(r.region_type.to_string(), i);
+                i
+            }
+        };
+        self.last = Some(i);
+        let st = &mut self.stats[i];
+        st.lines += 1;
+        if !st.selected {
+            return;
+        }
+        self.selected += 1;
+        let vsize = r.vsize.unwrap_or(0);
+        let p = purge_index(r.purge);
+        st.by_purge[p].add(r);
+        st.exact.entry(vsize).or_default()[p] += 1;
+        if st.pow2.is_empty() {
+            st.pow2.resize(65, ([0; 4], 0));
+        }
+        let bucket = pow2_bucket(vsize);
+        let b = &mut st.pow2[(64 - bucket.leading_zeros()) as usize];
+        b.0[p] += 1;
+        b.1 = b.1.saturating_add(vsize);
+        let fp = footprint_of(r);
+        let f = &mut st.footprint;
+        f.regions += 1;
+        opt_add(&mut f.footprint, fp);
+        match r.purge {
+            Purge::Volatile => f.volatile_vsize += vsize,
+            Purge::Empty => f.empty_vsize += vsize,
+            Purge::NonVolatile => f.nonvol_vsize += vsize,
+            Purge::Unmarked => {}
+        }
+        if matches!(r.purge, Purge::Volatile | Purge::Empty) {
+            opt_add(&mut f.reclaimable, fp);
+        } else if fp.is_some() && f.reclaimable.is_none() {
+            f.reclaimable = Some(0);
+        }
+        if let Some(fp) = fp {
+            if fp > vsize {
+                self.overcommits += 1;
+                if self.overcommit_samples.len() < MAX_SAMPLES {
+                    self.overcommit_samples.push(Overcommit {
+                        line,
+                        region_type: r.region_type.to_string(),
+                        start: r.start,
+                        vsize,
+                        dirty: r.dirty.unwrap_or(0),
+                        swap: r.swap.unwrap_or(0),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Fills the public maps from what was added.
+    pub fn finish(&mut self) {
+        let mut total = Acc::default();
+        for st in std::mem::take(&mut self.stats) {
+            self.lines_per_type.insert(st.name.clone(), st.lines);
+            if !st.selected {
+                continue;
+            }
+            let mut all = Acc::default();
+            for (p, acc) in st.by_purge.iter().enumerate() {
+                if acc.regions == 0 {
+                    continue;
+                }
+                let code =
+                    [Purge::NonVolatile, Purge::Volatile, Purge::Empty, Purge::Unmarked][p].code();
+                self.breakdown.insert((st.name.clone(), code), acc.bucket());
+                for a in [&mut all, &mut total] {
+                    a.regions += acc.regions;
+                    opt_add(&mut a.vsize, acc.vsize);
+                    opt_add(&mut a.resident, acc.resident);
+                    opt_add(&mut a.dirty, acc.dirty);
+                    opt_add(&mut a.swap, acc.swap);
+                }
+            }
+            self.by_type.insert(st.name.clone(), all.bucket());
+            self.exact.insert(st.name.clone(), st.exact);
+            let pow2 = st
+                .pow2
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.0.iter().any(|&n| n > 0))
+                .map(|(bits, b)| (if bits == 0 { 0 } else { 1u64 << (bits - 1) }, *b))
+                .collect();
+            self.pow2.insert(st.name.clone(), pow2);
+            self.footprint.insert(st.name, st.footprint);
+        }
+        self.total = total.bucket();
+        self.index.clear();
+        self.last = None;
+    }
+
+    /// Types whose region-line count differs from the summary COUNT. Empty
+    /// when the input lacks either region lines or a COUNT column.
+    pub fn count_check(&self, doc: &Document) -> Vec<CountMismatch> {
+        if self.regions_read == 0 || !doc.summary.iter().any(|s| s.count.is_some()) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let mut summary: BTreeMap<&str, u64> = BTreeMap::new();
+        for s in &doc.summary {
+            if let Some(c) = s.count {
+                *summary.entry(s.region_type.as_str()).or_default() += c;
+            }
+        }
+        for (t, &c) in &summary {
+            if !self.filter.matches(t) {
+                continue;
+            }
+            let lines = self.lines_per_type.get(*t).copied().unwrap_or(0);
+            if lines != c {
+                out.push(CountMismatch {
+                    region_type: t.to_string(),
+                    summary_count: c,
+                    region_lines: lines,
+                });
+            }
+        }
+        for (t, &n) in &self.lines_per_type {
+            if self.filter.matches(t) && !summary.contains_key(t.as_str()) {
+                out.push(CountMismatch {
+                    region_type: t.clone(),
+                    summary_count: 0,
+                    region_lines: n,
+                });
+            }
+        }
+        out
+    }
+}
+
+impl Acc {
+    fn merge(&mut self, o: &Acc) {
+        self.regions += o.regions;
+        opt_add(&mut self.vsize, o.vsize);
+        opt_add(&mut self.resident, o.resident);
+        opt_add(&mut self.dirty, o.dirty);
+        opt_add(&mut self.swap, o.swap);
+    }
+}
+
+impl TypeStats {
+    /// Adds the figures of the same type's later regions.
+    fn merge(&mut self, o: TypeStats) {
+        self.lines += o.lines;
+        for (a, b) in self.by_purge.iter_mut().zip(&o.by_purge) {
+            a.merge(b);
+        }
+        for (vsize, counts) in o.exact {
+            let e = self.exact.entry(vsize).or_default();
+            for (a, b) in e.iter_mut().zip(counts) {
+                *a += b;
+            }
+        }
+        if self.pow2.is_empty() {
+            self.pow2 = o.pow2;
+        } else {
+            for (a, b) in self.pow2.iter_mut().zip(o.pow2) {
+                for (x, y) in a.0.iter_mut().zip(b.0) {
+                    *x += y;
+                }
+                a.1 = a.1.saturating_add(b.1);
+            }
+        }
+        let (f, g) = (&mut self.footprint, o.footprint);
+        f.regions += g.regions;
+        opt_add(&mut f.footprint, g.footprint);
+        // Some iff a region had a footprint: the sum of the V and E ones.
+        opt_add(&mut f.reclaimable, g.reclaimable);
+        f.volatile_vsize += g.volatile_vsize;
+        f.empty_vsize += g.empty_vsize;
+        f.nonvol_vsize += g.nonvol_vsize;
+    }
+}
+
+impl RegionSink for Tally {
+    fn region(&mut self, line: usize, r: &VRegion<'_>) {
+        self.add(line, r);
+    }
+
+    /// Both tallies must be unfinished and have the same filter.
+    fn absorb(&mut self, later: Tally, line_offset: usize) {
+        self.regions_read += later.regions_read;
+        self.selected += later.selected;
+        for st in later.stats {
+            match self.index.get(st.name.as_str()) {
+                Some(&i) => self.stats[i].merge(st),
+                None => {
+                    self.index.insert(st.name.clone(), self.stats.len());
+                    self.stats.push(st);
+                }
+            }
+        }
+        self.last = None;
+        self.overcommits += later.overcommits;
+        for mut o in later.overcommit_samples {
+            if self.overcommit_samples.len() >= MAX_SAMPLES {
+                break;
+            }
+            o.line += line_offset;
+            self.overcommit_samples.push(o);
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! A macOS `vmmap` report as read: the header facts, the summary and
+//! MALLOC ZONE tables, what could not be read, and the region lines as
+//! they stream past (borrowed, so the parser allocates nothing per line).
+
+use serde::Serialize;
+
+use super::region::{Backing, Purge, Region};
+
+/// How many sample lines each diagnostic keeps (the counts are exact).
+pub const MAX_SAMPLES: usize = 50;
+
+/// One `Key: value` line of the header or footer, as printed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fact {
+    pub key: String,
+    pub value: String,
+}
+
+/// What the report says about the process and the tool.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Header {
+    pub process: Option<String>,
+    pub pid: Option<u32>,
+    pub path: Option<String>,
+    pub os_version: Option<String>,
+    pub code_type: Option<String>,
+    /// `Output report format:` (`2.4`).
+    pub report_format: Option<String>,
+    /// `Physical footprint:` in bytes.
+    pub physical_footprint: Option<u64>,
+    /// `Physical footprint (peak):` in bytes.
+    pub physical_footprint_peak: Option<u64>,
+    /// `VM page size:` in bytes.
+    pub page_size: Option<u64>,
+    /// Bytes per page used to convert `-pages` counts (`None` when the
+    /// sizes were not page counts).
+    pub page_size_used: Option<u64>,
+    /// True when the page size was neither given nor stated and was assumed.
+    pub page_size_assumed: bool,
+    /// Region sizes were page counts (`vmmap -pages`).
+    pub pages: bool,
+    /// The command line the publisher showed (`vmmap -pages 2771`).
+    pub command: Option<String>,
+    /// The input is a crash report's `VM Region Summary`.
+    pub crash_report: bool,
+    /// Every `Key: value` line outside the tables, in order (capped at 64).
+    pub facts: Vec<Fact>,
+}
+
+/// A summary-table row; a figure the table does not have is `None`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SummaryRow {
+    pub region_type: String,
+    #[serde(rename = "virtual")]
+    pub virtual_size: Option<u64>,
+    pub resident: Option<u64>,
+    pub dirty: Option<u64>,
+    pub swapped: Option<u64>,
+    pub volatile: Option<u64>,
+    pub nonvol: Option<u64>,
+    pub empty: Option<u64>,
+    pub count: Option<u64>,
+    /// Text after the figures (`see MALLOC ZONE table below`).
+    pub note: Option<String>,
+    /// 1-based line number in the input.
+    pub line: usize,
+    /// A `TOTAL` row.
+    #[serde(skip)]
+    pub total: bool,
+}
+
+/// A MALLOC ZONE table row, kept apart from the summary; figures as printed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MallocZoneRow {
+    pub zone: String,
+    pub values: Vec<String>,
+    pub line: usize,
+    #[serde(skip)]
+    pub total: bool,
+}
+
+/// A region line as read, borrowing its text from the line. Sizes are
+/// bytes; a size the line does not give is `None`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VRegion<'a> {
+    pub region_type: &'a str,
+    pub start: Option<u64>,
+    pub end: Option<u64>,
+    pub vsize: Option<u64>,
+    pub resident: Option<u64>,
+    pub dirty: Option<u64>,
+    pub swap: Option<u64>,
+    pub prot: &'a str,
+    pub max_prot: Option<&'a str>,
+    pub share_mode: Option<&'a str>,
+    pub purge: Purge,
+    pub detail: Option<&'a str>,
+}
+
+impl VRegion<'_> {
+    /// The owned model [`Region`].
+    pub fn to_region(&self) -> Region {
+        let mut r = Region::new(Backing::Unknown);
+        r.region_type = Some(self.region_type.to_string());
+        r.start = self.start;
+        r.end = self.end;
+        r.perms = self.prot.to_string();
+        r.max_perms = self.max_prot.map(str::to_string);
+        r.share_mode = self.share_mode.map(str::to_string);
+        r.purge = self.purge;
+        r.path = self.detail.map(str::to_string);
+        r.sizes.size = self.vsize;
+        r.sizes.rss = self.resident;
+        r.sizes.dirty = self.dirty;
+        r.sizes.swap = self.swap;
+        r
+    }
+}
+
+/// What one line was read as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record<'a> {
+    Region(VRegion<'a>),
+    Summary(SummaryRow),
+    MallocZone(MallocZoneRow),
+}
+
+/// A line that could not be read, or was read with damage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    pub line: usize,
+    pub reason: String,
+    pub text: String,
+}
+
+/// Counts of what was not read, with samples.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Diagnostics {
+    /// Lines read in all.
+    pub lines: u64,
+    /// Lines that look like region or summary rows but could not be read.
+    pub unreadable: u64,
+    pub unreadable_samples: Vec<Problem>,
+    /// Region lines read whose non-size fields were damaged (sizes intact).
+    pub damaged: u64,
+    pub damaged_samples: Vec<Problem>,
+    /// Elision lines (`...`) the publisher left: the input is incomplete.
+    pub elisions: u64,
+    /// Other lines that are neither header, table nor region (prose,
+    /// annotations, legend): not figures, so not counted as losses.
+    pub other_lines: u64,
+    /// Notes about the input as a whole (assumed page size, inferred columns).
+    pub notes: Vec<String>,
+}
+
+impl Diagnostics {
+    pub(crate) fn unreadable(&mut self, line: usize, text: &str, reason: impl Into<String>) {
+        self.unreadable += 1;
+        if self.unreadable_samples.len() < MAX_SAMPLES {
+            self.unreadable_samples.push(Problem { line, reason: reason.into(), text: clip(text) });
+        }
+    }
+
+    pub(crate) fn damaged(&mut self, line: usize, text: &str, reason: impl Into<String>) {
+        self.damaged += 1;
+        if self.damaged_samples.len() < MAX_SAMPLES {
+            self.damaged_samples.push(Problem { line, reason: reason.into(), text: clip(text) });
+        }
+    }
+
+    pub(crate) fn note(&mut self, note: String) {
+        if !self.notes.contains(&note) && self.notes.len() < MAX_SAMPLES {
+            self.notes.push(note);
+        }
+    }
+}
+
+fn clip(text: &str) -> String {
+    const MAX: usize = 200;
+    if text.len() <= MAX {
+        return text.to_string();
+    }
+    let mut end = MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &text[..end])
+}
+
+/// Everything but the region lines, which go to the callback.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Document {
+    pub header: Header,
+    /// Column names of the summary table as read (`virtual`, `resident`, ...).
+    pub summary_columns: Vec<String>,
+    pub summary: Vec<SummaryRow>,
+    /// `TOTAL` and `TOTAL, minus reserved VM space`.
+    pub summary_totals: Vec<SummaryRow>,
+    pub malloc_zone_columns: Vec<String>,
+    pub malloc_zones: Vec<MallocZoneRow>,
+    /// Region lines read.
+    pub regions: u64,
+    pub diagnostics: Diagnostics,
+}
+
+/// Where region lines go, on either thread.
+pub trait RegionSink: Send {
+    /// One region read from line `line`.
+    fn region(&mut self, line: usize, r: &VRegion<'_>);
+
+    /// Appends what `later` gathered from the lines that follow those
+    /// already added; `later` numbered its lines from 1, which is line
+    /// `line_offset + 1` of the input.
+    fn absorb(&mut self, later: Self, line_offset: usize)
+    where
+        Self: Sized;
+}

@@ -1,0 +1,493 @@
+//! The line-by-line state machine: which block of the report a line is
+//! in (header, region list, summary table, MALLOC ZONE table, legend), and
+//! what each line is read as.
+
+use super::region_line::{parse_region_line, RegionLine};
+use super::tokens::{
+    content, find_byte, is_elision, is_size_token, looks_like_region, name_and_pid, parse_size,
+    prompt_command, split_row,
+};
+use super::{ParseOptions, ASSUMED_PAGE_SIZE, READ_BUFFER};
+use crate::model::vmmap::{Document, Fact, MallocZoneRow, Record, SummaryRow, VRegion};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Col {
+    Virtual,
+    Resident,
+    Dirty,
+    Swapped,
+    Volatile,
+    Nonvol,
+    Empty,
+    Count,
+}
+
+impl Col {
+    fn name(self) -> &'static str {
+        match self {
+            Col::Virtual => "virtual",
+            Col::Resident => "resident",
+            Col::Dirty => "dirty",
+            Col::Swapped => "swapped",
+            Col::Volatile => "volatile",
+            Col::Nonvol => "nonvol",
+            Col::Empty => "empty",
+            Col::Count => "count",
+        }
+    }
+
+    fn from_word(w: &str) -> Option<Col> {
+        Some(match w {
+            "VIRTUAL" => Col::Virtual,
+            "RESIDENT" => Col::Resident,
+            "DIRTY" => Col::Dirty,
+            "SWAPPED" => Col::Swapped,
+            "VOLATILE" => Col::Volatile,
+            "NONVOL" => Col::Nonvol,
+            "EMPTY" => Col::Empty,
+            "REGION" | "COUNT" => Col::Count,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Block {
+    None,
+    Legend,
+    /// Summary table rows follow; `None` columns when the header was unreadable.
+    Summary {
+        cols: Option<Vec<Col>>,
+        pages: bool,
+    },
+    MallocZone,
+}
+
+/// The line-by-line reader. Feed lines with [`Parser::line`], then call
+/// [`Parser::finish`]. [`parse`] drives it over a `BufRead`.
+#[derive(Debug)]
+pub struct Parser {
+    opts: ParseOptions,
+    pub(super) doc: Document,
+    pub(super) block: Block,
+    pending_first_row: Option<Vec<String>>,
+    /// A TOTAL row was read: the next blank line ends the table.
+    after_total: bool,
+    /// Region sizes are page counts: decided at the first region line.
+    pub(super) region_pages: Option<bool>,
+}
+
+impl Parser {
+    pub fn new(opts: ParseOptions) -> Parser {
+        Parser {
+            opts,
+            doc: Document::default(),
+            block: Block::None,
+            pending_first_row: None,
+            after_total: false,
+            region_pages: None,
+        }
+    }
+
+    /// Counts a line too long to read.
+    pub fn oversized(&mut self, line_no: usize) {
+        self.doc.diagnostics.lines += 1;
+        self.doc.diagnostics.unreadable(
+            line_no,
+            "",
+            format!("line longer than {READ_BUFFER} bytes"),
+        );
+    }
+
+    /// The document so far, with its diagnostics.
+    pub fn finish(mut self) -> Document {
+        if self.doc.header.page_size_assumed {
+            self.doc.diagnostics.note(format!(
+                "sizes are page counts but the input states no VM page size: assumed {ASSUMED_PAGE_SIZE} bytes (pass --page-size BYTES)"
+            ));
+        }
+        self.doc
+    }
+
+    /// Reads one line (without its line ending).
+    pub fn line<'a>(&mut self, line_no: usize, raw: &'a str) -> Option<Record<'a>> {
+        self.doc.diagnostics.lines += 1;
+        let c = content(raw);
+        if c.is_empty() {
+            if self.after_total {
+                self.block = Block::None;
+                self.after_total = false;
+            }
+            return None;
+        }
+        // The hot path: a region line outside the tables.
+        let mut region_error = None;
+        if self.block == Block::None && !c.starts_with('=') && find_byte(c, b'[').is_some() {
+            match parse_region_line(c) {
+                Ok(line) => return self.region(line_no, c, line),
+                Err(e) => region_error = Some(e),
+            }
+        }
+        if is_elision(c) {
+            self.doc.diagnostics.elisions += 1;
+            return None;
+        }
+        if let Some(cmd) = prompt_command(c) {
+            if self.doc.header.command.is_none() {
+                self.doc.header.command = Some(cmd.to_string());
+            }
+            return None;
+        }
+        if c.starts_with("==== ") || c == "====" {
+            self.section(c);
+            return None;
+        }
+        if c.starts_with('=') && c.chars().all(|ch| ch == '=' || ch.is_whitespace()) {
+            // A table rule.
+            return None;
+        }
+        if c.starts_with("VM Region Summary") {
+            self.doc.header.crash_report = true;
+            self.block = Block::None;
+            return None;
+        }
+        if let Some(rest) = c.strip_prefix("REGION TYPE") {
+            // The region list's header: `START - END  [ VSIZE ...] PRT/MAX ... REGION DETAIL`.
+            if rest.contains("START") || rest.contains('[') || rest.contains("DETAIL") {
+                self.block = Block::None;
+                self.pending_first_row = None;
+            } else {
+                self.summary_header(line_no, rest);
+            }
+            return None;
+        }
+        if c.starts_with("MALLOC ZONE") && !c.contains('[') {
+            self.malloc_header(c);
+            return None;
+        }
+        if c.starts_with("VIRTUAL") && !c.contains('[') {
+            let words: Vec<String> = c.split_whitespace().map(str::to_string).collect();
+            if words.iter().any(|w| w == "ALLOCATION") {
+                self.malloc_header(c);
+                self.pending_first_row = Some(words);
+            } else {
+                self.block = Block::None;
+                self.pending_first_row = Some(words);
+            }
+            return None;
+        }
+        if region_error.is_none() && self.block != Block::None && find_byte(c, b'[').is_some() {
+            // A region line inside a table (a table header was damaged or
+            // the table had no end): region lines never look like rows.
+            if let Ok(line) = parse_region_line(c) {
+                self.block = Block::None;
+                return self.region(line_no, c, line);
+            }
+        }
+        match self.block.clone() {
+            Block::Summary { cols, pages } => {
+                return self.summary_row(line_no, c, cols.as_deref(), pages);
+            }
+            Block::MallocZone => return self.malloc_row(line_no, c),
+            Block::Legend => {
+                self.doc.diagnostics.other_lines += 1;
+                return None;
+            }
+            Block::None => {}
+        }
+        if self.header_fact(c) {
+            return None;
+        }
+        if looks_like_region(c) {
+            let err = match region_error {
+                Some(e) => e,
+                None => match parse_region_line(c) {
+                    Ok(line) => return self.region(line_no, c, line),
+                    Err(e) => e,
+                },
+            };
+            self.doc.diagnostics.unreadable(line_no, c, err);
+            return None;
+        }
+        self.doc.diagnostics.other_lines += 1;
+        None
+    }
+
+    fn section(&mut self, c: &str) {
+        self.pending_first_row = None;
+        self.after_total = false;
+        self.block = if c.starts_with("==== Legend") { Block::Legend } else { Block::None };
+        if let Some(i) = c.find("for process ") {
+            let rest = &c[i + "for process ".len()..];
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            if self.doc.header.pid.is_none() {
+                self.doc.header.pid = digits.parse().ok();
+            }
+        }
+    }
+
+    fn summary_header(&mut self, line_no: usize, rest: &str) {
+        self.after_total = false;
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        let pages = words.contains(&"PAGES");
+        let first = self.pending_first_row.take();
+        let named = match &first {
+            Some(first) => first.iter().map(|w| Col::from_word(w)).collect::<Option<Vec<Col>>>(),
+            None if words.iter().any(|w| Col::from_word(w).is_some() && *w != "COUNT") => words
+                .iter()
+                .take_while(|w| !w.starts_with('('))
+                .map(|w| Col::from_word(w))
+                .collect::<Option<Vec<Col>>>(),
+            None => None,
+        };
+        let cols = named.or_else(|| {
+            // The second header row (`SIZE SIZE ... COUNT`) alone: infer.
+            let sizes = words.iter().filter(|w| **w == "SIZE" || **w == "PAGES").count();
+            let count = words.contains(&"COUNT");
+            let mut cols = match sizes {
+                1 => Some(vec![Col::Virtual]),
+                2 => Some(vec![Col::Virtual, Col::Resident]),
+                4 => Some(vec![Col::Virtual, Col::Resident, Col::Dirty, Col::Swapped]),
+                7 => Some(vec![
+                    Col::Virtual,
+                    Col::Resident,
+                    Col::Dirty,
+                    Col::Swapped,
+                    Col::Volatile,
+                    Col::Nonvol,
+                    Col::Empty,
+                ]),
+                _ => None,
+            };
+            if let (Some(c), true) = (cols.as_mut(), count) {
+                c.push(Col::Count);
+            }
+            if cols.is_some() {
+                let why = if first.is_some() { "not understood" } else { "missing" };
+                self.doc.diagnostics.note(format!(
+                    "line {line_no}: the summary table's first header row is {why}; columns inferred from the second row"
+                ));
+            }
+            cols
+        });
+        let cols = cols.filter(|c| !c.is_empty());
+        match &cols {
+            Some(c) => {
+                self.doc.summary_columns = c.iter().map(|c| c.name().to_string()).collect();
+            }
+            None => self.doc.diagnostics.note(format!(
+                "line {line_no}: summary table header not understood; its rows are counted as unreadable"
+            )),
+        }
+        self.block = Block::Summary { cols, pages };
+    }
+
+    fn malloc_header(&mut self, c: &str) {
+        self.after_total = false;
+        if let Some(first) = self.pending_first_row.take() {
+            if self.doc.malloc_zone_columns.is_empty() {
+                self.doc.malloc_zone_columns = first;
+            }
+        } else if self.doc.malloc_zone_columns.is_empty() && c.starts_with("VIRTUAL") {
+            self.doc.malloc_zone_columns = c.split_whitespace().map(str::to_string).collect();
+        }
+        self.block = Block::MallocZone;
+    }
+
+    fn summary_row(
+        &mut self,
+        line_no: usize,
+        c: &str,
+        cols: Option<&[Col]>,
+        pages: bool,
+    ) -> Option<Record<'static>> {
+        let Some(cols) = cols else {
+            self.doc.diagnostics.unreadable(line_no, c, "summary table with unknown columns");
+            return None;
+        };
+        let mult = if pages { self.page_mult() } else { 1 };
+        let Some((name, values, note)) = split_row(c, cols.len(), cols.last() == Some(&Col::Count))
+        else {
+            self.doc.diagnostics.unreadable(
+                line_no,
+                c,
+                format!("summary row without {} readable figures (cut short?)", cols.len()),
+            );
+            return None;
+        };
+        let mut row = SummaryRow {
+            region_type: name.to_string(),
+            note: note.map(str::to_string),
+            line: line_no,
+            total: name == "TOTAL" || name.starts_with("TOTAL,"),
+            ..Default::default()
+        };
+        for (col, tok) in cols.iter().zip(values) {
+            let v =
+                if *col == Col::Count { tok.parse::<u64>().ok() } else { parse_size(tok, mult) };
+            let Some(v) = v else {
+                self.doc.diagnostics.unreadable(line_no, c, format!("bad figure {tok:?}"));
+                return None;
+            };
+            let slot = match col {
+                Col::Virtual => &mut row.virtual_size,
+                Col::Resident => &mut row.resident,
+                Col::Dirty => &mut row.dirty,
+                Col::Swapped => &mut row.swapped,
+                Col::Volatile => &mut row.volatile,
+                Col::Nonvol => &mut row.nonvol,
+                Col::Empty => &mut row.empty,
+                Col::Count => &mut row.count,
+            };
+            *slot = Some(v);
+        }
+        if row.total {
+            self.after_total = true;
+            self.doc.summary_totals.push(row.clone());
+        } else {
+            self.doc.summary.push(row.clone());
+        }
+        Some(Record::Summary(row))
+    }
+
+    fn malloc_row(&mut self, line_no: usize, c: &str) -> Option<Record<'static>> {
+        let toks: Vec<&str> = c.split_whitespace().collect();
+        let Some(first_num) = toks.iter().position(|t| is_size_token(t)) else {
+            self.doc.diagnostics.other_lines += 1;
+            return None;
+        };
+        if first_num == 0 {
+            self.doc.diagnostics.unreadable(line_no, c, "MALLOC ZONE row without a zone name");
+            return None;
+        }
+        let zone = toks[..first_num].join(" ");
+        self.after_total |= zone == "TOTAL";
+        let row = MallocZoneRow {
+            total: zone == "TOTAL",
+            zone,
+            values: toks[first_num..].iter().map(|s| s.to_string()).collect(),
+            line: line_no,
+        };
+        self.doc.malloc_zones.push(row.clone());
+        Some(Record::MallocZone(row))
+    }
+
+    /// `Key: value` lines of the header and the summary footer.
+    fn header_fact(&mut self, c: &str) -> bool {
+        if let Some(rest) = c.strip_prefix("Virtual Memory Map of process ") {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            let h = &mut self.doc.header;
+            h.pid = h.pid.or(digits.parse().ok());
+            if h.process.is_none() {
+                if let (Some(a), Some(b)) = (rest.find('('), rest.rfind(')')) {
+                    if a < b {
+                        h.process = Some(rest[a + 1..b].to_string());
+                    }
+                }
+            }
+            return true;
+        }
+        if c == "----" || c == "Collected with PhysFootprint mode enabled" {
+            return true;
+        }
+        let Some((key, value)) = c.split_once(':') else { return false };
+        let plausible = !key.is_empty()
+            && key.len() <= 40
+            && key.starts_with(|ch: char| ch.is_ascii_alphabetic())
+            && key.chars().all(|ch| ch.is_ascii_alphabetic() || " ()/-".contains(ch));
+        if !plausible {
+            return false;
+        }
+        let value = value.trim();
+        let h = &mut self.doc.header;
+        match key {
+            "Process" => {
+                let (name, pid) = name_and_pid(value);
+                h.process = Some(name.to_string());
+                h.pid = pid.or(h.pid);
+            }
+            "Path" => h.path = Some(value.to_string()),
+            "OS Version" => h.os_version = Some(value.to_string()),
+            "Code Type" => h.code_type = Some(value.to_string()),
+            "Output report format" => {
+                h.report_format = value.split_whitespace().next().map(str::to_string);
+            }
+            "Physical footprint" => h.physical_footprint = parse_size(value, 1),
+            "Physical footprint (peak)" => h.physical_footprint_peak = parse_size(value, 1),
+            "VM page size" => {
+                h.page_size = value.split_whitespace().next().and_then(|v| v.parse().ok());
+            }
+            _ => {}
+        }
+        if h.facts.len() < 64 {
+            h.facts.push(Fact { key: key.to_string(), value: value.to_string() });
+        }
+        true
+    }
+
+    fn page_mult(&mut self) -> u64 {
+        if let Some(p) = self.opts.page_size.or(self.doc.header.page_size) {
+            self.doc.header.page_size_used = Some(p);
+            return p;
+        }
+        self.doc.header.page_size_assumed = true;
+        self.doc.header.page_size_used = Some(ASSUMED_PAGE_SIZE);
+        ASSUMED_PAGE_SIZE
+    }
+
+    pub(super) fn region<'a>(
+        &mut self,
+        line_no: usize,
+        c: &str,
+        line: RegionLine<'a>,
+    ) -> Option<Record<'a>> {
+        let pages = match self.region_pages {
+            Some(p) => p,
+            None => {
+                let cmd_pages = self
+                    .doc
+                    .header
+                    .command
+                    .as_deref()
+                    .is_some_and(|cmd| cmd.split_whitespace().any(|w| w == "-pages"));
+                let p = cmd_pages
+                    || line
+                        .sizes()
+                        .iter()
+                        .all(|t| t.bytes().all(|b| b.is_ascii_digit() || b == b'.'));
+                self.region_pages = Some(p);
+                self.doc.header.pages = p;
+                p
+            }
+        };
+        let mult = if pages { self.page_mult() } else { 1 };
+        let mut figures = [None; 4];
+        for (slot, tok) in figures.iter_mut().zip(line.sizes()) {
+            match parse_size(tok, mult) {
+                Some(v) => *slot = Some(v),
+                None => {
+                    self.doc.diagnostics.unreadable(line_no, c, format!("bad size {tok:?}"));
+                    return None;
+                }
+            }
+        }
+        if let Some(d) = line.damage {
+            self.doc.diagnostics.damaged(line_no, c, d);
+        }
+        self.doc.regions += 1;
+        Some(Record::Region(VRegion {
+            region_type: line.region_type,
+            start: line.start,
+            end: line.end,
+            vsize: figures[0],
+            resident: figures[1],
+            dirty: if line.n_sizes == 4 { figures[2] } else { None },
+            swap: if line.n_sizes == 4 { figures[3] } else { None },
+            prot: line.prot,
+            max_prot: line.max_prot,
+            share_mode: line.share_mode,
+            purge: line.purge,
+            detail: line.detail,
+        }))
+    }
+}

@@ -1,0 +1,167 @@
+//! Small readers of vmmap text: publisher decoration stripped from a
+//! line, size tokens (`56.0M`, `0.20`, page counts), table rows split
+//! into name, figures and note.
+
+/// The line without publisher decoration: indents, `//` comment and `>`
+/// quote prefixes, trailing whitespace.
+pub fn content(raw: &str) -> &str {
+    let mut t = raw.trim_start();
+    loop {
+        if let Some(r) = t.strip_prefix("//") {
+            t = r.trim_start();
+        } else if let Some(r) = t.strip_prefix('>') {
+            if r.is_empty() || r.starts_with(' ') {
+                t = r.trim_start();
+            } else {
+                break;
+            }
+        } else {
+            break;
+        }
+    }
+    t.trim_end()
+}
+
+pub(super) fn is_elision(c: &str) -> bool {
+    c.starts_with("...") && c.trim_start_matches('.').trim().is_empty()
+}
+
+/// `$ vmmap --wide 123`, `host:~ user$ vmmap -pages 1`, `vmmap 53799`.
+pub(super) fn prompt_command(c: &str) -> Option<&str> {
+    if c.starts_with("vmmap ") || c == "vmmap" {
+        return Some(c);
+    }
+    for marker in ["$ vmmap", "% vmmap", "# vmmap"] {
+        if let Some(i) = c.find(marker) {
+            return Some(&c[i + 2..]);
+        }
+    }
+    None
+}
+
+pub(super) fn name_and_pid(value: &str) -> (&str, Option<u32>) {
+    if let (Some(a), Some(b)) = (value.rfind('['), value.rfind(']')) {
+        if a < b {
+            return (value[..a].trim(), value[a + 1..b].trim().parse().ok());
+        }
+    }
+    (value, None)
+}
+
+pub(super) fn looks_like_region(c: &str) -> bool {
+    if c.contains("SM=") {
+        return true;
+    }
+    match c.find('[') {
+        Some(i) => {
+            let before = c[..i].trim_end();
+            before.split_whitespace().count() >= 2
+                && before.rsplit(char::is_whitespace).next().is_some_and(|r| r.contains('-'))
+        }
+        None => false,
+    }
+}
+
+/// Splits a table row into its name, `n` figures and a trailing note. The
+/// name is the shortest prefix followed by `n` size tokens (the last one an
+/// integer when `count_last`), then nothing or a note.
+pub(super) fn split_row(
+    c: &str,
+    n: usize,
+    count_last: bool,
+) -> Option<(&str, Vec<&str>, Option<&str>)> {
+    // Token spans, so the name and note keep their inner spacing.
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut start = None;
+    for (i, ch) in c.char_indices() {
+        if ch.is_whitespace() {
+            if let Some(s) = start.take() {
+                spans.push((s, i));
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        spans.push((s, c.len()));
+    }
+    for first in 1..spans.len() {
+        if first + n > spans.len() {
+            break;
+        }
+        let toks: Vec<&str> = spans[first..first + n].iter().map(|&(a, b)| &c[a..b]).collect();
+        let ok = toks.iter().enumerate().all(|(k, t)| {
+            if count_last && k == n - 1 {
+                t.bytes().all(|b| b.is_ascii_digit())
+            } else {
+                is_size_token(t)
+            }
+        });
+        if ok {
+            let name = c[..spans[first - 1].1].trim();
+            let note = spans.get(first + n).map(|&(a, _)| c[a..].trim());
+            return Some((name, toks, note));
+        }
+    }
+    None
+}
+
+/// `12`, `0.20`, `56.0M`, `8K`, `1.5T`, `100B`.
+pub fn is_size_token(t: &str) -> bool {
+    let b = t.as_bytes();
+    let digits = match b.last() {
+        Some(b'B' | b'K' | b'M' | b'G' | b'T') => &b[..b.len() - 1],
+        _ => b,
+    };
+    let mut dots = 0;
+    !digits.is_empty()
+        && digits[0].is_ascii_digit()
+        && digits.iter().all(|&c| {
+            dots += (c == b'.') as u32;
+            c.is_ascii_digit() || c == b'.'
+        })
+        && dots <= 1
+}
+
+/// A size in bytes: a number with an optional unit B, K, M, G or T; a bare
+/// number is multiplied by `bare` (1 for bytes, the page size for page
+/// counts). Fractions are truncated to whole bytes, as the seed does.
+#[inline]
+pub fn parse_size(t: &str, bare: u64) -> Option<u64> {
+    let b = t.as_bytes();
+    let (digits, mult) = match b.last()? {
+        b'B' => (&b[..b.len() - 1], 1u64),
+        b'K' => (&b[..b.len() - 1], 1 << 10),
+        b'M' => (&b[..b.len() - 1], 1 << 20),
+        b'G' => (&b[..b.len() - 1], 1 << 30),
+        b'T' => (&b[..b.len() - 1], 1 << 40),
+        _ => (b, bare),
+    };
+    if digits.first().is_none_or(|c| !c.is_ascii_digit()) {
+        return None;
+    }
+    let mut v: u64 = 0;
+    let mut dot = false;
+    for &c in digits {
+        match c {
+            b'0'..=b'9' if !dot => v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?,
+            b'0'..=b'9' => {}
+            b'.' if !dot => dot = true,
+            _ => return None,
+        }
+    }
+    if !dot {
+        return v.checked_mul(mult);
+    }
+    // The seed computes int(float(v) * unit); f64 here gives the same bits.
+    let f: f64 = t[..digits.len()].parse().ok()?;
+    let x = f * mult as f64;
+    if !x.is_finite() || x >= 18_446_744_073_709_551_616.0 {
+        return None;
+    }
+    Some(x as u64)
+}
+
+pub(super) fn find_byte(s: &str, b: u8) -> Option<usize> {
+    memchr::memchr(b, s.as_bytes())
+}

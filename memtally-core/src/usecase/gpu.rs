@@ -1,0 +1,179 @@
+//! GPU memory of the machine, read one way for every view: every process's
+//! DRM and dma-buf fdinfo (so shared clients and buffers are divided among
+//! all their holders), plus `nvidia-smi` on the live system when asked.
+//! `gpu` shows it all, `top` a column, `show` rows, metrics gauges.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use crate::analyze::gpu::{build, show_view, GpuInput, GpuReport, GpuShow};
+use crate::analyze::metrics::GpuFigures;
+use crate::analyze::select::Selection;
+use crate::error::{Error, Result};
+use crate::model::{Needs, ProcInfo, ProcMemory};
+use crate::source::gpu::nvidia::{self, Nvidia};
+use crate::source::gpu::{read_many, worth_reading};
+use crate::source::scan::default_threads;
+use crate::source::tool::find_on_path;
+use crate::source::ProcRoot;
+use crate::usecase::select::select;
+
+/// The GPU files of every process read, with what could not be read.
+#[derive(Debug, Default)]
+pub struct MachineGpu {
+    pub inputs: Vec<GpuInput>,
+    /// Processes whose fds could not be read (permission).
+    pub restricted: Vec<u32>,
+    pub notes: Vec<String>,
+}
+
+/// Reads the GPU files of `infos` (ideally every process, so shares are
+/// machine-wide) and, on the live system and when `nvidia_timeout` is
+/// given, asks `nvidia-smi`.
+pub fn read_machine(
+    root: &ProcRoot,
+    infos: &[ProcInfo],
+    nvidia_timeout: Option<Duration>,
+) -> MachineGpu {
+    let pids: Vec<u32> = infos.iter().map(|i| i.pid).collect();
+    let scan = read_many(root, &pids, default_threads());
+    let mut notes = Vec::new();
+    let mut by_pid: HashMap<u32, crate::model::gpu::ProcGpu> =
+        scan.processes.into_iter().map(|g| (g.pid, g)).collect();
+    // nvidia-smi describes the live machine, never a recorded tree.
+    if let Some(timeout) = nvidia_timeout.filter(|_| root.is_live()) {
+        match nvidia::query(timeout) {
+            Nvidia::Missing => {}
+            Nvidia::Failed(why) => notes.push(why),
+            Nvidia::Usage(usage) => {
+                let mut unknown = Vec::new();
+                for (pid, bytes) in usage {
+                    match (by_pid.get_mut(&pid), bytes) {
+                        (Some(g), Some(b)) => g.nvidia = Some(b),
+                        (Some(_), None) => notes.push(format!(
+                            "nvidia-smi lists pid {pid} without a used-memory figure ([N/A])"
+                        )),
+                        (None, _) => unknown.push(pid.to_string()),
+                    }
+                }
+                if !unknown.is_empty() {
+                    notes.push(format!(
+                        "nvidia-smi lists processes not seen here (another PID namespace?): {}",
+                        unknown.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    if !scan.restricted.is_empty() {
+        let n = scan.restricted.len();
+        notes.push(format!(
+            "the open files of {n} {} could not be read (permission denied; needs the same user, root, or CAP_SYS_PTRACE): their GPU memory is left out",
+            if n == 1 { "process" } else { "processes" }
+        ));
+    }
+    for (pid, why) in &scan.failed {
+        notes.push(format!("pid {pid}: {why}"));
+    }
+    let inputs = infos
+        .iter()
+        .filter_map(|i| {
+            by_pid.remove(&i.pid).map(|gpu| GpuInput {
+                pid: i.pid,
+                comm: i.comm.clone(),
+                command: i.command(),
+                gpu,
+            })
+        })
+        .collect();
+    MachineGpu { inputs, restricted: scan.restricted, notes }
+}
+
+/// Reads the GPU files of every process of the tree when the machine or
+/// tree can have GPU memory at all (a DRM or dma-buf device, recorded fd
+/// targets, or `nvidia-smi` on PATH when it is to be asked); `None`
+/// otherwise, at the cost of a directory listing.
+pub fn whole_tree(root: &ProcRoot, nvidia_timeout: Option<Duration>) -> Option<MachineGpu> {
+    let pids = root.pids().ok()?;
+    let nvidia_on_path = nvidia_timeout.is_some()
+        && root.is_live()
+        && find_on_path("nvidia-smi", std::env::var_os("PATH").as_deref()).is_some();
+    if !nvidia_on_path && !worth_reading(root, &pids) {
+        return None;
+    }
+    let infos: Vec<ProcInfo> =
+        pids.iter().map(|&pid| ProcInfo { pid, ..Default::default() }).collect();
+    Some(read_machine(root, &infos, nvidia_timeout))
+}
+
+/// What `memtally gpu` shows.
+#[derive(Debug, Clone)]
+pub struct GpuOptions {
+    /// One process that must exist (it is also in `select`).
+    pub pid: Option<u32>,
+    pub select: Selection,
+    pub nvidia_timeout: Duration,
+}
+
+/// The GPU view of the selected processes, shares counted across every
+/// process; and whether some processes' files could not be read.
+pub fn gpu(root: &ProcRoot, opts: &GpuOptions) -> Result<(GpuReport, bool)> {
+    let needs = Needs { cmdline: true, cgroup: opts.select.cgroup.is_some() };
+    // Every process is read so that shared clients and buffers are divided
+    // among all their holders; the selection only filters what is shown.
+    let all = select(root, &Selection::default(), needs)?.infos;
+    let keep: HashSet<u32> = if opts.select.is_everything() {
+        all.iter().map(|p| p.pid).collect()
+    } else {
+        opts.select.apply(all.clone()).iter().map(|p| p.pid).collect()
+    };
+    if let Some(pid) = opts.pid {
+        if !keep.contains(&pid) {
+            return Err(Error::NoSuchProcess { pid, path: root.path().join(pid.to_string()) });
+        }
+    }
+    let machine = read_machine(root, &all, Some(opts.nvidia_timeout));
+    let mut report = build(&machine.inputs, &|pid| keep.contains(&pid));
+    report.notes.extend(machine.notes);
+    Ok((report, !machine.restricted.is_empty()))
+}
+
+/// Adds a `gpu` figure (the proportional one of docs/gpu-json.md) to the
+/// sizes of `top`'s processes, when this machine or tree can have GPU
+/// memory and some process has any: 0 for processes read without any,
+/// absent for processes whose open files could not be read. Shares are
+/// counted across every process of the tree, selected or not.
+pub fn add_to_top(root: &ProcRoot, processes: &mut [ProcMemory]) {
+    let Some(machine) = whole_tree(root, Some(nvidia::TIMEOUT)) else { return };
+    let read: HashSet<u32> = machine.inputs.iter().map(|i| i.pid).collect();
+    let report = build(&machine.inputs, &|_| true);
+    if report.processes.is_empty() {
+        return;
+    }
+    let by_pid: HashMap<u32, u64> =
+        report.processes.iter().map(|p| (p.pid, p.proportional)).collect();
+    for p in processes.iter_mut() {
+        if read.contains(&p.info.pid) {
+            p.sizes.set("gpu", by_pid.get(&p.info.pid).copied().unwrap_or(0));
+        }
+    }
+}
+
+/// The GPU rows of `show` for `pids`, shares counted across the whole tree;
+/// `None` when there is no GPU memory to show.
+pub fn for_show(root: &ProcRoot, pids: &[u32]) -> Option<GpuShow> {
+    let machine = whole_tree(root, Some(nvidia::TIMEOUT))?;
+    let shown: HashSet<u32> = pids.iter().copied().collect();
+    let mut view = show_view(&machine.inputs, &|p| shown.contains(&p))?;
+    view.notes.extend(machine.notes);
+    Some(view)
+}
+
+/// The GPU figures of the published metrics, by PID, from DRM fdinfo (no
+/// `nvidia-smi`: a scrape must stay cheap); `None` where the machine or
+/// tree has no GPU files.
+pub fn for_metrics(root: &ProcRoot) -> Option<HashMap<u32, GpuFigures>> {
+    let machine = whole_tree(root, None)?;
+    let report = build(&machine.inputs, &|_| true);
+    Some(report.processes.iter().map(|p| (p.pid, GpuFigures::of(p))).collect())
+}

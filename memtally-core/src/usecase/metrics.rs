@@ -1,0 +1,62 @@
+//! The figures `serve` and `export` publish, from one scan of the cheap
+//! tier (`smaps_rollup`, `status`; GPU fdinfo where the machine has GPU
+//! files), and what the scan cost.
+
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use crate::analyze::metrics::{build, Collector, Metrics, MetricsBy};
+use crate::analyze::select::Selection;
+use crate::error::Result;
+use crate::model::Needs;
+use crate::source::{meminfo, scan, ProcRoot};
+use crate::usecase::gpu;
+use crate::usecase::select::select;
+
+/// What to publish.
+#[derive(Debug, Clone)]
+pub struct MetricsOptions {
+    pub select: Selection,
+    /// The first N rows by PSS; the rest are added up in one "other" row.
+    pub top: usize,
+    pub by: MetricsBy,
+}
+
+impl Default for MetricsOptions {
+    fn default() -> MetricsOptions {
+        MetricsOptions { select: Selection::default(), top: 50, by: MetricsBy::Process }
+    }
+}
+
+/// Scans the selected processes and builds the published figures.
+pub fn collect(root: &ProcRoot, opts: &MetricsOptions) -> Result<Metrics> {
+    let started = Instant::now();
+    // `comm` is always read; the program needs the command line.
+    let needs = Needs { cmdline: true, cgroup: opts.by == MetricsBy::Cgroup };
+    let selected = select(root, &opts.select, needs)?;
+    let mut found = scan::read_all(root, selected.infos, scan::default_threads(), &|| {});
+    found.vanished += selected.vanished;
+    let meminfo = opts
+        .select
+        .is_everything()
+        .then(|| std::fs::read_to_string(root.path().join("meminfo")).ok())
+        .flatten()
+        .map(|t| meminfo::parse(&t));
+    let gpu_figures = gpu::for_metrics(root);
+    let collector = Collector {
+        scanned: found.processes.len(),
+        restricted: found.restricted.len(),
+        failed: found.failed.len(),
+        vanished: found.vanished,
+        kernel_threads: selected.kernel_threads + found.kernel_threads,
+        duration_seconds: started.elapsed().as_secs_f64(),
+        unix_time: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
+    };
+    Ok(build(
+        &found.processes,
+        opts.by.into(),
+        opts.top,
+        gpu_figures.as_ref(),
+        meminfo.as_ref(),
+        collector,
+    ))
+}

@@ -1,0 +1,38 @@
+//! What each command does, as library calls: plain option structs in,
+//! results out, progress through a callback. The command line, the
+//! exporter and the explorer are thin layers over these (parse their
+//! input into options, call the use case, print the result), so every
+//! front end shows the same figures from the same code.
+
+pub mod capture;
+pub mod diff;
+pub mod gpu;
+pub mod metrics;
+pub mod read;
+pub mod select;
+pub mod show;
+pub mod snapshot;
+pub mod top;
+pub mod vmmap;
+pub mod watch;
+
+/// Told how a long read is going: how many items, then each one done.
+/// Called from several threads at once.
+pub trait Progress: Sync {
+    /// `total` items of `what` are about to be read.
+    fn start(&self, what: &str, total: usize) {
+        let _ = (what, total);
+    }
+
+    /// One more item is done.
+    fn step(&self) {}
+
+    /// Every item is done.
+    fn finish(&self) {}
+}
+
+/// Progress nobody watches.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Silent;
+
+impl Progress for Silent {}

@@ -1,0 +1,96 @@
+//! `show`: one process's memory by category, path or permissions, its
+//! regions handed out as they are read (so a smaps of any size runs in
+//! bounded memory); or a selection of processes read in full and summed.
+
+use crate::analyze::classic::Classic;
+use crate::analyze::select::Selection;
+use crate::analyze::show::{build, finish, Fold, Report, ShowBy, SORT_FIELDS};
+use crate::error::{Error, Result};
+use crate::model::{Needs, Process, Region};
+use crate::source::ProcRoot;
+use crate::usecase::read::read_processes;
+use crate::usecase::select::select;
+use crate::usecase::top::check_sort;
+use crate::usecase::{gpu, Progress};
+
+/// How to group, sort and cut the rows.
+#[derive(Debug, Clone)]
+pub struct ShowOptions {
+    pub by: ShowBy,
+    /// Sort rows by these figures, largest first ([`SORT_FIELDS`]).
+    pub sort: Vec<String>,
+    /// Keep the first N rows (totals still cover every region).
+    pub top: Option<usize>,
+}
+
+impl Default for ShowOptions {
+    fn default() -> ShowOptions {
+        ShowOptions { by: ShowBy::Category, sort: vec!["dirty".into(), "rss".into()], top: None }
+    }
+}
+
+impl ShowOptions {
+    /// A usage error for an unknown sort field.
+    pub fn check(&self) -> Result<()> {
+        check_sort(&self.sort, SORT_FIELDS)
+    }
+}
+
+/// One process: each region goes to `each` as it is read, then the view
+/// of all of them (with the GPU rows, when the process has GPU memory).
+pub fn show_process(
+    root: &ProcRoot,
+    pid: u32,
+    opts: &ShowOptions,
+    mut each: impl FnMut(&Process, &Region),
+) -> Result<Report> {
+    opts.check()?;
+    let mut fold = Fold::new(opts.by);
+    let process = root.process_with(pid, |p, r| {
+        fold.add(&r);
+        each(p, &r);
+    })?;
+    let mut report = finish(vec![process], fold, &opts.sort, opts.top);
+    report.gpu = gpu::for_show(root, &[pid]);
+    Ok(report)
+}
+
+/// Several processes, each with its regions kept, summed into one view
+/// (PSS counts shared pages once in total). What could not be read is
+/// in the report's notes; when nothing could be, its reason is the error.
+pub fn show_selection(
+    root: &ProcRoot,
+    sel: &Selection,
+    opts: &ShowOptions,
+    progress: &dyn Progress,
+) -> Result<Report> {
+    opts.check()?;
+    let selected = select(root, sel, Needs::default())?;
+    let mut read = read_processes(root, &selected.infos, progress);
+    read.vanished += selected.vanished;
+    let read = read.require_some()?;
+    let notes = read.notes();
+    let pids: Vec<u32> = read.processes.iter().map(|p| p.pid).collect();
+    let mut report = build(read.processes, opts.by, &opts.sort, opts.top);
+    report.gpu = gpu::for_show(root, &pids);
+    report.notes.extend(notes);
+    Ok(report)
+}
+
+/// The seed's table (virtual kB by backing and permissions), from `maps`
+/// as the seed reads it, so it works where only maps is readable.
+pub fn classic(root: &ProcRoot, pid: u32) -> Result<Classic> {
+    let mut counts = Classic::default();
+    root.stream_regions(pid, "maps", |r| counts.add(&r))?;
+    Ok(counts)
+}
+
+/// A usage error unless the selection names something.
+pub fn require_selection(sel: &Selection, what: &str) -> Result<()> {
+    if sel.is_everything() {
+        return Err(Error::Usage(format!(
+            "{what} needs a PID, or a selection (--pid, --tree, --name, --user, --cgroup); `memtally top` shows every process"
+        )));
+    }
+    Ok(())
+}

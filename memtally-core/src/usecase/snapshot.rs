@@ -1,0 +1,72 @@
+//! Snapshots: everything `show` and `top` know about a selection at one
+//! moment, as one document; and reading any document memtally can
+//! compare (a snapshot, `show`/`vmmap` JSON, or saved vmmap text).
+
+use std::path::Path;
+
+use crate::analyze::select::Selection;
+use crate::analyze::snapshot::{linux_snapshot, vmmap_snapshot, Moment};
+use crate::error::{Error, Result};
+use crate::model::snapshot::Snapshot;
+use crate::model::Needs;
+use crate::source::{meminfo, snapshot_file, vmmap, ProcRoot};
+use crate::usecase::read::read_processes;
+use crate::usecase::select::select;
+use crate::usecase::Progress;
+
+/// Reads the selection in full and builds the snapshot.
+pub fn take(root: &ProcRoot, sel: &Selection, progress: &dyn Progress) -> Result<Snapshot> {
+    let selected = select(root, sel, Needs::default())?;
+    let mut read = read_processes(root, &selected.infos, progress);
+    read.vanished += selected.vanished;
+    let read = read.require_some()?;
+    let notes = read.notes();
+    Ok(linux_snapshot(&read.processes, moment(root), notes))
+}
+
+/// When and where: now, the host and kernel the /proc tree describes.
+pub fn moment(root: &ProcRoot) -> Moment {
+    let now = std::time::SystemTime::now();
+    let read = |p: &str| {
+        std::fs::read_to_string(root.path().join(p))
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    Moment {
+        time: Some(humantime::format_rfc3339_millis(now).to_string()),
+        unix_time: now.duration_since(std::time::UNIX_EPOCH).ok().map(|d| d.as_secs_f64()),
+        host: read("sys/kernel/hostname"),
+        kernel: read("sys/kernel/osrelease"),
+        proc_root: Some(root.path().display().to_string()),
+        machine: read("meminfo").map(|t| meminfo::parse(&t).fields),
+    }
+}
+
+/// Loads any document memtally can compare: a `memtally snapshot` file,
+/// `show --format json` or `vmmap --format json` output, or saved vmmap text.
+pub fn load(path: &Path) -> Result<Snapshot> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bad = |message: String| Error::Parse { path: path.to_path_buf(), message };
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| bad("not UTF-8 text: not a memtally snapshot or JSON output".into()))?;
+    if !text.trim_start().starts_with('{') {
+        return from_vmmap_text(path, text);
+    }
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| bad(format!("not valid JSON: {e}")))?;
+    snapshot_file::from_json(value).map_err(bad)
+}
+
+/// Non-JSON input: a saved macOS vmmap report.
+fn from_vmmap_text(path: &Path, text: &str) -> Result<Snapshot> {
+    let (doc, regions) =
+        vmmap::parse_all(text.as_bytes(), Default::default()).map_err(|e| Error::io(path, e))?;
+    if doc.regions == 0 && doc.summary.is_empty() {
+        return Err(Error::Parse {
+            path: path.to_path_buf(),
+            message: "neither JSON nor vmmap output: give a file written by `memtally snapshot`, `memtally show --format json`, `memtally vmmap --format json`, or saved vmmap text".into(),
+        });
+    }
+    Ok(vmmap_snapshot(&doc, &regions))
+}

@@ -1,0 +1,96 @@
+//! `top`: every selected process at once, by the cheapest reads that give
+//! PSS (`smaps_rollup`), with GPU memory where the machine has any and the
+//! machine's own picture when every process is in the selection.
+
+use crate::analyze::select::Selection;
+use crate::analyze::top::{build, TopBy, TopReport, TOP_SORT_FIELDS};
+use crate::error::{Error, Result};
+use crate::model::{Needs, Scan};
+use crate::source::users::UserNames;
+use crate::source::{meminfo, scan, ProcRoot};
+use crate::usecase::select::select;
+use crate::usecase::{gpu, Progress};
+
+/// What to show.
+#[derive(Debug, Clone)]
+pub struct TopOptions {
+    pub select: Selection,
+    pub by: TopBy,
+    /// Sort by these figures, largest first ([`TOP_SORT_FIELDS`]).
+    pub sort: Vec<String>,
+    /// Keep the first N rows (totals still cover every process).
+    pub top: Option<usize>,
+    /// Read every process's command line and cgroup (JSON and CSV print
+    /// them for every process); otherwise only the rows shown get theirs.
+    pub every_identity: bool,
+}
+
+impl Default for TopOptions {
+    fn default() -> TopOptions {
+        TopOptions {
+            select: Selection::default(),
+            by: TopBy::Process,
+            sort: vec!["pss".into()],
+            top: Some(20),
+            every_identity: false,
+        }
+    }
+}
+
+/// The view, the scan it was built from, and what was left out.
+#[derive(Debug)]
+pub struct Top {
+    pub report: TopReport,
+    /// Every process read; the report's rows point into it.
+    pub scan: Scan,
+    pub kernel_threads: usize,
+    pub users: UserNames,
+}
+
+/// Checks sort fields against a list, for a usage error naming the choices.
+pub fn check_sort(sort: &[String], allowed: &[&str]) -> Result<()> {
+    for f in sort {
+        if !allowed.contains(&f.as_str()) {
+            return Err(Error::Usage(format!(
+                "--sort {f}: unknown field; use one of {}",
+                allowed.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Reads the selection and builds the view.
+pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Result<Top> {
+    check_sort(&opts.sort, TOP_SORT_FIELDS)?;
+    let needs = Needs {
+        cmdline: opts.by == TopBy::Program || opts.every_identity,
+        cgroup: opts.by == TopBy::Cgroup || opts.every_identity,
+    };
+    let selected = select(root, &opts.select, needs)?;
+    progress.start("reading processes", selected.infos.len());
+    let mut found =
+        scan::read_all(root, selected.infos, scan::default_threads(), &|| progress.step());
+    progress.finish();
+    found.vanished += selected.vanished;
+    // GPU memory (docs/gpu-json.md), where the machine can have any.
+    gpu::add_to_top(root, &mut found.processes);
+    // The machine picture explains the whole machine, so it only makes
+    // sense when every process is in the scan.
+    let meminfo = opts
+        .select
+        .is_everything()
+        .then(|| std::fs::read_to_string(root.path().join("meminfo")).ok())
+        .flatten()
+        .map(|t| meminfo::parse(&t));
+    let users = UserNames::default();
+    let user_name = |uid: Option<u32>| users.name(uid);
+    let report =
+        build(&found.processes, opts.by, &opts.sort, opts.top, &user_name, meminfo.as_ref());
+    // Command lines are read only for the rows shown (each is a read).
+    if !needs.cmdline {
+        let shown: Vec<usize> = report.rows.iter().filter_map(|r| r.process).collect();
+        scan::fill_cmdlines(root, &mut found.processes, &shown, scan::default_threads());
+    }
+    Ok(Top { report, scan: found, kernel_threads: selected.kernel_threads, users })
+}

@@ -1,0 +1,187 @@
+//! `vmmap`: a macOS vmmap report (a saved file, standard input, or
+//! `vmmap -noCoalesce PID` run with a time limit) read once, streaming:
+//! the tallies as it goes, the selected regions handed out as they are
+//! read, kept only when asked; or the seed tool's view of it.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::analyze::group::sort_groups;
+use crate::analyze::vmmap::{CountMismatch, SeedView, Tally, TypeFilter, VmmapBy};
+use crate::error::{Error, Result};
+use crate::model::vmmap::{Document, Record};
+use crate::model::{Group, Grouper, Region};
+use crate::source::vmmap::{self, runner, ParseOptions};
+
+/// Where the report comes from.
+#[derive(Debug, Clone)]
+pub enum VmmapInput {
+    File(PathBuf),
+    Stdin,
+    /// Run `vmmap -noCoalesce PID` (found on PATH), waiting at most this long.
+    Pid(u32, Duration),
+}
+
+/// What to read and keep.
+#[derive(Debug, Clone, Default)]
+pub struct VmmapOptions {
+    /// Region types whose name contains any of these; none selects all.
+    pub types: Vec<String>,
+    /// Group the selected regions by this key.
+    pub by: Option<VmmapBy>,
+    /// Keep the selected regions (a table that lists them needs them all).
+    pub keep_regions: bool,
+    /// The selected regions are wanted as they are read (streamed output).
+    pub stream_regions: bool,
+    /// Fail, listing line numbers, when any region or table row cannot be read.
+    pub strict: bool,
+    pub parse: ParseOptions,
+}
+
+/// Everything read from one report.
+#[derive(Debug)]
+pub struct VmmapReport {
+    /// What was read, for messages (`saved.txt`, `standard input`).
+    pub source: String,
+    pub doc: Document,
+    pub tally: Tally,
+    /// The selected regions with their line numbers, when kept.
+    pub regions: Vec<(usize, Region)>,
+    /// With `by`: its name and the groups, largest dirty first.
+    pub groups: Option<(&'static str, Vec<Group>)>,
+    /// Types whose region-line count differs from the summary COUNT.
+    pub mismatches: Vec<CountMismatch>,
+}
+
+impl VmmapReport {
+    /// True when something in the input could not be read or was elided.
+    pub fn partial(&self) -> bool {
+        let d = &self.doc.diagnostics;
+        d.unreadable > 0 || d.elisions > 0
+    }
+}
+
+/// Opens the input: its name for messages and a reader.
+fn open(input: &VmmapInput) -> Result<(String, Box<dyn Read>)> {
+    Ok(match input {
+        VmmapInput::Pid(pid, timeout) => {
+            let bytes = runner::run_vmmap(*pid, *timeout)?;
+            (format!("vmmap -noCoalesce {pid}"), Box::new(std::io::Cursor::new(bytes)))
+        }
+        VmmapInput::Stdin => ("standard input".to_string(), Box::new(std::io::stdin())),
+        VmmapInput::File(p) => {
+            let f = File::open(p).map_err(|e| Error::io(p, e))?;
+            (p.display().to_string(), Box::new(f))
+        }
+    })
+}
+
+/// Reads the report; each selected region goes to `each` as it is read
+/// when `stream_regions` is set.
+pub fn read(
+    input: &VmmapInput,
+    opts: &VmmapOptions,
+    mut each: impl FnMut(usize, &Region),
+) -> Result<VmmapReport> {
+    let (source, reader) = open(input)?;
+    let read_err = |e: std::io::Error| Error::io(source.clone(), e);
+    let mut tally = Tally::new(TypeFilter::new(opts.types.clone()));
+    let mut kept: Vec<(usize, Region)> = Vec::new();
+    let mut grouping = opts.by.map(|by| (by, Grouper::new()));
+    let want_regions = opts.keep_regions || opts.stream_regions || grouping.is_some();
+    let split = match input {
+        VmmapInput::File(p) if !want_regions => split_point(p).map(|at| (p, at)),
+        _ => None,
+    };
+    let doc = if let Some((path, at)) = split {
+        // Only the tally is kept: the file is read on both cores.
+        drop(reader);
+        let second = Tally::new(tally.filter.clone());
+        let (doc, _) =
+            vmmap::split::parse_file_split(path, opts.parse.clone(), at, &mut tally, second)
+                .map_err(read_err)?;
+        doc
+    } else {
+        vmmap::parse(reader, opts.parse.clone(), |n, _, rec| {
+            let Some(Record::Region(r)) = rec else { return };
+            tally.add(n, r);
+            if !want_regions || !tally.filter.matches(r.region_type) {
+                return;
+            }
+            let region = r.to_region();
+            if let Some((by, groups)) = grouping.as_mut() {
+                groups.add_region(&by.key(&region), &region);
+            }
+            if opts.stream_regions {
+                each(n, &region);
+            }
+            if opts.keep_regions {
+                kept.push((n, region));
+            }
+        })
+        .map_err(read_err)?
+    };
+    tally.finish();
+    check(&source, &doc, opts.strict)?;
+    let groups = grouping.map(|(by, g)| {
+        let mut g = g.into_groups();
+        sort_groups(&mut g, &["dirty", "swap", "size"]);
+        (crate::model::Named::name(by), g)
+    });
+    let mismatches = tally.count_check(&doc);
+    Ok(VmmapReport { source, doc, tally, regions: kept, groups, mismatches })
+}
+
+/// The seed tool's view of the report (`types` empty: the seed's defaults).
+pub fn seed_view(input: &VmmapInput, types: &[String], opts: &VmmapOptions) -> Result<SeedView> {
+    let (source, reader) = open(input)?;
+    let mut view = SeedView::new(types.to_vec());
+    let doc = vmmap::parse(reader, opts.parse.clone(), |n, raw, rec| view.line(n, raw, rec))
+        .map_err(|e| Error::io(source.clone(), e))?;
+    check(&source, &doc, opts.strict)?;
+    Ok(view)
+}
+
+/// Where to cut `path` for a parse on two threads: its middle, when it is
+/// a regular file of at least [`MIN_SPLIT_BYTES`](vmmap::split::MIN_SPLIT_BYTES)
+/// and there are two CPUs.
+fn split_point(path: &Path) -> Option<u64> {
+    let meta = std::fs::metadata(path).ok()?;
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (meta.is_file() && meta.len() >= vmmap::split::MIN_SPLIT_BYTES && cpus >= 2)
+        .then_some(meta.len() / 2)
+}
+
+/// Refuses input that is not vmmap output, and unreadable lines under `strict`.
+fn check(source: &str, doc: &Document, strict: bool) -> Result<()> {
+    if doc.regions == 0 && doc.summary.is_empty() && doc.summary_totals.is_empty() {
+        let d = &doc.diagnostics;
+        let why = match d.unreadable_samples.first() {
+            Some(p) => format!(" (line {}: {})", p.line, p.reason),
+            None => String::new(),
+        };
+        return Err(Error::Parse {
+            path: source.into(),
+            message: format!(
+                "no vmmap region lines or summary table found in {} line(s){why}: is this `vmmap` output?",
+                d.lines
+            ),
+        });
+    }
+    let d = &doc.diagnostics;
+    if strict && d.unreadable > 0 {
+        let list: Vec<String> = d
+            .unreadable_samples
+            .iter()
+            .take(10)
+            .map(|p| format!("line {}: {}", p.line, p.reason))
+            .collect();
+        return Err(Error::Parse {
+            path: source.into(),
+            message: format!("{} unreadable line(s) (--strict): {}", d.unreadable, list.join("; ")),
+        });
+    }
+    Ok(())
+}

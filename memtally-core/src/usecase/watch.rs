@@ -1,0 +1,70 @@
+//! `watch`: a selection sampled cheaply, again and again: per process and
+//! in total from the rollups; per category from full smaps when asked (by
+//! default for at most 16 processes, since that read costs more).
+
+use std::collections::BTreeMap;
+
+use crate::analyze::category::Category;
+use crate::analyze::select::Selection;
+use crate::analyze::snapshot::categories;
+use crate::analyze::trend::Sample;
+use crate::error::Result;
+use crate::model::{Needs, Sizes};
+use crate::source::{scan, ProcRoot};
+use crate::usecase::select::select;
+
+/// Figures recorded per sample (the series CSV's columns after
+/// scope/key/label).
+pub const SERIES_FIGURES: &[&str] =
+    &["rss", "pss", "uss", "dirty", "private_dirty", "shared_dirty", "swap_pss"];
+
+/// Whether a sample reads categories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Categories {
+    /// For at most 16 processes.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// Reads the selection once: totals and per process from the rollups,
+/// per category from smaps as `categories` says.
+pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Sample> {
+    let selected = select(root, sel, Needs { cmdline: true, cgroup: false })?;
+    let with_categories = match cats {
+        Categories::Always => true,
+        Categories::Never => false,
+        Categories::Auto => selected.infos.len() <= 16,
+    };
+    let pids: Vec<u32> = selected.infos.iter().map(|i| i.pid).collect();
+    let found = scan::read_all(root, selected.infos, scan::default_threads(), &|| {});
+    let mut sample = Sample::new();
+    let mut total = Sizes::default();
+    for p in &found.processes {
+        total.add(&p.sizes);
+        sample.insert(
+            ("process".into(), p.info.pid.to_string()),
+            (p.info.command(), p.sizes.clone()),
+        );
+    }
+    sample.insert(
+        ("total".into(), "total".into()),
+        (format!("{} processes", found.processes.len()), total),
+    );
+    if with_categories {
+        let mut cats: BTreeMap<&'static str, Sizes> = BTreeMap::new();
+        for pid in pids {
+            let Ok(p) = root.process(pid) else { continue };
+            for g in categories(&p.regions) {
+                let key = Category::ALL.iter().find(|c| c.key() == g.key).map_or("?", |c| c.key());
+                cats.entry(key).or_default().add(&g.sizes);
+            }
+        }
+        for (k, s) in cats {
+            let label = Category::ALL.iter().find(|c| c.key() == k).map_or(k, |c| c.label());
+            sample.insert(("category".into(), k.to_string()), (label.to_string(), s));
+        }
+    }
+    Ok(sample)
+}
