@@ -2,7 +2,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memtally_core::analyze::{categorize, report, total};
+use memtally_core::analyze::{categorize, show};
+use memtally_core::model::Sizes;
 use memtally_core::source::smaps::SmapsReader;
 
 fuzz_target!(|data: &[u8]| {
@@ -16,8 +17,8 @@ fuzz_target!(|data: &[u8]| {
     for r in &regions {
         let _ = categorize(r);
     }
-    let sum = total(&regions);
-    let procs = [memtally_core::model::Process {
+    let sum = Sizes::total(&regions);
+    let procs = vec![memtally_core::model::Process {
         pid: 1,
         comm: String::new(),
         cmdline: String::new(),
@@ -26,10 +27,10 @@ fuzz_target!(|data: &[u8]| {
         rollup: None,
         streamed: None,
     }];
-    for by in [report::ShowBy::Category, report::ShowBy::Path, report::ShowBy::Perms] {
-        let rep = report::build(&procs, by, &["dirty".into(), "rss".into()], Some(3));
+    for by in [show::ShowBy::Category, show::ShowBy::Path, show::ShowBy::Perms] {
+        let rep = show::build(procs.clone(), by, &["dirty".into(), "rss".into()], Some(3));
         assert_eq!(rep.totals.rss, sum.rss);
-        let _ = memtally_core::render::show::json_value(&rep);
+        let _ = memtally_core::analyze::snapshot::linux_snapshot(&rep.processes, Default::default(), vec![]);
     }
     let _ = memtally_core::analyze::classic::classic(&procs[0].regions);
 });

@@ -4,6 +4,7 @@
 pub mod capture;
 pub mod gpu;
 pub mod meminfo;
+pub mod prefetch;
 pub mod proc_root;
 pub mod scan;
 pub mod smaps;

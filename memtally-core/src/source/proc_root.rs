@@ -249,7 +249,7 @@ impl ProcRoot {
         // smaps of a big process is megabytes that the kernel generates as
         // we read: a helper thread reads the next chunk while this one
         // parses (see PrefetchReader and docs/benchmarks.md).
-        self.parse_into(pid, file, crate::source::smaps::PrefetchReader::new(f), each)
+        self.parse_into(pid, file, crate::source::prefetch::PrefetchReader::new(f), each)
     }
 
     /// Parses smaps or maps text read from `ROOT/PID/FILE` into regions.

@@ -4,5 +4,6 @@
 
 mod support;
 
+mod layout;
 mod properties;
 mod vmmap_split;
