@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target for a set time (default 600 s each), one
 # after another, seeding each corpus from the repo's fixtures. Crashers
-# land in fuzz/artifacts/TARGET/; copy them into tests/fuzz_regressions/
-# and add them to tests/fuzz_regressions.rs.
+# land in fuzz/artifacts/TARGET/; turn each into a test case in
+# memtally-core/tests/library/ (the targets use the library only).
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates testdata/golden/vmmap/: the seed tool's stdout on every vmmap
 # fixture (the repo's own, and the published ones in ../shared), with its
-# default --types and with --types '' (every type). tests/vmmap_parity.rs
+# default --types and with --types '' (every type). memtally-cli/tests/cli/vmmap_parity.rs
 # checks that `memtally vmmap F --seed-view` prints the same bytes.
 #
 #   scripts/golden-vmmap.sh            # from the crate root

@@ -66,18 +66,26 @@ pub fn keep_first<T>(rows: &mut Vec<T>, top: Option<usize>) -> usize {
 /// that lacks a figure sorts below every group that has it; `regions`
 /// sorts by the count.
 pub fn sort_groups(groups: &mut [Group], fields: &[&str]) {
-    groups.sort_by(|a, b| {
+    sort_by_figures(groups, fields, |g| (&g.key, g.regions, &g.sizes));
+}
+
+/// Sorts any rows as [`sort_groups`] sorts groups; `parts` gives a row's
+/// key, region count and sizes.
+pub fn sort_by_figures<T>(
+    items: &mut [T],
+    fields: &[impl AsRef<str>],
+    parts: impl Fn(&T) -> (&str, usize, &Sizes),
+) {
+    items.sort_by(|a, b| {
+        let ((ka, ra, sa), (kb, rb, sb)) = (parts(a), parts(b));
         for f in fields {
-            let ord = if *f == "regions" {
-                b.regions.cmp(&a.regions)
-            } else {
-                b.sizes.figure(f).cmp(&a.sizes.figure(f))
-            };
+            let f = f.as_ref();
+            let ord = if f == "regions" { rb.cmp(&ra) } else { sb.figure(f).cmp(&sa.figure(f)) };
             if ord != std::cmp::Ordering::Equal {
                 return ord;
             }
         }
-        a.key.cmp(&b.key)
+        ka.cmp(kb)
     });
 }
 

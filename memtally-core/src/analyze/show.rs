@@ -2,7 +2,7 @@
 //! cut to the top N, and the totals over every region.
 
 use crate::analyze::category::{categorize, Category};
-use crate::analyze::group::process_total;
+use crate::analyze::group::{process_total, sort_by_figures};
 use crate::model::{Group, Grouper, Named, Process, Region, SizeSource, Sizes};
 
 /// What `show` groups regions by.
@@ -158,7 +158,7 @@ pub fn finish(processes: Vec<Process>, fold: Fold, sort: &[String], top: Option<
             .map(|g| Row { label: g.key.clone(), key: g.key, regions: g.regions, sizes: g.sizes })
             .collect(),
     };
-    sort_rows(&mut rows, sort);
+    sort_by_figures(&mut rows, sort, |r| (&r.key, r.regions, &r.sizes));
     let omitted = crate::analyze::group::keep_first(&mut rows, top);
 
     let mut notes = Vec::new();
@@ -181,21 +181,4 @@ pub fn finish(processes: Vec<Process>, fold: Fold, sort: &[String], top: Option<
         notes,
         gpu: None,
     }
-}
-
-/// Sorts rows by the given figures, largest first; `regions` sorts by count.
-pub fn sort_rows(rows: &mut [Row], fields: &[String]) {
-    rows.sort_by(|a, b| {
-        for f in fields {
-            let ord = if f == "regions" {
-                b.regions.cmp(&a.regions)
-            } else {
-                b.sizes.figure(f).cmp(&a.sizes.figure(f))
-            };
-            if ord != std::cmp::Ordering::Equal {
-                return ord;
-            }
-        }
-        a.key.cmp(&b.key)
-    });
 }

@@ -8,7 +8,7 @@ use std::io::{BufRead, ErrorKind, Read};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::model::{Process, Region, SizeSource, Sizes, Streamed};
+use crate::model::{MemInfo, Process, Region, SizeSource, Sizes, Streamed};
 use crate::source::smaps::{SmapsError, SmapsReader};
 use crate::source::status::Status;
 
@@ -42,6 +42,12 @@ impl ProcRoot {
     /// owners looked up) rather than a recording.
     pub fn is_live(&self) -> bool {
         self.root == Path::new("/proc")
+    }
+
+    /// The tree's `meminfo` (the machine's own accounting), when readable.
+    pub fn meminfo(&self) -> Option<MemInfo> {
+        let text = std::fs::read_to_string(self.root.join("meminfo")).ok()?;
+        Some(crate::source::meminfo::parse(&text))
     }
 
     /// Every numeric entry of the tree: the processes it holds, sorted.

@@ -8,7 +8,7 @@ use crate::analyze::metrics::{build, Collector, Metrics, MetricsBy};
 use crate::analyze::select::Selection;
 use crate::error::Result;
 use crate::model::Needs;
-use crate::source::{meminfo, scan, ProcRoot};
+use crate::source::{scan, ProcRoot};
 use crate::usecase::gpu;
 use crate::usecase::select::select;
 
@@ -35,12 +35,7 @@ pub fn collect(root: &ProcRoot, opts: &MetricsOptions) -> Result<Metrics> {
     let selected = select(root, &opts.select, needs)?;
     let mut found = scan::read_all(root, selected.infos, scan::default_threads(), &|| {});
     found.vanished += selected.vanished;
-    let meminfo = opts
-        .select
-        .is_everything()
-        .then(|| std::fs::read_to_string(root.path().join("meminfo")).ok())
-        .flatten()
-        .map(|t| meminfo::parse(&t));
+    let meminfo = opts.select.is_everything().then(|| root.meminfo()).flatten();
     let gpu_figures = gpu::for_metrics(root);
     let collector = Collector {
         scanned: found.processes.len(),

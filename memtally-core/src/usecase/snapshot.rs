@@ -9,7 +9,7 @@ use crate::analyze::snapshot::{linux_snapshot, vmmap_snapshot, Moment};
 use crate::error::{Error, Result};
 use crate::model::snapshot::Snapshot;
 use crate::model::Needs;
-use crate::source::{meminfo, snapshot_file, vmmap, ProcRoot};
+use crate::source::{snapshot_file, vmmap, ProcRoot};
 use crate::usecase::read::read_processes;
 use crate::usecase::select::select;
 use crate::usecase::Progress;
@@ -39,7 +39,7 @@ pub fn moment(root: &ProcRoot) -> Moment {
         host: read("sys/kernel/hostname"),
         kernel: read("sys/kernel/osrelease"),
         proc_root: Some(root.path().display().to_string()),
-        machine: read("meminfo").map(|t| meminfo::parse(&t).fields),
+        machine: root.meminfo().map(|m| m.fields),
     }
 }
 

@@ -7,7 +7,7 @@ use crate::analyze::top::{build, TopBy, TopReport, TOP_SORT_FIELDS};
 use crate::error::{Error, Result};
 use crate::model::{Needs, Scan};
 use crate::source::users::UserNames;
-use crate::source::{meminfo, scan, ProcRoot};
+use crate::source::{scan, ProcRoot};
 use crate::usecase::select::select;
 use crate::usecase::{gpu, Progress};
 
@@ -77,12 +77,7 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
     gpu::add_to_top(root, &mut found.processes);
     // The machine picture explains the whole machine, so it only makes
     // sense when every process is in the scan.
-    let meminfo = opts
-        .select
-        .is_everything()
-        .then(|| std::fs::read_to_string(root.path().join("meminfo")).ok())
-        .flatten()
-        .map(|t| meminfo::parse(&t));
+    let meminfo = opts.select.is_everything().then(|| root.meminfo()).flatten();
     let users = UserNames::default();
     let user_name = |uid: Option<u32>| users.name(uid);
     let report =
