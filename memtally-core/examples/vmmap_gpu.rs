@@ -53,7 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         report.tally.regions_read,
         mib(t.sizes.rss),
         mib(t.sizes.dirty)
-    );
+    )?;
     if report.partial() {
         writeln!(out, "partial: some lines of the input could not be read")?;
     }

@@ -28,7 +28,7 @@ struct Chunk {
 /// How much the helper thread gathers before handing it over. A seq_file
 /// (smaps, maps) gives at most a page or so per `read()`, so a chunk is
 /// many reads: handing over each would cost a thread wake-up per page.
-const CHUNK: usize = 64 * 1024;
+pub(crate) const CHUNK: usize = 64 * 1024;
 /// Chunks in flight between the two threads.
 const CHUNKS_AHEAD: usize = 8;
 

@@ -356,6 +356,7 @@ fn trim(s: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::prefetch::CHUNK;
 
     fn parse(text: &str) -> Vec<Region> {
         SmapsReader::new(text.as_bytes()).read_all().unwrap()
