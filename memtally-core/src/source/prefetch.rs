@@ -28,12 +28,12 @@ struct Chunk {
 /// How much the helper thread gathers before handing it over. A seq_file
 /// (smaps, maps) gives at most a page or so per `read()`, so a chunk is
 /// many reads: handing over each would cost a thread wake-up per page.
-const CHUNK: usize = 64 * 1024;
+pub(crate) const CHUNK: usize = 64 * 1024;
 /// Chunks in flight between the two threads.
 const CHUNKS_AHEAD: usize = 8;
 
 impl PrefetchReader {
-    pub fn new(mut file: File) -> PrefetchReader {
+    pub(crate) fn new(mut file: File) -> PrefetchReader {
         let (chunk_tx, chunk_rx) = sync_channel::<std::io::Result<Chunk>>(CHUNKS_AHEAD);
         let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(CHUNKS_AHEAD + 2);
         std::thread::spawn(move || loop {

@@ -63,7 +63,8 @@ fn library_layers_point_only_down() {
     let mut checked = 0;
     for (layer, may) in allowed {
         let dir = src.join(layer);
-        let files = if dir.is_dir() { rust_files(&dir) } else { vec![src.join(format!("{layer}.rs"))] };
+        let files =
+            if dir.is_dir() { rust_files(&dir) } else { vec![src.join(format!("{layer}.rs"))] };
         for f in files {
             for m in crate_modules(&code(&f)) {
                 assert!(
