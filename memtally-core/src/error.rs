@@ -21,40 +21,86 @@ pub mod exit {
     pub const TOOL_FAILED: i32 = 6;
 }
 
+/// Everything that can go wrong, as a value. Each variant maps to one
+/// exit code ([`Error::exit_code`]); its message is one line.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// The process's `/proc` directory is not there (it exited, or the
+    /// PID is wrong).
     #[error(
         "no process {pid}: {path} does not exist (the process has exited, or the PID is wrong)"
     )]
-    NoSuchProcess { pid: u32, path: PathBuf },
+    NoSuchProcess {
+        /// The PID asked for.
+        pid: u32,
+        /// The `/proc/PID` directory that does not exist.
+        path: PathBuf,
+    },
 
+    /// A file of another user's process could not be read.
     #[error(
         "cannot read {path}: permission denied; process {pid} belongs to {owner}: run memtally as that user, as root, or with CAP_SYS_PTRACE"
     )]
-    PermissionDenied { pid: u32, path: PathBuf, owner: String },
+    PermissionDenied {
+        /// The process.
+        pid: u32,
+        /// The file that was refused (`/proc/PID/smaps`).
+        path: PathBuf,
+        /// Who owns the process, as `user NAME (uid N)`, `uid N`, or
+        /// `another user` when that cannot be told.
+        owner: String,
+    },
 
+    /// The process is a zombie or being torn down: its memory is gone.
     #[error(
         "process {pid} ({comm}) has exited (a zombie waiting for its parent to reap it): it has no memory left to show"
     )]
-    Exited { pid: u32, comm: String },
+    Exited {
+        /// The process.
+        pid: u32,
+        /// Its short name (`/proc/PID/comm`).
+        comm: String,
+    },
 
+    /// The process is a kernel thread: it has no user address space.
     #[error(
         "process {pid} ({comm}) is a kernel thread: it has no user address space, so there is no memory map to show"
     )]
-    KernelThread { pid: u32, comm: String },
+    KernelThread {
+        /// The process.
+        pid: u32,
+        /// Its short name (`/proc/PID/comm`).
+        comm: String,
+    },
 
+    /// The input is not what it claims to be.
     #[error("{path}: {message}")]
-    Parse { path: PathBuf, message: String },
+    Parse {
+        /// The file (or `standard input`, or the command that printed it).
+        path: PathBuf,
+        /// What is wrong, with the line number where there is one.
+        message: String,
+    },
 
+    /// Reading or writing `path` failed.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        /// What was being read or written (a path, or `standard output`).
+        path: PathBuf,
+        /// The error the system gave.
+        source: std::io::Error,
+    },
 
+    /// Something named does not exist (no selected process could be read).
     #[error("{0}")]
     NotFound(String),
 
+    /// The request itself is wrong (an unknown `--sort` field, a bad
+    /// regular expression, a directory where a file is wanted).
     #[error("{0}")]
     Usage(String),
 
+    /// An external tool (`vmmap`) is missing, failed, or timed out.
     #[error("{0}")]
     Tool(String),
 }
@@ -84,4 +130,5 @@ impl Error {
     }
 }
 
+/// A result whose error is [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;

@@ -2,8 +2,11 @@
 //!
 //! Data flows one way: [`source`] reads (Linux `/proc`, macOS `vmmap`
 //! text) into the [`model`] (one `Region` shape for both systems),
-//! [`analyze`] groups and sums without I/O, and [`render`] prints tables,
-//! JSON and CSV. [`cli`] wires them to the command line.
+//! [`analyze`] groups and sums without I/O, and [`usecase`] does what
+//! each command does (options in, results out). [`write`](mod@write)
+//! creates every file written; [`error`] says what failed and which exit
+//! code that is. Printing (tables, JSON, CSV) and the command line itself
+//! live in the `memtally-cli` package.
 //!
 //! The library reads what the tool reads. For example, a mapping of smaps
 //! text, its figures in exact bytes:
@@ -25,6 +28,8 @@
 //! assert_eq!(regions[0].sizes.pss, None); // not in the text: unknown, not 0
 //! assert_eq!(categorize(&regions[0]), Category::Heap);
 //! ```
+
+#![warn(missing_docs)]
 
 pub mod analyze;
 pub mod error;

@@ -38,6 +38,7 @@ pub enum Category {
 }
 
 impl Category {
+    /// Every category, in table order.
     pub const ALL: [Category; 12] = [
         Category::FileCode,
         Category::FileRodata,

@@ -9,14 +9,23 @@ use crate::model::Region;
 /// The seed's nine counters, in bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Classic {
+    /// File-backed `r-x`: program and library code.
     pub mapped_executable: u64,
+    /// File-backed `r--`: read-only data.
     pub mapped_rodata: u64,
+    /// File-backed `rw-`: writable data.
     pub mapped_rwdata: u64,
+    /// File-backed, any other permissions (`---`, `rwx`).
     pub mapped_unknown: u64,
+    /// Anonymous `rwx`.
     pub writable_code: u64,
+    /// Anonymous `rw-`: heap, stacks, `mmap`.
     pub data: u64,
+    /// Anonymous `r--`.
     pub rodata: u64,
+    /// Anonymous `---`: guard pages and reservations.
     pub unreadable: u64,
+    /// Anonymous, any other permissions (`r-x`: `[vdso]`).
     pub unbacked_unknown: u64,
 }
 
@@ -32,7 +41,7 @@ pub fn classic(regions: &[Region]) -> Classic {
 
 impl Classic {
     /// Counts one mapping (regions can be streamed through this).
-    pub fn add(&mut self, r: &Region) {
+    pub(crate) fn add(&mut self, r: &Region) {
         let size = match (r.start, r.end) {
             (Some(s), Some(e)) => e.wrapping_sub(s),
             _ => return,

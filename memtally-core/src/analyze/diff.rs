@@ -8,17 +8,22 @@ use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot};
 use crate::model::{Group, Grouper, Sizes};
 
 /// Figures compared by default and offered to `--sort`.
-pub const DIFF_FIGURES: &[&str] =
+pub(crate) const DIFF_FIGURES: &[&str] =
     &["dirty", "private_dirty", "shared_dirty", "pss", "rss", "uss", "swap", "swap_pss", "size"];
 
 /// One thing seen before, after, or both.
 #[derive(Debug, Clone)]
 pub struct Change {
+    /// Stable key: the PID (the command when there is none), the category
+    /// key or region type, the path.
     pub key: String,
     /// What a person reads: the command, the category label, the path.
     pub label: String,
+    /// The process, for process rows.
     pub pid: Option<u32>,
+    /// Its sizes in the first snapshot; `None` when it was not there.
     pub before: Option<Sizes>,
+    /// Its sizes in the second snapshot; `None` when it is not there.
     pub after: Option<Sizes>,
 }
 
@@ -48,7 +53,7 @@ impl Change {
     }
 
     /// The largest absolute change among the compared figures.
-    pub fn largest(&self) -> u128 {
+    pub(crate) fn largest(&self) -> u128 {
         DIFF_FIGURES.iter().filter_map(|f| self.delta(f)).map(i128::unsigned_abs).max().unwrap_or(0)
     }
 }
@@ -56,17 +61,29 @@ impl Change {
 /// A region that exists on one side only.
 #[derive(Debug, Clone)]
 pub struct RegionChange {
+    /// The process it belongs to.
     pub pid: Option<u32>,
+    /// True when only the second snapshot has it, false when only the first.
     pub appeared: bool,
+    /// The region, as that snapshot has it.
     pub region: SnapRegion,
 }
 
+/// What changed between two snapshots. The process, category and path
+/// rows are sorted as [`DiffOptions::sort`] says; every list is cut by
+/// [`DiffOptions::min_delta`].
 #[derive(Debug, Clone)]
 pub struct Diff {
+    /// The totals of every process, before and after.
     pub totals: Change,
+    /// Processes, paired by PID and name.
     pub processes: Vec<Change>,
+    /// Categories (Linux) or region types (vmmap).
     pub categories: Vec<Change>,
+    /// Regions added up by path (or region type, or `[anonymous]`).
     pub paths: Vec<Change>,
+    /// Regions of processes in both snapshots that exist on one side only,
+    /// largest first.
     pub regions: Vec<RegionChange>,
     /// Seconds between the snapshots, when both say when they were taken.
     pub seconds: Option<f64>,

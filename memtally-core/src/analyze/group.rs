@@ -1,5 +1,5 @@
 //! Group-by over regions, by any key, Linux and macOS alike: every view
-//! adds up through [`Grouper`] (categories, paths, permissions, vmmap
+//! adds up through the model's `Grouper` (categories, paths, permissions, vmmap
 //! region types and purge states, snapshot categories, diff paths); here
 //! are the ways to sort and cut the groups, and a process's totals.
 
@@ -51,7 +51,7 @@ pub fn process_total(process: &Process) -> Sizes {
 }
 
 /// Keeps the first `top` rows (all with `None`); returns how many were cut.
-pub fn keep_first<T>(rows: &mut Vec<T>, top: Option<usize>) -> usize {
+pub(crate) fn keep_first<T>(rows: &mut Vec<T>, top: Option<usize>) -> usize {
     match top {
         Some(n) if rows.len() > n => {
             let cut = rows.len() - n;
@@ -65,13 +65,13 @@ pub fn keep_first<T>(rows: &mut Vec<T>, top: Option<usize>) -> usize {
 /// Sorts groups by the named figures, largest first, ties by key. A group
 /// that lacks a figure sorts below every group that has it; `regions`
 /// sorts by the count.
-pub fn sort_groups(groups: &mut [Group], fields: &[&str]) {
+pub(crate) fn sort_groups(groups: &mut [Group], fields: &[&str]) {
     sort_by_figures(groups, fields, |g| (&g.key, g.regions, &g.sizes));
 }
 
 /// Sorts any rows as [`sort_groups`] sorts groups; `parts` gives a row's
 /// key, region count and sizes.
-pub fn sort_by_figures<T>(
+pub(crate) fn sort_by_figures<T>(
     items: &mut [T],
     fields: &[impl AsRef<str>],
     parts: impl Fn(&T) -> (&str, usize, &Sizes),

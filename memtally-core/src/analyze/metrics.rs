@@ -27,7 +27,7 @@ pub struct GpuFigures {
 impl GpuFigures {
     /// A process's figures from the GPU view (`analyze::gpu`, which counts
     /// dup'd and inherited fds of one DRM client once per process).
-    pub fn of(p: &GpuProcess) -> GpuFigures {
+    pub(crate) fn of(p: &GpuProcess) -> GpuFigures {
         let mut out = GpuFigures { resident: None, purgeable: p.purgeable };
         for e in &p.gpu {
             add_opt(&mut out.resident, e.memory.cost());
@@ -36,7 +36,7 @@ impl GpuFigures {
     }
 
     /// Adds `o`'s figures; a figure known on either side stays known.
-    pub fn add(&mut self, o: &GpuFigures) {
+    pub(crate) fn add(&mut self, o: &GpuFigures) {
         add_opt(&mut self.resident, o.resident);
         add_opt(&mut self.purgeable, o.purgeable);
     }
@@ -97,10 +97,14 @@ pub struct MetricRow {
     pub key: String,
     /// The process, for process rows.
     pub pid: Option<u32>,
+    /// Short name, for process rows; empty otherwise.
     pub comm: String,
+    /// The program, for process rows; empty otherwise.
     pub program: String,
     /// How many processes the row adds up.
     pub processes: usize,
+    /// The row's totals, from the scan's cheapest tier (`smaps_rollup`, else
+    /// `smaps`, else `status`).
     pub sizes: Sizes,
     /// `None` when GPU files were not read (the machine has none).
     pub gpu: Option<GpuFigures>,
@@ -113,7 +117,9 @@ pub struct Other {
     pub rows: usize,
     /// Processes they hold.
     pub processes: usize,
+    /// Their totals added up.
     pub sizes: Sizes,
+    /// Their GPU figures added up; `None` when GPU files were not read.
     pub gpu: Option<GpuFigures>,
 }
 
@@ -139,12 +145,15 @@ pub struct Collector {
 /// Everything one exposition holds.
 #[derive(Debug, Clone)]
 pub struct Metrics {
+    /// How the rows are grouped.
     pub by: TopBy,
     /// The first N rows by PSS, largest first.
     pub rows: Vec<MetricRow>,
+    /// Everything past the first N rows, added up.
     pub other: Other,
     /// The machine picture (only when every process was selected).
     pub machine: Option<Machine>,
+    /// What the scan cost and left out.
     pub collector: Collector,
 }
 

@@ -17,4 +17,4 @@ pub mod trend;
 pub mod vmmap;
 
 pub use category::{categorize, Category};
-pub use group::{group_by, sort_groups};
+pub use group::group_by;

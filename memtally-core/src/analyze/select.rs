@@ -8,6 +8,8 @@ use regex::Regex;
 
 use crate::model::{Needs, ProcInfo};
 
+/// Which processes to look at. Empty fields do not narrow; the default
+/// selects every process.
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
     /// These PIDs.
@@ -24,7 +26,7 @@ pub struct Selection {
 
 impl Selection {
     /// Whether nothing narrows the selection (every process is in it).
-    pub fn is_everything(&self) -> bool {
+    pub(crate) fn is_everything(&self) -> bool {
         self.pids.is_empty()
             && self.name.is_none()
             && self.uids.is_empty()
@@ -33,13 +35,13 @@ impl Selection {
     }
 
     /// Which identity files the selection has to read.
-    pub fn needs(&self) -> Needs {
+    pub(crate) fn needs(&self) -> Needs {
         Needs { cmdline: self.name.is_some(), cgroup: self.cgroup.is_some() }
     }
 
     /// Keeps the selected processes. `infos` must hold every process, so
     /// that `--tree` can follow parents.
-    pub fn apply(&self, infos: Vec<ProcInfo>) -> Vec<ProcInfo> {
+    pub(crate) fn apply(&self, infos: Vec<ProcInfo>) -> Vec<ProcInfo> {
         let in_trees = (!self.trees.is_empty()).then(|| descendants(&infos, &self.trees));
         infos
             .into_iter()
@@ -64,7 +66,7 @@ impl Selection {
 }
 
 /// `roots` and every process below them.
-pub fn descendants(infos: &[ProcInfo], roots: &[u32]) -> HashSet<u32> {
+fn descendants(infos: &[ProcInfo], roots: &[u32]) -> HashSet<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     for p in infos {
         children.entry(p.ppid).or_default().push(p.pid);

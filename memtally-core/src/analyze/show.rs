@@ -44,7 +44,9 @@ pub struct Row {
     pub key: String,
     /// What a person reads (`heap / anon rw`); same as the key for paths.
     pub label: String,
+    /// How many regions the row adds up.
     pub regions: usize,
+    /// Their sizes added up.
     pub sizes: Sizes,
 }
 
@@ -54,6 +56,7 @@ pub struct Report {
     /// The processes shown; their regions when they were kept (several
     /// processes), none when they were streamed (one process).
     pub processes: Vec<Process>,
+    /// What the rows are grouped by.
     pub by: ShowBy,
     /// Rows after sorting and `--top`.
     pub rows: Vec<Row>,
@@ -61,6 +64,8 @@ pub struct Report {
     pub omitted: usize,
     /// Every category, in table order, with only those that have regions.
     pub categories: Vec<(Category, Group)>,
+    /// Every region of every process added up, PSS from the kernel's rollup
+    /// where it was read.
     pub totals: Sizes,
     /// Regions added up, over every process.
     pub region_count: usize,
@@ -71,7 +76,7 @@ pub struct Report {
 }
 
 /// Sort keys `--sort` accepts; `dirty` is shared + private dirty.
-pub const SORT_FIELDS: &[&str] = &[
+pub(crate) const SORT_FIELDS: &[&str] = &[
     "dirty",
     "private_dirty",
     "shared_dirty",
@@ -95,10 +100,12 @@ pub struct Fold {
     /// One group per category, in `Category::ALL` order.
     categories: Grouper,
     rows: Grouper,
+    /// Regions added up so far.
     pub regions: usize,
 }
 
 impl Fold {
+    /// An empty fold for a view grouped `by`.
     pub fn new(by: ShowBy) -> Fold {
         Fold {
             by,

@@ -14,16 +14,22 @@ use crate::model::{Group, Grouper, Process, Region, Sizes};
 /// Facts about the moment and the machine.
 #[derive(Debug, Clone, Default)]
 pub struct Moment {
+    /// When, RFC 3339 UTC.
     pub time: Option<String>,
+    /// When, seconds since the Unix epoch.
     pub unix_time: Option<f64>,
+    /// The host name.
     pub host: Option<String>,
+    /// The kernel release.
     pub kernel: Option<String>,
+    /// The `/proc` tree read (`/proc`, or a recording).
     pub proc_root: Option<String>,
+    /// `/proc/meminfo` in bytes, by meminfo name.
     pub machine: Option<BTreeMap<String, u64>>,
 }
 
 /// The categories of some regions, in table order, only those present.
-pub fn categories<'a>(regions: impl IntoIterator<Item = &'a Region>) -> Vec<Group> {
+pub(crate) fn categories<'a>(regions: impl IntoIterator<Item = &'a Region>) -> Vec<Group> {
     let mut g = Grouper::with_keys(Category::ALL.iter().map(|c| c.key()));
     for r in regions {
         g.add_region(categorize(r).key(), r);
@@ -77,7 +83,7 @@ pub fn linux_snapshot(processes: &[Process], moment: Moment, notes: Vec<String>)
 }
 
 /// A region of a vmmap report as a snapshot region.
-pub fn vmmap_region(r: &Region) -> SnapRegion {
+fn vmmap_region(r: &Region) -> SnapRegion {
     SnapRegion {
         start: r.start,
         end: r.end,
@@ -93,7 +99,7 @@ pub fn vmmap_region(r: &Region) -> SnapRegion {
 }
 
 /// A summary-table row's figures in the shared size vocabulary.
-pub fn summary_sizes(s: &SummaryRow) -> Sizes {
+fn summary_sizes(s: &SummaryRow) -> Sizes {
     Sizes {
         size: s.virtual_size,
         rss: s.resident,
@@ -106,7 +112,7 @@ pub fn summary_sizes(s: &SummaryRow) -> Sizes {
 /// The snapshot of one vmmap report. Where the report has no region
 /// lines (`vmmap -summary`, a crash report's `VM Region Summary`), the
 /// summary table gives the types.
-pub fn vmmap_snapshot(doc: &Document, regions: &[Region]) -> Snapshot {
+pub(crate) fn vmmap_snapshot(doc: &Document, regions: &[Region]) -> Snapshot {
     let regions: Vec<SnapRegion> = regions.iter().map(vmmap_region).collect();
     let categories: Vec<Group> = if regions.is_empty() {
         doc.summary

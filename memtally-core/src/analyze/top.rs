@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::model::{MemInfo, Named, ProcMemory, SizeSource, Sizes};
+use crate::model::{MemInfo, Named, ProcMemory, Sizes};
 
 /// How `top` groups processes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -51,7 +51,7 @@ impl Named for TopBy {
 }
 
 /// Figures `top --sort` accepts.
-pub const TOP_SORT_FIELDS: &[&str] = &[
+pub(crate) const TOP_SORT_FIELDS: &[&str] = &[
     "pss",
     "uss",
     "rss",
@@ -78,6 +78,7 @@ pub struct TopRow {
     pub processes: usize,
     /// How many of them had no PSS (read from status only).
     pub without_pss: usize,
+    /// The totals of the processes the row adds up.
     pub sizes: Sizes,
 }
 
@@ -95,11 +96,15 @@ impl TopRow {
     }
 }
 
-/// The machine's memory, and how much of it processes explain.
+/// The machine's memory (bytes, from `/proc/meminfo`), and how much of it
+/// processes explain.
 #[derive(Debug, Clone, Serialize)]
 pub struct Machine {
+    /// `MemTotal`.
     pub total: u64,
+    /// `MemAvailable`, when the kernel gives it.
     pub available: Option<u64>,
+    /// `MemFree`.
     pub free: u64,
     /// `total - free`: what is in use for anything.
     pub used: u64,
@@ -118,15 +123,20 @@ pub struct Machine {
 /// The whole view.
 #[derive(Debug, Clone)]
 pub struct TopReport {
+    /// How the rows are grouped.
     pub by: TopBy,
+    /// The rows, sorted and cut to the first `top`.
     pub rows: Vec<TopRow>,
+    /// Rows cut by `top` (their figures are still in `totals`).
     pub omitted: usize,
+    /// Every scanned process added up.
     pub totals: Sizes,
+    /// The machine picture, when meminfo was given and has the basics.
     pub machine: Option<Machine>,
 }
 
 /// Builds the view over the scanned processes.
-pub fn build(
+pub(crate) fn build(
     processes: &[ProcMemory],
     by: TopBy,
     sort: &[String],
@@ -285,15 +295,10 @@ fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
     })
 }
 
-/// Whether every process in the scan was read from a tier with PSS.
-pub fn all_have_pss(processes: &[ProcMemory]) -> bool {
-    processes.iter().all(|p| matches!(p.source, SizeSource::SmapsRollup | SizeSource::Smaps))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ProcInfo;
+    use crate::model::{ProcInfo, SizeSource};
 
     fn proc(pid: u32, ppid: u32, program: &str, pss: Option<u64>) -> ProcMemory {
         ProcMemory {
@@ -348,7 +353,6 @@ mod tests {
         assert_eq!(r.rows[0].key, "2");
         assert_eq!(r.rows[1].without_pss, 1);
         assert_eq!(r.totals.pss, Some(1));
-        assert!(!all_have_pss(&ps));
     }
 
     #[test]

@@ -38,6 +38,7 @@ pub struct Trend {
     pub slope: f64,
     /// How well the line explains the samples, 0 to 1 (1 when they do not move).
     pub r2: f64,
+    /// How many samples the line was fitted to.
     pub samples: usize,
     /// Seconds from the first sample to the last.
     pub span: f64,
@@ -46,7 +47,7 @@ pub struct Trend {
 }
 
 /// Fits `y = a + slope·t`. `None` with fewer than two samples or no time span.
-pub fn fit(points: &[(f64, f64)]) -> Option<Trend> {
+fn fit(points: &[(f64, f64)]) -> Option<Trend> {
     let n = points.len();
     if n < 2 {
         return None;

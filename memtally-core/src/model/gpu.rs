@@ -26,7 +26,7 @@ pub struct DrmMemory {
 
 impl DrmMemory {
     /// Adds another client's figures; a figure known on either side stays known.
-    pub fn add(&mut self, o: &DrmMemory) {
+    pub(crate) fn add(&mut self, o: &DrmMemory) {
         fn sum(a: &mut Option<u64>, b: Option<u64>) {
             if let Some(b) = b {
                 *a = Some(a.unwrap_or(0).saturating_add(b));
@@ -41,7 +41,7 @@ impl DrmMemory {
 
     /// What the client costs: resident bytes, or the total where the
     /// driver does not say what is resident.
-    pub fn cost(&self) -> Option<u64> {
+    pub(crate) fn cost(&self) -> Option<u64> {
         self.resident.or(self.total)
     }
 }
@@ -69,7 +69,7 @@ pub struct DrmClient {
 
 impl DrmClient {
     /// The device this client belongs to: the PCI slot, else the node, else the driver.
-    pub fn device(&self) -> &str {
+    pub(crate) fn device(&self) -> &str {
         self.pdev.as_deref().or(self.node.as_deref()).unwrap_or(&self.driver)
     }
 }
@@ -77,6 +77,7 @@ impl DrmClient {
 /// One dma-buf fd's fdinfo.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct DmaBuf {
+    /// The fd number it was read from.
     pub fd: u32,
     /// `ino`: the buffer's inode, the same in every process holding it.
     pub inode: u64,
@@ -93,7 +94,7 @@ pub struct DmaBuf {
 /// A dma-buf a process maps (smaps/maps `/dmabuf:` or `anon_inode:dmabuf`)
 /// whether or not it still holds an fd to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct DmaBufMapping {
+pub(crate) struct DmaBufMapping {
     pub inode: u64,
     /// Bytes of address space the mapping covers.
     pub size: u64,
@@ -101,7 +102,7 @@ pub struct DmaBufMapping {
 
 /// Everything read of one process's GPU files.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct ProcGpu {
+pub(crate) struct ProcGpu {
     pub pid: u32,
     /// DRM fds, one per fd (dup'd fds appear more than once here).
     pub drm: Vec<DrmClient>,
@@ -122,7 +123,7 @@ pub struct ProcGpu {
 
 impl ProcGpu {
     /// Whether anything GPU-related was found.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.drm.is_empty()
             && self.dmabufs.is_empty()
             && self.dmabuf_maps.is_empty()

@@ -1,7 +1,7 @@
 //! The sums of the regions that share one key: a category, a path, a
 //! permission set, a vmmap region type or purge state. One shape for every
 //! grouping, in every view and in snapshots, and the one way to add
-//! regions up by key ([`Grouper`]).
+//! regions up by key (`Grouper`, inside the library).
 
 use std::collections::HashMap;
 
@@ -16,36 +16,39 @@ use super::sizes::Sizes;
 /// beside it: `{"category":"heap","regions":3,"rss":4096,...}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Group {
+    /// The key the regions share: a category key, a path, a permission set, a
+    /// vmmap region type or purge label.
     #[serde(rename = "category")]
     pub key: String,
     /// How many regions were added up.
     pub regions: usize,
+    /// Their sizes added up (virtual size from the range where the source gave none).
     #[serde(flatten)]
     pub sizes: Sizes,
 }
 
 impl Group {
     /// An empty group for `key`.
-    pub fn new(key: impl Into<String>) -> Group {
+    pub(crate) fn new(key: impl Into<String>) -> Group {
         Group { key: key.into(), regions: 0, sizes: Sizes::default() }
     }
 }
 
 /// Adds regions up by key as they come, without keeping them.
 #[derive(Debug, Clone, Default)]
-pub struct Grouper {
+pub(crate) struct Grouper {
     index: HashMap<String, usize>,
     groups: Vec<Group>,
 }
 
 impl Grouper {
-    pub fn new() -> Grouper {
+    pub(crate) fn new() -> Grouper {
         Grouper::default()
     }
 
     /// A grouper whose groups come in this order (a table's row order),
     /// whatever order the regions come in; keys not listed follow.
-    pub fn with_keys<'a>(keys: impl IntoIterator<Item = &'a str>) -> Grouper {
+    pub(crate) fn with_keys<'a>(keys: impl IntoIterator<Item = &'a str>) -> Grouper {
         let mut g = Grouper::new();
         for k in keys {
             g.slot(k);
@@ -67,31 +70,31 @@ impl Grouper {
 
     /// Adds one region under `key` (its virtual size from its range when
     /// the source gave no size).
-    pub fn add_region(&mut self, key: &str, region: &Region) {
+    pub(crate) fn add_region(&mut self, key: &str, region: &Region) {
         let g = self.slot(key);
         g.regions += 1;
         g.sizes.add_region(region);
     }
 
     /// Adds a sum of `regions` regions under `key`.
-    pub fn add_sizes(&mut self, key: &str, regions: usize, sizes: &Sizes) {
+    pub(crate) fn add_sizes(&mut self, key: &str, regions: usize, sizes: &Sizes) {
         let g = self.slot(key);
         g.regions += regions;
         g.sizes.add(sizes);
     }
 
     /// Adds another group's sums under its key.
-    pub fn add_group(&mut self, group: &Group) {
+    pub(crate) fn add_group(&mut self, group: &Group) {
         self.add_sizes(&group.key, group.regions, &group.sizes);
     }
 
     /// Every group, in first-seen (or listed) order.
-    pub fn into_groups(self) -> Vec<Group> {
+    pub(crate) fn into_groups(self) -> Vec<Group> {
         self.groups
     }
 
     /// The groups that hold at least one region, in order.
-    pub fn into_non_empty(self) -> Vec<Group> {
+    pub(crate) fn into_non_empty(self) -> Vec<Group> {
         self.groups.into_iter().filter(|g| g.regions > 0).collect()
     }
 }

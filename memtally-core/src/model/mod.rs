@@ -11,9 +11,11 @@ pub mod sizes;
 pub mod snapshot;
 pub mod vmmap;
 
-pub use group::{Group, Grouper};
+pub use group::Group;
+pub(crate) use group::Grouper;
 pub use meminfo::MemInfo;
 pub use named::Named;
-pub use process::{Needs, ProcInfo, ProcMemory, Process, Scan, SizeSource, Streamed};
+pub(crate) use process::Needs;
+pub use process::{ProcInfo, ProcMemory, Process, Scan, SizeSource, Streamed};
 pub use region::{Backing, Purge, Region};
 pub use sizes::{snake_case, SizeKey, Sizes, KNOWN_KEYS};

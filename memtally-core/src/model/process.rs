@@ -25,6 +25,7 @@ pub enum SizeSource {
 /// One process: identity and, when read, its regions.
 #[derive(Debug, Clone)]
 pub struct Process {
+    /// The process ID.
     pub pid: u32,
     /// Short name (`/proc/PID/comm`).
     pub comm: String,
@@ -32,6 +33,8 @@ pub struct Process {
     pub cmdline: String,
     /// Where the regions' figures came from.
     pub source: SizeSource,
+    /// Its mappings, in address order; empty when they were streamed (see
+    /// `streamed`) or not read.
     pub regions: Vec<Region>,
     /// The kernel's own sums (`smaps_rollup`) when read at the same instant
     /// as the regions (its resident figures equal the regions' sums). The
@@ -49,15 +52,11 @@ pub struct Streamed {
     /// The regions' figures summed (virtual size from the range where the
     /// source gave none).
     pub totals: Sizes,
+    /// How many regions were streamed.
     pub regions: usize,
 }
 
 impl Process {
-    /// How many regions were read, kept or streamed.
-    pub fn region_count(&self) -> usize {
-        self.streamed.as_ref().map_or(self.regions.len(), |s| s.regions)
-    }
-
     /// The command line, or the short name in brackets when it has none.
     pub fn command(&self) -> String {
         if self.cmdline.is_empty() {
@@ -71,8 +70,11 @@ impl Process {
 /// Who a process is.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProcInfo {
+    /// The process ID.
     pub pid: u32,
+    /// The parent's process ID; 0 when unknown (and for `init`).
     pub ppid: u32,
+    /// Real user id of the owner; `None` when it could not be read.
     pub uid: Option<u32>,
     /// Short name (`comm`, at most 15 bytes).
     pub comm: String,
@@ -99,14 +101,18 @@ impl ProcInfo {
 /// A process's memory totals and where they came from.
 #[derive(Debug, Clone)]
 pub struct ProcMemory {
+    /// Who the process is.
     pub info: ProcInfo,
+    /// Which file the sizes came from (`smaps_rollup`, `smaps`, or `status`).
     pub source: SizeSource,
+    /// Its totals, in bytes; a figure the source does not give is `None`.
     pub sizes: Sizes,
 }
 
 /// Everything a scan found, and what it had to leave out.
 #[derive(Debug, Default)]
 pub struct Scan {
+    /// Every process read, in the order they were listed.
     pub processes: Vec<ProcMemory>,
     /// Processes whose smaps could not be read (permission): PIDs.
     /// They are in `processes` too, with status figures (RSS only).
@@ -121,7 +127,7 @@ pub struct Scan {
 
 /// Which optional identity files to read (each costs a read per process).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Needs {
+pub(crate) struct Needs {
     /// The command line (for `--name`, `--by program`, display).
     pub cmdline: bool,
     /// The cgroup (for `--cgroup`, `--by cgroup`).

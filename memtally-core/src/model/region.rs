@@ -136,15 +136,10 @@ impl Region {
     }
 
     /// Virtual size in bytes: the `size` figure, or `end - start`.
-    pub fn vsize(&self) -> Option<u64> {
+    pub(crate) fn vsize(&self) -> Option<u64> {
         self.sizes.size.or(match (self.start, self.end) {
             (Some(s), Some(e)) if e >= s => Some(e - s),
             _ => None,
         })
-    }
-
-    /// Whether `addr` lies inside this region.
-    pub fn contains(&self, addr: u64) -> bool {
-        matches!((self.start, self.end), (Some(s), Some(e)) if s <= addr && addr < e)
     }
 }

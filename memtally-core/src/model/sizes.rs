@@ -13,12 +13,12 @@ use super::region::Region;
 /// Declares the known size keys once: the smaps key (if the kernel prints
 /// one), the field name (also the JSON name) and a short column label.
 macro_rules! known_sizes {
-    ($( $field:ident = $smaps:literal, $label:literal; )*) => {
+    ($( $(#[$doc:meta])* $field:ident = $smaps:literal, $label:literal; )*) => {
         /// Sizes in bytes, one field per known key; unknown smaps keys that
         /// carry a size (newer kernels, Android) are kept in `extra`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct Sizes {
-            $( pub $field: Option<u64>, )*
+            $( $(#[$doc])* pub $field: Option<u64>, )*
             /// Size keys this build does not know, as (snake_case name, bytes).
             pub extra: Vec<(String, u64)>,
         }
@@ -38,7 +38,7 @@ macro_rules! known_sizes {
             }
 
             /// Sets a figure by its snake_case name (an unknown name goes to `extra`).
-            pub fn set(&mut self, name: &str, value: u64) {
+            pub(crate) fn set(&mut self, name: &str, value: u64) {
                 match name {
                     $( stringify!($field) => self.$field = Some(value), )*
                     _ => match self.extra.iter_mut().find(|(n, _)| n == name) {
@@ -48,19 +48,9 @@ macro_rules! known_sizes {
                 }
             }
 
-            /// A mutable slot for a smaps key (`"Private_Dirty"`), or `None`
-            /// when the key is not a known size key.
-            #[inline]
-            pub fn slot_for_smaps_key(&mut self, key: &[u8]) -> Option<&mut Option<u64>> {
-                match key {
-                    $( k if k == $smaps.as_bytes() && !$smaps.is_empty() => Some(&mut self.$field), )*
-                    _ => None,
-                }
-            }
-
             /// The slot of the known key at `index` in [`KNOWN_KEYS`].
             #[inline]
-            pub fn slot_at(&mut self, index: usize) -> Option<&mut Option<u64>> {
+            pub(crate) fn slot_at(&mut self, index: usize) -> Option<&mut Option<u64>> {
                 let mut i = 0usize;
                 $( if i == index { return Some(&mut self.$field); } i += 1; )*
                 let _ = i;
@@ -90,15 +80,6 @@ macro_rules! known_sizes {
                 }
             }
 
-            /// `self - other` per figure, as signed bytes; a figure missing on
-            /// either side is missing in the result.
-            pub fn delta(&self, other: &Sizes) -> Vec<(&'static str, Option<i128>)> {
-                vec![ $( (stringify!($field), match (self.$field, other.$field) {
-                    (Some(a), Some(b)) => Some(a as i128 - b as i128),
-                    _ => None,
-                }), )* ]
-            }
-
             /// (name, value) of every known figure that is present, then the extras.
             pub fn present(&self) -> Vec<(&str, u64)> {
                 let mut out: Vec<(&str, u64)> = Vec::new();
@@ -120,7 +101,7 @@ const PER_MAPPING: &[&str] = &["kernel_page_size", "mmu_page_size"];
 /// that passes the index after the previous key's finds almost every key at
 /// the first comparison instead of searching the list.
 #[inline]
-pub fn smaps_key_index(key: &[u8], hint: usize) -> Option<usize> {
+pub(crate) fn smaps_key_index(key: &[u8], hint: usize) -> Option<usize> {
     if let Some(k) = KNOWN_KEYS.get(hint) {
         if k.smaps.as_bytes() == key && !key.is_empty() {
             return Some(hint);
@@ -144,38 +125,70 @@ pub struct SizeKey {
 }
 
 known_sizes! {
+    /// Virtual size: smaps `Size` (else the address range), vmmap VSIZE.
     size = "Size", "Size";
+    /// `KernelPageSize`: the page size the kernel backs the mapping with.
+    /// Describes the mapping, so sums leave it out.
     kernel_page_size = "KernelPageSize", "KPageSize";
+    /// `MMUPageSize`: the page size the MMU maps it with. Not summed.
     mmu_page_size = "MMUPageSize", "MMUPageSize";
+    /// Resident: smaps `Rss`, vmmap RSDNT (RESIDENT in the summary).
     rss = "Rss", "RSS";
+    /// `Pss`: resident bytes with each page divided by the number of
+    /// processes that map it, so it adds up across processes.
     pss = "Pss", "PSS";
+    /// `Pss_Dirty`: the dirty part of `pss` (kernels since 6.0).
     pss_dirty = "Pss_Dirty", "PSSDirty";
+    /// `Pss_Anon`: the anonymous part of `pss` (`smaps_rollup` only).
     pss_anon = "Pss_Anon", "PSSAnon";
+    /// `Pss_File`: the file-backed part of `pss` (`smaps_rollup` only).
     pss_file = "Pss_File", "PSSFile";
+    /// `Pss_Shmem`: the shared-memory part of `pss` (`smaps_rollup` only).
     pss_shmem = "Pss_Shmem", "PSSShmem";
+    /// `Shared_Clean`: resident, unmodified, and mapped by other processes too.
     shared_clean = "Shared_Clean", "SharedClean";
+    /// `Shared_Dirty`: resident, written, and mapped by other processes too.
     shared_dirty = "Shared_Dirty", "SharedDirty";
+    /// `Private_Clean`: resident, unmodified, mapped by this process only.
     private_clean = "Private_Clean", "PrivClean";
+    /// `Private_Dirty`: resident, written, mapped by this process only.
     private_dirty = "Private_Dirty", "PrivDirty";
+    /// `Referenced`: resident bytes currently marked referenced (accessed).
     referenced = "Referenced", "Referenced";
+    /// `Anonymous`: resident pages that belong to no file (including
+    /// private copies of file pages).
     anonymous = "Anonymous", "Anonymous";
+    /// `KSM`: pages shared by kernel same-page merging.
     ksm = "KSM", "KSM";
+    /// `LazyFree`: pages freed with `MADV_FREE` that the kernel has not
+    /// taken back yet.
     lazy_free = "LazyFree", "LazyFree";
+    /// `AnonHugePages`: anonymous memory in transparent huge pages.
     anon_huge_pages = "AnonHugePages", "AnonHuge";
+    /// `ShmemPmdMapped`: shared memory mapped with huge pages.
     shmem_pmd_mapped = "ShmemPmdMapped", "ShmemPmd";
+    /// `FilePmdMapped`: file pages mapped with huge pages.
     file_pmd_mapped = "FilePmdMapped", "FilePmd";
+    /// `Shared_Hugetlb`: hugetlbfs pages shared with other processes (not in `rss`).
     shared_hugetlb = "Shared_Hugetlb", "SharedHugetlb";
+    /// `Private_Hugetlb`: hugetlbfs pages of this process only (not in `rss`).
     private_hugetlb = "Private_Hugetlb", "PrivHugetlb";
+    /// Swapped out: smaps `Swap`, vmmap SWAP (SWAPPED in the summary).
     swap = "Swap", "Swap";
+    /// `SwapPss`: `swap` with each page divided among the processes sharing it.
     swap_pss = "SwapPss", "SwapPSS";
+    /// `Locked`: pages locked in memory (`mlock`).
     locked = "Locked", "Locked";
+    /// Dirty bytes as vmmap gives them (DIRTY). smaps has no such key, so
+    /// it is never filled from Linux; [`Sizes::dirty`] adds shared and
+    /// private dirty there instead.
     dirty = "", "Dirty";
 }
 
 impl Sizes {
     /// Adds a region's sizes, taking its virtual size from its address
     /// range when the source gave no `size`.
-    pub fn add_region(&mut self, region: &Region) {
+    pub(crate) fn add_region(&mut self, region: &Region) {
         if region.sizes.size.is_none() {
             if let Some(v) = region.vsize() {
                 self.size = Some(self.size.unwrap_or(0) + v);
@@ -184,7 +197,8 @@ impl Sizes {
         self.add(&region.sizes);
     }
 
-    /// The sum over every region (see [`add_region`](Self::add_region)).
+    /// The sum over every region, each region's virtual size taken from
+    /// its address range when the source gave no `size`.
     pub fn total<'a>(regions: impl IntoIterator<Item = &'a Region>) -> Sizes {
         let mut sum = Sizes::default();
         for r in regions {
@@ -206,7 +220,7 @@ impl Sizes {
     }
 
     /// Clean resident bytes: shared + private clean (Linux only).
-    pub fn clean(&self) -> Option<u64> {
+    pub(crate) fn clean(&self) -> Option<u64> {
         match (self.shared_clean, self.private_clean) {
             (Some(s), Some(p)) => Some(s + p),
             _ => None,

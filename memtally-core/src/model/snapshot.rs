@@ -9,8 +9,11 @@ use super::group::{Group, Grouper};
 use super::sizes::Sizes;
 
 /// The format version written in `memtally_snapshot`.
-pub const SNAPSHOT_VERSION: u32 = 1;
+pub(crate) const SNAPSHOT_VERSION: u32 = 1;
 
+/// What a selection of processes held at one moment: their totals,
+/// categories and regions, in bytes. The document `memtally snapshot`
+/// writes (docs/json.md), and what `diff` and `plot` read back.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Snapshot {
     /// Format version; its presence marks the document as a snapshot.
@@ -21,11 +24,13 @@ pub struct Snapshot {
     pub time: Option<String>,
     /// Seconds since the Unix epoch, for arithmetic.
     pub unix_time: Option<f64>,
+    /// The host name, when known.
     pub host: Option<String>,
     /// Kernel release (Linux) or OS version (vmmap header).
     pub kernel: Option<String>,
     /// The /proc tree read (`/proc`, or a recording).
     pub proc_root: Option<String>,
+    /// The processes, as read.
     pub processes: Vec<SnapProcess>,
     /// Sum over every process.
     pub totals: Sizes,
@@ -34,43 +39,65 @@ pub struct Snapshot {
     /// `/proc/meminfo` in bytes, by meminfo name.
     #[serde(default)]
     pub machine: Option<std::collections::BTreeMap<String, u64>>,
+    /// Things the reader must know (processes that could not be read).
     #[serde(default)]
     pub notes: Vec<String>,
 }
 
+/// One process of a snapshot.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SnapProcess {
+    /// The process ID; `None` when the source does not give one (vmmap text
+    /// without a `Process:` line).
     pub pid: Option<u32>,
+    /// The parent's process ID, when recorded.
     #[serde(default)]
     pub ppid: Option<u32>,
+    /// The owner's name, when recorded.
     #[serde(default)]
     pub user: Option<String>,
+    /// Short name (`comm`, vmmap's process name); empty when unknown.
     #[serde(default)]
     pub comm: String,
+    /// The command line (or the executable path for vmmap).
     pub command: String,
     /// Where the figures came from (`smaps`, `maps`, `vmmap`).
     pub source: String,
+    /// The process's totals (on Linux with the rollup's exact PSS, where it was read).
     pub totals: Sizes,
+    /// Its regions added up by category (Linux) or region type (vmmap).
     pub categories: Vec<Group>,
+    /// Every region, in file order.
     pub regions: Vec<SnapRegion>,
 }
 
+/// One region of a snapshot process: where it is, what it is, its sizes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SnapRegion {
+    /// First address; `None` for placeholder ranges.
     pub start: Option<u64>,
+    /// One past the last address; `None` for placeholder ranges.
     pub end: Option<u64>,
+    /// Permissions as the source prints them (`rw-p`, `rw-`).
     #[serde(default)]
     pub perms: String,
+    /// Linux pathname or vmmap region detail; `None` when there is none.
     pub path: Option<String>,
+    /// The category key (Linux, `heap`) or region type (vmmap, `MALLOC_SMALL`).
     pub category: String,
+    /// vmmap's REGION TYPE; `None` on Linux.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region_type: Option<String>,
+    /// vmmap's purge code (`N`, `V`, `E`, `-`); `None` on Linux.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub purge: Option<String>,
+    /// Linux: the file offset of the mapping.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
+    /// Linux: the inode of the backing file (0 when anonymous).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inode: Option<u64>,
+    /// Its sizes, flattened beside the other keys in JSON.
     #[serde(flatten)]
     pub sizes: Sizes,
 }
@@ -78,7 +105,7 @@ pub struct SnapRegion {
 impl Snapshot {
     /// A snapshot of `processes` of one `kind` (`linux`, `vmmap`), with
     /// their totals and categories summed; when, where and notes empty.
-    pub fn of(processes: Vec<SnapProcess>, kind: &str) -> Snapshot {
+    pub(crate) fn of(processes: Vec<SnapProcess>, kind: &str) -> Snapshot {
         let mut totals = Sizes::default();
         let mut categories = Grouper::new();
         for p in &processes {
@@ -106,7 +133,7 @@ impl Snapshot {
 
 impl SnapProcess {
     /// The regions added up by their `category`, first-seen order.
-    pub fn categories_of(regions: &[SnapRegion]) -> Vec<Group> {
+    pub(crate) fn categories_of(regions: &[SnapRegion]) -> Vec<Group> {
         let mut g = Grouper::new();
         for r in regions {
             g.add_sizes(&r.category, 1, &r.sizes);
@@ -117,13 +144,13 @@ impl SnapProcess {
 
 impl SnapRegion {
     /// What identifies a mapping across two snapshots of one process.
-    pub fn identity(&self) -> (Option<u64>, Option<u64>, &str, Option<&str>) {
+    pub(crate) fn identity(&self) -> (Option<u64>, Option<u64>, &str, Option<&str>) {
         (self.start, self.end, self.perms.as_str(), self.path.as_deref())
     }
 
     /// The name used for per-path grouping: path, else region type, else
     /// `[anonymous]`.
-    pub fn path_key(&self) -> String {
+    pub(crate) fn path_key(&self) -> String {
         self.path
             .clone()
             .filter(|p| !p.is_empty())

@@ -7,22 +7,29 @@ use serde::Serialize;
 use super::region::{Backing, Purge, Region};
 
 /// How many sample lines each diagnostic keeps (the counts are exact).
-pub const MAX_SAMPLES: usize = 50;
+pub(crate) const MAX_SAMPLES: usize = 50;
 
 /// One `Key: value` line of the header or footer, as printed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Fact {
+    /// The key, as printed (`Physical footprint`).
     pub key: String,
+    /// The value, as printed (`5.4M`).
     pub value: String,
 }
 
 /// What the report says about the process and the tool.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Header {
+    /// The process name (`Process: NAME [PID]`).
     pub process: Option<String>,
+    /// The PID (`Process: NAME [PID]`).
     pub pid: Option<u32>,
+    /// The executable (`Path:`).
     pub path: Option<String>,
+    /// `OS Version:` (`macOS 14.5 (23F79)`).
     pub os_version: Option<String>,
+    /// `Code Type:` (`ARM64`, `X86-64`).
     pub code_type: Option<String>,
     /// `Output report format:` (`2.4`).
     pub report_format: Option<String>,
@@ -50,15 +57,24 @@ pub struct Header {
 /// A summary-table row; a figure the table does not have is `None`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SummaryRow {
+    /// The REGION TYPE (`MALLOC_SMALL`), or `TOTAL` for a total row.
     pub region_type: String,
+    /// VIRTUAL: address space, bytes.
     #[serde(rename = "virtual")]
     pub virtual_size: Option<u64>,
+    /// RESIDENT: bytes in memory.
     pub resident: Option<u64>,
+    /// DIRTY: bytes written (in memory or swapped).
     pub dirty: Option<u64>,
+    /// SWAPPED: bytes in the compressor or swapped out.
     pub swapped: Option<u64>,
+    /// VOLATILE: purgeable bytes the system may discard.
     pub volatile: Option<u64>,
+    /// NONVOL: purgeable bytes marked non-volatile (kept).
     pub nonvol: Option<u64>,
+    /// EMPTY: purgeable bytes already discarded.
     pub empty: Option<u64>,
+    /// REGION COUNT: how many regions of the type.
     pub count: Option<u64>,
     /// Text after the figures (`see MALLOC ZONE table below`).
     pub note: Option<String>,
@@ -72,9 +88,13 @@ pub struct SummaryRow {
 /// A MALLOC ZONE table row, kept apart from the summary; figures as printed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MallocZoneRow {
+    /// The zone name (`DefaultMallocZone_0x100a08000`), or `TOTAL`.
     pub zone: String,
+    /// The figures, as printed, in column order.
     pub values: Vec<String>,
+    /// 1-based line number in the input.
     pub line: usize,
+    /// A `TOTAL` row.
     #[serde(skip)]
     pub total: bool,
 }
@@ -83,23 +103,36 @@ pub struct MallocZoneRow {
 /// bytes; a size the line does not give is `None`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VRegion<'a> {
+    /// The REGION TYPE (`MALLOC_SMALL`, `__TEXT`).
     pub region_type: &'a str,
+    /// First address; `None` for placeholder ranges (`kernel-kernel`) or an
+    /// unreadable range.
     pub start: Option<u64>,
+    /// One past the last address; `None` as for `start`.
     pub end: Option<u64>,
+    /// VSIZE, bytes.
     pub vsize: Option<u64>,
+    /// RSDNT, bytes (the two- and four-figure layouts).
     pub resident: Option<u64>,
+    /// DIRTY, bytes (the four-figure layout only).
     pub dirty: Option<u64>,
+    /// SWAP, bytes (the four-figure layout only).
     pub swap: Option<u64>,
+    /// Current protection (`rw-`).
     pub prot: &'a str,
+    /// Maximum protection (`rwx`), when readable.
     pub max_prot: Option<&'a str>,
+    /// Share mode without its `SM=` (`COW`, `PRV`, `SHM`).
     pub share_mode: Option<&'a str>,
+    /// The `PURGE=` state; `Unmarked` when the line has none.
     pub purge: Purge,
+    /// REGION DETAIL (a path, a zone, a thread); `None` when empty.
     pub detail: Option<&'a str>,
 }
 
 impl VRegion<'_> {
     /// The owned model [`Region`].
-    pub fn to_region(&self) -> Region {
+    pub(crate) fn to_region(&self) -> Region {
         let mut r = Region::new(Backing::Unknown);
         r.region_type = Some(self.region_type.to_string());
         r.start = self.start;
@@ -120,16 +153,22 @@ impl VRegion<'_> {
 /// What one line was read as.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Record<'a> {
+    /// A region line.
     Region(VRegion<'a>),
+    /// A row of the summary table (a `TOTAL` row too).
     Summary(SummaryRow),
+    /// A row of the MALLOC ZONE table.
     MallocZone(MallocZoneRow),
 }
 
 /// A line that could not be read, or was read with damage.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Problem {
+    /// 1-based line number in the input.
     pub line: usize,
+    /// What was wrong.
     pub reason: String,
+    /// The line (cut to 200 bytes).
     pub text: String,
 }
 
@@ -140,9 +179,11 @@ pub struct Diagnostics {
     pub lines: u64,
     /// Lines that look like region or summary rows but could not be read.
     pub unreadable: u64,
+    /// The first 50 of them.
     pub unreadable_samples: Vec<Problem>,
     /// Region lines read whose non-size fields were damaged (sizes intact).
     pub damaged: u64,
+    /// The first 50 of them.
     pub damaged_samples: Vec<Problem>,
     /// Elision lines (`...`) the publisher left: the input is incomplete.
     pub elisions: u64,
@@ -190,16 +231,21 @@ fn clip(text: &str) -> String {
 /// Everything but the region lines, which go to the callback.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Document {
+    /// The header facts.
     pub header: Header,
     /// Column names of the summary table as read (`virtual`, `resident`, ...).
     pub summary_columns: Vec<String>,
+    /// The summary table's rows, `TOTAL` rows apart (in `summary_totals`).
     pub summary: Vec<SummaryRow>,
     /// `TOTAL` and `TOTAL, minus reserved VM space`.
     pub summary_totals: Vec<SummaryRow>,
+    /// Column names of the MALLOC ZONE table as read.
     pub malloc_zone_columns: Vec<String>,
+    /// The MALLOC ZONE table's rows, `TOTAL` included.
     pub malloc_zones: Vec<MallocZoneRow>,
     /// Region lines read.
     pub regions: u64,
+    /// What could not be read, and notes about the input.
     pub diagnostics: Diagnostics,
 }
 

@@ -33,7 +33,7 @@ pub(crate) const CHUNK: usize = 64 * 1024;
 const CHUNKS_AHEAD: usize = 8;
 
 impl PrefetchReader {
-    pub fn new(mut file: File) -> PrefetchReader {
+    pub(crate) fn new(mut file: File) -> PrefetchReader {
         let (chunk_tx, chunk_rx) = sync_channel::<std::io::Result<Chunk>>(CHUNKS_AHEAD);
         let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(CHUNKS_AHEAD + 2);
         std::thread::spawn(move || loop {

@@ -25,22 +25,23 @@ impl Default for ProcRoot {
 }
 
 impl ProcRoot {
+    /// The tree at `root`: `/proc`, or a directory a capture wrote.
     pub fn new(root: impl Into<PathBuf>) -> ProcRoot {
         ProcRoot { root: root.into() }
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.root
     }
 
     /// `ROOT/PID/FILE`.
-    pub fn pid_file(&self, pid: u32, file: &str) -> PathBuf {
+    pub(crate) fn pid_file(&self, pid: u32, file: &str) -> PathBuf {
         self.root.join(pid.to_string()).join(file)
     }
 
     /// Whether this is the live `/proc` (where PIDs can be signalled and
     /// owners looked up) rather than a recording.
-    pub fn is_live(&self) -> bool {
+    pub(crate) fn is_live(&self) -> bool {
         self.root == Path::new("/proc")
     }
 
@@ -63,13 +64,13 @@ impl ProcRoot {
 
     /// Opens `ROOT/PID/FILE`, turning the usual failures into errors that
     /// say which process and what would help.
-    pub fn open(&self, pid: u32, file: &str) -> Result<File> {
+    pub(crate) fn open(&self, pid: u32, file: &str) -> Result<File> {
         let path = self.pid_file(pid, file);
         File::open(&path).map_err(|e| self.explain(pid, path, e))
     }
 
     /// Reads a whole small file (`status`, `cmdline`, `comm`).
-    pub fn read(&self, pid: u32, file: &str) -> Result<Vec<u8>> {
+    pub(crate) fn read(&self, pid: u32, file: &str) -> Result<Vec<u8>> {
         let mut out = Vec::new();
         let mut f = self.open(pid, file)?;
         read_small(&mut f, &mut out).map_err(|e| self.explain(pid, self.pid_file(pid, file), e))?;
@@ -77,7 +78,7 @@ impl ProcRoot {
     }
 
     /// Turns an I/O error on a process file into the error a user can act on.
-    pub fn explain(&self, pid: u32, path: PathBuf, e: std::io::Error) -> Error {
+    pub(crate) fn explain(&self, pid: u32, path: PathBuf, e: std::io::Error) -> Error {
         match e.kind() {
             ErrorKind::NotFound if !self.root.join(pid.to_string()).exists() => {
                 Error::NoSuchProcess { pid, path: self.root.join(pid.to_string()) }
@@ -109,7 +110,7 @@ impl ProcRoot {
     }
 
     /// The process's identity: short name and command line.
-    pub fn identity(&self, pid: u32) -> Result<(String, String)> {
+    pub(crate) fn identity(&self, pid: u32) -> Result<(String, String)> {
         let comm = match self.read(pid, "comm") {
             Ok(b) => String::from_utf8_lossy(&b).trim_end_matches('\n').to_string(),
             Err(Error::NoSuchProcess { .. }) => {
@@ -222,7 +223,7 @@ impl ProcRoot {
     }
 
     /// Reads `smaps_rollup`: the kernel's sums over every mapping.
-    pub fn rollup(&self, pid: u32) -> Result<Sizes> {
+    pub(crate) fn rollup(&self, pid: u32) -> Result<Sizes> {
         // About 1 KiB: read whole, then parse from memory.
         let mut text = Vec::new();
         let mut f = self.open(pid, "smaps_rollup")?;
@@ -243,14 +244,19 @@ impl ProcRoot {
     }
 
     /// Parses `ROOT/PID/FILE` (smaps or maps) into regions.
-    pub fn read_regions(&self, pid: u32, file: &str) -> Result<Vec<Region>> {
+    pub(crate) fn read_regions(&self, pid: u32, file: &str) -> Result<Vec<Region>> {
         let mut out = Vec::new();
         self.stream_regions(pid, file, |r| out.push(r))?;
         Ok(out)
     }
 
     /// Parses `ROOT/PID/FILE` (smaps or maps), handing each region to `each`.
-    pub fn stream_regions(&self, pid: u32, file: &str, each: impl FnMut(Region)) -> Result<()> {
+    pub(crate) fn stream_regions(
+        &self,
+        pid: u32,
+        file: &str,
+        each: impl FnMut(Region),
+    ) -> Result<()> {
         let f = self.open(pid, file)?;
         // smaps of a big process is megabytes that the kernel generates as
         // we read: a helper thread reads the next chunk while this one
@@ -298,7 +304,7 @@ fn same_instant(rollup: &Sizes, sum: &Sizes) -> bool {
 /// Reads a small `/proc` file to its end into `out`, in 4 KiB reads.
 /// (`read_to_end` on a `File` first asks for its size and position, two
 /// system calls that tell nothing here: `/proc` files have size 0.)
-pub fn read_small(f: &mut File, out: &mut Vec<u8>) -> std::io::Result<()> {
+pub(crate) fn read_small(f: &mut File, out: &mut Vec<u8>) -> std::io::Result<()> {
     loop {
         let len = out.len();
         out.resize(len + 4096, 0);
@@ -318,7 +324,7 @@ pub fn read_small(f: &mut File, out: &mut Vec<u8>) -> std::io::Result<()> {
 }
 
 /// `/proc/PID/cmdline` is NUL-separated; show it with spaces.
-pub fn join_cmdline(raw: &[u8]) -> String {
+pub(crate) fn join_cmdline(raw: &[u8]) -> String {
     let trimmed = raw.strip_suffix(b"\0").unwrap_or(raw);
     String::from_utf8_lossy(trimmed).replace('\0', " ")
 }

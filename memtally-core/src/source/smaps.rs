@@ -20,7 +20,9 @@ use crate::source::prefetch::PrefetchReader;
 /// A line that could not be read, with its 1-based number.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SmapsError {
+    /// 1-based line number (for a failed read, the line being read).
     pub line: usize,
+    /// What is wrong, in one line.
     pub message: String,
     /// Set when reading failed (rather than the text being wrong):
     /// the OS error, so callers can tell a vanished process from bad data.
@@ -64,6 +66,7 @@ impl SmapsReader<PrefetchReader> {
 }
 
 impl<R: BufRead> SmapsReader<R> {
+    /// A reader of smaps or maps text from `input`.
     pub fn new(input: R) -> Self {
         SmapsReader {
             input,
@@ -80,7 +83,7 @@ impl<R: BufRead> SmapsReader<R> {
     }
 
     /// The next complete region, `Ok(None)` at the end of input.
-    pub fn next_region(&mut self) -> Result<Option<Region>, SmapsError> {
+    pub(crate) fn next_region(&mut self) -> Result<Option<Region>, SmapsError> {
         loop {
             if self.done {
                 return Ok(self.pending.take());
@@ -215,7 +218,7 @@ fn next_field<'a>(rest: &mut &'a [u8]) -> Option<&'a [u8]> {
 }
 
 /// Parses `start-end perms offset dev inode [path]`.
-pub fn parse_header(line: &[u8]) -> Option<Region> {
+pub(crate) fn parse_header(line: &[u8]) -> Option<Region> {
     let mut rest = line;
     let range = next_field(&mut rest)?;
     let dash = range.iter().position(|&b| b == b'-')?;
@@ -250,7 +253,7 @@ pub fn parse_header(line: &[u8]) -> Option<Region> {
 }
 
 /// Decides what a Linux mapping's pages come from, by its name.
-pub fn classify_backing(path: Option<&str>, device: &str, inode: u64) -> Backing {
+fn classify_backing(path: Option<&str>, device: &str, inode: u64) -> Backing {
     let Some(p) = path else {
         return Backing::Anonymous;
     };
@@ -356,7 +359,6 @@ fn trim(s: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::prefetch::CHUNK;
 
     fn parse(text: &str) -> Vec<Region> {
         SmapsReader::new(text.as_bytes()).read_all().unwrap()
@@ -487,7 +489,7 @@ VmFlags: rd wr mr mw me gd ac
     fn prefetching_a_file_reads_the_same_as_reading_it_in_one_go() {
         // Several chunks' worth, so regions straddle chunk boundaries.
         let text = synthetic_smaps(3000);
-        assert!(text.len() > 8 * CHUNK);
+        assert!(text.len() > 8 * crate::source::prefetch::CHUNK);
         let mut file = tempfile::tempfile().unwrap();
         std::io::Write::write_all(&mut file, text.as_bytes()).unwrap();
         std::io::Seek::rewind(&mut file).unwrap();

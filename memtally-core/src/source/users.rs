@@ -3,7 +3,7 @@
 //! is found).
 
 /// The login name of `uid`, if `/etc/passwd` has it.
-pub fn user_name(uid: u32) -> Option<String> {
+pub(crate) fn user_name(uid: u32) -> Option<String> {
     let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
     name_in_passwd(&passwd, uid)
 }
@@ -19,7 +19,7 @@ fn name_in_passwd(passwd: &str, uid: u32) -> Option<String> {
 }
 
 /// The uid of a login name, if `/etc/passwd` has it.
-pub fn uid_of(name: &str) -> Option<u32> {
+pub(crate) fn uid_of(name: &str) -> Option<u32> {
     let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
     passwd.lines().find_map(|line| {
         let mut f = line.split(':');
@@ -30,7 +30,7 @@ pub fn uid_of(name: &str) -> Option<u32> {
 }
 
 /// Every (uid, name) in `/etc/passwd`.
-pub fn all_users() -> Vec<(u32, String)> {
+fn all_users() -> Vec<(u32, String)> {
     let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
     passwd
         .lines()

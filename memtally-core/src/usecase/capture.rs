@@ -16,6 +16,7 @@ use crate::write::write_file;
 /// What one process's capture wrote and what it had to leave out.
 #[derive(Debug, Default)]
 pub struct CaptureReport {
+    /// The files written, in order.
     pub written: Vec<PathBuf>,
     /// (file, why) for files that could not be read.
     pub skipped: Vec<(PathBuf, String)>,
@@ -62,7 +63,7 @@ pub fn capture(root: &ProcRoot, sel: &Selection, out: &Path) -> Result<Captured>
 
 /// Copies `pid`'s files from `from` into `out/PID/`, and the machine files
 /// into `out/`.
-pub fn capture_process(from: &ProcRoot, pid: u32, out: &Path) -> Result<CaptureReport> {
+fn capture_process(from: &ProcRoot, pid: u32, out: &Path) -> Result<CaptureReport> {
     let mut report = CaptureReport::default();
     // smaps first: if it cannot be read there is nothing worth keeping.
     let smaps = from.read(pid, "smaps")?;

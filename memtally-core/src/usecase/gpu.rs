@@ -20,7 +20,7 @@ use crate::usecase::select::select;
 
 /// The GPU files of every process read, with what could not be read.
 #[derive(Debug, Default)]
-pub struct MachineGpu {
+pub(crate) struct MachineGpu {
     pub inputs: Vec<GpuInput>,
     /// Processes whose fds could not be read (permission).
     pub restricted: Vec<u32>,
@@ -30,7 +30,7 @@ pub struct MachineGpu {
 /// Reads the GPU files of `infos` (ideally every process, so shares are
 /// machine-wide) and, on the live system and when `nvidia_timeout` is
 /// given, asks `nvidia-smi`.
-pub fn read_machine(
+pub(crate) fn read_machine(
     root: &ProcRoot,
     infos: &[ProcInfo],
     nvidia_timeout: Option<Duration>,
@@ -93,7 +93,7 @@ pub fn read_machine(
 /// tree can have GPU memory at all (a DRM or dma-buf device, recorded fd
 /// targets, or `nvidia-smi` on PATH when it is to be asked); `None`
 /// otherwise, at the cost of a directory listing.
-pub fn whole_tree(root: &ProcRoot, nvidia_timeout: Option<Duration>) -> Option<MachineGpu> {
+pub(crate) fn whole_tree(root: &ProcRoot, nvidia_timeout: Option<Duration>) -> Option<MachineGpu> {
     let pids = root.pids().ok()?;
     let nvidia_on_path = nvidia_timeout.is_some()
         && root.is_live()
@@ -111,7 +111,9 @@ pub fn whole_tree(root: &ProcRoot, nvidia_timeout: Option<Duration>) -> Option<M
 pub struct GpuOptions {
     /// One process that must exist (it is also in `select`).
     pub pid: Option<u32>,
+    /// Which processes to show (every process is read, for the shares).
     pub select: Selection,
+    /// How long `nvidia-smi` may take on the live system.
     pub nvidia_timeout: Duration,
 }
 
@@ -143,7 +145,7 @@ pub fn gpu(root: &ProcRoot, opts: &GpuOptions) -> Result<(GpuReport, bool)> {
 /// memory and some process has any: 0 for processes read without any,
 /// absent for processes whose open files could not be read. Shares are
 /// counted across every process of the tree, selected or not.
-pub fn add_to_top(root: &ProcRoot, processes: &mut [ProcMemory]) {
+pub(crate) fn add_to_top(root: &ProcRoot, processes: &mut [ProcMemory]) {
     let Some(machine) = whole_tree(root, Some(nvidia::TIMEOUT)) else { return };
     let read: HashSet<u32> = machine.inputs.iter().map(|i| i.pid).collect();
     let report = build(&machine.inputs, &|_| true);
@@ -161,7 +163,7 @@ pub fn add_to_top(root: &ProcRoot, processes: &mut [ProcMemory]) {
 
 /// The GPU rows of `show` for `pids`, shares counted across the whole tree;
 /// `None` when there is no GPU memory to show.
-pub fn for_show(root: &ProcRoot, pids: &[u32]) -> Option<GpuShow> {
+pub(crate) fn for_show(root: &ProcRoot, pids: &[u32]) -> Option<GpuShow> {
     let machine = whole_tree(root, Some(nvidia::TIMEOUT))?;
     let shown: HashSet<u32> = pids.iter().copied().collect();
     let mut view = show_view(&machine.inputs, &|p| shown.contains(&p))?;
@@ -172,7 +174,7 @@ pub fn for_show(root: &ProcRoot, pids: &[u32]) -> Option<GpuShow> {
 /// The GPU figures of the published metrics, by PID, from DRM fdinfo (no
 /// `nvidia-smi`: a scrape must stay cheap); `None` where the machine or
 /// tree has no GPU files.
-pub fn for_metrics(root: &ProcRoot) -> Option<HashMap<u32, GpuFigures>> {
+pub(crate) fn for_metrics(root: &ProcRoot) -> Option<HashMap<u32, GpuFigures>> {
     let machine = whole_tree(root, None)?;
     let report = build(&machine.inputs, &|_| true);
     Some(report.processes.iter().map(|p| (p.pid, GpuFigures::of(p))).collect())

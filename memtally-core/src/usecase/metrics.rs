@@ -15,9 +15,11 @@ use crate::usecase::select::select;
 /// What to publish.
 #[derive(Debug, Clone)]
 pub struct MetricsOptions {
+    /// Which processes to publish.
     pub select: Selection,
     /// The first N rows by PSS; the rest are added up in one "other" row.
     pub top: usize,
+    /// How the rows are grouped.
     pub by: MetricsBy,
 }
 

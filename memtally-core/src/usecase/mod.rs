@@ -8,7 +8,7 @@ pub mod capture;
 pub mod diff;
 pub mod gpu;
 pub mod metrics;
-pub mod read;
+pub(crate) mod read;
 pub mod select;
 pub mod show;
 pub mod snapshot;

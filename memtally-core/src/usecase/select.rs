@@ -64,7 +64,7 @@ fn one_line(s: &str) -> String {
 
 /// What a selection found: the processes, plus what was left out.
 #[derive(Debug, Clone, Default)]
-pub struct Selected {
+pub(crate) struct Selected {
     pub infos: Vec<ProcInfo>,
     pub kernel_threads: usize,
     /// Selected PIDs that had exited (or never existed) when looked at.
@@ -73,7 +73,7 @@ pub struct Selected {
 
 /// Lists and selects processes. With only PIDs, just those are looked at;
 /// otherwise every process is listed (trees need parents).
-pub fn select(root: &ProcRoot, sel: &Selection, mut needs: Needs) -> Result<Selected> {
+pub(crate) fn select(root: &ProcRoot, sel: &Selection, mut needs: Needs) -> Result<Selected> {
     let wanted = sel.needs();
     needs.cmdline |= wanted.cmdline;
     needs.cgroup |= wanted.cgroup;

@@ -16,8 +16,10 @@ use crate::usecase::{gpu, Progress};
 /// How to group, sort and cut the rows.
 #[derive(Debug, Clone)]
 pub struct ShowOptions {
+    /// What the rows are grouped by.
     pub by: ShowBy,
-    /// Sort rows by these figures, largest first ([`SORT_FIELDS`]).
+    /// Sort rows by these figures, largest first (`dirty`, `rss`, `pss`,
+    /// `regions`, ...; an unknown one is a usage error that lists the rest).
     pub sort: Vec<String>,
     /// Keep the first N rows (totals still cover every region).
     pub top: Option<usize>,

@@ -25,7 +25,7 @@ pub fn take(root: &ProcRoot, sel: &Selection, progress: &dyn Progress) -> Result
 }
 
 /// When and where: now, the host and kernel the /proc tree describes.
-pub fn moment(root: &ProcRoot) -> Moment {
+pub(crate) fn moment(root: &ProcRoot) -> Moment {
     let now = std::time::SystemTime::now();
     let read = |p: &str| {
         std::fs::read_to_string(root.path().join(p))

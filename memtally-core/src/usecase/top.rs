@@ -14,9 +14,13 @@ use crate::usecase::{gpu, Progress};
 /// What to show.
 #[derive(Debug, Clone)]
 pub struct TopOptions {
+    /// Which processes to read.
     pub select: Selection,
+    /// How the rows are grouped.
     pub by: TopBy,
-    /// Sort by these figures, largest first ([`TOP_SORT_FIELDS`]).
+    /// Sort by these figures, largest first (`pss`, `uss`, `rss`, `gpu`,
+    /// `processes`, ...; `pid` sorts smallest first; an unknown one is a
+    /// usage error that lists the rest).
     pub sort: Vec<String>,
     /// Keep the first N rows (totals still cover every process).
     pub top: Option<usize>,
@@ -40,15 +44,18 @@ impl Default for TopOptions {
 /// The view, the scan it was built from, and what was left out.
 #[derive(Debug)]
 pub struct Top {
+    /// The view.
     pub report: TopReport,
     /// Every process read; the report's rows point into it.
     pub scan: Scan,
+    /// Kernel threads the selection left out.
     pub kernel_threads: usize,
+    /// User names, for the `user` grouping and display (read once, on first use).
     pub users: UserNames,
 }
 
 /// Checks sort fields against a list, for a usage error naming the choices.
-pub fn check_sort(sort: &[String], allowed: &[&str]) -> Result<()> {
+pub(crate) fn check_sort(sort: &[String], allowed: &[&str]) -> Result<()> {
     for f in sort {
         if !allowed.contains(&f.as_str()) {
             return Err(Error::Usage(format!(

@@ -18,7 +18,9 @@ use crate::source::vmmap::{self, runner, ParseOptions};
 /// Where the report comes from.
 #[derive(Debug, Clone)]
 pub enum VmmapInput {
+    /// A saved report.
     File(PathBuf),
+    /// Standard input.
     Stdin,
     /// Run `vmmap -noCoalesce PID` (found on PATH), waiting at most this long.
     Pid(u32, Duration),
@@ -37,6 +39,7 @@ pub struct VmmapOptions {
     pub stream_regions: bool,
     /// Fail, listing line numbers, when any region or table row cannot be read.
     pub strict: bool,
+    /// Parser settings (the page size for `-pages` output).
     pub parse: ParseOptions,
 }
 
@@ -45,7 +48,9 @@ pub struct VmmapOptions {
 pub struct VmmapReport {
     /// What was read, for messages (`saved.txt`, `standard input`).
     pub source: String,
+    /// The report's header, tables and diagnostics.
     pub doc: Document,
+    /// The analyses over the selected regions.
     pub tally: Tally,
     /// The selected regions with their line numbers, when kept.
     pub regions: Vec<(usize, Region)>,

@@ -24,7 +24,9 @@ pub enum Categories {
     /// For at most 16 processes.
     #[default]
     Auto,
+    /// Always, however many processes.
     Always,
+    /// Never: totals and processes only.
     Never,
 }
 

@@ -26,10 +26,7 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Writes what `fill` writes to `path` (see the module docs).
-pub fn write_with(
-    path: &Path,
-    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<()> {
+fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
     let mut f = NewFile::create(path)?;
     fill(&mut f).map_err(|e| Error::io(path, e))?;
     f.commit()

@@ -18,8 +18,9 @@
 mod build;
 mod show;
 
-pub use build::build;
-pub use show::{show_view, GpuShow};
+pub(crate) use build::build;
+pub(crate) use show::show_view;
+pub use show::GpuShow;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -43,9 +44,14 @@ pub enum GpuSource {
 pub struct GpuEntry {
     /// `drm-pdev` (PCI slot), or the node, or the driver: the device key.
     pub device: String,
+    /// `drm-pdev`: the PCI slot; `None` for platform devices and nvidia-smi.
     pub pdev: Option<String>,
+    /// `drm-driver` (`i915`, `amdgpu`), or `nvidia` for nvidia-smi.
     pub driver: String,
+    /// The memory region (`system0`, `vram`, `gtt`); `vram` for nvidia-smi.
     pub region: String,
+    /// The `drm-*` figures of those clients added up, in bytes (nvidia-smi's
+    /// used memory as `total`); beside the other keys in JSON.
     #[serde(flatten)]
     pub memory: DrmMemory,
     /// Distinct clients added up here.
@@ -55,6 +61,7 @@ pub struct GpuEntry {
     /// Resident (else total) bytes, each client divided among the
     /// processes holding it.
     pub proportional: Option<u64>,
+    /// Where the figures come from.
     pub source: GpuSource,
 }
 
@@ -72,7 +79,9 @@ pub struct DmaBufShare {
 /// One DRM client as a process holds it.
 #[derive(Debug, Clone, Serialize)]
 pub struct ClientView {
+    /// The device key, as in [`GpuEntry::device`].
     pub device: String,
+    /// `drm-driver`.
     pub driver: String,
     /// `drm-client-id`; null when the driver prints none.
     pub client_id: Option<u64>,
@@ -87,11 +96,15 @@ pub struct ClientView {
 /// One process's GPU picture.
 #[derive(Debug, Clone, Serialize)]
 pub struct GpuProcess {
+    /// The process ID.
     pub pid: u32,
+    /// Short name (`comm`).
     pub comm: String,
+    /// The command line, or `[comm]` when it has none.
     pub command: String,
     /// One entry per (device, driver, region), sorted.
     pub gpu: Vec<GpuEntry>,
+    /// The dma-bufs it holds or maps.
     pub dmabuf: DmaBufShare,
     /// Distinct DRM clients it holds (a driver that prints no memory keys
     /// still shows up here).
@@ -109,6 +122,7 @@ pub struct GpuProcess {
     /// (buffers exported by a DRM driver seen here are left out: they are
     /// already in that driver's `drm-shared-`) + nvidia-smi bytes.
     pub proportional: u64,
+    /// Things the reader must know (an fdinfo that could not be read).
     pub notes: Vec<String>,
 }
 
@@ -123,12 +137,14 @@ pub struct GpuReport {
     pub dmabuf: DmaBufShare,
     /// Σ `proportional` of the processes shown.
     pub proportional: u64,
+    /// Things the reader must know: the shown processes' notes, then (from
+    /// `usecase::gpu`) files that could not be read and what nvidia-smi said.
     pub notes: Vec<String>,
 }
 
 /// A process to analyse: who, and what was read.
 #[derive(Debug, Clone)]
-pub struct GpuInput {
+pub(crate) struct GpuInput {
     pub pid: u32,
     pub comm: String,
     pub command: String,

@@ -12,10 +12,16 @@ use super::{build, sum_opt, DmaBufShare, GpuEntry, GpuInput};
 /// bytes. `None` when the shown processes have no GPU memory.
 #[derive(Debug, Clone, Serialize)]
 pub struct GpuShow {
+    /// Per (device, driver, region): the shown processes' clients, each once,
+    /// with `proportional` their machine-wide share.
     pub entries: Vec<GpuEntry>,
+    /// The dma-bufs they hold or map, each once; `pss` is their machine-wide share.
     pub dmabuf: DmaBufShare,
+    /// `LazyFree` of the shown processes + Σ `drm-purgeable-*` of their clients.
     pub reclaimable: Option<u64>,
+    /// Resident bytes of their GPU device and dma-buf mappings (smaps), when read.
     pub mapped: Option<u64>,
+    /// Things the reader must know (files that could not be read).
     pub notes: Vec<String>,
 }
 

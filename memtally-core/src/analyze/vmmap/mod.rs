@@ -7,8 +7,8 @@
 mod seed_view;
 mod tally;
 
-pub use seed_view::{SeedSummary, SeedView, SEED_DEFAULT_TYPES};
-pub use tally::{Fnv, Tally};
+pub use seed_view::{SeedSummary, SeedView};
+pub use tally::Tally;
 
 use serde::Serialize;
 
@@ -53,7 +53,7 @@ impl Named for VmmapBy {
 
 impl VmmapBy {
     /// The key of a region under this grouping.
-    pub fn key(self, r: &Region) -> String {
+    pub(crate) fn key(self, r: &Region) -> String {
         match self {
             VmmapBy::Type => r.region_type.clone().unwrap_or_default(),
             VmmapBy::Purge => r.purge.label().to_string(),
@@ -64,7 +64,7 @@ impl VmmapBy {
 }
 
 /// Index of a purge state in `[N, V, E, -]` arrays.
-pub fn purge_index(p: Purge) -> usize {
+pub(crate) fn purge_index(p: Purge) -> usize {
     match p {
         Purge::NonVolatile => 0,
         Purge::Volatile => 1,
@@ -81,14 +81,17 @@ pub struct TypeFilter {
 }
 
 impl TypeFilter {
+    /// A filter for region types containing any of `types` (none: every type).
     pub fn new(types: Vec<String>) -> TypeFilter {
         TypeFilter { types }
     }
 
+    /// Whether `region_type` is selected.
     pub fn matches(&self, region_type: &str) -> bool {
         self.types.is_empty() || self.types.iter().any(|t| region_type.contains(t.as_str()))
     }
 
+    /// The substrings given.
     pub fn types(&self) -> &[String] {
         &self.types
     }
@@ -97,39 +100,54 @@ impl TypeFilter {
 /// A sum of regions.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Bucket {
+    /// How many regions.
     pub regions: u64,
+    /// Their sizes added up: `size`, `rss`, `dirty` and `swap`, in bytes.
     pub sizes: Sizes,
 }
 
 /// Dirty + swapped per type, and the part that purgeable state makes reclaimable.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Footprint {
+    /// How many regions of the type were selected.
     pub regions: u64,
     /// Dirty + swap; `None` when the input has no dirty or swap figures.
     pub footprint: Option<u64>,
     /// Footprint of regions marked volatile (`V`) or empty (`E`).
     pub reclaimable: Option<u64>,
+    /// Virtual bytes of regions marked volatile (`V`).
     pub volatile_vsize: u64,
+    /// Virtual bytes of regions marked empty (`E`).
     pub empty_vsize: u64,
+    /// Virtual bytes of regions marked non-volatile (`N`).
     pub nonvol_vsize: u64,
 }
 
 /// A region whose dirty + swap exceeds its virtual size.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Overcommit {
+    /// 1-based line number in the input.
     pub line: usize,
+    /// The region's type.
     pub region_type: String,
+    /// Its first address, when known.
     pub start: Option<u64>,
+    /// Its virtual size, bytes.
     pub vsize: u64,
+    /// Its dirty bytes (0 when not given).
     pub dirty: u64,
+    /// Its swapped bytes (0 when not given).
     pub swap: u64,
 }
 
 /// A type whose region-line count differs from its summary-table COUNT.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CountMismatch {
+    /// The region type.
     pub region_type: String,
+    /// The summary table's COUNT (0 when the table does not list the type).
     pub summary_count: u64,
+    /// Region lines of the type read.
     pub region_lines: u64,
 }
 
@@ -137,7 +155,7 @@ pub struct CountMismatch {
 pub type PurgeCounts = [u64; 4];
 
 /// dirty + swap, when either is known.
-pub fn footprint_of(r: &VRegion) -> Option<u64> {
+pub(crate) fn footprint_of(r: &VRegion) -> Option<u64> {
     match (r.dirty, r.swap) {
         (None, None) => None,
         (d, s) => Some(d.unwrap_or(0).saturating_add(s.unwrap_or(0))),

@@ -12,8 +12,11 @@ use crate::model::Purge;
 /// One summary row as the seed reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SeedSummary {
+    /// The REGION TYPE.
     pub region_type: String,
+    /// VIRTUAL, RESIDENT, DIRTY, SWAPPED, VOLATILE, NONVOL, EMPTY, in bytes.
     pub figures: [u64; 7],
+    /// REGION COUNT.
     pub count: u64,
 }
 
@@ -27,12 +30,17 @@ pub struct SeedView {
     region_re: Regex,
     summary_re: Regex,
     in_summary: bool,
+    /// Summary rows of the selected types, in input order.
     pub summaries: Vec<SeedSummary>,
     /// (type, purge code) -> [count, vsize, rsdnt + swap, dirty].
     pub breakdown: BTreeMap<(String, &'static str), [u64; 4]>,
     /// type -> vsize -> counts per [N, V, E, -].
     pub hist: BTreeMap<String, BTreeMap<u64, PurgeCounts>>,
+    /// Region lines of the selected types the seed counts (those with any
+    /// resident, dirty or swapped bytes, or a purge state).
     pub entries: u64,
+    /// Lines the seed reads that memtally read differently, as `line N: what`
+    /// (the first 50).
     pub mismatches: Vec<String>,
 }
 
@@ -58,10 +66,10 @@ fn seed_groups(line: &str) -> (&str, &'static str) {
 }
 
 /// The seed's default `--types`.
-pub const SEED_DEFAULT_TYPES: [&str; 2] = ["IOAccelerator", "IOSurface"];
+const SEED_DEFAULT_TYPES: [&str; 2] = ["IOAccelerator", "IOSurface"];
 
 impl SeedView {
-    pub fn new(types: Vec<String>) -> SeedView {
+    pub(crate) fn new(types: Vec<String>) -> SeedView {
         // The seed's expressions, verbatim.
         let region_re = Regex::new(concat!(
             r"^(?P<type>[A-Za-z0-9_ ()]+?)\s+",
@@ -105,6 +113,7 @@ impl SeedView {
         }
     }
 
+    /// The types selected (the seed's defaults when none were given).
     pub fn types(&self) -> &[String] {
         &self.types
     }
@@ -114,7 +123,7 @@ impl SeedView {
     }
 
     /// Follows the seed's loop for one raw line.
-    pub fn line(&mut self, line_no: usize, line: &str, rec: Option<&Record<'_>>) {
+    pub(crate) fn line(&mut self, line_no: usize, line: &str, rec: Option<&Record<'_>>) {
         if line.contains("VIRTUAL") && line.contains("VOLATILE") && line.contains("NONVOL") {
             self.in_summary = true;
             return;

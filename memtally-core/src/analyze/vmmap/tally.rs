@@ -45,7 +45,7 @@ impl Acc {
 /// FNV-1a: region type names are short and few; SipHash's defence against
 /// chosen keys is not needed for a table of them.
 #[derive(Debug, Clone, Copy)]
-pub struct Fnv(u64);
+struct Fnv(u64);
 
 impl Default for Fnv {
     fn default() -> Fnv {
@@ -84,6 +84,7 @@ struct TypeStats {
 /// [`Tally::add`], then call [`Tally::finish`] to fill the public maps.
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
+    /// Which region types are selected.
     pub filter: TypeFilter,
     index: FnvMap<String, usize>,
     stats: Vec<TypeStats>,
@@ -95,20 +96,26 @@ pub struct Tally {
     pub selected: u64,
     /// By (region type, purge code), sorted as the seed sorts.
     pub breakdown: BTreeMap<(String, &'static str), Bucket>,
+    /// By region type.
     pub by_type: BTreeMap<String, Bucket>,
     /// Per type: exact virtual size -> counts per purge state.
     pub exact: BTreeMap<String, BTreeMap<u64, PurgeCounts>>,
     /// Per type: power-of-two bucket (smallest 2^k >= vsize) -> counts, bytes.
     pub pow2: BTreeMap<String, BTreeMap<u64, (PurgeCounts, u64)>>,
+    /// Per type: dirty + swap and what purgeable state makes reclaimable.
     pub footprint: BTreeMap<String, Footprint>,
     /// Region lines per type, every type (for the summary check).
     pub lines_per_type: BTreeMap<String, u64>,
+    /// Regions whose dirty + swap exceeds their virtual size.
     pub overcommits: u64,
+    /// The first 50 of them.
     pub overcommit_samples: Vec<Overcommit>,
+    /// Every selected region added up.
     pub total: Bucket,
 }
 
 impl Tally {
+    /// An empty tally of the types `filter` selects.
     pub fn new(filter: TypeFilter) -> Tally {
         Tally { filter, ..Default::default() }
     }

@@ -24,6 +24,7 @@ pub enum FdInfo {
 /// A parsed fdinfo with the lines it could not read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Parsed {
+    /// What the fdinfo is, with its figures.
     pub info: FdInfo,
     /// One line per key that could not be read (`drm-total-vram: lots`).
     pub problems: Vec<String>,
@@ -31,7 +32,7 @@ pub struct Parsed {
 
 /// `12345`, `400 KiB`, `3 MiB`, `1 GiB` -> bytes. `None` for anything else
 /// (or a value too large for 64 bits).
-pub fn parse_size(value: &str) -> Option<u64> {
+pub(crate) fn parse_size(value: &str) -> Option<u64> {
     let mut parts = value.split_whitespace();
     let n: u64 = parts.next()?.parse().ok()?;
     let mult: u64 = match parts.next() {
@@ -181,18 +182,18 @@ fn clip(s: &str) -> String {
 }
 
 /// Whether an fd's link target is a DRM device node.
-pub fn is_drm_target(target: &str) -> bool {
+pub(crate) fn is_drm_target(target: &str) -> bool {
     target.starts_with("/dev/dri/")
 }
 
 /// Whether an fd's link target (or a mapping's path) is a dma-buf:
 /// `/dmabuf:NAME` on current kernels, `anon_inode:dmabuf` on older ones.
-pub fn is_dmabuf_target(target: &str) -> bool {
+pub(crate) fn is_dmabuf_target(target: &str) -> bool {
     target.starts_with("/dmabuf:") || target == "anon_inode:dmabuf"
 }
 
 /// Whether a mapping's path is a GPU device node.
-pub fn is_gpu_device_path(path: &str) -> bool {
+pub(crate) fn is_gpu_device_path(path: &str) -> bool {
     ["/dev/dri/", "/dev/nvidia", "/dev/kgsl", "/dev/mali"].iter().any(|p| path.starts_with(p))
 }
 

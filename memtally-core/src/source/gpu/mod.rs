@@ -5,8 +5,8 @@
 //! a dma-buf (`/dmabuf:NAME`, older kernels `anon_inode:dmabuf`), each
 //! one's `fdinfo` parsed by [`fdinfo`]; the dma-buf mappings of `maps`;
 //! and, for processes that have any of these, the resident bytes of GPU
-//! device mappings and `LazyFree` from smaps. [`nvidia`] adds what
-//! `nvidia-smi` says, where it exists.
+//! device mappings and `LazyFree` from smaps. The `nvidia` module (inside
+//! the library) asks `nvidia-smi`, where it exists.
 //!
 //! ## Recorded trees
 //! A recorded tree cannot hold the live `fd/` symlinks in a useful way
@@ -20,7 +20,7 @@
 //! and says so in a note.
 
 pub mod fdinfo;
-pub mod nvidia;
+pub(crate) mod nvidia;
 
 use std::io::{BufReader, ErrorKind};
 use std::path::Path;
@@ -31,11 +31,11 @@ use crate::source::ProcRoot;
 use fdinfo::{is_dmabuf_target, is_drm_target, is_gpu_device_path, FdInfo};
 
 /// The text file a capture writes in place of `fd/`.
-pub const FD_TARGETS: &str = "fd_targets";
+pub(crate) const FD_TARGETS: &str = "fd_targets";
 
 /// Every fd of a process with its link target; `None` when the tree has
 /// no record of fds (a capture made before GPU support).
-pub fn fd_targets(root: &ProcRoot, pid: u32) -> Result<Option<Vec<(u32, String)>>> {
+fn fd_targets(root: &ProcRoot, pid: u32) -> Result<Option<Vec<(u32, String)>>> {
     let dir = root.pid_file(pid, "fd");
     match std::fs::read_dir(&dir) {
         Ok(entries) => {
@@ -85,13 +85,13 @@ pub fn parse_fd_targets(bytes: &[u8]) -> Vec<(u32, String)> {
 }
 
 /// The fds worth reading: DRM devices and dma-bufs.
-pub fn gpu_fds(targets: &[(u32, String)]) -> impl Iterator<Item = &(u32, String)> {
+fn gpu_fds(targets: &[(u32, String)]) -> impl Iterator<Item = &(u32, String)> {
     targets.iter().filter(|(_, t)| is_drm_target(t) || is_dmabuf_target(t))
 }
 
 /// Reads one process's GPU fds, dma-buf mappings, and (where it has any
 /// of those or a GPU device mapping) the mapped bytes and `LazyFree`.
-pub fn read_process(root: &ProcRoot, pid: u32) -> Result<ProcGpu> {
+fn read_process(root: &ProcRoot, pid: u32) -> Result<ProcGpu> {
     let mut gpu = ProcGpu { pid, ..Default::default() };
     match fd_targets(root, pid)? {
         Some(targets) => {
@@ -155,7 +155,7 @@ pub fn read_process(root: &ProcRoot, pid: u32) -> Result<ProcGpu> {
 
 /// What reading many processes found.
 #[derive(Debug, Default)]
-pub struct GpuScan {
+pub(crate) struct GpuScan {
     /// Every process read, including those with no GPU memory.
     pub processes: Vec<ProcGpu>,
     /// Processes whose fds could not be read (permission): PIDs.
@@ -166,7 +166,7 @@ pub struct GpuScan {
 
 /// Reads the GPU files of `pids` on `threads` threads; processes that
 /// exit meanwhile are left out.
-pub fn read_many(root: &ProcRoot, pids: &[u32], threads: usize) -> GpuScan {
+pub(crate) fn read_many(root: &ProcRoot, pids: &[u32], threads: usize) -> GpuScan {
     let results = crate::source::scan::par_map(pids, threads, 1, |&pid| read_process(root, pid));
     let mut scan = GpuScan::default();
     for (&pid, r) in pids.iter().zip(results) {
@@ -184,7 +184,7 @@ pub fn read_many(root: &ProcRoot, pids: &[u32], threads: usize) -> GpuScan {
 /// all, so `top` can skip reading every process's fds where it cannot.
 /// Live: `/dev/dri`, `/dev/dma_heap` or `/dev/udmabuf` exists. Recorded:
 /// some process has an `fd_targets` file or an `fd/` directory.
-pub fn worth_reading(root: &ProcRoot, pids: &[u32]) -> bool {
+pub(crate) fn worth_reading(root: &ProcRoot, pids: &[u32]) -> bool {
     if root.is_live() {
         return ["/dev/dri", "/dev/dma_heap", "/dev/udmabuf"].iter().any(|p| Path::new(p).exists());
     }
@@ -196,7 +196,7 @@ pub fn worth_reading(root: &ProcRoot, pids: &[u32]) -> bool {
 /// reads the recording back: `fd_targets` (one `FD<TAB>TARGET` line per
 /// DRM or dma-buf fd; empty says "no GPU fds") and each such fd's fdinfo.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GpuRecording {
+pub(crate) struct GpuRecording {
     pub fd_targets: String,
     /// (fd, fdinfo bytes); fds that closed meanwhile are left out.
     pub fdinfo: Vec<(u32, Vec<u8>)>,
@@ -204,7 +204,7 @@ pub struct GpuRecording {
 
 /// Reads what a capture records; `None` when the process's fds cannot
 /// be listed (a recorded tree without them).
-pub fn recording(root: &ProcRoot, pid: u32) -> Result<Option<GpuRecording>> {
+pub(crate) fn recording(root: &ProcRoot, pid: u32) -> Result<Option<GpuRecording>> {
     let Some(targets) = fd_targets(root, pid)? else { return Ok(None) };
     let mut rec = GpuRecording::default();
     for (fd, target) in gpu_fds(&targets) {

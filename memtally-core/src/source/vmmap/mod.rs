@@ -14,17 +14,16 @@
 //! `// ` comment prefixes, `> ` quotes, shell prompt lines, `...` elisions.
 //!
 //! Nothing is dropped silently: a line that looks like a region or summary
-//! row but cannot be read is counted (with samples) in [`Diagnostics`].
+//! row but cannot be read is counted (with samples) in
+//! [`Diagnostics`](crate::model::vmmap::Diagnostics).
 
 mod parser;
 mod region_line;
-pub mod runner;
+pub(crate) mod runner;
 pub mod split;
 mod tokens;
 
-pub use parser::Parser;
-pub use region_line::{parse_region_line, RegionLine};
-pub use tokens::{content, is_size_token, parse_size};
+pub(crate) use parser::Parser;
 
 use std::io::{BufRead, Read};
 
@@ -32,7 +31,7 @@ use crate::model::vmmap::{Document, Record};
 use crate::model::Region;
 
 /// Page size assumed for `-pages` output that does not state one.
-pub const ASSUMED_PAGE_SIZE: u64 = 4096;
+pub(crate) const ASSUMED_PAGE_SIZE: u64 = 4096;
 
 /// Parser settings.
 #[derive(Debug, Clone, Default)]
@@ -58,7 +57,7 @@ where
 /// Feeds `parser` the lines of `reader`, numbered on from `line_no` (the
 /// number of lines read before), and returns the number of the last line
 /// read. [`parse`] is this from line 0; [`split`] resumes with it.
-pub fn parse_from<R, F>(
+pub(crate) fn parse_from<R, F>(
     parser: &mut Parser,
     mut reader: R,
     mut line_no: usize,
@@ -127,7 +126,7 @@ where
 
 /// Bytes read at a time; also the longest line read (longer ones are
 /// counted as unreadable and skipped).
-pub const READ_BUFFER: usize = 1 << 20;
+pub(crate) const READ_BUFFER: usize = 1 << 20;
 
 /// Parses a whole input and collects every region (for small inputs and tests).
 pub fn parse_all<R: BufRead>(

@@ -64,7 +64,7 @@ pub(super) enum Block {
 }
 
 /// The line-by-line reader. Feed lines with [`Parser::line`], then call
-/// [`Parser::finish`]. [`parse`] drives it over a `BufRead`.
+/// [`Parser::finish`]. [`parse`](super::parse) drives it over a `BufRead`.
 #[derive(Debug)]
 pub struct Parser {
     opts: ParseOptions,

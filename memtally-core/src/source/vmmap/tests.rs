@@ -1,3 +1,5 @@
+use super::region_line::parse_region_line;
+use super::tokens::{content, parse_size};
 use super::*;
 use crate::model::Purge;
 
