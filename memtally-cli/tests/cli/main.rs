@@ -7,6 +7,7 @@
 mod support;
 
 mod bad_bytes;
+mod cgroup;
 mod classic_parity;
 mod gpu;
 mod over_time;
