@@ -7,6 +7,7 @@
 pub mod classic;
 pub mod diff;
 pub mod gpu;
+pub mod machine;
 #[cfg(feature = "plot")]
 pub mod plot;
 #[cfg(feature = "serve")]

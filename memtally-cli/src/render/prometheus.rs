@@ -154,14 +154,16 @@ pub fn registry(m: &Metrics) -> Registry {
 
     if let Some(mm) = &m.machine {
         let machine = reg.sub_registry_with_prefix("memtally_machine");
-        let figures: [(&str, &str, Option<u64>); 7] = [
+        let figures: [(&str, &str, Option<u64>); 9] = [
             ("total", "MemTotal", Some(mm.total)),
             ("available", "MemAvailable", mm.available),
             ("free", "MemFree", Some(mm.free)),
-            ("used", "MemTotal - MemFree: in use for anything", Some(mm.used)),
+            ("used", "MemTotal - MemAvailable: used as free(1) (procps-ng 4.0.1 and later) and htop print it", Some(mm.used)),
+            ("buff_cache", "Buffers + Cached + SReclaimable: free(1)'s buff/cache", mm.buff_cache),
             ("processes_pss", "Sum of PSS of every process read", Some(mm.processes_pss)),
-            ("kernel", "Slab + KernelStack + PageTables + SecPageTables + Percpu", mm.kernel),
-            ("cache_unmapped", "Buffers + Cached - sum of Pss_File and Pss_Shmem: page cache and shared memory no process maps", mm.cache_unmapped),
+            ("kernel", "Slab + other KReclaimable + KernelStack + PageTables + SecPageTables + VmallocUsed + Percpu", mm.kernel),
+            ("kernel_reclaimable", "KReclaimable (or SReclaimable): the part of kernel the kernel reclaims under pressure", mm.kernel_reclaimable),
+            ("cache_unmapped", "Buffers + Cached + SwapCached - sum of Pss_File and Pss_Shmem: page cache and shared memory no process maps", mm.cache_unmapped),
         ];
         for (name, help, v) in figures {
             if let Some(v) = v {
@@ -174,9 +176,20 @@ pub fn registry(m: &Metrics) -> Registry {
         g.set(mm.unattributed);
         machine.register_with_unit(
             "unattributed",
-            "used - processes_pss - kernel - cache_unmapped: unreadable processes, drivers (GPU), huge pages; may be negative",
+            "total - free - processes_pss - kernel - cache_unmapped: unreadable processes, huge page pools, drivers (GPU); may be negative",
             Unit::Bytes,
             g,
+        );
+        let fam = Family::<Labels, Gauge<i64, AtomicI64>>::default();
+        for l in &mm.lines {
+            fam.get_or_create(&vec![("line", l.name.to_string()), ("group", l.group.to_string())])
+                .set(l.bytes);
+        }
+        machine.register_with_unit(
+            "waterfall",
+            "MemTotal split into lines that add up to it exactly (sum by line = memtally_machine_total_bytes); the line unexplained may be negative; sources in docs/prometheus.md",
+            Unit::Bytes,
+            fam,
         );
     }
 

@@ -5,12 +5,12 @@ use std::io::Write;
 
 use serde_json::{json, Map, Value};
 
-use memtally_core::analyze::top::{swap, Machine, TopBy, TopReport, TopRow};
+use memtally_core::analyze::top::{swap, TopBy, TopReport, TopRow};
 use memtally_core::model::{Named, ProcMemory, Sizes};
 use memtally_core::usecase::top::Top;
 
 use crate::render::table::{Align, Table};
-use crate::render::units::{human, human_opt};
+use crate::render::units::human_opt;
 use crate::render::Printer;
 
 impl Printer for Top {
@@ -107,7 +107,7 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
     }
     if let Some(m) = &report.machine {
         writeln!(out)?;
-        machine_table(m, n - ctx.scan.restricted.len(), out)?;
+        crate::render::machine::short(m, out)?;
     }
     for note in notes(report, ctx) {
         writeln!(out, "note: {note}")?;
@@ -122,37 +122,6 @@ fn key_header(by: TopBy) -> &'static str {
         TopBy::Cgroup => "CGROUP",
         TopBy::Process | TopBy::Tree => "PID",
     }
-}
-
-fn machine_table(m: &Machine, readable: usize, out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(out, "machine (from meminfo)")?;
-    writeln!(out, "  total      {:>7}", human(m.total))?;
-    if let Some(a) = m.available {
-        writeln!(out, "  available  {:>7}", human(a))?;
-    }
-    writeln!(out, "  in use     {:>7}  total - free, made of:", human(m.used))?;
-    writeln!(
-        out,
-        "    processes {:>7}  PSS of the {readable} processes read",
-        human(m.processes_pss)
-    )?;
-    if let Some(k) = m.kernel {
-        writeln!(out, "    kernel    {:>7}  slab, kernel stacks, page tables", human(k))?;
-    }
-    if let Some(c) = m.cache_unmapped {
-        writeln!(
-            out,
-            "    cache     {:>7}  page cache and shared memory no process maps",
-            human(c)
-        )?;
-    }
-    let other = if m.unattributed < 0 {
-        format!("-{}", human(m.unattributed.unsigned_abs()))
-    } else {
-        human(m.unattributed as u64)
-    };
-    writeln!(out, "    other     {other:>7}  unreadable processes, drivers (GPU), huge pages")?;
-    Ok(())
 }
 
 /// What the reader must know to trust the numbers.

@@ -8,6 +8,7 @@ pub mod classic;
 pub mod diff;
 pub mod gpu;
 pub mod group;
+pub mod machine;
 pub mod metrics;
 pub mod select;
 pub mod show;

@@ -7,6 +7,7 @@
 pub mod capture;
 pub mod diff;
 pub mod gpu;
+pub mod machine;
 pub mod metrics;
 pub mod read;
 pub mod select;
