@@ -4,6 +4,7 @@
 //! selection takes.
 
 pub mod category;
+pub mod cgroup;
 pub mod classic;
 pub mod diff;
 pub mod gpu;

@@ -2,6 +2,7 @@
 //! streaming and pure; reading the live system goes through `ProcRoot`.
 
 pub mod capture;
+pub mod cgroup;
 pub mod gpu;
 pub mod meminfo;
 pub mod prefetch;

@@ -5,6 +5,7 @@
 //! front end shows the same figures from the same code.
 
 pub mod capture;
+pub mod cgroup;
 pub mod diff;
 pub mod gpu;
 pub mod machine;

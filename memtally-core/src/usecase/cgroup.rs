@@ -1,0 +1,79 @@
+//! `cgroup`: every cgroup that holds processes (or one and those below
+//! it), its charge, limits and memory.stat from the cgroup filesystem,
+//! beside its processes' PSS, with the difference named.
+
+use crate::analyze::cgroup::{is_within, rows, CgroupRow};
+use crate::analyze::select::Selection;
+use crate::error::{Error, Result};
+use crate::model::Needs;
+use crate::source::cgroup::{CgroupRoot, Layout};
+use crate::source::{scan, ProcRoot};
+use crate::usecase::select::select;
+use crate::usecase::Progress;
+
+/// Which cgroups.
+#[derive(Debug, Clone, Default)]
+pub struct CgroupOptions {
+    /// This cgroup and those below it (a path as /proc/PID/cgroup names it).
+    pub path: Option<String>,
+}
+
+/// The view.
+#[derive(Debug, Clone)]
+pub struct CgroupView {
+    pub rows: Vec<CgroupRow>,
+    /// `v1` or `v2`, and where: `None` when no hierarchy has the memory controller.
+    pub layout: Option<(u8, std::path::PathBuf)>,
+    pub processes: usize,
+    pub restricted: usize,
+}
+
+/// Reads every process's cgroup and memory, then the cgroups' files.
+pub fn cgroups(
+    root: &ProcRoot,
+    opts: &CgroupOptions,
+    progress: &dyn Progress,
+) -> Result<CgroupView> {
+    let selected = select(root, &Selection::default(), Needs { cmdline: false, cgroup: true })?;
+    progress.start("reading processes", selected.infos.len());
+    let found = scan::read_all(root, selected.infos, scan::default_threads(), &|| progress.step());
+    progress.finish();
+    let croot = CgroupRoot::for_proc(root);
+    let layout = croot.layout();
+    let mut paths: Vec<String> = found
+        .processes
+        .iter()
+        .filter_map(|p| p.info.cgroup.clone())
+        .filter(|c| opts.path.as_deref().is_none_or(|want| is_within(c, want)))
+        .collect();
+    if let Some(p) = &opts.path {
+        let p = p.trim_end_matches('/');
+        paths.push(if p.is_empty() { "/".into() } else { p.to_string() });
+    }
+    paths.sort();
+    paths.dedup();
+    let read = |path: &str| layout.as_ref().and_then(|l| croot.read(l, path));
+    let mut rows = rows(&paths, &found.processes, &read);
+    if let Some(p) = &opts.path {
+        if rows.iter().all(|r| r.processes == 0 && r.memory.is_none()) {
+            return Err(Error::NotFound(format!(
+                "cgroup {p}: no process is in it and {} has no such memory cgroup",
+                croot.path().display()
+            )));
+        }
+    }
+    rows.sort_by(|a, b| {
+        let usage = |r: &CgroupRow| r.memory.as_ref().and_then(|m| m.usage);
+        usage(b).cmp(&usage(a)).then(b.sizes.pss.cmp(&a.sizes.pss)).then(a.path.cmp(&b.path))
+    });
+    let layout = layout.map(|l| match l {
+        Layout::V1(d) => (1, d),
+        Layout::V2(d) => (2, d),
+    });
+    Ok(CgroupView {
+        rows,
+        layout,
+        processes: found.processes.len(),
+        restricted: found.restricted.len(),
+    })
+}
