@@ -46,6 +46,19 @@ pub fn cgroups(
         .filter_map(|p| p.info.cgroup.clone())
         .filter(|c| opts.path.as_deref().is_none_or(|want| is_within(c, want)))
         .collect();
+    // A pod or slice between the processes' cgroups and the top is a row
+    // too (its charge covers them all).
+    let within_path = |c: &str| opts.path.as_deref().is_none_or(|want| is_within(c, want));
+    for p in paths.clone() {
+        let mut at = p.as_str();
+        while let Some((parent, _)) = at.rsplit_once('/') {
+            if parent.is_empty() || !within_path(parent) {
+                break;
+            }
+            paths.push(parent.to_string());
+            at = parent;
+        }
+    }
     if let Some(p) = &opts.path {
         let p = p.trim_end_matches('/');
         paths.push(if p.is_empty() { "/".into() } else { p.to_string() });
