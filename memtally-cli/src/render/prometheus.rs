@@ -14,7 +14,7 @@ use prometheus_client::registry::{Registry, Unit};
 
 use memtally_core::analyze::metrics::{GpuFigures, Metrics};
 use memtally_core::analyze::top::TopBy;
-use memtally_core::model::Sizes;
+use memtally_core::model::{CgroupMemory, Sizes};
 
 /// The wire format of one exposition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +115,10 @@ pub fn registry(m: &Metrics) -> Registry {
             format!("Processes added up in the {what}'s figures"),
             fam,
         );
+    }
+
+    if m.rows.iter().any(|r| r.cgroup.is_some()) {
+        cgroup_figures(&mut reg, m, &labels_of);
     }
 
     // The rest, added up.
@@ -256,6 +260,50 @@ pub fn encode(m: &Metrics, format: Exposition) -> String {
         Exposition::OpenMetrics => prometheus_client::encoding::text::encode(&mut out, &reg),
     };
     out
+}
+
+/// A cgroup's own figures (docs/prometheus.md): (name, help, value).
+type CgroupFigure = (&'static str, &'static str, fn(&CgroupMemory) -> Option<u64>);
+const CGROUP_FIGURES: &[CgroupFigure] = &[
+    ("usage", "What the kernel charges the cgroup: memory.current (v2) or memory.usage_in_bytes (v1); limits and the OOM killer act on it", |c| c.usage),
+    ("limit", "memory.max (v2) or memory.limit_in_bytes (v1); absent when unlimited", |c| c.limit),
+    ("high", "memory.high (v2): throttling starts here; absent when unlimited or on v1", |c| c.high),
+    ("peak", "memory.peak (v2) or memory.max_usage_in_bytes (v1)", |c| c.peak),
+    ("working_set", "usage - inactive_file: the working set kubelet and cAdvisor report and evict by", |c| c.working_set()),
+    ("swap", "memory.swap.current (v2) or memory.stat total_swap (v1)", |c| c.swap),
+    ("anon", "memory.stat anon (v2) or total_rss (v1)", |c| c.anon),
+    ("file", "memory.stat file (v2) or total_cache (v1): page cache charged here, shmem included", |c| c.file),
+    ("active_file", "memory.stat active_file", |c| c.active_file),
+    ("inactive_file", "memory.stat inactive_file", |c| c.inactive_file),
+    ("shmem", "memory.stat shmem: tmpfs, /dev/shm and SysV shm charged here", |c| c.shmem),
+    ("kernel", "memory.stat kernel (v2; else its parts) or memory.kmem.usage_in_bytes (v1)", |c| c.kernel),
+    ("sock", "memory.stat sock (v2): network buffers", |c| c.sock),
+];
+
+/// `memtally_cgroup_charge_*_bytes{cgroup}` for the cgroup rows whose files were read.
+fn cgroup_figures(
+    reg: &mut Registry,
+    m: &Metrics,
+    labels_of: &dyn Fn(&memtally_core::analyze::metrics::MetricRow) -> Labels,
+) {
+    for (name, help, get) in CGROUP_FIGURES {
+        let fam = Family::<Labels, Bytes>::default();
+        let mut any = false;
+        for r in &m.rows {
+            if let Some(v) = r.cgroup.as_ref().and_then(get) {
+                fam.get_or_create(&labels_of(r)).set(v);
+                any = true;
+            }
+        }
+        if any {
+            reg.register_with_unit(
+                format!("memtally_cgroup_charge_{name}"),
+                format!("{help}. For the first --top cgroups by PSS"),
+                Unit::Bytes,
+                fam,
+            );
+        }
+    }
 }
 
 #[cfg(test)]

@@ -366,3 +366,63 @@ fn live_child_in_a_fresh_cgroup_shows_its_tmpfs_and_anon() {
     assert!(text.contains(&fresh.path), "{text}");
     println!("{text}");
 }
+
+/// `export --by cgroup` publishes each cgroup's own figures, the same
+/// bytes as `memtally cgroup`, and the machine waterfall adds up.
+#[test]
+fn export_publishes_the_cgroup_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    record_process(dir.path(), 40, "a", "0::/app.slice/a.service\n", [3000, 0, 0]);
+    record_process(dir.path(), 41, "b", "0::/app.slice/b.service\n", [1000, 0, 0]);
+    let cg = dir.path().join("sys/fs/cgroup");
+    cgroup_files(&cg, &[("cgroup.controllers", "memory\n")]);
+    for (name, usage) in [("a", 5000 * K), ("b", 2000 * K)] {
+        cgroup_files(
+            &cg.join(format!("app.slice/{name}.service")),
+            &[
+                ("memory.current", &format!("{usage}\n")),
+                ("memory.max", "max\n"),
+                ("memory.high", &format!("{}\n", 8000 * K)),
+                (
+                    "memory.stat",
+                    &format!(
+                        "anon {}\nfile {}\ninactive_file {}\nshmem 0\nkernel 4096\n",
+                        usage / 2,
+                        usage / 2,
+                        usage / 4
+                    ),
+                ),
+            ],
+        );
+    }
+    std::fs::write(dir.path().join("meminfo"), "MemTotal: 1000000 kB\nMemFree: 500000 kB\nMemAvailable: 800000 kB\nBuffers: 1000 kB\nCached: 100000 kB\nShmem: 10 kB\nAnonPages: 5000 kB\nSReclaimable: 2000 kB\nSUnreclaim: 1000 kB\nSlab: 3000 kB\n").unwrap();
+    let root = dir.path().to_str().unwrap();
+    let out = run(&["--proc-root", root, "export", "--by", "cgroup"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let samples = crate::prometheus::parse(&String::from_utf8(out.stdout).unwrap());
+    let view = run_json(&["cgroup", "--proc-root", root, "--format", "json"]);
+    for name in ["a", "b"] {
+        let path = format!("/app.slice/{name}.service");
+        let r = row(&view, &path);
+        let labels = format!("cgroup={path}");
+        let get = |m: &str| {
+            samples.get(&(format!("memtally_cgroup_charge_{m}_bytes"), labels.clone())).copied()
+        };
+        assert_eq!(get("usage"), r["memory"]["usage"].as_u64().map(|v| v as f64));
+        assert_eq!(get("high"), Some(8000.0 * K as f64));
+        assert_eq!(get("limit"), None, "max is no limit: no sample");
+        assert_eq!(get("working_set"), r["working_set"].as_u64().map(|v| v as f64));
+        assert_eq!(get("kernel"), Some(4096.0));
+    }
+    assert_eq!(
+        samples
+            [&("memtally_cgroup_charge_usage_bytes".into(), "cgroup=/app.slice/a.service".into())],
+        5000.0 * K as f64
+    );
+    let waterfall: f64 = samples
+        .iter()
+        .filter(|((m, _), _)| m == "memtally_machine_waterfall_bytes")
+        .map(|(_, v)| v)
+        .sum();
+    assert_eq!(waterfall, 1_000_000.0 * K as f64);
+}
