@@ -426,3 +426,33 @@ fn export_publishes_the_cgroup_figures() {
         .sum();
     assert_eq!(waterfall, 1_000_000.0 * K as f64);
 }
+
+/// A capture records the memory cgroup files of its processes; the
+/// recording gives the same cgroup view as the live files it copied.
+#[test]
+fn capture_records_the_cgroup_files() {
+    let Some(path) = own_memory_cgroup().filter(|p| p != "/") else {
+        println!("skipped: no v1 memory cgroup here to record (v2 hosts: the unified files are recorded the same way)");
+        return;
+    };
+    let child = spawn(Mapping::Anonymous(4 * MIB));
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("cap");
+    let out = run(&["capture", "--pid", &child.pid.to_string(), "-o", out_dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(said.contains("memory cgroup files"), "{said}");
+    let recorded = out_dir.join("sys/fs/cgroup/memory").join(path.trim_start_matches('/'));
+    let live = std::path::Path::new("/sys/fs/cgroup/memory").join(path.trim_start_matches('/'));
+    for f in ["memory.stat", "memory.usage_in_bytes", "memory.limit_in_bytes"] {
+        assert!(recorded.join(f).is_file(), "{f} recorded");
+    }
+    let limit = |d: &Path| std::fs::read_to_string(d.join("memory.limit_in_bytes")).unwrap();
+    assert_eq!(limit(&recorded), limit(&live));
+    let view = run_json(&["cgroup", "--proc-root", out_dir.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(view["layout"]["version"], 1);
+    let r = row(&view, &path);
+    assert_eq!(r["processes"], 1, "the recorded child");
+    let usage = std::fs::read_to_string(recorded.join("memory.usage_in_bytes")).unwrap();
+    assert_eq!(r["memory"]["usage"].as_u64(), usage.trim().parse().ok());
+}

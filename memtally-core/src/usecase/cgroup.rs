@@ -90,3 +90,78 @@ pub fn cgroups(
         restricted: found.restricted.len(),
     })
 }
+
+/// Records the memory cgroup files of the processes in `pids` (their
+/// cgroups and every ancestor) from `from`'s cgroup tree into
+/// `out/sys/fs/cgroup/...`, laid out like the tree itself, so that
+/// `--proc-root out` reads them back. Returns the files written and
+/// (file, why) for the ones that could not be; nothing when no hierarchy
+/// has the memory controller.
+pub fn record(
+    from: &ProcRoot,
+    pids: &[u32],
+    out: &std::path::Path,
+) -> Result<(Vec<std::path::PathBuf>, Vec<(std::path::PathBuf, String)>)> {
+    use crate::source::cgroup::{FILES, RECORDED};
+    let croot = CgroupRoot::for_proc(from);
+    let (mut written, mut skipped) = (Vec::new(), Vec::new());
+    let Some(layout) = croot.layout() else { return Ok((written, skipped)) };
+    let mut paths: Vec<String> = Vec::new();
+    for &pid in pids {
+        let Some(path) = from
+            .read(pid, "cgroup")
+            .ok()
+            .and_then(|b| scan::cgroup_path(&String::from_utf8_lossy(&b)))
+        else {
+            continue;
+        };
+        let mut at = path.trim_end_matches('/').to_string();
+        loop {
+            paths.push(if at.is_empty() { "/".into() } else { at.clone() });
+            match at.rsplit_once('/') {
+                Some((parent, _)) => at = parent.to_string(),
+                None => break,
+            }
+        }
+    }
+    paths.sort();
+    paths.dedup();
+    let base = out.join(RECORDED);
+    let rel = |dir: &std::path::Path| dir.strip_prefix(croot.path()).map(|p| p.to_path_buf());
+    let (Layout::V1(top) | Layout::V2(top)) = &layout;
+    let Ok(top_rel) = rel(top) else { return Ok((written, skipped)) };
+    if let Layout::V2(_) = layout {
+        let to = base.join(&top_rel).join("cgroup.controllers");
+        keep(&top.join("cgroup.controllers"), &to, &mut written, &mut skipped)?;
+    }
+    for path in &paths {
+        let dir = CgroupRoot::dir(&layout, path);
+        let Ok(dir_rel) = rel(&dir) else { continue };
+        for file in FILES {
+            let src = dir.join(file);
+            if src.exists() {
+                keep(&src, &base.join(&dir_rel).join(file), &mut written, &mut skipped)?;
+            }
+        }
+    }
+    Ok((written, skipped))
+}
+
+fn keep(
+    src: &std::path::Path,
+    to: &std::path::Path,
+    written: &mut Vec<std::path::PathBuf>,
+    skipped: &mut Vec<(std::path::PathBuf, String)>,
+) -> Result<()> {
+    match std::fs::read(src) {
+        Ok(bytes) => {
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+            }
+            crate::write::write_file(to, &bytes)?;
+            written.push(to.to_path_buf());
+        }
+        Err(e) => skipped.push((src.to_path_buf(), e.to_string())),
+    }
+    Ok(())
+}
