@@ -53,6 +53,10 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
         vec![(key_header(report.by), Align::Left), ("PROCS", Align::Right)]
     };
     headers.extend(figures.iter().map(|(h, _)| (*h, Align::Right)));
+    let charge = report.by == TopBy::Cgroup && !ctx.cgroups.is_empty();
+    if charge {
+        headers.extend([("USAGE", Align::Right), ("LIMIT", Align::Right), ("WSET", Align::Right)]);
+    }
     if per_process {
         headers.push(("COMMAND", Align::Left));
     } else if report.by == TopBy::Cgroup {
@@ -76,6 +80,12 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
             }
             cells.push(cell);
         }
+        if charge {
+            let m = ctx.cgroups.get(&row.key);
+            cells.push(human_opt(m.and_then(|m| m.usage)));
+            cells.push(human_opt(m.and_then(|m| m.limit)));
+            cells.push(human_opt(m.and_then(|m| m.working_set())));
+        }
         if let Some(p) = p.filter(|_| per_process) {
             cells.push(format!("{}{}", "  ".repeat(row.depth), p.info.command()));
         } else if report.by == TopBy::Cgroup {
@@ -90,6 +100,9 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
         vec!["total".to_string(), n.to_string()]
     };
     footer.extend(figures.iter().map(|(_, f)| human_opt(figure(&report.totals, f))));
+    if charge {
+        footer.extend([String::new(), String::new(), String::new()]);
+    }
     if per_process {
         footer.push(plural(n, "process", "processes"));
     } else if report.by == TopBy::Cgroup {
@@ -213,6 +226,11 @@ pub fn json_value(report: &TopReport, ctx: &Top) -> Value {
             m.insert("processes".into(), json!(r.processes));
             m.insert("processes_without_pss".into(), json!(r.without_pss));
             figures_json(&mut m, &r.sizes);
+            if report.by == TopBy::Cgroup {
+                let c = ctx.cgroups.get(&r.key);
+                m.insert("cgroup".into(), json!(c));
+                m.insert("working_set".into(), json!(c.and_then(|c| c.working_set())));
+            }
             Value::Object(m)
         })
         .collect();

@@ -5,7 +5,8 @@
 use crate::analyze::select::Selection;
 use crate::analyze::top::{build, TopBy, TopReport, TOP_SORT_FIELDS};
 use crate::error::{Error, Result};
-use crate::model::{Needs, Scan};
+use crate::model::{CgroupMemory, Needs, Scan};
+use crate::source::cgroup::CgroupRoot;
 use crate::source::users::UserNames;
 use crate::source::{scan, ProcRoot};
 use crate::usecase::select::select;
@@ -45,6 +46,9 @@ pub struct Top {
     pub scan: Scan,
     pub kernel_threads: usize,
     pub users: UserNames,
+    /// With `--by cgroup`: each row's own cgroup figures (charge, limits,
+    /// memory.stat), by row key, where its files were read.
+    pub cgroups: std::collections::HashMap<String, CgroupMemory>,
 }
 
 /// Checks sort fields against a list, for a usage error naming the choices.
@@ -87,5 +91,16 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
         let shown: Vec<usize> = report.rows.iter().filter_map(|r| r.process).collect();
         scan::fill_cmdlines(root, &mut found.processes, &shown, scan::default_threads());
     }
-    Ok(Top { report, scan: found, kernel_threads: selected.kernel_threads, users })
+    let mut cgroups = std::collections::HashMap::new();
+    if opts.by == TopBy::Cgroup {
+        let croot = CgroupRoot::for_proc(root);
+        if let Some(layout) = croot.layout() {
+            for r in &report.rows {
+                if let Some(m) = croot.read(&layout, &r.key) {
+                    cgroups.insert(r.key.clone(), m);
+                }
+            }
+        }
+    }
+    Ok(Top { report, scan: found, kernel_threads: selected.kernel_threads, users, cgroups })
 }
