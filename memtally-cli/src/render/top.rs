@@ -46,7 +46,12 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
     let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
     // The GPU column appears when some process has GPU memory.
     let gpu = report.totals.get("gpu").is_some().then_some(("GPU", "gpu"));
-    let figures: Vec<(&str, &str)> = FIGURES.iter().copied().chain(gpu).collect();
+    // Huge pages and KSM: a column each where some process has any.
+    let nonzero = |f: &str| report.totals.figure(f).is_some_and(|v| v > 0);
+    let huge = [("THP", "thp"), ("HUGETLB", "hugetlb"), ("KSM", "ksm")]
+        .into_iter()
+        .filter(|(_, f)| nonzero(f));
+    let figures: Vec<(&str, &str)> = FIGURES.iter().copied().chain(gpu).chain(huge).collect();
     let mut headers: Vec<(&str, Align)> = if per_process {
         vec![("PID", Align::Right), ("USER", Align::Left)]
     } else {
@@ -190,6 +195,12 @@ const JSON_FIGURES: &[&str] = &[
     "anonymous",
     "locked",
     "gpu",
+    "anon_huge_pages",
+    "shmem_pmd_mapped",
+    "file_pmd_mapped",
+    "shared_hugetlb",
+    "private_hugetlb",
+    "ksm",
 ];
 
 fn figures_json(m: &mut Map<String, Value>, sizes: &Sizes) {
