@@ -30,7 +30,7 @@ pub struct Captured {
     pub skipped: Vec<(u32, Error)>,
     /// The memory cgroup files of the recorded processes (under
     /// `sys/fs/cgroup/`), and (file, why) for those that could not be read.
-    pub cgroups: (Vec<PathBuf>, Vec<(PathBuf, String)>),
+    pub cgroups: crate::usecase::cgroup::Recorded,
 }
 
 /// Records the selected processes into `out`. One named PID must be

@@ -91,6 +91,9 @@ pub fn cgroups(
     })
 }
 
+/// What [`record`] wrote, and (file, why) for what it could not read.
+pub type Recorded = (Vec<std::path::PathBuf>, Vec<(std::path::PathBuf, String)>);
+
 /// Records the memory cgroup files of the processes in `pids` (their
 /// cgroups and every ancestor) from `from`'s cgroup tree into
 /// `out/sys/fs/cgroup/...`, laid out like the tree itself, so that
@@ -101,7 +104,7 @@ pub fn record(
     from: &ProcRoot,
     pids: &[u32],
     out: &std::path::Path,
-) -> Result<(Vec<std::path::PathBuf>, Vec<(std::path::PathBuf, String)>)> {
+) -> Result<Recorded> {
     use crate::source::cgroup::{FILES, RECORDED};
     let croot = CgroupRoot::for_proc(from);
     let (mut written, mut skipped) = (Vec::new(), Vec::new());
