@@ -36,12 +36,30 @@ pub fn headline(m: &Machine, out: &mut dyn Write) -> std::io::Result<()> {
     )
 }
 
+/// `/dev/shm 8.0M, /run 1.0M` (the first few).
+fn mounts(m: &Machine) -> String {
+    let mut parts: Vec<String> =
+        m.shmem_mounts.iter().take(5).map(|(p, b)| format!("{p} {}", human(*b))).collect();
+    if m.shmem_mounts.len() > 5 {
+        parts.push(format!("{} more", m.shmem_mounts.len() - 5));
+    }
+    parts.join(", ")
+}
+
 /// Every line of the waterfall, with its source.
 pub fn waterfall(m: &Machine, out: &mut dyn Write) -> std::io::Result<()> {
     let width = m.lines.iter().map(|l| l.name.len()).max().unwrap_or(0);
     for l in &m.lines {
         let mark = if l.reclaimable { "r" } else { " " };
         writeln!(out, "  {:<width$} {:>7} {mark}  {}", l.name, signed(l.bytes), l.source)?;
+        if l.name == "shmem_unmapped" && !m.shmem_mounts.is_empty() {
+            writeln!(
+                out,
+                "  {:<width$}            by tmpfs mount (statvfs used, mapped pages included): {}",
+                "",
+                mounts(m)
+            )?;
+        }
     }
     writeln!(
         out,

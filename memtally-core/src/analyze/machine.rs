@@ -56,6 +56,10 @@ pub struct Machine {
     pub unexplained: i64,
     /// The waterfall, in order; the bytes add up to `total`.
     pub lines: Vec<MachineLine>,
+    /// Shmem by tmpfs mount: (mount point, bytes used per statvfs, mapped
+    /// pages included), largest first; live only, empty otherwise. A
+    /// detail of the shmem lines, not lines of its own.
+    pub shmem_mounts: Vec<(String, u64)>,
 }
 
 impl Machine {
@@ -273,6 +277,7 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
         unattributed,
         unexplained,
         lines,
+        shmem_mounts: Vec::new(),
     })
 }
 

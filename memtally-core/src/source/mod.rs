@@ -5,6 +5,7 @@ pub mod capture;
 pub mod cgroup;
 pub mod gpu;
 pub mod meminfo;
+pub mod mounts;
 pub mod prefetch;
 pub mod proc_root;
 pub mod scan;

@@ -100,11 +100,7 @@ pub type Recorded = (Vec<std::path::PathBuf>, Vec<(std::path::PathBuf, String)>)
 /// `--proc-root out` reads them back. Returns the files written and
 /// (file, why) for the ones that could not be; nothing when no hierarchy
 /// has the memory controller.
-pub fn record(
-    from: &ProcRoot,
-    pids: &[u32],
-    out: &std::path::Path,
-) -> Result<Recorded> {
+pub fn record(from: &ProcRoot, pids: &[u32], out: &std::path::Path) -> Result<Recorded> {
     use crate::source::cgroup::{FILES, RECORDED};
     let croot = CgroupRoot::for_proc(from);
     let (mut written, mut skipped) = (Vec::new(), Vec::new());

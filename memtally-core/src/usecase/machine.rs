@@ -34,9 +34,10 @@ pub fn machine(root: &ProcRoot, progress: &dyn Progress) -> Result<MachineView> 
     progress.start("reading processes", selected.infos.len());
     let found = scan::read_all(root, selected.infos, scan::default_threads(), &|| progress.step());
     progress.finish();
-    let machine = build(&meminfo, &found.processes).ok_or_else(|| {
+    let mut machine = build(&meminfo, &found.processes).ok_or_else(|| {
         Error::NotFound(format!("{}/meminfo has no MemTotal or MemFree", root.path().display()))
     })?;
+    machine.shmem_mounts = crate::source::mounts::tmpfs_usage(root);
     Ok(MachineView {
         machine,
         processes: found.processes.iter().filter(|p| p.sizes.pss.is_some()).count(),

@@ -84,8 +84,11 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
     let meminfo = opts.select.is_everything().then(|| root.meminfo()).flatten();
     let users = UserNames::default();
     let user_name = |uid: Option<u32>| users.name(uid);
-    let report =
+    let mut report =
         build(&found.processes, opts.by, &opts.sort, opts.top, &user_name, meminfo.as_ref());
+    if let Some(m) = report.machine.as_mut() {
+        m.shmem_mounts = crate::source::mounts::tmpfs_usage(root);
+    }
     // Command lines are read only for the rows shown (each is a read).
     if !needs.cmdline {
         let shown: Vec<usize> = report.rows.iter().filter_map(|r| r.process).collect();
