@@ -374,3 +374,36 @@ fn machine_used_and_cache_match_free_and_lines_add_up() {
         assert!(text.contains(n), "{n} in {text}");
     }
 }
+
+/// Recorded: GPU driver memory (amdgpu GTT in sysfs) is a named line, out
+/// of the remainder, and the lines still add up to MemTotal exactly.
+#[test]
+fn recorded_gpu_gtt_is_a_waterfall_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("meminfo"),
+        "MemTotal: 1000000 kB\nMemFree: 400000 kB\nMemAvailable: 700000 kB\nBuffers: 1000 kB\nCached: 300000 kB\nShmem: 1000 kB\nAnonPages: 50000 kB\nSReclaimable: 10000 kB\nSUnreclaim: 5000 kB\nSlab: 15000 kB\nKernelStack: 1000 kB\nPageTables: 2000 kB\n",
+    )
+    .unwrap();
+    let root = dir.path().to_str().unwrap();
+    let before = run_json(&["machine", "--proc-root", root, "--format", "json"]);
+    for (card, bytes) in [("card0", 100 * MIB), ("card1", 28 * MIB)] {
+        let d = dir.path().join("sys/class/drm").join(card).join("device");
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("mem_info_gtt_used"), format!("{bytes}\n")).unwrap();
+    }
+    std::fs::create_dir_all(dir.path().join("sys/class/drm/card0-DP-1")).unwrap();
+    let m = run_json(&["machine", "--proc-root", root, "--format", "json"]);
+    let lines = m["lines"].as_array().unwrap();
+    let gtt = lines.iter().find(|l| l["name"] == "gpu_gtt").unwrap();
+    assert_eq!(gtt["bytes"].as_u64(), Some(128 * MIB as u64));
+    assert!(gtt["source"].as_str().unwrap().contains("mem_info_gtt_used"));
+    assert_eq!(
+        m["unexplained"].as_i64().unwrap(),
+        before["unexplained"].as_i64().unwrap() - 128 * MIB as i64
+    );
+    let sum: i64 = lines.iter().map(|l| l["bytes"].as_i64().unwrap()).sum();
+    assert_eq!(sum, 1_000_000 * 1024);
+    // Exactly: 1000000 − (400000 + 50000 + 300000 + 1000 + 10000 + 5000 + 1000 + 2000) kB − GTT.
+    assert_eq!(m["unexplained"].as_i64(), Some(231_000 * 1024 - 128 * MIB as i64));
+}

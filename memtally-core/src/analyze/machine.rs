@@ -81,6 +81,21 @@ impl Machine {
         out
     }
 
+    /// Adds a line a driver reports (memory no meminfo field counts), just
+    /// before the remainder, which shrinks by as much: the lines still add
+    /// up to `total`.
+    pub fn add_driver_line(&mut self, name: &'static str, bytes: u64, source: String) {
+        let at = self.lines.len().saturating_sub(1);
+        self.lines.insert(
+            at,
+            MachineLine { name, group: "drivers", bytes: bytes as i64, reclaimable: false, source },
+        );
+        self.unexplained -= bytes as i64;
+        if let Some(last) = self.lines.last_mut() {
+            last.bytes = self.unexplained;
+        }
+    }
+
     /// A line's bytes by name.
     pub fn line(&self, name: &str) -> Option<i64> {
         self.lines.iter().find(|l| l.name == name).map(|l| l.bytes)
@@ -107,6 +122,7 @@ pub const LINE_NAMES: &[&str] = &[
     "percpu",
     "hugetlb_used",
     "hugetlb_free",
+    "gpu_gtt",
     "unexplained",
 ];
 
@@ -357,6 +373,18 @@ mod tests {
         );
         let groups: Vec<&str> = mm.groups().iter().map(|g| g.0).collect();
         assert_eq!(groups, ["free", "processes", "cache", "kernel", "huge pages", "unexplained"]);
+    }
+
+    #[test]
+    fn a_driver_line_comes_out_of_the_remainder() {
+        let m = crate::source::meminfo::parse(HERE);
+        let mut mm = machine(&m, &[]).unwrap();
+        let before = mm.unexplained;
+        mm.add_driver_line("gpu_gtt", 4096, "x".into());
+        assert_eq!(mm.unexplained, before - 4096);
+        assert_eq!(mm.line("unexplained"), Some(before - 4096));
+        assert_eq!(mm.lines.iter().map(|l| l.bytes).sum::<i64>(), mm.total as i64);
+        assert_eq!(mm.lines[mm.lines.len() - 2].name, "gpu_gtt");
     }
 
     #[test]

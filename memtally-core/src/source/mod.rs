@@ -3,6 +3,7 @@
 
 pub mod capture;
 pub mod cgroup;
+pub mod drm_sysfs;
 pub mod gpu;
 pub mod meminfo;
 pub mod mounts;

@@ -38,10 +38,28 @@ pub fn machine(root: &ProcRoot, progress: &dyn Progress) -> Result<MachineView> 
         Error::NotFound(format!("{}/meminfo has no MemTotal or MemFree", root.path().display()))
     })?;
     machine.shmem_mounts = crate::source::mounts::tmpfs_usage(root);
+    add_drivers(root, &mut machine);
     Ok(MachineView {
         machine,
         processes: found.processes.iter().filter(|p| p.sizes.pss.is_some()).count(),
         restricted: found.restricted.len(),
         vanished: found.vanished + selected.vanished,
     })
+}
+
+/// Adds what the machine's drivers report to the waterfall (amdgpu GTT).
+pub fn add_drivers(root: &crate::source::ProcRoot, m: &mut crate::analyze::machine::Machine) {
+    let gtt = crate::source::drm_sysfs::gtt_used(root);
+    if !gtt.is_empty() {
+        let cards: Vec<&str> = gtt.iter().map(|(c, _)| c.as_str()).collect();
+        let total = gtt.iter().map(|(_, b)| b).sum();
+        m.add_driver_line(
+            "gpu_gtt",
+            total,
+            format!(
+                "GPU driver system memory: Σ /sys/class/drm/{{{}}}/device/mem_info_gtt_used",
+                cards.join(",")
+            ),
+        );
+    }
 }

@@ -88,6 +88,7 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
         build(&found.processes, opts.by, &opts.sort, opts.top, &user_name, meminfo.as_ref());
     if let Some(m) = report.machine.as_mut() {
         m.shmem_mounts = crate::source::mounts::tmpfs_usage(root);
+        crate::usecase::machine::add_drivers(root, m);
     }
     // Command lines are read only for the rows shown (each is a read).
     if !needs.cmdline {
