@@ -39,6 +39,12 @@ pub fn run(root: &ProcRoot, args: &CaptureArgs, out: &mut dyn Write) -> Result<(
                 writeln!(out, "  left out {}: {why}", path.display())?;
             }
         }
+        if !done.cgroups.0.is_empty() {
+            writeln!(out, "recorded {} memory cgroup files (sys/fs/cgroup)", done.cgroups.0.len())?;
+        }
+        for (path, why) in &done.cgroups.1 {
+            writeln!(out, "  left out {}: {why}", path.display())?;
+        }
         let dir = args.output.display();
         match done.recorded.as_slice() {
             [(one, _)] => writeln!(

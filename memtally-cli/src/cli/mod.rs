@@ -5,11 +5,13 @@
 //! errors to exit codes.
 
 mod capture;
+mod cgroup;
 mod choice;
 mod diff;
 #[cfg(feature = "serve")]
 mod export;
 mod gpu;
+mod machine;
 #[cfg(feature = "serve")]
 mod metrics;
 #[cfg(feature = "plot")]
@@ -60,6 +62,8 @@ Examples:
   memtally snapshot PID -o a.json   then later: memtally diff a.json b.json
   memtally watch PID -o s.csv       growth rates; memtally plot s.csv -o s.svg
   memtally vmmap saved.txt          macOS vmmap: GPU memory by purgeable state
+  memtally cgroup [PATH]            containers: charge, limit, working set beside their processes' PSS
+  memtally machine                  MemTotal split into lines that add up, each with its source
   memtally gpu                      GPU memory per process (DRM fdinfo, dma-buf, nvidia-smi)
   memtally serve                    Prometheus metrics on 127.0.0.1:9464/metrics";
 
@@ -90,6 +94,10 @@ pub enum Command {
     Export(export::ExportArgs),
     /// GPU memory per process and device (DRM and dma-buf fdinfo, nvidia-smi), each client and buffer once.
     Gpu(gpu::GpuArgs),
+    /// The whole machine's memory: MemTotal split into lines (processes, cache, kernel, huge pages) that add up exactly.
+    Machine(machine::MachineArgs),
+    /// Each cgroup's charge (usage, limit, high, peak, memory.stat, working set) beside its processes' PSS, the difference named.
+    Cgroup(cgroup::CgroupArgs),
 }
 
 impl Cli {
@@ -115,6 +123,8 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
         #[cfg(feature = "serve")]
         Some(Command::Export(args)) => export::run(&root, &args, out),
         Some(Command::Gpu(args)) => gpu::run(&root, &args, out),
+        Some(Command::Machine(args)) => machine::run(&root, &args, out),
+        Some(Command::Cgroup(args)) => cgroup::run(&root, &args, out),
         Some(Command::Top(args)) => top::run(&root, &args, out),
         None => top::run(&root, &top::TopArgs::default(), out),
     }

@@ -4,9 +4,11 @@
 //! `vmmap`) print regions as they come and then finish through the same
 //! printer.
 
+pub mod cgroup;
 pub mod classic;
 pub mod diff;
 pub mod gpu;
+pub mod machine;
 #[cfg(feature = "plot")]
 pub mod plot;
 #[cfg(feature = "serve")]

@@ -14,7 +14,7 @@ use prometheus_client::registry::{Registry, Unit};
 
 use memtally_core::analyze::metrics::{GpuFigures, Metrics};
 use memtally_core::analyze::top::TopBy;
-use memtally_core::model::Sizes;
+use memtally_core::model::{CgroupMemory, Sizes};
 
 /// The wire format of one exposition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,6 +117,10 @@ pub fn registry(m: &Metrics) -> Registry {
         );
     }
 
+    if m.rows.iter().any(|r| r.cgroup.is_some()) {
+        cgroup_figures(&mut reg, m, &labels_of);
+    }
+
     // The rest, added up.
     let rest = reg.sub_registry_with_prefix("memtally_other_processes");
     for (name, help, get) in FIGURES {
@@ -154,14 +158,16 @@ pub fn registry(m: &Metrics) -> Registry {
 
     if let Some(mm) = &m.machine {
         let machine = reg.sub_registry_with_prefix("memtally_machine");
-        let figures: [(&str, &str, Option<u64>); 7] = [
+        let figures: [(&str, &str, Option<u64>); 9] = [
             ("total", "MemTotal", Some(mm.total)),
             ("available", "MemAvailable", mm.available),
             ("free", "MemFree", Some(mm.free)),
-            ("used", "MemTotal - MemFree: in use for anything", Some(mm.used)),
+            ("used", "MemTotal - MemAvailable: used as free(1) (procps-ng 4.0.1 and later) and htop print it", Some(mm.used)),
+            ("buff_cache", "Buffers + Cached + SReclaimable: free(1)'s buff/cache", mm.buff_cache),
             ("processes_pss", "Sum of PSS of every process read", Some(mm.processes_pss)),
-            ("kernel", "Slab + KernelStack + PageTables + SecPageTables + Percpu", mm.kernel),
-            ("cache_unmapped", "Buffers + Cached - sum of Pss_File and Pss_Shmem: page cache and shared memory no process maps", mm.cache_unmapped),
+            ("kernel", "Slab + other KReclaimable + KernelStack + PageTables + SecPageTables + VmallocUsed + Percpu", mm.kernel),
+            ("kernel_reclaimable", "KReclaimable (or SReclaimable): the part of kernel the kernel reclaims under pressure", mm.kernel_reclaimable),
+            ("cache_unmapped", "Buffers + Cached + SwapCached - sum of Pss_File and Pss_Shmem: page cache and shared memory no process maps", mm.cache_unmapped),
         ];
         for (name, help, v) in figures {
             if let Some(v) = v {
@@ -174,9 +180,20 @@ pub fn registry(m: &Metrics) -> Registry {
         g.set(mm.unattributed);
         machine.register_with_unit(
             "unattributed",
-            "used - processes_pss - kernel - cache_unmapped: unreadable processes, drivers (GPU), huge pages; may be negative",
+            "total - free - processes_pss - kernel - cache_unmapped: unreadable processes, huge page pools, drivers (GPU); may be negative",
             Unit::Bytes,
             g,
+        );
+        let fam = Family::<Labels, Gauge<i64, AtomicI64>>::default();
+        for l in &mm.lines {
+            fam.get_or_create(&vec![("line", l.name.to_string()), ("group", l.group.to_string())])
+                .set(l.bytes);
+        }
+        machine.register_with_unit(
+            "waterfall",
+            "MemTotal split into lines that add up to it exactly (sum by line = memtally_machine_total_bytes); the line unexplained may be negative; sources in docs/prometheus.md",
+            Unit::Bytes,
+            fam,
         );
     }
 
@@ -243,6 +260,50 @@ pub fn encode(m: &Metrics, format: Exposition) -> String {
         Exposition::OpenMetrics => prometheus_client::encoding::text::encode(&mut out, &reg),
     };
     out
+}
+
+/// A cgroup's own figures (docs/prometheus.md): (name, help, value).
+type CgroupFigure = (&'static str, &'static str, fn(&CgroupMemory) -> Option<u64>);
+const CGROUP_FIGURES: &[CgroupFigure] = &[
+    ("usage", "What the kernel charges the cgroup: memory.current (v2) or memory.usage_in_bytes (v1); limits and the OOM killer act on it", |c| c.usage),
+    ("limit", "memory.max (v2) or memory.limit_in_bytes (v1); absent when unlimited", |c| c.limit),
+    ("high", "memory.high (v2): throttling starts here; absent when unlimited or on v1", |c| c.high),
+    ("peak", "memory.peak (v2) or memory.max_usage_in_bytes (v1)", |c| c.peak),
+    ("working_set", "usage - inactive_file: the working set kubelet and cAdvisor report and evict by", |c| c.working_set()),
+    ("swap", "memory.swap.current (v2) or memory.stat total_swap (v1)", |c| c.swap),
+    ("anon", "memory.stat anon (v2) or total_rss (v1)", |c| c.anon),
+    ("file", "memory.stat file (v2) or total_cache (v1): page cache charged here, shmem included", |c| c.file),
+    ("active_file", "memory.stat active_file", |c| c.active_file),
+    ("inactive_file", "memory.stat inactive_file", |c| c.inactive_file),
+    ("shmem", "memory.stat shmem: tmpfs, /dev/shm and SysV shm charged here", |c| c.shmem),
+    ("kernel", "memory.stat kernel (v2; else its parts) or memory.kmem.usage_in_bytes (v1)", |c| c.kernel),
+    ("sock", "memory.stat sock (v2): network buffers", |c| c.sock),
+];
+
+/// `memtally_cgroup_charge_*_bytes{cgroup}` for the cgroup rows whose files were read.
+fn cgroup_figures(
+    reg: &mut Registry,
+    m: &Metrics,
+    labels_of: &dyn Fn(&memtally_core::analyze::metrics::MetricRow) -> Labels,
+) {
+    for (name, help, get) in CGROUP_FIGURES {
+        let fam = Family::<Labels, Bytes>::default();
+        let mut any = false;
+        for r in &m.rows {
+            if let Some(v) = r.cgroup.as_ref().and_then(get) {
+                fam.get_or_create(&labels_of(r)).set(v);
+                any = true;
+            }
+        }
+        if any {
+            reg.register_with_unit(
+                format!("memtally_cgroup_charge_{name}"),
+                format!("{help}. For the first --top cgroups by PSS"),
+                Unit::Bytes,
+                fam,
+            );
+        }
+    }
 }
 
 #[cfg(test)]

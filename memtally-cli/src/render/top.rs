@@ -5,12 +5,12 @@ use std::io::Write;
 
 use serde_json::{json, Map, Value};
 
-use memtally_core::analyze::top::{swap, Machine, TopBy, TopReport, TopRow};
+use memtally_core::analyze::top::{swap, TopBy, TopReport, TopRow};
 use memtally_core::model::{Named, ProcMemory, Sizes};
 use memtally_core::usecase::top::Top;
 
 use crate::render::table::{Align, Table};
-use crate::render::units::{human, human_opt};
+use crate::render::units::human_opt;
 use crate::render::Printer;
 
 impl Printer for Top {
@@ -46,13 +46,22 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
     let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
     // The GPU column appears when some process has GPU memory.
     let gpu = report.totals.get("gpu").is_some().then_some(("GPU", "gpu"));
-    let figures: Vec<(&str, &str)> = FIGURES.iter().copied().chain(gpu).collect();
+    // Huge pages and KSM: a column each where some process has any.
+    let nonzero = |f: &str| report.totals.figure(f).is_some_and(|v| v > 0);
+    let huge = [("THP", "thp"), ("HUGETLB", "hugetlb"), ("KSM", "ksm")]
+        .into_iter()
+        .filter(|(_, f)| nonzero(f));
+    let figures: Vec<(&str, &str)> = FIGURES.iter().copied().chain(gpu).chain(huge).collect();
     let mut headers: Vec<(&str, Align)> = if per_process {
         vec![("PID", Align::Right), ("USER", Align::Left)]
     } else {
         vec![(key_header(report.by), Align::Left), ("PROCS", Align::Right)]
     };
     headers.extend(figures.iter().map(|(h, _)| (*h, Align::Right)));
+    let charge = report.by == TopBy::Cgroup && !ctx.cgroups.is_empty();
+    if charge {
+        headers.extend([("USAGE", Align::Right), ("LIMIT", Align::Right), ("WSET", Align::Right)]);
+    }
     if per_process {
         headers.push(("COMMAND", Align::Left));
     } else if report.by == TopBy::Cgroup {
@@ -76,6 +85,12 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
             }
             cells.push(cell);
         }
+        if charge {
+            let m = ctx.cgroups.get(&row.key);
+            cells.push(human_opt(m.and_then(|m| m.usage)));
+            cells.push(human_opt(m.and_then(|m| m.limit)));
+            cells.push(human_opt(m.and_then(|m| m.working_set())));
+        }
         if let Some(p) = p.filter(|_| per_process) {
             cells.push(format!("{}{}", "  ".repeat(row.depth), p.info.command()));
         } else if report.by == TopBy::Cgroup {
@@ -90,6 +105,9 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
         vec!["total".to_string(), n.to_string()]
     };
     footer.extend(figures.iter().map(|(_, f)| human_opt(figure(&report.totals, f))));
+    if charge {
+        footer.extend([String::new(), String::new(), String::new()]);
+    }
     if per_process {
         footer.push(plural(n, "process", "processes"));
     } else if report.by == TopBy::Cgroup {
@@ -107,7 +125,7 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
     }
     if let Some(m) = &report.machine {
         writeln!(out)?;
-        machine_table(m, n - ctx.scan.restricted.len(), out)?;
+        crate::render::machine::short(m, out)?;
     }
     for note in notes(report, ctx) {
         writeln!(out, "note: {note}")?;
@@ -122,37 +140,6 @@ fn key_header(by: TopBy) -> &'static str {
         TopBy::Cgroup => "CGROUP",
         TopBy::Process | TopBy::Tree => "PID",
     }
-}
-
-fn machine_table(m: &Machine, readable: usize, out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(out, "machine (from meminfo)")?;
-    writeln!(out, "  total      {:>7}", human(m.total))?;
-    if let Some(a) = m.available {
-        writeln!(out, "  available  {:>7}", human(a))?;
-    }
-    writeln!(out, "  in use     {:>7}  total - free, made of:", human(m.used))?;
-    writeln!(
-        out,
-        "    processes {:>7}  PSS of the {readable} processes read",
-        human(m.processes_pss)
-    )?;
-    if let Some(k) = m.kernel {
-        writeln!(out, "    kernel    {:>7}  slab, kernel stacks, page tables", human(k))?;
-    }
-    if let Some(c) = m.cache_unmapped {
-        writeln!(
-            out,
-            "    cache     {:>7}  page cache and shared memory no process maps",
-            human(c)
-        )?;
-    }
-    let other = if m.unattributed < 0 {
-        format!("-{}", human(m.unattributed.unsigned_abs()))
-    } else {
-        human(m.unattributed as u64)
-    };
-    writeln!(out, "    other     {other:>7}  unreadable processes, drivers (GPU), huge pages")?;
-    Ok(())
 }
 
 /// What the reader must know to trust the numbers.
@@ -208,6 +195,12 @@ const JSON_FIGURES: &[&str] = &[
     "anonymous",
     "locked",
     "gpu",
+    "anon_huge_pages",
+    "shmem_pmd_mapped",
+    "file_pmd_mapped",
+    "shared_hugetlb",
+    "private_hugetlb",
+    "ksm",
 ];
 
 fn figures_json(m: &mut Map<String, Value>, sizes: &Sizes) {
@@ -244,6 +237,11 @@ pub fn json_value(report: &TopReport, ctx: &Top) -> Value {
             m.insert("processes".into(), json!(r.processes));
             m.insert("processes_without_pss".into(), json!(r.without_pss));
             figures_json(&mut m, &r.sizes);
+            if report.by == TopBy::Cgroup {
+                let c = ctx.cgroups.get(&r.key);
+                m.insert("cgroup".into(), json!(c));
+                m.insert("working_set".into(), json!(c.and_then(|c| c.working_set())));
+            }
             Value::Object(m)
         })
         .collect();

@@ -7,8 +7,10 @@
 mod support;
 
 mod bad_bytes;
+mod cgroup;
 mod classic_parity;
 mod gpu;
+mod huge_pages;
 mod over_time;
 mod permissions;
 mod prometheus;

@@ -79,7 +79,17 @@ fn assert_matches_top(root: &Path, top: usize) {
     assert_eq!(single("memtally_other_processes"), Some(ranked.len().saturating_sub(top) as f64));
     assert_eq!(single("memtally_processes_scanned"), Some(procs.len() as f64));
     let machine = &json["machine"];
-    for f in ["total", "available", "free", "used", "processes_pss", "kernel", "cache_unmapped"] {
+    for f in [
+        "total",
+        "available",
+        "free",
+        "used",
+        "buff_cache",
+        "processes_pss",
+        "kernel",
+        "kernel_reclaimable",
+        "cache_unmapped",
+    ] {
         assert_eq!(
             single(&format!("memtally_machine_{f}_bytes")),
             machine[f].as_u64().map(|v| v as f64),
@@ -90,6 +100,18 @@ fn assert_matches_top(root: &Path, top: usize) {
         single("memtally_machine_unattributed_bytes"),
         machine["unattributed"].as_i64().map(|v| v as f64)
     );
+    // The waterfall: one sample per line, the same bytes, adding up to MemTotal.
+    if let Some(lines) = machine["lines"].as_array() {
+        let mut sum = 0.0;
+        for l in lines {
+            let labels = format!("group={},line={}", l["group"], l["name"]).replace('"', "");
+            let got =
+                samples.get(&("memtally_machine_waterfall_bytes".to_string(), labels.clone()));
+            assert_eq!(got.copied(), l["bytes"].as_i64().map(|v| v as f64), "{labels}");
+            sum += got.unwrap();
+        }
+        assert_eq!(Some(sum), single("memtally_machine_total_bytes"));
+    }
 }
 
 #[test]

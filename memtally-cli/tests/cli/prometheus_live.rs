@@ -147,7 +147,11 @@ fn promtool_accepts_the_text_format() {
     std::fs::write(pid_dir.join("status"), status).unwrap();
     std::fs::write(pid_dir.join("cmdline"), b"/usr/bin/a=\"b\"\\c\0--x\0").unwrap();
     let root = dir.path().to_str().unwrap();
-    for args in [vec!["--proc-root", root, "export"], vec!["export", "--top", "20"]] {
+    for args in [
+        vec!["--proc-root", root, "export"],
+        vec!["export", "--top", "20"],
+        vec!["export", "--by", "cgroup"],
+    ] {
         let out = memtally().args(&args).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let text = String::from_utf8(out.stdout).unwrap();

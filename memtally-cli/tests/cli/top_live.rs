@@ -284,3 +284,126 @@ fn bad_selection_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("needs a PID"));
 }
+
+/// `free -b`'s used and buff/cache, and whether its `used` is
+/// `total - available` (procps-ng 4.0.1 and later) or `total - free -
+/// buff/cache` (older).
+fn free_b() -> Option<(u64, u64, u64, bool)> {
+    let out = std::process::Command::new("free").arg("-b").output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let mem: Vec<u64> = text
+        .lines()
+        .find(|l| l.starts_with("Mem:"))?
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let version = std::process::Command::new("free").arg("-V").output().ok()?;
+    let version = String::from_utf8_lossy(&version.stdout).to_string();
+    let v: Vec<u32> =
+        version.rsplit(' ').next()?.trim().split('.').filter_map(|p| p.parse().ok()).collect();
+    let new_used = v >= vec![4, 0, 1];
+    Some((mem[0], mem[1], mem[4], new_used))
+}
+
+/// Live, against `free -b`: the picture's used and buff/cache are
+/// free's (within what the machine changes between the two reads), the
+/// waterfall's lines add up to MemTotal exactly, and a child's known
+/// anonymous memory is in the process lines.
+#[test]
+fn machine_used_and_cache_match_free_and_lines_add_up() {
+    let Some((total, _, _, new_used)) = free_b() else {
+        println!("skipped: no `free` (procps) on this machine");
+        return;
+    };
+    let child = spawn(Mapping::Anonymous(64 * MIB));
+    // Other work on the machine moves memory between the two reads: try
+    // a few times for a pair of reads close enough.
+    let slack = 256 * MIB as u64;
+    let mut m = Value::Null;
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        let (_, used_before, cache_before, _) = free_b().unwrap();
+        m = run_json(&["machine", "--format", "json"]);
+        let (_, used, buff_cache, _) = free_b().unwrap();
+        let mine = if new_used {
+            m["used"].as_u64().unwrap()
+        } else {
+            total - m["free"].as_u64().unwrap() - m["buff_cache"].as_u64().unwrap()
+        };
+        let cache = m["buff_cache"].as_u64().unwrap();
+        let within = |a: u64, b0: u64, b1: u64| a + slack >= b0.min(b1) && a <= b0.max(b1) + slack;
+        seen.push((mine, used, cache, buff_cache));
+        if within(mine, used_before, used) && within(cache, cache_before, buff_cache) {
+            break;
+        }
+    }
+    drop(child);
+    let last = *seen.last().unwrap();
+    assert!(
+        last.0.abs_diff(last.1) < 2 * slack && last.2.abs_diff(last.3) < 2 * slack,
+        "used/buff-cache (memtally, free) per try: {seen:?}"
+    );
+    assert_eq!(m["total"].as_u64(), Some(total));
+    println!(
+        "memtally used {} buff/cache {}; free -b used {} buff/cache {}",
+        last.0, last.2, last.1, last.3
+    );
+    // The old picture's "in use" (total - free) was far from free's used
+    // whenever the page cache is large; this is the figure that must match.
+    let lines = m["lines"].as_array().unwrap();
+    let sum: i64 = lines.iter().map(|l| l["bytes"].as_i64().unwrap()).sum();
+    assert_eq!(sum as u64, total, "the lines add up to MemTotal");
+    let line = |n: &str| lines.iter().find(|l| l["name"] == n).unwrap()["bytes"].as_i64().unwrap();
+    assert!(line("process_anon") >= 64 * MIB as i64);
+    for l in lines {
+        assert!(!l["source"].as_str().unwrap().is_empty());
+        if l["name"] != "unexplained" {
+            assert!(l["bytes"].as_i64().unwrap() >= 0, "{l}");
+        }
+    }
+    let text = String::from_utf8_lossy(&run(&["machine"]).stdout).to_string();
+    for n in [
+        "free",
+        "process_anon",
+        "page_cache_unmapped",
+        "slab_reclaimable",
+        "unexplained",
+        "SReclaimable",
+    ] {
+        assert!(text.contains(n), "{n} in {text}");
+    }
+}
+
+/// Recorded: GPU driver memory (amdgpu GTT in sysfs) is a named line, out
+/// of the remainder, and the lines still add up to MemTotal exactly.
+#[test]
+fn recorded_gpu_gtt_is_a_waterfall_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("meminfo"),
+        "MemTotal: 1000000 kB\nMemFree: 400000 kB\nMemAvailable: 700000 kB\nBuffers: 1000 kB\nCached: 300000 kB\nShmem: 1000 kB\nAnonPages: 50000 kB\nSReclaimable: 10000 kB\nSUnreclaim: 5000 kB\nSlab: 15000 kB\nKernelStack: 1000 kB\nPageTables: 2000 kB\n",
+    )
+    .unwrap();
+    let root = dir.path().to_str().unwrap();
+    let before = run_json(&["machine", "--proc-root", root, "--format", "json"]);
+    for (card, bytes) in [("card0", 100 * MIB), ("card1", 28 * MIB)] {
+        let d = dir.path().join("sys/class/drm").join(card).join("device");
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("mem_info_gtt_used"), format!("{bytes}\n")).unwrap();
+    }
+    std::fs::create_dir_all(dir.path().join("sys/class/drm/card0-DP-1")).unwrap();
+    let m = run_json(&["machine", "--proc-root", root, "--format", "json"]);
+    let lines = m["lines"].as_array().unwrap();
+    let gtt = lines.iter().find(|l| l["name"] == "gpu_gtt").unwrap();
+    assert_eq!(gtt["bytes"].as_u64(), Some(128 * MIB as u64));
+    assert!(gtt["source"].as_str().unwrap().contains("mem_info_gtt_used"));
+    assert_eq!(
+        m["unexplained"].as_i64().unwrap(),
+        before["unexplained"].as_i64().unwrap() - 128 * MIB as i64
+    );
+    let sum: i64 = lines.iter().map(|l| l["bytes"].as_i64().unwrap()).sum();
+    assert_eq!(sum, 1_000_000 * 1024);
+    // Exactly: 1000000 − (400000 + 50000 + 300000 + 1000 + 10000 + 5000 + 1000 + 2000) kB − GTT.
+    assert_eq!(m["unexplained"].as_i64(), Some(231_000 * 1024 - 128 * MIB as i64));
+}

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use crate::analyze::gpu::GpuProcess;
 use crate::analyze::top::{build as build_top, Machine, TopBy};
-use crate::model::{MemInfo, Named, ProcMemory, Sizes};
+use crate::model::{CgroupMemory, MemInfo, Named, ProcMemory, Sizes};
 
 /// GPU memory one process (or a group of them) holds: DRM fdinfo (and
 /// nvidia-smi where the GPU view has it).
@@ -108,6 +108,8 @@ pub struct MetricRow {
     pub sizes: Sizes,
     /// `None` when GPU files were not read (the machine has none).
     pub gpu: Option<GpuFigures>,
+    /// The cgroup's own figures (cgroup rows, where its files were read).
+    pub cgroup: Option<CgroupMemory>,
 }
 
 /// The rows past the first N, added up.
@@ -202,6 +204,7 @@ pub fn build(
                 processes: r.processes,
                 sizes: r.sizes,
                 gpu: row_gpu,
+                cgroup: None,
             });
         } else {
             other.rows += 1;

@@ -4,10 +4,12 @@
 //! selection takes.
 
 pub mod category;
+pub mod cgroup;
 pub mod classic;
 pub mod diff;
 pub mod gpu;
 pub mod group;
+pub mod machine;
 pub mod metrics;
 pub mod select;
 pub mod show;

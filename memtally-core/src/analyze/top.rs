@@ -5,8 +5,6 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
-
 use crate::model::{MemInfo, Named, ProcMemory, Sizes};
 
 /// How `top` groups processes.
@@ -96,29 +94,7 @@ impl TopRow {
     }
 }
 
-/// The machine's memory (bytes, from `/proc/meminfo`), and how much of it
-/// processes explain.
-#[derive(Debug, Clone, Serialize)]
-pub struct Machine {
-    /// `MemTotal`.
-    pub total: u64,
-    /// `MemAvailable`, when the kernel gives it.
-    pub available: Option<u64>,
-    /// `MemFree`.
-    pub free: u64,
-    /// `total - free`: what is in use for anything.
-    pub used: u64,
-    /// Σ PSS of every process that could be read.
-    pub processes_pss: u64,
-    /// Kernel memory: slab, kernel stacks, page tables, per-CPU.
-    pub kernel: Option<u64>,
-    /// Page cache and shared memory that no read process maps
-    /// (`Buffers + Cached - Σ Pss_File - Σ Pss_Shmem`).
-    pub cache_unmapped: Option<u64>,
-    /// What is left: processes that could not be read, drivers (GPU),
-    /// huge pages, rounding. May be negative.
-    pub unattributed: i64,
-}
+pub use crate::analyze::machine::{Machine, MachineLine};
 
 /// The whole view.
 #[derive(Debug, Clone)]
@@ -182,7 +158,7 @@ pub(crate) fn build(
         rows.sort_by(|a, b| compare(a, b, sort, processes));
     }
     let omitted = crate::analyze::group::keep_first(&mut rows, top);
-    let machine = meminfo.and_then(|m| machine(m, processes));
+    let machine = meminfo.and_then(|m| crate::analyze::machine::machine(m, processes));
     TopReport { by, rows, omitted, totals, machine }
 }
 
@@ -266,35 +242,6 @@ fn tree_rows(processes: &[ProcMemory], sort: &[String]) -> Vec<TopRow> {
     rows
 }
 
-/// The machine picture; `None` when meminfo lacks the basics.
-fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
-    let total = m.get("MemTotal")?;
-    let free = m.get("MemFree")?;
-    let used = total.saturating_sub(free);
-    let sum = |f: fn(&Sizes) -> Option<u64>| -> Option<u64> {
-        processes.iter().filter(|p| p.sizes.pss.is_some()).map(|p| f(&p.sizes)).sum()
-    };
-    let processes_pss = sum(|s| s.pss).unwrap_or(0);
-    let kernel_parts = ["Slab", "KernelStack", "PageTables", "SecPageTables", "Percpu"];
-    let kernel = m.get("Slab").map(|_| kernel_parts.iter().filter_map(|k| m.get(k)).sum());
-    let cache_unmapped =
-        match (m.get("Buffers"), m.get("Cached"), sum(|s| s.pss_file), sum(|s| s.pss_shmem)) {
-            (Some(b), Some(c), Some(f), Some(s)) => Some((b + c).saturating_sub(f + s)),
-            _ => None,
-        };
-    let explained = processes_pss + kernel.unwrap_or(0) + cache_unmapped.unwrap_or(0);
-    Some(Machine {
-        total,
-        available: m.get("MemAvailable"),
-        free,
-        used,
-        processes_pss,
-        kernel,
-        cache_unmapped,
-        unattributed: used as i64 - explained as i64,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,21 +300,5 @@ mod tests {
         assert_eq!(r.rows[0].key, "2");
         assert_eq!(r.rows[1].without_pss, 1);
         assert_eq!(r.totals.pss, Some(1));
-    }
-
-    #[test]
-    fn machine_explains_used_memory() {
-        let m = crate::source::meminfo::parse(
-            "MemTotal: 1000 kB\nMemFree: 200 kB\nMemAvailable: 600 kB\nBuffers: 10 kB\nCached: 300 kB\nSlab: 50 kB\nKernelStack: 5 kB\nPageTables: 5 kB\n",
-        );
-        let mut p = proc(1, 0, "a", Some(400 * 1024));
-        p.sizes.pss_file = Some(100 * 1024);
-        p.sizes.pss_shmem = Some(10 * 1024);
-        let r = build(&[p], TopBy::Process, &[], None, &|_| String::new(), Some(&m));
-        let mm = r.machine.unwrap();
-        assert_eq!(mm.used, 800 * 1024);
-        assert_eq!(mm.kernel, Some(60 * 1024));
-        assert_eq!(mm.cache_unmapped, Some(200 * 1024));
-        assert_eq!(mm.unattributed, (800 - 400 - 60 - 200) * 1024);
     }
 }

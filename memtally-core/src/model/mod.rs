@@ -1,6 +1,7 @@
 //! Plain data shared by every source, analysis and output: one `Region`
 //! shape for Linux and macOS, its `Sizes`, and the process around them.
 
+pub mod cgroup;
 pub mod gpu;
 pub mod group;
 pub mod meminfo;
@@ -11,6 +12,7 @@ pub mod sizes;
 pub mod snapshot;
 pub mod vmmap;
 
+pub use cgroup::CgroupMemory;
 pub use group::Group;
 pub(crate) use group::Grouper;
 pub use meminfo::MemInfo;

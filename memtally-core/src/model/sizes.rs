@@ -236,9 +236,16 @@ impl Sizes {
         }
     }
 
-    /// A figure by name, including the derived ones (`dirty`, `clean`, `uss`).
+    /// A figure by name, including the derived ones (`dirty`, `clean`,
+    /// `uss`, `thp`: transparent huge pages mapped, anonymous, shmem and
+    /// file; `hugetlb`: shared + private hugetlbfs pages).
     pub fn figure(&self, name: &str) -> Option<u64> {
+        let sum = |parts: &[Option<u64>]| -> Option<u64> {
+            parts.iter().any(Option::is_some).then(|| parts.iter().flatten().sum())
+        };
         match name {
+            "thp" => sum(&[self.anon_huge_pages, self.shmem_pmd_mapped, self.file_pmd_mapped]),
+            "hugetlb" => sum(&[self.shared_hugetlb, self.private_hugetlb]),
             "dirty" => self.dirty(),
             "clean" => self.clean(),
             "uss" => self.uss(),

@@ -5,7 +5,7 @@
 /// Files recorded per process. `smaps` is required; the rest are kept when
 /// readable (a kernel without `smaps_rollup` still gives a useful capture).
 pub const PROCESS_FILES: &[&str] =
-    &["smaps", "maps", "smaps_rollup", "status", "statm", "stat", "cmdline", "comm"];
+    &["smaps", "maps", "smaps_rollup", "status", "statm", "stat", "cmdline", "comm", "cgroup"];
 
 /// Files recorded once per tree.
 pub const MACHINE_FILES: &[&str] = &["meminfo"];

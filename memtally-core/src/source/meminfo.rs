@@ -2,25 +2,31 @@
 
 use crate::model::MemInfo;
 
-/// Parses meminfo text: every `Key: N kB` line, in bytes.
+/// Parses meminfo text: every `Key: N kB` line, in bytes; lines without a
+/// unit (`HugePages_Total: 4`) as counts.
 pub fn parse(text: &str) -> MemInfo {
-    let fields = text
-        .lines()
-        .filter_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            let kb: u64 = v.trim().strip_suffix("kB")?.trim().parse().ok()?;
-            Some((k.trim().to_string(), kb.checked_mul(1024)?))
-        })
-        .collect();
-    MemInfo { fields }
+    let mut m = MemInfo::default();
+    for l in text.lines() {
+        let Some((k, v)) = l.split_once(':') else { continue };
+        let (k, v) = (k.trim().to_string(), v.trim());
+        if let Some(kb) = v.strip_suffix("kB") {
+            if let Some(bytes) = kb.trim().parse::<u64>().ok().and_then(|kb| kb.checked_mul(1024)) {
+                m.fields.insert(k, bytes);
+            }
+        } else if let Ok(n) = v.parse::<u64>() {
+            m.counts.insert(k, n);
+        }
+    }
+    m
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
-    fn reads_kb_fields_and_skips_counts() {
-        let m = super::parse("MemTotal:       16384 kB\nHugePages_Total:       0\n");
+    fn reads_kb_fields_and_counts_apart() {
+        let m = super::parse("MemTotal:       16384 kB\nHugePages_Total:       3\nbad\n");
         assert_eq!(m.get("MemTotal"), Some(16384 * 1024));
         assert_eq!(m.get("HugePages_Total"), None);
+        assert_eq!(m.count("HugePages_Total"), Some(3));
     }
 }

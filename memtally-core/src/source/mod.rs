@@ -2,8 +2,11 @@
 //! streaming and pure; reading the live system goes through `ProcRoot`.
 
 pub(crate) mod capture;
+pub mod cgroup;
+pub mod drm_sysfs;
 pub mod gpu;
 pub mod meminfo;
+pub mod mounts;
 pub mod prefetch;
 mod proc_root;
 pub(crate) mod scan;

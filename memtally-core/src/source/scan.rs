@@ -139,19 +139,28 @@ impl Stat {
     }
 }
 
-/// The path of `/proc/PID/cgroup`: the v2 line (`0::/path`) when there is
-/// one, else the first v1 hierarchy's path.
+/// The cgroup path of `/proc/PID/cgroup` that memory is charged to: the
+/// v1 `memory` controller's line when there is one (hybrid and v1 hosts,
+/// where the unified `0::` line says `/` or names a tree with no memory
+/// controller), else the v2 line (`0::/path`), else the first v1
+/// hierarchy's path.
 pub fn cgroup_path(text: &str) -> Option<String> {
-    let mut first = None;
+    let (mut unified, mut first) = (None, None);
     for line in text.lines() {
         let mut parts = line.splitn(3, ':');
-        let (id, _controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
-        if id == "0" {
+        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        if controllers.split(',').any(|c| c == "memory") {
             return Some(path.to_string());
+        }
+        if id == "0" && controllers.is_empty() {
+            unified.get_or_insert_with(|| path.to_string());
         }
         first.get_or_insert_with(|| path.to_string());
     }
-    first
+    unified.or(first)
 }
 
 /// What happened reading one process's memory.
@@ -326,16 +335,23 @@ mod tests {
     }
 
     #[test]
-    fn cgroup_prefers_the_v2_line() {
+    fn cgroup_is_the_memory_controllers_path() {
         assert_eq!(
             cgroup_path("0::/user.slice/session-1.scope\n").as_deref(),
             Some("/user.slice/session-1.scope")
         );
+        // Hybrid: memory is charged in the v1 memory hierarchy.
         assert_eq!(
             cgroup_path("12:memory:/docker/abc\n11:cpu:/docker/abc\n0::/init.scope\n").as_deref(),
-            Some("/init.scope")
+            Some("/docker/abc")
         );
-        assert_eq!(cgroup_path("12:memory:/docker/abc\n").as_deref(), Some("/docker/abc"));
+        // This kind of host: the unified line says nothing (`0::/`).
+        let here = "9:name=systemd:/\n4:memory:/process_api/84c2\n1:cpu:/\n0::/\n";
+        assert_eq!(cgroup_path(here).as_deref(), Some("/process_api/84c2"));
+        assert_eq!(cgroup_path("5:cpu,memory:/a\n0::/\n").as_deref(), Some("/a"));
+        assert_eq!(cgroup_path("12:cpu:/docker/abc\n").as_deref(), Some("/docker/abc"));
+        assert_eq!(cgroup_path("3:cpu:/x\n0::/y\n").as_deref(), Some("/y"));
+        assert_eq!(cgroup_path("garbage\n0::/y\n").as_deref(), Some("/y"));
         assert_eq!(cgroup_path(""), None);
     }
 }

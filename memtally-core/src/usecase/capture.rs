@@ -29,6 +29,9 @@ pub struct Captured {
     pub recorded: Vec<(u32, CaptureReport)>,
     /// (pid, why) of each selected process that could not be recorded.
     pub skipped: Vec<(u32, Error)>,
+    /// The memory cgroup files of the recorded processes (under
+    /// `sys/fs/cgroup/`), and (file, why) for those that could not be read.
+    pub cgroups: crate::usecase::cgroup::Recorded,
 }
 
 /// Records the selected processes into `out`. One named PID must be
@@ -58,6 +61,8 @@ pub fn capture(root: &ProcRoot, sel: &Selection, out: &Path) -> Result<Captured>
     if done.recorded.is_empty() {
         return Err(Error::NotFound("no selected process could be recorded".into()));
     }
+    let recorded: Vec<u32> = done.recorded.iter().map(|(pid, _)| *pid).collect();
+    done.cgroups = crate::usecase::cgroup::record(root, &recorded, out)?;
     Ok(done)
 }
 

@@ -8,6 +8,7 @@ use crate::analyze::metrics::{build, Collector, Metrics, MetricsBy};
 use crate::analyze::select::Selection;
 use crate::error::Result;
 use crate::model::Needs;
+use crate::source::cgroup::CgroupRoot;
 use crate::source::{scan, ProcRoot};
 use crate::usecase::gpu;
 use crate::usecase::select::select;
@@ -48,12 +49,22 @@ pub fn collect(root: &ProcRoot, opts: &MetricsOptions) -> Result<Metrics> {
         duration_seconds: started.elapsed().as_secs_f64(),
         unix_time: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
     };
-    Ok(build(
+    let mut metrics = build(
         &found.processes,
         opts.by.into(),
         opts.top,
         gpu_figures.as_ref(),
         meminfo.as_ref(),
         collector,
-    ))
+    );
+    // Cgroup rows carry the cgroup's own charge, limits and memory.stat.
+    if opts.by == MetricsBy::Cgroup {
+        let croot = CgroupRoot::for_proc(root);
+        if let Some(layout) = croot.layout() {
+            for r in &mut metrics.rows {
+                r.cgroup = croot.read(&layout, &r.key);
+            }
+        }
+    }
+    Ok(metrics)
 }

@@ -5,8 +5,10 @@
 //! front end shows the same figures from the same code.
 
 pub mod capture;
+pub mod cgroup;
 pub mod diff;
 pub mod gpu;
+pub mod machine;
 pub mod metrics;
 pub(crate) mod read;
 pub mod select;

@@ -5,7 +5,8 @@
 use crate::analyze::select::Selection;
 use crate::analyze::top::{build, TopBy, TopReport, TOP_SORT_FIELDS};
 use crate::error::{Error, Result};
-use crate::model::{Needs, Scan};
+use crate::model::{CgroupMemory, Needs, Scan};
+use crate::source::cgroup::CgroupRoot;
 use crate::source::users::UserNames;
 use crate::source::{scan, ProcRoot};
 use crate::usecase::select::select;
@@ -52,6 +53,9 @@ pub struct Top {
     pub kernel_threads: usize,
     /// User names, for the `user` grouping and display (read once, on first use).
     pub users: UserNames,
+    /// With `--by cgroup`: each row's own cgroup figures (charge, limits,
+    /// memory.stat), by row key, where its files were read.
+    pub cgroups: std::collections::HashMap<String, CgroupMemory>,
 }
 
 /// Checks sort fields against a list, for a usage error naming the choices.
@@ -87,12 +91,27 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
     let meminfo = opts.select.is_everything().then(|| root.meminfo()).flatten();
     let users = UserNames::default();
     let user_name = |uid: Option<u32>| users.name(uid);
-    let report =
+    let mut report =
         build(&found.processes, opts.by, &opts.sort, opts.top, &user_name, meminfo.as_ref());
+    if let Some(m) = report.machine.as_mut() {
+        m.shmem_mounts = crate::source::mounts::tmpfs_usage(root);
+        crate::usecase::machine::add_drivers(root, m);
+    }
     // Command lines are read only for the rows shown (each is a read).
     if !needs.cmdline {
         let shown: Vec<usize> = report.rows.iter().filter_map(|r| r.process).collect();
         scan::fill_cmdlines(root, &mut found.processes, &shown, scan::default_threads());
     }
-    Ok(Top { report, scan: found, kernel_threads: selected.kernel_threads, users })
+    let mut cgroups = std::collections::HashMap::new();
+    if opts.by == TopBy::Cgroup {
+        let croot = CgroupRoot::for_proc(root);
+        if let Some(layout) = croot.layout() {
+            for r in &report.rows {
+                if let Some(m) = croot.read(&layout, &r.key) {
+                    cgroups.insert(r.key.clone(), m);
+                }
+            }
+        }
+    }
+    Ok(Top { report, scan: found, kernel_threads: selected.kernel_threads, users, cgroups })
 }

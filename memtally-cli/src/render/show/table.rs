@@ -9,6 +9,22 @@ use super::{figures, gpu_rows, heading, COLUMNS};
 use crate::render::table::{Align, Table};
 use crate::render::units::human_opt;
 
+/// The huge page and KSM figures of a row that are not zero, as
+/// `AnonHugePages 2.0M` (smaps names).
+pub fn huge_parts(sizes: &Sizes) -> Vec<String> {
+    [
+        ("AnonHugePages", sizes.anon_huge_pages),
+        ("ShmemPmdMapped", sizes.shmem_pmd_mapped),
+        ("FilePmdMapped", sizes.file_pmd_mapped),
+        ("Shared_Hugetlb", sizes.shared_hugetlb),
+        ("Private_Hugetlb", sizes.private_hugetlb),
+        ("KSM", sizes.ksm),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.filter(|&v| v > 0).map(|v| format!("{k} {}", human_opt(Some(v)))))
+    .collect()
+}
+
 /// The grouped table.
 pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let first = report.by.name().to_uppercase();
@@ -50,6 +66,14 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         )?;
         for note in &g.notes {
             writeln!(out, "note: {note}")?;
+        }
+    }
+    for (label, sizes) in
+        report.rows.iter().map(|r| (r.label.as_str(), &r.sizes)).chain([("total", &report.totals)])
+    {
+        let parts = huge_parts(sizes);
+        if !parts.is_empty() {
+            writeln!(out, "huge pages / KSM, {label}: {}", parts.join(", "))?;
         }
     }
     if report.omitted > 0 {

@@ -1,0 +1,162 @@
+//! Prints the cgroup view: each cgroup's charge, limits and memory.stat
+//! beside its processes' PSS, and the difference named by its parts.
+
+use std::io::Write;
+
+use serde_json::{json, Value};
+
+use memtally_core::analyze::cgroup::CgroupRow;
+use memtally_core::usecase::cgroup::CgroupView;
+
+use crate::render::table::{Align, Table};
+use crate::render::units::{human, human_opt};
+use crate::render::Printer;
+
+fn signed(v: i64) -> String {
+    if v < 0 {
+        format!("-{}", human(v.unsigned_abs()))
+    } else {
+        human(v as u64)
+    }
+}
+
+/// Memory figures of a row, by column name.
+const COLUMNS: &[(&str, &str)] = &[
+    ("USAGE", "usage"),
+    ("LIMIT", "limit"),
+    ("HIGH", "high"),
+    ("PEAK", "peak"),
+    ("WSET", "working_set"),
+    ("ANON", "anon"),
+    ("FILE", "file"),
+    ("SHMEM", "shmem"),
+    ("KERNEL", "kernel"),
+    ("SWAP", "swap"),
+];
+
+fn figure(r: &CgroupRow, name: &str) -> Option<u64> {
+    let m = r.memory.as_ref()?;
+    match name {
+        "usage" => m.usage,
+        "limit" => m.limit,
+        "high" => m.high,
+        "peak" => m.peak,
+        "working_set" => r.working_set,
+        "anon" => m.anon,
+        "file" => m.file,
+        "active_file" => m.active_file,
+        "inactive_file" => m.inactive_file,
+        "shmem" => m.shmem,
+        "kernel" => m.kernel,
+        "sock" => m.sock,
+        "swap" => m.swap,
+        _ => None,
+    }
+}
+
+impl Printer for CgroupView {
+    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        match &self.layout {
+            Some((v, dir)) => {
+                writeln!(out, "cgroups (v{v} memory controller at {})", dir.display())?
+            }
+            None => writeln!(
+                out,
+                "cgroups (no hierarchy with the memory controller: processes' PSS only)"
+            )?,
+        }
+        let mut headers =
+            vec![("CGROUP", Align::Left), ("PROCS", Align::Right), ("PSS", Align::Right)];
+        headers.extend(COLUMNS.iter().map(|(h, _)| (*h, Align::Right)));
+        let mut t = Table::new(&headers);
+        for r in &self.rows {
+            let mut cells = vec![r.path.clone(), r.processes.to_string(), human_opt(r.sizes.pss)];
+            cells.extend(COLUMNS.iter().map(|(_, f)| human_opt(figure(r, f))));
+            t.row(cells);
+        }
+        t.fit(crate::render::table::terminal_width());
+        out.write_all(t.render().as_bytes())?;
+        writeln!(out)?;
+        for r in self.rows.iter().filter(|r| !r.parts.is_empty()) {
+            let usage = figure(r, "usage").unwrap_or(0);
+            let parts: Vec<String> = r
+                .parts
+                .iter()
+                .filter(|p| p.bytes != 0)
+                .map(|p| format!("{} {}", p.name, signed(p.bytes)))
+                .collect();
+            writeln!(
+                out,
+                "{}: usage {} = PSS {} + {}",
+                r.path,
+                human(usage),
+                human(r.sizes.pss.unwrap_or(0)),
+                if parts.is_empty() { "0".into() } else { parts.join(" + ") }
+            )?;
+        }
+        writeln!(
+            out,
+            "note: USAGE is what the kernel charges the cgroup (memory.current, v1 memory.usage_in_bytes) and what LIMIT and the OOM killer act on; PSS counts only the processes' mapped pages. WSET = USAGE - inactive file pages, the working set kubelet and cAdvisor report and evict by. Rows include the cgroups below them."
+        )
+    }
+
+    fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let rows: Vec<Value> = self
+            .rows
+            .iter()
+            .map(|r| {
+                json!({
+                    "path": r.path,
+                    "processes": r.processes,
+                    "pss": r.sizes.pss,
+                    "uss": r.sizes.uss(),
+                    "pss_anon": r.sizes.pss_anon,
+                    "pss_file": r.sizes.pss_file,
+                    "pss_shmem": r.sizes.pss_shmem,
+                    "memory": r.memory,
+                    "working_set": r.working_set,
+                    "parts": r.parts,
+                })
+            })
+            .collect();
+        let layout = self.layout.as_ref().map(|(v, d)| json!({"version": v, "dir": d}));
+        crate::render::json_line(
+            out,
+            &json!({
+                "layout": layout,
+                "processes": self.processes,
+                "restricted": self.restricted,
+                "rows": rows,
+            }),
+        )
+    }
+
+    fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let mut w = csv::Writer::from_writer(out);
+        let figures = [
+            "usage",
+            "limit",
+            "high",
+            "peak",
+            "working_set",
+            "swap",
+            "anon",
+            "file",
+            "active_file",
+            "inactive_file",
+            "shmem",
+            "kernel",
+            "sock",
+        ];
+        let mut header = vec!["cgroup", "processes", "pss"];
+        header.extend(figures);
+        w.write_record(&header)?;
+        let cell = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
+        for r in &self.rows {
+            let mut rec = vec![r.path.clone(), r.processes.to_string(), cell(r.sizes.pss)];
+            rec.extend(figures.iter().map(|f| cell(figure(r, f))));
+            w.write_record(&rec)?;
+        }
+        w.flush()
+    }
+}

@@ -1,0 +1,178 @@
+//! The cgroup view: each cgroup's charge (what the kernel counts against
+//! its limit) beside the PSS of its processes, and the difference named
+//! by its parts: page cache charged to it, tmpfs, kernel memory, sockets.
+//! Pure: the caller reads the cgroup files and the processes.
+
+use serde::Serialize;
+
+use crate::model::{CgroupMemory, ProcMemory, Sizes};
+
+/// One part of `usage − Σ PSS`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Part {
+    /// What the part is (`page_cache_unmapped`, `kernel`, `other`, ...).
+    pub name: &'static str,
+    /// Bytes; only `other` can be negative.
+    pub bytes: i64,
+    /// Where the figure comes from (memory.stat keys, smaps sums).
+    pub source: &'static str,
+}
+
+/// One cgroup: its processes (in it and below, as its charge is) and its figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct CgroupRow {
+    /// The cgroup's path below the hierarchy's root (`/system.slice/ssh.service`).
+    pub path: String,
+    /// Processes in this cgroup or below.
+    pub processes: usize,
+    /// Σ of their figures (PSS, USS via private_*, Pss_Anon/File/Shmem).
+    #[serde(skip)]
+    pub sizes: Sizes,
+    /// The cgroup's own files; `None` when they could not be read.
+    pub memory: Option<CgroupMemory>,
+    /// usage − inactive_file (what kubelet/cAdvisor call the working set).
+    pub working_set: Option<u64>,
+    /// `usage − Σ PSS`, by part; the parts add up to it exactly.
+    pub parts: Vec<Part>,
+}
+
+/// Whether `p` is `cgroup` or below it.
+pub fn is_within(p: &str, cgroup: &str) -> bool {
+    let base = cgroup.trim_end_matches('/');
+    base.is_empty() || p == base || p.strip_prefix(base).is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// Rows for `paths`, each with the processes at or below it.
+pub fn rows(
+    paths: &[String],
+    processes: &[ProcMemory],
+    memory: &dyn Fn(&str) -> Option<CgroupMemory>,
+) -> Vec<CgroupRow> {
+    paths
+        .iter()
+        .map(|path| {
+            let mut sizes = Sizes::default();
+            let mut n = 0;
+            for p in processes {
+                if p.info.cgroup.as_deref().is_some_and(|c| is_within(c, path)) {
+                    sizes.add(&p.sizes);
+                    n += 1;
+                }
+            }
+            let memory = memory(path);
+            let working_set = memory.as_ref().and_then(|m| m.working_set());
+            let parts = memory.as_ref().map(|m| parts(m, &sizes)).unwrap_or_default();
+            CgroupRow { path: path.clone(), processes: n, sizes, memory, working_set, parts }
+        })
+        .collect()
+}
+
+/// `usage − Σ PSS` named: what the charge holds that the processes' PSS
+/// does not (or holds less of: PSS divides pages shared with other
+/// cgroups, the charge counts them whole where they were first touched).
+pub fn parts(m: &CgroupMemory, s: &Sizes) -> Vec<Part> {
+    let Some(usage) = m.usage else { return Vec::new() };
+    let (pss, anon, file, shmem) = (
+        s.pss.unwrap_or(0),
+        s.pss_anon.unwrap_or(0),
+        s.pss_file.unwrap_or(0),
+        s.pss_shmem.unwrap_or(0),
+    );
+    let mut out = Vec::new();
+    let mut push = |name, bytes: i64, source| out.push(Part { name, bytes, source });
+    if let Some(a) = m.anon {
+        push(
+            "anon_not_in_pss",
+            a as i64 - anon as i64,
+            "anon − Σ Pss_Anon: anonymous pages charged here beyond the processes' share",
+        );
+    }
+    let sh = m.shmem.unwrap_or(0);
+    if let Some(f) = m.file {
+        push(
+            "page_cache_unmapped",
+            f.saturating_sub(sh).saturating_sub(file) as i64,
+            "file − shmem − Σ Pss_File: page cache charged here that no process of it maps",
+        );
+    }
+    if m.shmem.is_some() {
+        push(
+            "shmem_unmapped",
+            sh.saturating_sub(shmem) as i64,
+            "shmem − Σ Pss_Shmem: tmpfs, /dev/shm and SysV shm charged here, unmapped",
+        );
+    }
+    if let Some(k) = m.kernel {
+        push(
+            "kernel",
+            k as i64,
+            if m.version == 1 {
+                "memory.kmem.usage_in_bytes"
+            } else {
+                "memory.stat kernel (slab, stacks, page tables, percpu, vmalloc)"
+            },
+        );
+    }
+    if let Some(k) = m.sock {
+        push("sock", k as i64, "memory.stat sock: network buffers");
+    }
+    let named: i64 = out.iter().map(|p| p.bytes).sum();
+    out.push(Part {
+        name: "other",
+        bytes: usage as i64 - pss as i64 - named,
+        source: "usage − Σ PSS − the parts above: rounding, PSS shared with other cgroups, processes not read",
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ProcInfo, SizeSource};
+
+    fn proc(cgroup: &str, anon: u64, file: u64, shmem: u64) -> ProcMemory {
+        ProcMemory {
+            info: ProcInfo { cgroup: Some(cgroup.into()), ..Default::default() },
+            source: SizeSource::SmapsRollup,
+            sizes: Sizes {
+                pss: Some(anon + file + shmem),
+                pss_anon: Some(anon),
+                pss_file: Some(file),
+                pss_shmem: Some(shmem),
+                ..Default::default()
+            },
+        }
+    }
+
+    #[test]
+    fn charge_minus_pss_is_named_by_parts_that_add_up() {
+        let ps =
+            [proc("/pod/a", 100, 30, 0), proc("/pod/a/b", 50, 0, 10), proc("/podx", 999, 0, 0)];
+        let m = CgroupMemory {
+            path: "/pod".into(),
+            version: 2,
+            usage: Some(1000),
+            anon: Some(160),
+            file: Some(500),
+            inactive_file: Some(300),
+            shmem: Some(210),
+            kernel: Some(90),
+            sock: Some(4),
+            ..Default::default()
+        };
+        let r = rows(&["/pod".into()], &ps, &|_| Some(m.clone()));
+        let r = &r[0];
+        assert_eq!(r.processes, 2, "/podx is not below /pod");
+        assert_eq!(r.sizes.pss, Some(190));
+        assert_eq!(r.working_set, Some(700));
+        let get = |n: &str| r.parts.iter().find(|p| p.name == n).unwrap().bytes;
+        assert_eq!(get("anon_not_in_pss"), 10);
+        assert_eq!(get("page_cache_unmapped"), 500 - 210 - 30);
+        assert_eq!(get("shmem_unmapped"), 200);
+        assert_eq!(get("kernel"), 90);
+        assert_eq!(get("sock"), 4);
+        let total: i64 = r.parts.iter().map(|p| p.bytes).sum::<i64>() + 190;
+        assert_eq!(total, 1000);
+        assert!(is_within("/a", "/") && is_within("/a/b", "/a") && !is_within("/ab", "/a"));
+    }
+}

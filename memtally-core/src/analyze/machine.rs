@@ -1,0 +1,397 @@
+//! The machine's memory as a waterfall: MemTotal split into lines that
+//! each name their source (a meminfo field, or a sum over the processes'
+//! smaps), so that every byte is on one line and the lines add up to
+//! MemTotal exactly; what no line explains is the last, named remainder.
+//! Beside it, the headline figures `free` prints (used, buff/cache).
+
+use serde::Serialize;
+
+use crate::model::{MemInfo, ProcMemory, Sizes};
+
+/// One line of the waterfall.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MachineLine {
+    /// Stable name (JSON, CSV, the Prometheus `line` label).
+    pub name: &'static str,
+    /// The short-form group it belongs to: free, processes, cache, kernel,
+    /// huge pages, unexplained.
+    pub group: &'static str,
+    /// Bytes; only `unexplained` can be negative.
+    pub bytes: i64,
+    /// Whether the kernel can give it back under pressure (page cache,
+    /// reclaimable slab, free huge pages are not: they stay reserved).
+    pub reclaimable: bool,
+    /// Where the figure comes from, to check it by hand.
+    pub source: String,
+}
+
+/// The machine's memory, and how much of it processes explain.
+#[derive(Debug, Clone, Serialize)]
+pub struct Machine {
+    /// `MemTotal`, bytes.
+    pub total: u64,
+    /// `MemAvailable`, when the kernel gives it.
+    pub available: Option<u64>,
+    /// `MemFree`.
+    pub free: u64,
+    /// What `free` (procps-ng 4.0.1 and later) and htop call used:
+    /// `MemTotal - MemAvailable`; without MemAvailable, `MemTotal - MemFree
+    /// - Buffers - Cached - SReclaimable` as older `free` did.
+    pub used: u64,
+    /// `free`'s buff/cache: `Buffers + Cached + SReclaimable`.
+    pub buff_cache: Option<u64>,
+    /// Σ PSS of every process that could be read.
+    pub processes_pss: u64,
+    /// Kernel memory: slab (both kinds), other reclaimable kernel memory,
+    /// kernel stacks, page tables, vmalloc, per-CPU.
+    pub kernel: Option<u64>,
+    /// The part of `kernel` the kernel reclaims under pressure
+    /// (`KReclaimable`, or `SReclaimable` on kernels without it).
+    pub kernel_reclaimable: Option<u64>,
+    /// Page cache, swap cache and shared memory that no read process maps
+    /// (`Buffers + Cached + SwapCached - Σ Pss_File - Σ Pss_Shmem`).
+    pub cache_unmapped: Option<u64>,
+    /// `total - free - processes_pss - kernel - cache_unmapped`: processes
+    /// that could not be read, huge page pools, drivers, rounding. May be
+    /// negative.
+    pub unattributed: i64,
+    /// The waterfall's last line: what no line explains. May be negative.
+    pub unexplained: i64,
+    /// The waterfall, in order; the bytes add up to `total`.
+    pub lines: Vec<MachineLine>,
+    /// Shmem by tmpfs mount: (mount point, bytes used per statvfs, mapped
+    /// pages included), largest first; live only, empty otherwise. A
+    /// detail of the shmem lines, not lines of its own.
+    pub shmem_mounts: Vec<(String, u64)>,
+}
+
+impl Machine {
+    /// The short form: one (group, bytes, names of its non-zero lines)
+    /// per group, in waterfall order.
+    pub fn groups(&self) -> Vec<(&'static str, i64, Vec<&'static str>)> {
+        let mut out: Vec<(&'static str, i64, Vec<&'static str>)> = Vec::new();
+        for l in &self.lines {
+            match out.iter_mut().find(|(g, _, _)| *g == l.group) {
+                Some(g) => g.1 += l.bytes,
+                None => out.push((l.group, l.bytes, Vec::new())),
+            }
+            if l.bytes != 0 {
+                if let Some(g) = out.iter_mut().find(|(g, _, _)| *g == l.group) {
+                    g.2.push(l.name);
+                }
+            }
+        }
+        out
+    }
+
+    /// Adds a line a driver reports (memory no meminfo field counts), just
+    /// before the remainder, which shrinks by as much: the lines still add
+    /// up to `total`.
+    pub fn add_driver_line(&mut self, name: &'static str, bytes: u64, source: String) {
+        let at = self.lines.len().saturating_sub(1);
+        self.lines.insert(
+            at,
+            MachineLine { name, group: "drivers", bytes: bytes as i64, reclaimable: false, source },
+        );
+        self.unexplained -= bytes as i64;
+        if let Some(last) = self.lines.last_mut() {
+            last.bytes = self.unexplained;
+        }
+    }
+
+    /// A line's bytes by name.
+    pub fn line(&self, name: &str) -> Option<i64> {
+        self.lines.iter().find(|l| l.name == name).map(|l| l.bytes)
+    }
+}
+
+/// Every line name the waterfall can have, in order (the Prometheus
+/// `line` label's whole set).
+pub const LINE_NAMES: &[&str] = &[
+    "free",
+    "process_anon",
+    "process_file",
+    "process_shmem",
+    "anon_unread",
+    "page_cache_unmapped",
+    "shmem_unmapped",
+    "swap_cache",
+    "slab_reclaimable",
+    "kernel_reclaimable_other",
+    "slab_unreclaimable",
+    "kernel_stack",
+    "page_tables",
+    "vmalloc",
+    "percpu",
+    "hugetlb_used",
+    "hugetlb_free",
+    "gpu_gtt",
+    "unexplained",
+];
+
+/// The machine picture; `None` when meminfo lacks MemTotal or MemFree.
+pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
+    let total = m.get("MemTotal")?;
+    let free = m.get("MemFree")?;
+    let read: Vec<&Sizes> =
+        processes.iter().filter(|p| p.sizes.pss.is_some()).map(|p| &p.sizes).collect();
+    let n = read.len();
+    let sum = |f: fn(&Sizes) -> Option<u64>| -> u64 { read.iter().filter_map(|s| f(s)).sum() };
+    let (pss, anon, file, shmem) =
+        (sum(|s| s.pss), sum(|s| s.pss_anon), sum(|s| s.pss_file), sum(|s| s.pss_shmem));
+    let f = |k: &str| m.get(k);
+    let z = |k: &str| m.get(k).unwrap_or(0);
+
+    let mut lines: Vec<MachineLine> = Vec::new();
+    let mut push = |name, group, bytes: u64, reclaimable, source: String| {
+        lines.push(MachineLine { name, group, bytes: bytes as i64, reclaimable, source });
+    };
+    push("free", "free", free, false, "MemFree".into());
+    let of = format!("of the {n} processes read (smaps_rollup)");
+    push("process_anon", "processes", anon, false, format!("Σ Pss_Anon {of}"));
+    push("process_file", "processes", file, true, format!("Σ Pss_File {of}"));
+    push("process_shmem", "processes", shmem, false, format!("Σ Pss_Shmem {of}"));
+    // PSS that a rollup gives but does not split (kernels before 5.x).
+    let unsplit = pss.saturating_sub(anon + file + shmem);
+    if unsplit > 0 {
+        push("process_unsplit", "processes", unsplit, false, "Σ Pss − Σ (Pss_Anon + Pss_File + Pss_Shmem): rounding, or kernels that do not split PSS".into());
+    }
+    if let Some(a) = f("AnonPages") {
+        push(
+            "anon_unread",
+            "processes",
+            a.saturating_sub(anon + unsplit),
+            false,
+            "AnonPages − Σ Pss_Anon: anonymous memory of processes not read".into(),
+        );
+    }
+    let shmem_total = f("Shmem");
+    if let (Some(b), Some(c)) = (f("Buffers"), f("Cached")) {
+        let cache = (b + c).saturating_sub(shmem_total.unwrap_or(0));
+        push(
+            "page_cache_unmapped",
+            "cache",
+            cache.saturating_sub(file),
+            true,
+            "Buffers + Cached − Shmem − Σ Pss_File".into(),
+        );
+    }
+    if let Some(s) = shmem_total {
+        push(
+            "shmem_unmapped",
+            "cache",
+            s.saturating_sub(shmem),
+            false,
+            "Shmem − Σ Pss_Shmem: tmpfs, /dev/shm, SysV shm no read process maps".into(),
+        );
+    }
+    if let Some(s) = f("SwapCached") {
+        push("swap_cache", "cache", s, true, "SwapCached".into());
+    }
+    let sreclaim = f("SReclaimable");
+    if let Some(s) = sreclaim {
+        push("slab_reclaimable", "kernel", s, true, "SReclaimable".into());
+    }
+    if let (Some(k), Some(s)) = (f("KReclaimable"), sreclaim) {
+        push(
+            "kernel_reclaimable_other",
+            "kernel",
+            k.saturating_sub(s),
+            true,
+            "KReclaimable − SReclaimable".into(),
+        );
+    }
+    if let Some(s) = f("SUnreclaim") {
+        push("slab_unreclaimable", "kernel", s, false, "SUnreclaim".into());
+    }
+    if let Some(s) = f("KernelStack") {
+        push("kernel_stack", "kernel", s, false, "KernelStack".into());
+    }
+    if f("PageTables").is_some() {
+        push(
+            "page_tables",
+            "kernel",
+            z("PageTables") + z("SecPageTables"),
+            false,
+            "PageTables + SecPageTables".into(),
+        );
+    }
+    if let Some(v) = f("VmallocUsed") {
+        push("vmalloc", "kernel", v, false, "VmallocUsed".into());
+    }
+    if let Some(p) = f("Percpu") {
+        push("percpu", "kernel", p, false, "Percpu".into());
+    }
+    if let Some(h) = f("Hugetlb") {
+        // Hugetlb covers every pool size; the Free count is of the default size.
+        let size = z("Hugepagesize");
+        let free_pages = m.count("HugePages_Free").unwrap_or(0).saturating_mul(size).min(h);
+        push(
+            "hugetlb_used",
+            "huge pages",
+            h - free_pages,
+            false,
+            "Hugetlb − HugePages_Free × Hugepagesize".into(),
+        );
+        push(
+            "hugetlb_free",
+            "huge pages",
+            free_pages,
+            false,
+            "HugePages_Free × Hugepagesize: reserved in the pool, unused".into(),
+        );
+    }
+    let explained: i64 = lines.iter().map(|l| l.bytes).sum();
+    let unexplained = total as i64 - explained;
+    lines.push(MachineLine {
+        name: "unexplained",
+        group: "unexplained",
+        bytes: unexplained,
+        reclaimable: false,
+        source: "MemTotal − every line above: drivers (GPU, network buffers), firmware, rounding"
+            .into(),
+    });
+
+    let buff_cache = match (f("Buffers"), f("Cached")) {
+        (Some(b), Some(c)) => Some(b + c + sreclaim.unwrap_or(0)),
+        _ => None,
+    };
+    let used = match f("MemAvailable") {
+        Some(a) => total.saturating_sub(a),
+        None => total.saturating_sub(free + buff_cache.unwrap_or(0)),
+    };
+    let kernel_names = [
+        "slab_reclaimable",
+        "kernel_reclaimable_other",
+        "slab_unreclaimable",
+        "kernel_stack",
+        "page_tables",
+        "vmalloc",
+        "percpu",
+    ];
+    let group_sum = |names: &[&str]| -> u64 {
+        lines.iter().filter(|l| names.contains(&l.name)).map(|l| l.bytes as u64).sum()
+    };
+    let kernel = f("Slab").map(|_| group_sum(&kernel_names));
+    let kernel_reclaimable = f("KReclaimable").or(sreclaim);
+    let cache_unmapped = match (f("Buffers"), f("Cached")) {
+        (Some(b), Some(c)) => Some((b + c + z("SwapCached")).saturating_sub(file + shmem)),
+        _ => None,
+    };
+    let unattributed = total as i64
+        - free as i64
+        - pss as i64
+        - kernel.unwrap_or(0) as i64
+        - cache_unmapped.unwrap_or(0) as i64;
+    Some(Machine {
+        total,
+        available: f("MemAvailable"),
+        free,
+        used,
+        buff_cache,
+        processes_pss: pss,
+        kernel,
+        kernel_reclaimable,
+        cache_unmapped,
+        unattributed,
+        unexplained,
+        lines,
+        shmem_mounts: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ProcInfo, SizeSource};
+
+    fn proc(anon: u64, file: u64, shmem: u64) -> ProcMemory {
+        ProcMemory {
+            info: ProcInfo::default(),
+            source: SizeSource::SmapsRollup,
+            sizes: Sizes {
+                pss: Some(anon + file + shmem),
+                pss_anon: Some(anon),
+                pss_file: Some(file),
+                pss_shmem: Some(shmem),
+                ..Default::default()
+            },
+        }
+    }
+
+    /// This machine's /proc/meminfo (a Firecracker VM, kernel 6.18, hybrid cgroups).
+    const HERE: &str = "MemTotal:       24731184 kB\nMemFree:        14609652 kB\nMemAvailable:   22959584 kB\nBuffers:           59728 kB\nCached:          8347792 kB\nSwapCached:            0 kB\nAnonPages:       1088476 kB\nMapped:           179236 kB\nShmem:              9324 kB\nKReclaimable:     281616 kB\nSlab:             331836 kB\nSReclaimable:     281616 kB\nSUnreclaim:        50220 kB\nKernelStack:        2620 kB\nPageTables:        10376 kB\nSecPageTables:         0 kB\nVmallocTotal:   34359738367 kB\nVmallocUsed:       15436 kB\nPercpu:              744 kB\nAnonHugePages:         0 kB\nHugePages_Total:       0\nHugePages_Free:        0\nHugepagesize:       2048 kB\nHugetlb:               0 kB\n";
+
+    const KB: u64 = 1024;
+
+    #[test]
+    fn lines_add_up_to_memtotal_exactly_and_name_the_remainder() {
+        let m = crate::source::meminfo::parse(HERE);
+        let ps = [proc(1_000_000 * KB, 150_000 * KB, 4_000 * KB)];
+        let mm = machine(&m, &ps).unwrap();
+        let sum: i64 = mm.lines.iter().map(|l| l.bytes).sum();
+        assert_eq!(sum, 24731184 * KB as i64);
+        let kb = |name: &str| mm.line(name).unwrap() / 1024;
+        assert_eq!(kb("free"), 14609652);
+        assert_eq!(kb("process_anon"), 1_000_000);
+        assert_eq!(kb("anon_unread"), 88476);
+        assert_eq!(kb("page_cache_unmapped"), 59728 + 8347792 - 9324 - 150_000);
+        assert_eq!(kb("shmem_unmapped"), 9324 - 4000);
+        assert_eq!(kb("slab_reclaimable"), 281616);
+        assert_eq!(kb("kernel_reclaimable_other"), 0);
+        assert_eq!(kb("slab_unreclaimable"), 50220);
+        assert_eq!(kb("vmalloc"), 15436);
+        // What neither meminfo line nor process explains, here:
+        assert_eq!(mm.unexplained / 1024, 24731184 - 24466660);
+        assert_eq!(kb("unexplained"), 264524);
+        // free(1): used = total - available, buff/cache = Buffers + Cached + SReclaimable.
+        assert_eq!(mm.used / KB, 24731184 - 22959584);
+        assert_eq!(mm.buff_cache, Some((59728 + 8347792 + 281616) * KB));
+        assert_eq!(mm.kernel_reclaimable, Some(281616 * KB));
+        // The legacy split still adds up to MemTotal.
+        let legacy = mm.free as i64
+            + mm.processes_pss as i64
+            + mm.kernel.unwrap() as i64
+            + mm.cache_unmapped.unwrap() as i64
+            + mm.unattributed;
+        assert_eq!(legacy, mm.total as i64);
+        for l in &mm.lines {
+            assert!(LINE_NAMES.contains(&l.name), "{} is listed", l.name);
+        }
+    }
+
+    #[test]
+    fn huge_page_pools_and_old_free_without_memavailable() {
+        let m = crate::source::meminfo::parse(
+            "MemTotal: 1000000 kB\nMemFree: 100000 kB\nBuffers: 1000 kB\nCached: 20000 kB\nShmem: 500 kB\nSReclaimable: 3000 kB\nSUnreclaim: 2000 kB\nSlab: 5000 kB\nAnonPages: 40000 kB\nHugePages_Total: 256\nHugePages_Free: 100\nHugepagesize: 2048 kB\nHugetlb: 524288 kB\n",
+        );
+        let mm = machine(&m, &[]).unwrap();
+        assert_eq!(mm.line("hugetlb_used"), Some(156 * 2048 * 1024));
+        assert_eq!(mm.line("hugetlb_free"), Some(100 * 2048 * 1024));
+        assert_eq!(mm.lines.iter().map(|l| l.bytes).sum::<i64>(), 1_000_000 * 1024);
+        assert_eq!(mm.used, (1_000_000 - 100_000 - 1000 - 20000 - 3000) * 1024);
+        assert_eq!(
+            mm.unexplained,
+            (1_000_000 - 100_000 - 40000 - 20500 - 500 - 5000 - 524288) * 1024
+        );
+        let groups: Vec<&str> = mm.groups().iter().map(|g| g.0).collect();
+        assert_eq!(groups, ["free", "processes", "cache", "kernel", "huge pages", "unexplained"]);
+    }
+
+    #[test]
+    fn a_driver_line_comes_out_of_the_remainder() {
+        let m = crate::source::meminfo::parse(HERE);
+        let mut mm = machine(&m, &[]).unwrap();
+        let before = mm.unexplained;
+        mm.add_driver_line("gpu_gtt", 4096, "x".into());
+        assert_eq!(mm.unexplained, before - 4096);
+        assert_eq!(mm.line("unexplained"), Some(before - 4096));
+        assert_eq!(mm.lines.iter().map(|l| l.bytes).sum::<i64>(), mm.total as i64);
+        assert_eq!(mm.lines[mm.lines.len() - 2].name, "gpu_gtt");
+    }
+
+    #[test]
+    fn no_machine_without_the_basics() {
+        assert!(machine(&crate::source::meminfo::parse("MemFree: 1 kB\n"), &[]).is_none());
+    }
+}
