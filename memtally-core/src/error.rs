@@ -39,6 +39,11 @@ pub enum Error {
     Exited { pid: u32, comm: String },
 
     #[error(
+        "process {pid} ({comm}) ran a new program (exec) while being read: what was read is cut short; run again"
+    )]
+    Changed { pid: u32, comm: String },
+
+    #[error(
         "process {pid} ({comm}) is a kernel thread: it has no user address space, so there is no memory map to show"
     )]
     KernelThread { pid: u32, comm: String },
@@ -63,9 +68,10 @@ impl Error {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::NoSuchProcess { .. } | Error::Exited { .. } | Error::NotFound(_) => {
-                exit::NOT_FOUND
-            }
+            Error::NoSuchProcess { .. }
+            | Error::Exited { .. }
+            | Error::Changed { .. }
+            | Error::NotFound(_) => exit::NOT_FOUND,
             Error::PermissionDenied { .. } => exit::PERMISSION,
             Error::KernelThread { .. } | Error::Parse { .. } => exit::BAD_INPUT,
             Error::Io { source, .. } => match source.kind() {

@@ -9,6 +9,7 @@ mod support;
 mod bad_bytes;
 mod classic_parity;
 mod gpu;
+mod hostile;
 mod over_time;
 mod permissions;
 mod prometheus;

@@ -9,6 +9,7 @@ pub mod proc_root;
 pub mod scan;
 pub mod smaps;
 pub mod snapshot_file;
+pub mod stamp;
 pub mod status;
 pub mod tool;
 pub mod users;

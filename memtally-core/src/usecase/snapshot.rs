@@ -28,9 +28,9 @@ pub fn take(root: &ProcRoot, sel: &Selection, progress: &dyn Progress) -> Result
 pub fn moment(root: &ProcRoot) -> Moment {
     let now = std::time::SystemTime::now();
     let read = |p: &str| {
-        std::fs::read_to_string(root.path().join(p))
+        root.read_path(&root.path().join(p))
             .ok()
-            .map(|s| s.trim().to_string())
+            .map(|b| String::from_utf8_lossy(&b).trim().to_string())
             .filter(|s| !s.is_empty())
     };
     Moment {
