@@ -340,3 +340,29 @@ fn an_error_quotes_at_most_a_few_hundred_bytes_of_a_bad_line() {
     assert_eq!(out.status.code(), Some(5), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stderr.len() < 1000, "an error of {} bytes", out.stderr.len());
 }
+
+#[test]
+fn two_8_eib_mappings_never_sum_to_a_small_total() {
+    let (_tmp, root, pid) = tree();
+    let smaps = root.join(&pid).join("smaps");
+    let text = String::from_utf8(std::fs::read(&smaps).unwrap()).unwrap();
+    // Every mapping's Rss and Pss set to 8 EiB (2^53 kB).
+    let crafted: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("Rss:") || l.starts_with("Pss:") {
+                format!("{} 9007199254740992 kB\n", &l[..4])
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    std::fs::write(&smaps, crafted).unwrap();
+    std::fs::remove_file(root.join(&pid).join("smaps_rollup")).ok();
+    let (out, _) =
+        run_bounded(&["--proc-root", root.to_str().unwrap(), "show", &pid, "--format", "json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["totals"]["rss"].as_u64(), Some(u64::MAX), "saturated, not wrapped");
+    assert_eq!(doc["totals"]["pss"].as_u64(), Some(u64::MAX));
+}

@@ -8,6 +8,7 @@ mod support;
 
 mod bad_bytes;
 mod classic_parity;
+mod exit_races;
 mod gpu;
 mod hostile;
 mod over_time;
