@@ -366,3 +366,17 @@ fn two_8_eib_mappings_never_sum_to_a_small_total() {
     assert_eq!(doc["totals"]["rss"].as_u64(), Some(u64::MAX), "saturated, not wrapped");
     assert_eq!(doc["totals"]["pss"].as_u64(), Some(u64::MAX));
 }
+
+#[test]
+fn top_on_status_figures_for_a_broken_smaps_is_partial() {
+    let (_tmp, root, pid) = tree();
+    std::fs::remove_file(root.join(&pid).join("smaps_rollup")).ok();
+    std::fs::remove_file(root.join(&pid).join("smaps")).unwrap();
+    symlink("/dev/zero", root.join(&pid).join("smaps")).unwrap();
+    let (out, _) = run_bounded(&["--proc-root", root.to_str().unwrap(), "top", "--format", "json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["partial"], true, "{doc}");
+    let failed = doc["failed"].to_string();
+    assert!(failed.contains("not a regular file") && failed.contains("status"), "{failed}");
+}
