@@ -380,3 +380,22 @@ fn top_on_status_figures_for_a_broken_smaps_is_partial() {
     let failed = doc["failed"].to_string();
     assert!(failed.contains("not a regular file") && failed.contains("status"), "{failed}");
 }
+
+#[test]
+fn control_and_bidi_characters_of_a_command_line_are_escaped_in_csv_and_prometheus() {
+    use std::os::unix::process::CommandExt;
+    let mut child =
+        Command::new("sleep").arg0("evil\u{1b}[31m\u{202e}gpj.exe").arg("30").spawn().unwrap();
+    let pid = child.id().to_string();
+    std::thread::sleep(Duration::from_millis(100));
+    let csv = run(&["top", "--pid", &pid, "--format", "csv"]);
+    let prom = run(&["export", "--pid", &pid]);
+    let _ = child.kill();
+    let _ = child.wait();
+    for (what, out) in [("top csv", csv), ("export", prom)] {
+        ok(&out);
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("evil?[31m?gpj.exe"), "{what}: {text}");
+        assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'), "{what}: raw controls");
+    }
+}
