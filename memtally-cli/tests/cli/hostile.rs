@@ -399,3 +399,35 @@ fn control_and_bidi_characters_of_a_command_line_are_escaped_in_csv_and_promethe
         assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'), "{what}: raw controls");
     }
 }
+
+#[test]
+fn plot_refuses_non_finite_times_and_draws_many_series_quickly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let csv = tmp.path().join("s.csv");
+    let svg = tmp.path().join("s.svg");
+    std::fs::write(
+        &csv,
+        "elapsed_s,scope,key,label,pss\n0,total,total,total,10\ninf,total,total,total,20\n",
+    )
+    .unwrap();
+    let (out, _) = run_bounded(&["plot", csv.to_str().unwrap(), "-o", svg.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(5), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("finite"));
+
+    // 30,000 series of 3 points, and one series of 200,000 points.
+    let mut text = String::from("elapsed_s,scope,key,label,pss\n");
+    for t in 0..3 {
+        for k in 0..30_000 {
+            text.push_str(&format!("{t},process,{k},p{k},{}\n", 4096 * (k + t)));
+        }
+    }
+    for t in 0..200_000 {
+        text.push_str(&format!("{t},total,total,total,{}\n", 4096 + t));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let (out, took) = run_bounded(&["plot", csv.to_str().unwrap(), "-o", svg.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    let svg_text = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg_text.len() < 20 << 20, "an SVG of {} bytes", svg_text.len());
+}
