@@ -123,6 +123,7 @@ pub fn escape_controls(cell: String) -> String {
 
 /// [`escape_controls`] for Prometheus label values, whose encoder escapes
 /// `\n`, `\\` and `"` itself: every other control or bidi character is `?`.
+#[cfg(feature = "serve")]
 pub fn scrub_label(value: String) -> String {
     if !value.chars().any(|c| c != '\n' && unsafe_char(c)) {
         return value;
