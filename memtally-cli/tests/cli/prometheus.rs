@@ -368,3 +368,26 @@ fn scrapes_beyond_the_connection_cap_get_503_not_silence() {
     eprintln!("beyond 64 idle sockets: {busy} scrapes got 503, {served} got 200, none silence");
     assert!(busy > 0, "the cap was never reached");
 }
+
+/// Listening on every address (bound here, never connected to from
+/// outside) warns on stderr; loopback does not.
+#[test]
+fn serve_beyond_loopback_warns_on_stderr() {
+    for (listen, warns) in [("0.0.0.0:0", true), ("127.0.0.1:0", false)] {
+        let mut child = memtally()
+            .args(["--proc-root", fixture("python3-mmap").to_str().unwrap()])
+            .args(["serve", "--listen", listen])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert!(line.starts_with("memtally: serving"), "{line}");
+        std::thread::sleep(Duration::from_millis(200));
+        let _ = child.kill();
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.contains("warning: listening on"), warns, "{listen}: {err}");
+    }
+}
