@@ -77,8 +77,11 @@ fn load_snapshot_streamed(path: &Path) -> Result<Option<Snapshot>> {
     if !start.starts_with(b"{\"memtally_snapshot\":") {
         return Ok(None);
     }
-    let snap: Snapshot =
-        serde_json::from_reader(r).map_err(|e| bad(format!("not a valid snapshot: {e}")))?;
+    let snap: Snapshot = serde_json::from_reader(r).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => bad(format!("not a valid snapshot: {e}")),
+        serde_json::error::Category::Io => Error::io(path, e.into()),
+        _ => bad(format!("not valid JSON: {e}")),
+    })?;
     if snap.memtally_snapshot != crate::model::snapshot::SNAPSHOT_VERSION {
         return Err(bad(format!(
             "snapshot format {} is not the one this memtally reads ({})",
