@@ -62,6 +62,18 @@ pub enum Error {
         comm: String,
     },
 
+    /// The process ran a new program (exec) while being read, so what was
+    /// read is cut short (or a mix of two programs).
+    #[error(
+        "process {pid} ({comm}) ran a new program (exec) while being read: what was read is cut short; run again"
+    )]
+    Changed {
+        /// The process.
+        pid: u32,
+        /// Its short name (`/proc/PID/comm`).
+        comm: String,
+    },
+
     /// The process is a kernel thread: it has no user address space.
     #[error(
         "process {pid} ({comm}) is a kernel thread: it has no user address space, so there is no memory map to show"
@@ -109,9 +121,10 @@ impl Error {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::NoSuchProcess { .. } | Error::Exited { .. } | Error::NotFound(_) => {
-                exit::NOT_FOUND
-            }
+            Error::NoSuchProcess { .. }
+            | Error::Exited { .. }
+            | Error::Changed { .. }
+            | Error::NotFound(_) => exit::NOT_FOUND,
             Error::PermissionDenied { .. } => exit::PERMISSION,
             Error::KernelThread { .. } | Error::Parse { .. } => exit::BAD_INPUT,
             Error::Io { source, .. } => match source.kind() {

@@ -62,6 +62,9 @@ pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "wrote {}", args.output.display()).map_err(|e| Error::io("standard output", e))
 }
 
+/// Points kept per series: more than a chart's width in pixels.
+const MAX_POINTS: usize = 4096;
+
 /// Total and the fastest-growing processes over time.
 fn series_chart(path: &Path, figure: &str, top: usize) -> Result<String> {
     let bad = |m: String| Error::Parse { path: path.to_path_buf(), message: m };
@@ -72,20 +75,26 @@ fn series_chart(path: &Path, figure: &str, top: usize) -> Result<String> {
         .position(|h| h == figure)
         .ok_or_else(|| bad(format!("no {figure} column")))?;
     let mut lines: Vec<(String, String, Line)> = Vec::new();
+    // Each series' slot by (scope, key): one lookup per row, not a search.
+    let mut slots: std::collections::HashMap<(String, String), usize> = Default::default();
+    // Per series: keep one point in `stride`, halving the points kept when
+    // they reach MAX_POINTS, so memory stays bounded whatever the rows.
+    let mut strides: Vec<(usize, usize)> = Vec::new();
     for (i, rec) in reader.records().enumerate() {
         let rec = rec.map_err(|e| bad(format!("row {}: {e}", i + 2)))?;
         let t: f64 = rec
             .get(0)
             .and_then(|v| v.parse().ok())
-            .ok_or_else(|| bad(format!("row {}: bad time", i + 2)))?;
+            .filter(|t: &f64| t.is_finite())
+            .ok_or_else(|| bad(format!("row {}: bad time (not a finite number)", i + 2)))?;
         let (scope, key, label) =
             (rec.get(1).unwrap_or(""), rec.get(2).unwrap_or(""), rec.get(3).unwrap_or(""));
         if scope == "category" {
             continue;
         }
         let Some(v) = rec.get(col).and_then(|v| v.parse::<u64>().ok()) else { continue };
-        let slot = match lines.iter().position(|(s, k, _)| s == scope && k == key) {
-            Some(i) => i,
+        let slot = match slots.get(&(scope.to_string(), key.to_string())) {
+            Some(&i) => i,
             None => {
                 let name = if scope == "total" {
                     format!("total {figure}")
@@ -98,10 +107,26 @@ fn series_chart(path: &Path, figure: &str, top: usize) -> Result<String> {
                     key.to_string(),
                     Line { label: name, points: Vec::new() },
                 ));
+                strides.push((1, 0));
+                slots.insert((scope.to_string(), key.to_string()), lines.len() - 1);
                 lines.len() - 1
             }
         };
-        lines[slot].2.points.push((t, v));
+        let (stride, seen) = &mut strides[slot];
+        *seen += 1;
+        if (*seen - 1) % *stride != 0 {
+            continue;
+        }
+        let points = &mut lines[slot].2.points;
+        points.push((t, v));
+        if points.len() >= MAX_POINTS {
+            let mut k = 0;
+            points.retain(|_| {
+                k += 1;
+                k % 2 == 1
+            });
+            *stride *= 2;
+        }
     }
     if lines.is_empty() {
         return Err(bad("no samples in the series".into()));

@@ -47,6 +47,10 @@ pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
 pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(60);
 /// Connections served at once; more are closed on accept.
 pub const MAX_CONNECTIONS: usize = 64;
+/// How long a scrape waits for a scan: past that it gets the last good
+/// result marked stale (`x-memtally-stale`), or 503 when there is none.
+/// Under Prometheus's default scrape timeout (10 s).
+pub const SCAN_DEADLINE: Duration = Duration::from_secs(8);
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -77,13 +81,19 @@ struct State {
     min_interval: Duration,
     /// Held during a scan: concurrent scrapes wait for it and share it.
     last: Mutex<Option<Arc<Cached>>>,
+    /// Held by the one scan running: `last` stays readable meanwhile.
+    scanning: Mutex<()>,
 }
 
 impl State {
+    fn last(&self) -> Option<Arc<Cached>> {
+        self.last.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
     fn current(&self) -> Result<Arc<Cached>> {
-        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(c) = last.as_ref().filter(|c| c.at.elapsed() < self.min_interval) {
-            return Ok(Arc::clone(c));
+        let _scan = self.scanning.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(c) = self.last().filter(|c| c.at.elapsed() < self.min_interval) {
+            return Ok(c);
         }
         let m = collect(&self.root, &self.opts)?;
         let c = Arc::new(Cached {
@@ -91,7 +101,7 @@ impl State {
             text: Bytes::from(encode(&m, Exposition::Text)),
             openmetrics: Bytes::from(encode(&m, Exposition::OpenMetrics)),
         });
-        *last = Some(Arc::clone(&c));
+        *self.last.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&c));
         Ok(c)
     }
 }
@@ -106,11 +116,17 @@ pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()>
     writeln!(out, "memtally: serving http://{addr}/metrics")
         .and_then(|()| out.flush())
         .map_err(|e| Error::io("standard output", e))?;
+    if !addr.ip().is_loopback() {
+        eprintln!(
+            "memtally: warning: listening on {addr}, beyond loopback: anyone who can reach it reads every process's name, command line owner and memory"
+        );
+    }
     let state = Arc::new(State {
         root: root.clone(),
         opts,
         min_interval: args.min_interval,
         last: Mutex::new(None),
+        scanning: Mutex::new(()),
     });
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_io()
@@ -151,7 +167,27 @@ async fn accept_loop(listener: std::net::TcpListener, state: Arc<State>) -> std:
         };
         if live.fetch_add(1, Ordering::Relaxed) >= MAX_CONNECTIONS {
             live.fetch_sub(1, Ordering::Relaxed);
-            drop(stream);
+            // Said, not dropped: a client beyond the cap gets a 503 and
+            // tries again, instead of a connection closed without a word.
+            tokio::spawn(async move {
+                // Smaller than any socket buffer: one write sends it all.
+                if tokio::time::timeout(Duration::from_secs(1), stream.writable()).await.is_ok() {
+                    let _ = stream.try_write(BUSY);
+                }
+                // Read what the client sent (briefly) before closing: a close
+                // with unread bytes resets the connection, and the client
+                // might lose the answer.
+                let end = tokio::time::Instant::now() + Duration::from_millis(200);
+                let mut buf = [0u8; 2048];
+                while tokio::time::timeout_at(end, stream.readable()).await.is_ok() {
+                    match stream.try_read(&mut buf) {
+                        Ok(0) => break,
+                        Ok(_) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                        Err(_) => break,
+                    }
+                }
+            });
             continue;
         }
         let slot = Slot(Arc::clone(&live));
@@ -166,6 +202,9 @@ async fn accept_loop(listener: std::net::TcpListener, state: Arc<State>) -> std:
         });
     }
 }
+
+/// The whole answer to a connection beyond the cap.
+const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 31\r\n\r\nbusy: too many connections now\n";
 
 type Reply = Response<Full<Bytes>>;
 
@@ -215,7 +254,42 @@ async fn handle(
         return Ok(reply(StatusCode::OK, "text/html; charset=utf-8", INDEX));
     }
     let format = negotiate(req.headers().get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()));
-    let scanned = tokio::task::spawn_blocking(move || state.current()).await;
+    let scan = tokio::task::spawn_blocking({
+        let state = Arc::clone(&state);
+        move || state.current()
+    });
+    let scanned = match tokio::time::timeout(SCAN_DEADLINE, scan).await {
+        Ok(done) => done,
+        Err(_) => {
+            let secs = SCAN_DEADLINE.as_secs();
+            return Ok(match state.last() {
+                Some(c) => {
+                    let body = match format {
+                        Exposition::Text => c.text.clone(),
+                        Exposition::OpenMetrics => c.openmetrics.clone(),
+                    };
+                    let mut r = reply(StatusCode::OK, format.content_type(), body);
+                    let age = format!(
+                        "scan still running after {secs} s; result from {} s ago",
+                        c.at.elapsed().as_secs()
+                    );
+                    if let Ok(v) = HeaderValue::from_str(&age) {
+                        r.headers_mut().insert("x-memtally-stale", v);
+                    }
+                    r
+                }
+                None => {
+                    let mut r = reply(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        PLAIN,
+                        format!("scan still running after {secs} s; try again\n"),
+                    );
+                    r.headers_mut().insert("retry-after", HeaderValue::from_static("5"));
+                    r
+                }
+            });
+        }
+    };
     Ok(match scanned {
         Ok(Ok(c)) => {
             let body = match format {

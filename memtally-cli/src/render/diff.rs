@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use memtally_core::analyze::diff::{Change, Diff};
 use memtally_core::model::Sizes;
 
-use crate::render::table::{terminal_width, Align, Table};
+use crate::render::table::{escape_controls, terminal_width, Align, Table};
 use crate::render::units::{human, human_opt, human_signed};
 use crate::render::Printer;
 
@@ -225,8 +225,12 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
     ];
     for (scope, rows) in scopes {
         for c in rows {
-            let mut rec =
-                vec![scope.to_string(), c.key.clone(), c.label.clone(), c.status().to_string()];
+            let mut rec = vec![
+                scope.to_string(),
+                escape_controls(c.key.clone()),
+                escape_controls(c.label.clone()),
+                c.status().to_string(),
+            ];
             let cell = |s: &Option<Sizes>, f: &str| {
                 s.as_ref().and_then(|s| s.figure(f)).map_or(String::new(), |v| v.to_string())
             };

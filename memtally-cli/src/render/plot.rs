@@ -2,6 +2,7 @@
 //! draws in its `<desc>` (JSON), so it is checkable and accessible, not
 //! just pixels.
 
+use crate::render::table::escape_controls;
 use plotters::prelude::*;
 use serde_json::json;
 
@@ -64,7 +65,7 @@ pub fn lines_svg(title: &str, lines: &[Line]) -> Result<String, String> {
             .max(1e-3)
             * 1.1;
         let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 22))
+            .caption(escape_controls(title.to_string()), ("sans-serif", 22))
             .margin(16)
             .x_label_area_size(40)
             .y_label_area_size(70)
@@ -79,7 +80,7 @@ pub fn lines_svg(title: &str, lines: &[Line]) -> Result<String, String> {
                     color.stroke_width(2),
                 ))
                 .map_err(|e| e.to_string())?
-                .label(line.label.clone())
+                .label(escape_controls(line.label.clone()))
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
                 });
@@ -112,9 +113,9 @@ pub fn bars_svg(title: &str, bars: &[Bar], unit: &str) -> Result<String, String>
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let x_max = bars.iter().map(|b| scale(b.value)).fold(0.0f64, f64::max).max(1e-3) * 1.1;
         let n = bars.len().max(1) as i32;
-        let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
+        let labels: Vec<String> = bars.iter().map(|b| escape_controls(b.label.clone())).collect();
         let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 22))
+            .caption(escape_controls(title.to_string()), ("sans-serif", 22))
             .margin(16)
             .x_label_area_size(40)
             .y_label_area_size(200)
@@ -172,7 +173,7 @@ fn with_description(svg: String, title: &str, data: &serde_json::Value) -> Strin
     out.push_str(&svg[..=end]);
     out.push_str(&format!(
         "\n<title>{}</title>\n<desc>{}</desc>",
-        xml_escape(title),
+        xml_escape(&escape_controls(title.to_string())),
         xml_escape(&data.to_string())
     ));
     out.push_str(&svg[end + 1..]);

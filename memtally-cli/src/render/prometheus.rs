@@ -16,6 +16,8 @@ use memtally_core::analyze::metrics::{GpuFigures, Metrics};
 use memtally_core::analyze::top::TopBy;
 use memtally_core::model::{CgroupMemory, Sizes};
 
+use crate::render::table::scrub_label;
+
 /// The wire format of one exposition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exposition {
@@ -60,12 +62,12 @@ pub fn registry(m: &Metrics) -> Registry {
     };
     let labels_of = |r: &memtally_core::analyze::metrics::MetricRow| -> Labels {
         match m.by {
-            TopBy::Program => vec![("program", r.key.clone())],
-            TopBy::Cgroup => vec![("cgroup", r.key.clone())],
+            TopBy::Program => vec![("program", scrub_label(r.key.clone()))],
+            TopBy::Cgroup => vec![("cgroup", scrub_label(r.key.clone()))],
             _ => vec![
-                ("pid", r.pid.map_or_else(|| r.key.clone(), |p| p.to_string())),
-                ("comm", r.comm.clone()),
-                ("program", r.program.clone()),
+                ("pid", r.pid.map_or_else(|| scrub_label(r.key.clone()), |p| p.to_string())),
+                ("comm", scrub_label(r.comm.clone())),
+                ("program", scrub_label(r.program.clone())),
             ],
         }
     };

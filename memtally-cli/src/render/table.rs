@@ -101,9 +101,12 @@ impl Table {
     }
 }
 
-/// `\n` for a newline, `\t` for a tab, `?` for other control characters.
+/// `\n` for a newline, `\t` for a tab, `?` for other control characters
+/// and for the bidirectional-text controls (which can make a command line
+/// read backwards). Used for every text that comes from a process (command
+/// lines, names, paths) in tables, CSV and SVG.
 pub fn escape_controls(cell: String) -> String {
-    if !cell.chars().any(char::is_control) {
+    if !cell.chars().any(unsafe_char) {
         return cell;
     }
     let mut out = String::with_capacity(cell.len() + 8);
@@ -111,11 +114,28 @@ pub fn escape_controls(cell: String) -> String {
         match c {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push('?'),
+            c if unsafe_char(c) => out.push('?'),
             c => out.push(c),
         }
     }
     out
+}
+
+/// [`escape_controls`] for Prometheus label values, whose encoder escapes
+/// `\n`, `\\` and `"` itself: every other control or bidi character is `?`.
+#[cfg(feature = "serve")]
+pub fn scrub_label(value: String) -> String {
+    if !value.chars().any(|c| c != '\n' && unsafe_char(c)) {
+        return value;
+    }
+    value.chars().map(|c| if c != '\n' && unsafe_char(c) { '?' } else { c }).collect()
+}
+
+/// A control character, or a bidirectional embedding, override or
+/// isolate (U+061C, U+200E/F, U+202A..U+202E, U+2066..U+2069).
+fn unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 /// The width of the terminal on standard output, or `None` when it is not

@@ -298,7 +298,7 @@ fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()
                 .map(|f| row.sizes.figure(f).map_or(String::new(), |v| v.to_string())),
         );
         if let Some(p) = process(ctx, row).filter(|_| per_process) {
-            rec.push(p.info.command());
+            rec.push(crate::render::table::escape_controls(p.info.command()));
         }
         w.write_record(&rec)?;
     }

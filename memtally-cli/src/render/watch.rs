@@ -191,7 +191,43 @@ fn summary(series: &[(f64, Sample)], out: &mut dyn Write) -> std::io::Result<()>
                     rate(tr.slope)
                 )
             }
-            _ => writeln!(out, "verdict: no steady growth"),
+            Some(_) => writeln!(out, "verdict: no steady growth"),
+            // No PSS in the samples (another user's process, status figures
+            // only): nothing to judge, which is not "no growth".
+            None => writeln!(
+                out,
+                "verdict: none: PSS could not be read in these samples (run as the process's user or root)"
+            ),
         },
+    }
+}
+
+#[cfg(test)]
+mod verdict_tests {
+    use super::*;
+
+    fn sample(rss: u64, pss: Option<u64>) -> Sample {
+        let mut s = Sample::new();
+        let sizes = Sizes { rss: Some(rss), pss, ..Default::default() };
+        s.insert(("total".to_string(), "total".to_string()), ("total".to_string(), sizes));
+        s
+    }
+
+    fn verdict(series: &[(f64, Sample)]) -> String {
+        let mut out = Vec::new();
+        summary(series, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        text.lines().find(|l| l.starts_with("verdict")).unwrap().to_string()
+    }
+
+    #[test]
+    fn unreadable_pss_gives_no_verdict_of_no_growth() {
+        let blind: Vec<(f64, Sample)> =
+            (0..5).map(|i| (i as f64, sample(1 << 20 << i, None))).collect();
+        let v = verdict(&blind);
+        assert!(v.starts_with("verdict: none") && !v.contains("no steady growth"), "{v}");
+        let flat: Vec<(f64, Sample)> =
+            (0..5).map(|i| (i as f64, sample(1 << 20, Some(1 << 20)))).collect();
+        assert_eq!(verdict(&flat), "verdict: no steady growth");
     }
 }

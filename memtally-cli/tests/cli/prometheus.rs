@@ -361,3 +361,55 @@ fn serve_listens_on_loopback_by_default() {
         let _ = child.wait();
     }
 }
+
+/// 64 sockets that never send a header hold every connection slot: a
+/// real scrape beyond them must get an answer (503, or 200 once a slot
+/// frees), never a connection closed without a word.
+#[test]
+fn scrapes_beyond_the_connection_cap_get_503_not_silence() {
+    let root = fixture("python3-mmap");
+    let server = Server::start(&["--proc-root", root.to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+    let idle: Vec<TcpStream> = (0..64).map(|_| TcpStream::connect(server.addr).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let (mut busy, mut served) = (0, 0);
+    for i in 0..20 {
+        let mut s = TcpStream::connect(server.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(b"GET /metrics HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n").unwrap();
+        let mut answer = String::new();
+        let _ = s.read_to_string(&mut answer);
+        if answer.starts_with("HTTP/1.1 503") {
+            assert!(answer.contains("retry-after"), "{answer}");
+            busy += 1;
+        } else {
+            assert!(answer.starts_with("HTTP/1.1 200"), "scrape {i}: {answer:?}");
+            served += 1;
+        }
+    }
+    drop(idle);
+    eprintln!("beyond 64 idle sockets: {busy} scrapes got 503, {served} got 200, none silence");
+    assert!(busy > 0, "the cap was never reached");
+}
+
+/// Listening on every address (bound here, never connected to from
+/// outside) warns on stderr; loopback does not.
+#[test]
+fn serve_beyond_loopback_warns_on_stderr() {
+    for (listen, warns) in [("0.0.0.0:0", true), ("127.0.0.1:0", false)] {
+        let mut child = memtally()
+            .args(["--proc-root", fixture("python3-mmap").to_str().unwrap()])
+            .args(["serve", "--listen", listen])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert!(line.starts_with("memtally: serving"), "{line}");
+        std::thread::sleep(Duration::from_millis(200));
+        let _ = child.kill();
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.contains("warning: listening on"), warns, "{listen}: {err}");
+    }
+}

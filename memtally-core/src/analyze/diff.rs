@@ -204,9 +204,21 @@ fn match_processes<'a>(
 }
 
 fn pair_groups(a: &[Group], b: &[Group]) -> Vec<Change> {
-    let mut keys: Vec<&str> = a.iter().map(|g| g.key.as_str()).collect();
-    for g in b {
-        if !keys.contains(&g.key.as_str()) {
+    // Keyed lookups: linear in the number of groups (a path per library
+    // can mean tens of thousands of them).
+    use std::collections::HashMap;
+    fn index(gs: &[Group]) -> HashMap<&str, usize> {
+        let mut m = HashMap::with_capacity(gs.len());
+        for (i, g) in gs.iter().enumerate() {
+            m.entry(g.key.as_str()).or_insert(i);
+        }
+        m
+    }
+    let (ia, ib) = (index(a), index(b));
+    let mut keys: Vec<&str> = Vec::with_capacity(a.len() + b.len());
+    let mut seen = std::collections::HashSet::with_capacity(a.len() + b.len());
+    for g in a.iter().chain(b) {
+        if seen.insert(g.key.as_str()) {
             keys.push(&g.key);
         }
     }
@@ -215,8 +227,8 @@ fn pair_groups(a: &[Group], b: &[Group]) -> Vec<Change> {
             key: k.to_string(),
             label: label_of(k),
             pid: None,
-            before: a.iter().find(|g| g.key == k).map(|g| g.sizes.clone()),
-            after: b.iter().find(|g| g.key == k).map(|g| g.sizes.clone()),
+            before: ia.get(k).map(|&i| a[i].sizes.clone()),
+            after: ib.get(k).map(|&i| b[i].sizes.clone()),
         })
         .collect()
 }
@@ -244,6 +256,26 @@ fn sort(list: &mut [Change], fields: &[String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pairing_many_groups_is_linear() {
+        let groups = |n: usize, off: usize| -> Vec<Group> {
+            (0..n)
+                .map(|i| Group {
+                    key: format!("/lib/{}", i + off),
+                    regions: 1,
+                    sizes: Sizes { rss: Some(i as u64), ..Default::default() },
+                })
+                .collect()
+        };
+        let (a, b) = (groups(100_000, 0), groups(100_000, 50_000));
+        let start = std::time::Instant::now();
+        let pairs = pair_groups(&a, &b);
+        assert_eq!(pairs.len(), 150_000);
+        assert!(pairs.iter().filter(|c| c.before.is_some() && c.after.is_some()).count() == 50_000);
+        // Quadratic pairing takes minutes here; keyed pairing well under one.
+        assert!(start.elapsed() < std::time::Duration::from_secs(10), "{:?}", start.elapsed());
+    }
 
     fn region(start: u64, path: &str, category: &str, dirty: u64) -> SnapRegion {
         SnapRegion {

@@ -65,16 +65,18 @@ macro_rules! known_sizes {
 
             /// Adds every figure of `other` into `self`. A figure that
             /// `other` lacks leaves the sum as it was; the sum only becomes
-            /// known once some part knows it.
+            /// known once some part knows it. Sums saturate at `u64::MAX`
+            /// (16 EiB, more than any machine has): crafted input can make
+            /// a total too big, never wrap it round to a small one.
             pub fn add(&mut self, other: &Sizes) {
                 $( if let Some(v) = other.$field {
                     if !PER_MAPPING.contains(&stringify!($field)) {
-                        self.$field = Some(self.$field.unwrap_or(0) + v);
+                        self.$field = Some(self.$field.unwrap_or(0).saturating_add(v));
                     }
                 } )*
                 for (name, v) in &other.extra {
                     match self.extra.iter_mut().find(|(n, _)| n == name) {
-                        Some(slot) => slot.1 += v,
+                        Some(slot) => slot.1 = slot.1.saturating_add(*v),
                         None => self.extra.push((name.clone(), *v)),
                     }
                 }
@@ -191,7 +193,7 @@ impl Sizes {
     pub(crate) fn add_region(&mut self, region: &Region) {
         if region.sizes.size.is_none() {
             if let Some(v) = region.vsize() {
-                self.size = Some(self.size.unwrap_or(0) + v);
+                self.size = Some(self.size.unwrap_or(0).saturating_add(v));
             }
         }
         self.add(&region.sizes);
@@ -214,7 +216,7 @@ impl Sizes {
             return Some(d);
         }
         match (self.shared_dirty, self.private_dirty) {
-            (Some(s), Some(p)) => Some(s + p),
+            (Some(s), Some(p)) => Some(s.saturating_add(p)),
             _ => None,
         }
     }
@@ -222,7 +224,7 @@ impl Sizes {
     /// Clean resident bytes: shared + private clean (Linux only).
     pub(crate) fn clean(&self) -> Option<u64> {
         match (self.shared_clean, self.private_clean) {
-            (Some(s), Some(p)) => Some(s + p),
+            (Some(s), Some(p)) => Some(s.saturating_add(p)),
             _ => None,
         }
     }
@@ -231,7 +233,7 @@ impl Sizes {
     /// alone would give back.
     pub fn uss(&self) -> Option<u64> {
         match (self.private_clean, self.private_dirty) {
-            (Some(c), Some(d)) => Some(c + d),
+            (Some(c), Some(d)) => Some(c.saturating_add(d)),
             _ => None,
         }
     }
@@ -319,6 +321,22 @@ pub fn snake_case(key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sums_saturate_instead_of_wrapping() {
+        let huge = Sizes {
+            rss: Some(1 << 63),
+            private_clean: Some(1 << 63),
+            private_dirty: Some(1 << 63),
+            ..Default::default()
+        };
+        let mut sum = Sizes::default();
+        sum.add(&huge);
+        sum.add(&huge);
+        sum.add(&Sizes { rss: Some(4096), ..Default::default() });
+        assert_eq!(sum.rss, Some(u64::MAX));
+        assert_eq!(sum.uss(), Some(u64::MAX));
+    }
 
     #[test]
     fn snake_case_matches_every_known_smaps_key() {

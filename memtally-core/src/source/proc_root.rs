@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::model::{MemInfo, Process, Region, SizeSource, Sizes, Streamed};
 use crate::source::smaps::{SmapsError, SmapsReader};
+use crate::source::stamp;
 use crate::source::status::Status;
 
 /// A `/proc` tree.
@@ -47,8 +48,21 @@ impl ProcRoot {
 
     /// The tree's `meminfo` (the machine's own accounting), when readable.
     pub fn meminfo(&self) -> Option<MemInfo> {
-        let text = std::fs::read_to_string(self.root.join("meminfo")).ok()?;
-        Some(crate::source::meminfo::parse(&text))
+        let raw = self.read_path(&self.root.join("meminfo")).ok()?;
+        Some(crate::source::meminfo::parse(&String::from_utf8_lossy(&raw)))
+    }
+
+    /// Reads a small file of the tree by path (`meminfo`, ...): at most
+    /// 1 MiB (`MAX_SMALL`) bytes and, in a recorded tree, a regular file.
+    pub fn read_path(&self, path: &Path) -> Result<Vec<u8>> {
+        let bad = |e: std::io::Error| match e.kind() {
+            ErrorKind::InvalidData => Error::Parse { path: path.into(), message: e.to_string() },
+            _ => Error::io(path, e),
+        };
+        let mut f = self.open_path(path).map_err(bad)?;
+        let mut out = Vec::new();
+        read_small(&mut f, &mut out).map_err(bad)?;
+        Ok(out)
     }
 
     /// Every numeric entry of the tree: the processes it holds, sorted.
@@ -66,14 +80,40 @@ impl ProcRoot {
     /// say which process and what would help.
     pub(crate) fn open(&self, pid: u32, file: &str) -> Result<File> {
         let path = self.pid_file(pid, file);
-        File::open(&path).map_err(|e| self.explain(pid, path, e))
+        self.open_path(&path).map_err(|e| self.explain(pid, path, e))
     }
 
-    /// Reads a whole small file (`status`, `cmdline`, `comm`).
+    /// Opens a file of the tree. In a recorded tree only a regular file
+    /// is read: a FIFO, a device (`/dev/zero` through a symlink) or a
+    /// socket there is refused, and opening never blocks (`O_NONBLOCK`).
+    /// The live `/proc`'s files are opened as they are.
+    fn open_path(&self, path: &Path) -> std::io::Result<File> {
+        if self.is_live() {
+            return File::open(path);
+        }
+        use std::os::unix::fs::OpenOptionsExt;
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(path)?;
+        if !f.metadata()?.is_file() {
+            return Err(std::io::Error::new(ErrorKind::InvalidData, NOT_REGULAR));
+        }
+        Ok(f)
+    }
+
+    /// Reads a whole small file (`status`, `cmdline`, `comm`): at most
+    /// [`MAX_SMALL`] bytes, else a bad-input error.
     pub(crate) fn read(&self, pid: u32, file: &str) -> Result<Vec<u8>> {
+        self.read_up_to(pid, file, MAX_SMALL)
+    }
+
+    /// Reads a whole file of the process, at most `limit` bytes.
+    pub(crate) fn read_up_to(&self, pid: u32, file: &str, limit: usize) -> Result<Vec<u8>> {
         let mut out = Vec::new();
         let mut f = self.open(pid, file)?;
-        read_small(&mut f, &mut out).map_err(|e| self.explain(pid, self.pid_file(pid, file), e))?;
+        read_bounded(&mut f, &mut out, limit)
+            .map_err(|e| self.explain(pid, self.pid_file(pid, file), e))?;
         Ok(out)
     }
 
@@ -90,6 +130,8 @@ impl ProcRoot {
             ErrorKind::PermissionDenied => {
                 Error::PermissionDenied { pid, path, owner: self.owner(pid) }
             }
+            // Too big, or not a regular file in a recorded tree.
+            ErrorKind::InvalidData => Error::Parse { path, message: e.to_string() },
             _ => Error::io(path, e),
         }
     }
@@ -130,11 +172,20 @@ impl ProcRoot {
     /// only virtual sizes are known, and `source` says so). A kernel thread
     /// or a process that cannot be read at all is an error.
     pub fn process(&self, pid: u32) -> Result<Process> {
-        let mut regions = Vec::new();
-        let mut p = self.process_with(pid, |_, r| regions.push(r))?;
-        p.regions = regions;
-        p.streamed = None;
-        Ok(p)
+        // A process that exec'd while being read is read once more.
+        let mut tries = 0;
+        loop {
+            let mut regions = Vec::new();
+            match self.process_with(pid, |_, r| regions.push(r)) {
+                Ok(mut p) => {
+                    p.regions = regions;
+                    p.streamed = None;
+                    return Ok(p);
+                }
+                Err(Error::Changed { .. }) if tries == 0 => tries += 1,
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// Reads one process as [`process`](Self::process) does, but hands
@@ -144,8 +195,9 @@ impl ProcRoot {
     /// returned process has no regions and its totals in `streamed`.
     ///
     /// Errors found after regions were handed out (the process exited
-    /// while being read) still return `Err`: the caller must then drop
-    /// what it made of them.
+    /// while being read: [`Error::Exited`]; it exec'd: [`Error::Changed`],
+    /// see the `source::stamp` module) still return `Err`: the caller must
+    /// then drop what it made of them.
     pub fn process_with(
         &self,
         pid: u32,
@@ -165,6 +217,8 @@ impl ProcRoot {
         each: &mut impl FnMut(&Process, Region),
         rollup: impl FnOnce() -> Option<Sizes>,
     ) -> Result<Process> {
+        // Taken first: an exit or exec from here on shows in the second.
+        let before = stamp::stamp(self, pid)?;
         let (comm, cmdline) = self.identity(pid)?;
         let status = self.read(pid, "status").ok().map(|b| Status::parse(&b));
         let kernel_thread = status.as_ref().and_then(|s| s.kthread).unwrap_or(false);
@@ -196,22 +250,16 @@ impl ProcRoot {
             }
             Err(e) => return Err(e),
         }
-        // A process that exits while its smaps is read leaves a partial
-        // list: look again, and call it gone rather than show part of it.
-        let now = if self.is_live() {
-            match self.read(pid, "status") {
-                Ok(b) => Some(Status::parse(&b)),
-                Err(Error::NoSuchProcess { .. }) => {
-                    return Err(Error::NoSuchProcess { pid, path: self.root.join(pid.to_string()) })
-                }
-                Err(_) => None,
-            }
-        } else {
-            status.clone()
-        };
-        if now.as_ref().is_some_and(Status::exited) {
+        // A process that exits or execs while its smaps is read leaves a
+        // list cut short at a mapping boundary: call it gone (or changed)
+        // rather than show part of it as the whole.
+        if stamp::check(self, pid, &process.comm, before.as_ref())? == stamp::Change::Execed {
+            return Err(Error::Changed { pid, comm: process.comm });
+        }
+        if !self.is_live() && status.as_ref().is_some_and(Status::exited) {
             return Err(Error::Exited { pid, comm: process.comm });
         }
+        let kernel_thread = kernel_thread || before.as_ref().is_some_and(|s| s.kernel_thread());
         if count == 0 && (kernel_thread || process.cmdline.is_empty()) {
             return Err(Error::KernelThread { pid, comm: process.comm });
         }
@@ -301,12 +349,38 @@ fn same_instant(rollup: &Sizes, sum: &Sizes) -> bool {
         .all(|k| rollup.get(k) == sum.get(k))
 }
 
-/// Reads a small `/proc` file to its end into `out`, in 4 KiB reads.
+/// The most a small `/proc` file (`status`, `cmdline`, `comm`, `stat`,
+/// `smaps_rollup`, `meminfo`) may hold: real ones are a few KiB
+/// (`cmdline` is at most a few hundred KiB of arguments).
+pub const MAX_SMALL: usize = 1 << 20;
+
+/// The most a whole `smaps` read into memory (by `capture`) may hold:
+/// about 150,000 mappings. Other readers stream it in bounded memory.
+pub const MAX_SMAPS: usize = 256 << 20;
+
+const NOT_REGULAR: &str =
+    "not a regular file (a FIFO, device or socket): a recorded /proc tree holds regular files only";
+
+/// Reads a small `/proc` file to its end into `out`, in 4 KiB reads, at
+/// most [`MAX_SMALL`] bytes (more is an `InvalidData` error).
 /// (`read_to_end` on a `File` first asks for its size and position, two
 /// system calls that tell nothing here: `/proc` files have size 0.)
 pub(crate) fn read_small(f: &mut File, out: &mut Vec<u8>) -> std::io::Result<()> {
+    read_bounded(f, out, MAX_SMALL)
+}
+
+/// [`read_small`] with another bound: at most `limit` bytes appended.
+pub(crate) fn read_bounded(f: &mut File, out: &mut Vec<u8>, limit: usize) -> std::io::Result<()> {
+    let start = out.len();
     loop {
         let len = out.len();
+        if len - start > limit {
+            out.truncate(start);
+            return Err(std::io::Error::new(
+                ErrorKind::InvalidData,
+                format!("larger than {} KiB: not a /proc file of that name", limit / 1024),
+            ));
+        }
         out.resize(len + 4096, 0);
         match f.read(&mut out[len..]) {
             Ok(0) => {

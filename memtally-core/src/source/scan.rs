@@ -167,12 +167,16 @@ pub fn cgroup_path(text: &str) -> Option<String> {
 enum Outcome {
     Read(SizeSource, Sizes),
     Restricted(Sizes),
+    /// Neither smaps_rollup nor smaps could be read, for a reason other
+    /// than permission (said): the figures are status's, and the scan is partial.
+    Degraded(Sizes, String),
     Vanished,
     Failed(String),
 }
 
 /// Reads one process's totals by the cheapest tier that answers.
 fn read_memory(root: &ProcRoot, pid: u32) -> Outcome {
+    let mut why = None;
     let denied = match root.rollup(pid) {
         Ok(sizes) => return Outcome::Read(SizeSource::SmapsRollup, sizes),
         Err(Error::NoSuchProcess { .. }) => return Outcome::Vanished,
@@ -182,9 +186,12 @@ fn read_memory(root: &ProcRoot, pid: u32) -> Outcome {
             Ok(regions) => {
                 return Outcome::Read(SizeSource::Smaps, Sizes::total(&regions));
             }
-            Err(Error::NoSuchProcess { .. }) => return Outcome::Vanished,
+            Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => return Outcome::Vanished,
             Err(Error::PermissionDenied { .. }) => true,
-            Err(_) => false,
+            Err(e) => {
+                why = Some(e.to_string());
+                false
+            }
         },
     };
     match root.read(pid, "status") {
@@ -192,10 +199,11 @@ fn read_memory(root: &ProcRoot, pid: u32) -> Outcome {
             let s = Status::parse(&b);
             let sizes =
                 Sizes { rss: s.vm_rss, swap: s.vm_swap, size: s.vm_size, ..Default::default() };
-            if denied {
-                Outcome::Restricted(sizes)
-            } else {
-                Outcome::Read(SizeSource::Status, sizes)
+            match why {
+                _ if denied => Outcome::Restricted(sizes),
+                Some(why) => Outcome::Degraded(sizes, why),
+                // A capture with status alone: nothing was unreadable.
+                None => Outcome::Read(SizeSource::Status, sizes),
             }
         }
         Err(Error::NoSuchProcess { .. }) => Outcome::Vanished,
@@ -225,6 +233,10 @@ pub fn read_all(
             Outcome::Read(source, sizes) => scan.processes.push(ProcMemory { info, source, sizes }),
             Outcome::Restricted(sizes) => {
                 scan.restricted.push(info.pid);
+                scan.processes.push(ProcMemory { info, source: SizeSource::Status, sizes });
+            }
+            Outcome::Degraded(sizes, why) => {
+                scan.failed.push((info.pid, format!("{why}; figures from status instead")));
                 scan.processes.push(ProcMemory { info, source: SizeSource::Status, sizes });
             }
             Outcome::Vanished => scan.vanished += 1,

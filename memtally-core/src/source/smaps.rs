@@ -11,11 +11,28 @@
 //! `docs/benchmarks.md` for the measurement behind that choice.
 
 use std::fs::File;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use crate::model::sizes::smaps_key_index;
 use crate::model::{snake_case, Backing, Region};
 use crate::source::prefetch::PrefetchReader;
+
+/// The longest line read (a real smaps line is under 5 KiB: a path is
+/// at most 4 KiB).
+pub const MAX_LINE: usize = 1 << 20;
+
+/// How much of a bad line an error quotes.
+pub const QUOTE_MAX: usize = 200;
+
+/// `bytes` quoted for an error message: at most [`QUOTE_MAX`] bytes of
+/// it, then `...` and how long it was.
+pub fn quote(bytes: &[u8]) -> String {
+    if bytes.len() <= QUOTE_MAX {
+        return format!("{:?}", String::from_utf8_lossy(bytes));
+    }
+    let head = String::from_utf8_lossy(&bytes[..QUOTE_MAX]);
+    format!("{:?}... ({} bytes)", head, bytes.len())
+}
 
 /// A line that could not be read, with its 1-based number.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,11 +106,28 @@ impl<R: BufRead> SmapsReader<R> {
                 return Ok(self.pending.take());
             }
             self.buf.clear();
-            let n = self.input.read_until(b'\n', &mut self.buf).map_err(|e| SmapsError {
-                line: self.line_no + 1,
-                message: format!("read failed: {e}"),
-                os_error: Some(e.raw_os_error().unwrap_or(libc::EIO)),
-            })?;
+            // One line is at most MAX_LINE bytes: memory stays bounded
+            // whatever the file holds (a device, a sparse file, no newline).
+            let limit = MAX_LINE as u64 + 1;
+            let n =
+                (&mut self.input).take(limit).read_until(b'\n', &mut self.buf).map_err(|e| {
+                    SmapsError {
+                        line: self.line_no + 1,
+                        message: format!("read failed: {e}"),
+                        os_error: Some(e.raw_os_error().unwrap_or(libc::EIO)),
+                    }
+                })?;
+            if n > MAX_LINE && self.buf.last() != Some(&b'\n') {
+                return Err(SmapsError {
+                    line: self.line_no + 1,
+                    message: format!(
+                        "a line longer than {} KiB, starting {}: not smaps or maps text",
+                        MAX_LINE / 1024,
+                        quote(&self.buf)
+                    ),
+                    os_error: None,
+                });
+            }
             if n == 0 {
                 self.done = true;
                 if self.pending.is_some() && self.fields_now < self.fields_most {
@@ -119,7 +153,7 @@ impl<R: BufRead> SmapsReader<R> {
             if is_header(line) {
                 let region = parse_header(line).ok_or_else(|| SmapsError {
                     line: self.line_no,
-                    message: format!("not a mapping line: {:?}", String::from_utf8_lossy(line)),
+                    message: format!("not a mapping line: {}", quote(line)),
                     os_error: None,
                 })?;
                 self.fields_most = self.fields_most.max(self.fields_now);
@@ -133,10 +167,7 @@ impl<R: BufRead> SmapsReader<R> {
             let Some(region) = self.pending.as_mut() else {
                 return Err(SmapsError {
                     line: self.line_no,
-                    message: format!(
-                        "a field before any mapping line: {:?}",
-                        String::from_utf8_lossy(line)
-                    ),
+                    message: format!("a field before any mapping line: {}", quote(line)),
                     os_error: None,
                 });
             };
@@ -299,7 +330,7 @@ fn apply_key_line(
     let colon = line
         .iter()
         .position(|&b| b == b':')
-        .ok_or_else(|| format!("not a `Key: value` line: {:?}", String::from_utf8_lossy(line)))?;
+        .ok_or_else(|| format!("not a `Key: value` line: {}", quote(line)))?;
     let key = &line[..colon];
     let value = trim(&line[colon + 1..]);
     if key == b"VmFlags" {
@@ -324,9 +355,9 @@ fn apply_key_line(
         }
         (None, Some(_)) => {
             return Err(format!(
-                "{} has no size in kB: {:?}",
-                String::from_utf8_lossy(key),
-                String::from_utf8_lossy(value)
+                "{} has no size in kB: {}",
+                String::from_utf8_lossy(&key[..key.len().min(QUOTE_MAX)]),
+                quote(value)
             ))
         }
         (None, None) => {

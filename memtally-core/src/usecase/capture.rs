@@ -2,14 +2,21 @@
 //! targets and fdinfo) into a directory laid out like `/proc`, to analyse
 //! later with `--proc-root DIR`. Every file goes through [`crate::write`].
 
+use std::fs::Permissions;
+use std::io::ErrorKind;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
 
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result};
 use crate::model::Needs;
 use crate::source::capture::{MACHINE_FILES, PROCESS_FILES};
 use crate::source::gpu::{self, FD_TARGETS};
-use crate::source::ProcRoot;
+use crate::source::proc_root::MAX_SMAPS;
+use crate::source::{stamp, ProcRoot};
 use crate::usecase::select::select;
 use crate::write::write_file;
 
@@ -68,16 +75,67 @@ pub fn capture(root: &ProcRoot, sel: &Selection, out: &Path) -> Result<Captured>
 
 /// Copies `pid`'s files from `from` into `out/PID/`, and the machine files
 /// into `out/`.
+/// Records one process into `out/PID`, and the machine files into `out`.
+///
+/// The process's files are written into a fresh directory with a random
+/// name inside `out`, then that directory takes the name `out/PID` in one
+/// rename: nothing is ever written through a symlink planted at `out/PID`
+/// or inside it. An earlier capture of the same PID is replaced whole
+/// (exchanged, then removed without following its links); whatever sits at
+/// `out/PID` (a symlink, a file) is removed, never followed.
+///
+/// A live process is stamped before and after (see
+/// [`crate::source::stamp`]): one that exec'd while being recorded is
+/// recorded once more; one that exited (or exec'd again) is an error, so a
+/// tree cut short is never left behind as if complete.
 fn capture_process(from: &ProcRoot, pid: u32, out: &Path) -> Result<CaptureReport> {
-    let mut report = CaptureReport::default();
+    let mut tries = 0;
+    let (staging, mut report) = loop {
+        match record(from, pid, out) {
+            Err(Error::Changed { .. }) if tries == 0 => tries += 1,
+            done => break done?,
+        }
+    };
+    let dest = out.join(pid.to_string());
+    install(staging, &dest)?;
+    for file in MACHINE_FILES {
+        let src = from.path().join(file);
+        match from.read_path(&src) {
+            Ok(bytes) => keep(&out.join(file), &bytes, &mut report)?,
+            Err(e) => report.skipped.push((src, e.to_string())),
+        }
+    }
+    Ok(report)
+}
+
+/// Records one process into a new directory inside `out`, consistently:
+/// the directory (removed if anything fails) and what was written, named
+/// by the paths the files get once installed.
+fn record(from: &ProcRoot, pid: u32, out: &Path) -> Result<(TempDir, CaptureReport)> {
+    let before = stamp::stamp(from, pid)?;
     // smaps first: if it cannot be read there is nothing worth keeping.
-    let smaps = from.read(pid, "smaps")?;
-    let dir = out.join(pid.to_string());
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    keep(&dir.join("smaps"), &smaps, &mut report)?;
+    let smaps = from.read_up_to(pid, "smaps", MAX_SMAPS)?;
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".memtally-capture-")
+        .tempdir_in(out)
+        .map_err(|e| Error::io(out, e))?;
+    let dir = staging.path();
+    let shown = out.join(pid.to_string());
+    let mut report = CaptureReport::default();
+    let keep_in = |name: &Path, bytes: &[u8], report: &mut CaptureReport| {
+        // Errors name where the file was to go, never the new directory.
+        write_file(&dir.join(name), bytes).map_err(|e| match e {
+            Error::Io { source, .. } => Error::io(shown.join(name), source),
+            e => e,
+        })?;
+        report.written.push(shown.join(name));
+        Ok::<(), Error>(())
+    };
+    keep_in(Path::new("smaps"), &smaps, &mut report)?;
     for file in PROCESS_FILES.iter().filter(|f| **f != "smaps") {
         match from.read(pid, file) {
-            Ok(bytes) => keep(&dir.join(file), &bytes, &mut report)?,
+            Ok(bytes) => keep_in(Path::new(file), &bytes, &mut report)?,
             Err(e) => report.skipped.push((from.pid_file(pid, file), e.to_string())),
         }
     }
@@ -86,25 +144,81 @@ fn capture_process(from: &ProcRoot, pid: u32, out: &Path) -> Result<CaptureRepor
         Ok(Some(rec)) => {
             if !rec.fdinfo.is_empty() {
                 let fdinfo = dir.join("fdinfo");
-                std::fs::create_dir_all(&fdinfo).map_err(|e| Error::io(&fdinfo, e))?;
+                std::fs::create_dir(&fdinfo).map_err(|e| Error::io(shown.join("fdinfo"), e))?;
                 for (fd, bytes) in &rec.fdinfo {
-                    keep(&fdinfo.join(fd.to_string()), bytes, &mut report)?;
+                    keep_in(&Path::new("fdinfo").join(fd.to_string()), bytes, &mut report)?;
                 }
             }
             // Always written, even empty: it says "this process had no GPU fds".
-            keep(&dir.join(FD_TARGETS), rec.fd_targets.as_bytes(), &mut report)?;
+            keep_in(Path::new(FD_TARGETS), rec.fd_targets.as_bytes(), &mut report)?;
         }
         Ok(None) => {}
         Err(e) => report.skipped.push((from.pid_file(pid, "fd"), e.to_string())),
     }
-    for file in MACHINE_FILES {
-        let src = from.path().join(file);
-        match std::fs::read(&src) {
-            Ok(bytes) => keep(&out.join(file), &bytes, &mut report)?,
-            Err(e) => report.skipped.push((src, e.to_string())),
+    let comm =
+        String::from_utf8_lossy(&from.read(pid, "comm").unwrap_or_default()).trim().to_string();
+    if stamp::check(from, pid, &comm, before.as_ref())? == stamp::Change::Execed {
+        return Err(Error::Changed { pid, comm });
+    }
+    Ok((staging, report))
+}
+
+/// Moves the new directory `staging` to `dest` (see [`capture_process`]).
+fn install(staging: TempDir, dest: &Path) -> Result<()> {
+    let err = |e| Error::io(dest, e);
+    let new = staging.path();
+    std::fs::set_permissions(new, Permissions::from_mode(0o755)).map_err(err)?;
+    match std::fs::symlink_metadata(dest) {
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            rename_noreplace(new, dest).map_err(err)?;
+            // The directory is installed: nothing to remove any more.
+            let _ = staging.keep();
+        }
+        Err(e) => return Err(err(e)),
+        Ok(_) => {
+            // Swap the two in one step: `dest` is never missing, and the
+            // old one (directory, symlink or file) ends at the new one's
+            // random name, from where it is removed without following links.
+            exchange(new, dest).map_err(err)?;
+            let old = staging.keep();
+            let gone = match std::fs::symlink_metadata(&old) {
+                Ok(m) if m.is_dir() => std::fs::remove_dir_all(&old),
+                _ => std::fs::remove_file(&old),
+            };
+            gone.map_err(err)?;
         }
     }
-    Ok(report)
+    if let Some(parent) = dest.parent() {
+        if let Ok(d) = std::fs::File::open(parent) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
+
+fn c_path(p: &Path) -> std::io::Result<std::ffi::CString> {
+    std::ffi::CString::new(p.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::from(ErrorKind::InvalidInput))
+}
+
+fn renameat2(from: &Path, to: &Path, flags: libc::c_uint) -> std::io::Result<()> {
+    let (a, b) = (c_path(from)?, c_path(to)?);
+    // SAFETY: two NUL-terminated paths, valid for the call.
+    let rc =
+        unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), flags) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<()> {
+    renameat2(from, to, libc::RENAME_NOREPLACE)
+}
+
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    renameat2(a, b, libc::RENAME_EXCHANGE)
 }
 
 fn keep(path: &Path, bytes: &[u8], report: &mut CaptureReport) -> Result<()> {

@@ -28,9 +28,9 @@ pub fn take(root: &ProcRoot, sel: &Selection, progress: &dyn Progress) -> Result
 pub(crate) fn moment(root: &ProcRoot) -> Moment {
     let now = std::time::SystemTime::now();
     let read = |p: &str| {
-        std::fs::read_to_string(root.path().join(p))
+        root.read_path(&root.path().join(p))
             .ok()
-            .map(|s| s.trim().to_string())
+            .map(|b| String::from_utf8_lossy(&b).trim().to_string())
             .filter(|s| !s.is_empty())
     };
     Moment {
@@ -46,8 +46,14 @@ pub(crate) fn moment(root: &ProcRoot) -> Moment {
 /// Loads any document memtally can compare: a `memtally snapshot` file,
 /// `show --format json` or `vmmap --format json` output, or saved vmmap text.
 pub fn load(path: &Path) -> Result<Snapshot> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let bad = |message: String| Error::Parse { path: path.to_path_buf(), message };
+    // A `memtally snapshot` file (its first key says so) is read straight
+    // from the file into the snapshot: no copy of the text and no JSON
+    // tree beside it (that was about 10 times the file's size in memory).
+    if let Some(snap) = load_snapshot_streamed(path)? {
+        return Ok(snap);
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| bad("not UTF-8 text: not a memtally snapshot or JSON output".into()))?;
     if !text.trim_start().starts_with('{') {
@@ -56,6 +62,34 @@ pub fn load(path: &Path) -> Result<Snapshot> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| bad(format!("not valid JSON: {e}")))?;
     snapshot_file::from_json(value).map_err(bad)
+}
+
+/// `Some` when `path` is a `memtally snapshot` document (it starts with
+/// `{"memtally_snapshot":`), read with serde from the file.
+fn load_snapshot_streamed(path: &Path) -> Result<Option<Snapshot>> {
+    use std::io::{BufRead, BufReader};
+    let bad = |message: String| Error::Parse { path: path.to_path_buf(), message };
+    let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut r = BufReader::with_capacity(64 << 10, f);
+    let head = r.fill_buf().map_err(|e| Error::io(path, e))?;
+    let start: Vec<u8> =
+        head.iter().copied().filter(|b| !b.is_ascii_whitespace()).take(24).collect();
+    if !start.starts_with(b"{\"memtally_snapshot\":") {
+        return Ok(None);
+    }
+    let snap: Snapshot = serde_json::from_reader(r).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => bad(format!("not a valid snapshot: {e}")),
+        serde_json::error::Category::Io => Error::io(path, e.into()),
+        _ => bad(format!("not valid JSON: {e}")),
+    })?;
+    if snap.memtally_snapshot != crate::model::snapshot::SNAPSHOT_VERSION {
+        return Err(bad(format!(
+            "snapshot format {} is not the one this memtally reads ({})",
+            snap.memtally_snapshot,
+            crate::model::snapshot::SNAPSHOT_VERSION
+        )));
+    }
+    Ok(Some(snap))
 }
 
 /// Non-JSON input: a saved macOS vmmap report.

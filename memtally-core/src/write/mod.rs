@@ -28,7 +28,7 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Writes what `fill` writes to `path` (see the module docs).
 fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
     let mut f = NewFile::create(path)?;
-    fill(&mut f).map_err(|e| Error::io(path, e))?;
+    fill(&mut f).map_err(|e| Error::io(path, plain(e)))?;
     f.commit()
 }
 
@@ -49,15 +49,15 @@ enum Kind {
 impl NewFile {
     /// Starts writing `path` (see the module docs).
     pub fn create(path: &Path) -> Result<NewFile> {
-        let err = |e| Error::io(path, e);
-        match std::fs::metadata(path) {
+        let err = |e| Error::io(path, plain(e));
+        match target_metadata(path) {
             Ok(m) if m.is_dir() => {
                 return Err(Error::Usage(format!(
                     "{}: is a directory, not a file",
                     path.display()
                 )));
             }
-            Ok(m) if !m.is_file() => {
+            Ok(m) if !m.is_file() && !m.file_type().is_symlink() => {
                 let kind = Kind::Through(BufWriter::new(open_special(path)?));
                 return Ok(NewFile { path: path.to_path_buf(), kind });
             }
@@ -81,7 +81,7 @@ impl NewFile {
     /// Finishes: synced and renamed over the target (a device is flushed).
     pub fn commit(self) -> Result<()> {
         let path = self.path;
-        let err = |e| Error::io(&path, e);
+        let err = |e| Error::io(&path, plain(e));
         match self.kind {
             Kind::Through(mut w) => w.flush().map_err(err),
             Kind::Temp(w) => {
@@ -112,6 +112,38 @@ impl Write for NewFile {
             Kind::Temp(w) => w.flush(),
             Kind::Through(w) => w.flush(),
         }
+    }
+}
+
+/// The OS error alone: `tempfile` adds the temporary file's name to its
+/// errors, and errors name the target only.
+fn plain(e: std::io::Error) -> std::io::Error {
+    if e.raw_os_error().is_some() {
+        return e;
+    }
+    // tempfile's wrapper reads "<the OS error> at path \"<temporary>\"".
+    match e.to_string().split_once(" at path ") {
+        Some((why, _)) => std::io::Error::new(e.kind(), why.to_string()),
+        None => e,
+    }
+}
+
+/// What `path` names, for deciding between writing through and
+/// replacing. A symlink is followed only when it is owned by this user or
+/// by root (as `/dev/stdout` is): one planted by another user is replaced,
+/// never followed, even to a device (the rule of `fs.protected_symlinks`).
+fn target_metadata(path: &Path) -> std::io::Result<std::fs::Metadata> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::symlink_metadata(path)?;
+    if !m.file_type().is_symlink() {
+        return Ok(m);
+    }
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    if m.uid() == me || m.uid() == 0 {
+        std::fs::metadata(path)
+    } else {
+        Ok(m)
     }
 }
 

@@ -25,7 +25,8 @@ pub fn csv(report: &Report, regions: bool, out: &mut dyn Write) -> std::io::Resu
     header.extend(CSV_FIGURES);
     w.write_record(&header)?;
     for row in &report.rows {
-        let mut rec = vec![row.key.clone(), row.regions.to_string()];
+        let mut rec =
+            vec![crate::render::table::escape_controls(row.key.clone()), row.regions.to_string()];
         rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(row.sizes.figure(f))));
         w.write_record(&rec)?;
     }

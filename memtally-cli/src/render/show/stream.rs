@@ -92,7 +92,7 @@ impl RegionStream {
                     csv_cell(r.end),
                     r.perms.clone(),
                     categorize(r).key().to_string(),
-                    r.path.clone().unwrap_or_default(),
+                    crate::render::table::escape_controls(r.path.clone().unwrap_or_default()),
                 ];
                 rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(r.sizes.figure(f))));
                 let mut w =

@@ -1,0 +1,207 @@
+//! A process that exits or execs while memtally reads it: the kernel ends
+//! its smaps early, at a mapping boundary, without an error. memtally must
+//! then say the process is gone (exit 3) or changed, never print the part
+//! it read as the whole with exit 0.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::memtally;
+
+const PAGES: usize = 12_000;
+
+/// A forked child with about `PAGES` mappings: one block whose pages
+/// alternate between read-only and read-write (so none merge), the
+/// writable ones touched. Not reaped until the test says so.
+struct Many {
+    pid: i32,
+}
+
+impl Many {
+    fn spawn() -> Many {
+        let mut fds = [0i32; 2];
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0);
+        if pid == 0 {
+            // Only async-signal-safe calls in the child.
+            unsafe {
+                let len = PAGES * 4096;
+                let p = libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                );
+                if p == libc::MAP_FAILED {
+                    libc::_exit(1);
+                }
+                libc::memset(p, 0x5a, len);
+                for i in (0..PAGES).step_by(2) {
+                    libc::mprotect((p as *mut u8).add(i * 4096).cast(), 4096, libc::PROT_READ);
+                }
+                libc::write(fds[1], b"k".as_ptr().cast(), 1);
+                loop {
+                    libc::pause();
+                }
+            }
+        }
+        unsafe {
+            libc::close(fds[1]);
+            let mut b = 0u8;
+            assert_eq!(libc::read(fds[0], (&mut b as *mut u8).cast(), 1), 1);
+            libc::close(fds[0]);
+        }
+        Many { pid }
+    }
+
+    fn kill(&self) {
+        unsafe { libc::kill(self.pid, libc::SIGKILL) };
+    }
+}
+
+impl Drop for Many {
+    fn drop(&mut self) {
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// How long one `show` of such a process takes here, to aim the kills.
+fn show_time(pid: i32) -> Duration {
+    let start = Instant::now();
+    let out = memtally().args(["show", &pid.to_string(), "--format", "json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    start.elapsed()
+}
+
+#[test]
+fn show_of_a_process_killed_mid_read_is_never_a_complete_map() {
+    let probe = Many::spawn();
+    let full = show_time(probe.pid);
+    drop(probe);
+    let (mut complete, mut gone) = (0, 0);
+    let runs = 24;
+    for i in 0..runs {
+        let child = Many::spawn();
+        let show = memtally()
+            .args(["show", &child.pid.to_string(), "--format", "json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Kills spread over the read, from its start to its end.
+        std::thread::sleep(full * i / runs);
+        child.kill();
+        let out = show.wait_with_output().unwrap();
+        match out.status.code() {
+            Some(0) => {
+                let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                let regions = doc["regions"].as_array().map_or(0, |r| r.len());
+                assert!(
+                    regions >= PAGES,
+                    "run {i}: exit 0 with {regions} regions of {PAGES}+ (partial: {})",
+                    doc["partial"]
+                );
+                complete += 1;
+            }
+            Some(3) => gone += 1,
+            other => panic!("run {i}: exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
+        }
+        drop(child);
+    }
+    eprintln!("{runs} kills during show ({full:?} a read): {complete} complete before the kill, {gone} said gone");
+    assert!(gone > 0, "no kill landed during a read: the test aimed badly");
+}
+
+#[test]
+fn capture_of_a_process_killed_mid_read_is_never_left_complete() {
+    let (mut complete, mut gone) = (0, 0);
+    let runs = 16;
+    let tmp = tempfile::tempdir().unwrap();
+    for i in 0..runs {
+        let child = Many::spawn();
+        let dir = tmp.path().join(i.to_string());
+        let cap = memtally()
+            .args(["capture", &child.pid.to_string(), "-o", dir.to_str().unwrap()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(2 * i as u64));
+        child.kill();
+        let out = cap.wait_with_output().unwrap();
+        match out.status.code() {
+            Some(0) => {
+                let smaps = std::fs::read(dir.join(child.pid.to_string()).join("smaps")).unwrap();
+                let regions =
+                    smaps.split(|&b| b == b'\n').filter(|l| l.starts_with(b"VmFlags")).count();
+                assert!(regions >= PAGES, "run {i}: exit 0 with {regions} regions of {PAGES}+");
+                complete += 1;
+            }
+            Some(3) => {
+                gone += 1;
+                assert!(
+                    !dir.join(child.pid.to_string()).exists(),
+                    "run {i}: a cut-short capture was left in place"
+                );
+            }
+            other => panic!("run {i}: exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
+        }
+    }
+    eprintln!("{runs} kills during capture: {complete} complete, {gone} said gone");
+}
+
+/// A shell script that execs itself for ever (bounded: it stops after
+/// `secs`), each exec a new address space.
+fn exec_loop(dir: &std::path::Path, secs: u64) -> std::process::Child {
+    let script = dir.join("again.sh");
+    let end = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
+        + secs;
+    std::fs::write(&script, format!("[ $(date +%s) -lt {end} ] || exit 0\nexec /bin/sh \"$0\"\n"))
+        .unwrap();
+    Command::new("/bin/sh").arg(&script).stdout(Stdio::null()).spawn().unwrap()
+}
+
+#[test]
+fn show_of_a_process_that_execs_mid_read_is_never_cut_short() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut looping = exec_loop(tmp.path(), 8);
+    let pid = looping.id().to_string();
+    let start = Instant::now();
+    let (mut runs, mut ok, mut changed) = (0, 0, 0);
+    while start.elapsed() < Duration::from_secs(6) && runs < 300 {
+        let out = memtally().args(["show", &pid, "--format", "json"]).output().unwrap();
+        runs += 1;
+        match out.status.code() {
+            Some(0) => {
+                let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                let paths: Vec<&str> = doc["regions"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(|r| r["path"].as_str())
+                    .collect();
+                // The stack and the vDSO sit at the top of the address
+                // space: a map cut short lacks them.
+                assert!(
+                    paths.contains(&"[stack]") && paths.contains(&"[vdso]"),
+                    "run {runs}: exit 0 with a map cut short: {paths:?}"
+                );
+                ok += 1;
+            }
+            Some(3) => changed += 1,
+            other => panic!("exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
+        }
+    }
+    let _ = looping.kill();
+    let _ = looping.wait();
+    eprintln!(
+        "{runs} shows of a process exec'ing in a loop: {ok} whole, {changed} said changed or gone"
+    );
+    assert!(runs >= 10);
+}

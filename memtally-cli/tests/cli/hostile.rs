@@ -1,0 +1,433 @@
+//! memtally against an attacker who plants links where it writes, and
+//! against recorded trees made to hurt: devices, FIFOs, sparse giants and
+//! endless lines where small files should be. Every write must replace,
+//! never follow; every read must end, in bounded memory, with a short error.
+
+use std::os::unix::fs::{symlink, FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{memtally, repo, run, spawn, Mapping, MIB};
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn victim(dir: &Path) -> PathBuf {
+    let v = dir.join("victim");
+    std::fs::write(&v, b"keep me\n").unwrap();
+    v
+}
+
+fn ok(out: &Output) {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn capture_replaces_a_planted_symlink_inside_the_pid_dir() {
+    let child = spawn(Mapping::Anonymous(MIB));
+    let tmp = tempfile::tempdir().unwrap();
+    let v = victim(tmp.path());
+    let out = tmp.path().join("cap");
+    let pid_dir = out.join(child.pid.to_string());
+    std::fs::create_dir_all(&pid_dir).unwrap();
+    for f in ["smaps", "status", "smaps_rollup"] {
+        symlink(&v, pid_dir.join(f)).unwrap();
+    }
+    ok(&run(&["capture", &child.pid.to_string(), "-o", out.to_str().unwrap()]));
+    assert_eq!(std::fs::read(&v).unwrap(), b"keep me\n");
+    for f in ["smaps", "status", "smaps_rollup"] {
+        let m = std::fs::symlink_metadata(pid_dir.join(f)).unwrap();
+        assert!(m.file_type().is_file(), "{f} is a regular file now");
+    }
+    // No temporary directory is left beside the capture.
+    assert!(names(&out).iter().all(|n| !n.starts_with(".memtally")), "{:?}", names(&out));
+}
+
+#[test]
+fn capture_never_writes_through_a_symlinked_pid_dir() {
+    let child = spawn(Mapping::Anonymous(MIB));
+    let tmp = tempfile::tempdir().unwrap();
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let out = tmp.path().join("cap");
+    std::fs::create_dir(&out).unwrap();
+    let pid_dir = out.join(child.pid.to_string());
+    symlink(&elsewhere, &pid_dir).unwrap();
+    ok(&run(&["capture", &child.pid.to_string(), "-o", out.to_str().unwrap()]));
+    assert!(names(&elsewhere).is_empty(), "written through the link: {:?}", names(&elsewhere));
+    let m = std::fs::symlink_metadata(&pid_dir).unwrap();
+    assert!(m.is_dir() && !m.file_type().is_symlink());
+    assert!(pid_dir.join("smaps").is_file());
+    // Captured again into the same place: replaced whole, still readable.
+    ok(&run(&["capture", &child.pid.to_string(), "-o", out.to_str().unwrap()]));
+    let shown = run(&["--proc-root", out.to_str().unwrap(), "show", &child.pid.to_string()]);
+    ok(&shown);
+    assert!(names(&out).iter().all(|n| !n.starts_with(".memtally")), "{:?}", names(&out));
+}
+
+#[test]
+fn snapshot_and_export_replace_a_planted_symlink() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v = victim(tmp.path());
+    let snap = tmp.path().join("s.json");
+    symlink(&v, &snap).unwrap();
+    let me = std::process::id().to_string();
+    ok(&run(&["snapshot", "--pid", &me, "-o", snap.to_str().unwrap()]));
+    assert_eq!(std::fs::read(&v).unwrap(), b"keep me\n");
+    assert!(std::fs::symlink_metadata(&snap).unwrap().file_type().is_file());
+
+    let dir = tmp.path().join("textfile");
+    std::fs::create_dir(&dir).unwrap();
+    symlink(&v, dir.join("memtally.prom")).unwrap();
+    ok(&run(&["export", "--textfile", dir.to_str().unwrap(), "--pid", &me]));
+    assert_eq!(std::fs::read(&v).unwrap(), b"keep me\n");
+    assert!(std::fs::symlink_metadata(dir.join("memtally.prom")).unwrap().file_type().is_file());
+    assert_eq!(names(&dir), ["memtally.prom"]);
+}
+
+#[test]
+fn snapshot_to_dev_null_leaves_the_device() {
+    let me = std::process::id().to_string();
+    ok(&run(&["snapshot", "--pid", &me, "-o", "/dev/null"]));
+    let m = std::fs::symlink_metadata("/dev/null").unwrap();
+    assert!(m.file_type().is_char_device(), "/dev/null is still a device");
+}
+
+/// A symlink to a device planted by another user is replaced, not
+/// written through (as root: the link is given to `nobody`).
+#[test]
+fn a_foreign_symlink_to_a_device_is_not_followed() {
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root to plant a link owned by another user");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let link = tmp.path().join("out.json");
+    symlink("/dev/null", &link).unwrap();
+    let c = std::ffi::CString::new(link.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::lchown(c.as_ptr(), 65534, 65534) }, 0);
+    let me = std::process::id().to_string();
+    ok(&run(&["snapshot", "--pid", &me, "-o", link.to_str().unwrap()]));
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_file());
+}
+
+/// A full disk: a 32 KiB tmpfs (as root). The write fails with the
+/// target's name, and no temporary file or directory is left.
+#[test]
+fn a_full_disk_leaves_no_temporary_file() {
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root to mount a small tmpfs");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mnt = tmp.path().join("small");
+    std::fs::create_dir(&mnt).unwrap();
+    let st = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=32k", "tmpfs", mnt.to_str().unwrap()])
+        .status();
+    if !st.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: cannot mount a tmpfs here");
+        return;
+    }
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _u = Unmount(mnt.clone());
+    let child = spawn(Mapping::Anonymous(MIB));
+    let pid = child.pid.to_string();
+    let target = mnt.join("s.json");
+    // Fill the disk to the last byte.
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(mnt.join("filler")).unwrap();
+        while f.write_all(&[b'x'; 4096]).is_ok() {}
+        let _ = f.sync_all();
+    }
+    let me = std::process::id().to_string();
+    let out = run(&["snapshot", "--pid", &me, "-o", target.to_str().unwrap()]);
+    assert!(!out.status.success(), "a snapshot larger than the disk cannot succeed");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(target.to_str().unwrap()) && !err.contains(".memtally"), "{err}");
+    assert_eq!(names(&mnt), ["filler"], "left behind");
+
+    // A capture that does not fit: no half tree, no temporary directory.
+    let cap = mnt.join("cap");
+    let out = run(&["capture", &pid, "-o", cap.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains(".memtally"), "{err}");
+    if cap.exists() {
+        assert!(names(&cap).is_empty(), "left behind: {:?}", names(&cap));
+    }
+}
+
+// --- hostile recorded trees ---------------------------------------------
+
+/// A copy of a recorded tree to spoil.
+fn tree() -> (tempfile::TempDir, PathBuf, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let from = repo().join("testdata/fixtures/linux/python3-mmap/proc");
+    let root = tmp.path().join("proc");
+    copy_dir(&from, &root);
+    let pid = names(&root).into_iter().find(|n| n.parse::<u32>().is_ok()).unwrap();
+    (tmp, root, pid)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+/// Runs memtally with 1 GiB of address space at most and a 20 s deadline:
+/// a read that is unbounded fails (or is killed) instead of eating the machine.
+fn run_bounded(args: &[&str]) -> (Output, Duration) {
+    let bin = memtally().get_program().to_owned();
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg("ulimit -v 1048576; exec \"$0\" \"$@\"").arg(bin).args(args);
+    // Into files, not pipes: a pipe nobody drains would block the child.
+    let (mut so, mut se) = (tempfile::tempfile().unwrap(), tempfile::tempfile().unwrap());
+    cmd.stdin(Stdio::null()).stdout(so.try_clone().unwrap()).stderr(se.try_clone().unwrap());
+    let start = Instant::now();
+    let mut child = cmd.spawn().unwrap();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("memtally {args:?} hung for 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    use std::io::{Read, Seek};
+    let status = child.wait().unwrap();
+    let took = start.elapsed();
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    so.rewind().unwrap();
+    so.read_to_end(&mut stdout).unwrap();
+    se.rewind().unwrap();
+    se.read_to_end(&mut stderr).unwrap();
+    (Output { status, stdout, stderr }, took)
+}
+
+fn refused(out: &Output, what: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.code().is_some(), "{what}: killed by a signal: {err}");
+    assert!(err.len() < 1000, "{what}: an error of {} bytes", err.len());
+}
+
+#[test]
+fn devices_fifos_and_giants_in_a_recorded_tree_are_refused_in_bounded_memory() {
+    let cases: &[(&str, &str)] = &[
+        ("smaps", "/dev/zero"),
+        ("smaps_rollup", "/dev/zero"),
+        ("status", "/dev/urandom"),
+        ("cmdline", "/dev/zero"),
+        ("comm", "/dev/zero"),
+        ("smaps", "fifo"),
+        ("smaps_rollup", "fifo"),
+        ("status", "fifo"),
+        ("smaps", "sparse"),
+        ("smaps", "long line"),
+    ];
+    for &(file, kind) in cases {
+        let (_tmp, root, pid) = tree();
+        let target = root.join(&pid).join(file);
+        std::fs::remove_file(&target).ok();
+        match kind {
+            "fifo" => {
+                let c = std::ffi::CString::new(target.to_str().unwrap()).unwrap();
+                assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+            }
+            "sparse" => {
+                let f = std::fs::File::create(&target).unwrap();
+                f.set_len(2 << 30).unwrap();
+            }
+            "long line" => {
+                let mut line = b"00400000-00401000 r-xp 00000000 08:01 1 /".to_vec();
+                line.resize(3 << 20, b'a');
+                std::fs::write(&target, line).unwrap();
+            }
+            dev => symlink(dev, &target).unwrap(),
+        }
+        let r = root.to_str().unwrap();
+        let cap = root.parent().unwrap().join("cap");
+        for args in [
+            vec!["--proc-root", r, "show", &pid],
+            vec!["--proc-root", r, "top", "--format", "json"],
+            vec!["--proc-root", r, "snapshot", "--pid", &pid],
+            vec!["--proc-root", r, "export", "--pid", &pid],
+            vec!["--proc-root", r, "capture", &pid, "-o", cap.to_str().unwrap()],
+        ] {
+            let (out, took) = run_bounded(&args);
+            let what = format!("{file} as {kind}: {args:?}");
+            refused(&out, &what);
+            assert!(took < Duration::from_secs(15), "{what}: took {took:?}");
+            if args[2] == "show" && file == "smaps" {
+                // The map itself is unreadable: an error, never a table.
+                assert_eq!(
+                    out.status.code(),
+                    Some(5),
+                    "{what}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+        }
+        // A capture of a spoiled tree copies no device, FIFO or giant.
+        if cap.join(&pid).join(file).exists() {
+            let m = std::fs::symlink_metadata(cap.join(&pid).join(file)).unwrap();
+            assert!(m.is_file() && m.size() <= 256 << 20, "{file} as {kind}: captured {m:?}");
+        }
+    }
+}
+
+#[test]
+fn meminfo_as_a_device_or_fifo_does_not_hang_or_grow() {
+    for kind in ["/dev/zero", "fifo"] {
+        let (_tmp, root, pid) = tree();
+        let target = root.join("meminfo");
+        std::fs::remove_file(&target).unwrap();
+        if kind == "fifo" {
+            let c = std::ffi::CString::new(target.to_str().unwrap()).unwrap();
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        } else {
+            symlink(kind, &target).unwrap();
+        }
+        let r = root.to_str().unwrap();
+        for args in
+            [vec!["--proc-root", r, "top"], vec!["--proc-root", r, "snapshot", "--pid", &pid]]
+        {
+            let (out, _) = run_bounded(&args);
+            assert!(
+                out.status.success(),
+                "meminfo as {kind}: {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+#[test]
+fn an_error_quotes_at_most_a_few_hundred_bytes_of_a_bad_line() {
+    let (_tmp, root, pid) = tree();
+    let mut text = std::fs::read(root.join(&pid).join("smaps")).unwrap();
+    let mut bad = b"Rss: ".to_vec();
+    bad.resize(500_000, b'9');
+    bad.extend_from_slice(b"x kB\n");
+    let at = text.iter().position(|&b| b == b'\n').unwrap() + 1;
+    text.splice(at..at, bad);
+    std::fs::write(root.join(&pid).join("smaps"), text).unwrap();
+    let (out, _) = run_bounded(&["--proc-root", root.to_str().unwrap(), "show", &pid]);
+    assert_eq!(out.status.code(), Some(5), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.len() < 1000, "an error of {} bytes", out.stderr.len());
+}
+
+#[test]
+fn two_8_eib_mappings_never_sum_to_a_small_total() {
+    let (_tmp, root, pid) = tree();
+    let smaps = root.join(&pid).join("smaps");
+    let text = String::from_utf8(std::fs::read(&smaps).unwrap()).unwrap();
+    // Every mapping's Rss and Pss set to 8 EiB (2^53 kB).
+    let crafted: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("Rss:") || l.starts_with("Pss:") {
+                format!("{} 9007199254740992 kB\n", &l[..4])
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    std::fs::write(&smaps, crafted).unwrap();
+    std::fs::remove_file(root.join(&pid).join("smaps_rollup")).ok();
+    let (out, _) =
+        run_bounded(&["--proc-root", root.to_str().unwrap(), "show", &pid, "--format", "json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["totals"]["rss"].as_u64(), Some(u64::MAX), "saturated, not wrapped");
+    assert_eq!(doc["totals"]["pss"].as_u64(), Some(u64::MAX));
+}
+
+#[test]
+fn top_on_status_figures_for_a_broken_smaps_is_partial() {
+    let (_tmp, root, pid) = tree();
+    std::fs::remove_file(root.join(&pid).join("smaps_rollup")).ok();
+    std::fs::remove_file(root.join(&pid).join("smaps")).unwrap();
+    symlink("/dev/zero", root.join(&pid).join("smaps")).unwrap();
+    let (out, _) = run_bounded(&["--proc-root", root.to_str().unwrap(), "top", "--format", "json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["partial"], true, "{doc}");
+    let failed = doc["failed"].to_string();
+    assert!(failed.contains("not a regular file") && failed.contains("status"), "{failed}");
+}
+
+#[test]
+fn control_and_bidi_characters_of_a_command_line_are_escaped_in_csv_and_prometheus() {
+    use std::os::unix::process::CommandExt;
+    let mut child =
+        Command::new("sleep").arg0("evil\u{1b}[31m\u{202e}gpj.exe").arg("30").spawn().unwrap();
+    let pid = child.id().to_string();
+    std::thread::sleep(Duration::from_millis(100));
+    let csv = run(&["top", "--pid", &pid, "--format", "csv"]);
+    let prom = run(&["export", "--pid", &pid]);
+    let _ = child.kill();
+    let _ = child.wait();
+    for (what, out) in [("top csv", csv), ("export", prom)] {
+        ok(&out);
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("evil?[31m?gpj.exe"), "{what}: {text}");
+        assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'), "{what}: raw controls");
+    }
+}
+
+#[test]
+fn plot_refuses_non_finite_times_and_draws_many_series_quickly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let csv = tmp.path().join("s.csv");
+    let svg = tmp.path().join("s.svg");
+    std::fs::write(
+        &csv,
+        "elapsed_s,scope,key,label,pss\n0,total,total,total,10\ninf,total,total,total,20\n",
+    )
+    .unwrap();
+    let (out, _) = run_bounded(&["plot", csv.to_str().unwrap(), "-o", svg.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(5), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("finite"));
+
+    // 30,000 series of 3 points, and one series of 200,000 points.
+    let mut text = String::from("elapsed_s,scope,key,label,pss\n");
+    for t in 0..3 {
+        for k in 0..30_000 {
+            text.push_str(&format!("{t},process,{k},p{k},{}\n", 4096 * (k + t)));
+        }
+    }
+    for t in 0..200_000 {
+        text.push_str(&format!("{t},total,total,total,{}\n", 4096 + t));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let (out, took) = run_bounded(&["plot", csv.to_str().unwrap(), "-o", svg.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    let svg_text = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg_text.len() < 20 << 20, "an SVG of {} bytes", svg_text.len());
+}
