@@ -6,10 +6,12 @@
 
 mod capture;
 mod choice;
+mod completions;
 mod diff;
 #[cfg(feature = "serve")]
 mod export;
 mod gpu;
+mod man;
 #[cfg(feature = "serve")]
 mod metrics;
 #[cfg(feature = "plot")]
@@ -47,7 +49,7 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-const EXAMPLES: &str = "\
+pub(crate) const EXAMPLES: &str = "\
 Examples:
   memtally                          every process by PSS, and the machine's picture
   memtally top --by program         processes of one program added up (like ps_mem)
@@ -90,6 +92,11 @@ pub enum Command {
     Export(export::ExportArgs),
     /// GPU memory per process and device (DRM and dma-buf fdinfo, nvidia-smi), each client and buffer once.
     Gpu(gpu::GpuArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
+    Completions(completions::CompletionsArgs),
+    /// Print a manual page (roff) on stdout: memtally(1), or memtally-COMMAND(1).
+    #[command(hide = true)]
+    Man(man::ManArgs),
 }
 
 impl Cli {
@@ -116,6 +123,8 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
         Some(Command::Export(args)) => export::run(&root, &args, out),
         Some(Command::Gpu(args)) => gpu::run(&root, &args, out),
         Some(Command::Top(args)) => top::run(&root, &args, out),
+        Some(Command::Completions(args)) => completions::run(&args, out),
+        Some(Command::Man(args)) => man::run(&args, out),
         None => top::run(&root, &top::TopArgs::default(), out),
     }
 }

@@ -8,6 +8,7 @@ mod support;
 
 mod bad_bytes;
 mod classic_parity;
+mod completions;
 mod gpu;
 mod over_time;
 mod permissions;
