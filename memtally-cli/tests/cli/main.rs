@@ -9,6 +9,7 @@ mod support;
 mod bad_bytes;
 mod classic_parity;
 mod completions;
+mod deploy;
 mod gpu;
 mod over_time;
 mod permissions;
