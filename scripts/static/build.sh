@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the static binary: target/x86_64-unknown-linux-musl/release/memtally
+# and checks that it is statically linked and runs (version, a real scan
+# of this shell, the man page and a completion script). Adds the rustup
+# target when it is missing (no musl C toolchain is needed: nothing in the
+# dependency tree compiles C, and Rust's musl target brings its own libc).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+target=x86_64-unknown-linux-musl
+if ! rustup target list --installed | grep -qx "$target"; then
+  rustup target add "$target"
+fi
+cargo build --release --locked -p memtally-cli --target "$target" >&2
+bin=target/$target/release/memtally
+fail() { echo "static build: $*" >&2; exit 1; }
+# ldd fails on a binary with no dynamic section; readelf shows no interpreter.
+if ldd "$bin" >/dev/null 2>&1; then fail "$bin is dynamically linked: $(ldd "$bin" 2>&1 | tr '\n' ' ')"; fi
+if readelf -l "$bin" | grep -q 'Requesting program interpreter'; then fail "$bin has a program interpreter"; fi
+if readelf -d "$bin" 2>/dev/null | grep -q NEEDED; then fail "$bin needs shared libraries"; fi
+"$bin" --version
+"$bin" top --pid $$ --format json > /dev/null || fail "top does not run"
+"$bin" man | grep -q '^\.TH memtally 1' || fail "no man page"
+"$bin" completions bash | bash -n || fail "the bash completion does not parse"
+echo "static build: $bin ($(du -k "$bin" | cut -f1) KiB), statically linked, runs"
