@@ -8,6 +8,7 @@
 //!   are accepted by `memtally serve` (a misspelled one exits 2), and run
 //!   as written against a host /proc seen through another path, as the
 //!   pod sees the node's, they serve live figures.
+//!
 //! Every socket is on 127.0.0.1; every wait is bounded.
 
 use std::collections::BTreeSet;
