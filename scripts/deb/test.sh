@@ -39,8 +39,12 @@ words=$(bash --norc -c "source $bash_c; COMP_WORDS=(memtally ser); COMP_CWORD=1;
 if command -v zsh >/dev/null; then zsh -n "$zsh_c" || fail "$zsh_c does not parse"; fi
 if command -v fish >/dev/null; then
   fish --no-execute "$fish_c" || fail "$fish_c does not parse"
-  # fish finds it by itself, from its vendor directory.
-  [ "$(fish --no-config -c "complete -C 'memtally ser'" | cut -f1)" = serve ] || fail "fish does not load $fish_c"
+  # fish finds it by itself, from its vendor directory (a fresh HOME: no
+  # user configuration; --no-config would also drop the vendor directories).
+  fish_home=$(mktemp -d)
+  got=$(HOME=$fish_home fish -c "complete -C 'memtally ser'" | cut -f1)
+  rm -rf "$fish_home"
+  [ "$got" = serve ] || fail "fish does not load $fish_c (completes 'memtally ser' to '$got')"
 fi
 echo "completions: bash, zsh, fish installed and parsed"
 
