@@ -63,7 +63,8 @@ Examples:
   memtally watch PID -o s.csv       growth rates; memtally plot s.csv -o s.svg
   memtally vmmap saved.txt          macOS vmmap: GPU memory by purgeable state
   memtally gpu                      GPU memory per process (DRM fdinfo, dma-buf, nvidia-smi)
-  memtally serve                    Prometheus metrics on 127.0.0.1:9464/metrics";
+  memtally serve                    Prometheus metrics on 127.0.0.1:9464/metrics
+  memtally completions bash         a shell completion script (also zsh, fish)";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
