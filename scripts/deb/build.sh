@@ -51,13 +51,15 @@ install -D -m 0644 deploy/debian/default "$pkg/etc/default/memtally"
 doc=$pkg/usr/share/doc/memtally
 install -d "$doc"
 gzip -9n < README.md > "$doc/README.md.gz"
+first_year=$(git log --reverse --format=%ad --date=format:%Y 2>/dev/null | head -n 1)
+last_year=$(git log -1 --format=%ad --date=format:%Y 2>/dev/null || date +%Y)
 cat > "$doc/copyright" <<COPYRIGHT
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: memtally
 Source: https://github.com/memtally/memtally
 
 Files: *
-Copyright: memtally maintainers
+Copyright: ${first_year:-$last_year}-$last_year memtally maintainers
 License: MIT or Apache-2.0
  On Debian systems the Apache License 2.0 is in
  /usr/share/common-licenses/Apache-2.0.
@@ -65,7 +67,7 @@ COPYRIGHT
 printf 'memtally (%s) unstable; urgency=medium\n\n  * Built from the repository by scripts/deb/build.sh.\n\n -- %s  %s\n' \
   "$version" "${DEB_MAINTAINER:-memtally maintainers <maintainers@memtally.invalid>}" \
   "$(date -R -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")" \
-  | gzip -9n > "$doc/changelog.Debian.gz"
+  | gzip -9n > "$doc/changelog.gz"  # a native package (no Debian revision): changelog.gz
 
 # Depends: what the binary links against (libc6, libgcc-s1), as Debian's
 # own packages compute it. dpkg-shlibdeps wants a debian/control nearby.

@@ -4,6 +4,7 @@
 # where bash, zsh and fish look, the systemd unit accepted by
 # systemd-analyze verify, the options file a conffile, then dpkg -r
 # removes it all (and dpkg --purge the conffile). Run as root (CI is).
+# lintian checks the package first where it is installed (CI installs it).
 # A .deb already built can be given: scripts/deb/test.sh path/to.deb
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -12,6 +13,12 @@ deb=${1:-$(scripts/deb/build.sh target/debian | tail -n 1)}
 echo "deb: $deb ($(du -k "$deb" | cut -f1) KiB)"
 dpkg-deb --info "$deb" | sed -n 's/^ *\(Package\|Version\|Depends\|Installed-Size\):/  &/p'
 want_version=$(dpkg-deb --field "$deb" Version)
+# Debian's own package checker: no error and no warning.
+if command -v lintian >/dev/null; then
+  lintian --fail-on error,warning --tag-display-limit 0 "$deb" 2>&1 | grep -v 'root privileges' || true
+  lintian --fail-on error,warning "$deb" >/dev/null 2>&1 || fail "lintian finds errors or warnings in $deb"
+  echo "lintian: no errors, no warnings"
+fi
 
 cleanup() { dpkg --purge memtally >/dev/null 2>&1 || true; }
 trap cleanup EXIT
