@@ -77,7 +77,10 @@ depends=$(cd "$work/src" && dpkg-shlibdeps -O -e"$pkg/usr/bin/memtally" 2>/dev/n
   | sed -n 's/^shlibs:Depends=//p')
 if [ -z "$depends" ]; then
   # A static (musl) binary links against nothing.
-  ldd "$pkg/usr/bin/memtally" >/dev/null 2>&1 && { echo "dpkg-shlibdeps found no Depends" >&2; exit 1; }
+  if readelf -d "$pkg/usr/bin/memtally" 2>/dev/null | grep -q NEEDED; then
+    echo "dpkg-shlibdeps found no Depends for a dynamically linked binary" >&2
+    exit 1
+  fi
 fi
 
 install -d -m 0755 "$pkg/DEBIAN"
