@@ -51,7 +51,7 @@ install -D -m 0644 deploy/debian/default "$pkg/etc/default/memtally"
 doc=$pkg/usr/share/doc/memtally
 install -d "$doc"
 gzip -9n < README.md > "$doc/README.md.gz"
-first_year=$(git log --reverse --format=%ad --date=format:%Y 2>/dev/null | head -n 1)
+first_year=$(git log --reverse --format=%ad --date=format:%Y 2>/dev/null | sed -n 1p || true)
 last_year=$(git log -1 --format=%ad --date=format:%Y 2>/dev/null || date +%Y)
 cat > "$doc/copyright" <<COPYRIGHT
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
@@ -77,7 +77,7 @@ depends=$(cd "$work/src" && dpkg-shlibdeps -O -e"$pkg/usr/bin/memtally" 2>/dev/n
   | sed -n 's/^shlibs:Depends=//p')
 if [ -z "$depends" ]; then
   # A static (musl) binary links against nothing.
-  if readelf -d "$pkg/usr/bin/memtally" 2>/dev/null | grep -q NEEDED; then
+  if readelf -d "$pkg/usr/bin/memtally" 2>/dev/null | grep NEEDED >/dev/null; then
     echo "dpkg-shlibdeps found no Depends for a dynamically linked binary" >&2
     exit 1
   fi
