@@ -7,11 +7,13 @@
 mod capture;
 mod cgroup;
 mod choice;
+mod completions;
 mod diff;
 #[cfg(feature = "serve")]
 mod export;
 mod gpu;
 mod machine;
+mod man;
 #[cfg(feature = "serve")]
 mod metrics;
 #[cfg(feature = "plot")]
@@ -49,7 +51,7 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-const EXAMPLES: &str = "\
+pub(crate) const EXAMPLES: &str = "\
 Examples:
   memtally                          every process by PSS, and the machine's picture
   memtally top --by program         processes of one program added up (like ps_mem)
@@ -65,7 +67,8 @@ Examples:
   memtally cgroup [PATH]            containers: charge, limit, working set beside their processes' PSS
   memtally machine                  MemTotal split into lines that add up, each with its source
   memtally gpu                      GPU memory per process (DRM fdinfo, dma-buf, nvidia-smi)
-  memtally serve                    Prometheus metrics on 127.0.0.1:9464/metrics";
+  memtally serve                    Prometheus metrics on 127.0.0.1:9464/metrics
+  memtally completions bash         a shell completion script (also zsh, fish)";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -98,6 +101,11 @@ pub enum Command {
     Machine(machine::MachineArgs),
     /// Each cgroup's charge (usage, limit, high, peak, memory.stat, working set) beside its processes' PSS, the difference named.
     Cgroup(cgroup::CgroupArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
+    Completions(completions::CompletionsArgs),
+    /// Print a manual page (roff) on stdout: memtally(1), or memtally-COMMAND(1).
+    #[command(hide = true)]
+    Man(man::ManArgs),
 }
 
 impl Cli {
@@ -126,6 +134,8 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
         Some(Command::Machine(args)) => machine::run(&root, &args, out),
         Some(Command::Cgroup(args)) => cgroup::run(&root, &args, out),
         Some(Command::Top(args)) => top::run(&root, &args, out),
+        Some(Command::Completions(args)) => completions::run(&args, out),
+        Some(Command::Man(args)) => man::run(&args, out),
         None => top::run(&root, &top::TopArgs::default(), out),
     }
 }

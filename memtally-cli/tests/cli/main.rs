@@ -9,6 +9,8 @@ mod support;
 mod bad_bytes;
 mod cgroup;
 mod classic_parity;
+mod completions;
+mod deploy;
 mod exit_races;
 mod gpu;
 mod hostile;

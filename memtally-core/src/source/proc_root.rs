@@ -17,6 +17,8 @@ use crate::source::status::Status;
 #[derive(Debug, Clone)]
 pub struct ProcRoot {
     root: PathBuf,
+    /// The kernel's procfs (at /proc or mounted elsewhere), not a recording.
+    procfs: bool,
 }
 
 impl Default for ProcRoot {
@@ -28,7 +30,9 @@ impl Default for ProcRoot {
 impl ProcRoot {
     /// The tree at `root`: `/proc`, or a directory a capture wrote.
     pub fn new(root: impl Into<PathBuf>) -> ProcRoot {
-        ProcRoot { root: root.into() }
+        let root = root.into();
+        let procfs = is_procfs(&root);
+        ProcRoot { root, procfs }
     }
 
     pub(crate) fn path(&self) -> &Path {
@@ -44,6 +48,16 @@ impl ProcRoot {
     /// owners looked up) rather than a recording.
     pub(crate) fn is_live(&self) -> bool {
         self.root == Path::new("/proc")
+    }
+
+    /// Whether the tree is the kernel's procfs, wherever it is mounted: the
+    /// live `/proc`, or a host's `/proc` mounted into a container at
+    /// `/host/proc`. Its files are read as live data (`stat` for identity,
+    /// a second look for processes that exit mid-read); unlike
+    /// [`is_live`](Self::is_live) it says nothing of whether its PIDs are
+    /// this machine's to signal or to ask `nvidia-smi` about.
+    pub fn is_procfs(&self) -> bool {
+        self.procfs
     }
 
     /// The tree's `meminfo` (the machine's own accounting), when readable.
@@ -256,7 +270,7 @@ impl ProcRoot {
         if stamp::check(self, pid, &process.comm, before.as_ref())? == stamp::Change::Execed {
             return Err(Error::Changed { pid, comm: process.comm });
         }
-        if !self.is_live() && status.as_ref().is_some_and(Status::exited) {
+        if !self.is_procfs() && status.as_ref().is_some_and(Status::exited) {
             return Err(Error::Exited { pid, comm: process.comm });
         }
         let kernel_thread = kernel_thread || before.as_ref().is_some_and(|s| s.kernel_thread());
@@ -349,6 +363,20 @@ fn same_instant(rollup: &Sizes, sum: &Sizes) -> bool {
         .all(|k| rollup.get(k) == sum.get(k))
 }
 
+/// Whether `path` is on a procfs mount (statfs magic PROC_SUPER_MAGIC).
+fn is_procfs(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    const PROC_SUPER_MAGIC: i64 = 0x9fa0;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return false };
+    // SAFETY: statfs(2) fills the zeroed struct it is given; `c` is a
+    // NUL-terminated path that outlives the call.
+    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::statfs(c.as_ptr(), &mut fs) } == 0;
+    #[allow(clippy::unnecessary_cast)] // f_type's width differs between libcs
+    let magic = fs.f_type as i64;
+    ok && magic == PROC_SUPER_MAGIC
+}
+
 /// The most a small `/proc` file (`status`, `cmdline`, `comm`, `stat`,
 /// `smaps_rollup`, `meminfo`) may hold: real ones are a few KiB
 /// (`cmdline` is at most a few hundred KiB of arguments).
@@ -406,6 +434,29 @@ pub(crate) fn join_cmdline(raw: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn procfs_is_told_from_recordings_wherever_it_is_mounted() {
+        assert!(ProcRoot::default().is_procfs() && ProcRoot::default().is_live());
+        // A host's /proc seen through another path (as a container's
+        // /host/proc): procfs, not the live /proc.
+        let dir = std::env::temp_dir().join(format!("memtally-procfs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let link = dir.join("proc");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink("/proc", &link).unwrap();
+        let host = ProcRoot::new(&link);
+        let (procfs, live) = (host.is_procfs(), host.is_live());
+        std::fs::remove_file(&link).unwrap();
+        std::fs::remove_dir(&dir).unwrap();
+        assert!(procfs && !live);
+        let recorded = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../testdata/fixtures/linux/python3-mmap/proc");
+        assert!(recorded.is_dir());
+        assert!(!ProcRoot::new(recorded).is_procfs());
+        assert!(!ProcRoot::new("/nonexistent/proc").is_procfs());
+        assert!(!ProcRoot::new("bad\0path").is_procfs());
+    }
 
     #[test]
     fn read_small_reads_past_its_first_chunk_and_appends() {

@@ -32,13 +32,13 @@ pub fn list(root: &ProcRoot, needs: Needs) -> crate::error::Result<(Vec<ProcInfo
 
 /// One process's identity; `None` for a kernel thread.
 ///
-/// Live, this reads `stat` (the cheapest file with the parent and the
+/// On procfs (live, or a host's mounted elsewhere), this reads `stat` (the cheapest file with the parent and the
 /// kernel-thread flag) and takes the owner from the directory's metadata;
 /// a recorded tree's metadata belongs to whoever copied it, so there the
 /// recorded `status` is read instead.
 pub fn identify(root: &ProcRoot, pid: u32, needs: Needs) -> crate::error::Result<Option<ProcInfo>> {
     let mut info = ProcInfo { pid, ..Default::default() };
-    let stat = if root.is_live() { read_stat(root, pid) } else { None };
+    let stat = if root.is_procfs() { read_stat(root, pid) } else { None };
     match stat {
         Some((stat, uid)) => {
             if stat.flags & PF_KTHREAD != 0 {

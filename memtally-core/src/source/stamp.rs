@@ -92,7 +92,7 @@ impl Stamp {
 /// The stamp of a live process; `Ok(None)` for a recorded tree (which
 /// does not change) or when `stat` cannot be parsed.
 pub fn stamp(root: &ProcRoot, pid: u32) -> Result<Option<Stamp>> {
-    if !root.is_live() {
+    if !root.is_procfs() {
         return Ok(None);
     }
     let mut f = root.open(pid, "stat")?;
