@@ -88,7 +88,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut headers = vec![("CATEGORY", false)];
     headers.extend(cols.iter().map(|(h, _)| (*h, true)));
     headers.push(("REGIONS", true));
-    let mut widths = vec![Constraint::Min(19)];
+    let mut widths = vec![Constraint::Length(20)];
     widths.extend(cols.iter().map(|(h, _)| Constraint::Length(width(h))));
     widths.push(Constraint::Length(7));
     let line = |label: &str, regions: String, sizes: &Sizes| {

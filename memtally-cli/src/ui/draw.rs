@@ -49,7 +49,8 @@ fn title_line(app: &App) -> String {
     match app.level {
         Level::Machine => s.push_str(" · machine"),
         Level::Processes => {
-            s.push_str(&format!(" · {n} processes · by {}", app.by.name()));
+            let n = crate::render::top::plural(n, "process", "processes");
+            s.push_str(&format!(" · {n} · by {}", app.by.name()));
             if let Some((by, key)) = &app.group {
                 s.push_str(&format!(" · {} {}", by.name(), escape_controls(key.clone())));
             }
@@ -113,7 +114,7 @@ fn note_line(app: &App) -> Line<'static> {
 
 fn key_line(app: &App) -> Line<'static> {
     let filter = if app.editing {
-        format!("filter: {}█  (Enter keeps, Esc clears)", app.filter)
+        format!("filter: {}█  (Enter keeps, Esc clears)  ", app.filter)
     } else if !app.filter.is_empty() {
         format!("filter: {}  ", app.filter)
     } else {

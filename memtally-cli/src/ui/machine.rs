@@ -85,7 +85,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     text.push(Line::from(Span::styled(head, bold)));
     let readable = top.scan.processes.len() - top.scan.restricted.len();
-    let bar_width = (area.width as usize).saturating_sub(70).clamp(4, 30);
+    let bar_width = (area.width as usize).saturating_sub(76).clamp(4, 30);
     for (label, figure, bytes, what) in lines(m, readable, top.report.totals.get("gpu")) {
         let pct = if m.total > 0 { bytes as f64 * 100.0 / m.total as f64 } else { 0.0 };
         text.push(Line::from(format!(

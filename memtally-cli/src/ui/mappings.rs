@@ -4,7 +4,8 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 use ratatui::Frame;
 
 use memtally_core::model::Region;
@@ -29,7 +30,7 @@ fn range(r: &Region) -> String {
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let Some(detail) = &app.detail else { return };
     let maps = mappings(app);
-    let [list, info] = Layout::vertical([Constraint::Min(3), Constraint::Length(4)]).areas(area);
+    let [list, info] = Layout::vertical([Constraint::Min(3), Constraint::Length(5)]).areas(area);
     let cols = columns(list.width.saturating_sub(25 + 1 + 5 + 1 + 12));
     let mut headers = vec![("ADDRESS", false), ("PERMS", false)];
     headers.extend(cols.iter().map(|(h, _)| (*h, true)));
@@ -54,18 +55,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let selected = app.cursor[3].min(maps.len().saturating_sub(1));
     let mut state = TableState::default().with_selected(Some(selected));
     frame.render_stateful_widget(table, list, &mut state);
-    let text = match maps.get(selected) {
+    let mut parts: Vec<String> = match maps.get(selected) {
         Some(r) => {
-            let sizes: Vec<String> =
+            let mut p: Vec<String> =
                 r.sizes.present().iter().map(|(k, v)| format!("{k} {}", human(*v))).collect();
-            let mut s = sizes.join("  ");
-            if let Some(flags) = &r.vm_flags {
-                s.push_str(&format!("  flags {flags}"));
-            }
-            s
+            p.extend(r.vm_flags.as_ref().map(|f| format!("flags {f}")));
+            p
         }
-        None => "no mappings in this category".into(),
+        None => vec!["no mappings in this category".into()],
     };
+    let text = pack(&mut parts, info.width as usize);
     let more = if detail.more_mappings > 0 {
         format!(" ({} more not kept)", detail.more_mappings)
     } else {
@@ -74,10 +73,27 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let block = Block::default()
         .borders(Borders::TOP)
         .title(format!("every size of the selected mapping{more}"));
-    frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }).block(block), info);
+    frame.render_widget(Paragraph::new(text).block(block), info);
 }
 
 /// How many rows the level has.
 pub fn len(app: &App) -> usize {
     mappings(app).len()
+}
+
+/// Lays `name value` pairs out in lines of `width`, never splitting one.
+fn pack(parts: &mut [String], width: usize) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line> = Vec::new();
+    let mut line = String::new();
+    for p in parts.iter_mut() {
+        if !line.is_empty() && line.chars().count() + 2 + p.chars().count() > width {
+            lines.push(Line::from(std::mem::take(&mut line)));
+        }
+        if !line.is_empty() {
+            line.push_str("  ");
+        }
+        line.push_str(p);
+    }
+    lines.push(Line::from(line));
+    lines
 }

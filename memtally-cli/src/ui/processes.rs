@@ -134,7 +134,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut widths: Vec<Constraint> = if per_process {
         vec![Constraint::Length(7), Constraint::Length(8)]
     } else {
-        vec![Constraint::Min(16), Constraint::Length(5)]
+        let key = if app.by == TopBy::Cgroup { (area.width / 2).clamp(20, 70) } else { 20 };
+        vec![Constraint::Length(key), Constraint::Length(5)]
     };
     widths.extend(figures.iter().map(|_| Constraint::Length(6)));
     widths.extend([Constraint::Length(7), Constraint::Length(8)]);

@@ -5,8 +5,9 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// How long a screen may take to show what a test waits for.
-pub const WAIT: Duration = Duration::from_secs(10);
+/// How long a screen may take to show what a test waits for: long, for
+/// machines busy with builds (each wait ends as soon as the screen shows it).
+pub const WAIT: Duration = Duration::from_secs(30);
 
 pub struct Tmux {
     socket: String,
@@ -88,6 +89,11 @@ impl Tmux {
         self.ok(&["capture-pane", "-p", "-t", "ui"])
     }
 
+    /// The screen with its colours and attributes as escape sequences.
+    pub fn screen_styled(&self) -> String {
+        self.ok(&["capture-pane", "-p", "-e", "-t", "ui"])
+    }
+
     /// A format of the pane (`#{alternate_on}`, `#{pane_pid}`).
     pub fn display(&self, format: &str) -> String {
         self.ok(&["display-message", "-p", "-t", "ui", format]).trim().to_string()
@@ -118,6 +124,20 @@ impl Tmux {
                 panic!("waited {WAIT:?} for {what}; the screen:\n{s}");
             }
             std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The screen once it stopped changing (two captures 200 ms apart agree).
+    pub fn settled(&self) -> String {
+        let start = Instant::now();
+        let mut last = self.screen();
+        loop {
+            std::thread::sleep(Duration::from_millis(200));
+            let now = self.screen();
+            if now == last || start.elapsed() > WAIT {
+                return now;
+            }
+            last = now;
         }
     }
 
