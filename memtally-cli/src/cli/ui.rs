@@ -12,6 +12,7 @@ use memtally_core::{Error, Result};
 use crate::cli::choice::choice;
 
 #[derive(Debug, Args)]
+#[command(after_long_help = KEYS)]
 pub struct UiArgs {
     /// Time between refreshes (`500ms`, `1s`, `5s`).
     #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
@@ -21,6 +22,17 @@ pub struct UiArgs {
     #[arg(long, value_parser = choice::<TopBy>(), default_value = "process")]
     pub by: TopBy,
 }
+
+const KEYS: &str = "\
+Keys:
+  Enter / Esc      down / up: machine -> processes -> categories -> mappings
+  /                filter the processes by name, or one PID
+  s                sort: pss, uss, rss, dirty, swap, gpu, growth
+  g                group: process, program, user, cgroup, tree (as top --by)
+  w                write a snapshot of what is shown (as memtally snapshot), here
+  ?  q             the keys; quit (the terminal is restored, also on SIGTERM)
+
+Needs a terminal; `memtally top` prints the same figures once, for pipes and files.";
 
 pub fn run(root: &ProcRoot, args: &UiArgs, _out: &mut dyn Write) -> Result<()> {
     if args.interval < Duration::from_millis(100) {
