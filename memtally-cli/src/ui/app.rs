@@ -5,18 +5,17 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use memtally_core::analyze::category::{categorize, Category};
-use memtally_core::analyze::select::Selection;
 use memtally_core::analyze::show::Report;
 use memtally_core::analyze::top::TopBy;
 use memtally_core::model::{Named, Region};
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::show::{show_process, ShowOptions};
-use memtally_core::usecase::top::{top, Top, TopOptions};
-use memtally_core::usecase::Silent;
+use memtally_core::usecase::top::Top;
 use memtally_core::Error;
 
 use crate::ui::history::History;
 use crate::ui::processes::{self, ProcRow};
+use crate::ui::read::Reader;
 
 /// What `memtally ui` was started with.
 #[derive(Debug, Clone)]
@@ -125,6 +124,7 @@ pub struct App {
     pub top_error: Option<String>,
     pub ghosts: Vec<Ghost>,
     histories: HashMap<&'static str, History>,
+    reader: Reader,
     /// The process being looked at (categories, mappings).
     pub pid: Option<u32>,
     pub category: Option<Category>,
@@ -152,6 +152,7 @@ impl App {
             top_error: None,
             ghosts: Vec::new(),
             histories: HashMap::new(),
+            reader: Reader::default(),
             pid: None,
             category: None,
             detail: None,
@@ -181,22 +182,16 @@ impl App {
         self.refreshes += 1;
     }
 
-    /// The process list: `top` over every process (smaps_rollup only).
+    /// The process list: `top`'s reads over every process (smaps_rollup only).
     pub fn refresh_top(&mut self) {
-        let opts = TopOptions {
-            select: Selection::default(),
-            by: self.by,
-            sort: vec![self.sort.top_field().to_string()],
-            top: None,
-            // A group's processes need every process's program and cgroup.
-            every_identity: self.group.is_some(),
-        };
         let before: Vec<ProcRow> = if matches!(self.by, TopBy::Process | TopBy::Tree) {
             processes::base_rows(self)
         } else {
             Vec::new()
         };
-        match top(&self.root, &opts, &Silent) {
+        // A cgroup's processes need every process's cgroup.
+        let cgroups = matches!(self.group, Some((TopBy::Cgroup, _)));
+        match self.reader.top(&self.root, self.by, self.sort.top_field(), cgroups) {
             Ok(now) => {
                 let t = self.start.elapsed().as_secs_f64();
                 let history = self.histories.entry(self.by.name()).or_default();

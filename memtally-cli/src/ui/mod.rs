@@ -3,7 +3,7 @@
 //! `top` (the process list, smaps_rollup only) and `show` (one process's
 //! full smaps, read only for the process looked at).
 //!
-//! `app` holds the state and reads; `keys` maps keys to moves; one module
+//! `app` holds the state and reads (the list through `read`); `keys` maps keys to moves; one module
 //! per level draws it (`machine`, `processes`, `categories`, `mappings`);
 //! `draw` lays the frame out; `history` keeps the samples behind the
 //! growth rates; `terminal` takes the terminal and always gives it back.
@@ -16,6 +16,7 @@ mod keys;
 mod machine;
 mod mappings;
 mod processes;
+mod read;
 mod snapshot;
 mod terminal;
 
