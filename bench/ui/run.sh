@@ -30,13 +30,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-have=$(ls -d /proc/[0-9]* | wc -l)
+count_procs() { local p=(/proc/[0-9]*); echo ${#p[@]}; }
+have=$(count_procs)
 for ((i = have; i < PROCS; i++)); do
   sleep 3600 &
   sleepers+=($!)
 done
 sleep 1
-echo "processes: $(ls -d /proc/[0-9]* | wc -l) (with ${#sleepers[@]} extra sleep)"
+echo "processes: $(count_procs) (with ${#sleepers[@]} extra sleep)"
 echo "kernel $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # btop reads its refresh interval from its config file only.
@@ -44,12 +45,12 @@ mkdir -p "$work/home/.config/btop"
 printf 'update_ms = 1000\n' > "$work/home/.config/btop/btop.conf"
 
 ticks=$(getconf CLK_TCK)
-cpu_ticks() { # utime + stime of a process (all its threads)
+cpu_ticks() { # "utime stime" of a process (all its threads)
   local stat
   stat=$(cat "/proc/$1/stat")
   stat=${stat##*) }
   set -- $stat
-  echo $(( ${12} + ${13} ))
+  echo "${12} ${13}"
 }
 
 # measure NAME KEYS COMMAND...: runs COMMAND as the window's process,
@@ -65,15 +66,15 @@ measure() {
   sleep 1
   if [ -n "$keys" ]; then tmux -L "$SOCK" send-keys -t b $keys; fi
   sleep "$WARM"
-  local t0 t1
-  t0=$(cpu_ticks "$pid")
+  local u0 s0 u1 s1
+  read -r u0 s0 < <(cpu_ticks "$pid")
   sleep "$SECS"
-  t1=$(cpu_ticks "$pid")
+  read -r u1 s1 < <(cpu_ticks "$pid")
   local hwm
   hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")
   tmux -L "$SOCK" kill-session -t b
-  awk -v n="$name" -v d=$((t1 - t0)) -v hz="$ticks" -v s="$SECS" -v h="$hwm" \
-    'BEGIN { printf "| %s | %.2f s | %.2f %% | %.1f MiB |\n", n, d / hz, 100 * d / hz / s, h / 1024 }'
+  awk -v n="$name" -v u=$((u1 - u0)) -v k=$((s1 - s0)) -v hz="$ticks" -v s="$SECS" -v h="$hwm" \
+    'BEGIN { d = u + k; printf "| %s | %.2f s (user %.2f, sys %.2f) | %.2f %% | %.1f MiB |\n", n, d / hz, u / hz, k / hz, 100 * d / hz / s, h / 1024 }'
 }
 
 echo
