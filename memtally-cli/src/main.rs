@@ -7,6 +7,8 @@ use memtally_core::error::exit;
 
 mod cli;
 mod render;
+#[cfg(feature = "ui")]
+mod ui;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();

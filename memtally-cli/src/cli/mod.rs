@@ -25,6 +25,8 @@ pub(crate) mod serve;
 mod show;
 mod snapshot;
 mod top;
+#[cfg(feature = "ui")]
+mod ui;
 mod vmmap;
 mod watch;
 
@@ -56,6 +58,7 @@ Examples:
   memtally                          every process by PSS, and the machine's picture
   memtally top --by program         processes of one program added up (like ps_mem)
   memtally top --tree PID           a browser and all its children
+  memtally ui                       live explorer: Enter goes down to a process, its categories, its mappings
   memtally show $$                  where this shell's memory goes, by category
   memtally show PID --by path       one row per shared library and named region
   memtally show PID --regions       every mapping, like pmap -X
@@ -72,8 +75,12 @@ Examples:
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Every process at once, ranked by PSS, with the machine's picture (the default).
+    /// Every process at once, ranked by PSS, with the machine's picture (the default). Prints
+    /// once and exits, like `top -b -n1`; `memtally ui` is the live, interactive view.
     Top(top::TopArgs),
+    /// Full-screen live explorer: machine -> processes -> one process's categories -> its mappings.
+    #[cfg(feature = "ui")]
+    Ui(ui::UiArgs),
     /// One process's memory by category, path or permissions, from smaps.
     Show(show::ShowArgs),
     /// Everything show and top know about a selection, at one moment, as JSON (for diff and plot).
@@ -136,6 +143,8 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
         Some(Command::Top(args)) => top::run(&root, &args, out),
         Some(Command::Completions(args)) => completions::run(&args, out),
         Some(Command::Man(args)) => man::run(&args, out),
+        #[cfg(feature = "ui")]
+        Some(Command::Ui(args)) => ui::run(&root, &args, out),
         None => top::run(&root, &top::TopArgs::default(), out),
     }
 }

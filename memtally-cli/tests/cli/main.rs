@@ -24,6 +24,7 @@ mod rollup_parity;
 mod show_errors;
 mod show_live;
 mod top_live;
+mod ui;
 mod vmmap_cli;
 mod vmmap_over_time;
 mod vmmap_parity;

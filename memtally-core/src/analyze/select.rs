@@ -26,7 +26,7 @@ pub struct Selection {
 
 impl Selection {
     /// Whether nothing narrows the selection (every process is in it).
-    pub(crate) fn is_everything(&self) -> bool {
+    pub fn is_everything(&self) -> bool {
         self.pids.is_empty()
             && self.name.is_none()
             && self.uids.is_empty()

@@ -47,7 +47,7 @@ pub struct Trend {
 }
 
 /// Fits `y = a + slope·t`. `None` with fewer than two samples or no time span.
-fn fit(points: &[(f64, f64)]) -> Option<Trend> {
+pub fn fit(points: &[(f64, f64)]) -> Option<Trend> {
     let n = points.len();
     if n < 2 {
         return None;

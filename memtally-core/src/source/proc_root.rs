@@ -35,7 +35,8 @@ impl ProcRoot {
         ProcRoot { root, procfs }
     }
 
-    pub(crate) fn path(&self) -> &Path {
+    /// The directory read (`/proc`, or a recording).
+    pub fn path(&self) -> &Path {
         &self.root
     }
 
@@ -46,7 +47,7 @@ impl ProcRoot {
 
     /// Whether this is the live `/proc` (where PIDs can be signalled and
     /// owners looked up) rather than a recording.
-    pub(crate) fn is_live(&self) -> bool {
+    pub fn is_live(&self) -> bool {
         self.root == Path::new("/proc")
     }
 

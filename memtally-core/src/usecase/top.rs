@@ -2,6 +2,8 @@
 //! PSS (`smaps_rollup`), with GPU memory where the machine has any and the
 //! machine's own picture when every process is in the selection.
 
+use std::collections::HashMap;
+
 use crate::analyze::select::Selection;
 use crate::analyze::top::{build, TopBy, TopReport, TOP_SORT_FIELDS};
 use crate::error::{Error, Result};
@@ -55,7 +57,7 @@ pub struct Top {
     pub users: UserNames,
     /// With `--by cgroup`: each row's own cgroup figures (charge, limits,
     /// memory.stat), by row key, where its files were read.
-    pub cgroups: std::collections::HashMap<String, CgroupMemory>,
+    pub cgroups: HashMap<String, CgroupMemory>,
 }
 
 /// Checks sort fields against a list, for a usage error naming the choices.
@@ -102,8 +104,14 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
         let shown: Vec<usize> = report.rows.iter().filter_map(|r| r.process).collect();
         scan::fill_cmdlines(root, &mut found.processes, &shown, scan::default_threads());
     }
-    let mut cgroups = std::collections::HashMap::new();
-    if opts.by == TopBy::Cgroup {
+    let cgroups = cgroup_charges(root, opts.by, &report);
+    Ok(Top { report, scan: found, kernel_threads: selected.kernel_threads, users, cgroups })
+}
+
+/// The charge of each cgroup row (`--by cgroup`; empty otherwise).
+fn cgroup_charges(root: &ProcRoot, by: TopBy, report: &TopReport) -> HashMap<String, CgroupMemory> {
+    let mut cgroups = HashMap::new();
+    if by == TopBy::Cgroup {
         let croot = CgroupRoot::for_proc(root);
         if let Some(layout) = croot.layout() {
             for r in &report.rows {
@@ -113,5 +121,61 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
             }
         }
     }
-    Ok(Top { report, scan: found, kernel_threads: selected.kernel_threads, users, cgroups })
+    cgroups
+}
+
+/// `top` read again and again (the explorer reads it every second): the
+/// same steps and figures as [`top`] over every process, with one saving
+/// a refresh earns: a process's command line is read once, when it first
+/// appears (or changes its name), not at every read.
+#[derive(Debug, Default)]
+pub struct TopReader {
+    /// Command line and program name by (PID, name), of the last read.
+    cmdlines: HashMap<(u32, String), (String, String)>,
+}
+
+impl TopReader {
+    /// Every process, grouped and sorted as `top --by BY --sort SORT --all`;
+    /// `cgroups` reads every process's cgroup too.
+    pub fn top(&mut self, root: &ProcRoot, by: TopBy, sort: &str, cgroups: bool) -> Result<Top> {
+        let sort = [sort.to_string()];
+        check_sort(&sort, TOP_SORT_FIELDS)?;
+        let needs = Needs { cmdline: false, cgroup: cgroups || by == TopBy::Cgroup };
+        let selected = select(root, &Selection::default(), needs)?;
+        let threads = scan::default_threads();
+        let mut found = scan::read_all(root, selected.infos, threads, &|| {});
+        found.vanished += selected.vanished;
+        gpu::add_to_top(root, &mut found.processes);
+        let mut missing = Vec::new();
+        for (i, p) in found.processes.iter_mut().enumerate() {
+            match self.cmdlines.get(&(p.info.pid, p.info.comm.clone())) {
+                Some((cmdline, program)) => {
+                    p.info.cmdline = cmdline.clone();
+                    p.info.program = program.clone();
+                }
+                None => missing.push(i),
+            }
+        }
+        scan::fill_cmdlines(root, &mut found.processes, &missing, threads);
+        self.cmdlines = found
+            .processes
+            .iter()
+            .map(|p| {
+                (
+                    (p.info.pid, p.info.comm.clone()),
+                    (p.info.cmdline.clone(), p.info.program.clone()),
+                )
+            })
+            .collect();
+        let meminfo = root.meminfo();
+        let users = UserNames::default();
+        let mut report =
+            build(&found.processes, by, &sort, None, &|uid| users.name(uid), meminfo.as_ref());
+        if let Some(m) = report.machine.as_mut() {
+            m.shmem_mounts = crate::source::mounts::tmpfs_usage(root);
+            crate::usecase::machine::add_drivers(root, m);
+        }
+        let cgroups = cgroup_charges(root, by, &report);
+        Ok(Top { report, scan: found, kernel_threads: selected.kernel_threads, users, cgroups })
+    }
 }

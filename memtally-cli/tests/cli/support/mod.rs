@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod tmux;
+
 use std::io::Read;
 use std::os::fd::FromRawFd;
 use std::path::{Path, PathBuf};

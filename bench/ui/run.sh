@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The cost of `memtally ui` itself at its default 1 s refresh on a machine
+# with about PROCS processes, against htop and btop doing the same job:
+# each runs in a detached tmux window (200x50) for SECS seconds, showing
+# its process list, and its own CPU time (utime + stime from
+# /proc/PID/stat, every thread included) and peak RSS (VmHWM) are read.
+#
+#   bench/ui/run.sh            # builds the release binary first
+#   NO_BUILD=1 MEMTALLY=path bench/ui/run.sh
+#
+# env: PROCS (600) processes to reach with extra `sleep`s, SECS (60),
+# WARM (3) seconds before the measurement starts (start-up left out).
+# htop and btop are measured when installed (Debian: apt-get install htop btop).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PROCS=${PROCS:-600}
+SECS=${SECS:-60}
+WARM=${WARM:-3}
+if [ -z "${NO_BUILD:-}" ]; then
+  cargo build --release -p memtally-cli --locked >&2
+fi
+MEMTALLY=${MEMTALLY:-target/release/memtally}
+SOCK="memtally-bench-$$"
+work=$(mktemp -d)
+sleepers=()
+cleanup() {
+  tmux -L "$SOCK" kill-server 2>/dev/null || true
+  if [ ${#sleepers[@]} -gt 0 ]; then kill "${sleepers[@]}" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+count_procs() { local p=(/proc/[0-9]*); echo ${#p[@]}; }
+have=$(count_procs)
+for ((i = have; i < PROCS; i++)); do
+  sleep 3600 &
+  sleepers+=($!)
+done
+sleep 1
+echo "processes: $(count_procs) (with ${#sleepers[@]} extra sleep)"
+echo "kernel $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# btop reads its refresh interval from its config file only.
+mkdir -p "$work/home/.config/btop"
+printf 'update_ms = 1000\n' > "$work/home/.config/btop/btop.conf"
+
+ticks=$(getconf CLK_TCK)
+cpu_ticks() { # "utime stime" of a process (all its threads)
+  local stat
+  stat=$(cat "/proc/$1/stat")
+  stat=${stat##*) }
+  set -- $stat
+  echo "${12} ${13}"
+}
+
+# measure NAME KEYS COMMAND...: runs COMMAND as the window's process,
+# sends KEYS after start-up (to be on the process list), measures.
+measure() {
+  local name=$1 keys=$2
+  shift 2
+  tmux -L "$SOCK" -f /dev/null new-session -d -s b -x 200 -y 50 \
+    env HOME="$work/home" TERM=screen-256color LANG=C.UTF-8 "$@"
+  tmux -L "$SOCK" set-option -g window-size manual >/dev/null
+  local pid
+  pid=$(tmux -L "$SOCK" display-message -p -t b '#{pane_pid}')
+  sleep 1
+  if [ -n "$keys" ]; then tmux -L "$SOCK" send-keys -t b $keys; fi
+  sleep "$WARM"
+  local u0 s0 u1 s1
+  read -r u0 s0 < <(cpu_ticks "$pid")
+  sleep "$SECS"
+  read -r u1 s1 < <(cpu_ticks "$pid")
+  local hwm
+  hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")
+  tmux -L "$SOCK" kill-session -t b
+  awk -v n="$name" -v u=$((u1 - u0)) -v k=$((s1 - s0)) -v hz="$ticks" -v s="$SECS" -v h="$hwm" \
+    'BEGIN { d = u + k; printf "| %s | %.2f s (user %.2f, sys %.2f) | %.2f %% | %.1f MiB |\n", n, d / hz, u / hz, k / hz, 100 * d / hz / s, h / 1024 }'
+}
+
+echo
+echo "| program | CPU in ${SECS} s | of one core | peak RSS (VmHWM) |"
+echo "| --- | --- | --- | --- |"
+measure "memtally ui (process list)" Enter "$MEMTALLY" ui --interval 1s
+if command -v htop >/dev/null; then
+  measure "htop -d 10" "" htop -d 10
+fi
+if command -v btop >/dev/null; then
+  measure "btop (update_ms 1000)" "" btop --utf-force
+fi

@@ -1,0 +1,42 @@
+//! `memtally ui`: the full-screen explorer (see `crate::ui`).
+
+use std::io::Write;
+use std::time::Duration;
+
+use clap::Args;
+
+use memtally_core::analyze::top::TopBy;
+use memtally_core::source::ProcRoot;
+use memtally_core::{Error, Result};
+
+use crate::cli::choice::choice;
+
+#[derive(Debug, Args)]
+#[command(after_long_help = KEYS)]
+pub struct UiArgs {
+    /// Time between refreshes (`500ms`, `1s`, `5s`).
+    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
+    pub interval: Duration,
+
+    /// How the process level starts grouped (`g` cycles it).
+    #[arg(long, value_parser = choice::<TopBy>(), default_value = "process")]
+    pub by: TopBy,
+}
+
+const KEYS: &str = "\
+Keys:
+  Enter / Esc      down / up: machine -> processes -> categories -> mappings
+  /                filter the processes by name, or one PID
+  s                sort: pss, uss, rss, dirty, swap, gpu, growth
+  g                group: process, program, user, cgroup, tree (as top --by)
+  w                write a snapshot of what is shown (as memtally snapshot), here
+  ?  q             the keys; quit (the terminal is restored, also on SIGTERM)
+
+Needs a terminal; `memtally top` prints the same figures once, for pipes and files.";
+
+pub fn run(root: &ProcRoot, args: &UiArgs, _out: &mut dyn Write) -> Result<()> {
+    if args.interval < Duration::from_millis(100) {
+        return Err(Error::Usage("--interval must be at least 100ms".into()));
+    }
+    crate::ui::run(root.clone(), crate::ui::Options { interval: args.interval, by: args.by })
+}

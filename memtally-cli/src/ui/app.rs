@@ -1,0 +1,347 @@
+//! The explorer's state: where the user is, what was read last, and the
+//! refresh that reads it, through the same use cases as `top` and `show`.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use memtally_core::analyze::category::{categorize, Category};
+use memtally_core::analyze::show::Report;
+use memtally_core::analyze::top::TopBy;
+use memtally_core::model::{Named, Region};
+use memtally_core::source::ProcRoot;
+use memtally_core::usecase::show::{show_process, ShowOptions};
+use memtally_core::usecase::top::Top;
+use memtally_core::Error;
+
+use crate::ui::history::History;
+use crate::ui::processes::{self, ProcRow};
+use crate::ui::read::Reader;
+
+/// What `memtally ui` was started with.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub interval: Duration,
+    pub by: TopBy,
+}
+
+/// The four levels, from the machine down to one mapping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Machine,
+    Processes,
+    Categories,
+    Mappings,
+}
+
+/// What the process level sorts by; `s` cycles them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    Pss,
+    Uss,
+    Rss,
+    Dirty,
+    Swap,
+    Gpu,
+    Growth,
+}
+
+impl SortKey {
+    pub const ALL: [SortKey; 7] = [
+        SortKey::Pss,
+        SortKey::Uss,
+        SortKey::Rss,
+        SortKey::Dirty,
+        SortKey::Swap,
+        SortKey::Gpu,
+        SortKey::Growth,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SortKey::Pss => "pss",
+            SortKey::Uss => "uss",
+            SortKey::Rss => "rss",
+            SortKey::Dirty => "dirty",
+            SortKey::Swap => "swap",
+            SortKey::Gpu => "gpu",
+            SortKey::Growth => "growth",
+        }
+    }
+
+    /// The `top --sort` field; growth is sorted here, over PSS order.
+    pub fn top_field(self) -> &'static str {
+        match self {
+            SortKey::Growth => "pss",
+            other => other.name(),
+        }
+    }
+
+    pub fn next(self) -> SortKey {
+        let i = SortKey::ALL.iter().position(|&k| k == self).unwrap_or(0);
+        SortKey::ALL[(i + 1) % SortKey::ALL.len()]
+    }
+}
+
+/// Mappings kept for the mappings level: beyond this many, counted only.
+pub const MAX_MAPPINGS: usize = 20_000;
+
+/// One process's categories (full smaps, read only for the process being
+/// looked at), and the mappings of the chosen category.
+#[derive(Debug)]
+pub struct Detail {
+    pub report: Option<Report>,
+    pub mappings: Vec<Region>,
+    pub more_mappings: usize,
+    /// When the process was found gone; its last figures stay on screen.
+    pub gone: Option<Instant>,
+    pub error: Option<String>,
+}
+
+/// A process row whose process exited; greyed, for a while.
+#[derive(Debug)]
+pub struct Ghost {
+    pub row: ProcRow,
+    pub since: Instant,
+}
+
+/// How long an exited process stays in the list.
+pub const GHOST_TIME: Duration = Duration::from_secs(30);
+
+pub struct App {
+    pub root: ProcRoot,
+    pub interval: Duration,
+    pub level: Level,
+    /// The selected row of each level.
+    pub cursor: [usize; 4],
+    pub by: TopBy,
+    pub sort: SortKey,
+    pub filter: String,
+    /// `/` was pressed: keys edit the filter.
+    pub editing: bool,
+    /// Entered from a group row (program, user, cgroup): its processes.
+    pub group: Option<(TopBy, String)>,
+    pub top: Option<Top>,
+    pub top_error: Option<String>,
+    pub ghosts: Vec<Ghost>,
+    histories: HashMap<&'static str, History>,
+    reader: Reader,
+    /// The process being looked at (categories, mappings).
+    pub pid: Option<u32>,
+    pub category: Option<Category>,
+    pub detail: Option<Detail>,
+    pub status: String,
+    pub help: bool,
+    pub quit: bool,
+    start: Instant,
+    pub refreshes: u64,
+}
+
+impl App {
+    pub fn new(root: ProcRoot, opts: &Options) -> App {
+        App {
+            root,
+            interval: opts.interval,
+            level: Level::Machine,
+            cursor: [0; 4],
+            by: opts.by,
+            sort: SortKey::Pss,
+            filter: String::new(),
+            editing: false,
+            group: None,
+            top: None,
+            top_error: None,
+            ghosts: Vec::new(),
+            histories: HashMap::new(),
+            reader: Reader::default(),
+            pid: None,
+            category: None,
+            detail: None,
+            status: String::new(),
+            help: false,
+            quit: false,
+            start: Instant::now(),
+            refreshes: 0,
+        }
+    }
+
+    pub fn level_index(&self) -> usize {
+        self.level as usize
+    }
+
+    /// The samples of the current grouping.
+    pub fn history(&self) -> Option<&History> {
+        self.histories.get(self.by.name())
+    }
+
+    /// Reads everything the current level shows.
+    pub fn refresh(&mut self) {
+        self.refresh_top();
+        if matches!(self.level, Level::Categories | Level::Mappings) {
+            self.refresh_detail();
+        }
+        self.refreshes += 1;
+    }
+
+    /// The process list: `top`'s reads over every process (smaps_rollup only).
+    pub fn refresh_top(&mut self) {
+        let before: Vec<ProcRow> = if matches!(self.by, TopBy::Process | TopBy::Tree) {
+            processes::base_rows(self)
+        } else {
+            Vec::new()
+        };
+        // A cgroup's processes need every process's cgroup.
+        let cgroups = matches!(self.group, Some((TopBy::Cgroup, _)));
+        match self.reader.top(&self.root, self.by, self.sort.top_field(), cgroups) {
+            Ok(now) => {
+                let t = self.start.elapsed().as_secs_f64();
+                let history = self.histories.entry(self.by.name()).or_default();
+                history.record(
+                    t,
+                    now.report
+                        .rows
+                        .iter()
+                        .filter_map(|r| r.sizes.pss.or(r.sizes.rss).map(|v| (r.key.as_str(), v))),
+                );
+                let alive: std::collections::HashSet<u32> =
+                    now.scan.processes.iter().map(|p| p.info.pid).collect();
+                self.ghosts.retain(|g| g.since.elapsed() < GHOST_TIME);
+                for mut row in before {
+                    if row.pid.is_some_and(|pid| !alive.contains(&pid)) {
+                        row.gone = true;
+                        self.ghosts.push(Ghost { row, since: Instant::now() });
+                    }
+                }
+                self.ghosts.retain(|g| g.row.pid.is_some_and(|pid| !alive.contains(&pid)));
+                self.top = Some(now);
+                self.top_error = None;
+            }
+            Err(e) => self.top_error = Some(e.to_string()),
+        }
+    }
+
+    /// One process's categories from its full smaps (`show`'s use case),
+    /// and the mappings of the chosen category at the mappings level.
+    pub fn refresh_detail(&mut self) {
+        let Some(pid) = self.pid else { return };
+        let want = self.category.filter(|_| self.level == Level::Mappings);
+        let mut mappings = Vec::new();
+        let mut more = 0;
+        let read = show_process(&self.root, pid, &ShowOptions::default(), |_, r| {
+            if want.is_some_and(|c| categorize(r) == c) {
+                if mappings.len() < MAX_MAPPINGS {
+                    mappings.push(r.clone());
+                } else {
+                    more += 1;
+                }
+            }
+        });
+        match read {
+            Ok(report) => {
+                mappings.sort_by(|a, b| {
+                    let key = |r: &Region| (r.sizes.figure("dirty"), r.sizes.rss);
+                    key(b).cmp(&key(a))
+                });
+                self.detail = Some(Detail {
+                    report: Some(report),
+                    mappings,
+                    more_mappings: more,
+                    gone: None,
+                    error: None,
+                });
+            }
+            Err(Error::NoSuchProcess { .. }) => match &mut self.detail {
+                Some(d) => {
+                    d.gone.get_or_insert_with(Instant::now);
+                }
+                None => {
+                    self.detail = Some(Detail {
+                        report: None,
+                        mappings: Vec::new(),
+                        more_mappings: 0,
+                        gone: Some(Instant::now()),
+                        error: None,
+                    })
+                }
+            },
+            Err(e) => {
+                let error = Some(e.to_string());
+                match &mut self.detail {
+                    Some(d) => d.error = error,
+                    None => {
+                        self.detail = Some(Detail {
+                            report: None,
+                            mappings: Vec::new(),
+                            more_mappings: 0,
+                            gone: None,
+                            error,
+                        })
+                    }
+                }
+            }
+        }
+    }
+
+    /// Goes one level down from the selected row.
+    pub fn enter(&mut self) {
+        match self.level {
+            Level::Machine => self.level = Level::Processes,
+            Level::Processes => {
+                let rows = processes::rows(self);
+                let Some(row) = rows.get(self.cursor[1]) else { return };
+                match row.pid {
+                    Some(pid) => {
+                        self.pid = Some(pid);
+                        self.detail = None;
+                        self.level = Level::Categories;
+                        self.cursor[2] = 0;
+                        self.refresh_detail();
+                    }
+                    None => {
+                        // A group: its processes, one row each.
+                        self.group = Some((self.by, row.label.clone()));
+                        self.by = TopBy::Process;
+                        self.cursor[1] = 0;
+                        self.refresh_top();
+                    }
+                }
+            }
+            Level::Categories => {
+                let rows = crate::ui::categories::rows(self);
+                let Some(cat) = rows.get(self.cursor[2]).and_then(|r| r.category) else {
+                    return;
+                };
+                self.category = Some(cat);
+                self.level = Level::Mappings;
+                self.cursor[3] = 0;
+                self.refresh_detail();
+            }
+            Level::Mappings => {}
+        }
+    }
+
+    /// Goes one level up.
+    pub fn back(&mut self) {
+        match self.level {
+            Level::Machine => {}
+            Level::Processes => {
+                if let Some((by, _)) = self.group.take() {
+                    self.by = by;
+                    self.cursor[1] = 0;
+                    self.refresh_top();
+                } else {
+                    self.level = Level::Machine;
+                }
+            }
+            Level::Categories => {
+                self.level = Level::Processes;
+                self.pid = None;
+                self.detail = None;
+            }
+            Level::Mappings => {
+                self.level = Level::Categories;
+                self.category = None;
+                self.refresh_detail();
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! The machine level: `top`'s machine picture, the waterfall of
+//! `memtally machine` (MemTotal split into lines that add up to it).
+
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use memtally_core::analyze::top::Machine;
+
+use crate::render::table::escape_controls;
+use crate::render::units::{human, human_opt};
+use crate::ui::app::App;
+
+/// The picture's lines: (label, figure, bytes for the bar, what it is):
+/// used and buff/cache as `free` prints them, then the machine waterfall
+/// (`memtally machine`): MemTotal split into lines that add up to it, each
+/// with its source.
+pub fn lines(m: &Machine, gpu: Option<u64>) -> Vec<(String, String, u64, String)> {
+    let signed = |v: i64| {
+        if v < 0 {
+            format!("-{}", human(v.unsigned_abs()))
+        } else {
+            human(v as u64)
+        }
+    };
+    let mut out = vec![(
+        "used".to_string(),
+        human(m.used),
+        m.used,
+        "total - available, as free and htop say".to_string(),
+    )];
+    if let Some(c) = m.buff_cache {
+        out.push(("buff/cache".into(), human(c), c, "Buffers + Cached + SReclaimable".into()));
+    }
+    for l in m.lines.iter().filter(|l| l.bytes != 0) {
+        out.push((
+            format!("  {}", l.name),
+            signed(l.bytes),
+            l.bytes.max(0) as u64,
+            l.source.clone(),
+        ));
+    }
+    if let Some(g) = gpu {
+        out.push((
+            "GPU".into(),
+            human(g),
+            g,
+            "GPU memory of processes (DRM/dma-buf fdinfo)".into(),
+        ));
+    }
+    out
+}
+
+fn bar(part: u64, total: u64, width: usize) -> String {
+    if total == 0 {
+        return String::new();
+    }
+    let eighths = (part as u128 * width as u128 * 8 / total as u128) as usize;
+    let mut s = "█".repeat(eighths / 8);
+    const PARTS: [&str; 8] = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
+    s.push_str(PARTS[eighths % 8]);
+    s
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let Some(top) = &app.top else { return };
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    let mut text: Vec<Line> = Vec::new();
+    let Some(m) = &top.report.machine else {
+        text.push(Line::from("no machine picture: this /proc tree has no readable meminfo"));
+        text.push(Line::from(""));
+        text.push(Line::from("Enter: the processes"));
+        frame.render_widget(Paragraph::new(text), area);
+        return;
+    };
+    let mut head = format!("machine (from meminfo)  total {}", human(m.total));
+    if let Some(a) = m.available {
+        head.push_str(&format!("  available {}", human(a)));
+    }
+    text.push(Line::from(Span::styled(head, bold)));
+    let bar_width = (area.width as usize).saturating_sub(86).clamp(4, 30);
+    for (label, figure, bytes, what) in lines(m, top.report.totals.get("gpu")) {
+        let pct = if m.total > 0 { bytes as f64 * 100.0 / m.total as f64 } else { 0.0 };
+        text.push(Line::from(format!(
+            "  {label:<21} {figure:>7} {pct:>3.0}% {:<bar_width$}  {what}",
+            bar(bytes, m.total, bar_width)
+        )));
+    }
+    text.push(Line::from(""));
+    text.push(Line::from(Span::styled("largest processes (PSS)", bold)));
+    let mut largest: Vec<_> = top.scan.processes.iter().collect();
+    largest.sort_by_key(|p| std::cmp::Reverse(p.sizes.pss));
+    let room = (area.height as usize).saturating_sub(text.len() + 2);
+    for p in largest.into_iter().take(room.min(5)) {
+        text.push(Line::from(format!(
+            "  {:>7} {:>7}  {}",
+            p.info.pid,
+            human_opt(p.sizes.pss),
+            escape_controls(p.info.command())
+        )));
+    }
+    text.push(Line::from(""));
+    text.push(Line::from("Enter: the processes   ?: keys"));
+    frame.render_widget(Paragraph::new(text), area);
+}

@@ -1,0 +1,99 @@
+//! The mappings level: every mapping of one category of one process, its
+//! address range, permissions, path and sizes; every size of the selected
+//! one below.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
+use ratatui::Frame;
+
+use memtally_core::model::Region;
+
+use crate::render::table::escape_controls;
+use crate::render::units::human;
+use crate::ui::app::App;
+use crate::ui::categories::{cells, columns, width};
+use crate::ui::draw::{header, right};
+
+pub fn mappings(app: &App) -> &[Region] {
+    app.detail.as_ref().map_or(&[], |d| d.mappings.as_slice())
+}
+
+fn range(r: &Region) -> String {
+    match (r.start, r.end) {
+        (Some(s), Some(e)) => format!("{s:x}-{e:x}"),
+        _ => "-".into(),
+    }
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let Some(detail) = &app.detail else { return };
+    let maps = mappings(app);
+    let [list, info] = Layout::vertical([Constraint::Min(3), Constraint::Length(5)]).areas(area);
+    let cols = columns(list.width.saturating_sub(25 + 1 + 5 + 1 + 12));
+    let mut headers = vec![("ADDRESS", false), ("PERMS", false)];
+    headers.extend(cols.iter().map(|(h, _)| (*h, true)));
+    headers.push(("PATH", false));
+    let mut widths = vec![Constraint::Length(25), Constraint::Length(5)];
+    widths.extend(cols.iter().map(|(h, _)| Constraint::Length(width(h))));
+    widths.push(Constraint::Min(8));
+    let grey =
+        if detail.gone.is_some() { Style::default().fg(Color::DarkGray) } else { Style::default() };
+    let rows: Vec<Row> = maps
+        .iter()
+        .map(|r| {
+            let mut c = vec![Cell::from(range(r)), Cell::from(r.perms.clone())];
+            c.extend(cells(&r.sizes, &cols).into_iter().map(right));
+            c.push(Cell::from(r.path.clone().map(escape_controls).unwrap_or_default()));
+            Row::new(c).style(grey)
+        })
+        .collect();
+    let table = Table::new(rows, widths)
+        .header(header(headers))
+        .row_highlight_style(Style::default().add_modifier(Modifier::REVERSED));
+    let selected = app.cursor[3].min(maps.len().saturating_sub(1));
+    let mut state = TableState::default().with_selected(Some(selected));
+    frame.render_stateful_widget(table, list, &mut state);
+    let mut parts: Vec<String> = match maps.get(selected) {
+        Some(r) => {
+            let mut p: Vec<String> =
+                r.sizes.present().iter().map(|(k, v)| format!("{k} {}", human(*v))).collect();
+            p.extend(r.vm_flags.as_ref().map(|f| format!("flags {f}")));
+            p
+        }
+        None => vec!["no mappings in this category".into()],
+    };
+    let text = pack(&mut parts, info.width as usize);
+    let more = if detail.more_mappings > 0 {
+        format!(" ({} more not kept)", detail.more_mappings)
+    } else {
+        String::new()
+    };
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(format!("every size of the selected mapping{more}"));
+    frame.render_widget(Paragraph::new(text).block(block), info);
+}
+
+/// How many rows the level has.
+pub fn len(app: &App) -> usize {
+    mappings(app).len()
+}
+
+/// Lays `name value` pairs out in lines of `width`, never splitting one.
+fn pack(parts: &mut [String], width: usize) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line> = Vec::new();
+    let mut line = String::new();
+    for p in parts.iter_mut() {
+        if !line.is_empty() && line.chars().count() + 2 + p.chars().count() > width {
+            lines.push(Line::from(std::mem::take(&mut line)));
+        }
+        if !line.is_empty() {
+            line.push_str("  ");
+        }
+        line.push_str(p);
+    }
+    lines.push(Line::from(line));
+    lines
+}

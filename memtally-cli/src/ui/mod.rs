@@ -1,0 +1,73 @@
+//! `memtally ui`: a full-screen explorer from the machine down to one
+//! mapping, refreshed live. Every figure comes from the same use cases as
+//! `top` (the process list, smaps_rollup only) and `show` (one process's
+//! full smaps, read only for the process looked at).
+//!
+//! `app` holds the state and reads (the list through `read`); `keys` maps keys to moves; one module
+//! per level draws it (`machine`, `processes`, `categories`, `mappings`);
+//! `draw` lays the frame out; `history` keeps the samples behind the
+//! growth rates; `terminal` takes the terminal and always gives it back.
+
+mod app;
+mod categories;
+mod draw;
+mod history;
+mod keys;
+mod machine;
+mod mappings;
+mod processes;
+mod read;
+mod snapshot;
+mod terminal;
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use ratatui::crossterm::event::{self, Event, KeyEventKind};
+
+use memtally_core::source::ProcRoot;
+use memtally_core::{Error, Result};
+
+pub use app::Options;
+
+/// How often the loop looks at the signal flag while waiting for keys.
+const TICK: Duration = Duration::from_millis(200);
+
+/// Runs the explorer until `q`, Ctrl-C, SIGTERM or SIGHUP.
+pub fn run(root: ProcRoot, opts: Options) -> Result<()> {
+    terminal::require_tty()?;
+    let mut app = app::App::new(root, &opts);
+    let mut session = terminal::Session::start()?;
+    let fail = |e: std::io::Error| Error::io("the terminal", e);
+    let mut next = Instant::now();
+    let mut dirty = true;
+    while !app.quit && !session.stop.load(Ordering::Relaxed) {
+        let now = Instant::now();
+        if now >= next {
+            app.refresh();
+            next = now + opts.interval;
+            dirty = true;
+        }
+        if dirty {
+            session.term.draw(|f| draw::draw(f, &app)).map_err(fail)?;
+            dirty = false;
+        }
+        let wait = next.saturating_duration_since(Instant::now()).min(TICK);
+        if event::poll(wait).map_err(fail)? {
+            match event::read().map_err(fail)? {
+                Event::Key(k) if k.kind != KeyEventKind::Release => {
+                    let before = app.status.clone();
+                    keys::handle(&mut app, k);
+                    if app.status == before && !app.editing {
+                        app.status.clear();
+                    }
+                    dirty = true;
+                }
+                Event::Resize(..) => dirty = true,
+                _ => {}
+            }
+        }
+    }
+    drop(session);
+    Ok(())
+}

@@ -1,0 +1,200 @@
+//! The process level: `top`'s rows (every process, or programs, users,
+//! cgroups, trees), filtered, with a growth rate and a sparkline each.
+
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::widgets::{Cell, Row, Table, TableState};
+use ratatui::Frame;
+
+use memtally_core::analyze::top::{swap, TopBy};
+use memtally_core::model::Sizes;
+
+use crate::render::table::escape_controls;
+use crate::render::units::{human_opt, human_signed};
+use crate::ui::app::{App, SortKey};
+use crate::ui::draw::{header, right};
+use crate::ui::history::per_minute;
+
+/// One row as shown.
+#[derive(Debug, Clone)]
+pub struct ProcRow {
+    /// `top`'s key: the PID, program, user or cgroup.
+    pub label: String,
+    pub pid: Option<u32>,
+    pub user: String,
+    pub processes: usize,
+    pub without_pss: usize,
+    pub depth: usize,
+    pub command: String,
+    pub sizes: Sizes,
+    /// The process exited; these are its last figures.
+    pub gone: bool,
+}
+
+/// `top`'s rows, in its order, before filtering.
+pub fn base_rows(app: &App) -> Vec<ProcRow> {
+    let Some(top) = &app.top else { return Vec::new() };
+    let per_process = matches!(top.report.by, TopBy::Process | TopBy::Tree);
+    top.report
+        .rows
+        .iter()
+        .map(|r| {
+            let p = r.process.map(|i| &top.scan.processes[i]);
+            ProcRow {
+                label: r.key.clone(),
+                pid: p.filter(|_| per_process).map(|p| p.info.pid),
+                user: p.map(|p| top.users.name(p.info.uid)).unwrap_or_default(),
+                processes: r.processes,
+                without_pss: r.without_pss,
+                depth: r.depth,
+                command: p.map(|p| escape_controls(p.info.command())).unwrap_or_default(),
+                sizes: r.sizes.clone(),
+                gone: false,
+            }
+        })
+        .collect()
+}
+
+/// The rows shown: the group entered, the `/` filter, the growth order,
+/// and exited processes greyed where they stood.
+pub fn rows(app: &App) -> Vec<ProcRow> {
+    let mut rows = base_rows(app);
+    if let (Some((by, key)), Some(top)) = (&app.group, &app.top) {
+        let users = &top.users;
+        let of = |pid: u32| top.scan.processes.iter().find(|p| p.info.pid == pid);
+        rows.retain(|r| {
+            r.pid.and_then(of).is_some_and(|p| match by {
+                TopBy::Program => &p.info.program == key,
+                TopBy::User => &users.name(p.info.uid) == key,
+                TopBy::Cgroup => p.info.cgroup.as_deref().unwrap_or("(unknown)") == key,
+                _ => true,
+            })
+        });
+    }
+    if app.group.is_none() {
+        for g in &app.ghosts {
+            let v = sort_value(app, &g.row);
+            let at = rows.iter().position(|r| sort_value(app, r) < v).unwrap_or(rows.len());
+            rows.insert(at, g.row.clone());
+        }
+    }
+    if !app.filter.is_empty() {
+        let needle = app.filter.to_lowercase();
+        // A PID matches exactly; a name anywhere in the command or key.
+        let pid: Option<u32> = app.filter.trim().parse().ok();
+        rows.retain(|r| match (pid, r.pid) {
+            (Some(want), Some(pid)) => pid == want,
+            _ => {
+                r.label.to_lowercase().contains(&needle)
+                    || r.command.to_lowercase().contains(&needle)
+            }
+        });
+    }
+    if app.sort == SortKey::Growth && app.by != TopBy::Tree {
+        rows.sort_by(|a, b| {
+            sort_value(app, b).partial_cmp(&sort_value(app, a)).unwrap_or(std::cmp::Ordering::Equal)
+        });
+    }
+    rows
+}
+
+/// The figure a row sorts by (growth per minute for growth).
+fn sort_value(app: &App, r: &ProcRow) -> Option<f64> {
+    match app.sort {
+        SortKey::Growth => app.history().and_then(|h| h.trend(&r.label)).map(|t| per_minute(&t)),
+        SortKey::Swap => swap(&r.sizes).map(|v| v as f64),
+        k => r.sizes.figure(k.name()).map(|v| v as f64),
+    }
+}
+
+/// Size columns, as `top` prints them (GPU where some process has any).
+const FIGURES: &[(&str, &str)] =
+    &[("USS", "uss"), ("PSS", "pss"), ("RSS", "rss"), ("SWAP", "swap"), ("DIRTY", "dirty")];
+
+fn figure(s: &Sizes, name: &str) -> Option<u64> {
+    match name {
+        "swap" => swap(s),
+        _ => s.figure(name),
+    }
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let Some(top) = &app.top else { return };
+    let rows = rows(app);
+    let per_process = matches!(app.by, TopBy::Process | TopBy::Tree);
+    let gpu = top.report.totals.get("gpu").is_some().then_some(("GPU", "gpu"));
+    let figures: Vec<(&'static str, &'static str)> = FIGURES.iter().copied().chain(gpu).collect();
+    let mut headers: Vec<(&'static str, bool)> = if per_process {
+        vec![("PID", true), ("USER", false)]
+    } else {
+        vec![(key_header(app.by), false), ("PROCS", true)]
+    };
+    headers.extend(figures.iter().map(|(h, _)| (*h, true)));
+    headers.extend([("GROW/m", true), ("TREND", false)]);
+    let mut widths: Vec<Constraint> = if per_process {
+        vec![Constraint::Length(7), Constraint::Length(8)]
+    } else {
+        let key = if app.by == TopBy::Cgroup { (area.width / 2).clamp(20, 70) } else { 20 };
+        vec![Constraint::Length(key), Constraint::Length(5)]
+    };
+    widths.extend(figures.iter().map(|_| Constraint::Length(6)));
+    widths.extend([Constraint::Length(7), Constraint::Length(8)]);
+    if per_process {
+        headers.push(("COMMAND", false));
+        widths.push(Constraint::Min(10));
+    }
+    let history = app.history();
+    let table_rows: Vec<Row> = rows
+        .iter()
+        .map(|r| {
+            let trend = history.and_then(|h| h.trend(&r.label));
+            let mut cells: Vec<Cell> = if per_process {
+                vec![right(r.label.clone()), Cell::from(r.user.clone())]
+            } else {
+                vec![Cell::from(r.label.clone()), right(r.processes.to_string())]
+            };
+            for (_, f) in &figures {
+                let mut c = human_opt(figure(&r.sizes, f));
+                if r.without_pss > 0 && r.processes > 1 && matches!(&**f, "pss" | "uss") {
+                    c.push('*');
+                }
+                cells.push(right(c));
+            }
+            let growth = trend.map_or_else(String::new, |t| human_signed(per_minute(&t) as i128));
+            cells.push(right(growth));
+            cells.push(Cell::from(history.map(|h| h.sparkline(&r.label)).unwrap_or_default()));
+            if per_process {
+                let gone = if r.gone { " (exited)" } else { "" };
+                cells.push(Cell::from(format!("{}{}{gone}", "  ".repeat(r.depth), r.command)));
+            }
+            let style = if r.gone {
+                Style::default().fg(Color::DarkGray)
+            } else if trend.is_some_and(|t| t.grows_steadily()) {
+                Style::default().fg(Color::Yellow).add_modifier(Modifier::BOLD)
+            } else {
+                Style::default()
+            };
+            Row::new(cells).style(style)
+        })
+        .collect();
+    let table = Table::new(table_rows, widths)
+        .header(header(headers))
+        .row_highlight_style(Style::default().add_modifier(Modifier::REVERSED));
+    let mut state =
+        TableState::default().with_selected(Some(app.cursor[1].min(rows.len().saturating_sub(1))));
+    frame.render_stateful_widget(table, area, &mut state);
+}
+
+fn key_header(by: TopBy) -> &'static str {
+    match by {
+        TopBy::Program => "PROGRAM",
+        TopBy::User => "USER",
+        TopBy::Cgroup => "CGROUP",
+        TopBy::Process | TopBy::Tree => "PID",
+    }
+}
+
+/// How many rows the level has (for moving the cursor).
+pub fn len(app: &App) -> usize {
+    rows(app).len()
+}

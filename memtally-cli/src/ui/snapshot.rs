@@ -1,0 +1,70 @@
+//! The snapshot key: what is shown, as `memtally snapshot` writes it
+//! (the same use case and file writer), into a new file here.
+
+use std::path::PathBuf;
+
+use memtally_core::analyze::select::Selection;
+use memtally_core::usecase::snapshot::take;
+use memtally_core::usecase::Silent;
+use memtally_core::write::write_file;
+use memtally_core::{Error, Result};
+
+use crate::ui::app::{App, Level};
+use crate::ui::processes;
+
+/// What is shown, as a selection: the process looked at, the filtered or
+/// grouped list, or every process.
+pub fn selection(app: &App) -> Selection {
+    match app.level {
+        Level::Categories | Level::Mappings => {
+            Selection { pids: app.pid.into_iter().collect(), ..Default::default() }
+        }
+        _ if app.filter.is_empty() && app.group.is_none() => Selection::default(),
+        _ => {
+            let mut pids: Vec<u32> = Vec::new();
+            for r in processes::rows(app).iter().filter(|r| !r.gone) {
+                match r.pid {
+                    Some(pid) => pids.push(pid),
+                    // A group row: its processes.
+                    None => pids.extend(members(app, &r.label)),
+                }
+            }
+            Selection { pids, ..Default::default() }
+        }
+    }
+}
+
+fn members(app: &App, key: &str) -> Vec<u32> {
+    use memtally_core::analyze::top::TopBy;
+    let Some(top) = &app.top else { return Vec::new() };
+    top.scan
+        .processes
+        .iter()
+        .filter(|p| match app.by {
+            TopBy::Program => p.info.program == key,
+            TopBy::User => top.users.name(p.info.uid) == key,
+            TopBy::Cgroup => p.info.cgroup.as_deref().unwrap_or("(unknown)") == key,
+            _ => false,
+        })
+        .map(|p| p.info.pid)
+        .collect()
+}
+
+/// Takes and writes the snapshot; the file name says when.
+pub fn write(app: &App) -> Result<PathBuf> {
+    let sel = selection(app);
+    if !sel.is_everything() && sel.pids.is_empty() {
+        return Err(Error::Usage("nothing shown to snapshot".into()));
+    }
+    let snapshot = take(&app.root, &sel, &Silent)?;
+    let mut json = serde_json::to_vec(&snapshot).map_err(|e| Error::Usage(e.to_string()))?;
+    json.push(b'\n');
+    let stamp: String = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+        .to_string()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    let path = PathBuf::from(format!("memtally-snapshot-{stamp}.json"));
+    write_file(&path, &json)?;
+    Ok(path)
+}
