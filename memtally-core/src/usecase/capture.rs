@@ -203,9 +203,19 @@ fn c_path(p: &Path) -> std::io::Result<std::ffi::CString> {
 
 fn renameat2(from: &Path, to: &Path, flags: libc::c_uint) -> std::io::Result<()> {
     let (a, b) = (c_path(from)?, c_path(to)?);
-    // SAFETY: two NUL-terminated paths, valid for the call.
-    let rc =
-        unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), flags) };
+    // The system call itself rather than the C library's wrapper: the musl
+    // that Rust's static target links has no renameat2() (glibc does).
+    // SAFETY: renameat2(2) with two NUL-terminated paths valid for the call.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            flags,
+        )
+    };
     if rc == 0 {
         Ok(())
     } else {
