@@ -73,12 +73,15 @@ fn diff_finds_heap_growth_in_the_right_place() {
     let table = run(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
     let text = String::from_utf8(table.stdout).unwrap();
     assert!(text.contains("+12.0M"), "{text}");
+    // Well above the 12 MiB grown: this forked child also shares this
+    // busy test process's heap copy-on-write, so its private dirty moves
+    // by whatever the other tests' threads write meanwhile (seen: >1 MiB).
     let quiet = run_json(&[
         "diff",
         a.to_str().unwrap(),
         b.to_str().unwrap(),
         "--min-delta",
-        "13M",
+        "64M",
         "--format",
         "json",
     ]);
