@@ -42,8 +42,10 @@ fn diff_finds_heap_growth_in_the_right_place() {
     // Dirty, not private dirty: when this (multi-threaded) test process
     // writes a page it still shares copy-on-write with the child, the
     // child's copy turns from shared to private dirty; the sum stays.
+    // Within 32 pages: the child's own stack and the pipe's pages can
+    // move a little between the snapshots (seen: 16 pages under load).
     let grew = p["delta"]["dirty"].as_i64().unwrap();
-    assert!((grew - want).abs() <= 3 * PAGE, "dirty grew {grew}, want {want}");
+    assert!((grew - want).abs() <= 32 * PAGE, "dirty grew {grew}, want {want}");
     let side =
         |k: &str| p[k]["shared_dirty"].as_i64().unwrap() + p[k]["private_dirty"].as_i64().unwrap();
     assert_eq!(side("after") - side("before"), grew);
