@@ -27,10 +27,12 @@ impl Printer for Top {
     }
 }
 
-const FIGURES: &[(&str, &str)] =
+/// Size columns of `top` (header, figure name); the explorer shows the same.
+pub(crate) const FIGURES: &[(&str, &str)] =
     &[("USS", "uss"), ("PSS", "pss"), ("RSS", "rss"), ("SWAP", "swap"), ("DIRTY", "dirty")];
 
-fn figure(row_sizes: &Sizes, name: &str) -> Option<u64> {
+/// A column's figure: SWAP is proportional swap where known.
+pub(crate) fn figure(row_sizes: &Sizes, name: &str) -> Option<u64> {
     match name {
         "swap" => swap(row_sizes),
         _ => row_sizes.figure(name),

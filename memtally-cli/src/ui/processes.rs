@@ -10,6 +10,8 @@ use memtally_core::analyze::top::{swap, TopBy};
 use memtally_core::model::Sizes;
 
 use crate::render::table::escape_controls;
+// Size columns and their figures, as `top` prints them.
+use crate::render::top::{figure, FIGURES};
 use crate::render::units::{human_opt, human_signed};
 use crate::ui::app::{App, SortKey};
 use crate::ui::draw::{header, right};
@@ -104,17 +106,6 @@ fn sort_value(app: &App, r: &ProcRow) -> Option<f64> {
         SortKey::Growth => app.history().and_then(|h| h.trend(&r.label)).map(|t| per_minute(&t)),
         SortKey::Swap => swap(&r.sizes).map(|v| v as f64),
         k => r.sizes.figure(k.name()).map(|v| v as f64),
-    }
-}
-
-/// Size columns, as `top` prints them (GPU where some process has any).
-const FIGURES: &[(&str, &str)] =
-    &[("USS", "uss"), ("PSS", "pss"), ("RSS", "rss"), ("SWAP", "swap"), ("DIRTY", "dirty")];
-
-fn figure(s: &Sizes, name: &str) -> Option<u64> {
-    match name {
-        "swap" => swap(s),
-        _ => s.figure(name),
     }
 }
 
