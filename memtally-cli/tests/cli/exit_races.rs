@@ -26,19 +26,7 @@ impl Many {
         if pid == 0 {
             // Only async-signal-safe calls in the child.
             unsafe {
-                let len = PAGES * 4096;
-                let p = libc::mmap(
-                    std::ptr::null_mut(),
-                    len,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                    -1,
-                    0,
-                );
-                if p == libc::MAP_FAILED {
-                    libc::_exit(1);
-                }
-                libc::memset(p, 0x5a, len);
+                let p = crate::support::map_and_touch(PAGES * 4096, 0x5a);
                 for i in (0..PAGES).step_by(2) {
                     libc::mprotect((p as *mut u8).add(i * 4096).cast(), 4096, libc::PROT_READ);
                 }

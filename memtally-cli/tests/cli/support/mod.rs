@@ -37,7 +37,7 @@ pub enum Mapping {
 /// Maps `len` bytes of private anonymous memory and writes `byte` to all
 /// of it; exits the (forked) process if the kernel refuses. Only
 /// async-signal-safe calls: for use in forked children.
-unsafe fn map_and_touch(len: usize, byte: i32) -> *mut libc::c_void {
+pub unsafe fn map_and_touch(len: usize, byte: i32) -> *mut libc::c_void {
     let p = libc::mmap(
         std::ptr::null_mut(),
         len,
