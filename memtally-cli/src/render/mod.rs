@@ -19,6 +19,7 @@ pub mod top;
 pub mod units;
 pub mod vmmap;
 pub mod watch;
+pub mod width;
 
 use std::io::{self, Write};
 
