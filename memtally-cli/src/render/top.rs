@@ -146,7 +146,9 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
     }
     if let Some(m) = &report.machine {
         writeln!(out)?;
-        crate::render::machine::short(m, out)?;
+        let mut picture = Vec::new();
+        crate::render::machine::short(m, &mut picture)?;
+        out.write_all(width::fit_lines(&String::from_utf8_lossy(&picture), fit).as_bytes())?;
     }
     for note in notes(report, ctx) {
         width::note(out, &note, fit)?;

@@ -135,6 +135,35 @@ pub fn wrap(prefix: &str, text: &str, width: Option<usize>) -> String {
     out
 }
 
+/// Every line of `text` fitted to `width`: a rule of `-` is cut, a longer
+/// line wrapped with its following lines indented under where its text
+/// starts (after its label and figure: the last double space that leaves
+/// 20 columns for the text); unchanged when `width` is `None`.
+pub fn fit_lines(text: &str, width: Option<usize>) -> String {
+    let Some(w) = width else { return text.to_string() };
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.lines() {
+        if columns(line) <= w {
+            out.push_str(line);
+            out.push('\n');
+        } else if line.chars().all(|c| c == '-' || c == '=') {
+            out.push_str(&line[..w]);
+            out.push('\n');
+        } else {
+            let lead = line.len() - line.trim_start().len();
+            let split = line[lead..]
+                .match_indices("  ")
+                .map(|(i, _)| lead + i + 2)
+                .take_while(|&end| columns(&line[..end]) + 20 <= w)
+                .last()
+                .unwrap_or(lead);
+            let (prefix, rest) = line.split_at(split);
+            out.push_str(&wrap(prefix, rest.trim_start(), width));
+        }
+    }
+    out
+}
+
 /// Prints `note: TEXT`, wrapped to `width`.
 pub fn note(out: &mut dyn Write, text: &str, width: Option<usize>) -> io::Result<()> {
     out.write_all(wrap("note: ", text, width).as_bytes())
@@ -273,6 +302,22 @@ mod tests {
         // A long path is broken where the line ends.
         let long = format!("see /{}", "x".repeat(50));
         assert!(wrap("note: ", &long, Some(30)).lines().all(|l| columns(l) <= 30));
+    }
+
+    #[test]
+    fn long_lines_wrap_under_their_text() {
+        let text = "machine (from meminfo): total 23.5G, used 759M, buff/cache 1.9G\n  kernel         216M  slab_reclaimable 148M, kernel_stack 3.4M, page_tables 9.8M\n------------------------------------------------------------\n";
+        let s = fit_lines(text, Some(50));
+        assert!(s.lines().all(|l| columns(l) <= 50), "{s}");
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines[0], "machine (from meminfo): total 23.5G, used 759M,");
+        assert_eq!(lines[1], "buff/cache 1.9G");
+        assert_eq!(lines[2], "  kernel         216M  slab_reclaimable 148M,");
+        assert_eq!(lines[3], format!("{}kernel_stack 3.4M,", " ".repeat(23)));
+        assert_eq!(lines[4], format!("{}page_tables 9.8M", " ".repeat(23)));
+        assert_eq!(lines[5], "-".repeat(50));
+        assert_eq!(fit_lines(text, None), text);
+        assert_eq!(fit_lines(text, Some(100)), text);
     }
 
     #[test]
