@@ -17,6 +17,7 @@ mod hostile;
 mod huge_pages;
 mod over_time;
 mod permissions;
+mod plots;
 mod prometheus;
 mod prometheus_live;
 mod races;

@@ -74,7 +74,11 @@ fn piped_output_follows_columns_and_is_whole_without_it() {
     for width in [80, 200] {
         let text = piped(&["top", "--pid", &pid_s], Some(width));
         for line in text.lines() {
-            assert!(cols(line) <= width, "COLUMNS={width}: a line of {} columns: {line:?}", cols(line));
+            assert!(
+                cols(line) <= width,
+                "COLUMNS={width}: a line of {} columns: {line:?}",
+                cols(line)
+            );
         }
         let row = row_of(&text, pid);
         assert_eq!(cols(row), width, "the row fills the width:\n{text}");
@@ -125,7 +129,8 @@ fn a_cjk_program_name_keeps_the_columns_aligned() {
     // The display column where each row's PSS figure ends.
     let pss_end = |text: &str, name: &str| {
         let header = text.lines().next().unwrap();
-        let line = text.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("{name}:\n{text}"));
+        let line =
+            text.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("{name}:\n{text}"));
         let header_end = cols(&header[..header.find("PSS").unwrap() + 3]);
         let mut end = 0;
         let mut seen = 0;
