@@ -57,7 +57,7 @@ fn long_sleeper() -> Killed {
 }
 
 /// The line of `text` whose first word is `pid`.
-fn row_of<'a>(text: &'a str, pid: u32) -> &'a str {
+fn row_of(text: &str, pid: u32) -> &str {
     let pid = pid.to_string();
     text.lines()
         .find(|l| l.split_whitespace().next() == Some(pid.as_str()))
