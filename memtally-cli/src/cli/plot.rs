@@ -152,6 +152,7 @@ fn series_labels(procs: Vec<(String, String, Line)>) -> Vec<Line> {
         .zip(d)
         .map(|((_, key, l), d)| {
             let name = format!("{key} {}", command_label(&l.label, d.as_deref()));
+            let name = crate::render::table::escape_controls(name);
             Line { label: cut(&name, 48).into_owned(), ..l }
         })
         .collect()

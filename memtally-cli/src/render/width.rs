@@ -218,10 +218,18 @@ pub fn distinguishing(commands: &[String]) -> Vec<Option<String>> {
     let options: Vec<Vec<String>> = commands.iter().map(|c| options(c)).collect();
     let mut out = vec![None; commands.len()];
     for members in by_program.values().filter(|m| m.len() > 1) {
-        let sets: Vec<HashSet<&String>> =
-            members.iter().map(|&i| options[i].iter().collect()).collect();
+        // How many of the program's processes have each option: one that
+        // fewer than all have tells its processes apart (linear time, for
+        // thousands of workers of one server too).
+        let mut having: HashMap<&str, usize> = HashMap::new();
         for &i in members {
-            out[i] = options[i].iter().find(|o| sets.iter().any(|s| !s.contains(o))).cloned();
+            let mut seen = HashSet::new();
+            for o in options[i].iter().filter(|o| seen.insert(o.as_str())) {
+                *having.entry(o.as_str()).or_default() += 1;
+            }
+        }
+        for &i in members {
+            out[i] = options[i].iter().find(|o| having[o.as_str()] < members.len()).cloned();
         }
     }
     out
