@@ -146,9 +146,7 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
     }
     if let Some(m) = &report.machine {
         writeln!(out)?;
-        let mut picture = Vec::new();
-        crate::render::machine::short(m, &mut picture)?;
-        out.write_all(width::fit_lines(&String::from_utf8_lossy(&picture), fit).as_bytes())?;
+        crate::render::machine::short(m, out)?;
     }
     for note in notes(report, ctx) {
         width::note(out, &note, fit)?;

@@ -135,8 +135,9 @@ pub fn wrap(prefix: &str, text: &str, width: Option<usize>) -> String {
     out
 }
 
-/// Every line of `text` fitted to `width`: a rule of `-` is cut, a longer
-/// line wrapped with its following lines indented under where its text
+/// Every line of `text` fitted to `width`: a rule of `-` and a table's
+/// row (three or more gaps of two spaces) are cut with `…`, a longer line
+/// of text wrapped with its following lines indented under where its text
 /// starts (after its label and figure: the last double space that leaves
 /// 20 columns for the text); unchanged when `width` is `None`.
 pub fn fit_lines(text: &str, width: Option<usize>) -> String {
@@ -149,6 +150,11 @@ pub fn fit_lines(text: &str, width: Option<usize>) -> String {
         } else if line.chars().all(|c| c == '-' || c == '=') {
             out.push_str(&line[..w]);
             out.push('\n');
+        } else if gaps(line.trim_start()) >= 3 {
+            // A table's row (columns apart by runs of spaces): cut, as the
+            // tables cut themselves, rather than spread over lines.
+            out.push_str(&cut(line, w));
+            out.push('\n');
         } else {
             let lead = line.len() - line.trim_start().len();
             let split = line[lead..]
@@ -159,6 +165,26 @@ pub fn fit_lines(text: &str, width: Option<usize>) -> String {
                 .unwrap_or(lead);
             let (prefix, rest) = line.split_at(split);
             out.push_str(&wrap(prefix, rest.trim_start(), width));
+        }
+    }
+    out
+}
+
+/// Runs of two or more spaces inside `s`: the gaps between table columns.
+fn gaps(s: &str) -> usize {
+    s.trim_end().split("  ").filter(|part| !part.trim().is_empty()).count().saturating_sub(1)
+}
+
+/// [`fit_lines`] on bytes: a line that is not UTF-8 is left as it is.
+pub fn fit_bytes(text: &[u8], width: Option<usize>) -> Vec<u8> {
+    if width.is_none() {
+        return text.to_vec();
+    }
+    let mut out = Vec::with_capacity(text.len() + 64);
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        match std::str::from_utf8(line) {
+            Ok(s) => out.extend_from_slice(fit_lines(s, width).as_bytes()),
+            Err(_) => out.extend_from_slice(line),
         }
     }
     out
@@ -326,6 +352,9 @@ mod tests {
         assert_eq!(lines[5], "-".repeat(50));
         assert_eq!(fit_lines(text, None), text);
         assert_eq!(fit_lines(text, Some(100)), text);
+        let row = "IOSurface                 8     2.0T      1.5T   1.5T  16.0K 1.5T 4.0M 4.0M\n";
+        assert_eq!(fit_lines(row, Some(40)), "IOSurface                 8     2.0T   …\n");
+        assert_eq!(fit_bytes(b"\xff long line of bytes\n", Some(5)), b"\xff long line of bytes\n");
     }
 
     #[test]

@@ -228,5 +228,28 @@ fn top_fits_tmux_at_80_and_200_columns() {
         assert!(next.starts_with("---") && next.chars().all(|c| c == '-'), "no wrapped rest:\n{s}");
         rows.push(row);
     }
-    assert!(rows[1].starts_with(rows[0].trim_end_matches('…')), "{rows:?}");
+    // The wider terminal shows more of the same command line.
+    let command = |r: &str| r[r.find("sleep 600").unwrap()..].trim_end_matches('…').to_string();
+    let (narrow, wide) = (command(&rows[0]), command(&rows[1]));
+    assert!(wide.len() > narrow.len() && wide.starts_with(&narrow), "{rows:?}");
+}
+
+/// Every command's table output fits: the machine picture's explanations
+/// wrap under their text, a vmmap report's wide tables are cut with `…`.
+#[test]
+fn machine_and_vmmap_reports_fit_the_width() {
+    let root = repo().join("testdata/fixtures/linux/python3-mmap/proc");
+    let root = root.to_str().unwrap();
+    let whole = piped(&["--proc-root", root, "machine"], None);
+    assert!(whole.lines().any(|l| cols(l) > 60), "the picture has long lines to fit:\n{whole}");
+    let text = piped(&["--proc-root", root, "machine"], Some(60));
+    assert!(text.lines().all(|l| cols(l) <= 60), "{text}");
+    // Nothing is lost: the same words, wrapped.
+    let words = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+    assert_eq!(words(&text), words(&whole));
+    let vmmap = repo().join("testdata/fixtures/vmmap/04_modern_gpu_purge.txt");
+    let report = piped(&["vmmap", vmmap.to_str().unwrap()], Some(80));
+    assert!(report.lines().all(|l| cols(l) <= 80), "{report}");
+    let row = report.lines().find(|l| l.starts_with("IOSurface  ")).unwrap();
+    assert!(row.ends_with('…'), "a table row is cut, not wrapped: {row:?}");
 }
