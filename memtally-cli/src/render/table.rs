@@ -22,6 +22,8 @@ pub struct Table {
     footer: Option<Vec<String>>,
     /// Fit lines to this many display columns (the output's width).
     max_width: Option<usize>,
+    /// Columns never narrowed (a category's name).
+    whole: Vec<usize>,
 }
 
 impl Table {
@@ -32,7 +34,15 @@ impl Table {
             compact: Vec::new(),
             footer: None,
             max_width: None,
+            whole: Vec::new(),
         }
+    }
+
+    /// Never narrows text column `column` to fit: where the table is still
+    /// too wide, whole columns on the right are left out (marked `…`)
+    /// rather than cutting a figure.
+    pub fn keep_whole(&mut self, column: usize) {
+        self.whole.push(column);
     }
 
     /// Fits every line to `width` display columns (the output's, from
@@ -73,22 +83,40 @@ impl Table {
                 widths[i] = widths[i].max(width::columns(cell));
             }
         }
+        let mut shown = n;
         if let Some(max) = self.max_width {
             self.narrow(&mut widths, max);
+            shown = Self::shown(&widths, max);
         }
+        let widths = &widths[..shown];
         let mut out = String::new();
         let header: Vec<String> = self.headers.iter().map(|(h, _)| h.clone()).collect();
-        self.line(&mut out, &header, None, &widths);
+        self.line(&mut out, &header, None, widths);
         for (row, compact) in self.rows.iter().zip(&self.compact) {
-            self.line(&mut out, row, compact.as_ref(), &widths);
+            self.line(&mut out, row, compact.as_ref(), widths);
         }
         if let Some(f) = &self.footer {
-            let rule_width: usize = widths.iter().sum::<usize>() + 2 * (n.saturating_sub(1));
+            let mut rule_width: usize =
+                widths.iter().sum::<usize>() + 2 * (shown.saturating_sub(1));
+            if shown < n {
+                rule_width += 3;
+            }
             out.push_str(&width::rule(rule_width, self.max_width));
             out.push('\n');
-            self.line(&mut out, f, None, &widths);
+            self.line(&mut out, f, None, widths);
         }
         out
+    }
+
+    /// How many columns, from the left, fit `max` with `  …` after them;
+    /// all of them when they fit (or when not even one would).
+    fn shown(widths: &[usize], max: usize) -> usize {
+        let n = widths.len();
+        let prefix = |k: usize| widths[..k].iter().sum::<usize>() + 2 * k.saturating_sub(1);
+        if prefix(n) <= max {
+            return n;
+        }
+        (1..n).rev().find(|&k| prefix(k) + 3 <= max).unwrap_or(n)
     }
 
     /// Narrows the left-aligned (text) columns until the table fits `max`:
@@ -97,7 +125,9 @@ impl Table {
         let n = widths.len();
         let total = |w: &[usize]| w.iter().sum::<usize>() + 2 * n.saturating_sub(1);
         let floor = |i: usize| width::columns(&self.headers[i].0).max(4);
-        let text: Vec<usize> = (0..n).filter(|&i| self.headers[i].1 == Align::Left).collect();
+        let text: Vec<usize> = (0..n)
+            .filter(|&i| self.headers[i].1 == Align::Left && !self.whole.contains(&i))
+            .collect();
         let mut order: Vec<usize> = text.iter().copied().filter(|&i| i + 1 == n).collect();
         let mut others: Vec<usize> = text.iter().copied().filter(|&i| i + 1 != n).collect();
         others.sort_by_key(|&i| std::cmp::Reverse(widths[i]));
@@ -121,7 +151,7 @@ impl Table {
     ) {
         let n = self.headers.len();
         let mut line = String::new();
-        for (i, width) in widths.iter().enumerate().take(n) {
+        for (i, width) in widths.iter().enumerate() {
             let mut cell = cells.get(i).map(String::as_str).unwrap_or("");
             if width::columns(cell) > *width {
                 if let Some((_, short)) = compact.filter(|(c, _)| *c == i) {
@@ -137,6 +167,11 @@ impl Table {
                 Align::Left if i + 1 < n => line.push_str(&width::pad_right(&cell, *width)),
                 Align::Left => line.push_str(&cell),
             }
+        }
+        if widths.len() < n {
+            // Columns left out on the right.
+            line.truncate(line.trim_end().len());
+            line.push_str("  …");
         }
         let line = line.trim_end();
         out.push_str(&width::fit(line, self.max_width));
@@ -244,6 +279,28 @@ mod tests {
         let narrow = t.render();
         assert!(narrow.lines().nth(1).unwrap().starts_with("内存计…"), "{narrow}");
         assert!(narrow.lines().all(|l| width::columns(l) <= 24), "{narrow}");
+    }
+
+    #[test]
+    fn a_kept_column_stays_whole_and_columns_on_the_right_are_left_out() {
+        let mut t = Table::new(&[
+            ("CATEGORY", Align::Left),
+            ("PRIV DIRTY", Align::Right),
+            ("VIRTUAL", Align::Right),
+            ("REGIONS", Align::Right),
+        ]);
+        t.row(vec!["file read-only data".into(), "1023.9M".into(), "2.0G".into(), "71".into()]);
+        t.footer(vec!["total".into(), "1023.9M".into(), "2.0G".into(), "71".into()]);
+        t.keep_whole(0);
+        t.fit(Some(45));
+        let s = t.render();
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines[0], "CATEGORY             PRIV DIRTY  VIRTUAL  …");
+        assert_eq!(lines[1], "file read-only data     1023.9M     2.0G  …");
+        assert_eq!(lines[2], "-".repeat(43));
+        assert!(s.lines().all(|l| width::columns(l) <= 45), "{s}");
+        t.fit(Some(200));
+        assert!(t.render().lines().nth(1).unwrap().ends_with("2.0G       71"));
     }
 
     #[test]

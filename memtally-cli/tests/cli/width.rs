@@ -102,6 +102,9 @@ fn show_cuts_a_long_command_line_to_the_width_and_json_keeps_it_whole() {
     for line in text.lines() {
         assert!(cols(line) <= 80, "{line:?}");
     }
+    // Category names stay whole; columns that do not fit are left out whole.
+    assert!(text.lines().any(|l| l.starts_with("file code  ")), "{text}");
+    assert!(text.lines().skip(1).all(|l| !l.contains('…') || l.ends_with("  …")), "{text}");
     let json = crate::support::run_json(&["show", &pid, "--format", "json"]);
     let command = json["command"].as_str().unwrap();
     assert!(command.len() > 2700 && command.ends_with(" 0 0"), "JSON has the command whole");
@@ -111,6 +114,11 @@ fn show_cuts_a_long_command_line_to_the_width_and_json_keeps_it_whole() {
     let words: Vec<&str> = head.split_whitespace().collect();
     assert_eq!(&words[..4], ["ADDRESS", "PERMS", "PRIV", "DIRTY"], "{head:?}");
     assert!(regions.lines().all(|l| cols(l) <= 80), "{regions}");
+    // No figure is cut: a row ends after a whole figure and `  …`.
+    for line in regions.lines().skip(2).filter(|l| l.ends_with('…')) {
+        let before = line.trim_end_matches('…').trim_end();
+        assert!(line.ends_with("  …") && before.ends_with(['0', 'K', 'M', 'G', '-']), "{line:?}");
+    }
 }
 
 /// A live `sleep` run through a symlink whose name is CJK, beside one with

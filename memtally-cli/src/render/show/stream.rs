@@ -214,7 +214,18 @@ impl RegionStream {
     }
 }
 
-/// Cuts a line to `width` (the output's), with `…` where it is cut.
+/// Cuts a line to `width` (the output's), with `…` where it is cut: in
+/// the path when every figure fits, else after the last figure that fits
+/// whole (a figure is never cut).
 fn fit_line(line: &str, width: Option<usize>) -> std::borrow::Cow<'_, str> {
-    crate::render::width::fit(line, width)
+    let lead = ADDRESS_WIDTH + 2 + PERMS_WIDTH;
+    let figures_end = lead + COLUMNS.len() * FIGURE_WIDTH;
+    match width {
+        Some(w) if w < figures_end && crate::render::width::columns(line) > w => {
+            let k = w.saturating_sub(lead + 3) / FIGURE_WIDTH;
+            let kept: String = line.chars().take(lead + k * FIGURE_WIDTH).collect();
+            format!("{}  …", kept.trim_end()).into()
+        }
+        _ => crate::render::width::fit(line, width),
+    }
 }

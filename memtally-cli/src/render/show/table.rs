@@ -57,6 +57,10 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         t.row(c);
     }
     t.footer(cells("total", report.region_count, &report.totals));
+    // A category's (or kind's) name stays whole; paths may be cut.
+    if report.by != ShowBy::Path {
+        t.keep_whole(0);
+    }
     let fit = width::output_width();
     t.fit(fit);
     out.write_all(heading(&report.processes, fit).as_bytes())?;
