@@ -140,7 +140,7 @@ fn streamed_json_and_csv_hold_every_selected_region() {
     for f in std::fs::read_dir(dir).unwrap() {
         let f = f.unwrap().path();
         let f = f.to_str().unwrap();
-        for extra in [&[][..], &["--types", "IOSurface", "MALLOC"][..], &["--by", "purge"][..]] {
+        for extra in [&[][..], &["--types", "IOSurface,MALLOC"][..], &["--by", "purge"][..]] {
             let mut args = vec!["vmmap", f, "--format", "json"];
             args.extend(extra);
             let out = run(&args);
