@@ -253,23 +253,16 @@ fn summary_gpu(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
 /// How many types the footprint table shows before it sums up the rest.
 const FOOTPRINT_ROWS: usize = 15;
 
-/// The footprint per selected type, largest first: from the regions, or
-/// from the summary rows when there are none.
+/// The footprint per selected type of the region lines, largest first
+/// (without region lines the summary table carries these columns).
 fn footprint_table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
     let rep = r.report;
-    let mut rows: Vec<(String, u64, Option<u64>, Option<u64>)> = if rep.tally.regions_read > 0 {
-        rep.tally
-            .footprint
-            .iter()
-            .map(|(k, f)| (k.clone(), f.regions, f.footprint, f.reclaimable))
-            .collect()
-    } else {
-        r.selected_summary()
-            .map(|s| {
-                (s.region_type.clone(), s.count.unwrap_or(0), row_footprint(s), row_reclaimable(s))
-            })
-            .collect()
-    };
+    let mut rows: Vec<(String, u64, Option<u64>, Option<u64>)> = rep
+        .tally
+        .footprint
+        .iter()
+        .map(|(k, f)| (k.clone(), f.regions, f.footprint, f.reclaimable))
+        .collect();
     if rows.iter().all(|x| x.2.is_none()) {
         return Ok(());
     }
@@ -319,13 +312,26 @@ fn summary_table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
     if rows.is_empty() && check.is_none() {
         return Ok(());
     }
+    // Without region lines, the footprint per type is the table's.
+    let with_fp = rep.tally.regions_read == 0 && rows.iter().any(|s| row_footprint(s).is_some());
+    let cells = |s: &SummaryRow| {
+        let mut c = summary_cells(s);
+        if with_fp {
+            c.extend(fp_cells(row_footprint(s), row_reclaimable(s)));
+        }
+        c
+    };
     writeln!(out, "\nSummary table (as vmmap printed it):")?;
-    let mut t = Table::new(&SUMMARY_HEADERS);
+    let mut headers = SUMMARY_HEADERS.to_vec();
+    if with_fp {
+        headers.extend([("FOOTPRINT", Align::Right), ("RECLAIMABLE", Align::Right)]);
+    }
+    let mut t = Table::new(&headers);
     for s in rows {
-        t.row(summary_cells(s));
+        t.row(cells(s));
     }
     if let Some(c) = check {
-        t.footer(summary_cells(&c.total));
+        t.footer(cells(&c.total));
     }
     out.write_all(t.render().as_bytes())?;
     if let Some(c) = check {
