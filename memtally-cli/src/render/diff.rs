@@ -290,5 +290,40 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
             w.write_record(&rec)?;
         }
     }
+    // vmmap: one `purge` line per region whose purge state changed; the
+    // key is its address range, the label its type and `BEFORE -> AFTER`.
+    let purge: Vec<Change> = d
+        .purge_changes
+        .iter()
+        .map(|p| {
+            let (b, a) = p.states();
+            let r = &p.after;
+            let hex = |v: Option<u64>| v.map_or_else(|| "-".into(), |v| format!("{v:x}"));
+            Change {
+                key: format!("{}-{}", hex(r.start), hex(r.end)),
+                label: format!("{} {b} -> {a}", r.region_type.as_deref().unwrap_or("?")),
+                pid: p.pid,
+                before: Some(p.before.sizes.clone()),
+                after: Some(r.sizes.clone()),
+            }
+        })
+        .collect();
+    for c in &purge {
+        let mut rec = vec![
+            "purge".to_string(),
+            c.key.clone(),
+            escape_controls(c.label.clone()),
+            c.status().to_string(),
+        ];
+        for f in CSV_FIGURES {
+            let cell = |s: &Option<Sizes>| {
+                s.as_ref().and_then(|s| s.figure(f)).map_or(String::new(), |v| v.to_string())
+            };
+            rec.push(cell(&c.before));
+            rec.push(cell(&c.after));
+            rec.push(c.delta(f).map_or(String::new(), |v| v.to_string()));
+        }
+        w.write_record(&rec)?;
+    }
     w.flush()
 }

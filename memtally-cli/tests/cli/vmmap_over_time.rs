@@ -86,6 +86,9 @@ fn diff_shows_purge_state_changes_per_region() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("purge-state changes: 1 region(s)"), "{text}");
     assert!(text.contains("V -> E  103400000-103410000 IOAccelerator"), "{text}");
+    let csv = String::from_utf8(run(&["diff", &a, &b, "--format", "csv"]).stdout).unwrap();
+    let line = csv.lines().find(|l| l.starts_with("purge,")).expect("a purge line");
+    assert!(line.starts_with("purge,103400000-103410000,IOAccelerator V -> E,changed,"), "{line}");
     // The same report on both sides: no change of state.
     let d = run_json(&["diff", &a, &a, "--format", "json"]);
     assert_eq!(d["purge_changes"].as_array().map(Vec::len), Some(0));

@@ -189,6 +189,10 @@ fn summary_only_input_gets_gpu_and_purgeable_analysis_from_its_table() {
         out.contains("Purgeable memory of the whole process (vmmap's TOTAL row): volatile 0 (reclaimable), non-volatile 4.8M, empty 0"),
         "{out}"
     );
+    // vmmap's TOTAL row with its footprint: 10.0G dirty + 1.5G swapped, as
+    // the header's physical footprint (11.5G).
+    let total = out.lines().find(|l| l.starts_with("TOTAL ")).expect("TOTAL row");
+    assert_eq!(total.split_whitespace().nth(9), Some("11.5G"), "{total}");
     let Some(f13) = shared_file("13_") else { return };
     let out = table(&["vmmap", &f13]);
     let row = out.lines().find(|l| l.starts_with("IOAccelerator (graphics)")).unwrap();
