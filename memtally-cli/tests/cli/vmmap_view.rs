@@ -186,7 +186,9 @@ fn summary_only_input_gets_gpu_and_purgeable_analysis_from_its_table() {
         "{row}"
     );
     assert!(
-        out.contains("Purgeable memory of the whole process (vmmap's TOTAL row): volatile 0 (reclaimable), non-volatile 4.8M, empty 0"),
+        out.contains(
+            "Purgeable (vmmap's TOTAL row): volatile 0 (reclaimable), non-volatile 4.8M, empty 0"
+        ),
         "{out}"
     );
     // vmmap's TOTAL row with its footprint: 10.0G dirty + 1.5G swapped, as

@@ -110,23 +110,20 @@ fn footprint_line(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
     let rep = r.report;
     let f = &rep.footprint;
     let from = match rep.footprint_from {
-        "regions" => "of the selected region lines",
-        "summary" => "from the summary table (rounded as vmmap printed it)",
+        "regions" => "the region lines",
+        "summary" => "the summary table, rounded",
         _ => return Ok(()),
     };
     let Some(fp) = f.footprint else {
         return writeln!(out, "\nFootprint: - (the input has no dirty or swapped sizes)");
     };
+    let (fp, rec) = (human(fp), human_opt(f.reclaimable));
+    let w = fp.len().max(rec.len());
     writeln!(
         out,
-        "\nFootprint: {} {from}: dirty + swapped, volatile purgeable memory left out",
-        human(fp)
+        "\nFootprint:   {fp:>w$}  dirty + swapped, volatile purgeable left out ({from})"
     )?;
-    writeln!(
-        out,
-        "Reclaimable: {} (volatile purgeable memory the system may discard; not in the footprint)",
-        human_opt(f.reclaimable)
-    )?;
+    writeln!(out, "Reclaimable: {rec:>w$}  volatile purgeable: the system may discard it")?;
     if let Some(p) = rep.doc.header.physical_footprint {
         writeln!(out, "vmmap's physical footprint (whole process): {}", human(p))?;
     }
@@ -240,7 +237,7 @@ fn summary_gpu(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
         if tot.volatile.is_some() || tot.nonvol.is_some() || tot.empty.is_some() {
             writeln!(
                 out,
-                "Purgeable memory of the whole process (vmmap's TOTAL row): volatile {} (reclaimable), non-volatile {}, empty {}",
+                "Purgeable (vmmap's TOTAL row): volatile {} (reclaimable), non-volatile {}, empty {}",
                 human_opt(tot.volatile),
                 human_opt(tot.nonvol),
                 human_opt(tot.empty)
