@@ -50,7 +50,7 @@ pub(super) fn table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "types: {}; {} of {} region lines selected",
-        if types.is_empty() { "all".to_string() } else { types.join(", ") },
+        if types.iter().all(|t| t.is_empty()) { "all".to_string() } else { types.join(", ") },
         rep.tally.selected,
         rep.tally.regions_read
     )?;
@@ -95,6 +95,9 @@ fn shown_types(r: &VmmapView) -> (Vec<String>, String) {
         let gpu: Vec<String> = GPU_TYPES.iter().map(|s| s.to_string()).collect();
         let title = format!("GPU memory ({}) by purge state", gpu.join(", "));
         (gpu, title)
+    } else if types.iter().all(|t| t.is_empty()) {
+        // `--types ''`: every type, as the seed reads it.
+        (vec![String::new()], "Every region type by purge state".to_string())
     } else {
         (types.to_vec(), format!("{} by purge state", types.join(", ")))
     }
