@@ -31,4 +31,5 @@ mod vmmap_over_time;
 mod vmmap_parity;
 mod vmmap_pid;
 mod vmmap_split;
+mod vmmap_view;
 mod width;
