@@ -12,6 +12,7 @@ mod classic_parity;
 mod completions;
 mod deploy;
 mod exit_races;
+mod figures;
 mod gpu;
 mod hostile;
 mod huge_pages;

@@ -37,6 +37,19 @@ impl Named for ShowBy {
     }
 }
 
+impl ShowBy {
+    /// The sort when none is asked for: categories dirty first (what the
+    /// seed says matters), paths and permission sets by PSS, so a large
+    /// clean mapping is not hidden below every small dirty one.
+    pub fn default_sort(self) -> Vec<String> {
+        let fields: &[&str] = match self {
+            ShowBy::Category => &["dirty", "rss"],
+            ShowBy::Path | ShowBy::Perms => &["pss", "rss"],
+        };
+        fields.iter().map(|f| f.to_string()).collect()
+    }
+}
+
 /// A row of the view.
 #[derive(Debug, Clone)]
 pub struct Row {

@@ -27,7 +27,7 @@ pub struct ShowOptions {
 
 impl Default for ShowOptions {
     fn default() -> ShowOptions {
-        ShowOptions { by: ShowBy::Category, sort: vec!["dirty".into(), "rss".into()], top: None }
+        ShowOptions { by: ShowBy::Category, sort: ShowBy::Category.default_sort(), top: None }
     }
 }
 

@@ -5,7 +5,7 @@ use std::io::Write;
 use memtally_core::analyze::show::{Report, ShowBy};
 use memtally_core::model::{Named, Sizes};
 
-use super::{figures, gpu_rows, heading, COLUMNS};
+use super::{columns, figures_in, gpu_rows, heading};
 use crate::render::table::{Align, Table};
 use crate::render::units::human_opt;
 
@@ -29,7 +29,8 @@ pub fn huge_parts(sizes: &Sizes) -> Vec<String> {
 pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let first = report.by.name().to_uppercase();
     let mut headers: Vec<(&str, Align)> = vec![(first.as_str(), Align::Left)];
-    headers.extend(COLUMNS.iter().map(|(h, _)| (*h, Align::Right)));
+    let columns = columns(report.processes.len());
+    headers.extend(columns.iter().map(|(h, _)| (*h, Align::Right)));
     headers.push(("REGIONS", Align::Right));
     // Paths are long: put them last so the numbers line up.
     if report.by == ShowBy::Path {
@@ -38,7 +39,7 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let mut t = Table::new(&headers);
     let cells = |label: &str, regions: usize, sizes: &Sizes| {
         let mut c = vec![label.to_string()];
-        c.extend(figures(sizes));
+        c.extend(figures_in(columns, sizes));
         c.push(regions.to_string());
         if report.by == ShowBy::Path {
             c.rotate_left(1);
@@ -85,6 +86,16 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     }
     for note in &report.notes {
         writeln!(out, "note: {note}")?;
+    }
+    if report.processes.len() > 1 {
+        writeln!(
+            out,
+            "note: {} processes: only figures that add up across them are shown (PSS DIRTY = Pss_Dirty, SWAP PSS = SwapPss: a shared page divided among its processes); RSS, shared dirty and swap in full are in --format json.",
+            report.processes.len()
+        )?;
+        if report.totals.pss_dirty.is_none() {
+            writeln!(out, "note: no Pss_Dirty in these smaps (Linux 6.0 and later have it): PSS DIRTY is unknown (-); PRIV DIRTY leaves shared dirty pages out.")?;
+        }
     }
     Ok(())
 }
