@@ -7,6 +7,7 @@
 mod support;
 
 mod bad_bytes;
+mod categories;
 mod cgroup;
 mod classic_parity;
 mod completions;
