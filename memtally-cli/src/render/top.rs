@@ -159,6 +159,12 @@ pub fn notes(report: &TopReport, ctx: &Top) -> Vec<String> {
             "this kernel gives no Pss_Dirty (Linux 6.0 and later do): PRIV DIRTY is each process's private dirty pages only; dirty pages shared with other processes (after fork, shared memory) are left out rather than counted again in every process that maps them.".into(),
         );
     }
+    if let Some(shmem) = report.totals.pss_shmem.filter(|&v| v > 0) {
+        notes.push(format!(
+            "{} of the PSS is tmpfs / shared memory (Pss_Shmem: /dev/shm, memfd, SysV, shared anonymous), also in USS where one process maps it: a process's exit does not free it while the file or segment exists. memtally show PID gives each process's shmem part.",
+            crate::render::units::human(shmem)
+        ));
+    }
     let restricted = ctx.scan.restricted.len();
     if restricted > 0 {
         notes.push(format!(

@@ -248,3 +248,74 @@ fn spawn_file_reader(file: &Path, len: usize) -> u32 {
     unsafe { libc::close(fds[0]) };
     pid as u32
 }
+
+/// A child holding a written 24 MiB /dev/shm file: `show` says that its
+/// USS and private dirty are tmpfs pages, and they are: once the child is
+/// killed, the file still holds its 24 MiB.
+#[test]
+fn shmem_is_shown_apart_and_outlives_the_process() {
+    use std::os::unix::ffi::OsStrExt;
+    let path = PathBuf::from(format!("/dev/shm/memtally-figures-{}", std::process::id()));
+    if !Path::new("/dev/shm").is_dir() {
+        println!("skipped: no /dev/shm");
+        return;
+    }
+    struct Remove(PathBuf);
+    impl Drop for Remove {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+    let _remove = Remove(path.clone());
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    let len = 24 * MIB;
+    let mut fds = [0i32; 2];
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0);
+    if pid == 0 {
+        unsafe {
+            let fd = libc::open(c.as_ptr(), libc::O_CREAT | libc::O_RDWR, 0o600);
+            if fd < 0 || libc::ftruncate(fd, len as libc::off_t) != 0 {
+                libc::_exit(1);
+            }
+            let rw = libc::PROT_READ | libc::PROT_WRITE;
+            let p = libc::mmap(std::ptr::null_mut(), len, rw, libc::MAP_SHARED, fd, 0);
+            if p == libc::MAP_FAILED {
+                libc::_exit(1);
+            }
+            libc::memset(p, 0x5a, len);
+            libc::write(fds[1], [1u8].as_ptr().cast(), 1);
+            loop {
+                libc::pause();
+            }
+        }
+    }
+    unsafe { libc::close(fds[1]) };
+    let mut b = [0u8; 1];
+    let n = unsafe { libc::read(fds[0], b.as_mut_ptr().cast(), 1) };
+    unsafe { libc::close(fds[0]) };
+    let child = Killed(pid as u32);
+    assert_eq!(n, 1, "the child mapped {}", path.display());
+    let pid = child.0.to_string();
+
+    let doc = run_json(&["show", &pid, "--format", "json"]);
+    let shmem = &doc["shmem"];
+    println!("shmem part of {pid}: {shmem}");
+    assert_eq!(shmem["uss"].as_u64(), Some(len as u64), "{shmem}");
+    assert_eq!(shmem["private_dirty"].as_u64(), Some(len as u64));
+    let table = wide(&["show", &pid]);
+    let line = table.lines().find(|l| l.starts_with("shmem:")).unwrap_or_else(|| panic!("{table}"));
+    assert!(line.starts_with("shmem: 24.0M of USS (24.0M of PRIV DIRTY"), "{line}");
+    let top = wide(&["top", "--pid", &pid]);
+    assert!(top.contains("is tmpfs / shared memory (Pss_Shmem"), "{top}");
+    let top = run_json(&["top", "--pid", &pid, "--format", "json"]);
+    assert!(top["processes"][0]["pss_shmem"].as_u64().unwrap() >= len as u64);
+
+    // Killed: the pages it wrote stay, in the file.
+    drop(child);
+    let meta = std::fs::metadata(&path).unwrap();
+    use std::os::unix::fs::MetadataExt;
+    println!("after the kill {} holds {} B", path.display(), meta.blocks() * 512);
+    assert_eq!(meta.blocks() * 512, len as u64, "the tmpfs pages outlive the process");
+}

@@ -147,6 +147,19 @@ pub fn categorize(region: &Region) -> Category {
     }
 }
 
+/// Whether a mapping's resident pages are tmpfs / shared memory pages
+/// (`/dev/shm`, `memfd:`, SysV, shared anonymous memory and shared
+/// `/dev/zero`, mapped shared): they stay in memory when the process
+/// exits, for as long as the file or segment exists (or another process
+/// maps it), and only swap can take them out. dma-buf is not tmpfs.
+pub fn is_shmem(region: &Region) -> bool {
+    let path = region.path.as_deref().unwrap_or("");
+    region.perms.as_bytes().get(3) == Some(&b's')
+        && region.backing == Backing::SharedMemory
+        && !path.starts_with("/dmabuf:")
+        && !path.starts_with("anon_inode:dmabuf")
+}
+
 /// Whether a mapping is hugetlbfs memory: by what the source found (a
 /// hugetlbfs file or `MAP_HUGETLB`), by the kernel's `ht` VmFlag, or by
 /// hugetlb pages counted in it.
@@ -188,6 +201,13 @@ mod tests {
         assert_eq!(cat("1000-2000 rw-s 0 00:01 9 /dev/zero (deleted)"), Category::SharedMemory);
         assert_eq!(cat("1000-2000 rw-s 0 00:0f 9 /anon_hugepage (deleted)"), Category::HugePages);
         assert_eq!(cat("1000-2000 r-xp 0 00:00 0 [vdso]"), Category::Kernel);
+        let shmem = |line: &str| is_shmem(&parse_header(line.as_bytes()).unwrap());
+        assert!(shmem("1000-2000 rw-s 0 00:01 9 /dev/shm/x"));
+        assert!(shmem("1000-2000 rw-s 0 00:01 9 /memfd:buf (deleted)"));
+        assert!(shmem("1000-2000 rw-s 0 00:01 9 /dev/zero (deleted)"));
+        assert!(!shmem("1000-2000 rw-p 0 00:01 9 /dev/shm/x"), "private: copies are anonymous");
+        assert!(!shmem("1000-2000 rw-s 0 00:01 9 /dmabuf:"));
+        assert!(!shmem("1000-2000 rw-s 0 fe:00 9 /usr/share/x"));
         assert_eq!(cat("1000-2000 --xp 0 00:00 0 [vsyscall]"), Category::Kernel);
     }
 }

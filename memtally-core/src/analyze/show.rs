@@ -1,7 +1,7 @@
 //! The `show` view of one or more processes: rows grouped by a key, sorted,
 //! cut to the top N, and the totals over every region.
 
-use crate::analyze::category::{categorize, Category};
+use crate::analyze::category::{categorize, is_shmem, Category};
 use crate::analyze::group::{process_total, sort_by_figures};
 use crate::model::{Group, Grouper, Named, Process, Region, SizeSource, Sizes};
 
@@ -86,6 +86,10 @@ pub struct Report {
     pub notes: Vec<String>,
     /// GPU memory of the processes (docs/gpu-json.md), when read and any.
     pub gpu: Option<crate::analyze::gpu::GpuShow>,
+    /// The regions whose pages are tmpfs / shared memory
+    /// ([`is_shmem`](crate::analyze::category::is_shmem)) added up: the
+    /// part of USS and private dirty that the process's exit does not free.
+    pub shmem: Sizes,
 }
 
 /// Sort keys `--sort` accepts; `dirty` is shared + private dirty.
@@ -115,6 +119,8 @@ pub struct Fold {
     rows: Grouper,
     /// Regions added up so far.
     pub regions: usize,
+    /// The tmpfs / shared memory regions added up.
+    shmem: Sizes,
 }
 
 impl Fold {
@@ -125,6 +131,7 @@ impl Fold {
             categories: Grouper::with_keys(Category::ALL.iter().map(|c| c.key())),
             rows: Grouper::new(),
             regions: 0,
+            shmem: Sizes::default(),
         }
     }
 
@@ -132,6 +139,9 @@ impl Fold {
     pub fn add(&mut self, r: &Region) {
         self.regions += 1;
         self.categories.add_region(categorize(r).key(), r);
+        if is_shmem(r) {
+            self.shmem.add_region(r);
+        }
         match self.by {
             ShowBy::Category => {}
             ShowBy::Path => self.rows.add_region(r.path.as_deref().unwrap_or("[anonymous]"), r),
@@ -200,5 +210,6 @@ pub fn finish(processes: Vec<Process>, fold: Fold, sort: &[String], top: Option<
         region_count: fold.regions,
         notes,
         gpu: None,
+        shmem: fold.shmem,
     }
 }

@@ -25,6 +25,18 @@ pub fn huge_parts(sizes: &Sizes) -> Vec<String> {
     .collect()
 }
 
+/// What of the figures is tmpfs / shared memory, which the process's exit
+/// does not free; `None` when there is none.
+pub fn shmem_line(shmem: &Sizes) -> Option<String> {
+    let uss = shmem.uss().filter(|&v| v > 0)?;
+    Some(format!(
+        "shmem: {} of USS ({} of PRIV DIRTY; PSS {}) is tmpfs / shared memory (/dev/shm, memfd, SysV, shared anonymous): not freed when the process exits, while the file or segment exists",
+        human_opt(Some(uss)),
+        human_opt(shmem.private_dirty),
+        human_opt(shmem.pss),
+    ))
+}
+
 /// The grouped table.
 pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let first = report.by.name().to_uppercase();
@@ -76,6 +88,9 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         if !parts.is_empty() {
             writeln!(out, "huge pages / KSM, {label}: {}", parts.join(", "))?;
         }
+    }
+    if let Some(line) = shmem_line(&report.shmem) {
+        writeln!(out, "{line}")?;
     }
     if report.omitted > 0 {
         writeln!(
