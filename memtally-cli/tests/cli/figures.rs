@@ -180,12 +180,13 @@ fn swap_and_swap_pss_have_one_name_each() {
 /// before small dirty ones (it came after every dirty row before).
 #[test]
 fn show_by_path_ranks_by_pss() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("clean-32m.bin");
-    std::fs::write(&file, vec![7u8; 32 * MIB]).unwrap();
+    // On disk (target/tmp), not a tmpfs /tmp, whose pages would be shmem.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let file = dir.path().join("clean-64m.bin");
+    std::fs::write(&file, vec![7u8; 64 * MIB]).unwrap();
     // Written back, so its page cache is clean.
     std::fs::File::open(&file).unwrap().sync_all().unwrap();
-    let child = Killed(spawn_file_reader(&file, 32 * MIB));
+    let child = Killed(spawn_file_reader(&file, 64 * MIB));
     let pid = child.0.to_string();
     let doc = run_json(&["show", &pid, "--by", "path", "--format", "json"]);
     let rows = doc["rows"].as_array().unwrap();
