@@ -36,9 +36,10 @@ pub struct ShowArgs {
     pub top: Option<usize>,
 
     /// Sort rows by these figures, largest first (comma-separated):
-    /// dirty, private_dirty, shared_dirty, rss, pss, uss, clean, swap,
-    /// swap_pss, size, regions, anonymous, locked. Default: dirty,rss by
-    /// category; pss,rss by path or perms.
+    /// dirty, pss_dirty, private_dirty, shared_dirty, rss, pss, uss, clean,
+    /// swap, swap_pss, size, regions, anonymous, locked. Default: dirty,rss
+    /// by category (pss_dirty,pss over several processes); pss,rss by path
+    /// or perms.
     #[arg(long, value_delimiter = ',', value_name = "FIELD")]
     pub sort: Option<Vec<String>>,
 
@@ -56,7 +57,8 @@ pub struct ShowArgs {
 }
 
 pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
-    let sort = args.sort.clone().unwrap_or_else(|| args.by.default_sort());
+    // No --sort: the view's own default (which depends on how many processes).
+    let sort = args.sort.clone().unwrap_or_default();
     let opts = ShowOptions { by: args.by, sort, top: args.top };
     opts.check()?;
     let sel = args.select.selection(args.pid)?;

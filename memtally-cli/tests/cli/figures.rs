@@ -103,6 +103,14 @@ fn dirty_of_a_forked_family_is_the_sum_of_pss_dirty() {
         assert!((shown - pss_dirty as f64).abs() <= pss_dirty as f64 * 0.01, "{table}");
         // show over the family: only figures that add up.
         assert_eq!(show["totals"]["pss_dirty"].as_u64(), Some(pss_dirty), "show JSON");
+        // Its rows, dirty first by the figure that adds up.
+        let rows: Vec<u64> = show["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["pss_dirty"].as_u64().unwrap())
+            .collect();
+        assert!(rows.windows(2).all(|w| w[0] >= w[1]), "by Pss_Dirty: {rows:?}");
         let head = names(header(&show_table, "CATEGORY"));
         for gone in ["RSS", "SHR DIRTY", "CLEAN", "SWAP"] {
             assert!(!head.iter().any(|h| h == gone), "{gone} summed in full: {head:?}");

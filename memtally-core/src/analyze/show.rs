@@ -39,10 +39,12 @@ impl Named for ShowBy {
 
 impl ShowBy {
     /// The sort when none is asked for: categories dirty first (what the
-    /// seed says matters), paths and permission sets by PSS, so a large
-    /// clean mapping is not hidden below every small dirty one.
-    pub fn default_sort(self) -> Vec<String> {
+    /// seed says matters; over several processes the dirty figure that adds
+    /// up, Pss_Dirty), paths and permission sets by PSS, so a large clean
+    /// mapping is not hidden below every small dirty one.
+    pub fn default_sort(self, several: bool) -> Vec<String> {
         let fields: &[&str] = match self {
+            ShowBy::Category if several => &["pss_dirty", "pss"],
             ShowBy::Category => &["dirty", "rss"],
             ShowBy::Path | ShowBy::Perms => &["pss", "rss"],
         };
@@ -95,6 +97,7 @@ pub struct Report {
 /// Sort keys `--sort` accepts; `dirty` is shared + private dirty.
 pub(crate) const SORT_FIELDS: &[&str] = &[
     "dirty",
+    "pss_dirty",
     "private_dirty",
     "shared_dirty",
     "rss",
@@ -187,6 +190,13 @@ pub fn finish(processes: Vec<Process>, fold: Fold, sort: &[String], top: Option<
             .into_iter()
             .map(|g| Row { label: g.key.clone(), key: g.key, regions: g.regions, sizes: g.sizes })
             .collect(),
+    };
+    let default_sort;
+    let sort = if sort.is_empty() {
+        default_sort = fold.by.default_sort(processes.len() > 1);
+        &default_sort[..]
+    } else {
+        sort
     };
     sort_by_figures(&mut rows, sort, |r| (&r.key, r.regions, &r.sizes));
     let omitted = crate::analyze::group::keep_first(&mut rows, top);
