@@ -328,3 +328,31 @@ fn shmem_is_shown_apart_and_outlives_the_process() {
     println!("after the kill {} holds {} B", path.display(), meta.blocks() * 512);
     assert_eq!(meta.blocks() * 512, len as u64, "the tmpfs pages outlive the process");
 }
+
+/// Before Linux 6.0 smaps_rollup has no Pss_Dirty: `top` shows PRIV DIRTY
+/// (which adds up too) under that name and says why in a note. The tree is
+/// a recording copied to a temporary directory without its Pss_Dirty lines.
+#[test]
+fn without_pss_dirty_top_shows_private_dirty_and_says_so() {
+    let from = repo().join("testdata/fixtures/linux/chromium-renderer/proc");
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&from, dir.path());
+    for file in ["smaps_rollup", "smaps"] {
+        let path = dir.path().join("11755").join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let kept: String = text
+            .lines()
+            .filter(|l| !l.starts_with("Pss_Dirty:"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(&path, kept).unwrap();
+    }
+    let root = dir.path().to_str().unwrap();
+    let table = wide(&["--proc-root", root, "top"]);
+    let head = names(header(&table, "PID"));
+    assert!(head.iter().any(|h| h == "PRIV DIRTY"), "{head:?}");
+    assert!(!head.iter().any(|h| h == "PSS DIRTY"), "{head:?}");
+    // Private_Dirty 6152 kB; Shared_Dirty (14580 kB) is left out.
+    assert_eq!(cell(&table, "PID", "11755", "PRIV DIRTY"), "6.0M", "{table}");
+    assert!(table.contains("note: this kernel gives no Pss_Dirty"), "{table}");
+}

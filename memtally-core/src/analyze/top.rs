@@ -302,6 +302,17 @@ mod tests {
     }
 
     #[test]
+    fn dirty_is_pss_dirty_where_the_kernel_has_it_else_private_dirty() {
+        let new = Sizes { pss_dirty: Some(5), private_dirty: Some(3), ..Default::default() };
+        assert_eq!(dirty_field(&new), "pss_dirty");
+        // Before Linux 6.0: no Pss_Dirty, so private dirty (which adds up).
+        let old = Sizes { private_dirty: Some(3), shared_dirty: Some(9), ..Default::default() };
+        assert_eq!(dirty_field(&old), "private_dirty");
+        // Status only: neither; the column stays Pss_Dirty, shown as unknown.
+        assert_eq!(dirty_field(&Sizes::default()), "pss_dirty");
+    }
+
+    #[test]
     fn unknown_pss_sorts_last_and_is_counted() {
         let ps = vec![proc(1, 0, "a", None), proc(2, 0, "b", Some(1))];
         let r = build_by(&ps, TopBy::Process);
