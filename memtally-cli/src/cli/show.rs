@@ -36,10 +36,12 @@ pub struct ShowArgs {
     pub top: Option<usize>,
 
     /// Sort rows by these figures, largest first (comma-separated):
-    /// dirty, private_dirty, shared_dirty, rss, pss, uss, clean, swap,
-    /// swap_pss, size, regions, anonymous, locked.
-    #[arg(long, value_delimiter = ',', default_value = "dirty,rss", value_name = "FIELD")]
-    pub sort: Vec<String>,
+    /// dirty, pss_dirty, private_dirty, shared_dirty, rss, pss, uss, clean,
+    /// swap, swap_pss, size, regions, anonymous, locked. Default: dirty,rss
+    /// by category (pss_dirty,pss over several processes); pss,rss by path
+    /// or perms.
+    #[arg(long, value_delimiter = ',', value_name = "FIELD")]
+    pub sort: Option<Vec<String>>,
 
     /// List every mapping (like `pmap -X`) instead of grouped rows.
     #[arg(long, conflicts_with = "classic")]
@@ -55,7 +57,9 @@ pub struct ShowArgs {
 }
 
 pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
-    let opts = ShowOptions { by: args.by, sort: args.sort.clone(), top: args.top };
+    // No --sort: the view's own default (which depends on how many processes).
+    let sort = args.sort.clone().unwrap_or_default();
+    let opts = ShowOptions { by: args.by, sort, top: args.top };
     opts.check()?;
     let sel = args.select.selection(args.pid)?;
     require_selection(&sel, "show")?;

@@ -41,11 +41,11 @@ impl Exposition {
 type Figure = (&'static str, &'static str, fn(&Sizes) -> Option<u64>);
 const FIGURES: &[Figure] = &[
     ("pss", "Proportional set size: resident bytes, each shared page divided among the processes mapping it (sums mean something)", |s| s.pss),
-    ("uss", "Unique set size: private clean + private dirty bytes, what ending the process gives back", |s| s.uss()),
+    ("uss", "Unique set size: private clean + private dirty bytes; on exit anonymous pages are freed, file pages stay in the page cache, tmpfs/shm pages stay while their file exists", |s| s.uss()),
     ("rss", "Resident set size: resident bytes, shared pages counted in full", |s| s.rss),
     ("swap", "Swapped-out bytes (smaps Swap)", |s| s.swap),
     ("swap_pss", "Swapped-out bytes, shared swap divided like PSS (smaps SwapPss)", |s| s.swap_pss),
-    ("private_dirty", "Resident pages only this process has written: freed when it exits, or swapped", |s| s.private_dirty),
+    ("private_dirty", "Resident pages only this process has written: freed when it exits (tmpfs/shm pages stay while their file exists), or swapped", |s| s.private_dirty),
 ];
 
 type GpuFigure = (&'static str, &'static str, fn(&GpuFigures) -> Option<u64>);

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use serde_json::{json, Map, Value};
 
-use memtally_core::analyze::top::{swap, TopBy, TopReport, TopRow};
+use memtally_core::analyze::top::{dirty_field, TopBy, TopReport, TopRow};
 use memtally_core::model::{Named, ProcMemory, Sizes};
 use memtally_core::usecase::top::Top;
 
@@ -28,16 +28,22 @@ impl Printer for Top {
     }
 }
 
-/// Size columns of `top` (header, figure name); the explorer shows the same.
-pub(crate) const FIGURES: &[(&str, &str)] =
-    &[("USS", "uss"), ("PSS", "pss"), ("RSS", "rss"), ("SWAP", "swap"), ("DIRTY", "dirty")];
+/// Size columns of `top` (header, figure name); the explorer shows the
+/// same. Every one adds up across processes but RSS (each process's
+/// resident pages in full): SWAP PSS is SwapPss, PSS DIRTY is Pss_Dirty;
+/// where the kernel has no Pss_Dirty (before 6.0) the dirty column is
+/// PRIV DIRTY instead, and a note says so.
+pub(crate) fn figures(totals: &Sizes) -> Vec<(&'static str, &'static str)> {
+    let dirty = match dirty_field(totals) {
+        "pss_dirty" => ("PSS DIRTY", "pss_dirty"),
+        other => ("PRIV DIRTY", other),
+    };
+    vec![("USS", "uss"), ("PSS", "pss"), ("RSS", "rss"), ("SWAP PSS", "swap_pss"), dirty]
+}
 
-/// A column's figure: SWAP is proportional swap where known.
+/// A column's figure.
 pub(crate) fn figure(row_sizes: &Sizes, name: &str) -> Option<u64> {
-    match name {
-        "swap" => swap(row_sizes),
-        _ => row_sizes.figure(name),
-    }
+    row_sizes.figure(name)
 }
 
 fn process<'a>(ctx: &'a Top, row: &TopRow) -> Option<&'a ProcMemory> {
@@ -54,7 +60,8 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
     let huge = [("THP", "thp"), ("HUGETLB", "hugetlb"), ("KSM", "ksm")]
         .into_iter()
         .filter(|(_, f)| nonzero(f));
-    let figures: Vec<(&str, &str)> = FIGURES.iter().copied().chain(gpu).chain(huge).collect();
+    let figures: Vec<(&str, &str)> =
+        figures(&report.totals).into_iter().chain(gpu).chain(huge).collect();
     let mut headers: Vec<(&str, Align)> = if per_process {
         vec![("PID", Align::Right), ("USER", Align::Left)]
     } else {
@@ -166,6 +173,17 @@ fn key_header(by: TopBy) -> &'static str {
 /// What the reader must know to trust the numbers.
 pub fn notes(report: &TopReport, ctx: &Top) -> Vec<String> {
     let mut notes = Vec::new();
+    if dirty_field(&report.totals) == "private_dirty" {
+        notes.push(
+            "this kernel gives no Pss_Dirty (Linux 6.0 and later do): PRIV DIRTY is each process's private dirty pages only; dirty pages shared with other processes (after fork, shared memory) are left out rather than counted again in every process that maps them.".into(),
+        );
+    }
+    if let Some(shmem) = report.totals.pss_shmem.filter(|&v| v > 0) {
+        notes.push(format!(
+            "{} of the PSS is tmpfs / shared memory (Pss_Shmem: /dev/shm, memfd, SysV, shared anonymous), also in USS where one process maps it: a process's exit does not free it while the file or segment exists. memtally show PID gives each process's shmem part.",
+            crate::render::units::human(shmem)
+        ));
+    }
     let restricted = ctx.scan.restricted.len();
     if restricted > 0 {
         notes.push(format!(
@@ -208,6 +226,7 @@ const JSON_FIGURES: &[&str] = &[
     "swap_pss",
     "private_dirty",
     "shared_dirty",
+    "pss_dirty",
     "private_clean",
     "shared_clean",
     "pss_anon",

@@ -68,10 +68,13 @@ impl SortKey {
         }
     }
 
-    /// The `top --sort` field; growth is sorted here, over PSS order.
+    /// The `top --sort` field (the figure of the column of that name);
+    /// growth is sorted here, over PSS order.
     pub fn top_field(self) -> &'static str {
         match self {
             SortKey::Growth => "pss",
+            SortKey::Dirty => "pss_dirty",
+            SortKey::Swap => "swap_pss",
             other => other.name(),
         }
     }

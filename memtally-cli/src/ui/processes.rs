@@ -6,12 +6,12 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::{Cell, Row, Table, TableState};
 use ratatui::Frame;
 
-use memtally_core::analyze::top::{swap, TopBy};
+use memtally_core::analyze::top::TopBy;
 use memtally_core::model::Sizes;
 
 use crate::render::table::escape_controls;
 // Size columns and their figures, as `top` prints them.
-use crate::render::top::{figure, FIGURES};
+use crate::render::top::{figure, figures};
 use crate::render::units::{human_opt, human_signed};
 use crate::ui::app::{App, SortKey};
 use crate::ui::draw::{header, right};
@@ -104,8 +104,7 @@ pub fn rows(app: &App) -> Vec<ProcRow> {
 fn sort_value(app: &App, r: &ProcRow) -> Option<f64> {
     match app.sort {
         SortKey::Growth => app.history().and_then(|h| h.trend(&r.label)).map(|t| per_minute(&t)),
-        SortKey::Swap => swap(&r.sizes).map(|v| v as f64),
-        k => r.sizes.figure(k.name()).map(|v| v as f64),
+        k => r.sizes.figure(k.top_field()).map(|v| v as f64),
     }
 }
 
@@ -114,7 +113,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let rows = rows(app);
     let per_process = matches!(app.by, TopBy::Process | TopBy::Tree);
     let gpu = top.report.totals.get("gpu").is_some().then_some(("GPU", "gpu"));
-    let figures: Vec<(&'static str, &'static str)> = FIGURES.iter().copied().chain(gpu).collect();
+    let figures: Vec<(&'static str, &'static str)> =
+        figures(&top.report.totals).into_iter().chain(gpu).collect();
     let mut headers: Vec<(&'static str, bool)> = if per_process {
         vec![("PID", true), ("USER", false)]
     } else {
@@ -128,7 +128,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         let key = if app.by == TopBy::Cgroup { (area.width / 2).clamp(20, 70) } else { 20 };
         vec![Constraint::Length(key), Constraint::Length(5)]
     };
-    widths.extend(figures.iter().map(|_| Constraint::Length(6)));
+    widths.extend(figures.iter().map(|(h, _)| Constraint::Length(h.len().max(6) as u16)));
     widths.extend([Constraint::Length(7), Constraint::Length(8)]);
     // What the COMMAND column gets: the rest of the row after the fixed
     // columns and the one-cell gaps between columns.
@@ -137,7 +137,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let command_width = usize::from(area.width.saturating_sub(fixed + widths.len() as u16));
     if per_process {
         headers.push(("COMMAND", false));
-        widths.push(Constraint::Min(10));
+        widths.push(Constraint::Min(6));
     }
     // A command that does not fit: the program and what tells it apart
     // first, cut with `…` (as `top` prints it).

@@ -7,11 +7,13 @@
 mod support;
 
 mod bad_bytes;
+mod categories;
 mod cgroup;
 mod classic_parity;
 mod completions;
 mod deploy;
 mod exit_races;
+mod figures;
 mod gpu;
 mod hostile;
 mod huge_pages;

@@ -30,6 +30,10 @@ pub enum Category {
     Guard,
     /// `/dev/shm`, `memfd:`, SysV and shared anonymous memory.
     SharedMemory,
+    /// hugetlbfs pages: files on a hugetlbfs mount, `MAP_HUGETLB` memory,
+    /// any mapping the kernel marks `ht` in VmFlags. Not in RSS/PSS: their
+    /// bytes are `Shared_Hugetlb` and `Private_Hugetlb`.
+    HugePages,
     /// Device mappings: GPU (`/dev/dri`, `/dev/nvidia*`, `/dev/kgsl*`,
     /// `/dev/mali*`) and other device nodes.
     Device,
@@ -39,7 +43,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in table order.
-    pub const ALL: [Category; 12] = [
+    pub const ALL: [Category; 13] = [
         Category::FileCode,
         Category::FileRodata,
         Category::FileData,
@@ -50,6 +54,7 @@ impl Category {
         Category::WritableExec,
         Category::Guard,
         Category::SharedMemory,
+        Category::HugePages,
         Category::Device,
         Category::Kernel,
     ];
@@ -67,6 +72,7 @@ impl Category {
             Category::WritableExec => "writable_exec",
             Category::Guard => "guard",
             Category::SharedMemory => "shared_memory",
+            Category::HugePages => "huge_pages",
             Category::Device => "device",
             Category::Kernel => "kernel",
         }
@@ -85,6 +91,7 @@ impl Category {
             Category::WritableExec => "writable+exec (JIT)",
             Category::Guard => "guard / reserved",
             Category::SharedMemory => "shared memory",
+            Category::HugePages => "huge pages (hugetlb)",
             Category::Device => "GPU / device",
             Category::Kernel => "kernel",
         }
@@ -98,6 +105,9 @@ pub fn categorize(region: &Region) -> Category {
     let w = perms.get(1) == Some(&b'w');
     let x = perms.get(2) == Some(&b'x');
     let path = region.path.as_deref().unwrap_or("");
+    if is_hugetlb(region) {
+        return Category::HugePages;
+    }
     match region.backing {
         Backing::Kernel => return Category::Kernel,
         Backing::Device => return Category::Device,
@@ -137,6 +147,29 @@ pub fn categorize(region: &Region) -> Category {
     }
 }
 
+/// Whether a mapping's resident pages are tmpfs / shared memory pages
+/// (`/dev/shm`, `memfd:`, SysV, shared anonymous memory and shared
+/// `/dev/zero`, mapped shared): they stay in memory when the process
+/// exits, for as long as the file or segment exists (or another process
+/// maps it), and only swap can take them out. dma-buf is not tmpfs.
+pub fn is_shmem(region: &Region) -> bool {
+    let path = region.path.as_deref().unwrap_or("");
+    region.perms.as_bytes().get(3) == Some(&b's')
+        && region.backing == Backing::SharedMemory
+        && !path.starts_with("/dmabuf:")
+        && !path.starts_with("anon_inode:dmabuf")
+}
+
+/// Whether a mapping is hugetlbfs memory: by what the source found (a
+/// hugetlbfs file or `MAP_HUGETLB`), by the kernel's `ht` VmFlag, or by
+/// hugetlb pages counted in it.
+fn is_hugetlb(region: &Region) -> bool {
+    region.backing == Backing::HugePages
+        || region.vm_flags.as_deref().is_some_and(|f| f.split_whitespace().any(|f| f == "ht"))
+        || region.sizes.shared_hugetlb.is_some_and(|v| v > 0)
+        || region.sizes.private_hugetlb.is_some_and(|v| v > 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,7 +197,17 @@ mod tests {
         assert_eq!(cat("1000-2000 rw-s 0 00:01 9 /SYSV00000000 (deleted)"), Category::SharedMemory);
         assert_eq!(cat("1000-2000 rw-s 0 00:05 9 /dev/dri/renderD128"), Category::Device);
         assert_eq!(cat("1000-2000 rw-s 0 00:05 9 /dev/nvidia0"), Category::Device);
+        assert_eq!(cat("1000-2000 rw-p 0 00:06 4 /dev/zero"), Category::Heap);
+        assert_eq!(cat("1000-2000 rw-s 0 00:01 9 /dev/zero (deleted)"), Category::SharedMemory);
+        assert_eq!(cat("1000-2000 rw-s 0 00:0f 9 /anon_hugepage (deleted)"), Category::HugePages);
         assert_eq!(cat("1000-2000 r-xp 0 00:00 0 [vdso]"), Category::Kernel);
+        let shmem = |line: &str| is_shmem(&parse_header(line.as_bytes()).unwrap());
+        assert!(shmem("1000-2000 rw-s 0 00:01 9 /dev/shm/x"));
+        assert!(shmem("1000-2000 rw-s 0 00:01 9 /memfd:buf (deleted)"));
+        assert!(shmem("1000-2000 rw-s 0 00:01 9 /dev/zero (deleted)"));
+        assert!(!shmem("1000-2000 rw-p 0 00:01 9 /dev/shm/x"), "private: copies are anonymous");
+        assert!(!shmem("1000-2000 rw-s 0 00:01 9 /dmabuf:"));
+        assert!(!shmem("1000-2000 rw-s 0 fe:00 9 /usr/share/x"));
         assert_eq!(cat("1000-2000 --xp 0 00:00 0 [vsyscall]"), Category::Kernel);
     }
 }

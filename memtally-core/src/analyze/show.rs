@@ -1,7 +1,7 @@
 //! The `show` view of one or more processes: rows grouped by a key, sorted,
 //! cut to the top N, and the totals over every region.
 
-use crate::analyze::category::{categorize, Category};
+use crate::analyze::category::{categorize, is_shmem, Category};
 use crate::analyze::group::{process_total, sort_by_figures};
 use crate::model::{Group, Grouper, Named, Process, Region, SizeSource, Sizes};
 
@@ -34,6 +34,21 @@ impl Named for ShowBy {
             ShowBy::Path => "one row per file or named region (each shared library, [heap])",
             ShowBy::Perms => "one row per permission set (r-xp, rw-p, ...)",
         }
+    }
+}
+
+impl ShowBy {
+    /// The sort when none is asked for: categories dirty first (what the
+    /// seed says matters; over several processes the dirty figure that adds
+    /// up, Pss_Dirty), paths and permission sets by PSS, so a large clean
+    /// mapping is not hidden below every small dirty one.
+    pub fn default_sort(self, several: bool) -> Vec<String> {
+        let fields: &[&str] = match self {
+            ShowBy::Category if several => &["pss_dirty", "pss"],
+            ShowBy::Category => &["dirty", "rss"],
+            ShowBy::Path | ShowBy::Perms => &["pss", "rss"],
+        };
+        fields.iter().map(|f| f.to_string()).collect()
     }
 }
 
@@ -73,11 +88,16 @@ pub struct Report {
     pub notes: Vec<String>,
     /// GPU memory of the processes (docs/gpu-json.md), when read and any.
     pub gpu: Option<crate::analyze::gpu::GpuShow>,
+    /// The regions whose pages are tmpfs / shared memory
+    /// ([`is_shmem`]) added up: the
+    /// part of USS and private dirty that the process's exit does not free.
+    pub shmem: Sizes,
 }
 
 /// Sort keys `--sort` accepts; `dirty` is shared + private dirty.
 pub(crate) const SORT_FIELDS: &[&str] = &[
     "dirty",
+    "pss_dirty",
     "private_dirty",
     "shared_dirty",
     "rss",
@@ -102,6 +122,8 @@ pub struct Fold {
     rows: Grouper,
     /// Regions added up so far.
     pub regions: usize,
+    /// The tmpfs / shared memory regions added up.
+    shmem: Sizes,
 }
 
 impl Fold {
@@ -112,6 +134,7 @@ impl Fold {
             categories: Grouper::with_keys(Category::ALL.iter().map(|c| c.key())),
             rows: Grouper::new(),
             regions: 0,
+            shmem: Sizes::default(),
         }
     }
 
@@ -119,6 +142,9 @@ impl Fold {
     pub fn add(&mut self, r: &Region) {
         self.regions += 1;
         self.categories.add_region(categorize(r).key(), r);
+        if is_shmem(r) {
+            self.shmem.add_region(r);
+        }
         match self.by {
             ShowBy::Category => {}
             ShowBy::Path => self.rows.add_region(r.path.as_deref().unwrap_or("[anonymous]"), r),
@@ -165,6 +191,13 @@ pub fn finish(processes: Vec<Process>, fold: Fold, sort: &[String], top: Option<
             .map(|g| Row { label: g.key.clone(), key: g.key, regions: g.regions, sizes: g.sizes })
             .collect(),
     };
+    let default_sort;
+    let sort = if sort.is_empty() {
+        default_sort = fold.by.default_sort(processes.len() > 1);
+        &default_sort[..]
+    } else {
+        sort
+    };
     sort_by_figures(&mut rows, sort, |r| (&r.key, r.regions, &r.sizes));
     let omitted = crate::analyze::group::keep_first(&mut rows, top);
 
@@ -187,5 +220,6 @@ pub fn finish(processes: Vec<Process>, fold: Fold, sort: &[String], top: Option<
         region_count: fold.regions,
         notes,
         gpu: None,
+        shmem: fold.shmem,
     }
 }

@@ -56,6 +56,7 @@ pub(crate) const TOP_SORT_FIELDS: &[&str] = &[
     "swap",
     "swap_pss",
     "dirty",
+    "pss_dirty",
     "private_dirty",
     "shared_dirty",
     "gpu",
@@ -175,7 +176,6 @@ fn compare(
         let ord = match f.as_str() {
             "processes" => b.processes.cmp(&a.processes),
             "pid" => pid(a).cmp(&pid(b)),
-            "swap" => swap(&b.sizes).cmp(&swap(&a.sizes)),
             name => b.sizes.figure(name).cmp(&a.sizes.figure(name)),
         };
         if ord != std::cmp::Ordering::Equal {
@@ -185,10 +185,18 @@ fn compare(
     a.key.cmp(&b.key)
 }
 
-/// The swap figure shown: proportional swap where known (so shared swapped
-/// pages count once), plain swap otherwise.
-pub fn swap(s: &Sizes) -> Option<u64> {
-    s.swap_pss.or(s.swap)
+/// The dirty figure that adds up across processes: `pss_dirty` (the
+/// kernel's Pss_Dirty, Linux 6.0 and later: each shared dirty page divided
+/// among the processes that map it) when the processes read have it, else
+/// `private_dirty` (pages of one process only: it adds up too, but leaves
+/// shared dirty pages out). Shared + private dirty would count a page
+/// shared by N processes N times.
+pub fn dirty_field(totals: &Sizes) -> &'static str {
+    if totals.pss_dirty.is_some() || totals.private_dirty.is_none() {
+        "pss_dirty"
+    } else {
+        "private_dirty"
+    }
 }
 
 /// Rows of the tree view: each process with its descendants summed, in
@@ -291,6 +299,17 @@ mod tests {
             order,
             vec![("1", 0, Some(16)), ("3", 1, Some(13)), ("4", 2, Some(10)), ("2", 1, Some(2))]
         );
+    }
+
+    #[test]
+    fn dirty_is_pss_dirty_where_the_kernel_has_it_else_private_dirty() {
+        let new = Sizes { pss_dirty: Some(5), private_dirty: Some(3), ..Default::default() };
+        assert_eq!(dirty_field(&new), "pss_dirty");
+        // Before Linux 6.0: no Pss_Dirty, so private dirty (which adds up).
+        let old = Sizes { private_dirty: Some(3), shared_dirty: Some(9), ..Default::default() };
+        assert_eq!(dirty_field(&old), "private_dirty");
+        // Status only: neither; the column stays Pss_Dirty, shown as unknown.
+        assert_eq!(dirty_field(&Sizes::default()), "pss_dirty");
     }
 
     #[test]

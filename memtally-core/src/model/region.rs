@@ -18,6 +18,9 @@ pub enum Backing {
     SharedMemory,
     /// A device node: GPU (`/dev/dri`, `/dev/nvidia*`) and others.
     Device,
+    /// hugetlbfs pages: a file on a hugetlbfs mount (`/dev/hugepages`,
+    /// any mount of that type) or `MAP_HUGETLB` memory (`/anon_hugepage`).
+    HugePages,
     /// Pages the kernel provides: `[vdso]`, `[vvar]`, `[vsyscall]`.
     Kernel,
     /// The source does not say (vmmap regions).

@@ -1,6 +1,7 @@
 //! tmpfs mounts and what each holds (statvfs), to split the machine's
 //! Shmem by mount. Live only: a recorded tree has no file systems to ask.
 
+use crate::model::{Backing, Region};
 use crate::source::ProcRoot;
 
 /// (mount point, bytes used) of every tmpfs/devtmpfs mount with something
@@ -38,6 +39,43 @@ pub fn parse(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// hugetlbfs mount points of process `pid` (`ROOT/PID/mounts`: its own
+/// mount namespace, so the paths are the ones its maps show). Empty when
+/// the file is not there (most recordings) or has none.
+pub(crate) fn hugetlbfs_points(root: &ProcRoot, pid: u32) -> Vec<String> {
+    let Ok(bytes) = root.read(pid, "mounts") else { return Vec::new() };
+    parse(&String::from_utf8_lossy(&bytes))
+        .into_iter()
+        .filter(|(_, fstype)| fstype == "hugetlbfs")
+        .map(|(point, _)| point)
+        .collect()
+}
+
+/// Marks a file mapping under one of the hugetlbfs mount `points` as huge
+/// pages. `points` is read on the first file mapping whose device has
+/// major number 0 (where hugetlbfs files are; files on disks are not), so
+/// most processes never read their mounts.
+pub(crate) fn mark_hugetlbfs(
+    region: &mut Region,
+    points: &mut Option<Vec<String>>,
+    load: impl FnOnce() -> Vec<String>,
+) {
+    let on_anonymous_device = region.device.as_deref().is_some_and(|d| d.starts_with("00:"));
+    let Some(path) = region.path.as_deref().filter(|_| region.backing == Backing::File) else {
+        return;
+    };
+    if !on_anonymous_device {
+        return;
+    }
+    let points = points.get_or_insert_with(load);
+    let under = |p: &String| {
+        path.strip_prefix(p.as_str()).is_some_and(|rest| rest.starts_with('/') || p == "/")
+    };
+    if points.iter().any(under) {
+        region.backing = Backing::HugePages;
+    }
+}
+
 fn unescape(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
@@ -71,6 +109,26 @@ fn used(point: &str) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn files_under_a_hugetlbfs_mount_are_huge_pages() {
+        use crate::model::{Backing, Region};
+        let region = |line: &str| crate::source::smaps::parse_header(line.as_bytes()).unwrap();
+        let points = || vec!["/mnt/huge".to_string()];
+        let mut loaded = None;
+        let mut r: Region = region("1000-2000 rw-s 0 00:2f 9 /mnt/huge/x");
+        super::mark_hugetlbfs(&mut r, &mut loaded, points);
+        assert_eq!(r.backing, Backing::HugePages);
+        let mut r = region("1000-2000 rw-s 0 00:2f 9 /mnt/hugeish/x");
+        super::mark_hugetlbfs(&mut r, &mut loaded, || unreachable!("read once"));
+        assert_eq!(r.backing, Backing::File);
+        // Files on a disk (major number not 0) never read the mounts.
+        let mut fresh = None;
+        let mut r = region("1000-2000 r--p 0 fe:00 9 /mnt/huge/x");
+        super::mark_hugetlbfs(&mut r, &mut fresh, || unreachable!("not read"));
+        assert_eq!(r.backing, Backing::File);
+        assert!(fresh.is_none());
+    }
+
     #[test]
     fn mounts_are_split_and_unescaped() {
         let m = super::parse("tmpfs /dev/shm tmpfs rw 0 0\nx /a\\040b ext4 rw 0 0\nshort\n");

@@ -343,9 +343,14 @@ impl ProcRoot {
     ) -> Result<()> {
         let path = self.pid_file(pid, file);
         let mut smaps = SmapsReader::new(input);
+        let mut hugetlbfs = None;
         loop {
             match smaps.next_region() {
-                Ok(Some(r)) => each(r),
+                Ok(Some(mut r)) => {
+                    let load = || crate::source::mounts::hugetlbfs_points(self, pid);
+                    crate::source::mounts::mark_hugetlbfs(&mut r, &mut hugetlbfs, load);
+                    each(r)
+                }
                 Ok(None) => return Ok(()),
                 Err(SmapsError { os_error: Some(code), .. }) => {
                     return Err(self.explain(pid, path, std::io::Error::from_raw_os_error(code)));

@@ -270,7 +270,15 @@ pub(crate) fn parse_header(line: &[u8]) -> Option<Region> {
     let path = path_start.map(|p| String::from_utf8_lossy(&rest[p..]).into_owned());
 
     let device = String::from_utf8_lossy(device).into_owned();
-    let backing = classify_backing(path.as_deref(), &device, inode);
+    let mut backing = classify_backing(path.as_deref(), &device, inode);
+    // A private mapping of /dev/zero is anonymous copy-on-write memory
+    // (the kernel makes it so); only a shared one is shared memory.
+    if backing == Backing::SharedMemory
+        && perms.get(3) == Some(&b'p')
+        && path.as_deref().is_some_and(|p| p.starts_with("/dev/zero"))
+    {
+        backing = Backing::Anonymous;
+    }
     let mut region = Region::new(backing);
     region.start = Some(start);
     region.end = Some(end);
@@ -297,6 +305,10 @@ fn classify_backing(path: Option<&str>, device: &str, inode: u64) -> Backing {
             | "[vectors]" => Backing::Kernel,
             _ => Backing::Anonymous,
         };
+    }
+    // MAP_HUGETLB memory: the kernel's own hugetlbfs file.
+    if p.starts_with("/anon_hugepage") {
+        return Backing::HugePages;
     }
     if p.starts_with("/dev/shm/")
         || p.starts_with("memfd:")

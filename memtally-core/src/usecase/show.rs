@@ -20,6 +20,7 @@ pub struct ShowOptions {
     pub by: ShowBy,
     /// Sort rows by these figures, largest first (`dirty`, `rss`, `pss`,
     /// `regions`, ...; an unknown one is a usage error that lists the rest).
+    /// Empty: the view's default ([`ShowBy::default_sort`]).
     pub sort: Vec<String>,
     /// Keep the first N rows (totals still cover every region).
     pub top: Option<usize>,
@@ -27,7 +28,7 @@ pub struct ShowOptions {
 
 impl Default for ShowOptions {
     fn default() -> ShowOptions {
-        ShowOptions { by: ShowBy::Category, sort: vec!["dirty".into(), "rss".into()], top: None }
+        ShowOptions { by: ShowBy::Category, sort: Vec::new(), top: None }
     }
 }
 

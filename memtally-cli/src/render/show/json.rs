@@ -70,6 +70,10 @@ pub(super) fn json_doc(report: &Report) -> Map<String, Value> {
     doc.insert("notes".into(), json!(report.notes));
     doc.insert("gpu".into(), json!(report.gpu));
     doc.insert("totals".into(), serde_json::to_value(&report.totals).unwrap_or(Value::Null));
+    let mut shmem = Map::new();
+    flatten_sizes(&mut shmem, &report.shmem);
+    shmem.insert("uss".into(), json!(report.shmem.uss()));
+    doc.insert("shmem".into(), Value::Object(shmem));
     doc.insert("categories".into(), Value::Array(categories));
     doc.insert("by".into(), json!(report.by.name()));
     doc.insert(

@@ -46,8 +46,33 @@ pub(crate) const COLUMNS: &[(&str, &str)] = &[
     ("VIRTUAL", "size"),
 ];
 
+/// The size columns of `show` over several processes: only figures that
+/// add up across processes. RSS, SHR DIRTY, CLEAN and SWAP would count a
+/// page shared by N of them N times; PSS DIRTY (Pss_Dirty) and SWAP PSS
+/// (SwapPss) divide it among them.
+pub(crate) const COLUMNS_SEVERAL: &[(&str, &str)] = &[
+    ("PRIV DIRTY", "private_dirty"),
+    ("PSS DIRTY", "pss_dirty"),
+    ("PSS", "pss"),
+    ("SWAP PSS", "swap_pss"),
+    ("VIRTUAL", "size"),
+];
+
+/// The size columns for a view of `processes` processes.
+pub(crate) fn columns(processes: usize) -> &'static [(&'static str, &'static str)] {
+    if processes > 1 {
+        COLUMNS_SEVERAL
+    } else {
+        COLUMNS
+    }
+}
+
 pub(crate) fn figures(sizes: &Sizes) -> Vec<String> {
-    COLUMNS.iter().map(|(_, f)| human_opt(sizes.figure(f))).collect()
+    figures_in(COLUMNS, sizes)
+}
+
+pub(crate) fn figures_in(columns: &[(&str, &str)], sizes: &Sizes) -> Vec<String> {
+    columns.iter().map(|(_, f)| human_opt(sizes.figure(f))).collect()
 }
 
 /// The heading line: who, and where the figures came from; a long

@@ -5,7 +5,7 @@ use std::io::Write;
 use memtally_core::analyze::show::{Report, ShowBy};
 use memtally_core::model::{Named, Sizes};
 
-use super::{figures, gpu_rows, heading, COLUMNS};
+use super::{columns, figures_in, gpu_rows, heading};
 use crate::render::table::{Align, Table};
 use crate::render::units::human_opt;
 use crate::render::width;
@@ -26,11 +26,24 @@ pub fn huge_parts(sizes: &Sizes) -> Vec<String> {
     .collect()
 }
 
+/// What of the figures is tmpfs / shared memory, which the process's exit
+/// does not free; `None` when there is none.
+pub fn shmem_line(shmem: &Sizes) -> Option<String> {
+    let uss = shmem.uss().filter(|&v| v > 0)?;
+    Some(format!(
+        "shmem: {} of USS ({} of PRIV DIRTY; PSS {}) is tmpfs / shared memory (/dev/shm, memfd, SysV, shared anonymous): not freed when the process exits, while the file or segment exists",
+        human_opt(Some(uss)),
+        human_opt(shmem.private_dirty),
+        human_opt(shmem.pss),
+    ))
+}
+
 /// The grouped table.
 pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let first = report.by.name().to_uppercase();
     let mut headers: Vec<(&str, Align)> = vec![(first.as_str(), Align::Left)];
-    headers.extend(COLUMNS.iter().map(|(h, _)| (*h, Align::Right)));
+    let columns = columns(report.processes.len());
+    headers.extend(columns.iter().map(|(h, _)| (*h, Align::Right)));
     headers.push(("REGIONS", Align::Right));
     // Paths are long: put them last so the numbers line up.
     if report.by == ShowBy::Path {
@@ -39,7 +52,7 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let mut t = Table::new(&headers);
     let cells = |label: &str, regions: usize, sizes: &Sizes| {
         let mut c = vec![label.to_string()];
-        c.extend(figures(sizes));
+        c.extend(figures_in(columns, sizes));
         c.push(regions.to_string());
         if report.by == ShowBy::Path {
             c.rotate_left(1);
@@ -83,6 +96,9 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
             writeln!(out, "huge pages / KSM, {label}: {}", parts.join(", "))?;
         }
     }
+    if let Some(line) = shmem_line(&report.shmem) {
+        writeln!(out, "{line}")?;
+    }
     if report.omitted > 0 {
         writeln!(
             out,
@@ -92,6 +108,16 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     }
     for note in &report.notes {
         width::note(out, note, fit)?;
+    }
+    if report.processes.len() > 1 {
+        writeln!(
+            out,
+            "note: {} processes: only figures that add up across them are shown (PSS DIRTY = Pss_Dirty, SWAP PSS = SwapPss: a shared page divided among its processes); RSS, shared dirty and swap in full are in --format json.",
+            report.processes.len()
+        )?;
+        if report.totals.pss_dirty.is_none() {
+            writeln!(out, "note: no Pss_Dirty in these smaps (Linux 6.0 and later have it): PSS DIRTY is unknown (-); PRIV DIRTY leaves shared dirty pages out.")?;
+        }
     }
     Ok(())
 }
