@@ -127,7 +127,9 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
     }
     let n = ctx.scan.processes.len();
     let mut footer = if per_process {
-        vec![String::new(), "total".to_string()]
+        // Under PID, not USER: a user column no wider than its names
+        // leaves the command one more column at 80.
+        vec!["total".to_string(), String::new()]
     } else {
         vec!["total".to_string(), n.to_string()]
     };
