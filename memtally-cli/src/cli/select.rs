@@ -27,6 +27,12 @@ pub struct SelectArgs {
     /// Only processes in this cgroup or below it (`/system.slice/nginx.service`).
     #[arg(long, value_name = "PATH")]
     pub cgroup: Option<String>,
+
+    /// Keep memtally's own process in a selection. By default --name,
+    /// --user, --cgroup and --tree leave it out (its command line would
+    /// match --name); naming its PID with --pid or --tree keeps it.
+    #[arg(long)]
+    pub include_self: bool,
 }
 
 impl SelectArgs {
@@ -41,6 +47,7 @@ impl SelectArgs {
             users: self.user.clone(),
             trees: self.tree.clone(),
             cgroup: self.cgroup.clone(),
+            include_self: self.include_self,
         }
         .resolve()
     }

@@ -159,10 +159,18 @@ pub fn notes(report: &TopReport, ctx: &Top) -> Vec<String> {
             "* this row's PSS/USS leaves out processes that could not be read in detail.".into(),
         );
     }
+    if !ctx.missing.is_empty() {
+        let pids: Vec<String> = ctx.missing.iter().map(u32::to_string).collect();
+        notes.push(format!(
+            "no such process: {} (never there, or exited before the scan).",
+            pids.join(", ")
+        ));
+    }
     if ctx.scan.vanished > 0 {
         notes.push(format!(
-            "{} exited during the scan and were skipped.",
-            plural(ctx.scan.vanished, "process", "processes")
+            "{} exited during the scan and {} skipped.",
+            plural(ctx.scan.vanished, "process", "processes"),
+            if ctx.scan.vanished == 1 { "was" } else { "were" }
         ));
     }
     for (pid, why) in &ctx.scan.failed {
@@ -258,6 +266,7 @@ pub fn json_value(report: &TopReport, ctx: &Top) -> Value {
         "machine": report.machine,
         "restricted": ctx.scan.restricted.len(),
         "vanished": ctx.scan.vanished,
+        "missing": ctx.missing,
         "kernel_threads": ctx.kernel_threads,
         "failed": ctx.scan.failed.iter().map(|(pid, why)| json!({"pid": pid, "error": why})).collect::<Vec<_>>(),
         "partial": !ctx.scan.restricted.is_empty() || !ctx.scan.failed.is_empty(),

@@ -17,6 +17,7 @@ use crate::usecase::Progress;
 /// Reads the selection in full and builds the snapshot.
 pub fn take(root: &ProcRoot, sel: &Selection, progress: &dyn Progress) -> Result<Snapshot> {
     let selected = select(root, sel, Needs::default())?;
+    selected.require_any(root, sel)?;
     let mut read = read_processes(root, &selected.infos, progress);
     read.vanished += selected.vanished;
     let read = read.require_some()?;

@@ -31,9 +31,11 @@ pub enum Categories {
 }
 
 /// Reads the selection once: totals and per process from the rollups,
-/// per category from smaps as `categories` says.
+/// per category from smaps as `categories` says. A narrowed selection
+/// that finds no process is an error (exit code 3).
 pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Sample> {
     let selected = select(root, sel, Needs { cmdline: true, cgroup: false })?;
+    selected.require_any(root, sel)?;
     let with_categories = match cats {
         Categories::Always => true,
         Categories::Never => false,
