@@ -54,8 +54,11 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
         .into_iter()
         .filter(|(_, f)| nonzero(f));
     let figures: Vec<(&str, &str)> = FIGURES.iter().copied().chain(gpu).chain(huge).collect();
+    // A tree row adds up its whole subtree: PROCS says how many.
+    let tree = report.by == TopBy::Tree;
     let mut headers: Vec<(&str, Align)> = if per_process {
-        vec![("PID", Align::Right), ("USER", Align::Left)]
+        let procs = tree.then_some(("PROCS", Align::Right));
+        [("PID", Align::Right), ("USER", Align::Left)].into_iter().chain(procs).collect()
     } else {
         vec![(key_header(report.by), Align::Left), ("PROCS", Align::Right)]
     };
@@ -76,6 +79,9 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
         if let Some(p) = p.filter(|_| per_process) {
             cells.push(p.info.pid.to_string());
             cells.push(ctx.users.name(p.info.uid));
+            if tree {
+                cells.push(row.processes.to_string());
+            }
         } else {
             cells.push(row.key.clone());
             cells.push(row.processes.to_string());
@@ -102,7 +108,8 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
     }
     let n = ctx.scan.processes.len();
     let mut footer = if per_process {
-        vec![String::new(), "total".to_string()]
+        let procs = tree.then(|| n.to_string());
+        [String::new(), "total".to_string()].into_iter().chain(procs).collect()
     } else {
         vec!["total".to_string(), n.to_string()]
     };
@@ -153,6 +160,11 @@ pub fn notes(report: &TopReport, ctx: &Top) -> Vec<String> {
             "{} could not be read in detail (permission denied: other users' or protected processes): they show RSS from status only, no PSS/USS/dirty, and are not in the PSS totals. Run as root or with CAP_SYS_PTRACE to see them.",
             plural(restricted, "process", "processes")
         ));
+    }
+    if report.by == TopBy::Tree {
+        notes.push(
+            "--by tree: each row adds up the process and all its descendants (PROCS of them); the total counts every process once.".into(),
+        );
     }
     if report.rows.iter().any(|r| r.without_pss > 0 && r.processes > 1) {
         notes.push(
@@ -246,6 +258,8 @@ pub fn json_value(report: &TopReport, ctx: &Top) -> Value {
             m.insert("depth".into(), json!(r.depth));
             m.insert("processes".into(), json!(r.processes));
             m.insert("processes_without_pss".into(), json!(r.without_pss));
+            // The row's figures are its whole subtree's (`--by tree`).
+            m.insert("subtree".into(), json!(report.by == TopBy::Tree));
             figures_json(&mut m, &r.sizes);
             if report.by == TopBy::Cgroup {
                 let c = ctx.cgroups.get(&r.key);
@@ -278,11 +292,16 @@ pub fn json_value(report: &TopReport, ctx: &Top) -> Value {
 fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
+    let tree = report.by == TopBy::Tree;
     let mut header: Vec<&str> = if per_process {
         vec!["pid", "ppid", "user", "source", "depth", "processes"]
     } else {
         vec![report.by.name(), "processes"]
     };
+    // `--by tree`: a column that says the figures are the subtree's.
+    if tree {
+        header.push("subtree");
+    }
     header.extend(JSON_FIGURES);
     if per_process {
         header.push("command");
@@ -303,6 +322,9 @@ fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()
             ],
             None => vec![row.key.clone(), row.processes.to_string()],
         };
+        if tree {
+            rec.push("true".into());
+        }
         rec.extend(
             JSON_FIGURES
                 .iter()

@@ -194,3 +194,37 @@ fn watch_ends_with_its_summary_when_the_process_exits() {
     assert!(stderr(&out).contains("watch stopped after"), "{}", stderr(&out));
     assert!(String::from_utf8(out.stdout).unwrap().contains("verdict:"));
 }
+
+/// `--by tree`: a row adds up its subtree, and the table (PROCS and a
+/// note), JSON (`subtree`) and CSV (a `subtree` column) say so.
+#[test]
+fn tree_rows_say_they_are_subtree_sums() {
+    let child = spawn(Mapping::Shared(2 * MIB, 2));
+    let pid = child.pid.to_string();
+    let out = run(&["top", "--by", "tree", "--tree", &pid]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let header = text.lines().next().unwrap();
+    assert!(header.contains(" PROCS "), "{text}");
+    let root_row = text.lines().find(|l| l.trim_start().starts_with(&pid)).unwrap();
+    let cells: Vec<&str> = root_row.split_whitespace().collect();
+    assert_eq!(cells[2], "3", "the root row adds up 3 processes: {root_row}");
+    assert!(text.contains("note: --by tree: each row adds up the process and all its descendants"));
+
+    let doc = run_json(&["top", "--by", "tree", "--tree", &pid, "--format", "json"]);
+    let rows = doc["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(|r| r["subtree"] == true), "{doc}");
+    assert_eq!(rows[0]["processes"], 3);
+    let flat = run_json(&["top", "--tree", &pid, "--format", "json"]);
+    assert!(flat["rows"].as_array().unwrap().iter().all(|r| r["subtree"] == false));
+
+    let out = run(&["top", "--by", "tree", "--tree", &pid, "--format", "csv"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == "subtree").expect("a subtree column");
+    for l in lines {
+        assert_eq!(l.split(',').nth(col), Some("true"), "{l}");
+    }
+}
