@@ -228,3 +228,28 @@ fn tree_rows_say_they_are_subtree_sums() {
         assert_eq!(l.split(',').nth(col), Some("true"), "{l}");
     }
 }
+
+/// A snapshot records each process's parent and owner (they were null).
+#[test]
+fn snapshots_record_parent_and_user() {
+    let child = spawn(Mapping::Shared(MIB, 1));
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("s.json");
+    let out = run(&["snapshot", "--tree", &child.pid.to_string(), "-o", snap.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&snap).unwrap()).unwrap();
+    let procs = doc["processes"].as_array().unwrap();
+    assert_eq!(procs.len(), 2);
+    let me = std::process::id();
+    let user = unsafe { libc::getuid() };
+    let name = String::from_utf8(
+        std::process::Command::new("id").args(["-un", &user.to_string()]).output().unwrap().stdout,
+    )
+    .unwrap();
+    for p in procs {
+        let want_parent = if p["pid"] == child.pid { me } else { child.pid };
+        assert_eq!(p["ppid"], want_parent, "{p}");
+        assert_eq!(p["user"], name.trim(), "{p}");
+    }
+}
