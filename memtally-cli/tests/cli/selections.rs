@@ -253,3 +253,32 @@ fn snapshots_record_parent_and_user() {
         assert_eq!(p["user"], name.trim(), "{p}");
     }
 }
+
+/// Processes that can be read only from status (as an unprivileged user,
+/// root's children) sort by their RSS, not by PID as text.
+#[test]
+fn unreadable_processes_sort_by_rss() {
+    let small = spawn(Mapping::Anonymous(MIB));
+    let big = spawn(Mapping::Anonymous(16 * MIB));
+    let pids = format!("{},{}", small.pid, big.pid);
+    let Some(out) = crate::permissions::as_nobody(&["top", "--pid", &pids, "--format", "json"])
+    else {
+        return;
+    };
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows: Vec<u64> =
+        doc["rows"].as_array().unwrap().iter().map(|r| r["pid"].as_u64().unwrap()).collect();
+    assert_eq!(rows, vec![big.pid as u64, small.pid as u64], "{doc}");
+    // Every unreadable row of the whole machine: RSS never rises down the list.
+    let out = crate::permissions::as_nobody(&["top", "--all", "--format", "json"]).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rss: Vec<u64> = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["pss"].is_null())
+        .map(|r| r["rss"].as_u64().unwrap_or(0))
+        .collect();
+    assert!(rss.windows(2).all(|w| w[0] >= w[1]), "{rss:?}");
+}
