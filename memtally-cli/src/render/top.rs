@@ -157,8 +157,9 @@ pub fn notes(report: &TopReport, ctx: &Top) -> Vec<String> {
     let restricted = ctx.scan.restricted.len();
     if restricted > 0 {
         notes.push(format!(
-            "{} could not be read in detail (permission denied: other users' or protected processes): they show RSS from status only, no PSS/USS/dirty, and are not in the PSS totals. Run as root or with CAP_SYS_PTRACE to see them.",
-            plural(restricted, "process", "processes")
+            "{} could not be read in detail (permission denied: other users' or protected processes): they show RSS from status only, no PSS/USS/dirty, and are not in the PSS totals; {}.",
+            plural(restricted, "process", "processes"),
+            memtally_core::source::access::read_hint()
         ));
     }
     if report.by == TopBy::Tree {

@@ -282,3 +282,65 @@ fn unreadable_processes_sort_by_rss() {
         .collect();
     assert!(rss.windows(2).all(|w| w[0] >= w[1]), "{rss:?}");
 }
+
+/// Permission denied says what blocked the read: here memtally's own uid
+/// without CAP_SYS_PTRACE (it told root to run as root before).
+#[test]
+fn permission_denied_names_memtallys_own_standing() {
+    let child = spawn(Mapping::Anonymous(MIB));
+    let Some(out) = crate::permissions::as_nobody(&["show", &child.pid.to_string()]) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(4));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("memtally runs as uid 65534 without CAP_SYS_PTRACE"), "{err}");
+}
+
+/// A process of memtally's own user that is not dumpable (it called
+/// prctl(PR_SET_DUMPABLE, 0)): the message says so instead of telling the
+/// user to run as that very user.
+#[test]
+fn a_process_that_is_not_dumpable_is_named() {
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root to start a process as another user");
+        return;
+    }
+    let mut fds = [0i32; 2];
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0);
+    if pid == 0 {
+        unsafe {
+            // Raw system calls: the C library's setuid is not safe after a
+            // fork of a multi-threaded process.
+            if libc::syscall(libc::SYS_setgid, 65534) != 0
+                || libc::syscall(libc::SYS_setuid, 65534) != 0
+            {
+                libc::_exit(1);
+            }
+            libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+            libc::write(fds[1], b"r".as_ptr().cast(), 1);
+            loop {
+                libc::pause();
+            }
+        }
+    }
+    let mut b = [0u8; 1];
+    unsafe {
+        libc::close(fds[1]);
+        libc::read(fds[0], b.as_mut_ptr().cast(), 1);
+        libc::close(fds[0]);
+    }
+    let out = crate::permissions::as_nobody(&["show", &pid.to_string()]);
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+        libc::waitpid(pid, std::ptr::null_mut(), 0);
+    }
+    let Some(out) = out else { return };
+    assert_eq!(b[0], b'r', "the child dropped to uid 65534");
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("not dumpable"), "{err}");
+    assert!(!err.contains("run it as that user"), "it is that user: {err}");
+}
