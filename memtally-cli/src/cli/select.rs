@@ -12,7 +12,8 @@ pub struct SelectArgs {
     #[arg(long = "pid", value_name = "PID", num_args = 1.., value_delimiter = ',')]
     pub pids: Vec<u32>,
 
-    /// Only processes whose name or command line matches this regular expression.
+    /// Only processes whose name or command line matches this regular
+    /// expression (memtally's own process is left out; see --include-self).
     #[arg(long, value_name = "REGEX")]
     pub name: Option<String>,
 

@@ -23,6 +23,7 @@ fn empty_explicit_selections_exit_3_with_one_line() {
     let pid = unused_pid().to_string();
     let dir = tempfile::tempdir().unwrap();
     let snap = dir.path().join("s.json");
+    let cap = dir.path().join("cap");
     let cases: Vec<Vec<&str>> = vec![
         vec!["top", "--pid", &pid],
         vec!["top", "--tree", &pid],
@@ -32,6 +33,8 @@ fn empty_explicit_selections_exit_3_with_one_line() {
         vec!["show", "--tree", &pid],
         vec!["snapshot", "--tree", &pid, "-o", snap.to_str().unwrap()],
         vec!["top", "--name", "^no-process-is-called-this-zq9$"],
+        vec!["gpu", "--name", "^no-process-is-called-this-zq9$"],
+        vec!["capture", "--name", "^no-process-is-called-this-zq9$", "-o", cap.to_str().unwrap()],
     ];
     for args in cases {
         let out = run(&args);
@@ -45,7 +48,7 @@ fn empty_explicit_selections_exit_3_with_one_line() {
             assert!(err.contains("no process matches --name"), "{args:?}: {err}");
         }
     }
-    assert!(!snap.exists(), "no snapshot written");
+    assert!(!snap.exists() && !cap.exists(), "nothing written");
 }
 
 /// A PID that never existed next to a live one: the note says there is
