@@ -217,7 +217,7 @@ impl Facts<'_> {
             maybe_dumpable = "the process is not dumpable (prctl(PR_SET_DUMPABLE, 0), a set-uid program: CAP_SYS_PTRACE would read it), or ";
         }
         let modules = (self.modules)()
-            .map_or_else(|| "unknown: /sys/kernel/security is not readable".into(), |l| l);
+            .unwrap_or_else(|| "unknown: /sys/kernel/security is not readable".into());
         format!(
             "memtally runs as {}{} and its uid and capabilities allow the read, so {maybe_dumpable}a security module or sandbox refused it (a Landlock domain, an AppArmor or SELinux policy; active modules: {modules}){hidden}",
             who(me),
