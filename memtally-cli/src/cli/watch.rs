@@ -97,7 +97,8 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
             // Every watched process has exited since the first sample: the
             // watch ends there, with what it has.
             Err(e @ (Error::NoSuchProcess { .. } | Error::NotFound(_))) if n > 0 => {
-                eprintln!("memtally: watch stopped after {n} samples: {e}");
+                let samples = if n == 1 { "sample" } else { "samples" };
+                eprintln!("memtally: watch stopped after {n} {samples}: {e}");
                 break;
             }
             Err(e) => return Err(e),

@@ -6,7 +6,7 @@ use regex::Regex;
 
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result};
-use crate::model::{Needs, ProcInfo};
+use crate::model::{Needs, ProcInfo, Scan};
 use crate::source::{scan, users, ProcRoot};
 
 /// A selection as a user states it; [`SelectOptions::resolve`] checks it.
@@ -106,8 +106,8 @@ impl Selected {
                 if self.kernel_threads == 1 { "" } else { "s" }
             ));
         }
-        if self.vanished > 0 {
-            why.push(format!("{} exited while being listed", self.vanished));
+        if self.vanished > 0 && self.missing.is_empty() {
+            why.push(format!("{} processes exited while being listed", self.vanished));
         }
         if self.left_out_self {
             why.push("only memtally itself matched (left out; --include-self keeps it)".into());
@@ -115,6 +115,19 @@ impl Selected {
         let why = if why.is_empty() { String::new() } else { format!(": {}", why.join("; ")) };
         Err(Error::NotFound(format!("no process matches {}{why}", sel.describe())))
     }
+}
+
+/// The error when every process a narrowed selection found exited (or
+/// could not be read at all) before its memory was read: exit code 3.
+pub(crate) fn require_read(sel: &Selection, scan: &Scan) -> Result<()> {
+    if sel.is_everything() || !scan.processes.is_empty() {
+        return Ok(());
+    }
+    let why = match scan.failed.first() {
+        Some((pid, e)) => format!("process {pid} could not be read: {e}"),
+        None => "every selected process exited while being read; run again".into(),
+    };
+    Err(Error::NotFound(format!("no process of {} was read: {why}", sel.describe())))
 }
 
 /// Lists and selects processes. With only PIDs, just those are looked at;

@@ -11,7 +11,7 @@ use crate::model::{CgroupMemory, Needs, Scan};
 use crate::source::cgroup::CgroupRoot;
 use crate::source::users::UserNames;
 use crate::source::{scan, ProcRoot};
-use crate::usecase::select::select;
+use crate::usecase::select::{require_read, select};
 use crate::usecase::{gpu, Progress};
 
 /// What to show.
@@ -89,6 +89,7 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
     let mut found =
         scan::read_all(root, selected.infos, scan::default_threads(), &|| progress.step());
     progress.finish();
+    require_read(&opts.select, &found)?;
     found.vanished += selected.vanished;
     // GPU memory (docs/gpu-json.md), where the machine can have any.
     gpu::add_to_top(root, &mut found.processes);
