@@ -51,6 +51,31 @@ fn empty_explicit_selections_exit_3_with_one_line() {
     assert!(!snap.exists() && !cap.exists(), "nothing written");
 }
 
+/// A kernel thread named alone is refused as `show PID` refuses it (exit
+/// code 5, its name); beside a real process it is left out.
+#[test]
+fn a_kernel_thread_named_alone_is_bad_input() {
+    let comm = std::fs::read_to_string("/proc/2/comm").unwrap_or_default();
+    let status = std::fs::read_to_string("/proc/2/status").unwrap_or_default();
+    if comm.trim() != "kthreadd" || status.contains("VmSize") {
+        eprintln!("skipped: pid 2 is not the kernel thread kthreadd here");
+        return;
+    }
+    for args in [vec!["top", "--pid", "2"], vec!["watch", "2", "--count", "1"]] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(5), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("process 2 (kthreadd) is a kernel thread"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let child = spawn(Mapping::Anonymous(MIB));
+    let doc = run_json(&["top", "--pid", &format!("2,{}", child.pid), "--format", "json"]);
+    assert_eq!(doc["kernel_threads"], 1);
+    assert_eq!(doc["processes"].as_array().unwrap().len(), 1);
+}
+
 /// A PID that never existed next to a live one: the note says there is
 /// no such process, not that it exited during the scan.
 #[test]

@@ -78,6 +78,8 @@ pub(crate) struct Selected {
     pub missing: Vec<u32>,
     /// Whether memtally's own process matched and was left out.
     pub left_out_self: bool,
+    /// With only PIDs named: those that are kernel threads.
+    pub kernel_pids: Vec<u32>,
 }
 
 impl Selected {
@@ -92,6 +94,16 @@ impl Selected {
         if let [pid] = self.missing[..] {
             if named == 1 {
                 return Err(Error::NoSuchProcess { pid, path: root.path().join(pid.to_string()) });
+            }
+        }
+        // One named PID that is a kernel thread: bad input, as for `show PID`.
+        if let [pid] = self.kernel_pids[..] {
+            if named == 1 && sel.pids == [pid] {
+                let comm = root.read(pid, "comm").map_or_else(
+                    |_| String::new(),
+                    |b| String::from_utf8_lossy(&b).trim_end().to_string(),
+                );
+                return Err(Error::KernelThread { pid, comm });
             }
         }
         let mut why = Vec::new();
@@ -144,7 +156,10 @@ pub(crate) fn select(root: &ProcRoot, sel: &Selection, mut needs: Needs) -> Resu
         for &pid in &sel.pids {
             match scan::identify(root, pid, needs) {
                 Ok(Some(info)) => infos.push(info),
-                Ok(None) => selected.kernel_threads += 1,
+                Ok(None) => {
+                    selected.kernel_threads += 1;
+                    selected.kernel_pids.push(pid);
+                }
                 Err(Error::NoSuchProcess { .. }) => selected.missing.push(pid),
                 Err(e) => return Err(e),
             }
