@@ -30,11 +30,11 @@ uptime
 hyperfine --warmup 1 --runs "${RUNS:-5}" \
     -n seed "python3 $seed --file $file" \
     -n 'memtally --seed-view' "$bin vmmap $file --seed-view" \
-    -n 'memtally (table, seed types)' "$bin vmmap $file --types IOAccelerator IOSurface" \
+    -n 'memtally (table, seed types)' "$bin vmmap $file --types IOAccelerator,IOSurface" \
     -n 'memtally (table, all types)' "$bin vmmap $file"
 
 peak() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2 " KiB"}'; }
 echo "peak RSS, seed:                      $(peak python3 "$seed" --file "$file")"
 echo "peak RSS, memtally --seed-view:      $(peak "$bin" vmmap "$file" --seed-view)"
-echo "peak RSS, memtally table seed types: $(peak "$bin" vmmap "$file" --types IOAccelerator IOSurface)"
+echo "peak RSS, memtally table seed types: $(peak "$bin" vmmap "$file" --types IOAccelerator,IOSurface)"
 echo "peak RSS, memtally table all types:  $(peak "$bin" vmmap "$file")"

@@ -54,6 +54,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         mib(t.sizes.rss),
         mib(t.sizes.dirty)
     )?;
+    // Apple's footprint: dirty + swapped outside volatile purgeable regions,
+    // whose resident bytes are reclaimable instead (docs/vmmap-json.md).
+    let f = &report.footprint;
+    writeln!(
+        out,
+        "GPU footprint {}, reclaimable {} (volatile purgeable)",
+        mib(f.footprint),
+        mib(f.reclaimable)
+    )?;
     if report.partial() {
         writeln!(out, "partial: some lines of the input could not be read")?;
     }

@@ -14,7 +14,7 @@ use memtally_core::usecase::watch::SERIES_FIGURES;
 use memtally_core::write::write_file;
 use memtally_core::{Error, Result};
 
-use crate::render::plot::{bars_svg, lines_svg, Bar, Line};
+use crate::render::plot::{bars_svg, lines_svg, Bar, BarLegend, Line};
 
 #[derive(Debug, Args)]
 pub struct PlotArgs {
@@ -96,16 +96,11 @@ fn series_chart(path: &Path, figure: &str, top: usize) -> Result<String> {
         let slot = match slots.get(&(scope.to_string(), key.to_string())) {
             Some(&i) => i,
             None => {
-                let name = if scope == "total" {
-                    format!("total {figure}")
-                } else {
-                    format!("{key} {label}")
-                };
-                let name: String = name.chars().take(48).collect();
+                // The command line for now; the label is made at the end.
                 lines.push((
                     scope.to_string(),
                     key.to_string(),
-                    Line { label: name, points: Vec::new() },
+                    Line { label: label.to_string(), points: Vec::new() },
                 ));
                 strides.push((1, 0));
                 slots.insert((scope.to_string(), key.to_string()), lines.len() - 1);
@@ -138,9 +133,29 @@ fn series_chart(path: &Path, figure: &str, top: usize) -> Result<String> {
     let (mut total, mut procs): (Vec<_>, Vec<_>) =
         lines.into_iter().partition(|(s, _, _)| s == "total");
     procs.sort_by_key(|(_, _, l)| std::cmp::Reverse(growth(l)));
-    let mut chosen: Vec<Line> = total.drain(..).map(|x| x.2).collect();
-    chosen.extend(procs.into_iter().take(top).map(|x| x.2));
+    let mut chosen: Vec<Line> =
+        total.drain(..).map(|(_, _, l)| Line { label: format!("total {figure}"), ..l }).collect();
+    let procs: Vec<_> = procs.into_iter().take(top).collect();
+    chosen.extend(series_labels(procs));
     lines_svg(&format!("memtally watch: {figure} over time"), &chosen).map_err(bad)
+}
+
+/// Labels that tell the drawn processes apart: the pid, the program and
+/// the option that distinguishes it from the others of its program
+/// (`1234 chromium --type=renderer …`), cut to 48 columns.
+fn series_labels(procs: Vec<(String, String, Line)>) -> Vec<Line> {
+    use crate::render::width::{command_label, cut, distinguishing};
+    let commands: Vec<String> = procs.iter().map(|(_, _, l)| l.label.clone()).collect();
+    let d = distinguishing(&commands);
+    procs
+        .into_iter()
+        .zip(d)
+        .map(|((_, key, l), d)| {
+            let name = format!("{key} {}", command_label(&l.label, d.as_deref()));
+            let name = crate::render::table::escape_controls(name);
+            Line { label: cut(&name, 48).into_owned(), ..l }
+        })
+        .collect()
 }
 
 /// vmmap regions by virtual size, in power-of-two buckets: how many
@@ -176,7 +191,8 @@ fn histogram_chart(path: &Path, snap: &Snapshot, types: &[String]) -> Result<Str
         })
         .collect();
     let which = if types.is_empty() { "all region types".to_string() } else { types.join(", ") };
-    bars_svg(&format!("vmmap regions by size ({which}); dark = volatile or empty"), &bars, "count")
+    let legend = BarLegend { whole: "regions", part: "purgeable: volatile or empty" };
+    bars_svg(&format!("vmmap regions by size ({which})"), &bars, "count", legend)
         .map_err(|m| Error::Parse { path: path.to_path_buf(), message: m })
 }
 
@@ -204,6 +220,8 @@ fn snapshot_chart(path: &Path, snap: &Snapshot) -> Result<String> {
         [p] => format!("{} {}", p.pid.map_or_else(String::new, |p| p.to_string()), p.comm),
         ps => format!("{} processes", ps.len()),
     };
-    bars_svg(&format!("memtally: {measure} by category ({who}); dark = dirty"), &bars, "bytes")
+    let part = if measure == "pss" { "dirty (Pss_Dirty)" } else { "dirty" };
+    let legend = BarLegend { whole: measure, part };
+    bars_svg(&format!("memtally: {measure} by category ({who})"), &bars, "bytes", legend)
         .map_err(|m| Error::Parse { path: path.to_path_buf(), message: m })
 }

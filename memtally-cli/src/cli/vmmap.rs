@@ -19,8 +19,9 @@ use crate::render::{print, stdout_error, Format};
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Examples:
-  memtally vmmap saved.txt                         every region type
-  memtally vmmap saved.txt --types IOAccelerator IOSurface
+  memtally vmmap saved.txt                         footprint, GPU memory by purge state
+  memtally vmmap --types IOAccelerator,IOSurface saved.txt
+  memtally vmmap saved.txt --histograms=IOSurface  region-size histograms of one type
   memtally vmmap --pid 640 --types IOSurface       run vmmap -noCoalesce 640 (macOS)
   memtally vmmap saved.txt --seed-view             the seed tool's three reports
   vmmap -noCoalesce 640 | memtally vmmap - --format json")]
@@ -33,15 +34,30 @@ pub struct VmmapArgs {
     #[arg(long, value_name = "PID")]
     pub pid: Option<u32>,
 
-    /// Select region types whose name contains any of these (put FILE before this option).
-    #[arg(long, num_args = 1.., value_name = "TYPE")]
+    /// Select region types whose name contains any of these: one value,
+    /// comma-separated (`--types IOAccelerator,IOSurface`), or the option
+    /// repeated; FILE may come before or after it.
+    #[arg(long, value_delimiter = ',', action = clap::ArgAction::Append, value_name = "TYPE")]
     pub types: Vec<String>,
 
     /// Group the selected regions by this key instead of by (type, purge).
     #[arg(long, value_parser = choice::<VmmapBy>())]
     pub by: Option<VmmapBy>,
 
-    /// Histograms in power-of-two size buckets instead of exact sizes.
+    /// Print a histogram of regions by virtual size for every selected
+    /// type, or with `=TYPE,...` for the types containing one of these.
+    #[arg(
+        long,
+        num_args = 0..=1,
+        require_equals = true,
+        value_delimiter = ',',
+        default_missing_value = "",
+        value_name = "TYPE"
+    )]
+    pub histograms: Option<Vec<String>>,
+
+    /// Histograms in power-of-two size buckets instead of exact sizes
+    /// (implies --histograms).
     #[arg(long)]
     pub pow2: bool,
 
@@ -51,7 +67,7 @@ pub struct VmmapArgs {
 
     /// Print the seed tool's three reports, byte for byte, from memtally's
     /// parse (default types IOAccelerator IOSurface, as the seed).
-    #[arg(long, conflicts_with_all = ["by", "regions", "pow2"])]
+    #[arg(long, conflicts_with_all = ["by", "regions", "pow2", "histograms"])]
     pub seed_view: bool,
 
     /// Fail, listing line numbers, when any region or table row cannot be read.
@@ -120,7 +136,13 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
     if let Some(e) = failed {
         return Err(stdout_error(e));
     }
-    let view = VmmapView { report: &report, pow2: args.pow2, list_regions: args.regions };
+    let histograms = match (&args.histograms, args.pow2) {
+        (Some(t), _) => Some(t.iter().filter(|t| !t.is_empty()).cloned().collect()),
+        (None, true) => Some(Vec::new()),
+        (None, false) => None,
+    };
+    let view =
+        VmmapView { report: &report, pow2: args.pow2, histograms, list_regions: args.regions };
     match stream {
         Some(s) => s.finish(&view, out).map_err(stdout_error),
         None => print(&view, Format::Table, out),

@@ -94,9 +94,10 @@ impl Printer for CgroupView {
                 if parts.is_empty() { "0".into() } else { parts.join(" + ") }
             )?;
         }
-        writeln!(
+        crate::render::width::note(
             out,
-            "note: USAGE is what the kernel charges the cgroup (memory.current, v1 memory.usage_in_bytes) and what LIMIT and the OOM killer act on; PSS counts only the processes' mapped pages. WSET = USAGE - inactive file pages, the working set kubelet and cAdvisor report and evict by. Rows include the cgroups below them."
+            "USAGE is what the kernel charges the cgroup (memory.current, v1 memory.usage_in_bytes) and what LIMIT and the OOM killer act on; PSS counts only the processes' mapped pages. WSET = USAGE - inactive file pages, the working set kubelet and cAdvisor report and evict by. Rows include the cgroups below them.",
+            crate::render::width::output_width(),
         )
     }
 

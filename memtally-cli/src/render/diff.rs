@@ -136,6 +136,40 @@ fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
             reg.path.as_deref().or(reg.region_type.as_deref()).unwrap_or("[anonymous]"),
         )?;
     }
+    purge_changes(d, limit, out)
+}
+
+/// vmmap reports: regions whose purgeable state changed (`N -> V`, ...).
+fn purge_changes(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
+    if d.purge_changes.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "
+purge-state changes: {} region(s)",
+        d.purge_changes.len()
+    )?;
+    for c in d.purge_changes.iter().take(limit) {
+        let (b, a) = c.states();
+        let r = &c.after;
+        writeln!(
+            out,
+            "  {} -> {}  {}{} {} {} resident {} -> {}{}",
+            b,
+            a,
+            r.start.map_or_else(|| "-".into(), |s| format!("{s:x}")),
+            r.end.map_or_else(String::new, |e| format!("-{e:x}")),
+            r.region_type.as_deref().unwrap_or("?"),
+            human_opt(r.sizes.size),
+            human_opt(c.before.sizes.rss),
+            human_opt(r.sizes.rss),
+            r.path.as_deref().map(|p| format!("  {p}")).unwrap_or_default(),
+        )?;
+    }
+    if d.purge_changes.len() > limit {
+        writeln!(out, "({} more not shown; --top to change)", d.purge_changes.len() - limit)?;
+    }
     Ok(())
 }
 
@@ -200,6 +234,20 @@ pub fn json_value(d: &Diff) -> Value {
             v["status"] = json!(if r.appeared { "appeared" } else { "vanished" });
             v
         }).collect::<Vec<_>>(),
+        "purge_changes": d.purge_changes.iter().map(|c| {
+            let (b, a) = c.states();
+            json!({
+                "pid": c.pid,
+                "start": c.after.start,
+                "end": c.after.end,
+                "region_type": c.after.region_type,
+                "path": c.after.path,
+                "purge_before": b,
+                "purge_after": a,
+                "before": serde_json::to_value(&c.before.sizes).unwrap_or(Value::Null),
+                "after": serde_json::to_value(&c.after.sizes).unwrap_or(Value::Null),
+            })
+        }).collect::<Vec<_>>(),
     })
 }
 
@@ -241,6 +289,41 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
             }
             w.write_record(&rec)?;
         }
+    }
+    // vmmap: one `purge` line per region whose purge state changed; the
+    // key is its address range, the label its type and `BEFORE -> AFTER`.
+    let purge: Vec<Change> = d
+        .purge_changes
+        .iter()
+        .map(|p| {
+            let (b, a) = p.states();
+            let r = &p.after;
+            let hex = |v: Option<u64>| v.map_or_else(|| "-".into(), |v| format!("{v:x}"));
+            Change {
+                key: format!("{}-{}", hex(r.start), hex(r.end)),
+                label: format!("{} {b} -> {a}", r.region_type.as_deref().unwrap_or("?")),
+                pid: p.pid,
+                before: Some(p.before.sizes.clone()),
+                after: Some(r.sizes.clone()),
+            }
+        })
+        .collect();
+    for c in &purge {
+        let mut rec = vec![
+            "purge".to_string(),
+            c.key.clone(),
+            escape_controls(c.label.clone()),
+            c.status().to_string(),
+        ];
+        for f in CSV_FIGURES {
+            let cell = |s: &Option<Sizes>| {
+                s.as_ref().and_then(|s| s.figure(f)).map_or(String::new(), |v| v.to_string())
+            };
+            rec.push(cell(&c.before));
+            rec.push(cell(&c.after));
+            rec.push(c.delta(f).map_or(String::new(), |v| v.to_string()));
+        }
+        w.write_record(&rec)?;
     }
     w.flush()
 }

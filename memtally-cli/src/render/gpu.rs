@@ -63,7 +63,7 @@ fn table(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
     if report.processes.is_empty() {
         writeln!(out, "no GPU memory found: no process read holds a DRM device or dma-buf fd")?;
         for note in &report.notes {
-            writeln!(out, "note: {note}")?;
+            crate::render::width::note(out, note, crate::render::width::output_width())?;
         }
         return Ok(());
     }
@@ -135,7 +135,7 @@ fn table(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
         "GPU: resident (else total) bytes of each DRM client divided among its holders, + dma-buf PSS of buffers no listed DRM driver exported, + nvidia-smi"
     )?;
     for note in &report.notes {
-        writeln!(out, "note: {note}")?;
+        crate::render::width::note(out, note, crate::render::width::output_width())?;
     }
     Ok(())
 }

@@ -19,6 +19,7 @@ pub mod top;
 pub mod units;
 pub mod vmmap;
 pub mod watch;
+pub mod width;
 
 use std::io::{self, Write};
 
@@ -47,9 +48,19 @@ pub trait Printer {
 }
 
 /// Prints `view` in `format`; a failed write is an error on standard output.
+/// A table's lines are fitted to the output's width where there is one
+/// ([`width::fit_lines`]: free text wraps, rules are cut; the tables have
+/// fitted themselves already).
 pub fn print(view: &dyn Printer, format: Format, out: &mut dyn Write) -> Result<()> {
     match format {
-        Format::Table => view.table(out),
+        Format::Table => match width::output_width() {
+            Some(w) => {
+                let mut text = Vec::new();
+                view.table(&mut text).map_err(stdout_error)?;
+                out.write_all(&width::fit_bytes(&text, Some(w)))
+            }
+            None => view.table(out),
+        },
         Format::Json => view.json(out),
         Format::Csv => view.csv(out),
     }

@@ -1,5 +1,8 @@
 //! A plain text table: a header, rows, an optional totals row; numbers
-//! right-aligned, text left-aligned, columns as wide as their widest cell.
+//! right-aligned, text left-aligned, columns as wide as their widest cell
+//! (in display columns), fitted to the output's width.
+
+use crate::render::width;
 
 /// How a column is aligned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,9 +16,14 @@ pub enum Align {
 pub struct Table {
     headers: Vec<(String, Align)>,
     rows: Vec<Vec<String>>,
+    /// Per row, a shorter form of one cell (column, text) used when the
+    /// cell does not fit: a command line's [`command_label`](width::command_label).
+    compact: Vec<Option<(usize, String)>>,
     footer: Option<Vec<String>>,
-    /// Cut lines to this many characters (a terminal's width).
+    /// Fit lines to this many display columns (the output's width).
     max_width: Option<usize>,
+    /// Columns never narrowed (a category's name).
+    whole: Vec<usize>,
 }
 
 impl Table {
@@ -23,13 +31,24 @@ impl Table {
         Table {
             headers: headers.iter().map(|(h, a)| (h.to_string(), *a)).collect(),
             rows: Vec::new(),
+            compact: Vec::new(),
             footer: None,
             max_width: None,
+            whole: Vec::new(),
         }
     }
 
-    /// Cuts every line to `width` characters (long command lines on a
-    /// terminal), as `ps` does; `None` keeps lines whole.
+    /// Never narrows text column `column` to fit: where the table is still
+    /// too wide, whole columns on the right are left out (marked `…`)
+    /// rather than cutting a figure.
+    pub fn keep_whole(&mut self, column: usize) {
+        self.whole.push(column);
+    }
+
+    /// Fits every line to `width` display columns (the output's, from
+    /// [`width::output_width`]): the text columns narrow (the last one
+    /// first) and their cells are cut with `…`, so the numbers stay
+    /// aligned; `None` keeps lines whole.
     pub fn fit(&mut self, width: Option<usize>) {
         self.max_width = width;
     }
@@ -38,6 +57,15 @@ impl Table {
     /// line or file name) are escaped so one row stays one line.
     pub fn row(&mut self, cells: Vec<String>) {
         self.rows.push(cells.into_iter().map(escape_controls).collect());
+        self.compact.push(None);
+    }
+
+    /// Adds a row whose cell `column` has a shorter form, shown (and cut
+    /// if need be) when the cell does not fit its column.
+    pub fn row_with_compact(&mut self, cells: Vec<String>, column: usize, compact: String) {
+        self.row(cells);
+        *self.compact.last_mut().expect("a row was added") =
+            Some((column, escape_controls(compact)));
     }
 
     /// The totals row, printed under a rule.
@@ -49,54 +77,104 @@ impl Table {
     /// when left-aligned, is not padded (paths can be long).
     pub fn render(&self) -> String {
         let n = self.headers.len();
-        let mut widths: Vec<usize> = self.headers.iter().map(|(h, _)| h.chars().count()).collect();
+        let mut widths: Vec<usize> = self.headers.iter().map(|(h, _)| width::columns(h)).collect();
         for row in self.rows.iter().chain(self.footer.iter()) {
             for (i, cell) in row.iter().enumerate().take(n) {
-                widths[i] = widths[i].max(cell.chars().count());
+                widths[i] = widths[i].max(width::columns(cell));
             }
         }
+        let mut shown = n;
+        if let Some(max) = self.max_width {
+            self.narrow(&mut widths, max);
+            shown = Self::shown(&widths, max);
+        }
+        let widths = &widths[..shown];
         let mut out = String::new();
         let header: Vec<String> = self.headers.iter().map(|(h, _)| h.clone()).collect();
-        self.line(&mut out, &header, &widths);
-        for row in &self.rows {
-            self.line(&mut out, row, &widths);
+        self.line(&mut out, &header, None, widths);
+        for (row, compact) in self.rows.iter().zip(&self.compact) {
+            self.line(&mut out, row, compact.as_ref(), widths);
         }
         if let Some(f) = &self.footer {
-            let rule_width: usize = widths.iter().sum::<usize>() + 2 * (n.saturating_sub(1));
-            out.push_str(&"-".repeat(rule_width.min(120)));
+            let mut rule_width: usize =
+                widths.iter().sum::<usize>() + 2 * (shown.saturating_sub(1));
+            if shown < n {
+                rule_width += 3;
+            }
+            out.push_str(&width::rule(rule_width, self.max_width));
             out.push('\n');
-            self.line(&mut out, f, &widths);
+            self.line(&mut out, f, None, widths);
         }
         out
     }
 
-    fn line(&self, out: &mut String, cells: &[String], widths: &[usize]) {
+    /// How many columns, from the left, fit `max` with `  …` after them;
+    /// all of them when they fit (or when not even one would).
+    fn shown(widths: &[usize], max: usize) -> usize {
+        let n = widths.len();
+        let prefix = |k: usize| widths[..k].iter().sum::<usize>() + 2 * k.saturating_sub(1);
+        if prefix(n) <= max {
+            return n;
+        }
+        (1..n).rev().find(|&k| prefix(k) + 3 <= max).unwrap_or(n)
+    }
+
+    /// Narrows the left-aligned (text) columns until the table fits `max`:
+    /// the last column first, then the widest; none below its header.
+    fn narrow(&self, widths: &mut [usize], max: usize) {
+        let n = widths.len();
+        let total = |w: &[usize]| w.iter().sum::<usize>() + 2 * n.saturating_sub(1);
+        let floor = |i: usize| width::columns(&self.headers[i].0).max(4);
+        let text: Vec<usize> = (0..n)
+            .filter(|&i| self.headers[i].1 == Align::Left && !self.whole.contains(&i))
+            .collect();
+        let mut order: Vec<usize> = text.iter().copied().filter(|&i| i + 1 == n).collect();
+        let mut others: Vec<usize> = text.iter().copied().filter(|&i| i + 1 != n).collect();
+        others.sort_by_key(|&i| std::cmp::Reverse(widths[i]));
+        order.extend(others);
+        for i in order {
+            let excess = total(widths).saturating_sub(max);
+            if excess == 0 {
+                break;
+            }
+            let give = excess.min(widths[i].saturating_sub(floor(i)));
+            widths[i] -= give;
+        }
+    }
+
+    fn line(
+        &self,
+        out: &mut String,
+        cells: &[String],
+        compact: Option<&(usize, String)>,
+        widths: &[usize],
+    ) {
         let n = self.headers.len();
         let mut line = String::new();
-        for (i, width) in widths.iter().enumerate().take(n) {
-            let cell = cells.get(i).map(String::as_str).unwrap_or("");
-            let pad = width.saturating_sub(cell.chars().count());
+        for (i, width) in widths.iter().enumerate() {
+            let mut cell = cells.get(i).map(String::as_str).unwrap_or("");
+            if width::columns(cell) > *width {
+                if let Some((_, short)) = compact.filter(|(c, _)| *c == i) {
+                    cell = short;
+                }
+            }
+            let cell = width::cut(cell, *width);
             if i > 0 {
                 line.push_str("  ");
             }
             match self.headers[i].1 {
-                Align::Right => {
-                    line.push_str(&" ".repeat(pad));
-                    line.push_str(cell);
-                }
-                Align::Left => {
-                    line.push_str(cell);
-                    if i + 1 < n {
-                        line.push_str(&" ".repeat(pad));
-                    }
-                }
+                Align::Right => line.push_str(&width::pad_left(&cell, *width)),
+                Align::Left if i + 1 < n => line.push_str(&width::pad_right(&cell, *width)),
+                Align::Left => line.push_str(&cell),
             }
         }
-        let line = line.trim_end();
-        match self.max_width {
-            Some(w) if line.chars().count() > w => out.extend(line.chars().take(w)),
-            _ => out.push_str(line),
+        if widths.len() < n {
+            // Columns left out on the right.
+            line.truncate(line.trim_end().len());
+            line.push_str("  …");
         }
+        let line = line.trim_end();
+        out.push_str(&width::fit(line, self.max_width));
         out.push('\n');
     }
 }
@@ -138,17 +216,9 @@ fn unsafe_char(c: char) -> bool {
         || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
-/// The width of the terminal on standard output, or `None` when it is not
-/// a terminal (then lines are never cut).
+/// The width output is fitted to: [`width::output_width`].
 pub fn terminal_width() -> Option<usize> {
-    use std::io::IsTerminal;
-    if !std::io::stdout().is_terminal() {
-        return None;
-    }
-    let mut ws = libc::winsize { ws_row: 0, ws_col: 0, ws_xpixel: 0, ws_ypixel: 0 };
-    // SAFETY: TIOCGWINSZ writes one winsize into the struct we pass.
-    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) } == 0;
-    (ok && ws.ws_col > 0).then_some(ws.ws_col as usize)
+    width::output_width()
 }
 
 #[cfg(test)]
@@ -174,8 +244,77 @@ mod tests {
         let mut t = Table::new(&[("CMD", Align::Left)]);
         t.row(vec!["python3 -c a\nb\x07".into()]);
         t.fit(Some(10));
-        assert_eq!(t.render(), "CMD\npython3 -c\n");
+        assert_eq!(t.render(), "CMD\npython3 -…\n");
         t.fit(None);
         assert_eq!(t.render().lines().nth(1), Some("python3 -c a\\nb?"));
+    }
+
+    #[test]
+    fn text_columns_narrow_and_cut_with_a_mark_numbers_stay_aligned() {
+        let mut t = Table::new(&[
+            ("PROGRAM", Align::Left),
+            ("PSS", Align::Right),
+            ("COMMAND", Align::Left),
+        ]);
+        t.row(vec!["内存计数器".into(), "1.0M".into(), "/usr/bin/a --long --arguments".into()]);
+        t.row(vec!["sleep".into(), "12.0M".into(), "sleep 600".into()]);
+        t.footer(vec!["total".into(), "13.0M".into(), String::new()]);
+        let whole = t.render();
+        let lines: Vec<&str> = whole.lines().collect();
+        // Columns line up by what the terminal draws: 内 takes two.
+        let end = |l: &str| width::columns(&l[..l.find('M').unwrap() + 1]);
+        assert_eq!(end(lines[1]), end(lines[2]));
+        assert_eq!(lines[3], "-".repeat(width::columns(lines[1])));
+        t.fit(Some(30));
+        let fitted = t.render();
+        let lines: Vec<&str> = fitted.lines().collect();
+        for l in &lines {
+            assert!(width::columns(l) <= 30, "{l:?}");
+        }
+        assert!(lines[1].ends_with('…'), "{fitted}");
+        assert_eq!(end(lines[1]), end(lines[2]));
+        assert_eq!(lines[3], "-".repeat(30));
+        // Narrower: the first text column gives way too, with a mark.
+        t.fit(Some(24));
+        let narrow = t.render();
+        assert!(narrow.lines().nth(1).unwrap().starts_with("内存计…"), "{narrow}");
+        assert!(narrow.lines().all(|l| width::columns(l) <= 24), "{narrow}");
+    }
+
+    #[test]
+    fn a_kept_column_stays_whole_and_columns_on_the_right_are_left_out() {
+        let mut t = Table::new(&[
+            ("CATEGORY", Align::Left),
+            ("PRIV DIRTY", Align::Right),
+            ("VIRTUAL", Align::Right),
+            ("REGIONS", Align::Right),
+        ]);
+        t.row(vec!["file read-only data".into(), "1023.9M".into(), "2.0G".into(), "71".into()]);
+        t.footer(vec!["total".into(), "1023.9M".into(), "2.0G".into(), "71".into()]);
+        t.keep_whole(0);
+        t.fit(Some(45));
+        let s = t.render();
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines[0], "CATEGORY             PRIV DIRTY  VIRTUAL  …");
+        assert_eq!(lines[1], "file read-only data     1023.9M     2.0G  …");
+        assert_eq!(lines[2], "-".repeat(43));
+        assert!(s.lines().all(|l| width::columns(l) <= 45), "{s}");
+        t.fit(Some(200));
+        assert!(t.render().lines().nth(1).unwrap().ends_with("2.0G       71"));
+    }
+
+    #[test]
+    fn a_cell_that_does_not_fit_shows_its_compact_form() {
+        let mut t = Table::new(&[("PID", Align::Right), ("COMMAND", Align::Left)]);
+        let cmd = "/usr/lib/chromium/chromium --type=renderer --lang=en-US";
+        t.row_with_compact(
+            vec!["7".into(), cmd.into()],
+            1,
+            "chromium --type=renderer --lang=en-US".into(),
+        );
+        t.fit(Some(200));
+        assert_eq!(t.render().lines().nth(1), Some(format!("  7  {cmd}").as_str()));
+        t.fit(Some(32));
+        assert_eq!(t.render().lines().nth(1), Some("  7  chromium --type=renderer -…"));
     }
 }

@@ -11,6 +11,7 @@ use memtally_core::usecase::top::Top;
 
 use crate::render::table::{Align, Table};
 use crate::render::units::human_opt;
+use crate::render::width;
 use crate::render::Printer;
 
 impl Printer for Top {
@@ -73,7 +74,19 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
         headers.rotate_left(1);
     }
     let mut t = Table::new(&headers);
-    for row in &report.rows {
+    // A narrow COMMAND column shows the program and what tells its
+    // processes apart first (`chromium --type=renderer ...`).
+    let commands: Vec<String> = if per_process {
+        report
+            .rows
+            .iter()
+            .map(|r| process(ctx, r).map(|p| p.info.command()).unwrap_or_default())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let distinguishing = width::distinguishing(&commands);
+    for (i, row) in report.rows.iter().enumerate() {
         let mut cells = Vec::new();
         let p = process(ctx, row);
         if let Some(p) = p.filter(|_| per_process) {
@@ -100,7 +113,12 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
             cells.push(human_opt(m.and_then(|m| m.working_set())));
         }
         if let Some(p) = p.filter(|_| per_process) {
-            cells.push(format!("{}{}", "  ".repeat(row.depth), p.info.command()));
+            let indent = "  ".repeat(row.depth);
+            cells.push(format!("{indent}{}", p.info.command()));
+            let label = width::command_label(&commands[i], distinguishing[i].as_deref());
+            let column = cells.len() - 1;
+            t.row_with_compact(cells, column, format!("{indent}{label}"));
+            continue;
         } else if report.by == TopBy::Cgroup {
             cells.rotate_left(1);
         }
@@ -123,7 +141,8 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
         footer.rotate_left(1);
     }
     t.footer(footer);
-    t.fit(crate::render::table::terminal_width());
+    let fit = width::output_width();
+    t.fit(fit);
     out.write_all(t.render().as_bytes())?;
     if report.omitted > 0 {
         writeln!(
@@ -137,7 +156,7 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
         crate::render::machine::short(m, out)?;
     }
     for note in notes(report, ctx) {
-        writeln!(out, "note: {note}")?;
+        width::note(out, &note, fit)?;
     }
     Ok(())
 }

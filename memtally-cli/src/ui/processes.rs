@@ -130,14 +130,24 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     };
     widths.extend(figures.iter().map(|_| Constraint::Length(6)));
     widths.extend([Constraint::Length(7), Constraint::Length(8)]);
+    // What the COMMAND column gets: the rest of the row after the fixed
+    // columns and the one-cell gaps between columns.
+    let fixed: u16 =
+        widths.iter().map(|c| if let Constraint::Length(n) = c { *n } else { 0 }).sum();
+    let command_width = usize::from(area.width.saturating_sub(fixed + widths.len() as u16));
     if per_process {
         headers.push(("COMMAND", false));
         widths.push(Constraint::Min(10));
     }
+    // A command that does not fit: the program and what tells it apart
+    // first, cut with `…` (as `top` prints it).
+    let commands: Vec<String> = rows.iter().map(|r| r.command.clone()).collect();
+    let distinguishing = crate::render::width::distinguishing(&commands);
     let history = app.history();
     let table_rows: Vec<Row> = rows
         .iter()
-        .map(|r| {
+        .zip(&distinguishing)
+        .map(|(r, d)| {
             let trend = history.and_then(|h| h.trend(&r.label));
             let mut cells: Vec<Cell> = if per_process {
                 vec![right(r.label.clone()), Cell::from(r.user.clone())]
@@ -156,7 +166,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             cells.push(Cell::from(history.map(|h| h.sparkline(&r.label)).unwrap_or_default()));
             if per_process {
                 let gone = if r.gone { " (exited)" } else { "" };
-                cells.push(Cell::from(format!("{}{}{gone}", "  ".repeat(r.depth), r.command)));
+                let indent = "  ".repeat(r.depth);
+                let mut text = format!("{indent}{}{gone}", r.command);
+                if crate::render::width::columns(&text) > command_width {
+                    let label = crate::render::width::command_label(&r.command, d.as_deref());
+                    let short = format!("{indent}{label}{gone}");
+                    text = crate::render::width::cut(&short, command_width).into_owned();
+                }
+                cells.push(Cell::from(text));
             }
             let style = if r.gone {
                 Style::default().fg(Color::DarkGray)

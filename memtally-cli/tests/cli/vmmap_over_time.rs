@@ -67,6 +67,33 @@ fn two_saved_vmmap_reports_diff_directly() {
     assert_eq!(d["processes"][0]["pid"].as_u64(), Some(5150));
 }
 
+/// The IOAccelerator region went from volatile to empty (the system
+/// purged it): the diff says so per region, in the table and in JSON.
+#[test]
+fn diff_shows_purge_state_changes_per_region() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (write(dir.path(), "a.txt", BEFORE), write(dir.path(), "b.txt", AFTER));
+    let d = run_json(&["diff", &a, &b, "--format", "json"]);
+    let changes = d["purge_changes"].as_array().expect("purge_changes");
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    let c = &changes[0];
+    assert_eq!((c["purge_before"].as_str(), c["purge_after"].as_str()), (Some("V"), Some("E")));
+    assert_eq!(c["start"].as_u64(), Some(0x103400000));
+    assert_eq!(c["region_type"], "IOAccelerator");
+    assert_eq!(c["before"]["rss"].as_i64(), Some(64 * K));
+    assert_eq!(c["after"]["rss"].as_i64(), Some(0));
+    let out = run(&["diff", &a, &b]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("purge-state changes: 1 region(s)"), "{text}");
+    assert!(text.contains("V -> E  103400000-103410000 IOAccelerator"), "{text}");
+    let csv = String::from_utf8(run(&["diff", &a, &b, "--format", "csv"]).stdout).unwrap();
+    let line = csv.lines().find(|l| l.starts_with("purge,")).expect("a purge line");
+    assert!(line.starts_with("purge,103400000-103410000,IOAccelerator V -> E,changed,"), "{line}");
+    // The same report on both sides: no change of state.
+    let d = run_json(&["diff", &a, &a, "--format", "json"]);
+    assert_eq!(d["purge_changes"].as_array().map(Vec::len), Some(0));
+}
+
 #[test]
 fn vmmap_json_output_is_a_snapshot_too() {
     let dir = tempfile::tempdir().unwrap();
@@ -140,7 +167,7 @@ fn streamed_json_and_csv_hold_every_selected_region() {
     for f in std::fs::read_dir(dir).unwrap() {
         let f = f.unwrap().path();
         let f = f.to_str().unwrap();
-        for extra in [&[][..], &["--types", "IOSurface", "MALLOC"][..], &["--by", "purge"][..]] {
+        for extra in [&[][..], &["--types", "IOSurface,MALLOC"][..], &["--by", "purge"][..]] {
             let mut args = vec!["vmmap", f, "--format", "json"];
             args.extend(extra);
             let out = run(&args);

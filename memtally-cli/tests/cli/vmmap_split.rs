@@ -22,7 +22,7 @@ fn cli_table_from_a_large_file_equals_the_one_from_standard_input() {
     assert!(made.success());
     assert!(std::fs::metadata(&file).unwrap().len() >= 8 << 20);
     let name = file.to_str().unwrap();
-    for extra in [&[][..], &["--types", "IOAccelerator", "IOSurface"][..], &["--pow2"][..]] {
+    for extra in [&[][..], &["--types", "IOAccelerator,IOSurface"][..], &["--pow2"][..]] {
         let from_file = memtally().arg("vmmap").arg(name).args(extra).output().unwrap();
         assert!(from_file.status.success(), "{}", String::from_utf8_lossy(&from_file.stderr));
         let mut child = memtally()

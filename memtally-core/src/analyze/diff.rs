@@ -69,6 +69,26 @@ pub struct RegionChange {
     pub region: SnapRegion,
 }
 
+/// A vmmap region in both reports whose purgeable state changed (`N` ->
+/// `V`: the application marked it volatile; `V` -> `E`: the system
+/// discarded it; `E` -> `N`: made non-volatile again, refilled).
+#[derive(Debug, Clone)]
+pub struct PurgeChange {
+    /// The process it belongs to.
+    pub pid: Option<u32>,
+    /// The region in the first report.
+    pub before: SnapRegion,
+    /// The region in the second report.
+    pub after: SnapRegion,
+}
+
+impl PurgeChange {
+    /// `N -> V` and the like (`-` when a side has no `PURGE=`).
+    pub fn states(&self) -> (&str, &str) {
+        (self.before.purge.as_deref().unwrap_or("-"), self.after.purge.as_deref().unwrap_or("-"))
+    }
+}
+
 /// What changed between two snapshots. The process, category and path
 /// rows are sorted as [`DiffOptions::sort`] says; every list is cut by
 /// [`DiffOptions::min_delta`].
@@ -85,6 +105,9 @@ pub struct Diff {
     /// Regions of processes in both snapshots that exist on one side only,
     /// largest first.
     pub regions: Vec<RegionChange>,
+    /// vmmap regions in both reports whose purge state changed, largest
+    /// first (empty for Linux snapshots).
+    pub purge_changes: Vec<PurgeChange>,
     /// Seconds between the snapshots, when both say when they were taken.
     pub seconds: Option<f64>,
 }
@@ -103,6 +126,7 @@ pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
     let pairs = match_processes(&a.processes, &b.processes);
     let mut processes = Vec::new();
     let mut regions = Vec::new();
+    let mut purge_changes = Vec::new();
     let mut paths_before = Grouper::new();
     let mut paths_after = Grouper::new();
     for (pa, pb) in &pairs {
@@ -125,9 +149,20 @@ pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
             }
         }
         if let (Some(pa), Some(pb)) = (pa, pb) {
-            let before: HashSet<_> = pa.regions.iter().map(SnapRegion::identity).collect();
+            let before: HashMap<_, &SnapRegion> =
+                pa.regions.iter().map(|r| (r.identity(), r)).collect();
             let after: HashSet<_> = pb.regions.iter().map(SnapRegion::identity).collect();
-            for r in pb.regions.iter().filter(|r| !before.contains(&r.identity())) {
+            for r in &pb.regions {
+                let Some(old) = before.get(&r.identity()) else { continue };
+                if old.purge.is_some() && r.purge.is_some() && old.purge != r.purge {
+                    purge_changes.push(PurgeChange {
+                        pid: pb.pid,
+                        before: (*old).clone(),
+                        after: r.clone(),
+                    });
+                }
+            }
+            for r in pb.regions.iter().filter(|r| !before.contains_key(&r.identity())) {
                 regions.push(RegionChange { pid: pb.pid, appeared: true, region: r.clone() });
             }
             for r in pa.regions.iter().filter(|r| !after.contains(&r.identity())) {
@@ -143,6 +178,7 @@ pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
     }
     regions.retain(|r| r.region.sizes.size.or(r.region.sizes.rss).unwrap_or(0) >= opts.min_delta);
     regions.sort_by_key(|r| std::cmp::Reverse(r.region.sizes.size));
+    purge_changes.sort_by_key(|c: &PurgeChange| std::cmp::Reverse(c.after.sizes.size));
     let seconds = match (a.unix_time, b.unix_time) {
         (Some(x), Some(y)) => Some(y - x),
         _ => None,
@@ -159,6 +195,7 @@ pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
         categories,
         paths,
         regions,
+        purge_changes,
         seconds,
     }
 }

@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::analyze::group::sort_groups;
-use crate::analyze::vmmap::{CountMismatch, SeedView, Tally, TypeFilter, VmmapBy};
+use crate::analyze::vmmap::{
+    summary_footprint, total_check, CountMismatch, Footprint, SeedView, Tally, TotalCheck,
+    TypeFilter, VmmapBy,
+};
 use crate::error::{Error, Result};
 use crate::model::vmmap::{Document, Record};
 use crate::model::{Group, Grouper, Region};
@@ -58,6 +61,13 @@ pub struct VmmapReport {
     pub groups: Option<(&'static str, Vec<Group>)>,
     /// Types whose region-line count differs from the summary COUNT.
     pub mismatches: Vec<CountMismatch>,
+    /// The footprint of the selected types: from the region lines, or from
+    /// the summary table when the input has none (`vmmap -summary`).
+    pub footprint: Footprint,
+    /// Where `footprint` comes from: `regions`, `summary`, or `none`.
+    pub footprint_from: &'static str,
+    /// The summary table's `TOTAL` row checked against the sum of its rows.
+    pub total_check: Option<TotalCheck>,
 }
 
 impl VmmapReport {
@@ -136,7 +146,25 @@ pub fn read(
         (crate::model::Named::name(by), g)
     });
     let mismatches = tally.count_check(&doc);
-    Ok(VmmapReport { source, doc, tally, regions: kept, groups, mismatches })
+    let (footprint, footprint_from) = if tally.regions_read > 0 {
+        (tally.footprint_total.clone(), "regions")
+    } else if doc.summary.is_empty() {
+        (Footprint::default(), "none")
+    } else {
+        (summary_footprint(&doc, &tally.filter), "summary")
+    };
+    let total_check = total_check(&doc);
+    Ok(VmmapReport {
+        source,
+        doc,
+        tally,
+        regions: kept,
+        groups,
+        mismatches,
+        footprint,
+        footprint_from,
+        total_check,
+    })
 }
 
 /// The seed tool's view of the report (`types` empty: the seed's defaults).

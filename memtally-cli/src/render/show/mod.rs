@@ -50,15 +50,24 @@ pub(crate) fn figures(sizes: &Sizes) -> Vec<String> {
     COLUMNS.iter().map(|(_, f)| human_opt(sizes.figure(f))).collect()
 }
 
-/// The heading line: who, and where the figures came from.
-pub(crate) fn heading(processes: &[Process]) -> String {
+/// The heading line: who, and where the figures came from; a long
+/// command line is cut to the output's `width` (JSON has it whole).
+pub(crate) fn heading(processes: &[Process], width: Option<usize>) -> String {
+    use crate::render::width::{columns, command_label, cut};
     match processes {
-        [p] => format!(
-            "pid {}  {}  (from {})\n",
-            p.pid,
-            crate::render::table::escape_controls(p.command()),
-            source_name(p)
-        ),
+        [p] => {
+            let head = format!("pid {}  ", p.pid);
+            let tail = format!("  (from {})", source_name(p));
+            let command = crate::render::table::escape_controls(p.command());
+            let room = width.map(|w| w.saturating_sub(columns(&head) + columns(&tail)));
+            let command = match room {
+                Some(room) if columns(&command) > room => {
+                    cut(&command_label(&command, None), room.max(8)).into_owned()
+                }
+                _ => command,
+            };
+            format!("{head}{command}{tail}\n")
+        }
         many => format!("{} processes\n", many.len()),
     }
 }

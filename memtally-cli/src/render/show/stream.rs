@@ -45,9 +45,11 @@ enum StreamKind {
 const FLUSH_AT: usize = 128 * 1024;
 
 /// Column widths of the streamed regions table: wide enough for a
-/// 48-bit address and `1023.9M`; a longer figure just pushes the row.
+/// 48-bit address, and for `PRIV DIRTY` or `1023.9M` after a space (so no
+/// header runs into the one before); a longer figure just pushes the row.
 const ADDRESS_WIDTH: usize = 12;
-const FIGURE_WIDTH: usize = 10;
+const PERMS_WIDTH: usize = 5;
+const FIGURE_WIDTH: usize = 11;
 const CATEGORY_WIDTH: usize = 14;
 
 impl RegionStream {
@@ -66,7 +68,7 @@ impl RegionStream {
             buf: Vec::with_capacity(FLUSH_AT + 4096),
             writer: RegionWriter::default(),
             width: if kind == StreamKind::Table {
-                crate::render::table::terminal_width()
+                crate::render::width::output_width()
             } else {
                 None
             },
@@ -102,7 +104,7 @@ impl RegionStream {
             }
             StreamKind::Table => {
                 let start = r.start.map_or_else(|| "-".into(), |s| format!("{s:012x}"));
-                let mut line = format!("{start:<ADDRESS_WIDTH$}  {:<5}", r.perms);
+                let mut line = format!("{start:<ADDRESS_WIDTH$}  {:<PERMS_WIDTH$}", r.perms);
                 for cell in figures(&r.sizes) {
                     line.push_str(&format!("{cell:>FIGURE_WIDTH$}"));
                 }
@@ -152,8 +154,8 @@ impl RegionStream {
                 w.flush()?;
             }
             StreamKind::Table => {
-                self.buf.extend_from_slice(heading(processes).as_bytes());
-                let mut line = format!("{:<ADDRESS_WIDTH$}  {:<5}", "ADDRESS", "PERMS");
+                self.buf.extend_from_slice(heading(processes, self.width).as_bytes());
+                let mut line = format!("{:<ADDRESS_WIDTH$}  {:<PERMS_WIDTH$}", "ADDRESS", "PERMS");
                 for (h, _) in COLUMNS {
                     line.push_str(&format!("{h:>FIGURE_WIDTH$}"));
                 }
@@ -187,7 +189,7 @@ impl RegionStream {
             }
             StreamKind::Csv => {}
             StreamKind::Table => {
-                let mut line = format!("{:<ADDRESS_WIDTH$}  {:<5}", "total", "");
+                let mut line = format!("{:<ADDRESS_WIDTH$}  {:<PERMS_WIDTH$}", "total", "");
                 for cell in figures(&report.totals) {
                     line.push_str(&format!("{cell:>FIGURE_WIDTH$}"));
                 }
@@ -195,7 +197,8 @@ impl RegionStream {
                 self.buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
                 self.buf.push(b'\n');
                 for note in &report.notes {
-                    self.buf.extend_from_slice(format!("note: {note}\n").as_bytes());
+                    let text = crate::render::width::wrap("note: ", note, self.width);
+                    self.buf.extend_from_slice(text.as_bytes());
                 }
             }
             StreamKind::Grouped(Format::Csv) => {
@@ -211,10 +214,18 @@ impl RegionStream {
     }
 }
 
-/// Cuts a line to `width` (the terminal's, when stdout is one).
+/// Cuts a line to `width` (the output's), with `…` where it is cut: in
+/// the path when every figure fits, else after the last figure that fits
+/// whole (a figure is never cut).
 fn fit_line(line: &str, width: Option<usize>) -> std::borrow::Cow<'_, str> {
+    let lead = ADDRESS_WIDTH + 2 + PERMS_WIDTH;
+    let figures_end = lead + COLUMNS.len() * FIGURE_WIDTH;
     match width {
-        Some(w) if line.chars().count() > w => line.chars().take(w).collect::<String>().into(),
-        _ => line.into(),
+        Some(w) if w < figures_end && crate::render::width::columns(line) > w => {
+            let k = w.saturating_sub(lead + 3) / FIGURE_WIDTH;
+            let kept: String = line.chars().take(lead + k * FIGURE_WIDTH).collect();
+            format!("{}  …", kept.trim_end()).into()
+        }
+        _ => crate::render::width::fit(line, width),
     }
 }

@@ -8,6 +8,7 @@ use memtally_core::model::{Named, Sizes};
 use super::{figures, gpu_rows, heading, COLUMNS};
 use crate::render::table::{Align, Table};
 use crate::render::units::human_opt;
+use crate::render::width;
 
 /// The huge page and KSM figures of a row that are not zero, as
 /// `AnonHugePages 2.0M` (smaps names).
@@ -56,7 +57,13 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         t.row(c);
     }
     t.footer(cells("total", report.region_count, &report.totals));
-    out.write_all(heading(&report.processes).as_bytes())?;
+    // A category's (or kind's) name stays whole; paths may be cut.
+    if report.by != ShowBy::Path {
+        t.keep_whole(0);
+    }
+    let fit = width::output_width();
+    t.fit(fit);
+    out.write_all(heading(&report.processes, fit).as_bytes())?;
     out.write_all(t.render().as_bytes())?;
     if let Some(g) = gpu {
         writeln!(
@@ -65,7 +72,7 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
             human_opt(g.reclaimable)
         )?;
         for note in &g.notes {
-            writeln!(out, "note: {note}")?;
+            width::note(out, note, fit)?;
         }
     }
     for (label, sizes) in
@@ -84,7 +91,7 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         )?;
     }
     for note in &report.notes {
-        writeln!(out, "note: {note}")?;
+        width::note(out, note, fit)?;
     }
     Ok(())
 }

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use memtally_core::analyze::vmmap::{CountMismatch, Footprint, Overcommit};
+use memtally_core::analyze::vmmap::{CountMismatch, Footprint, Overcommit, TotalCheck};
 use memtally_core::model::vmmap::{Diagnostics, Header, MallocZoneRow, SummaryRow};
 use memtally_core::model::{Region, Sizes};
 
@@ -60,6 +60,13 @@ struct JsonBreakdown<'a> {
 #[derive(Serialize)]
 struct JsonFootprint<'a> {
     region_type: &'a str,
+    #[serde(flatten)]
+    footprint: &'a Footprint,
+}
+
+#[derive(Serialize)]
+struct JsonFootprintTotal<'a> {
+    from: &'a str,
     #[serde(flatten)]
     footprint: &'a Footprint,
 }
@@ -124,6 +131,8 @@ struct JsonDoc<'a> {
     malloc_zones: JsonMalloc<'a>,
     breakdown: Vec<JsonBreakdown<'a>>,
     footprint: Vec<JsonFootprint<'a>>,
+    footprint_total: JsonFootprintTotal<'a>,
+    summary_total_check: Option<&'a TotalCheck>,
     histograms: Vec<JsonHistogram<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     grouped: Option<JsonGroup<'a>>,
@@ -285,6 +294,11 @@ fn json_doc<'a>(r: &'a VmmapView<'a>) -> JsonDoc<'a> {
             .iter()
             .map(|(k, f)| JsonFootprint { region_type: k, footprint: f })
             .collect(),
+        footprint_total: JsonFootprintTotal {
+            from: r.report.footprint_from,
+            footprint: &r.report.footprint,
+        },
+        summary_total_check: r.report.total_check.as_ref(),
         histograms: t
             .exact
             .iter()

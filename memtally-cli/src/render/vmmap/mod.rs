@@ -3,6 +3,7 @@
 //! byte (`--seed-view`).
 
 mod csv;
+mod detail;
 mod json;
 mod seed;
 mod table;
@@ -25,6 +26,9 @@ pub struct VmmapView<'a> {
     pub report: &'a VmmapReport,
     /// Histograms in power-of-two buckets.
     pub pow2: bool,
+    /// Print histograms (table): of every selected type (empty), or of the
+    /// types containing one of these.
+    pub histograms: Option<Vec<String>>,
     /// List the kept regions.
     pub list_regions: bool,
 }

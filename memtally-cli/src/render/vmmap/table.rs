@@ -2,11 +2,13 @@
 
 use std::io::{self, Write};
 
-use memtally_core::analyze::vmmap::Footprint;
+use memtally_core::analyze::vmmap::{
+    bucket_footprint, bucket_reclaimable, row_footprint, row_reclaimable, Bucket, GPU_TYPES,
+};
 use memtally_core::model::vmmap::{Header, SummaryRow};
 use memtally_core::model::Purge;
 
-use super::{count_and_sizes, VmmapView};
+use super::{count_and_sizes, detail, VmmapView};
 use crate::render::table::{Align, Table};
 use crate::render::units::{human, human_opt};
 
@@ -37,48 +39,23 @@ fn header_line(h: &Header) -> String {
     parts.join(", ")
 }
 
-/// The human report.
+/// The human report: the footprint, GPU memory by purge state (or the
+/// selected types by purge state, or `--by` groups), the footprint by
+/// type, vmmap's TOTAL row; histograms and regions only when asked.
 pub(super) fn table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
-    let doc = &r.report.doc;
+    let rep = r.report;
+    let doc = &rep.doc;
     writeln!(out, "vmmap: {}", header_line(&doc.header))?;
-    let types = r.report.tally.filter.types();
+    let types = rep.tally.filter.types();
     writeln!(
         out,
         "types: {}; {} of {} region lines selected",
-        if types.is_empty() { "all".to_string() } else { types.join(", ") },
-        r.report.tally.selected,
-        r.report.tally.regions_read
+        if types.iter().all(|t| t.is_empty()) { "all".to_string() } else { types.join(", ") },
+        rep.tally.selected,
+        rep.tally.regions_read
     )?;
-    let summary: Vec<&SummaryRow> = r.selected_summary().collect();
-    if !summary.is_empty() {
-        writeln!(out, "\nSummary table (as vmmap printed it):")?;
-        let mut t = Table::new(&[
-            ("REGION TYPE", Align::Left),
-            ("COUNT", Align::Right),
-            ("VIRTUAL", Align::Right),
-            ("RESIDENT", Align::Right),
-            ("DIRTY", Align::Right),
-            ("SWAPPED", Align::Right),
-            ("VOLATILE", Align::Right),
-            ("NONVOL", Align::Right),
-            ("EMPTY", Align::Right),
-        ]);
-        for s in summary {
-            t.row(vec![
-                s.region_type.clone(),
-                s.count.map_or("-".into(), |c| c.to_string()),
-                human_opt(s.virtual_size),
-                human_opt(s.resident),
-                human_opt(s.dirty),
-                human_opt(s.swapped),
-                human_opt(s.volatile),
-                human_opt(s.nonvol),
-                human_opt(s.empty),
-            ]);
-        }
-        out.write_all(t.render().as_bytes())?;
-    }
-    if let Some((key, groups)) = &r.report.groups {
+    footprint_line(r, out)?;
+    if let Some((key, groups)) = &rep.groups {
         writeln!(out, "\nBy {key}:")?;
         let mut t = Table::new(&[
             (key.to_uppercase().as_str(), Align::Left),
@@ -93,152 +70,285 @@ pub(super) fn table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
             row.extend(count_and_sizes(g.regions as u64, &g.sizes));
             t.row(row);
         }
-        let tot = &r.report.tally.total;
+        let tot = &rep.tally.total;
         let mut footer = vec!["total".to_string()];
         footer.extend(count_and_sizes(tot.regions, &tot.sizes));
         t.footer(footer);
         out.write_all(t.render().as_bytes())?;
-    } else if r.report.tally.selected > 0 {
-        writeln!(out, "\nBy region type and purge state:")?;
-        let mut t = Table::new(&[
-            ("REGION TYPE", Align::Left),
-            ("PURGE", Align::Left),
-            ("REGIONS", Align::Right),
-            ("VSIZE", Align::Right),
-            ("RESIDENT", Align::Right),
-            ("DIRTY", Align::Right),
-            ("SWAP", Align::Right),
-        ]);
-        for ((rtype, purge), b) in &r.report.tally.breakdown {
-            let mut row = vec![rtype.clone(), Purge::from_code(purge).label().into()];
-            row.extend(count_and_sizes(b.regions, &b.sizes));
-            t.row(row);
-        }
-        let tot = &r.report.tally.total;
-        let mut footer = vec!["total".to_string(), String::new()];
-        footer.extend(count_and_sizes(tot.regions, &tot.sizes));
-        t.footer(footer);
-        out.write_all(t.render().as_bytes())?;
-        footprint_table(&r.report.tally.footprint, out)?;
-        histograms(r, out)?;
+    } else if rep.tally.regions_read > 0 {
+        purge_breakdown(r, out)?;
     }
-    if r.list_regions && !r.report.regions.is_empty() {
-        writeln!(out, "\nRegions:")?;
-        let mut t = Table::new(&[
-            ("LINE", Align::Right),
-            ("REGION TYPE", Align::Left),
-            ("START", Align::Left),
-            ("END", Align::Left),
-            ("VSIZE", Align::Right),
-            ("RESIDENT", Align::Right),
-            ("DIRTY", Align::Right),
-            ("SWAP", Align::Right),
-            ("PRT/MAX", Align::Left),
-            ("SM", Align::Left),
-            ("PURGE", Align::Left),
-            ("DETAIL", Align::Left),
-        ]);
-        for (line, g) in &r.report.regions {
-            t.row(vec![
-                line.to_string(),
-                g.region_type.clone().unwrap_or_default(),
-                g.start.map_or("-".into(), |a| format!("{a:x}")),
-                g.end.map_or("-".into(), |a| format!("{a:x}")),
-                human_opt(g.sizes.size),
-                human_opt(g.sizes.rss),
-                human_opt(g.sizes.dirty),
-                human_opt(g.sizes.swap),
-                format!("{}/{}", g.perms, g.max_perms.as_deref().unwrap_or("?")),
-                g.share_mode.clone().unwrap_or_default(),
-                g.purge.code().into(),
-                g.path.clone().unwrap_or_default(),
-            ]);
-        }
-        out.write_all(t.render().as_bytes())?;
+    if rep.tally.regions_read == 0 {
+        summary_gpu(r, out)?;
     }
+    footprint_table(r, out)?;
+    summary_table(r, out)?;
+    detail::histograms(r, out)?;
+    detail::region_list(r, out)?;
     warnings(r, out)
 }
 
-fn footprint_table(
-    fp: &std::collections::BTreeMap<String, Footprint>,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    if fp.values().all(|f| f.footprint.is_none()) {
+/// `--types`, or the seed's GPU types when none were given.
+fn shown_types(r: &VmmapView) -> (Vec<String>, String) {
+    let types = r.report.tally.filter.types();
+    if types.is_empty() {
+        let gpu: Vec<String> = GPU_TYPES.iter().map(|s| s.to_string()).collect();
+        let title = format!("GPU memory ({}) by purge state", gpu.join(", "));
+        (gpu, title)
+    } else if types.iter().all(|t| t.is_empty()) {
+        // `--types ''`: every type, as the seed reads it.
+        (vec![String::new()], "Every region type by purge state".to_string())
+    } else {
+        (types.to_vec(), format!("{} by purge state", types.join(", ")))
+    }
+}
+
+fn wanted(types: &[String], t: &str) -> bool {
+    types.iter().any(|w| t.contains(w.as_str()))
+}
+
+/// One line: the footprint (Apple's definition), the reclaimable bytes,
+/// and the footprint vmmap's header states.
+fn footprint_line(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+    let rep = r.report;
+    let f = &rep.footprint;
+    let from = match rep.footprint_from {
+        "regions" => "the region lines",
+        "summary" => "the summary table, rounded",
+        _ => return Ok(()),
+    };
+    let Some(fp) = f.footprint else {
+        return writeln!(out, "\nFootprint: - (the input has no dirty or swapped sizes)");
+    };
+    let (fp, rec) = (human(fp), human_opt(f.reclaimable));
+    let w = fp.len().max(rec.len());
+    writeln!(
+        out,
+        "\nFootprint:   {fp:>w$}  dirty + swapped, volatile purgeable left out ({from})"
+    )?;
+    writeln!(out, "Reclaimable: {rec:>w$}  volatile purgeable: the system may discard it")?;
+    if let Some(p) = rep.doc.header.physical_footprint {
+        writeln!(out, "vmmap's physical footprint (whole process): {}", human(p))?;
+    }
+    Ok(())
+}
+
+fn fp_cells(footprint: Option<u64>, reclaimable: Option<u64>) -> [String; 2] {
+    [human_opt(footprint), human_opt(reclaimable)]
+}
+
+/// The seed's view, from memtally's parse: (type, purge) rows of the GPU
+/// types (or `--types`), with footprint and reclaimable bytes.
+fn purge_breakdown(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+    let (types, title) = shown_types(r);
+    let rows: Vec<_> =
+        r.report.tally.breakdown.iter().filter(|((t, _), _)| wanted(&types, t)).collect();
+    if rows.is_empty() {
+        return writeln!(out, "\n{title}: no such regions");
+    }
+    writeln!(out, "\n{title}:")?;
+    let mut t = Table::new(&[
+        ("REGION TYPE", Align::Left),
+        ("PURGE", Align::Left),
+        ("REGIONS", Align::Right),
+        ("VSIZE", Align::Right),
+        ("RESIDENT", Align::Right),
+        ("DIRTY", Align::Right),
+        ("SWAP", Align::Right),
+        ("FOOTPRINT", Align::Right),
+        ("RECLAIMABLE", Align::Right),
+    ]);
+    let mut tot = Bucket::default();
+    let (mut fp, mut rec) = (None, None);
+    for ((rtype, code), b) in rows {
+        let purge = Purge::from_code(code);
+        let mut row = vec![rtype.clone(), purge.label().into()];
+        row.extend(count_and_sizes(b.regions, &b.sizes));
+        let (f, c) = (bucket_footprint(purge, b), bucket_reclaimable(purge, b));
+        row.extend(fp_cells(f, c));
+        t.row(row);
+        tot.regions += b.regions;
+        tot.sizes.add(&b.sizes);
+        add(&mut fp, f);
+        add(&mut rec, c);
+    }
+    let mut footer = vec!["total".to_string(), String::new()];
+    footer.extend(count_and_sizes(tot.regions, &tot.sizes));
+    footer.extend(fp_cells(fp, rec));
+    t.footer(footer);
+    out.write_all(t.render().as_bytes())
+}
+
+fn add(slot: &mut Option<u64>, v: Option<u64>) {
+    if let Some(v) = v {
+        *slot = Some(slot.unwrap_or(0).saturating_add(v));
+    }
+}
+
+const SUMMARY_HEADERS: [(&str, Align); 9] = [
+    ("REGION TYPE", Align::Left),
+    ("COUNT", Align::Right),
+    ("VIRTUAL", Align::Right),
+    ("RESIDENT", Align::Right),
+    ("DIRTY", Align::Right),
+    ("SWAPPED", Align::Right),
+    ("VOLATILE", Align::Right),
+    ("NONVOL", Align::Right),
+    ("EMPTY", Align::Right),
+];
+
+fn summary_cells(s: &SummaryRow) -> Vec<String> {
+    vec![
+        s.region_type.clone(),
+        s.count.map_or("-".into(), |c| c.to_string()),
+        human_opt(s.virtual_size),
+        human_opt(s.resident),
+        human_opt(s.dirty),
+        human_opt(s.swapped),
+        human_opt(s.volatile),
+        human_opt(s.nonvol),
+        human_opt(s.empty),
+    ]
+}
+
+/// Input without region lines: the GPU rows (or `--types` rows) of the
+/// summary table by purgeable state, and vmmap's purgeable totals.
+fn summary_gpu(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+    let doc = &r.report.doc;
+    if doc.summary.is_empty() {
         return Ok(());
     }
-    writeln!(out, "\nFootprint (dirty + swapped) per type:")?;
+    let (types, title) = shown_types(r);
+    let rows: Vec<&SummaryRow> =
+        doc.summary.iter().filter(|s| wanted(&types, &s.region_type)).collect();
+    if rows.is_empty() {
+        writeln!(out, "\n{title} (from the summary table): no such rows")?;
+    } else {
+        writeln!(out, "\n{title} (from the summary table):")?;
+        let mut headers = SUMMARY_HEADERS.to_vec();
+        headers.extend([("FOOTPRINT", Align::Right), ("RECLAIMABLE", Align::Right)]);
+        let mut t = Table::new(&headers);
+        for s in rows {
+            let mut row = summary_cells(s);
+            row.extend(fp_cells(row_footprint(s), row_reclaimable(s)));
+            t.row(row);
+        }
+        out.write_all(t.render().as_bytes())?;
+    }
+    if let Some(c) = &r.report.total_check {
+        let tot = &c.total;
+        if tot.volatile.is_some() || tot.nonvol.is_some() || tot.empty.is_some() {
+            writeln!(
+                out,
+                "Purgeable (vmmap's TOTAL row): volatile {} (reclaimable), non-volatile {}, empty {}",
+                human_opt(tot.volatile),
+                human_opt(tot.nonvol),
+                human_opt(tot.empty)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// How many types the footprint table shows before it sums up the rest.
+const FOOTPRINT_ROWS: usize = 15;
+
+/// The footprint per selected type of the region lines, largest first
+/// (without region lines the summary table carries these columns).
+fn footprint_table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+    let rep = r.report;
+    let mut rows: Vec<(String, u64, Option<u64>, Option<u64>)> = rep
+        .tally
+        .footprint
+        .iter()
+        .map(|(k, f)| (k.clone(), f.regions, f.footprint, f.reclaimable))
+        .collect();
+    if rows.iter().all(|x| x.2.is_none()) {
+        return Ok(());
+    }
+    rows.sort_by(|a, b| b.2.cmp(&a.2).then(b.3.cmp(&a.3)).then(a.0.cmp(&b.0)));
+    writeln!(out, "\nFootprint by region type (dirty + swapped, volatile purgeable left out):")?;
     let mut t = Table::new(&[
         ("REGION TYPE", Align::Left),
         ("REGIONS", Align::Right),
         ("FOOTPRINT", Align::Right),
-        ("RECLAIMABLE (V/E)", Align::Right),
-        ("VOLATILE VSIZE", Align::Right),
-        ("EMPTY VSIZE", Align::Right),
-        ("NONVOL VSIZE", Align::Right),
+        ("RECLAIMABLE", Align::Right),
     ]);
-    let mut rows: Vec<(&String, &Footprint)> = fp.iter().collect();
-    rows.sort_by(|a, b| b.1.footprint.cmp(&a.1.footprint).then(a.0.cmp(b.0)));
-    for (k, f) in rows {
-        t.row(vec![
-            k.clone(),
-            f.regions.to_string(),
-            human_opt(f.footprint),
-            human_opt(f.reclaimable),
-            human(f.volatile_vsize),
-            human(f.empty_vsize),
-            human(f.nonvol_vsize),
-        ]);
+    let shown =
+        |x: &(String, u64, Option<u64>, Option<u64>)| x.2.unwrap_or(0) > 0 || x.3.unwrap_or(0) > 0;
+    let nonzero = rows.iter().filter(|x| shown(x)).count();
+    for (k, n, f, c) in rows.iter().filter(|x| shown(x)).take(FOOTPRINT_ROWS) {
+        let mut row = vec![k.clone(), n.to_string()];
+        row.extend(fp_cells(*f, *c));
+        t.row(row);
     }
-    out.write_all(t.render().as_bytes())
+    let f = &rep.footprint;
+    let mut footer = vec!["total".to_string(), f.regions.to_string()];
+    footer.extend(fp_cells(f.footprint, f.reclaimable));
+    t.footer(footer);
+    out.write_all(t.render().as_bytes())?;
+    let (more, zero) = (nonzero.saturating_sub(FOOTPRINT_ROWS), rows.len() - nonzero);
+    let mut left = Vec::new();
+    if more > 0 {
+        left.push(format!("{more} more type(s) with a footprint"));
+    }
+    if zero > 0 {
+        left.push(format!("{zero} type(s) with none"));
+    }
+    if !left.is_empty() {
+        writeln!(out, "(not shown: {}; --format json lists every type)", left.join(", "))?;
+    }
+    Ok(())
 }
 
-fn histograms(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
-    for rtype in r.report.tally.exact.keys() {
-        let rows: Vec<(String, [u64; 4], u64)> = if r.pow2 {
-            r.report.tally.pow2[rtype]
-                .iter()
-                .map(|(b, (p, bytes))| {
-                    let label = if *b <= 1 {
-                        format!("<= {b}")
-                    } else {
-                        format!("{}..{}", human(b / 2 + 1), human(*b))
-                    };
-                    (label, *p, *bytes)
-                })
-                .collect()
-        } else {
-            r.report.tally.exact[rtype]
-                .iter()
-                .map(|(s, p)| (human(*s), *p, s.saturating_mul(p.iter().sum())))
-                .collect()
-        };
-        let how = if r.pow2 { "power-of-two size buckets" } else { "exact virtual size" };
-        writeln!(out, "\nHistogram of {rtype} regions by {how}:")?;
-        let max = rows.iter().map(|x| x.2).max().unwrap_or(0);
-        let mut t = Table::new(&[
-            ("VSIZE", Align::Right),
-            ("REGIONS", Align::Right),
-            ("N", Align::Right),
-            ("V", Align::Right),
-            ("E", Align::Right),
-            ("-", Align::Right),
-            ("TOTAL VSIZE", Align::Right),
-            ("", Align::Left),
-        ]);
-        for (label, p, bytes) in rows {
-            let bar = if max > 0 { (40u128 * bytes as u128 / max as u128) as usize } else { 0 };
-            t.row(vec![
-                label,
-                p.iter().sum::<u64>().to_string(),
-                p[0].to_string(),
-                p[1].to_string(),
-                p[2].to_string(),
-                p[3].to_string(),
-                human(bytes),
-                "*".repeat(bar),
-            ]);
+/// vmmap's summary table: in full when the input has no region lines (or
+/// `--types` picks rows), else its TOTAL row; the TOTAL checked against
+/// the sum of the rows.
+fn summary_table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+    let rep = r.report;
+    let full = rep.tally.regions_read == 0 || !rep.tally.filter.types().is_empty();
+    let rows: Vec<&SummaryRow> = if full { r.selected_summary().collect() } else { Vec::new() };
+    let check = rep.total_check.as_ref();
+    if rows.is_empty() && check.is_none() {
+        return Ok(());
+    }
+    // Without region lines, the footprint per type is the table's.
+    let with_fp = rep.tally.regions_read == 0 && rows.iter().any(|s| row_footprint(s).is_some());
+    let cells = |s: &SummaryRow| {
+        let mut c = summary_cells(s);
+        if with_fp {
+            c.extend(fp_cells(row_footprint(s), row_reclaimable(s)));
         }
-        out.write_all(t.render().as_bytes())?;
+        c
+    };
+    writeln!(out, "\nSummary table (as vmmap printed it):")?;
+    let mut headers = SUMMARY_HEADERS.to_vec();
+    if with_fp {
+        headers.extend([("FOOTPRINT", Align::Right), ("RECLAIMABLE", Align::Right)]);
+    }
+    let mut t = Table::new(&headers);
+    for s in rows {
+        t.row(cells(s));
+    }
+    if let Some(c) = check {
+        t.footer(cells(&c.total));
+    }
+    out.write_all(t.render().as_bytes())?;
+    if let Some(c) = check {
+        if c.differences.is_empty() {
+            writeln!(
+                out,
+                "(vmmap's TOTAL agrees with the sum of its {} rows)",
+                rep.doc.summary.len()
+            )?;
+        } else {
+            writeln!(
+                out,
+                "(vmmap's TOTAL differs from the sum of its {} rows: {})",
+                rep.doc.summary.len(),
+                c.differences.join("; ")
+            )?;
+        }
     }
     Ok(())
 }

@@ -132,8 +132,12 @@ impl Drop for Child {
 }
 
 /// The memtally binary under test.
+/// `COLUMNS` is left out: piped output is then never cut (as `ps`), so
+/// what the tests read does not depend on the shell they run from.
 pub fn memtally() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_memtally"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_memtally"));
+    c.env_remove("COLUMNS");
+    c
 }
 
 /// Runs memtally with `args`, returning its output.

@@ -5,9 +5,13 @@
 //! [`SeedView`] reproduces the seed's three reports from memtally's parse.
 
 mod seed_view;
+mod summary;
 mod tally;
 
 pub use seed_view::{SeedSummary, SeedView};
+pub use summary::{
+    row_footprint, row_reclaimable, summary_footprint, total_check, TotalCheck, GPU_TYPES,
+};
 pub use tally::Tally;
 
 use serde::Serialize;
@@ -106,14 +110,21 @@ pub struct Bucket {
     pub sizes: Sizes,
 }
 
-/// Dirty + swapped per type, and the part that purgeable state makes reclaimable.
+/// The footprint of a region type, as Apple counts a process's physical
+/// footprint (`phys_footprint`): dirty + swapped (compressed) bytes, except
+/// in regions marked volatile purgeable (`V`), which the system may discard
+/// at any time; those are *reclaimable* instead. Empty purgeable regions
+/// (`E`) were discarded already and hold nothing.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Footprint {
     /// How many regions of the type were selected.
     pub regions: u64,
-    /// Dirty + swap; `None` when the input has no dirty or swap figures.
+    /// Dirty + swap of the regions not marked `V` or `E`; `None` when the input
+    /// has no dirty or swap figures.
     pub footprint: Option<u64>,
-    /// Footprint of regions marked volatile (`V`) or empty (`E`).
+    /// Resident bytes of the regions marked `V` (volatile) or `E` (empty,
+    /// normally none): what the system may take back without asking the
+    /// process, and not part of the footprint. `None` without resident figures.
     pub reclaimable: Option<u64>,
     /// Virtual bytes of regions marked volatile (`V`).
     pub volatile_vsize: u64,
@@ -121,6 +132,66 @@ pub struct Footprint {
     pub empty_vsize: u64,
     /// Virtual bytes of regions marked non-volatile (`N`).
     pub nonvol_vsize: u64,
+}
+
+impl Footprint {
+    /// Adds another type's figures.
+    pub fn add(&mut self, o: &Footprint) {
+        self.regions += o.regions;
+        opt_add(&mut self.footprint, o.footprint);
+        opt_add(&mut self.reclaimable, o.reclaimable);
+        self.volatile_vsize += o.volatile_vsize;
+        self.empty_vsize += o.empty_vsize;
+        self.nonvol_vsize += o.nonvol_vsize;
+    }
+}
+
+/// The part of `dirty_and_swap` bytes in a region of purge state `purge`
+/// that counts in the footprint: all of it, but none for volatile regions
+/// (reclaimable) or empty ones (discarded: normally nothing is left, and
+/// what vmmap shows there is counted as reclaimable, never twice).
+pub fn footprint_part(purge: Purge, dirty_and_swap: u64) -> u64 {
+    if matches!(purge, Purge::Volatile | Purge::Empty) {
+        0
+    } else {
+        dirty_and_swap
+    }
+}
+
+/// The reclaimable part of `resident` bytes in a region of purge state
+/// `purge`: all of it for volatile (and empty) regions, none otherwise.
+pub fn reclaimable_part(purge: Purge, resident: u64) -> u64 {
+    if matches!(purge, Purge::Volatile | Purge::Empty) {
+        resident
+    } else {
+        0
+    }
+}
+
+/// The footprint of a (type, purge) cell of the breakdown.
+pub fn bucket_footprint(purge: Purge, b: &Bucket) -> Option<u64> {
+    let fp = match (b.sizes.dirty, b.sizes.swap) {
+        (None, None) => return None,
+        (d, s) => d.unwrap_or(0).saturating_add(s.unwrap_or(0)),
+    };
+    Some(footprint_part(purge, fp))
+}
+
+/// The reclaimable bytes of a (type, purge) cell of the breakdown.
+pub fn bucket_reclaimable(purge: Purge, b: &Bucket) -> Option<u64> {
+    b.sizes.rss.map(|rss| reclaimable_part(purge, rss))
+}
+
+/// The name under which a region type is compared with the summary
+/// table: vmmap calls one type `unused __DATA` (or `unused shlib __DATA`)
+/// in the region list and `unused but dirty shlib __DATA` in the summary.
+pub fn same_type(region_type: &str) -> &str {
+    let t = region_type.trim();
+    if t.starts_with("unused ") && t.ends_with("__DATA") {
+        "unused but dirty shlib __DATA"
+    } else {
+        t
+    }
 }
 
 /// A region whose dirty + swap exceeds its virtual size.
@@ -212,10 +283,14 @@ MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K]
         let v = &t.breakdown[&("IOSurface".to_string(), "V")];
         assert_eq!((v.regions, v.sizes.size, v.sizes.dirty), (1, Some(65536), Some(65536)));
         let f = &t.footprint["IOSurface"];
-        assert_eq!(f.footprint, Some(65536 + 16384 + 65536));
+        // The volatile region's 64K dirty is reclaimable, not footprint.
+        assert_eq!(f.footprint, Some(16384 + 65536));
         assert_eq!(f.reclaimable, Some(65536));
         assert_eq!(f.volatile_vsize, 65536);
+        // Empty, yet 32K resident here: reclaimable, never also footprint.
         assert_eq!(t.footprint["IOAccelerator"].reclaimable, Some(32768));
+        assert_eq!(t.footprint["IOAccelerator"].footprint, Some(0));
+        assert_eq!(t.footprint_total.footprint, Some(16384 + 65536));
         // 16K dirty + 64K swap over a 64K region.
         assert_eq!(t.overcommits, 1);
         assert_eq!(t.overcommit_samples[0].line, 3);

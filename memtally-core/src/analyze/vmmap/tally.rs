@@ -3,8 +3,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::{
-    footprint_of, opt_add, pow2_bucket, purge_index, Bucket, CountMismatch, Footprint, Overcommit,
-    PurgeCounts, TypeFilter,
+    footprint_of, footprint_part, opt_add, pow2_bucket, purge_index, reclaimable_part, same_type,
+    Bucket, CountMismatch, Footprint, Overcommit, PurgeCounts, TypeFilter,
 };
 use crate::model::vmmap::{Document, RegionSink, VRegion, MAX_SAMPLES};
 use crate::model::{Purge, Sizes};
@@ -102,8 +102,10 @@ pub struct Tally {
     pub exact: BTreeMap<String, BTreeMap<u64, PurgeCounts>>,
     /// Per type: power-of-two bucket (smallest 2^k >= vsize) -> counts, bytes.
     pub pow2: BTreeMap<String, BTreeMap<u64, (PurgeCounts, u64)>>,
-    /// Per type: dirty + swap and what purgeable state makes reclaimable.
+    /// Per type: the footprint and what purgeable state makes reclaimable.
     pub footprint: BTreeMap<String, Footprint>,
+    /// The footprints of every selected type added up.
+    pub footprint_total: Footprint,
     /// Region lines per type, every type (for the summary check).
     pub lines_per_type: BTreeMap<String, u64>,
     /// Regions whose dirty + swap exceeds their virtual size.
@@ -158,17 +160,14 @@ impl Tally {
         let fp = footprint_of(r);
         let f = &mut st.footprint;
         f.regions += 1;
-        opt_add(&mut f.footprint, fp);
+        // Some(0) once any region had the figure: known, and zero so far.
+        opt_add(&mut f.footprint, fp.map(|fp| footprint_part(r.purge, fp)));
+        opt_add(&mut f.reclaimable, r.resident.map(|rss| reclaimable_part(r.purge, rss)));
         match r.purge {
             Purge::Volatile => f.volatile_vsize += vsize,
             Purge::Empty => f.empty_vsize += vsize,
             Purge::NonVolatile => f.nonvol_vsize += vsize,
             Purge::Unmarked => {}
-        }
-        if matches!(r.purge, Purge::Volatile | Purge::Empty) {
-            opt_add(&mut f.reclaimable, fp);
-        } else if fp.is_some() && f.reclaimable.is_none() {
-            f.reclaimable = Some(0);
         }
         if let Some(fp) = fp {
             if fp > vsize {
@@ -221,6 +220,7 @@ impl Tally {
                 .map(|(bits, b)| (if bits == 0 { 0 } else { 1u64 << (bits - 1) }, *b))
                 .collect();
             self.pow2.insert(st.name.clone(), pow2);
+            self.footprint_total.add(&st.footprint);
             self.footprint.insert(st.name, st.footprint);
         }
         self.total = total.bucket();
@@ -229,35 +229,43 @@ impl Tally {
     }
 
     /// Types whose region-line count differs from the summary COUNT. Empty
-    /// when the input lacks either region lines or a COUNT column.
+    /// when the input lacks either region lines or a COUNT column. Names
+    /// vmmap spells two ways (`unused __DATA` in the region list, `unused
+    /// but dirty shlib __DATA` in the summary) are one type here.
     pub fn count_check(&self, doc: &Document) -> Vec<CountMismatch> {
         if self.regions_read == 0 || !doc.summary.iter().any(|s| s.count.is_some()) {
             return Vec::new();
         }
         let mut out = Vec::new();
-        let mut summary: BTreeMap<&str, u64> = BTreeMap::new();
+        // Canonical name -> (name as the summary prints it, count).
+        let mut summary: BTreeMap<&str, (&str, u64)> = BTreeMap::new();
         for s in &doc.summary {
             if let Some(c) = s.count {
-                *summary.entry(s.region_type.as_str()).or_default() += c;
+                let e = summary.entry(same_type(&s.region_type)).or_insert((&s.region_type, 0));
+                e.1 += c;
             }
         }
-        for (t, &c) in &summary {
-            if !self.filter.matches(t) {
+        let mut lines: BTreeMap<&str, (&str, u64)> = BTreeMap::new();
+        for (t, &n) in &self.lines_per_type {
+            lines.entry(same_type(t)).or_insert((t, 0)).1 += n;
+        }
+        for (key, &(name, c)) in &summary {
+            if !self.filter.matches(name) {
                 continue;
             }
-            let lines = self.lines_per_type.get(*t).copied().unwrap_or(0);
-            if lines != c {
+            let n = lines.get(key).map_or(0, |l| l.1);
+            if n != c {
                 out.push(CountMismatch {
-                    region_type: t.to_string(),
+                    region_type: name.to_string(),
                     summary_count: c,
-                    region_lines: lines,
+                    region_lines: n,
                 });
             }
         }
-        for (t, &n) in &self.lines_per_type {
-            if self.filter.matches(t) && !summary.contains_key(t.as_str()) {
+        for (key, &(name, n)) in &lines {
+            if self.filter.matches(name) && !summary.contains_key(key) {
                 out.push(CountMismatch {
-                    region_type: t.clone(),
+                    region_type: name.to_string(),
                     summary_count: 0,
                     region_lines: n,
                 });

@@ -1,0 +1,103 @@
+//! The parts of the `memtally vmmap` table printed on request:
+//! histograms by virtual size (`--histograms`, `--pow2`) and the region
+//! list (`--regions`).
+
+use std::io::{self, Write};
+
+use super::VmmapView;
+use crate::render::table::{Align, Table};
+use crate::render::units::{human, human_opt};
+
+/// The histograms `--histograms` asks for: every selected type, or the
+/// types containing one of the given names.
+pub(super) fn histograms(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+    let Some(want) = &r.histograms else { return Ok(()) };
+    let wanted = |t: &str| want.is_empty() || want.iter().any(|w| t.contains(w.as_str()));
+    for rtype in r.report.tally.exact.keys().filter(|t| wanted(t)) {
+        let rows: Vec<(String, [u64; 4], u64)> = if r.pow2 {
+            r.report.tally.pow2[rtype]
+                .iter()
+                .map(|(b, (p, bytes))| {
+                    let label = if *b <= 1 {
+                        format!("<= {b}")
+                    } else {
+                        format!("{}..{}", human(b / 2 + 1), human(*b))
+                    };
+                    (label, *p, *bytes)
+                })
+                .collect()
+        } else {
+            r.report.tally.exact[rtype]
+                .iter()
+                .map(|(s, p)| (human(*s), *p, s.saturating_mul(p.iter().sum())))
+                .collect()
+        };
+        let how = if r.pow2 { "power-of-two size buckets" } else { "exact virtual size" };
+        writeln!(out, "\nHistogram of {rtype} regions by {how}:")?;
+        let max = rows.iter().map(|x| x.2).max().unwrap_or(0);
+        let mut t = Table::new(&[
+            ("VSIZE", Align::Right),
+            ("REGIONS", Align::Right),
+            ("N", Align::Right),
+            ("V", Align::Right),
+            ("E", Align::Right),
+            ("-", Align::Right),
+            ("TOTAL VSIZE", Align::Right),
+            ("", Align::Left),
+        ]);
+        for (label, p, bytes) in rows {
+            let bar = if max > 0 { (40u128 * bytes as u128 / max as u128) as usize } else { 0 };
+            t.row(vec![
+                label,
+                p.iter().sum::<u64>().to_string(),
+                p[0].to_string(),
+                p[1].to_string(),
+                p[2].to_string(),
+                p[3].to_string(),
+                human(bytes),
+                "*".repeat(bar),
+            ]);
+        }
+        out.write_all(t.render().as_bytes())?;
+    }
+    Ok(())
+}
+
+/// `--regions`: every selected region.
+pub(super) fn region_list(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+    if r.list_regions && !r.report.regions.is_empty() {
+        writeln!(out, "\nRegions:")?;
+        let mut t = Table::new(&[
+            ("LINE", Align::Right),
+            ("REGION TYPE", Align::Left),
+            ("START", Align::Left),
+            ("END", Align::Left),
+            ("VSIZE", Align::Right),
+            ("RESIDENT", Align::Right),
+            ("DIRTY", Align::Right),
+            ("SWAP", Align::Right),
+            ("PRT/MAX", Align::Left),
+            ("SM", Align::Left),
+            ("PURGE", Align::Left),
+            ("DETAIL", Align::Left),
+        ]);
+        for (line, g) in &r.report.regions {
+            t.row(vec![
+                line.to_string(),
+                g.region_type.clone().unwrap_or_default(),
+                g.start.map_or("-".into(), |a| format!("{a:x}")),
+                g.end.map_or("-".into(), |a| format!("{a:x}")),
+                human_opt(g.sizes.size),
+                human_opt(g.sizes.rss),
+                human_opt(g.sizes.dirty),
+                human_opt(g.sizes.swap),
+                format!("{}/{}", g.perms, g.max_perms.as_deref().unwrap_or("?")),
+                g.share_mode.clone().unwrap_or_default(),
+                g.purge.code().into(),
+                g.path.clone().unwrap_or_default(),
+            ]);
+        }
+        out.write_all(t.render().as_bytes())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,137 @@
+//! What the summary table alone says: footprint and reclaimable bytes per
+//! row (for `-summary` output, which has no region list), and its `TOTAL`
+//! row checked against the sum of the rows above it.
+
+use serde::Serialize;
+
+use super::{opt_add, Footprint, TypeFilter};
+use crate::model::vmmap::{Document, SummaryRow};
+
+/// The region types the seed reports as GPU memory (its default `--types`).
+pub const GPU_TYPES: [&str; 2] = ["IOAccelerator", "IOSurface"];
+
+/// A summary row's footprint: DIRTY + SWAPPED less VOLATILE (volatile
+/// purgeable bytes are reclaimable, not footprint; EMPTY ones hold
+/// nothing). `None` when the table has neither DIRTY nor SWAPPED. The
+/// table's figures are rounded as vmmap printed them.
+pub fn row_footprint(s: &SummaryRow) -> Option<u64> {
+    if s.dirty.is_none() && s.swapped.is_none() {
+        return None;
+    }
+    let fp = s.dirty.unwrap_or(0).saturating_add(s.swapped.unwrap_or(0));
+    Some(fp.saturating_sub(s.volatile.unwrap_or(0)))
+}
+
+/// A summary row's reclaimable bytes: its VOLATILE column.
+pub fn row_reclaimable(s: &SummaryRow) -> Option<u64> {
+    s.volatile
+}
+
+/// The footprint of the summary rows of the types `filter` selects, for
+/// input without region lines (`vmmap -summary`): `regions` from COUNT,
+/// `footprint` and `reclaimable` as [`row_footprint`] and
+/// [`row_reclaimable`], the purgeable sizes from VOLATILE, EMPTY, NONVOL.
+pub fn summary_footprint(doc: &Document, filter: &TypeFilter) -> Footprint {
+    let mut f = Footprint::default();
+    for s in doc.summary.iter().filter(|s| filter.matches(&s.region_type)) {
+        f.regions += s.count.unwrap_or(0);
+        opt_add(&mut f.footprint, row_footprint(s));
+        opt_add(&mut f.reclaimable, row_reclaimable(s));
+        f.volatile_vsize += s.volatile.unwrap_or(0);
+        f.empty_vsize += s.empty.unwrap_or(0);
+        f.nonvol_vsize += s.nonvol.unwrap_or(0);
+    }
+    f
+}
+
+/// The summary's `TOTAL` row beside the sum of the rows above it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TotalCheck {
+    /// The `TOTAL` row as vmmap printed it.
+    pub total: SummaryRow,
+    /// The rows added up, column by column (a column no row has is `None`).
+    pub sum: SummaryRow,
+    /// Columns where the two differ by more than the rounding of the
+    /// printed figures allows (COUNT must agree exactly; sizes within 2%).
+    pub differences: Vec<String>,
+}
+
+/// The figures of a row, by column name, in table order.
+fn columns(s: &SummaryRow) -> [(&'static str, Option<u64>); 8] {
+    [
+        ("virtual", s.virtual_size),
+        ("resident", s.resident),
+        ("dirty", s.dirty),
+        ("swapped", s.swapped),
+        ("volatile", s.volatile),
+        ("nonvol", s.nonvol),
+        ("empty", s.empty),
+        ("count", s.count),
+    ]
+}
+
+/// The `TOTAL` row (not `TOTAL, minus reserved VM space`) checked against
+/// the sum of every summary row; `None` when the table has no such row.
+pub fn total_check(doc: &Document) -> Option<TotalCheck> {
+    let total = doc.summary_totals.iter().find(|t| t.region_type.trim() == "TOTAL")?.clone();
+    let mut sum = SummaryRow { region_type: "sum of the rows".into(), ..Default::default() };
+    for s in &doc.summary {
+        let add = |slot: &mut Option<u64>, v: Option<u64>| {
+            if let Some(v) = v {
+                *slot = Some(slot.unwrap_or(0).saturating_add(v));
+            }
+        };
+        add(&mut sum.virtual_size, s.virtual_size);
+        add(&mut sum.resident, s.resident);
+        add(&mut sum.dirty, s.dirty);
+        add(&mut sum.swapped, s.swapped);
+        add(&mut sum.volatile, s.volatile);
+        add(&mut sum.nonvol, s.nonvol);
+        add(&mut sum.empty, s.empty);
+        add(&mut sum.count, s.count);
+    }
+    let mut differences = Vec::new();
+    for ((name, t), (_, s)) in columns(&total).into_iter().zip(columns(&sum)) {
+        let (Some(t), Some(s)) = (t, s) else { continue };
+        let agree = if name == "count" {
+            t == s
+        } else {
+            // Each figure is printed with about three significant digits.
+            t.abs_diff(s) <= t.max(s) / 50 + 1024
+        };
+        if !agree {
+            differences.push(format!("{name}: TOTAL {t}, rows {s}"));
+        }
+    }
+    Some(TotalCheck { total, sum, differences })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::vmmap::{parse_all, ParseOptions};
+
+    const TABLE: &str = "\
+                                VIRTUAL RESIDENT    DIRTY  SWAPPED VOLATILE   NONVOL    EMPTY   REGION 
+REGION TYPE                        SIZE     SIZE     SIZE     SIZE     SIZE     SIZE     SIZE    COUNT (non-coalesced) 
+===========                     ======= ========    =====  ======= ========   ======    =====  ======= 
+IOAccelerator (graphics)          1664K    1408K    1344K      64K    1280K     128K     256K        5 
+MALLOC_SMALL                      8192K     512K     512K     128K       0K       0K       0K        1 
+===========                     ======= ========    =====  ======= ========   ======    =====  ======= 
+TOTAL                             9856K    1920K    1856K     192K    1280K     128K     256K        7 
+";
+
+    #[test]
+    fn footprint_leaves_volatile_out_and_total_is_checked() {
+        let (doc, _) = parse_all(TABLE.as_bytes(), ParseOptions::default()).unwrap();
+        let g = &doc.summary[0];
+        assert_eq!(row_footprint(g), Some((1344 + 64 - 1280) * 1024));
+        assert_eq!(row_reclaimable(g), Some(1280 * 1024));
+        let f = summary_footprint(&doc, &TypeFilter::new(vec!["IOAccelerator".into()]));
+        assert_eq!((f.regions, f.footprint), (5, Some(128 * 1024)));
+        assert_eq!((f.empty_vsize, f.nonvol_vsize), (256 * 1024, 128 * 1024));
+        let c = total_check(&doc).expect("a TOTAL row");
+        assert_eq!(c.sum.count, Some(6));
+        assert_eq!(c.differences, vec!["count: TOTAL 7, rows 6".to_string()]);
+    }
+}
