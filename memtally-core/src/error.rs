@@ -38,9 +38,7 @@ pub enum Error {
     },
 
     /// A file of another user's process could not be read.
-    #[error(
-        "cannot read {path}: permission denied; process {pid} belongs to {owner}: run memtally as that user, as root, or with CAP_SYS_PTRACE"
-    )]
+    #[error("cannot read {path}: permission denied; process {pid} belongs to {owner}: {why}")]
     PermissionDenied {
         /// The process.
         pid: u32,
@@ -49,6 +47,10 @@ pub enum Error {
         /// Who owns the process, as `user NAME (uid N)`, `uid N`, or
         /// `another user` when that cannot be told.
         owner: String,
+        /// What blocked the read and what would allow it, as best known
+        /// (memtally's uid and capabilities, a user namespace, a process
+        /// that is not dumpable, a security module).
+        why: String,
     },
 
     /// The process is a zombie or being torn down: its memory is gone.

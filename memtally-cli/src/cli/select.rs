@@ -12,7 +12,8 @@ pub struct SelectArgs {
     #[arg(long = "pid", value_name = "PID", num_args = 1.., value_delimiter = ',')]
     pub pids: Vec<u32>,
 
-    /// Only processes whose name or command line matches this regular expression.
+    /// Only processes whose name or command line matches this regular
+    /// expression (memtally's own process is left out; see --include-self).
     #[arg(long, value_name = "REGEX")]
     pub name: Option<String>,
 
@@ -27,6 +28,12 @@ pub struct SelectArgs {
     /// Only processes in this cgroup or below it (`/system.slice/nginx.service`).
     #[arg(long, value_name = "PATH")]
     pub cgroup: Option<String>,
+
+    /// Keep memtally's own process in a selection. By default --name,
+    /// --user, --cgroup and --tree leave it out (its command line would
+    /// match --name); naming its PID with --pid or --tree keeps it.
+    #[arg(long)]
+    pub include_self: bool,
 }
 
 impl SelectArgs {
@@ -41,6 +48,7 @@ impl SelectArgs {
             users: self.user.clone(),
             trees: self.tree.clone(),
             cgroup: self.cgroup.clone(),
+            include_self: self.include_self,
         }
         .resolve()
     }

@@ -16,7 +16,7 @@ use memtally_core::write::NewFile;
 use memtally_core::{Error, Result};
 
 use crate::cli::select::SelectArgs;
-use crate::render::watch::{live_line, Summary};
+use crate::render::watch::{live_line, sample_csv, sample_csv_header, sample_json, Summary};
 use crate::render::{print, stdout_error, Format};
 
 #[derive(Debug, Args)]
@@ -48,8 +48,9 @@ pub struct WatchArgs {
     #[arg(long, conflicts_with = "categories")]
     pub no_categories: bool,
 
-    /// Output: `table` prints a line per sample and a summary; `json`
-    /// prints only the summary, as one JSON document (exact bytes/s).
+    /// Output: `table` prints a line per sample and a summary; `csv` one
+    /// row per sample (header once, exact bytes); `json` JSON Lines: one
+    /// object per sample, then the summary (docs/json.md).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
 }
@@ -91,11 +92,25 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
             }
         }
         let t = start.elapsed().as_secs_f64();
-        let now = sample(root, &sel, cats)?;
-        if args.format == Format::Table {
-            live_line(t, &now, series.last().map(|(_, s)| s), out).map_err(stdout_error)?;
-            out.flush().map_err(stdout_error)?;
+        let now = match sample(root, &sel, cats) {
+            Ok(now) => now,
+            // Every watched process has exited since the first sample: the
+            // watch ends there, with what it has.
+            Err(e @ (Error::NoSuchProcess { .. } | Error::NotFound(_))) if n > 0 => {
+                let samples = if n == 1 { "sample" } else { "samples" };
+                eprintln!("memtally: watch stopped after {n} {samples}: {e}");
+                break;
+            }
+            Err(e) => return Err(e),
+        };
+        match args.format {
+            Format::Table => live_line(t, &now, series.last().map(|(_, s)| s), out),
+            Format::Csv if n == 0 => sample_csv_header(out).and_then(|()| sample_csv(t, &now, out)),
+            Format::Csv => sample_csv(t, &now, out),
+            Format::Json => sample_json(n, t, &now, out),
         }
+        .and_then(|()| out.flush())
+        .map_err(stdout_error)?;
         if let Some((w, path)) = file.as_mut() {
             for ((scope, key), (label, sizes)) in &now {
                 let mut rec = vec![format!("{t:.3}"), scope.clone(), key.clone(), label.clone()];
@@ -114,7 +129,11 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
     if let Some((w, path)) = file {
         w.into_inner().map_err(|e| Error::io(&path, e.into_error()))?.commit()?;
     }
-    print(&Summary { series: &series }, args.format, out)
+    match args.format {
+        // CSV is the samples alone: one row each, nothing after them.
+        Format::Csv => Ok(()),
+        _ => print(&Summary { series: &series }, args.format, out),
+    }
 }
 
 fn sleep_until(deadline: Instant) {

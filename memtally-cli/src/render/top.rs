@@ -62,8 +62,11 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
         .filter(|(_, f)| nonzero(f));
     let figures: Vec<(&str, &str)> =
         figures(&report.totals).into_iter().chain(gpu).chain(huge).collect();
+    // A tree row adds up its whole subtree: PROCS says how many.
+    let tree = report.by == TopBy::Tree;
     let mut headers: Vec<(&str, Align)> = if per_process {
-        vec![("PID", Align::Right), ("USER", Align::Left)]
+        let procs = tree.then_some(("PROCS", Align::Right));
+        [("PID", Align::Right), ("USER", Align::Left)].into_iter().chain(procs).collect()
     } else {
         vec![(key_header(report.by), Align::Left), ("PROCS", Align::Right)]
     };
@@ -96,6 +99,9 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
         if let Some(p) = p.filter(|_| per_process) {
             cells.push(p.info.pid.to_string());
             cells.push(ctx.users.name(p.info.uid));
+            if tree {
+                cells.push(row.processes.to_string());
+            }
         } else {
             cells.push(row.key.clone());
             cells.push(row.processes.to_string());
@@ -129,7 +135,8 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
     let mut footer = if per_process {
         // Under PID, not USER: a user column no wider than its names
         // leaves the command one more column at 80.
-        vec!["total".to_string(), String::new()]
+        let procs = tree.then(|| n.to_string());
+        ["total".to_string(), String::new()].into_iter().chain(procs).collect()
     } else {
         vec!["total".to_string(), n.to_string()]
     };
@@ -189,19 +196,33 @@ pub fn notes(report: &TopReport, ctx: &Top) -> Vec<String> {
     let restricted = ctx.scan.restricted.len();
     if restricted > 0 {
         notes.push(format!(
-            "{} could not be read in detail (permission denied: other users' or protected processes): they show RSS from status only, no PSS/USS/dirty, and are not in the PSS totals. Run as root or with CAP_SYS_PTRACE to see them.",
-            plural(restricted, "process", "processes")
+            "{} could not be read in detail (permission denied: other users' or protected processes): they show RSS from status only, no PSS/USS/dirty, and are not in the PSS totals; {}.",
+            plural(restricted, "process", "processes"),
+            memtally_core::source::access::read_hint()
         ));
+    }
+    if report.by == TopBy::Tree {
+        notes.push(
+            "--by tree: each row adds up the process and all its descendants (PROCS of them); the total counts every process once.".into(),
+        );
     }
     if report.rows.iter().any(|r| r.without_pss > 0 && r.processes > 1) {
         notes.push(
             "* this row's PSS/USS leaves out processes that could not be read in detail.".into(),
         );
     }
+    if !ctx.missing.is_empty() {
+        let pids: Vec<String> = ctx.missing.iter().map(u32::to_string).collect();
+        notes.push(format!(
+            "no such process: {} (never there, or exited before the scan).",
+            pids.join(", ")
+        ));
+    }
     if ctx.scan.vanished > 0 {
         notes.push(format!(
-            "{} exited during the scan and were skipped.",
-            plural(ctx.scan.vanished, "process", "processes")
+            "{} exited during the scan and {} skipped.",
+            plural(ctx.scan.vanished, "process", "processes"),
+            if ctx.scan.vanished == 1 { "was" } else { "were" }
         ));
     }
     for (pid, why) in &ctx.scan.failed {
@@ -278,6 +299,8 @@ pub fn json_value(report: &TopReport, ctx: &Top) -> Value {
             m.insert("depth".into(), json!(r.depth));
             m.insert("processes".into(), json!(r.processes));
             m.insert("processes_without_pss".into(), json!(r.without_pss));
+            // The row's figures are its whole subtree's (`--by tree`).
+            m.insert("subtree".into(), json!(report.by == TopBy::Tree));
             figures_json(&mut m, &r.sizes);
             if report.by == TopBy::Cgroup {
                 let c = ctx.cgroups.get(&r.key);
@@ -298,6 +321,7 @@ pub fn json_value(report: &TopReport, ctx: &Top) -> Value {
         "machine": report.machine,
         "restricted": ctx.scan.restricted.len(),
         "vanished": ctx.scan.vanished,
+        "missing": ctx.missing,
         "kernel_threads": ctx.kernel_threads,
         "failed": ctx.scan.failed.iter().map(|(pid, why)| json!({"pid": pid, "error": why})).collect::<Vec<_>>(),
         "partial": !ctx.scan.restricted.is_empty() || !ctx.scan.failed.is_empty(),
@@ -309,11 +333,16 @@ pub fn json_value(report: &TopReport, ctx: &Top) -> Value {
 fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
+    let tree = report.by == TopBy::Tree;
     let mut header: Vec<&str> = if per_process {
         vec!["pid", "ppid", "user", "source", "depth", "processes"]
     } else {
         vec![report.by.name(), "processes"]
     };
+    // `--by tree`: a column that says the figures are the subtree's.
+    if tree {
+        header.push("subtree");
+    }
     header.extend(JSON_FIGURES);
     if per_process {
         header.push("command");
@@ -334,6 +363,9 @@ fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()
             ],
             None => vec![row.key.clone(), row.processes.to_string()],
         };
+        if tree {
+            rec.push("true".into());
+        }
         rec.extend(
             JSON_FIGURES
                 .iter()

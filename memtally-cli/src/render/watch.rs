@@ -7,6 +7,7 @@ use serde_json::json;
 
 use memtally_core::analyze::trend::{trends, Sample, SeriesKey, Trend};
 use memtally_core::model::Sizes;
+use memtally_core::usecase::watch::SERIES_FIGURES;
 
 use crate::render::table::{Align, Table};
 use crate::render::units::{human_opt, human_signed};
@@ -43,6 +44,74 @@ pub fn live_line(
     )
 }
 
+/// The figures of one series in a sample: exact bytes, `null` where unknown.
+fn figures_json(sizes: &Sizes) -> serde_json::Map<String, serde_json::Value> {
+    SERIES_FIGURES.iter().map(|f| (f.to_string(), json!(sizes.figure(f)))).collect()
+}
+
+/// One sample as one line of JSON (JSON Lines, docs/json.md): the totals,
+/// every process and every category sampled.
+pub fn sample_json(index: usize, t: f64, now: &Sample, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut processes = Vec::new();
+    let mut categories = Vec::new();
+    let mut total = serde_json::Value::Null;
+    for ((scope, key), (label, sizes)) in now {
+        let mut v = figures_json(sizes);
+        match scope.as_str() {
+            "process" => {
+                v.insert("pid".into(), json!(key.parse::<u32>().ok()));
+                v.insert("command".into(), json!(label));
+                processes.push(v);
+            }
+            "category" => {
+                v.insert("category".into(), json!(key));
+                v.insert("label".into(), json!(label));
+                categories.push(v);
+            }
+            _ => total = serde_json::Value::Object(v),
+        }
+    }
+    let doc = json!({
+        "type": "sample",
+        "index": index,
+        "elapsed_s": t,
+        "total": total,
+        "processes": processes,
+        "categories": categories,
+    });
+    crate::render::json_line(out, &doc)
+}
+
+/// The header of `watch --format csv`: one row per sample follows.
+pub fn sample_csv_header(out: &mut dyn Write) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    let mut header = vec!["elapsed_s", "processes"];
+    header.extend(SERIES_FIGURES);
+    w.write_record(&header)?;
+    w.flush()
+}
+
+/// One sample as one CSV row: seconds since the first, how many
+/// processes, and the totals (bytes; empty where unknown).
+pub fn sample_csv(t: f64, now: &Sample, out: &mut dyn Write) -> std::io::Result<()> {
+    let procs = now.keys().filter(|(s, _)| s == "process").count();
+    let mut rec = vec![format!("{t:.3}"), procs.to_string()];
+    let cur = total_of(now);
+    rec.extend(
+        SERIES_FIGURES
+            .iter()
+            .map(|f| cur.and_then(|s| s.figure(f)).map_or(String::new(), |v| v.to_string())),
+    );
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(&rec)?;
+    w.flush()
+}
+
+/// r² for a table: `-` where it is undefined (the series did not move).
+fn r2_cell(r2: Option<f64>) -> String {
+    r2.map_or("-".into(), |r| format!("{r:.2}"))
+}
+
 fn rate(v: f64) -> String {
     format!("{}/s", human_signed(v.round() as i128))
 }
@@ -63,7 +132,8 @@ impl Printer for Summary<'_> {
         summary(self.series, out)
     }
 
-    /// Every series' rates in bytes per second.
+    /// Every series' rates in bytes per second: the last line of the JSON
+    /// Lines stream (`"type": "summary"`), after one line per sample.
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let pss = trends(self.series, "pss");
         let dirty = trends(self.series, "dirty");
@@ -78,13 +148,18 @@ impl Printer for Summary<'_> {
                     "pss_rate": t.slope,
                     "pss_r2": t.r2,
                     "dirty_rate": d.map(|t| t.slope),
-                    "dirty_r2": d.map(|t| t.r2),
+                    "dirty_r2": d.and_then(|t| t.r2),
                     "samples": t.samples,
                     "steady_growth": t.grows_steadily(),
                 })
             })
             .collect();
-        let doc = json!({ "samples": self.series.len(), "seconds": self.span(), "trends": rows });
+        let doc = json!({
+            "type": "summary",
+            "samples": self.series.len(),
+            "seconds": self.span(),
+            "trends": rows,
+        });
         crate::render::json_line(out, &doc)
     }
 
@@ -111,9 +186,9 @@ impl Printer for Summary<'_> {
                 k.1.clone(),
                 label.clone(),
                 t.slope.to_string(),
-                t.r2.to_string(),
+                t.r2.map_or(String::new(), |r| r.to_string()),
                 d.map_or(String::new(), |t| t.slope.to_string()),
-                d.map_or(String::new(), |t| t.r2.to_string()),
+                d.and_then(|t| t.r2).map_or(String::new(), |r| r.to_string()),
                 t.samples.to_string(),
                 t.grows_steadily().to_string(),
             ])?;
@@ -159,14 +234,7 @@ fn summary(series: &[(f64, Sample)], out: &mut dyn Write) -> std::io::Result<()>
         let d = dirty.get(*key).map_or("-".into(), |(_, t)| rate(t.slope));
         let key_cell = if key.0 == "category" { label.clone() } else { key.1.clone() };
         let label_cell = if key.0 == "process" { label.clone() } else { String::new() };
-        t.row(vec![
-            key.0.clone(),
-            key_cell,
-            rate(trend.slope),
-            d,
-            format!("{:.2}", trend.r2),
-            label_cell,
-        ]);
+        t.row(vec![key.0.clone(), key_cell, rate(trend.slope), d, r2_cell(trend.r2), label_cell]);
     }
     t.fit(crate::render::table::terminal_width());
     out.write_all(t.render().as_bytes())?;
@@ -175,12 +243,12 @@ fn summary(series: &[(f64, Sample)], out: &mut dyn Write) -> std::io::Result<()>
     match growing.first() {
         Some((k, (label, tr))) => writeln!(
             out,
-            "verdict: memory grows steadily in {} process{}: pid {} grows {} (r² {:.2}), {}",
+            "verdict: memory grows steadily in {} process{}: pid {} grows {} (r² {}), {}",
             growing.len(),
             if growing.len() == 1 { "" } else { "es" },
             k.1,
             rate(tr.slope),
-            tr.r2,
+            r2_cell(tr.r2),
             label
         ),
         None => match pss.get(&("total".to_string(), "total".to_string())) {

@@ -24,6 +24,7 @@ mod prometheus;
 mod prometheus_live;
 mod races;
 mod rollup_parity;
+mod selections;
 mod show_errors;
 mod show_live;
 mod top_live;

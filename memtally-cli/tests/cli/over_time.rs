@@ -188,7 +188,7 @@ fn watch_reports_the_growth_rate() {
     let pid = child.pid.to_string();
     let dir = tempfile::tempdir().unwrap();
     let series = dir.path().join("series.csv");
-    let doc = run_json(&[
+    let out = run(&[
         "watch",
         &pid,
         "--interval",
@@ -200,6 +200,11 @@ fn watch_reports_the_growth_rate() {
         "--format",
         "json",
     ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // JSON Lines: a line per sample, then the summary.
+    let text = String::from_utf8(out.stdout).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(doc["type"], "summary");
     let real = 2.0 * MIB as f64 / 0.1;
     assert_eq!(doc["samples"], 9);
     let trends = doc["trends"].as_array().unwrap();

@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 use crate::support::{spawn, Mapping, MIB};
 
-fn as_nobody(args: &[&str]) -> Option<Output> {
+pub(crate) fn as_nobody(args: &[&str]) -> Option<Output> {
     let is_root = unsafe { libc::geteuid() } == 0;
     if !is_root || Command::new("setpriv").arg("--version").output().is_err() {
         eprintln!("skipped: needs root and setpriv to drop to an unprivileged user");

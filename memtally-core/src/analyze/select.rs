@@ -22,6 +22,10 @@ pub struct Selection {
     pub trees: Vec<u32>,
     /// In this cgroup or below it.
     pub cgroup: Option<String>,
+    /// Keep memtally's own process in a narrowed selection (it is left out
+    /// unless named by `pids` or `trees`: `--name python` must not match
+    /// memtally's own command line, `--user root` must not sum memtally).
+    pub include_self: bool,
 }
 
 impl Selection {
@@ -32,6 +36,39 @@ impl Selection {
             && self.uids.is_empty()
             && self.trees.is_empty()
             && self.cgroup.is_none()
+    }
+
+    /// The selection as the command line states it (`--pid 1 --name x`),
+    /// for messages.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+        if !self.pids.is_empty() {
+            parts.push(format!("--pid {}", list(&self.pids)));
+        }
+        if let Some(re) = &self.name {
+            parts.push(format!("--name {:?}", re.as_str()));
+        }
+        if !self.uids.is_empty() {
+            parts.push(format!("--user {}", list(&self.uids)));
+        }
+        for t in &self.trees {
+            parts.push(format!("--tree {t}"));
+        }
+        if let Some(c) = &self.cgroup {
+            parts.push(format!("--cgroup {c}"));
+        }
+        if parts.is_empty() {
+            "every process".into()
+        } else {
+            parts.join(" ")
+        }
+    }
+
+    /// Whether the process `pid` is named outright (by `--pid` or as the
+    /// root of a `--tree`), not just matched.
+    pub fn names(&self, pid: u32) -> bool {
+        self.pids.contains(&pid) || self.trees.contains(&pid)
     }
 
     /// Which identity files the selection has to read.

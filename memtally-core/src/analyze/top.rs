@@ -164,7 +164,9 @@ pub(crate) fn build(
 }
 
 /// Orders two rows by the sort fields, largest first; an unknown figure
-/// sorts below every known one. `pid` sorts smallest first.
+/// sorts below every known one. `pid` sorts smallest first. Rows the sort
+/// fields do not tell apart (processes whose PSS could not be read) go by
+/// RSS (`VmRSS` from status), largest first, then by PID as a number.
 fn compare(
     a: &TopRow,
     b: &TopRow,
@@ -182,7 +184,7 @@ fn compare(
             return ord;
         }
     }
-    a.key.cmp(&b.key)
+    b.sizes.rss.cmp(&a.sizes.rss).then(pid(a).cmp(&pid(b))).then(a.key.cmp(&b.key))
 }
 
 /// The dirty figure that adds up across processes: `pss_dirty` (the
@@ -310,6 +312,17 @@ mod tests {
         assert_eq!(dirty_field(&old), "private_dirty");
         // Status only: neither; the column stays Pss_Dirty, shown as unknown.
         assert_eq!(dirty_field(&Sizes::default()), "pss_dirty");
+    }
+
+    #[test]
+    fn unreadable_processes_sort_by_rss_then_numeric_pid() {
+        let mut ps = vec![proc(9, 0, "a", None), proc(10, 0, "b", None), proc(100, 0, "c", None)];
+        ps[0].sizes.rss = Some(1 << 20);
+        ps[1].sizes.rss = Some(8 << 20);
+        ps[2].sizes.rss = Some(1 << 20);
+        let r = build_by(&ps, TopBy::Process);
+        let keys: Vec<&str> = r.rows.iter().map(|r| r.key.as_str()).collect();
+        assert_eq!(keys, vec!["10", "9", "100"], "RSS first, then PID as a number");
     }
 
     #[test]

@@ -36,8 +36,10 @@ pub fn trends(series: &[(f64, Sample)], figure: &str) -> Trends {
 pub struct Trend {
     /// Bytes per second.
     pub slope: f64,
-    /// How well the line explains the samples, 0 to 1 (1 when they do not move).
-    pub r2: f64,
+    /// How well the line explains the samples, 0 to 1; `None` when the
+    /// samples do not move at all (a constant series has no variance for a
+    /// line to explain, so r² is undefined: neither 0 nor 1).
+    pub r2: Option<f64>,
     /// How many samples the line was fitted to.
     pub samples: usize,
     /// Seconds from the first sample to the last.
@@ -65,7 +67,7 @@ pub fn fit(points: &[(f64, f64)]) -> Option<Trend> {
         return None;
     }
     let slope = sty / stt;
-    let r2 = if syy == 0.0 { 1.0 } else { (sty * sty) / (stt * syy) };
+    let r2 = (syy > 0.0).then(|| (sty * sty) / (stt * syy));
     let span = points[n - 1].0 - points[0].0;
     Some(Trend { slope, r2, samples: n, span, change: points[n - 1].1 - points[0].1 })
 }
@@ -73,11 +75,12 @@ pub fn fit(points: &[(f64, f64)]) -> Option<Trend> {
 impl Trend {
     /// Steady growth: the line explains the samples (r² ≥ 0.9), at least
     /// three samples, and it grew by at least a page per sample and 64 KiB
-    /// in all, so page-cache noise does not count.
+    /// in all, so page-cache noise does not count. A constant series
+    /// (r² undefined) does not grow.
     pub fn grows_steadily(&self) -> bool {
         self.samples >= 3
             && self.slope > 0.0
-            && self.r2 >= 0.9
+            && self.r2.is_some_and(|r2| r2 >= 0.9)
             && self.change >= (64 * 1024) as f64
             && self.change >= 4096.0 * (self.samples - 1) as f64
     }
@@ -93,7 +96,7 @@ mod tests {
             (0..10).map(|i| (i as f64 * 0.5, 1000.0 + 2048.0 * i as f64 * 0.5)).collect();
         let t = fit(&pts).unwrap();
         assert!((t.slope - 2048.0).abs() < 1e-9);
-        assert!((t.r2 - 1.0).abs() < 1e-12);
+        assert!((t.r2.unwrap() - 1.0).abs() < 1e-12);
         assert_eq!(t.samples, 10);
         assert!((t.span - 4.5).abs() < 1e-12);
     }
@@ -104,6 +107,8 @@ mod tests {
         assert!(fit(&grow).unwrap().grows_steadily());
         let flat: Vec<(f64, f64)> = (0..5).map(|i| (i as f64, 5e6)).collect();
         assert!(!fit(&flat).unwrap().grows_steadily());
+        assert_eq!(fit(&flat).unwrap().r2, None, "r² of a constant series is undefined");
+        assert_eq!(fit(&flat).unwrap().slope, 0.0);
         let noise: Vec<(f64, f64)> =
             [0.0, 9e6, 1e6, 8e6, 2e6].iter().enumerate().map(|(i, y)| (i as f64, *y)).collect();
         assert!(!fit(&noise).unwrap().grows_steadily());

@@ -1,6 +1,7 @@
 //! Readers: each turns one kind of input into the model. Parsers are
 //! streaming and pure; reading the live system goes through `ProcRoot`.
 
+pub mod access;
 pub(crate) mod capture;
 pub mod cgroup;
 pub mod drm_sysfs;

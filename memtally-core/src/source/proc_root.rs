@@ -143,7 +143,8 @@ impl ProcRoot {
                 Error::NoSuchProcess { pid, path: self.root.join(pid.to_string()) }
             }
             ErrorKind::PermissionDenied => {
-                Error::PermissionDenied { pid, path, owner: self.owner(pid) }
+                let why = crate::source::access::why_denied(self, pid);
+                Error::PermissionDenied { pid, path, owner: self.owner(pid), why }
             }
             // Too big, or not a regular file in a recorded tree.
             ErrorKind::InvalidData => Error::Parse { path, message: e.to_string() },

@@ -55,7 +55,9 @@ pub fn capture(root: &ProcRoot, sel: &Selection, out: &Path) -> Result<Captured>
     let pids: Vec<u32> = if only_pids {
         sel.pids.clone()
     } else {
-        select(root, sel, Needs::default())?.infos.iter().map(|p| p.pid).collect()
+        let selected = select(root, sel, Needs::default())?;
+        selected.require_any(root, sel)?;
+        selected.infos.iter().map(|p| p.pid).collect()
     };
     let mut done = Captured::default();
     for &pid in &pids {

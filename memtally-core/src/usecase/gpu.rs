@@ -134,6 +134,9 @@ pub fn gpu(root: &ProcRoot, opts: &GpuOptions) -> Result<(GpuReport, bool)> {
             return Err(Error::NoSuchProcess { pid, path: root.path().join(pid.to_string()) });
         }
     }
+    if keep.is_empty() && !opts.select.is_everything() {
+        return Err(Error::NotFound(format!("no process matches {}", opts.select.describe())));
+    }
     let machine = read_machine(root, &all, Some(opts.nvidia_timeout));
     let mut report = build(&machine.inputs, &|pid| keep.contains(&pid));
     report.notes.extend(machine.notes);

@@ -64,7 +64,7 @@ impl ReadProcesses {
             self.failed.iter().filter(|e| matches!(e, Error::PermissionDenied { .. })).count();
         if denied > 0 {
             notes.push(format!(
-                "{denied} selected processes could not be read (permission denied) and are not in these figures; run as root or with CAP_SYS_PTRACE."
+                "{denied} selected processes could not be read (permission denied) and are not in these figures; {}.", crate::source::access::read_hint()
             ));
         }
         let other = self.failed.len() - denied;

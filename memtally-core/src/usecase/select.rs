@@ -6,7 +6,7 @@ use regex::Regex;
 
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result};
-use crate::model::{Needs, ProcInfo};
+use crate::model::{Needs, ProcInfo, Scan};
 use crate::source::{scan, users, ProcRoot};
 
 /// A selection as a user states it; [`SelectOptions::resolve`] checks it.
@@ -22,6 +22,9 @@ pub struct SelectOptions {
     pub trees: Vec<u32>,
     /// In this cgroup or below it.
     pub cgroup: Option<String>,
+    /// Keep memtally's own process in a narrowed selection (by default it
+    /// is left out unless its PID is named).
+    pub include_self: bool,
 }
 
 impl SelectOptions {
@@ -54,6 +57,7 @@ impl SelectOptions {
             uids,
             trees: self.trees.clone(),
             cgroup: self.cgroup.clone(),
+            include_self: self.include_self,
         })
     }
 }
@@ -67,28 +71,120 @@ fn one_line(s: &str) -> String {
 pub(crate) struct Selected {
     pub infos: Vec<ProcInfo>,
     pub kernel_threads: usize,
-    /// Selected PIDs that had exited (or never existed) when looked at.
+    /// Processes that were listed, then had exited when looked at.
     pub vanished: usize,
+    /// PIDs named with `--pid` or `--tree` that were not there at all (a
+    /// wrong PID, or one that had exited before memtally started).
+    pub missing: Vec<u32>,
+    /// Whether memtally's own process matched and was left out.
+    pub left_out_self: bool,
+    /// With only PIDs named: those that are kernel threads.
+    pub kernel_pids: Vec<u32>,
+}
+
+impl Selected {
+    /// An error when a selection that narrows found no process: exit code
+    /// 3 with what was asked for and why nothing matched. Every process
+    /// (`top` with no selector) is never an error, even when empty.
+    pub fn require_any(&self, root: &ProcRoot, sel: &Selection) -> Result<()> {
+        if sel.is_everything() || !self.infos.is_empty() {
+            return Ok(());
+        }
+        let named = sel.pids.len() + sel.trees.len();
+        if let [pid] = self.missing[..] {
+            if named == 1 {
+                return Err(Error::NoSuchProcess { pid, path: root.path().join(pid.to_string()) });
+            }
+        }
+        // One named PID that is a kernel thread: bad input, as for `show PID`.
+        if let [pid] = self.kernel_pids[..] {
+            if named == 1 && sel.pids == [pid] {
+                let comm = root.read(pid, "comm").map_or_else(
+                    |_| String::new(),
+                    |b| String::from_utf8_lossy(&b).trim_end().to_string(),
+                );
+                return Err(Error::KernelThread { pid, comm });
+            }
+        }
+        let mut why = Vec::new();
+        if !self.missing.is_empty() {
+            let list: Vec<String> = self.missing.iter().map(u32::to_string).collect();
+            why.push(format!("no process {} exists", list.join(", ")));
+        }
+        if self.kernel_threads > 0 && !sel.pids.is_empty() {
+            why.push(format!(
+                "{} kernel thread{} left out (no memory map)",
+                self.kernel_threads,
+                if self.kernel_threads == 1 { "" } else { "s" }
+            ));
+        }
+        if self.vanished > 0 && self.missing.is_empty() {
+            why.push(format!("{} processes exited while being listed", self.vanished));
+        }
+        if self.left_out_self {
+            why.push("only memtally itself matched (left out; --include-self keeps it)".into());
+        }
+        let why = if why.is_empty() { String::new() } else { format!(": {}", why.join("; ")) };
+        Err(Error::NotFound(format!("no process matches {}{why}", sel.describe())))
+    }
+}
+
+/// The error when every process a narrowed selection found exited (or
+/// could not be read at all) before its memory was read: exit code 3.
+pub(crate) fn require_read(sel: &Selection, scan: &Scan) -> Result<()> {
+    if sel.is_everything() || !scan.processes.is_empty() {
+        return Ok(());
+    }
+    let why = match scan.failed.first() {
+        Some((pid, e)) => format!("process {pid} could not be read: {e}"),
+        None => "every selected process exited while being read; run again".into(),
+    };
+    Err(Error::NotFound(format!("no process of {} was read: {why}", sel.describe())))
 }
 
 /// Lists and selects processes. With only PIDs, just those are looked at;
-/// otherwise every process is listed (trees need parents).
+/// otherwise every process is listed (trees need parents). On the live
+/// `/proc`, memtally's own process is left out of a narrowed selection
+/// unless named or [`Selection::include_self`] says so.
 pub(crate) fn select(root: &ProcRoot, sel: &Selection, mut needs: Needs) -> Result<Selected> {
     let wanted = sel.needs();
     needs.cmdline |= wanted.cmdline;
     needs.cgroup |= wanted.cgroup;
+    let mut selected = Selected::default();
     if !sel.pids.is_empty() && sel.trees.is_empty() {
-        let (mut infos, mut kernel_threads, mut vanished) = (Vec::new(), 0, 0);
+        let mut infos = Vec::new();
         for &pid in &sel.pids {
             match scan::identify(root, pid, needs) {
                 Ok(Some(info)) => infos.push(info),
-                Ok(None) => kernel_threads += 1,
-                Err(Error::NoSuchProcess { .. }) => vanished += 1,
+                Ok(None) => {
+                    selected.kernel_threads += 1;
+                    selected.kernel_pids.push(pid);
+                }
+                Err(Error::NoSuchProcess { .. }) => selected.missing.push(pid),
                 Err(e) => return Err(e),
             }
         }
-        return Ok(Selected { infos: sel.apply(infos), kernel_threads, vanished });
+        selected.infos = sel.apply(infos);
+    } else {
+        let (all, kernel_threads, vanished) = scan::list(root, needs)?;
+        // A named PID (or tree root) not in the list was never there;
+        // one that vanished between the listing and its read is `vanished`.
+        for &pid in sel.pids.iter().chain(&sel.trees) {
+            if !all.iter().any(|p| p.pid == pid) && !selected.missing.contains(&pid) {
+                selected.missing.push(pid);
+            }
+        }
+        selected.kernel_threads = kernel_threads;
+        selected.vanished = vanished;
+        selected.infos = sel.apply(all);
     }
-    let (all, kernel_threads, vanished) = scan::list(root, needs)?;
-    Ok(Selected { infos: sel.apply(all), kernel_threads, vanished })
+    if root.is_live() && !sel.is_everything() && !sel.include_self {
+        let me = std::process::id();
+        if !sel.names(me) {
+            let before = selected.infos.len();
+            selected.infos.retain(|p| p.pid != me);
+            selected.left_out_self = selected.infos.len() < before;
+        }
+    }
+    Ok(selected)
 }

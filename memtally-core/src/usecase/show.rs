@@ -69,6 +69,7 @@ pub fn show_selection(
 ) -> Result<Report> {
     opts.check()?;
     let selected = select(root, sel, Needs::default())?;
+    selected.require_any(root, sel)?;
     let mut read = read_processes(root, &selected.infos, progress);
     read.vanished += selected.vanished;
     let read = read.require_some()?;

@@ -2,13 +2,15 @@
 //! moment, as one document; and reading any document memtally can
 //! compare (a snapshot, `show`/`vmmap` JSON, or saved vmmap text).
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use crate::analyze::select::Selection;
 use crate::analyze::snapshot::{linux_snapshot, vmmap_snapshot, Moment};
 use crate::error::{Error, Result};
 use crate::model::snapshot::Snapshot;
-use crate::model::Needs;
+use crate::model::{Needs, ProcInfo};
+use crate::source::users::UserNames;
 use crate::source::{snapshot_file, vmmap, ProcRoot};
 use crate::usecase::read::read_processes;
 use crate::usecase::select::select;
@@ -17,11 +19,22 @@ use crate::usecase::Progress;
 /// Reads the selection in full and builds the snapshot.
 pub fn take(root: &ProcRoot, sel: &Selection, progress: &dyn Progress) -> Result<Snapshot> {
     let selected = select(root, sel, Needs::default())?;
+    selected.require_any(root, sel)?;
     let mut read = read_processes(root, &selected.infos, progress);
     read.vanished += selected.vanished;
     let read = read.require_some()?;
     let notes = read.notes();
-    Ok(linux_snapshot(&read.processes, moment(root), notes))
+    let mut snap = linux_snapshot(&read.processes, moment(root), notes);
+    // Who each process is (parent, owner), from the selection's listing.
+    let users = UserNames::default();
+    let infos: HashMap<u32, &ProcInfo> = selected.infos.iter().map(|i| (i.pid, i)).collect();
+    for p in &mut snap.processes {
+        if let Some(info) = p.pid.and_then(|pid| infos.get(&pid)) {
+            p.ppid = Some(info.ppid);
+            p.user = info.uid.map(|uid| users.name(Some(uid)));
+        }
+    }
+    Ok(snap)
 }
 
 /// When and where: now, the host and kernel the /proc tree describes.

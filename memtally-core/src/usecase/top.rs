@@ -11,7 +11,7 @@ use crate::model::{CgroupMemory, Needs, Scan};
 use crate::source::cgroup::CgroupRoot;
 use crate::source::users::UserNames;
 use crate::source::{scan, ProcRoot};
-use crate::usecase::select::select;
+use crate::usecase::select::{require_read, select};
 use crate::usecase::{gpu, Progress};
 
 /// What to show.
@@ -53,6 +53,9 @@ pub struct Top {
     pub scan: Scan,
     /// Kernel threads the selection left out.
     pub kernel_threads: usize,
+    /// PIDs named with `--pid` or `--tree` that did not exist (as opposed
+    /// to the scan's `vanished`: listed, then exited while being read).
+    pub missing: Vec<u32>,
     /// User names, for the `user` grouping and display (read once, on first use).
     pub users: UserNames,
     /// With `--by cgroup`: each row's own cgroup figures (charge, limits,
@@ -81,10 +84,12 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
         cgroup: opts.by == TopBy::Cgroup || opts.every_identity,
     };
     let selected = select(root, &opts.select, needs)?;
+    selected.require_any(root, &opts.select)?;
     progress.start("reading processes", selected.infos.len());
     let mut found =
         scan::read_all(root, selected.infos, scan::default_threads(), &|| progress.step());
     progress.finish();
+    require_read(&opts.select, &found)?;
     found.vanished += selected.vanished;
     // GPU memory (docs/gpu-json.md), where the machine can have any.
     gpu::add_to_top(root, &mut found.processes);
@@ -105,7 +110,14 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
         scan::fill_cmdlines(root, &mut found.processes, &shown, scan::default_threads());
     }
     let cgroups = cgroup_charges(root, opts.by, &report);
-    Ok(Top { report, scan: found, kernel_threads: selected.kernel_threads, users, cgroups })
+    Ok(Top {
+        report,
+        scan: found,
+        kernel_threads: selected.kernel_threads,
+        missing: selected.missing,
+        users,
+        cgroups,
+    })
 }
 
 /// The charge of each cgroup row (`--by cgroup`; empty otherwise).
@@ -176,6 +188,13 @@ impl TopReader {
             crate::usecase::machine::add_drivers(root, m);
         }
         let cgroups = cgroup_charges(root, by, &report);
-        Ok(Top { report, scan: found, kernel_threads: selected.kernel_threads, users, cgroups })
+        Ok(Top {
+            report,
+            scan: found,
+            kernel_threads: selected.kernel_threads,
+            missing: selected.missing,
+            users,
+            cgroups,
+        })
     }
 }

@@ -11,7 +11,7 @@ use crate::analyze::trend::Sample;
 use crate::error::Result;
 use crate::model::{Needs, Sizes};
 use crate::source::{scan, ProcRoot};
-use crate::usecase::select::select;
+use crate::usecase::select::{require_read, select};
 
 /// Figures recorded per sample (the series CSV's columns after
 /// scope/key/label).
@@ -31,9 +31,11 @@ pub enum Categories {
 }
 
 /// Reads the selection once: totals and per process from the rollups,
-/// per category from smaps as `categories` says.
+/// per category from smaps as `categories` says. A narrowed selection
+/// that finds no process is an error (exit code 3).
 pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Sample> {
     let selected = select(root, sel, Needs { cmdline: true, cgroup: false })?;
+    selected.require_any(root, sel)?;
     let with_categories = match cats {
         Categories::Always => true,
         Categories::Never => false,
@@ -41,6 +43,7 @@ pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Samp
     };
     let pids: Vec<u32> = selected.infos.iter().map(|i| i.pid).collect();
     let found = scan::read_all(root, selected.infos, scan::default_threads(), &|| {});
+    require_read(sel, &found)?;
     let mut sample = Sample::new();
     let mut total = Sizes::default();
     for p in &found.processes {
