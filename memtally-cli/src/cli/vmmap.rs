@@ -120,6 +120,7 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
             // The seed says this on stderr.
             eprintln!("No active regions found for types: {}", view.types().join(", "));
         }
+        // A compatibility format: never fitted to the width (no `print`).
         return seed(&view, out).map_err(stdout_error);
     }
     let mut stream = match args.format {

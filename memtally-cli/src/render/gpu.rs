@@ -121,6 +121,12 @@ fn table(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
     if !report.totals.is_empty() {
         writeln!(out)?;
         writeln!(out, "by device and region (a process holding a shared client shows it in full)")?;
+        // The driver and the device (a PCI address, a device node) stay
+        // whole: cut, they no longer tell the devices apart. The region
+        // narrows; figures on the right are left out whole.
+        d.keep_whole(1);
+        d.keep_whole(2);
+        d.fit(crate::render::table::terminal_width());
         out.write_all(d.render().as_bytes())?;
         writeln!(out)?;
         writeln!(out, "machine (each client counted once)")?;
@@ -128,6 +134,9 @@ fn table(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
         for e in &report.totals {
             m.row(entry_cells(e));
         }
+        m.keep_whole(0);
+        m.keep_whole(1);
+        m.fit(crate::render::table::terminal_width());
         out.write_all(m.render().as_bytes())?;
     }
     writeln!(

@@ -24,6 +24,8 @@ pub struct Table {
     max_width: Option<usize>,
     /// Columns never narrowed (a category's name).
     whole: Vec<usize>,
+    /// Text columns narrowed before the others (one with a compact form).
+    first: Vec<usize>,
 }
 
 impl Table {
@@ -35,6 +37,7 @@ impl Table {
             footer: None,
             max_width: None,
             whole: Vec::new(),
+            first: Vec::new(),
         }
     }
 
@@ -43,6 +46,13 @@ impl Table {
     /// rather than cutting a figure.
     pub fn keep_whole(&mut self, column: usize) {
         self.whole.push(column);
+    }
+
+    /// Narrows text column `column` before the other text columns: one
+    /// whose cells have a short form ([`row_with_compact`](Self::row_with_compact)),
+    /// such as a purge state's code for its label.
+    pub fn narrow_first(&mut self, column: usize) {
+        self.first.push(column);
     }
 
     /// Fits every line to `width` display columns (the output's, from
@@ -85,8 +95,15 @@ impl Table {
         }
         let mut shown = n;
         if let Some(max) = self.max_width {
+            let natural = widths.clone();
             self.narrow(&mut widths, max);
             shown = Self::shown(&widths, max);
+            if shown < n {
+                // Columns are left out: the text columns that stay get
+                // back the room the left-out ones had (less the mark).
+                widths = natural;
+                self.narrow(&mut widths[..shown], max.saturating_sub(3));
+            }
         }
         let widths = &widths[..shown];
         let mut out = String::new();
@@ -120,7 +137,8 @@ impl Table {
     }
 
     /// Narrows the left-aligned (text) columns until the table fits `max`:
-    /// the last column first, then the widest; none below its header.
+    /// those asked to go first, then the last column, then the widest;
+    /// none below its header. `widths` may be the first columns only.
     fn narrow(&self, widths: &mut [usize], max: usize) {
         let n = widths.len();
         let total = |w: &[usize]| w.iter().sum::<usize>() + 2 * n.saturating_sub(1);
@@ -128,8 +146,14 @@ impl Table {
         let text: Vec<usize> = (0..n)
             .filter(|&i| self.headers[i].1 == Align::Left && !self.whole.contains(&i))
             .collect();
-        let mut order: Vec<usize> = text.iter().copied().filter(|&i| i + 1 == n).collect();
-        let mut others: Vec<usize> = text.iter().copied().filter(|&i| i + 1 != n).collect();
+        let mut order: Vec<usize> =
+            self.first.iter().copied().filter(|i| text.contains(i)).collect();
+        let last = self.headers.len();
+        if text.contains(&(last - 1)) && !order.contains(&(last - 1)) {
+            order.push(last - 1);
+        }
+        let mut others: Vec<usize> =
+            text.iter().copied().filter(|&i| !order.contains(&i)).collect();
         others.sort_by_key(|&i| std::cmp::Reverse(widths[i]));
         order.extend(others);
         for i in order {
@@ -301,6 +325,38 @@ mod tests {
         assert!(s.lines().all(|l| width::columns(l) <= 45), "{s}");
         t.fit(Some(200));
         assert!(t.render().lines().nth(1).unwrap().ends_with("2.0G       71"));
+    }
+
+    #[test]
+    fn a_column_asked_to_go_first_narrows_first_and_left_out_columns_give_room_back() {
+        let mut t = Table::new(&[
+            ("REGION TYPE", Align::Left),
+            ("PURGE", Align::Left),
+            ("VSIZE", Align::Right),
+            ("RESIDENT", Align::Right),
+            ("RECLAIMABLE", Align::Right),
+        ]);
+        let row = vec![
+            "IOAccelerator (graphics)".into(),
+            "N (Non-Volatile)".into(),
+            "64.0K".into(),
+            "64.0K".into(),
+            "0".into(),
+        ];
+        t.row_with_compact(row, 1, "N".into());
+        t.narrow_first(1);
+        t.fit(Some(52));
+        // The purge state gives way first (its code shows), then the type.
+        assert_eq!(
+            t.render().lines().nth(1),
+            Some("IOAccelerator …  N      64.0K     64.0K            0")
+        );
+        // Too narrow for every column at its header's width: RECLAIMABLE is
+        // left out, and the type gets the room it had (13 columns, not 11).
+        t.fit(Some(40));
+        let s = t.render();
+        assert_eq!(s.lines().nth(1), Some("IOAccelerato…  N      64.0K     64.0K  …"), "{s}");
+        assert!(s.lines().all(|l| width::columns(l) <= 40), "{s}");
     }
 
     #[test]

@@ -261,3 +261,150 @@ fn machine_and_vmmap_reports_fit_the_width() {
     let row = report.lines().find(|l| l.starts_with("IOSurface  ")).unwrap();
     assert!(row.ends_with('…'), "a table row is cut, not wrapped: {row:?}");
 }
+
+/// The cells of a table line: the text between runs of two or more spaces.
+fn cells(line: &str) -> Vec<&str> {
+    line.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect()
+}
+
+/// A figure as the tables print it: `64.0K`, `+1.2M`, `2.0M..4.0M`, `0 → 16.0K`, `12`.
+fn is_figure(cell: &str) -> bool {
+    cell.chars().any(|c| c.is_ascii_digit())
+        && cell.chars().all(|c| c.is_ascii_digit() || ".KMGTPE+-−→· ".contains(c))
+}
+
+/// Whether `fitted`, a line of a table fitted to the width, shows `whole`
+/// (the same line unfitted) faithfully: every cell the same, but for text
+/// cells cut with `…` or shown by their first word (never a figure, never
+/// a header) and whole columns left out on the right (`  …`). Histogram
+/// bars are scaled to the width.
+fn shows(fitted: &str, whole: &str) -> bool {
+    let (mut f, u) = (cells(fitted), cells(whole));
+    if f.last() == Some(&"…") {
+        f.pop();
+        if !fitted.ends_with("  …") || f.len() >= u.len() {
+            return false;
+        }
+    }
+    let header = !u.iter().any(|c| is_figure(c));
+    f.len() <= u.len()
+        && f.iter().zip(&u).all(|(f, u)| {
+            let bar = |c: &str| c.trim_end_matches('…').chars().all(|c| c == '*');
+            f == u
+                || (bar(f) && bar(u))
+                // A purge state's compact form: its code.
+                || (!header && !is_figure(u) && u.split(' ').next() == Some(*f))
+                || f.strip_suffix('…').is_some_and(|start| {
+                    !header && !is_figure(u) && !start.is_empty() && u.starts_with(start)
+                })
+        })
+}
+
+/// Every line of `text` (fitted to `width`) is at most `width` display
+/// columns, and every line that is cut, or is a table's row, shows a line
+/// of `whole` (the same command unfitted) as [`shows`] says.
+fn check_fitted(what: &str, text: &str, whole: &str, width: usize) {
+    for line in text.lines() {
+        assert!(cols(line) <= width, "{what} at {width}: {} columns: {line:?}", cols(line));
+        let table_row = cells(line).len() >= 4 && !line.starts_with("  ");
+        if line.contains('…') || table_row {
+            assert!(
+                whole.lines().any(|w| shows(line, w)),
+                "{what} at {width}: a figure or header is cut, or no line shows it whole: {line:?}\n{text}"
+            );
+        }
+    }
+}
+
+/// The published vmmap files in ../shared/fixtures/vmmap, when present.
+fn published_vmmap() -> Vec<String> {
+    let Some(dir) = crate::support::shared().map(|s| s.join("fixtures/vmmap")) else {
+        println!("skipping: ../shared/fixtures/vmmap is absent");
+        return Vec::new();
+    };
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .map(|d| d.map(|e| e.unwrap().path().display().to_string()).collect())
+        .unwrap_or_default();
+    files.retain(|f| f.ends_with(".txt"));
+    files.sort();
+    if files.is_empty() {
+        println!("skipping: no vmmap files in {}", dir.display());
+    }
+    files
+}
+
+/// Every table of `memtally vmmap` (the default report: GPU memory by
+/// purge state, footprint by type, the summary table; `--by`, `--types`,
+/// histograms, `--regions`) on every published file, at 80 and 200
+/// columns: no line wider, every figure shown whole, cuts only in text.
+#[test]
+fn vmmap_tables_fit_80_and_200_columns_with_every_figure_whole() {
+    let files = published_vmmap();
+    let views: [&[&str]; 5] = [
+        &[],
+        &["--histograms", "--regions"],
+        &["--by", "detail"],
+        &["--types", "", "--pow2"],
+        &["--types", "MALLOC,IOAccelerator", "--by", "purge"],
+    ];
+    let mut cut = 0;
+    for f in &files {
+        for view in views {
+            let mut args = vec!["vmmap", f.as_str()];
+            args.extend(view);
+            let whole = piped(&args, None);
+            for width in [80, 200] {
+                let text = piped(&args, Some(width));
+                check_fitted(&format!("{args:?}"), &text, &whole, width);
+                cut += text.matches('…').count();
+            }
+        }
+    }
+    assert!(files.is_empty() || cut > 100, "the files have tables to fit: {cut} cuts");
+    // The GPU view of the Finder sample: the purge state narrows to its
+    // code, the region type is cut, RECLAIMABLE is left out whole.
+    let Some(finder) = files.iter().find(|f| f.contains("/12_")) else { return };
+    let text = piped(&["vmmap", finder], Some(80));
+    let row = text.lines().find(|l| l.starts_with("IOAccelerator (gra")).expect("the GPU row");
+    assert!(row.contains("…  N  ") && row.ends_with("64.0K      64.0K  …"), "{text}");
+}
+
+/// `memtally diff` of two published vmmap files and `memtally gpu` on the
+/// recorded GPU machine: the same rules at 80 and 200 columns.
+#[test]
+fn vmmap_diff_and_gpu_fit_80_and_200_columns_with_every_figure_whole() {
+    let gpu_root = repo().join("testdata/fixtures/gpu/machine");
+    let gpu = ["--proc-root", gpu_root.to_str().unwrap(), "gpu"];
+    let whole = piped(&gpu, None);
+    assert!(whole.lines().any(|l| cols(l) > 100), "the GPU tables are wide:\n{whole}");
+    for width in [80, 200] {
+        let text = piped(&gpu, Some(width));
+        check_fitted("gpu", &text, &whole, width);
+        // Device names stay whole.
+        assert!(text.contains("panthor  /dev/dri/renderD129  "), "{text}");
+    }
+    let files = published_vmmap();
+    let pick = |n: &str| files.iter().find(|f| f.contains(n)).cloned();
+    let (Some(a), Some(b)) = (pick("/04_"), pick("/12_")) else { return };
+    let diff = ["diff", a.as_str(), b.as_str()];
+    let whole = piped(&diff, None);
+    for width in [80, 200] {
+        check_fitted("diff", &piped(&diff, Some(width)), &whole, width);
+    }
+}
+
+/// `--seed-view` is the seed's compatibility format: never fitted, byte
+/// for byte the same whatever COLUMNS says.
+#[test]
+fn vmmap_seed_view_is_never_fitted() {
+    for f in published_vmmap() {
+        let args = ["vmmap", f.as_str(), "--seed-view", "--types", ""];
+        let whole = piped(&args, None);
+        assert_eq!(piped(&args, Some(80)), whole, "{f}");
+    }
+    let own = repo().join("testdata/fixtures/vmmap/04_modern_gpu_purge.txt");
+    let args = ["vmmap", own.to_str().unwrap(), "--seed-view"];
+    let whole = piped(&args, None);
+    assert!(whole.lines().any(|l| cols(l) > 80), "{whole}");
+    assert_eq!(piped(&args, Some(80)), whole);
+}

@@ -4,9 +4,10 @@
 
 use std::io::{self, Write};
 
-use super::VmmapView;
+use super::{fitted, VmmapView};
 use crate::render::table::{Align, Table};
 use crate::render::units::{human, human_opt};
+use crate::render::width;
 
 /// The histograms `--histograms` asks for: every selected type, or the
 /// types containing one of the given names.
@@ -35,7 +36,7 @@ pub(super) fn histograms(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
         let how = if r.pow2 { "power-of-two size buckets" } else { "exact virtual size" };
         writeln!(out, "\nHistogram of {rtype} regions by {how}:")?;
         let max = rows.iter().map(|x| x.2).max().unwrap_or(0);
-        let mut t = Table::new(&[
+        const HEADERS: [(&str, Align); 8] = [
             ("VSIZE", Align::Right),
             ("REGIONS", Align::Right),
             ("N", Align::Right),
@@ -44,23 +45,40 @@ pub(super) fn histograms(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
             ("-", Align::Right),
             ("TOTAL VSIZE", Align::Right),
             ("", Align::Left),
-        ]);
-        for (label, p, bytes) in rows {
-            let bar = if max > 0 { (40u128 * bytes as u128 / max as u128) as usize } else { 0 };
-            t.row(vec![
-                label,
-                p.iter().sum::<u64>().to_string(),
-                p[0].to_string(),
-                p[1].to_string(),
-                p[2].to_string(),
-                p[3].to_string(),
-                human(bytes),
-                "*".repeat(bar),
-            ]);
+        ];
+        let cells: Vec<Vec<String>> = rows
+            .iter()
+            .map(|(label, p, bytes)| {
+                let mut c = vec![label.clone(), p.iter().sum::<u64>().to_string()];
+                c.extend(p.iter().map(u64::to_string));
+                c.push(human(*bytes));
+                c
+            })
+            .collect();
+        let bar_max = bar_room(&HEADERS, &cells, width::output_width());
+        let mut t = Table::new(&HEADERS);
+        for (mut c, (_, _, bytes)) in cells.into_iter().zip(&rows) {
+            let bar =
+                if max > 0 { (bar_max as u128 * *bytes as u128 / max as u128) as usize } else { 0 };
+            c.push("*".repeat(bar));
+            t.row(c);
         }
-        out.write_all(t.render().as_bytes())?;
+        fitted(t, out)?;
     }
     Ok(())
+}
+
+/// The longest bar: 40 stars, or what is left of the output's width after
+/// the figures (at least 10: narrower, the table cuts the bars).
+fn bar_room(headers: &[(&str, Align)], cells: &[Vec<String>], fit: Option<usize>) -> usize {
+    let Some(fit) = fit else { return 40 };
+    let figures: usize = (0..headers.len() - 1)
+        .map(|i| {
+            let cell = |c: &Vec<String>| width::columns(&c[i]);
+            cells.iter().map(cell).max().unwrap_or(0).max(width::columns(headers[i].0)) + 2
+        })
+        .sum();
+    fit.saturating_sub(figures).clamp(10, 40)
 }
 
 /// `--regions`: every selected region.
@@ -97,7 +115,12 @@ pub(super) fn region_list(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> 
                 g.path.clone().unwrap_or_default(),
             ]);
         }
-        out.write_all(t.render().as_bytes())?;
+        // Addresses, protections, share mode and purge code stay whole:
+        // the type and the detail narrow.
+        for column in [2, 3, 8, 9, 10] {
+            t.keep_whole(column);
+        }
+        fitted(t, out)?;
     }
     Ok(())
 }

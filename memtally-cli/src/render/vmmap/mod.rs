@@ -14,8 +14,9 @@ use memtally_core::model::vmmap::SummaryRow;
 use memtally_core::model::Sizes;
 use memtally_core::usecase::vmmap::VmmapReport;
 
+use crate::render::table::Table;
 use crate::render::units::human_opt;
-use crate::render::Printer;
+use crate::render::{width, Printer};
 
 pub use json::VmmapStream;
 pub use seed::seed;
@@ -63,4 +64,14 @@ fn count_and_sizes(regions: u64, s: &Sizes) -> [String; 5] {
         human_opt(s.dirty),
         human_opt(s.swap),
     ]
+}
+
+/// Prints a table of the report fitted to the output's width, as the
+/// Linux tables are ([`Table::fit`]): text columns (region type, purge
+/// state, group key, detail) narrow and are cut with `…`, then whole
+/// columns on the right are left out (the row ends in `  …`); a figure is
+/// never cut. Whole when there is no width (piped without `COLUMNS`).
+fn fitted(mut t: Table, out: &mut dyn Write) -> io::Result<()> {
+    t.fit(width::output_width());
+    out.write_all(t.render().as_bytes())
 }

@@ -1,4 +1,9 @@
 //! The seed tool's three reports, byte for byte, from memtally's figures.
+//!
+//! `--seed-view` is a compatibility format: it is never fitted to the
+//! output's width (no `COLUMNS`, no terminal width, no `…`), so its bytes
+//! stay the seed's whatever the terminal; the CLI writes it straight to
+//! standard output, not through `render::print`'s fitting.
 
 use std::io::{self, Write};
 

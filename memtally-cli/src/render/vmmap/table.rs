@@ -8,7 +8,7 @@ use memtally_core::analyze::vmmap::{
 use memtally_core::model::vmmap::{Header, SummaryRow};
 use memtally_core::model::Purge;
 
-use super::{count_and_sizes, detail, VmmapView};
+use super::{count_and_sizes, detail, fitted, VmmapView};
 use crate::render::table::{Align, Table};
 use crate::render::units::{human, human_opt};
 
@@ -74,7 +74,7 @@ pub(super) fn table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
         let mut footer = vec!["total".to_string()];
         footer.extend(count_and_sizes(tot.regions, &tot.sizes));
         t.footer(footer);
-        out.write_all(t.render().as_bytes())?;
+        fitted(t, out)?;
     } else if rep.tally.regions_read > 0 {
         purge_breakdown(r, out)?;
     }
@@ -166,7 +166,8 @@ fn purge_breakdown(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
         row.extend(count_and_sizes(b.regions, &b.sizes));
         let (f, c) = (bucket_footprint(purge, b), bucket_reclaimable(purge, b));
         row.extend(fp_cells(f, c));
-        t.row(row);
+        // Narrow, the purge state is its code (`N` for `N (Non-Volatile)`).
+        t.row_with_compact(row, 1, purge.code().into());
         tot.regions += b.regions;
         tot.sizes.add(&b.sizes);
         add(&mut fp, f);
@@ -176,7 +177,8 @@ fn purge_breakdown(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
     footer.extend(count_and_sizes(tot.regions, &tot.sizes));
     footer.extend(fp_cells(fp, rec));
     t.footer(footer);
-    out.write_all(t.render().as_bytes())
+    t.narrow_first(1);
+    fitted(t, out)
 }
 
 fn add(slot: &mut Option<u64>, v: Option<u64>) {
@@ -233,7 +235,7 @@ fn summary_gpu(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
             row.extend(fp_cells(row_footprint(s), row_reclaimable(s)));
             t.row(row);
         }
-        out.write_all(t.render().as_bytes())?;
+        fitted(t, out)?;
     }
     if let Some(c) = &r.report.total_check {
         let tot = &c.total;
@@ -286,7 +288,7 @@ fn footprint_table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
     let mut footer = vec!["total".to_string(), f.regions.to_string()];
     footer.extend(fp_cells(f.footprint, f.reclaimable));
     t.footer(footer);
-    out.write_all(t.render().as_bytes())?;
+    fitted(t, out)?;
     let (more, zero) = (nonzero.saturating_sub(FOOTPRINT_ROWS), rows.len() - nonzero);
     let mut left = Vec::new();
     if more > 0 {
@@ -333,7 +335,7 @@ fn summary_table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
     if let Some(c) = check {
         t.footer(cells(&c.total));
     }
-    out.write_all(t.render().as_bytes())?;
+    fitted(t, out)?;
     if let Some(c) = check {
         if c.differences.is_empty() {
             writeln!(
