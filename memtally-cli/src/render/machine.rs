@@ -78,7 +78,8 @@ pub fn short(m: &Machine, out: &mut dyn Write) -> std::io::Result<()> {
             .filter(|p| **p != group)
             .map(|p| format!("{p} {}", signed(m.line(p).unwrap_or(0))))
             .collect();
-        writeln!(out, "  {group:<11} {:>7}  {}", signed(bytes), parts.join(", "))?;
+        let line = format!("  {group:<11} {:>7}  {}", signed(bytes), parts.join(", "));
+        writeln!(out, "{}", line.trim_end())?;
     }
     writeln!(out, "  (every line and its source: memtally machine)")
 }
