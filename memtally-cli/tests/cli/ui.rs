@@ -174,7 +174,11 @@ const RECORDED_PID: &str = "11364";
 /// sample: the screens do not move).
 fn on_recorded(t: &Tmux) {
     t.line(&format!("{} --proc-root {RECORDED} ui --interval 1h", bin()));
-    t.wait_text("machine (from meminfo)");
+    // The whole waterfall, not its first lines: a loaded machine has been
+    // seen to capture the screen while it was still being drawn.
+    t.wait_for("the machine screen", |s| {
+        s.contains("machine (from meminfo)") && s.contains("unexplained")
+    });
 }
 
 /// Compares a screen with `testdata/golden/ui/NAME.txt`;
