@@ -21,6 +21,7 @@ mod prometheus;
 mod prometheus_live;
 mod races;
 mod rollup_parity;
+mod serve_load;
 mod show_errors;
 mod show_live;
 mod top_live;
