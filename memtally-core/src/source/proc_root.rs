@@ -117,6 +117,25 @@ impl ProcRoot {
         Ok(f)
     }
 
+    /// Why a capture marked `pid` as not recorded consistently (the
+    /// [`INCOMPLETE`](crate::source::capture::INCOMPLETE) file, cut to 200
+    /// characters); `None` for a whole recording and for procfs.
+    pub fn incomplete(&self, pid: u32) -> Option<String> {
+        if self.is_procfs() {
+            return None;
+        }
+        let raw = match self.read(pid, crate::source::capture::INCOMPLETE) {
+            Ok(raw) => raw,
+            Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => return None,
+            Err(Error::NoSuchProcess { .. }) => return None,
+            // There but unreadable: still a mark.
+            Err(_) => Vec::new(),
+        };
+        let text = String::from_utf8_lossy(&raw);
+        let why: String = text.trim().chars().take(200).filter(|c| !c.is_control()).collect();
+        Some(if why.is_empty() { "marked incomplete".to_string() } else { why })
+    }
+
     /// Reads a whole small file (`status`, `cmdline`, `comm`): at most
     /// [`MAX_SMALL`] bytes, else a bad-input error.
     pub(crate) fn read(&self, pid: u32, file: &str) -> Result<Vec<u8>> {
@@ -271,7 +290,14 @@ impl ProcRoot {
         if stamp::check(self, pid, &process.comm, before.as_ref())? == stamp::Change::Execed {
             return Err(Error::Changed { pid, comm: process.comm });
         }
-        if !self.is_procfs() && status.as_ref().is_some_and(Status::exited) {
+        // A capture that saw the process exit says so in its own mark
+        // (then what it kept is shown, as partial); a recorded zombie
+        // without one had exited before it was recorded.
+        let marked = self.incomplete(pid).is_some();
+        if !self.is_procfs() && !marked && status.as_ref().is_some_and(Status::exited) {
+            return Err(Error::Exited { pid, comm: process.comm });
+        }
+        if marked && count == 0 {
             return Err(Error::Exited { pid, comm: process.comm });
         }
         let kernel_thread = kernel_thread || before.as_ref().is_some_and(|s| s.kernel_thread());
