@@ -339,3 +339,105 @@ fn show_of_a_process_that_execs_mid_read_is_never_cut_short() {
     );
     assert!(runs >= 10);
 }
+
+/// A forked child with `PAGES` mappings low in its address space (so
+/// `smaps` takes a while to reach the rest, and `smaps_rollup`, a walk in
+/// the kernel alone, far less), and above them 64 MiB it maps, writes,
+/// unmaps and maps again for ever: where the two reads reach it, its
+/// resident memory has swung by 64 MiB.
+struct Flapping {
+    pid: i32,
+}
+
+impl Flapping {
+    fn spawn() -> Flapping {
+        let mut fds = [0i32; 2];
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0);
+        if pid == 0 {
+            // Only async-signal-safe calls in the child.
+            unsafe {
+                let many = libc::mmap(
+                    0x2000_0000_0000usize as *mut libc::c_void,
+                    PAGES * 4096,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                );
+                if many == libc::MAP_FAILED {
+                    libc::_exit(1);
+                }
+                for i in (0..PAGES).step_by(2) {
+                    libc::mprotect((many as *mut u8).add(i * 4096).cast(), 4096, libc::PROT_READ);
+                }
+                libc::write(fds[1], b"k".as_ptr().cast(), 1);
+                let len = 64 << 20;
+                let pause = libc::timespec { tv_sec: 0, tv_nsec: 5_000_000 };
+                loop {
+                    let p = crate::support::map_and_touch(len, 0x5a);
+                    libc::nanosleep(&pause, std::ptr::null_mut());
+                    libc::munmap(p, len);
+                    libc::nanosleep(&pause, std::ptr::null_mut());
+                }
+            }
+        }
+        unsafe {
+            libc::close(fds[1]);
+            let mut b = 0u8;
+            assert_eq!(libc::read(fds[0], (&mut b as *mut u8).cast(), 1), 1);
+            libc::close(fds[0]);
+        }
+        Flapping { pid }
+    }
+}
+
+impl Drop for Flapping {
+    fn drop(&mut self) {
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// `show` reads smaps_rollup beside smaps: when the regions sum to far
+/// less resident memory than the rollup (64 MiB went between the two
+/// reads), `show PID`, which printed the regions as it read them, says
+/// the process changed (exit 3); `show --pid PID`, which keeps them,
+/// reads once more, and says so in a note (partial) when that disagrees too.
+#[test]
+fn show_of_a_process_whose_rollup_disagrees_is_not_whole() {
+    let child = Flapping::spawn();
+    let pid = child.pid.to_string();
+    let start = Instant::now();
+    let (mut runs, mut whole, mut unsteady) = (0, 0, 0);
+    while start.elapsed() < Duration::from_secs(10) && runs < 100 && unsteady < 3 {
+        let out = memtally().args(["show", &pid, "--format", "json"]).output().unwrap();
+        runs += 1;
+        match out.status.code() {
+            Some(0) => whole += 1,
+            Some(3) => {
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert!(err.contains("changed while being read"), "run {runs}: {err}");
+                unsteady += 1;
+            }
+            other => panic!("exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
+        }
+    }
+    let (mut again_runs, mut again_whole) = (0, 0);
+    while again_runs < 3 && start.elapsed() < Duration::from_secs(20) {
+        let out = memtally().args(["show", "--pid", &pid, "--format", "json"]).output().unwrap();
+        again_runs += 1;
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        if doc["partial"] == serde_json::Value::Bool(true) {
+            assert!(doc["notes"].to_string().contains("changed while being read"), "{doc}");
+        } else {
+            again_whole += 1;
+        }
+    }
+    eprintln!("{runs} shows of a process swinging by 64 MiB: {whole} whole, {unsteady} said it changed; show --pid: {again_whole} of {again_runs} whole");
+    assert!(unsteady > 0, "the rollup never disagreed with the regions: the test aimed badly");
+}

@@ -216,7 +216,7 @@ impl ProcRoot {
                     p.streamed = None;
                     return Ok(p);
                 }
-                Err(Error::Changed { .. }) if tries == 0 => tries += 1,
+                Err(Error::Changed { .. } | Error::Unsteady { .. }) if tries == 0 => tries += 1,
                 Err(e) => return Err(e),
             }
         }
@@ -305,7 +305,19 @@ impl ProcRoot {
             return Err(Error::KernelThread { pid, comm: process.comm });
         }
         if process.source == SizeSource::Smaps {
-            process.rollup = rollup().filter(|r| same_instant(r, &sum));
+            let rollup = rollup();
+            // A live read whose regions sum to far less than the rollup
+            // read beside them lost mappings on the way: a second sign of
+            // an exit or exec, beside the stamp.
+            if let Some(r) = rollup.as_ref().filter(|r| self.is_procfs() && far_short(&sum, r)) {
+                return Err(Error::Unsteady {
+                    pid,
+                    comm: process.comm,
+                    summed_kib: sum.rss.unwrap_or(0) / 1024,
+                    rollup_kib: r.rss.unwrap_or(0) / 1024,
+                });
+            }
+            process.rollup = rollup.filter(|r| same_instant(r, &sum));
         }
         process.streamed = Some(Streamed { totals: sum, regions: count });
         Ok(process)
@@ -388,6 +400,15 @@ fn same_instant(rollup: &Sizes, sum: &Sizes) -> bool {
     ["rss", "shared_clean", "shared_dirty", "private_clean", "private_dirty", "anonymous", "swap"]
         .iter()
         .all(|k| rollup.get(k) == sum.get(k))
+}
+
+/// Whether regions summing to `sum` fall short of `rollup`'s resident
+/// bytes by more than memory moves between two reads of a steady process
+/// (an eighth of it, and at least 1 MiB). Rounding never comes near: the
+/// resident figures of both are sums of the same whole kB.
+fn far_short(sum: &Sizes, rollup: &Sizes) -> bool {
+    let (sum, rollup) = (sum.rss.unwrap_or(0), rollup.rss.unwrap_or(0));
+    sum.saturating_add((rollup / 8).max(1 << 20)) < rollup
 }
 
 /// Whether `path` is on a procfs mount (statfs magic PROC_SUPER_MAGIC).
