@@ -11,6 +11,7 @@ mod cgroup;
 mod classic_parity;
 mod completions;
 mod deploy;
+mod diff_memory;
 mod exit_races;
 mod gpu;
 mod hostile;

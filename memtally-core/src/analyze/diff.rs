@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot};
+use crate::model::snapshot::{Digest, SnapProcess, SnapRegion, Snapshot};
 use crate::model::{Group, Grouper, Sizes};
 
 /// Figures compared by default and offered to `--sort`.
@@ -100,13 +100,39 @@ pub struct DiffOptions {
 
 /// Compares `a` (before) with `b` (after).
 pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
+    diff_digests(&Digest::of(a.clone()), &Digest::of(b.clone()), opts)
+}
+
+/// Of each process, the identities of its regions the other side lacks
+/// (vanished from `a`, appeared in `b`), by process index: what a digest
+/// must keep of its regions for [`diff_digests`] to list them.
+pub fn unmatched(a: &Digest, b: &Digest) -> (Vec<HashSet<u64>>, Vec<HashSet<u64>>) {
+    let mut keep_a = vec![HashSet::new(); a.ids.len()];
+    let mut keep_b = vec![HashSet::new(); b.ids.len()];
+    for (ia, ib) in match_processes(&a.snapshot.processes, &b.snapshot.processes) {
+        if let (Some(ia), Some(ib)) = (ia, ib) {
+            let (ids_a, ids_b) = (&a.ids[ia], &b.ids[ib]);
+            keep_a[ia] =
+                ids_a.iter().copied().filter(|id| ids_b.binary_search(id).is_err()).collect();
+            keep_b[ib] =
+                ids_b.iter().copied().filter(|id| ids_a.binary_search(id).is_err()).collect();
+        }
+    }
+    (keep_a, keep_b)
+}
+
+/// [`diff`] of two digests: each must have kept (at least) the regions
+/// [`unmatched`] names for the region list to be whole.
+pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
+    let (a, b) = (&da.snapshot, &db.snapshot);
     let pairs = match_processes(&a.processes, &b.processes);
     let mut processes = Vec::new();
     let mut regions = Vec::new();
     let mut paths_before = Grouper::new();
     let mut paths_after = Grouper::new();
-    for (pa, pb) in &pairs {
-        let p = pb.or(*pa).expect("a pair has a side");
+    for &(ia, ib) in &pairs {
+        let (pa, pb) = (ia.map(|i| &a.processes[i]), ib.map(|i| &b.processes[i]));
+        let p = pb.or(pa).expect("a pair has a side");
         processes.push(Change {
             key: p.pid.map_or_else(|| p.command.clone(), |pid| pid.to_string()),
             label: p.command.clone(),
@@ -114,23 +140,18 @@ pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
             before: pa.map(|x| x.totals.clone()),
             after: pb.map(|x| x.totals.clone()),
         });
-        if let Some(pa) = pa {
-            for r in &pa.regions {
-                paths_before.add_sizes(&r.path_key(), 1, &r.sizes);
-            }
+        for g in ia.map_or(&[][..], |i| &da.paths[i]) {
+            paths_before.add_group(g);
         }
-        if let Some(pb) = pb {
-            for r in &pb.regions {
-                paths_after.add_sizes(&r.path_key(), 1, &r.sizes);
-            }
+        for g in ib.map_or(&[][..], |i| &db.paths[i]) {
+            paths_after.add_group(g);
         }
-        if let (Some(pa), Some(pb)) = (pa, pb) {
-            let before: HashSet<_> = pa.regions.iter().map(SnapRegion::identity).collect();
-            let after: HashSet<_> = pb.regions.iter().map(SnapRegion::identity).collect();
-            for r in pb.regions.iter().filter(|r| !before.contains(&r.identity())) {
+        if let (Some(ia), Some(ib), Some(pa), Some(pb)) = (ia, ib, pa, pb) {
+            let (before, after) = (&da.ids[ia], &db.ids[ib]);
+            for r in pb.regions.iter().filter(|r| before.binary_search(&r.id()).is_err()) {
                 regions.push(RegionChange { pid: pb.pid, appeared: true, region: r.clone() });
             }
-            for r in pa.regions.iter().filter(|r| !after.contains(&r.identity())) {
+            for r in pa.regions.iter().filter(|r| after.binary_search(&r.id()).is_err()) {
                 regions.push(RegionChange { pid: pa.pid, appeared: false, region: r.clone() });
             }
         }
@@ -164,14 +185,11 @@ pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
 }
 
 /// Pairs processes by PID (and name, so a reused PID is not taken for the
-/// same process). Two single-process snapshots (two vmmap runs of one
-/// app) pair whatever their PIDs.
-fn match_processes<'a>(
-    a: &'a [SnapProcess],
-    b: &'a [SnapProcess],
-) -> Vec<(Option<&'a SnapProcess>, Option<&'a SnapProcess>)> {
+/// same process), as indices into `a` and `b`. Two single-process
+/// snapshots (two vmmap runs of one app) pair whatever their PIDs.
+fn match_processes(a: &[SnapProcess], b: &[SnapProcess]) -> Vec<(Option<usize>, Option<usize>)> {
     if a.len() == 1 && b.len() == 1 {
-        return vec![(Some(&a[0]), Some(&b[0]))];
+        return vec![(Some(0), Some(0))];
     }
     let same = |x: &SnapProcess, y: &SnapProcess| {
         x.pid == y.pid && (x.comm.is_empty() || y.comm.is_empty() || x.comm == y.comm)
@@ -183,22 +201,17 @@ fn match_processes<'a>(
             m.entry(p.pid).or_default().push(i);
             m
         });
-    for pa in a {
+    for (ia, pa) in a.iter().enumerate() {
         let hit = by_pid
             .get(&pa.pid)
             .and_then(|is| is.iter().copied().find(|&i| !used[i] && same(pa, &b[i])));
-        match hit {
-            Some(i) => {
-                used[i] = true;
-                out.push((Some(pa), Some(&b[i])));
-            }
-            None => out.push((Some(pa), None)),
+        if let Some(i) = hit {
+            used[i] = true;
         }
+        out.push((Some(ia), hit));
     }
-    for (i, pb) in b.iter().enumerate() {
-        if !used[i] {
-            out.push((None, Some(pb)));
-        }
+    for (i, _) in b.iter().enumerate().filter(|(i, _)| !used[*i]) {
+        out.push((None, Some(i)));
     }
     out
 }
