@@ -14,8 +14,9 @@ use crate::model::snapshot::{Digest, RegionDigest, SnapProcess, SnapRegion, Snap
 use crate::model::Group;
 
 /// Reads a snapshot from `r`, keeping of process `i`'s regions those whose
-/// [`SnapRegion::id`] is in `keep[i]` (none when `keep` has no such entry).
-pub fn read(r: impl Read, keep: &[HashSet<u64>]) -> serde_json::Result<Digest> {
+/// [`SnapRegion::id`] is in `keep[i]` (none when `keep` has no such
+/// entry); every region when `keep` is `None`.
+pub fn read(r: impl Read, keep: Option<&[HashSet<u64>]>) -> serde_json::Result<Digest> {
     let mut de = serde_json::Deserializer::from_reader(r);
     let d = SnapshotSeed { keep }.deserialize(&mut de)?;
     de.end()?;
@@ -23,7 +24,7 @@ pub fn read(r: impl Read, keep: &[HashSet<u64>]) -> serde_json::Result<Digest> {
 }
 
 struct SnapshotSeed<'a> {
-    keep: &'a [HashSet<u64>],
+    keep: Option<&'a [HashSet<u64>]>,
 }
 
 impl<'de> DeserializeSeed<'de> for SnapshotSeed<'_> {
@@ -67,7 +68,7 @@ impl<'de> Visitor<'de> for SnapshotSeed<'_> {
 type ProcessDigest = (SnapProcess, Vec<Group>, Vec<u64>);
 
 struct ProcessesSeed<'a> {
-    keep: &'a [HashSet<u64>],
+    keep: Option<&'a [HashSet<u64>]>,
 }
 
 impl<'de> DeserializeSeed<'de> for ProcessesSeed<'_> {
@@ -86,9 +87,12 @@ impl<'de> Visitor<'de> for ProcessesSeed<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut out = Vec::new();
         let none = HashSet::new();
-        while let Some(p) =
-            seq.next_element_seed(ProcessSeed { keep: self.keep.get(out.len()).unwrap_or(&none) })?
-        {
+        loop {
+            let keep = match self.keep {
+                None => None,
+                Some(k) => Some(k.get(out.len()).unwrap_or(&none)),
+            };
+            let Some(p) = seq.next_element_seed(ProcessSeed { keep })? else { break };
             out.push(p);
         }
         Ok(out)
@@ -96,7 +100,7 @@ impl<'de> Visitor<'de> for ProcessesSeed<'_> {
 }
 
 struct ProcessSeed<'a> {
-    keep: &'a HashSet<u64>,
+    keep: Option<&'a HashSet<u64>>,
 }
 
 impl<'de> DeserializeSeed<'de> for ProcessSeed<'_> {
@@ -133,7 +137,7 @@ impl<'de> Visitor<'de> for ProcessSeed<'_> {
 }
 
 struct RegionsSeed<'a> {
-    keep: &'a HashSet<u64>,
+    keep: Option<&'a HashSet<u64>>,
 }
 
 impl<'de> DeserializeSeed<'de> for RegionsSeed<'_> {
@@ -154,7 +158,7 @@ impl<'de> Visitor<'de> for RegionsSeed<'_> {
         let mut kept = Vec::new();
         while let Some(r) = seq.next_element::<SnapRegion>()? {
             digest.add(&r);
-            if self.keep.contains(&r.id()) {
+            if self.keep.is_none_or(|k| k.contains(&r.id())) {
                 kept.push(r);
             }
         }

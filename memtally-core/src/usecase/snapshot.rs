@@ -108,15 +108,18 @@ fn check_version(path: &Path, version: u32) -> Result<()> {
 }
 
 /// What `diff` reads of a document (see [`Digest`]). A `memtally
-/// snapshot` file is streamed, keeping of process `i`'s regions only those
-/// in `keep[i]`: `Ok((digest, true))`. Any other document is loaded whole
-/// and keeps every region: `Ok((digest, false))`.
+/// snapshot` in a regular file is streamed, keeping of process `i`'s
+/// regions only those in `keep[i]`: `Ok((digest, true))`, and it can be
+/// read again. Any other document (or one in a pipe, which cannot be read
+/// twice) keeps every region: `Ok((digest, false))`.
 pub fn load_digest(path: &Path, keep: &[HashSet<u64>]) -> Result<(Digest, bool)> {
+    let regular = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.is_file();
     match open_snapshot(path)? {
         Some(r) => {
-            let d = snapshot_digest::read(r, keep).map_err(|e| snapshot_error(path, e))?;
+            let d = snapshot_digest::read(r, regular.then_some(keep))
+                .map_err(|e| snapshot_error(path, e))?;
             check_version(path, d.snapshot.memtally_snapshot)?;
-            Ok((d, true))
+            Ok((d, regular))
         }
         None => Ok((Digest::of(load(path)?), false)),
     }
