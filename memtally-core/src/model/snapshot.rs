@@ -148,7 +148,7 @@ impl SnapRegion {
         (self.start, self.end, self.perms.as_str(), self.path.as_deref())
     }
 
-    /// [`identity`](Self::identity) as 64 bits (`DefaultHasher::new()`:
+    /// The region's identity (start, end, permissions, path) as 64 bits (`DefaultHasher::new()`:
     /// fixed keys, so the same within one run, where both sides of a diff
     /// are hashed): two regions that differ in it collide with a chance of
     /// about one in 2^64 per pair.
@@ -179,7 +179,7 @@ impl SnapRegion {
 pub struct Digest {
     /// The snapshot; `processes[i].regions` holds only the kept regions.
     pub snapshot: Snapshot,
-    /// Per process: every region added up by [`SnapRegion::path_key`].
+    /// Per process: every region added up by path (else region type, else `[anonymous]`).
     pub paths: Vec<Vec<Group>>,
     /// Per process: [`SnapRegion::id`] of every region, sorted.
     pub ids: Vec<Vec<u64>>,

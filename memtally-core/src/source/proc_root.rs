@@ -118,7 +118,7 @@ impl ProcRoot {
     }
 
     /// Why a capture marked `pid` as not recorded consistently (the
-    /// [`INCOMPLETE`](crate::source::capture::INCOMPLETE) file, cut to 200
+    /// `memtally-incomplete` file, cut to 200
     /// characters); `None` for a whole recording and for procfs.
     pub fn incomplete(&self, pid: u32) -> Option<String> {
         if self.is_procfs() {

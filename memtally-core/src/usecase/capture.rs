@@ -29,7 +29,7 @@ pub struct CaptureReport {
     pub skipped: Vec<(PathBuf, String)>,
     /// Why the process could not be recorded consistently (it exited, or
     /// exec'd on the second try too): the recording is kept, marked with
-    /// [`INCOMPLETE`], and read back as partial.
+    /// `memtally-incomplete`, and read back as partial.
     pub incomplete: Option<String>,
 }
 
