@@ -76,6 +76,23 @@ pub enum Error {
         comm: String,
     },
 
+    /// The smaps read summed to much less resident memory than the
+    /// smaps_rollup read beside it: the process changed (or was cut short)
+    /// while being read.
+    #[error(
+        "process {pid} ({comm}) changed while being read: its smaps sums to {summed_kib} kB resident, its smaps_rollup read at the same time says {rollup_kib} kB; what was read may be cut short; run again"
+    )]
+    Unsteady {
+        /// The process.
+        pid: u32,
+        /// Its short name (`/proc/PID/comm`).
+        comm: String,
+        /// Resident kB of the smaps read, summed.
+        summed_kib: u64,
+        /// Resident kB of the smaps_rollup.
+        rollup_kib: u64,
+    },
+
     /// The process is a kernel thread: it has no user address space.
     #[error(
         "process {pid} ({comm}) is a kernel thread: it has no user address space, so there is no memory map to show"
@@ -126,6 +143,7 @@ impl Error {
             Error::NoSuchProcess { .. }
             | Error::Exited { .. }
             | Error::Changed { .. }
+            | Error::Unsteady { .. }
             | Error::NotFound(_) => exit::NOT_FOUND,
             Error::PermissionDenied { .. } => exit::PERMISSION,
             Error::KernelThread { .. } | Error::Parse { .. } => exit::BAD_INPUT,

@@ -35,6 +35,12 @@ pub fn run(root: &ProcRoot, args: &CaptureArgs, out: &mut dyn Write) -> Result<(
         }
         for (pid, report) in &done.recorded {
             writeln!(out, "recorded {} files of pid {pid}", report.written.len())?;
+            if let Some(why) = &report.incomplete {
+                writeln!(
+                    out,
+                    "  incomplete: pid {pid} {why}; marked so, and read back as partial"
+                )?;
+            }
             for (path, why) in &report.skipped {
                 writeln!(out, "  left out {}: {why}", path.display())?;
             }

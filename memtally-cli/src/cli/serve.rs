@@ -9,9 +9,13 @@
 //! - Hardening: loopback by default; request heads are bounded in size
 //!   (431) and in header count, and must arrive within a few seconds;
 //!   request bodies are never read (one announced gets 413); connections
-//!   are capped in number and lifetime. Connections are tasks on a small
-//!   tokio runtime, so a client that sends nothing holds no thread and
-//!   cannot delay another scrape. Nothing here starts a process.
+//!   are capped in number and lifetime, and one that sends nothing within
+//!   a second is closed (until its first byte it takes no connection
+//!   slot, so silent sockets cannot crowd out scrapes). At most a few
+//!   scrapes wait for a scan at once; more get 503 with `retry-after`
+//!   at once. Connections are tasks on a small tokio runtime, so a
+//!   client that sends nothing holds no thread and cannot delay another
+//!   scrape. Nothing here starts a process.
 
 use std::convert::Infallible;
 use std::io::Write;
@@ -45,8 +49,20 @@ pub const MAX_HEADERS: usize = 64;
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
 /// No connection lives longer than this, whatever it does.
 pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(60);
-/// Connections served at once; more are closed on accept.
+/// Connections served at once (counted from their first byte); more get 503.
 pub const MAX_CONNECTIONS: usize = 64;
+/// A new connection must send its first byte within this time, or it is
+/// closed. Once a request has begun, [`HEADER_TIMEOUT`] applies.
+pub const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(1);
+/// Connections waiting for their first byte at once; more get 503.
+/// Apart from [`MAX_CONNECTIONS`]: silent sockets never take the slots
+/// of clients that send requests.
+pub const MAX_WAITING: usize = 512;
+/// Scrapes answered from a scan (one running or waited on) at once; more
+/// get 503 with `retry-after` at once instead of queueing behind a slow
+/// scan. A scrape that gave up at [`SCAN_DEADLINE`] counts until the
+/// scan it waited for ends. Also the size of the blocking thread pool.
+pub const MAX_SCRAPES_IN_FLIGHT: usize = 4;
 /// How long a scrape waits for a scan: past that it gets the last good
 /// result marked stale (`x-memtally-stale`), or 503 when there is none.
 /// Under Prometheus's default scrape timeout (10 s).
@@ -77,6 +93,8 @@ struct Cached {
 
 struct State {
     root: ProcRoot,
+    /// Scrapes waiting for a scan (see [`MAX_SCRAPES_IN_FLIGHT`]).
+    in_flight: Arc<AtomicUsize>,
     opts: MetricsOptions,
     min_interval: Duration,
     /// Held during a scan: concurrent scrapes wait for it and share it.
@@ -90,9 +108,14 @@ impl State {
         self.last.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
+    /// The last scan if it is young enough to reuse without scanning.
+    fn fresh(&self) -> Option<Arc<Cached>> {
+        self.last().filter(|c| c.at.elapsed() < self.min_interval)
+    }
+
     fn current(&self) -> Result<Arc<Cached>> {
         let _scan = self.scanning.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(c) = self.last().filter(|c| c.at.elapsed() < self.min_interval) {
+        if let Some(c) = self.fresh() {
             return Ok(c);
         }
         let m = collect(&self.root, &self.opts)?;
@@ -124,6 +147,7 @@ pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()>
     let state = Arc::new(State {
         root: root.clone(),
         opts,
+        in_flight: Arc::new(AtomicUsize::new(0)),
         min_interval: args.min_interval,
         last: Mutex::new(None),
         scanning: Mutex::new(()),
@@ -131,14 +155,26 @@ pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()>
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
-        .max_blocking_threads(4)
+        .max_blocking_threads(MAX_SCRAPES_IN_FLIGHT)
         .build()
         .map_err(|e| Error::io("tokio runtime", e))?;
     rt.block_on(accept_loop(listener, state)).map_err(|e| Error::io(addr.to_string(), e))
 }
 
-/// Counts a live connection; dropped when it ends.
+/// Counts a live connection (or a waiting one, or a scrape in flight);
+/// dropped when it ends.
 struct Slot(Arc<AtomicUsize>);
+
+impl Slot {
+    /// One of `cap` places, or `None` when all are taken.
+    fn take(count: &Arc<AtomicUsize>, cap: usize) -> Option<Slot> {
+        if count.fetch_add(1, Ordering::Relaxed) >= cap {
+            count.fetch_sub(1, Ordering::Relaxed);
+            return None;
+        }
+        Some(Slot(Arc::clone(count)))
+    }
+}
 
 impl Drop for Slot {
     fn drop(&mut self) {
@@ -155,6 +191,7 @@ async fn accept_loop(listener: std::net::TcpListener, state: Arc<State>) -> std:
         .max_buf_size(MAX_HEADER_BYTES.max(8192) * 2)
         .max_headers(MAX_HEADERS);
     let live = Arc::new(AtomicUsize::new(0));
+    let waiting = Arc::new(AtomicUsize::new(0));
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _peer)) => stream,
@@ -165,41 +202,54 @@ async fn accept_loop(listener: std::net::TcpListener, state: Arc<State>) -> std:
                 continue;
             }
         };
-        if live.fetch_add(1, Ordering::Relaxed) >= MAX_CONNECTIONS {
-            live.fetch_sub(1, Ordering::Relaxed);
-            // Said, not dropped: a client beyond the cap gets a 503 and
-            // tries again, instead of a connection closed without a word.
-            tokio::spawn(async move {
-                // Smaller than any socket buffer: one write sends it all.
-                if tokio::time::timeout(Duration::from_secs(1), stream.writable()).await.is_ok() {
-                    let _ = stream.try_write(BUSY);
-                }
-                // Read what the client sent (briefly) before closing: a close
-                // with unread bytes resets the connection, and the client
-                // might lose the answer.
-                let end = tokio::time::Instant::now() + Duration::from_millis(200);
-                let mut buf = [0u8; 2048];
-                while tokio::time::timeout_at(end, stream.readable()).await.is_ok() {
-                    match stream.try_read(&mut buf) {
-                        Ok(0) => break,
-                        Ok(_) => {}
-                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                        Err(_) => break,
-                    }
-                }
-            });
+        let Some(wait_slot) = Slot::take(&waiting, MAX_WAITING) else {
+            tokio::spawn(refuse(stream));
             continue;
-        }
-        let slot = Slot(Arc::clone(&live));
-        let state = Arc::clone(&state);
-        let conn = http.serve_connection(
-            TokioIo::new(stream),
-            hyper::service::service_fn(move |req| handle(Arc::clone(&state), req)),
-        );
+        };
+        let (state, live, http) = (Arc::clone(&state), Arc::clone(&live), http.clone());
         tokio::spawn(async move {
+            // A client that says nothing is closed soon, and until it
+            // speaks it holds no connection slot.
+            let mut first = [0u8; 1];
+            match tokio::time::timeout(FIRST_BYTE_TIMEOUT, stream.peek(&mut first)).await {
+                Ok(Ok(n)) if n > 0 => {}
+                _ => return,
+            }
+            drop(wait_slot);
+            let Some(slot) = Slot::take(&live, MAX_CONNECTIONS) else {
+                refuse(stream).await;
+                return;
+            };
+            let conn = http.serve_connection(
+                TokioIo::new(stream),
+                hyper::service::service_fn(move |req| handle(Arc::clone(&state), req)),
+            );
             let _slot = slot;
             let _ = tokio::time::timeout(CONNECTION_LIFETIME, conn).await;
         });
+    }
+}
+
+/// Answers a connection beyond a cap with [`BUSY`] and closes it: said,
+/// not dropped, so the client tries again instead of seeing a connection
+/// closed without a word.
+async fn refuse(stream: tokio::net::TcpStream) {
+    // Smaller than any socket buffer: one write sends it all.
+    if tokio::time::timeout(Duration::from_secs(1), stream.writable()).await.is_ok() {
+        let _ = stream.try_write(BUSY);
+    }
+    // Read what the client sent (briefly) before closing: a close with
+    // unread bytes resets the connection, and the client might lose the
+    // answer.
+    let end = tokio::time::Instant::now() + Duration::from_millis(200);
+    let mut buf = [0u8; 2048];
+    while tokio::time::timeout_at(end, stream.readable()).await.is_ok() {
+        match stream.try_read(&mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(_) => break,
+        }
     }
 }
 
@@ -254,9 +304,26 @@ async fn handle(
         return Ok(reply(StatusCode::OK, "text/html; charset=utf-8", INDEX));
     }
     let format = negotiate(req.headers().get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()));
+    // A recent scan is answered without waiting for anything.
+    if let Some(c) = state.fresh() {
+        return Ok(metrics(&c, format));
+    }
+    let Some(ticket) = Slot::take(&state.in_flight, MAX_SCRAPES_IN_FLIGHT) else {
+        let mut r = reply(
+            StatusCode::SERVICE_UNAVAILABLE,
+            PLAIN,
+            "busy: too many scrapes waiting for a scan now; try again\n",
+        );
+        r.headers_mut().insert("retry-after", HeaderValue::from_static("1"));
+        return Ok(r);
+    };
+    // Held by the scan until it ends, even when this scrape gives up on it.
     let scan = tokio::task::spawn_blocking({
         let state = Arc::clone(&state);
-        move || state.current()
+        move || {
+            let _ticket = ticket;
+            state.current()
+        }
     });
     let scanned = match tokio::time::timeout(SCAN_DEADLINE, scan).await {
         Ok(done) => done,
@@ -264,11 +331,7 @@ async fn handle(
             let secs = SCAN_DEADLINE.as_secs();
             return Ok(match state.last() {
                 Some(c) => {
-                    let body = match format {
-                        Exposition::Text => c.text.clone(),
-                        Exposition::OpenMetrics => c.openmetrics.clone(),
-                    };
-                    let mut r = reply(StatusCode::OK, format.content_type(), body);
+                    let mut r = metrics(&c, format);
                     let age = format!(
                         "scan still running after {secs} s; result from {} s ago",
                         c.at.elapsed().as_secs()
@@ -291,13 +354,7 @@ async fn handle(
         }
     };
     Ok(match scanned {
-        Ok(Ok(c)) => {
-            let body = match format {
-                Exposition::Text => c.text.clone(),
-                Exposition::OpenMetrics => c.openmetrics.clone(),
-            };
-            reply(StatusCode::OK, format.content_type(), body)
-        }
+        Ok(Ok(c)) => metrics(&c, format),
         Ok(Err(e)) => {
             eprintln!("memtally: scan failed: {e}");
             reply(StatusCode::INTERNAL_SERVER_ERROR, PLAIN, format!("scan failed: {e}\n"))
@@ -307,6 +364,15 @@ async fn handle(
             reply(StatusCode::INTERNAL_SERVER_ERROR, PLAIN, "scan failed\n")
         }
     })
+}
+
+/// A scan's metrics as a 200 in `format`.
+fn metrics(c: &Cached, format: Exposition) -> Reply {
+    let body = match format {
+        Exposition::Text => c.text.clone(),
+        Exposition::OpenMetrics => c.openmetrics.clone(),
+    };
+    reply(StatusCode::OK, format.content_type(), body)
 }
 
 /// OpenMetrics when the `Accept` values rank `application/openmetrics-text`

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use serde_json::{json, Map, Value};
 
-use memtally_core::analyze::diff::{Change, Diff};
+use memtally_core::analyze::diff::{Change, Diff, PurgeChange, RegionChange};
 use memtally_core::model::Sizes;
 
 use crate::render::table::{escape_controls, terminal_width, Align, Table};
@@ -23,7 +23,7 @@ impl Printer for DiffView<'_> {
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        crate::render::json_line(out, &json_value(self.diff))
+        crate::render::json_line(out, &Document(self.diff))
     }
 
     fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
@@ -211,7 +211,8 @@ fn change_json(c: &Change, key_name: &str) -> Value {
     Value::Object(m)
 }
 
-pub fn json_value(d: &Diff) -> Value {
+/// The JSON document without its regions (see [`Document`]).
+fn json_head(d: &Diff) -> Map<String, Value> {
     let processes: Vec<Value> = d
         .processes
         .iter()
@@ -222,33 +223,80 @@ pub fn json_value(d: &Diff) -> Value {
             v
         })
         .collect();
+    let mut m = Map::new();
+    m.insert("seconds".into(), json!(d.seconds));
+    m.insert("totals".into(), change_json(&d.totals, "key"));
+    m.insert("processes".into(), Value::Array(processes));
+    m.insert(
+        "categories".into(),
+        d.categories.iter().map(|c| change_json(c, "category")).collect::<Vec<_>>().into(),
+    );
+    m.insert(
+        "paths".into(),
+        d.paths.iter().map(|c| change_json(c, "path")).collect::<Vec<_>>().into(),
+    );
+    m.insert("purge_changes".into(), d.purge_changes.iter().map(purge_json).collect());
+    m
+}
+
+fn purge_json(c: &PurgeChange) -> Value {
+    let (before, after) = c.states();
     json!({
-        "seconds": d.seconds,
-        "totals": change_json(&d.totals, "key"),
-        "processes": processes,
-        "categories": d.categories.iter().map(|c| change_json(c, "category")).collect::<Vec<_>>(),
-        "paths": d.paths.iter().map(|c| change_json(c, "path")).collect::<Vec<_>>(),
-        "regions": d.regions.iter().map(|r| {
-            let mut v = serde_json::to_value(&r.region).unwrap_or(Value::Null);
-            v["pid"] = json!(r.pid);
-            v["status"] = json!(if r.appeared { "appeared" } else { "vanished" });
-            v
-        }).collect::<Vec<_>>(),
-        "purge_changes": d.purge_changes.iter().map(|c| {
-            let (b, a) = c.states();
-            json!({
-                "pid": c.pid,
-                "start": c.after.start,
-                "end": c.after.end,
-                "region_type": c.after.region_type,
-                "path": c.after.path,
-                "purge_before": b,
-                "purge_after": a,
-                "before": serde_json::to_value(&c.before.sizes).unwrap_or(Value::Null),
-                "after": serde_json::to_value(&c.after.sizes).unwrap_or(Value::Null),
-            })
-        }).collect::<Vec<_>>(),
+        "pid": c.pid,
+        "start": c.after.start,
+        "end": c.after.end,
+        "region_type": c.after.region_type,
+        "path": c.after.path,
+        "purge_before": before,
+        "purge_after": after,
+        "before": serde_json::to_value(&c.before.sizes).unwrap_or(Value::Null),
+        "after": serde_json::to_value(&c.after.sizes).unwrap_or(Value::Null),
     })
+}
+
+fn region_json(r: &RegionChange) -> Value {
+    let mut v = serde_json::to_value(&r.region).unwrap_or(Value::Null);
+    v["pid"] = json!(r.pid);
+    v["status"] = json!(if r.appeared { "appeared" } else { "vanished" });
+    v
+}
+
+/// The whole diff as JSON: the head as one JSON tree, the regions (there
+/// can be hundreds of thousands) one at a time, never as one tree. Keys
+/// in sorted order, as a JSON tree of it all would print them.
+struct Document<'a>(&'a Diff);
+
+impl serde::Serialize for Document<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let head = json_head(self.0);
+        let mut m = s.serialize_map(Some(head.len() + 1))?;
+        let mut regions_done = false;
+        for (k, v) in &head {
+            if !regions_done && k.as_str() > "regions" {
+                m.serialize_entry("regions", &Regions(&self.0.regions))?;
+                regions_done = true;
+            }
+            m.serialize_entry(k, v)?;
+        }
+        if !regions_done {
+            m.serialize_entry("regions", &Regions(&self.0.regions))?;
+        }
+        m.end()
+    }
+}
+
+struct Regions<'a>(&'a [RegionChange]);
+
+impl serde::Serialize for Regions<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for r in self.0 {
+            seq.serialize_element(&region_json(r))?;
+        }
+        seq.end()
+    }
 }
 
 const CSV_FIGURES: &[&str] =

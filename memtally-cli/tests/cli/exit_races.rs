@@ -106,17 +106,50 @@ fn show_of_a_process_killed_mid_read_is_never_a_complete_map() {
     assert!(gone > 0, "no kill landed during a read: the test aimed badly");
 }
 
+/// `show PID --format json` of a recorded tree: its partial and notes,
+/// or `None` when it said the process had exited (exit 3: a capture that
+/// kept no mapping before the process was gone).
+fn show_back(dir: &std::path::Path, pid: u32) -> Option<(bool, String)> {
+    let d = dir.to_str().unwrap();
+    let show = memtally()
+        .args(["--proc-root", d, "show", &pid.to_string(), "--format", "json"])
+        .output()
+        .unwrap();
+    if show.status.code() == Some(3) {
+        assert!(String::from_utf8_lossy(&show.stderr).contains("has exited"));
+        return None;
+    }
+    assert!(show.status.success(), "{}", String::from_utf8_lossy(&show.stderr));
+    let show: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    Some((show["partial"].as_bool().unwrap(), show["notes"].to_string()))
+}
+
+/// `top --format json` of a recorded tree: its partial and failed.
+fn top_back(dir: &std::path::Path) -> (bool, String) {
+    let d = dir.to_str().unwrap();
+    let top = memtally().args(["--proc-root", d, "top", "--format", "json"]).output().unwrap();
+    assert!(top.status.success(), "{}", String::from_utf8_lossy(&top.stderr));
+    let top: serde_json::Value = serde_json::from_slice(&top.stdout).unwrap();
+    (top["partial"].as_bool().unwrap(), top["failed"].to_string())
+}
+
+/// Whether a capture left its incomplete mark in `DIR/PID`.
+fn marked(dir: &std::path::Path, pid: u32) -> Option<String> {
+    std::fs::read_to_string(dir.join(pid.to_string()).join("memtally-incomplete")).ok()
+}
+
 #[test]
 fn capture_of_a_process_killed_mid_read_is_never_left_complete() {
-    let (mut complete, mut gone) = (0, 0);
+    let (mut complete, mut incomplete, mut gone) = (0, 0, 0);
     let runs = 16;
     let tmp = tempfile::tempdir().unwrap();
     for i in 0..runs {
         let child = Many::spawn();
+        let pid = child.pid as u32;
         let dir = tmp.path().join(i.to_string());
         let cap = memtally()
-            .args(["capture", &child.pid.to_string(), "-o", dir.to_str().unwrap()])
-            .stdout(Stdio::null())
+            .args(["capture", &pid.to_string(), "-o", dir.to_str().unwrap()])
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
@@ -125,23 +158,136 @@ fn capture_of_a_process_killed_mid_read_is_never_left_complete() {
         let out = cap.wait_with_output().unwrap();
         match out.status.code() {
             Some(0) => {
-                let smaps = std::fs::read(dir.join(child.pid.to_string()).join("smaps")).unwrap();
+                if let Some(why) = marked(&dir, pid) {
+                    // Kept, said, and read back as partial with the reason.
+                    assert_eq!(why.trim(), "exited while being recorded", "run {i}");
+                    let said = String::from_utf8_lossy(&out.stdout);
+                    assert!(said.contains("incomplete: pid"), "run {i}: {said}");
+                    let smaps = std::fs::read(dir.join(pid.to_string()).join("smaps")).unwrap();
+                    match show_back(&dir, pid) {
+                        Some((partial, notes)) => {
+                            assert!(
+                                partial && notes.contains("recorded incomplete"),
+                                "run {i}: {notes}"
+                            )
+                        }
+                        // Nothing of it was kept: then it is said gone.
+                        None => assert!(!smaps.windows(7).any(|w| w == b"VmFlags"), "run {i}"),
+                    }
+                    let (partial, failed) = top_back(&dir);
+                    assert!(partial && failed.contains("recorded incomplete"), "run {i}: {failed}");
+                    incomplete += 1;
+                    continue;
+                }
+                let smaps = std::fs::read(dir.join(pid.to_string()).join("smaps")).unwrap();
                 let regions =
                     smaps.split(|&b| b == b'\n').filter(|l| l.starts_with(b"VmFlags")).count();
-                assert!(regions >= PAGES, "run {i}: exit 0 with {regions} regions of {PAGES}+");
+                assert!(
+                    regions >= PAGES,
+                    "run {i}: exit 0, unmarked, with {regions} regions of {PAGES}+"
+                );
                 complete += 1;
             }
             Some(3) => {
                 gone += 1;
                 assert!(
-                    !dir.join(child.pid.to_string()).exists(),
-                    "run {i}: a cut-short capture was left in place"
+                    !dir.join(pid.to_string()).exists(),
+                    "run {i}: a capture that failed left a tree in place"
                 );
             }
             other => panic!("run {i}: exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
         }
     }
-    eprintln!("{runs} kills during capture: {complete} complete, {gone} said gone");
+    eprintln!("{runs} kills during capture: {complete} complete, {incomplete} kept marked incomplete, {gone} said gone");
+    assert!(incomplete > 0, "no kill landed during a capture: the test aimed badly");
+}
+
+/// A recorded tree with the capture's incomplete mark is read back as
+/// partial, with the mark's reason as a note; without it, as whole.
+#[test]
+fn a_tree_marked_incomplete_is_read_back_as_partial() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("proc");
+    let src = crate::support::repo().join("testdata/fixtures/linux/python3-mmap/proc");
+    let cp = Command::new("cp")
+        .args(["-r", src.to_str().unwrap(), dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(cp.status.success());
+    assert_eq!(show_back(&dir, 11364), Some((false, "[]".into())));
+    assert_eq!(top_back(&dir), (false, "[]".into()));
+    std::fs::write(dir.join("11364/memtally-incomplete"), "exited while being recorded\n").unwrap();
+    let (partial, notes) = show_back(&dir, 11364).unwrap();
+    assert!(
+        partial && notes.contains("recorded incomplete (exited while being recorded)"),
+        "{notes}"
+    );
+    let (partial, failed) = top_back(&dir);
+    assert!(partial && failed.contains("recorded incomplete"), "{failed}");
+    let table =
+        memtally().args(["--proc-root", dir.to_str().unwrap(), "show", "11364"]).output().unwrap();
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(table.contains("note: pid 11364 was recorded incomplete"), "{table}");
+    // A recorded zombie is still shown when its capture said it exited.
+    let status = std::fs::read_to_string(dir.join("11364/status")).unwrap();
+    let zombie: String =
+        status
+            .lines()
+            .map(|l| {
+                if l.starts_with("State:") {
+                    "State:\tZ (zombie)".to_string()
+                } else {
+                    l.to_string()
+                }
+            })
+            .map(|l| l + "\n")
+            .collect();
+    std::fs::write(dir.join("11364/status"), zombie).unwrap();
+    assert!(show_back(&dir, 11364).unwrap().0);
+}
+
+/// `capture` of a shell that execs itself in a loop: every capture is
+/// whole (the stack and the vDSO, at the top of the address space, are
+/// in its smaps) or marked incomplete; never cut short and unmarked.
+#[test]
+fn capture_of_a_process_that_execs_mid_read_is_whole_or_marked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut looping = exec_loop(tmp.path(), 7);
+    let pid = looping.id();
+    let start = Instant::now();
+    let (mut runs, mut whole, mut incomplete, mut failed) = (0, 0, 0, 0);
+    while start.elapsed() < Duration::from_secs(5) && runs < 200 {
+        let dir = tmp.path().join(format!("c{runs}"));
+        let out = memtally()
+            .args(["capture", &pid.to_string(), "-o", dir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        runs += 1;
+        match out.status.code() {
+            Some(0) => {
+                if let Some(why) = marked(&dir, pid) {
+                    assert!(why.contains("ran a new program") || why.contains("exited"), "{why}");
+                    incomplete += 1;
+                } else {
+                    let smaps =
+                        std::fs::read_to_string(dir.join(pid.to_string()).join("smaps")).unwrap();
+                    assert!(
+                        smaps.contains("[stack]") && smaps.contains("[vdso]"),
+                        "run {runs}: an unmarked capture cut short:\n{smaps}"
+                    );
+                    whole += 1;
+                }
+            }
+            // The read itself failed while the program was replaced.
+            Some(3) => failed += 1,
+            other => panic!("exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let _ = looping.kill();
+    let _ = looping.wait();
+    eprintln!("{runs} captures of a process exec'ing in a loop: {whole} whole, {incomplete} marked incomplete, {failed} failed (exit 3)");
+    assert!(runs >= 10);
 }
 
 /// A shell script that execs itself for ever (bounded: it stops after
@@ -192,4 +338,110 @@ fn show_of_a_process_that_execs_mid_read_is_never_cut_short() {
         "{runs} shows of a process exec'ing in a loop: {ok} whole, {changed} said changed or gone"
     );
     assert!(runs >= 10);
+}
+
+/// A forked child with `PAGES` mappings low in its address space (so
+/// `smaps` takes a while to reach the rest, and `smaps_rollup`, a walk in
+/// the kernel alone, far less), and above them 64 MiB it maps, writes,
+/// unmaps and maps again for ever: where the two reads reach it, its
+/// resident memory has swung by 64 MiB.
+struct Flapping {
+    pid: i32,
+}
+
+impl Flapping {
+    fn spawn() -> Flapping {
+        let mut fds = [0i32; 2];
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0);
+        if pid == 0 {
+            // Only async-signal-safe calls in the child.
+            unsafe {
+                let many = libc::mmap(
+                    0x2000_0000_0000usize as *mut libc::c_void,
+                    PAGES * 4096,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                );
+                if many == libc::MAP_FAILED {
+                    libc::_exit(1);
+                }
+                for i in (0..PAGES).step_by(2) {
+                    libc::mprotect((many as *mut u8).add(i * 4096).cast(), 4096, libc::PROT_READ);
+                }
+                libc::write(fds[1], b"k".as_ptr().cast(), 1);
+                let len = 64 << 20;
+                let pause = libc::timespec { tv_sec: 0, tv_nsec: 20_000_000 };
+                loop {
+                    let p = crate::support::map_and_touch(len, 0x5a);
+                    libc::nanosleep(&pause, std::ptr::null_mut());
+                    libc::munmap(p, len);
+                    libc::nanosleep(&pause, std::ptr::null_mut());
+                }
+            }
+        }
+        unsafe {
+            libc::close(fds[1]);
+            let mut b = 0u8;
+            assert_eq!(libc::read(fds[0], (&mut b as *mut u8).cast(), 1), 1);
+            libc::close(fds[0]);
+        }
+        Flapping { pid }
+    }
+}
+
+impl Drop for Flapping {
+    fn drop(&mut self) {
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// `show` reads smaps_rollup beside smaps: when the regions sum to far
+/// less resident memory than the rollup (64 MiB went between the two
+/// reads), `show PID`, which printed the regions as it read them, says
+/// the process changed (exit 3); `show --pid PID`, which keeps them,
+/// reads once more, and exits 3 the same way when that disagrees too.
+#[test]
+fn show_of_a_process_whose_rollup_disagrees_is_not_whole() {
+    let child = Flapping::spawn();
+    let pid = child.pid.to_string();
+    let start = Instant::now();
+    let (mut runs, mut whole, mut unsteady) = (0, 0, 0);
+    while start.elapsed() < Duration::from_secs(10) && runs < 100 && unsteady < 2 {
+        let out = memtally().args(["show", &pid, "--format", "json"]).output().unwrap();
+        runs += 1;
+        match out.status.code() {
+            Some(0) => whole += 1,
+            Some(3) => {
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert!(err.contains("changed while being read"), "run {runs}: {err}");
+                unsteady += 1;
+            }
+            other => panic!("exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
+        }
+    }
+    let (mut again_runs, mut again_whole) = (0, 0);
+    while again_runs < 3 && start.elapsed() < Duration::from_secs(20) {
+        let out = memtally().args(["show", "--pid", &pid, "--format", "json"]).output().unwrap();
+        again_runs += 1;
+        if out.status.code() == Some(3) {
+            // Read twice and both disagreed: the one process selected is
+            // left out, which leaves nothing to show.
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains("changed while being read"), "{err}");
+            continue;
+        }
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(doc["partial"], serde_json::Value::Bool(false), "{doc}");
+        again_whole += 1;
+    }
+    eprintln!("{runs} shows of a process swinging by 64 MiB: {whole} whole, {unsteady} said it changed; show --pid: {again_whole} of {again_runs} whole");
+    assert!(unsteady > 0, "the rollup never disagreed with the regions: the test aimed badly");
 }

@@ -362,14 +362,21 @@ fn serve_listens_on_loopback_by_default() {
     }
 }
 
-/// 64 sockets that never send a header hold every connection slot: a
-/// real scrape beyond them must get an answer (503, or 200 once a slot
-/// frees), never a connection closed without a word.
+/// 64 sockets that begin a request head and never finish it hold every
+/// connection slot: a real scrape beyond them must get an answer (503,
+/// or 200 once a slot frees), never a connection closed without a word.
+/// (Sockets that send nothing at all take no slot: `serve_load`.)
 #[test]
 fn scrapes_beyond_the_connection_cap_get_503_not_silence() {
     let root = fixture("python3-mmap");
     let server = Server::start(&["--proc-root", root.to_str().unwrap(), "--listen", "127.0.0.1:0"]);
-    let idle: Vec<TcpStream> = (0..64).map(|_| TcpStream::connect(server.addr).unwrap()).collect();
+    let idle: Vec<TcpStream> = (0..64)
+        .map(|_| {
+            let mut s = TcpStream::connect(server.addr).unwrap();
+            s.write_all(b"GET /metr").unwrap();
+            s
+        })
+        .collect();
     std::thread::sleep(Duration::from_millis(200));
     let (mut busy, mut served) = (0, 0);
     for i in 0..20 {

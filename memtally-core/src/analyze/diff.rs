@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot};
+use crate::model::snapshot::{Digest, SnapProcess, SnapRegion, Snapshot};
 use crate::model::{Group, Grouper, Sizes};
 
 /// Figures compared by default and offered to `--sort`.
@@ -123,14 +123,50 @@ pub struct DiffOptions {
 
 /// Compares `a` (before) with `b` (after).
 pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
+    diff_digests(&Digest::of(a.clone()), &Digest::of(b.clone()), opts)
+}
+
+/// Of each process, the identities of its regions the other side lacks
+/// (vanished from `a`, appeared in `b`), by process index: what a digest
+/// must keep of its regions for [`diff_digests`] to list them.
+pub fn unmatched(a: &Digest, b: &Digest) -> (Vec<HashSet<u64>>, Vec<HashSet<u64>>) {
+    let mut keep_a = vec![HashSet::new(); a.ids.len()];
+    let mut keep_b = vec![HashSet::new(); b.ids.len()];
+    for (ia, ib) in match_processes(&a.snapshot.processes, &b.snapshot.processes) {
+        if let (Some(ia), Some(ib)) = (ia, ib) {
+            let (ids_a, ids_b) = (&a.ids[ia], &b.ids[ib]);
+            keep_a[ia] =
+                ids_a.iter().copied().filter(|id| ids_b.binary_search(id).is_err()).collect();
+            keep_b[ib] =
+                ids_b.iter().copied().filter(|id| ids_a.binary_search(id).is_err()).collect();
+            // A region on both sides whose purge state changed (N -> V):
+            // kept on both, to be listed with its before and after.
+            let before: HashMap<u64, &str> =
+                a.purges[ia].iter().map(|(id, p)| (*id, p.as_str())).collect();
+            for (id, state) in &b.purges[ib] {
+                if before.get(id).is_some_and(|old| old != state) {
+                    keep_a[ia].insert(*id);
+                    keep_b[ib].insert(*id);
+                }
+            }
+        }
+    }
+    (keep_a, keep_b)
+}
+
+/// [`diff`] of two digests: each must have kept (at least) the regions
+/// [`unmatched`] names for the region list to be whole.
+pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
+    let (a, b) = (&da.snapshot, &db.snapshot);
     let pairs = match_processes(&a.processes, &b.processes);
     let mut processes = Vec::new();
     let mut regions = Vec::new();
     let mut purge_changes = Vec::new();
     let mut paths_before = Grouper::new();
     let mut paths_after = Grouper::new();
-    for (pa, pb) in &pairs {
-        let p = pb.or(*pa).expect("a pair has a side");
+    for &(ia, ib) in &pairs {
+        let (pa, pb) = (ia.map(|i| &a.processes[i]), ib.map(|i| &b.processes[i]));
+        let p = pb.or(pa).expect("a pair has a side");
         processes.push(Change {
             key: p.pid.map_or_else(|| p.command.clone(), |pid| pid.to_string()),
             label: p.command.clone(),
@@ -138,22 +174,20 @@ pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
             before: pa.map(|x| x.totals.clone()),
             after: pb.map(|x| x.totals.clone()),
         });
-        if let Some(pa) = pa {
-            for r in &pa.regions {
-                paths_before.add_sizes(&r.path_key(), 1, &r.sizes);
-            }
+        for g in ia.map_or(&[][..], |i| &da.paths[i]) {
+            paths_before.add_group(g);
         }
-        if let Some(pb) = pb {
-            for r in &pb.regions {
-                paths_after.add_sizes(&r.path_key(), 1, &r.sizes);
-            }
+        for g in ib.map_or(&[][..], |i| &db.paths[i]) {
+            paths_after.add_group(g);
         }
-        if let (Some(pa), Some(pb)) = (pa, pb) {
-            let before: HashMap<_, &SnapRegion> =
-                pa.regions.iter().map(|r| (r.identity(), r)).collect();
-            let after: HashSet<_> = pb.regions.iter().map(SnapRegion::identity).collect();
+        if let (Some(ia), Some(ib), Some(pa), Some(pb)) = (ia, ib, pa, pb) {
+            let (before, after) = (&da.ids[ia], &db.ids[ib]);
+            // Regions kept on both sides under one identity are those
+            // whose purge state changed (see `unmatched`).
+            let kept_before: HashMap<u64, &SnapRegion> =
+                pa.regions.iter().map(|r| (r.id(), r)).collect();
             for r in &pb.regions {
-                let Some(old) = before.get(&r.identity()) else { continue };
+                let Some(old) = kept_before.get(&r.id()) else { continue };
                 if old.purge.is_some() && r.purge.is_some() && old.purge != r.purge {
                     purge_changes.push(PurgeChange {
                         pid: pb.pid,
@@ -162,10 +196,10 @@ pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
                     });
                 }
             }
-            for r in pb.regions.iter().filter(|r| !before.contains_key(&r.identity())) {
+            for r in pb.regions.iter().filter(|r| before.binary_search(&r.id()).is_err()) {
                 regions.push(RegionChange { pid: pb.pid, appeared: true, region: r.clone() });
             }
-            for r in pa.regions.iter().filter(|r| !after.contains(&r.identity())) {
+            for r in pa.regions.iter().filter(|r| after.binary_search(&r.id()).is_err()) {
                 regions.push(RegionChange { pid: pa.pid, appeared: false, region: r.clone() });
             }
         }
@@ -201,14 +235,11 @@ pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
 }
 
 /// Pairs processes by PID (and name, so a reused PID is not taken for the
-/// same process). Two single-process snapshots (two vmmap runs of one
-/// app) pair whatever their PIDs.
-fn match_processes<'a>(
-    a: &'a [SnapProcess],
-    b: &'a [SnapProcess],
-) -> Vec<(Option<&'a SnapProcess>, Option<&'a SnapProcess>)> {
+/// same process), as indices into `a` and `b`. Two single-process
+/// snapshots (two vmmap runs of one app) pair whatever their PIDs.
+fn match_processes(a: &[SnapProcess], b: &[SnapProcess]) -> Vec<(Option<usize>, Option<usize>)> {
     if a.len() == 1 && b.len() == 1 {
-        return vec![(Some(&a[0]), Some(&b[0]))];
+        return vec![(Some(0), Some(0))];
     }
     let same = |x: &SnapProcess, y: &SnapProcess| {
         x.pid == y.pid && (x.comm.is_empty() || y.comm.is_empty() || x.comm == y.comm)
@@ -220,22 +251,17 @@ fn match_processes<'a>(
             m.entry(p.pid).or_default().push(i);
             m
         });
-    for pa in a {
+    for (ia, pa) in a.iter().enumerate() {
         let hit = by_pid
             .get(&pa.pid)
             .and_then(|is| is.iter().copied().find(|&i| !used[i] && same(pa, &b[i])));
-        match hit {
-            Some(i) => {
-                used[i] = true;
-                out.push((Some(pa), Some(&b[i])));
-            }
-            None => out.push((Some(pa), None)),
+        if let Some(i) = hit {
+            used[i] = true;
         }
+        out.push((Some(ia), hit));
     }
-    for (i, pb) in b.iter().enumerate() {
-        if !used[i] {
-            out.push((None, Some(pb)));
-        }
+    for (i, _) in b.iter().enumerate().filter(|(i, _)| !used[*i]) {
+        out.push((None, Some(i)));
     }
     out
 }
@@ -401,5 +427,33 @@ mod tests {
         assert!(d.processes.is_empty());
         let d = diff(&a, &b, &DiffOptions { sort: vec!["dirty".into()], min_delta: 4096 });
         assert_eq!(d.processes.len(), 1);
+    }
+
+    /// A streamed diff keeps only what it must of each side: a region whose
+    /// purge state changed (same identity on both) is among what it keeps,
+    /// so it is listed as a purge change, not lost with the unchanged ones.
+    #[test]
+    fn purge_changes_survive_keeping_only_unmatched_regions() {
+        let vm = |purge: &str, other: u64| {
+            let mut r = region(0x1000, "IOAccelerator", "gpu", 4096);
+            r.purge = Some(purge.into());
+            let mut same = region(other, "IOSurface", "gpu", 4096);
+            same.purge = Some("N".into());
+            Snapshot::of(vec![proc(1, vec![r, same])], "vmmap")
+        };
+        let (a, b) = (Digest::of(vm("N", 0x9000)), Digest::of(vm("V", 0x9000)));
+        let (keep_a, keep_b) = unmatched(&a, &b);
+        let strip = |mut d: Digest, keep: &[HashSet<u64>]| {
+            for (p, k) in d.snapshot.processes.iter_mut().zip(keep) {
+                p.regions.retain(|r| k.contains(&r.id()));
+            }
+            d
+        };
+        let (a, b) = (strip(a, &keep_a), strip(b, &keep_b));
+        assert_eq!(b.snapshot.processes[0].regions.len(), 1, "only the changed region kept");
+        let d = diff_digests(&a, &b, &DiffOptions { sort: vec!["dirty".into()], min_delta: 0 });
+        assert_eq!(d.purge_changes.len(), 1);
+        assert_eq!(d.purge_changes[0].states(), ("N", "V"));
+        assert!(d.regions.is_empty(), "a changed purge state is neither appeared nor vanished");
     }
 }

@@ -9,3 +9,10 @@ pub const PROCESS_FILES: &[&str] =
 
 /// Files recorded once per tree.
 pub const MACHINE_FILES: &[&str] = &["meminfo"];
+
+/// Written into `DIR/PID/` by a capture that could not record the process
+/// consistently: it exited while being recorded, or ran a new program
+/// again when the capture was repeated. One line says which. Readers of
+/// the tree (`ProcRoot::incomplete`) then report that process partial,
+/// with the line as a note, instead of as a whole.
+pub const INCOMPLETE: &str = "memtally-incomplete";

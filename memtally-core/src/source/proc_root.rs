@@ -117,6 +117,25 @@ impl ProcRoot {
         Ok(f)
     }
 
+    /// Why a capture marked `pid` as not recorded consistently (the
+    /// `memtally-incomplete` file, cut to 200
+    /// characters); `None` for a whole recording and for procfs.
+    pub fn incomplete(&self, pid: u32) -> Option<String> {
+        if self.is_procfs() {
+            return None;
+        }
+        let raw = match self.read(pid, crate::source::capture::INCOMPLETE) {
+            Ok(raw) => raw,
+            Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => return None,
+            Err(Error::NoSuchProcess { .. }) => return None,
+            // There but unreadable: still a mark.
+            Err(_) => Vec::new(),
+        };
+        let text = String::from_utf8_lossy(&raw);
+        let why: String = text.trim().chars().take(200).filter(|c| !c.is_control()).collect();
+        Some(if why.is_empty() { "marked incomplete".to_string() } else { why })
+    }
+
     /// Reads a whole small file (`status`, `cmdline`, `comm`): at most
     /// [`MAX_SMALL`] bytes, else a bad-input error.
     pub(crate) fn read(&self, pid: u32, file: &str) -> Result<Vec<u8>> {
@@ -198,7 +217,7 @@ impl ProcRoot {
                     p.streamed = None;
                     return Ok(p);
                 }
-                Err(Error::Changed { .. }) if tries == 0 => tries += 1,
+                Err(Error::Changed { .. } | Error::Unsteady { .. }) if tries == 0 => tries += 1,
                 Err(e) => return Err(e),
             }
         }
@@ -272,7 +291,14 @@ impl ProcRoot {
         if stamp::check(self, pid, &process.comm, before.as_ref())? == stamp::Change::Execed {
             return Err(Error::Changed { pid, comm: process.comm });
         }
-        if !self.is_procfs() && status.as_ref().is_some_and(Status::exited) {
+        // A capture that saw the process exit says so in its own mark
+        // (then what it kept is shown, as partial); a recorded zombie
+        // without one had exited before it was recorded.
+        let marked = self.incomplete(pid).is_some();
+        if !self.is_procfs() && !marked && status.as_ref().is_some_and(Status::exited) {
+            return Err(Error::Exited { pid, comm: process.comm });
+        }
+        if marked && count == 0 {
             return Err(Error::Exited { pid, comm: process.comm });
         }
         let kernel_thread = kernel_thread || before.as_ref().is_some_and(|s| s.kernel_thread());
@@ -280,7 +306,19 @@ impl ProcRoot {
             return Err(Error::KernelThread { pid, comm: process.comm });
         }
         if process.source == SizeSource::Smaps {
-            process.rollup = rollup().filter(|r| same_instant(r, &sum));
+            let rollup = rollup();
+            // A live read whose regions sum to far less than the rollup
+            // read beside them lost mappings on the way: a second sign of
+            // an exit or exec, beside the stamp.
+            if let Some(r) = rollup.as_ref().filter(|r| self.is_procfs() && far_short(&sum, r)) {
+                return Err(Error::Unsteady {
+                    pid,
+                    comm: process.comm,
+                    summed_kib: sum.rss.unwrap_or(0) / 1024,
+                    rollup_kib: r.rss.unwrap_or(0) / 1024,
+                });
+            }
+            process.rollup = rollup.filter(|r| same_instant(r, &sum));
         }
         process.streamed = Some(Streamed { totals: sum, regions: count });
         Ok(process)
@@ -368,6 +406,15 @@ fn same_instant(rollup: &Sizes, sum: &Sizes) -> bool {
     ["rss", "shared_clean", "shared_dirty", "private_clean", "private_dirty", "anonymous", "swap"]
         .iter()
         .all(|k| rollup.get(k) == sum.get(k))
+}
+
+/// Whether regions summing to `sum` fall short of `rollup`'s resident
+/// bytes by more than memory moves between two reads of a steady process
+/// (an eighth of it, and at least 1 MiB). Rounding never comes near: the
+/// resident figures of both are sums of the same whole kB.
+fn far_short(sum: &Sizes, rollup: &Sizes) -> bool {
+    let (sum, rollup) = (sum.rss.unwrap_or(0), rollup.rss.unwrap_or(0));
+    sum.saturating_add((rollup / 8).max(1 << 20)) < rollup
 }
 
 /// Whether `path` is on a procfs mount (statfs magic PROC_SUPER_MAGIC).

@@ -224,11 +224,19 @@ pub fn read_all(
     // processes are worth two threads.
     let outcomes = par_map(&infos, threads, 1, |info| {
         let outcome = read_memory(root, info.pid);
+        // A recording its capture marked incomplete (never on procfs).
+        let marked = root.incomplete(info.pid);
         done();
-        outcome
+        (outcome, marked)
     });
     let mut scan = Scan::default();
-    for (info, outcome) in infos.into_iter().zip(outcomes) {
+    for (info, (outcome, marked)) in infos.into_iter().zip(outcomes) {
+        if let (Some(why), false) = (marked, matches!(outcome, Outcome::Vanished)) {
+            scan.failed.push((
+                info.pid,
+                format!("recorded incomplete ({why}); listed with what was recorded"),
+            ));
+        }
         match outcome {
             Outcome::Read(source, sizes) => scan.processes.push(ProcMemory { info, source, sizes }),
             Outcome::Restricted(sizes) => {

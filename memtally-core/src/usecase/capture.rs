@@ -13,7 +13,7 @@ use tempfile::TempDir;
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result};
 use crate::model::Needs;
-use crate::source::capture::{MACHINE_FILES, PROCESS_FILES};
+use crate::source::capture::{INCOMPLETE, MACHINE_FILES, PROCESS_FILES};
 use crate::source::gpu::{self, FD_TARGETS};
 use crate::source::proc_root::MAX_SMAPS;
 use crate::source::{stamp, ProcRoot};
@@ -27,6 +27,10 @@ pub struct CaptureReport {
     pub written: Vec<PathBuf>,
     /// (file, why) for files that could not be read.
     pub skipped: Vec<(PathBuf, String)>,
+    /// Why the process could not be recorded consistently (it exited, or
+    /// exec'd on the second try too): the recording is kept, marked with
+    /// `memtally-incomplete`, and read back as partial.
+    pub incomplete: Option<String>,
 }
 
 /// What a capture of a selection did, process by process.
@@ -88,15 +92,34 @@ pub fn capture(root: &ProcRoot, sel: &Selection, out: &Path) -> Result<Captured>
 ///
 /// A live process is stamped before and after (see
 /// [`crate::source::stamp`]): one that exec'd while being recorded is
-/// recorded once more; one that exited (or exec'd again) is an error, so a
-/// tree cut short is never left behind as if complete.
+/// recorded once more; one that exited (or exec'd again) is kept with an
+/// [`INCOMPLETE`] mark saying so, so a tree cut short is never left
+/// behind as if complete.
 fn capture_process(from: &ProcRoot, pid: u32, out: &Path) -> Result<CaptureReport> {
     let mut tries = 0;
     let (staging, mut report) = loop {
-        match record(from, pid, out) {
-            Err(Error::Changed { .. }) if tries == 0 => tries += 1,
-            done => break done?,
-        }
+        let (staging, mut report, change) = record(from, pid, out)?;
+        let why = match change {
+            stamp::Change::Same => break (staging, report),
+            // Dropped: the new directory goes with it.
+            stamp::Change::Execed if tries == 0 => {
+                tries += 1;
+                continue;
+            }
+            stamp::Change::Execed => "ran a new program while being recorded, twice",
+            stamp::Change::Gone => "exited while being recorded",
+        };
+        // Written into the new directory before it is installed: the
+        // recording never appears without its mark.
+        write_file(&staging.path().join(INCOMPLETE), format!("{why}\n").as_bytes()).map_err(
+            |e| match e {
+                Error::Io { source, .. } => Error::io(out.join(pid.to_string()), source),
+                e => e,
+            },
+        )?;
+        report.written.push(out.join(pid.to_string()).join(INCOMPLETE));
+        report.incomplete = Some(why.to_string());
+        break (staging, report);
     };
     let dest = out.join(pid.to_string());
     install(staging, &dest)?;
@@ -110,10 +133,15 @@ fn capture_process(from: &ProcRoot, pid: u32, out: &Path) -> Result<CaptureRepor
     Ok(report)
 }
 
-/// Records one process into a new directory inside `out`, consistently:
-/// the directory (removed if anything fails) and what was written, named
-/// by the paths the files get once installed.
-fn record(from: &ProcRoot, pid: u32, out: &Path) -> Result<(TempDir, CaptureReport)> {
+/// Records one process into a new directory inside `out`: the directory
+/// (removed if anything fails or it is dropped), what was written, named
+/// by the paths the files get once installed, and whether the process
+/// stayed the same meanwhile.
+fn record(
+    from: &ProcRoot,
+    pid: u32,
+    out: &Path,
+) -> Result<(TempDir, CaptureReport, stamp::Change)> {
     let before = stamp::stamp(from, pid)?;
     // smaps first: if it cannot be read there is nothing worth keeping.
     let smaps = from.read_up_to(pid, "smaps", MAX_SMAPS)?;
@@ -159,10 +187,12 @@ fn record(from: &ProcRoot, pid: u32, out: &Path) -> Result<(TempDir, CaptureRepo
     }
     let comm =
         String::from_utf8_lossy(&from.read(pid, "comm").unwrap_or_default()).trim().to_string();
-    if stamp::check(from, pid, &comm, before.as_ref())? == stamp::Change::Execed {
-        return Err(Error::Changed { pid, comm });
-    }
-    Ok((staging, report))
+    let change = match stamp::check(from, pid, &comm, before.as_ref()) {
+        Ok(c) => c,
+        Err(Error::Exited { .. }) => stamp::Change::Gone,
+        Err(e) => return Err(e),
+    };
+    Ok((staging, report, change))
 }
 
 /// Moves the new directory `staging` to `dest` (see [`capture_process`]).

@@ -1,26 +1,50 @@
 //! `diff`: two documents read back and compared.
+//!
+//! A `memtally snapshot` file is never held whole: it is streamed into a
+//! digest (per process: regions summed by path, and each region's
+//! identity), then, when regions appeared or vanished, streamed once more
+//! keeping just those. Memory is about 8 bytes a region plus what changed.
 
 use std::path::Path;
 
-use crate::analyze::diff::{diff, Diff, DiffOptions, DIFF_FIGURES};
+use crate::analyze::diff::{diff_digests, unmatched, Diff, DiffOptions, DIFF_FIGURES};
 use crate::error::{Error, Result};
-use crate::usecase::snapshot::load;
+use crate::model::snapshot::Digest;
+use crate::usecase::snapshot::load_digest;
 use crate::usecase::top::check_sort;
 
-/// What changed from `before` to `after` (any documents [`load`] reads,
-/// both of one kind: two Linux snapshots or two vmmap reports).
+/// What changed from `before` to `after` (any documents
+/// [`load`](crate::usecase::snapshot::load) reads, both of one kind: two
+/// Linux snapshots or two vmmap reports).
 pub fn diff_files(before: &Path, after: &Path, opts: &DiffOptions) -> Result<Diff> {
     check_sort(&opts.sort, DIFF_FIGURES)?;
-    let a = load(before)?;
-    let b = load(after)?;
-    if a.kind != b.kind {
+    let (a, a_streamed) = load_digest(before, &[])?;
+    let (b, b_streamed) = load_digest(after, &[])?;
+    let (ka, kb) = (&a.snapshot.kind, &b.snapshot.kind);
+    if ka != kb {
         return Err(Error::Usage(format!(
-            "cannot compare a {} snapshot ({}) with a {} one ({})",
-            a.kind,
+            "cannot compare a {ka} snapshot ({}) with a {kb} one ({})",
             before.display(),
-            b.kind,
             after.display()
         )));
     }
-    Ok(diff(&a, &b, opts))
+    let (keep_a, keep_b) = unmatched(&a, &b);
+    // A streamed file kept no region: read again for the ones to list.
+    let again =
+        |path: &Path, streamed: bool, d: Digest, keep: &[std::collections::HashSet<u64>]| {
+            if !streamed || keep.iter().all(|k| k.is_empty()) {
+                return Ok(d);
+            }
+            let (d2, _) = load_digest(path, keep)?;
+            if d2.ids != d.ids {
+                return Err(Error::Parse {
+                    path: path.to_path_buf(),
+                    message: "changed while being compared; run again".into(),
+                });
+            }
+            Ok(d2)
+        };
+    let a = again(before, a_streamed, a, &keep_a)?;
+    let b = again(after, b_streamed, b, &keep_b)?;
+    Ok(diff_digests(&a, &b, opts))
 }

@@ -55,6 +55,7 @@ pub fn show_process(
     })?;
     let mut report = finish(vec![process], fold, &opts.sort, opts.top);
     report.gpu = gpu::for_show(root, &[pid]);
+    report.notes.extend(incomplete_note(root, pid));
     Ok(report)
 }
 
@@ -78,7 +79,15 @@ pub fn show_selection(
     let mut report = build(read.processes, opts.by, &opts.sort, opts.top);
     report.gpu = gpu::for_show(root, &pids);
     report.notes.extend(notes);
+    report.notes.extend(pids.iter().filter_map(|&pid| incomplete_note(root, pid)));
     Ok(report)
+}
+
+/// The note for a process its capture marked incomplete (a recorded tree only).
+fn incomplete_note(root: &ProcRoot, pid: u32) -> Option<String> {
+    root.incomplete(pid).map(|why| {
+        format!("pid {pid} was recorded incomplete ({why}): its figures may be short of the whole")
+    })
 }
 
 /// The seed's table (virtual kB by backing and permissions), from `maps`

@@ -2,16 +2,16 @@
 //! moment, as one document; and reading any document memtally can
 //! compare (a snapshot, `show`/`vmmap` JSON, or saved vmmap text).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crate::analyze::select::Selection;
 use crate::analyze::snapshot::{linux_snapshot, vmmap_snapshot, Moment};
 use crate::error::{Error, Result};
-use crate::model::snapshot::Snapshot;
+use crate::model::snapshot::{Digest, Snapshot};
 use crate::model::{Needs, ProcInfo};
 use crate::source::users::UserNames;
-use crate::source::{snapshot_file, vmmap, ProcRoot};
+use crate::source::{snapshot_digest, snapshot_file, vmmap, ProcRoot};
 use crate::usecase::read::read_processes;
 use crate::usecase::select::select;
 use crate::usecase::Progress;
@@ -80,29 +80,61 @@ pub fn load(path: &Path) -> Result<Snapshot> {
 /// `Some` when `path` is a `memtally snapshot` document (it starts with
 /// `{"memtally_snapshot":`), read with serde from the file.
 fn load_snapshot_streamed(path: &Path) -> Result<Option<Snapshot>> {
+    let Some(r) = open_snapshot(path)? else { return Ok(None) };
+    let snap: Snapshot = serde_json::from_reader(r).map_err(|e| snapshot_error(path, e))?;
+    check_version(path, snap.memtally_snapshot)?;
+    Ok(Some(snap))
+}
+
+/// The file, buffered, when it starts as a `memtally snapshot` document.
+fn open_snapshot(path: &Path) -> Result<Option<std::io::BufReader<std::fs::File>>> {
     use std::io::{BufRead, BufReader};
-    let bad = |message: String| Error::Parse { path: path.to_path_buf(), message };
     let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut r = BufReader::with_capacity(64 << 10, f);
     let head = r.fill_buf().map_err(|e| Error::io(path, e))?;
     let start: Vec<u8> =
         head.iter().copied().filter(|b| !b.is_ascii_whitespace()).take(24).collect();
-    if !start.starts_with(b"{\"memtally_snapshot\":") {
-        return Ok(None);
-    }
-    let snap: Snapshot = serde_json::from_reader(r).map_err(|e| match e.classify() {
+    Ok(start.starts_with(b"{\"memtally_snapshot\":").then_some(r))
+}
+
+fn snapshot_error(path: &Path, e: serde_json::Error) -> Error {
+    let bad = |message: String| Error::Parse { path: path.to_path_buf(), message };
+    match e.classify() {
         serde_json::error::Category::Data => bad(format!("not a valid snapshot: {e}")),
         serde_json::error::Category::Io => Error::io(path, e.into()),
         _ => bad(format!("not valid JSON: {e}")),
-    })?;
-    if snap.memtally_snapshot != crate::model::snapshot::SNAPSHOT_VERSION {
-        return Err(bad(format!(
-            "snapshot format {} is not the one this memtally reads ({})",
-            snap.memtally_snapshot,
-            crate::model::snapshot::SNAPSHOT_VERSION
-        )));
     }
-    Ok(Some(snap))
+}
+
+fn check_version(path: &Path, version: u32) -> Result<()> {
+    if version != crate::model::snapshot::SNAPSHOT_VERSION {
+        return Err(Error::Parse {
+            path: path.to_path_buf(),
+            message: format!(
+                "snapshot format {version} is not the one this memtally reads ({})",
+                crate::model::snapshot::SNAPSHOT_VERSION
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// What `diff` reads of a document (see [`Digest`]). A `memtally
+/// snapshot` in a regular file is streamed, keeping of process `i`'s
+/// regions only those in `keep[i]`: `Ok((digest, true))`, and it can be
+/// read again. Any other document (or one in a pipe, which cannot be read
+/// twice) keeps every region: `Ok((digest, false))`.
+pub fn load_digest(path: &Path, keep: &[HashSet<u64>]) -> Result<(Digest, bool)> {
+    let regular = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.is_file();
+    match open_snapshot(path)? {
+        Some(r) => {
+            let d = snapshot_digest::read(r, regular.then_some(keep))
+                .map_err(|e| snapshot_error(path, e))?;
+            check_version(path, d.snapshot.memtally_snapshot)?;
+            Ok((d, regular))
+        }
+        None => Ok((Digest::of(load(path)?), false)),
+    }
 }
 
 /// Non-JSON input: a saved macOS vmmap report.
