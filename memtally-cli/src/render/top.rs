@@ -226,7 +226,9 @@ pub fn notes(report: &TopReport, ctx: &Top) -> Vec<String> {
         ));
     }
     for (pid, why) in &ctx.scan.failed {
-        notes.push(format!("pid {pid} skipped: {why}"));
+        // Each reason says whether the process is listed (status figures, a
+        // marked recording) or left out.
+        notes.push(format!("pid {pid}: {why}"));
     }
     notes
 }

@@ -121,7 +121,8 @@ pub struct Scan {
     pub vanished: usize,
     /// Kernel threads left out (they have no user memory).
     pub kernel_threads: usize,
-    /// Processes that could not be read at all: (pid, one-line reason).
+    /// Processes not read whole: (pid, one-line reason, which says whether
+    /// the process is listed with what could be read or left out).
     pub failed: Vec<(u32, String)>,
 }
 

@@ -248,7 +248,7 @@ pub fn read_all(
                 scan.processes.push(ProcMemory { info, source: SizeSource::Status, sizes });
             }
             Outcome::Vanished => scan.vanished += 1,
-            Outcome::Failed(why) => scan.failed.push((info.pid, why)),
+            Outcome::Failed(why) => scan.failed.push((info.pid, format!("{why}; left out"))),
         }
     }
     scan
