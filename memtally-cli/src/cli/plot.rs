@@ -34,8 +34,11 @@ pub struct PlotArgs {
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub top: usize,
 
-    /// vmmap input: histogram only regions whose type contains one of these.
-    #[arg(long, num_args = 1.., value_name = "T")]
+    /// vmmap input: histogram only regions whose type contains one of
+    /// these: one value, comma-separated (`--types IOAccelerator,IOSurface`),
+    /// or the option repeated, as `vmmap --types`; INPUT may come before or
+    /// after it.
+    #[arg(long, value_delimiter = ',', action = clap::ArgAction::Append, value_name = "TYPE")]
     pub types: Vec<String>,
 }
 

@@ -156,6 +156,14 @@ fn plot_of_a_vmmap_report_is_a_size_histogram() {
     let svg = std::fs::read_to_string(&svg_path).unwrap();
     assert!(svg.contains("IOSurface"));
     assert!(!svg.contains("≤ 8.0M"), "MALLOC_SMALL left out");
+    // The option before the input (it took the input for a type), and
+    // two types in one value.
+    std::fs::remove_file(&svg_path).unwrap();
+    let before =
+        run(&["plot", "--types", "IOSurface,IOAccelerator", &b, "-o", svg_path.to_str().unwrap()]);
+    assert!(before.status.success(), "{}", String::from_utf8_lossy(&before.stderr));
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    assert!(svg.contains("IOSurface") && !svg.contains("≤ 8.0M"), "{svg}");
 }
 
 /// JSON and CSV print regions as they are read (bounded memory): every
