@@ -102,7 +102,12 @@ fn dirty_of_a_forked_family_is_the_sum_of_pss_dirty() {
         println!("top --tree total PSS DIRTY: {shown} B shown");
         assert!((shown - pss_dirty as f64).abs() <= pss_dirty as f64 * 0.01, "{table}");
         // show over the family: only figures that add up.
-        assert_eq!(show["totals"]["pss_dirty"].as_u64(), Some(pss_dirty), "show JSON");
+        // show reads each smaps whole, later than the rollups: the family's
+        // copy-on-write sharing with this harness (whose other tests fork
+        // and exit meanwhile) moves PSS by a few pages (13 KiB seen in a
+        // loaded CI run) even when the rollups agree before and after.
+        let from_show = show["totals"]["pss_dirty"].as_u64().unwrap();
+        assert!(from_show.abs_diff(pss_dirty) <= pss_dirty / 200, "show JSON {from_show}");
         // Its rows, dirty first by the figure that adds up.
         let rows: Vec<u64> = show["rows"]
             .as_array()

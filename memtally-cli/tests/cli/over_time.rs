@@ -214,7 +214,11 @@ fn watch_reports_the_growth_rate() {
     // process breaks copy-on-write sharing with it (see above).
     let rate = proc_trend["dirty_rate"].as_f64().unwrap();
     assert!((rate - real).abs() / real < 0.10, "rate {rate} vs real {real}");
-    assert!(proc_trend["pss_rate"].as_f64().unwrap() >= real * 0.9, "PSS grows at least as fast");
+    // PSS of a forked child also falls as the harness forks other tests'
+    // children that share its pages: it grows, but a loaded run saw it
+    // below 0.9 of the dirty rate.
+    let pss_rate = proc_trend["pss_rate"].as_f64().unwrap();
+    assert!(pss_rate >= real * 0.5, "PSS grows too: {pss_rate} vs real {real}");
     assert_eq!(proc_trend["steady_growth"], true);
     let heap = trends.iter().find(|t| t["scope"] == "category" && t["key"] == "heap").unwrap();
     let rate = heap["dirty_rate"].as_f64().unwrap();
