@@ -32,7 +32,9 @@ pub struct TopArgs {
     pub all: bool,
 
     /// Sort by these figures, largest first (comma-separated): pss, uss,
-    /// rss, swap, swap_pss, dirty, private_dirty, shared_dirty, gpu, processes, pid.
+    /// rss, swap (Swap), swap_pss (the SWAP PSS column), pss_dirty (the PSS
+    /// DIRTY column), dirty (shared + private dirty), private_dirty,
+    /// shared_dirty, gpu, processes, pid.
     #[arg(long, value_delimiter = ',', default_value = "pss", value_name = "FIELD")]
     pub sort: Vec<String>,
 
