@@ -6,8 +6,7 @@
 
 use serde_json::Value;
 
-use crate::figures::Killed;
-use crate::support::{repo, run_json, MIB};
+use crate::support::{repo, run_json, Forked, MIB};
 
 /// The region of `doc` that contains `addr`.
 fn region_at(doc: &Value, addr: u64) -> &Value {
@@ -22,7 +21,7 @@ fn region_at(doc: &Value, addr: u64) -> &Value {
 /// Forks a child that maps 8 MiB MAP_PRIVATE and 4 MiB MAP_SHARED of
 /// /dev/zero and writes both, and tries 2 MiB of MAP_HUGETLB (0 when the
 /// kernel refuses); returns (pid, private, shared, hugetlb) addresses.
-fn spawn_zero_mapper() -> (Killed, u64, u64, u64) {
+fn spawn_zero_mapper() -> (Forked, u64, u64, u64) {
     let mut fds = [0i32; 2];
     assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
     let zero = c"/dev/zero";
@@ -61,7 +60,7 @@ fn spawn_zero_mapper() -> (Killed, u64, u64, u64) {
     let mut msg = [0u8; 24];
     let n = unsafe { libc::read(fds[0], msg.as_mut_ptr().cast(), msg.len()) };
     unsafe { libc::close(fds[0]) };
-    let child = Killed(pid as u32);
+    let child = Forked { pid };
     assert_eq!(n, 24, "the child mapped /dev/zero");
     let word = |i: usize| u64::from_ne_bytes(msg[i * 8..i * 8 + 8].try_into().unwrap());
     (child, word(0), word(1), word(2))
@@ -70,7 +69,7 @@ fn spawn_zero_mapper() -> (Killed, u64, u64, u64) {
 #[test]
 fn live_private_dev_zero_is_anonymous_and_shared_is_shared_memory() {
     let (child, private, shared, huge) = spawn_zero_mapper();
-    let doc = run_json(&["show", &child.0.to_string(), "--format", "json"]);
+    let doc = run_json(&["show", &child.pid.to_string(), "--format", "json"]);
     let p = region_at(&doc, private);
     assert_eq!(p["path"], "/dev/zero");
     assert_eq!(p["category"], "heap", "private /dev/zero: {p}");

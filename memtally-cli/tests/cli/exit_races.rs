@@ -6,57 +6,24 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::memtally;
+use crate::support::{fork_ready, memtally, pause_forever, Forked};
 
 const PAGES: usize = 12_000;
 
 /// A forked child with about `PAGES` mappings: one block whose pages
 /// alternate between read-only and read-write (so none merge), the
 /// writable ones touched. Not reaped until the test says so.
-struct Many {
-    pid: i32,
-}
-
-impl Many {
-    fn spawn() -> Many {
-        let mut fds = [0i32; 2];
-        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-        let pid = unsafe { libc::fork() };
-        assert!(pid >= 0);
-        if pid == 0 {
-            // Only async-signal-safe calls in the child.
-            unsafe {
-                let p = crate::support::map_and_touch(PAGES * 4096, 0x5a);
-                for i in (0..PAGES).step_by(2) {
-                    libc::mprotect((p as *mut u8).add(i * 4096).cast(), 4096, libc::PROT_READ);
-                }
-                libc::write(fds[1], b"k".as_ptr().cast(), 1);
-                loop {
-                    libc::pause();
-                }
-            }
+fn spawn_many() -> Forked {
+    let (child, ready) = fork_ready(|ready| unsafe {
+        let p = crate::support::map_and_touch(PAGES * 4096, 0x5a);
+        for i in (0..PAGES).step_by(2) {
+            libc::mprotect((p as *mut u8).add(i * 4096).cast(), 4096, libc::PROT_READ);
         }
-        unsafe {
-            libc::close(fds[1]);
-            let mut b = 0u8;
-            assert_eq!(libc::read(fds[0], (&mut b as *mut u8).cast(), 1), 1);
-            libc::close(fds[0]);
-        }
-        Many { pid }
-    }
-
-    fn kill(&self) {
-        unsafe { libc::kill(self.pid, libc::SIGKILL) };
-    }
-}
-
-impl Drop for Many {
-    fn drop(&mut self) {
-        unsafe {
-            libc::kill(self.pid, libc::SIGKILL);
-            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
-        }
-    }
+        ready.signal();
+        pause_forever()
+    });
+    assert!(ready, "the child mapped its {PAGES} pages");
+    child
 }
 
 /// How long one `show` of such a process takes here, to aim the kills.
@@ -69,13 +36,13 @@ fn show_time(pid: i32) -> Duration {
 
 #[test]
 fn show_of_a_process_killed_mid_read_is_never_a_complete_map() {
-    let probe = Many::spawn();
+    let probe = spawn_many();
     let full = show_time(probe.pid);
     drop(probe);
     let (mut complete, mut gone) = (0, 0);
     let runs = 24;
     for i in 0..runs {
-        let child = Many::spawn();
+        let child = spawn_many();
         let show = memtally()
             .args(["show", &child.pid.to_string(), "--format", "json"])
             .stdout(Stdio::piped())
@@ -144,7 +111,7 @@ fn capture_of_a_process_killed_mid_read_is_never_left_complete() {
     let runs = 16;
     let tmp = tempfile::tempdir().unwrap();
     for i in 0..runs {
-        let child = Many::spawn();
+        let child = spawn_many();
         let pid = child.pid as u32;
         let dir = tmp.path().join(i.to_string());
         let cap = memtally()
@@ -345,61 +312,34 @@ fn show_of_a_process_that_execs_mid_read_is_never_cut_short() {
 /// the kernel alone, far less), and above them 64 MiB it maps, writes,
 /// unmaps and maps again for ever: where the two reads reach it, its
 /// resident memory has swung by 64 MiB.
-struct Flapping {
-    pid: i32,
-}
-
-impl Flapping {
-    fn spawn() -> Flapping {
-        let mut fds = [0i32; 2];
-        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-        let pid = unsafe { libc::fork() };
-        assert!(pid >= 0);
-        if pid == 0 {
-            // Only async-signal-safe calls in the child.
-            unsafe {
-                let many = libc::mmap(
-                    0x2000_0000_0000usize as *mut libc::c_void,
-                    PAGES * 4096,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                    -1,
-                    0,
-                );
-                if many == libc::MAP_FAILED {
-                    libc::_exit(1);
-                }
-                for i in (0..PAGES).step_by(2) {
-                    libc::mprotect((many as *mut u8).add(i * 4096).cast(), 4096, libc::PROT_READ);
-                }
-                libc::write(fds[1], b"k".as_ptr().cast(), 1);
-                let len = 64 << 20;
-                let pause = libc::timespec { tv_sec: 0, tv_nsec: 20_000_000 };
-                loop {
-                    let p = crate::support::map_and_touch(len, 0x5a);
-                    libc::nanosleep(&pause, std::ptr::null_mut());
-                    libc::munmap(p, len);
-                    libc::nanosleep(&pause, std::ptr::null_mut());
-                }
-            }
+fn spawn_flapping() -> Forked {
+    let (child, ready) = fork_ready(|ready| unsafe {
+        let many = libc::mmap(
+            0x2000_0000_0000usize as *mut libc::c_void,
+            PAGES * 4096,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        if many == libc::MAP_FAILED {
+            libc::_exit(1);
         }
-        unsafe {
-            libc::close(fds[1]);
-            let mut b = 0u8;
-            assert_eq!(libc::read(fds[0], (&mut b as *mut u8).cast(), 1), 1);
-            libc::close(fds[0]);
+        for i in (0..PAGES).step_by(2) {
+            libc::mprotect((many as *mut u8).add(i * 4096).cast(), 4096, libc::PROT_READ);
         }
-        Flapping { pid }
-    }
-}
-
-impl Drop for Flapping {
-    fn drop(&mut self) {
-        unsafe {
-            libc::kill(self.pid, libc::SIGKILL);
-            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+        ready.signal();
+        let len = 64 << 20;
+        let pause = libc::timespec { tv_sec: 0, tv_nsec: 20_000_000 };
+        loop {
+            let p = crate::support::map_and_touch(len, 0x5a);
+            libc::nanosleep(&pause, std::ptr::null_mut());
+            libc::munmap(p, len);
+            libc::nanosleep(&pause, std::ptr::null_mut());
         }
-    }
+    });
+    assert!(ready, "the child mapped its {PAGES} pages");
+    child
 }
 
 /// `show` reads smaps_rollup beside smaps: when the regions sum to far
@@ -409,7 +349,7 @@ impl Drop for Flapping {
 /// reads once more, and exits 3 the same way when that disagrees too.
 #[test]
 fn show_of_a_process_whose_rollup_disagrees_is_not_whole() {
-    let child = Flapping::spawn();
+    let child = spawn_flapping();
     let pid = child.pid.to_string();
     let start = Instant::now();
     let (mut runs, mut whole, mut unsteady) = (0, 0, 0);

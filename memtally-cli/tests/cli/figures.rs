@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::support::{memtally, repo, rollup, run_json, spawn, Mapping, MIB};
+use crate::support::{
+    fork_ready, memtally, pause_forever, repo, rollup, run_json, spawn, Forked, Mapping, MIB,
+};
 
 /// Runs memtally with a wide COLUMNS, so no table is cut; its stdout.
 pub fn wide(args: &[&str]) -> String {
@@ -199,8 +201,8 @@ fn show_by_path_ranks_by_pss() {
     std::fs::write(&file, vec![7u8; 64 * MIB]).unwrap();
     // Written back, so its page cache is clean.
     std::fs::File::open(&file).unwrap().sync_all().unwrap();
-    let child = Killed(spawn_file_reader(&file, 64 * MIB));
-    let pid = child.0.to_string();
+    let child = spawn_file_reader(&file, 64 * MIB);
+    let pid = child.pid.to_string();
     let doc = run_json(&["show", &pid, "--by", "path", "--format", "json"]);
     let rows = doc["rows"].as_array().unwrap();
     assert_eq!(rows[0]["key"], file.to_str().unwrap(), "first row: {}", rows[0]);
@@ -215,52 +217,28 @@ fn show_by_path_ranks_by_pss() {
     assert_ne!(dirty["rows"][0]["key"], file.to_str().unwrap());
 }
 
-/// A forked child, killed and reaped on drop.
-pub struct Killed(pub u32);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        unsafe {
-            libc::kill(self.0 as i32, libc::SIGKILL);
-            libc::waitpid(self.0 as i32, std::ptr::null_mut(), 0);
-        }
-    }
-}
-
 /// Forks a child that maps `len` bytes of `file` read-only, reads every
 /// page, says so through a pipe and waits to be killed. Only
 /// async-signal-safe calls after the fork.
-fn spawn_file_reader(file: &Path, len: usize) -> u32 {
+fn spawn_file_reader(file: &Path, len: usize) -> Forked {
     use std::os::unix::ffi::OsStrExt;
     let path = std::ffi::CString::new(file.as_os_str().as_bytes()).unwrap();
-    let mut fds = [0i32; 2];
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0);
-    if pid == 0 {
-        unsafe {
-            let fd = libc::open(path.as_ptr(), libc::O_RDONLY);
-            let p =
-                libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, fd, 0);
-            if fd < 0 || p == libc::MAP_FAILED {
-                libc::_exit(1);
-            }
-            let mut sum = 0u8;
-            for off in (0..len).step_by(4096) {
-                sum = sum.wrapping_add(std::ptr::read_volatile((p as *const u8).add(off)));
-            }
-            std::hint::black_box(sum);
-            libc::write(fds[1], [1u8].as_ptr().cast(), 1);
-            loop {
-                libc::pause();
-            }
+    let (child, ready) = fork_ready(|ready| unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_RDONLY);
+        let p = libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, fd, 0);
+        if fd < 0 || p == libc::MAP_FAILED {
+            libc::_exit(1);
         }
-    }
-    unsafe { libc::close(fds[1]) };
-    let mut b = [0u8; 1];
-    assert_eq!(unsafe { libc::read(fds[0], b.as_mut_ptr().cast(), 1) }, 1, "child ready");
-    unsafe { libc::close(fds[0]) };
-    pid as u32
+        let mut sum = 0u8;
+        for off in (0..len).step_by(4096) {
+            sum = sum.wrapping_add(std::ptr::read_volatile((p as *const u8).add(off)));
+        }
+        std::hint::black_box(sum);
+        ready.signal();
+        pause_forever()
+    });
+    assert!(ready, "child ready");
+    child
 }
 
 /// A child holding a written 24 MiB /dev/shm file: `show` says that its
@@ -283,35 +261,22 @@ fn shmem_is_shown_apart_and_outlives_the_process() {
     let _remove = Remove(path.clone());
     let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
     let len = 24 * MIB;
-    let mut fds = [0i32; 2];
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0);
-    if pid == 0 {
-        unsafe {
-            let fd = libc::open(c.as_ptr(), libc::O_CREAT | libc::O_RDWR, 0o600);
-            if fd < 0 || libc::ftruncate(fd, len as libc::off_t) != 0 {
-                libc::_exit(1);
-            }
-            let rw = libc::PROT_READ | libc::PROT_WRITE;
-            let p = libc::mmap(std::ptr::null_mut(), len, rw, libc::MAP_SHARED, fd, 0);
-            if p == libc::MAP_FAILED {
-                libc::_exit(1);
-            }
-            libc::memset(p, 0x5a, len);
-            libc::write(fds[1], [1u8].as_ptr().cast(), 1);
-            loop {
-                libc::pause();
-            }
+    let (child, ready) = fork_ready(|ready| unsafe {
+        let fd = libc::open(c.as_ptr(), libc::O_CREAT | libc::O_RDWR, 0o600);
+        if fd < 0 || libc::ftruncate(fd, len as libc::off_t) != 0 {
+            libc::_exit(1);
         }
-    }
-    unsafe { libc::close(fds[1]) };
-    let mut b = [0u8; 1];
-    let n = unsafe { libc::read(fds[0], b.as_mut_ptr().cast(), 1) };
-    unsafe { libc::close(fds[0]) };
-    let child = Killed(pid as u32);
-    assert_eq!(n, 1, "the child mapped {}", path.display());
-    let pid = child.0.to_string();
+        let rw = libc::PROT_READ | libc::PROT_WRITE;
+        let p = libc::mmap(std::ptr::null_mut(), len, rw, libc::MAP_SHARED, fd, 0);
+        if p == libc::MAP_FAILED {
+            libc::_exit(1);
+        }
+        libc::memset(p, 0x5a, len);
+        ready.signal();
+        pause_forever()
+    });
+    assert!(ready, "the child mapped {}", path.display());
+    let pid = child.pid.to_string();
 
     let doc = run_json(&["show", &pid, "--format", "json"]);
     let shmem = &doc["shmem"];

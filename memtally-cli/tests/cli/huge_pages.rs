@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::support::{rollup, run, run_json, MIB};
+use crate::support::{fork_ready, pause_forever, rollup, run, run_json, Forked, MIB};
 
 const KEYS: &[&str] = &[
     "anon_huge_pages",
@@ -17,50 +17,28 @@ const KEYS: &[&str] = &[
 ];
 
 /// A child that maps 8 MiB at a 2 MiB boundary, asks for THP and touches it.
-struct ThpChild(i32);
-
-impl Drop for ThpChild {
-    fn drop(&mut self) {
-        unsafe {
-            libc::kill(self.0, libc::SIGKILL);
-            libc::waitpid(self.0, std::ptr::null_mut(), 0);
+fn spawn_thp() -> Forked {
+    let (child, ready) = fork_ready(|ready| unsafe {
+        let len = 10 * MIB;
+        let p = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        if p == libc::MAP_FAILED {
+            libc::_exit(1);
         }
-    }
-}
-
-fn spawn_thp() -> ThpChild {
-    let mut fds = [0i32; 2];
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0);
-    if pid == 0 {
-        unsafe {
-            let len = 10 * MIB;
-            let p = libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            );
-            if p == libc::MAP_FAILED {
-                libc::_exit(1);
-            }
-            let aligned = ((p as usize + 2 * MIB - 1) & !(2 * MIB - 1)) as *mut libc::c_void;
-            libc::madvise(aligned, 8 * MIB, libc::MADV_HUGEPAGE);
-            libc::memset(aligned, 0x5a, 8 * MIB);
-            let b = [1u8];
-            libc::write(fds[1], b.as_ptr().cast(), 1);
-            loop {
-                libc::pause();
-            }
-        }
-    }
-    unsafe { libc::close(fds[1]) };
-    let mut b = [0u8];
-    assert_eq!(unsafe { libc::read(fds[0], b.as_mut_ptr().cast(), 1) }, 1);
-    ThpChild(pid)
+        let aligned = ((p as usize + 2 * MIB - 1) & !(2 * MIB - 1)) as *mut libc::c_void;
+        libc::madvise(aligned, 8 * MIB, libc::MADV_HUGEPAGE);
+        libc::memset(aligned, 0x5a, 8 * MIB);
+        ready.signal();
+        pause_forever()
+    });
+    assert!(ready, "the child mapped 10 MiB");
+    child
 }
 
 /// Live: the child's AnonHugePages in `top` JSON is its rollup's, and the
@@ -68,7 +46,7 @@ fn spawn_thp() -> ThpChild {
 #[test]
 fn live_thp_is_in_top_json_and_table() {
     let child = spawn_thp();
-    let pid = child.0.to_string();
+    let pid = child.pid.to_string();
     let want = rollup(Path::new(&format!("/proc/{pid}/smaps_rollup")));
     if want.get("anon_huge_pages").copied().unwrap_or(0) == 0 {
         println!("skipped: the kernel gave the child no transparent huge page (THP disabled or memory fragmented)");

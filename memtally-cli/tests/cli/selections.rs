@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use crate::support::{run, run_json, spawn, spawn_steady_grower, Mapping, MIB};
+use crate::support::{
+    fork_ready, pause_forever, run, run_json, spawn, spawn_steady_grower, Mapping, MIB,
+};
 
 /// A PID with no `/proc` directory now (and, being above every PID this
 /// machine has handed out lately, one that never existed in this test).
@@ -334,39 +336,22 @@ fn a_process_that_is_not_dumpable_is_named() {
         eprintln!("skipped: needs root to start a process as another user");
         return;
     }
-    let mut fds = [0i32; 2];
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0);
-    if pid == 0 {
-        unsafe {
-            // Raw system calls: the C library's setuid is not safe after a
-            // fork of a multi-threaded process.
-            if libc::syscall(libc::SYS_setgid, 65534) != 0
-                || libc::syscall(libc::SYS_setuid, 65534) != 0
-            {
-                libc::_exit(1);
-            }
-            libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-            libc::write(fds[1], b"r".as_ptr().cast(), 1);
-            loop {
-                libc::pause();
-            }
+    let (child, ready) = fork_ready(|ready| unsafe {
+        // Raw system calls: the C library's setuid is not safe after a
+        // fork of a multi-threaded process.
+        if libc::syscall(libc::SYS_setgid, 65534) != 0
+            || libc::syscall(libc::SYS_setuid, 65534) != 0
+        {
+            libc::_exit(1);
         }
-    }
-    let mut b = [0u8; 1];
-    unsafe {
-        libc::close(fds[1]);
-        libc::read(fds[0], b.as_mut_ptr().cast(), 1);
-        libc::close(fds[0]);
-    }
-    let out = crate::permissions::as_nobody(&["show", &pid.to_string()]);
-    unsafe {
-        libc::kill(pid, libc::SIGKILL);
-        libc::waitpid(pid, std::ptr::null_mut(), 0);
-    }
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+        ready.signal();
+        pause_forever()
+    });
+    let out = crate::permissions::as_nobody(&["show", &child.pid.to_string()]);
+    drop(child);
     let Some(out) = out else { return };
-    assert_eq!(b[0], b'r', "the child dropped to uid 65534");
+    assert!(ready, "the child dropped to uid 65534");
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains("not dumpable"), "{err}");

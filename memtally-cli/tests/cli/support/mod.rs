@@ -54,6 +54,70 @@ pub unsafe fn map_and_touch(len: usize, byte: i32) -> *mut libc::c_void {
     p
 }
 
+/// A forked child, killed and reaped on drop.
+pub struct Forked {
+    pub pid: i32,
+}
+
+impl Forked {
+    /// Kills it now; it is reaped on drop (until then a zombie, as a
+    /// process that exited and was not yet waited for).
+    pub fn kill(&self) {
+        unsafe { libc::kill(self.pid, libc::SIGKILL) };
+    }
+}
+
+impl Drop for Forked {
+    fn drop(&mut self) {
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// What a child of [`fork_ready`] calls once it is set up.
+pub struct Ready(i32);
+
+impl Ready {
+    /// Tells the parent the child is ready (one byte through the pipe).
+    pub fn signal(&self) {
+        unsafe { libc::write(self.0, b"r".as_ptr().cast(), 1) };
+    }
+}
+
+/// Forks a child that runs `child` (only async-signal-safe calls: the
+/// harness is multi-threaded; it may `_exit` if its setup fails, and
+/// should end in [`pause_forever`] or a loop of its own) and waits until
+/// the child calls [`Ready::signal`] or exits. Returns the child and
+/// whether it signalled.
+pub fn fork_ready(child: impl FnOnce(&Ready)) -> (Forked, bool) {
+    let mut fds = [0i32; 2];
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        unsafe { libc::close(fds[0]) };
+        child(&Ready(fds[1]));
+        unsafe { libc::_exit(0) };
+    }
+    let mut b = 0u8;
+    let n = unsafe {
+        libc::close(fds[1]);
+        let n = libc::read(fds[0], (&mut b as *mut u8).cast(), 1);
+        libc::close(fds[0]);
+        n
+    };
+    (Forked { pid }, n == 1)
+}
+
+/// The end of a forked child: sleeps until it is killed.
+pub fn pause_forever() -> ! {
+    loop {
+        unsafe { libc::pause() };
+    }
+}
+
 /// Forks a child that maps `mapping`, touches every page, reports the
 /// address through a pipe, then sleeps until killed.
 pub fn spawn(mapping: Mapping) -> Child {
