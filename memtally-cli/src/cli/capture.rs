@@ -21,7 +21,7 @@ pub struct CaptureArgs {
     #[command(flatten)]
     pub select: SelectArgs,
 
-    /// Directory to write (created if missing); read it back with --proc-root DIR.
+    /// Directory to write (created if missing; refused if another user owns it or may write it without the sticky bit); read it back with --proc-root DIR.
     #[arg(short, long, value_name = "DIR")]
     pub output: PathBuf,
 }

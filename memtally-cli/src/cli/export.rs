@@ -9,7 +9,7 @@ use clap::Args;
 
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::metrics::collect;
-use memtally_core::write::write_file;
+use memtally_core::write::Dir;
 use memtally_core::{Error, Result};
 
 use crate::cli::metrics::MetricsArgs;
@@ -34,19 +34,29 @@ pub struct ExportArgs {
 
 pub fn run(root: &ProcRoot, args: &ExportArgs, out: &mut dyn Write) -> Result<()> {
     let opts = args.metrics.options()?;
-    if let Some(dir) = &args.textfile {
-        let meta = std::fs::metadata(dir).map_err(|e| Error::io(dir, e))?;
-        if !meta.is_dir() {
-            return Err(Error::Usage(format!(
-                "--textfile {}: not a directory (give node_exporter's --collector.textfile.directory)",
-                dir.display()
-            )));
-        }
-    }
+    // Opened (and refused, where another user could replace the file)
+    // before the scan; held, so the file lands in this very directory.
+    let dir = match &args.textfile {
+        Some(dir) => Some(Dir::open(dir).map_err(|e| not_a_directory(dir, e))?),
+        None => None,
+    };
     let metrics = collect(root, &opts)?;
     let text = encode(&metrics, Exposition::Text);
-    match &args.textfile {
-        Some(dir) => write_file(&dir.join(TEXTFILE_NAME), text.as_bytes()),
+    match &dir {
+        Some(dir) => dir.write_file(TEXTFILE_NAME.as_ref(), text.as_bytes()),
         None => out.write_all(text.as_bytes()).map_err(stdout_error),
+    }
+}
+
+/// A file given where the directory should be: said as such.
+fn not_a_directory(dir: &std::path::Path, e: Error) -> Error {
+    match e {
+        Error::Io { source, .. } if source.raw_os_error() == Some(libc::ENOTDIR) => {
+            Error::Usage(format!(
+                "--textfile {}: not a directory (give node_exporter's --collector.textfile.directory)",
+                dir.display()
+            ))
+        }
+        e => e,
     }
 }

@@ -10,6 +10,8 @@ use crate::source::cgroup::{CgroupRoot, Layout};
 use crate::source::{scan, ProcRoot};
 use crate::usecase::select::select;
 use crate::usecase::Progress;
+use crate::write::Dir;
+use std::path::{Path, PathBuf};
 
 /// Which cgroups.
 #[derive(Debug, Clone, Default)]
@@ -24,7 +26,7 @@ pub struct CgroupView {
     /// One row per cgroup shown.
     pub rows: Vec<CgroupRow>,
     /// `v1` or `v2`, and where: `None` when no hierarchy has the memory controller.
-    pub layout: Option<(u8, std::path::PathBuf)>,
+    pub layout: Option<(u8, PathBuf)>,
     /// Processes read.
     pub processes: usize,
     /// Processes read from `status` only (permission): no PSS.
@@ -95,15 +97,17 @@ pub fn cgroups(
 }
 
 /// What [`record`] wrote, and (file, why) for what it could not read.
-pub type Recorded = (Vec<std::path::PathBuf>, Vec<(std::path::PathBuf, String)>);
+pub type Recorded = (Vec<PathBuf>, Vec<(PathBuf, String)>);
 
 /// Records the memory cgroup files of the processes in `pids` (their
 /// cgroups and every ancestor) from `from`'s cgroup tree into
 /// `out/sys/fs/cgroup/...`, laid out like the tree itself, so that
-/// `--proc-root out` reads them back. Returns the files written and
-/// (file, why) for the ones that could not be; nothing when no hierarchy
-/// has the memory controller.
-pub fn record(from: &ProcRoot, pids: &[u32], out: &std::path::Path) -> Result<Recorded> {
+/// `--proc-root out` reads them back. Every directory is made beneath
+/// `out`'s descriptor and none is followed through a link (see
+/// [`Dir::beneath`]). Returns the files written and (file, why) for the
+/// ones that could not be; nothing when no hierarchy has the memory
+/// controller.
+pub fn record(from: &ProcRoot, pids: &[u32], out: &Dir) -> Result<Recorded> {
     use crate::source::cgroup::{FILES, RECORDED};
     let croot = CgroupRoot::for_proc(from);
     let (mut written, mut skipped) = (Vec::new(), Vec::new());
@@ -128,13 +132,13 @@ pub fn record(from: &ProcRoot, pids: &[u32], out: &std::path::Path) -> Result<Re
     }
     paths.sort();
     paths.dedup();
-    let base = out.join(RECORDED);
-    let rel = |dir: &std::path::Path| dir.strip_prefix(croot.path()).map(|p| p.to_path_buf());
+    let base = Path::new(RECORDED);
+    let rel = |dir: &Path| dir.strip_prefix(croot.path()).map(|p| p.to_path_buf());
     let (Layout::V1(top) | Layout::V2(top)) = &layout;
     let Ok(top_rel) = rel(top) else { return Ok((written, skipped)) };
     if let Layout::V2(_) = layout {
-        let to = base.join(&top_rel).join("cgroup.controllers");
-        keep(&top.join("cgroup.controllers"), &to, &mut written, &mut skipped)?;
+        let (rel, name) = (base.join(&top_rel), "cgroup.controllers");
+        keep(&top.join(name), (out, &rel, name), &mut written, &mut skipped)?;
     }
     for path in &paths {
         let dir = CgroupRoot::dir(&layout, path);
@@ -142,26 +146,26 @@ pub fn record(from: &ProcRoot, pids: &[u32], out: &std::path::Path) -> Result<Re
         for file in FILES {
             let src = dir.join(file);
             if src.exists() {
-                keep(&src, &base.join(&dir_rel).join(file), &mut written, &mut skipped)?;
+                let rel = base.join(&dir_rel);
+                keep(&src, (out, &rel, file), &mut written, &mut skipped)?;
             }
         }
     }
     Ok((written, skipped))
 }
 
+/// Copies `src` to `out/rel/name` (the directories made beneath `out`).
 fn keep(
     src: &std::path::Path,
-    to: &std::path::Path,
+    (out, rel, name): (&Dir, &Path, &str),
     written: &mut Vec<std::path::PathBuf>,
     skipped: &mut Vec<(std::path::PathBuf, String)>,
 ) -> Result<()> {
     match std::fs::read(src) {
         Ok(bytes) => {
-            if let Some(parent) = to.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-            }
-            crate::write::write_file(to, &bytes)?;
-            written.push(to.to_path_buf());
+            let dir = out.beneath(rel)?;
+            dir.write_file(name.as_ref(), &bytes)?;
+            written.push(dir.path().join(name));
         }
         Err(e) => skipped.push((src.to_path_buf(), e.to_string())),
     }

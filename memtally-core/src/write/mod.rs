@@ -1,22 +1,43 @@
 //! Every file memtally writes goes through here, so every one is created
 //! the same safe way:
 //!
+//! - the directory it goes in is walked to one component at a time and
+//!   held open ([`Dir`]): a symbolic link on the way is followed only
+//!   when root or memtally's own user owns it, and every later step is
+//!   relative to the descriptor, so no component swapped for a link
+//!   meanwhile redirects a write;
+//! - a file is made in a directory only when no other user could replace
+//!   it there ([`Dir::check`]: owned by root or memtally's user, and not
+//!   writable by group or others without the sticky bit);
 //! - written to a new file with a random name in the target's directory,
-//!   created exclusively (`O_EXCL`, which never follows a symlink), then
-//!   synced and renamed over the target: a reader sees the old file or the
-//!   new one, never half of one, and a symlink planted at the target is
-//!   replaced, not followed;
+//!   created exclusively (`O_EXCL | O_NOFOLLOW`), then synced and renamed
+//!   over the target: a reader sees the old file or the new one, never
+//!   half of one, and a symlink planted at the target is replaced, not
+//!   followed;
+//! - a replaced file's permission bits are kept only when it is memtally's
+//!   own user's, and never its setuid, setgid or sticky bits;
 //! - removed on every failure (a full disk leaves nothing behind), and
 //!   never named in an error: errors name the target;
 //! - a target that is not a regular file (a device such as `/dev/null`, a
-//!   pipe, `/dev/stdout`) is written through, never replaced.
+//!   pipe) is written through, never replaced, and one of memtally's own
+//!   descriptors (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`) is
+//!   written through a copy of it, as the shell set it up (`>` or `>>`).
 
-use std::fs::{File, OpenOptions, Permissions};
-use std::io::{BufWriter, Write};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+mod dir;
+mod file;
+mod name;
+mod remove;
+mod staged;
+mod sys;
+mod target;
+mod walk;
 
-use tempfile::NamedTempFile;
+use std::io::Write;
+use std::path::Path;
+
+pub use dir::Dir;
+pub use file::NewFile;
+pub use staged::Staged;
 
 use crate::error::{Error, Result};
 
@@ -28,150 +49,15 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Writes what `fill` writes to `path` (see the module docs).
 fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
     let mut f = NewFile::create(path)?;
-    fill(&mut f).map_err(|e| Error::io(path, plain(e)))?;
+    fill(&mut f).map_err(|e| Error::io(path, e))?;
     f.commit()
-}
-
-/// A file being written: it takes the target's name only at
-/// [`commit`](NewFile::commit); dropped before that, it is removed.
-pub struct NewFile {
-    path: PathBuf,
-    kind: Kind,
-}
-
-enum Kind {
-    /// A new file beside the target, renamed over it at commit.
-    Temp(BufWriter<NamedTempFile>),
-    /// A device, pipe or socket, written as it is.
-    Through(BufWriter<File>),
-}
-
-impl NewFile {
-    /// Starts writing `path` (see the module docs).
-    pub fn create(path: &Path) -> Result<NewFile> {
-        let err = |e| Error::io(path, plain(e));
-        match target_metadata(path) {
-            Ok(m) if m.is_dir() => {
-                return Err(Error::Usage(format!(
-                    "{}: is a directory, not a file",
-                    path.display()
-                )));
-            }
-            Ok(m) if !m.is_file() && !m.file_type().is_symlink() => {
-                let kind = Kind::Through(BufWriter::new(open_special(path)?));
-                return Ok(NewFile { path: path.to_path_buf(), kind });
-            }
-            _ => {}
-        }
-        // A file replaced keeps its mode; a new one gets 0666 less the
-        // umask, as any program's new file does.
-        let mode = match std::fs::symlink_metadata(path) {
-            Ok(m) if m.is_file() => m.permissions().mode() & 0o7777,
-            _ => 0o666,
-        };
-        let tmp = tempfile::Builder::new()
-            .prefix(".memtally-")
-            .suffix(".tmp")
-            .permissions(Permissions::from_mode(mode))
-            .tempfile_in(parent(path))
-            .map_err(err)?;
-        Ok(NewFile { path: path.to_path_buf(), kind: Kind::Temp(BufWriter::new(tmp)) })
-    }
-
-    /// Finishes: synced and renamed over the target (a device is flushed).
-    pub fn commit(self) -> Result<()> {
-        let path = self.path;
-        let err = |e| Error::io(&path, plain(e));
-        match self.kind {
-            Kind::Through(mut w) => w.flush().map_err(err),
-            Kind::Temp(w) => {
-                let tmp = w.into_inner().map_err(|e| err(e.into_error()))?;
-                tmp.as_file().sync_all().map_err(err)?;
-                // On failure the temporary file is dropped, which removes it.
-                tmp.persist(&path).map_err(|e| err(e.error))?;
-                // The rename itself is durable once the directory is synced.
-                if let Ok(d) = File::open(parent(&path)) {
-                    let _ = d.sync_all();
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-impl Write for NewFile {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match &mut self.kind {
-            Kind::Temp(w) => w.write(buf),
-            Kind::Through(w) => w.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        match &mut self.kind {
-            Kind::Temp(w) => w.flush(),
-            Kind::Through(w) => w.flush(),
-        }
-    }
-}
-
-/// The OS error alone: `tempfile` adds the temporary file's name to its
-/// errors, and errors name the target only.
-fn plain(e: std::io::Error) -> std::io::Error {
-    if e.raw_os_error().is_some() {
-        return e;
-    }
-    // tempfile's wrapper reads "<the OS error> at path \"<temporary>\"".
-    match e.to_string().split_once(" at path ") {
-        Some((why, _)) => std::io::Error::new(e.kind(), why.to_string()),
-        None => e,
-    }
-}
-
-/// What `path` names, for deciding between writing through and
-/// replacing. A symlink is followed only when it is owned by this user or
-/// by root (as `/dev/stdout` is): one planted by another user is replaced,
-/// never followed, even to a device (the rule of `fs.protected_symlinks`).
-fn target_metadata(path: &Path) -> std::io::Result<std::fs::Metadata> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::symlink_metadata(path)?;
-    if !m.file_type().is_symlink() {
-        return Ok(m);
-    }
-    // SAFETY: geteuid has no preconditions.
-    let me = unsafe { libc::geteuid() };
-    if m.uid() == me || m.uid() == 0 {
-        std::fs::metadata(path)
-    } else {
-        Ok(m)
-    }
-}
-
-fn parent(path: &Path) -> &Path {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    }
-}
-
-/// A device, pipe or socket: opened for writing (never created), checked
-/// again once open (it must still not be a regular file).
-fn open_special(path: &Path) -> Result<File> {
-    let err = |e| Error::io(path, e);
-    let f = OpenOptions::new().write(true).custom_flags(libc::O_NOCTTY).open(path).map_err(err)?;
-    let t = f.metadata().map_err(err)?.file_type();
-    if !(t.is_char_device() || t.is_fifo() || t.is_socket() || t.is_block_device()) {
-        return Err(Error::Usage(format!(
-            "{}: changed while being opened; not written",
-            path.display()
-        )));
-    }
-    Ok(f)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::Permissions;
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 
     fn names(dir: &Path) -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(dir)
@@ -232,6 +118,96 @@ mod tests {
         assert!(!p.exists(), "the name is taken only at commit");
         drop(f);
         assert!(names(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_replaced_file_keeps_its_permission_bits_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        std::fs::write(&p, b"").unwrap();
+        std::fs::set_permissions(&p, Permissions::from_mode(0o6755)).unwrap();
+        write_file(&p, b"x").unwrap();
+        assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o7777, 0o755);
+    }
+
+    #[test]
+    fn an_open_descriptor_named_in_proc_is_written_through_a_copy() {
+        use std::os::fd::AsRawFd;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("appended");
+        std::fs::write(&p, b"before\n").unwrap();
+        let f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        let named = format!("/proc/self/fd/{}", f.as_raw_fd());
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&named, &link).unwrap();
+        write_file(Path::new(&named), b"one\n").unwrap();
+        write_file(&link, b"two\n").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"before\none\ntwo\n");
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(names(dir.path()), ["appended", "link"]);
+    }
+
+    #[test]
+    fn a_directory_everyone_may_write_without_the_sticky_bit_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = dir.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, Permissions::from_mode(0o777)).unwrap();
+        let e = write_file(&open.join("f"), b"x").unwrap_err();
+        assert_eq!(e.exit_code(), crate::error::exit::PERMISSION, "{e}");
+        assert!(e.to_string().contains("writable by everyone (mode 777)"), "{e}");
+        std::fs::set_permissions(&open, Permissions::from_mode(0o1777)).unwrap();
+        write_file(&open.join("f"), b"x").unwrap();
+    }
+
+    #[test]
+    fn dir_create_makes_parents_and_beneath_never_climbs_or_follows() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = Dir::create(&dir.path().join("a/b/c")).unwrap();
+        assert!(dir.path().join("a/b/c").is_dir());
+        let e = d.beneath(Path::new("../x")).err().unwrap();
+        assert_eq!(e.exit_code(), crate::error::exit::USAGE, "{e}");
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, dir.path().join("a/b/c/sys")).unwrap();
+        let e = d.beneath(Path::new("sys/fs")).err().unwrap();
+        assert_eq!(e.exit_code(), crate::error::exit::PERMISSION, "{e}");
+        assert!(names(&elsewhere).is_empty());
+        // An own link to a directory on the way is followed.
+        std::os::unix::fs::symlink(dir.path().join("a/b"), dir.path().join("ab")).unwrap();
+        write_file(&dir.path().join("ab/f"), b"x").unwrap();
+        assert_eq!(std::fs::read(dir.path().join("a/b/f")).unwrap(), b"x");
+    }
+
+    #[test]
+    fn a_staged_directory_replaces_a_link_and_an_old_tree_without_following() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = Dir::create(&dir.path().join("out")).unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("keep"), b"k").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, dir.path().join("out/7")).unwrap();
+        for round in 0..2 {
+            let s = Staged::new(&out, dir.path().join("out/7")).unwrap();
+            s.dir().write_file("smaps".as_ref(), b"s").unwrap();
+            let fdinfo = s.dir().beneath(Path::new("fdinfo")).unwrap();
+            fdinfo.write_file("3".as_ref(), b"f").unwrap();
+            if round == 1 {
+                // The old tree holds a link out: removed, not followed.
+                std::os::unix::fs::symlink(&elsewhere, dir.path().join("out/7/fdinfo/out"))
+                    .unwrap();
+            }
+            s.install("7").unwrap();
+            assert_eq!(names(&dir.path().join("out")), ["7"], "round {round}");
+            assert_eq!(names(&elsewhere), ["keep"]);
+        }
+        let m = std::fs::symlink_metadata(dir.path().join("out/7")).unwrap();
+        assert!(m.is_dir() && m.permissions().mode() & 0o777 == 0o755);
+        // Dropped before install: nothing is left.
+        let s = Staged::new(&out, dir.path().join("out/8")).unwrap();
+        s.dir().write_file("smaps".as_ref(), b"s").unwrap();
+        drop(s);
+        assert_eq!(names(&dir.path().join("out")), ["7"]);
     }
 
     #[test]

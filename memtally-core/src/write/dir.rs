@@ -1,0 +1,164 @@
+//! A directory memtally writes into, held open: every file made in it and
+//! every directory made beneath it is made relative to its descriptor, so
+//! whatever happens to the path it was opened by meanwhile (a component
+//! swapped for a link) changes nothing about where the writes go.
+
+use std::ffi::OsStr;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::path::{Component, Path, PathBuf};
+
+use super::file::NewFile;
+use super::sys;
+use super::walk::{euid, refused, trusted, Missing, Reached, Walk};
+use crate::error::{Error, Result};
+
+/// A directory held open (see the module docs).
+pub struct Dir {
+    fd: OwnedFd,
+    /// The path it is shown by in messages and reports.
+    path: PathBuf,
+}
+
+impl Dir {
+    /// Opens the existing directory `path` to write into (links of root
+    /// and of memtally's user followed, no other), refused when another
+    /// user could replace what is written there (see [`Dir::check`]).
+    pub fn open(path: &Path) -> Result<Dir> {
+        let dir = Dir::walk(path, Missing::Fail)?;
+        dir.check()?;
+        Ok(dir)
+    }
+
+    /// As [`Dir::open`], making the directory and its missing parents
+    /// (`mkdir -p`), each beneath the one before, never by path.
+    pub fn create(path: &Path) -> Result<Dir> {
+        let dir = Dir::walk(path, Missing::Create)?;
+        dir.check()?;
+        Ok(dir)
+    }
+
+    /// The directory `path` names, not checked.
+    pub(crate) fn walk(path: &Path, missing: Missing) -> Result<Dir> {
+        let Reached { fd, .. } = Walk::new().open(path, missing)?;
+        Ok(Dir { fd, path: path.to_path_buf() })
+    }
+
+    pub(crate) fn new(fd: OwnedFd, path: PathBuf) -> Dir {
+        Dir { fd, path }
+    }
+
+    /// The path it is shown by.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
+    pub(crate) fn try_clone(&self) -> Result<Dir> {
+        let fd = self.fd.try_clone().map_err(|e| Error::io(&self.path, e))?;
+        Ok(Dir { fd, path: self.path.clone() })
+    }
+
+    /// Refuses a directory another user could replace memtally's files in
+    /// (or swap the names of its directories in): one owned by a user
+    /// other than root and memtally's own, or writable by its group or by
+    /// everyone without the sticky bit (`/tmp` has it, and is fine).
+    pub fn check(&self) -> Result<()> {
+        let st = sys::fstat(self.fd()).map_err(|e| Error::io(&self.path, e))?;
+        if !trusted(st.st_uid) {
+            return Err(refused(
+                &self.path,
+                &format!(
+                    "not written: the directory belongs to uid {}, who could replace what memtally writes there (memtally runs as uid {}); write into a directory of root's or your own",
+                    st.st_uid,
+                    euid()
+                ),
+            ));
+        }
+        let writable = st.st_mode & 0o022;
+        if writable != 0 && st.st_mode & libc::S_ISVTX == 0 {
+            let who = if writable & 0o002 != 0 { "everyone" } else { "its group" };
+            return Err(refused(
+                &self.path,
+                &format!(
+                    "not written: the directory is writable by {who} (mode {:o}) without the sticky bit, so others could replace what memtally writes there; chmod go-w or +t it, or write elsewhere",
+                    st.st_mode & 0o7777
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The directory `rel` beneath this one, made where missing, each
+    /// component beneath the last: never through a link (an error names
+    /// it), never above this one (`..` and `/` are refused), each one
+    /// checked as [`Dir::check`] does.
+    pub fn beneath(&self, rel: &Path) -> Result<Dir> {
+        let mut at = self.try_clone()?;
+        for c in rel.components() {
+            let name = match c {
+                Component::Normal(n) => n,
+                Component::CurDir => continue,
+                _ => {
+                    return Err(Error::Usage(format!(
+                        "{}: leaves the directory {}; not written",
+                        self.path.join(rel).display(),
+                        self.path.display()
+                    )))
+                }
+            };
+            at = at.child(name)?;
+        }
+        Ok(at)
+    }
+
+    /// The directory `name` in this one, made if missing, never a link.
+    fn child(&self, name: &OsStr) -> Result<Dir> {
+        let shown = self.path.join(name);
+        let c = sys::c_name(name).map_err(|e| Error::io(&shown, e))?;
+        match sys::mkdirat(self.fd(), &c, 0o777) {
+            Ok(()) => {}
+            Err(e) if e.raw_os_error() == Some(libc::EEXIST) => {}
+            Err(e) => return Err(Error::io(&shown, e)),
+        }
+        let fd = match sys::open_dir_at(Some(self.fd()), &c) {
+            Ok(fd) => fd,
+            // O_DIRECTORY | O_NOFOLLOW on a link: ENOTDIR (or ELOOP).
+            Err(e)
+                if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR))
+                    && sys::fstatat(self.fd(), &c, false)
+                        .is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK) =>
+            {
+                return Err(refused(
+                    &shown,
+                    "a symbolic link where memtally writes a directory, not followed; remove it, or write into a new directory",
+                ))
+            }
+            Err(e) => return Err(Error::io(&shown, e)),
+        };
+        let dir = Dir { fd, path: shown };
+        dir.check()?;
+        Ok(dir)
+    }
+
+    /// Starts writing the file `name` in this directory (see
+    /// [`NewFile`]).
+    pub fn new_file(&self, name: &OsStr) -> Result<NewFile> {
+        NewFile::create_in(self, name, &self.path.join(name))
+    }
+
+    /// Writes `bytes` to the file `name` in this directory.
+    pub fn write_file(&self, name: &OsStr, bytes: &[u8]) -> Result<()> {
+        let mut f = self.new_file(name)?;
+        std::io::Write::write_all(&mut f, bytes).map_err(|e| Error::io(self.path.join(name), e))?;
+        f.commit()
+    }
+
+    /// Makes the durable the names made or renamed in it.
+    pub(crate) fn sync(&self) {
+        // SAFETY: fsync(2) on a descriptor valid for the call.
+        let _ = unsafe { libc::fsync(std::os::fd::AsRawFd::as_raw_fd(&self.fd)) };
+    }
+}

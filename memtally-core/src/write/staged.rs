@@ -1,0 +1,78 @@
+//! A directory filled under a random name and then installed under its
+//! real one in one rename (`capture`'s `DIR/PID`): a reader sees the old
+//! recording or the new one, never half of one, and nothing is ever
+//! written through a link planted at the real name or inside it.
+
+use std::ffi::CString;
+use std::path::PathBuf;
+
+use super::dir::Dir;
+use super::remove::remove_tree;
+use super::{name, sys};
+use crate::error::{Error, Result};
+
+/// A directory being filled; removed if dropped before [`Staged::install`].
+pub struct Staged {
+    parent: Dir,
+    name: CString,
+    dir: Dir,
+    installed: bool,
+}
+
+impl Staged {
+    /// Makes a new private (0700) directory `.memtally-capture-XXXX` in
+    /// `parent`, to be installed as `parent/NAME`; `shown` is the path
+    /// it will have, by which its files are named in errors and reports.
+    pub fn new(parent: &Dir, shown: PathBuf) -> Result<Staged> {
+        let err = |e| Error::io(&shown, e);
+        let ((), name) =
+            name::create_unique(".memtally-capture-", "", |c| sys::mkdirat(parent.fd(), c, 0o700))
+                .map_err(err)?;
+        let parent = parent.try_clone()?;
+        let fd = match sys::open_dir_at(Some(parent.fd()), &name) {
+            Ok(fd) => fd,
+            Err(e) => {
+                let _ = remove_tree(parent.fd(), &name);
+                return Err(err(e));
+            }
+        };
+        Ok(Staged { parent, name, dir: Dir::new(fd, shown), installed: false })
+    }
+
+    /// The directory to fill.
+    pub fn dir(&self) -> &Dir {
+        &self.dir
+    }
+
+    /// Gives the directory the mode 0755 and the name `name` in its
+    /// parent: with `RENAME_NOREPLACE` when the name is free, else with
+    /// `RENAME_EXCHANGE` (the name is never missing), after which what was
+    /// there (an earlier recording, a link, a file) is at the random name
+    /// and removed without following its links.
+    pub fn install(mut self, name: &str) -> Result<()> {
+        let shown = self.dir.path().to_path_buf();
+        let err = |e| Error::io(&shown, e);
+        let to = sys::c_name(name.as_ref()).map_err(err)?;
+        sys::fchmod(self.dir.fd(), 0o755).map_err(err)?;
+        let p = self.parent.fd();
+        match sys::renameat2(p, &self.name, p, &to, libc::RENAME_NOREPLACE) {
+            Ok(()) => self.installed = true,
+            Err(e) if e.raw_os_error() == Some(libc::EEXIST) => {
+                sys::renameat2(p, &self.name, p, &to, libc::RENAME_EXCHANGE).map_err(err)?;
+                self.installed = true;
+                remove_tree(p, &self.name).map_err(err)?;
+            }
+            Err(e) => return Err(err(e)),
+        }
+        self.parent.sync();
+        Ok(())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.installed {
+            let _ = remove_tree(self.parent.fd(), &self.name);
+        }
+    }
+}
