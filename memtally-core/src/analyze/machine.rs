@@ -92,7 +92,13 @@ impl Machine {
         let at = self.lines.len().saturating_sub(1);
         self.lines.insert(
             at,
-            MachineLine { name, group: "drivers", bytes: signed(bytes), reclaimable: false, source },
+            MachineLine {
+                name,
+                group: "drivers",
+                bytes: signed(bytes),
+                reclaimable: false,
+                source,
+            },
         );
         self.unexplained = self.unexplained.saturating_sub(signed(bytes));
         if let Some(last) = self.lines.last_mut() {
