@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use memtally_core::analyze::diff::{Change, Diff, PurgeChange, RegionChange};
 use memtally_core::model::Sizes;
 
-use crate::render::table::{escape_controls, terminal_width, Align, Table};
+use crate::render::table::{csv_text, escape_controls, terminal_width, Align, Table};
 use crate::render::units::{human, human_opt, human_signed};
 use crate::render::Printer;
 
@@ -336,8 +336,8 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
         for c in rows {
             let mut rec = vec![
                 scope.to_string(),
-                escape_controls(c.key.clone()),
-                escape_controls(c.label.clone()),
+                csv_text(c.key.clone()),
+                csv_text(c.label.clone()),
                 c.status().to_string(),
             ];
             let cell = |s: &Option<Sizes>, f: &str| {

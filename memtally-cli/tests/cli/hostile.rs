@@ -578,3 +578,43 @@ fn the_explorer_never_cuts_the_digits_of_a_large_figure() {
     assert!(total.contains(" 16777216T"), "a saturated total whole: {total}\n{screen}");
     t.keys(&["q"]);
 }
+
+// --- terminal and CSV injection (issue 27 item 4) ----------------------
+
+/// Text from the input in a CSV cell: controls escaped, and a cell a
+/// spreadsheet would run as a formula (`=`, `+`, `-`, `@`) quoted with `'`.
+/// Before: the GPU and vmmap CSV carried the ESC raw, and every CSV the `=`.
+#[test]
+fn csv_cells_from_the_input_are_never_formulas_or_terminal_controls() {
+    let evil = "=HYPERLINK(\"http://x\")\u{1b}[2J\u{202e}";
+    let want = "'=HYPERLINK(\"\"http://x\"\")?[2J?";
+    let check = |what: &str, out: Output| {
+        ok(&out);
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains(want), "{what}: {text}");
+        assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'), "{what}: raw controls");
+    };
+
+    use std::os::unix::process::CommandExt;
+    let mut child = Command::new("sleep").arg0(evil).arg("30").spawn().unwrap();
+    let pid = child.id().to_string();
+    std::thread::sleep(Duration::from_millis(100));
+    let top = run(&["top", "--pid", &pid, "--format", "csv"]);
+    let _ = child.kill();
+    let _ = child.wait();
+    check("top csv", top);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("gpu");
+    copy_dir(&repo().join("testdata/fixtures/gpu/machine"), &root);
+    std::fs::write(root.join("300/cmdline"), format!("{evil}\0")).unwrap();
+    check("gpu csv", run(&["--proc-root", root.to_str().unwrap(), "gpu", "--format", "csv"]));
+
+    let fixture = repo().join("testdata/fixtures/vmmap/04_modern_gpu_purge.txt");
+    let text = std::fs::read_to_string(fixture)
+        .unwrap()
+        .replace("/Applications/GpuDemo.app/Contents/MacOS/GpuDemo", evil);
+    let file = tmp.path().join("vmmap.txt");
+    std::fs::write(&file, text).unwrap();
+    check("vmmap csv", run(&["vmmap", file.to_str().unwrap(), "--format", "csv"]));
+}
