@@ -90,9 +90,8 @@ fn vmmap_target_replays_its_seeds_and_crashers() {
 fn fdinfo_target_replays_its_seeds_and_crashers() {
     let mut seeds = Vec::new();
     files(&repo().join("testdata/fixtures/gpu/machine"), &[], &mut seeds);
-    seeds.retain(|p| {
-        p.parent().is_some_and(|d| d.ends_with("fdinfo")) || p.ends_with("fd_targets")
-    });
+    seeds
+        .retain(|p| p.parent().is_some_and(|d| d.ends_with("fdinfo")) || p.ends_with("fd_targets"));
     replay("fdinfo", seeds, Vec::new(), fuzz_bodies::fdinfo);
 }
 
