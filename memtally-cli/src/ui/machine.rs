@@ -107,3 +107,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     text.push(Line::from("Enter: the processes   ?: keys"));
     frame.render_widget(Paragraph::new(text), area);
 }
+
+#[cfg(test)]
+mod tests {
+    /// A line past MemTotal (crafted meminfo) fills the bar and no more.
+    #[test]
+    fn a_bar_stops_at_its_width() {
+        assert_eq!(super::bar(u64::MAX, 1 << 30, 30).chars().count(), 30);
+        assert_eq!(super::bar(1 << 29, 1 << 30, 30).chars().count(), 15);
+    }
+}
