@@ -57,8 +57,8 @@ fn replay(target: &str, mut inputs: Vec<PathBuf>, made: Vec<(String, Vec<u8>)>, 
     for (name, data) in &all {
         for (what, input) in [
             ("as it is", data.clone()),
-            ("u64::MAX numbers", huge(&data, b"18446744073709551615")),
-            ("8 EiB numbers", huge(&data, b"9007199254740992")),
+            ("u64::MAX numbers", huge(data, b"18446744073709551615")),
+            ("8 EiB numbers", huge(data, b"9007199254740992")),
         ] {
             let run = std::panic::catch_unwind(|| body(&input));
             assert!(run.is_ok(), "fuzz target {target} panicked on {name} ({what})");
