@@ -247,8 +247,9 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
 }
 
 /// Figures `smaps_rollup` gives exactly where `smaps` rounds each mapping
-/// down to a kB: a process's stored total may exceed its regions' sum by
-/// up to 1 KiB a region (see `analyze::group::process_total`).
+/// down to a kB: a process's stored total may differ from its regions'
+/// sum by up to 1 KiB a region, or be the rollup's alone (see
+/// `analyze::group::process_total`).
 const ROUNDED_PER_REGION: &[&str] =
     &["pss", "pss_dirty", "pss_anon", "pss_file", "pss_shmem", "swap_pss"];
 
@@ -277,7 +278,9 @@ fn region_checked_totals(d: &Digest, i: usize, side: &str, notes: &mut Vec<Strin
     let disagree = names.into_iter().find(|&n| {
         let (stored, summed) = (p.totals.get(n), sum.get(n));
         match (stored, summed) {
-            (Some(t), Some(s)) if ROUNDED_PER_REGION.contains(&n) => t < s || t - s > slack,
+            // Within the rounding; or a figure only the rollup gives.
+            (Some(t), Some(s)) if ROUNDED_PER_REGION.contains(&n) => t.abs_diff(s) > slack,
+            (Some(_), None) if ROUNDED_PER_REGION.contains(&n) => false,
             _ => stored != summed,
         }
     });
