@@ -6,6 +6,12 @@
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 #
+# Built with overflow checks and debug assertions (-a, and the release
+# profile of fuzz/Cargo.toml): a wrapping sum is a crash. The quick form,
+# every target's body over the seeds and the crashers kept in
+# fuzz/regressions/TARGET/, runs in every `cargo test`
+# (memtally-core/tests/library/fuzz_replay.rs); add a crasher there.
+#
 # cargo-fuzz needs nightly features; RUSTC_BOOTSTRAP=1 lets the stable
 # toolchain build them. Install once: cargo install cargo-fuzz --locked
 set -euo pipefail
@@ -38,7 +44,7 @@ if [[ -x $mt ]]; then
 fi
 for t in "${targets[@]}"; do
     echo "== $t for $secs s"
-    RUSTC_BOOTSTRAP=1 cargo fuzz run -O "$t" "corpus/$t" -- -max_total_time="$secs" -rss_limit_mb=2048 -max_len=262144 2>&1 |
+    RUSTC_BOOTSTRAP=1 cargo fuzz run -O -a "$t" "corpus/$t" -- -max_total_time="$secs" -rss_limit_mb=2048 -max_len=262144 2>&1 |
         tee "/tmp/fuzz-$t.log" | grep -E "^#[0-9]+.*(DONE|pulse)|ERROR|SUMMARY|panicked|Done" || true
     grep -E "^Done|stat::number_of_executed_units|exec/s" "/tmp/fuzz-$t.log" | tail -3 || true
 done

@@ -1,11 +1,10 @@
-//! DRM and dma-buf fdinfo.
+//! The `fdinfo` target; its body is shared with the replay test
+//! (memtally-core/tests/library/fuzz_replay.rs), see fuzz_bodies.rs.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memtally_core::source::gpu::fdinfo::parse;
 
-fuzz_target!(|data: &[u8]| {
-    let _ = parse(data, 3, Some("/dev/dri/renderD128"), false);
-    let _ = parse(data, 4, Some("/dmabuf:"), true);
-    let _ = memtally_core::source::gpu::parse_fd_targets(data);
-});
+#[path = "../../memtally-core/tests/library/fuzz_bodies.rs"]
+mod bodies;
+
+fuzz_target!(|data: &[u8]| bodies::fdinfo(data));

@@ -1,9 +1,10 @@
-//! vmmap text: the streaming parser, in lenient and strict mode.
+//! The `vmmap` target; its body is shared with the replay test
+//! (memtally-core/tests/library/fuzz_replay.rs), see fuzz_bodies.rs.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memtally_core::source::vmmap::{parse_all, ParseOptions};
 
-fuzz_target!(|data: &[u8]| {
-    let _ = parse_all(data, ParseOptions::default());
-});
+#[path = "../../memtally-core/tests/library/fuzz_bodies.rs"]
+mod bodies;
+
+fuzz_target!(|data: &[u8]| bodies::vmmap(data));

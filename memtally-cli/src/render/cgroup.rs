@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use memtally_core::analyze::cgroup::CgroupRow;
 use memtally_core::usecase::cgroup::CgroupView;
 
-use crate::render::table::{Align, Table};
+use crate::render::table::{csv_text, Align, Table};
 use crate::render::units::{human, human_opt};
 use crate::render::Printer;
 
@@ -154,7 +154,8 @@ impl Printer for CgroupView {
         w.write_record(&header)?;
         let cell = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
         for r in &self.rows {
-            let mut rec = vec![r.path.clone(), r.processes.to_string(), cell(r.sizes.pss)];
+            let mut rec =
+                vec![csv_text(r.path.clone()), r.processes.to_string(), cell(r.sizes.pss)];
             rec.extend(figures.iter().map(|f| cell(figure(r, f))));
             w.write_record(&rec)?;
         }

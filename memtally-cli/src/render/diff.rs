@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use memtally_core::analyze::diff::{Change, Diff, PurgeChange, RegionChange};
 use memtally_core::model::Sizes;
 
-use crate::render::table::{escape_controls, terminal_width, Align, Table};
+use crate::render::table::{csv_text, escape_controls, terminal_width, Align, Table};
 use crate::render::units::{human, human_opt, human_signed};
 use crate::render::Printer;
 
@@ -111,7 +111,7 @@ fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out)?;
     let (appeared, vanished): (Vec<_>, Vec<_>) = d.regions.iter().partition(|r| r.appeared);
     let sum = |v: &[&memtally_core::analyze::diff::RegionChange]| {
-        v.iter().filter_map(|r| r.region.sizes.size).sum::<u64>()
+        v.iter().filter_map(|r| r.region.sizes.size).fold(0, u64::saturating_add)
     };
     writeln!(
         out,
@@ -133,10 +133,19 @@ fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
             human_opt(reg.sizes.size),
             human_opt(reg.sizes.rss),
             human_opt(reg.sizes.dirty()),
-            reg.path.as_deref().or(reg.region_type.as_deref()).unwrap_or("[anonymous]"),
+            escape_controls(
+                reg.path
+                    .clone()
+                    .or_else(|| reg.region_type.clone())
+                    .unwrap_or("[anonymous]".into())
+            ),
         )?;
     }
-    purge_changes(d, limit, out)
+    purge_changes(d, limit, out)?;
+    for n in &d.notes {
+        crate::render::width::note(out, &escape_controls(n.clone()), terminal_width())?;
+    }
+    Ok(())
 }
 
 /// vmmap reports: regions whose purgeable state changed (`N -> V`, ...).
@@ -236,6 +245,10 @@ fn json_head(d: &Diff) -> Map<String, Value> {
         d.paths.iter().map(|c| change_json(c, "path")).collect::<Vec<_>>().into(),
     );
     m.insert("purge_changes".into(), d.purge_changes.iter().map(purge_json).collect());
+    // Only when there are some: the document of two sound snapshots stays as it was.
+    if !d.notes.is_empty() {
+        m.insert("notes".into(), json!(d.notes));
+    }
     m
 }
 
@@ -323,8 +336,8 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
         for c in rows {
             let mut rec = vec![
                 scope.to_string(),
-                escape_controls(c.key.clone()),
-                escape_controls(c.label.clone()),
+                csv_text(c.key.clone()),
+                csv_text(c.label.clone()),
                 c.status().to_string(),
             ];
             let cell = |s: &Option<Sizes>, f: &str| {

@@ -28,7 +28,7 @@ impl Printer for GpuView {
         csv(&self.report, out)
     }
 }
-use crate::render::table::{Align, Table};
+use crate::render::table::{csv_text, Align, Table};
 use crate::render::units::{human, human_opt};
 
 /// The five DRM figures, in the order the kernel document lists them.
@@ -191,10 +191,10 @@ fn csv(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
             w.write_record([
                 p.pid.to_string(),
                 kind.into(),
-                e.driver.clone(),
-                e.device.clone(),
-                e.pdev.clone().unwrap_or_default(),
-                e.region.clone(),
+                csv_text(e.driver.clone()),
+                csv_text(e.device.clone()),
+                csv_text(e.pdev.clone().unwrap_or_default()),
+                csv_text(e.region.clone()),
                 opt(e.memory.total),
                 opt(e.memory.shared),
                 opt(e.memory.resident),
@@ -202,7 +202,7 @@ fn csv(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
                 opt(e.memory.active),
                 e.clients.to_string(),
                 opt(e.proportional),
-                p.command.clone(),
+                csv_text(p.command.clone()),
             ])?;
         }
         if p.dmabuf.count > 0 {
@@ -220,7 +220,7 @@ fn csv(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
                 String::new(),
                 p.dmabuf.count.to_string(),
                 p.dmabuf.pss.to_string(),
-                p.command.clone(),
+                csv_text(p.command.clone()),
             ])?;
         }
     }

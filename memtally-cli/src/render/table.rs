@@ -223,6 +223,20 @@ pub fn escape_controls(cell: String) -> String {
     out
 }
 
+/// [`escape_controls`] for a CSV cell of text from the input (command
+/// lines, names, paths, cgroups, region types): a spreadsheet runs a cell
+/// that starts with `=`, `+`, `-` or `@` (or a tab or CR, which are
+/// escaped already) as a formula, so such a cell gets a leading `'`, as
+/// OWASP's CSV-injection advice has it. Figures are never passed here.
+pub fn csv_text(cell: String) -> String {
+    let cell = escape_controls(cell);
+    if cell.starts_with(['=', '+', '-', '@']) {
+        format!("'{cell}")
+    } else {
+        cell
+    }
+}
+
 /// [`escape_controls`] for Prometheus label values, whose encoder escapes
 /// `\n`, `\\` and `"` itself: every other control or bidi character is `?`.
 #[cfg(feature = "serve")]

@@ -363,7 +363,9 @@ fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()
                 row.depth.to_string(),
                 row.processes.to_string(),
             ],
-            None => vec![row.key.clone(), row.processes.to_string()],
+            None => {
+                vec![crate::render::table::csv_text(row.key.clone()), row.processes.to_string()]
+            }
         };
         if tree {
             rec.push("true".into());
@@ -374,7 +376,7 @@ fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()
                 .map(|f| row.sizes.figure(f).map_or(String::new(), |v| v.to_string())),
         );
         if let Some(p) = process(ctx, row).filter(|_| per_process) {
-            rec.push(crate::render::table::escape_controls(p.info.command()));
+            rec.push(crate::render::table::csv_text(p.info.command()));
         }
         w.write_record(&rec)?;
     }

@@ -9,7 +9,7 @@ use memtally_core::analyze::trend::{trends, Sample, SeriesKey, Trend};
 use memtally_core::model::Sizes;
 use memtally_core::usecase::watch::SERIES_FIGURES;
 
-use crate::render::table::{Align, Table};
+use crate::render::table::{csv_text, Align, Table};
 use crate::render::units::{human_opt, human_signed};
 use crate::render::Printer;
 
@@ -182,9 +182,9 @@ impl Printer for Summary<'_> {
         for (k, (label, t)) in &pss {
             let d = dirty.get(k).map(|(_, t)| t);
             w.write_record([
-                k.0.clone(),
-                k.1.clone(),
-                label.clone(),
+                csv_text(k.0.clone()),
+                csv_text(k.1.clone()),
+                csv_text(label.clone()),
                 t.slope.to_string(),
                 t.r2.map_or(String::new(), |r| r.to_string()),
                 d.map_or(String::new(), |t| t.slope.to_string()),

@@ -11,7 +11,7 @@ use memtally_core::model::Sizes;
 
 use crate::render::show::{figures, gpu_rows, COLUMNS};
 use crate::ui::app::App;
-use crate::ui::draw::{header, right};
+use crate::ui::draw::{figure_width, header, right};
 
 /// One row as shown.
 #[derive(Debug, Clone)]
@@ -88,8 +88,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut headers = vec![("CATEGORY", false)];
     headers.extend(cols.iter().map(|(h, _)| (*h, true)));
     headers.push(("REGIONS", true));
+    let all_cells: Vec<Vec<String>> =
+        rows.iter().map(|r| &r.sizes).chain([&report.totals]).map(|s| cells(s, &cols)).collect();
     let mut widths = vec![Constraint::Length(20)];
-    widths.extend(cols.iter().map(|(h, _)| Constraint::Length(width(h))));
+    widths.extend(cols.iter().enumerate().map(|(i, (h, _))| {
+        Constraint::Length(figure_width(width(h), all_cells.iter().map(|c| c[i].clone())))
+    }));
     widths.push(Constraint::Length(7));
     let line = |label: &str, regions: String, sizes: &Sizes| {
         let mut c = vec![Cell::from(label.to_string())];

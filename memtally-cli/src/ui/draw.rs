@@ -169,6 +169,15 @@ pub fn header(cells: Vec<(&'static str, bool)>) -> ratatui::widgets::Row<'static
     Row::new(cells).style(Style::default().add_modifier(Modifier::BOLD))
 }
 
+/// A figure column's width: `least` (its header, or a figure like
+/// `1023M`), widened to its widest cell. A fixed width cut the leading
+/// digits of a large figure (`8388608T` shown as `88608T`); a figure is
+/// never cut, the text columns beside it give way instead.
+pub fn figure_width(least: u16, cells: impl IntoIterator<Item = String>) -> u16 {
+    let widest = cells.into_iter().map(|c| crate::render::width::columns(&c)).max().unwrap_or(0);
+    least.max(u16::try_from(widest).unwrap_or(u16::MAX))
+}
+
 /// A right-aligned cell, for figures.
 pub fn right(s: String) -> ratatui::widgets::Cell<'static> {
     ratatui::widgets::Cell::from(Line::from(s).right_aligned())

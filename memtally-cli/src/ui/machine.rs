@@ -57,7 +57,9 @@ fn bar(part: u64, total: u64, width: usize) -> String {
     if total == 0 {
         return String::new();
     }
-    let eighths = (part as u128 * width as u128 * 8 / total as u128) as usize;
+    // A line larger than MemTotal (crafted meminfo) fills the bar, and no
+    // more: unclamped, 16 EiB over 1 GiB asked for a string of 2^38 cells.
+    let eighths = (part.min(total) as u128 * width as u128 * 8 / total as u128) as usize;
     let mut s = "█".repeat(eighths / 8);
     const PARTS: [&str; 8] = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
     s.push_str(PARTS[eighths % 8]);
@@ -104,4 +106,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     text.push(Line::from(""));
     text.push(Line::from("Enter: the processes   ?: keys"));
     frame.render_widget(Paragraph::new(text), area);
+}
+
+#[cfg(test)]
+mod tests {
+    /// A line past MemTotal (crafted meminfo) fills the bar and no more.
+    #[test]
+    fn a_bar_stops_at_its_width() {
+        assert_eq!(super::bar(u64::MAX, 1 << 30, 30).chars().count(), 30);
+        assert_eq!(super::bar(1 << 29, 1 << 30, 30).chars().count(), 15);
+    }
 }

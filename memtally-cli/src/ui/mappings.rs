@@ -14,7 +14,7 @@ use crate::render::table::escape_controls;
 use crate::render::units::human;
 use crate::ui::app::App;
 use crate::ui::categories::{cells, columns, width};
-use crate::ui::draw::{header, right};
+use crate::ui::draw::{figure_width, header, right};
 
 pub fn mappings(app: &App) -> &[Region] {
     app.detail.as_ref().map_or(&[], |d| d.mappings.as_slice())
@@ -35,8 +35,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut headers = vec![("ADDRESS", false), ("PERMS", false)];
     headers.extend(cols.iter().map(|(h, _)| (*h, true)));
     headers.push(("PATH", false));
+    let all_cells: Vec<Vec<String>> = maps.iter().map(|r| cells(&r.sizes, &cols)).collect();
     let mut widths = vec![Constraint::Length(25), Constraint::Length(5)];
-    widths.extend(cols.iter().map(|(h, _)| Constraint::Length(width(h))));
+    widths.extend(cols.iter().enumerate().map(|(i, (h, _))| {
+        Constraint::Length(figure_width(width(h), all_cells.iter().map(|c| c[i].clone())))
+    }));
     widths.push(Constraint::Min(8));
     let grey =
         if detail.gone.is_some() { Style::default().fg(Color::DarkGray) } else { Style::default() };

@@ -14,7 +14,7 @@ use crate::render::table::escape_controls;
 use crate::render::top::{figure, figures};
 use crate::render::units::{human_opt, human_signed};
 use crate::ui::app::{App, SortKey};
-use crate::ui::draw::{header, right};
+use crate::ui::draw::{figure_width, header, right};
 use crate::ui::history::per_minute;
 
 /// One row as shown.
@@ -128,8 +128,27 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         let key = if app.by == TopBy::Cgroup { (area.width / 2).clamp(20, 70) } else { 20 };
         vec![Constraint::Length(key), Constraint::Length(5)]
     };
-    widths.extend(figures.iter().map(|(h, _)| Constraint::Length(h.len().max(6) as u16)));
-    widths.extend([Constraint::Length(7), Constraint::Length(8)]);
+    let history = app.history();
+    let figure_cell = |r: &ProcRow, f: &str| {
+        let mut c = human_opt(figure(&r.sizes, f));
+        if r.without_pss > 0 && r.processes > 1 && matches!(f, "pss" | "uss") {
+            c.push('*');
+        }
+        c
+    };
+    let growth_cell = |r: &ProcRow| {
+        history
+            .and_then(|h| h.trend(&r.label))
+            .map_or_else(String::new, |t| human_signed(per_minute(&t) as i128))
+    };
+    widths.extend(figures.iter().map(|(h, f)| {
+        let least = h.len().max(6) as u16;
+        Constraint::Length(figure_width(least, rows.iter().map(|r| figure_cell(r, f))))
+    }));
+    widths.extend([
+        Constraint::Length(figure_width(7, rows.iter().map(growth_cell))),
+        Constraint::Length(8),
+    ]);
     // What the COMMAND column gets: the rest of the row after the fixed
     // columns and the one-cell gaps between columns.
     let fixed: u16 =
@@ -143,7 +162,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     // first, cut with `…` (as `top` prints it).
     let commands: Vec<String> = rows.iter().map(|r| r.command.clone()).collect();
     let distinguishing = crate::render::width::distinguishing(&commands);
-    let history = app.history();
     let table_rows: Vec<Row> = rows
         .iter()
         .zip(&distinguishing)
@@ -155,14 +173,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 vec![Cell::from(r.label.clone()), right(r.processes.to_string())]
             };
             for (_, f) in &figures {
-                let mut c = human_opt(figure(&r.sizes, f));
-                if r.without_pss > 0 && r.processes > 1 && matches!(&**f, "pss" | "uss") {
-                    c.push('*');
-                }
-                cells.push(right(c));
+                cells.push(right(figure_cell(r, f)));
             }
-            let growth = trend.map_or_else(String::new, |t| human_signed(per_minute(&t) as i128));
-            cells.push(right(growth));
+            cells.push(right(growth_cell(r)));
             cells.push(Cell::from(history.map(|h| h.sparkline(&r.label)).unwrap_or_default()));
             if per_process {
                 let gone = if r.gone { " (exited)" } else { "" };

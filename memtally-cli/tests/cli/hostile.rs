@@ -431,3 +431,190 @@ fn plot_refuses_non_finite_times_and_draws_many_series_quickly() {
     let svg_text = std::fs::read_to_string(&svg).unwrap();
     assert!(svg_text.len() < 20 << 20, "an SVG of {} bytes", svg_text.len());
 }
+
+// --- numbers that wrap or are trusted (issue 27 item 9) ----------------
+
+/// 8 EiB in kB, as smaps and meminfo write it.
+const EIB_8_KB: &str = "9007199254740992";
+
+/// `text` with every `Key:` line of `keys` set to `value kB`.
+fn with_kb(text: &str, keys: &[&str], value: &str) -> String {
+    text.lines()
+        .map(|l| match l.split_once(':') {
+            Some((k, _)) if keys.contains(&k) => format!("{k}: {value} kB\n"),
+            _ => format!("{l}\n"),
+        })
+        .collect()
+}
+
+/// The recorded tree with its process twice (PIDs P and P+1), each of
+/// 8 EiB RSS and PSS, and a meminfo of 16 EiB total and free.
+fn tree_of_huge_figures() -> (tempfile::TempDir, PathBuf, String) {
+    let (tmp, root, pid) = tree();
+    for file in ["smaps", "smaps_rollup"] {
+        let path = root.join(&pid).join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, with_kb(&text, &["Rss", "Pss", "Pss_Anon"], EIB_8_KB)).unwrap();
+    }
+    let twin = (pid.parse::<u32>().unwrap() + 1).to_string();
+    copy_dir(&root.join(&pid), &root.join(&twin));
+    let meminfo = std::fs::read_to_string(root.join("meminfo")).unwrap();
+    let huge = with_kb(&meminfo, &["MemTotal", "MemFree", "Buffers"], "18014398509481983");
+    std::fs::write(root.join("meminfo"), huge).unwrap();
+    (tmp, root, pid)
+}
+
+#[test]
+fn sixteen_eib_in_meminfo_and_processes_never_wrap_in_the_machine_picture_or_its_metrics() {
+    let (_tmp, root, _pid) = tree_of_huge_figures();
+    let r = root.to_str().unwrap();
+    for args in [vec!["--proc-root", r, "machine"], vec!["--proc-root", r, "top"]] {
+        let (out, _) = run_bounded(&args);
+        ok(&out);
+        let text = String::from_utf8(out.stdout).unwrap();
+        let free = text.lines().find(|l| l.trim_start().starts_with("free ")).unwrap();
+        assert!(free.contains("8388608T") && !free.contains('-'), "{args:?}: {free}");
+    }
+    let (out, _) = run_bounded(&["--proc-root", r, "export"]);
+    ok(&out);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let value = |metric: &str| {
+        let line =
+            text.lines().find(|l| l.starts_with(metric)).unwrap_or_else(|| panic!("{metric}"));
+        line.rsplit(' ').next().unwrap().to_string()
+    };
+    // Σ PSS of two 8 EiB processes: saturated, not 0 (or 4096).
+    assert_eq!(value("memtally_machine_processes_pss_bytes "), u64::MAX.to_string());
+    let free = value("memtally_machine_waterfall_bytes{line=\"free\"");
+    assert_eq!(free, i64::MAX.to_string(), "the waterfall gauge saturates, never turns negative");
+}
+
+#[test]
+fn show_classic_of_two_whole_address_space_mappings_saturates() {
+    let (_tmp, root, pid) = tree();
+    let dir = root.join(&pid);
+    std::fs::write(
+        dir.join("maps"),
+        "0-ffffffffffffffff rw-p 00000000 00:00 0\n0-ffffffffffffffff rw-p 00000000 00:00 0\n",
+    )
+    .unwrap();
+    std::fs::remove_file(dir.join("smaps")).unwrap();
+    std::fs::remove_file(dir.join("smaps_rollup")).ok();
+    let r = root.to_str().unwrap();
+    let (out, _) = run_bounded(&["--proc-root", r, "show", &pid, "--classic", "--format", "json"]);
+    ok(&out);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["anon_data"].as_u64(), Some(u64::MAX), "{doc}");
+}
+
+#[test]
+fn vmmap_purgeable_sums_of_two_8_eib_regions_saturate() {
+    let fixture = repo().join("testdata/fixtures/vmmap/04_modern_gpu_purge.txt");
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let at = text.find("IOAccelerator (graphics)    103168000").unwrap();
+    let giants = "IOAccelerator (graphics)    0-8000000000000000    [8388608T    64K     0K    64K] rw-/rw- SM=SHM PURGE=N\n\
+                  IOAccelerator (graphics)    8000000000000000-fffffffffffff000    [8388608T    64K     0K    64K] rw-/rw- SM=SHM PURGE=N\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("giants.txt");
+    std::fs::write(&file, format!("{}{giants}{}", &text[..at], &text[at..])).unwrap();
+    let (out, _) = run_bounded(&["vmmap", file.to_str().unwrap(), "--format", "json"]);
+    ok(&out);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["footprint_total"]["nonvol_vsize"].as_u64(), Some(u64::MAX));
+}
+
+#[test]
+fn diff_of_a_snapshot_whose_regions_were_edited_uses_the_regions_and_says_so() {
+    let (_tmp, root, pid) = tree();
+    let dir = root.parent().unwrap().to_path_buf();
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    let r = root.to_str().unwrap();
+    ok(&run(&["--proc-root", r, "snapshot", "--pid", &pid, "-o", a.to_str().unwrap()]));
+    // The second snapshot: one region grown by 4 KiB, the totals left alone.
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
+    let region = &mut doc["processes"][0]["regions"][0];
+    region["rss"] = (region["rss"].as_u64().unwrap() + 4096).into();
+    std::fs::write(&b, serde_json::to_string(&doc).unwrap()).unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let out = run(&["diff", a, b, "--format", "json"]);
+    ok(&out);
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(d["totals"]["delta"]["rss"], 4096, "{}", d["totals"]);
+    assert_eq!(d["processes"][0]["delta"]["rss"], 4096, "{}", d["processes"]);
+    let notes = d["notes"].to_string();
+    assert!(notes.contains("disagree with its regions") && notes.contains(&pid), "{notes}");
+    let out = run(&["diff", a, b]);
+    ok(&out);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(!table.contains("processes: no change"), "{table}");
+    assert!(table.contains("note: the second snapshot: pid"), "{table}");
+}
+
+/// The explorer's figure columns had a fixed width and cut the leading
+/// digits of a large figure (`8388608T` shown as `88608T`); the machine
+/// level's bar for a line past MemTotal asked for 2^38 cells.
+#[test]
+fn the_explorer_never_cuts_the_digits_of_a_large_figure() {
+    use crate::support::tmux::Tmux;
+    if !Tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let (tmp, root, pid) = tree_of_huge_figures();
+    let t = Tmux::start(120, 30, tmp.path());
+    let bin = env!("CARGO_BIN_EXE_memtally");
+    t.line(&format!("{bin} --proc-root {} ui --interval 1h", root.display()));
+    t.wait_for("the machine screen", |s| {
+        s.contains("machine (from meminfo)") && s.contains("unexplained")
+    });
+    t.keys(&["Enter"]);
+    let screen = t.wait_text("PID USER");
+    let row = screen.lines().find(|l| l.trim_start().starts_with(&pid)).unwrap();
+    assert!(row.contains(" 8388608T"), "a PSS of 8 EiB whole: {row}\n{screen}");
+    t.keys(&["Enter"]);
+    let screen = t.wait_text("heap / anon rw");
+    let total = screen.lines().find(|l| l.trim_start().starts_with("total")).unwrap();
+    assert!(total.contains(" 16777216T"), "a saturated total whole: {total}\n{screen}");
+    t.keys(&["q"]);
+}
+
+// --- terminal and CSV injection (issue 27 item 4) ----------------------
+
+/// Text from the input in a CSV cell: controls escaped, and a cell a
+/// spreadsheet would run as a formula (`=`, `+`, `-`, `@`) quoted with `'`.
+/// Before: the GPU and vmmap CSV carried the ESC raw, and every CSV the `=`.
+#[test]
+fn csv_cells_from_the_input_are_never_formulas_or_terminal_controls() {
+    let evil = "=HYPERLINK(\"http://x\")\u{1b}[2J\u{202e}";
+    let want = "'=HYPERLINK(\"\"http://x\"\")?[2J?";
+    let check = |what: &str, out: Output| {
+        ok(&out);
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains(want), "{what}: {text}");
+        assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'), "{what}: raw controls");
+    };
+
+    use std::os::unix::process::CommandExt;
+    let mut child = Command::new("sleep").arg0(evil).arg("30").spawn().unwrap();
+    let pid = child.id().to_string();
+    std::thread::sleep(Duration::from_millis(100));
+    let top = run(&["top", "--pid", &pid, "--format", "csv"]);
+    let _ = child.kill();
+    let _ = child.wait();
+    check("top csv", top);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("gpu");
+    copy_dir(&repo().join("testdata/fixtures/gpu/machine"), &root);
+    std::fs::write(root.join("300/cmdline"), format!("{evil}\0")).unwrap();
+    check("gpu csv", run(&["--proc-root", root.to_str().unwrap(), "gpu", "--format", "csv"]));
+
+    let fixture = repo().join("testdata/fixtures/vmmap/04_modern_gpu_purge.txt");
+    let text = std::fs::read_to_string(fixture)
+        .unwrap()
+        .replace("/Applications/GpuDemo.app/Contents/MacOS/GpuDemo", evil);
+    let file = tmp.path().join("vmmap.txt");
+    std::fs::write(&file, text).unwrap();
+    check("vmmap csv", run(&["vmmap", file.to_str().unwrap(), "--format", "csv"]));
+}

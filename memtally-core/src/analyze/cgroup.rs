@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use crate::analyze::signed::{bytes as signed, clamp};
 use crate::model::{CgroupMemory, ProcMemory, Sizes};
 
 /// One part of `usage − Σ PSS`.
@@ -83,7 +84,7 @@ pub fn parts(m: &CgroupMemory, s: &Sizes) -> Vec<Part> {
     if let Some(a) = m.anon {
         push(
             "anon_not_in_pss",
-            a as i64 - anon as i64,
+            clamp(i128::from(a) - i128::from(anon)),
             "anon − Σ Pss_Anon: anonymous pages charged here beyond the processes' share",
         );
     }
@@ -91,21 +92,21 @@ pub fn parts(m: &CgroupMemory, s: &Sizes) -> Vec<Part> {
     if let Some(f) = m.file {
         push(
             "page_cache_unmapped",
-            f.saturating_sub(sh).saturating_sub(file) as i64,
+            signed(f.saturating_sub(sh).saturating_sub(file)),
             "file − shmem − Σ Pss_File: page cache charged here that no process of it maps",
         );
     }
     if m.shmem.is_some() {
         push(
             "shmem_unmapped",
-            sh.saturating_sub(shmem) as i64,
+            signed(sh.saturating_sub(shmem)),
             "shmem − Σ Pss_Shmem: tmpfs, /dev/shm and SysV shm charged here, unmapped",
         );
     }
     if let Some(k) = m.kernel {
         push(
             "kernel",
-            k as i64,
+            signed(k),
             if m.version == 1 {
                 "memory.kmem.usage_in_bytes"
             } else {
@@ -114,12 +115,12 @@ pub fn parts(m: &CgroupMemory, s: &Sizes) -> Vec<Part> {
         );
     }
     if let Some(k) = m.sock {
-        push("sock", k as i64, "memory.stat sock: network buffers");
+        push("sock", signed(k), "memory.stat sock: network buffers");
     }
-    let named: i64 = out.iter().map(|p| p.bytes).sum();
+    let named: i128 = out.iter().map(|p| i128::from(p.bytes)).sum();
     out.push(Part {
         name: "other",
-        bytes: usage as i64 - pss as i64 - named,
+        bytes: clamp(i128::from(usage) - i128::from(pss) - named),
         source: "usage − Σ PSS − the parts above: rounding, PSS shared with other cgroups, processes not read",
     });
     out
@@ -174,5 +175,29 @@ mod tests {
         let total: i64 = r.parts.iter().map(|p| p.bytes).sum::<i64>() + 190;
         assert_eq!(total, 1000);
         assert!(is_within("/a", "/") && is_within("/a/b", "/a") && !is_within("/ab", "/a"));
+    }
+
+    /// memory.stat figures past i64::MAX (crafted, or a v1 counter gone
+    /// wrong) made parts negative by the u64-to-i64 casts, and `other`
+    /// wrapped: a cgroup line read `kernel -1B`.
+    #[test]
+    fn parts_of_figures_past_i64_saturate_never_turn_negative() {
+        let huge = u64::MAX;
+        let m = CgroupMemory {
+            usage: Some(huge),
+            anon: Some(huge),
+            file: Some(huge),
+            kernel: Some(huge),
+            sock: Some(huge),
+            ..Default::default()
+        };
+        let ps = [proc("/", 1 << 62, 0, 0), proc("/a", 1 << 62, 0, 0)];
+        let r = &rows(&["/".into()], &ps, &|_| Some(m.clone()))[0];
+        for p in &r.parts {
+            assert!(p.bytes >= 0 || p.name == "other", "{} = {}", p.name, p.bytes);
+        }
+        let get = |n: &str| r.parts.iter().find(|p| p.name == n).unwrap().bytes;
+        assert_eq!(get("kernel"), i64::MAX);
+        assert_eq!(get("anon_not_in_pss"), i64::MAX);
     }
 }

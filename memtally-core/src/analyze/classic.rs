@@ -42,8 +42,10 @@ pub fn classic(regions: &[Region]) -> Classic {
 impl Classic {
     /// Counts one mapping (regions can be streamed through this).
     pub(crate) fn add(&mut self, r: &Region) {
+        // An end below the start is no mapping the kernel writes: it
+        // counts nothing rather than 2^64 minus a little.
         let size = match (r.start, r.end) {
-            (Some(s), Some(e)) => e.wrapping_sub(s),
+            (Some(s), Some(e)) => e.saturating_sub(s),
             _ => return,
         };
         let rwx = r.perms.get(..3).unwrap_or("");
@@ -63,7 +65,9 @@ impl Classic {
                 _ => &mut self.mapped_unknown,
             }
         };
-        *slot += size;
+        // Crafted input can claim more than the address space: the
+        // counter stops at u64::MAX instead of wrapping to a small figure.
+        *slot = slot.saturating_add(size);
     }
 }
 
@@ -97,5 +101,22 @@ b000-c000 rw-s 00000000 00:01 7 /dev/zero (deleted)
         assert_eq!(c.unreadable, 0x1000);
         assert_eq!(c.rodata, 0x1000);
         assert_eq!(c.unbacked_unknown, 0x1000);
+    }
+
+    /// The fuzzer's find (68 executions with overflow checks on): two
+    /// mappings of the whole address space wrapped the counter to a small
+    /// figure (or panicked). A counter saturates; an end below its start
+    /// (no mapping the kernel writes) counts nothing instead of 2^64 - n.
+    #[test]
+    fn counters_saturate_and_an_inverted_range_counts_nothing() {
+        let maps = "\
+0-ffffffffffffffff rw-p 00000000 00:00 0
+0-ffffffffffffffff rw-p 00000000 00:00 0
+3000-1000 r-xp 00000000 08:01 5 /bin/x
+";
+        let regions = SmapsReader::new(maps.as_bytes()).read_all().unwrap();
+        let c = classic(&regions);
+        assert_eq!(c.data, u64::MAX);
+        assert_eq!(c.mapped_executable, 0);
     }
 }

@@ -110,6 +110,10 @@ pub struct Diff {
     pub purge_changes: Vec<PurgeChange>,
     /// Seconds between the snapshots, when both say when they were taken.
     pub seconds: Option<f64>,
+    /// Where a snapshot's stored totals disagree with its own regions (an
+    /// edited or damaged file): the process and total rows then use the
+    /// regions' sums, and each such process is named here.
+    pub notes: Vec<String>,
 }
 
 /// Options that shape the result.
@@ -164,6 +168,13 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
     let mut purge_changes = Vec::new();
     let mut paths_before = Grouper::new();
     let mut paths_after = Grouper::new();
+    let mut notes = Vec::new();
+    let totals_a: Vec<Sizes> = (0..a.processes.len())
+        .map(|i| region_checked_totals(da, i, "the first snapshot", &mut notes))
+        .collect();
+    let totals_b: Vec<Sizes> = (0..b.processes.len())
+        .map(|i| region_checked_totals(db, i, "the second snapshot", &mut notes))
+        .collect();
     for &(ia, ib) in &pairs {
         let (pa, pb) = (ia.map(|i| &a.processes[i]), ib.map(|i| &b.processes[i]));
         let p = pb.or(pa).expect("a pair has a side");
@@ -171,8 +182,8 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
             key: p.pid.map_or_else(|| p.command.clone(), |pid| pid.to_string()),
             label: p.command.clone(),
             pid: p.pid,
-            before: pa.map(|x| x.totals.clone()),
-            after: pb.map(|x| x.totals.clone()),
+            before: ia.map(|i| totals_a[i].clone()),
+            after: ib.map(|i| totals_b[i].clone()),
         });
         for g in ia.map_or(&[][..], |i| &da.paths[i]) {
             paths_before.add_group(g);
@@ -222,8 +233,8 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
             key: "total".into(),
             label: "total".into(),
             pid: None,
-            before: Some(a.totals.clone()),
-            after: Some(b.totals.clone()),
+            before: Some(checked_total(a, &totals_a, "the first snapshot", &mut notes)),
+            after: Some(checked_total(b, &totals_b, "the second snapshot", &mut notes)),
         },
         processes,
         categories,
@@ -231,7 +242,75 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
         regions,
         purge_changes,
         seconds,
+        notes,
     }
+}
+
+/// Figures `smaps_rollup` gives exactly where `smaps` rounds each mapping
+/// down to a kB: a process's stored total may differ from its regions'
+/// sum by up to 1 KiB a region, or be the rollup's alone (see
+/// `analyze::group::process_total`).
+const ROUNDED_PER_REGION: &[&str] =
+    &["pss", "pss_dirty", "pss_anon", "pss_file", "pss_shmem", "swap_pss"];
+
+/// Process `i`'s totals, checked against its own regions (the digest's
+/// sums by path cover every region): a snapshot is a file anyone can
+/// edit, and a diff that trusted its stored totals printed `+4.0K` path
+/// rows beside "processes: no change". Where they disagree, the regions'
+/// sums are used and `notes` says so; a process without regions keeps
+/// its stored totals.
+fn region_checked_totals(d: &Digest, i: usize, side: &str, notes: &mut Vec<String>) -> Sizes {
+    let p = &d.snapshot.processes[i];
+    let Some(groups) = d.paths.get(i).filter(|g| !g.is_empty()) else {
+        return p.totals.clone();
+    };
+    let mut sum = Sizes::default();
+    let mut regions = 0u64;
+    for g in groups {
+        sum.add(&g.sizes);
+        regions = regions.saturating_add(g.regions as u64);
+    }
+    let mut names: Vec<&str> = p.totals.present().into_iter().map(|(n, _)| n).collect();
+    names.extend(sum.present().into_iter().map(|(n, _)| n));
+    names.sort_unstable();
+    names.dedup();
+    let slack = regions.saturating_mul(1024);
+    let disagree = names.into_iter().find(|&n| {
+        let (stored, summed) = (p.totals.get(n), sum.get(n));
+        match (stored, summed) {
+            // Within the rounding; or a figure only the rollup gives.
+            (Some(t), Some(s)) if ROUNDED_PER_REGION.contains(&n) => t.abs_diff(s) > slack,
+            (Some(_), None) if ROUNDED_PER_REGION.contains(&n) => false,
+            _ => stored != summed,
+        }
+    });
+    let Some(name) = disagree else { return p.totals.clone() };
+    let show = |v: Option<u64>| v.map_or_else(|| "none".to_string(), |v| v.to_string());
+    let who = p.pid.map_or_else(|| p.command.clone(), |pid| format!("pid {pid}"));
+    notes.push(format!(
+        "{side}: {who}: the snapshot's totals disagree with its regions ({name} {} stored, {} in the regions): the regions' sums are used",
+        show(p.totals.get(name)),
+        show(sum.get(name)),
+    ));
+    sum
+}
+
+/// The snapshot's total row: the sum of its processes' (checked) totals,
+/// noted where the stored one differs.
+fn checked_total(s: &Snapshot, processes: &[Sizes], side: &str, notes: &mut Vec<String>) -> Sizes {
+    if s.processes.is_empty() {
+        return s.totals.clone();
+    }
+    let mut sum = Sizes::default();
+    for t in processes {
+        sum.add(t);
+    }
+    if sum != s.totals {
+        notes.push(format!(
+            "{side}: its stored total disagrees with the sum of its processes: the sum is used"
+        ));
+    }
+    sum
 }
 
 /// Pairs processes by PID (and name, so a reused PID is not taken for the

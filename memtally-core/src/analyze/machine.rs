@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use crate::analyze::signed::{bytes as signed, clamp};
 use crate::model::{MemInfo, ProcMemory, Sizes};
 
 /// One line of the waterfall.
@@ -72,7 +73,7 @@ impl Machine {
         let mut out: Vec<(&'static str, i64, Vec<&'static str>)> = Vec::new();
         for l in &self.lines {
             match out.iter_mut().find(|(g, _, _)| *g == l.group) {
-                Some(g) => g.1 += l.bytes,
+                Some(g) => g.1 = g.1.saturating_add(l.bytes),
                 None => out.push((l.group, l.bytes, Vec::new())),
             }
             if l.bytes != 0 {
@@ -91,9 +92,15 @@ impl Machine {
         let at = self.lines.len().saturating_sub(1);
         self.lines.insert(
             at,
-            MachineLine { name, group: "drivers", bytes: bytes as i64, reclaimable: false, source },
+            MachineLine {
+                name,
+                group: "drivers",
+                bytes: signed(bytes),
+                reclaimable: false,
+                source,
+            },
         );
-        self.unexplained -= bytes as i64;
+        self.unexplained = self.unexplained.saturating_sub(signed(bytes));
         if let Some(last) = self.lines.last_mut() {
             last.bytes = self.unexplained;
         }
@@ -136,7 +143,11 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
     let read: Vec<&Sizes> =
         processes.iter().filter(|p| p.sizes.pss.is_some()).map(|p| &p.sizes).collect();
     let n = read.len();
-    let sum = |f: fn(&Sizes) -> Option<u64>| -> u64 { read.iter().filter_map(|s| f(s)).sum() };
+    // Saturating: two crafted processes of 8 EiB each must not add up to
+    // a small figure.
+    let sum = |f: fn(&Sizes) -> Option<u64>| -> u64 {
+        read.iter().filter_map(|s| f(s)).fold(0, u64::saturating_add)
+    };
     let (pss, anon, file, shmem) =
         (sum(|s| s.pss), sum(|s| s.pss_anon), sum(|s| s.pss_file), sum(|s| s.pss_shmem));
     let f = |k: &str| m.get(k);
@@ -144,7 +155,7 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
 
     let mut lines: Vec<MachineLine> = Vec::new();
     let mut push = |name, group, bytes: u64, reclaimable, source: String| {
-        lines.push(MachineLine { name, group, bytes: bytes as i64, reclaimable, source });
+        lines.push(MachineLine { name, group, bytes: signed(bytes), reclaimable, source });
     };
     push("free", "free", free, false, "MemFree".into());
     let of = format!("of the {n} processes read (smaps_rollup)");
@@ -152,7 +163,8 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
     push("process_file", "processes", file, true, format!("Σ Pss_File {of}"));
     push("process_shmem", "processes", shmem, false, format!("Σ Pss_Shmem {of}"));
     // PSS that a rollup gives but does not split (kernels before 5.x).
-    let unsplit = pss.saturating_sub(anon + file + shmem);
+    let split = anon.saturating_add(file).saturating_add(shmem);
+    let unsplit = pss.saturating_sub(split);
     if unsplit > 0 {
         push("process_unsplit", "processes", unsplit, false, "Σ Pss − Σ (Pss_Anon + Pss_File + Pss_Shmem): rounding, or kernels that do not split PSS".into());
     }
@@ -160,14 +172,14 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
         push(
             "anon_unread",
             "processes",
-            a.saturating_sub(anon + unsplit),
+            a.saturating_sub(anon.saturating_add(unsplit)),
             false,
             "AnonPages − Σ Pss_Anon: anonymous memory of processes not read".into(),
         );
     }
     let shmem_total = f("Shmem");
     if let (Some(b), Some(c)) = (f("Buffers"), f("Cached")) {
-        let cache = (b + c).saturating_sub(shmem_total.unwrap_or(0));
+        let cache = b.saturating_add(c).saturating_sub(shmem_total.unwrap_or(0));
         push(
             "page_cache_unmapped",
             "cache",
@@ -211,7 +223,7 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
         push(
             "page_tables",
             "kernel",
-            z("PageTables") + z("SecPageTables"),
+            z("PageTables").saturating_add(z("SecPageTables")),
             false,
             "PageTables + SecPageTables".into(),
         );
@@ -241,8 +253,8 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
             "HugePages_Free × Hugepagesize: reserved in the pool, unused".into(),
         );
     }
-    let explained: i64 = lines.iter().map(|l| l.bytes).sum();
-    let unexplained = total as i64 - explained;
+    let explained: i128 = lines.iter().map(|l| i128::from(l.bytes)).sum();
+    let unexplained = clamp(i128::from(total) - explained);
     lines.push(MachineLine {
         name: "unexplained",
         group: "unexplained",
@@ -253,12 +265,12 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
     });
 
     let buff_cache = match (f("Buffers"), f("Cached")) {
-        (Some(b), Some(c)) => Some(b + c + sreclaim.unwrap_or(0)),
+        (Some(b), Some(c)) => Some(b.saturating_add(c).saturating_add(sreclaim.unwrap_or(0))),
         _ => None,
     };
     let used = match f("MemAvailable") {
         Some(a) => total.saturating_sub(a),
-        None => total.saturating_sub(free + buff_cache.unwrap_or(0)),
+        None => total.saturating_sub(free.saturating_add(buff_cache.unwrap_or(0))),
     };
     let kernel_names = [
         "slab_reclaimable",
@@ -270,19 +282,29 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
         "percpu",
     ];
     let group_sum = |names: &[&str]| -> u64 {
-        lines.iter().filter(|l| names.contains(&l.name)).map(|l| l.bytes as u64).sum()
+        lines
+            .iter()
+            .filter(|l| names.contains(&l.name))
+            .map(|l| l.bytes.max(0) as u64)
+            .fold(0, u64::saturating_add)
     };
     let kernel = f("Slab").map(|_| group_sum(&kernel_names));
     let kernel_reclaimable = f("KReclaimable").or(sreclaim);
     let cache_unmapped = match (f("Buffers"), f("Cached")) {
-        (Some(b), Some(c)) => Some((b + c + z("SwapCached")).saturating_sub(file + shmem)),
+        (Some(b), Some(c)) => Some(
+            b.saturating_add(c)
+                .saturating_add(z("SwapCached"))
+                .saturating_sub(file.saturating_add(shmem)),
+        ),
         _ => None,
     };
-    let unattributed = total as i64
-        - free as i64
-        - pss as i64
-        - kernel.unwrap_or(0) as i64
-        - cache_unmapped.unwrap_or(0) as i64;
+    let unattributed = clamp(
+        i128::from(total)
+            - i128::from(free)
+            - i128::from(pss)
+            - i128::from(kernel.unwrap_or(0))
+            - i128::from(cache_unmapped.unwrap_or(0)),
+    );
     Some(Machine {
         total,
         available: f("MemAvailable"),
@@ -388,6 +410,32 @@ mod tests {
         assert_eq!(mm.line("unexplained"), Some(before - 4096));
         assert_eq!(mm.lines.iter().map(|l| l.bytes).sum::<i64>(), mm.total as i64);
         assert_eq!(mm.lines[mm.lines.len() - 2].name, "gpu_gtt");
+    }
+
+    /// A crafted meminfo of 16 EiB and two processes of 8 EiB each: the
+    /// casts to i64 made free `-1.0K`, and the PSS sum wrapped to a small
+    /// figure (4096 in the Prometheus gauge).
+    #[test]
+    fn figures_past_i64_saturate_and_sums_never_wrap() {
+        let m = crate::source::meminfo::parse(
+            "MemTotal: 18014398509481983 kB\nMemFree: 18014398509481983 kB\nBuffers: 18014398509481983 kB\nCached: 18014398509481983 kB\nAnonPages: 1 kB\nSlab: 1 kB\nSReclaimable: 18014398509481983 kB\nSUnreclaim: 18014398509481983 kB\nPageTables: 18014398509481983 kB\nSecPageTables: 18014398509481983 kB\n",
+        );
+        let half = 1u64 << 63;
+        let ps = [proc(half, 0, 0), proc(half, 4096, 0)];
+        let mut mm = machine(&m, &ps).unwrap();
+        assert_eq!(mm.processes_pss, u64::MAX, "saturated, not 4096");
+        assert_eq!(mm.line("free"), Some(i64::MAX), "not -1.0K");
+        for l in &mm.lines {
+            assert!(l.bytes >= 0 || l.name == "unexplained", "{} = {}", l.name, l.bytes);
+        }
+        assert!(mm.kernel.unwrap() >= 1 << 62, "{:?}", mm.kernel);
+        assert_eq!(mm.buff_cache, Some(u64::MAX));
+        for (g, bytes, _) in mm.groups() {
+            assert!(bytes >= 0 || g == "unexplained", "{g} = {bytes}");
+        }
+        mm.add_driver_line("gpu_gtt", u64::MAX, "x".into());
+        assert_eq!(mm.line("gpu_gtt"), Some(i64::MAX));
+        assert_eq!(mm.line("unexplained"), Some(mm.unexplained));
     }
 
     #[test]

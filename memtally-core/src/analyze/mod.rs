@@ -13,6 +13,7 @@ pub mod machine;
 pub mod metrics;
 pub mod select;
 pub mod show;
+mod signed;
 pub mod snapshot;
 pub mod top;
 pub mod trend;

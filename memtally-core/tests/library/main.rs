@@ -4,6 +4,8 @@
 
 mod support;
 
+mod fuzz_bodies;
+mod fuzz_replay;
 mod layout;
 mod properties;
 mod vmmap_split;

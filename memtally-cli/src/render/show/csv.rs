@@ -26,7 +26,7 @@ pub fn csv(report: &Report, regions: bool, out: &mut dyn Write) -> std::io::Resu
     w.write_record(&header)?;
     for row in &report.rows {
         let mut rec =
-            vec![crate::render::table::escape_controls(row.key.clone()), row.regions.to_string()];
+            vec![crate::render::table::csv_text(row.key.clone()), row.regions.to_string()];
         rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(row.sizes.figure(f))));
         w.write_record(&rec)?;
     }

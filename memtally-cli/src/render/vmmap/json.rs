@@ -10,6 +10,7 @@ use memtally_core::model::vmmap::{Diagnostics, Header, MallocZoneRow, SummaryRow
 use memtally_core::model::{Region, Sizes};
 
 use super::VmmapView;
+use crate::render::table::csv_text;
 
 #[derive(Serialize)]
 struct JsonRegion<'a> {
@@ -204,7 +205,7 @@ impl VmmapStream {
             let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(&mut self.buf);
             w.write_record([
                 line.to_string(),
-                g.region_type.clone().unwrap_or_default(),
+                csv_text(g.region_type.clone().unwrap_or_default()),
                 o(g.start),
                 o(g.end),
                 o(g.sizes.size),
@@ -212,10 +213,10 @@ impl VmmapStream {
                 o(g.sizes.dirty),
                 o(g.sizes.swap),
                 g.purge.code().to_string(),
-                g.share_mode.clone().unwrap_or_default(),
-                g.perms.clone(),
-                g.max_perms.clone().unwrap_or_default(),
-                g.path.clone().unwrap_or_default(),
+                csv_text(g.share_mode.clone().unwrap_or_default()),
+                csv_text(g.perms.clone()),
+                csv_text(g.max_perms.clone().unwrap_or_default()),
+                csv_text(g.path.clone().unwrap_or_default()),
             ])?;
             w.flush()?;
         }

@@ -68,7 +68,7 @@ pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
                 e.clients += 1;
                 e.shared_clients += usize::from(n > 1);
                 if let Some(s) = share {
-                    e.proportional = Some(e.proportional.unwrap_or(0) + s);
+                    e.proportional = Some(e.proportional.unwrap_or(0).saturating_add(s));
                     proportional = proportional.saturating_add(s);
                 }
                 if first_time {
@@ -77,7 +77,7 @@ pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
                     t.clients += 1;
                     t.shared_clients += usize::from(n > 1);
                     if let Some(cost) = m.cost() {
-                        t.proportional = Some(t.proportional.unwrap_or(0) + cost);
+                        t.proportional = Some(t.proportional.unwrap_or(0).saturating_add(cost));
                     }
                 }
             }
@@ -100,7 +100,7 @@ pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
                 .or_insert_with(|| GpuEntry { proportional: Some(0), clients: 0, ..e.clone() });
             t.memory.add(&e.memory);
             t.clients += 1;
-            t.proportional = Some(t.proportional.unwrap_or(0) + bytes);
+            t.proportional = Some(t.proportional.unwrap_or(0).saturating_add(bytes));
             entries.insert(("nvidia".into(), "nvidia".into(), "vram".into()), e);
         }
         // Buffers held by fd or mapped, each once per process.
@@ -115,9 +115,7 @@ pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
         for inode in &inodes {
             let Buffer { size, holders: who, .. } = &buffers[inode];
             let share = size / who.len().max(1) as u64;
-            dmabuf.count += 1;
-            dmabuf.size += size;
-            dmabuf.pss += share;
+            dmabuf.add(*size, share);
             if !counted_in_drm(inode) {
                 proportional = proportional.saturating_add(share);
             }
@@ -171,11 +169,9 @@ pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
     let mut dmabuf = DmaBufShare::default();
     for b in buffers.values() {
         if b.holders.iter().any(|p| shown.contains(p)) {
-            dmabuf.count += 1;
-            dmabuf.size += b.size;
-            dmabuf.pss += b.size;
+            dmabuf.add(b.size, b.size);
         }
     }
-    let proportional = processes.iter().map(|p| p.proportional).sum();
+    let proportional = processes.iter().map(|p| p.proportional).fold(0, u64::saturating_add);
     GpuReport { processes, totals: totals.into_values().collect(), dmabuf, proportional, notes }
 }

@@ -76,6 +76,17 @@ pub struct DmaBufShare {
     pub pss: u64,
 }
 
+impl DmaBufShare {
+    /// Counts one buffer of `size` bytes, `share` of them this holder's.
+    /// Saturating: fdinfo sizes are the driver's word (or crafted), and
+    /// two of 8 EiB wrapped the sum to a small figure.
+    pub(crate) fn add(&mut self, size: u64, share: u64) {
+        self.count += 1;
+        self.size = self.size.saturating_add(size);
+        self.pss = self.pss.saturating_add(share);
+    }
+}
+
 /// One DRM client as a process holds it.
 #[derive(Debug, Clone, Serialize)]
 pub struct ClientView {
@@ -204,7 +215,7 @@ pub fn reclaimable_vmmap(regions: &[Region]) -> u64 {
         .iter()
         .filter(|r| matches!(r.purge, Purge::Volatile | Purge::Empty))
         .filter_map(|r| r.sizes.rss)
-        .sum()
+        .fold(0, u64::saturating_add)
 }
 
 #[cfg(test)]
@@ -331,6 +342,27 @@ mod tests {
         );
         assert_eq!(only.processes.len(), 1);
         assert_eq!(only.processes[0].dmabuf.pss, 1500);
+    }
+
+    /// Two dma-bufs of 8 EiB each (fdinfo `size:` is the driver's word,
+    /// or a recorded tree's): the sums wrapped to 0 (a panic with
+    /// overflow checks on).
+    #[test]
+    fn dmabuf_sums_saturate() {
+        let buf = |fd, inode| DmaBuf {
+            fd,
+            inode,
+            size: 1 << 63,
+            count: Some(1),
+            exporter: Some("system".into()),
+            name: None,
+        };
+        let a = ProcGpu { pid: 1, dmabufs: vec![buf(3, 100), buf(4, 101)], ..Default::default() };
+        let r = build(&[input(1, a)], &|_| true);
+        let want = DmaBufShare { count: 2, size: u64::MAX, pss: u64::MAX };
+        assert_eq!(r.processes[0].dmabuf, want);
+        assert_eq!(r.dmabuf, want);
+        assert_eq!(r.processes[0].proportional, u64::MAX);
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub fn show_view(inputs: &[GpuInput], shown: &dyn Fn(u32) -> bool) -> Option<Gpu
     let dmabuf = DmaBufShare {
         count: local.dmabuf.count,
         size: local.dmabuf.size,
-        pss: wide.processes.iter().map(|p| p.dmabuf.pss).sum(),
+        pss: wide.processes.iter().map(|p| p.dmabuf.pss).fold(0, u64::saturating_add),
     };
     let reclaimable = sum_opt(
         [

@@ -137,12 +137,13 @@ pub struct Footprint {
 impl Footprint {
     /// Adds another type's figures.
     pub fn add(&mut self, o: &Footprint) {
-        self.regions += o.regions;
+        // Saturating, as every sum of crafted sizes (8388608T twice) must be.
+        self.regions = self.regions.saturating_add(o.regions);
         opt_add(&mut self.footprint, o.footprint);
         opt_add(&mut self.reclaimable, o.reclaimable);
-        self.volatile_vsize += o.volatile_vsize;
-        self.empty_vsize += o.empty_vsize;
-        self.nonvol_vsize += o.nonvol_vsize;
+        self.volatile_vsize = self.volatile_vsize.saturating_add(o.volatile_vsize);
+        self.empty_vsize = self.empty_vsize.saturating_add(o.empty_vsize);
+        self.nonvol_vsize = self.nonvol_vsize.saturating_add(o.nonvol_vsize);
     }
 }
 

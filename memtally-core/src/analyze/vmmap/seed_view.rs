@@ -222,10 +222,11 @@ impl SeedView {
                 1;
         }
         let b = self.breakdown.entry((r.region_type.to_string(), r.purge.code())).or_default();
+        // Saturating: crafted sizes (8388608T twice) must not wrap.
         b[0] += 1;
-        b[1] += vsize;
-        b[2] += rsdnt + swap;
-        b[3] += dirty;
+        b[1] = b[1].saturating_add(vsize);
+        b[2] = b[2].saturating_add(rsdnt.saturating_add(swap));
+        b[3] = b[3].saturating_add(dirty);
     }
 
     fn mismatch(&mut self, line_no: usize, what: &str) {

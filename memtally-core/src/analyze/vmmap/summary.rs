@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{opt_add, Footprint, TypeFilter};
+use super::{Footprint, TypeFilter};
 use crate::model::vmmap::{Document, SummaryRow};
 
 /// The region types the seed reports as GPU memory (its default `--types`).
@@ -34,12 +34,15 @@ pub fn row_reclaimable(s: &SummaryRow) -> Option<u64> {
 pub fn summary_footprint(doc: &Document, filter: &TypeFilter) -> Footprint {
     let mut f = Footprint::default();
     for s in doc.summary.iter().filter(|s| filter.matches(&s.region_type)) {
-        f.regions += s.count.unwrap_or(0);
-        opt_add(&mut f.footprint, row_footprint(s));
-        opt_add(&mut f.reclaimable, row_reclaimable(s));
-        f.volatile_vsize += s.volatile.unwrap_or(0);
-        f.empty_vsize += s.empty.unwrap_or(0);
-        f.nonvol_vsize += s.nonvol.unwrap_or(0);
+        let row = Footprint {
+            regions: s.count.unwrap_or(0),
+            footprint: row_footprint(s),
+            reclaimable: row_reclaimable(s),
+            volatile_vsize: s.volatile.unwrap_or(0),
+            empty_vsize: s.empty.unwrap_or(0),
+            nonvol_vsize: s.nonvol.unwrap_or(0),
+        };
+        f.add(&row);
     }
     f
 }

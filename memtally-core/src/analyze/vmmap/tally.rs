@@ -163,10 +163,11 @@ impl Tally {
         // Some(0) once any region had the figure: known, and zero so far.
         opt_add(&mut f.footprint, fp.map(|fp| footprint_part(r.purge, fp)));
         opt_add(&mut f.reclaimable, r.resident.map(|rss| reclaimable_part(r.purge, rss)));
+        // Saturating: two crafted regions of 8388608T wrapped the sum.
         match r.purge {
-            Purge::Volatile => f.volatile_vsize += vsize,
-            Purge::Empty => f.empty_vsize += vsize,
-            Purge::NonVolatile => f.nonvol_vsize += vsize,
+            Purge::Volatile => f.volatile_vsize = f.volatile_vsize.saturating_add(vsize),
+            Purge::Empty => f.empty_vsize = f.empty_vsize.saturating_add(vsize),
+            Purge::NonVolatile => f.nonvol_vsize = f.nonvol_vsize.saturating_add(vsize),
             Purge::Unmarked => {}
         }
         if let Some(fp) = fp {

@@ -1,0 +1,81 @@
+//! The bodies of the cargo-fuzz targets (fuzz/fuzz_targets/*.rs include
+//! this file), so that `fuzz_replay` runs the very same code over the
+//! seeds and the crashers found so far in an ordinary test build, which
+//! has overflow checks on: a sum that wraps panics there as it does under
+//! `cargo fuzz run -a`.
+
+use memtally_core::analyze::diff::{diff, DiffOptions};
+use memtally_core::analyze::{categorize, show};
+use memtally_core::model::Sizes;
+use memtally_core::source::smaps::SmapsReader;
+
+/// smaps / maps text: the parser and every analysis over what it returns.
+pub fn smaps(data: &[u8]) {
+    let mut regions = Vec::new();
+    for r in SmapsReader::new(data) {
+        match r {
+            Ok(r) => regions.push(r),
+            Err(_) => break,
+        }
+    }
+    for r in &regions {
+        let _ = categorize(r);
+    }
+    let sum = Sizes::total(&regions);
+    let procs = vec![memtally_core::model::Process {
+        pid: 1,
+        comm: String::new(),
+        cmdline: String::new(),
+        source: memtally_core::model::SizeSource::Smaps,
+        regions,
+        rollup: None,
+        streamed: None,
+    }];
+    for by in [show::ShowBy::Category, show::ShowBy::Path, show::ShowBy::Perms] {
+        let rep = show::build(procs.clone(), by, &["dirty".into(), "rss".into()], Some(3));
+        assert_eq!(rep.totals.rss, sum.rss);
+        let _ = memtally_core::analyze::snapshot::linux_snapshot(
+            &rep.processes,
+            Default::default(),
+            vec![],
+        );
+    }
+    let _ = memtally_core::analyze::classic::classic(&procs[0].regions);
+}
+
+/// vmmap text: the streaming parser, and the tally and summary sums the
+/// `vmmap` command makes of it.
+pub fn vmmap(data: &[u8]) {
+    use memtally_core::analyze::vmmap::{summary_footprint, total_check, Tally, TypeFilter};
+    use memtally_core::model::vmmap::Record;
+    let _ = memtally_core::source::vmmap::parse_all(data, Default::default());
+    let mut tally = Tally::new(TypeFilter::new(Vec::new()));
+    let parsed = memtally_core::source::vmmap::parse(data, Default::default(), |n, _, rec| {
+        if let Some(Record::Region(r)) = rec {
+            tally.add(n, r);
+        }
+    });
+    tally.finish();
+    if let Ok(doc) = parsed {
+        let _ = tally.count_check(&doc);
+        let _ = summary_footprint(&doc, &TypeFilter::new(Vec::new()));
+        let _ = total_check(&doc);
+    }
+}
+
+/// DRM and dma-buf fdinfo, and the fd targets list.
+pub fn fdinfo(data: &[u8]) {
+    use memtally_core::source::gpu::fdinfo::parse;
+    let _ = parse(data, 3, Some("/dev/dri/renderD128"), false);
+    let _ = parse(data, 4, Some("/dmabuf:"), true);
+    let _ = memtally_core::source::gpu::parse_fd_targets(data);
+}
+
+/// Snapshot JSON (and show JSON): loading, and a diff against itself.
+pub fn snapshot(data: &[u8]) {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else { return };
+    let Ok(snap) = memtally_core::source::snapshot_file::from_json(value) else { return };
+    let d = diff(&snap, &snap, &DiffOptions { sort: vec!["dirty".into()], min_delta: 0 });
+    assert!(d.processes.is_empty(), "a snapshot equals itself");
+    let _ = serde_json::to_string(&snap);
+}
