@@ -7,26 +7,37 @@ use memtally_core::error::exit;
 
 mod cli;
 mod render;
+mod signal;
 #[cfg(feature = "ui")]
 mod ui;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    if let Err(e) = signal::install() {
+        eprintln!("memtally: cannot take SIGINT, SIGTERM and SIGHUP: {e}");
+        return ExitCode::from(exit::FAILURE as u8);
+    }
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let result = cli::run(cli, &mut out)
         .and_then(|()| out.flush().map_err(|e| memtally_core::Error::io("standard output", e)));
-    match result {
-        Ok(()) => ExitCode::from(exit::OK as u8),
+    let code = match result {
+        Ok(()) => exit::OK,
         // `memtally ... | head` closing the pipe early is not an error.
         Err(memtally_core::Error::Io { source, .. })
             if source.kind() == std::io::ErrorKind::BrokenPipe =>
         {
-            ExitCode::from(exit::OK as u8)
+            exit::OK
         }
         Err(e) => {
             eprintln!("memtally: {e}");
-            ExitCode::from(e.exit_code() as u8)
+            e.exit_code()
         }
+    };
+    // A command a signal stopped has kept what it promised (the samples
+    // taken, a whole file or none); its status still says it was stopped.
+    match signal::received() {
+        Some(sig) => ExitCode::from(signal::exit_code(sig) as u8),
+        None => ExitCode::from(code as u8),
     }
 }

@@ -19,6 +19,9 @@ pub mod exit {
     pub const BAD_INPUT: i32 = 5;
     /// An external tool (vmmap, nvidia-smi) failed or timed out.
     pub const TOOL_FAILED: i32 = 6;
+    /// Ended by a signal: this plus the signal's number (129 SIGHUP, 130
+    /// SIGINT, 143 SIGTERM), as a shell reports a process the signal killed.
+    pub const SIGNAL_BASE: i32 = 128;
 }
 
 /// Everything that can go wrong, as a value. Each variant maps to one

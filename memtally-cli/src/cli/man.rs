@@ -33,7 +33,9 @@ mappings, dirty bytes first. Without a command it runs memtally top.
 
 Exit codes: 0 success; 1 I/O or runtime failure; 2 bad command line; 3 no such process \
 or file; 4 permission denied (another user's process: run as that user, as root, or with \
-CAP_SYS_PTRACE); 5 bad input; 6 an external tool (vmmap) failed.";
+CAP_SYS_PTRACE); 5 bad input; 6 an external tool (vmmap) failed; 129, 130, 143 ended by \
+SIGHUP, SIGINT or SIGTERM (128 + the signal), within a second, with what it promised kept \
+(a watch file holds the samples taken; no temporary file is left).";
 
 /// The whole command, built (so subcommands carry their `memtally-NAME`
 /// display names), without the `help` subcommand and hidden ones.

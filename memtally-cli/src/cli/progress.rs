@@ -1,5 +1,7 @@
 //! A progress bar on stderr for reads that take more than a moment, and
 //! only when stderr is a terminal: piped or redirected, nothing is drawn.
+//! A signal clears it at once, so a command ended for it leaves no half
+//! drawn bar on the terminal.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -47,8 +49,8 @@ pub fn with_progress<T>(work: impl FnOnce(&dyn Progress) -> T) -> T {
         let watcher = s.spawn(|| {
             let start = Instant::now();
             let mut bar: Option<ProgressBar> = None;
-            while !finished.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(50));
+            while !finished.load(Ordering::Relaxed) && crate::signal::received().is_none() {
+                std::thread::sleep(crate::signal::STEP);
                 let total = counter.total.load(Ordering::Relaxed);
                 if bar.is_none() && total > 0 && start.elapsed() >= QUIET_FOR {
                     let label = counter.label.lock().map(|l| l.clone()).unwrap_or_default();

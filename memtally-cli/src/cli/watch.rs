@@ -1,10 +1,11 @@
 //! `memtally watch`: sample a selection cheaply at an interval, print a
 //! line per sample with its change, and at the end the growth rate of
-//! every process and category with a verdict. Ctrl-C ends it cleanly.
+//! every process and category with a verdict. Ctrl-C, SIGTERM or SIGHUP
+//! ends it cleanly: after the sample being taken, with the file of
+//! samples committed and the summary printed (see [`crate::signal`]).
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -18,6 +19,7 @@ use memtally_core::{Error, Result};
 use crate::cli::select::SelectArgs;
 use crate::render::watch::{live_line, sample_csv, sample_csv_header, sample_json, Summary};
 use crate::render::{print, stdout_error, Format};
+use crate::signal::{self, Finishing};
 
 #[derive(Debug, Args)]
 pub struct WatchArgs {
@@ -31,7 +33,7 @@ pub struct WatchArgs {
     #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
     pub interval: Duration,
 
-    /// Stop after this many samples (default: until Ctrl-C).
+    /// Stop after this many samples (default: until Ctrl-C, SIGTERM or SIGHUP).
     #[arg(long, value_name = "N")]
     pub count: Option<usize>,
 
@@ -55,9 +57,6 @@ pub struct WatchArgs {
     pub format: Format,
 }
 
-/// Set by Ctrl-C.
-static STOP: AtomicBool = AtomicBool::new(false);
-
 pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()> {
     let sel = args.select.selection(args.pid)?;
     if args.interval.is_zero() {
@@ -68,9 +67,9 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
         (_, true) => Categories::Never,
         _ => Categories::Auto,
     };
-    // A second handler cannot be installed (tests call run twice): then
-    // Ctrl-C keeps its default meaning, which is fine there.
-    let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst));
+    // A signal ends the loop below; the samples taken are then committed
+    // and summed up before the process ends (a second signal ends it at once).
+    let _promise = Finishing::hold();
     let mut file = match &args.output {
         Some(p) => {
             let mut w = csv::Writer::from_writer(NewFile::create(p)?);
@@ -84,12 +83,9 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
     let start = Instant::now();
     let mut series: Vec<(f64, Sample)> = Vec::new();
     let mut n = 0usize;
-    while !STOP.load(Ordering::SeqCst) && args.count.is_none_or(|c| n < c) {
-        if n > 0 {
-            sleep_until(start + args.interval * n as u32);
-            if STOP.load(Ordering::SeqCst) {
-                break;
-            }
+    while signal::received().is_none() && args.count.is_none_or(|c| n < c) {
+        if n > 0 && !signal::sleep_until(start + args.interval * n as u32) {
+            break;
         }
         let t = start.elapsed().as_secs_f64();
         let now = match sample(root, &sel, cats) {
@@ -133,15 +129,5 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
         // CSV is the samples alone: one row each, nothing after them.
         Format::Csv => Ok(()),
         _ => print(&Summary { series: &series }, args.format, out),
-    }
-}
-
-fn sleep_until(deadline: Instant) {
-    while !STOP.load(Ordering::SeqCst) {
-        let now = Instant::now();
-        if now >= deadline {
-            return;
-        }
-        std::thread::sleep((deadline - now).min(Duration::from_millis(50)));
     }
 }

@@ -20,7 +20,6 @@ mod read;
 mod snapshot;
 mod terminal;
 
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::{self, Event, KeyEventKind};
@@ -41,7 +40,7 @@ pub fn run(root: ProcRoot, opts: Options) -> Result<()> {
     let fail = |e: std::io::Error| Error::io("the terminal", e);
     let mut next = Instant::now();
     let mut dirty = true;
-    while !app.quit && !session.stop.load(Ordering::Relaxed) {
+    while !app.quit && !session.stopped() {
         let now = Instant::now();
         if now >= next {
             app.refresh();

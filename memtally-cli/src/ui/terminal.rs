@@ -1,10 +1,9 @@
 //! The terminal while the explorer runs: raw mode and the alternate
 //! screen, put back however it ends (return, error, panic, SIGTERM,
-//! SIGHUP), and the signal flag the main loop checks.
+//! SIGHUP; see [`crate::signal`]), and whether a signal asks the main
+//! loop to stop.
 
 use std::io::{IsTerminal, Stdout};
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::{cursor, execute, terminal};
@@ -35,25 +34,20 @@ pub fn restore() {
 /// The explorer's hold on the terminal; dropping it restores the terminal.
 pub struct Session {
     pub term: Term,
-    /// Set by SIGTERM, SIGHUP or SIGINT.
-    pub stop: Arc<AtomicBool>,
 }
 
 impl Session {
     pub fn start() -> Result<Session> {
         let fail = |e: std::io::Error| Error::io("the terminal", e);
-        let stop = Arc::new(AtomicBool::new(false));
-        for sig in
-            [signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP, signal_hook::consts::SIGINT]
-        {
-            signal_hook::flag::register(sig, Arc::clone(&stop)).map_err(fail)?;
-        }
-        // The main loop checks the flag between events, but crossterm's
-        // reader loops on end-of-file once the terminal is gone (a closed
-        // window, a killed tmux): then the loop never comes back to look.
-        // A watcher thread ends the process itself when the terminal hangs
-        // up, or when a signal's flag is not acted on within a second.
-        watch_for_hangup(Arc::clone(&stop));
+        // The main loop stops on a signal between events; when it does
+        // not within the signal's grace, the process is ended for it, and
+        // the terminal is put back first.
+        crate::signal::before_exit(Some(restore));
+        // crossterm's reader loops on end-of-file once the terminal is
+        // gone (a closed window, a killed tmux): then the loop never
+        // comes back to look. A watcher thread ends the process itself
+        // when the terminal hangs up.
+        watch_for_hangup();
         // A panic prints its message on the main screen, after the
         // terminal is back to normal.
         let previous = std::panic::take_hook();
@@ -68,7 +62,7 @@ impl Session {
             return Err(fail(e));
         }
         match Terminal::new(CrosstermBackend::new(stdout)) {
-            Ok(term) => Ok(Session { term, stop }),
+            Ok(term) => Ok(Session { term }),
             Err(e) => {
                 restore();
                 Err(fail(e))
@@ -77,9 +71,17 @@ impl Session {
     }
 }
 
+impl Session {
+    /// Whether SIGINT, SIGTERM or SIGHUP asks the explorer to stop.
+    pub fn stopped(&self) -> bool {
+        crate::signal::received().is_some()
+    }
+}
+
 impl Drop for Session {
     fn drop(&mut self) {
         restore();
+        crate::signal::before_exit(None);
     }
 }
 
@@ -91,24 +93,14 @@ fn terminal_gone() -> bool {
     n > 0 && fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
 }
 
-/// See [`Session::start`]: exits the process when the terminal is gone, or
-/// when `stop` has been set for a second without the main loop ending it.
-fn watch_for_hangup(stop: Arc<AtomicBool>) {
-    std::thread::spawn(move || {
-        let mut stopped_for = 0u32;
-        loop {
-            std::thread::sleep(std::time::Duration::from_millis(200));
-            if terminal_gone() {
-                // Nothing is left to draw on or to restore.
-                std::process::exit(0);
-            }
-            if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                stopped_for += 1;
-                if stopped_for >= 5 {
-                    restore();
-                    std::process::exit(0);
-                }
-            }
+/// See [`Session::start`]: exits the process when the terminal is gone,
+/// as a hang-up (129: the terminal's SIGHUP may never reach the loop).
+fn watch_for_hangup() {
+    std::thread::spawn(move || loop {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        if terminal_gone() {
+            // Nothing is left to draw on or to restore.
+            std::process::exit(crate::signal::exit_code(libc::SIGHUP));
         }
     });
 }

@@ -96,7 +96,7 @@ fn dashboard_is_importable_and_uses_only_metrics_that_serve_exposes() {
     assert!(exprs.iter().any(|e| e.contains("deriv(memtally_process_pss_bytes")), "growth");
 
     // The live machine: the machine picture and the rest past --top.
-    let live = Server::start(&["--listen", "127.0.0.1:0", "--top", "3", "--min-interval", "0s"]);
+    let live = Server::start(&["--listen", "127.0.0.1:0", "--top", "3", "--min-interval", "1s"]);
     let mut served = exposed(&scrape(live.addr));
     // The recorded GPU machine: per-process and other processes' GPU series.
     let gpu = repo().join("testdata/fixtures/gpu/machine");

@@ -30,6 +30,7 @@ mod selections;
 mod serve_load;
 mod show_errors;
 mod show_live;
+mod signals;
 mod top_live;
 mod ui;
 mod vmmap_cli;

@@ -261,7 +261,7 @@ fn watch_table_prints_a_line_per_sample_and_a_verdict() {
     );
 }
 
-/// Ctrl-C ends watch cleanly, with the summary.
+/// Ctrl-C ends watch cleanly, with the summary, and 130 (128 + SIGINT).
 #[test]
 fn watch_stops_cleanly_on_ctrl_c() {
     let child = spawn_steady_grower(MIB, Duration::from_millis(100), 10);
@@ -273,7 +273,7 @@ fn watch_stops_cleanly_on_ctrl_c() {
     std::thread::sleep(Duration::from_millis(700));
     unsafe { libc::kill(w.id() as i32, libc::SIGINT) };
     let out = w.wait_with_output().unwrap();
-    assert!(out.status.success(), "{:?}", out.status);
+    assert_eq!(out.status.code(), Some(130), "{:?}", out.status);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("verdict:"), "{text}");
 }

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::support::peer::connect_from;
 use crate::support::{memtally, run, run_json, spawn, Mapping, Server, MIB};
 use serde_json::Value;
 
@@ -283,10 +284,13 @@ fn serve_rejects_oversized_and_too_many_headers() {
 #[test]
 fn a_silent_or_slow_client_does_not_block_a_scrape() {
     let me = std::process::id().to_string();
-    let srv = Server::start(&["--listen", "127.0.0.1:0", "--pid", &me, "--min-interval", "0s"]);
-    // Clients that connect and send nothing, or half a request line.
-    let silent: Vec<TcpStream> = (0..8).map(|_| TcpStream::connect(srv.addr).unwrap()).collect();
-    let mut half = TcpStream::connect(srv.addr).unwrap();
+    let srv = Server::start(&["--listen", "127.0.0.1:0", "--pid", &me]);
+    // Clients that connect and send nothing, or half a request line (from
+    // other addresses than the scrape's: one address holds at most 4).
+    let from = |d| std::net::Ipv4Addr::new(127, 0, 0, d);
+    let silent: Vec<TcpStream> =
+        (0..8).map(|i| connect_from(from(10 + i / 4), srv.addr).unwrap()).collect();
+    let mut half = connect_from(from(20), srv.addr).unwrap();
     half.write_all(b"GET /metr").unwrap();
     let t = Instant::now();
     let (status, _, body) = get(srv.addr, "/metrics", None);
@@ -322,9 +326,9 @@ fn serve_reuses_a_recent_scan_and_rescans_after_min_interval() {
     std::thread::sleep(Duration::from_millis(50));
     assert_eq!(stamp(srv.addr), first);
     drop(srv);
-    let srv = Server::start(&["--listen", "127.0.0.1:0", "--pid", &me, "--min-interval", "10ms"]);
+    let srv = Server::start(&["--listen", "127.0.0.1:0", "--pid", &me, "--min-interval", "1s"]);
     let first = stamp(srv.addr);
-    std::thread::sleep(Duration::from_millis(50));
+    std::thread::sleep(Duration::from_millis(1100));
     assert!(stamp(srv.addr) > first);
 }
 

@@ -6,6 +6,7 @@
 
 #![allow(dead_code)]
 
+pub mod peer;
 pub mod stall;
 pub mod tmux;
 

@@ -8,19 +8,25 @@
 //!   at a time: a burst of scrapes costs the host one scan.
 //! - Hardening: loopback by default; request heads are bounded in size
 //!   (431) and in header count, and must arrive within a few seconds;
-//!   request bodies are never read (one announced gets 413); connections
-//!   are capped in number and lifetime, and one that sends nothing within
-//!   a second is closed (until its first byte it takes no connection
-//!   slot, so silent sockets cannot crowd out scrapes). At most a few
-//!   scrapes wait for a scan at once; more get 503 with `retry-after`
-//!   at once. Connections are tasks on a small tokio runtime, so a
-//!   client that sends nothing holds no thread and cannot delay another
-//!   scrape. Nothing here starts a process.
+//!   request bodies are never read (one announced gets 413); which
+//!   connections are served, and for how long, is [`admit`]'s (a cap
+//!   per peer, a head read whole before a serving place is taken, one
+//!   request per connection). At most a few scrapes wait for a scan at
+//!   once; more get 503 with `retry-after` at once. `--min-interval`
+//!   is at least [`MIN_INTERVAL_FLOOR`]. Connections are tasks on a
+//!   small tokio runtime, so a client that sends nothing holds no thread
+//!   and cannot delay another scrape. Nothing here starts a process.
+//! - SIGINT, SIGTERM, SIGHUP: the listener closes, answers under way get
+//!   a moment to finish, and the command ends (see [`crate::signal`]).
+
+mod admit;
+mod head;
+mod limits;
 
 use std::convert::Infallible;
 use std::io::Write;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -29,7 +35,6 @@ use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderValue, ACCEPT, ALLOW, CONTENT_LENGTH, CONTENT_TYPE, TRANSFER_ENCODING};
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::{TokioIo, TokioTimer};
 
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::metrics::{collect, MetricsOptions};
@@ -38,6 +43,8 @@ use memtally_core::{Error, Result};
 use crate::cli::metrics::MetricsArgs;
 use crate::render::prometheus::{encode, Exposition};
 
+use limits::Slot;
+
 /// Loopback only unless `--listen` says otherwise (9464: the port the
 /// OpenTelemetry Prometheus exporter uses by default).
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:9464";
@@ -45,19 +52,9 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:9464";
 pub const MAX_HEADER_BYTES: usize = 8 * 1024;
 /// Most headers accepted in one request.
 pub const MAX_HEADERS: usize = 64;
-/// A request head must arrive within this time (also ends idle keep-alive connections).
-pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
-/// No connection lives longer than this, whatever it does.
-pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(60);
-/// Connections served at once (counted from their first byte); more get 503.
-pub const MAX_CONNECTIONS: usize = 64;
-/// A new connection must send its first byte within this time, or it is
-/// closed. Once a request has begun, [`HEADER_TIMEOUT`] applies.
-pub const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(1);
-/// Connections waiting for their first byte at once; more get 503.
-/// Apart from [`MAX_CONNECTIONS`]: silent sockets never take the slots
-/// of clients that send requests.
-pub const MAX_WAITING: usize = 512;
+/// The shortest `--min-interval`: below it one client asking without a
+/// pause keeps a core scanning (`0s` let one burn 133% CPU).
+pub const MIN_INTERVAL_FLOOR: Duration = Duration::from_secs(1);
 /// Scrapes answered from a scan (one running or waited on) at once; more
 /// get 503 with `retry-after` at once instead of queueing behind a slow
 /// scan. A scrape that gave up at [`SCAN_DEADLINE`] counts until the
@@ -78,10 +75,21 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR", default_value = DEFAULT_LISTEN)]
     pub listen: SocketAddr,
 
-    /// Reuse a scan younger than this (`5s`, `500ms`, `1m`) instead of
-    /// scanning again, so a burst of scrapes cannot load the host.
-    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = humantime::parse_duration)]
+    /// Reuse a scan younger than this (`5s`, `1m`; at least `1s`) instead
+    /// of scanning again, so a burst of scrapes cannot load the host.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = min_interval)]
     pub min_interval: Duration,
+}
+
+/// `--min-interval`: a duration of at least [`MIN_INTERVAL_FLOOR`].
+fn min_interval(s: &str) -> std::result::Result<Duration, String> {
+    let d = humantime::parse_duration(s).map_err(|e| e.to_string())?;
+    if d < MIN_INTERVAL_FLOOR {
+        return Err(format!(
+            "{s} is too short: scans would follow each other without a pause and keep a core busy; give at least 1s"
+        ));
+    }
+    Ok(d)
 }
 
 /// The last scan, encoded both ways.
@@ -158,103 +166,11 @@ pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()>
         .max_blocking_threads(MAX_SCRAPES_IN_FLIGHT)
         .build()
         .map_err(|e| Error::io("tokio runtime", e))?;
-    rt.block_on(accept_loop(listener, state)).map_err(|e| Error::io(addr.to_string(), e))
+    let served = rt.block_on(admit::accept_loop(listener, state));
+    // A scan still running after a signal is not waited for.
+    rt.shutdown_timeout(Duration::from_millis(100));
+    served.map_err(|e| Error::io(addr.to_string(), e))
 }
-
-/// Counts a live connection (or a waiting one, or a scrape in flight);
-/// dropped when it ends.
-struct Slot(Arc<AtomicUsize>);
-
-impl Slot {
-    /// One of `cap` places, or `None` when all are taken.
-    fn take(count: &Arc<AtomicUsize>, cap: usize) -> Option<Slot> {
-        if count.fetch_add(1, Ordering::Relaxed) >= cap {
-            count.fetch_sub(1, Ordering::Relaxed);
-            return None;
-        }
-        Some(Slot(Arc::clone(count)))
-    }
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-async fn accept_loop(listener: std::net::TcpListener, state: Arc<State>) -> std::io::Result<()> {
-    let listener = tokio::net::TcpListener::from_std(listener)?;
-    let mut http = hyper::server::conn::http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(HEADER_TIMEOUT)
-        .max_header_size(MAX_HEADER_BYTES)
-        .max_buf_size(MAX_HEADER_BYTES.max(8192) * 2)
-        .max_headers(MAX_HEADERS);
-    let live = Arc::new(AtomicUsize::new(0));
-    let waiting = Arc::new(AtomicUsize::new(0));
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _peer)) => stream,
-            Err(e) => {
-                // Out of file descriptors and the like: wait, do not spin.
-                eprintln!("memtally: accept: {e}");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            }
-        };
-        let Some(wait_slot) = Slot::take(&waiting, MAX_WAITING) else {
-            tokio::spawn(refuse(stream));
-            continue;
-        };
-        let (state, live, http) = (Arc::clone(&state), Arc::clone(&live), http.clone());
-        tokio::spawn(async move {
-            // A client that says nothing is closed soon, and until it
-            // speaks it holds no connection slot.
-            let mut first = [0u8; 1];
-            match tokio::time::timeout(FIRST_BYTE_TIMEOUT, stream.peek(&mut first)).await {
-                Ok(Ok(n)) if n > 0 => {}
-                _ => return,
-            }
-            drop(wait_slot);
-            let Some(slot) = Slot::take(&live, MAX_CONNECTIONS) else {
-                refuse(stream).await;
-                return;
-            };
-            let conn = http.serve_connection(
-                TokioIo::new(stream),
-                hyper::service::service_fn(move |req| handle(Arc::clone(&state), req)),
-            );
-            let _slot = slot;
-            let _ = tokio::time::timeout(CONNECTION_LIFETIME, conn).await;
-        });
-    }
-}
-
-/// Answers a connection beyond a cap with [`BUSY`] and closes it: said,
-/// not dropped, so the client tries again instead of seeing a connection
-/// closed without a word.
-async fn refuse(stream: tokio::net::TcpStream) {
-    // Smaller than any socket buffer: one write sends it all.
-    if tokio::time::timeout(Duration::from_secs(1), stream.writable()).await.is_ok() {
-        let _ = stream.try_write(BUSY);
-    }
-    // Read what the client sent (briefly) before closing: a close with
-    // unread bytes resets the connection, and the client might lose the
-    // answer.
-    let end = tokio::time::Instant::now() + Duration::from_millis(200);
-    let mut buf = [0u8; 2048];
-    while tokio::time::timeout_at(end, stream.readable()).await.is_ok() {
-        match stream.try_read(&mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-            Err(_) => break,
-        }
-    }
-}
-
-/// The whole answer to a connection beyond the cap.
-const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 31\r\n\r\nbusy: too many connections now\n";
 
 type Reply = Response<Full<Bytes>>;
 
@@ -437,5 +353,15 @@ mod tests {
         assert!(args.listen.ip().is_loopback(), "{}", args.listen);
         assert_eq!(args.listen.port(), 9464);
         assert_eq!(args.metrics.top, 50);
+    }
+
+    #[test]
+    fn min_interval_is_at_least_a_second() {
+        assert_eq!(min_interval("1s"), Ok(Duration::from_secs(1)));
+        assert_eq!(min_interval("1m"), Ok(Duration::from_secs(60)));
+        for short in ["0s", "999ms", "10ms"] {
+            assert!(min_interval(short).unwrap_err().contains("at least 1s"), "{short}");
+        }
+        assert!(min_interval("15 parsecs").is_err());
     }
 }

@@ -1,0 +1,130 @@
+//! A request head read whole before the connection is served: a client
+//! that trickles its head (slowloris) never takes a serving place, and
+//! what was read is given to hyper first ([`Prefixed`]) as if unread.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio::time::Instant;
+
+/// How reading a request head ended.
+pub enum Head {
+    /// The bytes read, ending with the blank line that ends the head, or
+    /// more than `limit` bytes without one (hyper answers that with 431).
+    Read(Vec<u8>),
+    /// The client closed, failed, or missed a deadline: nothing to answer.
+    Gone,
+}
+
+/// Reads from `stream` until a request head is complete (or longer than
+/// `limit`): its first byte by `first_byte`, the whole head by `whole`.
+pub async fn read_head(
+    stream: &TcpStream,
+    limit: usize,
+    first_byte: Instant,
+    whole: Instant,
+) -> Head {
+    let mut head = Vec::new();
+    let mut chunk = [0u8; 2048];
+    loop {
+        let deadline = if head.is_empty() { first_byte } else { whole };
+        if tokio::time::timeout_at(deadline, stream.readable()).await.is_err() {
+            return Head::Gone;
+        }
+        match stream.try_read(&mut chunk) {
+            Ok(0) => return Head::Gone,
+            Ok(n) => {
+                // The end may straddle two reads: look from 3 bytes back.
+                let from = head.len().saturating_sub(3);
+                head.extend_from_slice(&chunk[..n]);
+                if ends_head(&head[from..]) || head.len() > limit {
+                    return Head::Read(head);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(_) => return Head::Gone,
+        }
+    }
+}
+
+/// Whether `bytes` hold the blank line that ends a head (CRLF CRLF, or
+/// the bare LF LF that hyper accepts too).
+fn ends_head(bytes: &[u8]) -> bool {
+    bytes.windows(4).any(|w| w == b"\r\n\r\n") || bytes.windows(2).any(|w| w == b"\n\n")
+}
+
+/// A connection whose first bytes were read already: they are read
+/// again first, then the socket.
+pub struct Prefixed {
+    read: Vec<u8>,
+    at: usize,
+    stream: TcpStream,
+}
+
+impl Prefixed {
+    pub fn new(read: Vec<u8>, stream: TcpStream) -> Prefixed {
+        Prefixed { read, at: 0, stream }
+    }
+}
+
+impl AsyncRead for Prefixed {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        if this.at < this.read.len() {
+            let n = buf.remaining().min(this.read.len() - this.at);
+            buf.put_slice(&this.read[this.at..this.at + n]);
+            this.at += n;
+            return Poll::Ready(Ok(()));
+        }
+        Pin::new(&mut this.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Prefixed {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_head_ends_at_its_blank_line() {
+        assert!(ends_head(b"GET / HTTP/1.1\r\nhost: x\r\n\r\n"));
+        assert!(ends_head(b"GET / HTTP/1.1\nhost: x\n\n"));
+        assert!(!ends_head(b"GET / HTTP/1.1\r\nhost: x\r\n"));
+        assert!(!ends_head(b"GET / HTTP/1.1\r\nx-a: aaaa"));
+    }
+}
