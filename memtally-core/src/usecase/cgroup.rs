@@ -134,15 +134,15 @@ pub fn record(from: &ProcRoot, pids: &[u32], out: &std::path::Path) -> Result<Re
     let Ok(top_rel) = rel(top) else { return Ok((written, skipped)) };
     if let Layout::V2(_) = layout {
         let to = base.join(&top_rel).join("cgroup.controllers");
-        keep(&top.join("cgroup.controllers"), &to, &mut written, &mut skipped)?;
+        keep(&croot, &top.join("cgroup.controllers"), &to, &mut written, &mut skipped)?;
     }
     for path in &paths {
         let dir = CgroupRoot::dir(&layout, path);
         let Ok(dir_rel) = rel(&dir) else { continue };
         for file in FILES {
             let src = dir.join(file);
-            if src.exists() {
-                keep(&src, &base.join(&dir_rel).join(file), &mut written, &mut skipped)?;
+            if croot.kind(&src).is_some() {
+                keep(&croot, &src, &base.join(&dir_rel).join(file), &mut written, &mut skipped)?;
             }
         }
     }
@@ -150,12 +150,14 @@ pub fn record(from: &ProcRoot, pids: &[u32], out: &std::path::Path) -> Result<Re
 }
 
 fn keep(
+    croot: &CgroupRoot,
     src: &std::path::Path,
     to: &std::path::Path,
     written: &mut Vec<std::path::PathBuf>,
     skipped: &mut Vec<(std::path::PathBuf, String)>,
 ) -> Result<()> {
-    match std::fs::read(src) {
+    // Bounded, regular files only, through no link (source::bounded).
+    match croot.read_file(src) {
         Ok(bytes) => {
             if let Some(parent) = to.parent() {
                 std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
