@@ -213,6 +213,8 @@ pub(crate) fn run_bounded_for(args: &[&str], limit: Duration) -> Option<(Output,
     let (mut so, mut se) = (tempfile::tempfile().unwrap(), tempfile::tempfile().unwrap());
     cmd.stdin(Stdio::null()).stdout(so.try_clone().unwrap()).stderr(se.try_clone().unwrap());
     let start = Instant::now();
+    // Reaped below with wait4 (std's wait would not give the rusage).
+    #[allow(clippy::zombie_processes)]
     let mut child = cmd.spawn().unwrap();
     // Reaped with wait4 for the child's own peak resident memory.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
