@@ -9,6 +9,7 @@ use clap::Args;
 use memtally_core::analyze::vmmap::pow2_bucket;
 use memtally_core::analyze::Category;
 use memtally_core::model::snapshot::Snapshot;
+use memtally_core::source::bounded::open_input;
 use memtally_core::usecase::snapshot::load;
 use memtally_core::usecase::watch::SERIES_FIGURES;
 use memtally_core::write::write_file;
@@ -50,8 +51,7 @@ pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
             SERIES_FIGURES.join(", ")
         )));
     }
-    let head = std::fs::read(&args.input).map_err(|e| Error::io(&args.input, e))?;
-    let svg = if head.starts_with(b"elapsed_s,") {
+    let svg = if starts_as_series(&args.input)? {
         series_chart(&args.input, &args.figure, args.top)?
     } else {
         let snap = load(&args.input)?;
@@ -65,13 +65,30 @@ pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "wrote {}", args.output.display()).map_err(|e| Error::io("standard output", e))
 }
 
+/// Whether `path` is a `watch --format csv` series (its header starts
+/// `elapsed_s,`). Only the head is read, through the bounded reader: a
+/// device, or a file larger than the cap, is refused there.
+fn starts_as_series(path: &Path) -> Result<bool> {
+    use std::io::Read;
+    let bad = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::InvalidData => {
+            Error::Parse { path: path.to_path_buf(), message: e.to_string() }
+        }
+        _ => Error::io(path, e),
+    };
+    let mut head = Vec::new();
+    open_input(path).map_err(bad)?.take(10).read_to_end(&mut head).map_err(bad)?;
+    Ok(head.starts_with(b"elapsed_s,"))
+}
+
 /// Points kept per series: more than a chart's width in pixels.
 const MAX_POINTS: usize = 4096;
 
 /// Total and the fastest-growing processes over time.
 fn series_chart(path: &Path, figure: &str, top: usize) -> Result<String> {
     let bad = |m: String| Error::Parse { path: path.to_path_buf(), message: m };
-    let mut reader = csv::Reader::from_path(path).map_err(|e| bad(e.to_string()))?;
+    let input = open_input(path).map_err(|e| bad(e.to_string()))?;
+    let mut reader = csv::Reader::from_reader(input);
     let headers = reader.headers().map_err(|e| bad(e.to_string()))?.clone();
     let col = headers
         .iter()

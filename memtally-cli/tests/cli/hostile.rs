@@ -174,7 +174,7 @@ fn a_full_disk_leaves_no_temporary_file() {
 // --- hostile recorded trees ---------------------------------------------
 
 /// A copy of a recorded tree to spoil.
-fn tree() -> (tempfile::TempDir, PathBuf, String) {
+pub(crate) fn tree() -> (tempfile::TempDir, PathBuf, String) {
     let tmp = tempfile::tempdir().unwrap();
     let from = repo().join("testdata/fixtures/linux/python3-mmap/proc");
     let root = tmp.path().join("proc");
@@ -183,7 +183,7 @@ fn tree() -> (tempfile::TempDir, PathBuf, String) {
     (tmp, root, pid)
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();
@@ -198,7 +198,14 @@ fn copy_dir(from: &Path, to: &Path) {
 
 /// Runs memtally with 1 GiB of address space at most and a 20 s deadline:
 /// a read that is unbounded fails (or is killed) instead of eating the machine.
-fn run_bounded(args: &[&str]) -> (Output, Duration) {
+pub(crate) fn run_bounded(args: &[&str]) -> (Output, Duration) {
+    let limit = Duration::from_secs(20);
+    run_bounded_for(args, limit).unwrap_or_else(|| panic!("memtally {args:?} hung for {limit:?}"))
+}
+
+/// [`run_bounded`] with another deadline: `None` when memtally was
+/// killed there.
+pub(crate) fn run_bounded_for(args: &[&str], limit: Duration) -> Option<(Output, Duration)> {
     let bin = memtally().get_program().to_owned();
     let mut cmd = Command::new("sh");
     cmd.arg("-c").arg("ulimit -v 1048576; exec \"$0\" \"$@\"").arg(bin).args(args);
@@ -206,27 +213,40 @@ fn run_bounded(args: &[&str]) -> (Output, Duration) {
     let (mut so, mut se) = (tempfile::tempfile().unwrap(), tempfile::tempfile().unwrap());
     cmd.stdin(Stdio::null()).stdout(so.try_clone().unwrap()).stderr(se.try_clone().unwrap());
     let start = Instant::now();
+    // Reaped below with wait4 (std's wait would not give the rusage).
+    #[allow(clippy::zombie_processes)]
     let mut child = cmd.spawn().unwrap();
+    // Reaped with wait4 for the child's own peak resident memory.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let mut raw = 0;
     loop {
-        if child.try_wait().unwrap().is_some() {
+        let pid = child.id() as libc::pid_t;
+        if unsafe { libc::wait4(pid, &mut raw, libc::WNOHANG, &mut ru) } == pid {
             break;
         }
-        if start.elapsed() > Duration::from_secs(20) {
+        if start.elapsed() > limit {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("memtally {args:?} hung for 20 s");
+            return None;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
     use std::io::{Read, Seek};
-    let status = child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    let status = std::process::ExitStatus::from_raw(raw);
+    PEAK_KIB.with(|p| p.set(ru.ru_maxrss as u64));
     let took = start.elapsed();
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     so.rewind().unwrap();
     so.read_to_end(&mut stdout).unwrap();
     se.rewind().unwrap();
     se.read_to_end(&mut stderr).unwrap();
-    (Output { status, stdout, stderr }, took)
+    Some((Output { status, stdout, stderr }, took))
+}
+
+thread_local! {
+    /// The peak resident memory (KiB) of the last [`run_bounded_for`] on this thread.
+    pub(crate) static PEAK_KIB: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 fn refused(out: &Output, what: &str) {

@@ -17,6 +17,7 @@ mod exit_races;
 mod figures;
 mod gpu;
 mod hostile;
+mod hostile_reads;
 mod hostile_writes;
 mod huge_pages;
 mod over_time;

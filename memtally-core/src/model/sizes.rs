@@ -41,9 +41,12 @@ macro_rules! known_sizes {
             pub(crate) fn set(&mut self, name: &str, value: u64) {
                 match name {
                     $( stringify!($field) => self.$field = Some(value), )*
-                    _ => match self.extra.iter_mut().find(|(n, _)| n == name) {
-                        Some(slot) => slot.1 = value,
-                        None => self.extra.push((name.to_string(), value)),
+                    _ => match self.extra.iter().position(|(n, _)| n == name) {
+                        Some(at) => self.extra[at].1 = value,
+                        None if self.extra.len() < MAX_EXTRA => {
+                            self.extra.push((name.to_string(), value))
+                        }
+                        None => {}
                     },
                 }
             }
@@ -74,10 +77,20 @@ macro_rules! known_sizes {
                         self.$field = Some(self.$field.unwrap_or(0).saturating_add(v));
                     }
                 } )*
-                for (name, v) in &other.extra {
-                    match self.extra.iter_mut().find(|(n, _)| n == name) {
-                        Some(slot) => slot.1 = slot.1.saturating_add(*v),
-                        None => self.extra.push((name.clone(), *v)),
+                for (i, (name, v)) in other.extra.iter().enumerate() {
+                    // Parts of one sum list their keys in the same order
+                    // (smaps prints them so): the slot at the same place
+                    // is almost always the one.
+                    let at = match self.extra.get(i) {
+                        Some((n, _)) if n == name => Some(i),
+                        _ => self.extra.iter().position(|(n, _)| n == name),
+                    };
+                    match at {
+                        Some(at) => self.extra[at].1 = self.extra[at].1.saturating_add(*v),
+                        None if self.extra.len() < MAX_EXTRA => {
+                            self.extra.push((name.clone(), *v))
+                        }
+                        None => {}
                     }
                 }
             }
@@ -92,6 +105,14 @@ macro_rules! known_sizes {
         }
     };
 }
+
+/// The most unknown size keys one [`Sizes`] keeps. A kernel adds a key
+/// or two at a time; the smaps reader refuses a file with more than this
+/// many distinct unknown keys (so one process's sums are whole), and a sum
+/// over many crafted processes keeps the first this many: its search per
+/// key stays bounded, where one slot per distinct name made `add` linear
+/// in the keys seen so far (80,000 mappings, each with its own key: 30 s).
+pub const MAX_EXTRA: usize = 64;
 
 /// Figures that describe a mapping rather than count its bytes (a page
 /// size): a sum of them means nothing, so sums leave them out.
@@ -321,6 +342,32 @@ pub fn snake_case(key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 80,000 mappings, each with its own unknown key: the sum keeps at
+    /// most MAX_EXTRA of them, so each add searches a bounded list (one
+    /// slot per name made the sum quadratic: 30.6 s).
+    #[test]
+    fn distinct_unknown_keys_keep_a_sum_bounded() {
+        let mut sum = Sizes::default();
+        for i in 0..80_000u64 {
+            let part =
+                Sizes { rss: Some(1), extra: vec![(format!("k{i}"), 1)], ..Default::default() };
+            sum.add(&part);
+        }
+        assert_eq!(sum.rss, Some(80_000));
+        assert_eq!(sum.extra.len(), MAX_EXTRA);
+        assert_eq!(sum.extra[0], ("k0".to_string(), 1));
+        // The usual case, one key in every part, still sums whole.
+        let mut sum = Sizes::default();
+        for _ in 0..1000 {
+            let mut part = Sizes::default();
+            part.set("new_key", 2);
+            part.set("other", 1);
+            sum.add(&part);
+        }
+        assert_eq!(sum.get("new_key"), Some(2000));
+        assert_eq!(sum.get("other"), Some(1000));
+    }
 
     #[test]
     fn sums_saturate_instead_of_wrapping() {

@@ -7,13 +7,26 @@
 use std::path::{Path, PathBuf};
 
 use crate::model::CgroupMemory;
+use crate::source::bounded::{Kind, Tree};
 use crate::source::ProcRoot;
 
 /// Where the cgroup filesystem is (the directory `/sys/fs/cgroup` is).
 #[derive(Debug, Clone)]
 pub struct CgroupRoot {
     root: PathBuf,
+    /// The directory held open: every file is read beneath it, through no
+    /// link, bounded (see `source::bounded`); the error number when it
+    /// could not be opened (then no hierarchy is found).
+    tree: std::result::Result<Tree, i32>,
 }
+
+/// The most a cgroup file memtally reads may hold: `memory.stat` is the
+/// longest, about 2 KiB of `key value` lines.
+pub const MAX_FILE: usize = 64 << 10;
+
+/// The longest cgroup path taken (`PATH_MAX`): longer is not a path the
+/// kernel could print, only crafted input.
+pub const MAX_PATH: usize = libc::PATH_MAX as usize;
 
 /// Where memory is accounted under the root.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,17 +60,47 @@ const UNLIMITED: u64 = 1 << 62;
 impl CgroupRoot {
     /// The cgroup file systems under `root` (`/sys/fs/cgroup` live).
     pub fn new(root: impl Into<PathBuf>) -> CgroupRoot {
-        CgroupRoot { root: root.into() }
+        let root = root.into();
+        let tree = Tree::open(&root).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO));
+        CgroupRoot { root, tree }
     }
 
     /// The cgroup tree that goes with a `/proc` tree: the live one for the
-    /// live `/proc`, `DIR/sys/fs/cgroup` for a recording in `DIR`.
+    /// live `/proc`, `DIR/sys/fs/cgroup` for a recording in `DIR` (reached
+    /// beneath the recording, through no link).
     pub fn for_proc(proc: &ProcRoot) -> CgroupRoot {
-        if proc.is_live() {
-            CgroupRoot::new("/sys/fs/cgroup")
-        } else {
-            CgroupRoot::new(proc.path().join(RECORDED))
+        match proc.subtree(Path::new(RECORDED)) {
+            None => CgroupRoot::new("/sys/fs/cgroup"),
+            Some(tree) => CgroupRoot {
+                root: proc.path().join(RECORDED),
+                tree: tree.map_err(|e| e.raw_os_error().unwrap_or(libc::EIO)),
+            },
         }
+    }
+
+    /// `path` (under the root) as a name inside the tree.
+    fn rel<'p>(&self, path: &'p Path) -> Option<&'p Path> {
+        let rel = path.strip_prefix(&self.root).ok()?;
+        Some(if rel.as_os_str().is_empty() { Path::new(".") } else { rel })
+    }
+
+    /// What `path` (under the root) is, never followed; `None` when absent.
+    pub fn kind(&self, path: &Path) -> Option<Kind> {
+        self.tree.as_ref().ok()?.kind(self.rel(path)?).ok()
+    }
+
+    /// Reads the cgroup file `path` (under the root): a regular file of at
+    /// most [`MAX_FILE`] bytes, reached through no link.
+    pub fn read_file(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        let tree = self.tree.as_ref().map_err(|&e| std::io::Error::from_raw_os_error(e))?;
+        let rel = self.rel(path).ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidData, "not inside the cgroup tree")
+        })?;
+        tree.read(rel, MAX_FILE)
+    }
+
+    fn text(&self, path: &Path) -> Option<String> {
+        self.read_file(path).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
     }
 
     /// The directory read.
@@ -68,12 +111,13 @@ impl CgroupRoot {
     /// Which hierarchy holds the memory controller; `None` when neither does.
     pub fn layout(&self) -> Option<Layout> {
         let v1 = self.root.join("memory");
-        if v1.join("memory.usage_in_bytes").exists() || v1.join("memory.stat").exists() {
+        let is_file = |p: PathBuf| self.kind(&p) == Some(Kind::File);
+        if is_file(v1.join("memory.usage_in_bytes")) || is_file(v1.join("memory.stat")) {
             return Some(Layout::V1(v1));
         }
         for dir in [self.root.clone(), self.root.join("unified")] {
-            let controllers = std::fs::read_to_string(dir.join("cgroup.controllers"));
-            if controllers.is_ok_and(|c| c.split_whitespace().any(|w| w == "memory")) {
+            let controllers = self.text(&dir.join("cgroup.controllers"));
+            if controllers.is_some_and(|c| c.split_whitespace().any(|w| w == "memory")) {
                 return Some(Layout::V2(dir));
             }
         }
@@ -86,8 +130,9 @@ impl CgroupRoot {
             Layout::V1(d) | Layout::V2(d) => d,
         };
         let rel = path.trim_start_matches('/');
-        // A path from /proc/PID/cgroup never climbs; refuse one that would.
-        if rel.split('/').any(|c| c == "..") {
+        // A path from /proc/PID/cgroup never climbs and is never longer
+        // than a path can be; refuse one that would.
+        if rel.len() > MAX_PATH || rel.split('/').any(|c| c == "..") {
             return base.join("\0invalid");
         }
         if rel.is_empty() {
@@ -100,10 +145,10 @@ impl CgroupRoot {
     /// One cgroup's figures; `None` when its directory is not there.
     pub fn read(&self, layout: &Layout, path: &str) -> Option<CgroupMemory> {
         let dir = Self::dir(layout, path);
-        if !dir.is_dir() {
+        if self.kind(&dir) != Some(Kind::Dir) {
             return None;
         }
-        let file = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+        let file = |name: &str| self.text(&dir.join(name));
         let stat = file("memory.stat").map(|s| parse_stat(&s)).unwrap_or_default();
         Some(match layout {
             Layout::V2(_) => from_v2(path, &file, &stat),

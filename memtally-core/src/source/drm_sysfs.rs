@@ -3,20 +3,28 @@
 //! counts these pages, so without this they are in the waterfall's
 //! remainder. Live: `/sys/class/drm`; a recording: `DIR/sys/class/drm`.
 
+use std::path::Path;
+
+use crate::source::bounded::read_bounded;
 use crate::source::ProcRoot;
 
 /// (card, bytes) of every card that reports GTT use, sorted by card.
 pub fn gtt_used(root: &ProcRoot) -> Vec<(String, u64)> {
-    let dir = if root.is_live() {
-        std::path::PathBuf::from("/sys/class/drm")
+    // Live, `card0` is a link into /sys/devices (the kernel's own); in a
+    // recording nothing is followed and every file is bounded.
+    let live = root.is_live();
+    let dir = Path::new(if live { "/sys/class/drm" } else { "sys/class/drm" });
+    let names = if live {
+        std::fs::read_dir(dir)
+            .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name()).collect())
+            .unwrap_or_default()
     } else {
-        root.path().join("sys/class/drm")
+        root.list(dir).unwrap_or_default()
     };
-    let Ok(entries) = std::fs::read_dir(&dir) else { return Vec::new() };
-    let mut out: Vec<(String, u64)> = entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
+    let mut out: Vec<(String, u64)> = names
+        .into_iter()
+        .filter_map(|name| {
+            let name = name.to_string_lossy().into_owned();
             // card0, not card0-DP-1 (connectors) or renderD128.
             if !name
                 .strip_prefix("card")
@@ -24,10 +32,21 @@ pub fn gtt_used(root: &ProcRoot) -> Vec<(String, u64)> {
             {
                 return None;
             }
-            let text = std::fs::read_to_string(e.path().join("device/mem_info_gtt_used")).ok()?;
-            Some((name, text.trim().parse().ok()?))
+            let file = dir.join(&name).join("device/mem_info_gtt_used");
+            let text = if live {
+                let mut f = std::fs::File::open(&file).ok()?;
+                let mut out = Vec::new();
+                read_bounded(&mut f, &mut out, MAX_NUMBER).ok()?;
+                out
+            } else {
+                root.read_rel(&file, MAX_NUMBER).ok()?
+            };
+            Some((name, String::from_utf8_lossy(&text).trim().parse().ok()?))
         })
         .collect();
     out.sort();
     out
 }
+
+/// A file holding one number is a few bytes.
+const MAX_NUMBER: usize = 4096;

@@ -2,6 +2,7 @@
 //! streaming and pure; reading the live system goes through `ProcRoot`.
 
 pub mod access;
+pub mod bounded;
 pub(crate) mod capture;
 pub mod cgroup;
 pub mod drm_sysfs;

@@ -10,9 +10,12 @@ pub fn tmpfs_usage(root: &ProcRoot) -> Vec<(String, u64)> {
     if !root.is_live() {
         return Vec::new();
     }
-    let Ok(text) = std::fs::read_to_string(root.path().join("mounts")) else {
+    // Live only, the kernel's: a node with thousands of mounts has a
+    // few MB of them.
+    let Ok(raw) = root.read_rel(std::path::Path::new("mounts"), 64 << 20) else {
         return Vec::new();
     };
+    let text = String::from_utf8_lossy(&raw);
     let mut out: Vec<(String, u64)> = Vec::new();
     for (point, fstype) in parse(&text) {
         if !matches!(fstype.as_str(), "tmpfs" | "devtmpfs") || out.iter().any(|(p, _)| *p == point)

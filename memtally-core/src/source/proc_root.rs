@@ -4,11 +4,13 @@
 //! becomes the same clear error.
 
 use std::fs::File;
-use std::io::{BufRead, ErrorKind, Read};
+use std::io::{BufRead, ErrorKind};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::model::{MemInfo, Process, Region, SizeSource, Sizes, Streamed};
+pub(crate) use crate::source::bounded::read_bounded;
+use crate::source::bounded::{Kind, Tree};
 use crate::source::smaps::{SmapsError, SmapsReader};
 use crate::source::stamp;
 use crate::source::status::Status;
@@ -19,6 +21,10 @@ pub struct ProcRoot {
     root: PathBuf,
     /// The kernel's procfs (at /proc or mounted elsewhere), not a recording.
     procfs: bool,
+    /// Every tree but the live `/proc`: its directory held open, every
+    /// file opened beneath it through no link (see `source::bounded`);
+    /// the error number when it could not be opened.
+    tree: Option<std::result::Result<Tree, i32>>,
 }
 
 impl Default for ProcRoot {
@@ -32,7 +38,75 @@ impl ProcRoot {
     pub fn new(root: impl Into<PathBuf>) -> ProcRoot {
         let root = root.into();
         let procfs = is_procfs(&root);
-        ProcRoot { root, procfs }
+        // The live /proc keeps its plain opens (issue 25 counts its system
+        // calls per process); its files are the kernel's.
+        let tree = (root != Path::new("/proc"))
+            .then(|| Tree::open(&root).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO)));
+        ProcRoot { root, procfs, tree }
+    }
+
+    /// The recorded tree's directory, or why it could not be opened.
+    fn tree(&self) -> Option<std::io::Result<&Tree>> {
+        self.tree.as_ref().map(|t| t.as_ref().map_err(|&e| std::io::Error::from_raw_os_error(e)))
+    }
+
+    /// `path` as a name inside the tree, when it is under the tree's root.
+    fn inside<'p>(&self, path: &'p Path) -> std::io::Result<&'p Path> {
+        path.strip_prefix(&self.root).map_err(|_| {
+            std::io::Error::new(ErrorKind::InvalidData, "not inside the recorded tree")
+        })
+    }
+
+    /// What `ROOT/REL` is (a file, a directory, or anything else, never
+    /// followed in a recording); `None` when it is not there.
+    pub(crate) fn kind(&self, rel: &Path) -> Option<Kind> {
+        match self.tree() {
+            None => {
+                let m = std::fs::metadata(self.root.join(rel)).ok()?;
+                Some(if m.is_file() {
+                    Kind::File
+                } else if m.is_dir() {
+                    Kind::Dir
+                } else {
+                    Kind::Other
+                })
+            }
+            Some(t) => t.ok()?.kind(rel).ok(),
+        }
+    }
+
+    /// The directory `ROOT/REL` as a tree of its own (a recording's
+    /// `sys/fs/cgroup`), reached through no link; `None` for the live
+    /// `/proc`, whose neighbours are the kernel's.
+    pub(crate) fn subtree(&self, rel: &Path) -> Option<std::io::Result<Tree>> {
+        self.tree().map(|t| t?.subdir(rel))
+    }
+
+    /// The names in the directory `ROOT/REL`.
+    pub(crate) fn list(&self, rel: &Path) -> std::io::Result<Vec<std::ffi::OsString>> {
+        match self.tree() {
+            None => {
+                std::fs::read_dir(self.root.join(rel))?.map(|e| e.map(|e| e.file_name())).collect()
+            }
+            Some(t) => t?.list(rel),
+        }
+    }
+
+    /// The text of the link `ROOT/REL` (`PID/fd/N`), never followed.
+    pub(crate) fn read_link(&self, rel: &Path) -> std::io::Result<PathBuf> {
+        match self.tree() {
+            None => std::fs::read_link(self.root.join(rel)),
+            Some(t) => t?.read_link(rel),
+        }
+    }
+
+    /// Reads `ROOT/REL` whole, at most `limit` bytes: in a recording a
+    /// regular file beneath the tree (see [`open_path`](Self::open_path)).
+    pub(crate) fn read_rel(&self, rel: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
+        let mut f = self.open_path(&self.root.join(rel))?;
+        let mut out = Vec::new();
+        read_bounded(&mut f, &mut out, limit)?;
+        Ok(out)
     }
 
     /// The directory read (`/proc`, or a recording).
@@ -82,11 +156,9 @@ impl ProcRoot {
 
     /// Every numeric entry of the tree: the processes it holds, sorted.
     pub fn pids(&self) -> Result<Vec<u32>> {
-        let dir = std::fs::read_dir(&self.root).map_err(|e| Error::io(&self.root, e))?;
-        let mut pids: Vec<u32> = dir
-            .filter_map(|e| e.ok())
-            .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse().ok()))
-            .collect();
+        let names = self.list(Path::new(".")).map_err(|e| Error::io(&self.root, e))?;
+        let mut pids: Vec<u32> =
+            names.iter().filter_map(|n| n.to_str().and_then(|s| s.parse().ok())).collect();
         pids.sort_unstable();
         Ok(pids)
     }
@@ -99,22 +171,15 @@ impl ProcRoot {
     }
 
     /// Opens a file of the tree. In a recorded tree only a regular file
-    /// is read: a FIFO, a device (`/dev/zero` through a symlink) or a
-    /// socket there is refused, and opening never blocks (`O_NONBLOCK`).
-    /// The live `/proc`'s files are opened as they are.
+    /// beneath it is read, through no symbolic link (a link to a root-only
+    /// file must not be read as root and shown); a FIFO, a device or a
+    /// socket is refused, and opening never blocks (`O_NONBLOCK`). The
+    /// live `/proc`'s files are opened as they are.
     fn open_path(&self, path: &Path) -> std::io::Result<File> {
-        if self.is_live() {
-            return File::open(path);
+        match self.tree() {
+            None => File::open(path),
+            Some(t) => t?.open_file(self.inside(path)?),
         }
-        use std::os::unix::fs::OpenOptionsExt;
-        let f = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-            .open(path)?;
-        if !f.metadata()?.is_file() {
-            return Err(std::io::Error::new(ErrorKind::InvalidData, NOT_REGULAR));
-        }
-        Ok(f)
     }
 
     /// Why a capture marked `pid` as not recorded consistently (the
@@ -154,7 +219,7 @@ impl ProcRoot {
     /// Turns an I/O error on a process file into the error a user can act on.
     pub(crate) fn explain(&self, pid: u32, path: PathBuf, e: std::io::Error) -> Error {
         match e.kind() {
-            ErrorKind::NotFound if !self.root.join(pid.to_string()).exists() => {
+            ErrorKind::NotFound if self.kind(Path::new(&pid.to_string())).is_none() => {
                 Error::NoSuchProcess { pid, path: self.root.join(pid.to_string()) }
             }
             // A process that exits while its files are read gives ESRCH.
@@ -175,7 +240,11 @@ impl ProcRoot {
     fn owner(&self, pid: u32) -> String {
         let uid = self.read(pid, "status").ok().and_then(|b| Status::parse(&b).uid).or_else(|| {
             use std::os::unix::fs::MetadataExt;
-            std::fs::metadata(self.root.join(pid.to_string())).ok().map(|m| m.uid())
+            // Only the live /proc's owners mean anything here.
+            std::fs::metadata(self.root.join(pid.to_string()))
+                .ok()
+                .filter(|_| self.tree.is_none())
+                .map(|m| m.uid())
         });
         match uid {
             Some(uid) => match crate::source::users::user_name(uid) {
@@ -440,43 +509,10 @@ pub const MAX_SMALL: usize = 1 << 20;
 /// about 150,000 mappings. Other readers stream it in bounded memory.
 pub const MAX_SMAPS: usize = 256 << 20;
 
-const NOT_REGULAR: &str =
-    "not a regular file (a FIFO, device or socket): a recorded /proc tree holds regular files only";
-
-/// Reads a small `/proc` file to its end into `out`, in 4 KiB reads, at
-/// most [`MAX_SMALL`] bytes (more is an `InvalidData` error).
-/// (`read_to_end` on a `File` first asks for its size and position, two
-/// system calls that tell nothing here: `/proc` files have size 0.)
+/// Reads a small `/proc` file to its end into `out`, at most
+/// [`MAX_SMALL`] bytes (more is an `InvalidData` error).
 pub(crate) fn read_small(f: &mut File, out: &mut Vec<u8>) -> std::io::Result<()> {
     read_bounded(f, out, MAX_SMALL)
-}
-
-/// [`read_small`] with another bound: at most `limit` bytes appended.
-pub(crate) fn read_bounded(f: &mut File, out: &mut Vec<u8>, limit: usize) -> std::io::Result<()> {
-    let start = out.len();
-    loop {
-        let len = out.len();
-        if len - start > limit {
-            out.truncate(start);
-            return Err(std::io::Error::new(
-                ErrorKind::InvalidData,
-                format!("larger than {} KiB: not a /proc file of that name", limit / 1024),
-            ));
-        }
-        out.resize(len + 4096, 0);
-        match f.read(&mut out[len..]) {
-            Ok(0) => {
-                out.truncate(len);
-                return Ok(());
-            }
-            Ok(n) => out.truncate(len + n),
-            Err(e) if e.kind() == ErrorKind::Interrupted => out.truncate(len),
-            Err(e) => {
-                out.truncate(len);
-                return Err(e);
-            }
-        }
-    }
 }
 
 /// `/proc/PID/cmdline` is NUL-separated; show it with spaces.

@@ -152,6 +152,11 @@ pub fn cgroup_path(text: &str) -> Option<String> {
         else {
             continue;
         };
+        // Longer than a path can be: crafted, not the kernel's (each of
+        // its ancestors would be a row).
+        if path.len() > crate::source::cgroup::MAX_PATH {
+            continue;
+        }
         if controllers.split(',').any(|c| c == "memory") {
             return Some(path.to_string());
         }

@@ -361,7 +361,8 @@ fn apply_key_line(
             *slot = Some(kb.checked_mul(1024).ok_or("size overflows 64 bits")?);
         }
         (Some(kb), None) => {
-            let name = cached_name(names, key);
+            unknown_room(region)?;
+            let name = cached_name(names, key)?;
             let bytes = kb.checked_mul(1024).ok_or("size overflows 64 bits")?;
             region.sizes.extra.push((name, bytes));
         }
@@ -373,24 +374,46 @@ fn apply_key_line(
             ))
         }
         (None, None) => {
-            let name = cached_name(names, key);
+            unknown_room(region)?;
+            let name = cached_name(names, key)?;
             region.attributes.push((name, String::from_utf8_lossy(value).into_owned()))
         }
     }
     Ok(())
 }
 
+/// The most fields this build does not know one mapping may have (size
+/// keys and others together), and the most distinct such keys one file
+/// may have. The kernel prints about 25 keys per mapping and adds one or
+/// two per release; a file past either bound is crafted, and refused,
+/// so memory stays bounded (one mapping followed by 40 million unknown
+/// lines grew without end) and sums stay whole (see `Sizes::add`).
+pub const MAX_UNKNOWN: usize = crate::model::sizes::MAX_EXTRA;
+
+/// Whether the region being read can take one more unknown field.
+fn unknown_room(region: &Region) -> Result<(), String> {
+    if region.sizes.extra.len() + region.attributes.len() >= MAX_UNKNOWN {
+        return Err(format!(
+            "a mapping with more than {MAX_UNKNOWN} fields this memtally does not know: not smaps text"
+        ));
+    }
+    Ok(())
+}
+
 /// The snake_case name of a smaps key, computed once per distinct key.
-fn cached_name(names: &mut Vec<(Vec<u8>, String)>, key: &[u8]) -> String {
+fn cached_name(names: &mut Vec<(Vec<u8>, String)>, key: &[u8]) -> Result<String, String> {
     if let Some((_, name)) = names.iter().find(|(k, _)| k == key) {
-        return name.clone();
+        return Ok(name.clone());
+    }
+    if names.len() >= MAX_UNKNOWN {
+        return Err(format!(
+            "more than {MAX_UNKNOWN} distinct keys this memtally does not know (the next is {}): not smaps text",
+            quote(key)
+        ));
     }
     let name = snake_case(&String::from_utf8_lossy(key));
-    // A malformed file could bring endless distinct keys; keep the cache small.
-    if names.len() < 64 {
-        names.push((key.to_vec(), name.clone()));
-    }
-    name
+    names.push((key.to_vec(), name.clone()));
+    Ok(name)
 }
 
 fn trim(s: &[u8]) -> &[u8] {
@@ -405,6 +428,44 @@ mod tests {
 
     fn parse(text: &str) -> Vec<Region> {
         SmapsReader::new(text.as_bytes()).read_all().unwrap()
+    }
+
+    /// Unknown keys are kept up to a bound, then refused: one mapping
+    /// with millions of unknown lines, and 80,000 mappings each with its
+    /// own unknown key, end in an error after the bound, in bounded memory.
+    #[test]
+    fn endless_and_distinct_unknown_keys_are_refused() {
+        struct Endless(u64);
+        impl Read for Endless {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let line: &[u8] = if self.0 == 0 {
+                    b"00400000-00401000 r-xp 00000000 08:01 1 /x\n"
+                } else {
+                    b"Unknown_Key:      4 kB\n"
+                };
+                self.0 += 1;
+                let n = line.len().min(buf.len());
+                buf[..n].copy_from_slice(&line[..n]);
+                Ok(n)
+            }
+        }
+        // 40 million lines would be an hour; the reader stops at the bound.
+        let mut r = SmapsReader::new(std::io::BufReader::new(Endless(0).take(40_000_000 * 23)));
+        let e = r.next_region().unwrap_err();
+        assert!(e.message.contains("more than 64 fields"), "{e}");
+        assert!(e.line <= MAX_UNKNOWN + 2, "{e}");
+
+        let mut text = String::new();
+        for i in 0..80_000 {
+            text.push_str(&format!(
+                "{:x}-{:x} rw-p 0 00:00 0\nRss: 4 kB\nKey{i}: 4 kB\n",
+                i * 4096,
+                i * 4096 + 4096
+            ));
+        }
+        let e = SmapsReader::new(text.as_bytes()).read_all().unwrap_err();
+        assert!(e.message.contains("more than 64 distinct keys"), "{e}");
+        assert!(e.message.contains("Key64"), "{e}");
     }
 
     const TWO: &str = "\

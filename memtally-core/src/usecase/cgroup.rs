@@ -138,16 +138,16 @@ pub fn record(from: &ProcRoot, pids: &[u32], out: &Dir) -> Result<Recorded> {
     let Ok(top_rel) = rel(top) else { return Ok((written, skipped)) };
     if let Layout::V2(_) = layout {
         let (rel, name) = (base.join(&top_rel), "cgroup.controllers");
-        keep(&top.join(name), (out, &rel, name), &mut written, &mut skipped)?;
+        keep(&croot, &top.join(name), (out, &rel, name), &mut written, &mut skipped)?;
     }
     for path in &paths {
         let dir = CgroupRoot::dir(&layout, path);
         let Ok(dir_rel) = rel(&dir) else { continue };
         for file in FILES {
             let src = dir.join(file);
-            if src.exists() {
+            if croot.kind(&src).is_some() {
                 let rel = base.join(&dir_rel);
-                keep(&src, (out, &rel, file), &mut written, &mut skipped)?;
+                keep(&croot, &src, (out, &rel, file), &mut written, &mut skipped)?;
             }
         }
     }
@@ -156,12 +156,14 @@ pub fn record(from: &ProcRoot, pids: &[u32], out: &Dir) -> Result<Recorded> {
 
 /// Copies `src` to `out/rel/name` (the directories made beneath `out`).
 fn keep(
+    croot: &CgroupRoot,
     src: &std::path::Path,
     (out, rel, name): (&Dir, &Path, &str),
     written: &mut Vec<std::path::PathBuf>,
     skipped: &mut Vec<(std::path::PathBuf, String)>,
 ) -> Result<()> {
-    match std::fs::read(src) {
+    // Bounded, regular files only, through no link (source::bounded).
+    match croot.read_file(src) {
         Ok(bytes) => {
             let dir = out.beneath(rel)?;
             dir.write_file(name.as_ref(), &bytes)?;

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::model::snapshot::{Digest, Snapshot};
 use crate::model::{Needs, ProcInfo};
 use crate::source::users::UserNames;
-use crate::source::{snapshot_digest, snapshot_file, vmmap, ProcRoot};
+use crate::source::{bounded, snapshot_digest, snapshot_file, vmmap, ProcRoot};
 use crate::usecase::read::read_processes;
 use crate::usecase::select::select;
 use crate::usecase::Progress;
@@ -66,7 +66,7 @@ pub fn load(path: &Path) -> Result<Snapshot> {
     if let Some(snap) = load_snapshot_streamed(path)? {
         return Ok(snap);
     }
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = bounded::read_input(path).map_err(|e| input_error(path, e))?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| bad("not UTF-8 text: not a memtally snapshot or JSON output".into()))?;
     if !text.trim_start().starts_with('{') {
@@ -87,11 +87,11 @@ fn load_snapshot_streamed(path: &Path) -> Result<Option<Snapshot>> {
 }
 
 /// The file, buffered, when it starts as a `memtally snapshot` document.
-fn open_snapshot(path: &Path) -> Result<Option<std::io::BufReader<std::fs::File>>> {
+fn open_snapshot(path: &Path) -> Result<Option<std::io::BufReader<bounded::Input>>> {
     use std::io::{BufRead, BufReader};
-    let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let f = bounded::open_input(path).map_err(|e| input_error(path, e))?;
     let mut r = BufReader::with_capacity(64 << 10, f);
-    let head = r.fill_buf().map_err(|e| Error::io(path, e))?;
+    let head = r.fill_buf().map_err(|e| input_error(path, e))?;
     let start: Vec<u8> =
         head.iter().copied().filter(|b| !b.is_ascii_whitespace()).take(24).collect();
     Ok(start.starts_with(b"{\"memtally_snapshot\":").then_some(r))
@@ -101,8 +101,19 @@ fn snapshot_error(path: &Path, e: serde_json::Error) -> Error {
     let bad = |message: String| Error::Parse { path: path.to_path_buf(), message };
     match e.classify() {
         serde_json::error::Category::Data => bad(format!("not a valid snapshot: {e}")),
-        serde_json::error::Category::Io => Error::io(path, e.into()),
+        serde_json::error::Category::Io => input_error(path, e.into()),
         _ => bad(format!("not valid JSON: {e}")),
+    }
+}
+
+/// A document that is not one (a device, larger than
+/// [`bounded::MAX_INPUT`]) is bad input; other failures are I/O.
+fn input_error(path: &Path, e: std::io::Error) -> Error {
+    match e.kind() {
+        std::io::ErrorKind::InvalidData => {
+            Error::Parse { path: path.to_path_buf(), message: e.to_string() }
+        }
+        _ => Error::io(path, e),
     }
 }
 

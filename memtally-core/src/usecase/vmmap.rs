@@ -3,7 +3,6 @@
 //! the tallies as it goes, the selected regions handed out as they are
 //! read, kept only when asked; or the seed tool's view of it.
 
-use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -87,7 +86,14 @@ fn open(input: &VmmapInput) -> Result<(String, Box<dyn Read>)> {
         }
         VmmapInput::Stdin => ("standard input".to_string(), Box::new(std::io::stdin())),
         VmmapInput::File(p) => {
-            let f = File::open(p).map_err(|e| Error::io(p, e))?;
+            // Streamed in bounded memory, so only its kind is checked:
+            // a device or socket is refused, a FIFO never blocks the open.
+            let f = crate::source::bounded::open_stream(p).map_err(|e| match e.kind() {
+                std::io::ErrorKind::InvalidData => {
+                    Error::Parse { path: p.clone(), message: e.to_string() }
+                }
+                _ => Error::io(p, e),
+            })?;
             (p.display().to_string(), Box::new(f))
         }
     })

@@ -50,10 +50,14 @@ pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
     let mut processes = Vec::new();
     let mut notes = Vec::new();
     for p in inputs {
-        // Within the process: one client per key (dup'd fds).
+        // Within the process: one client per key (dup'd fds), and each
+        // key's fds gathered in the same pass (not searched per client).
         let mut mine: BTreeMap<ClientKey, &crate::model::gpu::DrmClient> = BTreeMap::new();
+        let mut fds_of: HashMap<ClientKey, Vec<u32>> = HashMap::new();
         for c in &p.gpu.drm {
-            mine.entry(client_key(p.pid, c)).or_insert(c);
+            let key = client_key(p.pid, c);
+            fds_of.entry(key.clone()).or_default().push(c.fd);
+            mine.entry(key).or_insert(c);
         }
         let mut entries: BTreeMap<(String, String, String), GpuEntry> = BTreeMap::new();
         let mut proportional = 0u64;
@@ -143,13 +147,7 @@ pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
                     device: c.device().to_string(),
                     driver: c.driver.clone(),
                     client_id: c.client_id,
-                    fds: p
-                        .gpu
-                        .drm
-                        .iter()
-                        .filter(|d| client_key(p.pid, d) == *key)
-                        .map(|d| d.fd)
-                        .collect(),
+                    fds: fds_of.get(key).cloned().unwrap_or_default(),
                     shared_with: holders
                         .get(key)
                         .map(|h| h.iter().copied().filter(|&o| o != p.pid).collect())

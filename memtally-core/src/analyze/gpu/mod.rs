@@ -248,6 +248,28 @@ mod tests {
         GpuInput { pid, comm: format!("p{pid}"), command: format!("p{pid}"), gpu }
     }
 
+    /// 100,000 DRM regions in one client (a crafted fdinfo): the shown
+    /// view looks each region's share up instead of searching every
+    /// machine-wide entry per region (that was 10^10 comparisons, over
+    /// 120 s). In debug this takes about a second; 30 s is the bound.
+    #[test]
+    fn a_hundred_thousand_drm_regions_are_shown_in_linear_time() {
+        let mut c = client(4, Some(7), "r0", 10, 8);
+        for i in 1..100_000 {
+            c.regions.insert(format!("r{i}"), DrmMemory { total: Some(10), ..Default::default() });
+        }
+        let other = client(3, Some(7), "r5", 10, 8);
+        let a = ProcGpu { pid: 10, drm: vec![c], ..Default::default() };
+        let b = ProcGpu { pid: 11, drm: vec![other], ..Default::default() };
+        let started = std::time::Instant::now();
+        let shown = show::show_view(&[input(10, a), input(11, b)], &|pid| pid == 10).unwrap();
+        let took = started.elapsed();
+        assert_eq!(shown.entries.len(), 100_000);
+        // Client 7 is held by both: each region's share is half its cost.
+        assert!(shown.entries.iter().all(|e| e.proportional.is_some()));
+        assert!(took < std::time::Duration::from_secs(30), "took {took:?}");
+    }
+
     #[test]
     fn clients_count_once_and_share_proportionally() {
         let a = ProcGpu {

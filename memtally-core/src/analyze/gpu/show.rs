@@ -1,6 +1,8 @@
 //! The GPU rows of `show`: the shown processes' clients and buffers,
 //! each once, with their machine-wide shares.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use super::{build, sum_opt, DmaBufShare, GpuEntry, GpuInput};
@@ -33,14 +35,19 @@ pub fn show_view(inputs: &[GpuInput], shown: &dyn Fn(u32) -> bool) -> Option<Gpu
     let mine: Vec<GpuInput> = inputs.iter().filter(|i| shown(i.pid)).cloned().collect();
     let local = build(&mine, &|_| true);
     let mut entries = local.totals;
+    // Each (device, driver, region)'s machine-wide share, summed in one
+    // pass: looked up per entry, not searched for (a process may hold
+    // 100,000 regions; a search per entry was quadratic).
+    let mut shares: HashMap<(&str, &str, &str), Option<u64>> = HashMap::new();
+    for w in wide.processes.iter().flat_map(|p| p.gpu.iter()) {
+        let s = shares.entry((&w.device, &w.driver, &w.region)).or_default();
+        *s = sum_opt([*s, w.proportional].into_iter());
+    }
     for e in &mut entries {
-        e.proportional = sum_opt(
-            wide.processes
-                .iter()
-                .flat_map(|p| p.gpu.iter())
-                .filter(|w| (&w.device, &w.driver, &w.region) == (&e.device, &e.driver, &e.region))
-                .map(|w| w.proportional),
-        );
+        e.proportional = shares
+            .get(&(e.device.as_str(), e.driver.as_str(), e.region.as_str()))
+            .copied()
+            .flatten();
     }
     let dmabuf = DmaBufShare {
         count: local.dmabuf.count,

@@ -22,11 +22,12 @@
 pub mod fdinfo;
 pub(crate) mod nvidia;
 
-use std::io::{BufReader, ErrorKind};
+use std::io::ErrorKind;
 use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::model::gpu::{DmaBufMapping, ProcGpu};
+use crate::source::bounded::Kind;
 use crate::source::ProcRoot;
 use fdinfo::{is_dmabuf_target, is_drm_target, is_gpu_device_path, FdInfo};
 
@@ -36,21 +37,23 @@ pub(crate) const FD_TARGETS: &str = "fd_targets";
 /// Every fd of a process with its link target; `None` when the tree has
 /// no record of fds (a capture made before GPU support).
 fn fd_targets(root: &ProcRoot, pid: u32) -> Result<Option<Vec<(u32, String)>>> {
-    let dir = root.pid_file(pid, "fd");
-    match std::fs::read_dir(&dir) {
-        Ok(entries) => {
+    let dir = Path::new(&pid.to_string()).join("fd");
+    match root.list(&dir) {
+        Ok(names) => {
             let mut out = Vec::new();
-            for e in entries.flatten() {
-                let Some(fd) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            for name in names {
+                let Some(fd) = name.to_str().and_then(|s| s.parse::<u32>().ok()) else {
                     continue;
                 };
-                match std::fs::read_link(e.path()) {
+                // Read as text, never followed (in a recording it may
+                // name anything).
+                match root.read_link(&dir.join(&name)) {
                     Ok(t) => out.push((fd, t.to_string_lossy().into_owned())),
                     // The directory can be listable while its links are not
                     // (no ptrace access to the process): that is a refusal,
                     // not an empty list.
                     Err(err) if err.kind() == ErrorKind::PermissionDenied => {
-                        return Err(root.explain(pid, e.path(), err));
+                        return Err(root.explain(pid, root.path().join(&dir).join(&name), err));
                     }
                     // An fd closed since the directory was listed is gone.
                     Err(_) => {}
@@ -66,7 +69,7 @@ fn fd_targets(root: &ProcRoot, pid: u32) -> Result<Option<Vec<(u32, String)>>> {
                 Err(_) => Ok(None),
             }
         }
-        Err(e) => Err(root.explain(pid, dir, e)),
+        Err(e) => Err(root.explain(pid, root.path().join(&dir), e)),
     }
 }
 
@@ -97,16 +100,23 @@ fn read_process(root: &ProcRoot, pid: u32) -> Result<ProcGpu> {
         Some(targets) => {
             for (fd, target) in gpu_fds(&targets) {
                 let file = format!("fdinfo/{fd}");
-                let f = match root.open(pid, &file) {
-                    Ok(f) => f,
+                // A few hundred bytes (a line per DRM region): read whole,
+                // at most MAX_SMALL, so a giant or a device is refused.
+                let bytes = match root.read(pid, &file) {
+                    Ok(b) => b,
                     Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => {
                         // Closed meanwhile, or not recorded.
                         continue;
                     }
+                    // Not an fdinfo (too big, not a regular file): said, and
+                    // the process's GPU figures are partial without it.
+                    Err(Error::Parse { path, message }) => {
+                        gpu.notes.push(format!("{}: {message}; not counted", path.display()));
+                        continue;
+                    }
                     Err(e) => return Err(e),
                 };
-                let parsed =
-                    fdinfo::parse(BufReader::new(f), *fd, Some(target), is_dmabuf_target(target));
+                let parsed = fdinfo::parse(&bytes[..], *fd, Some(target), is_dmabuf_target(target));
                 for p in parsed.problems {
                     gpu.notes.push(format!("{}: {p}", root.pid_file(pid, &file).display()));
                 }
@@ -188,8 +198,10 @@ pub(crate) fn worth_reading(root: &ProcRoot, pids: &[u32]) -> bool {
     if root.is_live() {
         return ["/dev/dri", "/dev/dma_heap", "/dev/udmabuf"].iter().any(|p| Path::new(p).exists());
     }
-    pids.iter()
-        .any(|&pid| root.pid_file(pid, FD_TARGETS).exists() || root.pid_file(pid, "fd").is_dir())
+    pids.iter().any(|&pid| {
+        let dir = Path::new(&pid.to_string()).to_path_buf();
+        root.kind(&dir.join(FD_TARGETS)).is_some() || root.kind(&dir.join("fd")) == Some(Kind::Dir)
+    })
 }
 
 /// What a capture records of a process's GPU files, so [`read_process`]

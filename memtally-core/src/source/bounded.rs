@@ -1,0 +1,457 @@
+//! The one reader of files memtally did not write and the kernel did not
+//! make: a recorded tree (`--proc-root DIR`, its `sys/fs/cgroup`, its
+//! `sys/class/drm`), the live cgroup filesystem, and the documents named
+//! on the command line (`diff`, `plot`, `vmmap FILE`).
+//!
+//! Whoever wrote such a file may have wanted to hurt whoever reads it
+//! (memtally runs as root): a link to a root-only file, a device that never
+//! ends, a FIFO that never answers, a sparse giant. So a [`Tree`] holds its
+//! directory open and resolves every name beneath it with no symbolic link
+//! at all (`openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`, or a
+//! walk with `O_NOFOLLOW` where the kernel has no `openat2`), opens without
+//! blocking, reads regular files only, and reads at most a bound.
+
+use std::ffi::{CString, OsString};
+use std::fs::File;
+use std::io::{ErrorKind, Read};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+/// A file of a recording that is not a regular file.
+pub(crate) const NOT_REGULAR: &str =
+    "not a regular file (a FIFO, device or socket): a recorded tree holds regular files only";
+
+/// A name of a recording that is a symbolic link (it could lead anywhere).
+pub(crate) const A_LINK: &str =
+    "not a regular file (a symbolic link, which could lead out of the tree): a recorded tree holds regular files and directories only";
+
+/// The most a document named on the command line (`diff`, `plot`) may
+/// hold: a `memtally snapshot` of a busy machine is tens of MB (26 MB for
+/// a desktop of 400 processes), `show --format json` of one process of
+/// 150,000 mappings about 100 MB; a quarter GiB leaves room for both and
+/// keeps a mistaken `/dev/zero`-sized input from taking the machine.
+pub const MAX_INPUT: u64 = 256 << 20;
+
+/// A directory held open; every name is resolved beneath it.
+#[derive(Debug, Clone)]
+pub struct Tree {
+    dir: Arc<OwnedFd>,
+    path: PathBuf,
+}
+
+/// What a name beneath a [`Tree`] is, without following it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A symbolic link, device, FIFO or socket.
+    Other,
+}
+
+impl Tree {
+    /// Opens the directory `path` (following a link there: the user named it).
+    pub fn open(path: impl Into<PathBuf>) -> std::io::Result<Tree> {
+        let path = path.into();
+        let c = CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| std::io::Error::from(ErrorKind::InvalidInput))?;
+        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
+        // SAFETY: `c` is a NUL-terminated path that outlives the call.
+        let fd = unsafe { libc::open(c.as_ptr(), flags) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `fd` was just opened and is owned by nobody else.
+        Ok(Tree { dir: Arc::new(unsafe { OwnedFd::from_raw_fd(fd) }), path })
+    }
+
+    /// The directory's path, for messages.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Opens the regular file `rel` without blocking (a FIFO's open
+    /// returns at once, and is then refused).
+    pub fn open_file(&self, rel: &Path) -> std::io::Result<File> {
+        let flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+        let f = File::from(self.open_beneath(rel, flags)?);
+        if !f.metadata()?.is_file() {
+            return Err(std::io::Error::new(ErrorKind::InvalidData, NOT_REGULAR));
+        }
+        Ok(f)
+    }
+
+    /// Reads the regular file `rel` whole: at most `limit` bytes, else an
+    /// `InvalidData` error that says so.
+    pub fn read(&self, rel: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
+        let mut f = self.open_file(rel)?;
+        let mut out = Vec::new();
+        read_bounded(&mut f, &mut out, limit)?;
+        Ok(out)
+    }
+
+    /// The subdirectory `rel`, held open as a tree of its own.
+    pub fn subdir(&self, rel: &Path) -> std::io::Result<Tree> {
+        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
+        let fd = self.open_beneath(rel, flags)?;
+        Ok(Tree { dir: Arc::new(fd), path: self.path.join(rel) })
+    }
+
+    /// The names in the directory `rel` (`.` and `..` left out).
+    pub fn list(&self, rel: &Path) -> std::io::Result<Vec<OsString>> {
+        let fd = self.open_beneath(rel, libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC)?;
+        list_fd(fd)
+    }
+
+    /// What `rel` is, without following it; `NotFound` when it is not there.
+    pub fn kind(&self, rel: &Path) -> std::io::Result<Kind> {
+        let (parent, name) = self.parent_of(rel)?;
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        let at = parent.as_ref().map_or(self.dir.as_raw_fd(), |p| p.as_raw_fd());
+        // SAFETY: fstatat fills the zeroed struct we own; `name` is a
+        // NUL-terminated single component that outlives the call.
+        let rc = unsafe { libc::fstatat(at, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
+        if rc != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(match st.st_mode & libc::S_IFMT {
+            libc::S_IFREG => Kind::File,
+            libc::S_IFDIR => Kind::Dir,
+            _ => Kind::Other,
+        })
+    }
+
+    /// The text of the symbolic link `rel` (read, never followed).
+    pub fn read_link(&self, rel: &Path) -> std::io::Result<PathBuf> {
+        let (parent, name) = self.parent_of(rel)?;
+        let at = parent.as_ref().map_or(self.dir.as_raw_fd(), |p| p.as_raw_fd());
+        let mut buf = vec![0u8; libc::PATH_MAX as usize];
+        // SAFETY: readlinkat writes at most buf.len() bytes into `buf`.
+        let n = unsafe { libc::readlinkat(at, name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        buf.truncate(n as usize);
+        Ok(PathBuf::from(OsString::from_vec(buf)))
+    }
+
+    /// The directory holding `rel` (opened beneath, `None` for the tree's
+    /// own) and `rel`'s last component.
+    fn parent_of(&self, rel: &Path) -> std::io::Result<(Option<OwnedFd>, CString)> {
+        let name = rel.file_name().ok_or_else(|| invalid_name(rel))?;
+        let name = CString::new(name.as_bytes()).map_err(|_| invalid_name(rel))?;
+        let parent = match rel.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(p) => {
+                Some(self.open_beneath(p, libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC)?)
+            }
+            None => None,
+        };
+        Ok((parent, name))
+    }
+
+    /// Opens `rel` beneath the tree, through no symbolic link.
+    fn open_beneath(&self, rel: &Path, flags: i32) -> std::io::Result<OwnedFd> {
+        check_relative(rel)?;
+        let got = openat2(self.dir.as_raw_fd(), rel, flags);
+        match got {
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) => {
+                // No openat2 (Linux before 5.6, or a seccomp filter that
+                // refuses it): the same walk by hand.
+                walk(self.dir.as_raw_fd(), rel, flags)
+            }
+            other => other,
+        }
+        .map_err(explain)
+    }
+}
+
+/// Reads `f` to its end into `out`, in 4 KiB reads, at most `limit`
+/// bytes (more is an `InvalidData` error, and `out` is as it was).
+/// (`read_to_end` on a `File` first asks for its size and position, two
+/// system calls that tell nothing for `/proc` files, whose size is 0.)
+pub(crate) fn read_bounded(f: &mut File, out: &mut Vec<u8>, limit: usize) -> std::io::Result<()> {
+    let start = out.len();
+    loop {
+        let len = out.len();
+        if len - start > limit {
+            out.truncate(start);
+            return Err(too_big(limit as u64));
+        }
+        out.resize(len + 4096, 0);
+        match f.read(&mut out[len..]) {
+            Ok(0) => {
+                out.truncate(len);
+                return Ok(());
+            }
+            Ok(n) => out.truncate(len + n),
+            Err(e) if e.kind() == ErrorKind::Interrupted => out.truncate(len),
+            Err(e) => {
+                out.truncate(start);
+                return Err(e);
+            }
+        }
+    }
+}
+
+fn too_big(limit: u64) -> std::io::Error {
+    let size = if limit >= 1 << 20 {
+        format!("{} MiB", limit >> 20)
+    } else {
+        format!("{} KiB", limit >> 10)
+    };
+    std::io::Error::new(
+        ErrorKind::InvalidData,
+        format!("larger than {size}: not a file of that name memtally reads"),
+    )
+}
+
+/// Opens a document named on the command line: a regular file of at most
+/// [`MAX_INPUT`] bytes, or a pipe (`diff <(memtally snapshot) b.json`),
+/// whose reads fail past [`MAX_INPUT`] bytes. See [`open_stream`].
+pub fn open_input(path: &Path) -> std::io::Result<Input> {
+    let file = open_stream(path)?;
+    if file.metadata()?.len() > MAX_INPUT {
+        return Err(too_big(MAX_INPUT));
+    }
+    Ok(Input { file, left: MAX_INPUT })
+}
+
+/// Opens a document named on the command line to be read as a stream, in
+/// bounded memory whatever its length (saved vmmap text): a regular file
+/// or a pipe; a device, socket or directory is refused. Opening never
+/// blocks on a FIFO that has no writer yet (it then reads as empty).
+pub fn open_stream(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let kind = f.metadata()?.file_type();
+    if kind.is_fifo() {
+        // Opened; from here a read waits for the writer, as a pipe's does.
+        // SAFETY: F_GETFL/F_SETFL on an fd we own.
+        unsafe {
+            let fl = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
+            libc::fcntl(f.as_raw_fd(), libc::F_SETFL, fl & !libc::O_NONBLOCK);
+        }
+    } else if !kind.is_file() {
+        return Err(std::io::Error::new(
+            ErrorKind::InvalidData,
+            "not a regular file or a pipe (a device, socket or directory): give a file or a pipe",
+        ));
+    }
+    Ok(f)
+}
+
+/// Reads a whole document named on the command line (see [`open_input`]).
+pub fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    open_input(path)?.read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// A document named on the command line: reads fail with `InvalidData`
+/// past [`MAX_INPUT`] bytes (a pipe can be endless).
+#[derive(Debug)]
+pub struct Input {
+    file: File,
+    left: u64,
+}
+
+impl Read for Input {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.left == 0 {
+            // One byte more says whether the input ends here.
+            let mut probe = [0u8; 1];
+            return match self.file.read(&mut probe)? {
+                0 => Ok(0),
+                _ => Err(too_big(MAX_INPUT)),
+            };
+        }
+        let want = buf.len().min(self.left.min(usize::MAX as u64) as usize);
+        let n = self.file.read(&mut buf[..want])?;
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+fn invalid_name(rel: &Path) -> std::io::Error {
+    std::io::Error::new(
+        ErrorKind::InvalidData,
+        format!("{}: not a plain name inside the tree", rel.display()),
+    )
+}
+
+/// Only plain names, never `..` or an absolute path: what memtally opens
+/// is named by memtally (`PID/smaps`) or by a recorded file (a cgroup
+/// path), and the latter must not climb.
+fn check_relative(rel: &Path) -> std::io::Result<()> {
+    let plain = rel.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    if !plain || rel.as_os_str().is_empty() || rel.as_os_str().len() > libc::PATH_MAX as usize {
+        return Err(invalid_name(rel));
+    }
+    Ok(())
+}
+
+/// The errors a refused resolution gives, said in words.
+fn explain(e: std::io::Error) -> std::io::Error {
+    match e.raw_os_error() {
+        // A symbolic link on the way (RESOLVE_NO_SYMLINKS, O_NOFOLLOW).
+        Some(libc::ELOOP) => std::io::Error::new(ErrorKind::InvalidData, A_LINK),
+        // An escape (RESOLVE_BENEATH).
+        Some(libc::EXDEV) => std::io::Error::new(ErrorKind::InvalidData, A_LINK),
+        _ => e,
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn openat2(dir: i32, rel: &Path, flags: i32) -> std::io::Result<OwnedFd> {
+    /// `struct open_how` of linux/openat2.h (libc's is non-exhaustive).
+    #[repr(C)]
+    struct OpenHow {
+        flags: u64,
+        mode: u64,
+        resolve: u64,
+    }
+    let c = CString::new(rel.as_os_str().as_bytes()).map_err(|_| invalid_name(rel))?;
+    let how = OpenHow {
+        flags: flags as u64,
+        mode: 0,
+        resolve: libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_MAGICLINKS,
+    };
+    // SAFETY: openat2(2) reads `how` (of the size given) and the
+    // NUL-terminated path, both alive for the call.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat2,
+            dir,
+            c.as_ptr(),
+            &how as *const OpenHow,
+            std::mem::size_of::<OpenHow>(),
+        )
+    };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a new fd, owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn openat2(_dir: i32, _rel: &Path, _flags: i32) -> std::io::Result<OwnedFd> {
+    Err(std::io::Error::from_raw_os_error(libc::ENOSYS))
+}
+
+/// `rel` opened one component at a time, each with `O_NOFOLLOW`: a link
+/// anywhere fails with `ELOOP` (or `ENOTDIR`), as `RESOLVE_NO_SYMLINKS`.
+fn walk(dir: i32, rel: &Path, flags: i32) -> std::io::Result<OwnedFd> {
+    let names: Vec<&std::ffi::OsStr> = rel
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n),
+            _ => None,
+        })
+        .collect();
+    // `.`: the directory itself.
+    let names = if names.is_empty() { vec![std::ffi::OsStr::new(".")] } else { names };
+    let mut at: Option<OwnedFd> = None;
+    for (i, name) in names.iter().enumerate() {
+        let last = i + 1 == names.len();
+        let c = CString::new(name.as_bytes()).map_err(|_| invalid_name(rel))?;
+        let f = if last { flags } else { libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC };
+        let from = at.as_ref().map_or(dir, |d| d.as_raw_fd());
+        // SAFETY: `c` is a NUL-terminated single component alive for the call.
+        let fd = unsafe { libc::openat(from, c.as_ptr(), f | libc::O_NOFOLLOW) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: a new fd, owned by nobody else.
+        at = Some(unsafe { OwnedFd::from_raw_fd(fd) });
+    }
+    at.ok_or_else(|| invalid_name(rel))
+}
+
+/// The names of the open directory `fd`.
+fn list_fd(fd: OwnedFd) -> std::io::Result<Vec<OsString>> {
+    use std::os::fd::IntoRawFd;
+    // SAFETY: fdopendir takes the fd over (closedir closes it).
+    let d = unsafe { libc::fdopendir(fd.into_raw_fd()) };
+    if d.is_null() {
+        return Err(std::io::Error::last_os_error());
+    }
+    let mut out = Vec::new();
+    loop {
+        // SAFETY: `d` is an open DIR*; readdir's entry is valid until the
+        // next readdir on it, and its name is NUL-terminated.
+        let e = unsafe { libc::readdir(d) };
+        if e.is_null() {
+            break;
+        }
+        let name = unsafe { std::ffi::CStr::from_ptr((*e).d_name.as_ptr()) }.to_bytes();
+        if name != b"." && name != b".." {
+            out.push(OsString::from_vec(name.to_vec()));
+        }
+    }
+    // SAFETY: `d` is open and closed once.
+    unsafe { libc::closedir(d) };
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn tree() -> (tempfile::TempDir, Tree) {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("in/sub")).unwrap();
+        std::fs::write(d.path().join("in/sub/f"), b"inside").unwrap();
+        std::fs::write(d.path().join("outside"), b"secret").unwrap();
+        let t = Tree::open(d.path().join("in")).unwrap();
+        (d, t)
+    }
+
+    #[test]
+    fn links_anywhere_on_the_way_are_refused_and_plain_names_read() {
+        let (d, t) = tree();
+        assert_eq!(t.read(Path::new("sub/f"), 100).unwrap(), b"inside");
+        symlink(d.path().join("outside"), d.path().join("in/abs")).unwrap();
+        symlink("../outside", d.path().join("in/rel")).unwrap();
+        symlink("sub", d.path().join("in/dirlink")).unwrap();
+        symlink("f", d.path().join("in/sub/inner")).unwrap();
+        for name in ["abs", "rel", "dirlink/f", "sub/inner", "../outside"] {
+            let e = t.read(Path::new(name), 100).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidData, "{name}: {e}");
+        }
+        // The fallback walk refuses the same.
+        for name in ["abs", "rel", "dirlink/f", "sub/inner"] {
+            let flags = libc::O_RDONLY | libc::O_CLOEXEC;
+            let e = walk(t.dir.as_raw_fd(), Path::new(name), flags).unwrap_err();
+            assert!(matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)), "{name}: {e}");
+        }
+        assert_eq!(t.kind(Path::new("abs")).unwrap(), Kind::Other);
+        assert_eq!(t.kind(Path::new("sub")).unwrap(), Kind::Dir);
+        assert_eq!(t.read_link(Path::new("rel")).unwrap(), Path::new("../outside"));
+        let mut names = t.list(Path::new("sub")).unwrap();
+        names.sort();
+        assert_eq!(names, ["f", "inner"]);
+    }
+
+    #[test]
+    fn fifos_devices_and_giants_are_refused_at_once() {
+        let (d, t) = tree();
+        let fifo = CString::new(d.path().join("in/fifo").as_os_str().as_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        assert_eq!(t.read(Path::new("fifo"), 100).unwrap_err().kind(), ErrorKind::InvalidData);
+        std::fs::File::create(d.path().join("in/big")).unwrap().set_len(1 << 30).unwrap();
+        let e = t.read(Path::new("big"), 1 << 20).unwrap_err();
+        assert!(e.to_string().contains("larger than 1 MiB"), "{e}");
+        let e = open_input(Path::new("/dev/zero")).unwrap_err();
+        assert!(e.to_string().contains("not a regular file or a pipe"), "{e}");
+        // A FIFO with no writer reads as empty instead of hanging.
+        assert!(read_input(&d.path().join("in/fifo")).unwrap().is_empty());
+    }
+}
