@@ -91,6 +91,9 @@ fn end(signal: i32) -> ! {
     if let Some(before) = *BEFORE_EXIT.lock().unwrap_or_else(std::sync::PoisonError::into_inner) {
         before();
     }
+    // Ended from outside, mid-write perhaps: no temporary file or staging
+    // directory may stay behind (the write in progress is lost whole).
+    memtally_core::write::remove_unfinished();
     std::process::exit(exit_code(signal));
 }
 

@@ -67,9 +67,6 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
         (_, true) => Categories::Never,
         _ => Categories::Auto,
     };
-    // A signal ends the loop below; the samples taken are then committed
-    // and summed up before the process ends (a second signal ends it at once).
-    let _promise = Finishing::hold();
     let mut file = match &args.output {
         Some(p) => {
             let mut w = csv::Writer::from_writer(NewFile::create(p)?);
@@ -122,6 +119,12 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
         series.push((t, now));
         n += 1;
     }
+    // A signal ended the loop: the samples taken are committed and summed
+    // up before the process ends (only a second signal ends it at once).
+    // Not held while sampling: a sample stuck in a read that never returns
+    // (a hung mount) must not keep the process from ending within the
+    // signal's grace, which then removes the unfinished file.
+    let _promise = Finishing::hold();
     if let Some((w, path)) = file {
         w.into_inner().map_err(|e| Error::io(&path, e.into_error()))?.commit()?;
     }

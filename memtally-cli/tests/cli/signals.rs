@@ -178,6 +178,15 @@ fn long_commands_end_within_a_second_of_each_signal() {
             std::thread::sleep(Duration::from_millis(300));
             assert_ended("snapshot -o on a hung mount", &mut snap.0, sig);
             assert_eq!(names(dir.path()), Vec::<String>::new(), "after {}", sig.1);
+            // Ended for it with its file open (watch makes it before the
+            // first sample, which never returns): the temporary file goes
+            // too (memtally_core::write::remove_unfinished).
+            let series = dir.path().join("series.csv");
+            let args = ["--proc-root", stalled, "watch", "11364", "-o", series.to_str().unwrap()];
+            let mut watch = start(&args);
+            std::thread::sleep(Duration::from_millis(300));
+            assert_ended("watch -o on a hung mount", &mut watch.0, sig);
+            assert_eq!(names(dir.path()), Vec::<String>::new(), "after {}", sig.1);
         }
     }
     drop(stall);

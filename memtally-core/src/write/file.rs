@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::dir::Dir;
 use super::target::{is_a_directory, target, Target};
+use super::unfinished::{self, Registered};
 use super::walk::{split, Missing};
 use super::{name, sys};
 use crate::error::{Error, Result};
@@ -33,6 +34,8 @@ struct Temp {
     dir: Dir,
     name: CString,
     renamed: bool,
+    /// Noted as unfinished until renamed (see [`super::unfinished`]).
+    unfinished: Option<Registered>,
 }
 
 impl Drop for Temp {
@@ -81,7 +84,8 @@ impl NewFile {
             )
         })
         .map_err(err)?;
-        let temp = Temp { dir: dir.try_clone()?, name: temp, renamed: false };
+        let unfinished = Some(unfinished::register(dir.fd(), &temp));
+        let temp = Temp { dir: dir.try_clone()?, name: temp, renamed: false, unfinished };
         if let Some(mode) = keep {
             sys::fchmod(fd.as_fd(), mode).map_err(err)?;
         }
@@ -100,7 +104,12 @@ impl NewFile {
                 let file = file.into_inner().map_err(|e| err(e.into_error()))?;
                 file.sync_all().map_err(err)?;
                 let d = temp.dir.fd();
-                sys::renameat(d, &temp.name, d, &target).map_err(err)?;
+                let rename = || sys::renameat(d, &temp.name, d, &target);
+                match temp.unfinished.take() {
+                    Some(u) => u.install(rename),
+                    None => rename(),
+                }
+                .map_err(err)?;
                 temp.renamed = true;
                 // The rename itself is durable once the directory is synced.
                 temp.dir.sync();

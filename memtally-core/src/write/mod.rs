@@ -30,6 +30,7 @@ mod remove;
 mod staged;
 mod sys;
 mod target;
+mod unfinished;
 mod walk;
 
 use std::io::Write;
@@ -38,6 +39,7 @@ use std::path::Path;
 pub use dir::Dir;
 pub use file::NewFile;
 pub use staged::Staged;
+pub use unfinished::remove_all as remove_unfinished;
 
 use crate::error::{Error, Result};
 

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use super::dir::Dir;
 use super::remove::remove_tree;
+use super::unfinished::{self, Registered};
 use super::{name, sys};
 use crate::error::{Error, Result};
 
@@ -17,6 +18,8 @@ pub struct Staged {
     name: CString,
     dir: Dir,
     installed: bool,
+    /// Noted as unfinished until installed (see [`super::unfinished`]).
+    unfinished: Option<Registered>,
 }
 
 impl Staged {
@@ -36,7 +39,8 @@ impl Staged {
                 return Err(err(e));
             }
         };
-        Ok(Staged { parent, name, dir: Dir::new(fd, shown), installed: false })
+        let unfinished = Some(unfinished::register(parent.fd(), &name));
+        Ok(Staged { parent, name, dir: Dir::new(fd, shown), installed: false, unfinished })
     }
 
     /// The directory to fill.
@@ -55,14 +59,22 @@ impl Staged {
         let to = sys::c_name(name.as_ref()).map_err(err)?;
         sys::fchmod(self.dir.fd(), 0o755).map_err(err)?;
         let p = self.parent.fd();
-        match sys::renameat2(p, &self.name, p, &to, libc::RENAME_NOREPLACE) {
-            Ok(()) => self.installed = true,
+        let rename = || match sys::renameat2(p, &self.name, p, &to, libc::RENAME_NOREPLACE) {
+            Ok(()) => Ok(false),
             Err(e) if e.raw_os_error() == Some(libc::EEXIST) => {
-                sys::renameat2(p, &self.name, p, &to, libc::RENAME_EXCHANGE).map_err(err)?;
-                self.installed = true;
-                remove_tree(p, &self.name).map_err(err)?;
+                sys::renameat2(p, &self.name, p, &to, libc::RENAME_EXCHANGE).map(|()| true)
             }
-            Err(e) => return Err(err(e)),
+            Err(e) => Err(e),
+        };
+        let exchanged = match self.unfinished.take() {
+            Some(u) => u.install(rename),
+            None => rename(),
+        }
+        .map_err(err)?;
+        self.installed = true;
+        if exchanged {
+            // What was there is at the random name now.
+            remove_tree(p, &self.name).map_err(err)?;
         }
         self.parent.sync();
         Ok(())
