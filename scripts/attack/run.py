@@ -1,0 +1,698 @@
+#!/usr/bin/env python3
+"""The attack classes of docs/robustness.md, run against one memtally binary.
+
+    sudo scripts/attack/run.py [--bin PATH] [--doc docs/robustness.md] [--only CLASS...]
+
+Each class runs a bounded number of hostile cases and counts those that
+held (memtally did what it promised) and those that did not, with the
+first failure's detail. With --doc, the table between the markers
+`<!-- attack:begin -->` and `<!-- attack:end -->` in that file is
+rewritten with this run's counts; without it the table is printed.
+
+It needs root (several classes are another user attacking root's runs:
+the attacker is uid 65534 through setpriv) and Linux. It creates
+everything it uses under one temporary directory and removes it, and
+starts only loopback servers. A run takes a few minutes on 2 cores.
+"""
+
+import argparse
+import http.client
+import os
+import re
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FIXTURE = os.path.join(REPO, "testdata/fixtures/linux/python3-mmap/proc")
+GPU_FIXTURE = os.path.join(REPO, "testdata/fixtures/gpu/machine")
+NOBODY = 65534
+SECRET = "SECRET-ROOT-ONLY-7f3a9c"
+# Every run of memtally here: at most this long, and this much address space.
+DEADLINE_S = 20
+ADDRESS_SPACE = 1 << 30
+
+RESULTS = []  # (class, what, cases, held, first failure)
+
+
+class Class:
+    def __init__(self, name, what):
+        self.name, self.what = name, what
+        self.cases = self.held = 0
+        self.failure = ""
+
+    def case(self, ok, detail=""):
+        self.cases += 1
+        if ok:
+            self.held += 1
+        elif not self.failure:
+            self.failure = detail[:160].replace("|", "/").replace("\n", " ")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, err, tb):
+        if err is not None and not self.failure:
+            self.failure = f"the case itself failed: {err!r}"[:160]
+        RESULTS.append((self.name, self.what, self.cases, self.held, self.failure))
+        print(f"{self.name}: {self.held}/{self.cases} held {self.failure}", file=sys.stderr)
+        return True  # one class failing to run never stops the others
+
+
+def limits():
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+
+def memtally(args, stdin=subprocess.DEVNULL, timeout=DEADLINE_S, **kw):
+    """Runs memtally bounded: (exit code or None when killed at the deadline, stdout, stderr)."""
+    try:
+        p = subprocess.run(
+            [BIN] + args,
+            stdin=stdin,
+            capture_output=True,
+            timeout=timeout,
+            preexec_fn=limits,
+            **kw,
+        )
+        return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode(errors="replace")
+        return None, out, (e.stderr or b"").decode(errors="replace")
+
+
+def as_nobody():
+    os.setgroups([])
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
+
+
+def copy_tree(to, src=FIXTURE):
+    shutil.copytree(src, to, symlinks=True)
+    pid = next(n for n in os.listdir(to) if n.isdigit())
+    return pid
+
+
+def add_cgroup(root, pid):
+    """A v2 memory cgroup `/atk` beside the recording, and the process in it."""
+    cg = os.path.join(root, "sys/fs/cgroup")
+    os.makedirs(os.path.join(cg, "atk"))
+    with open(os.path.join(cg, "cgroup.controllers"), "w") as f:
+        f.write("cpu memory pids\n")
+    for name, value in [
+        ("memory.current", "10485760\n"),
+        ("memory.max", "max\n"),
+        ("memory.high", "max\n"),
+        ("memory.peak", "20971520\n"),
+        ("memory.swap.current", "0\n"),
+        ("memory.stat", "anon 4096\nfile 8192\nactive_file 4096\ninactive_file 4096\n"),
+    ]:
+        with open(os.path.join(cg, "atk", name), "w") as f:
+            f.write(value)
+    with open(os.path.join(root, pid, "cgroup"), "w") as f:
+        f.write("0::/atk\n")
+
+
+def live_child():
+    return subprocess.Popen(["sleep", "600"])
+
+
+def files_under(d):
+    out = []
+    for base, dirs, files in os.walk(d):
+        out += [os.path.join(base, n) for n in dirs + files]
+    return out
+
+
+def contains_secret(paths):
+    for p in paths:
+        try:
+            if not os.path.islink(p) and os.path.isfile(p) and SECRET.encode() in open(p, "rb").read():
+                return p
+        except OSError:
+            pass
+    return None
+
+
+# --- the classes ----------------------------------------------------------
+
+
+def capture_race(tmp):
+    """Item 1: another user owns the output directory and swaps root's
+    staging directory for a link to a root directory while capture runs."""
+    with Class("capture-race", "`capture -o DIR`, DIR owned by another user who swaps the staging directory for a symlink to a root directory, 20 runs") as c:
+        victim = os.path.join(tmp, "race-victim")
+        os.mkdir(victim, 0o700)
+        secret = os.path.join(victim, "root-0600")
+        with open(secret, "w") as f:
+            f.write("x")
+        os.chmod(secret, 0o600)
+        out = os.path.join(tmp, "race-out")
+        os.mkdir(out)
+        os.chown(out, NOBODY, NOBODY)
+        child = live_child()
+        stop = os.path.join(tmp, "race-stop")
+
+        def attacker():
+            # Renames every staging entry root makes and plants a link in its place.
+            as_nobody()
+            n = 0
+            while not os.path.exists(stop):
+                for e in os.listdir(out):
+                    if e.startswith(".memtally") and not e.endswith(".moved"):
+                        p = os.path.join(out, e)
+                        try:
+                            os.rename(p, p + f".{n}.moved")
+                            os.symlink(victim, p)
+                            n += 1
+                        except OSError:
+                            pass
+            os._exit(0)
+
+        pid = os.fork()
+        if pid == 0:
+            attacker()
+        try:
+            for _ in range(20):
+                before = sorted(os.listdir(victim))
+                memtally(["capture", str(child.pid), "-o", out])
+                after = sorted(os.listdir(victim))
+                mode = stat.S_IMODE(os.lstat(victim).st_mode)
+                smode = stat.S_IMODE(os.lstat(secret).st_mode)
+                c.case(after == before and mode == 0o700 and smode == 0o600,
+                       f"victim dir now {after[:4]} mode {mode:o}, its 0600 file {smode:o}")
+                for e in os.listdir(victim):
+                    if e != "root-0600":
+                        p = os.path.join(victim, e)
+                        shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.remove(p)
+                os.chmod(victim, 0o700)
+                os.chmod(secret, 0o600)
+        finally:
+            open(stop, "w").close()
+            os.waitpid(pid, 0)
+            child.kill()
+            child.wait()
+
+
+def planted_parent(tmp):
+    """Item 1: the -o directory or a parent is another user's symlink."""
+    with Class("planted-parent-link", "`capture -o`, `snapshot -o`, `export --textfile` through another user's symlinked output directory or parent") as c:
+        victim = os.path.join(tmp, "parent-victim")
+        os.mkdir(victim, 0o755)
+        atk = os.path.join(tmp, "atk-home")
+        os.mkdir(atk)
+        os.chown(atk, NOBODY, NOBODY)
+        link = os.path.join(atk, "out")
+        subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                        "ln", "-s", victim, link], check=True)
+        child = live_child()
+        try:
+            runs = [
+                ["capture", str(child.pid), "-o", link],
+                ["capture", str(child.pid), "-o", os.path.join(link, "cap")],
+                ["snapshot", "--pid", str(child.pid), "-o", os.path.join(link, "s.json")],
+                ["export", "--pid", str(child.pid), "--textfile", link],
+                ["export", "--pid", str(child.pid), "--textfile", os.path.join(link, "sub")],
+            ]
+            for args in runs:
+                memtally(args)
+                left = os.listdir(victim)
+                c.case(not left, f"`{' '.join(args[:1])}` wrote {left[:3]} through the link")
+                for e in left:
+                    p = os.path.join(victim, e)
+                    shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.remove(p)
+        finally:
+            child.kill()
+            child.wait()
+
+
+def cgroup_link(tmp):
+    """Item 2: a recording's `sys/fs/cgroup` is a symlink planted elsewhere."""
+    with Class("capture-cgroup-link", "`capture` into a DIR whose `sys/fs/cgroup` (or `sys`) is another user's symlink") as c:
+        child = live_child()
+        try:
+            for planted in ["sys/fs/cgroup", "sys/fs", "sys"]:
+                victim = os.path.join(tmp, "cg-victim-" + planted.replace("/", "-"))
+                os.mkdir(victim, 0o755)
+                out = os.path.join(tmp, "cg-out-" + planted.replace("/", "-"))
+                os.makedirs(os.path.join(out, os.path.dirname(planted)), exist_ok=True)
+                os.symlink(victim, os.path.join(out, planted))
+                os.lchown(os.path.join(out, planted), NOBODY, NOBODY)
+                memtally(["capture", str(child.pid), "-o", out])
+                left = files_under(victim)
+                c.case(not left, f"{planted}: {len(left)} entries made inside the link's target")
+        finally:
+            child.kill()
+            child.wait()
+
+
+def recording_escape(tmp):
+    """Item 3: a recorded tree whose files are links to a root-only file."""
+    with Class("recording-escape", "a recorded tree whose `cmdline`, `comm`, `status`, `smaps`, `cgroup`, `meminfo` is a symlink to a root-only file outside it; show, top, snapshot, export, capture") as c:
+        secret = os.path.join(tmp, "secret")
+        with open(secret, "w") as f:
+            f.write(SECRET + "\n")
+        os.chmod(secret, 0o600)
+        for name in ["cmdline", "comm", "status", "smaps", "cgroup", "meminfo", "smaps_rollup"]:
+            root = os.path.join(tmp, "esc-" + name)
+            pid = copy_tree(root)
+            target = os.path.join(root, name if name == "meminfo" else os.path.join(pid, name))
+            if os.path.exists(target):
+                os.remove(target)
+            os.symlink(secret, target)
+            cap = os.path.join(tmp, "esc-cap-" + name)
+            snap = os.path.join(tmp, f"esc-{name}.json")
+            for args in (
+                ["show", pid],
+                ["top", "--all"],
+                ["snapshot", "--pid", pid, "-o", snap],
+                ["export", "--pid", pid],
+                ["capture", pid, "-o", cap],
+            ):
+                code, out, err = memtally(["--proc-root", root] + args)
+                leaked = SECRET in out or SECRET in err or contains_secret(files_under(cap) + [snap])
+                c.case(not leaked, f"{name} via `{args[0]}`: the root-only file's text in the output")
+
+
+def setuid_kept(tmp):
+    """Item 4: a file replaced keeps no set-id bits."""
+    with Class("setid-kept", "a 6777 file planted at the `snapshot -o` and `export --textfile` targets") as c:
+        child = live_child()
+        try:
+            d = os.path.join(tmp, "setid")
+            os.mkdir(d)
+            for args, target in (
+                (["snapshot", "--pid", str(child.pid), "-o"], "s.json"),
+                (["export", "--pid", str(child.pid), "--textfile", d], "memtally.prom"),
+            ):
+                p = os.path.join(d, target)
+                with open(p, "w") as f:
+                    f.write("planted\n")
+                os.chmod(p, 0o6777)
+                memtally(args + ([p] if args[-1] == "-o" else []))
+                mode = os.lstat(p).st_mode
+                c.case(mode & 0o7000 == 0, f"{target} is {stat.filemode(mode)} after the write")
+        finally:
+            child.kill()
+            child.wait()
+
+
+def dev_stdout(tmp):
+    """Item 8: `-o` a link to /proc/self/fd/1 with stdout redirected to a file."""
+    with Class("dev-stdout", "`snapshot -o L`, L a root-owned link to /proc/self/fd/1 (as /dev/stdout is), stdout redirected with `>` and `>>`") as c:
+        child = live_child()
+        try:
+            d = os.path.join(tmp, "stdout")
+            os.mkdir(d)
+            link = os.path.join(d, "stdout")
+            os.symlink("/proc/self/fd/1", link)
+            for mode in ("w", "a"):
+                target = os.path.join(d, "redirect-" + mode)
+                with open(target, "w") as f:
+                    f.write("first line\n" if mode == "a" else "")
+                with open(target, mode) as f:
+                    subprocess.run([BIN, "snapshot", "--pid", str(child.pid), "-o", link],
+                                   stdout=f, stderr=subprocess.DEVNULL, timeout=DEADLINE_S)
+                body = open(target).read()
+                still_link = os.path.islink(link)
+                whole = '"processes"' in body and (mode == "w" or body.startswith("first line\n"))
+                c.case(still_link and whole,
+                       f"`>`{'>' if mode == 'a' else ''}: link kept {still_link}, redirect got {len(body)} bytes")
+                if not still_link:
+                    os.remove(link)
+                    os.symlink("/proc/self/fd/1", link)
+        finally:
+            child.kill()
+            child.wait()
+
+
+# Shorter than the others: a hang here is a FIFO read that never ends.
+HOSTILE_DEADLINE_S = 5
+HOSTILE_KINDS = ("dev-zero", "dev-urandom", "fifo", "sparse-2g")
+
+
+def plant(path, kind):
+    if os.path.lexists(path):
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            os.remove(path)
+    if kind == "dev-zero":
+        os.symlink("/dev/zero", path)
+    elif kind == "dev-urandom":
+        os.symlink("/dev/urandom", path)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "sparse-2g":
+        with open(path, "wb") as f:
+            f.truncate(2 << 30)
+
+
+def hostile_files(tmp):
+    """Item 5: devices, FIFOs and sparse giants at every file name."""
+    with Class("hostile-files", "/dev/zero, /dev/urandom, a FIFO, a 2 GiB sparse file at each process, machine, cgroup and GPU file of a recording, under every command that reads it (5 s, 1 GiB address space each)") as c:
+        per_pid = ["smaps", "maps", "smaps_rollup", "status", "stat", "statm", "cmdline", "comm",
+                   "cgroup", "memtally-incomplete"]
+        machine = ["meminfo", "mounts"]
+        cgroup = ["sys/fs/cgroup/cgroup.controllers", "sys/fs/cgroup/atk/memory.stat",
+                  "sys/fs/cgroup/atk/memory.current", "sys/fs/cgroup/atk/memory.max"]
+        gpu = ["fd_targets", "fdinfo/5"]
+        commands = [["show", "{pid}"], ["top", "--all"], ["top", "--by", "cgroup"], ["cgroup"],
+                    ["export", "--by", "cgroup"], ["snapshot", "--pid", "{pid}"],
+                    ["capture", "{pid}", "-o", "{cap}"]]
+        n = 0
+        for kind in HOSTILE_KINDS:
+            for where in per_pid + machine + cgroup + gpu:
+                n += 1
+                root = os.path.join(tmp, f"hostile-{n}")
+                if where in gpu:
+                    shutil.copytree(GPU_FIXTURE, root, symlinks=True)
+                    pid = "100"
+                    add_cgroup(root, pid)
+                    cmds = [["gpu"], ["show", "{pid}"], ["top", "--all"], ["export"]]
+                else:
+                    pid = copy_tree(root)
+                    add_cgroup(root, pid)
+                    cmds = commands
+                target = os.path.join(root, where if where in machine or where in cgroup else os.path.join(pid, where))
+                plant(target, kind)
+                for args in cmds:
+                    args = [a.format(pid=pid, cap=os.path.join(tmp, f"hostile-cap-{n}")) for a in args]
+                    t = time.monotonic()
+                    code, out, err = memtally(["--proc-root", root] + args, timeout=HOSTILE_DEADLINE_S)
+                    took = time.monotonic() - t
+                    ok = code is not None and code >= 0 and took < HOSTILE_DEADLINE_S and len(err) < 2000 \
+                        and "panicked" not in err and "memory allocation" not in err
+                    c.case(ok, f"{kind} at {where}, `{args[0]}`: exit {code} after {took:.1f}s {err.strip()[:60]}")
+                shutil.rmtree(root)
+        # Inputs named on the command line.
+        zero_inputs = [["diff", "/dev/zero", "/dev/zero"], ["plot", "/dev/zero", "-o", os.path.join(tmp, "z.svg")],
+                       ["vmmap", "/dev/zero"]]
+        for args in zero_inputs:
+            t = time.monotonic()
+            code, out, err = memtally(args)
+            took = time.monotonic() - t
+            c.case(code is not None and code > 0 and took < 10 and "panicked" not in err,
+                   f"`{' '.join(args[:2])}`: exit {code} after {took:.1f}s")
+
+
+def long_lines(tmp):
+    """Item 5: endless unknown keys after one mapping; a cgroup line of 300,000 components."""
+    with Class("endless-input", "one mapping then 2,000,000 unknown key lines; a `cgroup` line of 300,000 components; 2,000,000 distinct unknown keys") as c:
+        root = os.path.join(tmp, "endless")
+        pid = copy_tree(root)
+        smaps = os.path.join(root, pid, "smaps")
+        with open(smaps, "w") as f:
+            f.write("00400000-00401000 r-xp 00000000 00:00 0 /bin/x\nSize: 4 kB\nRss: 4 kB\n")
+            for i in range(2_000_000):
+                f.write(f"Unknown{i % 1000}: 4 kB\n")
+        for args in (["show", pid], ["top", "--all"]):
+            code, out, err = memtally(["--proc-root", root] + args)
+            c.case(code is not None and "panicked" not in err, f"repeated unknown keys `{args[0]}`: exit {code}")
+        with open(smaps, "w") as f:
+            f.write("00400000-00401000 r-xp 00000000 00:00 0 /bin/x\nSize: 4 kB\nRss: 4 kB\n")
+            for i in range(2_000_000):
+                f.write(f"Unknown{i}: 4 kB\n")
+        code, out, err = memtally(["--proc-root", root, "show", pid])
+        c.case(code is not None and "panicked" not in err, f"distinct unknown keys: exit {code}")
+        root2 = os.path.join(tmp, "longcg")
+        pid2 = copy_tree(root2)
+        add_cgroup(root2, pid2)
+        with open(os.path.join(root2, pid2, "cgroup"), "w") as f:
+            f.write("0::/" + "/".join(["a"] * 300_000) + "\n")
+        for args in (["top", "--by", "cgroup"], ["cgroup"], ["export", "--by", "cgroup"], ["show", pid2]):
+            t = time.monotonic()
+            code, out, err = memtally(["--proc-root", root2] + args)
+            c.case(code is not None and time.monotonic() - t < 10 and "panicked" not in err,
+                   f"300,000-component cgroup `{args[0]}`: exit {code}")
+
+
+def quadratic(tmp):
+    """Item 6: inputs that made memtally quadratic."""
+    with Class("quadratic", "100,000 DRM regions in one fdinfo; 80,000 mappings with distinct unknown keys (each under 20 s)") as c:
+        root = os.path.join(tmp, "drm")
+        shutil.copytree(GPU_FIXTURE, root, symlinks=True)
+        with open(os.path.join(root, "100/fdinfo/5"), "a") as f:
+            for i in range(100_000):
+                f.write(f"drm-total-region{i}:\t4 KiB\ndrm-resident-region{i}:\t4 KiB\n")
+        for args in (["show", "100"], ["gpu"]):
+            t = time.monotonic()
+            code, out, err = memtally(["--proc-root", root] + args)
+            took = time.monotonic() - t
+            c.case(code is not None and took < DEADLINE_S, f"DRM regions `{args[0]}`: exit {code} after {took:.1f}s")
+        root2 = os.path.join(tmp, "keys")
+        pid = copy_tree(root2)
+        with open(os.path.join(root2, pid, "smaps"), "w") as f:
+            for i in range(80_000):
+                a = 0x10000000 + i * 0x1000
+                f.write(f"{a:08x}-{a + 0x1000:08x} rw-p 00000000 00:00 0\nSize: 4 kB\nRss: 4 kB\nOdd{i}: 4 kB\n")
+        t = time.monotonic()
+        code, out, err = memtally(["--proc-root", root2, "show", pid])
+        took = time.monotonic() - t
+        c.case(code is not None and took < DEADLINE_S, f"distinct keys: exit {code} after {took:.1f}s")
+
+
+def signals(tmp):
+    """Item 7: every long command ends within a second of a signal, keeping its promise."""
+    with Class("signals", "`watch -o FILE` and `serve` sent SIGINT, SIGTERM, SIGHUP: exit 128+signal within 1 s, the samples kept, no temporary file") as c:
+        child = live_child()
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                d = os.path.join(tmp, f"watch-{sig.name}")
+                os.mkdir(d)
+                out = os.path.join(d, "series.csv")
+                p = subprocess.Popen([BIN, "watch", "--pid", str(child.pid), "--interval", "200ms",
+                                      "--format", "csv", "-o", out],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=limits)
+                time.sleep(2.0)
+                p.send_signal(sig)
+                t = time.monotonic()
+                try:
+                    code = p.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    code = p.wait()
+                took = time.monotonic() - t
+                lines = len(open(out).read().splitlines()) if os.path.exists(out) else 0
+                temps = [n for n in os.listdir(d) if n.startswith(".")]
+                c.case(code == 128 + sig and took < 1.0 and lines >= 3 and not temps,
+                       f"watch {sig.name}: exit {code} after {took:.1f}s, {lines} lines, left {temps}")
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                port = free_port()
+                p = subprocess.Popen([BIN, "--proc-root", FIXTURE, "serve", "--listen", f"127.0.0.1:{port}"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=limits)
+                wait_listening(port)
+                p.send_signal(sig)
+                t = time.monotonic()
+                try:
+                    code = p.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    code = p.wait()
+                took = time.monotonic() - t
+                c.case(code == 128 + sig and took < 1.0, f"serve {sig.name}: exit {code} after {took:.1f}s")
+        finally:
+            child.kill()
+            child.wait()
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_listening(port, host="127.0.0.1"):
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        try:
+            socket.create_connection((host, port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+
+
+def serve_slowloris(tmp):
+    """Item 4: slow and idle sockets never starve real scrapes."""
+    with Class("serve-starved", "20 real scrapes while 64 slowloris sockets (a header byte every 2 s) and 64 idle keep-alive sockets from 32 other loopback addresses hold `serve`; each must get 200 within 5 s; `--min-interval 0s` refused") as c:
+        port = free_port()
+        p = subprocess.Popen([BIN, "--proc-root", FIXTURE, "serve", "--listen", f"127.0.0.1:{port}"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=limits)
+        socks = []
+        stop = threading.Event()
+        try:
+            wait_listening(port)
+            # The attackers come from 32 other loopback addresses (4 sockets
+            # each): a scraper shares no address with them, as on a network.
+            def attacker_socket(i):
+                return socket.create_connection(("127.0.0.1", port), timeout=2,
+                                                source_address=(f"127.0.0.{2 + i % 32}", 0))
+
+            for i in range(64):
+                try:
+                    s = attacker_socket(i)
+                    s.sendall(b"GET /metrics HTTP/1.1\r\n")
+                    socks.append(("slow", s))
+                except OSError:
+                    pass
+            for i in range(64):
+                try:
+                    s = attacker_socket(i)
+                    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+                    socks.append(("idle", s))
+                except OSError:
+                    pass
+
+            def drip():
+                while not stop.wait(2):
+                    for kind, s in socks:
+                        if kind == "slow":
+                            try:
+                                s.sendall(b"X")
+                            except OSError:
+                                pass
+
+            threading.Thread(target=drip, daemon=True).start()
+            time.sleep(1)
+            for _ in range(20):
+                try:
+                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                    conn.request("GET", "/metrics")
+                    status = conn.getresponse().status
+                    conn.close()
+                except OSError as e:
+                    status = repr(e)
+                c.case(status == 200, f"a real scrape got {status}")
+                time.sleep(0.25)
+        finally:
+            stop.set()
+            for _, s in socks:
+                s.close()
+            p.terminate()
+            p.wait()
+        code, out, err = memtally(["serve", "--min-interval", "0s", "--listen", f"127.0.0.1:{free_port()}"], timeout=3)
+        c.case(code is not None and code != 0, "`serve --min-interval 0s` accepted (one client can keep a core busy)")
+
+
+# A figure below zero as memtally prints one: -1B, -1.0K, -17.8M, -4096.
+NEGATIVE = re.compile(r"^-[0-9]+(\.[0-9]+)?[BKMGTPE]?$")
+
+
+def wrapped(out):
+    """Figures below zero, but for `unexplained` (MemTotal less every
+    line: below zero when the lines overshoot, as impossible input makes
+    them)."""
+    return [t for line in out.splitlines()
+            if "unexplained" not in line and "unattributed" not in line
+            for t in line.split() if NEGATIVE.match(t)]
+
+
+def numbers(tmp):
+    """Item 9: figures that wrap or are trusted."""
+    with Class("numbers", "16 EiB and impossible meminfo, 8 EiB mappings, edited snapshot regions: no wrapped, negative or mistrusted figure, no panic") as c:
+        root = os.path.join(tmp, "num")
+        pid = copy_tree(root)
+        with open(os.path.join(root, "meminfo"), "w") as f:
+            f.write("MemTotal: 18014398509481983 kB\nMemFree: 18014398509481983 kB\nMemAvailable: 1 kB\n"
+                    "Buffers: 18014398509481983 kB\nCached: 18014398509481983 kB\nSwapTotal: 0 kB\nSwapFree: 5 kB\n")
+        for args in (["top", "--all"], ["machine"], ["export"]):
+            code, out, err = memtally(["--proc-root", root] + args)
+            bad = wrapped(out) + (["panicked"] if "panicked" in err else [])
+            c.case(code is not None and not bad, f"huge meminfo `{args[0]}`: {bad}")
+        smaps = os.path.join(root, pid, "smaps")
+        with open(smaps, "w") as f:
+            for i in range(2):
+                f.write(f"{i:016x}-{i + 1:016x} rw-p 00000000 00:00 0\n"
+                        "Size: 9007199254740991 kB\nRss: 9007199254740991 kB\nPss: 9007199254740991 kB\n"
+                        "Private_Dirty: 9007199254740991 kB\n")
+        for args in (["show", pid, "--classic"], ["show", pid], ["top", "--all"]):
+            code, out, err = memtally(["--proc-root", root] + args)
+            c.case(code is not None and "panicked" not in err and not wrapped(out),
+                   f"8 EiB mappings `{' '.join(args[:3])}`: exit {code} {err.strip()[:60]}")
+        # A snapshot whose regions were edited and whose stored totals were
+        # not: the diff must follow the regions (or say the two disagree).
+        import json
+
+        before = os.path.join(tmp, "before.json")
+        after = os.path.join(tmp, "after.json")
+        memtally(["--proc-root", FIXTURE, "snapshot", "-o", before])
+        doc = json.load(open(before))
+        doc["processes"][0]["regions"][0]["rss"] += 64 << 20
+        json.dump(doc, open(after, "w"))
+        code, out, err = memtally(["diff", before, after])
+        says = "disagree" in (out + err).lower()
+        follows = any("64.0M" in line or "+64M" in line for line in out.splitlines()
+                      if "process" in line.lower() or "total" in line.lower() or "rss" in line.lower())
+        c.case(code is not None and (says or follows), "edited regions: the diff's process totals trust the stored totals")
+
+
+CLASSES = {
+    "capture-race": capture_race,
+    "planted-parent-link": planted_parent,
+    "capture-cgroup-link": cgroup_link,
+    "recording-escape": recording_escape,
+    "setid-kept": setuid_kept,
+    "dev-stdout": dev_stdout,
+    "hostile-files": hostile_files,
+    "endless-input": long_lines,
+    "quadratic": quadratic,
+    "signals": signals,
+    "serve-starved": serve_slowloris,
+    "numbers": numbers,
+}
+
+
+def table():
+    rows = ["| class | what was tried | cases | held | first failure |", "| --- | --- | --- | --- | --- |"]
+    for name, what, cases, held, failure in RESULTS:
+        rows.append(f"| `{name}` | {what} | {cases} | {held} | {failure or '-'} |")
+    return "\n".join(rows) + "\n"
+
+
+def main():
+    global BIN
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", default=os.path.join(REPO, "target/release/memtally"))
+    ap.add_argument("--doc", help="rewrite the table between the attack markers of this file")
+    ap.add_argument("--only", nargs="*", choices=sorted(CLASSES), help="run only these classes")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("scripts/attack/run.py: run it as root (another user attacks root's runs)")
+    BIN = os.path.abspath(a.bin)
+    if not os.access(BIN, os.X_OK):
+        sys.exit(f"scripts/attack/run.py: no memtally binary at {BIN}; build it (cargo build --release) or give --bin")
+    tmp = tempfile.mkdtemp(prefix="memtally-attack-")
+    os.chmod(tmp, 0o755)  # the attacker (uid 65534) must reach its own directories inside
+    try:
+        for name in a.only or CLASSES:
+            d = os.path.join(tmp, name)
+            os.mkdir(d)
+            os.chmod(d, 0o755)
+            CLASSES[name](d)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    text = table()
+    if a.doc:
+        doc = open(a.doc).read()
+        begin, end = "<!-- attack:begin -->\n", "<!-- attack:end -->"
+        if begin not in doc or end not in doc:
+            sys.exit(f"{a.doc}: no {begin.strip()} ... {end} markers")
+        head, rest = doc.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        open(a.doc, "w").write(head + begin + text + end + tail)
+    else:
+        sys.stdout.write(text)
+    sys.exit(0 if all(held == cases for _, _, cases, held, _ in RESULTS) else 1)
+
+
+if __name__ == "__main__":
+    main()
