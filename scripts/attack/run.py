@@ -16,6 +16,7 @@ starts only loopback servers. A run takes a few minutes on 2 cores.
 """
 
 import argparse
+import contextlib
 import http.client
 import os
 import re
@@ -120,8 +121,15 @@ def add_cgroup(root, pid):
         f.write("0::/atk\n")
 
 
+@contextlib.contextmanager
 def live_child():
-    return subprocess.Popen(["sleep", "600"])
+    """A process to capture and watch, killed after."""
+    p = subprocess.Popen(["sleep", "600"])
+    try:
+        yield p
+    finally:
+        p.kill()
+        p.wait()
 
 
 def files_under(d):
@@ -157,48 +165,46 @@ def capture_race(tmp):
         out = os.path.join(tmp, "race-out")
         os.mkdir(out)
         os.chown(out, NOBODY, NOBODY)
-        child = live_child()
-        stop = os.path.join(tmp, "race-stop")
+        with live_child() as child:
+            stop = os.path.join(tmp, "race-stop")
 
-        def attacker():
-            # Renames every staging entry root makes and plants a link in its place.
-            as_nobody()
-            n = 0
-            while not os.path.exists(stop):
-                for e in os.listdir(out):
-                    if e.startswith(".memtally") and not e.endswith(".moved"):
-                        p = os.path.join(out, e)
-                        try:
-                            os.rename(p, p + f".{n}.moved")
-                            os.symlink(victim, p)
-                            n += 1
-                        except OSError:
-                            pass
-            os._exit(0)
+            def attacker():
+                # Renames every staging entry root makes and plants a link in its place.
+                as_nobody()
+                n = 0
+                while not os.path.exists(stop):
+                    for e in os.listdir(out):
+                        if e.startswith(".memtally") and not e.endswith(".moved"):
+                            p = os.path.join(out, e)
+                            try:
+                                os.rename(p, p + f".{n}.moved")
+                                os.symlink(victim, p)
+                                n += 1
+                            except OSError:
+                                pass
+                os._exit(0)
 
-        pid = os.fork()
-        if pid == 0:
-            attacker()
-        try:
-            for _ in range(20):
-                before = sorted(os.listdir(victim))
-                memtally(["capture", str(child.pid), "-o", out])
-                after = sorted(os.listdir(victim))
-                mode = stat.S_IMODE(os.lstat(victim).st_mode)
-                smode = stat.S_IMODE(os.lstat(secret).st_mode)
-                c.case(after == before and mode == 0o700 and smode == 0o600,
-                       f"victim dir now {after[:4]} mode {mode:o}, its 0600 file {smode:o}")
-                for e in os.listdir(victim):
-                    if e != "root-0600":
-                        p = os.path.join(victim, e)
-                        shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.remove(p)
-                os.chmod(victim, 0o700)
-                os.chmod(secret, 0o600)
-        finally:
-            open(stop, "w").close()
-            os.waitpid(pid, 0)
-            child.kill()
-            child.wait()
+            pid = os.fork()
+            if pid == 0:
+                attacker()
+            try:
+                for _ in range(20):
+                    before = sorted(os.listdir(victim))
+                    memtally(["capture", str(child.pid), "-o", out])
+                    after = sorted(os.listdir(victim))
+                    mode = stat.S_IMODE(os.lstat(victim).st_mode)
+                    smode = stat.S_IMODE(os.lstat(secret).st_mode)
+                    c.case(after == before and mode == 0o700 and smode == 0o600,
+                           f"victim dir now {after[:4]} mode {mode:o}, its 0600 file {smode:o}")
+                    for e in os.listdir(victim):
+                        if e != "root-0600":
+                            p = os.path.join(victim, e)
+                            shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.remove(p)
+                    os.chmod(victim, 0o700)
+                    os.chmod(secret, 0o600)
+            finally:
+                open(stop, "w").close()
+                os.waitpid(pid, 0)
 
 
 def planted_parent(tmp):
@@ -212,8 +218,7 @@ def planted_parent(tmp):
         link = os.path.join(atk, "out")
         subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
                         "ln", "-s", victim, link], check=True)
-        child = live_child()
-        try:
+        with live_child() as child:
             runs = [
                 ["capture", str(child.pid), "-o", link],
                 ["capture", str(child.pid), "-o", os.path.join(link, "cap")],
@@ -228,16 +233,12 @@ def planted_parent(tmp):
                 for e in left:
                     p = os.path.join(victim, e)
                     shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.remove(p)
-        finally:
-            child.kill()
-            child.wait()
 
 
 def cgroup_link(tmp):
     """Item 2: a recording's `sys/fs/cgroup` is a symlink planted elsewhere."""
     with Class("capture-cgroup-link", "`capture` into a DIR whose `sys/fs/cgroup` (or `sys`) is another user's symlink") as c:
-        child = live_child()
-        try:
+        with live_child() as child:
             for planted in ["sys/fs/cgroup", "sys/fs", "sys"]:
                 victim = os.path.join(tmp, "cg-victim-" + planted.replace("/", "-"))
                 os.mkdir(victim, 0o755)
@@ -248,9 +249,6 @@ def cgroup_link(tmp):
                 memtally(["capture", str(child.pid), "-o", out])
                 left = files_under(victim)
                 c.case(not left, f"{planted}: {len(left)} entries made inside the link's target")
-        finally:
-            child.kill()
-            child.wait()
 
 
 def recording_escape(tmp):
@@ -284,8 +282,7 @@ def recording_escape(tmp):
 def setuid_kept(tmp):
     """Item 4: a file replaced keeps no set-id bits."""
     with Class("setid-kept", "a 6777 file planted at the `snapshot -o` and `export --textfile` targets") as c:
-        child = live_child()
-        try:
+        with live_child() as child:
             d = os.path.join(tmp, "setid")
             os.mkdir(d)
             for args, target in (
@@ -299,16 +296,12 @@ def setuid_kept(tmp):
                 memtally(args + ([p] if args[-1] == "-o" else []))
                 mode = os.lstat(p).st_mode
                 c.case(mode & 0o7000 == 0, f"{target} is {stat.filemode(mode)} after the write")
-        finally:
-            child.kill()
-            child.wait()
 
 
 def dev_stdout(tmp):
     """Item 8: `-o` a link to /proc/self/fd/1 with stdout redirected to a file."""
     with Class("dev-stdout", "`snapshot -o L`, L a root-owned link to /proc/self/fd/1 (as /dev/stdout is), stdout redirected with `>` and `>>`") as c:
-        child = live_child()
-        try:
+        with live_child() as child:
             d = os.path.join(tmp, "stdout")
             os.mkdir(d)
             link = os.path.join(d, "stdout")
@@ -328,9 +321,6 @@ def dev_stdout(tmp):
                 if not still_link:
                     os.remove(link)
                     os.symlink("/proc/self/fd/1", link)
-        finally:
-            child.kill()
-            child.wait()
 
 
 # Shorter than the others: a hang here is a FIFO read that never ends.
@@ -462,8 +452,7 @@ def quadratic(tmp):
 def signals(tmp):
     """Item 7: every long command ends within a second of a signal, keeping its promise."""
     with Class("signals", "`watch -o FILE` and `serve` sent SIGINT, SIGTERM, SIGHUP: exit 128+signal within 1 s, the samples kept, no temporary file") as c:
-        child = live_child()
-        try:
+        with live_child() as child:
             for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                 d = os.path.join(tmp, f"watch-{sig.name}")
                 os.mkdir(d)
@@ -498,9 +487,6 @@ def signals(tmp):
                     code = p.wait()
                 took = time.monotonic() - t
                 c.case(code == 128 + sig and took < 1.0, f"serve {sig.name}: exit {code} after {took:.1f}s")
-        finally:
-            child.kill()
-            child.wait()
 
 
 def free_port():

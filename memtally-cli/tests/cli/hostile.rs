@@ -8,16 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{memtally, repo, run, spawn, Mapping, MIB};
-
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
+use crate::support::{memtally, names, repo, run, spawn, Mapping, MIB};
 
 fn victim(dir: &Path) -> PathBuf {
     let v = dir.join("victim");

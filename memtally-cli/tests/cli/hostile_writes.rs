@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{memtally, run, spawn, Killed, Mapping, MIB};
+use crate::support::{memtally, names, run, spawn, Killed, Mapping, MIB};
 
 const NOBODY: u32 = 65534;
 
@@ -20,15 +20,6 @@ fn root() -> bool {
         return false;
     }
     true
-}
-
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 fn chown(p: &Path, uid: u32) {
@@ -120,16 +111,29 @@ fn capture_beside_an_attacker_swapping_its_directories_writes_nothing_outside() 
         v = v.display()
     );
     let _a = attacker(&att, &script);
-    let out = att.join("out");
+    let (runs, wrote) = captures_beside(&pid, &att.join("out"), (&v, &secret), || {});
+    eprintln!("{runs} captures beside the attacker, {wrote} recorded, none outside");
+}
+
+/// Runs `capture PID -o OUT` again and again (50 runs or 20 s) beside an
+/// attacker, `before` each run, checking after each that the victim is
+/// untouched: (runs, runs that recorded).
+fn captures_beside(
+    pid: &str,
+    out: &Path,
+    (v, secret): (&Path, &Path),
+    before: impl Fn(),
+) -> (u32, u32) {
     let (mut runs, mut wrote) = (0, 0);
     let start = Instant::now();
     while runs < 50 && start.elapsed() < Duration::from_secs(20) {
-        let r = run(&["capture", &pid, "-o", out.to_str().unwrap()]);
+        before();
+        let r = run(&["capture", pid, "-o", out.to_str().unwrap()]);
         runs += 1;
         wrote += r.status.success() as u32;
-        untouched(&v, &secret);
+        untouched(v, secret);
     }
-    eprintln!("{runs} captures beside the attacker, {wrote} recorded, none outside");
+    (runs, wrote)
 }
 
 /// In a sticky directory shared with another user (as /tmp), links
@@ -160,17 +164,11 @@ fn capture_into_a_sticky_directory_never_follows_planted_links() {
         v = v.display()
     );
     let _a = attacker(&shared, &script);
-    let (mut runs, mut wrote) = (0, 0);
-    let start = Instant::now();
-    while runs < 50 && start.elapsed() < Duration::from_secs(20) {
+    let (runs, wrote) = captures_beside(&pid, &shared, (&v, &secret), || {
         // Root's own directories from the last run go, so the race is run again.
         let _ = std::fs::remove_dir_all(shared.join("sys"));
         let _ = std::fs::remove_file(shared.join("sys"));
-        let r = run(&["capture", &pid, "-o", shared.to_str().unwrap()]);
-        runs += 1;
-        wrote += r.status.success() as u32;
-        untouched(&v, &secret);
-    }
+    });
     eprintln!("{runs} captures beside the attacker, {wrote} whole, none outside");
 }
 

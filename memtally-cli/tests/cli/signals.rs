@@ -6,13 +6,14 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::hostile::copy_dir;
 use crate::support::stall::Stalled;
-use crate::support::tmux::Tmux;
-use crate::support::{memtally, repo, spawn, Killed, Mapping, MIB};
+use crate::support::tmux::{child_of, Tmux};
+use crate::support::{memtally, names, repo, spawn, Killed, Mapping, MIB};
 
 const SIGNALS: [(i32, &str); 3] =
     [(libc::SIGINT, "SIGINT"), (libc::SIGTERM, "SIGTERM"), (libc::SIGHUP, "SIGHUP")];
@@ -82,15 +83,6 @@ fn stderr(child: &mut Child) -> String {
     s
 }
 
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 /// Asserts `child` ended for `sig` as promised: 128 + sig, within [`WITHIN`].
 fn assert_ended(what: &str, child: &mut Child, sig: (i32, &str)) -> Duration {
     let (status, took) = signal_and_wait(child, sig.0);
@@ -149,7 +141,7 @@ fn long_commands_end_within_a_second_of_each_signal() {
     let root = root.to_str().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let stalled_root = tmp.path().join("proc");
-    copy_tree(&recorded(), &stalled_root);
+    copy_dir(&recorded(), &stalled_root);
     let stall = Stalled::mount(&stalled_root.join("11364"))
         .map_err(|why| eprintln!("stuck read: skipped: no stalling file system here ({why})"))
         .ok();
@@ -252,23 +244,4 @@ fn ui_exits_128_plus_each_signal() {
         assert!(took < Duration::from_secs(3), "ui took {took:?} after {}", sig.1);
         eprintln!("ui, {}: {want} within {took:?}", sig.1);
     }
-}
-
-/// The pid of the process running in the pane's shell.
-fn child_of(shell: u32) -> Option<u32> {
-    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
-        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
-        let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
-        let after = &stat[stat.rfind(')')? + 2..];
-        let ppid: u32 = after.split_whitespace().nth(1)?.parse().ok()?;
-        (ppid == shell).then_some(pid)
-    })
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    let out = std::process::Command::new("cp")
-        .args(["-r", from.to_str().unwrap(), to.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }

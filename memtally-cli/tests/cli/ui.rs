@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::support::tmux::Tmux;
+use crate::support::tmux::{child_of, Tmux};
 use crate::support::{repo, spawn, Mapping, MIB};
 
 fn bin() -> &'static str {
@@ -327,17 +327,6 @@ fn resizing_redraws_without_garbage() {
     wait_golden(&t, "categories-200x50");
     t.resize(80, 24);
     wait_golden(&t, "categories-80x24");
-}
-
-/// The pid of the process running in the pane's shell.
-fn child_of(shell: u32) -> Option<u32> {
-    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
-        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
-        let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
-        let after = &stat[stat.rfind(')')? + 2..];
-        let ppid: u32 = after.split_whitespace().nth(1)?.parse().ok()?;
-        (ppid == shell).then_some(pid)
-    })
 }
 
 /// After the explorer ends, the shell's screen is back as it was, the

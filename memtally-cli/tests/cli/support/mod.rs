@@ -425,3 +425,13 @@ pub fn capture_consistent(pid: u32, dir: &Path) {
     }
     panic!("no consistent capture of {pid} in 50 tries");
 }
+
+/// The names in `dir`, sorted (what a command left behind there).
+pub fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}

@@ -152,3 +152,14 @@ impl Drop for Tmux {
         let _ = self.tmux(&["kill-server"]);
     }
 }
+
+/// The pid of the process running in a pane's shell `shell`.
+pub fn child_of(shell: u32) -> Option<u32> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+        let after = &stat[stat.rfind(')')? + 2..];
+        let ppid: u32 = after.split_whitespace().nth(1)?.parse().ok()?;
+        (ppid == shell).then_some(pid)
+    })
+}
