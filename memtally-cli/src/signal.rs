@@ -124,6 +124,7 @@ pub fn sleep_until(deadline: Instant) -> bool {
 
 /// `f` runs before the process is ended after a signal (at most one: a
 /// later call replaces it; `None` removes it).
+#[cfg(feature = "ui")] // the explorer is its only user
 pub fn before_exit(f: Option<fn()>) {
     *BEFORE_EXIT.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = f;
 }
