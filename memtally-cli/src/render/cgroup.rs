@@ -88,7 +88,7 @@ impl Printer for CgroupView {
             writeln!(
                 out,
                 "{}: usage {} = PSS {} + {}",
-                r.path,
+                crate::render::table::escape_controls(r.path.clone()),
                 human(usage),
                 human(r.sizes.pss.unwrap_or(0)),
                 if parts.is_empty() { "0".into() } else { parts.join(" + ") }

@@ -629,3 +629,69 @@ fn csv_cells_from_the_input_are_never_formulas_or_terminal_controls() {
     std::fs::write(&file, text).unwrap();
     check("vmmap csv", run(&["vmmap", file.to_str().unwrap(), "--format", "csv"]));
 }
+
+/// Every text view of a recording whose command line, name, a mapping's
+/// path and a cgroup path carry a terminal escape (clear the screen, set
+/// the title) and a right-to-left override: none reaches the terminal
+/// raw, on stdout or stderr. (The cgroup view's breakdown line printed
+/// the cgroup path raw.)
+#[test]
+fn no_text_view_prints_a_terminal_control_from_the_input() {
+    let (_tmp, root, pid) = tree();
+    let evil = "ev\u{1b}]0;pwned\u{7}\u{1b}[2Jil\u{202e}";
+    std::fs::write(root.join(&pid).join("cmdline"), format!("{evil}\0--flag\0")).unwrap();
+    std::fs::write(root.join(&pid).join("comm"), format!("{evil}\n")).unwrap();
+    let smaps = std::fs::read_to_string(root.join(&pid).join("smaps")).unwrap();
+    let mut renamed = false;
+    let smaps: String = smaps
+        .lines()
+        .map(|l| match l.split_whitespace().nth(5) {
+            Some(path) if !renamed && path.starts_with('/') => {
+                renamed = true;
+                format!("{}\n", l.replace(path, &format!("/tmp/{evil}")))
+            }
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    assert!(renamed, "a file-backed mapping to rename");
+    std::fs::write(root.join(&pid).join("smaps"), smaps).unwrap();
+    let cg = root.join("sys/fs/cgroup");
+    let leaf = cg.join(evil.trim_start_matches('/'));
+    std::fs::create_dir_all(&leaf).unwrap();
+    std::fs::write(cg.join("cgroup.controllers"), "cpu memory\n").unwrap();
+    for f in ["memory.current", "memory.max", "memory.stat"] {
+        std::fs::write(leaf.join(f), "4096\n").unwrap();
+    }
+    std::fs::write(root.join(&pid).join("cgroup"), format!("0::/{evil}\n")).unwrap();
+    let r = root.to_str().unwrap();
+    let views: &[&[&str]] = &[
+        &["top"],
+        &["top", "--by", "program"],
+        &["top", "--by", "cgroup"],
+        &["cgroup"],
+        &["show", &pid],
+        &["show", &pid, "--by", "path"],
+        &["show", &pid, "--regions"],
+        &["show", &pid, "--classic"],
+        &["export"],
+        &["export", "--by", "cgroup"],
+        &["machine"],
+    ];
+    for args in views {
+        let mut all = vec!["--proc-root", r];
+        all.extend_from_slice(args);
+        let out = run(&all);
+        assert!(
+            out.status.success() && !out.stdout.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            let text = String::from_utf8_lossy(bytes);
+            assert!(
+                !text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\u{202e}'),
+                "{args:?} {stream} carries a raw control from the input:\n{text}"
+            );
+        }
+    }
+}
