@@ -461,14 +461,7 @@ def signals(tmp):
                                       "--format", "csv", "-o", out],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=limits)
                 time.sleep(2.0)
-                p.send_signal(sig)
-                t = time.monotonic()
-                try:
-                    code = p.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    code = p.wait()
-                took = time.monotonic() - t
+                code, took = signal_and_wait(p, sig)
                 lines = len(open(out).read().splitlines()) if os.path.exists(out) else 0
                 temps = [n for n in os.listdir(d) if n.startswith(".")]
                 c.case(code == 128 + sig and took < 1.0 and lines >= 3 and not temps,
@@ -478,15 +471,22 @@ def signals(tmp):
                 p = subprocess.Popen([BIN, "--proc-root", FIXTURE, "serve", "--listen", f"127.0.0.1:{port}"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=limits)
                 wait_listening(port)
-                p.send_signal(sig)
-                t = time.monotonic()
-                try:
-                    code = p.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    code = p.wait()
-                took = time.monotonic() - t
+                code, took = signal_and_wait(p, sig)
                 c.case(code == 128 + sig and took < 1.0, f"serve {sig.name}: exit {code} after {took:.1f}s")
+
+
+def signal_and_wait(p, sig):
+    """Sends `sig` and waits (5 s at most, then kills): the exit status
+    (None when killed) and the seconds it took."""
+    p.send_signal(sig)
+    t = time.monotonic()
+    try:
+        code = p.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        code = None
+    return code, time.monotonic() - t
 
 
 def free_port():
