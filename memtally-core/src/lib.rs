@@ -35,6 +35,7 @@ pub mod analyze;
 pub mod error;
 pub mod model;
 pub mod source;
+mod sys;
 pub mod usecase;
 pub mod write;
 

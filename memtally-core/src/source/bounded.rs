@@ -14,10 +14,12 @@
 use std::ffi::{CString, OsString};
 use std::fs::File;
 use std::io::{ErrorKind, Read};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
+
+use crate::sys;
 
 /// A file of a recording that is not a regular file.
 pub(crate) const NOT_REGULAR: &str =
@@ -58,14 +60,8 @@ impl Tree {
         let path = path.into();
         let c = CString::new(path.as_os_str().as_bytes())
             .map_err(|_| std::io::Error::from(ErrorKind::InvalidInput))?;
-        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
-        // SAFETY: `c` is a NUL-terminated path that outlives the call.
-        let fd = unsafe { libc::open(c.as_ptr(), flags) };
-        if fd < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        // SAFETY: `fd` was just opened and is owned by nobody else.
-        Ok(Tree { dir: Arc::new(unsafe { OwnedFd::from_raw_fd(fd) }), path })
+        let fd = sys::openat(None, &c, libc::O_RDONLY | libc::O_DIRECTORY, 0)?;
+        Ok(Tree { dir: Arc::new(fd), path })
     }
 
     /// The directory's path, for messages.
@@ -103,20 +99,15 @@ impl Tree {
     /// The names in the directory `rel` (`.` and `..` left out).
     pub fn list(&self, rel: &Path) -> std::io::Result<Vec<OsString>> {
         let fd = self.open_beneath(rel, libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC)?;
-        list_fd(fd)
+        let names = sys::names(fd.as_fd())?;
+        Ok(names.into_iter().map(|n| OsString::from_vec(n.into_bytes())).collect())
     }
 
     /// What `rel` is, without following it; `NotFound` when it is not there.
     pub fn kind(&self, rel: &Path) -> std::io::Result<Kind> {
         let (parent, name) = self.parent_of(rel)?;
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        let at = parent.as_ref().map_or(self.dir.as_raw_fd(), |p| p.as_raw_fd());
-        // SAFETY: fstatat fills the zeroed struct we own; `name` is a
-        // NUL-terminated single component that outlives the call.
-        let rc = unsafe { libc::fstatat(at, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
-        if rc != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
+        let at = parent.as_ref().map_or(self.dir.as_fd(), |p| p.as_fd());
+        let st = sys::fstatat(at, &name, false)?;
         Ok(match st.st_mode & libc::S_IFMT {
             libc::S_IFREG => Kind::File,
             libc::S_IFDIR => Kind::Dir,
@@ -127,15 +118,8 @@ impl Tree {
     /// The text of the symbolic link `rel` (read, never followed).
     pub fn read_link(&self, rel: &Path) -> std::io::Result<PathBuf> {
         let (parent, name) = self.parent_of(rel)?;
-        let at = parent.as_ref().map_or(self.dir.as_raw_fd(), |p| p.as_raw_fd());
-        let mut buf = vec![0u8; libc::PATH_MAX as usize];
-        // SAFETY: readlinkat writes at most buf.len() bytes into `buf`.
-        let n = unsafe { libc::readlinkat(at, name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
-        if n < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        buf.truncate(n as usize);
-        Ok(PathBuf::from(OsString::from_vec(buf)))
+        let at = parent.as_ref().map_or(self.dir.as_fd(), |p| p.as_fd());
+        sys::readlinkat(at, &name).map(PathBuf::from)
     }
 
     /// The directory holding `rel` (opened beneath, `None` for the tree's
@@ -160,7 +144,7 @@ impl Tree {
             Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) => {
                 // No openat2 (Linux before 5.6, or a seccomp filter that
                 // refuses it): the same walk by hand.
-                walk(self.dir.as_raw_fd(), rel, flags)
+                walk(self.dir.as_fd(), rel, flags)
             }
             other => other,
         }
@@ -347,7 +331,7 @@ fn openat2(_dir: i32, _rel: &Path, _flags: i32) -> std::io::Result<OwnedFd> {
 
 /// `rel` opened one component at a time, each with `O_NOFOLLOW`: a link
 /// anywhere fails with `ELOOP` (or `ENOTDIR`), as `RESOLVE_NO_SYMLINKS`.
-fn walk(dir: i32, rel: &Path, flags: i32) -> std::io::Result<OwnedFd> {
+fn walk(dir: BorrowedFd<'_>, rel: &Path, flags: i32) -> std::io::Result<OwnedFd> {
     let names: Vec<&std::ffi::OsStr> = rel
         .components()
         .filter_map(|c| match c {
@@ -362,42 +346,10 @@ fn walk(dir: i32, rel: &Path, flags: i32) -> std::io::Result<OwnedFd> {
         let last = i + 1 == names.len();
         let c = CString::new(name.as_bytes()).map_err(|_| invalid_name(rel))?;
         let f = if last { flags } else { libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC };
-        let from = at.as_ref().map_or(dir, |d| d.as_raw_fd());
-        // SAFETY: `c` is a NUL-terminated single component alive for the call.
-        let fd = unsafe { libc::openat(from, c.as_ptr(), f | libc::O_NOFOLLOW) };
-        if fd < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        // SAFETY: a new fd, owned by nobody else.
-        at = Some(unsafe { OwnedFd::from_raw_fd(fd) });
+        let from = at.as_ref().map_or(dir, |d| d.as_fd());
+        at = Some(sys::openat(Some(from), &c, f | libc::O_NOFOLLOW, 0)?);
     }
     at.ok_or_else(|| invalid_name(rel))
-}
-
-/// The names of the open directory `fd`.
-fn list_fd(fd: OwnedFd) -> std::io::Result<Vec<OsString>> {
-    use std::os::fd::IntoRawFd;
-    // SAFETY: fdopendir takes the fd over (closedir closes it).
-    let d = unsafe { libc::fdopendir(fd.into_raw_fd()) };
-    if d.is_null() {
-        return Err(std::io::Error::last_os_error());
-    }
-    let mut out = Vec::new();
-    loop {
-        // SAFETY: `d` is an open DIR*; readdir's entry is valid until the
-        // next readdir on it, and its name is NUL-terminated.
-        let e = unsafe { libc::readdir(d) };
-        if e.is_null() {
-            break;
-        }
-        let name = unsafe { std::ffi::CStr::from_ptr((*e).d_name.as_ptr()) }.to_bytes();
-        if name != b"." && name != b".." {
-            out.push(OsString::from_vec(name.to_vec()));
-        }
-    }
-    // SAFETY: `d` is open and closed once.
-    unsafe { libc::closedir(d) };
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -429,7 +381,7 @@ mod tests {
         // The fallback walk refuses the same.
         for name in ["abs", "rel", "dirlink/f", "sub/inner"] {
             let flags = libc::O_RDONLY | libc::O_CLOEXEC;
-            let e = walk(t.dir.as_raw_fd(), Path::new(name), flags).unwrap_err();
+            let e = walk(t.dir.as_fd(), Path::new(name), flags).unwrap_err();
             assert!(matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)), "{name}: {e}");
         }
         assert_eq!(t.kind(Path::new("abs")).unwrap(), Kind::Other);

@@ -8,9 +8,9 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 
 use super::file::NewFile;
-use super::sys;
 use super::walk::{euid, refused, trusted, Missing, Reached, Walk};
 use crate::error::{Error, Result};
+use crate::sys;
 
 /// A directory held open (see the module docs).
 pub struct Dir {

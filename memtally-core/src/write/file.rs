@@ -9,11 +9,12 @@ use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 use super::dir::Dir;
+use super::name;
 use super::target::{is_a_directory, target, Target};
 use super::unfinished::{self, Registered};
 use super::walk::{split, Missing};
-use super::{name, sys};
 use crate::error::{Error, Result};
+use crate::sys;
 
 /// A file being written: it takes the target's name only at
 /// [`commit`](NewFile::commit); dropped before that, it is removed.

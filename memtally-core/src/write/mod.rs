@@ -28,7 +28,6 @@ mod file;
 mod name;
 mod remove;
 mod staged;
-mod sys;
 mod target;
 mod unfinished;
 mod walk;

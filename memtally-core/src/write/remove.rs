@@ -7,7 +7,7 @@ use std::ffi::CStr;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd};
 
-use super::sys;
+use crate::sys;
 
 /// Directories deeper than this are left (a recording is two deep): an
 /// error, rather than a descriptor held open per level without end.

@@ -7,10 +7,11 @@ use std::ffi::CString;
 use std::path::PathBuf;
 
 use super::dir::Dir;
+use super::name;
 use super::remove::remove_tree;
 use super::unfinished::{self, Registered};
-use super::{name, sys};
 use crate::error::{Error, Result};
+use crate::sys;
 
 /// A directory being filled; removed if dropped before [`Staged::install`].
 pub struct Staged {

@@ -18,9 +18,9 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::path::Path;
 
 use super::dir::Dir;
-use super::sys;
 use super::walk::{open_link, Reached, Walk};
 use crate::error::{Error, Result};
+use crate::sys;
 
 /// What a name leads to.
 pub(crate) enum Target {

@@ -11,8 +11,8 @@ use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 
-use super::sys;
 use crate::error::{Error, Result};
+use crate::sys;
 
 /// Links followed in one walk at most (the kernel's own limit).
 pub(crate) const MAX_LINKS: u32 = 40;

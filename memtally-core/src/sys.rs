@@ -1,4 +1,5 @@
-//! The `*at` system calls the writer is built on, as safe functions over
+//! The `*at` system calls the writer (`write`) and the reader of
+//! recordings (`source::bounded`) are built on, as safe functions over
 //! borrowed descriptors: every name they take is one directory entry
 //! relative to a directory memtally holds open, never a path the kernel
 //! would walk (and follow links along) again.
@@ -88,11 +89,17 @@ pub(crate) fn mkdirat(dir: BorrowedFd<'_>, name: &CStr, mode: libc::mode_t) -> i
 /// read from the very link that was checked, so it cannot be swapped in
 /// between.
 pub(crate) fn readlink(link: BorrowedFd<'_>) -> io::Result<OsString> {
+    // The empty name makes readlinkat(2) read the link `link` is open on.
+    readlinkat(link, c"")
+}
+
+/// `readlinkat(2)`: what the link `name` in `dir` says, never followed.
+pub(crate) fn readlinkat(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<OsString> {
     let mut buf = vec![0u8; libc::PATH_MAX as usize];
-    // SAFETY: `buf` is valid for `buf.len()` bytes of writes; the empty
-    // name makes readlinkat(2) read the link `link` is open on.
+    // SAFETY: `buf` is valid for `buf.len()` bytes of writes; `name` is
+    // NUL-terminated and valid for the call.
     let n = unsafe {
-        libc::readlinkat(link.as_raw_fd(), c"".as_ptr(), buf.as_mut_ptr().cast(), buf.len())
+        libc::readlinkat(dir.as_raw_fd(), name.as_ptr(), buf.as_mut_ptr().cast(), buf.len())
     };
     if n < 0 {
         return Err(io::Error::last_os_error());
