@@ -350,7 +350,7 @@ impl ProcRoot {
                     rollup_kib: r.rss.unwrap_or(0) / 1024,
                 });
             }
-            process.rollup = rollup.filter(|r| same_instant(r, &sum));
+            process.rollup = rollup.filter(|r| same_instant(r, &sum, count));
         }
         process.streamed = Some(Streamed { totals: sum, regions: count });
         Ok(process)
@@ -432,12 +432,34 @@ impl ProcRoot {
     }
 }
 
-/// Whether a rollup describes the same address space as regions whose
-/// sum is `sum`: every figure that is not proportional must be equal.
-fn same_instant(rollup: &Sizes, sum: &Sizes) -> bool {
-    ["rss", "shared_clean", "shared_dirty", "private_clean", "private_dirty", "anonymous", "swap"]
-        .iter()
-        .all(|k| rollup.get(k) == sum.get(k))
+/// Whether a rollup describes the same address space as `regions`
+/// mappings whose sum is `sum`: every figure that is not proportional must
+/// be equal, and every proportional one at most the rounding above the
+/// sum (`smaps` rounds each mapping's down to a whole kB, the rollup only
+/// its total). The second check matters for a process that shares pages:
+/// its PSS moves when a sharer writes or exits while its resident figures
+/// stay, and a rollup taken a moment after the mappings (a capture records
+/// the two files one after the other) is then of another instant.
+fn same_instant(rollup: &Sizes, sum: &Sizes, regions: usize) -> bool {
+    let rounding = (regions as u64).saturating_mul(1024);
+    let exact = [
+        "rss",
+        "shared_clean",
+        "shared_dirty",
+        "private_clean",
+        "private_dirty",
+        "anonymous",
+        "swap",
+    ]
+    .iter()
+    .all(|k| rollup.get(k) == sum.get(k));
+    let rounded = ["pss", "pss_dirty", "pss_anon", "pss_file", "pss_shmem", "swap_pss"].iter().all(
+        |k| match (rollup.get(k), sum.get(k)) {
+            (Some(r), Some(s)) => r >= s && r - s <= rounding,
+            _ => true,
+        },
+    );
+    exact && rounded
 }
 
 /// Whether regions summing to `sum` fall short of `rollup`'s resident
