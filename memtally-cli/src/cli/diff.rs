@@ -5,10 +5,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use memtally_core::analyze::diff::DiffOptions;
+use memtally_core::analyze::diff::{DiffOptions, DiffSort};
 use memtally_core::usecase::diff::diff_files;
 use memtally_core::Result;
 
+use crate::cli::choice::choice;
 use crate::render::diff::DiffView;
 use crate::render::{print, Format};
 
@@ -19,10 +20,15 @@ pub struct DiffArgs {
     /// The later one.
     pub after: PathBuf,
 
-    /// Sort by the growth of these figures (comma-separated): dirty,
-    /// private_dirty, shared_dirty, pss, rss, uss, swap, swap_pss, size.
-    #[arg(long, value_delimiter = ',', default_value = "dirty,pss", value_name = "FIELD")]
-    pub sort: Vec<String>,
+    /// Sort by the growth of these figures (comma-separated).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "dirty,pss",
+        value_name = "FIELD",
+        value_parser = choice::<DiffSort>()
+    )]
+    pub sort: Vec<DiffSort>,
 
     /// Hide rows whose largest change is smaller than this (bytes, or with K, M, G: `1M`).
     #[arg(long, value_name = "SIZE", default_value = "1", value_parser = parse_size)]

@@ -6,15 +6,18 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use memtally_core::analyze::trend::Scope;
 use memtally_core::analyze::vmmap::pow2_bucket;
 use memtally_core::analyze::Category;
-use memtally_core::model::snapshot::Snapshot;
+use memtally_core::model::snapshot::{Snapshot, SnapshotKind};
+use memtally_core::model::{Figure, Named, Purge};
 use memtally_core::source::bounded::open_input;
 use memtally_core::usecase::snapshot::load;
-use memtally_core::usecase::watch::SERIES_FIGURES;
+use memtally_core::usecase::watch::SeriesFigure;
 use memtally_core::write::write_file;
 use memtally_core::{Error, Result};
 
+use crate::cli::choice::choice;
 use crate::render::plot::{bars_svg, lines_svg, Bar, BarLegend, Line};
 
 #[derive(Debug, Args)]
@@ -27,9 +30,9 @@ pub struct PlotArgs {
     #[arg(short, long, value_name = "FILE.svg")]
     pub output: PathBuf,
 
-    /// Which figure to draw: pss, rss, uss, dirty, private_dirty, swap_pss.
-    #[arg(long, default_value = "pss")]
-    pub figure: String,
+    /// Which figure to draw.
+    #[arg(long, default_value = "pss", value_parser = choice::<SeriesFigure>())]
+    pub figure: SeriesFigure,
 
     /// Processes to draw beside the total (the ones that grew most).
     #[arg(long, value_name = "N", default_value_t = 5)]
@@ -44,18 +47,12 @@ pub struct PlotArgs {
 }
 
 pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
-    if !SERIES_FIGURES.contains(&args.figure.as_str()) {
-        return Err(Error::Usage(format!(
-            "--figure {}: use one of {}",
-            args.figure,
-            SERIES_FIGURES.join(", ")
-        )));
-    }
     let svg = if starts_as_series(&args.input)? {
-        series_chart(&args.input, &args.figure, args.top)?
+        series_chart(&args.input, args.figure.name(), args.top)?
     } else {
         let snap = load(&args.input)?;
-        if snap.kind == "vmmap" && snap.processes.iter().any(|p| !p.regions.is_empty()) {
+        if snap.kind == SnapshotKind::Vmmap && snap.processes.iter().any(|p| !p.regions.is_empty())
+        {
             histogram_chart(&args.input, &snap, &args.types)?
         } else {
             snapshot_chart(&args.input, &snap)?
@@ -94,9 +91,9 @@ fn series_chart(path: &Path, figure: &str, top: usize) -> Result<String> {
         .iter()
         .position(|h| h == figure)
         .ok_or_else(|| bad(format!("no {figure} column")))?;
-    let mut lines: Vec<(String, String, Line)> = Vec::new();
+    let mut lines: Vec<(Scope, String, Line)> = Vec::new();
     // Each series' slot by (scope, key): one lookup per row, not a search.
-    let mut slots: std::collections::HashMap<(String, String), usize> = Default::default();
+    let mut slots: std::collections::HashMap<(Scope, String), usize> = Default::default();
     // Per series: keep one point in `stride`, halving the points kept when
     // they reach MAX_POINTS, so memory stays bounded whatever the rows.
     let mut strides: Vec<(usize, usize)> = Vec::new();
@@ -109,21 +106,24 @@ fn series_chart(path: &Path, figure: &str, top: usize) -> Result<String> {
             .ok_or_else(|| bad(format!("row {}: bad time (not a finite number)", i + 2)))?;
         let (scope, key, label) =
             (rec.get(1).unwrap_or(""), rec.get(2).unwrap_or(""), rec.get(3).unwrap_or(""));
-        if scope == "category" {
+        let scope = Scope::from_name(scope).ok_or_else(|| {
+            bad(format!("row {}: scope {scope:?} is none of category, process, total", i + 2))
+        })?;
+        if scope == Scope::Category {
             continue;
         }
         let Some(v) = rec.get(col).and_then(|v| v.parse::<u64>().ok()) else { continue };
-        let slot = match slots.get(&(scope.to_string(), key.to_string())) {
+        let slot = match slots.get(&(scope, key.to_string())) {
             Some(&i) => i,
             None => {
                 // The command line for now; the label is made at the end.
                 lines.push((
-                    scope.to_string(),
+                    scope,
                     key.to_string(),
                     Line { label: label.to_string(), points: Vec::new() },
                 ));
                 strides.push((1, 0));
-                slots.insert((scope.to_string(), key.to_string()), lines.len() - 1);
+                slots.insert((scope, key.to_string()), lines.len() - 1);
                 lines.len() - 1
             }
         };
@@ -151,7 +151,7 @@ fn series_chart(path: &Path, figure: &str, top: usize) -> Result<String> {
         _ => 0,
     };
     let (mut total, mut procs): (Vec<_>, Vec<_>) =
-        lines.into_iter().partition(|(s, _, _)| s == "total");
+        lines.into_iter().partition(|(s, _, _)| *s == Scope::Total);
     procs.sort_by_key(|(_, _, l)| std::cmp::Reverse(growth(l)));
     let mut chosen: Vec<Line> =
         total.drain(..).map(|(_, _, l)| Line { label: format!("total {figure}"), ..l }).collect();
@@ -163,7 +163,7 @@ fn series_chart(path: &Path, figure: &str, top: usize) -> Result<String> {
 /// Labels that tell the drawn processes apart: the pid, the program and
 /// the option that distinguishes it from the others of its program
 /// (`1234 chromium --type=renderer …`), cut to 48 columns.
-fn series_labels(procs: Vec<(String, String, Line)>) -> Vec<Line> {
+fn series_labels(procs: Vec<(Scope, String, Line)>) -> Vec<Line> {
     use crate::render::width::{command_label, cut, distinguishing};
     let commands: Vec<String> = procs.iter().map(|(_, _, l)| l.label.clone()).collect();
     let d = distinguishing(&commands);
@@ -192,7 +192,7 @@ fn histogram_chart(path: &Path, snap: &Snapshot, types: &[String]) -> Result<Str
         let b = pow2_bucket(v);
         let e = buckets.entry(b).or_default();
         e.0 += 1;
-        if matches!(r.purge.as_deref(), Some("V") | Some("E")) {
+        if matches!(r.purge, Some(Purge::Volatile | Purge::Empty)) {
             e.1 += 1;
         }
     }
@@ -218,10 +218,11 @@ fn histogram_chart(path: &Path, snap: &Snapshot, types: &[String]) -> Result<Str
 
 /// Where the memory goes: PSS (or RSS, or virtual size) per category, dirty inside.
 fn snapshot_chart(path: &Path, snap: &Snapshot) -> Result<String> {
-    let measure = ["pss", "rss", "size"]
+    let figure = [Figure::Pss, Figure::Rss, Figure::Size]
         .into_iter()
-        .find(|f| snap.categories.iter().any(|c| c.sizes.figure(f).is_some()))
-        .unwrap_or("size");
+        .find(|&f| snap.categories.iter().any(|c| c.sizes.figure(f).is_some()))
+        .unwrap_or(Figure::Size);
+    let measure = figure.name();
     let mut bars: Vec<Bar> = snap
         .categories
         .iter()
@@ -230,9 +231,9 @@ fn snapshot_chart(path: &Path, snap: &Snapshot) -> Result<String> {
                 .iter()
                 .find(|k| k.key() == c.key)
                 .map_or_else(|| c.key.clone(), |k| k.label().to_string()),
-            value: c.sizes.figure(measure).unwrap_or(0),
+            value: c.sizes.figure(figure).unwrap_or(0),
             // The dirty part in the same measure: proportional dirty for PSS.
-            part: if measure == "pss" { c.sizes.pss_dirty } else { c.sizes.dirty() },
+            part: if figure == Figure::Pss { c.sizes.pss_dirty } else { c.sizes.dirty() },
         })
         .collect();
     bars.sort_by_key(|b| std::cmp::Reverse(b.value));
@@ -240,7 +241,7 @@ fn snapshot_chart(path: &Path, snap: &Snapshot) -> Result<String> {
         [p] => format!("{} {}", p.pid.map_or_else(String::new, |p| p.to_string()), p.comm),
         ps => format!("{} processes", ps.len()),
     };
-    let part = if measure == "pss" { "dirty (Pss_Dirty)" } else { "dirty" };
+    let part = if figure == Figure::Pss { "dirty (Pss_Dirty)" } else { "dirty" };
     let legend = BarLegend { whole: measure, part };
     bars_svg(&format!("memtally: {measure} by category ({who})"), &bars, "bytes", legend)
         .map_err(|m| Error::Parse { path: path.to_path_buf(), message: m })

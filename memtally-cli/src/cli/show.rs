@@ -4,6 +4,7 @@ use std::io::Write;
 
 use clap::Args;
 
+use memtally_core::analyze::group::GroupSort;
 use memtally_core::analyze::show::ShowBy;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::show::{
@@ -35,13 +36,11 @@ pub struct ShowArgs {
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
 
-    /// Sort rows by these figures, largest first (comma-separated):
-    /// dirty, pss_dirty, private_dirty, shared_dirty, rss, pss, uss, clean,
-    /// swap, swap_pss, size, regions, anonymous, locked. Default: dirty,rss
-    /// by category (pss_dirty,pss over several processes); pss,rss by path
-    /// or perms.
-    #[arg(long, value_delimiter = ',', value_name = "FIELD")]
-    pub sort: Option<Vec<String>>,
+    /// Sort rows by these figures, largest first (comma-separated).
+    /// Default: dirty,rss by category (pss_dirty,pss over several
+    /// processes); pss,rss by path or perms.
+    #[arg(long, value_delimiter = ',', value_name = "FIELD", value_parser = choice::<GroupSort>())]
+    pub sort: Option<Vec<GroupSort>>,
 
     /// List every mapping (like `pmap -X`) instead of grouped rows.
     #[arg(long, conflicts_with = "classic")]
@@ -60,7 +59,6 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
     // No --sort: the view's own default (which depends on how many processes).
     let sort = args.sort.clone().unwrap_or_default();
     let opts = ShowOptions { by: args.by, sort, top: args.top };
-    opts.check()?;
     let sel = args.select.selection(args.pid)?;
     require_selection(&sel, "show")?;
     // Exactly one PID and nothing else: that process alone, streamed.

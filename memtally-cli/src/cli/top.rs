@@ -4,7 +4,8 @@ use std::io::Write;
 
 use clap::Args;
 
-use memtally_core::analyze::top::TopBy;
+use memtally_core::analyze::top::{TopBy, TopSort};
+use memtally_core::model::Figure;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::top::{top, TopOptions};
 use memtally_core::Result;
@@ -31,12 +32,16 @@ pub struct TopArgs {
     #[arg(long)]
     pub all: bool,
 
-    /// Sort by these figures, largest first (comma-separated): pss, uss,
-    /// rss, swap (Swap), swap_pss (the SWAP PSS column), pss_dirty (the PSS
-    /// DIRTY column), dirty (shared + private dirty), private_dirty,
-    /// shared_dirty, gpu, processes, pid.
-    #[arg(long, value_delimiter = ',', default_value = "pss", value_name = "FIELD")]
-    pub sort: Vec<String>,
+    /// Sort by these figures, largest first (comma-separated; pid smallest
+    /// first).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "pss",
+        value_name = "FIELD",
+        value_parser = choice::<TopSort>()
+    )]
+    pub sort: Vec<TopSort>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -51,7 +56,7 @@ impl Default for TopArgs {
             by: TopBy::Process,
             top: 20,
             all: false,
-            sort: vec!["pss".into()],
+            sort: vec![TopSort::Figure(Figure::Pss)],
             format: Format::Table,
         }
     }

@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use memtally_core::analyze::trend::Sample;
+use memtally_core::model::Named;
 use memtally_core::source::ProcRoot;
-use memtally_core::usecase::watch::{sample, Categories, SERIES_FIGURES};
+use memtally_core::usecase::watch::{sample, Categories, SeriesFigure};
 use memtally_core::write::NewFile;
 use memtally_core::{Error, Result};
 
@@ -71,7 +72,7 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
         Some(p) => {
             let mut w = csv::Writer::from_writer(NewFile::create(p)?);
             let mut header = vec!["elapsed_s", "scope", "key", "label"];
-            header.extend(SERIES_FIGURES);
+            header.extend(SeriesFigure::ALL.iter().map(|f| f.name()));
             w.write_record(&header).map_err(|e| Error::io(p, e.into()))?;
             Some((w, p.clone()))
         }
@@ -106,11 +107,12 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
         .map_err(stdout_error)?;
         if let Some((w, path)) = file.as_mut() {
             for ((scope, key), (label, sizes)) in &now {
-                let mut rec = vec![format!("{t:.3}"), scope.clone(), key.clone(), label.clone()];
+                let mut rec =
+                    vec![format!("{t:.3}"), scope.name().to_string(), key.clone(), label.clone()];
                 rec.extend(
-                    SERIES_FIGURES
+                    SeriesFigure::ALL
                         .iter()
-                        .map(|f| sizes.figure(f).map_or(String::new(), |v| v.to_string())),
+                        .map(|f| sizes.figure(f.0).map_or(String::new(), |v| v.to_string())),
                 );
                 w.write_record(&rec).map_err(|e| Error::io(&*path, e.into()))?;
             }

@@ -20,39 +20,98 @@ fn signed(v: i64) -> String {
     }
 }
 
-/// Memory figures of a row, by column name.
-const COLUMNS: &[(&str, &str)] = &[
-    ("USAGE", "usage"),
-    ("LIMIT", "limit"),
-    ("HIGH", "high"),
-    ("PEAK", "peak"),
-    ("WSET", "working_set"),
-    ("ANON", "anon"),
-    ("FILE", "file"),
-    ("SHMEM", "shmem"),
-    ("KERNEL", "kernel"),
-    ("SWAP", "swap"),
-];
+/// A memory figure of a cgroup row, named as in CSV.
+#[derive(Clone, Copy)]
+enum CgroupFigure {
+    Usage,
+    Limit,
+    High,
+    Peak,
+    WorkingSet,
+    Swap,
+    Anon,
+    File,
+    ActiveFile,
+    InactiveFile,
+    Shmem,
+    Kernel,
+    Sock,
+}
 
-fn figure(r: &CgroupRow, name: &str) -> Option<u64> {
-    let m = r.memory.as_ref()?;
-    match name {
-        "usage" => m.usage,
-        "limit" => m.limit,
-        "high" => m.high,
-        "peak" => m.peak,
-        "working_set" => r.working_set,
-        "anon" => m.anon,
-        "file" => m.file,
-        "active_file" => m.active_file,
-        "inactive_file" => m.inactive_file,
-        "shmem" => m.shmem,
-        "kernel" => m.kernel,
-        "sock" => m.sock,
-        "swap" => m.swap,
-        _ => None,
+impl CgroupFigure {
+    /// Every figure, in CSV order.
+    const ALL: [CgroupFigure; 13] = {
+        use CgroupFigure::*;
+        [
+            Usage,
+            Limit,
+            High,
+            Peak,
+            WorkingSet,
+            Swap,
+            Anon,
+            File,
+            ActiveFile,
+            InactiveFile,
+            Shmem,
+            Kernel,
+            Sock,
+        ]
+    };
+
+    fn name(self) -> &'static str {
+        use CgroupFigure::*;
+        match self {
+            Usage => "usage",
+            Limit => "limit",
+            High => "high",
+            Peak => "peak",
+            WorkingSet => "working_set",
+            Swap => "swap",
+            Anon => "anon",
+            File => "file",
+            ActiveFile => "active_file",
+            InactiveFile => "inactive_file",
+            Shmem => "shmem",
+            Kernel => "kernel",
+            Sock => "sock",
+        }
+    }
+
+    fn of(self, r: &CgroupRow) -> Option<u64> {
+        use CgroupFigure::*;
+        let m = r.memory.as_ref()?;
+        match self {
+            Usage => m.usage,
+            Limit => m.limit,
+            High => m.high,
+            Peak => m.peak,
+            WorkingSet => r.working_set,
+            Swap => m.swap,
+            Anon => m.anon,
+            File => m.file,
+            ActiveFile => m.active_file,
+            InactiveFile => m.inactive_file,
+            Shmem => m.shmem,
+            Kernel => m.kernel,
+            Sock => m.sock,
+        }
     }
 }
+
+/// The table's memory columns.
+const COLUMNS: &[(&str, CgroupFigure)] = &[
+    ("USAGE", CgroupFigure::Usage),
+    ("LIMIT", CgroupFigure::Limit),
+    ("HIGH", CgroupFigure::High),
+    ("PEAK", CgroupFigure::Peak),
+    ("WSET", CgroupFigure::WorkingSet),
+    ("ANON", CgroupFigure::Anon),
+    ("FILE", CgroupFigure::File),
+    ("SHMEM", CgroupFigure::Shmem),
+    ("KERNEL", CgroupFigure::Kernel),
+    ("SWAP", CgroupFigure::Swap),
+];
 
 impl Printer for CgroupView {
     fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
@@ -71,14 +130,14 @@ impl Printer for CgroupView {
         let mut t = Table::new(&headers);
         for r in &self.rows {
             let mut cells = vec![r.path.clone(), r.processes.to_string(), human_opt(r.sizes.pss)];
-            cells.extend(COLUMNS.iter().map(|(_, f)| human_opt(figure(r, f))));
+            cells.extend(COLUMNS.iter().map(|(_, f)| human_opt(f.of(r))));
             t.row(cells);
         }
         t.fit(crate::render::table::terminal_width());
         out.write_all(t.render().as_bytes())?;
         writeln!(out)?;
         for r in self.rows.iter().filter(|r| !r.parts.is_empty()) {
-            let usage = figure(r, "usage").unwrap_or(0);
+            let usage = CgroupFigure::Usage.of(r).unwrap_or(0);
             let parts: Vec<String> = r
                 .parts
                 .iter()
@@ -134,29 +193,14 @@ impl Printer for CgroupView {
 
     fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let mut w = csv::Writer::from_writer(out);
-        let figures = [
-            "usage",
-            "limit",
-            "high",
-            "peak",
-            "working_set",
-            "swap",
-            "anon",
-            "file",
-            "active_file",
-            "inactive_file",
-            "shmem",
-            "kernel",
-            "sock",
-        ];
         let mut header = vec!["cgroup", "processes", "pss"];
-        header.extend(figures);
+        header.extend(CgroupFigure::ALL.map(CgroupFigure::name));
         w.write_record(&header)?;
         let cell = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
         for r in &self.rows {
             let mut rec =
                 vec![csv_text(r.path.clone()), r.processes.to_string(), cell(r.sizes.pss)];
-            rec.extend(figures.iter().map(|f| cell(figure(r, f))));
+            rec.extend(CgroupFigure::ALL.iter().map(|f| cell(f.of(r))));
             w.write_record(&rec)?;
         }
         w.flush()

@@ -4,8 +4,8 @@ use std::io::Write;
 
 use serde_json::{json, Map, Value};
 
-use memtally_core::analyze::diff::{Change, Diff, PurgeChange, RegionChange};
-use memtally_core::model::Sizes;
+use memtally_core::analyze::diff::{Change, Diff, DiffSort, PurgeChange, RegionChange};
+use memtally_core::model::{Figure, Named, Sizes};
 
 use crate::render::table::{csv_text, escape_controls, terminal_width, Align, Table};
 use crate::render::units::{human, human_opt, human_signed};
@@ -31,15 +31,15 @@ impl Printer for DiffView<'_> {
     }
 }
 
-const COLUMNS: &[(&str, &str)] = &[
-    ("Δ DIRTY", "dirty"),
-    ("Δ PSS", "pss"),
-    ("Δ RSS", "rss"),
-    ("Δ SWAP", "swap"),
-    ("Δ VIRTUAL", "size"),
+const COLUMNS: &[(&str, Figure)] = &[
+    ("Δ DIRTY", Figure::Dirty),
+    ("Δ PSS", Figure::Pss),
+    ("Δ RSS", Figure::Rss),
+    ("Δ SWAP", Figure::Swap),
+    ("Δ VIRTUAL", Figure::Size),
 ];
 
-fn delta_cell(c: &Change, f: &str) -> String {
+fn delta_cell(c: &Change, f: Figure) -> String {
     c.delta(f).map_or_else(|| "-".into(), human_signed)
 }
 
@@ -59,7 +59,7 @@ fn section(
     headers.push((first, Align::Left));
     let mut t = Table::new(&headers);
     for c in rows.iter().take(limit) {
-        let mut cells: Vec<String> = COLUMNS.iter().map(|(_, f)| delta_cell(c, f)).collect();
+        let mut cells: Vec<String> = COLUMNS.iter().map(|&(_, f)| delta_cell(c, f)).collect();
         let side = |s: &Option<Sizes>| {
             s.as_ref().map_or_else(|| "·".to_string(), |s| human_opt(s.dirty()))
         };
@@ -97,10 +97,10 @@ fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
         out,
         "total{over}: dirty {}, PSS {}, RSS {}, swap {}",
-        delta_cell(t, "dirty"),
-        delta_cell(t, "pss"),
-        delta_cell(t, "rss"),
-        delta_cell(t, "swap")
+        delta_cell(t, Figure::Dirty),
+        delta_cell(t, Figure::Pss),
+        delta_cell(t, Figure::Rss),
+        delta_cell(t, Figure::Swap)
     )?;
     writeln!(out)?;
     section("processes", &d.processes, limit, "PROCESS", out)?;
@@ -189,22 +189,18 @@ fn sizes_json(s: &Option<Sizes>) -> Value {
 /// `delta`: every figure either side has, after − before (signed bytes);
 /// null where one side of a pair does not know it.
 fn delta_json(c: &Change) -> Value {
-    let mut names: Vec<String> = Vec::new();
-    for s in [&c.before, &c.after].into_iter().flatten() {
-        for (k, _) in s.present() {
-            if !names.iter().any(|n| n == k) {
-                names.push(k.to_string());
-            }
-        }
-    }
-    for derived in ["dirty", "uss"] {
-        if !names.iter().any(|n| n == derived) {
-            names.push(derived.to_string());
-        }
-    }
+    let json = |d: Option<i128>| d.map_or(Value::Null, |d| json!(d as i64));
     let mut m = Map::new();
-    for n in names {
-        m.insert(n.clone(), c.delta(&n).map_or(Value::Null, |d| json!(d as i64)));
+    for s in [&c.before, &c.after].into_iter().flatten() {
+        for &f in Figure::ALL.iter().filter(|&&f| s.field(f).is_some()) {
+            m.insert(f.name().into(), json(c.delta(f)));
+        }
+        for (n, _) in &s.extra {
+            m.insert(n.clone(), json(c.delta_extra(n)));
+        }
+    }
+    for derived in [Figure::Dirty, Figure::Uss] {
+        m.insert(derived.name().into(), json(c.delta(derived)));
     }
     Value::Object(m)
 }
@@ -312,15 +308,17 @@ impl serde::Serialize for Regions<'_> {
     }
 }
 
-const CSV_FIGURES: &[&str] =
-    &["dirty", "private_dirty", "shared_dirty", "pss", "rss", "uss", "swap", "swap_pss", "size"];
+/// The CSV's figures: the ones `diff` compares.
+fn csv_figures() -> impl Iterator<Item = Figure> {
+    DiffSort::ALL.iter().map(|s| s.0)
+}
 
 /// One line per changed process, category and path: scope, key, status,
 /// then before, after and delta of each figure.
 fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let mut header = vec!["scope".to_string(), "key".into(), "label".into(), "status".into()];
-    for f in CSV_FIGURES {
+    for f in csv_figures().map(Figure::name) {
         header.push(format!("{f}_before"));
         header.push(format!("{f}_after"));
         header.push(format!("{f}_delta"));
@@ -340,10 +338,10 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
                 csv_text(c.label.clone()),
                 c.status().to_string(),
             ];
-            let cell = |s: &Option<Sizes>, f: &str| {
+            let cell = |s: &Option<Sizes>, f: Figure| {
                 s.as_ref().and_then(|s| s.figure(f)).map_or(String::new(), |v| v.to_string())
             };
-            for f in CSV_FIGURES {
+            for f in csv_figures() {
                 rec.push(cell(&c.before, f));
                 rec.push(cell(&c.after, f));
                 rec.push(c.delta(f).map_or(String::new(), |v| v.to_string()));
@@ -376,7 +374,7 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
             escape_controls(c.label.clone()),
             c.status().to_string(),
         ];
-        for f in CSV_FIGURES {
+        for f in csv_figures() {
             let cell = |s: &Option<Sizes>| {
                 s.as_ref().and_then(|s| s.figure(f)).map_or(String::new(), |v| v.to_string())
             };

@@ -6,6 +6,7 @@ use std::io::Write;
 use serde_json::{json, Value};
 
 use memtally_core::analyze::gpu::{GpuEntry, GpuReport};
+use memtally_core::model::gpu::DrmMemory;
 
 use crate::render::Printer;
 
@@ -31,29 +32,22 @@ impl Printer for GpuView {
 use crate::render::table::{csv_text, Align, Table};
 use crate::render::units::{human, human_opt};
 
-/// The five DRM figures, in the order the kernel document lists them.
-const FIGURES: &[(&str, &str)] = &[
-    ("TOTAL", "total"),
-    ("SHARED", "shared"),
-    ("RESIDENT", "resident"),
-    ("PURGEABLE", "purgeable"),
-    ("ACTIVE", "active"),
-];
+/// Reads one figure of a client's DRM memory.
+type ReadDrm = fn(&DrmMemory) -> Option<u64>;
 
-fn figure(e: &GpuEntry, name: &str) -> Option<u64> {
-    let m = &e.memory;
-    match name {
-        "total" => m.total,
-        "shared" => m.shared,
-        "resident" => m.resident,
-        "purgeable" => m.purgeable,
-        _ => m.active,
-    }
-}
+/// The five DRM figures, in the order the kernel document lists them:
+/// each column's header and how to read it.
+const FIGURES: &[(&str, ReadDrm)] = &[
+    ("TOTAL", |m| m.total),
+    ("SHARED", |m| m.shared),
+    ("RESIDENT", |m| m.resident),
+    ("PURGEABLE", |m| m.purgeable),
+    ("ACTIVE", |m| m.active),
+];
 
 fn entry_cells(e: &GpuEntry) -> Vec<String> {
     let mut c = vec![e.driver.clone(), e.device.clone(), e.region.clone()];
-    c.extend(FIGURES.iter().map(|(_, f)| human_opt(figure(e, f))));
+    c.extend(FIGURES.iter().map(|(_, read)| human_opt(read(&e.memory))));
     c.push(e.clients.to_string());
     c
 }

@@ -6,7 +6,7 @@ use std::io::Write;
 use serde_json::{json, Map, Value};
 
 use memtally_core::analyze::top::{dirty_field, TopBy, TopReport, TopRow};
-use memtally_core::model::{Named, ProcMemory, Sizes};
+use memtally_core::model::{Figure, Named, ProcMemory, Sizes};
 use memtally_core::usecase::top::Top;
 
 use crate::render::table::{Align, Table};
@@ -33,17 +33,18 @@ impl Printer for Top {
 /// resident pages in full): SWAP PSS is SwapPss, PSS DIRTY is Pss_Dirty;
 /// where the kernel has no Pss_Dirty (before 6.0) the dirty column is
 /// PRIV DIRTY instead, and a note says so.
-pub(crate) fn figures(totals: &Sizes) -> Vec<(&'static str, &'static str)> {
+pub(crate) fn figures(totals: &Sizes) -> Vec<(&'static str, Figure)> {
     let dirty = match dirty_field(totals) {
-        "pss_dirty" => ("PSS DIRTY", "pss_dirty"),
+        Figure::PssDirty => ("PSS DIRTY", Figure::PssDirty),
         other => ("PRIV DIRTY", other),
     };
-    vec![("USS", "uss"), ("PSS", "pss"), ("RSS", "rss"), ("SWAP PSS", "swap_pss"), dirty]
-}
-
-/// A column's figure.
-pub(crate) fn figure(row_sizes: &Sizes, name: &str) -> Option<u64> {
-    row_sizes.figure(name)
+    vec![
+        ("USS", Figure::Uss),
+        ("PSS", Figure::Pss),
+        ("RSS", Figure::Rss),
+        ("SWAP PSS", Figure::SwapPss),
+        dirty,
+    ]
 }
 
 fn process<'a>(ctx: &'a Top, row: &TopRow) -> Option<&'a ProcMemory> {
@@ -54,13 +55,13 @@ fn process<'a>(ctx: &'a Top, row: &TopRow) -> Option<&'a ProcMemory> {
 fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()> {
     let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
     // The GPU column appears when some process has GPU memory.
-    let gpu = report.totals.get("gpu").is_some().then_some(("GPU", "gpu"));
+    let gpu = report.totals.gpu.is_some().then_some(("GPU", Figure::Gpu));
     // Huge pages and KSM: a column each where some process has any.
-    let nonzero = |f: &str| report.totals.figure(f).is_some_and(|v| v > 0);
-    let huge = [("THP", "thp"), ("HUGETLB", "hugetlb"), ("KSM", "ksm")]
+    let nonzero = |f: Figure| report.totals.figure(f).is_some_and(|v| v > 0);
+    let huge = [("THP", Figure::Thp), ("HUGETLB", Figure::Hugetlb), ("KSM", Figure::Ksm)]
         .into_iter()
-        .filter(|(_, f)| nonzero(f));
-    let figures: Vec<(&str, &str)> =
+        .filter(|&(_, f)| nonzero(f));
+    let figures: Vec<(&str, Figure)> =
         figures(&report.totals).into_iter().chain(gpu).chain(huge).collect();
     // A tree row adds up its whole subtree: PROCS says how many.
     let tree = report.by == TopBy::Tree;
@@ -106,9 +107,9 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
             cells.push(row.key.clone());
             cells.push(row.processes.to_string());
         }
-        for (_, f) in &figures {
-            let mut cell = human_opt(figure(&row.sizes, f));
-            if row.without_pss > 0 && row.processes > 1 && matches!(*f, "pss" | "uss") {
+        for &(_, f) in &figures {
+            let mut cell = human_opt(row.sizes.figure(f));
+            if row.without_pss > 0 && row.processes > 1 && matches!(f, Figure::Pss | Figure::Uss) {
                 cell.push('*');
             }
             cells.push(cell);
@@ -140,7 +141,7 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
     } else {
         vec!["total".to_string(), n.to_string()]
     };
-    footer.extend(figures.iter().map(|(_, f)| human_opt(figure(&report.totals, f))));
+    footer.extend(figures.iter().map(|(_, f)| human_opt(report.totals.figure(*f))));
     if charge {
         footer.extend([String::new(), String::new(), String::new()]);
     }
@@ -182,7 +183,7 @@ fn key_header(by: TopBy) -> &'static str {
 /// What the reader must know to trust the numbers.
 pub fn notes(report: &TopReport, ctx: &Top) -> Vec<String> {
     let mut notes = Vec::new();
-    if dirty_field(&report.totals) == "private_dirty" {
+    if dirty_field(&report.totals) == Figure::PrivateDirty {
         notes.push(
             "this kernel gives no Pss_Dirty (Linux 6.0 and later do): PRIV DIRTY is each process's private dirty pages only; dirty pages shared with other processes (after fork, shared memory) are left out rather than counted again in every process that maps them.".into(),
         );
@@ -243,34 +244,34 @@ fn opt(v: Option<u64>) -> Value {
 }
 
 /// Byte keys every process and row object carries (null where unknown).
-const JSON_FIGURES: &[&str] = &[
-    "rss",
-    "pss",
-    "uss",
-    "swap",
-    "swap_pss",
-    "private_dirty",
-    "shared_dirty",
-    "pss_dirty",
-    "private_clean",
-    "shared_clean",
-    "pss_anon",
-    "pss_file",
-    "pss_shmem",
-    "anonymous",
-    "locked",
-    "gpu",
-    "anon_huge_pages",
-    "shmem_pmd_mapped",
-    "file_pmd_mapped",
-    "shared_hugetlb",
-    "private_hugetlb",
-    "ksm",
+const JSON_FIGURES: &[Figure] = &[
+    Figure::Rss,
+    Figure::Pss,
+    Figure::Uss,
+    Figure::Swap,
+    Figure::SwapPss,
+    Figure::PrivateDirty,
+    Figure::SharedDirty,
+    Figure::PssDirty,
+    Figure::PrivateClean,
+    Figure::SharedClean,
+    Figure::PssAnon,
+    Figure::PssFile,
+    Figure::PssShmem,
+    Figure::Anonymous,
+    Figure::Locked,
+    Figure::Gpu,
+    Figure::AnonHugePages,
+    Figure::ShmemPmdMapped,
+    Figure::FilePmdMapped,
+    Figure::SharedHugetlb,
+    Figure::PrivateHugetlb,
+    Figure::Ksm,
 ];
 
 fn figures_json(m: &mut Map<String, Value>, sizes: &Sizes) {
-    for f in JSON_FIGURES {
-        m.insert((*f).into(), opt(sizes.figure(f)));
+    for &f in JSON_FIGURES {
+        m.insert(f.name().into(), opt(sizes.figure(f)));
     }
 }
 
@@ -345,7 +346,7 @@ fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()
     if tree {
         header.push("subtree");
     }
-    header.extend(JSON_FIGURES);
+    header.extend(JSON_FIGURES.iter().map(|f| f.name()));
     if per_process {
         header.push("command");
     }
@@ -373,7 +374,7 @@ fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()
         rec.extend(
             JSON_FIGURES
                 .iter()
-                .map(|f| row.sizes.figure(f).map_or(String::new(), |v| v.to_string())),
+                .map(|&f| row.sizes.figure(f).map_or(String::new(), |v| v.to_string())),
         );
         if let Some(p) = process(ctx, row).filter(|_| per_process) {
             rec.push(crate::render::table::csv_text(p.info.command()));

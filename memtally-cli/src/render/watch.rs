@@ -5,16 +5,16 @@ use std::io::Write;
 
 use serde_json::json;
 
-use memtally_core::analyze::trend::{trends, Sample, SeriesKey, Trend};
-use memtally_core::model::Sizes;
-use memtally_core::usecase::watch::SERIES_FIGURES;
+use memtally_core::analyze::trend::{trends, Sample, Scope, SeriesKey, Trend};
+use memtally_core::model::{Figure, Named, Sizes};
+use memtally_core::usecase::watch::SeriesFigure;
 
 use crate::render::table::{csv_text, Align, Table};
 use crate::render::units::{human_opt, human_signed};
 use crate::render::Printer;
 
 fn total_of(s: &Sample) -> Option<&Sizes> {
-    s.get(&("total".to_string(), "total".to_string())).map(|(_, s)| s)
+    s.get(&(Scope::Total, "total".to_string())).map(|(_, s)| s)
 }
 
 /// One sample's line: the totals and their change since `before`.
@@ -26,27 +26,27 @@ pub fn live_line(
 ) -> std::io::Result<()> {
     let Some(cur) = total_of(now) else { return Ok(()) };
     let prev = before.and_then(total_of);
-    let change = |f: &str| match (prev.and_then(|p| p.figure(f)), cur.figure(f)) {
+    let change = |f: Figure| match (prev.and_then(|p| p.figure(f)), cur.figure(f)) {
         (Some(a), Some(b)) => format!(" ({})", human_signed(b as i128 - a as i128)),
         _ => String::new(),
     };
-    let procs = now.keys().filter(|(s, _)| s == "process").count();
+    let procs = now.keys().filter(|(s, _)| *s == Scope::Process).count();
     writeln!(
         out,
         "[{t:7.1}s] PSS {}{}  dirty {}{}  RSS {}{}  swap {}  {procs} processes",
         human_opt(cur.pss),
-        change("pss"),
+        change(Figure::Pss),
         human_opt(cur.dirty()),
-        change("dirty"),
+        change(Figure::Dirty),
         human_opt(cur.rss),
-        change("rss"),
+        change(Figure::Rss),
         human_opt(cur.swap_pss),
     )
 }
 
 /// The figures of one series in a sample: exact bytes, `null` where unknown.
 fn figures_json(sizes: &Sizes) -> serde_json::Map<String, serde_json::Value> {
-    SERIES_FIGURES.iter().map(|f| (f.to_string(), json!(sizes.figure(f)))).collect()
+    SeriesFigure::ALL.iter().map(|f| (f.name().to_string(), json!(sizes.figure(f.0)))).collect()
 }
 
 /// One sample as one line of JSON (JSON Lines, docs/json.md): the totals,
@@ -57,18 +57,18 @@ pub fn sample_json(index: usize, t: f64, now: &Sample, out: &mut dyn Write) -> s
     let mut total = serde_json::Value::Null;
     for ((scope, key), (label, sizes)) in now {
         let mut v = figures_json(sizes);
-        match scope.as_str() {
-            "process" => {
+        match scope {
+            Scope::Process => {
                 v.insert("pid".into(), json!(key.parse::<u32>().ok()));
                 v.insert("command".into(), json!(label));
                 processes.push(v);
             }
-            "category" => {
+            Scope::Category => {
                 v.insert("category".into(), json!(key));
                 v.insert("label".into(), json!(label));
                 categories.push(v);
             }
-            _ => total = serde_json::Value::Object(v),
+            Scope::Total => total = serde_json::Value::Object(v),
         }
     }
     let doc = json!({
@@ -86,7 +86,7 @@ pub fn sample_json(index: usize, t: f64, now: &Sample, out: &mut dyn Write) -> s
 pub fn sample_csv_header(out: &mut dyn Write) -> std::io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let mut header = vec!["elapsed_s", "processes"];
-    header.extend(SERIES_FIGURES);
+    header.extend(SeriesFigure::ALL.iter().map(|f| f.name()));
     w.write_record(&header)?;
     w.flush()
 }
@@ -94,13 +94,13 @@ pub fn sample_csv_header(out: &mut dyn Write) -> std::io::Result<()> {
 /// One sample as one CSV row: seconds since the first, how many
 /// processes, and the totals (bytes; empty where unknown).
 pub fn sample_csv(t: f64, now: &Sample, out: &mut dyn Write) -> std::io::Result<()> {
-    let procs = now.keys().filter(|(s, _)| s == "process").count();
+    let procs = now.keys().filter(|(s, _)| *s == Scope::Process).count();
     let mut rec = vec![format!("{t:.3}"), procs.to_string()];
     let cur = total_of(now);
     rec.extend(
-        SERIES_FIGURES
+        SeriesFigure::ALL
             .iter()
-            .map(|f| cur.and_then(|s| s.figure(f)).map_or(String::new(), |v| v.to_string())),
+            .map(|f| cur.and_then(|s| s.figure(f.0)).map_or(String::new(), |v| v.to_string())),
     );
     let mut w = csv::Writer::from_writer(out);
     w.write_record(&rec)?;
@@ -135,8 +135,8 @@ impl Printer for Summary<'_> {
     /// Every series' rates in bytes per second: the last line of the JSON
     /// Lines stream (`"type": "summary"`), after one line per sample.
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let pss = trends(self.series, "pss");
-        let dirty = trends(self.series, "dirty");
+        let pss = trends(self.series, Figure::Pss);
+        let dirty = trends(self.series, Figure::Dirty);
         let rows: Vec<serde_json::Value> = pss
             .iter()
             .map(|(k, (label, t))| {
@@ -165,8 +165,8 @@ impl Printer for Summary<'_> {
 
     /// One row per series: its rates in bytes per second.
     fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let pss = trends(self.series, "pss");
-        let dirty = trends(self.series, "dirty");
+        let pss = trends(self.series, Figure::Pss);
+        let dirty = trends(self.series, Figure::Dirty);
         let mut w = csv::Writer::from_writer(out);
         w.write_record([
             "scope",
@@ -182,7 +182,7 @@ impl Printer for Summary<'_> {
         for (k, (label, t)) in &pss {
             let d = dirty.get(k).map(|(_, t)| t);
             w.write_record([
-                csv_text(k.0.clone()),
+                k.0.name().to_string(),
                 csv_text(k.1.clone()),
                 csv_text(label.clone()),
                 t.slope.to_string(),
@@ -201,14 +201,14 @@ fn summary(series: &[(f64, Sample)], out: &mut dyn Write) -> std::io::Result<()>
     if series.len() < 2 {
         return writeln!(out, "(one sample: no growth rate; use --count 2 or more)");
     }
-    let pss = trends(series, "pss");
-    let dirty = trends(series, "dirty");
+    let pss = trends(series, Figure::Pss);
+    let dirty = trends(series, Figure::Dirty);
     let mut rows: Vec<(&SeriesKey, &(String, Trend))> = pss.iter().collect();
     rows.sort_by(|a, b| {
-        let order = |s: &str| match s {
-            "total" => 0,
-            "category" => 1,
-            _ => 2,
+        let order = |s: &Scope| match s {
+            Scope::Total => 0,
+            Scope::Category => 1,
+            Scope::Process => 2,
         };
         order(&a.0 .0).cmp(&order(&b.0 .0)).then(b.1 .1.slope.abs().total_cmp(&a.1 .1.slope.abs()))
     });
@@ -225,21 +225,28 @@ fn summary(series: &[(f64, Sample)], out: &mut dyn Write) -> std::io::Result<()>
     ]);
     let mut shown_processes = 0;
     for (key, (label, trend)) in &rows {
-        if key.0 == "process" {
+        if key.0 == Scope::Process {
             shown_processes += 1;
             if shown_processes > 10 {
                 continue;
             }
         }
         let d = dirty.get(*key).map_or("-".into(), |(_, t)| rate(t.slope));
-        let key_cell = if key.0 == "category" { label.clone() } else { key.1.clone() };
-        let label_cell = if key.0 == "process" { label.clone() } else { String::new() };
-        t.row(vec![key.0.clone(), key_cell, rate(trend.slope), d, r2_cell(trend.r2), label_cell]);
+        let key_cell = if key.0 == Scope::Category { label.clone() } else { key.1.clone() };
+        let label_cell = if key.0 == Scope::Process { label.clone() } else { String::new() };
+        t.row(vec![
+            key.0.name().to_string(),
+            key_cell,
+            rate(trend.slope),
+            d,
+            r2_cell(trend.r2),
+            label_cell,
+        ]);
     }
     t.fit(crate::render::table::terminal_width());
     out.write_all(t.render().as_bytes())?;
     let growing: Vec<_> =
-        rows.iter().filter(|(k, (_, tr))| k.0 == "process" && tr.grows_steadily()).collect();
+        rows.iter().filter(|(k, (_, tr))| k.0 == Scope::Process && tr.grows_steadily()).collect();
     match growing.first() {
         Some((k, (label, tr))) => writeln!(
             out,
@@ -251,7 +258,7 @@ fn summary(series: &[(f64, Sample)], out: &mut dyn Write) -> std::io::Result<()>
             r2_cell(tr.r2),
             label
         ),
-        None => match pss.get(&("total".to_string(), "total".to_string())) {
+        None => match pss.get(&(Scope::Total, "total".to_string())) {
             Some((_, tr)) if tr.grows_steadily() => {
                 writeln!(
                     out,
@@ -277,7 +284,7 @@ mod verdict_tests {
     fn sample(rss: u64, pss: Option<u64>) -> Sample {
         let mut s = Sample::new();
         let sizes = Sizes { rss: Some(rss), pss, ..Default::default() };
-        s.insert(("total".to_string(), "total".to_string()), ("total".to_string(), sizes));
+        s.insert((Scope::Total, "total".to_string()), ("total".to_string(), sizes));
         s
     }
 

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use memtally_core::analyze::category::{categorize, Category};
 use memtally_core::analyze::show::Report;
-use memtally_core::analyze::top::TopBy;
-use memtally_core::model::{Named, Region};
+use memtally_core::analyze::top::{TopBy, TopSort};
+use memtally_core::model::{Figure, Named, Region};
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::show::{show_process, ShowOptions};
 use memtally_core::usecase::top::Top;
@@ -68,14 +68,16 @@ impl SortKey {
         }
     }
 
-    /// The `top --sort` field (the figure of the column of that name);
+    /// The figure of the column of that name, the `top --sort` field;
     /// growth is sorted here, over PSS order.
-    pub fn top_field(self) -> &'static str {
+    pub fn top_field(self) -> Figure {
         match self {
-            SortKey::Growth => "pss",
-            SortKey::Dirty => "pss_dirty",
-            SortKey::Swap => "swap_pss",
-            other => other.name(),
+            SortKey::Pss | SortKey::Growth => Figure::Pss,
+            SortKey::Uss => Figure::Uss,
+            SortKey::Rss => Figure::Rss,
+            SortKey::Dirty => Figure::PssDirty,
+            SortKey::Swap => Figure::SwapPss,
+            SortKey::Gpu => Figure::Gpu,
         }
     }
 
@@ -194,7 +196,8 @@ impl App {
         };
         // A cgroup's processes need every process's cgroup.
         let cgroups = matches!(self.group, Some((TopBy::Cgroup, _)));
-        match self.reader.top(&self.root, self.by, self.sort.top_field(), cgroups) {
+        match self.reader.top(&self.root, self.by, TopSort::Figure(self.sort.top_field()), cgroups)
+        {
             Ok(now) => {
                 let t = self.start.elapsed().as_secs_f64();
                 let history = self.histories.entry(self.by.name()).or_default();
@@ -241,7 +244,7 @@ impl App {
         match read {
             Ok(report) => {
                 mappings.sort_by(|a, b| {
-                    let key = |r: &Region| (r.sizes.figure("dirty"), r.sizes.rss);
+                    let key = |r: &Region| (r.sizes.dirty(), r.sizes.rss);
                     key(b).cmp(&key(a))
                 });
                 self.detail = Some(Detail {

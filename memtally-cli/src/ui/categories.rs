@@ -7,7 +7,7 @@ use ratatui::widgets::{Cell, Row, Table, TableState};
 use ratatui::Frame;
 
 use memtally_core::analyze::category::Category;
-use memtally_core::model::Sizes;
+use memtally_core::model::{Figure, Sizes};
 
 use crate::render::show::{figures, gpu_rows, COLUMNS};
 use crate::ui::app::App;
@@ -47,11 +47,18 @@ pub fn rows(app: &App) -> Vec<CatRow> {
 /// The columns of `show` that fit in `room` cells, most telling first
 /// (private dirty, RSS, PSS, shared dirty, swap, clean, virtual), in
 /// `show`'s order.
-pub fn columns(room: u16) -> Vec<(&'static str, &'static str)> {
-    const PRIORITY: [&str; 7] =
-        ["private_dirty", "rss", "pss", "shared_dirty", "swap", "clean", "size"];
+pub fn columns(room: u16) -> Vec<(&'static str, Figure)> {
+    const PRIORITY: [Figure; 7] = [
+        Figure::PrivateDirty,
+        Figure::Rss,
+        Figure::Pss,
+        Figure::SharedDirty,
+        Figure::Swap,
+        Figure::Clean,
+        Figure::Size,
+    ];
     let mut left = room as usize;
-    let mut keep: Vec<&str> = Vec::new();
+    let mut keep: Vec<Figure> = Vec::new();
     for f in PRIORITY {
         let Some((h, _)) = COLUMNS.iter().find(|(_, c)| *c == f) else { continue };
         let cost = width(h) as usize + 1;
@@ -70,7 +77,7 @@ pub fn width(header: &str) -> u16 {
 }
 
 /// A row's cells for the chosen columns.
-pub fn cells(sizes: &Sizes, columns: &[(&str, &str)]) -> Vec<String> {
+pub fn cells(sizes: &Sizes, columns: &[(&str, Figure)]) -> Vec<String> {
     let all = figures(sizes);
     COLUMNS
         .iter()

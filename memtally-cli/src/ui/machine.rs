@@ -83,7 +83,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     text.push(Line::from(Span::styled(head, bold)));
     let bar_width = (area.width as usize).saturating_sub(86).clamp(4, 30);
-    for (label, figure, bytes, what) in lines(m, top.report.totals.get("gpu")) {
+    for (label, figure, bytes, what) in lines(m, top.report.totals.gpu) {
         let pct = if m.total > 0 { bytes as f64 * 100.0 / m.total as f64 } else { 0.0 };
         text.push(Line::from(format!(
             "  {label:<21} {figure:>7} {pct:>3.0}% {:<bar_width$}  {what}",

@@ -7,11 +7,11 @@ use ratatui::widgets::{Cell, Row, Table, TableState};
 use ratatui::Frame;
 
 use memtally_core::analyze::top::TopBy;
-use memtally_core::model::Sizes;
+use memtally_core::model::{Figure, Sizes};
 
 use crate::render::table::escape_controls;
 // Size columns and their figures, as `top` prints them.
-use crate::render::top::{figure, figures};
+use crate::render::top::figures;
 use crate::render::units::{human_opt, human_signed};
 use crate::ui::app::{App, SortKey};
 use crate::ui::draw::{figure_width, header, right};
@@ -112,8 +112,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let Some(top) = &app.top else { return };
     let rows = rows(app);
     let per_process = matches!(app.by, TopBy::Process | TopBy::Tree);
-    let gpu = top.report.totals.get("gpu").is_some().then_some(("GPU", "gpu"));
-    let figures: Vec<(&'static str, &'static str)> =
+    let gpu = top.report.totals.gpu.is_some().then_some(("GPU", Figure::Gpu));
+    let figures: Vec<(&'static str, Figure)> =
         figures(&top.report.totals).into_iter().chain(gpu).collect();
     let mut headers: Vec<(&'static str, bool)> = if per_process {
         vec![("PID", true), ("USER", false)]
@@ -129,9 +129,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         vec![Constraint::Length(key), Constraint::Length(5)]
     };
     let history = app.history();
-    let figure_cell = |r: &ProcRow, f: &str| {
-        let mut c = human_opt(figure(&r.sizes, f));
-        if r.without_pss > 0 && r.processes > 1 && matches!(f, "pss" | "uss") {
+    let figure_cell = |r: &ProcRow, f: Figure| {
+        let mut c = human_opt(r.sizes.figure(f));
+        if r.without_pss > 0 && r.processes > 1 && matches!(f, Figure::Pss | Figure::Uss) {
             c.push('*');
         }
         c
@@ -143,7 +143,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     };
     widths.extend(figures.iter().map(|(h, f)| {
         let least = h.len().max(6) as u16;
-        Constraint::Length(figure_width(least, rows.iter().map(|r| figure_cell(r, f))))
+        Constraint::Length(figure_width(least, rows.iter().map(|r| figure_cell(r, *f))))
     }));
     widths.extend([
         Constraint::Length(figure_width(7, rows.iter().map(growth_cell))),
@@ -173,7 +173,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 vec![Cell::from(r.label.clone()), right(r.processes.to_string())]
             };
             for (_, f) in &figures {
-                cells.push(right(figure_cell(r, f)));
+                cells.push(right(figure_cell(r, *f)));
             }
             cells.push(right(growth_cell(r)));
             cells.push(Cell::from(history.map(|h| h.sparkline(&r.label)).unwrap_or_default()));

@@ -4,12 +4,36 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::model::sizes::ROUNDED_PER_MAPPING;
 use crate::model::snapshot::{Digest, SnapProcess, SnapRegion, Snapshot};
-use crate::model::{Group, Grouper, Sizes};
+use crate::model::{Figure, Group, Grouper, Named, Purge, Sizes};
 
-/// Figures compared by default and offered to `--sort`.
-pub(crate) const DIFF_FIGURES: &[&str] =
-    &["dirty", "private_dirty", "shared_dirty", "pss", "rss", "uss", "swap", "swap_pss", "size"];
+/// A figure whose change `diff` compares and sorts by, largest growth first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiffSort(pub Figure);
+
+/// The figures compared: rows sort by them and `--min-delta` reads them.
+impl Named for DiffSort {
+    const ALL: &'static [DiffSort] = &[
+        DiffSort(Figure::Dirty),
+        DiffSort(Figure::PrivateDirty),
+        DiffSort(Figure::SharedDirty),
+        DiffSort(Figure::Pss),
+        DiffSort(Figure::Rss),
+        DiffSort(Figure::Uss),
+        DiffSort(Figure::Swap),
+        DiffSort(Figure::SwapPss),
+        DiffSort(Figure::Size),
+    ];
+
+    fn name(self) -> &'static str {
+        self.0.name()
+    }
+
+    fn help(self) -> &'static str {
+        self.0.help()
+    }
+}
 
 /// One thing seen before, after, or both.
 #[derive(Debug, Clone)]
@@ -30,10 +54,19 @@ pub struct Change {
 impl Change {
     /// `after - before` of a figure. A side that did not exist counts as
     /// zero; a figure one side does not know makes the delta unknown.
-    pub fn delta(&self, name: &str) -> Option<i128> {
+    pub fn delta(&self, figure: Figure) -> Option<i128> {
+        self.delta_by(|s| s.figure(figure))
+    }
+
+    /// [`Change::delta`] of a size key this build does not know.
+    pub fn delta_extra(&self, name: &str) -> Option<i128> {
+        self.delta_by(|s| s.extra_named(name))
+    }
+
+    fn delta_by(&self, value: impl Fn(&Sizes) -> Option<u64>) -> Option<i128> {
         let side = |s: &Option<Sizes>| match s {
             None => Some(Some(0)),
-            Some(s) => Some(s.figure(name)),
+            Some(s) => Some(value(s)),
         };
         match (side(&self.before)?, side(&self.after)?) {
             (Some(b), Some(a)) if self.before.is_some() || self.after.is_some() => {
@@ -54,7 +87,12 @@ impl Change {
 
     /// The largest absolute change among the compared figures.
     pub(crate) fn largest(&self) -> u128 {
-        DIFF_FIGURES.iter().filter_map(|f| self.delta(f)).map(i128::unsigned_abs).max().unwrap_or(0)
+        DiffSort::ALL
+            .iter()
+            .filter_map(|f| self.delta(f.0))
+            .map(i128::unsigned_abs)
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -84,8 +122,9 @@ pub struct PurgeChange {
 
 impl PurgeChange {
     /// `N -> V` and the like (`-` when a side has no `PURGE=`).
-    pub fn states(&self) -> (&str, &str) {
-        (self.before.purge.as_deref().unwrap_or("-"), self.after.purge.as_deref().unwrap_or("-"))
+    pub fn states(&self) -> (&'static str, &'static str) {
+        let code = |r: &SnapRegion| r.purge.unwrap_or_default().code();
+        (code(&self.before), code(&self.after))
     }
 }
 
@@ -120,7 +159,7 @@ pub struct Diff {
 #[derive(Debug, Clone)]
 pub struct DiffOptions {
     /// Sort rows by the delta of these figures, largest growth first.
-    pub sort: Vec<String>,
+    pub sort: Vec<DiffSort>,
     /// Hide rows whose largest change is below this many bytes.
     pub min_delta: u64,
 }
@@ -145,8 +184,7 @@ pub fn unmatched(a: &Digest, b: &Digest) -> (Vec<HashSet<u64>>, Vec<HashSet<u64>
                 ids_b.iter().copied().filter(|id| ids_a.binary_search(id).is_err()).collect();
             // A region on both sides whose purge state changed (N -> V):
             // kept on both, to be listed with its before and after.
-            let before: HashMap<u64, &str> =
-                a.purges[ia].iter().map(|(id, p)| (*id, p.as_str())).collect();
+            let before: HashMap<u64, Purge> = a.purges[ia].iter().copied().collect();
             for (id, state) in &b.purges[ib] {
                 if before.get(id).is_some_and(|old| old != state) {
                     keep_a[ia].insert(*id);
@@ -246,13 +284,6 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
     }
 }
 
-/// Figures `smaps_rollup` gives exactly where `smaps` rounds each mapping
-/// down to a kB: a process's stored total may differ from its regions'
-/// sum by up to 1 KiB a region, or be the rollup's alone (see
-/// `analyze::group::process_total`).
-const ROUNDED_PER_REGION: &[&str] =
-    &["pss", "pss_dirty", "pss_anon", "pss_file", "pss_shmem", "swap_pss"];
-
 /// Process `i`'s totals, checked against its own regions (the digest's
 /// sums by path cover every region): a snapshot is a file anyone can
 /// edit, and a diff that trusted its stored totals printed `+4.0K` path
@@ -270,27 +301,36 @@ fn region_checked_totals(d: &Digest, i: usize, side: &str, notes: &mut Vec<Strin
         sum.add(&g.sizes);
         regions = regions.saturating_add(g.regions as u64);
     }
-    let mut names: Vec<&str> = p.totals.present().into_iter().map(|(n, _)| n).collect();
-    names.extend(sum.present().into_iter().map(|(n, _)| n));
-    names.sort_unstable();
-    names.dedup();
     let slack = regions.saturating_mul(1024);
-    let disagree = names.into_iter().find(|&n| {
-        let (stored, summed) = (p.totals.get(n), sum.get(n));
-        match (stored, summed) {
-            // Within the rounding; or a figure only the rollup gives.
-            (Some(t), Some(s)) if ROUNDED_PER_REGION.contains(&n) => t.abs_diff(s) > slack,
-            (Some(_), None) if ROUNDED_PER_REGION.contains(&n) => false,
-            _ => stored != summed,
-        }
-    });
-    let Some(name) = disagree else { return p.totals.clone() };
+    // A process's stored total may differ from its regions' sum by the
+    // rounding, or be the rollup's alone (see `analyze::group::process_total`).
+    let disagrees = |f: Figure| match (p.totals.field(f), sum.field(f)) {
+        (Some(t), Some(s)) if ROUNDED_PER_MAPPING.contains(&f) => t.abs_diff(s) > slack,
+        (Some(_), None) if ROUNDED_PER_MAPPING.contains(&f) => false,
+        (stored, summed) => stored != summed,
+    };
     let show = |v: Option<u64>| v.map_or_else(|| "none".to_string(), |v| v.to_string());
+    let mut extras: Vec<&str> =
+        p.totals.extra.iter().chain(&sum.extra).map(|(n, _)| n.as_str()).collect();
+    extras.sort_unstable();
+    extras.dedup();
+    let known = Figure::ALL
+        .iter()
+        .filter(|&&f| disagrees(f))
+        .map(|&f| (f.name(), p.totals.field(f), sum.field(f)));
+    let unknown = extras
+        .into_iter()
+        .map(|n| (n, p.totals.extra_named(n), sum.extra_named(n)))
+        .filter(|(_, stored, summed)| stored != summed);
+    // The first by name is the one named.
+    let Some((name, stored, summed)) = known.chain(unknown).min_by_key(|(n, _, _)| *n) else {
+        return p.totals.clone();
+    };
     let who = p.pid.map_or_else(|| p.command.clone(), |pid| format!("pid {pid}"));
     notes.push(format!(
         "{side}: {who}: the snapshot's totals disagree with its regions ({name} {} stored, {} in the regions): the regions' sums are used",
-        show(p.totals.get(name)),
-        show(sum.get(name)),
+        show(stored),
+        show(summed),
     ));
     sum
 }
@@ -383,9 +423,9 @@ fn label_of(key: &str) -> String {
         .map_or_else(|| key.to_string(), |c| c.label().to_string())
 }
 
-fn sort(list: &mut [Change], fields: &[String]) {
+fn sort(list: &mut [Change], fields: &[DiffSort]) {
     list.sort_by(|x, y| {
-        for f in fields {
+        for &DiffSort(f) in fields {
             let ord = y.delta(f).cmp(&x.delta(f));
             if ord != std::cmp::Ordering::Equal {
                 return ord;
@@ -398,6 +438,7 @@ fn sort(list: &mut [Change], fields: &[String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::snapshot::SnapshotKind;
 
     #[test]
     fn pairing_many_groups_is_linear() {
@@ -451,7 +492,7 @@ mod tests {
             user: None,
             comm: "x".into(),
             command: format!("x {pid}"),
-            source: "smaps".into(),
+            source: crate::model::SizeSource::Smaps,
             totals,
             categories: SnapProcess::categories_of(&regions),
             regions,
@@ -462,7 +503,7 @@ mod tests {
     fn growth_is_found_where_it_happened() {
         let a = Snapshot::of(
             vec![proc(1, vec![region(0x1000, "[heap]", "heap", 4096)]), proc(2, vec![])],
-            "linux",
+            SnapshotKind::Linux,
         );
         let b = Snapshot::of(
             vec![
@@ -475,11 +516,11 @@ mod tests {
                 ),
                 proc(3, vec![region(0x1000, "[heap]", "heap", 8192)]),
             ],
-            "linux",
+            SnapshotKind::Linux,
         );
-        let d = diff(&a, &b, &DiffOptions { sort: vec!["dirty".into()], min_delta: 0 });
+        let d = diff(&a, &b, &DiffOptions { sort: vec![DiffSort(Figure::Dirty)], min_delta: 0 });
         // Before: 4 KiB (pid 1). After: 8 KiB (pid 1) + 8 KiB (new pid 3).
-        assert_eq!(d.totals.delta("private_dirty"), Some(12288));
+        assert_eq!(d.totals.delta(Figure::PrivateDirty), Some(12288));
         let statuses: Vec<(&str, &str)> =
             d.processes.iter().map(|p| (p.key.as_str(), p.status())).collect();
         assert_eq!(
@@ -487,24 +528,30 @@ mod tests {
             vec![("3", "appeared"), ("1", "changed")],
             "pid 2 had no bytes, so no row"
         );
-        assert_eq!(d.processes[0].delta("dirty"), Some(8192));
+        assert_eq!(d.processes[0].delta(Figure::Dirty), Some(8192));
         assert_eq!(d.categories[0].key, "heap");
-        assert_eq!(d.categories[0].delta("dirty"), Some(8192));
+        assert_eq!(d.categories[0].delta(Figure::Dirty), Some(8192));
         assert_eq!(d.regions.len(), 1);
         assert!(d.regions[0].appeared);
         assert_eq!(d.regions[0].region.path.as_deref(), Some("a"));
         // The sum of per-process deltas is the total delta.
-        let sum: i128 = d.processes.iter().filter_map(|p| p.delta("private_dirty")).sum();
-        assert_eq!(Some(sum), d.totals.delta("private_dirty"));
+        let sum: i128 = d.processes.iter().filter_map(|p| p.delta(Figure::PrivateDirty)).sum();
+        assert_eq!(Some(sum), d.totals.delta(Figure::PrivateDirty));
     }
 
     #[test]
     fn min_delta_hides_small_changes() {
-        let a = Snapshot::of(vec![proc(1, vec![region(0x1000, "[heap]", "heap", 4096)])], "linux");
-        let b = Snapshot::of(vec![proc(1, vec![region(0x1000, "[heap]", "heap", 8192)])], "linux");
-        let d = diff(&a, &b, &DiffOptions { sort: vec!["dirty".into()], min_delta: 8192 });
+        let a = Snapshot::of(
+            vec![proc(1, vec![region(0x1000, "[heap]", "heap", 4096)])],
+            SnapshotKind::Linux,
+        );
+        let b = Snapshot::of(
+            vec![proc(1, vec![region(0x1000, "[heap]", "heap", 8192)])],
+            SnapshotKind::Linux,
+        );
+        let d = diff(&a, &b, &DiffOptions { sort: vec![DiffSort(Figure::Dirty)], min_delta: 8192 });
         assert!(d.processes.is_empty());
-        let d = diff(&a, &b, &DiffOptions { sort: vec!["dirty".into()], min_delta: 4096 });
+        let d = diff(&a, &b, &DiffOptions { sort: vec![DiffSort(Figure::Dirty)], min_delta: 4096 });
         assert_eq!(d.processes.len(), 1);
     }
 
@@ -515,10 +562,10 @@ mod tests {
     fn purge_changes_survive_keeping_only_unmatched_regions() {
         let vm = |purge: &str, other: u64| {
             let mut r = region(0x1000, "IOAccelerator", "gpu", 4096);
-            r.purge = Some(purge.into());
+            r.purge = Some(Purge::from_code(purge));
             let mut same = region(other, "IOSurface", "gpu", 4096);
-            same.purge = Some("N".into());
-            Snapshot::of(vec![proc(1, vec![r, same])], "vmmap")
+            same.purge = Some(Purge::NonVolatile);
+            Snapshot::of(vec![proc(1, vec![r, same])], SnapshotKind::Vmmap)
         };
         let (a, b) = (Digest::of(vm("N", 0x9000)), Digest::of(vm("V", 0x9000)));
         let (keep_a, keep_b) = unmatched(&a, &b);
@@ -530,7 +577,11 @@ mod tests {
         };
         let (a, b) = (strip(a, &keep_a), strip(b, &keep_b));
         assert_eq!(b.snapshot.processes[0].regions.len(), 1, "only the changed region kept");
-        let d = diff_digests(&a, &b, &DiffOptions { sort: vec!["dirty".into()], min_delta: 0 });
+        let d = diff_digests(
+            &a,
+            &b,
+            &DiffOptions { sort: vec![DiffSort(Figure::Dirty)], min_delta: 0 },
+        );
         assert_eq!(d.purge_changes.len(), 1);
         assert_eq!(d.purge_changes[0].states(), ("N", "V"));
         assert!(d.regions.is_empty(), "a changed purge state is neither appeared nor vanished");

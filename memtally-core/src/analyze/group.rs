@@ -3,7 +3,8 @@
 //! region types and purge states, snapshot categories, diff paths); here
 //! are the ways to sort and cut the groups, and a process's totals.
 
-use crate::model::{Group, Grouper, Process, Region, Sizes};
+use crate::model::sizes::ROUNDED_PER_MAPPING;
+use crate::model::{Figure, Group, Grouper, Named, Process, Region, Sizes};
 
 /// Sums regions by `key`, keeping the order in which keys first appear.
 pub fn group_by<'a, I, K>(regions: I, mut key: K) -> Vec<Group>
@@ -27,11 +28,6 @@ pub fn merge<'a>(groups: impl IntoIterator<Item = &'a Group>) -> Vec<Group> {
     g.into_groups()
 }
 
-/// PSS figures the kernel sums exactly in `smaps_rollup` but rounds down
-/// per mapping in `smaps`.
-const EXACT_IN_ROLLUP: &[&str] =
-    &["pss", "pss_dirty", "pss_anon", "pss_file", "pss_shmem", "swap_pss"];
-
 /// A process's totals: the sum of its regions, with the proportional
 /// figures taken from the kernel's rollup when it was read at the same
 /// instant (see [`Process::rollup`]).
@@ -41,9 +37,11 @@ pub fn process_total(process: &Process) -> Sizes {
         None => Sizes::total(&process.regions),
     };
     if let Some(rollup) = &process.rollup {
-        for name in EXACT_IN_ROLLUP {
-            if let Some(v) = rollup.get(name) {
-                sum.set(name, v);
+        // The kernel sums these exactly in the rollup and rounds them
+        // down per mapping in smaps.
+        for &figure in ROUNDED_PER_MAPPING {
+            if let (Some(v), Some(slot)) = (rollup.field(figure), sum.field_mut(figure)) {
+                *slot = Some(v);
             }
         }
     }
@@ -62,10 +60,52 @@ pub(crate) fn keep_first<T>(rows: &mut Vec<T>, top: Option<usize>) -> usize {
     }
 }
 
-/// Sorts groups by the named figures, largest first, ties by key. A group
-/// that lacks a figure sorts below every group that has it; `regions`
-/// sorts by the count.
-pub(crate) fn sort_groups(groups: &mut [Group], fields: &[&str]) {
+/// What groups sort by: a figure, or how many regions a group adds up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupSort {
+    /// A figure, largest first; a group that lacks it sorts below every
+    /// group that has it.
+    Figure(Figure),
+    /// The number of regions, most first.
+    Regions,
+}
+
+/// The values `show --sort` offers: `dirty` is shared + private dirty.
+impl Named for GroupSort {
+    const ALL: &'static [GroupSort] = &[
+        GroupSort::Figure(Figure::Dirty),
+        GroupSort::Figure(Figure::PssDirty),
+        GroupSort::Figure(Figure::PrivateDirty),
+        GroupSort::Figure(Figure::SharedDirty),
+        GroupSort::Figure(Figure::Rss),
+        GroupSort::Figure(Figure::Pss),
+        GroupSort::Figure(Figure::Uss),
+        GroupSort::Figure(Figure::Clean),
+        GroupSort::Figure(Figure::Swap),
+        GroupSort::Figure(Figure::SwapPss),
+        GroupSort::Figure(Figure::Size),
+        GroupSort::Regions,
+        GroupSort::Figure(Figure::Anonymous),
+        GroupSort::Figure(Figure::Locked),
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            GroupSort::Figure(f) => f.name(),
+            GroupSort::Regions => "regions",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            GroupSort::Figure(f) => f.help(),
+            GroupSort::Regions => "how many regions a row adds up",
+        }
+    }
+}
+
+/// Sorts groups by the fields, largest first, ties by key.
+pub(crate) fn sort_groups(groups: &mut [Group], fields: &[GroupSort]) {
     sort_by_figures(groups, fields, |g| (&g.key, g.regions, &g.sizes));
 }
 
@@ -73,14 +113,16 @@ pub(crate) fn sort_groups(groups: &mut [Group], fields: &[&str]) {
 /// key, region count and sizes.
 pub(crate) fn sort_by_figures<T>(
     items: &mut [T],
-    fields: &[impl AsRef<str>],
+    fields: &[GroupSort],
     parts: impl Fn(&T) -> (&str, usize, &Sizes),
 ) {
     items.sort_by(|a, b| {
         let ((ka, ra, sa), (kb, rb, sb)) = (parts(a), parts(b));
-        for f in fields {
-            let f = f.as_ref();
-            let ord = if f == "regions" { rb.cmp(&ra) } else { sb.figure(f).cmp(&sa.figure(f)) };
+        for &f in fields {
+            let ord = match f {
+                GroupSort::Regions => rb.cmp(&ra),
+                GroupSort::Figure(f) => sb.figure(f).cmp(&sa.figure(f)),
+            };
             if ord != std::cmp::Ordering::Equal {
                 return ord;
             }
@@ -116,11 +158,11 @@ mod tests {
             sum.add(&x.sizes);
         }
         assert_eq!(sum, Sizes::total(&rs));
-        sort_groups(&mut g, &["dirty", "rss"]);
+        sort_groups(&mut g, &[GroupSort::Figure(Figure::Dirty), GroupSort::Figure(Figure::Rss)]);
         assert_eq!(g[0].key, "a");
-        sort_groups(&mut g, &["rss"]);
+        sort_groups(&mut g, &[GroupSort::Figure(Figure::Rss)]);
         assert_eq!(g[0].key, "b");
-        sort_groups(&mut g, &["regions"]);
+        sort_groups(&mut g, &[GroupSort::Regions]);
         assert_eq!(g[0].key, "a");
     }
 

@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 
 use crate::analyze::gpu::GpuProcess;
-use crate::analyze::top::{build as build_top, Machine, TopBy};
-use crate::model::{CgroupMemory, MemInfo, Named, ProcMemory, Sizes};
+use crate::analyze::top::{build as build_top, Machine, TopBy, TopSort};
+use crate::model::{CgroupMemory, Figure, MemInfo, Named, ProcMemory, Sizes};
 
 /// GPU memory one process (or a group of them) holds: DRM fdinfo (and
 /// nvidia-smi where the GPU view has it).
@@ -170,7 +170,14 @@ pub fn build(
     meminfo: Option<&MemInfo>,
     collector: Collector,
 ) -> Metrics {
-    let report = build_top(processes, by, &["pss".to_string()], None, &|_| String::new(), meminfo);
+    let report = build_top(
+        processes,
+        by,
+        &[TopSort::Figure(Figure::Pss)],
+        None,
+        &|_| String::new(),
+        meminfo,
+    );
     // GPU figures by the row's key, for grouped rows.
     let group_gpu: HashMap<String, GpuFigures> = match (gpu, by) {
         (Some(g), TopBy::Program | TopBy::Cgroup) => {

@@ -2,8 +2,8 @@
 //! cut to the top N, and the totals over every region.
 
 use crate::analyze::category::{categorize, is_shmem, Category};
-use crate::analyze::group::{process_total, sort_by_figures};
-use crate::model::{Group, Grouper, Named, Process, Region, SizeSource, Sizes};
+use crate::analyze::group::{process_total, sort_by_figures, GroupSort};
+use crate::model::{Figure, Group, Grouper, Named, Process, Region, SizeSource, Sizes};
 
 /// What `show` groups regions by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -42,13 +42,13 @@ impl ShowBy {
     /// seed says matters; over several processes the dirty figure that adds
     /// up, Pss_Dirty), paths and permission sets by PSS, so a large clean
     /// mapping is not hidden below every small dirty one.
-    pub fn default_sort(self, several: bool) -> Vec<String> {
-        let fields: &[&str] = match self {
-            ShowBy::Category if several => &["pss_dirty", "pss"],
-            ShowBy::Category => &["dirty", "rss"],
-            ShowBy::Path | ShowBy::Perms => &["pss", "rss"],
-        };
-        fields.iter().map(|f| f.to_string()).collect()
+    pub fn default_sort(self, several: bool) -> [GroupSort; 2] {
+        use GroupSort::Figure as By;
+        match self {
+            ShowBy::Category if several => [By(Figure::PssDirty), By(Figure::Pss)],
+            ShowBy::Category => [By(Figure::Dirty), By(Figure::Rss)],
+            ShowBy::Path | ShowBy::Perms => [By(Figure::Pss), By(Figure::Rss)],
+        }
     }
 }
 
@@ -94,24 +94,6 @@ pub struct Report {
     pub shmem: Sizes,
 }
 
-/// Sort keys `--sort` accepts; `dirty` is shared + private dirty.
-pub(crate) const SORT_FIELDS: &[&str] = &[
-    "dirty",
-    "pss_dirty",
-    "private_dirty",
-    "shared_dirty",
-    "rss",
-    "pss",
-    "uss",
-    "clean",
-    "swap",
-    "swap_pss",
-    "size",
-    "regions",
-    "anonymous",
-    "locked",
-];
-
 /// Sums regions as they come, for a view, without keeping them: the
 /// categories, the rows of the chosen grouping, and the count.
 #[derive(Debug, Clone)]
@@ -154,7 +136,12 @@ impl Fold {
 }
 
 /// Builds the view of processes whose regions are in memory.
-pub fn build(processes: Vec<Process>, by: ShowBy, sort: &[String], top: Option<usize>) -> Report {
+pub fn build(
+    processes: Vec<Process>,
+    by: ShowBy,
+    sort: &[GroupSort],
+    top: Option<usize>,
+) -> Report {
     let mut fold = Fold::new(by);
     for r in processes.iter().flat_map(|p| p.regions.iter()) {
         fold.add(r);
@@ -163,7 +150,12 @@ pub fn build(processes: Vec<Process>, by: ShowBy, sort: &[String], top: Option<u
 }
 
 /// Builds the view from a fold of the processes' regions (streamed or not).
-pub fn finish(processes: Vec<Process>, fold: Fold, sort: &[String], top: Option<usize>) -> Report {
+pub fn finish(
+    processes: Vec<Process>,
+    fold: Fold,
+    sort: &[GroupSort],
+    top: Option<usize>,
+) -> Report {
     let mut totals = Sizes::default();
     for p in &processes {
         totals.add(&process_total(p));

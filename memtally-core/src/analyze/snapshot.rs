@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use crate::analyze::category::{categorize, Category};
 use crate::analyze::group::process_total;
-use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot};
+use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind};
 use crate::model::vmmap::{Document, SummaryRow};
-use crate::model::{Group, Grouper, Process, Region, Sizes};
+use crate::model::{Group, Grouper, Process, Region, SizeSource, Sizes};
 
 /// Facts about the moment and the machine.
 #[derive(Debug, Clone, Default)]
@@ -62,16 +62,13 @@ pub fn linux_snapshot(processes: &[Process], moment: Moment, notes: Vec<String>)
             user: None,
             comm: p.comm.clone(),
             command: p.command(),
-            source: serde_json::to_value(p.source)
-                .ok()
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_default(),
+            source: p.source,
             totals: process_total(p),
             categories: categories(&p.regions),
             regions: p.regions.iter().map(linux_region).collect(),
         })
         .collect();
-    let mut snap = Snapshot::of(procs, "linux");
+    let mut snap = Snapshot::of(procs, SnapshotKind::Linux);
     snap.time = moment.time;
     snap.unix_time = moment.unix_time;
     snap.host = moment.host;
@@ -91,7 +88,7 @@ fn vmmap_region(r: &Region) -> SnapRegion {
         path: r.path.clone(),
         category: r.region_type.clone().unwrap_or_default(),
         region_type: r.region_type.clone(),
-        purge: Some(r.purge.code().to_string()),
+        purge: Some(r.purge),
         offset: None,
         inode: None,
         sizes: r.sizes.clone(),
@@ -137,12 +134,12 @@ pub(crate) fn vmmap_snapshot(doc: &Document, regions: &[Region]) -> Snapshot {
         user: None,
         comm: h.process.clone().unwrap_or_default(),
         command: h.path.clone().or_else(|| h.process.clone()).unwrap_or_default(),
-        source: "vmmap".into(),
+        source: SizeSource::Vmmap,
         totals,
         categories,
         regions,
     };
-    let mut snap = Snapshot::of(vec![process], "vmmap");
+    let mut snap = Snapshot::of(vec![process], SnapshotKind::Vmmap);
     snap.kernel = h.os_version.clone();
     if doc.diagnostics.unreadable > 0 || doc.diagnostics.elisions > 0 {
         snap.notes.push(format!(

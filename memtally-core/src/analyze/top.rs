@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::model::{MemInfo, Named, ProcMemory, Sizes};
+use crate::model::{Figure, MemInfo, Named, ProcMemory, Sizes};
 
 /// How `top` groups processes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -48,21 +48,50 @@ impl Named for TopBy {
     }
 }
 
-/// Figures `top --sort` accepts.
-pub(crate) const TOP_SORT_FIELDS: &[&str] = &[
-    "pss",
-    "uss",
-    "rss",
-    "swap",
-    "swap_pss",
-    "dirty",
-    "pss_dirty",
-    "private_dirty",
-    "shared_dirty",
-    "gpu",
-    "processes",
-    "pid",
-];
+/// What `top` sorts rows by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TopSort {
+    /// A figure, largest first; a row that lacks it sorts below every row
+    /// that has it.
+    Figure(Figure),
+    /// How many processes a row adds up, most first.
+    Processes,
+    /// The process ID, smallest first.
+    Pid,
+}
+
+impl Named for TopSort {
+    const ALL: &'static [TopSort] = &[
+        TopSort::Figure(Figure::Pss),
+        TopSort::Figure(Figure::Uss),
+        TopSort::Figure(Figure::Rss),
+        TopSort::Figure(Figure::Swap),
+        TopSort::Figure(Figure::SwapPss),
+        TopSort::Figure(Figure::Dirty),
+        TopSort::Figure(Figure::PssDirty),
+        TopSort::Figure(Figure::PrivateDirty),
+        TopSort::Figure(Figure::SharedDirty),
+        TopSort::Figure(Figure::Gpu),
+        TopSort::Processes,
+        TopSort::Pid,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            TopSort::Figure(f) => f.name(),
+            TopSort::Processes => "processes",
+            TopSort::Pid => "pid",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            TopSort::Figure(f) => f.help(),
+            TopSort::Processes => "how many processes a row adds up",
+            TopSort::Pid => "the process ID, smallest first",
+        }
+    }
+}
 
 /// One row of the view.
 #[derive(Debug, Clone)]
@@ -116,7 +145,7 @@ pub struct TopReport {
 pub(crate) fn build(
     processes: &[ProcMemory],
     by: TopBy,
-    sort: &[String],
+    sort: &[TopSort],
     top: Option<usize>,
     user_name: &dyn Fn(Option<u32>) -> String,
     meminfo: Option<&MemInfo>,
@@ -163,22 +192,22 @@ pub(crate) fn build(
     TopReport { by, rows, omitted, totals, machine }
 }
 
-/// Orders two rows by the sort fields, largest first; an unknown figure
-/// sorts below every known one. `pid` sorts smallest first. Rows the sort
+/// Orders two rows by the sort fields, largest first; a figure a row
+/// lacks sorts it below every row that has it. `pid` sorts smallest first. Rows the sort
 /// fields do not tell apart (processes whose PSS could not be read) go by
 /// RSS (`VmRSS` from status), largest first, then by PID as a number.
 fn compare(
     a: &TopRow,
     b: &TopRow,
-    sort: &[String],
+    sort: &[TopSort],
     processes: &[ProcMemory],
 ) -> std::cmp::Ordering {
     let pid = |r: &TopRow| r.process.map(|i| processes[i].info.pid);
-    for f in sort {
-        let ord = match f.as_str() {
-            "processes" => b.processes.cmp(&a.processes),
-            "pid" => pid(a).cmp(&pid(b)),
-            name => b.sizes.figure(name).cmp(&a.sizes.figure(name)),
+    for &f in sort {
+        let ord = match f {
+            TopSort::Processes => b.processes.cmp(&a.processes),
+            TopSort::Pid => pid(a).cmp(&pid(b)),
+            TopSort::Figure(f) => b.sizes.figure(f).cmp(&a.sizes.figure(f)),
         };
         if ord != std::cmp::Ordering::Equal {
             return ord;
@@ -193,17 +222,17 @@ fn compare(
 /// `private_dirty` (pages of one process only: it adds up too, but leaves
 /// shared dirty pages out). Shared + private dirty would count a page
 /// shared by N processes N times.
-pub fn dirty_field(totals: &Sizes) -> &'static str {
+pub fn dirty_field(totals: &Sizes) -> Figure {
     if totals.pss_dirty.is_some() || totals.private_dirty.is_none() {
-        "pss_dirty"
+        Figure::PssDirty
     } else {
-        "private_dirty"
+        Figure::PrivateDirty
     }
 }
 
 /// Rows of the tree view: each process with its descendants summed, in
 /// depth-first order, siblings ordered by the sort fields.
-fn tree_rows(processes: &[ProcMemory], sort: &[String]) -> Vec<TopRow> {
+fn tree_rows(processes: &[ProcMemory], sort: &[TopSort]) -> Vec<TopRow> {
     let by_pid: HashMap<u32, usize> =
         processes.iter().enumerate().map(|(i, p)| (p.info.pid, i)).collect();
     let mut children: HashMap<Option<usize>, Vec<usize>> = HashMap::new();
@@ -272,7 +301,7 @@ mod tests {
     }
 
     fn build_by(ps: &[ProcMemory], by: TopBy) -> TopReport {
-        build(ps, by, &["pss".to_string()], None, &|_| "root".into(), None)
+        build(ps, by, &[TopSort::Figure(Figure::Pss)], None, &|_| "root".into(), None)
     }
 
     #[test]
@@ -306,12 +335,12 @@ mod tests {
     #[test]
     fn dirty_is_pss_dirty_where_the_kernel_has_it_else_private_dirty() {
         let new = Sizes { pss_dirty: Some(5), private_dirty: Some(3), ..Default::default() };
-        assert_eq!(dirty_field(&new), "pss_dirty");
+        assert_eq!(dirty_field(&new), Figure::PssDirty);
         // Before Linux 6.0: no Pss_Dirty, so private dirty (which adds up).
         let old = Sizes { private_dirty: Some(3), shared_dirty: Some(9), ..Default::default() };
-        assert_eq!(dirty_field(&old), "private_dirty");
+        assert_eq!(dirty_field(&old), Figure::PrivateDirty);
         // Status only: neither; the column stays Pss_Dirty, shown as unknown.
-        assert_eq!(dirty_field(&Sizes::default()), "pss_dirty");
+        assert_eq!(dirty_field(&Sizes::default()), Figure::PssDirty);
     }
 
     #[test]

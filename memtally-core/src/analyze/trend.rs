@@ -4,11 +4,46 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::Sizes;
+use serde::{Deserialize, Serialize};
 
-/// A series: (scope, key), as `("process", "1234")`, `("category",
-/// "heap")` or `("total", "total")`.
-pub type SeriesKey = (String, String);
+use crate::model::{Figure, Named, Sizes};
+
+/// What a series follows: one process, one category, or the total.
+/// Declared in name order, so series sort as their names do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// One category over every process sampled; the key is its key.
+    Category,
+    /// One process; the key is its PID.
+    Process,
+    /// Every process sampled; the key is `total`.
+    Total,
+}
+
+impl Named for Scope {
+    const ALL: &'static [Scope] = &[Scope::Category, Scope::Process, Scope::Total];
+
+    fn name(self) -> &'static str {
+        match self {
+            Scope::Category => "category",
+            Scope::Process => "process",
+            Scope::Total => "total",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Scope::Category => "one category over every process sampled",
+            Scope::Process => "one process",
+            Scope::Total => "every process sampled",
+        }
+    }
+}
+
+/// A series: (scope, key), as `(Process, "1234")`, `(Category, "heap")`
+/// or `(Total, "total")`.
+pub type SeriesKey = (Scope, String);
 
 /// One sample: series -> (label, sizes).
 pub type Sample = BTreeMap<SeriesKey, (String, Sizes)>;
@@ -18,7 +53,7 @@ pub type Trends = BTreeMap<SeriesKey, (String, Trend)>;
 
 /// Fits every series of the samples (taken at the given seconds) for one
 /// figure; series with fewer than two known values are left out.
-pub fn trends(series: &[(f64, Sample)], figure: &str) -> Trends {
+pub fn trends(series: &[(f64, Sample)], figure: Figure) -> Trends {
     let mut points: BTreeMap<SeriesKey, (String, Vec<(f64, f64)>)> = BTreeMap::new();
     for (t, sample) in series {
         for (key, (label, sizes)) in sample {

@@ -20,4 +20,4 @@ pub use named::Named;
 pub(crate) use process::Needs;
 pub use process::{ProcInfo, ProcMemory, Process, Scan, SizeSource, Streamed};
 pub use region::{Backing, Purge, Region};
-pub use sizes::{snake_case, SizeKey, Sizes, KNOWN_KEYS};
+pub use sizes::{snake_case, Figure, SizeKey, Sizes, KNOWN_KEYS};

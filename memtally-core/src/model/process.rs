@@ -1,13 +1,13 @@
 //! A process and what was read of it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::region::Region;
 use super::sizes::Sizes;
 
 /// Which file the figures came from, cheapest last. Each tier knows less:
 /// `maps` gives virtual sizes only, `status` resident totals only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SizeSource {
     /// `/proc/PID/smaps`: every figure, per mapping.

@@ -79,6 +79,19 @@ impl Serialize for Purge {
     }
 }
 
+/// Reads a code back strictly: a document (a snapshot) that says
+/// something other than `N`, `V`, `E` or `-` is not one memtally wrote.
+impl<'de> serde::Deserialize<'de> for Purge {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Purge, D::Error> {
+        const CODES: &[&str] = &["N", "V", "E", "-"];
+        let code = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        match &*code {
+            c if CODES.contains(&c) => Ok(Purge::from_code(c)),
+            c => Err(serde::de::Error::unknown_variant(c, CODES)),
+        }
+    }
+}
+
 /// One mapping.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Region {

@@ -8,12 +8,46 @@
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
+use super::named::Named;
 use super::region::Region;
 
 /// Declares the known size keys once: the smaps key (if the kernel prints
 /// one), the field name (also the JSON name) and a short column label.
 macro_rules! known_sizes {
-    ($( $(#[$doc:meta])* $field:ident = $smaps:literal, $label:literal; )*) => {
+    (
+        known {
+            $( $(#[$doc:meta])* $field:ident / $variant:ident = $smaps:literal, $label:literal, $help:literal; )*
+        }
+        derived {
+            $( $(#[$ddoc:meta])* $dvariant:ident = $dname:literal, $dhelp:literal; )*
+        }
+    ) => {
+        /// A figure: every known size key (in [`KNOWN_KEYS`] order), then
+        /// the ones derived from them. Its [`Named`] name is the JSON key.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Figure {
+            $( $(#[$doc])* $variant, )*
+            $( $(#[$ddoc])* $dvariant, )*
+        }
+
+        impl Named for Figure {
+            const ALL: &'static [Figure] = &[ $( Figure::$variant, )* $( Figure::$dvariant, )* ];
+
+            fn name(self) -> &'static str {
+                match self {
+                    $( Figure::$variant => stringify!($field), )*
+                    $( Figure::$dvariant => $dname, )*
+                }
+            }
+
+            fn help(self) -> &'static str {
+                match self {
+                    $( Figure::$variant => $help, )*
+                    $( Figure::$dvariant => $dhelp, )*
+                }
+            }
+        }
+
         /// Sizes in bytes, one field per known key; unknown smaps keys that
         /// carry a size (newer kernels, Android) are kept in `extra`.
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -29,15 +63,25 @@ macro_rules! known_sizes {
         ];
 
         impl Sizes {
-            /// The field for a known snake_case name.
-            pub fn get(&self, name: &str) -> Option<u64> {
-                match name {
-                    $( stringify!($field) => self.$field, )*
-                    _ => self.extra.iter().find(|(n, _)| n == name).map(|(_, v)| *v),
+            /// The field of a known key as the source gave it; `None` for
+            /// a derived figure (see [`Sizes::figure`]).
+            pub fn field(&self, figure: Figure) -> Option<u64> {
+                match figure {
+                    $( Figure::$variant => self.$field, )*
+                    _ => None,
                 }
             }
 
-            /// Sets a figure by its snake_case name (an unknown name goes to `extra`).
+            /// The slot of a known key; `None` for a derived figure.
+            pub fn field_mut(&mut self, figure: Figure) -> Option<&mut Option<u64>> {
+                match figure {
+                    $( Figure::$variant => Some(&mut self.$field), )*
+                    _ => None,
+                }
+            }
+
+            /// Sets a figure by its snake_case name, as a document from
+            /// outside names it (an unknown name goes to `extra`).
             pub(crate) fn set(&mut self, name: &str, value: u64) {
                 match name {
                     $( stringify!($field) => self.$field = Some(value), )*
@@ -73,7 +117,7 @@ macro_rules! known_sizes {
             /// a total too big, never wrap it round to a small one.
             pub fn add(&mut self, other: &Sizes) {
                 $( if let Some(v) = other.$field {
-                    if !PER_MAPPING.contains(&stringify!($field)) {
+                    if !PER_MAPPING.contains(&Figure::$variant) {
                         self.$field = Some(self.$field.unwrap_or(0).saturating_add(v));
                     }
                 } )*
@@ -116,7 +160,19 @@ pub const MAX_EXTRA: usize = 64;
 
 /// Figures that describe a mapping rather than count its bytes (a page
 /// size): a sum of them means nothing, so sums leave them out.
-const PER_MAPPING: &[&str] = &["kernel_page_size", "mmu_page_size"];
+const PER_MAPPING: &[Figure] = &[Figure::KernelPageSize, Figure::MmuPageSize];
+
+/// The proportional figures: `smaps` rounds each mapping's down to a kB
+/// where `smaps_rollup` sums them exactly, so a process's total from its
+/// mappings may fall short of the rollup's by up to 1 KiB a mapping.
+pub(crate) const ROUNDED_PER_MAPPING: &[Figure] = &[
+    Figure::Pss,
+    Figure::PssDirty,
+    Figure::PssAnon,
+    Figure::PssFile,
+    Figure::PssShmem,
+    Figure::SwapPss,
+];
 
 /// The index in [`KNOWN_KEYS`] of a smaps key, trying `hint` first.
 ///
@@ -148,64 +204,80 @@ pub struct SizeKey {
 }
 
 known_sizes! {
+    known {
     /// Virtual size: smaps `Size` (else the address range), vmmap VSIZE.
-    size = "Size", "Size";
+    size / Size = "Size", "Size", "virtual size";
     /// `KernelPageSize`: the page size the kernel backs the mapping with.
     /// Describes the mapping, so sums leave it out.
-    kernel_page_size = "KernelPageSize", "KPageSize";
+    kernel_page_size / KernelPageSize = "KernelPageSize", "KPageSize", "the page size the kernel backs the mapping with";
     /// `MMUPageSize`: the page size the MMU maps it with. Not summed.
-    mmu_page_size = "MMUPageSize", "MMUPageSize";
+    mmu_page_size / MmuPageSize = "MMUPageSize", "MMUPageSize", "the page size the MMU maps it with";
     /// Resident: smaps `Rss`, vmmap RSDNT (RESIDENT in the summary).
-    rss = "Rss", "RSS";
+    rss / Rss = "Rss", "RSS", "resident bytes";
     /// `Pss`: resident bytes with each page divided by the number of
     /// processes that map it, so it adds up across processes.
-    pss = "Pss", "PSS";
+    pss / Pss = "Pss", "PSS", "resident bytes, each page divided among the processes that map it";
     /// `Pss_Dirty`: the dirty part of `pss` (kernels since 6.0).
-    pss_dirty = "Pss_Dirty", "PSSDirty";
+    pss_dirty / PssDirty = "Pss_Dirty", "PSSDirty", "the dirty part of pss (Linux 6.0 and later)";
     /// `Pss_Anon`: the anonymous part of `pss` (`smaps_rollup` only).
-    pss_anon = "Pss_Anon", "PSSAnon";
+    pss_anon / PssAnon = "Pss_Anon", "PSSAnon", "the anonymous part of pss";
     /// `Pss_File`: the file-backed part of `pss` (`smaps_rollup` only).
-    pss_file = "Pss_File", "PSSFile";
+    pss_file / PssFile = "Pss_File", "PSSFile", "the file-backed part of pss";
     /// `Pss_Shmem`: the shared-memory part of `pss` (`smaps_rollup` only).
-    pss_shmem = "Pss_Shmem", "PSSShmem";
+    pss_shmem / PssShmem = "Pss_Shmem", "PSSShmem", "the shared-memory part of pss";
     /// `Shared_Clean`: resident, unmodified, and mapped by other processes too.
-    shared_clean = "Shared_Clean", "SharedClean";
+    shared_clean / SharedClean = "Shared_Clean", "SharedClean", "resident, unmodified, mapped by other processes too";
     /// `Shared_Dirty`: resident, written, and mapped by other processes too.
-    shared_dirty = "Shared_Dirty", "SharedDirty";
+    shared_dirty / SharedDirty = "Shared_Dirty", "SharedDirty", "resident, written, mapped by other processes too";
     /// `Private_Clean`: resident, unmodified, mapped by this process only.
-    private_clean = "Private_Clean", "PrivClean";
+    private_clean / PrivateClean = "Private_Clean", "PrivClean", "resident, unmodified, mapped by this process only";
     /// `Private_Dirty`: resident, written, mapped by this process only.
-    private_dirty = "Private_Dirty", "PrivDirty";
+    private_dirty / PrivateDirty = "Private_Dirty", "PrivDirty", "resident, written, mapped by this process only";
     /// `Referenced`: resident bytes currently marked referenced (accessed).
-    referenced = "Referenced", "Referenced";
+    referenced / Referenced = "Referenced", "Referenced", "resident bytes marked referenced";
     /// `Anonymous`: resident pages that belong to no file (including
     /// private copies of file pages).
-    anonymous = "Anonymous", "Anonymous";
+    anonymous / Anonymous = "Anonymous", "Anonymous", "resident pages that belong to no file";
     /// `KSM`: pages shared by kernel same-page merging.
-    ksm = "KSM", "KSM";
+    ksm / Ksm = "KSM", "KSM", "pages shared by kernel same-page merging";
     /// `LazyFree`: pages freed with `MADV_FREE` that the kernel has not
     /// taken back yet.
-    lazy_free = "LazyFree", "LazyFree";
+    lazy_free / LazyFree = "LazyFree", "LazyFree", "pages freed with MADV_FREE, not yet taken back";
     /// `AnonHugePages`: anonymous memory in transparent huge pages.
-    anon_huge_pages = "AnonHugePages", "AnonHuge";
+    anon_huge_pages / AnonHugePages = "AnonHugePages", "AnonHuge", "anonymous memory in transparent huge pages";
     /// `ShmemPmdMapped`: shared memory mapped with huge pages.
-    shmem_pmd_mapped = "ShmemPmdMapped", "ShmemPmd";
+    shmem_pmd_mapped / ShmemPmdMapped = "ShmemPmdMapped", "ShmemPmd", "shared memory mapped with huge pages";
     /// `FilePmdMapped`: file pages mapped with huge pages.
-    file_pmd_mapped = "FilePmdMapped", "FilePmd";
+    file_pmd_mapped / FilePmdMapped = "FilePmdMapped", "FilePmd", "file pages mapped with huge pages";
     /// `Shared_Hugetlb`: hugetlbfs pages shared with other processes (not in `rss`).
-    shared_hugetlb = "Shared_Hugetlb", "SharedHugetlb";
+    shared_hugetlb / SharedHugetlb = "Shared_Hugetlb", "SharedHugetlb", "hugetlbfs pages shared with other processes";
     /// `Private_Hugetlb`: hugetlbfs pages of this process only (not in `rss`).
-    private_hugetlb = "Private_Hugetlb", "PrivHugetlb";
+    private_hugetlb / PrivateHugetlb = "Private_Hugetlb", "PrivHugetlb", "hugetlbfs pages of this process only";
     /// Swapped out: smaps `Swap`, vmmap SWAP (SWAPPED in the summary).
-    swap = "Swap", "Swap";
+    swap / Swap = "Swap", "Swap", "swapped out";
     /// `SwapPss`: `swap` with each page divided among the processes sharing it.
-    swap_pss = "SwapPss", "SwapPSS";
+    swap_pss / SwapPss = "SwapPss", "SwapPSS", "swap, each page divided among the processes sharing it";
     /// `Locked`: pages locked in memory (`mlock`).
-    locked = "Locked", "Locked";
+    locked / Locked = "Locked", "Locked", "pages locked in memory (mlock)";
     /// Dirty bytes as vmmap gives them (DIRTY). smaps has no such key, so
     /// it is never filled from Linux; [`Sizes::dirty`] adds shared and
     /// private dirty there instead.
-    dirty = "", "Dirty";
+    dirty / Dirty = "", "Dirty", "dirty bytes: vmmap DIRTY, or shared + private dirty";
+    /// GPU memory a process holds (DRM fdinfo, dma-buf, nvidia-smi), its
+    /// shares counted once across processes (docs/gpu-json.md). No source
+    /// of regions gives it: `top` adds it to a process's totals.
+    gpu / Gpu = "", "GPU", "GPU memory, shares counted once across processes";
+    }
+    derived {
+        /// Clean resident bytes: shared + private clean (Linux only).
+        Clean = "clean", "clean resident bytes: shared + private clean";
+        /// Unique set size: private clean + private dirty.
+        Uss = "uss", "unique set size: private clean + private dirty";
+        /// Transparent huge pages mapped: anonymous, shmem and file.
+        Thp = "thp", "transparent huge pages mapped: anonymous, shmem and file";
+        /// hugetlbfs pages: shared + private.
+        Hugetlb = "hugetlb", "hugetlbfs pages: shared + private";
+    }
 }
 
 impl Sizes {
@@ -259,21 +331,28 @@ impl Sizes {
         }
     }
 
-    /// A figure by name, including the derived ones (`dirty`, `clean`,
-    /// `uss`, `thp`: transparent huge pages mapped, anonymous, shmem and
-    /// file; `hugetlb`: shared + private hugetlbfs pages).
-    pub fn figure(&self, name: &str) -> Option<u64> {
+    /// A figure: a known key's field, or one derived from them. `dirty`
+    /// is [`Sizes::dirty`] (vmmap's DIRTY, else shared + private dirty).
+    pub fn figure(&self, figure: Figure) -> Option<u64> {
         let sum = |parts: &[Option<u64>]| -> Option<u64> {
             parts.iter().any(Option::is_some).then(|| parts.iter().flatten().sum())
         };
-        match name {
-            "thp" => sum(&[self.anon_huge_pages, self.shmem_pmd_mapped, self.file_pmd_mapped]),
-            "hugetlb" => sum(&[self.shared_hugetlb, self.private_hugetlb]),
-            "dirty" => self.dirty(),
-            "clean" => self.clean(),
-            "uss" => self.uss(),
-            _ => self.get(name),
+        match figure {
+            Figure::Thp => {
+                sum(&[self.anon_huge_pages, self.shmem_pmd_mapped, self.file_pmd_mapped])
+            }
+            Figure::Hugetlb => sum(&[self.shared_hugetlb, self.private_hugetlb]),
+            Figure::Dirty => self.dirty(),
+            Figure::Clean => self.clean(),
+            Figure::Uss => self.uss(),
+            known => self.field(known),
         }
+    }
+
+    /// The bytes of a size key this build does not know, by its
+    /// snake_case name (as the source or a JSON document named it).
+    pub fn extra_named(&self, name: &str) -> Option<u64> {
+        self.extra.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
     }
 }
 
@@ -365,8 +444,8 @@ mod tests {
             part.set("other", 1);
             sum.add(&part);
         }
-        assert_eq!(sum.get("new_key"), Some(2000));
-        assert_eq!(sum.get("other"), Some(1000));
+        assert_eq!(sum.extra_named("new_key"), Some(2000));
+        assert_eq!(sum.extra_named("other"), Some(1000));
     }
 
     #[test]
@@ -402,7 +481,7 @@ mod tests {
             }
             let mut s = Sizes::default();
             *s.slot_at(i).unwrap() = Some(42);
-            assert_eq!(s.get(k.name), Some(42));
+            assert_eq!(s.field(Figure::from_name(k.name).unwrap()), Some(42));
             assert_eq!(s.known()[i], Some(42));
         }
         assert_eq!(smaps_key_index(b"", 0), None);
@@ -437,8 +516,59 @@ mod tests {
         let mut t = Sizes::default();
         t.add(&a);
         t.add(&a);
-        assert_eq!(t.get("new_key"), Some(10));
+        assert_eq!(t.extra_named("new_key"), Some(10));
         let json = serde_json::to_string(&t).unwrap();
         assert_eq!(json, r#"{"new_key":10}"#);
+    }
+
+    /// Every known key is a figure of the same name, and every figure's
+    /// name reads back as it: JSON keys, `--sort` values and figures are
+    /// one vocabulary.
+    #[test]
+    fn every_known_key_is_a_figure_and_names_round_trip() {
+        for (i, k) in KNOWN_KEYS.iter().enumerate() {
+            let f = Figure::from_name(k.name).unwrap_or_else(|| panic!("{} is no figure", k.name));
+            assert_eq!(f.name(), k.name);
+            assert_eq!(Figure::ALL[i], f, "figures list the known keys in their order");
+            let mut s = Sizes::default();
+            *s.field_mut(f).unwrap() = Some(7);
+            assert_eq!(s.known()[i], Some(7));
+        }
+        for f in Figure::ALL {
+            assert_eq!(Figure::from_name(f.name()), Some(*f));
+            assert!(!f.help().is_empty() && !f.help().contains('\n'), "{f:?}");
+        }
+        for derived in [Figure::Clean, Figure::Uss, Figure::Thp, Figure::Hugetlb] {
+            assert!(!KNOWN_KEYS.iter().any(|k| k.name == derived.name()));
+            assert_eq!(Sizes::default().field_mut(derived), None);
+        }
+        assert_eq!(Figure::from_name("active"), None);
+    }
+
+    #[test]
+    fn derived_figures_are_computed_from_their_parts() {
+        let s = Sizes {
+            shared_clean: Some(1),
+            private_clean: Some(2),
+            shared_dirty: Some(4),
+            private_dirty: Some(8),
+            anon_huge_pages: Some(16),
+            file_pmd_mapped: Some(32),
+            private_hugetlb: Some(64),
+            gpu: Some(128),
+            ..Default::default()
+        };
+        assert_eq!(s.figure(Figure::Clean), Some(3));
+        assert_eq!(s.figure(Figure::Uss), Some(10));
+        assert_eq!(s.figure(Figure::Dirty), Some(12));
+        assert_eq!(s.field(Figure::Dirty), None, "no DIRTY column was read");
+        assert_eq!(s.figure(Figure::Thp), Some(48));
+        assert_eq!(s.figure(Figure::Hugetlb), Some(64));
+        assert_eq!(s.figure(Figure::Gpu), Some(128));
+        assert_eq!(s.figure(Figure::Rss), None);
+        let none = Sizes::default();
+        for f in Figure::ALL {
+            assert_eq!(none.figure(*f), None, "{f:?} of nothing");
+        }
     }
 }

@@ -6,6 +6,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::group::{Group, Grouper};
+use super::process::SizeSource;
+use super::region::Purge;
 use super::sizes::Sizes;
 
 /// The format version written in `memtally_snapshot`.
@@ -18,8 +20,8 @@ pub(crate) const SNAPSHOT_VERSION: u32 = 1;
 pub struct Snapshot {
     /// Format version; its presence marks the document as a snapshot.
     pub memtally_snapshot: u32,
-    /// `linux` or `vmmap`.
-    pub kind: String,
+    /// What was read: Linux processes or a vmmap report.
+    pub kind: SnapshotKind,
     /// When it was taken, RFC 3339 UTC; null when unknown (vmmap text).
     pub time: Option<String>,
     /// Seconds since the Unix epoch, for arithmetic.
@@ -44,6 +46,28 @@ pub struct Snapshot {
     pub notes: Vec<String>,
 }
 
+/// What a snapshot holds: Linux processes, or one process of a vmmap
+/// report (whose categories are region types). Two snapshots compare only
+/// when they are of one kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SnapshotKind {
+    /// Read from `/proc` (or a `show` document).
+    Linux,
+    /// Read from macOS `vmmap` output.
+    Vmmap,
+}
+
+impl SnapshotKind {
+    /// The name as in JSON: `linux`, `vmmap`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SnapshotKind::Linux => "linux",
+            SnapshotKind::Vmmap => "vmmap",
+        }
+    }
+}
+
 /// One process of a snapshot.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SnapProcess {
@@ -62,7 +86,7 @@ pub struct SnapProcess {
     /// The command line (or the executable path for vmmap).
     pub command: String,
     /// Where the figures came from (`smaps`, `maps`, `vmmap`).
-    pub source: String,
+    pub source: SizeSource,
     /// The process's totals (on Linux with the rollup's exact PSS, where it was read).
     pub totals: Sizes,
     /// Its regions added up by category (Linux) or region type (vmmap).
@@ -90,7 +114,7 @@ pub struct SnapRegion {
     pub region_type: Option<String>,
     /// vmmap's purge code (`N`, `V`, `E`, `-`); `None` on Linux.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub purge: Option<String>,
+    pub purge: Option<Purge>,
     /// Linux: the file offset of the mapping.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
@@ -103,9 +127,9 @@ pub struct SnapRegion {
 }
 
 impl Snapshot {
-    /// A snapshot of `processes` of one `kind` (`linux`, `vmmap`), with
+    /// A snapshot of `processes` of one `kind`, with
     /// their totals and categories summed; when, where and notes empty.
-    pub(crate) fn of(processes: Vec<SnapProcess>, kind: &str) -> Snapshot {
+    pub(crate) fn of(processes: Vec<SnapProcess>, kind: SnapshotKind) -> Snapshot {
         let mut totals = Sizes::default();
         let mut categories = Grouper::new();
         for p in &processes {
@@ -116,7 +140,7 @@ impl Snapshot {
         }
         Snapshot {
             memtally_snapshot: SNAPSHOT_VERSION,
-            kind: kind.into(),
+            kind,
             time: None,
             unix_time: None,
             host: None,
@@ -186,7 +210,7 @@ pub struct Digest {
     /// Per process: the purge state of every region that has one (vmmap;
     /// none on Linux), by [`SnapRegion::id`], sorted: so a region whose
     /// state changed is kept on both sides for `diff` to list.
-    pub purges: Vec<Vec<(u64, String)>>,
+    pub purges: Vec<Vec<(u64, Purge)>>,
 }
 
 impl Digest {
@@ -233,7 +257,7 @@ impl Digest {
 pub struct RegionDigest {
     paths: Grouper,
     ids: Vec<u64>,
-    purges: Vec<(u64, String)>,
+    purges: Vec<(u64, Purge)>,
 }
 
 impl RegionDigest {
@@ -241,8 +265,8 @@ impl RegionDigest {
     pub fn add(&mut self, r: &SnapRegion) {
         self.paths.add_sizes(&r.path_key(), 1, &r.sizes);
         self.ids.push(r.id());
-        if let Some(purge) = &r.purge {
-            self.purges.push((r.id(), purge.clone()));
+        if let Some(purge) = r.purge {
+            self.purges.push((r.id(), purge));
         }
     }
 }

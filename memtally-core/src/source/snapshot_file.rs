@@ -2,10 +2,11 @@
 //! JSON of `memtally show` or `memtally vmmap`, so any of them can be
 //! compared with `diff` and drawn with `plot`.
 
+use serde::Deserialize;
 use serde_json::Value;
 
-use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SNAPSHOT_VERSION};
-use crate::model::{Group, Sizes};
+use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind, SNAPSHOT_VERSION};
+use crate::model::{Group, Purge, SizeSource, Sizes};
 
 /// Turns a JSON document into a snapshot, or says what it is not.
 pub fn from_json(value: Value) -> std::result::Result<Snapshot, String> {
@@ -20,14 +21,14 @@ pub fn from_json(value: Value) -> std::result::Result<Snapshot, String> {
     }
     if value.get("regions").is_some() && value.get("pid").is_some() {
         let p = show_process(&value)?;
-        return Ok(Snapshot::of(vec![p], "linux"));
+        return Ok(Snapshot::of(vec![p], SnapshotKind::Linux));
     }
     if let (Some(procs), Some(_)) =
         (value.get("processes").and_then(Value::as_array), value.get("categories"))
     {
         let processes =
             procs.iter().map(show_process).collect::<std::result::Result<Vec<_>, _>>()?;
-        return Ok(Snapshot::of(processes, "linux"));
+        return Ok(Snapshot::of(processes, SnapshotKind::Linux));
     }
     if value.get("regions_read").is_some() && value.get("header").is_some() {
         return vmmap_json(&value);
@@ -42,13 +43,13 @@ fn vmmap_json(v: &Value) -> std::result::Result<Snapshot, String> {
         .as_array()
         .map(|rs| {
             rs.iter()
-                .map(|r| {
+                .map(|r| -> std::result::Result<SnapRegion, String> {
                     let region_type = r
                         .get("region_type")
                         .and_then(Value::as_str)
                         .unwrap_or_default()
                         .to_string();
-                    SnapRegion {
+                    Ok(SnapRegion {
                         start: num(r, "start"),
                         end: num(r, "end"),
                         perms: r
@@ -59,7 +60,13 @@ fn vmmap_json(v: &Value) -> std::result::Result<Snapshot, String> {
                         path: r.get("detail").and_then(Value::as_str).map(String::from),
                         category: region_type.clone(),
                         region_type: Some(region_type),
-                        purge: r.get("purge").and_then(Value::as_str).map(String::from),
+                        purge: match r.get("purge") {
+                            Some(p) => Some(
+                                Purge::deserialize(p)
+                                    .map_err(|e| format!("regions: purge: {e}"))?,
+                            ),
+                            None => None,
+                        },
                         offset: None,
                         inode: None,
                         sizes: Sizes {
@@ -69,10 +76,11 @@ fn vmmap_json(v: &Value) -> std::result::Result<Snapshot, String> {
                             swap: num(r, "swap"),
                             ..Default::default()
                         },
-                    }
+                    })
                 })
                 .collect()
         })
+        .transpose()?
         .unwrap_or_default();
     let categories = if regions.is_empty() {
         v["summary"]
@@ -116,12 +124,12 @@ fn vmmap_json(v: &Value) -> std::result::Result<Snapshot, String> {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string(),
-        source: "vmmap".into(),
+        source: SizeSource::Vmmap,
         totals,
         categories,
         regions,
     };
-    let mut snap = Snapshot::of(vec![process], "vmmap");
+    let mut snap = Snapshot::of(vec![process], SnapshotKind::Vmmap);
     snap.kernel = h.get("os_version").and_then(Value::as_str).map(String::from);
     Ok(snap)
 }
@@ -142,7 +150,10 @@ fn show_process(v: &Value) -> std::result::Result<SnapProcess, String> {
         user: None,
         comm: v.get("comm").and_then(Value::as_str).unwrap_or_default().to_string(),
         command: v.get("command").and_then(Value::as_str).unwrap_or_default().to_string(),
-        source: v.get("source").and_then(Value::as_str).unwrap_or("smaps").to_string(),
+        source: match v.get("source") {
+            Some(s) => serde_json::from_value(s.clone()).map_err(|e| format!("source: {e}"))?,
+            None => SizeSource::Smaps,
+        },
         totals,
         categories,
         regions,

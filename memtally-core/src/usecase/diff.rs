@@ -7,20 +7,18 @@
 
 use std::path::Path;
 
-use crate::analyze::diff::{diff_digests, unmatched, Diff, DiffOptions, DIFF_FIGURES};
+use crate::analyze::diff::{diff_digests, unmatched, Diff, DiffOptions};
 use crate::error::{Error, Result};
 use crate::model::snapshot::Digest;
 use crate::usecase::snapshot::load_digest;
-use crate::usecase::top::check_sort;
 
 /// What changed from `before` to `after` (any documents
 /// [`load`](crate::usecase::snapshot::load) reads, both of one kind: two
 /// Linux snapshots or two vmmap reports).
 pub fn diff_files(before: &Path, after: &Path, opts: &DiffOptions) -> Result<Diff> {
-    check_sort(&opts.sort, DIFF_FIGURES)?;
     let (a, a_streamed) = load_digest(before, &[])?;
     let (b, b_streamed) = load_digest(after, &[])?;
-    let (ka, kb) = (&a.snapshot.kind, &b.snapshot.kind);
+    let (ka, kb) = (a.snapshot.kind.name(), b.snapshot.kind.name());
     if ka != kb {
         return Err(Error::Usage(format!(
             "cannot compare a {ka} snapshot ({}) with a {kb} one ({})",

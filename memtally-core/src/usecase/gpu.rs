@@ -159,7 +159,7 @@ pub(crate) fn add_to_top(root: &ProcRoot, processes: &mut [ProcMemory]) {
         report.processes.iter().map(|p| (p.pid, p.proportional)).collect();
     for p in processes.iter_mut() {
         if read.contains(&p.info.pid) {
-            p.sizes.set("gpu", by_pid.get(&p.info.pid).copied().unwrap_or(0));
+            p.sizes.gpu = Some(by_pid.get(&p.info.pid).copied().unwrap_or(0));
         }
     }
 }

@@ -3,14 +3,14 @@
 //! bounded memory); or a selection of processes read in full and summed.
 
 use crate::analyze::classic::Classic;
+use crate::analyze::group::GroupSort;
 use crate::analyze::select::Selection;
-use crate::analyze::show::{build, finish, Fold, Report, ShowBy, SORT_FIELDS};
+use crate::analyze::show::{build, finish, Fold, Report, ShowBy};
 use crate::error::{Error, Result};
 use crate::model::{Needs, Process, Region};
 use crate::source::ProcRoot;
 use crate::usecase::read::read_processes;
 use crate::usecase::select::select;
-use crate::usecase::top::check_sort;
 use crate::usecase::{gpu, Progress};
 
 /// How to group, sort and cut the rows.
@@ -18,10 +18,9 @@ use crate::usecase::{gpu, Progress};
 pub struct ShowOptions {
     /// What the rows are grouped by.
     pub by: ShowBy,
-    /// Sort rows by these figures, largest first (`dirty`, `rss`, `pss`,
-    /// `regions`, ...; an unknown one is a usage error that lists the rest).
-    /// Empty: the view's default ([`ShowBy::default_sort`]).
-    pub sort: Vec<String>,
+    /// Sort rows by these, largest first. Empty: the view's default
+    /// ([`ShowBy::default_sort`]).
+    pub sort: Vec<GroupSort>,
     /// Keep the first N rows (totals still cover every region).
     pub top: Option<usize>,
 }
@@ -29,13 +28,6 @@ pub struct ShowOptions {
 impl Default for ShowOptions {
     fn default() -> ShowOptions {
         ShowOptions { by: ShowBy::Category, sort: Vec::new(), top: None }
-    }
-}
-
-impl ShowOptions {
-    /// A usage error for an unknown sort field.
-    pub fn check(&self) -> Result<()> {
-        check_sort(&self.sort, SORT_FIELDS)
     }
 }
 
@@ -47,7 +39,6 @@ pub fn show_process(
     opts: &ShowOptions,
     mut each: impl FnMut(&Process, &Region),
 ) -> Result<Report> {
-    opts.check()?;
     let mut fold = Fold::new(opts.by);
     let process = root.process_with(pid, |p, r| {
         fold.add(&r);
@@ -68,7 +59,6 @@ pub fn show_selection(
     opts: &ShowOptions,
     progress: &dyn Progress,
 ) -> Result<Report> {
-    opts.check()?;
     let selected = select(root, sel, Needs::default())?;
     selected.require_any(root, sel)?;
     let mut read = read_processes(root, &selected.infos, progress);

@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 
 use crate::analyze::select::Selection;
-use crate::analyze::top::{build, TopBy, TopReport, TOP_SORT_FIELDS};
-use crate::error::{Error, Result};
-use crate::model::{CgroupMemory, Needs, Scan};
+use crate::analyze::top::{build, TopBy, TopReport, TopSort};
+use crate::error::Result;
+use crate::model::{CgroupMemory, Figure, Needs, Scan};
 use crate::source::cgroup::CgroupRoot;
 use crate::source::users::UserNames;
 use crate::source::{scan, ProcRoot};
@@ -21,10 +21,8 @@ pub struct TopOptions {
     pub select: Selection,
     /// How the rows are grouped.
     pub by: TopBy,
-    /// Sort by these figures, largest first (`pss`, `uss`, `rss`, `gpu`,
-    /// `processes`, ...; `pid` sorts smallest first; an unknown one is a
-    /// usage error that lists the rest).
-    pub sort: Vec<String>,
+    /// Sort by these, largest first (`pid` smallest first).
+    pub sort: Vec<TopSort>,
     /// Keep the first N rows (totals still cover every process).
     pub top: Option<usize>,
     /// Read every process's command line and cgroup (JSON and CSV print
@@ -37,7 +35,7 @@ impl Default for TopOptions {
         TopOptions {
             select: Selection::default(),
             by: TopBy::Process,
-            sort: vec!["pss".into()],
+            sort: vec![TopSort::Figure(Figure::Pss)],
             top: Some(20),
             every_identity: false,
         }
@@ -63,22 +61,8 @@ pub struct Top {
     pub cgroups: HashMap<String, CgroupMemory>,
 }
 
-/// Checks sort fields against a list, for a usage error naming the choices.
-pub(crate) fn check_sort(sort: &[String], allowed: &[&str]) -> Result<()> {
-    for f in sort {
-        if !allowed.contains(&f.as_str()) {
-            return Err(Error::Usage(format!(
-                "--sort {f}: unknown field; use one of {}",
-                allowed.join(", ")
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// Reads the selection and builds the view.
 pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Result<Top> {
-    check_sort(&opts.sort, TOP_SORT_FIELDS)?;
     let needs = Needs {
         cmdline: opts.by == TopBy::Program || opts.every_identity,
         cgroup: opts.by == TopBy::Cgroup || opts.every_identity,
@@ -149,9 +133,7 @@ pub struct TopReader {
 impl TopReader {
     /// Every process, grouped and sorted as `top --by BY --sort SORT --all`;
     /// `cgroups` reads every process's cgroup too.
-    pub fn top(&mut self, root: &ProcRoot, by: TopBy, sort: &str, cgroups: bool) -> Result<Top> {
-        let sort = [sort.to_string()];
-        check_sort(&sort, TOP_SORT_FIELDS)?;
+    pub fn top(&mut self, root: &ProcRoot, by: TopBy, sort: TopSort, cgroups: bool) -> Result<Top> {
         let needs = Needs { cmdline: false, cgroup: cgroups || by == TopBy::Cgroup };
         let selected = select(root, &Selection::default(), needs)?;
         let threads = scan::default_threads();
@@ -182,7 +164,7 @@ impl TopReader {
         let meminfo = root.meminfo();
         let users = UserNames::default();
         let mut report =
-            build(&found.processes, by, &sort, None, &|uid| users.name(uid), meminfo.as_ref());
+            build(&found.processes, by, &[sort], None, &|uid| users.name(uid), meminfo.as_ref());
         if let Some(m) = report.machine.as_mut() {
             m.shmem_mounts = crate::source::mounts::tmpfs_usage(root);
             crate::usecase::machine::add_drivers(root, m);

@@ -7,14 +7,14 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::analyze::group::sort_groups;
+use crate::analyze::group::{sort_groups, GroupSort};
 use crate::analyze::vmmap::{
     summary_footprint, total_check, CountMismatch, Footprint, SeedView, Tally, TotalCheck,
     TypeFilter, VmmapBy,
 };
 use crate::error::{Error, Result};
 use crate::model::vmmap::{Document, Record};
-use crate::model::{Group, Grouper, Region};
+use crate::model::{Figure, Group, Grouper, Region};
 use crate::source::vmmap::{self, runner, ParseOptions};
 
 /// Where the report comes from.
@@ -148,7 +148,7 @@ pub fn read(
     check(&source, &doc, opts.strict)?;
     let groups = grouping.map(|(by, g)| {
         let mut g = g.into_groups();
-        sort_groups(&mut g, &["dirty", "swap", "size"]);
+        sort_groups(&mut g, &[Figure::Dirty, Figure::Swap, Figure::Size].map(GroupSort::Figure));
         (crate::model::Named::name(by), g)
     });
     let mismatches = tally.count_check(&doc);

@@ -7,16 +7,36 @@ use std::collections::BTreeMap;
 use crate::analyze::category::Category;
 use crate::analyze::select::Selection;
 use crate::analyze::snapshot::categories;
-use crate::analyze::trend::Sample;
+use crate::analyze::trend::{Sample, Scope};
 use crate::error::Result;
-use crate::model::{Needs, Sizes};
+use crate::model::{Figure, Named, Needs, Sizes};
 use crate::source::{scan, ProcRoot};
 use crate::usecase::select::{require_read, select};
 
-/// Figures recorded per sample (the series CSV's columns after
-/// scope/key/label).
-pub const SERIES_FIGURES: &[&str] =
-    &["rss", "pss", "uss", "dirty", "private_dirty", "shared_dirty", "swap_pss"];
+/// A figure recorded per sample: the series CSV's columns after
+/// scope/key/label, in [`Named::ALL`] order, and what `plot` can draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeriesFigure(pub Figure);
+
+impl Named for SeriesFigure {
+    const ALL: &'static [SeriesFigure] = &[
+        SeriesFigure(Figure::Rss),
+        SeriesFigure(Figure::Pss),
+        SeriesFigure(Figure::Uss),
+        SeriesFigure(Figure::Dirty),
+        SeriesFigure(Figure::PrivateDirty),
+        SeriesFigure(Figure::SharedDirty),
+        SeriesFigure(Figure::SwapPss),
+    ];
+
+    fn name(self) -> &'static str {
+        self.0.name()
+    }
+
+    fn help(self) -> &'static str {
+        self.0.help()
+    }
+}
 
 /// Whether a sample reads categories.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -48,13 +68,11 @@ pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Samp
     let mut total = Sizes::default();
     for p in &found.processes {
         total.add(&p.sizes);
-        sample.insert(
-            ("process".into(), p.info.pid.to_string()),
-            (p.info.command(), p.sizes.clone()),
-        );
+        sample
+            .insert((Scope::Process, p.info.pid.to_string()), (p.info.command(), p.sizes.clone()));
     }
     sample.insert(
-        ("total".into(), "total".into()),
+        (Scope::Total, "total".into()),
         (format!("{} processes", found.processes.len()), total),
     );
     if with_categories {
@@ -68,7 +86,7 @@ pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Samp
         }
         for (k, s) in cats {
             let label = Category::ALL.iter().find(|c| c.key() == k).map_or(k, |c| c.label());
-            sample.insert(("category".into(), k.to_string()), (label.to_string(), s));
+            sample.insert((Scope::Category, k.to_string()), (label.to_string(), s));
         }
     }
     Ok(sample)

@@ -4,9 +4,10 @@
 //! has overflow checks on: a sum that wraps panics there as it does under
 //! `cargo fuzz run -a`.
 
-use memtally_core::analyze::diff::{diff, DiffOptions};
+use memtally_core::analyze::diff::{diff, DiffOptions, DiffSort};
+use memtally_core::analyze::group::GroupSort;
 use memtally_core::analyze::{categorize, show};
-use memtally_core::model::Sizes;
+use memtally_core::model::{Figure, Sizes};
 use memtally_core::source::smaps::SmapsReader;
 
 /// smaps / maps text: the parser and every analysis over what it returns.
@@ -32,7 +33,12 @@ pub fn smaps(data: &[u8]) {
         streamed: None,
     }];
     for by in [show::ShowBy::Category, show::ShowBy::Path, show::ShowBy::Perms] {
-        let rep = show::build(procs.clone(), by, &["dirty".into(), "rss".into()], Some(3));
+        let rep = show::build(
+            procs.clone(),
+            by,
+            &[GroupSort::Figure(Figure::Dirty), GroupSort::Figure(Figure::Rss)],
+            Some(3),
+        );
         assert_eq!(rep.totals.rss, sum.rss);
         let _ = memtally_core::analyze::snapshot::linux_snapshot(
             &rep.processes,
@@ -75,7 +81,7 @@ pub fn fdinfo(data: &[u8]) {
 pub fn snapshot(data: &[u8]) {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else { return };
     let Ok(snap) = memtally_core::source::snapshot_file::from_json(value) else { return };
-    let d = diff(&snap, &snap, &DiffOptions { sort: vec!["dirty".into()], min_delta: 0 });
+    let d = diff(&snap, &snap, &DiffOptions { sort: vec![DiffSort(Figure::Dirty)], min_delta: 0 });
     assert!(d.processes.is_empty(), "a snapshot equals itself");
     let _ = serde_json::to_string(&snap);
 }

@@ -4,10 +4,11 @@
 //! is never above its resident when the kernel's never is); snapshots
 //! round-trip through JSON; a snapshot compared with itself has no change.
 
-use memtally_core::analyze::diff::{diff, DiffOptions};
+use memtally_core::analyze::diff::{diff, DiffOptions, DiffSort};
+use memtally_core::analyze::group::GroupSort;
 use memtally_core::analyze::show::{build, ShowBy};
 use memtally_core::analyze::snapshot::{linux_snapshot, Moment};
-use memtally_core::model::{Named, Process, SizeSource, Sizes};
+use memtally_core::model::{Figure, Named, Process, SizeSource, Sizes};
 use memtally_core::source::smaps::SmapsReader;
 use memtally_core::source::snapshot_file::from_json;
 use proptest::prelude::*;
@@ -138,7 +139,7 @@ proptest! {
         let parsed = SmapsReader::new(smaps_text(&regions).as_bytes()).read_all().unwrap();
         let ps = [process(parsed)];
         for by in [ShowBy::Category, ShowBy::Path, ShowBy::Perms] {
-            let report = build(ps.to_vec(), by, &["dirty".into()], None);
+            let report = build(ps.to_vec(), by, &[GroupSort::Figure(Figure::Dirty)], None);
             let mut sum = Sizes::default();
             let mut count = 0;
             for row in &report.rows {
@@ -146,14 +147,23 @@ proptest! {
                 count += row.regions;
             }
             prop_assert_eq!(count, regions.len());
-            for f in ["size", "rss", "pss", "private_dirty", "shared_dirty", "swap", "dirty", "uss"] {
-                prop_assert_eq!(sum.figure(f), report.totals.figure(f), "{} by {}", f, by.name());
+            for f in [
+                Figure::Size,
+                Figure::Rss,
+                Figure::Pss,
+                Figure::PrivateDirty,
+                Figure::SharedDirty,
+                Figure::Swap,
+                Figure::Dirty,
+                Figure::Uss,
+            ] {
+                prop_assert_eq!(sum.figure(f), report.totals.figure(f), "{} by {}", f.name(), by.name());
             }
             let mut cats = Sizes::default();
             for (_, g) in &report.categories {
                 cats.add(&g.sizes);
             }
-            prop_assert_eq!(cats.figure("rss"), report.totals.figure("rss"));
+            prop_assert_eq!(cats.figure(Figure::Rss), report.totals.figure(Figure::Rss));
         }
     }
 
@@ -164,11 +174,11 @@ proptest! {
         let json = serde_json::to_value(&snap).unwrap();
         let back = from_json(json.clone()).unwrap();
         prop_assert_eq!(serde_json::to_value(&back).unwrap(), json);
-        let d = diff(&snap, &back, &DiffOptions { sort: vec!["dirty".into()], min_delta: 0 });
+        let d = diff(&snap, &back, &DiffOptions { sort: vec![DiffSort(Figure::Dirty)], min_delta: 0 });
         prop_assert!(d.processes.is_empty() && d.categories.is_empty() && d.regions.is_empty());
         // No regions, no resident figure at all: unknown, not zero.
         let want = if regions.is_empty() { None } else { Some(0) };
-        prop_assert_eq!(d.totals.delta("rss"), want);
+        prop_assert_eq!(d.totals.delta(Figure::Rss), want);
     }
 
     #[test]
@@ -183,10 +193,10 @@ proptest! {
         let before = linux_snapshot(&[pa.clone()], Moment::default(), vec![]);
         pa.regions = parse(&b);
         let after = linux_snapshot(&[pa, pb], Moment::default(), vec![]);
-        let d = diff(&before, &after, &DiffOptions { sort: vec!["rss".into()], min_delta: 0 });
-        for f in ["rss", "dirty", "size"] {
+        let d = diff(&before, &after, &DiffOptions { sort: vec![DiffSort(Figure::Rss)], min_delta: 0 });
+        for f in [Figure::Rss, Figure::Dirty, Figure::Size] {
             let parts: i128 = d.processes.iter().filter_map(|p| p.delta(f)).sum();
-            prop_assert_eq!(Some(parts), d.totals.delta(f), "{}", f);
+            prop_assert_eq!(Some(parts), d.totals.delta(f), "{}", f.name());
         }
     }
 }

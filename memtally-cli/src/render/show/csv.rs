@@ -22,22 +22,22 @@ pub fn csv(report: &Report, regions: bool, out: &mut dyn Write) -> std::io::Resu
     }
     let mut w = csv::Writer::from_writer(out);
     let mut header = vec![report.by.name(), "regions"];
-    header.extend(CSV_FIGURES);
+    header.extend(CSV_FIGURES.iter().map(|f| f.name()));
     w.write_record(&header)?;
     for row in &report.rows {
         let mut rec =
             vec![crate::render::table::csv_text(row.key.clone()), row.regions.to_string()];
-        rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(row.sizes.figure(f))));
+        rec.extend(CSV_FIGURES.iter().map(|&f| csv_cell(row.sizes.figure(f))));
         w.write_record(&rec)?;
     }
     let mut rec = vec!["total".to_string(), report.region_count.to_string()];
-    rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(report.totals.figure(f))));
+    rec.extend(CSV_FIGURES.iter().map(|&f| csv_cell(report.totals.figure(f))));
     w.write_record(&rec)?;
     // GPU rows after the total, which they are not part of (docs/gpu-json.md).
     let gpu = report.gpu.as_ref().filter(|_| report.by == ShowBy::Category);
     for (label, sizes) in gpu.map(gpu_rows).unwrap_or_default() {
         let mut rec = vec![label, String::new()];
-        rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(sizes.figure(f))));
+        rec.extend(CSV_FIGURES.iter().map(|&f| csv_cell(sizes.figure(f))));
         w.write_record(&rec)?;
     }
     w.flush()

@@ -11,7 +11,7 @@ use std::io::Write;
 
 use memtally_core::analyze::gpu::GpuShow;
 use memtally_core::analyze::show::Report;
-use memtally_core::model::{Process, SizeSource, Sizes};
+use memtally_core::model::{Figure, Process, SizeSource, Sizes};
 
 use crate::render::units::human_opt;
 use crate::render::Printer;
@@ -36,30 +36,30 @@ impl Printer for Report {
 }
 
 /// The size columns of `show`, dirty first: it is what the seed says matters.
-pub(crate) const COLUMNS: &[(&str, &str)] = &[
-    ("PRIV DIRTY", "private_dirty"),
-    ("SHR DIRTY", "shared_dirty"),
-    ("RSS", "rss"),
-    ("PSS", "pss"),
-    ("CLEAN", "clean"),
-    ("SWAP", "swap"),
-    ("VIRTUAL", "size"),
+pub(crate) const COLUMNS: &[(&str, Figure)] = &[
+    ("PRIV DIRTY", Figure::PrivateDirty),
+    ("SHR DIRTY", Figure::SharedDirty),
+    ("RSS", Figure::Rss),
+    ("PSS", Figure::Pss),
+    ("CLEAN", Figure::Clean),
+    ("SWAP", Figure::Swap),
+    ("VIRTUAL", Figure::Size),
 ];
 
 /// The size columns of `show` over several processes: only figures that
 /// add up across processes. RSS, SHR DIRTY, CLEAN and SWAP would count a
 /// page shared by N of them N times; PSS DIRTY (Pss_Dirty) and SWAP PSS
 /// (SwapPss) divide it among them.
-pub(crate) const COLUMNS_SEVERAL: &[(&str, &str)] = &[
-    ("PRIV DIRTY", "private_dirty"),
-    ("PSS DIRTY", "pss_dirty"),
-    ("PSS", "pss"),
-    ("SWAP PSS", "swap_pss"),
-    ("VIRTUAL", "size"),
+pub(crate) const COLUMNS_SEVERAL: &[(&str, Figure)] = &[
+    ("PRIV DIRTY", Figure::PrivateDirty),
+    ("PSS DIRTY", Figure::PssDirty),
+    ("PSS", Figure::Pss),
+    ("SWAP PSS", Figure::SwapPss),
+    ("VIRTUAL", Figure::Size),
 ];
 
 /// The size columns for a view of `processes` processes.
-pub(crate) fn columns(processes: usize) -> &'static [(&'static str, &'static str)] {
+pub(crate) fn columns(processes: usize) -> &'static [(&'static str, Figure)] {
     if processes > 1 {
         COLUMNS_SEVERAL
     } else {
@@ -71,8 +71,8 @@ pub(crate) fn figures(sizes: &Sizes) -> Vec<String> {
     figures_in(COLUMNS, sizes)
 }
 
-pub(crate) fn figures_in(columns: &[(&str, &str)], sizes: &Sizes) -> Vec<String> {
-    columns.iter().map(|(_, f)| human_opt(sizes.figure(f))).collect()
+pub(crate) fn figures_in(columns: &[(&str, Figure)], sizes: &Sizes) -> Vec<String> {
+    columns.iter().map(|&(_, f)| human_opt(sizes.figure(f))).collect()
 }
 
 /// The heading line: who, and where the figures came from; a long
@@ -131,20 +131,20 @@ pub(crate) fn gpu_rows(g: &GpuShow) -> Vec<(String, Sizes)> {
     rows
 }
 
-/// CSV columns: every row has the same ones, in bytes; an unknown figure
-/// is an empty cell.
-pub(crate) const CSV_FIGURES: &[&str] = &[
-    "size",
-    "rss",
-    "pss",
-    "shared_clean",
-    "shared_dirty",
-    "private_clean",
-    "private_dirty",
-    "swap",
-    "swap_pss",
-    "anonymous",
-    "locked",
+/// CSV columns: every row has the same ones, in bytes; a figure the
+/// source does not give is an empty cell.
+pub(crate) const CSV_FIGURES: &[Figure] = &[
+    Figure::Size,
+    Figure::Rss,
+    Figure::Pss,
+    Figure::SharedClean,
+    Figure::SharedDirty,
+    Figure::PrivateClean,
+    Figure::PrivateDirty,
+    Figure::Swap,
+    Figure::SwapPss,
+    Figure::Anonymous,
+    Figure::Locked,
 ];
 
 pub(crate) fn csv_cell(v: Option<u64>) -> String {

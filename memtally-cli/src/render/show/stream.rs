@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use memtally_core::analyze::categorize;
 use memtally_core::analyze::show::Report;
-use memtally_core::model::{Process, Region};
+use memtally_core::model::{Named, Process, Region};
 
 use super::json::json_doc;
 use super::json_region::RegionWriter;
@@ -96,7 +96,7 @@ impl RegionStream {
                     categorize(r).key().to_string(),
                     crate::render::table::escape_controls(r.path.clone().unwrap_or_default()),
                 ];
-                rec.extend(CSV_FIGURES.iter().map(|f| csv_cell(r.sizes.figure(f))));
+                rec.extend(CSV_FIGURES.iter().map(|&f| csv_cell(r.sizes.figure(f))));
                 let mut w =
                     ::csv::WriterBuilder::new().has_headers(false).from_writer(&mut self.buf);
                 w.write_record(&rec)?;
@@ -148,7 +148,7 @@ impl RegionStream {
             }
             StreamKind::Csv => {
                 let mut header = vec!["pid", "start", "end", "perms", "category", "path"];
-                header.extend(CSV_FIGURES);
+                header.extend(CSV_FIGURES.iter().map(|f| f.name()));
                 let mut w = ::csv::Writer::from_writer(&mut self.buf);
                 w.write_record(&header)?;
                 w.flush()?;

@@ -2,8 +2,9 @@
 
 use serde_json::Value;
 
+use memtally_core::analyze::group::GroupSort;
 use memtally_core::analyze::show::{build, finish, Fold, Report, ShowBy};
-use memtally_core::model::{Backing, Named, Process, Region, SizeSource};
+use memtally_core::model::{Backing, Figure, Named, Process, Region, SizeSource};
 use memtally_core::source::ProcRoot;
 
 use super::json::json_value;
@@ -43,7 +44,12 @@ fn streamed(
             stream.region(p, &r, &mut out).unwrap();
         })
         .unwrap();
-    let report = finish(vec![p], fold, &["dirty".into(), "rss".into()], Some(5));
+    let report = finish(
+        vec![p],
+        fold,
+        &[GroupSort::Figure(Figure::Dirty), GroupSort::Figure(Figure::Rss)],
+        Some(5),
+    );
     stream.finish(&report, &mut out).unwrap();
     out
 }
@@ -58,7 +64,12 @@ fn streaming_prints_what_the_in_memory_view_prints() {
         for pid in pids {
             let p = [root.process(pid).unwrap()];
             for by in [ShowBy::Category, ShowBy::Path, ShowBy::Perms] {
-                let report = build(p.to_vec(), by, &["dirty".into(), "rss".into()], Some(5));
+                let report = build(
+                    p.to_vec(),
+                    by,
+                    &[GroupSort::Figure(Figure::Dirty), GroupSort::Figure(Figure::Rss)],
+                    Some(5),
+                );
                 // JSON: the same document (keys in another order).
                 let got: Value = serde_json::from_slice(&streamed(
                     &root,
@@ -143,7 +154,7 @@ fn streamed_json_handles_every_region_shape() {
         rollup: None,
         streamed: None,
     }];
-    let report = build(p.to_vec(), ShowBy::Path, &["dirty".into()], None);
+    let report = build(p.to_vec(), ShowBy::Path, &[GroupSort::Figure(Figure::Dirty)], None);
     assert_eq!(fast(&report), slow(&report));
     let mut none = p.clone();
     none[0].regions.clear();

@@ -8,7 +8,8 @@ use std::io::{BufRead, ErrorKind};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::model::{MemInfo, Process, Region, SizeSource, Sizes, Streamed};
+use crate::model::sizes::ROUNDED_PER_MAPPING;
+use crate::model::{Figure, MemInfo, Process, Region, SizeSource, Sizes, Streamed};
 pub(crate) use crate::source::bounded::read_bounded;
 use crate::source::bounded::{Kind, Tree};
 use crate::source::smaps::{SmapsError, SmapsReader};
@@ -443,22 +444,20 @@ impl ProcRoot {
 fn same_instant(rollup: &Sizes, sum: &Sizes, regions: usize) -> bool {
     let rounding = (regions as u64).saturating_mul(1024);
     let exact = [
-        "rss",
-        "shared_clean",
-        "shared_dirty",
-        "private_clean",
-        "private_dirty",
-        "anonymous",
-        "swap",
+        Figure::Rss,
+        Figure::SharedClean,
+        Figure::SharedDirty,
+        Figure::PrivateClean,
+        Figure::PrivateDirty,
+        Figure::Anonymous,
+        Figure::Swap,
     ]
     .iter()
-    .all(|k| rollup.get(k) == sum.get(k));
-    let rounded = ["pss", "pss_dirty", "pss_anon", "pss_file", "pss_shmem", "swap_pss"].iter().all(
-        |k| match (rollup.get(k), sum.get(k)) {
-            (Some(r), Some(s)) => r >= s && r - s <= rounding,
-            _ => true,
-        },
-    );
+    .all(|&k| rollup.field(k) == sum.field(k));
+    let rounded = ROUNDED_PER_MAPPING.iter().all(|&k| match (rollup.field(k), sum.field(k)) {
+        (Some(r), Some(s)) => r >= s && r - s <= rounding,
+        _ => true,
+    });
     exact && rounded
 }
 
