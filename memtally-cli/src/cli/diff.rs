@@ -21,13 +21,8 @@ pub struct DiffArgs {
     pub after: PathBuf,
 
     /// Sort by the growth of these figures (comma-separated).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "dirty,pss",
-        value_name = "FIELD",
-        value_parser = choice::<DiffSort>()
-    )]
+    #[arg(long, value_delimiter = ',', value_name = "FIELD")]
+    #[arg(default_value = "dirty,pss", value_parser = choice::<DiffSort>())]
     pub sort: Vec<DiffSort>,
 
     /// Hide rows whose largest change is smaller than this (bytes, or with K, M, G: `1M`).

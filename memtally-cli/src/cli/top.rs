@@ -34,13 +34,8 @@ pub struct TopArgs {
 
     /// Sort by these figures, largest first (comma-separated; pid smallest
     /// first).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "pss",
-        value_name = "FIELD",
-        value_parser = choice::<TopSort>()
-    )]
+    #[arg(long, value_delimiter = ',', value_name = "FIELD")]
+    #[arg(default_value = "pss", value_parser = choice::<TopSort>())]
     pub sort: Vec<TopSort>,
 
     /// Output format.

@@ -20,83 +20,52 @@ fn signed(v: i64) -> String {
     }
 }
 
-/// A memory figure of a cgroup row, named as in CSV.
-#[derive(Clone, Copy)]
-enum CgroupFigure {
-    Usage,
-    Limit,
-    High,
-    Peak,
-    WorkingSet,
-    Swap,
-    Anon,
-    File,
-    ActiveFile,
-    InactiveFile,
-    Shmem,
-    Kernel,
-    Sock,
+/// Declares the memory figures of a cgroup row once: the variant, its
+/// CSV name, and how it is read from the row `r` and its memory `m`.
+macro_rules! cgroup_figures {
+    (($m:ident, $r:ident) $( $variant:ident = $name:literal, $read:expr; )*) => {
+        /// A memory figure of a cgroup row.
+        #[derive(Clone, Copy)]
+        enum CgroupFigure {
+            $( $variant, )*
+        }
+
+        impl CgroupFigure {
+            /// Every figure, in CSV order.
+            const ALL: &'static [CgroupFigure] = &[ $( CgroupFigure::$variant, )* ];
+
+            fn name(self) -> &'static str {
+                match self {
+                    $( CgroupFigure::$variant => $name, )*
+                }
+            }
+
+            /// The figure of a row; `None` where its memory files were not read.
+            fn of(self, $r: &CgroupRow) -> Option<u64> {
+                let $m = $r.memory.as_ref()?;
+                match self {
+                    $( CgroupFigure::$variant => $read, )*
+                }
+            }
+        }
+    };
 }
 
-impl CgroupFigure {
-    /// Every figure, in CSV order.
-    const ALL: [CgroupFigure; 13] = {
-        use CgroupFigure::*;
-        [
-            Usage,
-            Limit,
-            High,
-            Peak,
-            WorkingSet,
-            Swap,
-            Anon,
-            File,
-            ActiveFile,
-            InactiveFile,
-            Shmem,
-            Kernel,
-            Sock,
-        ]
-    };
-
-    fn name(self) -> &'static str {
-        use CgroupFigure::*;
-        match self {
-            Usage => "usage",
-            Limit => "limit",
-            High => "high",
-            Peak => "peak",
-            WorkingSet => "working_set",
-            Swap => "swap",
-            Anon => "anon",
-            File => "file",
-            ActiveFile => "active_file",
-            InactiveFile => "inactive_file",
-            Shmem => "shmem",
-            Kernel => "kernel",
-            Sock => "sock",
-        }
-    }
-
-    fn of(self, r: &CgroupRow) -> Option<u64> {
-        use CgroupFigure::*;
-        let m = r.memory.as_ref()?;
-        match self {
-            Usage => m.usage,
-            Limit => m.limit,
-            High => m.high,
-            Peak => m.peak,
-            WorkingSet => r.working_set,
-            Swap => m.swap,
-            Anon => m.anon,
-            File => m.file,
-            ActiveFile => m.active_file,
-            InactiveFile => m.inactive_file,
-            Shmem => m.shmem,
-            Kernel => m.kernel,
-            Sock => m.sock,
-        }
-    }
+cgroup_figures! {
+    (m, r)
+    Usage = "usage", m.usage;
+    Limit = "limit", m.limit;
+    High = "high", m.high;
+    Peak = "peak", m.peak;
+    WorkingSet = "working_set", r.working_set;
+    Swap = "swap", m.swap;
+    Anon = "anon", m.anon;
+    File = "file", m.file;
+    ActiveFile = "active_file", m.active_file;
+    InactiveFile = "inactive_file", m.inactive_file;
+    Shmem = "shmem", m.shmem;
+    Kernel = "kernel", m.kernel;
+    Sock = "sock", m.sock;
 }
 
 /// The table's memory columns.
@@ -194,7 +163,7 @@ impl Printer for CgroupView {
     fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let mut w = csv::Writer::from_writer(out);
         let mut header = vec!["cgroup", "processes", "pss"];
-        header.extend(CgroupFigure::ALL.map(CgroupFigure::name));
+        header.extend(CgroupFigure::ALL.iter().map(|f| f.name()));
         w.write_record(&header)?;
         let cell = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
         for r in &self.rows {
