@@ -54,7 +54,7 @@ fn linux_region(r: &Region) -> SnapRegion {
 
 /// A snapshot of Linux processes.
 /// Its `notes` are left empty: they are worded by whoever writes the
-/// document (see [`crate::usecase::snapshot::Taken`]).
+/// document (the `take` use case hands them out beside it).
 pub fn linux_snapshot(processes: &[Process], moment: Moment) -> Snapshot {
     let procs: Vec<SnapProcess> = processes
         .iter()
