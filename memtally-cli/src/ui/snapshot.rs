@@ -57,6 +57,7 @@ pub fn write(app: &App) -> Result<PathBuf> {
         return Err(Error::Usage("nothing shown to snapshot".into()));
     }
     let snapshot = take(&app.root, &sel, &Silent)?;
+    let snapshot = crate::render::notes::document(snapshot);
     let mut json = serde_json::to_vec(&snapshot).map_err(|e| Error::Usage(e.to_string()))?;
     json.push(b'\n');
     let stamp: String = humantime::format_rfc3339_seconds(std::time::SystemTime::now())

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::model::snapshot::{Digest, SnapProcess, SnapRegion, Snapshot};
-use crate::model::{Group, Grouper, Sizes};
+use crate::model::{Group, Grouper, Note, Side, Sizes};
 
 /// Figures compared by default and offered to `--sort`.
 pub(crate) const DIFF_FIGURES: &[&str] =
@@ -113,7 +113,7 @@ pub struct Diff {
     /// Where a snapshot's stored totals disagree with its own regions (an
     /// edited or damaged file): the process and total rows then use the
     /// regions' sums, and each such process is named here.
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 /// Options that shape the result.
@@ -170,10 +170,10 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
     let mut paths_after = Grouper::new();
     let mut notes = Vec::new();
     let totals_a: Vec<Sizes> = (0..a.processes.len())
-        .map(|i| region_checked_totals(da, i, "the first snapshot", &mut notes))
+        .map(|i| region_checked_totals(da, i, Side::First, &mut notes))
         .collect();
     let totals_b: Vec<Sizes> = (0..b.processes.len())
-        .map(|i| region_checked_totals(db, i, "the second snapshot", &mut notes))
+        .map(|i| region_checked_totals(db, i, Side::Second, &mut notes))
         .collect();
     for &(ia, ib) in &pairs {
         let (pa, pb) = (ia.map(|i| &a.processes[i]), ib.map(|i| &b.processes[i]));
@@ -233,8 +233,8 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
             key: "total".into(),
             label: "total".into(),
             pid: None,
-            before: Some(checked_total(a, &totals_a, "the first snapshot", &mut notes)),
-            after: Some(checked_total(b, &totals_b, "the second snapshot", &mut notes)),
+            before: Some(checked_total(a, &totals_a, Side::First, &mut notes)),
+            after: Some(checked_total(b, &totals_b, Side::Second, &mut notes)),
         },
         processes,
         categories,
@@ -259,7 +259,7 @@ const ROUNDED_PER_REGION: &[&str] =
 /// rows beside "processes: no change". Where they disagree, the regions'
 /// sums are used and `notes` says so; a process without regions keeps
 /// its stored totals.
-fn region_checked_totals(d: &Digest, i: usize, side: &str, notes: &mut Vec<String>) -> Sizes {
+fn region_checked_totals(d: &Digest, i: usize, side: Side, notes: &mut Vec<Note>) -> Sizes {
     let p = &d.snapshot.processes[i];
     let Some(groups) = d.paths.get(i).filter(|g| !g.is_empty()) else {
         return p.totals.clone();
@@ -285,19 +285,20 @@ fn region_checked_totals(d: &Digest, i: usize, side: &str, notes: &mut Vec<Strin
         }
     });
     let Some(name) = disagree else { return p.totals.clone() };
-    let show = |v: Option<u64>| v.map_or_else(|| "none".to_string(), |v| v.to_string());
     let who = p.pid.map_or_else(|| p.command.clone(), |pid| format!("pid {pid}"));
-    notes.push(format!(
-        "{side}: {who}: the snapshot's totals disagree with its regions ({name} {} stored, {} in the regions): the regions' sums are used",
-        show(p.totals.get(name)),
-        show(sum.get(name)),
-    ));
+    notes.push(Note::TotalsDisagree {
+        side,
+        who,
+        figure: name.to_string(),
+        stored: p.totals.get(name),
+        summed: sum.get(name),
+    });
     sum
 }
 
 /// The snapshot's total row: the sum of its processes' (checked) totals,
 /// noted where the stored one differs.
-fn checked_total(s: &Snapshot, processes: &[Sizes], side: &str, notes: &mut Vec<String>) -> Sizes {
+fn checked_total(s: &Snapshot, processes: &[Sizes], side: Side, notes: &mut Vec<Note>) -> Sizes {
     if s.processes.is_empty() {
         return s.totals.clone();
     }
@@ -306,9 +307,7 @@ fn checked_total(s: &Snapshot, processes: &[Sizes], side: &str, notes: &mut Vec<
         sum.add(t);
     }
     if sum != s.totals {
-        notes.push(format!(
-            "{side}: its stored total disagrees with the sum of its processes: the sum is used"
-        ));
+        notes.push(Note::TotalDisagrees { side });
     }
     sum
 }

@@ -5,13 +5,14 @@
 use std::collections::HashMap;
 
 use crate::analyze::select::Selection;
-use crate::analyze::top::{build, TopBy, TopReport, TOP_SORT_FIELDS};
+use crate::analyze::top::{build, dirty_field, TopBy, TopReport, TOP_SORT_FIELDS};
 use crate::error::{Error, Result};
-use crate::model::{CgroupMemory, Needs, Scan};
+use crate::model::{CgroupMemory, Needs, Note, Scan};
 use crate::source::cgroup::CgroupRoot;
 use crate::source::users::UserNames;
 use crate::source::{scan, ProcRoot};
-use crate::usecase::select::{require_read, select};
+use crate::usecase::read::read_rollups;
+use crate::usecase::select::select;
 use crate::usecase::{gpu, Progress};
 
 /// What to show.
@@ -83,14 +84,7 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
         cmdline: opts.by == TopBy::Program || opts.every_identity,
         cgroup: opts.by == TopBy::Cgroup || opts.every_identity,
     };
-    let selected = select(root, &opts.select, needs)?;
-    selected.require_any(root, &opts.select)?;
-    progress.start("reading processes", selected.infos.len());
-    let mut found =
-        scan::read_all(root, selected.infos, scan::default_threads(), &|| progress.step());
-    progress.finish();
-    require_read(&opts.select, &found)?;
-    found.vanished += selected.vanished;
+    let (selected, mut found) = read_rollups(root, &opts.select, needs, progress)?;
     // GPU memory (docs/gpu-json.md), where the machine can have any.
     gpu::add_to_top(root, &mut found.processes);
     // The machine picture explains the whole machine, so it only makes
@@ -196,5 +190,45 @@ impl TopReader {
             users,
             cgroups,
         })
+    }
+}
+
+impl Top {
+    /// What the reader must know to trust the figures, in the order they
+    /// are printed. Derived from the view and the scan, so both readers
+    /// ([`top`], [`TopReader`]) carry the same notes.
+    pub fn notes(&self) -> Vec<Note> {
+        let (report, scan) = (&self.report, &self.scan);
+        let mut notes = Vec::new();
+        if dirty_field(&report.totals) == "private_dirty" {
+            notes.push(Note::NoPssDirty);
+        }
+        if let Some(bytes) = report.totals.pss_shmem.filter(|&v| v > 0) {
+            notes.push(Note::PssShmem { bytes });
+        }
+        if !scan.restricted.is_empty() {
+            notes.push(Note::Restricted { count: scan.restricted.len() });
+        }
+        if report.by == TopBy::Tree {
+            notes.push(Note::SubtreeRows);
+        }
+        if report.rows.iter().any(|r| r.without_pss > 0 && r.processes > 1) {
+            notes.push(Note::RowsWithoutPss);
+        }
+        if !self.missing.is_empty() {
+            notes.push(Note::NoSuchProcess { pids: self.missing.clone() });
+        }
+        if scan.vanished > 0 {
+            notes.push(Note::ExitedDuringScan { count: scan.vanished });
+        }
+        for (pid, why) in &scan.failed {
+            notes.push(Note::Failed { pid: *pid, why: why.clone() });
+        }
+        notes
+    }
+
+    /// Whether some process is in the figures without its PSS, or not at all.
+    pub fn partial(&self) -> bool {
+        !self.scan.restricted.is_empty() || !self.scan.failed.is_empty()
     }
 }

@@ -10,8 +10,9 @@ use crate::analyze::snapshot::categories;
 use crate::analyze::trend::Sample;
 use crate::error::Result;
 use crate::model::{Needs, Sizes};
-use crate::source::{scan, ProcRoot};
-use crate::usecase::select::{require_read, select};
+use crate::source::ProcRoot;
+use crate::usecase::read::read_rollups;
+use crate::usecase::Silent;
 
 /// Figures recorded per sample (the series CSV's columns after
 /// scope/key/label).
@@ -34,16 +35,15 @@ pub enum Categories {
 /// per category from smaps as `categories` says. A narrowed selection
 /// that finds no process is an error (exit code 3).
 pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Sample> {
-    let selected = select(root, sel, Needs { cmdline: true, cgroup: false })?;
-    selected.require_any(root, sel)?;
+    let (_, found) = read_rollups(root, sel, Needs { cmdline: true, cgroup: false }, &Silent)?;
+    // Categories for the processes read (those that exited meanwhile
+    // have none to give).
     let with_categories = match cats {
         Categories::Always => true,
         Categories::Never => false,
-        Categories::Auto => selected.infos.len() <= 16,
+        Categories::Auto => found.processes.len() <= 16,
     };
-    let pids: Vec<u32> = selected.infos.iter().map(|i| i.pid).collect();
-    let found = scan::read_all(root, selected.infos, scan::default_threads(), &|| {});
-    require_read(sel, &found)?;
+    let pids: Vec<u32> = found.processes.iter().map(|p| p.info.pid).collect();
     let mut sample = Sample::new();
     let mut total = Sizes::default();
     for p in &found.processes {
