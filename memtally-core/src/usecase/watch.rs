@@ -13,10 +13,8 @@ use crate::model::{Needs, Sizes};
 use crate::source::{scan, ProcRoot};
 use crate::usecase::select::{require_read, select};
 
-/// Figures recorded per sample (the series CSV's columns after
-/// scope/key/label).
-pub const SERIES_FIGURES: &[&str] =
-    &["rss", "pss", "uss", "dirty", "private_dirty", "shared_dirty", "swap_pss"];
+/// Figures recorded per sample: the series file's, which owns the list.
+pub use crate::source::series::SERIES_FIGURES;
 
 /// Whether a sample reads categories.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
