@@ -10,7 +10,7 @@ use memtally_core::model::{Named, ProcMemory, Sizes};
 use memtally_core::usecase::top::Top;
 
 use crate::render::table::{Align, Table};
-use crate::render::units::human_opt;
+use crate::render::units::{human_opt, plural};
 use crate::render::width;
 use crate::render::Printer;
 
@@ -170,7 +170,9 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
     Ok(())
 }
 
-fn key_header(by: TopBy) -> &'static str {
+/// The key column's header of a grouping (`top`'s table and the
+/// explorer's process level).
+pub fn key_header(by: TopBy) -> &'static str {
     match by {
         TopBy::Program => "PROGRAM",
         TopBy::User => "USER",
@@ -231,11 +233,6 @@ pub fn notes(report: &TopReport, ctx: &Top) -> Vec<String> {
         notes.push(format!("pid {pid}: {why}"));
     }
     notes
-}
-
-/// `1 process`, `3 processes`.
-pub fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn opt(v: Option<u64>) -> Value {
