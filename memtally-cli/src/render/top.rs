@@ -195,12 +195,10 @@ pub fn notes(report: &TopReport, ctx: &Top) -> Vec<String> {
             crate::render::units::human(shmem)
         ));
     }
-    let restricted = ctx.scan.restricted.len();
-    if restricted > 0 {
+    if let Some(hint) = &ctx.read_hint {
         notes.push(format!(
-            "{} could not be read in detail (permission denied: other users' or protected processes): they show RSS from status only, no PSS/USS/dirty, and are not in the PSS totals; {}.",
-            plural(restricted, "process", "processes"),
-            memtally_core::source::access::read_hint()
+            "{} could not be read in detail (permission denied: other users' or protected processes): they show RSS from status only, no PSS/USS/dirty, and are not in the PSS totals; {hint}.",
+            plural(ctx.scan.restricted.len(), "process", "processes"),
         ));
     }
     if report.by == TopBy::Tree {

@@ -61,6 +61,9 @@ pub struct Top {
     /// With `--by cgroup`: each row's own cgroup figures (charge, limits,
     /// memory.stat), by row key, where its files were read.
     pub cgroups: HashMap<String, CgroupMemory>,
+    /// Where some processes could not be read in detail: what would let
+    /// memtally read them (it depends on who memtally runs as).
+    pub read_hint: Option<String>,
 }
 
 /// Checks sort fields against a list, for a usage error naming the choices.
@@ -133,6 +136,7 @@ fn read(
         scan::fill_cmdlines(root, &mut found.processes, &shown, threads);
     }
     let cgroups = cgroup_charges(root, opts.by, &report);
+    let read_hint = (!found.restricted.is_empty()).then(crate::source::access::read_hint);
     Ok(Top {
         report,
         scan: found,
@@ -140,6 +144,7 @@ fn read(
         missing: selected.missing,
         users,
         cgroups,
+        read_hint,
     })
 }
 
