@@ -273,3 +273,49 @@ fn categories(snap: &Snapshot) -> CategoryPlot {
     };
     CategoryPlot { measure, subject, bars }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Sizes;
+    use crate::source::series::SeriesWriter;
+
+    /// A series file: the total, three processes growing by 1, 3 and 2
+    /// pages per second, and a category (never drawn).
+    fn series_file(dir: &Path) -> std::path::PathBuf {
+        let path = dir.join("s.csv");
+        let mut w = SeriesWriter::new(std::fs::File::create(&path).unwrap()).unwrap();
+        for t in 0..3u64 {
+            let at = |pages: u64| Sizes { pss: Some(4096 * pages), ..Default::default() };
+            let (total, a, b, c, cat) = (at(10 + 6 * t), at(t), at(3 * t), at(2 * t), at(7));
+            let rows = [
+                ("total", "total", "total", &total),
+                ("process", "1", "a", &a),
+                ("process", "2", "b", &b),
+                ("process", "3", "c", &c),
+                ("category", "heap", "heap", &cat),
+            ];
+            w.sample(t as f64, rows).unwrap();
+        }
+        w.into_inner().unwrap();
+        path
+    }
+
+    #[test]
+    fn a_series_gives_its_total_and_the_processes_that_grew_most() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = series_file(dir.path());
+        let opts = PlotOptions { top: 2, ..Default::default() };
+        let Plot::Series(s) = plot(&path, &opts).unwrap() else { panic!("not a series") };
+        assert_eq!(s.totals.len(), 1);
+        assert_eq!(s.totals[0].points, [(0.0, 40960), (1.0, 65536), (2.0, 90112)]);
+        let keys: Vec<&str> = s.processes.iter().map(|l| l.key.as_str()).collect();
+        assert_eq!(keys, ["2", "3"], "most growth first, at most --top, no category");
+        let of = |figure: &str| PlotOptions { figure: figure.into(), ..Default::default() };
+        // A column with no figure in it, and a figure with no column.
+        let e = plot(&path, &of("rss")).unwrap_err().to_string();
+        assert!(e.contains("no samples in the series"), "{e}");
+        let e = plot(&path, &of("gpu")).unwrap_err().to_string();
+        assert!(e.contains("no gpu column"), "{e}");
+    }
+}
