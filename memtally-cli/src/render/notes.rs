@@ -7,12 +7,7 @@ use memtally_core::model::{Note, Side};
 use memtally_core::usecase::snapshot::Taken;
 use serde::Serialize;
 
-use crate::render::units::human;
-
-/// `1 process`, `3 processes`.
-pub fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
+use crate::render::units::{human, plural};
 
 /// Every note of `notes`, worded.
 pub fn words(notes: &[Note]) -> Vec<String> {
@@ -21,11 +16,9 @@ pub fn words(notes: &[Note]) -> Vec<String> {
 
 /// One note as a sentence.
 pub fn word(note: &Note) -> String {
-    use memtally_core::source::access::read_hint;
     match note {
-        Note::Denied { count } => format!(
-            "{count} selected processes could not be read (permission denied) and are not in these figures; {}.",
-            read_hint()
+        Note::Denied { count, hint } => format!(
+            "{count} selected processes could not be read (permission denied) and are not in these figures; {hint}."
         ),
         Note::Unreadable { count, first } => format!(
             "{count} selected processes could not be read and are not in these figures (first: {first})"
@@ -42,10 +35,9 @@ pub fn word(note: &Note) -> String {
             "{} of the PSS is tmpfs / shared memory (Pss_Shmem: /dev/shm, memfd, SysV, shared anonymous), also in USS where one process maps it: a process's exit does not free it while the file or segment exists. memtally show PID gives each process's shmem part.",
             human(*bytes)
         ),
-        Note::Restricted { count } => format!(
-            "{} could not be read in detail (permission denied: other users' or protected processes): they show RSS from status only, no PSS/USS/dirty, and are not in the PSS totals; {}.",
+        Note::Restricted { count, hint } => format!(
+            "{} could not be read in detail (permission denied: other users' or protected processes): they show RSS from status only, no PSS/USS/dirty, and are not in the PSS totals; {hint}.",
             plural(*count, "process", "processes"),
-            read_hint()
         ),
         Note::SubtreeRows => "--by tree: each row adds up the process and all its descendants (PROCS of them); the total counts every process once.".into(),
         Note::RowsWithoutPss => {
@@ -75,10 +67,9 @@ pub fn word(note: &Note) -> String {
         ),
         Note::NotAnFdinfo { path, message } => format!("{}: {message}; not counted", path.display()),
         Note::FdinfoProblem { path, problem } => format!("{}: {problem}", path.display()),
-        Note::NoFdRecord { path } => format!(
-            "{}: no record of open files (fd/ or {}); recorded before GPU support? GPU fds not counted",
+        Note::NoFdRecord { path, record } => format!(
+            "{}: no record of open files (fd/ or {record}); recorded before GPU support? GPU fds not counted",
             path.display(),
-            memtally_core::source::gpu::FD_TARGETS
         ),
         Note::TotalsDisagree { side, who, figure, stored, summed } => format!(
             "{}: {who}: the snapshot's totals disagree with its regions ({figure} {} stored, {} in the regions): the regions' sums are used",

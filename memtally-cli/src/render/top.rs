@@ -11,7 +11,7 @@ use memtally_core::usecase::top::Top;
 
 use crate::render::notes::{word, words};
 use crate::render::table::{Align, Table};
-use crate::render::units::human_opt;
+use crate::render::units::{human_opt, plural};
 use crate::render::width;
 use crate::render::Printer;
 
@@ -171,7 +171,9 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
     Ok(())
 }
 
-fn key_header(by: TopBy) -> &'static str {
+/// The key column's header of a grouping (`top`'s table and the
+/// explorer's process level).
+pub fn key_header(by: TopBy) -> &'static str {
     match by {
         TopBy::Program => "PROGRAM",
         TopBy::User => "USER",
@@ -179,8 +181,6 @@ fn key_header(by: TopBy) -> &'static str {
         TopBy::Process | TopBy::Tree => "PID",
     }
 }
-
-pub use crate::render::notes::plural;
 
 fn opt(v: Option<u64>) -> Value {
     v.map_or(Value::Null, |v| json!(v))

@@ -15,6 +15,8 @@ pub enum Note {
     Denied {
         /// How many processes.
         count: usize,
+        /// What would let memtally read them, from its own credentials.
+        hint: String,
     },
     /// Selected processes that could not be read for another reason: not
     /// in the figures; `first` is the first reason.
@@ -55,6 +57,8 @@ pub enum Note {
     Restricted {
         /// How many processes.
         count: usize,
+        /// What would let memtally read them, from its own credentials.
+        hint: String,
     },
     /// Rows are whole subtrees (`top` by tree).
     SubtreeRows,
@@ -115,8 +119,10 @@ pub enum Note {
     /// A recorded process with no record of its open files (a recording
     /// made before GPU support): GPU fds not counted.
     NoFdRecord {
-        /// The file.
+        /// The process's directory in the recording.
         path: PathBuf,
+        /// The file a recording keeps the open files' targets in.
+        record: &'static str,
     },
     /// A snapshot process whose stored totals disagree with its own
     /// regions' sums (an edited or damaged file): the sums are used.

@@ -89,7 +89,7 @@ impl ReadProcesses {
         let denied =
             self.failed.iter().filter(|e| matches!(e, Error::PermissionDenied { .. })).count();
         if denied > 0 {
-            notes.push(Note::Denied { count: denied });
+            notes.push(Note::Denied { count: denied, hint: crate::source::access::read_hint() });
         }
         let other = self.failed.len() - denied;
         if other > 0 {

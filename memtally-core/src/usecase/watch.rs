@@ -14,10 +14,8 @@ use crate::source::ProcRoot;
 use crate::usecase::read::read_rollups;
 use crate::usecase::Silent;
 
-/// Figures recorded per sample (the series CSV's columns after
-/// scope/key/label).
-pub const SERIES_FIGURES: &[&str] =
-    &["rss", "pss", "uss", "dirty", "private_dirty", "shared_dirty", "swap_pss"];
+/// Figures recorded per sample: the series file's, which owns the list.
+pub use crate::source::series::SERIES_FIGURES;
 
 /// Whether a sample reads categories.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

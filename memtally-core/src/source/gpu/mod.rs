@@ -129,7 +129,9 @@ fn read_process(root: &ProcRoot, pid: u32) -> Result<ProcGpu> {
                 }
             }
         }
-        None => gpu.notes.push(Note::NoFdRecord { path: root.pid_file(pid, "") }),
+        None => {
+            gpu.notes.push(Note::NoFdRecord { path: root.pid_file(pid, ""), record: FD_TARGETS })
+        }
     }
     // maps is cheap (no page walk): it finds dma-bufs mapped without an fd
     // and tells whether smaps is worth reading.
