@@ -39,6 +39,5 @@ pub fn run(root: &ProcRoot, args: &GpuArgs, out: &mut dyn Write) -> Result<()> {
         select: args.select.selection(args.pid)?,
         nvidia_timeout: Duration::from_secs(args.nvidia_timeout),
     };
-    let (report, partial) = gpu(root, &opts)?;
-    print(&GpuView { report, partial }, args.format, out)
+    print(&GpuView { report: gpu(root, &opts)? }, args.format, out)
 }

@@ -13,6 +13,7 @@ use memtally_core::{Error, Result};
 
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
+use crate::render::notes::document;
 use crate::render::stdout_error;
 
 #[derive(Debug, Args)]
@@ -30,7 +31,7 @@ pub struct SnapshotArgs {
 
 pub fn run(root: &ProcRoot, args: &SnapshotArgs, out: &mut dyn Write) -> Result<()> {
     let sel = args.select.selection(args.pid)?;
-    let snapshot = with_progress(|progress| take(root, &sel, progress))?;
+    let snapshot = document(with_progress(|progress| take(root, &sel, progress))?);
     let mut json = serde_json::to_vec(&snapshot).map_err(|e| Error::Usage(e.to_string()))?;
     json.push(b'\n');
     match args.output.as_deref() {

@@ -11,13 +11,14 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use memtally_core::analyze::trend::Sample;
-use memtally_core::model::Named;
+use memtally_core::source::series::SeriesWriter;
 use memtally_core::source::ProcRoot;
-use memtally_core::usecase::watch::{sample, Categories, SeriesFigure};
+use memtally_core::usecase::watch::{sample, Categories};
 use memtally_core::write::NewFile;
 use memtally_core::{Error, Result};
 
 use crate::cli::select::SelectArgs;
+use crate::render::units::plural;
 use crate::render::watch::{live_line, sample_csv, sample_csv_header, sample_json, Summary};
 use crate::render::{print, stdout_error, Format};
 use crate::signal::{self, Finishing};
@@ -70,10 +71,7 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
     };
     let mut file = match &args.output {
         Some(p) => {
-            let mut w = csv::Writer::from_writer(NewFile::create(p)?);
-            let mut header = vec!["elapsed_s", "scope", "key", "label"];
-            header.extend(SeriesFigure::ALL.iter().map(|f| f.name()));
-            w.write_record(&header).map_err(|e| Error::io(p, e.into()))?;
+            let w = SeriesWriter::new(NewFile::create(p)?).map_err(|e| Error::io(p, e))?;
             Some((w, p.clone()))
         }
         None => None,
@@ -91,8 +89,8 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
             // Every watched process has exited since the first sample: the
             // watch ends there, with what it has.
             Err(e @ (Error::NoSuchProcess { .. } | Error::NotFound(_))) if n > 0 => {
-                let samples = if n == 1 { "sample" } else { "samples" };
-                eprintln!("memtally: watch stopped after {n} {samples}: {e}");
+                let samples = plural(n, "sample", "samples");
+                eprintln!("memtally: watch stopped after {samples}: {e}");
                 break;
             }
             Err(e) => return Err(e),
@@ -106,17 +104,10 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
         .and_then(|()| out.flush())
         .map_err(stdout_error)?;
         if let Some((w, path)) = file.as_mut() {
-            for ((scope, key), (label, sizes)) in &now {
-                let mut rec =
-                    vec![format!("{t:.3}"), scope.name().to_string(), key.clone(), label.clone()];
-                rec.extend(
-                    SeriesFigure::ALL
-                        .iter()
-                        .map(|f| sizes.figure(f.0).map_or(String::new(), |v| v.to_string())),
-                );
-                w.write_record(&rec).map_err(|e| Error::io(&*path, e.into()))?;
-            }
-            w.flush().map_err(|e| Error::io(&*path, e))?;
+            let rows = now.iter().map(|((scope, key), (label, sizes))| {
+                (*scope, key.as_str(), label.as_str(), sizes)
+            });
+            w.sample(t, rows).map_err(|e| Error::io(&*path, e))?;
         }
         series.push((t, now));
         n += 1;
@@ -128,7 +119,7 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
     // signal's grace, which then removes the unfinished file.
     let _promise = Finishing::hold();
     if let Some((w, path)) = file {
-        w.into_inner().map_err(|e| Error::io(&path, e.into_error()))?.commit()?;
+        w.into_inner().map_err(|e| Error::io(&path, e))?.commit()?;
     }
     match args.format {
         // CSV is the samples alone: one row each, nothing after them.

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 use memtally_core::analyze::diff::{Change, Diff, DiffSort, PurgeChange, RegionChange};
 use memtally_core::model::{Figure, Named, Sizes};
 
+use crate::render::notes::{word, words};
 use crate::render::table::{csv_text, escape_controls, terminal_width, Align, Table};
 use crate::render::units::{human, human_opt, human_signed};
 use crate::render::Printer;
@@ -143,7 +144,7 @@ fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
     }
     purge_changes(d, limit, out)?;
     for n in &d.notes {
-        crate::render::width::note(out, &escape_controls(n.clone()), terminal_width())?;
+        crate::render::width::note(out, &escape_controls(word(n)), terminal_width())?;
     }
     Ok(())
 }
@@ -243,7 +244,7 @@ fn json_head(d: &Diff) -> Map<String, Value> {
     m.insert("purge_changes".into(), d.purge_changes.iter().map(purge_json).collect());
     // Only when there are some: the document of two sound snapshots stays as it was.
     if !d.notes.is_empty() {
-        m.insert("notes".into(), json!(d.notes));
+        m.insert("notes".into(), json!(words(&d.notes)));
     }
     m
 }

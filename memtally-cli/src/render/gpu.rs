@@ -8,12 +8,12 @@ use serde_json::{json, Value};
 use memtally_core::analyze::gpu::{GpuEntry, GpuReport};
 use memtally_core::model::gpu::DrmMemory;
 
+use crate::render::notes::{word, words, WithNotes};
 use crate::render::Printer;
 
-/// The GPU view, and whether some processes' open files could not be read.
+/// The GPU view.
 pub struct GpuView {
     pub report: GpuReport,
-    pub partial: bool,
 }
 
 impl Printer for GpuView {
@@ -22,7 +22,7 @@ impl Printer for GpuView {
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        crate::render::json_line(out, &json_value(&self.report, self.partial))
+        crate::render::json_line(out, &json_value(&self.report))
     }
 
     fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
@@ -57,7 +57,7 @@ fn table(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
     if report.processes.is_empty() {
         writeln!(out, "no GPU memory found: no process read holds a DRM device or dma-buf fd")?;
         for note in &report.notes {
-            crate::render::width::note(out, note, crate::render::width::output_width())?;
+            crate::render::width::note(out, &word(note), crate::render::width::output_width())?;
         }
         return Ok(());
     }
@@ -138,20 +138,21 @@ fn table(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
         "GPU: resident (else total) bytes of each DRM client divided among its holders, + dma-buf PSS of buffers no listed DRM driver exported, + nvidia-smi"
     )?;
     for note in &report.notes {
-        crate::render::width::note(out, note, crate::render::width::output_width())?;
+        crate::render::width::note(out, &word(note), crate::render::width::output_width())?;
     }
     Ok(())
 }
 
 /// The documented JSON document (docs/gpu-json.md).
-pub fn json_value(report: &GpuReport, partial: bool) -> Value {
+pub fn json_value(report: &GpuReport) -> Value {
+    let processes: Vec<_> = report.processes.iter().map(|p| WithNotes::new(p, &p.notes)).collect();
     json!({
-        "processes": report.processes,
+        "processes": processes,
         "totals": report.totals,
         "dmabuf": report.dmabuf,
         "proportional": report.proportional,
-        "partial": partial,
-        "notes": report.notes,
+        "partial": report.partial(),
+        "notes": words(&report.notes),
     })
 }
 

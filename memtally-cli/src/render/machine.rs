@@ -92,7 +92,7 @@ impl Printer for MachineView {
             writeln!(
                 out,
                 "note: {} could not be read in detail (permission denied): their anonymous memory is in anon_unread",
-                crate::render::top::plural(self.restricted, "process", "processes")
+                crate::render::units::plural(self.restricted, "process", "processes")
             )?;
         }
         Ok(())

@@ -9,6 +9,7 @@ pub mod classic;
 pub mod diff;
 pub mod gpu;
 pub mod machine;
+pub mod notes;
 #[cfg(feature = "plot")]
 pub mod plot;
 #[cfg(feature = "serve")]

@@ -1,8 +1,12 @@
-//! Charts as SVG, drawn with plotters. Each chart carries the numbers it
-//! draws in its `<desc>` (JSON), so it is checkable and accessible, not
-//! just pixels.
+//! Charts as SVG, drawn with plotters, of what `plot`'s use case chose.
+//! Each chart carries the numbers it draws in its `<desc>` (JSON), so it
+//! is checkable and accessible, not just pixels.
 
 use crate::render::table::escape_controls;
+use memtally_core::model::{Figure, Named};
+use memtally_core::usecase::plot::{
+    CategoryPlot, HistogramPlot, Plot, SeriesLine, SeriesPlot, Subject,
+};
 use plotters::prelude::*;
 use serde_json::json;
 
@@ -22,6 +26,82 @@ pub struct Bar {
     pub value: u64,
     /// The part drawn darker inside it (dirty bytes), if any.
     pub part: Option<u64>,
+}
+
+/// The chart of `plot`'s data: lines over time, or bars.
+pub fn chart(plot: &Plot) -> Result<String, String> {
+    match plot {
+        Plot::Series(s) => series_chart(s),
+        Plot::Histogram(h) => histogram_chart(h),
+        Plot::Categories(c) => category_chart(c),
+    }
+}
+
+/// The total and the processes that grew most, over time.
+fn series_chart(s: &SeriesPlot) -> Result<String, String> {
+    let figure = s.figure.name();
+    let mut lines: Vec<Line> = s
+        .totals
+        .iter()
+        .map(|l| Line { label: format!("total {figure}"), points: l.points.clone() })
+        .collect();
+    lines.extend(series_labels(&s.processes));
+    lines_svg(&format!("memtally watch: {figure} over time"), &lines)
+}
+
+/// Labels that tell the drawn processes apart: the pid, the program and
+/// the option that distinguishes it from the others of its program
+/// (`1234 chromium --type=renderer …`), cut to 48 columns.
+fn series_labels(procs: &[SeriesLine]) -> Vec<Line> {
+    use crate::render::width::{command_label, cut, distinguishing};
+    let commands: Vec<String> = procs.iter().map(|l| l.label.clone()).collect();
+    let d = distinguishing(&commands);
+    procs
+        .iter()
+        .zip(d)
+        .map(|(l, d)| {
+            let name = format!("{} {}", l.key, command_label(&l.label, d.as_deref()));
+            let name = escape_controls(name);
+            Line { label: cut(&name, 48).into_owned(), points: l.points.clone() }
+        })
+        .collect()
+}
+
+/// Regions by virtual size, in power-of-two buckets: how many regions of
+/// each size, and (darker) how many of them are purgeable.
+fn histogram_chart(h: &HistogramPlot) -> Result<String, String> {
+    let bars: Vec<Bar> = h
+        .buckets
+        .iter()
+        .map(|b| Bar {
+            label: format!("≤ {}", crate::render::units::human(b.up_to)),
+            value: b.regions,
+            part: Some(b.purgeable),
+        })
+        .collect();
+    let which =
+        if h.types.is_empty() { "all region types".to_string() } else { h.types.join(", ") };
+    let legend = BarLegend { whole: "regions", part: "purgeable: volatile or empty" };
+    bars_svg(&format!("vmmap regions by size ({which})"), &bars, "count", legend)
+}
+
+/// Where the memory goes: the measure per category, dirty inside.
+fn category_chart(c: &CategoryPlot) -> Result<String, String> {
+    let bars: Vec<Bar> = c
+        .bars
+        .iter()
+        .map(|b| Bar { label: b.label.clone(), value: b.value, part: b.dirty })
+        .collect();
+    let who = match &c.subject {
+        Subject::Process { pid, comm } => {
+            format!("{} {comm}", pid.map_or_else(String::new, |p| p.to_string()))
+        }
+        Subject::Processes(n) => format!("{n} processes"),
+    };
+    let measure = c.measure.name();
+    let part = if c.measure == Figure::Pss { "dirty (Pss_Dirty)" } else { "dirty" };
+    let legend = BarLegend { whole: measure, part };
+    bars_svg(&format!("memtally: {measure} by category ({who})"), &bars, "bytes", legend)
 }
 
 type DrawResult = Result<(), String>;

@@ -9,8 +9,9 @@ use memtally_core::analyze::top::{dirty_field, TopBy, TopReport, TopRow};
 use memtally_core::model::{Figure, Named, ProcMemory, Sizes};
 use memtally_core::usecase::top::Top;
 
+use crate::render::notes::{word, words};
 use crate::render::table::{Align, Table};
-use crate::render::units::human_opt;
+use crate::render::units::{human_opt, plural};
 use crate::render::width;
 use crate::render::Printer;
 
@@ -165,78 +166,21 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
         writeln!(out)?;
         crate::render::machine::short(m, out)?;
     }
-    for note in notes(report, ctx) {
-        width::note(out, &note, fit)?;
+    for note in ctx.notes() {
+        width::note(out, &word(&note), fit)?;
     }
     Ok(())
 }
 
-fn key_header(by: TopBy) -> &'static str {
+/// The key column's header of a grouping (`top`'s table and the
+/// explorer's process level).
+pub fn key_header(by: TopBy) -> &'static str {
     match by {
         TopBy::Program => "PROGRAM",
         TopBy::User => "USER",
         TopBy::Cgroup => "CGROUP",
         TopBy::Process | TopBy::Tree => "PID",
     }
-}
-
-/// What the reader must know to trust the numbers.
-pub fn notes(report: &TopReport, ctx: &Top) -> Vec<String> {
-    let mut notes = Vec::new();
-    if dirty_field(&report.totals) == Figure::PrivateDirty {
-        notes.push(
-            "this kernel gives no Pss_Dirty (Linux 6.0 and later do): PRIV DIRTY is each process's private dirty pages only; dirty pages shared with other processes (after fork, shared memory) are left out rather than counted again in every process that maps them.".into(),
-        );
-    }
-    if let Some(shmem) = report.totals.pss_shmem.filter(|&v| v > 0) {
-        notes.push(format!(
-            "{} of the PSS is tmpfs / shared memory (Pss_Shmem: /dev/shm, memfd, SysV, shared anonymous), also in USS where one process maps it: a process's exit does not free it while the file or segment exists. memtally show PID gives each process's shmem part.",
-            crate::render::units::human(shmem)
-        ));
-    }
-    let restricted = ctx.scan.restricted.len();
-    if restricted > 0 {
-        notes.push(format!(
-            "{} could not be read in detail (permission denied: other users' or protected processes): they show RSS from status only, no PSS/USS/dirty, and are not in the PSS totals; {}.",
-            plural(restricted, "process", "processes"),
-            memtally_core::source::access::read_hint()
-        ));
-    }
-    if report.by == TopBy::Tree {
-        notes.push(
-            "--by tree: each row adds up the process and all its descendants (PROCS of them); the total counts every process once.".into(),
-        );
-    }
-    if report.rows.iter().any(|r| r.without_pss > 0 && r.processes > 1) {
-        notes.push(
-            "* this row's PSS/USS leaves out processes that could not be read in detail.".into(),
-        );
-    }
-    if !ctx.missing.is_empty() {
-        let pids: Vec<String> = ctx.missing.iter().map(u32::to_string).collect();
-        notes.push(format!(
-            "no such process: {} (never there, or exited before the scan).",
-            pids.join(", ")
-        ));
-    }
-    if ctx.scan.vanished > 0 {
-        notes.push(format!(
-            "{} exited during the scan and {} skipped.",
-            plural(ctx.scan.vanished, "process", "processes"),
-            if ctx.scan.vanished == 1 { "was" } else { "were" }
-        ));
-    }
-    for (pid, why) in &ctx.scan.failed {
-        // Each reason says whether the process is listed (status figures, a
-        // marked recording) or left out.
-        notes.push(format!("pid {pid}: {why}"));
-    }
-    notes
-}
-
-/// `1 process`, `3 processes`.
-pub fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn opt(v: Option<u64>) -> Value {
@@ -327,8 +271,8 @@ pub fn json_value(report: &TopReport, ctx: &Top) -> Value {
         "missing": ctx.missing,
         "kernel_threads": ctx.kernel_threads,
         "failed": ctx.scan.failed.iter().map(|(pid, why)| json!({"pid": pid, "error": why})).collect::<Vec<_>>(),
-        "partial": !ctx.scan.restricted.is_empty() || !ctx.scan.failed.is_empty(),
-        "notes": notes(report, ctx),
+        "partial": ctx.partial(),
+        "notes": words(&ctx.notes()),
     })
 }
 

@@ -1,4 +1,10 @@
-//! Sizes for people. Tables choose units; JSON and CSV carry exact bytes.
+//! Sizes and counts for people. Tables choose units; JSON and CSV carry
+//! exact bytes.
+
+/// `1 process`, `3 processes`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
 
 /// `1536` -> `1.5K`, `0` -> `0`, in binary units with the letter vmmap and
 /// pmap users know (K, M, G, T). Whole numbers below 10 units keep one

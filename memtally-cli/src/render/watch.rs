@@ -10,7 +10,7 @@ use memtally_core::model::{Figure, Named, Sizes};
 use memtally_core::usecase::watch::SeriesFigure;
 
 use crate::render::table::{csv_text, Align, Table};
-use crate::render::units::{human_opt, human_signed};
+use crate::render::units::{human_opt, human_signed, plural};
 use crate::render::Printer;
 
 fn total_of(s: &Sample) -> Option<&Sizes> {
@@ -250,9 +250,8 @@ fn summary(series: &[(f64, Sample)], out: &mut dyn Write) -> std::io::Result<()>
     match growing.first() {
         Some((k, (label, tr))) => writeln!(
             out,
-            "verdict: memory grows steadily in {} process{}: pid {} grows {} (r² {}), {}",
-            growing.len(),
-            if growing.len() == 1 { "" } else { "es" },
+            "verdict: memory grows steadily in {}: pid {} grows {} (r² {}), {}",
+            plural(growing.len(), "process", "processes"),
             k.1,
             rate(tr.slope),
             r2_cell(tr.r2),

@@ -10,12 +10,12 @@ use memtally_core::analyze::top::{TopBy, TopSort};
 use memtally_core::model::{Figure, Named, Region};
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::show::{show_process, ShowOptions};
-use memtally_core::usecase::top::Top;
+use memtally_core::usecase::top::{Top, TopReader};
 use memtally_core::Error;
 
-use crate::ui::history::History;
-use crate::ui::processes::{self, ProcRow};
-use crate::ui::read::Reader;
+use crate::ui::history::{per_minute, History};
+use crate::ui::widgets::category_rows::{category_rows, CatRow};
+use crate::ui::widgets::process_rows::{base_rows, retain_group, retain_matching, ProcRow};
 
 /// What `memtally ui` was started with.
 #[derive(Debug, Clone)]
@@ -129,7 +129,8 @@ pub struct App {
     pub top_error: Option<String>,
     pub ghosts: Vec<Ghost>,
     histories: HashMap<&'static str, History>,
-    reader: Reader,
+    /// `top`'s reads, command lines remembered between refreshes.
+    reader: TopReader,
     /// The process being looked at (categories, mappings).
     pub pid: Option<u32>,
     pub category: Option<Category>,
@@ -157,7 +158,7 @@ impl App {
             top_error: None,
             ghosts: Vec::new(),
             histories: HashMap::new(),
-            reader: Reader::default(),
+            reader: TopReader::default(),
             pid: None,
             category: None,
             detail: None,
@@ -178,6 +179,47 @@ impl App {
         self.histories.get(self.by.name())
     }
 
+    /// The process level's rows: the group entered, exited processes
+    /// greyed where they stood, the `/` filter, the growth order.
+    pub fn process_rows(&self) -> Vec<ProcRow> {
+        let Some(top) = &self.top else { return Vec::new() };
+        let mut rows = base_rows(top);
+        match &self.group {
+            Some((by, key)) => retain_group(&mut rows, top, *by, key),
+            None => {
+                for g in &self.ghosts {
+                    let v = self.sort_value(&g.row);
+                    let at = rows.iter().position(|r| self.sort_value(r) < v).unwrap_or(rows.len());
+                    rows.insert(at, g.row.clone());
+                }
+            }
+        }
+        retain_matching(&mut rows, &self.filter);
+        if self.sort == SortKey::Growth && self.by != TopBy::Tree {
+            rows.sort_by(|a, b| {
+                self.sort_value(b)
+                    .partial_cmp(&self.sort_value(a))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+        }
+        rows
+    }
+
+    /// The figure a process row sorts by (growth per minute for growth).
+    fn sort_value(&self, r: &ProcRow) -> Option<f64> {
+        match self.sort {
+            SortKey::Growth => {
+                self.history().and_then(|h| h.trend(&r.label)).map(|t| per_minute(&t))
+            }
+            k => r.sizes.figure(k.top_field()).map(|v| v as f64),
+        }
+    }
+
+    /// The categories level's rows, of the process looked at.
+    pub fn category_rows(&self) -> Vec<CatRow> {
+        self.detail.as_ref().and_then(|d| d.report.as_ref()).map(category_rows).unwrap_or_default()
+    }
+
     /// Reads everything the current level shows.
     pub fn refresh(&mut self) {
         self.refresh_top();
@@ -190,7 +232,7 @@ impl App {
     /// The process list: `top`'s reads over every process (smaps_rollup only).
     pub fn refresh_top(&mut self) {
         let before: Vec<ProcRow> = if matches!(self.by, TopBy::Process | TopBy::Tree) {
-            processes::base_rows(self)
+            self.top.as_ref().map(base_rows).unwrap_or_default()
         } else {
             Vec::new()
         };
@@ -292,7 +334,7 @@ impl App {
         match self.level {
             Level::Machine => self.level = Level::Processes,
             Level::Processes => {
-                let rows = processes::rows(self);
+                let rows = self.process_rows();
                 let Some(row) = rows.get(self.cursor[1]) else { return };
                 match row.pid {
                     Some(pid) => {
@@ -312,7 +354,7 @@ impl App {
                 }
             }
             Level::Categories => {
-                let rows = crate::ui::categories::rows(self);
+                let rows = self.category_rows();
                 let Some(cat) = rows.get(self.cursor[2]).and_then(|r| r.category) else {
                     return;
                 };

@@ -49,7 +49,7 @@ fn title_line(app: &App) -> String {
     match app.level {
         Level::Machine => s.push_str(" · machine"),
         Level::Processes => {
-            let n = crate::render::top::plural(n, "process", "processes");
+            let n = crate::render::units::plural(n, "process", "processes");
             s.push_str(&format!(" · {n} · by {}", app.by.name()));
             if let Some((by, key)) = &app.group {
                 s.push_str(&format!(" · {} {}", by.name(), escape_controls(key.clone())));
@@ -105,7 +105,7 @@ fn note_line(app: &App) -> Line<'static> {
         if restricted > 0 && app.level != Level::Categories && app.level != Level::Mappings {
             return Line::from(format!(
                 "{} could not be read in detail (permission denied): RSS only, - for PSS/USS/dirty; root sees them",
-                crate::render::top::plural(restricted, "process", "processes")
+                crate::render::units::plural(restricted, "process", "processes")
             ));
         }
     }
@@ -154,31 +154,4 @@ fn help(frame: &mut Frame, area: Rect) {
             .block(Block::default().borders(Borders::ALL).title("keys")),
         popup,
     );
-}
-
-/// A table's header row, bold; figure columns right-aligned like their cells.
-pub fn header(cells: Vec<(&'static str, bool)>) -> ratatui::widgets::Row<'static> {
-    use ratatui::widgets::{Cell, Row};
-    let cells: Vec<Cell> = cells
-        .into_iter()
-        .map(|(h, right)| {
-            let line = Line::from(h);
-            Cell::from(if right { line.right_aligned() } else { line })
-        })
-        .collect();
-    Row::new(cells).style(Style::default().add_modifier(Modifier::BOLD))
-}
-
-/// A figure column's width: `least` (its header, or a figure like
-/// `1023M`), widened to its widest cell. A fixed width cut the leading
-/// digits of a large figure (`8388608T` shown as `88608T`); a figure is
-/// never cut, the text columns beside it give way instead.
-pub fn figure_width(least: u16, cells: impl IntoIterator<Item = String>) -> u16 {
-    let widest = cells.into_iter().map(|c| crate::render::width::columns(&c)).max().unwrap_or(0);
-    least.max(u16::try_from(widest).unwrap_or(u16::MAX))
-}
-
-/// A right-aligned cell, for figures.
-pub fn right(s: String) -> ratatui::widgets::Cell<'static> {
-    ratatui::widgets::Cell::from(Line::from(s).right_aligned())
 }

@@ -105,7 +105,7 @@ pub fn rows_here(app: &App) -> usize {
     match app.level {
         Level::Machine => 0,
         Level::Processes => processes::len(app),
-        Level::Categories => categories::rows(app).len(),
+        Level::Categories => categories::len(app),
         Level::Mappings => mappings::len(app),
     }
 }

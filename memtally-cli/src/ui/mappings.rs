@@ -13,8 +13,8 @@ use memtally_core::model::Region;
 use crate::render::table::escape_controls;
 use crate::render::units::human;
 use crate::ui::app::App;
-use crate::ui::categories::{cells, columns, width};
-use crate::ui::draw::{figure_width, header, right};
+use crate::ui::widgets::category_rows::{cells, columns, width};
+use crate::ui::widgets::cells::{figure_width, header, right};
 
 pub fn mappings(app: &App) -> &[Region] {
     app.detail.as_ref().map_or(&[], |d| d.mappings.as_slice())

@@ -3,10 +3,12 @@
 //! `top` (the process list, smaps_rollup only) and `show` (one process's
 //! full smaps, read only for the process looked at).
 //!
-//! `app` holds the state and reads (the list through `read`); `keys` maps keys to moves; one module
-//! per level draws it (`machine`, `processes`, `categories`, `mappings`);
-//! `draw` lays the frame out; `history` keeps the samples behind the
-//! growth rates; `terminal` takes the terminal and always gives it back.
+//! `app` holds the state and reads (the list through `top`'s own
+//! `TopReader`); `keys` maps keys to moves; one module per level draws it
+//! (`machine`, `processes`, `categories`, `mappings`), from the rows and
+//! cells in `widgets`, and no level imports another; `draw` lays the frame
+//! out; `history` keeps the samples behind the growth rates; `terminal`
+//! takes the terminal and always gives it back.
 
 mod app;
 mod categories;
@@ -16,9 +18,9 @@ mod keys;
 mod machine;
 mod mappings;
 mod processes;
-mod read;
 mod snapshot;
 mod terminal;
+mod widgets;
 
 use std::time::{Duration, Instant};
 

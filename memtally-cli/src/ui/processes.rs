@@ -1,5 +1,6 @@
 //! The process level: `top`'s rows (every process, or programs, users,
-//! cgroups, trees), filtered, with a growth rate and a sparkline each.
+//! cgroups, trees), filtered, with a growth rate and a sparkline each;
+//! the rows are built in `widgets::process_rows`.
 
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -7,110 +8,19 @@ use ratatui::widgets::{Cell, Row, Table, TableState};
 use ratatui::Frame;
 
 use memtally_core::analyze::top::TopBy;
-use memtally_core::model::{Figure, Sizes};
+use memtally_core::model::Figure;
 
-use crate::render::table::escape_controls;
 // Size columns and their figures, as `top` prints them.
-use crate::render::top::figures;
+use crate::render::top::{figures, key_header};
 use crate::render::units::{human_opt, human_signed};
-use crate::ui::app::{App, SortKey};
-use crate::ui::draw::{figure_width, header, right};
+use crate::ui::app::App;
 use crate::ui::history::per_minute;
-
-/// One row as shown.
-#[derive(Debug, Clone)]
-pub struct ProcRow {
-    /// `top`'s key: the PID, program, user or cgroup.
-    pub label: String,
-    pub pid: Option<u32>,
-    pub user: String,
-    pub processes: usize,
-    pub without_pss: usize,
-    pub depth: usize,
-    pub command: String,
-    pub sizes: Sizes,
-    /// The process exited; these are its last figures.
-    pub gone: bool,
-}
-
-/// `top`'s rows, in its order, before filtering.
-pub fn base_rows(app: &App) -> Vec<ProcRow> {
-    let Some(top) = &app.top else { return Vec::new() };
-    let per_process = matches!(top.report.by, TopBy::Process | TopBy::Tree);
-    top.report
-        .rows
-        .iter()
-        .map(|r| {
-            let p = r.process.map(|i| &top.scan.processes[i]);
-            ProcRow {
-                label: r.key.clone(),
-                pid: p.filter(|_| per_process).map(|p| p.info.pid),
-                user: p.map(|p| top.users.name(p.info.uid)).unwrap_or_default(),
-                processes: r.processes,
-                without_pss: r.without_pss,
-                depth: r.depth,
-                command: p.map(|p| escape_controls(p.info.command())).unwrap_or_default(),
-                sizes: r.sizes.clone(),
-                gone: false,
-            }
-        })
-        .collect()
-}
-
-/// The rows shown: the group entered, the `/` filter, the growth order,
-/// and exited processes greyed where they stood.
-pub fn rows(app: &App) -> Vec<ProcRow> {
-    let mut rows = base_rows(app);
-    if let (Some((by, key)), Some(top)) = (&app.group, &app.top) {
-        let users = &top.users;
-        let of = |pid: u32| top.scan.processes.iter().find(|p| p.info.pid == pid);
-        rows.retain(|r| {
-            r.pid.and_then(of).is_some_and(|p| match by {
-                TopBy::Program => &p.info.program == key,
-                TopBy::User => &users.name(p.info.uid) == key,
-                TopBy::Cgroup => p.info.cgroup.as_deref().unwrap_or("(unknown)") == key,
-                _ => true,
-            })
-        });
-    }
-    if app.group.is_none() {
-        for g in &app.ghosts {
-            let v = sort_value(app, &g.row);
-            let at = rows.iter().position(|r| sort_value(app, r) < v).unwrap_or(rows.len());
-            rows.insert(at, g.row.clone());
-        }
-    }
-    if !app.filter.is_empty() {
-        let needle = app.filter.to_lowercase();
-        // A PID matches exactly; a name anywhere in the command or key.
-        let pid: Option<u32> = app.filter.trim().parse().ok();
-        rows.retain(|r| match (pid, r.pid) {
-            (Some(want), Some(pid)) => pid == want,
-            _ => {
-                r.label.to_lowercase().contains(&needle)
-                    || r.command.to_lowercase().contains(&needle)
-            }
-        });
-    }
-    if app.sort == SortKey::Growth && app.by != TopBy::Tree {
-        rows.sort_by(|a, b| {
-            sort_value(app, b).partial_cmp(&sort_value(app, a)).unwrap_or(std::cmp::Ordering::Equal)
-        });
-    }
-    rows
-}
-
-/// The figure a row sorts by (growth per minute for growth).
-fn sort_value(app: &App, r: &ProcRow) -> Option<f64> {
-    match app.sort {
-        SortKey::Growth => app.history().and_then(|h| h.trend(&r.label)).map(|t| per_minute(&t)),
-        k => r.sizes.figure(k.top_field()).map(|v| v as f64),
-    }
-}
+use crate::ui::widgets::cells::{figure_width, header, right};
+use crate::ui::widgets::process_rows::ProcRow;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let Some(top) = &app.top else { return };
-    let rows = rows(app);
+    let rows = app.process_rows();
     let per_process = matches!(app.by, TopBy::Process | TopBy::Tree);
     let gpu = top.report.totals.gpu.is_some().then_some(("GPU", Figure::Gpu));
     let figures: Vec<(&'static str, Figure)> =
@@ -206,16 +116,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_stateful_widget(table, area, &mut state);
 }
 
-fn key_header(by: TopBy) -> &'static str {
-    match by {
-        TopBy::Program => "PROGRAM",
-        TopBy::User => "USER",
-        TopBy::Cgroup => "CGROUP",
-        TopBy::Process | TopBy::Tree => "PID",
-    }
-}
-
 /// How many rows the level has (for moving the cursor).
 pub fn len(app: &App) -> usize {
-    rows(app).len()
+    app.process_rows().len()
 }

@@ -10,7 +10,6 @@ use memtally_core::write::write_file;
 use memtally_core::{Error, Result};
 
 use crate::ui::app::{App, Level};
-use crate::ui::processes;
 
 /// What is shown, as a selection: the process looked at, the filtered or
 /// grouped list, or every process.
@@ -22,7 +21,7 @@ pub fn selection(app: &App) -> Selection {
         _ if app.filter.is_empty() && app.group.is_none() => Selection::default(),
         _ => {
             let mut pids: Vec<u32> = Vec::new();
-            for r in processes::rows(app).iter().filter(|r| !r.gone) {
+            for r in app.process_rows().iter().filter(|r| !r.gone) {
                 match r.pid {
                     Some(pid) => pids.push(pid),
                     // A group row: its processes.
@@ -57,6 +56,7 @@ pub fn write(app: &App) -> Result<PathBuf> {
         return Err(Error::Usage("nothing shown to snapshot".into()));
     }
     let snapshot = take(&app.root, &sel, &Silent)?;
+    let snapshot = crate::render::notes::document(snapshot);
     let mut json = serde_json::to_vec(&snapshot).map_err(|e| Error::Usage(e.to_string()))?;
     json.push(b'\n');
     let stamp: String = humantime::format_rfc3339_seconds(std::time::SystemTime::now())

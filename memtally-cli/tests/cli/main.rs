@@ -20,6 +20,7 @@ mod hostile;
 mod hostile_reads;
 mod hostile_writes;
 mod huge_pages;
+mod json_docs;
 mod over_time;
 mod permissions;
 mod plots;

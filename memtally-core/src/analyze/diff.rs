@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::model::sizes::ROUNDED_PER_MAPPING;
 use crate::model::snapshot::{Digest, SnapProcess, SnapRegion, Snapshot};
-use crate::model::{Figure, Group, Grouper, Named, Purge, Sizes};
+use crate::model::{Figure, Group, Grouper, Named, Note, Purge, Side, Sizes};
 
 /// A figure whose change `diff` compares and sorts by, largest growth first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,7 +152,7 @@ pub struct Diff {
     /// Where a snapshot's stored totals disagree with its own regions (an
     /// edited or damaged file): the process and total rows then use the
     /// regions' sums, and each such process is named here.
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 /// Options that shape the result.
@@ -208,10 +208,10 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
     let mut paths_after = Grouper::new();
     let mut notes = Vec::new();
     let totals_a: Vec<Sizes> = (0..a.processes.len())
-        .map(|i| region_checked_totals(da, i, "the first snapshot", &mut notes))
+        .map(|i| region_checked_totals(da, i, Side::First, &mut notes))
         .collect();
     let totals_b: Vec<Sizes> = (0..b.processes.len())
-        .map(|i| region_checked_totals(db, i, "the second snapshot", &mut notes))
+        .map(|i| region_checked_totals(db, i, Side::Second, &mut notes))
         .collect();
     for &(ia, ib) in &pairs {
         let (pa, pb) = (ia.map(|i| &a.processes[i]), ib.map(|i| &b.processes[i]));
@@ -271,8 +271,8 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
             key: "total".into(),
             label: "total".into(),
             pid: None,
-            before: Some(checked_total(a, &totals_a, "the first snapshot", &mut notes)),
-            after: Some(checked_total(b, &totals_b, "the second snapshot", &mut notes)),
+            before: Some(checked_total(a, &totals_a, Side::First, &mut notes)),
+            after: Some(checked_total(b, &totals_b, Side::Second, &mut notes)),
         },
         processes,
         categories,
@@ -290,7 +290,7 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
 /// rows beside "processes: no change". Where they disagree, the regions'
 /// sums are used and `notes` says so; a process without regions keeps
 /// its stored totals.
-fn region_checked_totals(d: &Digest, i: usize, side: &str, notes: &mut Vec<String>) -> Sizes {
+fn region_checked_totals(d: &Digest, i: usize, side: Side, notes: &mut Vec<Note>) -> Sizes {
     let p = &d.snapshot.processes[i];
     let Some(groups) = d.paths.get(i).filter(|g| !g.is_empty()) else {
         return p.totals.clone();
@@ -309,7 +309,6 @@ fn region_checked_totals(d: &Digest, i: usize, side: &str, notes: &mut Vec<Strin
         (Some(_), None) if ROUNDED_PER_MAPPING.contains(&f) => false,
         (stored, summed) => stored != summed,
     };
-    let show = |v: Option<u64>| v.map_or_else(|| "none".to_string(), |v| v.to_string());
     let mut extras: Vec<&str> =
         p.totals.extra.iter().chain(&sum.extra).map(|(n, _)| n.as_str()).collect();
     extras.sort_unstable();
@@ -327,17 +326,13 @@ fn region_checked_totals(d: &Digest, i: usize, side: &str, notes: &mut Vec<Strin
         return p.totals.clone();
     };
     let who = p.pid.map_or_else(|| p.command.clone(), |pid| format!("pid {pid}"));
-    notes.push(format!(
-        "{side}: {who}: the snapshot's totals disagree with its regions ({name} {} stored, {} in the regions): the regions' sums are used",
-        show(stored),
-        show(summed),
-    ));
+    notes.push(Note::TotalsDisagree { side, who, figure: name.to_string(), stored, summed });
     sum
 }
 
 /// The snapshot's total row: the sum of its processes' (checked) totals,
 /// noted where the stored one differs.
-fn checked_total(s: &Snapshot, processes: &[Sizes], side: &str, notes: &mut Vec<String>) -> Sizes {
+fn checked_total(s: &Snapshot, processes: &[Sizes], side: Side, notes: &mut Vec<Note>) -> Sizes {
     if s.processes.is_empty() {
         return s.totals.clone();
     }
@@ -346,9 +341,7 @@ fn checked_total(s: &Snapshot, processes: &[Sizes], side: &str, notes: &mut Vec<
         sum.add(t);
     }
     if sum != s.totals {
-        notes.push(format!(
-            "{side}: its stored total disagrees with the sum of its processes: the sum is used"
-        ));
+        notes.push(Note::TotalDisagrees { side });
     }
     sum
 }

@@ -3,7 +3,7 @@
 
 use crate::analyze::category::{categorize, is_shmem, Category};
 use crate::analyze::group::{process_total, sort_by_figures, GroupSort};
-use crate::model::{Figure, Group, Grouper, Named, Process, Region, SizeSource, Sizes};
+use crate::model::{Figure, Group, Grouper, Named, Note, Process, Region, SizeSource, Sizes};
 
 /// What `show` groups regions by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -85,7 +85,7 @@ pub struct Report {
     /// Regions added up, over every process.
     pub region_count: usize,
     /// Things the reader must know to trust the numbers.
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// GPU memory of the processes (docs/gpu-json.md), when read and any.
     pub gpu: Option<crate::analyze::gpu::GpuShow>,
     /// The regions whose pages are tmpfs / shared memory
@@ -196,10 +196,7 @@ pub fn finish(
     let mut notes = Vec::new();
     for p in &processes {
         if p.source == SizeSource::Maps {
-            notes.push(format!(
-                "pid {}: smaps could not be read, only maps: virtual sizes are known, resident and dirty are not (shown as -). Run as the process's user, as root, or with CAP_SYS_PTRACE for the rest.",
-                p.pid
-            ));
+            notes.push(Note::MapsOnly { pid: p.pid });
         }
     }
     Report {

@@ -53,7 +53,9 @@ fn linux_region(r: &Region) -> SnapRegion {
 }
 
 /// A snapshot of Linux processes.
-pub fn linux_snapshot(processes: &[Process], moment: Moment, notes: Vec<String>) -> Snapshot {
+/// Its `notes` are left empty: they are worded by whoever writes the
+/// document (the `take` use case hands them out beside it).
+pub fn linux_snapshot(processes: &[Process], moment: Moment) -> Snapshot {
     let procs: Vec<SnapProcess> = processes
         .iter()
         .map(|p| SnapProcess {
@@ -75,7 +77,6 @@ pub fn linux_snapshot(processes: &[Process], moment: Moment, notes: Vec<String>)
     snap.kernel = moment.kernel;
     snap.proc_root = moment.proc_root;
     snap.machine = moment.machine;
-    snap.notes = notes;
     snap
 }
 

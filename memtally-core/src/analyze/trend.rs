@@ -4,42 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use crate::model::{Figure, Sizes};
 
-use crate::model::{Figure, Named, Sizes};
-
-/// What a series follows: one process, one category, or the total.
-/// Declared in name order, so series sort as their names do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Scope {
-    /// One category over every process sampled; the key is its key.
-    Category,
-    /// One process; the key is its PID.
-    Process,
-    /// Every process sampled; the key is `total`.
-    Total,
-}
-
-impl Named for Scope {
-    const ALL: &'static [Scope] = &[Scope::Category, Scope::Process, Scope::Total];
-
-    fn name(self) -> &'static str {
-        match self {
-            Scope::Category => "category",
-            Scope::Process => "process",
-            Scope::Total => "total",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            Scope::Category => "one category over every process sampled",
-            Scope::Process => "one process",
-            Scope::Total => "every process sampled",
-        }
-    }
-}
+pub use crate::model::series::Scope;
 
 /// A series: (scope, key), as `(Process, "1234")`, `(Category, "heap")`
 /// or `(Total, "total")`.

@@ -118,7 +118,8 @@ pub(crate) struct ProcGpu {
     /// `nvidia-smi` used memory, bytes, when the tool ran and listed the process.
     pub nvidia: Option<u64>,
     /// Things the reader must know (an fdinfo that could not be parsed).
-    pub notes: Vec<String>,
+    #[serde(skip)]
+    pub notes: Vec<crate::model::Note>,
 }
 
 impl ProcGpu {

@@ -12,6 +12,7 @@ pub mod mounts;
 pub mod prefetch;
 pub(crate) mod proc_root;
 pub(crate) mod scan;
+pub mod series;
 pub mod smaps;
 pub mod snapshot_digest;
 pub mod snapshot_file;

@@ -10,14 +10,14 @@ use std::path::Path;
 use crate::analyze::diff::{diff_digests, unmatched, Diff, DiffOptions};
 use crate::error::{Error, Result};
 use crate::model::snapshot::Digest;
-use crate::usecase::snapshot::load_digest;
+use crate::usecase::snapshot::{load_digest, DigestRead};
 
 /// What changed from `before` to `after` (any documents
 /// [`load`](crate::usecase::snapshot::load) reads, both of one kind: two
 /// Linux snapshots or two vmmap reports).
 pub fn diff_files(before: &Path, after: &Path, opts: &DiffOptions) -> Result<Diff> {
-    let (a, a_streamed) = load_digest(before, &[])?;
-    let (b, b_streamed) = load_digest(after, &[])?;
+    let DigestRead { digest: a, streamed: a_streamed } = load_digest(before, &[])?;
+    let DigestRead { digest: b, streamed: b_streamed } = load_digest(after, &[])?;
     let (ka, kb) = (a.snapshot.kind.name(), b.snapshot.kind.name());
     if ka != kb {
         return Err(Error::Usage(format!(
@@ -33,7 +33,7 @@ pub fn diff_files(before: &Path, after: &Path, opts: &DiffOptions) -> Result<Dif
             if !streamed || keep.iter().all(|k| k.is_empty()) {
                 return Ok(d);
             }
-            let (d2, _) = load_digest(path, keep)?;
+            let d2 = load_digest(path, keep)?.digest;
             if d2.ids != d.ids {
                 return Err(Error::Parse {
                     path: path.to_path_buf(),

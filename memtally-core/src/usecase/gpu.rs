@@ -10,7 +10,7 @@ use crate::analyze::gpu::{build, show_view, GpuInput, GpuReport, GpuShow};
 use crate::analyze::metrics::GpuFigures;
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result};
-use crate::model::{Needs, ProcInfo, ProcMemory};
+use crate::model::{Needs, Note, ProcInfo, ProcMemory};
 use crate::source::gpu::nvidia::{self, Nvidia};
 use crate::source::gpu::{read_many, worth_reading};
 use crate::source::scan::default_threads;
@@ -24,7 +24,7 @@ pub(crate) struct MachineGpu {
     pub inputs: Vec<GpuInput>,
     /// Processes whose fds could not be read (permission).
     pub restricted: Vec<u32>,
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 /// Reads the GPU files of `infos` (ideally every process, so shares are
@@ -44,36 +44,27 @@ pub(crate) fn read_machine(
     if let Some(timeout) = nvidia_timeout.filter(|_| root.is_live()) {
         match nvidia::query(timeout) {
             Nvidia::Missing => {}
-            Nvidia::Failed(why) => notes.push(why),
+            Nvidia::Failed(why) => notes.push(Note::NvidiaFailed { why }),
             Nvidia::Usage(usage) => {
                 let mut unknown = Vec::new();
                 for (pid, bytes) in usage {
                     match (by_pid.get_mut(&pid), bytes) {
                         (Some(g), Some(b)) => g.nvidia = Some(b),
-                        (Some(_), None) => notes.push(format!(
-                            "nvidia-smi lists pid {pid} without a used-memory figure ([N/A])"
-                        )),
-                        (None, _) => unknown.push(pid.to_string()),
+                        (Some(_), None) => notes.push(Note::NvidiaWithoutFigure { pid }),
+                        (None, _) => unknown.push(pid),
                     }
                 }
                 if !unknown.is_empty() {
-                    notes.push(format!(
-                        "nvidia-smi lists processes not seen here (another PID namespace?): {}",
-                        unknown.join(", ")
-                    ));
+                    notes.push(Note::NvidiaUnknown { pids: unknown });
                 }
             }
         }
     }
     if !scan.restricted.is_empty() {
-        let n = scan.restricted.len();
-        notes.push(format!(
-            "the open files of {n} {} could not be read (permission denied; needs the same user, root, or CAP_SYS_PTRACE): their GPU memory is left out",
-            if n == 1 { "process" } else { "processes" }
-        ));
+        notes.push(Note::GpuRestricted { count: scan.restricted.len() });
     }
     for (pid, why) in &scan.failed {
-        notes.push(format!("pid {pid}: {why}"));
+        notes.push(Note::Failed { pid: *pid, why: why.clone() });
     }
     let inputs = infos
         .iter()
@@ -118,8 +109,8 @@ pub struct GpuOptions {
 }
 
 /// The GPU view of the selected processes, shares counted across every
-/// process; and whether some processes' files could not be read.
-pub fn gpu(root: &ProcRoot, opts: &GpuOptions) -> Result<(GpuReport, bool)> {
+/// process; partial where some processes' files could not be read.
+pub fn gpu(root: &ProcRoot, opts: &GpuOptions) -> Result<GpuReport> {
     let needs = Needs { cmdline: true, cgroup: opts.select.cgroup.is_some() };
     // Every process is read so that shared clients and buffers are divided
     // among all their holders; the selection only filters what is shown.
@@ -140,7 +131,8 @@ pub fn gpu(root: &ProcRoot, opts: &GpuOptions) -> Result<(GpuReport, bool)> {
     let machine = read_machine(root, &all, Some(opts.nvidia_timeout));
     let mut report = build(&machine.inputs, &|pid| keep.contains(&pid));
     report.notes.extend(machine.notes);
-    Ok((report, !machine.restricted.is_empty()))
+    report.restricted = machine.restricted.len();
+    Ok(report)
 }
 
 /// Adds a `gpu` figure (the proportional one of docs/gpu-json.md) to the

@@ -1,17 +1,20 @@
-//! Reads selected processes in full (every region), the one way: a
-//! process that exits meanwhile is counted as vanished, a kernel thread
-//! is left out, and any other failure is kept to be reported.
+//! Reads a selection, the one way every use case does: select, refuse a
+//! narrowed selection that found nothing, read (every region, or the
+//! cheap rollups), count what exited meanwhile, and refuse a read that
+//! got nothing. What could not be read is kept, to be noted.
 
+use crate::analyze::select::Selection;
 use crate::error::{Error, Result};
-use crate::model::{ProcInfo, Process};
-use crate::source::ProcRoot;
+use crate::model::{Needs, Note, Process, Scan};
+use crate::source::{scan, ProcRoot};
+use crate::usecase::select::{require_read, select, Selected};
 use crate::usecase::Progress;
 
-/// The processes read, and what happened to the rest.
+/// The processes read in full, and what happened to the rest.
 #[derive(Debug, Default)]
 pub struct ReadProcesses {
     pub processes: Vec<Process>,
-    /// Exited (or became zombies) before they could be read.
+    /// Exited (or became zombies) before they could be read, listed or not.
     pub vanished: usize,
     /// Kernel threads: no memory map.
     pub kernel_threads: usize,
@@ -19,32 +22,55 @@ pub struct ReadProcesses {
     pub failed: Vec<Error>,
 }
 
-/// Reads every process of `infos` with all its regions.
-pub fn read_processes(
+/// The selection, each process read with all its regions: an error when a
+/// narrowed selection finds nothing, or nothing of it could be read.
+pub(crate) fn read_full(
     root: &ProcRoot,
-    infos: &[ProcInfo],
+    sel: &Selection,
     progress: &dyn Progress,
-) -> ReadProcesses {
-    let mut out = ReadProcesses::default();
-    progress.start("reading processes", infos.len());
-    for info in infos {
+) -> Result<(Selected, ReadProcesses)> {
+    let selected = select(root, sel, Needs::default())?;
+    selected.require_any(root, sel)?;
+    let mut read = ReadProcesses { vanished: selected.vanished, ..Default::default() };
+    progress.start("reading processes", selected.infos.len());
+    for info in &selected.infos {
         match root.process(info.pid) {
-            Ok(p) => out.processes.push(p),
-            Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => out.vanished += 1,
-            Err(Error::KernelThread { .. }) => out.kernel_threads += 1,
-            Err(e) => out.failed.push(e),
+            Ok(p) => read.processes.push(p),
+            Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => read.vanished += 1,
+            Err(Error::KernelThread { .. }) => read.kernel_threads += 1,
+            Err(e) => read.failed.push(e),
         }
         progress.step();
     }
     progress.finish();
-    out
+    Ok((selected, read.require_some()?))
+}
+
+/// The selection, each process read from its rollup (PSS without the
+/// regions) on several threads: an error when a narrowed selection finds
+/// nothing, or every process it found exited before it was read.
+pub(crate) fn read_rollups(
+    root: &ProcRoot,
+    sel: &Selection,
+    needs: Needs,
+    progress: &dyn Progress,
+) -> Result<(Selected, Scan)> {
+    let mut selected = select(root, sel, needs)?;
+    selected.require_any(root, sel)?;
+    let infos = std::mem::take(&mut selected.infos);
+    progress.start("reading processes", infos.len());
+    let mut found = scan::read_all(root, infos, scan::default_threads(), &|| progress.step());
+    progress.finish();
+    require_read(sel, &found)?;
+    found.vanished += selected.vanished;
+    Ok((selected, found))
 }
 
 impl ReadProcesses {
     /// The processes, or when none could be read, the reason: the first
     /// failure (permission denied says who owns it and what would fix it),
     /// else that every selected process had exited.
-    pub fn require_some(mut self) -> Result<ReadProcesses> {
+    fn require_some(mut self) -> Result<ReadProcesses> {
         if self.processes.is_empty() {
             if !self.failed.is_empty() {
                 return Err(self.failed.swap_remove(0));
@@ -57,25 +83,24 @@ impl ReadProcesses {
         Ok(self)
     }
 
-    /// Notes that say what the figures leave out.
-    pub fn notes(&self) -> Vec<String> {
+    /// What the figures leave out.
+    pub fn notes(&self) -> Vec<Note> {
         let mut notes = Vec::new();
         let denied =
             self.failed.iter().filter(|e| matches!(e, Error::PermissionDenied { .. })).count();
         if denied > 0 {
-            notes.push(format!(
-                "{denied} selected processes could not be read (permission denied) and are not in these figures; {}.", crate::source::access::read_hint()
-            ));
+            notes.push(Note::Denied { count: denied, hint: crate::source::access::read_hint() });
         }
         let other = self.failed.len() - denied;
         if other > 0 {
-            notes.push(format!(
-                "{other} selected processes could not be read and are not in these figures (first: {})",
-                self.failed.iter().find(|e| !matches!(e, Error::PermissionDenied { .. })).map_or_else(String::new, |e| e.to_string())
-            ));
+            let first = self.failed.iter().find(|e| !matches!(e, Error::PermissionDenied { .. }));
+            notes.push(Note::Unreadable {
+                count: other,
+                first: first.map_or_else(String::new, |e| e.to_string()),
+            });
         }
         if self.vanished > 0 {
-            notes.push(format!("{} selected processes exited while being read", self.vanished));
+            notes.push(Note::Exited { count: self.vanished });
         }
         notes
     }

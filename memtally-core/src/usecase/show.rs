@@ -7,10 +7,9 @@ use crate::analyze::group::GroupSort;
 use crate::analyze::select::Selection;
 use crate::analyze::show::{build, finish, Fold, Report, ShowBy};
 use crate::error::{Error, Result};
-use crate::model::{Needs, Process, Region};
+use crate::model::{Note, Process, Region};
 use crate::source::ProcRoot;
-use crate::usecase::read::read_processes;
-use crate::usecase::select::select;
+use crate::usecase::read::read_full;
 use crate::usecase::{gpu, Progress};
 
 /// How to group, sort and cut the rows.
@@ -59,11 +58,7 @@ pub fn show_selection(
     opts: &ShowOptions,
     progress: &dyn Progress,
 ) -> Result<Report> {
-    let selected = select(root, sel, Needs::default())?;
-    selected.require_any(root, sel)?;
-    let mut read = read_processes(root, &selected.infos, progress);
-    read.vanished += selected.vanished;
-    let read = read.require_some()?;
+    let (_, read) = read_full(root, sel, progress)?;
     let notes = read.notes();
     let pids: Vec<u32> = read.processes.iter().map(|p| p.pid).collect();
     let mut report = build(read.processes, opts.by, &opts.sort, opts.top);
@@ -74,10 +69,8 @@ pub fn show_selection(
 }
 
 /// The note for a process its capture marked incomplete (a recorded tree only).
-fn incomplete_note(root: &ProcRoot, pid: u32) -> Option<String> {
-    root.incomplete(pid).map(|why| {
-        format!("pid {pid} was recorded incomplete ({why}): its figures may be short of the whole")
-    })
+fn incomplete_note(root: &ProcRoot, pid: u32) -> Option<Note> {
+    root.incomplete(pid).map(|why| Note::RecordedIncomplete { pid, why: why.to_string() })
 }
 
 /// The seed's table (virtual kB by backing and permissions), from `maps`

@@ -9,22 +9,33 @@ use crate::analyze::select::Selection;
 use crate::analyze::snapshot::{linux_snapshot, vmmap_snapshot, Moment};
 use crate::error::{Error, Result};
 use crate::model::snapshot::{Digest, Snapshot};
-use crate::model::{Needs, ProcInfo};
+use crate::model::{Note, ProcInfo};
 use crate::source::users::UserNames;
 use crate::source::{bounded, snapshot_digest, snapshot_file, vmmap, ProcRoot};
-use crate::usecase::read::read_processes;
-use crate::usecase::select::select;
+use crate::usecase::read::read_full;
 use crate::usecase::Progress;
 
+/// A snapshot taken, and what it leaves out. The document's own `notes`
+/// are text for its readers: whoever writes it words these into them.
+#[derive(Debug)]
+pub struct Taken {
+    /// The document, its `notes` empty.
+    pub snapshot: Snapshot,
+    /// Processes that could not be read or exited meanwhile.
+    pub notes: Vec<Note>,
+}
+
+impl Taken {
+    /// Whether some selected process is missing from the snapshot.
+    pub fn partial(&self) -> bool {
+        !self.notes.is_empty()
+    }
+}
+
 /// Reads the selection in full and builds the snapshot.
-pub fn take(root: &ProcRoot, sel: &Selection, progress: &dyn Progress) -> Result<Snapshot> {
-    let selected = select(root, sel, Needs::default())?;
-    selected.require_any(root, sel)?;
-    let mut read = read_processes(root, &selected.infos, progress);
-    read.vanished += selected.vanished;
-    let read = read.require_some()?;
-    let notes = read.notes();
-    let mut snap = linux_snapshot(&read.processes, moment(root), notes);
+pub fn take(root: &ProcRoot, sel: &Selection, progress: &dyn Progress) -> Result<Taken> {
+    let (selected, read) = read_full(root, sel, progress)?;
+    let mut snap = linux_snapshot(&read.processes, moment(root));
     // Who each process is (parent, owner), from the selection's listing.
     let users = UserNames::default();
     let infos: HashMap<u32, &ProcInfo> = selected.infos.iter().map(|i| (i.pid, i)).collect();
@@ -34,7 +45,7 @@ pub fn take(root: &ProcRoot, sel: &Selection, progress: &dyn Progress) -> Result
             p.user = info.uid.map(|uid| users.name(Some(uid)));
         }
     }
-    Ok(snap)
+    Ok(Taken { snapshot: snap, notes: read.notes() })
 }
 
 /// When and where: now, the host and kernel the /proc tree describes.
@@ -130,21 +141,31 @@ fn check_version(path: &Path, version: u32) -> Result<()> {
     Ok(())
 }
 
+/// A document's digest, and whether it kept only the regions asked for.
+#[derive(Debug)]
+pub struct DigestRead {
+    /// What was kept of the document.
+    pub digest: Digest,
+    /// A `memtally snapshot` in a regular file, streamed: it kept only the
+    /// regions asked for, and can be read again for others.
+    pub streamed: bool,
+}
+
 /// What `diff` reads of a document (see [`Digest`]). A `memtally
 /// snapshot` in a regular file is streamed, keeping of process `i`'s
-/// regions only those in `keep[i]`: `Ok((digest, true))`, and it can be
-/// read again. Any other document (or one in a pipe, which cannot be read
-/// twice) keeps every region: `Ok((digest, false))`.
-pub fn load_digest(path: &Path, keep: &[HashSet<u64>]) -> Result<(Digest, bool)> {
+/// regions only those in `keep[i]`, and it can be read again. Any other
+/// document (or one in a pipe, which cannot be read twice) keeps every
+/// region.
+pub fn load_digest(path: &Path, keep: &[HashSet<u64>]) -> Result<DigestRead> {
     let regular = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.is_file();
     match open_snapshot(path)? {
         Some(r) => {
             let d = snapshot_digest::read(r, regular.then_some(keep))
                 .map_err(|e| snapshot_error(path, e))?;
             check_version(path, d.snapshot.memtally_snapshot)?;
-            Ok((d, regular))
+            Ok(DigestRead { digest: d, streamed: regular })
         }
-        None => Ok((Digest::of(load(path)?), false)),
+        None => Ok(DigestRead { digest: Digest::of(load(path)?), streamed: false }),
     }
 }
 

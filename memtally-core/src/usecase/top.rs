@@ -5,14 +5,14 @@
 use std::collections::HashMap;
 
 use crate::analyze::select::Selection;
-use crate::analyze::top::{build, TopBy, TopReport, TopSort};
+use crate::analyze::top::{build, dirty_field, TopBy, TopReport, TopSort};
 use crate::error::Result;
-use crate::model::{CgroupMemory, Figure, Needs, Scan};
+use crate::model::{CgroupMemory, Figure, Needs, Note, ProcMemory, Scan};
 use crate::source::cgroup::CgroupRoot;
 use crate::source::users::UserNames;
 use crate::source::{scan, ProcRoot};
-use crate::usecase::select::{require_read, select};
-use crate::usecase::{gpu, Progress};
+use crate::usecase::read::read_rollups;
+use crate::usecase::{gpu, Progress, Silent};
 
 /// What to show.
 #[derive(Debug, Clone)]
@@ -59,6 +59,9 @@ pub struct Top {
     /// With `--by cgroup`: each row's own cgroup figures (charge, limits,
     /// memory.stat), by row key, where its files were read.
     pub cgroups: HashMap<String, CgroupMemory>,
+    /// Where some processes could not be read in detail: what would let
+    /// memtally read them (it depends on who memtally runs as).
+    pub read_hint: Option<String>,
 }
 
 /// Reads the selection and builds the view.
@@ -67,16 +70,33 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
         cmdline: opts.by == TopBy::Program || opts.every_identity,
         cgroup: opts.by == TopBy::Cgroup || opts.every_identity,
     };
-    let selected = select(root, &opts.select, needs)?;
-    selected.require_any(root, &opts.select)?;
-    progress.start("reading processes", selected.infos.len());
-    let mut found =
-        scan::read_all(root, selected.infos, scan::default_threads(), &|| progress.step());
-    progress.finish();
-    require_read(&opts.select, &found)?;
-    found.vanished += selected.vanished;
+    read(root, opts, needs, progress, None)
+}
+
+/// Command line and program name by (PID, name), of the last read.
+type Cmdlines = HashMap<(u32, String), (String, String)>;
+
+/// The one body of [`top`] and [`TopReader::top`]: select, read, add GPU
+/// memory, build, add the machine picture and cgroup charges. With
+/// `known`, every process gets its command line before the view is built,
+/// from `known` where the process was seen before (and `known` is
+/// replaced by this read's); without, only the rows shown get theirs,
+/// after it (unless `needs` already read every one).
+fn read(
+    root: &ProcRoot,
+    opts: &TopOptions,
+    needs: Needs,
+    progress: &dyn Progress,
+    known: Option<&mut Cmdlines>,
+) -> Result<Top> {
+    let (selected, mut found) = read_rollups(root, &opts.select, needs, progress)?;
+    let threads = scan::default_threads();
     // GPU memory (docs/gpu-json.md), where the machine can have any.
     gpu::add_to_top(root, &mut found.processes);
+    let every_cmdline = needs.cmdline || known.is_some();
+    if let Some(known) = known {
+        fill_known_cmdlines(root, &mut found.processes, known, threads);
+    }
     // The machine picture explains the whole machine, so it only makes
     // sense when every process is in the scan.
     let meminfo = opts.select.is_everything().then(|| root.meminfo()).flatten();
@@ -89,11 +109,12 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
         crate::usecase::machine::add_drivers(root, m);
     }
     // Command lines are read only for the rows shown (each is a read).
-    if !needs.cmdline {
+    if !every_cmdline {
         let shown: Vec<usize> = report.rows.iter().filter_map(|r| r.process).collect();
-        scan::fill_cmdlines(root, &mut found.processes, &shown, scan::default_threads());
+        scan::fill_cmdlines(root, &mut found.processes, &shown, threads);
     }
     let cgroups = cgroup_charges(root, opts.by, &report);
+    let read_hint = (!found.restricted.is_empty()).then(crate::source::access::read_hint);
     Ok(Top {
         report,
         scan: found,
@@ -101,7 +122,35 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
         missing: selected.missing,
         users,
         cgroups,
+        read_hint,
     })
+}
+
+/// Gives every process its command line: from `known` where the same
+/// (PID, name) was read before, else read now; `known` becomes this set.
+fn fill_known_cmdlines(
+    root: &ProcRoot,
+    processes: &mut [ProcMemory],
+    known: &mut Cmdlines,
+    threads: usize,
+) {
+    let mut unknown = Vec::new();
+    for (i, p) in processes.iter_mut().enumerate() {
+        match known.get(&(p.info.pid, p.info.comm.clone())) {
+            Some((cmdline, program)) => {
+                p.info.cmdline = cmdline.clone();
+                p.info.program = program.clone();
+            }
+            None => unknown.push(i),
+        }
+    }
+    scan::fill_cmdlines(root, processes, &unknown, threads);
+    *known = processes
+        .iter()
+        .map(|p| {
+            ((p.info.pid, p.info.comm.clone()), (p.info.cmdline.clone(), p.info.program.clone()))
+        })
+        .collect();
 }
 
 /// The charge of each cgroup row (`--by cgroup`; empty otherwise).
@@ -127,56 +176,61 @@ fn cgroup_charges(root: &ProcRoot, by: TopBy, report: &TopReport) -> HashMap<Str
 #[derive(Debug, Default)]
 pub struct TopReader {
     /// Command line and program name by (PID, name), of the last read.
-    cmdlines: HashMap<(u32, String), (String, String)>,
+    cmdlines: Cmdlines,
 }
 
 impl TopReader {
     /// Every process, grouped and sorted as `top --by BY --sort SORT --all`;
     /// `cgroups` reads every process's cgroup too.
     pub fn top(&mut self, root: &ProcRoot, by: TopBy, sort: TopSort, cgroups: bool) -> Result<Top> {
+        let opts = TopOptions {
+            select: Selection::default(),
+            by,
+            sort: vec![sort],
+            top: None,
+            every_identity: false,
+        };
         let needs = Needs { cmdline: false, cgroup: cgroups || by == TopBy::Cgroup };
-        let selected = select(root, &Selection::default(), needs)?;
-        let threads = scan::default_threads();
-        let mut found = scan::read_all(root, selected.infos, threads, &|| {});
-        found.vanished += selected.vanished;
-        gpu::add_to_top(root, &mut found.processes);
-        let mut missing = Vec::new();
-        for (i, p) in found.processes.iter_mut().enumerate() {
-            match self.cmdlines.get(&(p.info.pid, p.info.comm.clone())) {
-                Some((cmdline, program)) => {
-                    p.info.cmdline = cmdline.clone();
-                    p.info.program = program.clone();
-                }
-                None => missing.push(i),
-            }
+        read(root, &opts, needs, &Silent, Some(&mut self.cmdlines))
+    }
+}
+
+impl Top {
+    /// What the reader must know to trust the figures, in the order they
+    /// are printed. Derived from the view and the scan, so both readers
+    /// ([`top`], [`TopReader`]) carry the same notes.
+    pub fn notes(&self) -> Vec<Note> {
+        let (report, scan) = (&self.report, &self.scan);
+        let mut notes = Vec::new();
+        if dirty_field(&report.totals) == Figure::PrivateDirty {
+            notes.push(Note::NoPssDirty);
         }
-        scan::fill_cmdlines(root, &mut found.processes, &missing, threads);
-        self.cmdlines = found
-            .processes
-            .iter()
-            .map(|p| {
-                (
-                    (p.info.pid, p.info.comm.clone()),
-                    (p.info.cmdline.clone(), p.info.program.clone()),
-                )
-            })
-            .collect();
-        let meminfo = root.meminfo();
-        let users = UserNames::default();
-        let mut report =
-            build(&found.processes, by, &[sort], None, &|uid| users.name(uid), meminfo.as_ref());
-        if let Some(m) = report.machine.as_mut() {
-            m.shmem_mounts = crate::source::mounts::tmpfs_usage(root);
-            crate::usecase::machine::add_drivers(root, m);
+        if let Some(bytes) = report.totals.pss_shmem.filter(|&v| v > 0) {
+            notes.push(Note::PssShmem { bytes });
         }
-        let cgroups = cgroup_charges(root, by, &report);
-        Ok(Top {
-            report,
-            scan: found,
-            kernel_threads: selected.kernel_threads,
-            missing: selected.missing,
-            users,
-            cgroups,
-        })
+        if let Some(hint) = &self.read_hint {
+            notes.push(Note::Restricted { count: scan.restricted.len(), hint: hint.clone() });
+        }
+        if report.by == TopBy::Tree {
+            notes.push(Note::SubtreeRows);
+        }
+        if report.rows.iter().any(|r| r.without_pss > 0 && r.processes > 1) {
+            notes.push(Note::RowsWithoutPss);
+        }
+        if !self.missing.is_empty() {
+            notes.push(Note::NoSuchProcess { pids: self.missing.clone() });
+        }
+        if scan.vanished > 0 {
+            notes.push(Note::ExitedDuringScan { count: scan.vanished });
+        }
+        for (pid, why) in &scan.failed {
+            notes.push(Note::Failed { pid: *pid, why: why.clone() });
+        }
+        notes
+    }
+
+    /// Whether some process is in the figures without its PSS, or not at all.
+    pub fn partial(&self) -> bool {
+        !self.scan.restricted.is_empty() || !self.scan.failed.is_empty()
     }
 }

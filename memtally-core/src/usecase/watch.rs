@@ -9,34 +9,13 @@ use crate::analyze::select::Selection;
 use crate::analyze::snapshot::categories;
 use crate::analyze::trend::{Sample, Scope};
 use crate::error::Result;
-use crate::model::{Figure, Named, Needs, Sizes};
-use crate::source::{scan, ProcRoot};
-use crate::usecase::select::{require_read, select};
+use crate::model::{Needs, Sizes};
+use crate::source::ProcRoot;
+use crate::usecase::read::read_rollups;
+use crate::usecase::Silent;
 
-/// A figure recorded per sample: the series CSV's columns after
-/// scope/key/label, in [`Named::ALL`] order, and what `plot` can draw.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SeriesFigure(pub Figure);
-
-impl Named for SeriesFigure {
-    const ALL: &'static [SeriesFigure] = &[
-        SeriesFigure(Figure::Rss),
-        SeriesFigure(Figure::Pss),
-        SeriesFigure(Figure::Uss),
-        SeriesFigure(Figure::Dirty),
-        SeriesFigure(Figure::PrivateDirty),
-        SeriesFigure(Figure::SharedDirty),
-        SeriesFigure(Figure::SwapPss),
-    ];
-
-    fn name(self) -> &'static str {
-        self.0.name()
-    }
-
-    fn help(self) -> &'static str {
-        self.0.help()
-    }
-}
+/// Figures recorded per sample: the series file's, which owns the list.
+pub use crate::model::series::SeriesFigure;
 
 /// Whether a sample reads categories.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -54,16 +33,15 @@ pub enum Categories {
 /// per category from smaps as `categories` says. A narrowed selection
 /// that finds no process is an error (exit code 3).
 pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Sample> {
-    let selected = select(root, sel, Needs { cmdline: true, cgroup: false })?;
-    selected.require_any(root, sel)?;
+    let (_, found) = read_rollups(root, sel, Needs { cmdline: true, cgroup: false }, &Silent)?;
+    // Categories for the processes read (those that exited meanwhile
+    // have none to give).
     let with_categories = match cats {
         Categories::Always => true,
         Categories::Never => false,
-        Categories::Auto => selected.infos.len() <= 16,
+        Categories::Auto => found.processes.len() <= 16,
     };
-    let pids: Vec<u32> = selected.infos.iter().map(|i| i.pid).collect();
-    let found = scan::read_all(root, selected.infos, scan::default_threads(), &|| {});
-    require_read(sel, &found)?;
+    let pids: Vec<u32> = found.processes.iter().map(|p| p.info.pid).collect();
     let mut sample = Sample::new();
     let mut total = Sizes::default();
     for p in &found.processes {

@@ -40,11 +40,8 @@ pub fn smaps(data: &[u8]) {
             Some(3),
         );
         assert_eq!(rep.totals.rss, sum.rss);
-        let _ = memtally_core::analyze::snapshot::linux_snapshot(
-            &rep.processes,
-            Default::default(),
-            vec![],
-        );
+        let _ =
+            memtally_core::analyze::snapshot::linux_snapshot(&rep.processes, Default::default());
     }
     let _ = memtally_core::analyze::classic::classic(&procs[0].regions);
 }

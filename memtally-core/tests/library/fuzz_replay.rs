@@ -115,11 +115,7 @@ fn snapshot_target_replays_its_seeds_and_crashers() {
                 rollup: None,
                 streamed: None,
             };
-            let snap = memtally_core::analyze::snapshot::linux_snapshot(
-                &[p],
-                Default::default(),
-                Vec::new(),
-            );
+            let snap = memtally_core::analyze::snapshot::linux_snapshot(&[p], Default::default());
             (format!("a snapshot of {}", path.display()), serde_json::to_vec(&snap).unwrap())
         })
         .collect();

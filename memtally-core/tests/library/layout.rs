@@ -1,7 +1,9 @@
 //! The layout holds: each layer of the library imports only the layers
 //! below it (model <- source, analyze <- usecase; write beside them), the
-//! printers never reach into the command line, the library depends on no
-//! command-line, server or drawing crate, and no source file grows past
+//! printers never reach into the command line nor read the system (they
+//! print what the use cases return), the explorer's levels do not import
+//! each other and its modules import in no circle, the library depends on
+//! no command-line, server or drawing crate, and no source file grows past
 //! about 500 lines (tests aside) without being split along its seams.
 
 use std::collections::BTreeSet;
@@ -48,6 +50,163 @@ fn crate_modules(text: &str) -> BTreeSet<String> {
     out
 }
 
+/// The modules `text` names right after `prefix` (`memtally_core::`,
+/// `crate::ui::`): `prefix X::…` and each item of `prefix {X::…, Y}`.
+fn modules_under(text: &str, prefix: &str) -> BTreeSet<String> {
+    let ident = |s: &str| -> String {
+        s.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
+    };
+    let mut out = BTreeSet::new();
+    for (i, _) in text.match_indices(prefix) {
+        if i > 0 && text[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue; // `other_crate::ui::`, or a path deeper than the prefix
+        }
+        let rest = &text[i + prefix.len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            // Items at the group's own depth only: `{a::{b, c}, d}` names a and d.
+            let mut depth = 0;
+            let mut item_start = true;
+            for (j, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => item_start = true,
+                    _ if item_start && !c.is_whitespace() => {
+                        out.insert(ident(&group[j..]));
+                        item_start = false;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            out.insert(ident(rest));
+        }
+    }
+    out.remove("");
+    out
+}
+
+/// Whether `path` is a test module of its own file (`#[cfg(test)] mod
+/// NAME;` in its parent), which may import anything.
+fn test_only(path: &Path) -> bool {
+    let Some(name) = path.file_stem().and_then(|n| n.to_str()) else { return false };
+    let dir = path.parent().unwrap();
+    let parents = [dir.join("mod.rs"), dir.with_extension("rs")];
+    parents.iter().any(|p| {
+        std::fs::read_to_string(p).is_ok_and(|t| t.contains(&format!("#[cfg(test)]\nmod {name};")))
+    })
+}
+
+/// A circle in `edges` (module -> the modules it imports), if any, as
+/// the path around it.
+fn circle(edges: &std::collections::BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        m: &str,
+        edges: &std::collections::BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == m) {
+            let mut c = path[at..].to_vec();
+            c.push(m.to_string());
+            return Some(c);
+        }
+        if done.contains(m) {
+            return None;
+        }
+        path.push(m.to_string());
+        for next in edges.get(m).into_iter().flatten() {
+            if let Some(c) = visit(next, edges, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(m.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    edges.keys().find_map(|m| visit(m, edges, &mut Vec::new(), &mut done))
+}
+
+/// The explorer's modules (`ui/NAME.rs` or `ui/NAME/`) and what each
+/// imports of the others.
+fn ui_imports() -> std::collections::BTreeMap<String, BTreeSet<String>> {
+    let ui = repo().join("memtally-cli/src/ui");
+    let mut edges = std::collections::BTreeMap::<String, BTreeSet<String>>::new();
+    for f in rust_files(&ui) {
+        let rel = f.strip_prefix(&ui).unwrap();
+        let module = rel.components().next().unwrap().as_os_str().to_string_lossy();
+        let module = module.trim_end_matches(".rs").to_string();
+        if module == "mod" || test_only(&f) {
+            continue; // ui/mod.rs declares them all
+        }
+        let mut named = modules_under(&code(&f), "crate::ui::");
+        named.remove(&module);
+        edges.entry(module).or_default().extend(named);
+    }
+    edges
+}
+
+/// The explorer's levels, one module each.
+const UI_LEVELS: [&str; 4] = ["machine", "processes", "categories", "mappings"];
+
+/// Where a level imports another: (level, the other).
+fn levels_importing_levels(
+    edges: &std::collections::BTreeMap<String, BTreeSet<String>>,
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for level in UI_LEVELS {
+        for other in edges.get(level).into_iter().flatten() {
+            if UI_LEVELS.contains(&other.as_str()) {
+                out.push((level.to_string(), other.clone()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_rule_checkers_see_a_planted_violation() {
+    let names = |t: &str, p: &str| modules_under(t, p).into_iter().collect::<Vec<_>>();
+    // Every way an import can be written is seen.
+    assert_eq!(names("use memtally_core::source::ProcRoot;", "memtally_core::"), ["source"]);
+    assert_eq!(
+        names("let h = memtally_core::source::access::read_hint();", "memtally_core::"),
+        ["source"]
+    );
+    assert_eq!(
+        names(
+            "use memtally_core::{model::Sizes, source::{self, ProcRoot}, Error};",
+            "memtally_core::"
+        ),
+        ["Error", "model", "source"]
+    );
+    assert_eq!(
+        names(
+            "use crate::ui::{app::App, categories::cells};\nuse crate::ui::widgets::x;",
+            "crate::ui::"
+        ),
+        ["app", "categories", "widgets"]
+    );
+    assert!(names("use crate::render::ui::x; my_crate::ui::y", "crate::ui::").is_empty());
+    // A level importing a level, and a circle, are found.
+    let planted: std::collections::BTreeMap<String, BTreeSet<String>> = [
+        ("mappings", &["app", "categories"][..]),
+        ("app", &["widgets"][..]),
+        ("widgets", &["draw"][..]),
+        ("draw", &["app", "mappings"][..]),
+    ]
+    .into_iter()
+    .map(|(m, to)| (m.to_string(), to.iter().map(|s| s.to_string()).collect()))
+    .collect();
+    assert_eq!(levels_importing_levels(&planted), [("mappings".into(), "categories".into())]);
+    assert_eq!(circle(&planted).unwrap(), ["app", "widgets", "draw", "app"]);
+    let mut fixed = planted.clone();
+    fixed.get_mut("widgets").unwrap().remove("draw");
+    assert_eq!(circle(&fixed), None);
+}
+
 #[test]
 fn library_layers_point_only_down() {
     let src = repo().join("memtally-core/src");
@@ -87,6 +246,36 @@ fn printers_do_not_reach_into_the_command_line() {
         let mods = crate_modules(&code(&f));
         assert!(!mods.contains("cli"), "{} imports crate::cli", f.display());
     }
+}
+
+#[test]
+fn printers_do_not_read_the_system() {
+    let mut checked = 0;
+    for f in rust_files(&repo().join("memtally-cli/src/render")) {
+        if test_only(&f) {
+            continue; // tests build their inputs from recordings
+        }
+        let core = modules_under(&code(&f), "memtally_core::");
+        assert!(
+            !core.contains("source"),
+            "{} imports memtally_core::source: a printer prints what a use case returns",
+            f.strip_prefix(repo()).unwrap().display()
+        );
+        checked += 1;
+    }
+    assert!(checked > 20, "only {checked} printers checked");
+}
+
+#[test]
+fn explorer_levels_do_not_import_each_other_nor_any_module_in_a_circle() {
+    let edges = ui_imports();
+    assert!(UI_LEVELS.iter().all(|l| edges.contains_key(*l)), "levels moved: {edges:?}");
+    assert_eq!(
+        levels_importing_levels(&edges),
+        [],
+        "a level imports another: share it in ui/widgets"
+    );
+    assert_eq!(circle(&edges), None, "ui modules import in a circle");
 }
 
 #[test]

@@ -170,7 +170,7 @@ proptest! {
     #[test]
     fn snapshots_round_trip_and_equal_themselves(regions in prop::collection::vec(gen_region(), 0..30)) {
         let parsed = SmapsReader::new(smaps_text(&regions).as_bytes()).read_all().unwrap();
-        let snap = linux_snapshot(&[process(parsed)], Moment::default(), vec![]);
+        let snap = linux_snapshot(&[process(parsed)], Moment::default());
         let json = serde_json::to_value(&snap).unwrap();
         let back = from_json(json.clone()).unwrap();
         prop_assert_eq!(serde_json::to_value(&back).unwrap(), json);
@@ -190,9 +190,9 @@ proptest! {
         let mut pa = process(parse(&a));
         let mut pb = process(parse(&b));
         pb.pid = 43;
-        let before = linux_snapshot(&[pa.clone()], Moment::default(), vec![]);
+        let before = linux_snapshot(&[pa.clone()], Moment::default());
         pa.regions = parse(&b);
-        let after = linux_snapshot(&[pa, pb], Moment::default(), vec![]);
+        let after = linux_snapshot(&[pa, pb], Moment::default());
         let d = diff(&before, &after, &DiffOptions { sort: vec![DiffSort(Figure::Rss)], min_delta: 0 });
         for f in [Figure::Rss, Figure::Dirty, Figure::Size] {
             let parts: i128 = d.processes.iter().filter_map(|p| p.delta(f)).sum();

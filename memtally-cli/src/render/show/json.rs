@@ -9,6 +9,8 @@ use memtally_core::analyze::group::process_total;
 use memtally_core::analyze::show::{Report, Row};
 use memtally_core::model::{Named, Region, Sizes};
 
+use crate::render::notes::{words, WithNotes};
+
 /// A region as JSON: addresses as integers, sizes flattened in bytes.
 pub fn region_json(r: &Region) -> Value {
     let mut m = Map::new();
@@ -67,8 +69,8 @@ pub(super) fn json_doc(report: &Report) -> Map<String, Value> {
         doc.insert("source".into(), json!(p.source));
     }
     doc.insert("partial".into(), json!(!report.notes.is_empty()));
-    doc.insert("notes".into(), json!(report.notes));
-    doc.insert("gpu".into(), json!(report.gpu));
+    doc.insert("notes".into(), json!(words(&report.notes)));
+    doc.insert("gpu".into(), json!(report.gpu.as_ref().map(|g| WithNotes::new(g, &g.notes))));
     doc.insert("totals".into(), serde_json::to_value(&report.totals).unwrap_or(Value::Null));
     let mut shmem = Map::new();
     flatten_sizes(&mut shmem, &report.shmem);

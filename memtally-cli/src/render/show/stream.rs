@@ -197,7 +197,11 @@ impl RegionStream {
                 self.buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
                 self.buf.push(b'\n');
                 for note in &report.notes {
-                    let text = crate::render::width::wrap("note: ", note, self.width);
+                    let text = crate::render::width::wrap(
+                        "note: ",
+                        &crate::render::notes::word(note),
+                        self.width,
+                    );
                     self.buf.extend_from_slice(text.as_bytes());
                 }
             }

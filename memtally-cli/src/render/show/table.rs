@@ -85,7 +85,7 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
             human_opt(g.reclaimable)
         )?;
         for note in &g.notes {
-            width::note(out, note, fit)?;
+            width::note(out, &crate::render::notes::word(note), fit)?;
         }
     }
     for (label, sizes) in
@@ -107,7 +107,7 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         )?;
     }
     for note in &report.notes {
-        width::note(out, note, fit)?;
+        width::note(out, &crate::render::notes::word(note), fit)?;
     }
     if report.processes.len() > 1 {
         writeln!(

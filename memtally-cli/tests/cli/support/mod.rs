@@ -406,9 +406,11 @@ pub fn smaps_sum(smaps: &Path, key: &str) -> u64 {
 }
 
 /// Captures `pid` into `dir` until the recorded smaps and smaps_rollup
-/// describe the same moment (their resident and dirty sums agree): a test
-/// process that forked the child can move pages between shared and
-/// private dirty in between the two reads.
+/// describe the same moment (their resident and dirty sums agree, and the
+/// rollup's PSS is the mappings' sum plus at most their rounding, as
+/// memtally itself checks): a test process that forked the child can move
+/// pages between shared and private dirty, or share them with one process
+/// fewer, in between the two reads.
 pub fn capture_consistent(pid: u32, dir: &Path) {
     for _ in 0..50 {
         let out = run(&["capture", &pid.to_string(), "-o", dir.to_str().unwrap()]);
@@ -419,7 +421,10 @@ pub fn capture_consistent(pid: u32, dir: &Path) {
             [("rss", "Rss"), ("private_dirty", "Private_Dirty"), ("shared_dirty", "Shared_Dirty")]
                 .iter()
                 .all(|(k, key)| r.get(*k).copied() == Some(smaps_sum(&p.join("smaps"), key)));
-        if same {
+        let mappings = std::fs::read_to_string(p.join("maps")).unwrap().lines().count() as u64;
+        let (pss, summed) =
+            (r.get("pss").copied().unwrap_or(0), smaps_sum(&p.join("smaps"), "Pss"));
+        if same && pss >= summed && pss - summed <= mappings * 1024 {
             return;
         }
     }

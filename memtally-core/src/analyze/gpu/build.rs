@@ -171,5 +171,12 @@ pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
         }
     }
     let proportional = processes.iter().map(|p| p.proportional).fold(0, u64::saturating_add);
-    GpuReport { processes, totals: totals.into_values().collect(), dmabuf, proportional, notes }
+    GpuReport {
+        processes,
+        totals: totals.into_values().collect(),
+        dmabuf,
+        proportional,
+        notes,
+        restricted: 0,
+    }
 }

@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::model::gpu::{DrmMemory, ProcGpu};
-use crate::model::{Purge, Region};
+use crate::model::{Note, Purge, Region};
 
 /// Where an entry's figures come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -133,8 +133,10 @@ pub struct GpuProcess {
     /// (buffers exported by a DRM driver seen here are left out: they are
     /// already in that driver's `drm-shared-`) + nvidia-smi bytes.
     pub proportional: u64,
-    /// Things the reader must know (an fdinfo that could not be read).
-    pub notes: Vec<String>,
+    /// Things the reader must know (an fdinfo that could not be read);
+    /// worded by the printer, which serializes them.
+    #[serde(skip)]
+    pub notes: Vec<Note>,
 }
 
 /// The whole view.
@@ -150,7 +152,20 @@ pub struct GpuReport {
     pub proportional: u64,
     /// Things the reader must know: the shown processes' notes, then (from
     /// `usecase::gpu`) files that could not be read and what nvidia-smi said.
-    pub notes: Vec<String>,
+    #[serde(skip)]
+    pub notes: Vec<Note>,
+    /// Processes whose open files could not be listed (permission): the
+    /// view is partial without their GPU memory.
+    #[serde(skip)]
+    pub restricted: usize,
+}
+
+impl GpuReport {
+    /// Whether some processes' GPU memory is left out (their open files
+    /// could not be listed).
+    pub fn partial(&self) -> bool {
+        self.restricted > 0
+    }
 }
 
 /// A process to analyse: who, and what was read.

@@ -23,8 +23,10 @@ pub struct GpuShow {
     pub reclaimable: Option<u64>,
     /// Resident bytes of their GPU device and dma-buf mappings (smaps), when read.
     pub mapped: Option<u64>,
-    /// Things the reader must know (files that could not be read).
-    pub notes: Vec<String>,
+    /// Things the reader must know (files that could not be read);
+    /// worded by the printer, which serializes them.
+    #[serde(skip)]
+    pub notes: Vec<crate::model::Note>,
 }
 
 pub fn show_view(inputs: &[GpuInput], shown: &dyn Fn(u32) -> bool) -> Option<GpuShow> {

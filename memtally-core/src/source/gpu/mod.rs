@@ -27,12 +27,13 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::model::gpu::{DmaBufMapping, ProcGpu};
+use crate::model::Note;
 use crate::source::bounded::Kind;
 use crate::source::ProcRoot;
 use fdinfo::{is_dmabuf_target, is_drm_target, is_gpu_device_path, FdInfo};
 
 /// The text file a capture writes in place of `fd/`.
-pub(crate) const FD_TARGETS: &str = "fd_targets";
+pub const FD_TARGETS: &str = "fd_targets";
 
 /// Every fd of a process with its link target; `None` when the tree has
 /// no record of fds (a capture made before GPU support).
@@ -111,14 +112,15 @@ fn read_process(root: &ProcRoot, pid: u32) -> Result<ProcGpu> {
                     // Not an fdinfo (too big, not a regular file): said, and
                     // the process's GPU figures are partial without it.
                     Err(Error::Parse { path, message }) => {
-                        gpu.notes.push(format!("{}: {message}; not counted", path.display()));
+                        gpu.notes.push(Note::NotAnFdinfo { path, message });
                         continue;
                     }
                     Err(e) => return Err(e),
                 };
                 let parsed = fdinfo::parse(&bytes[..], *fd, Some(target), is_dmabuf_target(target));
                 for p in parsed.problems {
-                    gpu.notes.push(format!("{}: {p}", root.pid_file(pid, &file).display()));
+                    gpu.notes
+                        .push(Note::FdinfoProblem { path: root.pid_file(pid, &file), problem: p });
                 }
                 match parsed.info {
                     FdInfo::Drm(c) => gpu.drm.push(c),
@@ -127,10 +129,9 @@ fn read_process(root: &ProcRoot, pid: u32) -> Result<ProcGpu> {
                 }
             }
         }
-        None => gpu.notes.push(format!(
-            "{}: no record of open files (fd/ or {FD_TARGETS}); recorded before GPU support? GPU fds not counted",
-            root.pid_file(pid, "").display()
-        )),
+        None => {
+            gpu.notes.push(Note::NoFdRecord { path: root.pid_file(pid, ""), record: FD_TARGETS })
+        }
     }
     // maps is cheap (no page walk): it finds dma-bufs mapped without an fd
     // and tells whether smaps is worth reading.

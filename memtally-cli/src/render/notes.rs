@@ -1,0 +1,163 @@
+//! The wording of every note, once: the table, JSON, CSV and the
+//! exporter print a note as [`word`] says it. The library hands notes out
+//! as data ([`Note`]); a sentence is the front end's choice.
+
+use memtally_core::model::snapshot::Snapshot;
+use memtally_core::model::{Note, Side};
+use memtally_core::usecase::snapshot::Taken;
+use serde::Serialize;
+
+use crate::render::units::{human, plural};
+
+/// Every note of `notes`, worded.
+pub fn words(notes: &[Note]) -> Vec<String> {
+    notes.iter().map(word).collect()
+}
+
+/// One note as a sentence.
+pub fn word(note: &Note) -> String {
+    match note {
+        Note::Denied { count, hint } => format!(
+            "{count} selected processes could not be read (permission denied) and are not in these figures; {hint}."
+        ),
+        Note::Unreadable { count, first } => format!(
+            "{count} selected processes could not be read and are not in these figures (first: {first})"
+        ),
+        Note::Exited { count } => format!("{count} selected processes exited while being read"),
+        Note::RecordedIncomplete { pid, why } => {
+            format!("pid {pid} was recorded incomplete ({why}): its figures may be short of the whole")
+        }
+        Note::MapsOnly { pid } => format!(
+            "pid {pid}: smaps could not be read, only maps: virtual sizes are known, resident and dirty are not (shown as -). Run as the process's user, as root, or with CAP_SYS_PTRACE for the rest."
+        ),
+        Note::NoPssDirty => "this kernel gives no Pss_Dirty (Linux 6.0 and later do): PRIV DIRTY is each process's private dirty pages only; dirty pages shared with other processes (after fork, shared memory) are left out rather than counted again in every process that maps them.".into(),
+        Note::PssShmem { bytes } => format!(
+            "{} of the PSS is tmpfs / shared memory (Pss_Shmem: /dev/shm, memfd, SysV, shared anonymous), also in USS where one process maps it: a process's exit does not free it while the file or segment exists. memtally show PID gives each process's shmem part.",
+            human(*bytes)
+        ),
+        Note::Restricted { count, hint } => format!(
+            "{} could not be read in detail (permission denied: other users' or protected processes): they show RSS from status only, no PSS/USS/dirty, and are not in the PSS totals; {hint}.",
+            plural(*count, "process", "processes"),
+        ),
+        Note::SubtreeRows => "--by tree: each row adds up the process and all its descendants (PROCS of them); the total counts every process once.".into(),
+        Note::RowsWithoutPss => {
+            "* this row's PSS/USS leaves out processes that could not be read in detail.".into()
+        }
+        Note::NoSuchProcess { pids } => format!(
+            "no such process: {} (never there, or exited before the scan).",
+            list(pids)
+        ),
+        Note::ExitedDuringScan { count } => format!(
+            "{} exited during the scan and {} skipped.",
+            plural(*count, "process", "processes"),
+            if *count == 1 { "was" } else { "were" }
+        ),
+        Note::Failed { pid, why } => format!("pid {pid}: {why}"),
+        Note::NvidiaFailed { why } => why.clone(),
+        Note::NvidiaWithoutFigure { pid } => {
+            format!("nvidia-smi lists pid {pid} without a used-memory figure ([N/A])")
+        }
+        Note::NvidiaUnknown { pids } => format!(
+            "nvidia-smi lists processes not seen here (another PID namespace?): {}",
+            list(pids)
+        ),
+        Note::GpuRestricted { count } => format!(
+            "the open files of {} could not be read (permission denied; needs the same user, root, or CAP_SYS_PTRACE): their GPU memory is left out",
+            plural(*count, "process", "processes")
+        ),
+        Note::NotAnFdinfo { path, message } => format!("{}: {message}; not counted", path.display()),
+        Note::FdinfoProblem { path, problem } => format!("{}: {problem}", path.display()),
+        Note::NoFdRecord { path, record } => format!(
+            "{}: no record of open files (fd/ or {record}); recorded before GPU support? GPU fds not counted",
+            path.display(),
+        ),
+        Note::TotalsDisagree { side, who, figure, stored, summed } => format!(
+            "{}: {who}: the snapshot's totals disagree with its regions ({figure} {} stored, {} in the regions): the regions' sums are used",
+            side_name(*side),
+            figure_or_none(*stored),
+            figure_or_none(*summed),
+        ),
+        Note::TotalDisagrees { side } => format!(
+            "{}: its stored total disagrees with the sum of its processes: the sum is used",
+            side_name(*side)
+        ),
+    }
+}
+
+fn list(pids: &[u32]) -> String {
+    pids.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+}
+
+fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::First => "the first snapshot",
+        Side::Second => "the second snapshot",
+    }
+}
+
+fn figure_or_none(v: Option<u64>) -> String {
+    v.map_or_else(|| "none".to_string(), |v| v.to_string())
+}
+
+/// The snapshot document of `taken`, its notes worded into it.
+pub fn document(taken: Taken) -> Snapshot {
+    let mut snapshot = taken.snapshot;
+    snapshot.notes.extend(taken.notes.iter().map(word));
+    snapshot
+}
+
+/// A library value serialized as it is, then its notes worded, as the
+/// last key: for values whose own `notes` the library leaves unserialized.
+#[derive(Serialize)]
+pub struct WithNotes<'a, T: Serialize> {
+    #[serde(flatten)]
+    pub value: &'a T,
+    pub notes: Vec<String>,
+}
+
+impl<'a, T: Serialize> WithNotes<'a, T> {
+    /// `value` with `notes` worded.
+    pub fn new(value: &'a T, notes: &[Note]) -> WithNotes<'a, T> {
+        WithNotes { value, notes: words(notes) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_agree_with_their_nouns() {
+        assert_eq!(
+            word(&Note::ExitedDuringScan { count: 1 }),
+            "1 process exited during the scan and was skipped."
+        );
+        assert_eq!(
+            word(&Note::GpuRestricted { count: 2 }),
+            "the open files of 2 processes could not be read (permission denied; needs the same user, root, or CAP_SYS_PTRACE): their GPU memory is left out"
+        );
+    }
+
+    #[test]
+    fn a_disagreement_names_the_side_and_both_figures() {
+        let n = Note::TotalsDisagree {
+            side: Side::Second,
+            who: "pid 7".into(),
+            figure: "rss".into(),
+            stored: Some(4096),
+            summed: None,
+        };
+        assert_eq!(word(&n), "the second snapshot: pid 7: the snapshot's totals disagree with its regions (rss 4096 stored, none in the regions): the regions' sums are used");
+    }
+
+    #[test]
+    fn notes_go_last_beside_the_value_s_own_keys() {
+        #[derive(Serialize)]
+        struct V {
+            a: u32,
+        }
+        let json =
+            serde_json::to_string(&WithNotes::new(&V { a: 1 }, &[Note::NoPssDirty])).unwrap();
+        assert!(json.starts_with(r#"{"a":1,"notes":["this kernel gives no Pss_Dirty"#), "{json}");
+    }
+}

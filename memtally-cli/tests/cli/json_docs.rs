@@ -1,0 +1,217 @@
+//! The JSON documents against their documentation: every key a table of
+//! docs/json.md, docs/gpu-json.md or docs/vmmap-json.md names appears in
+//! real output on the recorded fixtures, and no key appears that a table
+//! does not name. A key added to a printer without a line in the docs (or
+//! a documented key a printer lost) fails here.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::support::{repo, repo_path, run_json, shared};
+
+/// The keys the `nth` table after the heading containing `heading`
+/// documents: the backticked names in its first column (`start`, `end`
+/// is two; `…` and nested `a[].b` forms are prose, not keys).
+fn documented(doc: &str, heading: &str, nth: usize) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(repo().join("docs").join(doc)).expect("the doc");
+    let mut lines = text.lines().skip_while(|l| !(l.starts_with('#') && l.contains(heading)));
+    assert!(lines.next().is_some(), "{doc}: no heading {heading:?}");
+    let mut tables = 0;
+    let mut in_table = false;
+    let mut keys = BTreeSet::new();
+    for line in lines {
+        if line.starts_with("## ") {
+            break;
+        }
+        let row = line.starts_with('|');
+        if row && !in_table {
+            tables += 1;
+        }
+        in_table = row;
+        if !row || tables != nth + 1 {
+            continue;
+        }
+        let first = line.trim_start_matches('|').split('|').next().unwrap_or("");
+        for (i, part) in first.split('`').enumerate() {
+            if i % 2 == 1
+                && !part.is_empty()
+                && part.chars().all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit())
+                && part != "key"
+            {
+                keys.insert(part.to_string());
+            }
+        }
+    }
+    assert!(!keys.is_empty(), "{doc}: table {nth} after {heading:?} names no key");
+    keys
+}
+
+/// The backticked snake_case words of the paragraph after a heading (the
+/// size keys are a list in prose, not a table).
+fn listed(doc: &str, heading: &str) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(repo().join("docs").join(doc)).expect("the doc");
+    let after = text.split_once(heading).expect("the heading").1;
+    let paragraph = after.trim_start_matches(|c| c != '\n').trim_start();
+    let paragraph = paragraph.split("\n\n").next().unwrap_or("");
+    paragraph
+        .split('`')
+        .enumerate()
+        .filter(|(i, p)| i % 2 == 1 && p.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        .map(|(_, p)| p.to_string())
+        .collect()
+}
+
+fn keys(v: &Value) -> BTreeSet<String> {
+    v.as_object().unwrap_or_else(|| panic!("an object: {v}")).keys().cloned().collect()
+}
+
+/// `actual` has every documented key but those `optional` names, and no
+/// key `documented` (or `also`) does not name.
+fn check(
+    what: &str,
+    documented: &BTreeSet<String>,
+    actual: &BTreeSet<String>,
+    optional: &[&str],
+    also: &BTreeSet<String>,
+) {
+    let missing: Vec<&String> = documented
+        .iter()
+        .filter(|k| !actual.contains(*k) && !optional.contains(&k.as_str()))
+        .collect();
+    let undocumented: Vec<&String> =
+        actual.iter().filter(|k| !documented.contains(*k) && !also.contains(*k)).collect();
+    assert!(missing.is_empty(), "{what}: documented but not in the output: {missing:?}");
+    assert!(undocumented.is_empty(), "{what}: in the output but not documented: {undocumented:?}");
+}
+
+fn none() -> BTreeSet<String> {
+    BTreeSet::new()
+}
+
+fn python_root() -> String {
+    repo_path("testdata/fixtures/linux/python3-mmap/proc")
+}
+
+#[test]
+fn show_keys_are_the_documented_ones() {
+    let doc = run_json(&["--proc-root", &python_root(), "show", "11364", "--format", "json"]);
+    let top = documented("json.md", "`memtally show … --format json`", 0);
+    check("show", &top, &keys(&doc), &[], &none());
+    // A region: its table, the size keys, and smaps' non-size keys (strings).
+    let region = documented("json.md", "### A region", 0);
+    let sizes = listed("json.md", "### Size keys");
+    for r in doc["regions"].as_array().expect("regions") {
+        let attributes = keys(r).into_iter().filter(|k| r[k].is_string() && !region.contains(k));
+        let also: BTreeSet<String> = sizes.iter().cloned().chain(attributes).collect();
+        // Keys of smaps lines an older kernel does not print.
+        check("a show region", &region, &keys(r), &["thp_eligible", "protection_key"], &also);
+    }
+    check(
+        "show totals",
+        &sizes,
+        &keys(&doc["totals"]),
+        &sizes.iter().map(String::as_str).collect::<Vec<_>>(),
+        &none(),
+    );
+}
+
+#[test]
+fn top_keys_are_the_documented_ones() {
+    let doc = run_json(&["--proc-root", &python_root(), "top", "--format", "json"]);
+    let top = documented("json.md", "`memtally top --format json`", 0);
+    check("top", &top, &keys(&doc), &[], &none());
+}
+
+#[test]
+fn snapshot_and_diff_keys_are_the_documented_ones() {
+    let snap = run_json(&["--proc-root", &python_root(), "snapshot", "11364"]);
+    let documented_snap = documented("json.md", "`memtally snapshot`", 0);
+    check("snapshot", &documented_snap, &keys(&snap), &[], &none());
+    let dir = std::env::temp_dir().join(format!("memtally-json-docs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("a.json");
+    std::fs::write(&file, serde_json::to_vec(&snap).unwrap()).unwrap();
+    let f = file.to_str().unwrap();
+    let diff = run_json(&["diff", f, f, "--format", "json"]);
+    std::fs::remove_dir_all(&dir).ok();
+    let documented_diff = documented("json.md", "`memtally diff --format json`", 0);
+    // `notes` is there only when a snapshot disagrees with itself.
+    check("diff", &documented_diff, &keys(&diff), &["notes"], &none());
+}
+
+#[test]
+fn gpu_keys_are_the_documented_ones() {
+    let root = repo().join("testdata/fixtures/gpu/machine");
+    let doc = run_json(&["--proc-root", root.to_str().unwrap(), "gpu", "--format", "json"]);
+    let heading = "`memtally gpu --format json`";
+    check("gpu", &documented("gpu-json.md", heading, 0), &keys(&doc), &[], &none());
+    let process = documented("gpu-json.md", heading, 1);
+    let entry = documented("gpu-json.md", heading, 2);
+    let processes = doc["processes"].as_array().expect("processes");
+    assert!(!processes.is_empty(), "the fixture has GPU processes");
+    for p in processes {
+        check("a gpu process", &process, &keys(p), &[], &none());
+        for e in p["gpu"].as_array().expect("gpu entries") {
+            check("a gpu entry", &entry, &keys(e), &[], &none());
+        }
+    }
+    for e in doc["totals"].as_array().expect("totals") {
+        check("a gpu total", &entry, &keys(e), &[], &none());
+    }
+}
+
+fn check_vmmap(file: &Path) {
+    let doc = run_json(&["vmmap", file.to_str().unwrap(), "--format", "json"]);
+    let what = file.display().to_string();
+    // `grouped` comes with `--by` only.
+    check(
+        &what,
+        &documented("vmmap-json.md", "## Top level", 0),
+        &keys(&doc),
+        &["grouped"],
+        &none(),
+    );
+    let header = documented("vmmap-json.md", "## `header`", 0);
+    let every: Vec<&str> = header.iter().map(String::as_str).collect();
+    check(&format!("{what} header"), &header, &keys(&doc["header"]), &every, &none());
+    let region = documented("vmmap-json.md", "## region", 0);
+    for r in doc["regions"].as_array().expect("regions") {
+        check(&format!("{what} region"), &region, &keys(r), &[], &none());
+    }
+    let unparsed = documented("vmmap-json.md", "## `unparsed`", 0);
+    let samples: BTreeSet<String> =
+        ["unreadable_samples", "damaged_samples"].map(String::from).into();
+    check(&format!("{what} unparsed"), &unparsed, &keys(&doc["unparsed"]), &[], &samples);
+}
+
+#[test]
+fn vmmap_keys_are_the_documented_ones() {
+    let mut files: Vec<std::path::PathBuf> =
+        std::fs::read_dir(repo().join("testdata/fixtures/vmmap"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+    match shared() {
+        Some(s) => files.extend(
+            std::fs::read_dir(s.join("fixtures/vmmap")).unwrap().map(|e| e.unwrap().path()),
+        ),
+        None => eprintln!("skipped ../shared/fixtures/vmmap: ../shared is absent"),
+    }
+    files.retain(|f| f.extension().is_some_and(|e| e == "txt"));
+    files.sort();
+    assert!(!files.is_empty());
+    for f in &files {
+        check_vmmap(f);
+    }
+}
+
+#[test]
+fn the_key_reader_reads_tables_and_skips_prose() {
+    let region = documented("json.md", "### A region", 0);
+    assert!(region.contains("start") && region.contains("end") && region.contains("thp_eligible"));
+    assert!(!region.iter().any(|k| k.contains('…')));
+    let sizes = listed("json.md", "### Size keys");
+    assert!(sizes.contains("pss_dirty") && sizes.contains("locked"), "{sizes:?}");
+}
