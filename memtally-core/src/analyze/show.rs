@@ -3,7 +3,7 @@
 
 use crate::analyze::category::{categorize, is_shmem, Category};
 use crate::analyze::group::{process_total, sort_by_figures};
-use crate::model::{Group, Grouper, Named, Process, Region, SizeSource, Sizes};
+use crate::model::{Flow, Group, Grouper, Named, Process, Region, RegionSink, SizeSource, Sizes};
 
 /// What `show` groups regions by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -160,6 +160,14 @@ pub fn build(processes: Vec<Process>, by: ShowBy, sort: &[String], top: Option<u
         fold.add(r);
     }
     finish(processes, fold, sort, top)
+}
+
+/// The fold as a sink: every region of the view added as it is read.
+impl RegionSink for Fold {
+    fn region(&mut self, _line: usize, region: Region) -> Flow {
+        self.add(&region);
+        Flow::Continue
+    }
 }
 
 /// Builds the view from a fold of the processes' regions (streamed or not).
