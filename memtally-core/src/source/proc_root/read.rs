@@ -65,16 +65,19 @@ impl ProcRoot {
     ) -> Result<Process> {
         // The rollup is a second walk of the page tables: it runs on its
         // own thread while smaps is read and parsed (docs/benchmarks.md).
-        std::thread::scope(|scope| {
-            let rollup = scope.spawn(|| self.rollup(pid).ok());
-            let rollup = || rollup.join().ok().flatten();
-            let mut read = OneProcess::start(self, pid)?;
-            if read.regions(enrich, sink)?.is_stop() {
-                return Ok(read.stopped());
-            }
-            read.check()?;
-            read.rollup(rollup)
-        })
+        // Not a scoped one: a read the sink stopped returns without waiting
+        // for it (on 60,000 mappings it takes longer than the rest of a
+        // stopped read, docs/benchmarks.md#early-stop).
+        let (sent, rollup) = std::sync::mpsc::sync_channel(1);
+        let root = self.clone();
+        std::thread::spawn(move || sent.send(root.rollup(pid).ok()));
+        let rollup = move || rollup.recv().ok().flatten();
+        let mut read = OneProcess::start(self, pid)?;
+        if read.regions(enrich, sink)?.is_stop() {
+            return Ok(read.stopped());
+        }
+        read.check()?;
+        read.rollup(rollup)
     }
 
     /// Reads `smaps_rollup`: the kernel's sums over every mapping.
