@@ -70,7 +70,10 @@ impl ProcRoot {
         // stopped read, docs/benchmarks.md#early-stop).
         let (sent, rollup) = std::sync::mpsc::sync_channel(1);
         let root = self.clone();
-        std::thread::spawn(move || sent.send(root.rollup(pid).ok()));
+        std::thread::spawn(move || {
+            // A stopped read has dropped the receiver: nobody to tell.
+            let _ = sent.send(root.rollup(pid).ok());
+        });
         let rollup = move || rollup.recv().ok().flatten();
         let mut read = OneProcess::start(self, pid)?;
         if read.regions(enrich, sink)?.is_stop() {
