@@ -24,7 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..Default::default()
     };
     // Streams the file: only the sums are kept.
-    let report = read(&VmmapInput::File(file), &opts, |_, _| {})?;
+    let report = read(&VmmapInput::File(file), &opts, &mut ())?;
     let mib =
         |v: Option<u64>| v.map_or("-".to_string(), |b| format!("{:.2} MiB", b as f64 / 1048576.0));
     writeln!(

@@ -13,7 +13,7 @@
 //!
 //! ```
 //! use memtally_core::analyze::{categorize, Category};
-//! use memtally_core::source::smaps::SmapsReader;
+//! use memtally_core::source::parse::smaps::SmapsReader;
 //!
 //! let smaps = "\
 //! 7f00a000-7f00e000 rw-p 00000000 00:00 0          [heap]

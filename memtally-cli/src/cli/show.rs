@@ -79,15 +79,8 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
     // One process: its regions are printed (or summed) as they are read
     // and never kept, so a smaps of any size runs in bounded memory.
     if let Some(pid) = single {
-        let mut failed = None;
-        let report = show_process(root, pid, &opts, |p, r| {
-            if failed.is_none() {
-                failed = stream.region(p, r, out).err();
-            }
-        })?;
-        if let Some(e) = failed {
-            return Err(stdout_error(e));
-        }
+        // A write that fails (`| head` closed the pipe) stops the read.
+        let report = show_process(root, pid, &opts, &mut stream.to(out))?;
         return stream.finish(&report, out).map_err(stdout_error);
     }
     let report = with_progress(|progress| show_selection(root, &sel, &opts, progress))?;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Args;
 
 use memtally_core::analyze::vmmap::VmmapBy;
-use memtally_core::source::vmmap::ParseOptions;
+use memtally_core::source::parse::vmmap::ParseOptions;
 use memtally_core::usecase::vmmap::{read, seed_view, VmmapInput, VmmapOptions};
 use memtally_core::{Error, Result};
 
@@ -128,15 +128,10 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
         Format::Csv => Some(VmmapStream::new(false)),
         Format::Table => None,
     };
-    let mut failed: Option<std::io::Error> = None;
-    let report = read(&input, &opts, |n, region| {
-        if let (Some(s), None) = (stream.as_mut(), failed.as_ref()) {
-            failed = s.region(n, region, out).err();
-        }
-    })?;
-    if let Some(e) = failed {
-        return Err(stdout_error(e));
-    }
+    let report = match stream.as_mut() {
+        Some(s) => read(&input, &opts, &mut s.to(out))?,
+        None => read(&input, &opts, &mut ())?,
+    };
     let histograms = match (&args.histograms, args.pow2) {
         (Some(t), _) => Some(t.iter().filter(|t| !t.is_empty()).cloned().collect()),
         (None, true) => Some(Vec::new()),

@@ -39,6 +39,9 @@ pub fn word(note: &Note) -> String {
             "{} could not be read in detail (permission denied: other users' or protected processes): they show RSS from status only, no PSS/USS/dirty, and are not in the PSS totals; {hint}.",
             plural(*count, "process", "processes"),
         ),
+        Note::ReadStopped { pid, regions } => format!(
+            "the read of pid {pid} was stopped after {regions} regions: the figures cover only those"
+        ),
         Note::SubtreeRows => "--by tree: each row adds up the process and all its descendants (PROCS of them); the total counts every process once.".into(),
         Note::RowsWithoutPss => {
             "* this row's PSS/USS leaves out processes that could not be read in detail.".into()

@@ -346,7 +346,7 @@ mod tests {
             proc(12, "status-only", None),
             proc(13, "rest", Some(4096)),
         ];
-        let mi = memtally_core::source::meminfo::parse(
+        let mi = memtally_core::source::parse::meminfo::parse(
             "MemTotal: 1000000 kB\nMemFree: 200000 kB\nMemAvailable: 600000 kB\nBuffers: 10 kB\nCached: 300 kB\nSlab: 50 kB\n",
         );
         let gpu: HashMap<u32, GpuFigures> =

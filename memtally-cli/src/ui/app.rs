@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use memtally_core::analyze::category::{categorize, Category};
 use memtally_core::analyze::show::Report;
 use memtally_core::analyze::top::{TopBy, TopSort};
-use memtally_core::model::{Figure, Named, Region};
+use memtally_core::model::{Figure, Flow, Named, Region, RegionSink};
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::show::{show_process, ShowOptions};
 use memtally_core::usecase::top::{Top, TopReader};
@@ -272,17 +272,9 @@ impl App {
     pub fn refresh_detail(&mut self) {
         let Some(pid) = self.pid else { return };
         let want = self.category.filter(|_| self.level == Level::Mappings);
-        let mut mappings = Vec::new();
-        let mut more = 0;
-        let read = show_process(&self.root, pid, &ShowOptions::default(), |_, r| {
-            if want.is_some_and(|c| categorize(r) == c) {
-                if mappings.len() < MAX_MAPPINGS {
-                    mappings.push(r.clone());
-                } else {
-                    more += 1;
-                }
-            }
-        });
+        let mut kept = CategoryMappings { want, mappings: Vec::new(), more: 0 };
+        let read = show_process(&self.root, pid, &ShowOptions::default(), &mut kept);
+        let CategoryMappings { mut mappings, more, .. } = kept;
         match read {
             Ok(report) => {
                 mappings.sort_by(|a, b| {
@@ -391,5 +383,26 @@ impl App {
                 self.refresh_detail();
             }
         }
+    }
+}
+
+/// The mappings of one category (`want`; none when `None`), at most
+/// [`MAX_MAPPINGS`] of them kept and the rest counted.
+struct CategoryMappings {
+    want: Option<Category>,
+    mappings: Vec<Region>,
+    more: usize,
+}
+
+impl RegionSink for CategoryMappings {
+    fn region(&mut self, _line: usize, region: Region) -> Flow {
+        if self.want.is_some_and(|c| categorize(&region) == c) {
+            if self.mappings.len() < MAX_MAPPINGS {
+                self.mappings.push(region);
+            } else {
+                self.more += 1;
+            }
+        }
+        Flow::Continue
     }
 }

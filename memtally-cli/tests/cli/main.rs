@@ -13,6 +13,7 @@ mod classic_parity;
 mod completions;
 mod deploy;
 mod diff_memory;
+mod early_stop;
 mod exit_races;
 mod figures;
 mod gpu;

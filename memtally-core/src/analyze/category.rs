@@ -173,7 +173,7 @@ fn is_hugetlb(region: &Region) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::smaps::parse_header;
+    use crate::source::parse::smaps::parse_header;
 
     fn cat(line: &str) -> Category {
         categorize(&parse_header(line.as_bytes()).unwrap())

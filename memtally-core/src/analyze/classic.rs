@@ -4,7 +4,7 @@
 //! seed's numbers; what it cannot tell (which pages are dirty) is what the
 //! normal view adds.
 
-use crate::model::Region;
+use crate::model::{Flow, Region, RegionSink};
 
 /// The seed's nine counters, in bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -71,10 +71,18 @@ impl Classic {
     }
 }
 
+/// The seed's table as a sink: every mapping counted as it is read.
+impl RegionSink for Classic {
+    fn region(&mut self, _line: usize, region: Region) -> Flow {
+        self.add(&region);
+        Flow::Continue
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::smaps::SmapsReader;
+    use crate::source::parse::smaps::SmapsReader;
 
     #[test]
     fn follows_the_seed_rules() {

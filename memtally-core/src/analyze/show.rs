@@ -3,7 +3,9 @@
 
 use crate::analyze::category::{categorize, is_shmem, Category};
 use crate::analyze::group::{process_total, sort_by_figures, GroupSort};
-use crate::model::{Figure, Group, Grouper, Named, Note, Process, Region, SizeSource, Sizes};
+use crate::model::{
+    Figure, Flow, Group, Grouper, Named, Note, Process, Region, RegionSink, SizeSource, Sizes,
+};
 
 /// What `show` groups regions by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -147,6 +149,14 @@ pub fn build(
         fold.add(r);
     }
     finish(processes, fold, sort, top)
+}
+
+/// The fold as a sink: every region of the view added as it is read.
+impl RegionSink for Fold {
+    fn region(&mut self, _line: usize, region: Region) -> Flow {
+        self.add(&region);
+        Flow::Continue
+    }
 }
 
 /// Builds the view from a fold of the processes' regions (streamed or not).

@@ -60,6 +60,14 @@ pub enum Note {
         /// What would let memtally read them, from its own credentials.
         hint: String,
     },
+    /// The reader of a process was told to stop (its output closed): the
+    /// figures cover the regions read until then.
+    ReadStopped {
+        /// The process.
+        pid: u32,
+        /// Regions read before the stop.
+        regions: usize,
+    },
     /// Rows are whole subtrees (`top` by tree).
     SubtreeRows,
     /// Some grouped row's PSS leaves out processes without PSS.

@@ -54,6 +54,9 @@ pub struct Streamed {
     pub totals: Sizes,
     /// How many regions were streamed.
     pub regions: usize,
+    /// The sink stopped the read (its output closed): the figures are
+    /// those of the regions read until then, not of the whole process.
+    pub stopped: bool,
 }
 
 impl Process {

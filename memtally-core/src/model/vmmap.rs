@@ -250,7 +250,7 @@ pub struct Document {
 }
 
 /// Where region lines go, on either thread.
-pub trait RegionSink: Send {
+pub trait VRegionSink: Send {
     /// One region read from line `line`.
     fn region(&mut self, line: usize, r: &VRegion<'_>);
 

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::model::CgroupMemory;
 use crate::source::bounded::{Kind, Tree};
+use crate::source::parse::cgroup::parse_stat;
 use crate::source::ProcRoot;
 
 /// Where the cgroup filesystem is (the directory `/sys/fs/cgroup` is).
@@ -155,16 +156,6 @@ impl CgroupRoot {
             Layout::V1(_) => from_v1(path, &file, &stat),
         })
     }
-}
-
-/// `key value` lines of memory.stat.
-pub fn parse_stat(text: &str) -> Vec<(String, u64)> {
-    text.lines()
-        .filter_map(|l| {
-            let (k, v) = l.split_once(' ')?;
-            Some((k.to_string(), v.trim().parse().ok()?))
-        })
-        .collect()
 }
 
 fn get(stat: &[(String, u64)], key: &str) -> Option<u64> {

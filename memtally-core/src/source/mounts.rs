@@ -2,6 +2,7 @@
 //! Shmem by mount. Live only: a recorded tree has no file systems to ask.
 
 use crate::model::{Backing, Region};
+use crate::source::parse::mounts::parse;
 use crate::source::ProcRoot;
 
 /// (mount point, bytes used) of every tmpfs/devtmpfs mount with something
@@ -28,18 +29,6 @@ pub fn tmpfs_usage(root: &ProcRoot) -> Vec<(String, u64)> {
     }
     out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     out
-}
-
-/// (mount point, file system type) of each line of a mounts file, with
-/// the octal escapes (`\040` for a space) undone.
-pub fn parse(text: &str) -> Vec<(String, String)> {
-    text.lines()
-        .filter_map(|l| {
-            let mut f = l.split(' ');
-            let (_dev, point, fstype) = (f.next()?, f.next()?, f.next()?);
-            Some((unescape(point), fstype.to_string()))
-        })
-        .collect()
 }
 
 /// hugetlbfs mount points of process `pid` (`ROOT/PID/mounts`: its own
@@ -79,26 +68,6 @@ pub(crate) fn mark_hugetlbfs(
     }
 }
 
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let oct = b.get(i + 1..i + 4).filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
-        match (b[i], oct) {
-            (b'\\', Some(d)) => {
-                out.push(((d[0] - b'0') << 6) | ((d[1] - b'0') << 3) | (d[2] - b'0'));
-                i += 4;
-            }
-            (c, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// Bytes in use on the file system at `point` (blocks − free blocks).
 fn used(point: &str) -> Option<u64> {
     let c = std::ffi::CString::new(point).ok()?;
@@ -115,7 +84,8 @@ mod tests {
     #[test]
     fn files_under_a_hugetlbfs_mount_are_huge_pages() {
         use crate::model::{Backing, Region};
-        let region = |line: &str| crate::source::smaps::parse_header(line.as_bytes()).unwrap();
+        let region =
+            |line: &str| crate::source::parse::smaps::parse_header(line.as_bytes()).unwrap();
         let points = || vec!["/mnt/huge".to_string()];
         let mut loaded = None;
         let mut r: Region = region("1000-2000 rw-s 0 00:2f 9 /mnt/huge/x");
@@ -130,12 +100,6 @@ mod tests {
         super::mark_hugetlbfs(&mut r, &mut fresh, || unreachable!("not read"));
         assert_eq!(r.backing, Backing::File);
         assert!(fresh.is_none());
-    }
-
-    #[test]
-    fn mounts_are_split_and_unescaped() {
-        let m = super::parse("tmpfs /dev/shm tmpfs rw 0 0\nx /a\\040b ext4 rw 0 0\nshort\n");
-        assert_eq!(m, [("/dev/shm".into(), "tmpfs".into()), ("/a b".into(), "ext4".into())]);
     }
 
     #[test]

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::Error;
 use crate::model::{Needs, ProcInfo, ProcMemory, Scan, SizeSource, Sizes};
+use crate::source::parse::status::Status;
 use crate::source::proc_root::{join_cmdline, read_small};
-use crate::source::status::Status;
 use crate::source::ProcRoot;
 
 /// Identity of every process in the tree (kernel threads left out),

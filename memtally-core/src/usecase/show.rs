@@ -7,7 +7,7 @@ use crate::analyze::group::GroupSort;
 use crate::analyze::select::Selection;
 use crate::analyze::show::{build, finish, Fold, Report, ShowBy};
 use crate::error::{Error, Result};
-use crate::model::{Note, Process, Region};
+use crate::model::{Flow, Note, Process, Region, RegionSink};
 use crate::source::ProcRoot;
 use crate::usecase::read::read_full;
 use crate::usecase::{gpu, Progress};
@@ -30,23 +30,44 @@ impl Default for ShowOptions {
     }
 }
 
-/// One process: each region goes to `each` as it is read, then the view
+/// One process: each region goes to `sink` as it is read, then the view
 /// of all of them (with the GPU rows, when the process has GPU memory).
+/// A sink that stops the read gets back the view of the regions read
+/// until then, marked so, and no more is read (no GPU rows).
 pub fn show_process(
     root: &ProcRoot,
     pid: u32,
     opts: &ShowOptions,
-    mut each: impl FnMut(&Process, &Region),
+    sink: &mut impl RegionSink,
 ) -> Result<Report> {
-    let mut fold = Fold::new(opts.by);
-    let process = root.process_with(pid, |p, r| {
-        fold.add(&r);
-        each(p, &r);
-    })?;
-    let mut report = finish(vec![process], fold, &opts.sort, opts.top);
+    let mut folded = Folded { fold: Fold::new(opts.by), sink };
+    let process = root.process_with(pid, &mut folded)?;
+    let stopped = process.streamed.as_ref().is_some_and(|s| s.stopped);
+    let mut report = finish(vec![process], folded.fold, &opts.sort, opts.top);
+    if stopped {
+        report.notes.push(Note::ReadStopped { pid, regions: report.region_count });
+        return Ok(report);
+    }
     report.gpu = gpu::for_show(root, &[pid]);
     report.notes.extend(incomplete_note(root, pid));
     Ok(report)
+}
+
+/// The view's fold, then the caller's sink.
+struct Folded<'s, S> {
+    fold: Fold,
+    sink: &'s mut S,
+}
+
+impl<S: RegionSink> RegionSink for Folded<'_, S> {
+    fn begin(&mut self, process: &Process) -> Flow {
+        self.sink.begin(process)
+    }
+
+    fn region(&mut self, line: usize, region: Region) -> Flow {
+        self.fold.add(&region);
+        self.sink.region(line, region)
+    }
 }
 
 /// Several processes, each with its regions kept, summed into one view
@@ -77,7 +98,7 @@ fn incomplete_note(root: &ProcRoot, pid: u32) -> Option<Note> {
 /// as the seed reads it, so it works where only maps is readable.
 pub fn classic(root: &ProcRoot, pid: u32) -> Result<Classic> {
     let mut counts = Classic::default();
-    root.stream_regions(pid, "maps", |r| counts.add(&r))?;
+    root.stream_regions(pid, "maps", &mut counts)?;
     Ok(counts)
 }
 

@@ -10,8 +10,9 @@ use crate::analyze::snapshot::{linux_snapshot, vmmap_snapshot, Moment};
 use crate::error::{Error, Result};
 use crate::model::snapshot::{Digest, Snapshot};
 use crate::model::{Note, ProcInfo};
+use crate::source::parse::{snapshot as snapshot_file, vmmap};
 use crate::source::users::UserNames;
-use crate::source::{bounded, snapshot_digest, snapshot_file, vmmap, ProcRoot};
+use crate::source::{bounded, snapshot_digest, ProcRoot};
 use crate::usecase::read::read_full;
 use crate::usecase::Progress;
 
@@ -85,7 +86,7 @@ pub fn load(path: &Path) -> Result<Snapshot> {
     }
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| bad(format!("not valid JSON: {e}")))?;
-    snapshot_file::from_json(value).map_err(bad)
+    snapshot_file::from_json(value).map_err(|e| bad(e.message))
 }
 
 /// `Some` when `path` is a `memtally snapshot` document (it starts with

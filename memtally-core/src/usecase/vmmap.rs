@@ -14,8 +14,9 @@ use crate::analyze::vmmap::{
 };
 use crate::error::{Error, Result};
 use crate::model::vmmap::{Document, Record};
-use crate::model::{Figure, Group, Grouper, Region};
-use crate::source::vmmap::{self, runner, ParseOptions};
+use crate::model::{Figure, Flow, Group, Grouper, Region, RegionSink};
+use crate::source::parse::vmmap::{self as parse, ParseOptions};
+use crate::source::vmmap::{self, runner};
 
 /// Where the report comes from.
 #[derive(Debug, Clone)]
@@ -99,12 +100,13 @@ fn open(input: &VmmapInput) -> Result<(String, Box<dyn Read>)> {
     })
 }
 
-/// Reads the report; each selected region goes to `each` as it is read
-/// when `stream_regions` is set.
+/// Reads the report; each selected region goes to `sink` as it is read
+/// when `stream_regions` is set, and a sink that answers [`Flow::Stop`]
+/// ends the read there (the report then covers the lines read).
 pub fn read(
     input: &VmmapInput,
     opts: &VmmapOptions,
-    mut each: impl FnMut(usize, &Region),
+    sink: &mut impl RegionSink,
 ) -> Result<VmmapReport> {
     let (source, reader) = open(input)?;
     let read_err = |e: std::io::Error| Error::io(source.clone(), e);
@@ -125,21 +127,27 @@ pub fn read(
                 .map_err(read_err)?;
         doc
     } else {
-        vmmap::parse(reader, opts.parse.clone(), |n, _, rec| {
-            let Some(Record::Region(r)) = rec else { return };
+        parse::parse(reader, opts.parse.clone(), |n, _, rec| {
+            let Some(Record::Region(r)) = rec else { return Flow::Continue };
             tally.add(n, r);
             if !want_regions || !tally.filter.matches(r.region_type) {
-                return;
+                return Flow::Continue;
             }
             let region = r.to_region();
             if let Some((by, groups)) = grouping.as_mut() {
                 groups.add_region(&by.key(&region), &region);
             }
-            if opts.stream_regions {
-                each(n, &region);
-            }
-            if opts.keep_regions {
-                kept.push((n, region));
+            match (opts.keep_regions, opts.stream_regions) {
+                (true, true) => {
+                    kept.push((n, region.clone()));
+                    sink.region(n, region)
+                }
+                (true, false) => {
+                    kept.push((n, region));
+                    Flow::Continue
+                }
+                (false, true) => sink.region(n, region),
+                (false, false) => Flow::Continue,
             }
         })
         .map_err(read_err)?
@@ -177,8 +185,11 @@ pub fn read(
 pub fn seed_view(input: &VmmapInput, types: &[String], opts: &VmmapOptions) -> Result<SeedView> {
     let (source, reader) = open(input)?;
     let mut view = SeedView::new(types.to_vec());
-    let doc = vmmap::parse(reader, opts.parse.clone(), |n, raw, rec| view.line(n, raw, rec))
-        .map_err(|e| Error::io(source.clone(), e))?;
+    let doc = parse::parse(reader, opts.parse.clone(), |n, raw, rec| {
+        view.line(n, raw, rec);
+        Flow::Continue
+    })
+    .map_err(|e| Error::io(source.clone(), e))?;
     check(&source, &doc, opts.strict)?;
     Ok(view)
 }

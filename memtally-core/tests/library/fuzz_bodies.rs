@@ -7,17 +7,20 @@
 use memtally_core::analyze::diff::{diff, DiffOptions, DiffSort};
 use memtally_core::analyze::group::GroupSort;
 use memtally_core::analyze::{categorize, show};
-use memtally_core::model::{Figure, Sizes};
-use memtally_core::source::smaps::SmapsReader;
+use memtally_core::model::{Figure, Flow, Sizes};
+use memtally_core::source::parse;
 
 /// smaps / maps text: the parser and every analysis over what it returns.
 pub fn smaps(data: &[u8]) {
     let mut regions = Vec::new();
-    for r in SmapsReader::new(data) {
+    for r in parse::smaps::SmapsReader::new(data) {
         match r {
             Ok(r) => regions.push(r),
             Err(_) => break,
         }
+    }
+    if let Ok(all) = parse::smaps::parse(data) {
+        assert_eq!(all, regions, "the reader to its end is the whole parse");
     }
     for r in &regions {
         let _ = categorize(r);
@@ -51,12 +54,13 @@ pub fn smaps(data: &[u8]) {
 pub fn vmmap(data: &[u8]) {
     use memtally_core::analyze::vmmap::{summary_footprint, total_check, Tally, TypeFilter};
     use memtally_core::model::vmmap::Record;
-    let _ = memtally_core::source::vmmap::parse_all(data, Default::default());
+    let _ = parse::vmmap::parse_all(data, Default::default());
     let mut tally = Tally::new(TypeFilter::new(Vec::new()));
-    let parsed = memtally_core::source::vmmap::parse(data, Default::default(), |n, _, rec| {
+    let parsed = parse::vmmap::parse(data, Default::default(), |n, _, rec| {
         if let Some(Record::Region(r)) = rec {
             tally.add(n, r);
         }
+        Flow::Continue
     });
     tally.finish();
     if let Ok(doc) = parsed {
@@ -66,18 +70,23 @@ pub fn vmmap(data: &[u8]) {
     }
 }
 
-/// DRM and dma-buf fdinfo, and the fd targets list.
+/// DRM and dma-buf fdinfo, the fd targets list, and the other small
+/// `/proc` and tool formats (nvidia-smi CSV, meminfo, mounts, cgroup
+/// memory.stat).
 pub fn fdinfo(data: &[u8]) {
-    use memtally_core::source::gpu::fdinfo::parse;
-    let _ = parse(data, 3, Some("/dev/dri/renderD128"), false);
-    let _ = parse(data, 4, Some("/dmabuf:"), true);
+    let _ = parse::fdinfo::parse(data, 3, Some("/dev/dri/renderD128"), false);
+    let _ = parse::fdinfo::parse(data, 4, Some("/dmabuf:"), true);
     let _ = memtally_core::source::gpu::parse_fd_targets(data);
+    let _ = parse::nvidia::parse(data);
+    let text = String::from_utf8_lossy(data);
+    let _ = parse::meminfo::parse(&text);
+    let _ = parse::mounts::parse(&text);
+    let _ = parse::cgroup::parse_stat(&text);
 }
 
 /// Snapshot JSON (and show JSON): loading, and a diff against itself.
 pub fn snapshot(data: &[u8]) {
-    let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else { return };
-    let Ok(snap) = memtally_core::source::snapshot_file::from_json(value) else { return };
+    let Ok(snap) = parse::snapshot::parse(data) else { return };
     let d = diff(&snap, &snap, &DiffOptions { sort: vec![DiffSort(Figure::Dirty)], min_delta: 0 });
     assert!(d.processes.is_empty(), "a snapshot equals itself");
     let _ = serde_json::to_string(&snap);

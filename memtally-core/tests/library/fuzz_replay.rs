@@ -104,8 +104,9 @@ fn snapshot_target_replays_its_seeds_and_crashers() {
         .into_iter()
         .map(|path| {
             let text = std::fs::read(&path).unwrap();
-            let regions =
-                memtally_core::source::smaps::SmapsReader::new(&text[..]).read_all().unwrap();
+            let regions = memtally_core::source::parse::smaps::SmapsReader::new(&text[..])
+                .read_all()
+                .unwrap();
             let p = Process {
                 pid: 42,
                 comm: "seed".into(),

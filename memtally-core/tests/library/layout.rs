@@ -240,6 +240,35 @@ fn library_layers_point_only_down() {
     assert!(checked > 40, "only {checked} files checked");
 }
 
+/// `source::parse` holds the pure parsers: nothing of the system readers
+/// (no `ProcRoot`, no bounded reader, no scans or runners, no threads or
+/// file opens), so each can be fuzzed and used on bytes from anywhere.
+#[test]
+fn parsers_import_nothing_of_the_system_readers() {
+    let dir = repo().join("memtally-core/src/source/parse");
+    let files = rust_files(&dir);
+    assert!(files.len() >= 12, "only {} parser files", files.len());
+    for f in files {
+        let text = code(&f);
+        for (i, _) in text.match_indices("crate::source::") {
+            let rest = &text[i + "crate::source::".len()..];
+            assert!(
+                rest.starts_with("parse::"),
+                "{} imports crate::source::{}: parsers stay apart from the readers",
+                f.strip_prefix(repo()).unwrap().display(),
+                rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>()
+            );
+        }
+        for system in ["std::fs", "std::thread", "std::process", "std::net", "unsafe"] {
+            assert!(
+                !text.contains(system),
+                "{} uses {system}: a parser reads only the bytes it is given",
+                f.strip_prefix(repo()).unwrap().display()
+            );
+        }
+    }
+}
+
 #[test]
 fn printers_do_not_reach_into_the_command_line() {
     for f in rust_files(&repo().join("memtally-cli/src/render")) {

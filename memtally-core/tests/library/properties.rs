@@ -9,8 +9,8 @@ use memtally_core::analyze::group::GroupSort;
 use memtally_core::analyze::show::{build, ShowBy};
 use memtally_core::analyze::snapshot::{linux_snapshot, Moment};
 use memtally_core::model::{Figure, Named, Process, SizeSource, Sizes};
-use memtally_core::source::smaps::SmapsReader;
-use memtally_core::source::snapshot_file::from_json;
+use memtally_core::source::parse::smaps::SmapsReader;
+use memtally_core::source::parse::snapshot::from_json;
 use proptest::prelude::*;
 
 /// One generated mapping: its header fields and kB figures with

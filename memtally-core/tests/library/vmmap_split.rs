@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 use memtally_core::analyze::vmmap::{Tally, TypeFilter};
 use memtally_core::model::vmmap::{Document, Record};
+use memtally_core::model::Flow;
+use memtally_core::source::parse::vmmap::{parse, ParseOptions};
 use memtally_core::source::vmmap::split::{parse_file_split, SplitInfo, MIN_SPLIT_BYTES};
-use memtally_core::source::vmmap::{parse, ParseOptions};
 
 const GPU: [&str; 2] = ["IOAccelerator", "IOSurface"];
 
@@ -23,6 +24,7 @@ fn sequential(path: &Path, types: &[&str], opts: &ParseOptions) -> (Document, Ta
         if let Some(Record::Region(r)) = rec {
             tally.add(n, r);
         }
+        Flow::Continue
     })
     .unwrap();
     tally.finish();

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use memtally_core::analyze::categorize;
 use memtally_core::analyze::show::Report;
-use memtally_core::model::{Named, Process, Region};
+use memtally_core::model::{Flow, Named, Process, Region, RegionSink};
 
 use super::json::json_doc;
 use super::json_region::RegionWriter;
@@ -27,6 +27,8 @@ pub struct RegionStream {
     writer: RegionWriter,
     /// The terminal's width, asked once (tables are cut to it).
     width: Option<usize>,
+    /// The write that failed while printing as a sink (see [`RegionStream::to`]).
+    failed: Option<std::io::Error>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +74,15 @@ impl RegionStream {
             } else {
                 None
             },
+            failed: None,
         }
+    }
+
+    /// The stream as a sink of one process's regions, printing to `out`: a
+    /// write that fails (the reader of the output went away) stops the
+    /// read, and [`finish`](Self::finish) returns its error.
+    pub fn to<'a>(&'a mut self, out: &'a mut dyn Write) -> Printing<'a> {
+        Printing { stream: self, out, pid: 0 }
     }
 
     /// Prints one region of process `p`.
@@ -80,6 +90,11 @@ impl RegionStream {
         if !self.started {
             self.start(std::slice::from_ref(p))?;
         }
+        self.print(p.pid, r, out)
+    }
+
+    /// Prints one region of process `pid`, after [`start`](Self::start).
+    fn print(&mut self, pid: u32, r: &Region, out: &mut dyn Write) -> std::io::Result<()> {
         match self.kind {
             StreamKind::Json => {
                 if !self.first {
@@ -89,7 +104,7 @@ impl RegionStream {
             }
             StreamKind::Csv => {
                 let mut rec = vec![
-                    p.pid.to_string(),
+                    pid.to_string(),
                     csv_cell(r.start),
                     csv_cell(r.end),
                     r.perms.clone(),
@@ -168,8 +183,12 @@ impl RegionStream {
         Ok(())
     }
 
-    /// Prints what needs every region, and flushes.
+    /// Prints what needs every region, and flushes; or returns the error
+    /// of the write that stopped the read.
     pub fn finish(mut self, report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         if !self.started {
             self.start(&report.processes)?;
         }
@@ -215,6 +234,41 @@ impl RegionStream {
             }
         }
         out.write_all(&self.buf)
+    }
+}
+
+/// A [`RegionStream`] printing one process's regions as they are read.
+pub struct Printing<'a> {
+    stream: &'a mut RegionStream,
+    out: &'a mut dyn Write,
+    pid: u32,
+}
+
+impl Printing<'_> {
+    fn flow(&mut self, written: std::io::Result<()>) -> Flow {
+        match written {
+            Ok(()) => Flow::Continue,
+            Err(e) => {
+                self.stream.failed = Some(e);
+                Flow::Stop
+            }
+        }
+    }
+}
+
+impl RegionSink for Printing<'_> {
+    fn begin(&mut self, process: &Process) -> Flow {
+        self.pid = process.pid;
+        if self.stream.started {
+            return Flow::Continue;
+        }
+        let started = self.stream.start(std::slice::from_ref(process));
+        self.flow(started)
+    }
+
+    fn region(&mut self, _line: usize, region: Region) -> Flow {
+        let written = self.stream.print(self.pid, &region, self.out);
+        self.flow(written)
     }
 }
 

@@ -4,10 +4,11 @@ use serde_json::Value;
 
 use memtally_core::analyze::group::GroupSort;
 use memtally_core::analyze::show::{build, finish, Fold, Report, ShowBy};
-use memtally_core::model::{Backing, Figure, Named, Process, Region, SizeSource};
+use memtally_core::model::{Backing, Figure, Flow, Named, Process, Region, RegionSink, SizeSource};
 use memtally_core::source::ProcRoot;
 
 use super::json::json_value;
+use super::stream::Printing;
 use super::{csv, table, RegionStream};
 
 fn slow(report: &Report) -> Value {
@@ -35,14 +36,25 @@ fn streamed(
     format: crate::render::Format,
     regions: bool,
 ) -> Vec<u8> {
-    let mut out = Vec::new();
+    /// The view's fold, then the printer, as `show_process` chains them.
+    struct Both<'a> {
+        fold: &'a mut Fold,
+        print: Printing<'a>,
+    }
+    impl RegionSink for Both<'_> {
+        fn begin(&mut self, p: &Process) -> Flow {
+            self.print.begin(p)
+        }
+        fn region(&mut self, line: usize, r: Region) -> Flow {
+            self.fold.add(&r);
+            self.print.region(line, r)
+        }
+    }
+    let (mut out, mut printed) = (Vec::new(), Vec::new());
     let mut stream = RegionStream::new(format, regions);
     let mut fold = Fold::new(by);
     let p = root
-        .process_with(pid, |p, r| {
-            fold.add(&r);
-            stream.region(p, &r, &mut out).unwrap();
-        })
+        .process_with(pid, &mut Both { fold: &mut fold, print: stream.to(&mut printed) })
         .unwrap();
     let report = finish(
         vec![p],
@@ -51,7 +63,8 @@ fn streamed(
         Some(5),
     );
     stream.finish(&report, &mut out).unwrap();
-    out
+    printed.extend(out);
+    printed
 }
 
 #[test]

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use memtally_core::analyze::vmmap::{CountMismatch, Footprint, Overcommit, TotalCheck};
 use memtally_core::model::vmmap::{Diagnostics, Header, MallocZoneRow, SummaryRow};
-use memtally_core::model::{Region, Sizes};
+use memtally_core::model::{Flow, Region, RegionSink, Sizes};
 
 use super::VmmapView;
 use crate::render::table::csv_text;
@@ -149,6 +149,8 @@ pub struct VmmapStream {
     started: bool,
     first: bool,
     buf: Vec<u8>,
+    /// The write that failed while printing as a sink (see [`VmmapStream::to`]).
+    failed: Option<io::Error>,
 }
 
 /// Bytes gathered before a write to the output.
@@ -174,7 +176,15 @@ const CSV_HEADER: [&str; 13] = [
 impl VmmapStream {
     /// For `--format json` (`json`) or `--format csv`.
     pub fn new(json: bool) -> VmmapStream {
-        VmmapStream { json, started: false, first: true, buf: Vec::with_capacity(FLUSH_AT + 4096) }
+        let buf = Vec::with_capacity(FLUSH_AT + 4096);
+        VmmapStream { json, started: false, first: true, buf, failed: None }
+    }
+
+    /// The stream as a sink of the selected regions, printing to `out`: a
+    /// write that fails stops the read, and [`finish`](Self::finish)
+    /// returns its error.
+    pub fn to<'a>(&'a mut self, out: &'a mut dyn Write) -> VmmapPrinting<'a> {
+        VmmapPrinting { stream: self, out }
     }
 
     fn start(&mut self) -> io::Result<()> {
@@ -230,6 +240,9 @@ impl VmmapStream {
 
     /// Prints the rest: for JSON every key but `regions`, from the report.
     pub fn finish(mut self, r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         if !self.started {
             self.start()?;
         }
@@ -251,6 +264,24 @@ impl VmmapStream {
             self.buf.extend_from_slice(b"}\n");
         }
         out.write_all(&self.buf)
+    }
+}
+
+/// A [`VmmapStream`] printing regions as they are read.
+pub struct VmmapPrinting<'a> {
+    stream: &'a mut VmmapStream,
+    out: &'a mut dyn Write,
+}
+
+impl RegionSink for VmmapPrinting<'_> {
+    fn region(&mut self, line: usize, region: Region) -> Flow {
+        match self.stream.region(line, &region, self.out) {
+            Ok(()) => Flow::Continue,
+            Err(e) => {
+                self.stream.failed = Some(e);
+                Flow::Stop
+            }
+        }
     }
 }
 

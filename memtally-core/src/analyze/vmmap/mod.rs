@@ -253,7 +253,7 @@ pub(crate) fn opt_add(slot: &mut Option<u64>, v: Option<u64>) {
 mod tests {
     use super::*;
     use crate::model::vmmap::Record;
-    use crate::source::vmmap::{parse, ParseOptions};
+    use crate::source::parse::vmmap::{parse, ParseOptions};
 
     const SAMPLE: &str = "\
 REGION TYPE                    START - END         [ VSIZE  RSDNT  DIRTY   SWAP] PRT/MAX SHRMOD PURGE    REGION DETAIL
@@ -270,6 +270,7 @@ MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K]
             if let Some(Record::Region(r)) = rec {
                 t.add(n, r);
             }
+            crate::model::Flow::Continue
         })
         .unwrap();
         t.finish();
@@ -318,8 +319,11 @@ MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K]
     #[test]
     fn seed_view_skips_inactive_unmarked_regions() {
         let mut s = SeedView::new(Vec::new());
-        parse(SAMPLE.as_bytes(), ParseOptions::default(), |n, raw, rec| s.line(n, raw, rec))
-            .unwrap();
+        parse(SAMPLE.as_bytes(), ParseOptions::default(), |n, raw, rec| {
+            s.line(n, raw, rec);
+            crate::model::Flow::Continue
+        })
+        .unwrap();
         assert!(s.mismatches.is_empty(), "{:?}", s.mismatches);
         // The 32K unmarked IOSurface with nothing resident is dropped.
         assert_eq!(s.entries, 3);
@@ -333,7 +337,7 @@ MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K]
         s.line(7, line, None);
         assert_eq!(s.mismatches, vec!["line 7: the seed reads a region here; memtally did not"]);
         let mut s = SeedView::new(Vec::new());
-        let mut p = crate::source::vmmap::Parser::new(ParseOptions::default());
+        let mut p = crate::source::parse::vmmap::Parser::new(ParseOptions::default());
         let rec = p.line(1, line);
         let Some(Record::Region(mut r)) = rec else { panic!("not a region") };
         r.purge = Purge::Empty;

@@ -112,7 +112,7 @@ pub fn total_check(doc: &Document) -> Option<TotalCheck> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::vmmap::{parse_all, ParseOptions};
+    use crate::source::parse::vmmap::{parse_all, ParseOptions};
 
     const TABLE: &str = "\
                                 VIRTUAL RESIDENT    DIRTY  SWAPPED VOLATILE   NONVOL    EMPTY   REGION 

@@ -6,7 +6,7 @@ use super::{
     footprint_of, footprint_part, opt_add, pow2_bucket, purge_index, reclaimable_part, same_type,
     Bucket, CountMismatch, Footprint, Overcommit, PurgeCounts, TypeFilter,
 };
-use crate::model::vmmap::{Document, RegionSink, VRegion, MAX_SAMPLES};
+use crate::model::vmmap::{Document, VRegion, VRegionSink, MAX_SAMPLES};
 use crate::model::{Purge, Sizes};
 
 /// Running sums of one (type, purge) cell.
@@ -320,7 +320,7 @@ impl TypeStats {
     }
 }
 
-impl RegionSink for Tally {
+impl VRegionSink for Tally {
     fn region(&mut self, line: usize, r: &VRegion<'_>) {
         self.add(line, r);
     }

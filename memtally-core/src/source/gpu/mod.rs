@@ -19,7 +19,7 @@
 //! `fd_targets`; a tree with neither was recorded before GPU support,
 //! and says so in a note.
 
-pub mod fdinfo;
+use crate::source::parse::fdinfo;
 pub(crate) mod nvidia;
 
 use std::io::ErrorKind;

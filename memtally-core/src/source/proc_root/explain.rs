@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::ProcRoot;
 use crate::error::Error;
-use crate::source::status::Status;
+use crate::source::parse::status::Status;
 
 impl ProcRoot {
     /// Turns an I/O error on a process file into the error a user can act on.

@@ -4,19 +4,17 @@
 //! becomes the same clear error.
 
 use std::fs::File;
-use std::io::{BufRead, ErrorKind};
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::model::sizes::ROUNDED_PER_MAPPING;
-use crate::model::{Figure, MemInfo, Process, Region, SizeSource, Sizes, Streamed};
+use crate::model::MemInfo;
 pub(crate) use crate::source::bounded::read_bounded;
 use crate::source::bounded::{Kind, Tree};
-use crate::source::smaps::{SmapsError, SmapsReader};
-use crate::source::stamp;
-use crate::source::status::Status;
+use crate::source::parse::status::Status;
 
 mod explain;
+mod read;
 
 /// A `/proc` tree.
 #[derive(Debug, Clone)]
@@ -141,7 +139,7 @@ impl ProcRoot {
     /// The tree's `meminfo` (the machine's own accounting), when readable.
     pub fn meminfo(&self) -> Option<MemInfo> {
         let raw = self.read_path(&self.root.join("meminfo")).ok()?;
-        Some(crate::source::meminfo::parse(&String::from_utf8_lossy(&raw)))
+        Some(crate::source::parse::meminfo::parse(&String::from_utf8_lossy(&raw)))
     }
 
     /// Reads a small file of the tree by path (`meminfo`, ...): at most
@@ -235,239 +233,6 @@ impl ProcRoot {
         let cmdline = self.read(pid, "cmdline").map(|b| join_cmdline(&b)).unwrap_or_default();
         Ok((comm, cmdline))
     }
-
-    /// Reads one process's regions: smaps when it can, maps otherwise (then
-    /// only virtual sizes are known, and `source` says so). A kernel thread
-    /// or a process that cannot be read at all is an error.
-    pub fn process(&self, pid: u32) -> Result<Process> {
-        // A process that exec'd while being read is read once more.
-        let mut tries = 0;
-        loop {
-            let mut regions = Vec::new();
-            match self.process_with(pid, |_, r| regions.push(r)) {
-                Ok(mut p) => {
-                    p.regions = regions;
-                    p.streamed = None;
-                    return Ok(p);
-                }
-                Err(Error::Changed { .. } | Error::Unsteady { .. }) if tries == 0 => tries += 1,
-                Err(e) => return Err(e),
-            }
-        }
-    }
-
-    /// Reads one process as [`process`](Self::process) does, but hands
-    /// each region to `each` as it is parsed instead of keeping it: memory
-    /// stays bounded by one region, whatever the size of the smaps. `each`
-    /// also gets the process as known so far (identity and source). The
-    /// returned process has no regions and its totals in `streamed`.
-    ///
-    /// Errors found after regions were handed out (the process exited
-    /// while being read: [`Error::Exited`]; it exec'd: [`Error::Changed`],
-    /// see the `source::stamp` module) still return `Err`: the caller must
-    /// then drop what it made of them.
-    pub fn process_with(
-        &self,
-        pid: u32,
-        mut each: impl FnMut(&Process, Region),
-    ) -> Result<Process> {
-        // The rollup is a second walk of the page tables: it runs on its
-        // own thread while smaps is read and parsed (docs/benchmarks.md).
-        std::thread::scope(|scope| {
-            let rollup = scope.spawn(|| self.rollup(pid).ok());
-            self.process_streamed(pid, &mut each, || rollup.join().ok().flatten())
-        })
-    }
-
-    fn process_streamed(
-        &self,
-        pid: u32,
-        each: &mut impl FnMut(&Process, Region),
-        rollup: impl FnOnce() -> Option<Sizes>,
-    ) -> Result<Process> {
-        // Taken first: an exit or exec from here on shows in the second.
-        let before = stamp::stamp(self, pid)?;
-        let (comm, cmdline) = self.identity(pid)?;
-        let status = self.read(pid, "status").ok().map(|b| Status::parse(&b));
-        let kernel_thread = status.as_ref().and_then(|s| s.kthread).unwrap_or(false);
-        let mut process = Process {
-            pid,
-            comm,
-            cmdline,
-            source: SizeSource::Smaps,
-            regions: Vec::new(),
-            rollup: None,
-            streamed: None,
-        };
-        let mut sum = Sizes::default();
-        let mut count = 0usize;
-        let mut take = |p: &Process, r: Region| {
-            sum.add_region(&r);
-            count += 1;
-            each(p, r);
-        };
-        match self.stream_regions(pid, "smaps", |r| take(&process, r)) {
-            Ok(()) => {}
-            // Nothing was handed out: the file could not be opened.
-            Err(smaps_err @ Error::PermissionDenied { .. }) => {
-                process.source = SizeSource::Maps;
-                let readable = self.stream_regions(pid, "maps", |r| take(&process, r));
-                if readable.is_err() || count == 0 {
-                    return Err(smaps_err);
-                }
-            }
-            Err(e) => return Err(e),
-        }
-        // A process that exits or execs while its smaps is read leaves a
-        // list cut short at a mapping boundary: call it gone (or changed)
-        // rather than show part of it as the whole.
-        if stamp::check(self, pid, &process.comm, before.as_ref())? == stamp::Change::Execed {
-            return Err(Error::Changed { pid, comm: process.comm });
-        }
-        // A capture that saw the process exit says so in its own mark
-        // (then what it kept is shown, as partial); a recorded zombie
-        // without one had exited before it was recorded.
-        let marked = self.incomplete(pid).is_some();
-        if !self.is_procfs() && !marked && status.as_ref().is_some_and(Status::exited) {
-            return Err(Error::Exited { pid, comm: process.comm });
-        }
-        if marked && count == 0 {
-            return Err(Error::Exited { pid, comm: process.comm });
-        }
-        let kernel_thread = kernel_thread || before.as_ref().is_some_and(|s| s.kernel_thread());
-        if count == 0 && (kernel_thread || process.cmdline.is_empty()) {
-            return Err(Error::KernelThread { pid, comm: process.comm });
-        }
-        if process.source == SizeSource::Smaps {
-            let rollup = rollup();
-            // A live read whose regions sum to far less than the rollup
-            // read beside them lost mappings on the way: a second sign of
-            // an exit or exec, beside the stamp.
-            if let Some(r) = rollup.as_ref().filter(|r| self.is_procfs() && far_short(&sum, r)) {
-                return Err(Error::Unsteady {
-                    pid,
-                    comm: process.comm,
-                    summed_kib: sum.rss.unwrap_or(0) / 1024,
-                    rollup_kib: r.rss.unwrap_or(0) / 1024,
-                });
-            }
-            process.rollup = rollup.filter(|r| same_instant(r, &sum, count));
-        }
-        process.streamed = Some(Streamed { totals: sum, regions: count });
-        Ok(process)
-    }
-
-    /// Reads `smaps_rollup`: the kernel's sums over every mapping.
-    pub(crate) fn rollup(&self, pid: u32) -> Result<Sizes> {
-        // About 1 KiB: read whole, then parse from memory.
-        let mut text = Vec::new();
-        let mut f = self.open(pid, "smaps_rollup")?;
-        read_small(&mut f, &mut text)
-            .map_err(|e| self.explain(pid, self.pid_file(pid, "smaps_rollup"), e))?;
-        let mut regions = self.parse_regions(pid, "smaps_rollup", &text[..])?;
-        match regions.pop() {
-            Some(r) if regions.is_empty() => {
-                // The header's range spans the whole address space; it is
-                // not a size, so leave `size` unknown.
-                Ok(Sizes { size: None, ..r.sizes })
-            }
-            _ => Err(Error::Parse {
-                path: self.pid_file(pid, "smaps_rollup"),
-                message: "expected exactly one [rollup] entry".into(),
-            }),
-        }
-    }
-
-    /// Parses `ROOT/PID/FILE` (smaps or maps) into regions.
-    pub(crate) fn read_regions(&self, pid: u32, file: &str) -> Result<Vec<Region>> {
-        let mut out = Vec::new();
-        self.stream_regions(pid, file, |r| out.push(r))?;
-        Ok(out)
-    }
-
-    /// Parses `ROOT/PID/FILE` (smaps or maps), handing each region to `each`.
-    pub(crate) fn stream_regions(
-        &self,
-        pid: u32,
-        file: &str,
-        each: impl FnMut(Region),
-    ) -> Result<()> {
-        let f = self.open(pid, file)?;
-        // smaps of a big process is megabytes that the kernel generates as
-        // we read: a helper thread reads the next chunk while this one
-        // parses (see PrefetchReader and docs/benchmarks.md).
-        self.parse_into(pid, file, crate::source::prefetch::PrefetchReader::new(f), each)
-    }
-
-    /// Parses smaps or maps text read from `ROOT/PID/FILE` into regions.
-    fn parse_regions(&self, pid: u32, file: &str, input: impl BufRead) -> Result<Vec<Region>> {
-        let mut out = Vec::new();
-        self.parse_into(pid, file, input, |r| out.push(r))?;
-        Ok(out)
-    }
-
-    fn parse_into(
-        &self,
-        pid: u32,
-        file: &str,
-        input: impl BufRead,
-        mut each: impl FnMut(Region),
-    ) -> Result<()> {
-        let path = self.pid_file(pid, file);
-        let mut smaps = SmapsReader::new(input);
-        let mut hugetlbfs = None;
-        loop {
-            match smaps.next_region() {
-                Ok(Some(mut r)) => {
-                    let load = || crate::source::mounts::hugetlbfs_points(self, pid);
-                    crate::source::mounts::mark_hugetlbfs(&mut r, &mut hugetlbfs, load);
-                    each(r)
-                }
-                Ok(None) => return Ok(()),
-                Err(SmapsError { os_error: Some(code), .. }) => {
-                    return Err(self.explain(pid, path, std::io::Error::from_raw_os_error(code)));
-                }
-                Err(e) => return Err(Error::Parse { path, message: e.to_string() }),
-            }
-        }
-    }
-}
-
-/// Whether a rollup describes the same address space as `regions`
-/// mappings whose sum is `sum`: every figure that is not proportional must
-/// be equal, and every proportional one at most the rounding above the
-/// sum (`smaps` rounds each mapping's down to a whole kB, the rollup only
-/// its total). The second check matters for a process that shares pages:
-/// its PSS moves when a sharer writes or exits while its resident figures
-/// stay, and a rollup taken a moment after the mappings (a capture records
-/// the two files one after the other) is then of another instant.
-fn same_instant(rollup: &Sizes, sum: &Sizes, regions: usize) -> bool {
-    let rounding = (regions as u64).saturating_mul(1024);
-    let exact = [
-        Figure::Rss,
-        Figure::SharedClean,
-        Figure::SharedDirty,
-        Figure::PrivateClean,
-        Figure::PrivateDirty,
-        Figure::Anonymous,
-        Figure::Swap,
-    ]
-    .iter()
-    .all(|&k| rollup.field(k) == sum.field(k));
-    let rounded = ROUNDED_PER_MAPPING.iter().all(|&k| match (rollup.field(k), sum.field(k)) {
-        (Some(r), Some(s)) => r >= s && r - s <= rounding,
-        _ => true,
-    });
-    exact && rounded
-}
-
-/// Whether regions summing to `sum` fall short of `rollup`'s resident
-/// bytes by more than memory moves between two reads of a steady process
-/// (an eighth of it, and at least 1 MiB). Rounding never comes near: the
-/// resident figures of both are sums of the same whole kB.
-fn far_short(sum: &Sizes, rollup: &Sizes) -> bool {
-    let (sum, rollup) = (sum.rss.unwrap_or(0), rollup.rss.unwrap_or(0));
-    sum.saturating_add((rollup / 8).max(1 << 20)) < rollup
 }
 
 /// Whether `path` is on a procfs mount (statfs magic PROC_SUPER_MAGIC).

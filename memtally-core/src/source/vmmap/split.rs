@@ -15,17 +15,18 @@
 //! shifted), and the parse goes on sequentially from where it stopped (the
 //! summary and MALLOC ZONE tables). Otherwise its work is dropped and the
 //! parse goes on sequentially from the cut. Either way the [`Document`]
-//! and the sink are what [`parse`](super::parse) would have given.
+//! and the sink are what [`parse`](crate::source::parse::vmmap::parse) would have given.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use super::parser::{Block, Parser};
-use super::region_line::parse_region_line;
-use super::tokens::{content, find_byte};
-use super::{parse_from, ParseOptions, READ_BUFFER};
-use crate::model::vmmap::{Document, Problem, Record, RegionSink, MAX_SAMPLES};
+use crate::model::vmmap::{Document, Problem, Record, VRegionSink, MAX_SAMPLES};
+use crate::model::Flow;
+use crate::source::parse::vmmap::parser::{Block, Parser};
+use crate::source::parse::vmmap::region_line::parse_region_line;
+use crate::source::parse::vmmap::tokens::{content, find_byte};
+use crate::source::parse::vmmap::{parse_from, Lines, Next, ParseOptions, READ_BUFFER};
 
 /// Files smaller than this are parsed on one thread.
 pub const MIN_SPLIT_BYTES: u64 = 8 << 20;
@@ -50,11 +51,11 @@ struct Ahead {
     bytes: u64,
 }
 
-/// Parses the file at `path` as [`parse`](super::parse) would, regions to
+/// Parses the file at `path` as [`parse`](crate::source::parse::vmmap::parse) would, regions to
 /// `sink`, cutting it near byte `split` and reading the second part on
 /// another thread into `second` (a fresh sink, merged into `sink`).
 /// `split` of 0 or past the end parses on this thread only.
-pub fn parse_file_split<S: RegionSink>(
+pub fn parse_file_split<S: VRegionSink>(
     path: &Path,
     opts: ParseOptions,
     split: u64,
@@ -102,11 +103,14 @@ pub fn parse_file_split<S: RegionSink>(
     Ok((parser.finish(), info))
 }
 
-fn on_region<S: RegionSink>(sink: &mut S) -> impl FnMut(usize, &str, Option<&Record<'_>>) + '_ {
+fn on_region<S: VRegionSink>(
+    sink: &mut S,
+) -> impl FnMut(usize, &str, Option<&Record<'_>>) -> Flow + '_ {
     move |n, _, rec| {
         if let Some(Record::Region(r)) = rec {
             sink.region(n, r);
         }
+        Flow::Continue
     }
 }
 
@@ -135,52 +139,26 @@ fn cut_at(file: &mut File, split: u64, len: u64) -> std::io::Result<Option<u64>>
 
 /// Reads region lines (in a region list, sizes in bytes) until any other
 /// line, a line without its newline, a line too long, or a read error.
-fn read_ahead<R: Read, S: RegionSink>(mut reader: R, opts: ParseOptions, sink: &mut S) -> Ahead {
+fn read_ahead<R: Read, S: VRegionSink>(reader: R, opts: ParseOptions, sink: &mut S) -> Ahead {
     let mut parser = Parser::new(opts);
     parser.region_pages = Some(false);
-    let mut buf = vec![0u8; READ_BUFFER];
-    let (mut start, mut end) = (0usize, 0usize);
     let (mut lines, mut bytes) = (0usize, 0u64);
-    loop {
-        if let Some(i) = memchr::memchr(b'\n', &buf[start..end]) {
-            let le = start + i;
-            let mut line = &buf[start..le];
-            while let [rest @ .., b'\n' | b'\r'] = line {
-                line = rest;
-            }
-            let text = match std::str::from_utf8(line) {
-                Ok(t) => std::borrow::Cow::Borrowed(t),
-                Err(_) => String::from_utf8_lossy(line),
-            };
-            // The parser's hot path, with the state it has in a region list.
-            let c = content(&text);
-            if c.is_empty() || c.starts_with('=') || find_byte(c, b'[').is_none() {
-                break;
-            }
-            let Ok(region) = parse_region_line(c) else { break };
-            lines += 1;
-            parser.doc.diagnostics.lines += 1;
-            if let Some(Record::Region(r)) = parser.region(lines, c, region) {
-                sink.region(lines, &r);
-            }
-            bytes += (le + 1 - start) as u64;
-            start = le + 1;
-            continue;
+    let mut input = Lines::new(reader);
+    // A read error, a line too long or one without its newline: the
+    // sequential parse takes it from there.
+    while let Ok(Some(Next::Line(line))) = input.next() {
+        // The parser's hot path, with the state it has in a region list.
+        let c = content(&line.text);
+        if !line.ended || c.is_empty() || c.starts_with('=') || find_byte(c, b'[').is_none() {
+            break;
         }
-        if start > 0 {
-            buf.copy_within(start..end, 0);
-            end -= start;
-            start = 0;
+        let Ok(region) = parse_region_line(c) else { break };
+        lines += 1;
+        parser.doc.diagnostics.lines += 1;
+        if let Some(Record::Region(r)) = parser.region(lines, c, region) {
+            sink.region(lines, &r);
         }
-        if end == buf.len() {
-            break; // a line too long: the sequential parse takes it
-        }
-        match reader.read(&mut buf[end..]) {
-            Ok(0) => break,
-            Ok(n) => end += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => break,
-        }
+        bytes += line.bytes as u64;
     }
     Ahead { parser, lines, bytes }
 }

@@ -11,7 +11,7 @@ use super::{ParseOptions, ASSUMED_PAGE_SIZE, READ_BUFFER};
 use crate::model::vmmap::{Document, Fact, MallocZoneRow, Record, SummaryRow, VRegion};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Col {
+pub(crate) enum Col {
     Virtual,
     Resident,
     Dirty,
@@ -52,7 +52,7 @@ impl Col {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Block {
+pub(crate) enum Block {
     None,
     Legend,
     /// Summary table rows follow; `None` columns when the header was unreadable.
@@ -68,13 +68,13 @@ pub(super) enum Block {
 #[derive(Debug)]
 pub struct Parser {
     opts: ParseOptions,
-    pub(super) doc: Document,
-    pub(super) block: Block,
+    pub(crate) doc: Document,
+    pub(crate) block: Block,
     pending_first_row: Option<Vec<String>>,
     /// A TOTAL row was read: the next blank line ends the table.
     after_total: bool,
     /// Region sizes are page counts: decided at the first region line.
-    pub(super) region_pages: Option<bool>,
+    pub(crate) region_pages: Option<bool>,
 }
 
 impl Parser {
@@ -435,7 +435,7 @@ impl Parser {
         ASSUMED_PAGE_SIZE
     }
 
-    pub(super) fn region<'a>(
+    pub(crate) fn region<'a>(
         &mut self,
         line_no: usize,
         c: &str,

@@ -9,6 +9,7 @@ fn parse_str(text: &str, opts: ParseOptions) -> (Document, Vec<(usize, Region)>)
         if let Some(Record::Region(r)) = rec {
             regions.push((n, r.to_region()));
         }
+        crate::model::Flow::Continue
     })
     .unwrap();
     (doc, regions)
@@ -320,6 +321,7 @@ fn lines_are_the_same_whatever_the_read_sizes() {
             if let Some(Record::Region(r)) = rec {
                 regions.push((l, r.to_region()));
             }
+            crate::model::Flow::Continue
         })
         .unwrap();
         assert_eq!(doc, whole.0, "reads of {n}");

@@ -162,6 +162,6 @@ pub fn parse_size(t: &str, bare: u64) -> Option<u64> {
     Some(x as u64)
 }
 
-pub(super) fn find_byte(s: &str, b: u8) -> Option<usize> {
+pub(crate) fn find_byte(s: &str, b: u8) -> Option<usize> {
     memchr::memchr(b, s.as_bytes())
 }

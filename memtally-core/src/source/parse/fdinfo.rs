@@ -314,7 +314,7 @@ mod tests {
                 bytes.push(alphabet[(x % alphabet.len() as u64) as usize]);
             }
             let _ = parse(bytes.as_slice(), 1, None, x % 2 == 0);
-            let _ = crate::source::gpu::nvidia::parse(&bytes);
+            let _ = crate::source::parse::nvidia::parse(&bytes);
             let _ = crate::source::gpu::parse_fd_targets(&bytes);
         }
     }

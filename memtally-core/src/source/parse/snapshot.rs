@@ -7,9 +7,21 @@ use serde_json::Value;
 
 use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind, SNAPSHOT_VERSION};
 use crate::model::{Group, Purge, SizeSource, Sizes};
+use crate::source::parse::ParseError;
 
 /// Turns a JSON document into a snapshot, or says what it is not.
-pub fn from_json(value: Value) -> std::result::Result<Snapshot, String> {
+pub fn from_json(value: Value) -> std::result::Result<Snapshot, ParseError> {
+    snapshot(value).map_err(|message| ParseError::at(0, message))
+}
+
+/// A JSON document's bytes into a [`Snapshot`], as [`from_json`] reads it.
+pub fn parse(input: &[u8]) -> std::result::Result<Snapshot, ParseError> {
+    let value = serde_json::from_slice(input)
+        .map_err(|e| ParseError::at(e.line(), format!("not valid JSON: {e}")))?;
+    from_json(value)
+}
+
+fn snapshot(value: Value) -> std::result::Result<Snapshot, String> {
     if value.get("memtally_snapshot").is_some() {
         let version = value["memtally_snapshot"].as_u64().unwrap_or(0);
         if version != SNAPSHOT_VERSION as u64 {

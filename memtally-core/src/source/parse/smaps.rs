@@ -10,12 +10,11 @@
 //! Written by hand rather than with the `procfs` crate: see
 //! `docs/benchmarks.md` for the measurement behind that choice.
 
-use std::fs::File;
 use std::io::{BufRead, Read};
 
+use super::ParseError;
 use crate::model::sizes::smaps_key_index;
 use crate::model::{snake_case, Backing, Region};
-use crate::source::prefetch::PrefetchReader;
 
 /// The longest line read (a real smaps line is under 5 KiB: a path is
 /// at most 4 KiB).
@@ -34,22 +33,9 @@ pub fn quote(bytes: &[u8]) -> String {
     format!("{:?}... ({} bytes)", head, bytes.len())
 }
 
-/// A line that could not be read, with its 1-based number.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SmapsError {
-    /// 1-based line number (for a failed read, the line being read).
-    pub line: usize,
-    /// What is wrong, in one line.
-    pub message: String,
-    /// Set when reading failed (rather than the text being wrong):
-    /// the OS error, so callers can tell a vanished process from bad data.
-    pub os_error: Option<i32>,
-}
-
-impl std::fmt::Display for SmapsError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
-    }
+/// Every region of smaps or maps text (the [`SmapsReader`] read to its end).
+pub fn parse(input: impl BufRead) -> Result<Vec<Region>, ParseError> {
+    SmapsReader::new(input).read_all()
 }
 
 /// Reads regions one at a time from smaps or maps text.
@@ -72,16 +58,6 @@ pub struct SmapsReader<R> {
     header_line: usize,
 }
 
-impl SmapsReader<PrefetchReader> {
-    /// Reads a `/proc` file with the kernel's work and the parsing on two
-    /// threads: a helper thread does the `read()` calls (for smaps, the
-    /// kernel walks page tables in them, and that is most of the cost)
-    /// while the caller's thread parses what has already arrived.
-    pub fn prefetching(file: File) -> Self {
-        SmapsReader::new(PrefetchReader::new(file))
-    }
-}
-
 impl<R: BufRead> SmapsReader<R> {
     /// A reader of smaps or maps text from `input`.
     pub fn new(input: R) -> Self {
@@ -100,10 +76,15 @@ impl<R: BufRead> SmapsReader<R> {
     }
 
     /// The next complete region, `Ok(None)` at the end of input.
-    pub(crate) fn next_region(&mut self) -> Result<Option<Region>, SmapsError> {
+    pub fn next_region(&mut self) -> Result<Option<Region>, ParseError> {
+        Ok(self.next_located()?.map(|(_, r)| r))
+    }
+
+    /// The next complete region with the number of its header line.
+    pub fn next_located(&mut self) -> Result<Option<(usize, Region)>, ParseError> {
         loop {
             if self.done {
-                return Ok(self.pending.take());
+                return Ok(self.pending.take().map(|r| (self.header_line, r)));
             }
             self.buf.clear();
             // One line is at most MAX_LINE bytes: memory stays bounded
@@ -111,14 +92,14 @@ impl<R: BufRead> SmapsReader<R> {
             let limit = MAX_LINE as u64 + 1;
             let n =
                 (&mut self.input).take(limit).read_until(b'\n', &mut self.buf).map_err(|e| {
-                    SmapsError {
+                    ParseError {
                         line: self.line_no + 1,
                         message: format!("read failed: {e}"),
                         os_error: Some(e.raw_os_error().unwrap_or(libc::EIO)),
                     }
                 })?;
             if n > MAX_LINE && self.buf.last() != Some(&b'\n') {
-                return Err(SmapsError {
+                return Err(ParseError {
                     line: self.line_no + 1,
                     message: format!(
                         "a line longer than {} KiB, starting {}: not smaps or maps text",
@@ -131,7 +112,7 @@ impl<R: BufRead> SmapsReader<R> {
             if n == 0 {
                 self.done = true;
                 if self.pending.is_some() && self.fields_now < self.fields_most {
-                    return Err(SmapsError {
+                    return Err(ParseError {
                         line: self.line_no,
                         message: format!(
                             "the file ends inside the mapping that starts at line {} ({} of the {} fields the others have): it was cut short",
@@ -151,21 +132,21 @@ impl<R: BufRead> SmapsReader<R> {
                 continue;
             }
             if is_header(line) {
-                let region = parse_header(line).ok_or_else(|| SmapsError {
+                let region = parse_header(line).ok_or_else(|| ParseError {
                     line: self.line_no,
                     message: format!("not a mapping line: {}", quote(line)),
                     os_error: None,
                 })?;
                 self.fields_most = self.fields_most.max(self.fields_now);
                 self.fields_now = 0;
-                self.header_line = self.line_no;
+                let prev_line = std::mem::replace(&mut self.header_line, self.line_no);
                 if let Some(prev) = self.pending.replace(region) {
-                    return Ok(Some(prev));
+                    return Ok(Some((prev_line, prev)));
                 }
                 continue;
             }
             let Some(region) = self.pending.as_mut() else {
-                return Err(SmapsError {
+                return Err(ParseError {
                     line: self.line_no,
                     message: format!("a field before any mapping line: {}", quote(line)),
                     os_error: None,
@@ -173,12 +154,12 @@ impl<R: BufRead> SmapsReader<R> {
             };
             self.fields_now += 1;
             apply_key_line(region, line, &mut self.hint, &mut self.names)
-                .map_err(|message| SmapsError { line: self.line_no, message, os_error: None })?;
+                .map_err(|message| ParseError { line: self.line_no, message, os_error: None })?;
         }
     }
 
     /// Reads every region.
-    pub fn read_all(mut self) -> Result<Vec<Region>, SmapsError> {
+    pub fn read_all(mut self) -> Result<Vec<Region>, ParseError> {
         let mut out = Vec::new();
         while let Some(r) = self.next_region()? {
             out.push(r);
@@ -188,7 +169,7 @@ impl<R: BufRead> SmapsReader<R> {
 }
 
 impl<R: BufRead> Iterator for SmapsReader<R> {
-    type Item = Result<Region, SmapsError>;
+    type Item = Result<Region, ParseError>;
     fn next(&mut self) -> Option<Self::Item> {
         self.next_region().transpose()
     }
@@ -425,6 +406,7 @@ fn trim(s: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::File;
 
     fn parse(text: &str) -> Vec<Region> {
         SmapsReader::new(text.as_bytes()).read_all().unwrap()
@@ -597,7 +579,9 @@ VmFlags: rd wr mr mw me gd ac
         let mut file = tempfile::tempfile().unwrap();
         std::io::Write::write_all(&mut file, text.as_bytes()).unwrap();
         std::io::Seek::rewind(&mut file).unwrap();
-        let threaded = SmapsReader::prefetching(file).read_all().unwrap();
+        let threaded = SmapsReader::new(crate::source::prefetch::PrefetchReader::new(file))
+            .read_all()
+            .unwrap();
         let direct = parse(&text);
         assert_eq!(threaded.len(), 3000);
         assert_eq!(threaded, direct);
@@ -613,7 +597,10 @@ VmFlags: rd wr mr mw me gd ac
         );
         // An empty file is no regions, through either path.
         let empty = tempfile::tempfile().unwrap();
-        assert!(SmapsReader::prefetching(empty).read_all().unwrap().is_empty());
+        assert!(SmapsReader::new(crate::source::prefetch::PrefetchReader::new(empty))
+            .read_all()
+            .unwrap()
+            .is_empty());
     }
 
     #[test]
@@ -621,7 +608,9 @@ VmFlags: rd wr mr mw me gd ac
         // A directory opens but fails to read (EISDIR).
         let dir = tempfile::tempdir().unwrap();
         let f = File::open(dir.path()).unwrap();
-        let e = SmapsReader::prefetching(f).read_all().unwrap_err();
+        let e = SmapsReader::new(crate::source::prefetch::PrefetchReader::new(f))
+            .read_all()
+            .unwrap_err();
         assert_eq!(e.os_error, Some(libc::EISDIR));
     }
 
@@ -640,6 +629,17 @@ VmFlags: rd wr mr mw me gd ac
             (r[1].sizes.pss, r[1].sizes.size, r[1].sizes.rss),
             (Some(1024), Some(4096), Some(4096))
         );
+    }
+
+    #[test]
+    fn each_region_comes_with_its_header_line() {
+        let text = "1000-2000 r--p 0 08:01 5 /x\nRss: 4 kB\n\n2000-3000 r--p 0 08:01 5 /x\nRss: 4 kB\n3000-4000 r--p 0 08:01 5 /x\nRss: 4 kB\n";
+        let mut reader = SmapsReader::new(text.as_bytes());
+        let mut lines = Vec::new();
+        while let Some((line, r)) = reader.next_located().unwrap() {
+            lines.push((line, r.start));
+        }
+        assert_eq!(lines, [(1, Some(0x1000)), (4, Some(0x2000)), (6, Some(0x3000))]);
     }
 
     #[test]

@@ -1,0 +1,54 @@
+//! The pure parsers: bytes in, the model out, no file opened and no
+//! process asked, as `procfs-core` is apart from `procfs`. The system
+//! readers (`ProcRoot`, the bounded reader of files, the scans, the
+//! `vmmap` runner) read the bytes and hand them here; these are exactly
+//! the functions the fuzz targets drive (`fuzz/`, `tests/library/fuzz_bodies.rs`).
+//!
+//! One signature: `parse(input) -> Result<T, ParseError>` over the whole
+//! input (`&[u8]` or `&str` for the small files, a `BufRead` for those
+//! that stream), where a format can fail; the formats in which every line
+//! is optional (`status`, `meminfo`, `mounts`, cgroup `memory.stat`) take
+//! what they can read and return it. The streaming ones (smaps and maps,
+//! vmmap, fdinfo) read line by line into one reused buffer.
+
+pub mod cgroup;
+pub mod fdinfo;
+pub mod meminfo;
+pub mod mounts;
+pub mod nvidia;
+pub mod smaps;
+pub mod snapshot;
+pub(crate) mod stat;
+pub(crate) mod status;
+pub mod vmmap;
+
+/// Input a parser could not read: where, and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line number (for a failed read, the line being read); 0
+    /// when the input has no lines to speak of (a JSON document).
+    pub line: usize,
+    /// What is wrong, in one line.
+    pub message: String,
+    /// Set when reading failed (rather than the text being wrong):
+    /// the OS error, so callers can tell a vanished process from bad data.
+    pub os_error: Option<i32>,
+}
+
+impl ParseError {
+    /// Bad input at `line` (0: the input as a whole).
+    pub fn at(line: usize, message: impl Into<String>) -> ParseError {
+        ParseError { line, message: message.into(), os_error: None }
+    }
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            0 => f.write_str(&self.message),
+            n => write!(f, "line {n}: {}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}

@@ -1,0 +1,106 @@
+//! `/proc/PID/stat`: the figures that tell one process's life apart
+//! (see `source::stamp` for how they are used).
+
+/// `PF_KTHREAD` in `/proc/PID/stat`'s flags field.
+const PF_KTHREAD: u64 = 0x0020_0000;
+
+/// The figures of `/proc/PID/stat` that tell one process's life apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp {
+    pub state: char,
+    pub flags: u64,
+    pub start_time: u64,
+    pub vsize: u64,
+    /// Fields 26-28 and 45-51: the layout addresses chosen at exec.
+    pub layout: Vec<u64>,
+}
+
+/// What a second stamp says about the first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// The same process, still running.
+    Same,
+    /// It exited (or is exiting), or its PID now names another process.
+    Gone,
+    /// It exec'd: what was read may be cut short.
+    Execed,
+}
+
+impl Stamp {
+    /// `pid (comm) state ppid ...`; fields counted from the last `)`.
+    pub fn parse(raw: &[u8]) -> Option<Stamp> {
+        // The name may hold any bytes, `)` too; the numbers follow the last `)`.
+        let close = raw.iter().rposition(|&b| b == b')')?;
+        let rest = std::str::from_utf8(&raw[close + 1..]).ok()?;
+        // fields[0] is field 3 (state).
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let num = |field: usize| fields.get(field - 3).and_then(|v| v.parse::<u64>().ok());
+        let state = fields.first()?.chars().next()?;
+        let mut layout = Vec::new();
+        for field in [26, 27, 28, 45, 46, 47, 48, 49, 50, 51] {
+            layout.push(num(field).unwrap_or(0));
+        }
+        Some(Stamp {
+            state,
+            flags: num(9)?,
+            start_time: num(22)?,
+            vsize: num(23).unwrap_or(0),
+            layout,
+        })
+    }
+
+    pub fn kernel_thread(&self) -> bool {
+        self.flags & PF_KTHREAD != 0
+    }
+
+    /// Exited, being torn down, or without an address space any more.
+    pub fn exited(&self) -> bool {
+        matches!(self.state, 'Z' | 'X' | 'x') || (self.vsize == 0 && !self.kernel_thread())
+    }
+
+    /// What `after` says about the process this stamp was taken of.
+    pub fn compare(&self, after: &Stamp) -> Change {
+        if after.start_time != self.start_time || after.exited() {
+            Change::Gone
+        } else if after.layout != self.layout {
+            Change::Execed
+        } else {
+            Change::Same
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stat(state: char, start: u64, vsize: u64, stack: u64) -> Vec<u8> {
+        // 52 fields; the name holds a space and a parenthesis.
+        let mut f: Vec<String> = (0..52).map(|i| i.to_string()).collect();
+        f[0] = "42".into();
+        f[1] = "(a b) c)".into();
+        f[2] = state.to_string();
+        f[8] = "4194560".into();
+        f[21] = start.to_string();
+        f[22] = vsize.to_string();
+        f[27] = stack.to_string();
+        f.join(" ").into_bytes()
+    }
+
+    #[test]
+    fn tells_exit_exec_and_reuse_apart() {
+        let before = Stamp::parse(&stat('S', 100, 4096, 7)).unwrap();
+        assert_eq!(before.start_time, 100);
+        assert_eq!(before.vsize, 4096);
+        assert!(!before.kernel_thread());
+        let same = Stamp::parse(&stat('R', 100, 8192, 7)).unwrap();
+        assert_eq!(before.compare(&same), Change::Same);
+        for gone in [stat('Z', 100, 4096, 7), stat('S', 100, 0, 0), stat('S', 101, 4096, 7)] {
+            assert_eq!(before.compare(&Stamp::parse(&gone).unwrap()), Change::Gone);
+        }
+        assert_eq!(
+            before.compare(&Stamp::parse(&stat('S', 100, 4096, 9)).unwrap()),
+            Change::Execed
+        );
+    }
+}

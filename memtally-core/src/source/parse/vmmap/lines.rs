@@ -1,0 +1,92 @@
+//! The lines of a `Read`, handed out in place from one fixed buffer (no
+//! copy, no allocation per line): the sequential parse and the split
+//! parse's second thread both read through it.
+
+use std::borrow::Cow;
+use std::io::{ErrorKind, Read};
+
+use super::READ_BUFFER;
+
+/// One line, without its line ending (`\n`, and any `\r` before it).
+pub(crate) struct Line<'a> {
+    /// Its text; invalid UTF-8 replaced.
+    pub text: Cow<'a, str>,
+    /// Bytes it took in the input, line ending included.
+    pub bytes: usize,
+    /// Whether a newline ended it (the last line of an input may lack one).
+    pub ended: bool,
+}
+
+/// What comes next in the input.
+pub(crate) enum Next<'a> {
+    Line(Line<'a>),
+    /// A line longer than the buffer: not vmmap output. The rest of it is
+    /// skipped; the line after it comes next.
+    TooLong,
+}
+
+/// A reader of lines of at most [`READ_BUFFER`] bytes.
+pub(crate) struct Lines<R> {
+    reader: R,
+    buf: Vec<u8>,
+    /// The bytes not handed out yet: `buf[start..end]`.
+    start: usize,
+    end: usize,
+    eof: bool,
+    /// Inside a line longer than the buffer.
+    skipping: bool,
+}
+
+impl<R: Read> Lines<R> {
+    pub(crate) fn new(reader: R) -> Lines<R> {
+        Lines { reader, buf: vec![0u8; READ_BUFFER], start: 0, end: 0, eof: false, skipping: false }
+    }
+
+    /// The next line; `Ok(None)` at the end of the input.
+    pub(crate) fn next(&mut self) -> std::io::Result<Option<Next<'_>>> {
+        loop {
+            let line_end = match memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
+                Some(i) => Some((self.start + i, true)),
+                None if self.eof => (self.start < self.end).then_some((self.end, false)),
+                None => None,
+            };
+            if let Some((le, ended)) = line_end {
+                let from = self.start;
+                self.start = (le + 1).min(self.end);
+                if std::mem::take(&mut self.skipping) {
+                    continue;
+                }
+                let mut line = &self.buf[from..le];
+                while let [rest @ .., b'\n' | b'\r'] = line {
+                    line = rest;
+                }
+                let text = match std::str::from_utf8(line) {
+                    Ok(t) => Cow::Borrowed(t),
+                    Err(_) => String::from_utf8_lossy(line),
+                };
+                let bytes = (le + 1).min(self.end) - from;
+                return Ok(Some(Next::Line(Line { text, bytes, ended })));
+            }
+            if self.eof {
+                return Ok(None);
+            }
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            }
+            if self.end == self.buf.len() {
+                self.end = 0;
+                if !std::mem::replace(&mut self.skipping, true) {
+                    return Ok(Some(Next::TooLong));
+                }
+            }
+            match self.reader.read(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.end += n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! Streaming parser for macOS `vmmap` text output.
+//!
+//! Reads any `BufRead` line by line (one reused buffer, no whole-file
+//! string) and hands each line, with the record read from it if any, to a
+//! callback. What the caller keeps is up to the caller: the default reports
+//! aggregate as they go, so memory does not grow with the number of lines.
+//!
+//! Read: the header block (`Process:`, `OS Version:`, `Physical footprint:`,
+//! `VM page size:` ...), region lines in every layout seen from report
+//! format 2.2 to 2.4 (`[ VSIZE]`, `[ VSIZE RSDNT]`, `[ VSIZE RSDNT DIRTY
+//! SWAP]`, `-pages` counts, fractional too), the summary table in its column
+//! sets (including the crash report's `VM Region Summary`), and the MALLOC
+//! ZONE table, kept apart. Publisher decoration is stripped: indents,
+//! `// ` comment prefixes, `> ` quotes, shell prompt lines, `...` elisions.
+//!
+//! Nothing is dropped silently: a line that looks like a region or summary
+//! row but cannot be read is counted (with samples) in
+//! [`Diagnostics`](crate::model::vmmap::Diagnostics).
+
+mod lines;
+pub(crate) mod parser;
+pub(crate) mod region_line;
+pub(crate) mod tokens;
+
+pub(crate) use lines::{Lines, Next};
+pub(crate) use parser::Parser;
+
+use std::io::{BufRead, Read};
+
+use crate::model::vmmap::{Document, Record};
+use crate::model::{Flow, Region};
+
+/// Page size assumed for `-pages` output that does not state one.
+pub(crate) const ASSUMED_PAGE_SIZE: u64 = 4096;
+
+/// Parser settings.
+#[derive(Debug, Clone, Default)]
+pub struct ParseOptions {
+    /// Bytes per page for `-pages` output; overrides the `VM page size:`
+    /// header. `Some(1)` reads page counts as bytes, as the seed does.
+    pub page_size: Option<u64>,
+}
+
+/// Parses `reader` to the end, or until `on_line` answers [`Flow::Stop`].
+/// `on_line(line_no, raw_line, record)` is called for every line (without
+/// its line ending); regions reach the caller only there.
+pub fn parse<R, F>(reader: R, opts: ParseOptions, on_line: F) -> std::io::Result<Document>
+where
+    R: Read,
+    F: FnMut(usize, &str, Option<&Record<'_>>) -> Flow,
+{
+    let mut parser = Parser::new(opts);
+    parse_from(&mut parser, reader, 0, on_line)?;
+    Ok(parser.finish())
+}
+
+/// Feeds `parser` the lines of `reader`, numbered on from `line_no` (the
+/// number of lines read before), and returns the number of the last line
+/// read. [`parse`] is this from line 0; the split parse
+/// (`source::vmmap::split`) resumes with it.
+pub(crate) fn parse_from<R, F>(
+    parser: &mut Parser,
+    reader: R,
+    mut line_no: usize,
+    mut on_line: F,
+) -> std::io::Result<usize>
+where
+    R: Read,
+    F: FnMut(usize, &str, Option<&Record<'_>>) -> Flow,
+{
+    let mut lines = Lines::new(reader);
+    while let Some(next) = lines.next()? {
+        line_no += 1;
+        match next {
+            Next::Line(line) => {
+                let record = parser.line(line_no, &line.text);
+                if on_line(line_no, &line.text, record.as_ref()).is_stop() {
+                    break;
+                }
+            }
+            Next::TooLong => parser.oversized(line_no),
+        }
+    }
+    Ok(line_no)
+}
+
+/// Bytes read at a time; also the longest line read (longer ones are
+/// counted as unreadable and skipped).
+pub(crate) const READ_BUFFER: usize = 1 << 20;
+
+/// Parses a whole input and collects every region (for small inputs and tests).
+pub fn parse_all<R: BufRead>(
+    reader: R,
+    opts: ParseOptions,
+) -> std::io::Result<(Document, Vec<Region>)> {
+    let mut regions = Vec::new();
+    let doc = parse(reader, opts, |_, _, rec| {
+        if let Some(Record::Region(r)) = rec {
+            regions.push(r.to_region());
+        }
+        Flow::Continue
+    })?;
+    Ok((doc, regions))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,353 @@
+//! Reading one process, in named steps: stamp (who it is now, to see an
+//! exit or exec later), identity (`comm`, `cmdline`),
+//! status, regions (smaps, or maps when smaps is refused: each region
+//! parsed, enriched, summed and handed to the sink), check (the second
+//! stamp) and rollup (the kernel's sums, read on their own thread). The
+//! per-region enrichment hook ([`Enrich`]) is where readers that add to a
+//! region after it is parsed plug in (hugetlbfs marks today).
+
+use std::io::BufRead;
+
+use super::ProcRoot;
+use crate::error::{Error, Result};
+use crate::model::sizes::ROUNDED_PER_MAPPING;
+use crate::model::{Figure, Flow, Process, Region, RegionSink, SizeSource, Sizes, Streamed};
+use crate::source::enrich::{Enrich, HugetlbfsMarks};
+use crate::source::parse::smaps::SmapsReader;
+use crate::source::parse::status::Status;
+use crate::source::parse::ParseError;
+use crate::source::stamp;
+
+impl ProcRoot {
+    /// Reads one process's regions: smaps when it can, maps otherwise (then
+    /// only virtual sizes are known, and `source` says so). A kernel thread
+    /// or a process that cannot be read at all is an error.
+    pub fn process(&self, pid: u32) -> Result<Process> {
+        // A process that exec'd while being read is read once more.
+        let mut tries = 0;
+        loop {
+            let mut regions = Vec::new();
+            match self.process_with(pid, &mut regions) {
+                Ok(mut p) => {
+                    p.regions = regions;
+                    p.streamed = None;
+                    return Ok(p);
+                }
+                Err(Error::Changed { .. } | Error::Unsteady { .. }) if tries == 0 => tries += 1,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Reads one process as [`process`](Self::process) does, but hands
+    /// each region to `sink` as it is parsed instead of keeping it: memory
+    /// stays bounded by one region, whatever the size of the smaps. The
+    /// returned process has no regions and its totals in `streamed`.
+    ///
+    /// A sink that answers [`Flow::Stop`] ends the read there: the process
+    /// comes back with `streamed.stopped` set, its totals those of the
+    /// regions read, and none of the checks below made.
+    ///
+    /// Errors found after regions were handed out (the process exited
+    /// while being read: [`Error::Exited`]; it exec'd: [`Error::Changed`],
+    /// see the `source::stamp` module) still return `Err`: the caller must
+    /// then drop what it made of them.
+    pub fn process_with(&self, pid: u32, sink: &mut impl RegionSink) -> Result<Process> {
+        self.process_enriched(pid, &mut [], sink)
+    }
+
+    /// [`process_with`](Self::process_with), with `enrich` applied in turn
+    /// to each region after the built-in ones and before the sink sees it.
+    pub fn process_enriched(
+        &self,
+        pid: u32,
+        enrich: &mut [&mut dyn Enrich],
+        sink: &mut impl RegionSink,
+    ) -> Result<Process> {
+        // The rollup is a second walk of the page tables: it runs on its
+        // own thread while smaps is read and parsed (docs/benchmarks.md).
+        // Not a scoped one: a read the sink stopped returns without waiting
+        // for it (on 60,000 mappings it takes longer than the rest of a
+        // stopped read, docs/benchmarks.md#early-stop).
+        let (sent, rollup) = std::sync::mpsc::sync_channel(1);
+        let root = self.clone();
+        std::thread::spawn(move || {
+            // A stopped read has dropped the receiver: nobody to tell.
+            let _ = sent.send(root.rollup(pid).ok());
+        });
+        let rollup = move || rollup.recv().ok().flatten();
+        let mut read = OneProcess::start(self, pid)?;
+        if read.regions(enrich, sink)?.is_stop() {
+            return Ok(read.stopped());
+        }
+        read.check()?;
+        read.rollup(rollup)
+    }
+
+    /// Reads `smaps_rollup`: the kernel's sums over every mapping.
+    pub(crate) fn rollup(&self, pid: u32) -> Result<Sizes> {
+        // About 1 KiB: read whole, then parse from memory.
+        let mut text = Vec::new();
+        let mut f = self.open(pid, "smaps_rollup")?;
+        super::read_small(&mut f, &mut text)
+            .map_err(|e| self.explain(pid, self.pid_file(pid, "smaps_rollup"), e))?;
+        let mut regions = Vec::new();
+        self.parse_into(pid, "smaps_rollup", &text[..], &mut [], &mut regions)?;
+        match regions.pop() {
+            Some(r) if regions.is_empty() => {
+                // The header's range spans the whole address space; it is
+                // not a size, so leave `size` unknown.
+                Ok(Sizes { size: None, ..r.sizes })
+            }
+            _ => Err(Error::Parse {
+                path: self.pid_file(pid, "smaps_rollup"),
+                message: "expected exactly one [rollup] entry".into(),
+            }),
+        }
+    }
+
+    /// Parses `ROOT/PID/FILE` (smaps or maps) into regions.
+    pub(crate) fn read_regions(&self, pid: u32, file: &str) -> Result<Vec<Region>> {
+        let mut out = Vec::new();
+        self.stream_regions(pid, file, &mut out)?;
+        Ok(out)
+    }
+
+    /// Parses `ROOT/PID/FILE` (smaps or maps), handing each region to
+    /// `sink`; [`Flow::Stop`] when the sink stopped the read.
+    pub(crate) fn stream_regions(
+        &self,
+        pid: u32,
+        file: &str,
+        sink: &mut impl RegionSink,
+    ) -> Result<Flow> {
+        self.stream_enriched(pid, file, &mut [], sink)
+    }
+
+    fn stream_enriched(
+        &self,
+        pid: u32,
+        file: &str,
+        enrich: &mut [&mut dyn Enrich],
+        sink: &mut impl RegionSink,
+    ) -> Result<Flow> {
+        let f = self.open(pid, file)?;
+        // smaps of a big process is megabytes that the kernel generates as
+        // we read: a helper thread reads the next chunk while this one
+        // parses (see PrefetchReader and docs/benchmarks.md).
+        let input = crate::source::prefetch::PrefetchReader::new(f);
+        self.parse_into(pid, file, input, enrich, sink)
+    }
+
+    /// Parses smaps or maps text read from `ROOT/PID/FILE`: each region
+    /// enriched (hugetlbfs marks, then `enrich`) and handed to `sink`.
+    fn parse_into(
+        &self,
+        pid: u32,
+        file: &str,
+        input: impl BufRead,
+        enrich: &mut [&mut dyn Enrich],
+        sink: &mut impl RegionSink,
+    ) -> Result<Flow> {
+        let path = self.pid_file(pid, file);
+        let mut smaps = SmapsReader::new(input);
+        let mut hugetlbfs = HugetlbfsMarks::new(self, pid);
+        loop {
+            match smaps.next_located() {
+                Ok(Some((line, mut r))) => {
+                    hugetlbfs.enrich(&mut r);
+                    for e in enrich.iter_mut() {
+                        e.enrich(&mut r);
+                    }
+                    if sink.region(line, r).is_stop() {
+                        return Ok(Flow::Stop);
+                    }
+                }
+                Ok(None) => return Ok(Flow::Continue),
+                Err(ParseError { os_error: Some(code), .. }) => {
+                    return Err(self.explain(pid, path, std::io::Error::from_raw_os_error(code)));
+                }
+                Err(e) => return Err(Error::Parse { path, message: e.to_string() }),
+            }
+        }
+    }
+}
+
+/// The steps of reading one process, named after what each reads.
+struct OneProcess<'r> {
+    root: &'r ProcRoot,
+    /// The stamp taken first: an exit or exec from then on shows in the
+    /// second ([`check`](Self::check)).
+    before: Option<stamp::Stamp>,
+    status: Option<Status>,
+    process: Process,
+    totals: Streamed,
+}
+
+impl<'r> OneProcess<'r> {
+    /// Steps stamp, identity and status.
+    fn start(root: &'r ProcRoot, pid: u32) -> Result<OneProcess<'r>> {
+        let before = stamp::stamp(root, pid)?;
+        let (comm, cmdline) = root.identity(pid)?;
+        let status = root.read(pid, "status").ok().map(|b| Status::parse(&b));
+        let process = Process {
+            pid,
+            comm,
+            cmdline,
+            source: SizeSource::Smaps,
+            regions: Vec::new(),
+            rollup: None,
+            streamed: None,
+        };
+        Ok(OneProcess { root, before, status, process, totals: Streamed::default() })
+    }
+
+    /// Step regions: smaps, or maps when smaps is refused (nothing was
+    /// handed out then: the file could not be opened).
+    fn regions(
+        &mut self,
+        enrich: &mut [&mut dyn Enrich],
+        sink: &mut impl RegionSink,
+    ) -> Result<Flow> {
+        let (root, pid) = (self.root, self.process.pid);
+        let mut summed = Summed { totals: &mut self.totals, process: &self.process, sink };
+        match root.stream_enriched(pid, "smaps", enrich, &mut summed) {
+            Err(smaps_err @ Error::PermissionDenied { .. }) => {
+                self.process.source = SizeSource::Maps;
+                let mut summed = Summed { totals: &mut self.totals, process: &self.process, sink };
+                let read = root.stream_enriched(pid, "maps", enrich, &mut summed);
+                match read {
+                    Ok(flow) if self.totals.regions > 0 => Ok(flow),
+                    _ => Err(smaps_err),
+                }
+            }
+            read => read,
+        }
+    }
+
+    /// The process as read when the sink stopped the read.
+    fn stopped(mut self) -> Process {
+        self.totals.stopped = true;
+        self.process.streamed = Some(self.totals);
+        self.process
+    }
+
+    /// Step check: the process is still the one whose regions were read.
+    fn check(&self) -> Result<()> {
+        let (root, pid, count) = (self.root, self.process.pid, self.totals.regions);
+        let comm = || self.process.comm.clone();
+        // A process that exits or execs while its smaps is read leaves a
+        // list cut short at a mapping boundary: call it gone (or changed)
+        // rather than show part of it as the whole.
+        if stamp::check(root, pid, &self.process.comm, self.before.as_ref())?
+            == stamp::Change::Execed
+        {
+            return Err(Error::Changed { pid, comm: comm() });
+        }
+        // A capture that saw the process exit says so in its own mark
+        // (then what it kept is shown, as partial); a recorded zombie
+        // without one had exited before it was recorded.
+        let marked = root.incomplete(pid).is_some();
+        if !root.is_procfs() && !marked && self.status.as_ref().is_some_and(Status::exited) {
+            return Err(Error::Exited { pid, comm: comm() });
+        }
+        if marked && count == 0 {
+            return Err(Error::Exited { pid, comm: comm() });
+        }
+        let kernel_thread = self.status.as_ref().and_then(|s| s.kthread).unwrap_or(false)
+            || self.before.as_ref().is_some_and(|s| s.kernel_thread());
+        if count == 0 && (kernel_thread || self.process.cmdline.is_empty()) {
+            return Err(Error::KernelThread { pid, comm: comm() });
+        }
+        Ok(())
+    }
+
+    /// Step rollup: the kernel's sums, kept when they are of the same
+    /// instant as the regions.
+    fn rollup(mut self, rollup: impl FnOnce() -> Option<Sizes>) -> Result<Process> {
+        let sum = &self.totals.totals;
+        if self.process.source == SizeSource::Smaps {
+            let rollup = rollup();
+            // A live read whose regions sum to far less than the rollup
+            // read beside them lost mappings on the way: a second sign of
+            // an exit or exec, beside the stamp.
+            if let Some(r) = rollup.as_ref().filter(|r| self.root.is_procfs() && far_short(sum, r))
+            {
+                return Err(Error::Unsteady {
+                    pid: self.process.pid,
+                    comm: self.process.comm,
+                    summed_kib: sum.rss.unwrap_or(0) / 1024,
+                    rollup_kib: r.rss.unwrap_or(0) / 1024,
+                });
+            }
+            // A recording's rollup must be of the same instant as its smaps to
+            // stand for it; a live one, read beside the mappings, only of the
+            // same address space (see `same_instant`).
+            let recorded = !self.root.is_procfs();
+            self.process.rollup =
+                rollup.filter(|r| same_instant(r, sum, self.totals.regions, recorded));
+        }
+        self.process.streamed = Some(self.totals);
+        Ok(self.process)
+    }
+}
+
+/// The regions step's own fold: each region summed and counted, then
+/// handed on with the process as known so far.
+struct Summed<'a, S> {
+    totals: &'a mut Streamed,
+    process: &'a Process,
+    sink: &'a mut S,
+}
+
+impl<S: RegionSink> RegionSink for Summed<'_, S> {
+    fn region(&mut self, line: usize, region: Region) -> Flow {
+        if self.totals.regions == 0 && self.sink.begin(self.process).is_stop() {
+            return Flow::Stop;
+        }
+        self.totals.totals.add_region(&region);
+        self.totals.regions += 1;
+        self.sink.region(line, region)
+    }
+}
+
+/// Whether a rollup describes the same address space as `regions`
+/// mappings whose sum is `sum`: every figure that is not proportional must
+/// be equal. For a recording (`recorded`), every proportional one must
+/// also be at most the rounding above the sum (`smaps` rounds each
+/// mapping's down to a whole kB, the rollup only its total): a process
+/// that shares pages sees its PSS move when a sharer writes or exits while
+/// its resident figures stay, and a capture that recorded the rollup a
+/// moment after the mappings then holds two instants; show and a diff of
+/// its snapshot must agree, so the mappings' sums stand. A live read takes
+/// the kernel's exact sums as they were beside the mappings: memtally's
+/// own first touch of the C library it shares with the process moves the
+/// process's file PSS while both are read, every time.
+fn same_instant(rollup: &Sizes, sum: &Sizes, regions: usize, recorded: bool) -> bool {
+    let rounding = (regions as u64).saturating_mul(1024);
+    let exact = [
+        Figure::Rss,
+        Figure::SharedClean,
+        Figure::SharedDirty,
+        Figure::PrivateClean,
+        Figure::PrivateDirty,
+        Figure::Anonymous,
+        Figure::Swap,
+    ]
+    .iter()
+    .all(|&k| rollup.field(k) == sum.field(k));
+    let rounded = ROUNDED_PER_MAPPING.iter().all(|&k| match (rollup.field(k), sum.field(k)) {
+        (Some(r), Some(s)) => r >= s && r - s <= rounding,
+        _ => true,
+    });
+    exact && (rounded || !recorded)
+}
+
+/// Whether regions summing to `sum` fall short of `rollup`'s resident
+/// bytes by more than memory moves between two reads of a steady process
+/// (an eighth of it, and at least 1 MiB). Rounding never comes near: the
+/// resident figures of both are sums of the same whole kB.
+fn far_short(sum: &Sizes, rollup: &Sizes) -> bool {
+    let (sum, rollup) = (sum.rss.unwrap_or(0), rollup.rss.unwrap_or(0));
+    sum.saturating_add((rollup / 8).max(1 << 20)) < rollup
+}
