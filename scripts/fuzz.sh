@@ -19,7 +19,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-600}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(smaps vmmap fdinfo snapshot)
+[[ ${#targets[@]} -gt 0 ]] || targets=(smaps vmmap fdinfo status stat fd_targets snapshot)
 cd "$repo/fuzz"
 seed() { # target, files...
     local dir=corpus/$1; shift
@@ -28,7 +28,10 @@ seed() { # target, files...
 }
 seed smaps ../testdata/fixtures/linux/*/proc/*/smaps ../testdata/fixtures/linux/*/proc/*/smaps_rollup ../testdata/fixtures/linux/*/proc/*/maps
 seed vmmap ../testdata/fixtures/vmmap/* ../../shared/fixtures/vmmap/*.txt
-seed fdinfo ../testdata/fixtures/gpu/machine/*/fdinfo/* ../testdata/fixtures/gpu/machine/*/fd_targets
+seed fdinfo ../testdata/fixtures/gpu/machine/*/fdinfo/*
+seed status ../testdata/fixtures/linux*/*/proc/*/status
+seed stat ../testdata/fixtures/linux*/*/proc/*/stat
+seed fd_targets ../testdata/fixtures/gpu/machine/*/fd_targets
 # Snapshot seeds: memtally's own JSON of the recorded trees (when built).
 mt=${MEMTALLY:-$repo/target/release/memtally}
 if [[ -x $mt ]]; then

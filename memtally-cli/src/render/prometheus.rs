@@ -347,8 +347,9 @@ mod tests {
             proc(13, "rest", Some(4096)),
         ];
         let mi = memtally_core::source::parse::meminfo::parse(
-            "MemTotal: 1000000 kB\nMemFree: 200000 kB\nMemAvailable: 600000 kB\nBuffers: 10 kB\nCached: 300 kB\nSlab: 50 kB\n",
-        );
+            b"MemTotal: 1000000 kB\nMemFree: 200000 kB\nMemAvailable: 600000 kB\nBuffers: 10 kB\nCached: 300 kB\nSlab: 50 kB\n",
+        )
+        .unwrap();
         let gpu: HashMap<u32, GpuFigures> =
             [(10, GpuFigures { resident: Some(8192), purgeable: Some(4096) })].into();
         let c =

@@ -346,9 +346,13 @@ mod tests {
 
     const KB: u64 = 1024;
 
+    fn meminfo(text: &str) -> MemInfo {
+        crate::source::parse::meminfo::parse(text.as_bytes()).unwrap()
+    }
+
     #[test]
     fn lines_add_up_to_memtotal_exactly_and_name_the_remainder() {
-        let m = crate::source::parse::meminfo::parse(HERE);
+        let m = meminfo(HERE);
         let ps = [proc(1_000_000 * KB, 150_000 * KB, 4_000 * KB)];
         let mm = machine(&m, &ps).unwrap();
         let sum: i64 = mm.lines.iter().map(|l| l.bytes).sum();
@@ -384,7 +388,7 @@ mod tests {
 
     #[test]
     fn huge_page_pools_and_old_free_without_memavailable() {
-        let m = crate::source::parse::meminfo::parse(
+        let m = meminfo(
             "MemTotal: 1000000 kB\nMemFree: 100000 kB\nBuffers: 1000 kB\nCached: 20000 kB\nShmem: 500 kB\nSReclaimable: 3000 kB\nSUnreclaim: 2000 kB\nSlab: 5000 kB\nAnonPages: 40000 kB\nHugePages_Total: 256\nHugePages_Free: 100\nHugepagesize: 2048 kB\nHugetlb: 524288 kB\n",
         );
         let mm = machine(&m, &[]).unwrap();
@@ -402,7 +406,7 @@ mod tests {
 
     #[test]
     fn a_driver_line_comes_out_of_the_remainder() {
-        let m = crate::source::parse::meminfo::parse(HERE);
+        let m = meminfo(HERE);
         let mut mm = machine(&m, &[]).unwrap();
         let before = mm.unexplained;
         mm.add_driver_line("gpu_gtt", 4096, "x".into());
@@ -417,7 +421,7 @@ mod tests {
     /// figure (4096 in the Prometheus gauge).
     #[test]
     fn figures_past_i64_saturate_and_sums_never_wrap() {
-        let m = crate::source::parse::meminfo::parse(
+        let m = meminfo(
             "MemTotal: 18014398509481983 kB\nMemFree: 18014398509481983 kB\nBuffers: 18014398509481983 kB\nCached: 18014398509481983 kB\nAnonPages: 1 kB\nSlab: 1 kB\nSReclaimable: 18014398509481983 kB\nSUnreclaim: 18014398509481983 kB\nPageTables: 18014398509481983 kB\nSecPageTables: 18014398509481983 kB\n",
         );
         let half = 1u64 << 63;
@@ -440,6 +444,6 @@ mod tests {
 
     #[test]
     fn no_machine_without_the_basics() {
-        assert!(machine(&crate::source::parse::meminfo::parse("MemFree: 1 kB\n"), &[]).is_none());
+        assert!(machine(&meminfo("MemFree: 1 kB\n"), &[]).is_none());
     }
 }

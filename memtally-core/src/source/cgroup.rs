@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::model::CgroupMemory;
 use crate::source::bounded::{Kind, Tree};
-use crate::source::parse::cgroup::parse_stat;
+use crate::source::parse::memory_stat;
 use crate::source::ProcRoot;
 
 /// Where the cgroup filesystem is (the directory `/sys/fs/cgroup` is).
@@ -150,7 +150,9 @@ impl CgroupRoot {
             return None;
         }
         let file = |name: &str| self.text(&dir.join(name));
-        let stat = file("memory.stat").map(|s| parse_stat(&s)).unwrap_or_default();
+        let stat = file("memory.stat")
+            .and_then(|s| memory_stat::parse(s.as_bytes()).ok())
+            .unwrap_or_default();
         Some(match layout {
             Layout::V2(_) => from_v2(path, &file, &stat),
             Layout::V1(_) => from_v1(path, &file, &stat),
@@ -271,7 +273,7 @@ mod tests {
             "memory.high" => Some("800\n".into()),
             _ => None,
         };
-        let stat = parse_stat("anon 10\nfile 20\nshmem 5\ninactive_file 7\nslab_reclaimable 1\nslab_unreclaimable 2\nkernel_stack 3\npagetables 4\nsock 9\n");
+        let stat = memory_stat::parse(b"anon 10\nfile 20\nshmem 5\ninactive_file 7\nslab_reclaimable 1\nslab_unreclaimable 2\nkernel_stack 3\npagetables 4\nsock 9\n").unwrap();
         let m = from_v2("/x", &f, &stat);
         assert_eq!((m.usage, m.limit, m.high, m.peak), (Some(1000), None, Some(800), None));
         assert_eq!(m.kernel, Some(10), "the parts, on kernels without the kernel key");
@@ -288,7 +290,7 @@ mod tests {
             "memory.kmem.usage_in_bytes" => Some("827392\n".into()),
             _ => None,
         };
-        let stat = parse_stat("cache 1\nrss 2\ntotal_cache 90112\ntotal_rss 1695744\ntotal_shmem 0\ntotal_inactive_file 65536\n");
+        let stat = memory_stat::parse(b"cache 1\nrss 2\ntotal_cache 90112\ntotal_rss 1695744\ntotal_shmem 0\ntotal_inactive_file 65536\n").unwrap();
         let m = from_v1("/p", &f, &stat);
         assert_eq!(m.limit, None);
         assert_eq!((m.anon, m.file, m.kernel), (Some(1695744), Some(90112), Some(827392)));

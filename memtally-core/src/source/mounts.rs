@@ -2,7 +2,7 @@
 //! Shmem by mount. Live only: a recorded tree has no file systems to ask.
 
 use crate::model::{Backing, Region};
-use crate::source::parse::mounts::parse;
+use crate::source::parse::mounts;
 use crate::source::ProcRoot;
 
 /// (mount point, bytes used) of every tmpfs/devtmpfs mount with something
@@ -16,9 +16,8 @@ pub fn tmpfs_usage(root: &ProcRoot) -> Vec<(String, u64)> {
     let Ok(raw) = root.read_rel(std::path::Path::new("mounts"), 64 << 20) else {
         return Vec::new();
     };
-    let text = String::from_utf8_lossy(&raw);
     let mut out: Vec<(String, u64)> = Vec::new();
-    for (point, fstype) in parse(&text) {
+    for (point, fstype) in mounts::parse(&raw).unwrap_or_default() {
         if !matches!(fstype.as_str(), "tmpfs" | "devtmpfs") || out.iter().any(|(p, _)| *p == point)
         {
             continue;
@@ -36,7 +35,8 @@ pub fn tmpfs_usage(root: &ProcRoot) -> Vec<(String, u64)> {
 /// the file is not there (most recordings) or has none.
 pub(crate) fn hugetlbfs_points(root: &ProcRoot, pid: u32) -> Vec<String> {
     let Ok(bytes) = root.read(pid, "mounts") else { return Vec::new() };
-    parse(&String::from_utf8_lossy(&bytes))
+    mounts::parse(&bytes)
+        .unwrap_or_default()
         .into_iter()
         .filter(|(_, fstype)| fstype == "hugetlbfs")
         .map(|(point, _)| point)
@@ -105,7 +105,8 @@ mod tests {
     #[test]
     fn live_dev_shm_file_is_counted() {
         let root = crate::source::ProcRoot::default();
-        if !super::parse(&std::fs::read_to_string("/proc/mounts").unwrap_or_default())
+        if !super::mounts::parse(&std::fs::read("/proc/mounts").unwrap_or_default())
+            .unwrap()
             .iter()
             .any(|(p, t)| p == "/dev/shm" && t == "tmpfs")
         {

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::Error;
 use crate::model::{Needs, ProcInfo, ProcMemory, Scan, SizeSource, Sizes};
-use crate::source::parse::status::Status;
+use crate::source::parse::status;
 use crate::source::proc_root::{join_cmdline, read_small};
 use crate::source::ProcRoot;
 
@@ -49,7 +49,7 @@ pub fn identify(root: &ProcRoot, pid: u32, needs: Needs) -> crate::error::Result
             info.uid = uid;
         }
         None => {
-            let status = Status::parse(&root.read(pid, "status")?);
+            let status = status::parse(&root.read(pid, "status")?).unwrap_or_default();
             // Kernel threads have no address space: no Vm* lines (older
             // kernels have no `Kthread:` line).
             if status.kthread == Some(true)
@@ -201,7 +201,7 @@ fn read_memory(root: &ProcRoot, pid: u32) -> Outcome {
     };
     match root.read(pid, "status") {
         Ok(b) => {
-            let s = Status::parse(&b);
+            let s = status::parse(&b).unwrap_or_default();
             let sizes =
                 Sizes { rss: s.vm_rss, swap: s.vm_swap, size: s.vm_size, ..Default::default() };
             match why {

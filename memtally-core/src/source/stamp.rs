@@ -17,7 +17,7 @@
 //! read sees that.
 
 use crate::error::{Error, Result};
-pub use crate::source::parse::stat::{Change, Stamp};
+pub use crate::source::parse::stat::{self, Change, Stamp};
 use crate::source::proc_root::read_small;
 use crate::source::ProcRoot;
 
@@ -30,7 +30,7 @@ pub fn stamp(root: &ProcRoot, pid: u32) -> Result<Option<Stamp>> {
     let mut f = root.open(pid, "stat")?;
     let mut raw = Vec::new();
     read_small(&mut f, &mut raw).map_err(|e| root.explain(pid, root.pid_file(pid, "stat"), e))?;
-    Ok(Stamp::parse(&raw))
+    Ok(stat::parse(&raw).ok())
 }
 
 /// Compares a stamp taken before a read with one taken now: `Ok(Same)`,

@@ -70,18 +70,42 @@ pub fn vmmap(data: &[u8]) {
     }
 }
 
-/// DRM and dma-buf fdinfo, the fd targets list, and the other small
-/// `/proc` and tool formats (nvidia-smi CSV, meminfo, mounts, cgroup
-/// memory.stat).
+/// DRM and dma-buf fdinfo, and the other small `/proc` and tool formats
+/// (nvidia-smi CSV, meminfo, mounts, cgroup memory.stat).
 pub fn fdinfo(data: &[u8]) {
-    let _ = parse::fdinfo::parse(data, 3, Some("/dev/dri/renderD128"), false);
-    let _ = parse::fdinfo::parse(data, 4, Some("/dmabuf:"), true);
-    let _ = memtally_core::source::gpu::parse_fd_targets(data);
+    for (fd, node, dmabuf) in [(3, "/dev/dri/renderD128", false), (4, "/dmabuf:", true)] {
+        let parsed = parse::fdinfo::parse(data, fd, Some(node), dmabuf);
+        assert!(parsed.is_ok(), "fdinfo says every line it cannot read, never fails");
+    }
     let _ = parse::nvidia::parse(data);
-    let text = String::from_utf8_lossy(data);
-    let _ = parse::meminfo::parse(&text);
-    let _ = parse::mounts::parse(&text);
-    let _ = parse::cgroup::parse_stat(&text);
+    assert!(parse::meminfo::parse(data).is_ok(), "meminfo skips what it cannot read");
+    assert!(parse::mounts::parse(data).is_ok(), "mounts skips what it cannot read");
+    assert!(parse::memory_stat::parse(data).is_ok(), "memory.stat skips what it cannot read");
+}
+
+/// `/proc/PID/status`: never fails, and its sizes are whole kB.
+pub fn status(data: &[u8]) {
+    let s = parse::status::parse(data).expect("status skips what it cannot read");
+    for bytes in [s.vm_size, s.vm_rss, s.rss_anon, s.rss_file, s.rss_shmem, s.vm_swap] {
+        assert!(bytes.unwrap_or(0) % 1024 == 0, "a `N kB` figure in bytes is whole kB");
+    }
+    let _ = s.exited();
+}
+
+/// `/proc/PID/stat`: a stamp, when it reads, compares with itself as the
+/// same process (or a gone one, when it says the process exited).
+pub fn stat(data: &[u8]) {
+    use memtally_core::source::parse::stat::Change;
+    let Ok(stamp) = parse::stat::parse(data) else { return };
+    let want = if stamp.exited() { Change::Gone } else { Change::Same };
+    assert_eq!(stamp.compare(&stamp), want);
+}
+
+/// `PID/fd_targets` of a recording: never fails, sorted by fd, one line each.
+pub fn fd_targets(data: &[u8]) {
+    let targets = parse::fd_targets::parse(data).expect("fd_targets skips what it cannot read");
+    assert!(targets.windows(2).all(|w| w[0] <= w[1]), "sorted by fd");
+    assert!(targets.iter().all(|(_, t)| !t.contains('\n')), "a target is one line");
 }
 
 /// Snapshot JSON (and show JSON): loading, and a diff against itself.

@@ -90,9 +90,26 @@ fn vmmap_target_replays_its_seeds_and_crashers() {
 fn fdinfo_target_replays_its_seeds_and_crashers() {
     let mut seeds = Vec::new();
     files(&repo().join("testdata/fixtures/gpu/machine"), &[], &mut seeds);
-    seeds
-        .retain(|p| p.parent().is_some_and(|d| d.ends_with("fdinfo")) || p.ends_with("fd_targets"));
+    seeds.retain(|p| p.parent().is_some_and(|d| d.ends_with("fdinfo")));
     replay("fdinfo", seeds, Vec::new(), fuzz_bodies::fdinfo);
+}
+
+#[test]
+fn status_target_replays_its_seeds_and_crashers() {
+    let seeds = fixtures("testdata/fixtures", &["status"]);
+    replay("status", seeds, Vec::new(), fuzz_bodies::status);
+}
+
+#[test]
+fn stat_target_replays_its_seeds_and_crashers() {
+    let seeds = fixtures("testdata/fixtures", &["stat"]);
+    replay("stat", seeds, Vec::new(), fuzz_bodies::stat);
+}
+
+#[test]
+fn fd_targets_target_replays_its_seeds_and_crashers() {
+    let seeds = fixtures("testdata/fixtures/gpu/machine", &["fd_targets"]);
+    replay("fd_targets", seeds, Vec::new(), fuzz_bodies::fd_targets);
 }
 
 #[test]

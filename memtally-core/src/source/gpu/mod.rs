@@ -19,7 +19,7 @@
 //! `fd_targets`; a tree with neither was recorded before GPU support,
 //! and says so in a note.
 
-use crate::source::parse::fdinfo;
+use crate::source::parse::{fd_targets, fdinfo};
 pub(crate) mod nvidia;
 
 use std::io::ErrorKind;
@@ -37,7 +37,7 @@ pub const FD_TARGETS: &str = "fd_targets";
 
 /// Every fd of a process with its link target; `None` when the tree has
 /// no record of fds (a capture made before GPU support).
-fn fd_targets(root: &ProcRoot, pid: u32) -> Result<Option<Vec<(u32, String)>>> {
+fn read_fd_targets(root: &ProcRoot, pid: u32) -> Result<Option<Vec<(u32, String)>>> {
     let dir = Path::new(&pid.to_string()).join("fd");
     match root.list(&dir) {
         Ok(names) => {
@@ -65,27 +65,13 @@ fn fd_targets(root: &ProcRoot, pid: u32) -> Result<Option<Vec<(u32, String)>>> {
         }
         Err(e) if e.kind() == ErrorKind::NotFound && !root.is_live() => {
             match root.read(pid, FD_TARGETS) {
-                Ok(bytes) => Ok(Some(parse_fd_targets(&bytes))),
+                Ok(bytes) => Ok(fd_targets::parse(&bytes).ok()),
                 Err(Error::NoSuchProcess { pid, path }) => Err(Error::NoSuchProcess { pid, path }),
                 Err(_) => Ok(None),
             }
         }
         Err(e) => Err(root.explain(pid, root.path().join(&dir), e)),
     }
-}
-
-/// `FD<TAB>TARGET` lines; lines that are not that are skipped.
-pub fn parse_fd_targets(bytes: &[u8]) -> Vec<(u32, String)> {
-    let text = String::from_utf8_lossy(bytes);
-    let mut out: Vec<(u32, String)> = text
-        .lines()
-        .filter_map(|l| {
-            let (fd, target) = l.split_once('\t')?;
-            Some((fd.trim().parse().ok()?, target.to_string()))
-        })
-        .collect();
-    out.sort();
-    out
 }
 
 /// The fds worth reading: DRM devices and dma-bufs.
@@ -97,7 +83,7 @@ fn gpu_fds(targets: &[(u32, String)]) -> impl Iterator<Item = &(u32, String)> {
 /// of those or a GPU device mapping) the mapped bytes and `LazyFree`.
 fn read_process(root: &ProcRoot, pid: u32) -> Result<ProcGpu> {
     let mut gpu = ProcGpu { pid, ..Default::default() };
-    match fd_targets(root, pid)? {
+    match read_fd_targets(root, pid)? {
         Some(targets) => {
             for (fd, target) in gpu_fds(&targets) {
                 let file = format!("fdinfo/{fd}");
@@ -117,7 +103,11 @@ fn read_process(root: &ProcRoot, pid: u32) -> Result<ProcGpu> {
                     }
                     Err(e) => return Err(e),
                 };
-                let parsed = fdinfo::parse(&bytes[..], *fd, Some(target), is_dmabuf_target(target));
+                let parsed = fdinfo::parse(&bytes, *fd, Some(target), is_dmabuf_target(target))
+                    .unwrap_or_else(|e| fdinfo::Parsed {
+                        info: FdInfo::Other,
+                        problems: vec![e.to_string()],
+                    });
                 for p in parsed.problems {
                     gpu.notes
                         .push(Note::FdinfoProblem { path: root.pid_file(pid, &file), problem: p });
@@ -218,7 +208,7 @@ pub(crate) struct GpuRecording {
 /// Reads what a capture records; `None` when the process's fds cannot
 /// be listed (a recorded tree without them).
 pub(crate) fn recording(root: &ProcRoot, pid: u32) -> Result<Option<GpuRecording>> {
-    let Some(targets) = fd_targets(root, pid)? else { return Ok(None) };
+    let Some(targets) = read_fd_targets(root, pid)? else { return Ok(None) };
     let mut rec = GpuRecording::default();
     for (fd, target) in gpu_fds(&targets) {
         if target.contains('\n') {

@@ -1,10 +1,10 @@
-//! Streaming parsers for `/proc/PID/fdinfo/N` of DRM fds (the kernel's
+//! The parser of `/proc/PID/fdinfo/N` of DRM fds (the kernel's
 //! `Documentation/gpu/drm-usage-stats.rst` keys) and of dma-buf fds
-//! (`size`, `count`, `exp_name`, `ino`). Bytes in, records out; a line
-//! that cannot be read becomes a note, never a panic.
+//! (`size`, `count`, `exp_name`, `ino`). Bytes in (a few hundred: a line
+//! per DRM region), records out; a line that cannot be read becomes a
+//! note, never a panic.
 
-use std::io::BufRead;
-
+use super::ParseError;
 use crate::model::gpu::{DmaBuf, DrmClient, DrmMemory};
 
 /// Keys every fdinfo has; not worth keeping as extras.
@@ -69,12 +69,15 @@ fn memory_key(key: &str) -> Option<(&'static str, &str)> {
 
 /// Reads one fdinfo. `fd` and `node` (the link target) are carried into
 /// the record; `dmabuf_target` says the fd's link named a dma-buf.
-pub fn parse<R: BufRead>(
-    mut reader: R,
+/// Accepts any bytes (UTF-8, read lossily): a line it cannot read is one
+/// of [`Parsed::problems`], so it never fails; the `Result` is the one
+/// signature of the parsers in this folder.
+pub fn parse(
+    input: &[u8],
     fd: u32,
     node: Option<&str>,
     dmabuf_target: bool,
-) -> Parsed {
+) -> Result<Parsed, ParseError> {
     let mut drm = DrmClient { fd, node: node.map(str::to_string), ..Default::default() };
     let mut is_drm = false;
     // The deprecated drm-memory- figures, applied at the end only where
@@ -83,18 +86,8 @@ pub fn parse<R: BufRead>(
     let mut buf = DmaBuf { fd, ..Default::default() };
     let (mut has_size, mut has_ino, mut has_exp) = (false, false, false);
     let mut problems = Vec::new();
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => {
-                problems.push(format!("read failed: {e}"));
-                break;
-            }
-        }
-        let text = String::from_utf8_lossy(&line);
+    for line in input.split(|&b| b == b'\n') {
+        let text = String::from_utf8_lossy(line);
         let text = text.trim_end_matches(['\n', '\r']);
         let Some((key, value)) = text.split_once(':') else {
             if !text.trim().is_empty() {
@@ -161,15 +154,15 @@ pub fn parse<R: BufRead>(
                 m.resident = Some(bytes);
             }
         }
-        return Parsed { info: FdInfo::Drm(drm), problems };
+        return Ok(Parsed { info: FdInfo::Drm(drm), problems });
     }
     if (has_exp || dmabuf_target) && has_size && has_ino {
-        return Parsed { info: FdInfo::DmaBuf(buf), problems };
+        return Ok(Parsed { info: FdInfo::DmaBuf(buf), problems });
     }
     if dmabuf_target {
         problems.push("a dma-buf fd without `size` and `ino` lines".into());
     }
-    Parsed { info: FdInfo::Other, problems: if dmabuf_target { problems } else { Vec::new() } }
+    Ok(Parsed { info: FdInfo::Other, problems: if dmabuf_target { problems } else { Vec::new() } })
 }
 
 /// A value cut short for a one-line note.
@@ -202,7 +195,7 @@ mod tests {
     use super::*;
 
     fn drm(text: &str) -> (DrmClient, Vec<String>) {
-        let p = parse(text.as_bytes(), 5, Some("/dev/dri/renderD128"), false);
+        let p = parse(text.as_bytes(), 5, Some("/dev/dri/renderD128"), false).unwrap();
         match p.info {
             FdInfo::Drm(c) => (c, p.problems),
             other => panic!("not drm: {other:?}"),
@@ -284,17 +277,17 @@ mod tests {
     fn dmabuf_fdinfo() {
         let text = "pos:\t0\nflags:\t02000002\nmnt_id:\t9\nino:\t2190\nsize:\t32768\n\
             count:\t3\nexp_name:\tsystem\nname:\tframe-7\n";
-        let p = parse(text.as_bytes(), 9, Some("/dmabuf:frame-7"), true);
+        let p = parse(text.as_bytes(), 9, Some("/dmabuf:frame-7"), true).unwrap();
         assert!(p.problems.is_empty());
         let FdInfo::DmaBuf(b) = p.info else { panic!("not a dma-buf: {:?}", p.info) };
         assert_eq!((b.fd, b.inode, b.size, b.count), (9, 2190, 32768, Some(3)));
         assert_eq!(b.exporter.as_deref(), Some("system"));
         assert_eq!(b.name.as_deref(), Some("frame-7"));
         // A plain file's fdinfo is nothing.
-        let p = parse("pos:\t0\nflags:\t0100000\nmnt_id:\t2\nino:\t7\n".as_bytes(), 3, None, false);
+        let p = parse(b"pos:\t0\nflags:\t0100000\nmnt_id:\t2\nino:\t7\n", 3, None, false).unwrap();
         assert_eq!(p.info, FdInfo::Other);
         // A dma-buf link whose fdinfo lacks the lines says so.
-        let p = parse("pos:\t0\n".as_bytes(), 3, Some("anon_inode:dmabuf"), true);
+        let p = parse(b"pos:\t0\n", 3, Some("anon_inode:dmabuf"), true).unwrap();
         assert_eq!(p.info, FdInfo::Other);
         assert_eq!(p.problems.len(), 1);
     }
@@ -315,7 +308,7 @@ mod tests {
             }
             let _ = parse(bytes.as_slice(), 1, None, x % 2 == 0);
             let _ = crate::source::parse::nvidia::parse(&bytes);
-            let _ = crate::source::gpu::parse_fd_targets(&bytes);
+            let _ = crate::source::parse::fd_targets::parse(&bytes);
         }
     }
 

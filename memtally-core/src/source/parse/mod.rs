@@ -4,22 +4,28 @@
 //! `vmmap` runner) read the bytes and hand them here; these are exactly
 //! the functions the fuzz targets drive (`fuzz/`, `tests/library/fuzz_bodies.rs`).
 //!
-//! One signature: `parse(input) -> Result<T, ParseError>` over the whole
-//! input (`&[u8]` or `&str` for the small files, a `BufRead` for those
-//! that stream), where a format can fail; the formats in which every line
-//! is optional (`status`, `meminfo`, `mounts`, cgroup `memory.stat`) take
-//! what they can read and return it. The streaming ones (smaps and maps,
-//! vmmap, fdinfo) read line by line into one reused buffer.
+//! One signature: each module's `parse(input: &[u8]) -> Result<T,
+//! ParseError>` over a whole small file (`status`, `stat`, `meminfo`,
+//! `mounts`, cgroup `memory.stat`, `fd_targets`, `fdinfo` with its fd's
+//! link, nvidia-smi CSV, snapshot JSON). A format in which every line is
+//! optional (status, meminfo, mounts, memory.stat, fd_targets) skips the
+//! lines it cannot read and so never fails; it returns `Result` all the
+//! same, and says in its comment what it accepts. The two that stream (a
+//! `BufRead`, one reused line buffer, no whole-file string) are smaps and
+//! maps ([`smaps::parse`], or [`smaps::SmapsReader`] region by region) and
+//! vmmap ([`vmmap::parse`] into a [`vmmap::LineSink`]; it fails only when
+//! reading does, for an unreadable line is counted, never fatal).
 
-pub mod cgroup;
+pub mod fd_targets;
 pub mod fdinfo;
 pub mod meminfo;
+pub mod memory_stat;
 pub mod mounts;
 pub mod nvidia;
 pub mod smaps;
 pub mod snapshot;
-pub(crate) mod stat;
-pub(crate) mod status;
+pub mod stat;
+pub mod status;
 pub mod vmmap;
 
 /// Input a parser could not read: where, and what is wrong with it.

@@ -1,15 +1,21 @@
 //! `/proc/PID/stat`: the figures that tell one process's life apart
 //! (see `source::stamp` for how they are used).
 
+use super::ParseError;
+
 /// `PF_KTHREAD` in `/proc/PID/stat`'s flags field.
 const PF_KTHREAD: u64 = 0x0020_0000;
 
 /// The figures of `/proc/PID/stat` that tell one process's life apart.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stamp {
+    /// The state letter (field 3).
     pub state: char,
+    /// The kernel's `PF_*` flags (field 9).
     pub flags: u64,
+    /// Start time after boot, in clock ticks (field 22): one life's mark.
     pub start_time: u64,
+    /// Virtual size in bytes (field 23); 0 once the address space is gone.
     pub vsize: u64,
     /// Fields 26-28 and 45-51: the layout addresses chosen at exec.
     pub layout: Vec<u64>,
@@ -26,29 +32,35 @@ pub enum Change {
     Execed,
 }
 
-impl Stamp {
-    /// `pid (comm) state ppid ...`; fields counted from the last `)`.
-    pub fn parse(raw: &[u8]) -> Option<Stamp> {
-        // The name may hold any bytes, `)` too; the numbers follow the last `)`.
-        let close = raw.iter().rposition(|&b| b == b')')?;
-        let rest = std::str::from_utf8(&raw[close + 1..]).ok()?;
-        // fields[0] is field 3 (state).
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        let num = |field: usize| fields.get(field - 3).and_then(|v| v.parse::<u64>().ok());
-        let state = fields.first()?.chars().next()?;
-        let mut layout = Vec::new();
-        for field in [26, 27, 28, 45, 46, 47, 48, 49, 50, 51] {
-            layout.push(num(field).unwrap_or(0));
-        }
-        Some(Stamp {
-            state,
-            flags: num(9)?,
-            start_time: num(22)?,
-            vsize: num(23).unwrap_or(0),
-            layout,
-        })
+/// Parses `/proc/PID/stat`: `pid (comm) state ppid ...`, fields counted
+/// from the last `)` (the name may hold any bytes, `)` too). Fails when
+/// there is no `)`, the rest is not UTF-8, or the state, flags (field 9)
+/// or start time (field 22) are missing or not numbers; a missing vsize
+/// or layout address reads as 0 (kernel threads have none).
+pub fn parse(input: &[u8]) -> Result<Stamp, ParseError> {
+    let bad = |what: &str| ParseError::at(1, format!("not a stat line: {what}"));
+    let close =
+        input.iter().rposition(|&b| b == b')').ok_or_else(|| bad("no `)` after the name"))?;
+    let rest = std::str::from_utf8(&input[close + 1..]).map_err(|_| bad("not UTF-8"))?;
+    // fields[0] is field 3 (state).
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let num = |field: usize| fields.get(field - 3).and_then(|v| v.parse::<u64>().ok());
+    let state = fields.first().and_then(|f| f.chars().next()).ok_or_else(|| bad("no state"))?;
+    let mut layout = Vec::new();
+    for field in [26, 27, 28, 45, 46, 47, 48, 49, 50, 51] {
+        layout.push(num(field).unwrap_or(0));
     }
+    Ok(Stamp {
+        state,
+        flags: num(9).ok_or_else(|| bad("no flags (field 9)"))?,
+        start_time: num(22).ok_or_else(|| bad("no start time (field 22)"))?,
+        vsize: num(23).unwrap_or(0),
+        layout,
+    })
+}
 
+impl Stamp {
+    /// Set for a kernel thread (`PF_KTHREAD` in the flags).
     pub fn kernel_thread(&self) -> bool {
         self.flags & PF_KTHREAD != 0
     }
@@ -89,18 +101,23 @@ mod tests {
 
     #[test]
     fn tells_exit_exec_and_reuse_apart() {
-        let before = Stamp::parse(&stat('S', 100, 4096, 7)).unwrap();
+        let before = parse(&stat('S', 100, 4096, 7)).unwrap();
         assert_eq!(before.start_time, 100);
         assert_eq!(before.vsize, 4096);
         assert!(!before.kernel_thread());
-        let same = Stamp::parse(&stat('R', 100, 8192, 7)).unwrap();
+        let same = parse(&stat('R', 100, 8192, 7)).unwrap();
         assert_eq!(before.compare(&same), Change::Same);
         for gone in [stat('Z', 100, 4096, 7), stat('S', 100, 0, 0), stat('S', 101, 4096, 7)] {
-            assert_eq!(before.compare(&Stamp::parse(&gone).unwrap()), Change::Gone);
+            assert_eq!(before.compare(&parse(&gone).unwrap()), Change::Gone);
         }
-        assert_eq!(
-            before.compare(&Stamp::parse(&stat('S', 100, 4096, 9)).unwrap()),
-            Change::Execed
-        );
+        assert_eq!(before.compare(&parse(&stat('S', 100, 4096, 9)).unwrap()), Change::Execed);
+    }
+
+    #[test]
+    fn a_line_without_the_fields_it_needs_is_an_error() {
+        assert!(parse(b"42 no parenthesis S 1").is_err());
+        // State there, flags (field 9) not.
+        assert!(parse(b"42 (x) S 1 2").is_err());
+        assert!(parse(b"42 (x) \xff").is_err());
     }
 }

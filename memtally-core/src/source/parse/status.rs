@@ -1,21 +1,31 @@
 //! `/proc/PID/status`: identity and the kernel's resident totals.
 
+use super::ParseError;
+
 /// The fields of `status` memtally uses. Sizes are bytes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Status {
+    /// The command name (`comm`, at most 15 bytes).
     pub name: Option<String>,
     /// The state letter: `R`, `S`, `D`, `Z` (zombie), `X` (dead), ...
     pub state: Option<char>,
+    /// Parent process id.
     pub ppid: Option<u32>,
     /// Real user id (first of the four `Uid:` numbers).
     pub uid: Option<u32>,
     /// `Kthread: 1` (kernels since 6.x); older kernels leave it out.
     pub kthread: Option<bool>,
+    /// `VmSize`: virtual size.
     pub vm_size: Option<u64>,
+    /// `VmRSS`: resident, the three kinds below together.
     pub vm_rss: Option<u64>,
+    /// `RssAnon`: resident anonymous memory.
     pub rss_anon: Option<u64>,
+    /// `RssFile`: resident file-backed memory.
     pub rss_file: Option<u64>,
+    /// `RssShmem`: resident shared memory (tmpfs, SysV, shared anonymous).
     pub rss_shmem: Option<u64>,
+    /// `VmSwap`: swapped out anonymous memory.
     pub vm_swap: Option<u64>,
 }
 
@@ -25,31 +35,34 @@ impl Status {
     pub fn exited(&self) -> bool {
         matches!(self.state, Some('Z') | Some('X'))
     }
+}
 
-    /// Parses the text of a `status` file; unknown lines are ignored.
-    pub fn parse(raw: &[u8]) -> Status {
-        let text = String::from_utf8_lossy(raw);
-        let mut s = Status::default();
-        for line in text.lines() {
-            let Some((key, value)) = line.split_once(':') else { continue };
-            let value = value.trim();
-            match key {
-                "Name" => s.name = Some(value.to_string()),
-                "State" => s.state = value.chars().next(),
-                "PPid" => s.ppid = value.parse().ok(),
-                "Uid" => s.uid = value.split_whitespace().next().and_then(|v| v.parse().ok()),
-                "Kthread" => s.kthread = Some(value == "1"),
-                "VmSize" => s.vm_size = kb(value),
-                "VmRSS" => s.vm_rss = kb(value),
-                "RssAnon" => s.rss_anon = kb(value),
-                "RssFile" => s.rss_file = kb(value),
-                "RssShmem" => s.rss_shmem = kb(value),
-                "VmSwap" => s.vm_swap = kb(value),
-                _ => {}
-            }
+/// Parses the text of a `status` file. Accepts any bytes (read as UTF-8,
+/// lossily): a line that is not `Key: value`, an unknown key or a value
+/// that does not read leaves that field `None`, so it never fails; the
+/// `Result` is the one signature of the parsers in this folder.
+pub fn parse(input: &[u8]) -> Result<Status, ParseError> {
+    let text = String::from_utf8_lossy(input);
+    let mut s = Status::default();
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once(':') else { continue };
+        let value = value.trim();
+        match key {
+            "Name" => s.name = Some(value.to_string()),
+            "State" => s.state = value.chars().next(),
+            "PPid" => s.ppid = value.parse().ok(),
+            "Uid" => s.uid = value.split_whitespace().next().and_then(|v| v.parse().ok()),
+            "Kthread" => s.kthread = Some(value == "1"),
+            "VmSize" => s.vm_size = kb(value),
+            "VmRSS" => s.vm_rss = kb(value),
+            "RssAnon" => s.rss_anon = kb(value),
+            "RssFile" => s.rss_file = kb(value),
+            "RssShmem" => s.rss_shmem = kb(value),
+            "VmSwap" => s.vm_swap = kb(value),
+            _ => {}
         }
-        s
     }
+    Ok(s)
 }
 
 fn kb(value: &str) -> Option<u64> {
@@ -62,7 +75,7 @@ mod tests {
 
     #[test]
     fn reads_the_fields_it_needs() {
-        let s = Status::parse(b"Name:\tgst-launch-1.0\nState:\tZ (zombie)\nPPid:\t1\nUid:\t1000\t1000\t1000\t1000\nKthread:\t0\nVmRSS:\t    8524 kB\n");
+        let s = parse(b"Name:\tgst-launch-1.0\nState:\tZ (zombie)\nPPid:\t1\nUid:\t1000\t1000\t1000\t1000\nKthread:\t0\nVmRSS:\t    8524 kB\n").unwrap();
         assert_eq!(s.name.as_deref(), Some("gst-launch-1.0"));
         assert_eq!(s.ppid, Some(1));
         assert_eq!(s.state, Some('Z'));

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::ProcRoot;
 use crate::error::Error;
-use crate::source::parse::status::Status;
+use crate::source::parse::status;
 
 impl ProcRoot {
     /// Turns an I/O error on a process file into the error a user can act on.
@@ -31,14 +31,15 @@ impl ProcRoot {
 
     /// Who owns a process, as `user NAME (uid N)`, for error messages.
     fn owner(&self, pid: u32) -> String {
-        let uid = self.read(pid, "status").ok().and_then(|b| Status::parse(&b).uid).or_else(|| {
-            use std::os::unix::fs::MetadataExt;
-            // Only the live /proc's owners mean anything here.
-            std::fs::metadata(self.root.join(pid.to_string()))
-                .ok()
-                .filter(|_| self.tree.is_none())
-                .map(|m| m.uid())
-        });
+        let uid =
+            self.read(pid, "status").ok().and_then(|b| status::parse(&b).ok()?.uid).or_else(|| {
+                use std::os::unix::fs::MetadataExt;
+                // Only the live /proc's owners mean anything here.
+                std::fs::metadata(self.root.join(pid.to_string()))
+                    .ok()
+                    .filter(|_| self.tree.is_none())
+                    .map(|m| m.uid())
+            });
         match uid {
             Some(uid) => match crate::source::users::user_name(uid) {
                 Some(name) => format!("user {name} (uid {uid})"),

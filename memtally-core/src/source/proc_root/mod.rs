@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::model::MemInfo;
 pub(crate) use crate::source::bounded::read_bounded;
 use crate::source::bounded::{Kind, Tree};
-use crate::source::parse::status::Status;
+use crate::source::parse::status;
 
 mod explain;
 mod read;
@@ -139,7 +139,7 @@ impl ProcRoot {
     /// The tree's `meminfo` (the machine's own accounting), when readable.
     pub fn meminfo(&self) -> Option<MemInfo> {
         let raw = self.read_path(&self.root.join("meminfo")).ok()?;
-        Some(crate::source::parse::meminfo::parse(&String::from_utf8_lossy(&raw)))
+        crate::source::parse::meminfo::parse(&raw).ok()
     }
 
     /// Reads a small file of the tree by path (`meminfo`, ...): at most
@@ -227,7 +227,7 @@ impl ProcRoot {
             Err(_) => self
                 .read(pid, "status")
                 .ok()
-                .and_then(|b| Status::parse(&b).name)
+                .and_then(|b| status::parse(&b).ok()?.name)
                 .unwrap_or_default(),
         };
         let cmdline = self.read(pid, "cmdline").map(|b| join_cmdline(&b)).unwrap_or_default();

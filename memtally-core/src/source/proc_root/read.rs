@@ -14,7 +14,7 @@ use crate::model::sizes::ROUNDED_PER_MAPPING;
 use crate::model::{Figure, Flow, Process, Region, RegionSink, SizeSource, Sizes, Streamed};
 use crate::source::enrich::{Enrich, HugetlbfsMarks};
 use crate::source::parse::smaps::SmapsReader;
-use crate::source::parse::status::Status;
+use crate::source::parse::status::{self, Status};
 use crate::source::parse::ParseError;
 use crate::source::stamp;
 
@@ -189,7 +189,7 @@ impl<'r> OneProcess<'r> {
     fn start(root: &'r ProcRoot, pid: u32) -> Result<OneProcess<'r>> {
         let before = stamp::stamp(root, pid)?;
         let (comm, cmdline) = root.identity(pid)?;
-        let status = root.read(pid, "status").ok().map(|b| Status::parse(&b));
+        let status = root.read(pid, "status").ok().and_then(|b| status::parse(&b).ok());
         let process = Process {
             pid,
             comm,
