@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::region::{Backing, Purge, Region};
+use super::sink::Flow;
 
 /// How many sample lines each diagnostic keeps (the counts are exact).
 pub(crate) const MAX_SAMPLES: usize = 50;
@@ -249,15 +250,65 @@ pub struct Document {
     pub diagnostics: Diagnostics,
 }
 
-/// Where region lines go, on either thread.
-pub trait VRegionSink: Send {
+/// Where the vmmap reader hands what it reads, as a
+/// [`RegionSink`](crate::model::RegionSink) is for smaps: each region line
+/// as it is read and, for a sink that follows the raw text (the seed's
+/// view), every line. An answer of [`Flow::Stop`] ends the read there.
+/// A sink that wants only regions implements [`region`](Self::region); one
+/// that follows every line implements [`line`](Self::line).
+pub trait VRegionSink {
     /// One region read from line `line`.
-    fn region(&mut self, line: usize, r: &VRegion<'_>);
+    fn region(&mut self, _line: usize, _r: &VRegion<'_>) -> Flow {
+        Flow::Continue
+    }
 
+    /// Line `line` (without its line ending), with the record read from
+    /// it if any. By default a region goes to [`region`](Self::region) and
+    /// any other line is passed over.
+    fn line(&mut self, line: usize, _raw: &str, record: Option<&Record<'_>>) -> Flow {
+        match record {
+            Some(Record::Region(r)) => self.region(line, r),
+            _ => Flow::Continue,
+        }
+    }
+}
+
+/// A sink the split parse (`source::vmmap::split`) fills on two threads:
+/// one per part of the file, the second appended to the first. Its
+/// [`region`](VRegionSink::region) must take every region (answer
+/// [`Flow::Continue`]): the second part is read before the first is done.
+pub trait SplitSink: VRegionSink + Send {
     /// Appends what `later` gathered from the lines that follow those
     /// already added; `later` numbered its lines from 1, which is line
     /// `line_offset + 1` of the input.
     fn absorb(&mut self, later: Self, line_offset: usize)
     where
         Self: Sized;
+}
+
+/// Keeps every region, as the model's [`Region`].
+impl VRegionSink for Vec<Region> {
+    fn region(&mut self, _line: usize, r: &VRegion<'_>) -> Flow {
+        self.push(r.to_region());
+        Flow::Continue
+    }
+}
+
+/// Keeps every region with the number of the line it was read from.
+impl VRegionSink for Vec<(usize, Region)> {
+    fn region(&mut self, line: usize, r: &VRegion<'_>) -> Flow {
+        self.push((line, r.to_region()));
+        Flow::Continue
+    }
+}
+
+/// A sink borrowed is a sink.
+impl<S: VRegionSink + ?Sized> VRegionSink for &mut S {
+    fn region(&mut self, line: usize, r: &VRegion<'_>) -> Flow {
+        (**self).region(line, r)
+    }
+
+    fn line(&mut self, line: usize, raw: &str, record: Option<&Record<'_>>) -> Flow {
+        (**self).line(line, raw, record)
+    }
 }

@@ -13,7 +13,7 @@ use crate::analyze::vmmap::{
     TypeFilter, VmmapBy,
 };
 use crate::error::{Error, Result};
-use crate::model::vmmap::{Document, Record};
+use crate::model::vmmap::{Document, VRegion, VRegionSink};
 use crate::model::{Figure, Flow, Group, Grouper, Region, RegionSink};
 use crate::source::parse::vmmap::{self as parse, ParseOptions};
 use crate::source::vmmap::{self, runner};
@@ -110,10 +110,14 @@ pub fn read(
 ) -> Result<VmmapReport> {
     let (source, reader) = open(input)?;
     let read_err = |e: std::io::Error| Error::io(source.clone(), e);
-    let mut tally = Tally::new(TypeFilter::new(opts.types.clone()));
-    let mut kept: Vec<(usize, Region)> = Vec::new();
-    let mut grouping = opts.by.map(|by| (by, Grouper::new()));
-    let want_regions = opts.keep_regions || opts.stream_regions || grouping.is_some();
+    let mut read = Selection {
+        tally: Tally::new(TypeFilter::new(opts.types.clone())),
+        kept: Vec::new(),
+        grouping: opts.by.map(|by| (by, Grouper::new())),
+        opts,
+        sink,
+    };
+    let want_regions = opts.keep_regions || opts.stream_regions || read.grouping.is_some();
     let split = match input {
         VmmapInput::File(p) if !want_regions => split_point(p).map(|at| (p, at)),
         _ => None,
@@ -121,37 +125,15 @@ pub fn read(
     let doc = if let Some((path, at)) = split {
         // Only the tally is kept: the file is read on both cores.
         drop(reader);
-        let second = Tally::new(tally.filter.clone());
+        let second = Tally::new(read.tally.filter.clone());
         let (doc, _) =
-            vmmap::split::parse_file_split(path, opts.parse.clone(), at, &mut tally, second)
+            vmmap::split::parse_file_split(path, opts.parse.clone(), at, &mut read.tally, second)
                 .map_err(read_err)?;
         doc
     } else {
-        parse::parse(reader, opts.parse.clone(), |n, _, rec| {
-            let Some(Record::Region(r)) = rec else { return Flow::Continue };
-            tally.add(n, r);
-            if !want_regions || !tally.filter.matches(r.region_type) {
-                return Flow::Continue;
-            }
-            let region = r.to_region();
-            if let Some((by, groups)) = grouping.as_mut() {
-                groups.add_region(&by.key(&region), &region);
-            }
-            match (opts.keep_regions, opts.stream_regions) {
-                (true, true) => {
-                    kept.push((n, region.clone()));
-                    sink.region(n, region)
-                }
-                (true, false) => {
-                    kept.push((n, region));
-                    Flow::Continue
-                }
-                (false, true) => sink.region(n, region),
-                (false, false) => Flow::Continue,
-            }
-        })
-        .map_err(read_err)?
+        parse::parse(reader, opts.parse.clone(), &mut read).map_err(read_err)?
     };
+    let Selection { mut tally, kept, grouping, .. } = read;
     tally.finish();
     check(&source, &doc, opts.strict)?;
     let groups = grouping.map(|(by, g)| {
@@ -181,15 +163,49 @@ pub fn read(
     })
 }
 
+/// What one read fills: the tally of every region; of the selected ones,
+/// the groups, the kept list and the caller's sink, as `opts` asks.
+struct Selection<'a, S> {
+    tally: Tally,
+    kept: Vec<(usize, Region)>,
+    grouping: Option<(VmmapBy, Grouper)>,
+    opts: &'a VmmapOptions,
+    sink: &'a mut S,
+}
+
+impl<S: RegionSink> VRegionSink for Selection<'_, S> {
+    fn region(&mut self, n: usize, r: &VRegion<'_>) -> Flow {
+        self.tally.add(n, r);
+        let (keep, stream) = (self.opts.keep_regions, self.opts.stream_regions);
+        let grouped = self.grouping.is_some();
+        if !(keep || stream || grouped) || !self.tally.filter.matches(r.region_type) {
+            return Flow::Continue;
+        }
+        let region = r.to_region();
+        if let Some((by, groups)) = self.grouping.as_mut() {
+            groups.add_region(&by.key(&region), &region);
+        }
+        match (keep, stream) {
+            (true, true) => {
+                self.kept.push((n, region.clone()));
+                self.sink.region(n, region)
+            }
+            (true, false) => {
+                self.kept.push((n, region));
+                Flow::Continue
+            }
+            (false, true) => self.sink.region(n, region),
+            (false, false) => Flow::Continue,
+        }
+    }
+}
+
 /// The seed tool's view of the report (`types` empty: the seed's defaults).
 pub fn seed_view(input: &VmmapInput, types: &[String], opts: &VmmapOptions) -> Result<SeedView> {
     let (source, reader) = open(input)?;
     let mut view = SeedView::new(types.to_vec());
-    let doc = parse::parse(reader, opts.parse.clone(), |n, raw, rec| {
-        view.line(n, raw, rec);
-        Flow::Continue
-    })
-    .map_err(|e| Error::io(source.clone(), e))?;
+    let doc = parse::parse(reader, opts.parse.clone(), &mut view)
+        .map_err(|e| Error::io(source.clone(), e))?;
     check(&source, &doc, opts.strict)?;
     Ok(view)
 }

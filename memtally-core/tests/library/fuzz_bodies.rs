@@ -7,7 +7,7 @@
 use memtally_core::analyze::diff::{diff, DiffOptions, DiffSort};
 use memtally_core::analyze::group::GroupSort;
 use memtally_core::analyze::{categorize, show};
-use memtally_core::model::{Figure, Flow, Sizes};
+use memtally_core::model::{Figure, Sizes};
 use memtally_core::source::parse;
 
 /// smaps / maps text: the parser and every analysis over what it returns.
@@ -53,15 +53,9 @@ pub fn smaps(data: &[u8]) {
 /// `vmmap` command makes of it.
 pub fn vmmap(data: &[u8]) {
     use memtally_core::analyze::vmmap::{summary_footprint, total_check, Tally, TypeFilter};
-    use memtally_core::model::vmmap::Record;
     let _ = parse::vmmap::parse_all(data, Default::default());
     let mut tally = Tally::new(TypeFilter::new(Vec::new()));
-    let parsed = parse::vmmap::parse(data, Default::default(), |n, _, rec| {
-        if let Some(Record::Region(r)) = rec {
-            tally.add(n, r);
-        }
-        Flow::Continue
-    });
+    let parsed = parse::vmmap::parse(data, Default::default(), &mut tally);
     tally.finish();
     if let Ok(doc) = parsed {
         let _ = tally.count_check(&doc);

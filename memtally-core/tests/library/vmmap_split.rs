@@ -6,8 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use memtally_core::analyze::vmmap::{Tally, TypeFilter};
-use memtally_core::model::vmmap::{Document, Record};
-use memtally_core::model::Flow;
+use memtally_core::model::vmmap::Document;
 use memtally_core::source::parse::vmmap::{parse, ParseOptions};
 use memtally_core::source::vmmap::split::{parse_file_split, SplitInfo, MIN_SPLIT_BYTES};
 
@@ -20,13 +19,7 @@ fn filter(types: &[&str]) -> TypeFilter {
 fn sequential(path: &Path, types: &[&str], opts: &ParseOptions) -> (Document, Tally) {
     let mut tally = Tally::new(filter(types));
     let f = std::fs::File::open(path).unwrap();
-    let doc = parse(f, opts.clone(), |n, _, rec| {
-        if let Some(Record::Region(r)) = rec {
-            tally.add(n, r);
-        }
-        Flow::Continue
-    })
-    .unwrap();
+    let doc = parse(f, opts.clone(), &mut tally).unwrap();
     tally.finish();
     (doc, tally)
 }

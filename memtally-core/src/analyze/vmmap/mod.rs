@@ -252,7 +252,7 @@ pub(crate) fn opt_add(slot: &mut Option<u64>, v: Option<u64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::vmmap::Record;
+    use crate::model::vmmap::{Record, VRegionSink};
     use crate::source::parse::vmmap::{parse, ParseOptions};
 
     const SAMPLE: &str = "\
@@ -266,13 +266,7 @@ MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K]
 
     fn tally(types: &[&str]) -> Tally {
         let mut t = Tally::new(TypeFilter::new(types.iter().map(|s| s.to_string()).collect()));
-        parse(SAMPLE.as_bytes(), ParseOptions::default(), |n, _, rec| {
-            if let Some(Record::Region(r)) = rec {
-                t.add(n, r);
-            }
-            crate::model::Flow::Continue
-        })
-        .unwrap();
+        parse(SAMPLE.as_bytes(), ParseOptions::default(), &mut t).unwrap();
         t.finish();
         t
     }
@@ -319,11 +313,7 @@ MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K]
     #[test]
     fn seed_view_skips_inactive_unmarked_regions() {
         let mut s = SeedView::new(Vec::new());
-        parse(SAMPLE.as_bytes(), ParseOptions::default(), |n, raw, rec| {
-            s.line(n, raw, rec);
-            crate::model::Flow::Continue
-        })
-        .unwrap();
+        parse(SAMPLE.as_bytes(), ParseOptions::default(), &mut s).unwrap();
         assert!(s.mismatches.is_empty(), "{:?}", s.mismatches);
         // The 32K unmarked IOSurface with nothing resident is dropped.
         assert_eq!(s.entries, 3);
@@ -334,14 +324,14 @@ MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K]
     fn seed_view_reports_lines_memtally_read_differently() {
         let line = "IOSurface  100000000-100010000 [ 64K 64K 64K 0K] rw-/rw- SM=SHM PURGE=V";
         let mut s = SeedView::new(Vec::new());
-        s.line(7, line, None);
+        assert_eq!(s.line(7, line, None), crate::model::Flow::Continue);
         assert_eq!(s.mismatches, vec!["line 7: the seed reads a region here; memtally did not"]);
         let mut s = SeedView::new(Vec::new());
         let mut p = crate::source::parse::vmmap::Parser::new(ParseOptions::default());
         let rec = p.line(1, line);
         let Some(Record::Region(mut r)) = rec else { panic!("not a region") };
         r.purge = Purge::Empty;
-        s.line(1, line, Some(&Record::Region(r)));
+        assert_eq!(s.line(1, line, Some(&Record::Region(r))), crate::model::Flow::Continue);
         assert_eq!(s.mismatches, vec!["line 1: purge E, the seed reads V"]);
     }
 }

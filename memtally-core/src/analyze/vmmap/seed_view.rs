@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use regex::Regex;
 
 use super::{purge_index, PurgeCounts};
-use crate::model::vmmap::{Record, MAX_SAMPLES};
-use crate::model::Purge;
+use crate::model::vmmap::{Record, VRegionSink, MAX_SAMPLES};
+use crate::model::{Flow, Purge};
 
 /// One summary row as the seed reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,7 +123,7 @@ impl SeedView {
     }
 
     /// Follows the seed's loop for one raw line.
-    pub(crate) fn line(&mut self, line_no: usize, line: &str, rec: Option<&Record<'_>>) {
+    fn follow(&mut self, line_no: usize, line: &str, rec: Option<&Record<'_>>) {
         if line.contains("VIRTUAL") && line.contains("VOLATILE") && line.contains("NONVOL") {
             self.in_summary = true;
             return;
@@ -233,5 +233,14 @@ impl SeedView {
         if self.mismatches.len() < MAX_SAMPLES {
             self.mismatches.push(format!("line {line_no}: {what}"));
         }
+    }
+}
+
+/// Follows every line, the raw text as the seed reads it beside the
+/// record memtally read; never stops the read.
+impl VRegionSink for SeedView {
+    fn line(&mut self, line_no: usize, raw: &str, record: Option<&Record<'_>>) -> Flow {
+        self.follow(line_no, raw, record);
+        Flow::Continue
     }
 }

@@ -6,8 +6,8 @@ use super::{
     footprint_of, footprint_part, opt_add, pow2_bucket, purge_index, reclaimable_part, same_type,
     Bucket, CountMismatch, Footprint, Overcommit, PurgeCounts, TypeFilter,
 };
-use crate::model::vmmap::{Document, VRegion, VRegionSink, MAX_SAMPLES};
-use crate::model::{Purge, Sizes};
+use crate::model::vmmap::{Document, SplitSink, VRegion, VRegionSink, MAX_SAMPLES};
+use crate::model::{Flow, Purge, Sizes};
 
 /// Running sums of one (type, purge) cell.
 #[derive(Debug, Clone, Copy, Default)]
@@ -320,11 +320,15 @@ impl TypeStats {
     }
 }
 
+/// Takes every region: the tally never stops a read.
 impl VRegionSink for Tally {
-    fn region(&mut self, line: usize, r: &VRegion<'_>) {
+    fn region(&mut self, line: usize, r: &VRegion<'_>) -> Flow {
         self.add(line, r);
+        Flow::Continue
     }
+}
 
+impl SplitSink for Tally {
     /// Both tallies must be unfinished and have the same filter.
     fn absorb(&mut self, later: Tally, line_offset: usize) {
         self.regions_read += later.regions_read;

@@ -13,7 +13,8 @@
 //! same, and says in its comment what it accepts. The two that stream (a
 //! `BufRead`, one reused line buffer, no whole-file string) are smaps and
 //! maps ([`smaps::parse`], or [`smaps::SmapsReader`] region by region) and
-//! vmmap ([`vmmap::parse`] into a [`vmmap::LineSink`]; it fails only when
+//! vmmap ([`vmmap::parse`] into a
+//! [`VRegionSink`](crate::model::vmmap::VRegionSink); it fails only when
 //! reading does, for an unreadable line is counted, never fatal).
 
 pub mod fd_targets;

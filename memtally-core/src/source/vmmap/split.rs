@@ -21,8 +21,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use crate::model::vmmap::{Document, Problem, Record, VRegionSink, MAX_SAMPLES};
-use crate::model::Flow;
+use crate::model::vmmap::{Document, Problem, Record, SplitSink, MAX_SAMPLES};
 use crate::source::parse::vmmap::parser::{Block, Parser};
 use crate::source::parse::vmmap::region_line::parse_region_line;
 use crate::source::parse::vmmap::tokens::{content, find_byte};
@@ -55,7 +54,7 @@ struct Ahead {
 /// `sink`, cutting it near byte `split` and reading the second part on
 /// another thread into `second` (a fresh sink, merged into `sink`).
 /// `split` of 0 or past the end parses on this thread only.
-pub fn parse_file_split<S: VRegionSink>(
+pub fn parse_file_split<S: SplitSink>(
     path: &Path,
     opts: ParseOptions,
     split: u64,
@@ -69,7 +68,7 @@ pub fn parse_file_split<S: VRegionSink>(
         Some(c) => c,
         None => {
             file.seek(SeekFrom::Start(0))?;
-            parse_from(&mut parser, file, 0, on_region(sink))?;
+            parse_from(&mut parser, file, 0, sink)?;
             return Ok((parser.finish(), SplitInfo::default()));
         }
     };
@@ -81,7 +80,7 @@ pub fn parse_file_split<S: VRegionSink>(
             Ok(read_ahead(f, opts, &mut second))
         });
         let mut head = file.take(cut);
-        let first = parse_from(&mut parser, &mut head, 0, on_region(sink));
+        let first = parse_from(&mut parser, &mut head, 0, sink);
         // Join before returning any error: the thread borrows `second`.
         let ahead = worker.join().expect("vmmap second thread panicked");
         first.map(|n| (n, ahead, head.into_inner()))
@@ -99,19 +98,8 @@ pub fn parse_file_split<S: VRegionSink>(
         }
     }
     file.seek(SeekFrom::Start(resume.0))?;
-    parse_from(&mut parser, file, resume.1, on_region(sink))?;
+    parse_from(&mut parser, file, resume.1, sink)?;
     Ok((parser.finish(), info))
-}
-
-fn on_region<S: VRegionSink>(
-    sink: &mut S,
-) -> impl FnMut(usize, &str, Option<&Record<'_>>) -> Flow + '_ {
-    move |n, _, rec| {
-        if let Some(Record::Region(r)) = rec {
-            sink.region(n, r);
-        }
-        Flow::Continue
-    }
 }
 
 /// The first line start at or after `split` (after the line that holds
@@ -139,7 +127,7 @@ fn cut_at(file: &mut File, split: u64, len: u64) -> std::io::Result<Option<u64>>
 
 /// Reads region lines (in a region list, sizes in bytes) until any other
 /// line, a line without its newline, a line too long, or a read error.
-fn read_ahead<R: Read, S: VRegionSink>(reader: R, opts: ParseOptions, sink: &mut S) -> Ahead {
+fn read_ahead<R: Read, S: SplitSink>(reader: R, opts: ParseOptions, sink: &mut S) -> Ahead {
     let mut parser = Parser::new(opts);
     parser.region_pages = Some(false);
     let (mut lines, mut bytes) = (0usize, 0u64);
@@ -156,7 +144,8 @@ fn read_ahead<R: Read, S: VRegionSink>(reader: R, opts: ParseOptions, sink: &mut
         lines += 1;
         parser.doc.diagnostics.lines += 1;
         if let Some(Record::Region(r)) = parser.region(lines, c, region) {
-            sink.region(lines, &r);
+            let flow = sink.region(lines, &r);
+            debug_assert!(!flow.is_stop(), "a split sink takes every region");
         }
         bytes += line.bytes as u64;
     }

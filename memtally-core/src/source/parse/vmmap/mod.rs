@@ -2,7 +2,7 @@
 //!
 //! Reads any `BufRead` line by line (one reused buffer, no whole-file
 //! string) and hands each line, with the record read from it if any, to a
-//! callback. What the caller keeps is up to the caller: the default reports
+//! [`VRegionSink`]. What the sink keeps is up to it: the default reports
 //! aggregate as they go, so memory does not grow with the number of lines.
 //!
 //! Read: the header block (`Process:`, `OS Version:`, `Physical footprint:`,
@@ -27,8 +27,8 @@ pub(crate) use parser::Parser;
 
 use std::io::{BufRead, Read};
 
-use crate::model::vmmap::{Document, Record};
-use crate::model::{Flow, Region};
+use crate::model::vmmap::{Document, VRegionSink};
+use crate::model::Region;
 
 /// Page size assumed for `-pages` output that does not state one.
 pub(crate) const ASSUMED_PAGE_SIZE: u64 = 4096;
@@ -41,16 +41,18 @@ pub struct ParseOptions {
     pub page_size: Option<u64>,
 }
 
-/// Parses `reader` to the end, or until `on_line` answers [`Flow::Stop`].
-/// `on_line(line_no, raw_line, record)` is called for every line (without
-/// its line ending); regions reach the caller only there.
-pub fn parse<R, F>(reader: R, opts: ParseOptions, on_line: F) -> std::io::Result<Document>
-where
-    R: Read,
-    F: FnMut(usize, &str, Option<&Record<'_>>) -> Flow,
-{
+/// Parses `reader` to the end, or until `sink` answers
+/// [`Flow::Stop`](crate::model::Flow::Stop). Every line goes to
+/// [`VRegionSink::line`] (without its line ending); regions reach the
+/// caller only there. It fails only when reading does: a line it cannot
+/// read is counted in the document's diagnostics.
+pub fn parse<R: Read>(
+    reader: R,
+    opts: ParseOptions,
+    mut sink: impl VRegionSink,
+) -> std::io::Result<Document> {
     let mut parser = Parser::new(opts);
-    parse_from(&mut parser, reader, 0, on_line)?;
+    parse_from(&mut parser, reader, 0, &mut sink)?;
     Ok(parser.finish())
 }
 
@@ -58,23 +60,19 @@ where
 /// number of lines read before), and returns the number of the last line
 /// read. [`parse`] is this from line 0; the split parse
 /// (`source::vmmap::split`) resumes with it.
-pub(crate) fn parse_from<R, F>(
+pub(crate) fn parse_from<R: Read, S: VRegionSink + ?Sized>(
     parser: &mut Parser,
     reader: R,
     mut line_no: usize,
-    mut on_line: F,
-) -> std::io::Result<usize>
-where
-    R: Read,
-    F: FnMut(usize, &str, Option<&Record<'_>>) -> Flow,
-{
+    sink: &mut S,
+) -> std::io::Result<usize> {
     let mut lines = Lines::new(reader);
     while let Some(next) = lines.next()? {
         line_no += 1;
         match next {
             Next::Line(line) => {
                 let record = parser.line(line_no, &line.text);
-                if on_line(line_no, &line.text, record.as_ref()).is_stop() {
+                if sink.line(line_no, &line.text, record.as_ref()).is_stop() {
                     break;
                 }
             }
@@ -94,12 +92,7 @@ pub fn parse_all<R: BufRead>(
     opts: ParseOptions,
 ) -> std::io::Result<(Document, Vec<Region>)> {
     let mut regions = Vec::new();
-    let doc = parse(reader, opts, |_, _, rec| {
-        if let Some(Record::Region(r)) = rec {
-            regions.push(r.to_region());
-        }
-        Flow::Continue
-    })?;
+    let doc = parse(reader, opts, &mut regions)?;
     Ok((doc, regions))
 }
 

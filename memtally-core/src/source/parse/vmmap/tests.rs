@@ -5,13 +5,7 @@ use crate::model::Purge;
 
 fn parse_str(text: &str, opts: ParseOptions) -> (Document, Vec<(usize, Region)>) {
     let mut regions = Vec::new();
-    let doc = parse(text.as_bytes(), opts, |n, _, rec| {
-        if let Some(Record::Region(r)) = rec {
-            regions.push((n, r.to_region()));
-        }
-        crate::model::Flow::Continue
-    })
-    .unwrap();
+    let doc = parse(text.as_bytes(), opts, &mut regions).unwrap();
     (doc, regions)
 }
 
@@ -316,14 +310,9 @@ impl std::io::Read for Trickle<'_> {
 fn lines_are_the_same_whatever_the_read_sizes() {
     let whole = parse_str(FULL, ParseOptions::default());
     for n in [1, 2, 7, 64, 4096] {
-        let mut regions = Vec::new();
-        let doc = parse(Trickle(FULL.as_bytes(), n), ParseOptions::default(), |l, _, rec| {
-            if let Some(Record::Region(r)) = rec {
-                regions.push((l, r.to_region()));
-            }
-            crate::model::Flow::Continue
-        })
-        .unwrap();
+        let mut regions: Vec<(usize, Region)> = Vec::new();
+        let doc =
+            parse(Trickle(FULL.as_bytes(), n), ParseOptions::default(), &mut regions).unwrap();
         assert_eq!(doc, whole.0, "reads of {n}");
         assert_eq!(regions, whole.1, "reads of {n}");
     }
