@@ -135,7 +135,23 @@ pub struct Footprint {
 }
 
 impl Footprint {
-    /// Adds another type's figures.
+    /// The figures of one region, whose dirty + swap is `dirty_and_swap`
+    /// ([`footprint_of`]).
+    pub(crate) fn of(r: &VRegion, dirty_and_swap: Option<u64>) -> Footprint {
+        let vsize = r.vsize.unwrap_or(0);
+        let of_state = |state: Purge| if r.purge == state { vsize } else { 0 };
+        Footprint {
+            regions: 1,
+            // Some(0) for a region of V or E: known, and zero.
+            footprint: dirty_and_swap.map(|fp| footprint_part(r.purge, fp)),
+            reclaimable: r.resident.map(|rss| reclaimable_part(r.purge, rss)),
+            volatile_vsize: of_state(Purge::Volatile),
+            empty_vsize: of_state(Purge::Empty),
+            nonvol_vsize: of_state(Purge::NonVolatile),
+        }
+    }
+
+    /// Adds another type's (or region's) figures.
     pub fn add(&mut self, o: &Footprint) {
         // Saturating, as every sum of crafted sizes (8388608T twice) must be.
         self.regions = self.regions.saturating_add(o.regions);

@@ -3,8 +3,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::{
-    footprint_of, footprint_part, opt_add, pow2_bucket, purge_index, reclaimable_part, same_type,
-    Bucket, CountMismatch, Footprint, Overcommit, PurgeCounts, TypeFilter,
+    footprint_of, opt_add, pow2_bucket, purge_index, same_type, Bucket, CountMismatch, Footprint,
+    Overcommit, PurgeCounts, TypeFilter,
 };
 use crate::model::vmmap::{Document, SplitSink, VRegion, VRegionSink, MAX_SAMPLES};
 use crate::model::{Flow, Purge, Sizes};
@@ -20,12 +20,18 @@ struct Acc {
 }
 
 impl Acc {
-    fn add(&mut self, r: &VRegion) {
-        self.regions += 1;
-        opt_add(&mut self.vsize, r.vsize);
-        opt_add(&mut self.resident, r.resident);
-        opt_add(&mut self.dirty, r.dirty);
-        opt_add(&mut self.swap, r.swap);
+    /// The cell of one region.
+    fn of(r: &VRegion) -> Acc {
+        Acc { regions: 1, vsize: r.vsize, resident: r.resident, dirty: r.dirty, swap: r.swap }
+    }
+
+    /// Adds another cell's sums; saturating, as every sum of crafted sizes must be.
+    fn merge(&mut self, o: &Acc) {
+        self.regions = self.regions.saturating_add(o.regions);
+        opt_add(&mut self.vsize, o.vsize);
+        opt_add(&mut self.resident, o.resident);
+        opt_add(&mut self.dirty, o.dirty);
+        opt_add(&mut self.swap, o.swap);
     }
 
     fn bucket(&self) -> Bucket {
@@ -148,7 +154,7 @@ impl Tally {
         self.selected += 1;
         let vsize = r.vsize.unwrap_or(0);
         let p = purge_index(r.purge);
-        st.by_purge[p].add(r);
+        st.by_purge[p].merge(&Acc::of(r));
         st.exact.entry(vsize).or_default()[p] += 1;
         if st.pow2.is_empty() {
             st.pow2.resize(65, ([0; 4], 0));
@@ -158,18 +164,7 @@ impl Tally {
         b.0[p] += 1;
         b.1 = b.1.saturating_add(vsize);
         let fp = footprint_of(r);
-        let f = &mut st.footprint;
-        f.regions += 1;
-        // Some(0) once any region had the figure: known, and zero so far.
-        opt_add(&mut f.footprint, fp.map(|fp| footprint_part(r.purge, fp)));
-        opt_add(&mut f.reclaimable, r.resident.map(|rss| reclaimable_part(r.purge, rss)));
-        // Saturating: two crafted regions of 8388608T wrapped the sum.
-        match r.purge {
-            Purge::Volatile => f.volatile_vsize = f.volatile_vsize.saturating_add(vsize),
-            Purge::Empty => f.empty_vsize = f.empty_vsize.saturating_add(vsize),
-            Purge::NonVolatile => f.nonvol_vsize = f.nonvol_vsize.saturating_add(vsize),
-            Purge::Unmarked => {}
-        }
+        st.footprint.add(&Footprint::of(r, fp));
         if let Some(fp) = fp {
             if fp > vsize {
                 self.overcommits += 1;
@@ -203,13 +198,8 @@ impl Tally {
                 let code =
                     [Purge::NonVolatile, Purge::Volatile, Purge::Empty, Purge::Unmarked][p].code();
                 self.breakdown.insert((st.name.clone(), code), acc.bucket());
-                for a in [&mut all, &mut total] {
-                    a.regions += acc.regions;
-                    opt_add(&mut a.vsize, acc.vsize);
-                    opt_add(&mut a.resident, acc.resident);
-                    opt_add(&mut a.dirty, acc.dirty);
-                    opt_add(&mut a.swap, acc.swap);
-                }
+                all.merge(acc);
+                total.merge(acc);
             }
             self.by_type.insert(st.name.clone(), all.bucket());
             self.exact.insert(st.name.clone(), st.exact);
@@ -276,47 +266,32 @@ impl Tally {
     }
 }
 
-impl Acc {
-    fn merge(&mut self, o: &Acc) {
-        self.regions += o.regions;
-        opt_add(&mut self.vsize, o.vsize);
-        opt_add(&mut self.resident, o.resident);
-        opt_add(&mut self.dirty, o.dirty);
-        opt_add(&mut self.swap, o.swap);
-    }
-}
-
 impl TypeStats {
-    /// Adds the figures of the same type's later regions.
+    /// Adds the figures of the same type's later regions (saturating).
     fn merge(&mut self, o: TypeStats) {
-        self.lines += o.lines;
+        self.lines = self.lines.saturating_add(o.lines);
         for (a, b) in self.by_purge.iter_mut().zip(&o.by_purge) {
             a.merge(b);
         }
         for (vsize, counts) in o.exact {
-            let e = self.exact.entry(vsize).or_default();
-            for (a, b) in e.iter_mut().zip(counts) {
-                *a += b;
-            }
+            add_counts(self.exact.entry(vsize).or_default(), &counts);
         }
         if self.pow2.is_empty() {
             self.pow2 = o.pow2;
         } else {
             for (a, b) in self.pow2.iter_mut().zip(o.pow2) {
-                for (x, y) in a.0.iter_mut().zip(b.0) {
-                    *x += y;
-                }
+                add_counts(&mut a.0, &b.0);
                 a.1 = a.1.saturating_add(b.1);
             }
         }
-        let (f, g) = (&mut self.footprint, o.footprint);
-        f.regions += g.regions;
-        opt_add(&mut f.footprint, g.footprint);
-        // Some iff a region had a footprint: the sum of the V and E ones.
-        opt_add(&mut f.reclaimable, g.reclaimable);
-        f.volatile_vsize += g.volatile_vsize;
-        f.empty_vsize += g.empty_vsize;
-        f.nonvol_vsize += g.nonvol_vsize;
+        self.footprint.add(&o.footprint);
+    }
+}
+
+/// Adds counts per purge state.
+fn add_counts(to: &mut PurgeCounts, from: &PurgeCounts) {
+    for (a, b) in to.iter_mut().zip(from) {
+        *a = a.saturating_add(*b);
     }
 }
 
@@ -351,5 +326,49 @@ impl SplitSink for Tally {
             o.line += line_offset;
             self.overcommit_samples.push(o);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A volatile region of 8 EiB (`8388608T`), as a crafted report has.
+    fn huge(region_type: &str) -> VRegion<'_> {
+        VRegion {
+            region_type,
+            start: None,
+            end: None,
+            vsize: Some(1 << 63),
+            resident: Some(1 << 63),
+            dirty: Some(1 << 63),
+            swap: Some(0),
+            prot: "rw-",
+            max_prot: None,
+            share_mode: None,
+            purge: Purge::Volatile,
+            detail: None,
+        }
+    }
+
+    /// The split parse's two halves, each with a huge region of the same
+    /// type: merged, every sum stops at u64::MAX (it wrapped, or panicked
+    /// with overflow checks on, when the merge added field by field).
+    #[test]
+    fn merging_huge_tallies_saturates() {
+        let (mut first, mut second) = (Tally::default(), Tally::default());
+        for t in [&mut first, &mut second] {
+            t.add(1, &huge("IOSurface"));
+            t.add(2, &huge("IOSurface"));
+        }
+        first.absorb(second, 2);
+        first.finish();
+        let f = &first.footprint["IOSurface"];
+        assert_eq!((f.regions, f.volatile_vsize, f.reclaimable), (4, u64::MAX, Some(u64::MAX)));
+        assert_eq!(f.footprint, Some(0), "volatile: reclaimable, not footprint");
+        let b = &first.by_type["IOSurface"];
+        assert_eq!((b.regions, b.sizes.size, b.sizes.dirty), (4, Some(u64::MAX), Some(u64::MAX)));
+        assert_eq!(first.pow2["IOSurface"][&(1 << 63)].1, u64::MAX);
+        assert_eq!(first.footprint_total.volatile_vsize, u64::MAX);
     }
 }
