@@ -129,20 +129,11 @@ pub fn parts(m: &CgroupMemory, s: &Sizes) -> Vec<Part> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ProcInfo, SizeSource};
 
     fn proc(cgroup: &str, anon: u64, file: u64, shmem: u64) -> ProcMemory {
-        ProcMemory {
-            info: ProcInfo { cgroup: Some(cgroup.into()), ..Default::default() },
-            source: SizeSource::SmapsRollup,
-            sizes: Sizes {
-                pss: Some(anon + file + shmem),
-                pss_anon: Some(anon),
-                pss_file: Some(file),
-                pss_shmem: Some(shmem),
-                ..Default::default()
-            },
-        }
+        let mut p = crate::analyze::test_support::rollup_process(anon, file, shmem);
+        p.info.cgroup = Some(cgroup.into());
+        p
     }
 
     #[test]

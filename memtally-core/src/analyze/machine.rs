@@ -154,105 +154,92 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
     let z = |k: &str| m.get(k).unwrap_or(0);
 
     let mut lines: Vec<MachineLine> = Vec::new();
-    let mut push = |name, group, bytes: u64, reclaimable, source: String| {
-        lines.push(MachineLine { name, group, bytes: signed(bytes), reclaimable, source });
+    // A line for each figure this kernel has (`None`: no line).
+    let mut push = |name, group, bytes: Option<u64>, reclaimable, source: String| {
+        if let Some(bytes) = bytes {
+            lines.push(MachineLine { name, group, bytes: signed(bytes), reclaimable, source });
+        }
     };
-    push("free", "free", free, false, "MemFree".into());
+    push("free", "free", Some(free), false, "MemFree".into());
     let of = format!("of the {n} processes read (smaps_rollup)");
-    push("process_anon", "processes", anon, false, format!("Σ Pss_Anon {of}"));
-    push("process_file", "processes", file, true, format!("Σ Pss_File {of}"));
-    push("process_shmem", "processes", shmem, false, format!("Σ Pss_Shmem {of}"));
+    push("process_anon", "processes", Some(anon), false, format!("Σ Pss_Anon {of}"));
+    push("process_file", "processes", Some(file), true, format!("Σ Pss_File {of}"));
+    push("process_shmem", "processes", Some(shmem), false, format!("Σ Pss_Shmem {of}"));
     // PSS that a rollup gives but does not split (kernels before 5.x).
     let split = anon.saturating_add(file).saturating_add(shmem);
     let unsplit = pss.saturating_sub(split);
-    if unsplit > 0 {
-        push("process_unsplit", "processes", unsplit, false, "Σ Pss − Σ (Pss_Anon + Pss_File + Pss_Shmem): rounding, or kernels that do not split PSS".into());
-    }
-    if let Some(a) = f("AnonPages") {
-        push(
-            "anon_unread",
-            "processes",
-            a.saturating_sub(anon.saturating_add(unsplit)),
-            false,
-            "AnonPages − Σ Pss_Anon: anonymous memory of processes not read".into(),
-        );
-    }
+    push(
+        "process_unsplit",
+        "processes",
+        (unsplit > 0).then_some(unsplit),
+        false,
+        "Σ Pss − Σ (Pss_Anon + Pss_File + Pss_Shmem): rounding, or kernels that do not split PSS"
+            .into(),
+    );
+    push(
+        "anon_unread",
+        "processes",
+        f("AnonPages").map(|a| a.saturating_sub(anon.saturating_add(unsplit))),
+        false,
+        "AnonPages − Σ Pss_Anon: anonymous memory of processes not read".into(),
+    );
     let shmem_total = f("Shmem");
-    if let (Some(b), Some(c)) = (f("Buffers"), f("Cached")) {
-        let cache = b.saturating_add(c).saturating_sub(shmem_total.unwrap_or(0));
-        push(
-            "page_cache_unmapped",
-            "cache",
-            cache.saturating_sub(file),
-            true,
-            "Buffers + Cached − Shmem − Σ Pss_File".into(),
-        );
-    }
-    if let Some(s) = shmem_total {
-        push(
-            "shmem_unmapped",
-            "cache",
-            s.saturating_sub(shmem),
-            false,
-            "Shmem − Σ Pss_Shmem: tmpfs, /dev/shm, SysV shm no read process maps".into(),
-        );
-    }
-    if let Some(s) = f("SwapCached") {
-        push("swap_cache", "cache", s, true, "SwapCached".into());
-    }
+    let buffers_cached = f("Buffers").zip(f("Cached")).map(|(b, c)| b.saturating_add(c));
+    push(
+        "page_cache_unmapped",
+        "cache",
+        buffers_cached.map(|bc| bc.saturating_sub(shmem_total.unwrap_or(0)).saturating_sub(file)),
+        true,
+        "Buffers + Cached − Shmem − Σ Pss_File".into(),
+    );
+    push(
+        "shmem_unmapped",
+        "cache",
+        shmem_total.map(|s| s.saturating_sub(shmem)),
+        false,
+        "Shmem − Σ Pss_Shmem: tmpfs, /dev/shm, SysV shm no read process maps".into(),
+    );
+    push("swap_cache", "cache", f("SwapCached"), true, "SwapCached".into());
     let sreclaim = f("SReclaimable");
-    if let Some(s) = sreclaim {
-        push("slab_reclaimable", "kernel", s, true, "SReclaimable".into());
-    }
-    if let (Some(k), Some(s)) = (f("KReclaimable"), sreclaim) {
-        push(
-            "kernel_reclaimable_other",
-            "kernel",
-            k.saturating_sub(s),
-            true,
-            "KReclaimable − SReclaimable".into(),
-        );
-    }
-    if let Some(s) = f("SUnreclaim") {
-        push("slab_unreclaimable", "kernel", s, false, "SUnreclaim".into());
-    }
-    if let Some(s) = f("KernelStack") {
-        push("kernel_stack", "kernel", s, false, "KernelStack".into());
-    }
-    if f("PageTables").is_some() {
-        push(
-            "page_tables",
-            "kernel",
-            z("PageTables").saturating_add(z("SecPageTables")),
-            false,
-            "PageTables + SecPageTables".into(),
-        );
-    }
-    if let Some(v) = f("VmallocUsed") {
-        push("vmalloc", "kernel", v, false, "VmallocUsed".into());
-    }
-    if let Some(p) = f("Percpu") {
-        push("percpu", "kernel", p, false, "Percpu".into());
-    }
-    if let Some(h) = f("Hugetlb") {
-        // Hugetlb covers every pool size; the Free count is of the default size.
-        let size = z("Hugepagesize");
-        let free_pages = m.count("HugePages_Free").unwrap_or(0).saturating_mul(size).min(h);
-        push(
-            "hugetlb_used",
-            "huge pages",
-            h - free_pages,
-            false,
-            "Hugetlb − HugePages_Free × Hugepagesize".into(),
-        );
-        push(
-            "hugetlb_free",
-            "huge pages",
-            free_pages,
-            false,
-            "HugePages_Free × Hugepagesize: reserved in the pool, unused".into(),
-        );
-    }
+    push("slab_reclaimable", "kernel", sreclaim, true, "SReclaimable".into());
+    push(
+        "kernel_reclaimable_other",
+        "kernel",
+        f("KReclaimable").zip(sreclaim).map(|(k, s)| k.saturating_sub(s)),
+        true,
+        "KReclaimable − SReclaimable".into(),
+    );
+    push("slab_unreclaimable", "kernel", f("SUnreclaim"), false, "SUnreclaim".into());
+    push("kernel_stack", "kernel", f("KernelStack"), false, "KernelStack".into());
+    push(
+        "page_tables",
+        "kernel",
+        f("PageTables").map(|p| p.saturating_add(z("SecPageTables"))),
+        false,
+        "PageTables + SecPageTables".into(),
+    );
+    push("vmalloc", "kernel", f("VmallocUsed"), false, "VmallocUsed".into());
+    push("percpu", "kernel", f("Percpu"), false, "Percpu".into());
+    // Hugetlb covers every pool size; the Free count is of the default size.
+    let hugetlb = f("Hugetlb").map(|h| {
+        let free_pages =
+            m.count("HugePages_Free").unwrap_or(0).saturating_mul(z("Hugepagesize")).min(h);
+        (h - free_pages, free_pages)
+    });
+    push(
+        "hugetlb_used",
+        "huge pages",
+        hugetlb.map(|(used, _)| used),
+        false,
+        "Hugetlb − HugePages_Free × Hugepagesize".into(),
+    );
+    push(
+        "hugetlb_free",
+        "huge pages",
+        hugetlb.map(|(_, free)| free),
+        false,
+        "HugePages_Free × Hugepagesize: reserved in the pool, unused".into(),
+    );
     let explained: i128 = lines.iter().map(|l| i128::from(l.bytes)).sum();
     let unexplained = clamp(i128::from(total) - explained);
     lines.push(MachineLine {
@@ -264,10 +251,7 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
             .into(),
     });
 
-    let buff_cache = match (f("Buffers"), f("Cached")) {
-        (Some(b), Some(c)) => Some(b.saturating_add(c).saturating_add(sreclaim.unwrap_or(0))),
-        _ => None,
-    };
+    let buff_cache = buffers_cached.map(|bc| bc.saturating_add(sreclaim.unwrap_or(0)));
     let used = match f("MemAvailable") {
         Some(a) => total.saturating_sub(a),
         None => total.saturating_sub(free.saturating_add(buff_cache.unwrap_or(0))),
@@ -290,14 +274,8 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
     };
     let kernel = f("Slab").map(|_| group_sum(&kernel_names));
     let kernel_reclaimable = f("KReclaimable").or(sreclaim);
-    let cache_unmapped = match (f("Buffers"), f("Cached")) {
-        (Some(b), Some(c)) => Some(
-            b.saturating_add(c)
-                .saturating_add(z("SwapCached"))
-                .saturating_sub(file.saturating_add(shmem)),
-        ),
-        _ => None,
-    };
+    let cache_unmapped = buffers_cached
+        .map(|bc| bc.saturating_add(z("SwapCached")).saturating_sub(file.saturating_add(shmem)));
     let unattributed = clamp(
         i128::from(total)
             - i128::from(free)
@@ -325,21 +303,7 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ProcInfo, SizeSource};
-
-    fn proc(anon: u64, file: u64, shmem: u64) -> ProcMemory {
-        ProcMemory {
-            info: ProcInfo::default(),
-            source: SizeSource::SmapsRollup,
-            sizes: Sizes {
-                pss: Some(anon + file + shmem),
-                pss_anon: Some(anon),
-                pss_file: Some(file),
-                pss_shmem: Some(shmem),
-                ..Default::default()
-            },
-        }
-    }
+    use crate::analyze::test_support::rollup_process as proc;
 
     /// This machine's /proc/meminfo (a Firecracker VM, kernel 6.18, hybrid cgroups).
     const HERE: &str = "MemTotal:       24731184 kB\nMemFree:        14609652 kB\nMemAvailable:   22959584 kB\nBuffers:           59728 kB\nCached:          8347792 kB\nSwapCached:            0 kB\nAnonPages:       1088476 kB\nMapped:           179236 kB\nShmem:              9324 kB\nKReclaimable:     281616 kB\nSlab:             331836 kB\nSReclaimable:     281616 kB\nSUnreclaim:        50220 kB\nKernelStack:        2620 kB\nPageTables:        10376 kB\nSecPageTables:         0 kB\nVmallocTotal:   34359738367 kB\nVmallocUsed:       15436 kB\nPercpu:              744 kB\nAnonHugePages:         0 kB\nHugePages_Total:       0\nHugePages_Free:        0\nHugepagesize:       2048 kB\nHugetlb:               0 kB\n";

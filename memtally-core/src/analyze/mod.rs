@@ -15,6 +15,8 @@ pub mod select;
 pub mod show;
 mod signed;
 pub mod snapshot;
+#[cfg(test)]
+mod test_support;
 pub mod top;
 pub mod trend;
 pub mod vmmap;
