@@ -256,23 +256,15 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
         Some(a) => total.saturating_sub(a),
         None => total.saturating_sub(free.saturating_add(buff_cache.unwrap_or(0))),
     };
-    let kernel_names = [
-        "slab_reclaimable",
-        "kernel_reclaimable_other",
-        "slab_unreclaimable",
-        "kernel_stack",
-        "page_tables",
-        "vmalloc",
-        "percpu",
-    ];
-    let group_sum = |names: &[&str]| -> u64 {
+    // The legacy kernel figure: the waterfall's kernel group (slab, stacks,
+    // page tables, vmalloc, percpu), so the two can never disagree.
+    let kernel = f("Slab").map(|_| {
         lines
             .iter()
-            .filter(|l| names.contains(&l.name))
+            .filter(|l| l.group == "kernel")
             .map(|l| l.bytes.max(0) as u64)
             .fold(0, u64::saturating_add)
-    };
-    let kernel = f("Slab").map(|_| group_sum(&kernel_names));
+    });
     let kernel_reclaimable = f("KReclaimable").or(sreclaim);
     let cache_unmapped = buffers_cached
         .map(|bc| bc.saturating_add(z("SwapCached")).saturating_sub(file.saturating_add(shmem)));
