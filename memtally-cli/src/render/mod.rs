@@ -8,6 +8,7 @@ pub mod cgroup;
 pub mod classic;
 pub mod diff;
 pub mod gpu;
+pub mod json;
 pub mod machine;
 pub mod notes;
 #[cfg(feature = "plot")]
@@ -73,8 +74,7 @@ pub fn stdout_error(e: io::Error) -> Error {
     Error::io("standard output", e)
 }
 
-/// Writes a JSON value and a newline.
+/// Writes a JSON document, its keys sorted ([`json::line`]), and a newline.
 pub fn json_line(out: &mut dyn Write, value: &impl serde::Serialize) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, value)?;
-    out.write_all(b"\n")
+    json::line(out, value)
 }
