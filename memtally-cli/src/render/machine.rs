@@ -3,13 +3,25 @@
 
 use std::io::Write;
 
-use serde_json::json;
+use serde::Serialize;
 
 use memtally_core::analyze::machine::Machine;
 use memtally_core::usecase::machine::MachineView;
 
+use crate::render::json;
 use crate::render::units::human;
 use crate::render::Printer;
+
+/// The JSON document (docs/json.md, "machine"): the library's waterfall
+/// and how many processes it rests on.
+#[derive(Serialize)]
+struct MachineJson<'a> {
+    #[serde(flatten)]
+    machine: &'a Machine,
+    processes_read: usize,
+    restricted: usize,
+    vanished: usize,
+}
 
 fn signed(v: i64) -> String {
     if v < 0 {
@@ -99,11 +111,13 @@ impl Printer for MachineView {
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let mut v = serde_json::to_value(&self.machine).map_err(std::io::Error::other)?;
-        v["processes_read"] = json!(self.processes);
-        v["restricted"] = json!(self.restricted);
-        v["vanished"] = json!(self.vanished);
-        crate::render::json_line(out, &v)
+        let doc = MachineJson {
+            machine: &self.machine,
+            processes_read: self.processes,
+            restricted: self.restricted,
+            vanished: self.vanished,
+        };
+        json::line(out, &doc)
     }
 
     fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
