@@ -16,6 +16,7 @@ pub mod plot;
 #[cfg(feature = "serve")]
 pub mod prometheus;
 pub mod show;
+pub mod stream_doc;
 pub mod table;
 pub mod top;
 pub mod units;
