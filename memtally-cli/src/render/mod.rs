@@ -4,6 +4,7 @@
 //! `vmmap`) print regions as they come and then finish through the same
 //! printer.
 
+pub mod blocks;
 pub mod cgroup;
 pub mod classic;
 pub mod diff;

@@ -10,6 +10,7 @@ use memtally_core::analyze::top::{dirty_field, TopBy, TopReport, TopRow};
 use memtally_core::model::{CgroupMemory, Figure, Named, Note, ProcMemory, SizeSource, Sizes};
 use memtally_core::usecase::top::Top;
 
+use crate::render::blocks::{write_text, Block};
 use crate::render::json;
 use crate::render::notes::{word, words};
 use crate::render::table::{Align, Table};
@@ -56,6 +57,12 @@ fn process<'a>(ctx: &'a Top, row: &TopRow) -> Option<&'a ProcMemory> {
 
 /// The table, the machine picture and the notes.
 fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()> {
+    write_text(blocks(report, ctx), width::output_width(), out)
+}
+
+/// The table view as blocks: the ranked rows, what was left out, the
+/// machine picture, the notes.
+fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
     let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
     // The GPU column appears when some process has GPU memory.
     let gpu = report.totals.gpu.is_some().then_some(("GPU", Figure::Gpu));
@@ -154,24 +161,19 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
         footer.rotate_left(1);
     }
     t.footer(footer);
-    let fit = width::output_width();
-    t.fit(fit);
-    out.write_all(t.render().as_bytes())?;
+    let mut blocks = vec![Block::Table(t)];
     if report.omitted > 0 {
-        writeln!(
-            out,
+        blocks.push(Block::Line(format!(
             "({} more rows not shown; totals include them. --top N or --all to change.)",
             report.omitted
-        )?;
+        )));
     }
     if let Some(m) = &report.machine {
-        writeln!(out)?;
-        crate::render::machine::short(m, out)?;
+        blocks.push(Block::Blank);
+        blocks.extend(crate::render::machine::short(m));
     }
-    for note in ctx.notes() {
-        width::note(out, &word(&note), fit)?;
-    }
-    Ok(())
+    blocks.extend(ctx.notes().iter().map(|n| Block::Note(word(n))));
+    blocks
 }
 
 /// The key column's header of a grouping (`top`'s table and the
