@@ -9,6 +9,7 @@ use memtally_core::analyze::diff::{Change, Diff, DiffSort, PurgeChange, RegionCh
 use memtally_core::model::snapshot::SnapRegion;
 use memtally_core::model::{Figure, Named, Sizes};
 
+use crate::render::blocks::{write_text, Block};
 use crate::render::json;
 use crate::render::notes::{word, words};
 use crate::render::table::{csv_text, escape_controls, terminal_width, Align, Table};
@@ -48,17 +49,12 @@ fn delta_cell(c: &Change, f: Figure) -> String {
     c.delta(f).map_or_else(|| "-".into(), human_signed)
 }
 
-fn section(
-    title: &str,
-    rows: &[Change],
-    limit: usize,
-    first: &str,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
+/// One section of changes (processes, categories, paths): its title,
+/// its first `limit` rows, and how many more there are.
+fn section(title: &str, rows: &[Change], limit: usize, first: &str) -> Vec<Block> {
     if rows.is_empty() {
-        return writeln!(out, "{title}: no change");
+        return vec![Block::Line(format!("{title}: no change"))];
     }
-    writeln!(out, "{title}")?;
     let mut headers: Vec<(&str, Align)> = COLUMNS.iter().map(|(h, _)| (*h, Align::Right)).collect();
     headers.push(("DIRTY BEFORE → AFTER", Align::Right));
     headers.push((first, Align::Left));
@@ -80,15 +76,22 @@ fn section(
         });
         t.row(cells);
     }
-    t.fit(terminal_width());
-    out.write_all(t.render().as_bytes())?;
+    let mut blocks = vec![Block::Heading(title.into()), Block::Table(t)];
     if rows.len() > limit {
-        writeln!(out, "({} more not shown; --top to change)", rows.len() - limit)?;
+        blocks
+            .push(Block::Line(format!("({} more not shown; --top to change)", rows.len() - limit)));
     }
-    Ok(())
+    blocks
 }
 
 fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
+    write_text(blocks(d, limit), terminal_width(), out)
+}
+
+/// The table view as blocks: the totals' change, a section each for
+/// processes, categories and paths, the regions that came and went, the
+/// purge-state changes, the notes.
+fn blocks(d: &Diff, limit: usize) -> Vec<Block> {
     let t = &d.totals;
     let over = d
         .seconds
@@ -99,37 +102,38 @@ fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
             )
         })
         .unwrap_or_default();
-    writeln!(
-        out,
-        "total{over}: dirty {}, PSS {}, RSS {}, swap {}",
-        delta_cell(t, Figure::Dirty),
-        delta_cell(t, Figure::Pss),
-        delta_cell(t, Figure::Rss),
-        delta_cell(t, Figure::Swap)
-    )?;
-    writeln!(out)?;
-    section("processes", &d.processes, limit, "PROCESS", out)?;
-    writeln!(out)?;
-    section("categories", &d.categories, limit, "CATEGORY", out)?;
-    writeln!(out)?;
-    section("paths", &d.paths, limit, "PATH", out)?;
-    writeln!(out)?;
+    let mut blocks = vec![
+        Block::Line(format!(
+            "total{over}: dirty {}, PSS {}, RSS {}, swap {}",
+            delta_cell(t, Figure::Dirty),
+            delta_cell(t, Figure::Pss),
+            delta_cell(t, Figure::Rss),
+            delta_cell(t, Figure::Swap)
+        )),
+        Block::Blank,
+    ];
+    for (title, rows, first) in [
+        ("processes", &d.processes, "PROCESS"),
+        ("categories", &d.categories, "CATEGORY"),
+        ("paths", &d.paths, "PATH"),
+    ] {
+        blocks.extend(section(title, rows, limit, first));
+        blocks.push(Block::Blank);
+    }
     let (appeared, vanished): (Vec<_>, Vec<_>) = d.regions.iter().partition(|r| r.appeared);
-    let sum = |v: &[&memtally_core::analyze::diff::RegionChange]| {
+    let sum = |v: &[&RegionChange]| {
         v.iter().filter_map(|r| r.region.sizes.size).fold(0, u64::saturating_add)
     };
-    writeln!(
-        out,
+    blocks.push(Block::Line(format!(
         "regions: {} appeared ({} virtual), {} vanished ({} virtual)",
         appeared.len(),
         human(sum(&appeared)),
         vanished.len(),
         human(sum(&vanished))
-    )?;
+    )));
     for r in d.regions.iter().take(limit) {
         let reg = &r.region;
-        writeln!(
-            out,
+        blocks.push(Block::Line(format!(
             "  {} pid {} {}{} {} rss {} dirty {} {}",
             if r.appeared { "+" } else { "-" },
             r.pid.map_or_else(|| "?".into(), |p| p.to_string()),
@@ -144,31 +148,26 @@ fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
                     .or_else(|| reg.region_type.clone())
                     .unwrap_or("[anonymous]".into())
             ),
-        )?;
+        )));
     }
-    purge_changes(d, limit, out)?;
-    for n in &d.notes {
-        crate::render::width::note(out, &escape_controls(word(n)), terminal_width())?;
-    }
-    Ok(())
+    blocks.extend(purge_changes(d, limit));
+    blocks.extend(d.notes.iter().map(|n| Block::Note(escape_controls(word(n)))));
+    blocks
 }
 
 /// vmmap reports: regions whose purgeable state changed (`N -> V`, ...).
-fn purge_changes(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
+fn purge_changes(d: &Diff, limit: usize) -> Vec<Block> {
     if d.purge_changes.is_empty() {
-        return Ok(());
+        return Vec::new();
     }
-    writeln!(
-        out,
-        "
-purge-state changes: {} region(s)",
-        d.purge_changes.len()
-    )?;
+    let mut blocks = vec![
+        Block::Blank,
+        Block::Heading(format!("purge-state changes: {} region(s)", d.purge_changes.len())),
+    ];
     for c in d.purge_changes.iter().take(limit) {
         let (b, a) = c.states();
         let r = &c.after;
-        writeln!(
-            out,
+        blocks.push(Block::Line(format!(
             "  {} -> {}  {}{} {} {} resident {} -> {}{}",
             b,
             a,
@@ -179,12 +178,15 @@ purge-state changes: {} region(s)",
             human_opt(c.before.sizes.rss),
             human_opt(r.sizes.rss),
             r.path.as_deref().map(|p| format!("  {p}")).unwrap_or_default(),
-        )?;
+        )));
     }
     if d.purge_changes.len() > limit {
-        writeln!(out, "({} more not shown; --top to change)", d.purge_changes.len() - limit)?;
+        blocks.push(Block::Line(format!(
+            "({} more not shown; --top to change)",
+            d.purge_changes.len() - limit
+        )));
     }
-    Ok(())
+    blocks
 }
 
 /// One changed thing (the totals, a process, a category, a path): its
