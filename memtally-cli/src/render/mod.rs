@@ -75,8 +75,3 @@ pub fn print(view: &dyn Printer, format: Format, out: &mut dyn Write) -> Result<
 pub fn stdout_error(e: io::Error) -> Error {
     Error::io("standard output", e)
 }
-
-/// Writes a JSON document, its keys sorted ([`json::line`]), and a newline.
-pub fn json_line(out: &mut dyn Write, value: &impl serde::Serialize) -> io::Result<()> {
-    json::line(out, value)
-}
