@@ -3,9 +3,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use memtally_core::error::exit;
-
 mod cli;
+mod exit;
 mod render;
 mod signal;
 #[cfg(feature = "ui")]
@@ -31,7 +30,7 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             eprintln!("memtally: {e}");
-            e.exit_code()
+            exit::exit_code(&e)
         }
     };
     // A command a signal stopped has kept what it promised (the samples

@@ -1,32 +1,13 @@
-//! Errors as values, each with the exit code it maps to. Every message is
-//! one line: what failed, on what, and what would fix it.
+//! Errors as values. Every message is one line: what failed, on what, and
+//! what would fix it. Which exit code an error maps to is the command
+//! line's choice, not the library's.
 
 use std::path::PathBuf;
 
-/// Exit codes, documented in the README.
-pub mod exit {
-    /// Success.
-    pub const OK: i32 = 0;
-    /// An I/O or other runtime failure.
-    pub const FAILURE: i32 = 1;
-    /// Bad command-line usage (clap uses 2 as well).
-    pub const USAGE: i32 = 2;
-    /// The process or file named does not exist.
-    pub const NOT_FOUND: i32 = 3;
-    /// Not allowed to read what was asked for.
-    pub const PERMISSION: i32 = 4;
-    /// The input is not what it claims to be (parse error).
-    pub const BAD_INPUT: i32 = 5;
-    /// An external tool (vmmap, nvidia-smi) failed or timed out.
-    pub const TOOL_FAILED: i32 = 6;
-    /// Ended by a signal: this plus the signal's number (129 SIGHUP, 130
-    /// SIGINT, 143 SIGTERM), as a shell reports a process the signal killed.
-    pub const SIGNAL_BASE: i32 = 128;
-}
-
-/// Everything that can go wrong, as a value. Each variant maps to one
-/// exit code ([`Error::exit_code`]); its message is one line.
+/// Everything that can go wrong, as a value; its message is one line.
+/// More variants may come, so a match on it needs a wildcard arm.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The process's `/proc` directory is not there (it exited, or the
     /// PID is wrong).
@@ -140,26 +121,6 @@ pub enum Error {
 }
 
 impl Error {
-    /// The process exit code for this error.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            Error::NoSuchProcess { .. }
-            | Error::Exited { .. }
-            | Error::Changed { .. }
-            | Error::Unsteady { .. }
-            | Error::NotFound(_) => exit::NOT_FOUND,
-            Error::PermissionDenied { .. } => exit::PERMISSION,
-            Error::KernelThread { .. } | Error::Parse { .. } => exit::BAD_INPUT,
-            Error::Io { source, .. } => match source.kind() {
-                std::io::ErrorKind::NotFound => exit::NOT_FOUND,
-                std::io::ErrorKind::PermissionDenied => exit::PERMISSION,
-                _ => exit::FAILURE,
-            },
-            Error::Usage(_) => exit::USAGE,
-            Error::Tool(_) => exit::TOOL_FAILED,
-        }
-    }
-
     /// An I/O error on `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
         Error::Io { path: path.into(), source }
