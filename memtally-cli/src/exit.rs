@@ -29,16 +29,24 @@ pub fn exit_code(e: &Error) -> i32 {
         | Error::Exited { .. }
         | Error::Changed { .. }
         | Error::Unsteady { .. }
-        | Error::NotFound(_) => NOT_FOUND,
+        | Error::NotFound(_)
+        | Error::NoMatch { .. }
+        | Error::NoneRead { .. } => NOT_FOUND,
         Error::PermissionDenied { .. } => PERMISSION,
-        Error::KernelThread { .. } | Error::Parse { .. } => BAD_INPUT,
+        Error::KernelThread { .. }
+        | Error::Parse { .. }
+        | Error::UnreadableLines { .. }
+        | Error::NotComparable { .. } => BAD_INPUT,
         Error::Io { source, .. } => match source.kind() {
             std::io::ErrorKind::NotFound => NOT_FOUND,
             std::io::ErrorKind::PermissionDenied => PERMISSION,
             _ => FAILURE,
         },
-        Error::Usage(_) => USAGE,
-        Error::Tool(_) => TOOL_FAILED,
+        Error::Usage(_)
+        | Error::BadPattern { .. }
+        | Error::NoSuchUser { .. }
+        | Error::NoSelection { .. } => USAGE,
+        Error::Tool(_) | Error::NoVmmap | Error::TimedOut { .. } => TOOL_FAILED,
         // An error a newer library adds and this table does not know yet.
         _ => FAILURE,
     }

@@ -29,7 +29,7 @@ fn main() -> ExitCode {
             exit::OK
         }
         Err(e) => {
-            eprintln!("memtally: {e}");
+            eprintln!("memtally: {}", render::errors::Worded(&e));
             exit::exit_code(&e)
         }
     };

@@ -7,6 +7,7 @@
 pub mod cgroup;
 pub mod classic;
 pub mod diff;
+pub mod errors;
 pub mod gpu;
 pub mod machine;
 pub mod notes;
