@@ -69,7 +69,7 @@ pub(crate) fn moment(root: &ProcRoot) -> Moment {
 }
 
 /// Loads any document memtally can compare: a `memtally snapshot` file,
-/// `show --format json` or `vmmap --format json` output, or saved vmmap text.
+/// the JSON of `show` or of `vmmap`, or saved vmmap text.
 pub fn load(path: &Path) -> Result<Snapshot> {
     let bad = |message: String| Error::Parse { path: path.to_path_buf(), message };
     // A `memtally snapshot` file (its first key says so) is read straight
