@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use memtally_core::analyze::vmmap::{CountMismatch, Footprint, Overcommit, TotalCheck};
-use memtally_core::model::vmmap::{Diagnostics, Header, MallocZoneRow, SummaryRow};
+use memtally_core::model::vmmap::{Diagnostics, Header, MallocZoneRow, Problem, SummaryRow};
 use memtally_core::model::{Flow, Region, RegionSink, Sizes};
 
 use crate::render::stream_doc::{NoKeys, StreamDoc};
@@ -141,7 +141,34 @@ struct JsonDoc<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     grouped: Option<JsonGroup<'a>>,
     warnings: JsonWarnings<'a>,
-    unparsed: &'a Diagnostics,
+    unparsed: JsonDiagnostics<'a>,
+}
+
+/// The diagnostics as docs/vmmap-json.md has them: the model's fields,
+/// its notes worded.
+#[derive(Serialize)]
+struct JsonDiagnostics<'a> {
+    lines: u64,
+    unreadable: u64,
+    unreadable_samples: &'a [Problem],
+    damaged: u64,
+    damaged_samples: &'a [Problem],
+    elisions: u64,
+    other_lines: u64,
+    notes: Vec<String>,
+}
+
+fn json_diagnostics(d: &Diagnostics) -> JsonDiagnostics<'_> {
+    JsonDiagnostics {
+        lines: d.lines,
+        unreadable: d.unreadable,
+        unreadable_samples: &d.unreadable_samples,
+        damaged: d.damaged,
+        damaged_samples: &d.damaged_samples,
+        elisions: d.elisions,
+        other_lines: d.other_lines,
+        notes: d.notes.iter().map(super::notes::document_note).collect(),
+    }
 }
 
 /// Prints selected regions as they are parsed, for JSON (the document's
@@ -328,7 +355,7 @@ fn json_doc<'a>(r: &'a VmmapView<'a>) -> JsonDoc<'a> {
             overcommit_samples: &t.overcommit_samples,
             count_mismatches: &r.report.mismatches,
         },
-        unparsed: &r.report.doc.diagnostics,
+        unparsed: json_diagnostics(&r.report.doc.diagnostics),
     }
 }
 
