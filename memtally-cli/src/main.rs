@@ -3,9 +3,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use memtally_core::error::exit;
-
 mod cli;
+mod exit;
 mod render;
 mod signal;
 #[cfg(feature = "ui")]
@@ -30,8 +29,8 @@ fn main() -> ExitCode {
             exit::OK
         }
         Err(e) => {
-            eprintln!("memtally: {e}");
-            e.exit_code()
+            eprintln!("memtally: {}", render::errors::Worded(&e));
+            exit::exit_code(&e)
         }
     };
     // A command a signal stopped has kept what it promised (the samples

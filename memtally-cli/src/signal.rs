@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
-use memtally_core::error::exit;
+use crate::exit;
 
 /// How long a command has, after the first signal, to end by itself.
 pub const GRACE: Duration = Duration::from_secs(1);

@@ -1,32 +1,14 @@
-//! Errors as values, each with the exit code it maps to. Every message is
-//! one line: what failed, on what, and what would fix it.
+//! Errors as values. Every message is one line: what failed, on what, and
+//! what would fix it. Which exit code an error maps to is the command
+//! line's choice, not the library's.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-/// Exit codes, documented in the README.
-pub mod exit {
-    /// Success.
-    pub const OK: i32 = 0;
-    /// An I/O or other runtime failure.
-    pub const FAILURE: i32 = 1;
-    /// Bad command-line usage (clap uses 2 as well).
-    pub const USAGE: i32 = 2;
-    /// The process or file named does not exist.
-    pub const NOT_FOUND: i32 = 3;
-    /// Not allowed to read what was asked for.
-    pub const PERMISSION: i32 = 4;
-    /// The input is not what it claims to be (parse error).
-    pub const BAD_INPUT: i32 = 5;
-    /// An external tool (vmmap, nvidia-smi) failed or timed out.
-    pub const TOOL_FAILED: i32 = 6;
-    /// Ended by a signal: this plus the signal's number (129 SIGHUP, 130
-    /// SIGINT, 143 SIGTERM), as a shell reports a process the signal killed.
-    pub const SIGNAL_BASE: i32 = 128;
-}
-
-/// Everything that can go wrong, as a value. Each variant maps to one
-/// exit code ([`Error::exit_code`]); its message is one line.
+/// Everything that can go wrong, as a value; its message is one line.
+/// More variants may come, so a match on it needs a wildcard arm.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The process's `/proc` directory is not there (it exited, or the
     /// PID is wrong).
@@ -129,37 +111,174 @@ pub enum Error {
     #[error("{0}")]
     NotFound(String),
 
-    /// The request itself is wrong (an unknown `--sort` field, a bad
-    /// regular expression, a directory where a file is wanted).
+    /// The request itself is wrong (an unknown sort field, a directory
+    /// where a file is wanted).
     #[error("{0}")]
     Usage(String),
 
-    /// An external tool (`vmmap`) is missing, failed, or timed out.
+    /// An external tool (`vmmap`) failed.
     #[error("{0}")]
     Tool(String),
+
+    /// The name pattern of a selection is not a valid regular expression.
+    #[error("name pattern {pattern:?}: not a valid regular expression: {why}")]
+    BadPattern {
+        /// The pattern as given.
+        pattern: String,
+        /// What the regular expression compiler said, on one line.
+        why: String,
+    },
+
+    /// A user of a selection is neither a numeric uid nor a name in
+    /// `/etc/passwd`.
+    #[error("user {user}: no such user in /etc/passwd (give a name or a numeric uid)")]
+    NoSuchUser {
+        /// The user as given.
+        user: String,
+    },
+
+    /// A use case that reads chosen processes was given no selection
+    /// (every process).
+    #[error("{use_case} needs a PID or a selection that narrows")]
+    NoSelection {
+        /// Which use case.
+        use_case: UseCase,
+    },
+
+    /// A selection that narrows found no process.
+    #[error("no process matches the selection{}", because(why))]
+    NoMatch {
+        /// The selection, selector by selector.
+        asked: Vec<Selector>,
+        /// Why nothing matched, as far as known (may be empty).
+        why: Vec<Unmatched>,
+    },
+
+    /// Every process a narrowed selection found exited, or could not be
+    /// read, before its memory was read.
+    #[error("no process of the selection was read")]
+    NoneRead {
+        /// The selection, selector by selector.
+        asked: Vec<Selector>,
+        /// The first process that could not be read, and why; none when
+        /// every one exited.
+        first_failure: Option<(u32, String)>,
+    },
+
+    /// Input read strictly has lines that could not be read.
+    #[error("{path}: {count} unreadable line(s): {}", samples.join("; "))]
+    UnreadableLines {
+        /// The file (or `standard input`).
+        path: PathBuf,
+        /// How many lines.
+        count: u64,
+        /// The first few, as `line N: why`.
+        samples: Vec<String>,
+    },
+
+    /// A document to compare is none of those memtally compares.
+    #[error(
+        "{path}: not a snapshot, nor the JSON of a process or of vmmap output, nor vmmap text"
+    )]
+    NotComparable {
+        /// The file (or `standard input`).
+        path: PathBuf,
+        /// What it is instead.
+        input: Uncomparable,
+    },
+
+    /// There is no `vmmap` on `PATH` to read a live process with.
+    #[error("vmmap not found on PATH (part of the Xcode command line tools)")]
+    NoVmmap,
+
+    /// An external tool ran past its time limit and was stopped.
+    #[error("{what} did not finish within {}s and was stopped", limit.as_secs())]
+    TimedOut {
+        /// The command, as `vmmap -noCoalesce PID`.
+        what: String,
+        /// The limit it ran under.
+        limit: Duration,
+    },
+}
+
+// The enums an error carries are exhaustive on purpose: a front end words
+// each of their values, and one added must fail to compile there until it
+// is worded, rather than fall to a catch-all.
+
+/// The use cases that refuse to read every process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UseCase {
+    /// Show processes' memory by category.
+    Show,
+    /// Record processes into a directory.
+    Capture,
+}
+
+impl std::fmt::Display for UseCase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            UseCase::Show => "show",
+            UseCase::Capture => "capture",
+        })
+    }
+}
+
+/// One selector of a selection, with its values, in the order a
+/// selection lists them: for a message to state what was asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selector {
+    /// These PIDs.
+    Pids(Vec<u32>),
+    /// Command name or line matching this pattern.
+    Name(String),
+    /// Owned by one of these uids.
+    Uids(Vec<u32>),
+    /// This process and its descendants.
+    Tree(u32),
+    /// In this cgroup or below it.
+    Cgroup(String),
+}
+
+/// Why a narrowed selection matched nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unmatched {
+    /// PIDs named that do not exist.
+    Missing(Vec<u32>),
+    /// Kernel threads left out (they have no memory map).
+    KernelThreads(usize),
+    /// Processes that exited while being listed.
+    Vanished(usize),
+    /// Only memtally's own process matched, and it is left out.
+    OnlySelf,
+}
+
+/// What a document that cannot be compared is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uncomparable {
+    /// JSON, but not of a shape memtally writes.
+    Json,
+    /// Neither JSON nor vmmap text.
+    Text,
+}
+
+/// `: ` and the reasons, for the library's own wording of [`Error::NoMatch`].
+fn because(why: &[Unmatched]) -> String {
+    if why.is_empty() {
+        return String::new();
+    }
+    let words: Vec<String> = why
+        .iter()
+        .map(|w| match w {
+            Unmatched::Missing(pids) => format!("missing PIDs {pids:?}"),
+            Unmatched::KernelThreads(n) => format!("{n} kernel thread(s) left out"),
+            Unmatched::Vanished(n) => format!("{n} exited while listed"),
+            Unmatched::OnlySelf => "only memtally itself matched".into(),
+        })
+        .collect();
+    format!(": {}", words.join("; "))
 }
 
 impl Error {
-    /// The process exit code for this error.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            Error::NoSuchProcess { .. }
-            | Error::Exited { .. }
-            | Error::Changed { .. }
-            | Error::Unsteady { .. }
-            | Error::NotFound(_) => exit::NOT_FOUND,
-            Error::PermissionDenied { .. } => exit::PERMISSION,
-            Error::KernelThread { .. } | Error::Parse { .. } => exit::BAD_INPUT,
-            Error::Io { source, .. } => match source.kind() {
-                std::io::ErrorKind::NotFound => exit::NOT_FOUND,
-                std::io::ErrorKind::PermissionDenied => exit::PERMISSION,
-                _ => exit::FAILURE,
-            },
-            Error::Usage(_) => exit::USAGE,
-            Error::Tool(_) => exit::TOOL_FAILED,
-        }
-    }
-
     /// An I/O error on `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
         Error::Io { path: path.into(), source }

@@ -6,10 +6,10 @@ use clap::Args;
 
 use memtally_core::analyze::group::GroupSort;
 use memtally_core::analyze::show::ShowBy;
+use memtally_core::error::UseCase;
 use memtally_core::source::ProcRoot;
-use memtally_core::usecase::show::{
-    classic, require_selection, show_process, show_selection, ShowOptions,
-};
+use memtally_core::usecase::select::require_selection;
+use memtally_core::usecase::show::{classic, show_process, show_selection, ShowOptions};
 use memtally_core::{Error, Result};
 
 use crate::cli::choice::choice;
@@ -60,7 +60,7 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
     let sort = args.sort.clone().unwrap_or_default();
     let opts = ShowOptions { by: args.by, sort, top: args.top };
     let sel = args.select.selection(args.pid)?;
-    require_selection(&sel, "show")?;
+    require_selection(&sel, UseCase::Show)?;
     // Exactly one PID and nothing else: that process alone, streamed.
     let single = args.pid.filter(|_| {
         sel.pids.len() == 1

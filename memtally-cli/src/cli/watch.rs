@@ -18,6 +18,7 @@ use memtally_core::write::NewFile;
 use memtally_core::{Error, Result};
 
 use crate::cli::select::SelectArgs;
+use crate::render::errors::Worded;
 use crate::render::units::plural;
 use crate::render::watch::{live_line, sample_csv, sample_csv_header, sample_json, Summary};
 use crate::render::{print, stdout_error, Format};
@@ -88,9 +89,14 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
             Ok(now) => now,
             // Every watched process has exited since the first sample: the
             // watch ends there, with what it has.
-            Err(e @ (Error::NoSuchProcess { .. } | Error::NotFound(_))) if n > 0 => {
+            Err(
+                e @ (Error::NoSuchProcess { .. }
+                | Error::NotFound(_)
+                | Error::NoMatch { .. }
+                | Error::NoneRead { .. }),
+            ) if n > 0 => {
                 let samples = plural(n, "sample", "samples");
-                eprintln!("memtally: watch stopped after {samples}: {e}");
+                eprintln!("memtally: watch stopped after {samples}: {}", Worded(&e));
                 break;
             }
             Err(e) => return Err(e),

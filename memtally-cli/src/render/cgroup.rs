@@ -2,12 +2,14 @@
 //! beside its processes' PSS, and the difference named by its parts.
 
 use std::io::Write;
+use std::path::Path;
 
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use memtally_core::analyze::cgroup::CgroupRow;
 use memtally_core::usecase::cgroup::CgroupView;
 
+use crate::render::json;
 use crate::render::table::{csv_text, Align, Table};
 use crate::render::units::{human, human_opt};
 use crate::render::Printer;
@@ -17,6 +19,48 @@ fn signed(v: i64) -> String {
         format!("-{}", human(v.unsigned_abs()))
     } else {
         human(v as u64)
+    }
+}
+
+/// The JSON document (docs/json.md, "cgroup").
+#[derive(Serialize)]
+struct CgroupJson<'a> {
+    layout: Option<LayoutJson<'a>>,
+    processes: usize,
+    restricted: usize,
+    rows: Vec<CgroupRowJson<'a>>,
+}
+
+/// Which cgroup hierarchy was read: `v1` or `v2`, and where.
+#[derive(Serialize)]
+struct LayoutJson<'a> {
+    version: u8,
+    dir: &'a Path,
+}
+
+/// A row: the library's own (path, processes, memory, working set,
+/// parts) and its processes' PSS figures.
+#[derive(Serialize)]
+struct CgroupRowJson<'a> {
+    #[serde(flatten)]
+    row: &'a CgroupRow,
+    pss: Option<u64>,
+    uss: Option<u64>,
+    pss_anon: Option<u64>,
+    pss_file: Option<u64>,
+    pss_shmem: Option<u64>,
+}
+
+impl CgroupRowJson<'_> {
+    fn of(r: &CgroupRow) -> CgroupRowJson<'_> {
+        CgroupRowJson {
+            row: r,
+            pss: r.sizes.pss,
+            uss: r.sizes.uss(),
+            pss_anon: r.sizes.pss_anon,
+            pss_file: r.sizes.pss_file,
+            pss_shmem: r.sizes.pss_shmem,
+        }
     }
 }
 
@@ -130,34 +174,16 @@ impl Printer for CgroupView {
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let rows: Vec<Value> = self
-            .rows
-            .iter()
-            .map(|r| {
-                json!({
-                    "path": r.path,
-                    "processes": r.processes,
-                    "pss": r.sizes.pss,
-                    "uss": r.sizes.uss(),
-                    "pss_anon": r.sizes.pss_anon,
-                    "pss_file": r.sizes.pss_file,
-                    "pss_shmem": r.sizes.pss_shmem,
-                    "memory": r.memory,
-                    "working_set": r.working_set,
-                    "parts": r.parts,
-                })
-            })
-            .collect();
-        let layout = self.layout.as_ref().map(|(v, d)| json!({"version": v, "dir": d}));
-        crate::render::json_line(
-            out,
-            &json!({
-                "layout": layout,
-                "processes": self.processes,
-                "restricted": self.restricted,
-                "rows": rows,
-            }),
-        )
+        let doc = CgroupJson {
+            layout: self
+                .layout
+                .as_ref()
+                .map(|(version, dir)| LayoutJson { version: *version, dir }),
+            processes: self.processes,
+            restricted: self.restricted,
+            rows: self.rows.iter().map(CgroupRowJson::of).collect(),
+        };
+        json::line(out, &doc)
     }
 
     fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {

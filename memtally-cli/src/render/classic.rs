@@ -17,7 +17,7 @@ impl Printer for Classic {
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let doc: serde_json::Map<String, serde_json::Value> =
             counters(self).into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
-        crate::render::json_line(out, &doc)
+        crate::render::json::line(out, &doc)
     }
 
     fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {

@@ -1,12 +1,16 @@
 //! Prints a diff: what grew and what shrank, largest growth first.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 
-use serde_json::{json, Map, Value};
+use serde::Serialize;
 
 use memtally_core::analyze::diff::{Change, Diff, DiffSort, PurgeChange, RegionChange};
+use memtally_core::model::snapshot::SnapRegion;
 use memtally_core::model::{Figure, Named, Sizes};
 
+use crate::render::blocks::{write_text, Block};
+use crate::render::json;
 use crate::render::notes::{word, words};
 use crate::render::table::{csv_text, escape_controls, terminal_width, Align, Table};
 use crate::render::units::{human, human_opt, human_signed};
@@ -24,7 +28,8 @@ impl Printer for DiffView<'_> {
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        crate::render::json_line(out, &Document(self.diff))
+        serde_json::to_writer(&mut *out, &Document(self.diff))?;
+        out.write_all(b"\n")
     }
 
     fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
@@ -44,17 +49,12 @@ fn delta_cell(c: &Change, f: Figure) -> String {
     c.delta(f).map_or_else(|| "-".into(), human_signed)
 }
 
-fn section(
-    title: &str,
-    rows: &[Change],
-    limit: usize,
-    first: &str,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
+/// One section of changes (processes, categories, paths): its title,
+/// its first `limit` rows, and how many more there are.
+fn section(title: &str, rows: &[Change], limit: usize, first: &str) -> Vec<Block> {
     if rows.is_empty() {
-        return writeln!(out, "{title}: no change");
+        return vec![Block::Line(format!("{title}: no change"))];
     }
-    writeln!(out, "{title}")?;
     let mut headers: Vec<(&str, Align)> = COLUMNS.iter().map(|(h, _)| (*h, Align::Right)).collect();
     headers.push(("DIRTY BEFORE → AFTER", Align::Right));
     headers.push((first, Align::Left));
@@ -76,15 +76,22 @@ fn section(
         });
         t.row(cells);
     }
-    t.fit(terminal_width());
-    out.write_all(t.render().as_bytes())?;
+    let mut blocks = vec![Block::Heading(title.into()), Block::Table(t)];
     if rows.len() > limit {
-        writeln!(out, "({} more not shown; --top to change)", rows.len() - limit)?;
+        blocks
+            .push(Block::Line(format!("({} more not shown; --top to change)", rows.len() - limit)));
     }
-    Ok(())
+    blocks
 }
 
 fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
+    write_text(blocks(d, limit), terminal_width(), out)
+}
+
+/// The table view as blocks: the totals' change, a section each for
+/// processes, categories and paths, the regions that came and went, the
+/// purge-state changes, the notes.
+fn blocks(d: &Diff, limit: usize) -> Vec<Block> {
     let t = &d.totals;
     let over = d
         .seconds
@@ -95,37 +102,38 @@ fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
             )
         })
         .unwrap_or_default();
-    writeln!(
-        out,
-        "total{over}: dirty {}, PSS {}, RSS {}, swap {}",
-        delta_cell(t, Figure::Dirty),
-        delta_cell(t, Figure::Pss),
-        delta_cell(t, Figure::Rss),
-        delta_cell(t, Figure::Swap)
-    )?;
-    writeln!(out)?;
-    section("processes", &d.processes, limit, "PROCESS", out)?;
-    writeln!(out)?;
-    section("categories", &d.categories, limit, "CATEGORY", out)?;
-    writeln!(out)?;
-    section("paths", &d.paths, limit, "PATH", out)?;
-    writeln!(out)?;
+    let mut blocks = vec![
+        Block::Line(format!(
+            "total{over}: dirty {}, PSS {}, RSS {}, swap {}",
+            delta_cell(t, Figure::Dirty),
+            delta_cell(t, Figure::Pss),
+            delta_cell(t, Figure::Rss),
+            delta_cell(t, Figure::Swap)
+        )),
+        Block::Blank,
+    ];
+    for (title, rows, first) in [
+        ("processes", &d.processes, "PROCESS"),
+        ("categories", &d.categories, "CATEGORY"),
+        ("paths", &d.paths, "PATH"),
+    ] {
+        blocks.extend(section(title, rows, limit, first));
+        blocks.push(Block::Blank);
+    }
     let (appeared, vanished): (Vec<_>, Vec<_>) = d.regions.iter().partition(|r| r.appeared);
-    let sum = |v: &[&memtally_core::analyze::diff::RegionChange]| {
+    let sum = |v: &[&RegionChange]| {
         v.iter().filter_map(|r| r.region.sizes.size).fold(0, u64::saturating_add)
     };
-    writeln!(
-        out,
+    blocks.push(Block::Line(format!(
         "regions: {} appeared ({} virtual), {} vanished ({} virtual)",
         appeared.len(),
         human(sum(&appeared)),
         vanished.len(),
         human(sum(&vanished))
-    )?;
+    )));
     for r in d.regions.iter().take(limit) {
         let reg = &r.region;
-        writeln!(
-            out,
+        blocks.push(Block::Line(format!(
             "  {} pid {} {}{} {} rss {} dirty {} {}",
             if r.appeared { "+" } else { "-" },
             r.pid.map_or_else(|| "?".into(), |p| p.to_string()),
@@ -140,31 +148,26 @@ fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
                     .or_else(|| reg.region_type.clone())
                     .unwrap_or("[anonymous]".into())
             ),
-        )?;
+        )));
     }
-    purge_changes(d, limit, out)?;
-    for n in &d.notes {
-        crate::render::width::note(out, &escape_controls(word(n)), terminal_width())?;
-    }
-    Ok(())
+    blocks.extend(purge_changes(d, limit));
+    blocks.extend(d.notes.iter().map(|n| Block::Note(escape_controls(word(n)))));
+    blocks
 }
 
 /// vmmap reports: regions whose purgeable state changed (`N -> V`, ...).
-fn purge_changes(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
+fn purge_changes(d: &Diff, limit: usize) -> Vec<Block> {
     if d.purge_changes.is_empty() {
-        return Ok(());
+        return Vec::new();
     }
-    writeln!(
-        out,
-        "
-purge-state changes: {} region(s)",
-        d.purge_changes.len()
-    )?;
+    let mut blocks = vec![
+        Block::Blank,
+        Block::Heading(format!("purge-state changes: {} region(s)", d.purge_changes.len())),
+    ];
     for c in d.purge_changes.iter().take(limit) {
         let (b, a) = c.states();
         let r = &c.after;
-        writeln!(
-            out,
+        blocks.push(Block::Line(format!(
             "  {} -> {}  {}{} {} {} resident {} -> {}{}",
             b,
             a,
@@ -175,111 +178,173 @@ purge-state changes: {} region(s)",
             human_opt(c.before.sizes.rss),
             human_opt(r.sizes.rss),
             r.path.as_deref().map(|p| format!("  {p}")).unwrap_or_default(),
-        )?;
+        )));
     }
     if d.purge_changes.len() > limit {
-        writeln!(out, "({} more not shown; --top to change)", d.purge_changes.len() - limit)?;
+        blocks.push(Block::Line(format!(
+            "({} more not shown; --top to change)",
+            d.purge_changes.len() - limit
+        )));
     }
-    Ok(())
+    blocks
 }
 
-fn sizes_json(s: &Option<Sizes>) -> Value {
-    s.as_ref().map_or(Value::Null, |s| serde_json::to_value(s).unwrap_or(Value::Null))
+/// One changed thing (the totals, a process, a category, a path): its
+/// key under the name of what it is, both sides and the difference.
+#[derive(Serialize)]
+struct ChangeJson<'a> {
+    #[serde(flatten)]
+    key: KeyJson<'a>,
+    label: &'a str,
+    status: &'static str,
+    before: Option<&'a Sizes>,
+    after: Option<&'a Sizes>,
+    delta: DeltaJson<'a>,
+}
+
+/// The name a change's key goes by.
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+enum KeyJson<'a> {
+    Key(&'a str),
+    Category(&'a str),
+    Path(&'a str),
+}
+
+impl<'a> ChangeJson<'a> {
+    fn of(c: &'a Change, key: fn(&'a str) -> KeyJson<'a>) -> ChangeJson<'a> {
+        ChangeJson {
+            key: key(&c.key),
+            label: &c.label,
+            status: c.status(),
+            before: c.before.as_ref(),
+            after: c.after.as_ref(),
+            delta: DeltaJson(c),
+        }
+    }
+}
+
+/// A process's change, with its PID and command line.
+#[derive(Serialize)]
+struct ProcessChangeJson<'a> {
+    #[serde(flatten)]
+    change: ChangeJson<'a>,
+    pid: Option<u32>,
+    command: &'a str,
 }
 
 /// `delta`: every figure either side has, after − before (signed bytes);
 /// null where one side of a pair does not know it.
-fn delta_json(c: &Change) -> Value {
-    let json = |d: Option<i128>| d.map_or(Value::Null, |d| json!(d as i64));
-    let mut m = Map::new();
-    for s in [&c.before, &c.after].into_iter().flatten() {
-        for &f in Figure::ALL.iter().filter(|&&f| s.field(f).is_some()) {
-            m.insert(f.name().into(), json(c.delta(f)));
-        }
-        for (n, _) in &s.extra {
-            m.insert(n.clone(), json(c.delta_extra(n)));
-        }
-    }
-    for derived in [Figure::Dirty, Figure::Uss] {
-        m.insert(derived.name().into(), json(c.delta(derived)));
-    }
-    Value::Object(m)
-}
+struct DeltaJson<'a>(&'a Change);
 
-fn change_json(c: &Change, key_name: &str) -> Value {
-    let mut m = Map::new();
-    m.insert(key_name.into(), json!(c.key));
-    m.insert("label".into(), json!(c.label));
-    m.insert("status".into(), json!(c.status()));
-    m.insert("before".into(), sizes_json(&c.before));
-    m.insert("after".into(), sizes_json(&c.after));
-    m.insert("delta".into(), delta_json(c));
-    Value::Object(m)
+impl Serialize for DeltaJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let c = self.0;
+        let signed = |d: Option<i128>| d.map(|d| d as i64);
+        let mut m: BTreeMap<&str, Option<i64>> = BTreeMap::new();
+        for s in [&c.before, &c.after].into_iter().flatten() {
+            for &f in Figure::ALL.iter().filter(|&&f| s.field(f).is_some()) {
+                m.insert(f.name(), signed(c.delta(f)));
+            }
+            for (n, _) in &s.extra {
+                m.insert(n, signed(c.delta_extra(n)));
+            }
+        }
+        for derived in [Figure::Dirty, Figure::Uss] {
+            m.insert(derived.name(), signed(c.delta(derived)));
+        }
+        serializer.collect_map(m)
+    }
 }
 
 /// The JSON document without its regions (see [`Document`]).
-fn json_head(d: &Diff) -> Map<String, Value> {
-    let processes: Vec<Value> = d
-        .processes
-        .iter()
-        .map(|c| {
-            let mut v = change_json(c, "key");
-            v["pid"] = json!(c.pid);
-            v["command"] = json!(c.label);
-            v
-        })
-        .collect();
-    let mut m = Map::new();
-    m.insert("seconds".into(), json!(d.seconds));
-    m.insert("totals".into(), change_json(&d.totals, "key"));
-    m.insert("processes".into(), Value::Array(processes));
-    m.insert(
-        "categories".into(),
-        d.categories.iter().map(|c| change_json(c, "category")).collect::<Vec<_>>().into(),
-    );
-    m.insert(
-        "paths".into(),
-        d.paths.iter().map(|c| change_json(c, "path")).collect::<Vec<_>>().into(),
-    );
-    m.insert("purge_changes".into(), d.purge_changes.iter().map(purge_json).collect());
-    // Only when there are some: the document of two sound snapshots stays as it was.
-    if !d.notes.is_empty() {
-        m.insert("notes".into(), json!(words(&d.notes)));
+#[derive(Serialize)]
+struct DiffHead<'a> {
+    seconds: Option<f64>,
+    totals: ChangeJson<'a>,
+    processes: Vec<ProcessChangeJson<'a>>,
+    categories: Vec<ChangeJson<'a>>,
+    paths: Vec<ChangeJson<'a>>,
+    purge_changes: Vec<PurgeJson<'a>>,
+    /// Only when there are some: the document of two sound snapshots
+    /// stays as it was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<String>,
+}
+
+fn json_head(d: &Diff) -> DiffHead<'_> {
+    DiffHead {
+        seconds: d.seconds,
+        totals: ChangeJson::of(&d.totals, KeyJson::Key),
+        processes: d
+            .processes
+            .iter()
+            .map(|c| ProcessChangeJson {
+                change: ChangeJson::of(c, KeyJson::Key),
+                pid: c.pid,
+                command: &c.label,
+            })
+            .collect(),
+        categories: d.categories.iter().map(|c| ChangeJson::of(c, KeyJson::Category)).collect(),
+        paths: d.paths.iter().map(|c| ChangeJson::of(c, KeyJson::Path)).collect(),
+        purge_changes: d.purge_changes.iter().map(PurgeJson::of).collect(),
+        notes: words(&d.notes),
     }
-    m
 }
 
-fn purge_json(c: &PurgeChange) -> Value {
-    let (before, after) = c.states();
-    json!({
-        "pid": c.pid,
-        "start": c.after.start,
-        "end": c.after.end,
-        "region_type": c.after.region_type,
-        "path": c.after.path,
-        "purge_before": before,
-        "purge_after": after,
-        "before": serde_json::to_value(&c.before.sizes).unwrap_or(Value::Null),
-        "after": serde_json::to_value(&c.after.sizes).unwrap_or(Value::Null),
-    })
+/// A region whose purgeable state changed.
+#[derive(Serialize)]
+struct PurgeJson<'a> {
+    pid: Option<u32>,
+    start: Option<u64>,
+    end: Option<u64>,
+    region_type: Option<&'a str>,
+    path: Option<&'a str>,
+    purge_before: &'static str,
+    purge_after: &'static str,
+    before: &'a Sizes,
+    after: &'a Sizes,
 }
 
-fn region_json(r: &RegionChange) -> Value {
-    let mut v = serde_json::to_value(&r.region).unwrap_or(Value::Null);
-    v["pid"] = json!(r.pid);
-    v["status"] = json!(if r.appeared { "appeared" } else { "vanished" });
-    v
+impl PurgeJson<'_> {
+    fn of(c: &PurgeChange) -> PurgeJson<'_> {
+        let (before, after) = c.states();
+        PurgeJson {
+            pid: c.pid,
+            start: c.after.start,
+            end: c.after.end,
+            region_type: c.after.region_type.as_deref(),
+            path: c.after.path.as_deref(),
+            purge_before: before,
+            purge_after: after,
+            before: &c.before.sizes,
+            after: &c.after.sizes,
+        }
+    }
+}
+
+/// A region that appeared or vanished: the snapshot's region and whose.
+#[derive(Serialize)]
+struct RegionChangeJson<'a> {
+    #[serde(flatten)]
+    region: &'a SnapRegion,
+    pid: Option<u32>,
+    status: &'static str,
 }
 
 /// The whole diff as JSON: the head as one JSON tree, the regions (there
-/// can be hundreds of thousands) one at a time, never as one tree. Keys
-/// in sorted order, as a JSON tree of it all would print them.
+/// can be hundreds of thousands) one at a time, never as one tree (so
+/// it is written straight, not through [`json::line`]). Keys in sorted
+/// order, as a JSON tree of it all would print them.
 struct Document<'a>(&'a Diff);
 
-impl serde::Serialize for Document<'_> {
+impl Serialize for Document<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let head = json_head(self.0);
+        use serde::ser::{Error, SerializeMap};
+        let head = match json::sorted(&json_head(self.0)).map_err(S::Error::custom)? {
+            serde_json::Value::Object(head) => head,
+            _ => return Err(S::Error::custom("the diff's head is not a JSON object")),
+        };
         let mut m = s.serialize_map(Some(head.len() + 1))?;
         let mut regions_done = false;
         for (k, v) in &head {
@@ -298,12 +363,17 @@ impl serde::Serialize for Document<'_> {
 
 struct Regions<'a>(&'a [RegionChange]);
 
-impl serde::Serialize for Regions<'_> {
+impl Serialize for Regions<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
+        use serde::ser::{Error, SerializeSeq};
         let mut seq = s.serialize_seq(Some(self.0.len()))?;
         for r in self.0 {
-            seq.serialize_element(&region_json(r))?;
+            let region = RegionChangeJson {
+                region: &r.region,
+                pid: r.pid,
+                status: if r.appeared { "appeared" } else { "vanished" },
+            };
+            seq.serialize_element(&json::sorted(&region).map_err(S::Error::custom)?)?;
         }
         seq.end()
     }

@@ -3,11 +3,12 @@
 
 use std::io::Write;
 
-use serde_json::{json, Value};
+use serde::Serialize;
 
-use memtally_core::analyze::gpu::{GpuEntry, GpuReport};
+use memtally_core::analyze::gpu::{DmaBufShare, GpuEntry, GpuProcess, GpuReport};
 use memtally_core::model::gpu::DrmMemory;
 
+use crate::render::json;
 use crate::render::notes::{word, words, WithNotes};
 use crate::render::Printer;
 
@@ -22,7 +23,7 @@ impl Printer for GpuView {
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        crate::render::json_line(out, &json_value(&self.report))
+        json::line(out, &json_doc(&self.report))
     }
 
     fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
@@ -143,17 +144,27 @@ fn table(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The documented JSON document (docs/gpu-json.md).
-pub fn json_value(report: &GpuReport) -> Value {
-    let processes: Vec<_> = report.processes.iter().map(|p| WithNotes::new(p, &p.notes)).collect();
-    json!({
-        "processes": processes,
-        "totals": report.totals,
-        "dmabuf": report.dmabuf,
-        "proportional": report.proportional,
-        "partial": report.partial(),
-        "notes": words(&report.notes),
-    })
+/// The documented JSON document (docs/gpu-json.md): the library's report,
+/// each process and the whole with its notes worded.
+#[derive(Serialize)]
+struct GpuJson<'a> {
+    processes: Vec<WithNotes<'a, GpuProcess>>,
+    totals: &'a [GpuEntry],
+    dmabuf: &'a DmaBufShare,
+    proportional: u64,
+    partial: bool,
+    notes: Vec<String>,
+}
+
+fn json_doc(report: &GpuReport) -> GpuJson<'_> {
+    GpuJson {
+        processes: report.processes.iter().map(|p| WithNotes::new(p, &p.notes)).collect(),
+        totals: &report.totals,
+        dmabuf: &report.dmabuf,
+        proportional: report.proportional,
+        partial: report.partial(),
+        notes: words(&report.notes),
+    }
 }
 
 /// One line per (process, device, region), then one `dmabuf` line per

@@ -3,13 +3,26 @@
 
 use std::io::Write;
 
-use serde_json::json;
+use serde::Serialize;
 
 use memtally_core::analyze::machine::Machine;
 use memtally_core::usecase::machine::MachineView;
 
+use crate::render::blocks::{write_text, Block};
+use crate::render::json;
 use crate::render::units::human;
 use crate::render::Printer;
+
+/// The JSON document (docs/json.md, "machine"): the library's waterfall
+/// and how many processes it rests on.
+#[derive(Serialize)]
+struct MachineJson<'a> {
+    #[serde(flatten)]
+    machine: &'a Machine,
+    processes_read: usize,
+    restricted: usize,
+    vanished: usize,
+}
 
 fn signed(v: i64) -> String {
     if v < 0 {
@@ -20,20 +33,22 @@ fn signed(v: i64) -> String {
 }
 
 /// The headline `free` users know: used, buff/cache, free, available.
-pub fn headline(m: &Machine, out: &mut dyn Write) -> std::io::Result<()> {
-    write!(out, "machine (from meminfo): total {}, used {}", human(m.total), human(m.used))?;
+pub fn headline(m: &Machine) -> Vec<Block> {
+    let mut line =
+        format!("machine (from meminfo): total {}, used {}", human(m.total), human(m.used));
     if let Some(b) = m.buff_cache {
-        write!(out, ", buff/cache {}", human(b))?;
+        line.push_str(&format!(", buff/cache {}", human(b)));
     }
-    write!(out, ", free {}", human(m.free))?;
+    line.push_str(&format!(", free {}", human(m.free)));
     if let Some(a) = m.available {
-        write!(out, ", available {}", human(a))?;
+        line.push_str(&format!(", available {}", human(a)));
     }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "  (used = MemTotal - MemAvailable, as free(1) prints it; buff/cache = Buffers + Cached + SReclaimable)"
-    )
+    vec![
+        Block::Line(line),
+        Block::Line(
+            "  (used = MemTotal - MemAvailable, as free(1) prints it; buff/cache = Buffers + Cached + SReclaimable)".into(),
+        ),
+    ]
 }
 
 /// `/dev/shm 8.0M, /run 1.0M` (the first few).
@@ -47,31 +62,31 @@ fn mounts(m: &Machine) -> String {
 }
 
 /// Every line of the waterfall, with its source.
-pub fn waterfall(m: &Machine, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn waterfall(m: &Machine) -> Vec<Block> {
     let width = m.lines.iter().map(|l| l.name.len()).max().unwrap_or(0);
+    let mut lines = Vec::new();
     for l in &m.lines {
         let mark = if l.reclaimable { "r" } else { " " };
-        writeln!(out, "  {:<width$} {:>7} {mark}  {}", l.name, signed(l.bytes), l.source)?;
+        lines.push(format!("  {:<width$} {:>7} {mark}  {}", l.name, signed(l.bytes), l.source));
         if l.name == "shmem_unmapped" && !m.shmem_mounts.is_empty() {
-            writeln!(
-                out,
+            lines.push(format!(
                 "  {:<width$}            by tmpfs mount (statvfs used, mapped pages included): {}",
                 "",
                 mounts(m)
-            )?;
+            ));
         }
     }
-    writeln!(
-        out,
+    lines.push(format!(
         "  {:<width$} {:>7}    MemTotal (r: the kernel reclaims it under pressure)",
         "= total",
         human(m.total)
-    )
+    ));
+    lines.into_iter().map(Block::Line).collect()
 }
 
 /// The short form under `top`: one line per group, naming its parts.
-pub fn short(m: &Machine, out: &mut dyn Write) -> std::io::Result<()> {
-    headline(m, out)?;
+pub fn short(m: &Machine) -> Vec<Block> {
+    let mut blocks = headline(m);
     for (group, bytes, parts) in m.groups() {
         let parts: Vec<String> = parts
             .iter()
@@ -79,31 +94,34 @@ pub fn short(m: &Machine, out: &mut dyn Write) -> std::io::Result<()> {
             .map(|p| format!("{p} {}", signed(m.line(p).unwrap_or(0))))
             .collect();
         let line = format!("  {group:<11} {:>7}  {}", signed(bytes), parts.join(", "));
-        writeln!(out, "{}", line.trim_end())?;
+        blocks.push(Block::Line(line.trim_end().to_string()));
     }
-    writeln!(out, "  (every line and its source: memtally machine)")
+    blocks.push(Block::Line("  (every line and its source: memtally machine)".into()));
+    blocks
 }
 
 impl Printer for MachineView {
     fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        headline(&self.machine, out)?;
-        waterfall(&self.machine, out)?;
+        let mut blocks = headline(&self.machine);
+        blocks.extend(waterfall(&self.machine));
         if self.restricted > 0 {
-            writeln!(
-                out,
+            // Whole, not wrapped as a note: the output's fitting wraps it.
+            blocks.push(Block::Line(format!(
                 "note: {} could not be read in detail (permission denied): their anonymous memory is in anon_unread",
                 crate::render::units::plural(self.restricted, "process", "processes")
-            )?;
+            )));
         }
-        Ok(())
+        write_text(blocks, crate::render::width::output_width(), out)
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let mut v = serde_json::to_value(&self.machine).map_err(std::io::Error::other)?;
-        v["processes_read"] = json!(self.processes);
-        v["restricted"] = json!(self.restricted);
-        v["vanished"] = json!(self.vanished);
-        crate::render::json_line(out, &v)
+        let doc = MachineJson {
+            machine: &self.machine,
+            processes_read: self.processes,
+            restricted: self.restricted,
+            vanished: self.vanished,
+        };
+        json::line(out, &doc)
     }
 
     fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {

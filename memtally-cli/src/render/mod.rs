@@ -4,10 +4,13 @@
 //! `vmmap`) print regions as they come and then finish through the same
 //! printer.
 
+pub mod blocks;
 pub mod cgroup;
 pub mod classic;
 pub mod diff;
+pub mod errors;
 pub mod gpu;
+pub mod json;
 pub mod machine;
 pub mod notes;
 #[cfg(feature = "plot")]
@@ -15,6 +18,7 @@ pub mod plot;
 #[cfg(feature = "serve")]
 pub mod prometheus;
 pub mod show;
+pub mod stream_doc;
 pub mod table;
 pub mod top;
 pub mod units;
@@ -71,10 +75,4 @@ pub fn print(view: &dyn Printer, format: Format, out: &mut dyn Write) -> Result<
 /// A failed write to standard output, as the error main reports.
 pub fn stdout_error(e: io::Error) -> Error {
     Error::io("standard output", e)
-}
-
-/// Writes a JSON value and a newline.
-pub fn json_line(out: &mut dyn Write, value: &impl serde::Serialize) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, value)?;
-    out.write_all(b"\n")
 }

@@ -3,12 +3,15 @@
 
 use std::io::Write;
 
-use serde_json::{json, Map, Value};
+use serde::Serialize;
 
+use memtally_core::analyze::machine::Machine;
 use memtally_core::analyze::top::{dirty_field, TopBy, TopReport, TopRow};
-use memtally_core::model::{Figure, Named, ProcMemory, Sizes};
+use memtally_core::model::{CgroupMemory, Figure, Named, Note, ProcMemory, SizeSource, Sizes};
 use memtally_core::usecase::top::Top;
 
+use crate::render::blocks::{write_text, Block};
+use crate::render::json;
 use crate::render::notes::{word, words};
 use crate::render::table::{Align, Table};
 use crate::render::units::{human_opt, plural};
@@ -21,7 +24,7 @@ impl Printer for Top {
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        crate::render::json_line(out, &json_value(&self.report, self))
+        json::line(out, &json_doc(&self.report, self, &self.notes()))
     }
 
     fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
@@ -54,6 +57,12 @@ fn process<'a>(ctx: &'a Top, row: &TopRow) -> Option<&'a ProcMemory> {
 
 /// The table, the machine picture and the notes.
 fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()> {
+    write_text(blocks(report, ctx), width::output_width(), out)
+}
+
+/// The table view as blocks: the ranked rows, what was left out, the
+/// machine picture, the notes.
+fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
     let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
     // The GPU column appears when some process has GPU memory.
     let gpu = report.totals.gpu.is_some().then_some(("GPU", Figure::Gpu));
@@ -152,24 +161,19 @@ fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<
         footer.rotate_left(1);
     }
     t.footer(footer);
-    let fit = width::output_width();
-    t.fit(fit);
-    out.write_all(t.render().as_bytes())?;
+    let mut blocks = vec![Block::Table(t)];
     if report.omitted > 0 {
-        writeln!(
-            out,
+        blocks.push(Block::Line(format!(
             "({} more rows not shown; totals include them. --top N or --all to change.)",
             report.omitted
-        )?;
+        )));
     }
     if let Some(m) = &report.machine {
-        writeln!(out)?;
-        crate::render::machine::short(m, out)?;
+        blocks.push(Block::Blank);
+        blocks.extend(crate::render::machine::short(m));
     }
-    for note in ctx.notes() {
-        width::note(out, &word(&note), fit)?;
-    }
-    Ok(())
+    blocks.extend(ctx.notes().iter().map(|n| Block::Note(word(n))));
+    blocks
 }
 
 /// The key column's header of a grouping (`top`'s table and the
@@ -181,10 +185,6 @@ pub fn key_header(by: TopBy) -> &'static str {
         TopBy::Cgroup => "CGROUP",
         TopBy::Process | TopBy::Tree => "PID",
     }
-}
-
-fn opt(v: Option<u64>) -> Value {
-    v.map_or(Value::Null, |v| json!(v))
 }
 
 /// Byte keys every process and row object carries (null where unknown).
@@ -213,67 +213,119 @@ const JSON_FIGURES: &[Figure] = &[
     Figure::Ksm,
 ];
 
-fn figures_json(m: &mut Map<String, Value>, sizes: &Sizes) {
-    for &f in JSON_FIGURES {
-        m.insert(f.name().into(), opt(sizes.figure(f)));
-    }
-}
-
-fn process_json(p: &ProcMemory, ctx: &Top) -> Value {
-    let mut m = Map::new();
-    m.insert("pid".into(), json!(p.info.pid));
-    m.insert("ppid".into(), json!(p.info.ppid));
-    m.insert("uid".into(), json!(p.info.uid));
-    m.insert("user".into(), json!(ctx.users.name(p.info.uid)));
-    m.insert("comm".into(), json!(p.info.comm));
-    m.insert("command".into(), json!(p.info.command()));
-    m.insert("program".into(), json!(p.info.program));
-    m.insert("cgroup".into(), json!(p.info.cgroup));
-    m.insert("source".into(), json!(p.source));
-    figures_json(&mut m, &p.sizes);
-    Value::Object(m)
+fn figures_json(sizes: &Sizes) -> json::Figures<'_> {
+    json::Figures { sizes, figures: JSON_FIGURES }
 }
 
 /// The documented JSON document (docs/json.md, "top").
-pub fn json_value(report: &TopReport, ctx: &Top) -> Value {
-    let rows: Vec<Value> = report
-        .rows
-        .iter()
-        .map(|r| {
-            let mut m = Map::new();
-            m.insert("key".into(), json!(r.key));
-            m.insert("pid".into(), json!(process(ctx, r).map(|p| p.info.pid)));
-            m.insert("depth".into(), json!(r.depth));
-            m.insert("processes".into(), json!(r.processes));
-            m.insert("processes_without_pss".into(), json!(r.without_pss));
-            // The row's figures are its whole subtree's (`--by tree`).
-            m.insert("subtree".into(), json!(report.by == TopBy::Tree));
-            figures_json(&mut m, &r.sizes);
-            if report.by == TopBy::Cgroup {
-                let c = ctx.cgroups.get(&r.key);
-                m.insert("cgroup".into(), json!(c));
-                m.insert("working_set".into(), json!(c.and_then(|c| c.working_set())));
-            }
-            Value::Object(m)
-        })
-        .collect();
-    let mut totals = Map::new();
-    figures_json(&mut totals, &report.totals);
-    json!({
-        "by": report.by.name(),
-        "processes": ctx.scan.processes.iter().map(|p| process_json(p, ctx)).collect::<Vec<_>>(),
-        "rows": rows,
-        "rows_omitted": report.omitted,
-        "totals": totals,
-        "machine": report.machine,
-        "restricted": ctx.scan.restricted.len(),
-        "vanished": ctx.scan.vanished,
-        "missing": ctx.missing,
-        "kernel_threads": ctx.kernel_threads,
-        "failed": ctx.scan.failed.iter().map(|(pid, why)| json!({"pid": pid, "error": why})).collect::<Vec<_>>(),
-        "partial": ctx.partial(),
-        "notes": words(&ctx.notes()),
-    })
+#[derive(Serialize)]
+struct TopJson<'a> {
+    by: &'static str,
+    processes: Vec<ProcessJson<'a>>,
+    rows: Vec<RowJson<'a>>,
+    rows_omitted: usize,
+    totals: json::Figures<'a>,
+    machine: Option<&'a Machine>,
+    restricted: usize,
+    vanished: usize,
+    missing: &'a [u32],
+    kernel_threads: usize,
+    failed: Vec<FailedJson<'a>>,
+    partial: bool,
+    notes: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct ProcessJson<'a> {
+    pid: u32,
+    ppid: u32,
+    uid: Option<u32>,
+    user: String,
+    comm: &'a str,
+    command: String,
+    program: &'a str,
+    cgroup: Option<&'a str>,
+    source: SizeSource,
+    #[serde(flatten)]
+    figures: json::Figures<'a>,
+}
+
+#[derive(Serialize)]
+struct RowJson<'a> {
+    key: &'a str,
+    pid: Option<u32>,
+    depth: usize,
+    processes: usize,
+    processes_without_pss: usize,
+    /// The row's figures are its whole subtree's (`--by tree`).
+    subtree: bool,
+    #[serde(flatten)]
+    figures: json::Figures<'a>,
+    /// With `--by cgroup` only: the row's cgroup (`null` where its files
+    /// were not read) and its working set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cgroup: Option<Option<&'a CgroupMemory>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    working_set: Option<Option<u64>>,
+}
+
+#[derive(Serialize)]
+struct FailedJson<'a> {
+    pid: u32,
+    error: &'a str,
+}
+
+fn process_json<'a>(p: &'a ProcMemory, ctx: &Top) -> ProcessJson<'a> {
+    ProcessJson {
+        pid: p.info.pid,
+        ppid: p.info.ppid,
+        uid: p.info.uid,
+        user: ctx.users.name(p.info.uid),
+        comm: &p.info.comm,
+        command: p.info.command(),
+        program: &p.info.program,
+        cgroup: p.info.cgroup.as_deref(),
+        source: p.source,
+        figures: figures_json(&p.sizes),
+    }
+}
+
+fn row_json<'a>(r: &'a TopRow, report: &TopReport, ctx: &'a Top) -> RowJson<'a> {
+    let cgroup = (report.by == TopBy::Cgroup).then(|| ctx.cgroups.get(&r.key));
+    RowJson {
+        key: &r.key,
+        pid: process(ctx, r).map(|p| p.info.pid),
+        depth: r.depth,
+        processes: r.processes,
+        processes_without_pss: r.without_pss,
+        subtree: report.by == TopBy::Tree,
+        figures: figures_json(&r.sizes),
+        cgroup,
+        working_set: cgroup.map(|c| c.and_then(|c| c.working_set())),
+    }
+}
+
+fn json_doc<'a>(report: &'a TopReport, ctx: &'a Top, notes: &[Note]) -> TopJson<'a> {
+    TopJson {
+        by: report.by.name(),
+        processes: ctx.scan.processes.iter().map(|p| process_json(p, ctx)).collect(),
+        rows: report.rows.iter().map(|r| row_json(r, report, ctx)).collect(),
+        rows_omitted: report.omitted,
+        totals: figures_json(&report.totals),
+        machine: report.machine.as_ref(),
+        restricted: ctx.scan.restricted.len(),
+        vanished: ctx.scan.vanished,
+        missing: &ctx.missing,
+        kernel_threads: ctx.kernel_threads,
+        failed: ctx
+            .scan
+            .failed
+            .iter()
+            .map(|(pid, why)| FailedJson { pid: *pid, error: why })
+            .collect(),
+        partial: ctx.partial(),
+        notes: words(notes),
+    }
 }
 
 /// One CSV line per row, exact bytes, empty cells where unknown.

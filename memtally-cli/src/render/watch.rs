@@ -2,13 +2,15 @@
 //! growth rate of every series (least squares) with a verdict.
 
 use std::io::Write;
+use std::sync::LazyLock;
 
-use serde_json::json;
+use serde::Serialize;
 
 use memtally_core::analyze::trend::{trends, Sample, Scope, SeriesKey, Trend};
 use memtally_core::model::{Figure, Named, Sizes};
 use memtally_core::usecase::watch::SeriesFigure;
 
+use crate::render::json;
 use crate::render::table::{csv_text, Align, Table};
 use crate::render::units::{human_opt, human_signed, plural};
 use crate::render::Printer;
@@ -44,42 +46,68 @@ pub fn live_line(
     )
 }
 
+/// The figures of a series in a sample, in [`SeriesFigure`] order.
+static SERIES_FIGURES: LazyLock<Vec<Figure>> =
+    LazyLock::new(|| SeriesFigure::ALL.iter().map(|f| f.0).collect());
+
 /// The figures of one series in a sample: exact bytes, `null` where unknown.
-fn figures_json(sizes: &Sizes) -> serde_json::Map<String, serde_json::Value> {
-    SeriesFigure::ALL.iter().map(|f| (f.name().to_string(), json!(sizes.figure(f.0)))).collect()
+fn figures_json(sizes: &Sizes) -> json::Figures<'_> {
+    json::Figures { sizes, figures: &SERIES_FIGURES }
+}
+
+/// One line of `watch --format json` per sample (docs/json.md).
+#[derive(Serialize)]
+struct SampleJson<'a> {
+    r#type: &'static str,
+    index: usize,
+    elapsed_s: f64,
+    total: Option<json::Figures<'a>>,
+    processes: Vec<SampledProcess<'a>>,
+    categories: Vec<SampledCategory<'a>>,
+}
+
+#[derive(Serialize)]
+struct SampledProcess<'a> {
+    pid: Option<u32>,
+    command: &'a str,
+    #[serde(flatten)]
+    figures: json::Figures<'a>,
+}
+
+#[derive(Serialize)]
+struct SampledCategory<'a> {
+    category: &'a str,
+    label: &'a str,
+    #[serde(flatten)]
+    figures: json::Figures<'a>,
 }
 
 /// One sample as one line of JSON (JSON Lines, docs/json.md): the totals,
 /// every process and every category sampled.
 pub fn sample_json(index: usize, t: f64, now: &Sample, out: &mut dyn Write) -> std::io::Result<()> {
-    let mut processes = Vec::new();
-    let mut categories = Vec::new();
-    let mut total = serde_json::Value::Null;
+    let mut doc = SampleJson {
+        r#type: "sample",
+        index,
+        elapsed_s: t,
+        total: None,
+        processes: Vec::new(),
+        categories: Vec::new(),
+    };
     for ((scope, key), (label, sizes)) in now {
-        let mut v = figures_json(sizes);
+        let figures = figures_json(sizes);
         match scope {
-            Scope::Process => {
-                v.insert("pid".into(), json!(key.parse::<u32>().ok()));
-                v.insert("command".into(), json!(label));
-                processes.push(v);
-            }
+            Scope::Process => doc.processes.push(SampledProcess {
+                pid: key.parse().ok(),
+                command: label,
+                figures,
+            }),
             Scope::Category => {
-                v.insert("category".into(), json!(key));
-                v.insert("label".into(), json!(label));
-                categories.push(v);
+                doc.categories.push(SampledCategory { category: key, label, figures })
             }
-            Scope::Total => total = serde_json::Value::Object(v),
+            Scope::Total => doc.total = Some(figures),
         }
     }
-    let doc = json!({
-        "type": "sample",
-        "index": index,
-        "elapsed_s": t,
-        "total": total,
-        "processes": processes,
-        "categories": categories,
-    });
-    crate::render::json_line(out, &doc)
+    json::line(out, &doc)
 }
 
 /// The header of `watch --format csv`: one row per sample follows.
@@ -117,6 +145,29 @@ fn rate(v: f64) -> String {
 }
 
 /// The samples of one watch, (seconds since the first, sample).
+/// The last line of `watch --format json` (docs/json.md).
+#[derive(Serialize)]
+struct SummaryJson<'a> {
+    r#type: &'static str,
+    samples: usize,
+    seconds: f64,
+    trends: Vec<TrendJson<'a>>,
+}
+
+/// One series' growth rates, bytes per second.
+#[derive(Serialize)]
+struct TrendJson<'a> {
+    scope: Scope,
+    key: &'a str,
+    label: &'a str,
+    pss_rate: f64,
+    pss_r2: Option<f64>,
+    dirty_rate: Option<f64>,
+    dirty_r2: Option<f64>,
+    samples: usize,
+    steady_growth: bool,
+}
+
 pub struct Summary<'a> {
     pub series: &'a [(f64, Sample)],
 }
@@ -137,30 +188,30 @@ impl Printer for Summary<'_> {
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let pss = trends(self.series, Figure::Pss);
         let dirty = trends(self.series, Figure::Dirty);
-        let rows: Vec<serde_json::Value> = pss
+        let trends = pss
             .iter()
             .map(|(k, (label, t))| {
                 let d = dirty.get(k).map(|(_, t)| t);
-                json!({
-                    "scope": k.0,
-                    "key": k.1,
-                    "label": label,
-                    "pss_rate": t.slope,
-                    "pss_r2": t.r2,
-                    "dirty_rate": d.map(|t| t.slope),
-                    "dirty_r2": d.and_then(|t| t.r2),
-                    "samples": t.samples,
-                    "steady_growth": t.grows_steadily(),
-                })
+                TrendJson {
+                    scope: k.0,
+                    key: &k.1,
+                    label,
+                    pss_rate: t.slope,
+                    pss_r2: t.r2,
+                    dirty_rate: d.map(|t| t.slope),
+                    dirty_r2: d.and_then(|t| t.r2),
+                    samples: t.samples,
+                    steady_growth: t.grows_steadily(),
+                }
             })
             .collect();
-        let doc = json!({
-            "type": "summary",
-            "samples": self.series.len(),
-            "seconds": self.span(),
-            "trends": rows,
-        });
-        crate::render::json_line(out, &doc)
+        let doc = SummaryJson {
+            r#type: "summary",
+            samples: self.series.len(),
+            seconds: self.span(),
+            trends,
+        };
+        json::line(out, &doc)
     }
 
     /// One row per series: its rates in bytes per second.

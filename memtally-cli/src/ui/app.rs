@@ -13,6 +13,7 @@ use memtally_core::usecase::show::{show_process, ShowOptions};
 use memtally_core::usecase::top::{Top, TopReader};
 use memtally_core::Error;
 
+use crate::render::errors::Worded;
 use crate::ui::history::{per_minute, History};
 use crate::ui::widgets::category_rows::{category_rows, CatRow};
 use crate::ui::widgets::process_rows::{base_rows, retain_group, retain_matching, ProcRow};
@@ -263,7 +264,7 @@ impl App {
                 self.top = Some(now);
                 self.top_error = None;
             }
-            Err(e) => self.top_error = Some(e.to_string()),
+            Err(e) => self.top_error = Some(Worded(&e).to_string()),
         }
     }
 
@@ -304,7 +305,7 @@ impl App {
                 }
             },
             Err(e) => {
-                let error = Some(e.to_string());
+                let error = Some(Worded(&e).to_string());
                 match &mut self.detail {
                     Some(d) => d.error = error,
                     None => {

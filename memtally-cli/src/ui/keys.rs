@@ -5,6 +5,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use memtally_core::analyze::top::TopBy;
 use memtally_core::model::Named;
 
+use crate::render::errors::Worded;
 use crate::ui::app::{App, Level};
 use crate::ui::{categories, mappings, processes, snapshot};
 
@@ -71,7 +72,7 @@ pub fn handle(app: &mut App, key: KeyEvent) {
         KeyCode::Char('w') => {
             app.status = match snapshot::write(app) {
                 Ok(path) => format!("snapshot written to {}", path.display()),
-                Err(e) => format!("snapshot not written: {e}"),
+                Err(e) => format!("snapshot not written: {}", Worded(&e)),
             }
         }
         KeyCode::Up | KeyCode::Char('k') => step(app, -1),

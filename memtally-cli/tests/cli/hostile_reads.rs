@@ -182,7 +182,7 @@ fn fault(out: &std::process::Output, took: Duration, written: &[u8]) -> Option<S
     if code.is_none() {
         return Some(format!("killed by a signal (memory?): {err}"));
     }
-    // Documented exit codes only (memtally_core::error::exit).
+    // Documented exit codes only (memtally-cli/src/exit.rs).
     if !matches!(code, Some(0..=6)) {
         return Some(format!("exit {code:?}: {err}"));
     }

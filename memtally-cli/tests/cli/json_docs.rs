@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{repo, repo_path, run_json, shared};
+use crate::support::{repo, repo_path, run, run_json, shared};
 
 /// The keys the `nth` table after the heading containing `heading`
 /// documents: the backticked names in its first column (`start`, `end`
@@ -214,4 +214,41 @@ fn the_key_reader_reads_tables_and_skips_prose() {
     assert!(!region.iter().any(|k| k.contains('…')));
     let sizes = listed("json.md", "### Size keys");
     assert!(sizes.contains("pss_dirty") && sizes.contains("locked"), "{sizes:?}");
+}
+
+/// The key order of the documents: every object's keys sorted (the order
+/// they have always printed in, which render::json keeps), so a document
+/// parsed and printed again is the same bytes; `show` prints its head
+/// and regions first, as they stream, so there each region is.
+#[test]
+fn documents_print_their_keys_sorted() {
+    let python = python_root();
+    let gpu = repo_path("testdata/fixtures/gpu/machine");
+    let printed = |args: &[&str]| {
+        let out = run(args);
+        assert!(out.status.success(), "memtally {args:?}");
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let sorted = |text: &str| {
+        let doc: Value = serde_json::from_str(text).expect("JSON");
+        serde_json::to_string(&doc).unwrap() + "\n"
+    };
+    for args in [
+        &["--proc-root", &python, "top", "--format", "json"][..],
+        &["--proc-root", &python, "top", "--by", "cgroup", "--format", "json"],
+        &["--proc-root", &python, "machine", "--format", "json"],
+        &["--proc-root", &python, "cgroup", "--format", "json"],
+        &["--proc-root", &python, "show", "--tree", "11364", "--format", "json"],
+        &["--proc-root", &gpu, "gpu", "--format", "json"],
+    ] {
+        let text = printed(args);
+        assert_eq!(sorted(&text), text, "memtally {args:?}: keys out of order");
+    }
+    let text = printed(&["--proc-root", &python, "show", "11364", "--format", "json"]);
+    assert!(text.starts_with(r#"{"comm":"#), "the head first: {}", &text[..80]);
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    for r in doc["regions"].as_array().expect("regions") {
+        let region = serde_json::to_string(r).unwrap();
+        assert!(text.contains(&region), "a region's keys out of order: {region}");
+    }
 }

@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use regex::Regex;
 
+use crate::error::Selector;
 use crate::model::{Needs, ProcInfo};
 
 /// Which processes to look at. Empty fields do not narrow; the default
@@ -23,8 +24,8 @@ pub struct Selection {
     /// In this cgroup or below it.
     pub cgroup: Option<String>,
     /// Keep memtally's own process in a narrowed selection (it is left out
-    /// unless named by `pids` or `trees`: `--name python` must not match
-    /// memtally's own command line, `--user root` must not sum memtally).
+    /// unless named by `pids` or `trees`: a name pattern `python` must not
+    /// match memtally's own command line, user root must not sum memtally).
     pub include_self: bool,
 }
 
@@ -38,35 +39,28 @@ impl Selection {
             && self.cgroup.is_none()
     }
 
-    /// The selection as the command line states it (`--pid 1 --name x`),
-    /// for messages.
-    pub fn describe(&self) -> String {
-        let mut parts = Vec::new();
-        let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    /// The selectors that narrow, with their values, for a message to
+    /// state what was asked (empty: every process).
+    pub fn selectors(&self) -> Vec<Selector> {
+        let mut out = Vec::new();
         if !self.pids.is_empty() {
-            parts.push(format!("--pid {}", list(&self.pids)));
+            out.push(Selector::Pids(self.pids.clone()));
         }
         if let Some(re) = &self.name {
-            parts.push(format!("--name {:?}", re.as_str()));
+            out.push(Selector::Name(re.as_str().to_string()));
         }
         if !self.uids.is_empty() {
-            parts.push(format!("--user {}", list(&self.uids)));
+            out.push(Selector::Uids(self.uids.clone()));
         }
-        for t in &self.trees {
-            parts.push(format!("--tree {t}"));
-        }
+        out.extend(self.trees.iter().map(|&t| Selector::Tree(t)));
         if let Some(c) = &self.cgroup {
-            parts.push(format!("--cgroup {c}"));
+            out.push(Selector::Cgroup(c.clone()));
         }
-        if parts.is_empty() {
-            "every process".into()
-        } else {
-            parts.join(" ")
-        }
+        out
     }
 
-    /// Whether the process `pid` is named outright (by `--pid` or as the
-    /// root of a `--tree`), not just matched.
+    /// Whether the process `pid` is named outright (among `pids` or as the
+    /// root of one of `trees`), not just matched.
     pub fn names(&self, pid: u32) -> bool {
         self.pids.contains(&pid) || self.trees.contains(&pid)
     }
@@ -77,7 +71,7 @@ impl Selection {
     }
 
     /// Keeps the selected processes. `infos` must hold every process, so
-    /// that `--tree` can follow parents.
+    /// that `trees` can follow parents.
     pub(crate) fn apply(&self, infos: Vec<ProcInfo>) -> Vec<ProcInfo> {
         let in_trees = (!self.trees.is_empty()).then(|| descendants(&infos, &self.trees));
         infos

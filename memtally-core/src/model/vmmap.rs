@@ -192,7 +192,34 @@ pub struct Diagnostics {
     /// annotations, legend): not figures, so not counted as losses.
     pub other_lines: u64,
     /// Notes about the input as a whole (assumed page size, inferred columns).
-    pub notes: Vec<String>,
+    pub notes: Vec<DocumentNote>,
+}
+
+/// A remark on a vmmap document as a whole, as data: whoever prints it
+/// words it (and names its own way to change what was assumed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "note", rename_all = "snake_case")]
+pub enum DocumentNote {
+    /// Sizes are page counts and the input states no VM page size: this
+    /// one was assumed.
+    PageSizeAssumed {
+        /// The page size assumed, in bytes.
+        bytes: u64,
+    },
+    /// The summary table's first header row was missing (or not
+    /// understood): its columns were inferred from the second row.
+    ColumnsInferred {
+        /// The line of the header row read.
+        line: usize,
+        /// Whether a first row was there at all (then it was not understood).
+        first_row_seen: bool,
+    },
+    /// The summary table's header was not understood: its rows are
+    /// counted as unreadable.
+    SummaryHeaderUnknown {
+        /// The line of the header.
+        line: usize,
+    },
 }
 
 impl Diagnostics {
@@ -210,7 +237,7 @@ impl Diagnostics {
         }
     }
 
-    pub(crate) fn note(&mut self, note: String) {
+    pub(crate) fn note(&mut self, note: DocumentNote) {
         if !self.notes.contains(&note) && self.notes.len() < MAX_SAMPLES {
             self.notes.push(note);
         }

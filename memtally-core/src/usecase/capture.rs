@@ -1,17 +1,18 @@
 //! `capture`: records the `/proc` files memtally reads (and the GPU fd
 //! targets and fdinfo) into a directory laid out like `/proc`, to analyse
-//! later with `--proc-root DIR`. Every file goes through [`crate::write`].
+//! later as a recorded root ([`ProcRoot`](crate::source::ProcRoot) over
+//! the directory). Every file goes through [`crate::write`].
 
 use std::path::{Path, PathBuf};
 
 use crate::analyze::select::Selection;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, UseCase};
 use crate::model::Needs;
 use crate::source::capture::{INCOMPLETE, MACHINE_FILES, PROCESS_FILES};
 use crate::source::gpu::{self, FD_TARGETS};
 use crate::source::proc_root::MAX_SMAPS;
 use crate::source::{stamp, ProcRoot};
-use crate::usecase::select::select;
+use crate::usecase::select::{require_selection, select};
 use crate::write::{Dir, Staged};
 
 /// What one process's capture wrote and what it had to leave out.
@@ -48,11 +49,7 @@ pub struct Captured {
 /// nothing), and held open from then on: every file and directory of the
 /// recording is made beneath it, never by path.
 pub fn capture(root: &ProcRoot, sel: &Selection, out: &Path) -> Result<Captured> {
-    if sel.is_everything() {
-        return Err(Error::Usage(
-            "capture needs a PID or a selection (--pid, --tree, --name, --user, --cgroup)".into(),
-        ));
-    }
+    require_selection(sel, UseCase::Capture)?;
     let only_pids =
         sel.trees.is_empty() && sel.name.is_none() && sel.uids.is_empty() && sel.cgroup.is_none();
     let pids: Vec<u32> = if only_pids {

@@ -102,7 +102,7 @@ pub type Recorded = (Vec<PathBuf>, Vec<(PathBuf, String)>);
 /// Records the memory cgroup files of the processes in `pids` (their
 /// cgroups and every ancestor) from `from`'s cgroup tree into
 /// `out/sys/fs/cgroup/...`, laid out like the tree itself, so that
-/// `--proc-root out` reads them back. Every directory is made beneath
+/// a root over `out` reads them back. Every directory is made beneath
 /// `out`'s descriptor and none is followed through a link (see
 /// [`Dir::beneath`]). Returns the files written and (file, why) for the
 /// ones that could not be; nothing when no hierarchy has the memory

@@ -126,7 +126,7 @@ pub fn gpu(root: &ProcRoot, opts: &GpuOptions) -> Result<GpuReport> {
         }
     }
     if keep.is_empty() && !opts.select.is_everything() {
-        return Err(Error::NotFound(format!("no process matches {}", opts.select.describe())));
+        return Err(Error::NoMatch { asked: opts.select.selectors(), why: Vec::new() });
     }
     let machine = read_machine(root, &all, Some(opts.nvidia_timeout));
     let mut report = build(&machine.inputs, &|pid| keep.contains(&pid));

@@ -5,7 +5,7 @@
 use regex::Regex;
 
 use crate::analyze::select::Selection;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Unmatched, UseCase};
 use crate::model::{Needs, ProcInfo, Scan};
 use crate::source::{scan, users, ProcRoot};
 
@@ -32,11 +32,9 @@ impl SelectOptions {
     /// user names looked up, or a usage error that says which is wrong.
     pub fn resolve(&self) -> Result<Selection> {
         let name = match &self.name {
-            Some(re) => Some(Regex::new(re).map_err(|e| {
-                Error::Usage(format!(
-                    "--name {re:?}: not a valid regular expression: {}",
-                    one_line(&e.to_string())
-                ))
+            Some(re) => Some(Regex::new(re).map_err(|e| Error::BadPattern {
+                pattern: re.clone(),
+                why: one_line(&e.to_string()),
             })?),
             None => None,
         };
@@ -44,11 +42,10 @@ impl SelectOptions {
             .users
             .iter()
             .map(|u| {
-                u.parse::<u32>().ok().or_else(|| users::uid_of(u)).ok_or_else(|| {
-                    Error::Usage(format!(
-                        "--user {u}: no such user in /etc/passwd (give a name or a numeric uid)"
-                    ))
-                })
+                u.parse::<u32>()
+                    .ok()
+                    .or_else(|| users::uid_of(u))
+                    .ok_or_else(|| Error::NoSuchUser { user: u.clone() })
             })
             .collect::<Result<Vec<u32>>>()?;
         Ok(Selection {
@@ -73,7 +70,7 @@ pub(crate) struct Selected {
     pub kernel_threads: usize,
     /// Processes that were listed, then had exited when looked at.
     pub vanished: usize,
-    /// PIDs named with `--pid` or `--tree` that were not there at all (a
+    /// PIDs named, or named as a tree's root, that were not there at all (a
     /// wrong PID, or one that had exited before memtally started).
     pub missing: Vec<u32>,
     /// Whether memtally's own process matched and was left out.
@@ -83,8 +80,8 @@ pub(crate) struct Selected {
 }
 
 impl Selected {
-    /// An error when a selection that narrows found no process: exit code
-    /// 3 with what was asked for and why nothing matched. Every process
+    /// An error when a selection that narrows found no process: what was
+    /// asked for and why nothing matched. Every process
     /// (`top` with no selector) is never an error, even when empty.
     pub fn require_any(&self, root: &ProcRoot, sel: &Selection) -> Result<()> {
         if sel.is_everything() || !self.infos.is_empty() {
@@ -108,38 +105,37 @@ impl Selected {
         }
         let mut why = Vec::new();
         if !self.missing.is_empty() {
-            let list: Vec<String> = self.missing.iter().map(u32::to_string).collect();
-            why.push(format!("no process {} exists", list.join(", ")));
+            why.push(Unmatched::Missing(self.missing.clone()));
         }
         if self.kernel_threads > 0 && !sel.pids.is_empty() {
-            why.push(format!(
-                "{} kernel thread{} left out (no memory map)",
-                self.kernel_threads,
-                if self.kernel_threads == 1 { "" } else { "s" }
-            ));
+            why.push(Unmatched::KernelThreads(self.kernel_threads));
         }
         if self.vanished > 0 && self.missing.is_empty() {
-            why.push(format!("{} processes exited while being listed", self.vanished));
+            why.push(Unmatched::Vanished(self.vanished));
         }
         if self.left_out_self {
-            why.push("only memtally itself matched (left out; --include-self keeps it)".into());
+            why.push(Unmatched::OnlySelf);
         }
-        let why = if why.is_empty() { String::new() } else { format!(": {}", why.join("; ")) };
-        Err(Error::NotFound(format!("no process matches {}{why}", sel.describe())))
+        Err(Error::NoMatch { asked: sel.selectors(), why })
     }
 }
 
 /// The error when every process a narrowed selection found exited (or
-/// could not be read at all) before its memory was read: exit code 3.
+/// could not be read at all) before its memory was read.
 pub(crate) fn require_read(sel: &Selection, scan: &Scan) -> Result<()> {
     if sel.is_everything() || !scan.processes.is_empty() {
         return Ok(());
     }
-    let why = match scan.failed.first() {
-        Some((pid, e)) => format!("process {pid} could not be read: {e}"),
-        None => "every selected process exited while being read; run again".into(),
-    };
-    Err(Error::NotFound(format!("no process of {} was read: {why}", sel.describe())))
+    Err(Error::NoneRead { asked: sel.selectors(), first_failure: scan.failed.first().cloned() })
+}
+
+/// A refusal unless the selection narrows: `use_case` reads only
+/// processes chosen for it.
+pub fn require_selection(sel: &Selection, use_case: UseCase) -> Result<()> {
+    if sel.is_everything() {
+        return Err(Error::NoSelection { use_case });
+    }
+    Ok(())
 }
 
 /// Lists and selects processes. With only PIDs, just those are looked at;

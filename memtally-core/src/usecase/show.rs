@@ -6,7 +6,7 @@ use crate::analyze::classic::Classic;
 use crate::analyze::group::GroupSort;
 use crate::analyze::select::Selection;
 use crate::analyze::show::{build, finish, Fold, Report, ShowBy};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::{Flow, Note, Process, Region, RegionSink};
 use crate::source::ProcRoot;
 use crate::usecase::read::read_full;
@@ -100,14 +100,4 @@ pub fn classic(root: &ProcRoot, pid: u32) -> Result<Classic> {
     let mut counts = Classic::default();
     root.stream_regions(pid, "maps", &mut counts)?;
     Ok(counts)
-}
-
-/// A usage error unless the selection names something.
-pub fn require_selection(sel: &Selection, what: &str) -> Result<()> {
-    if sel.is_everything() {
-        return Err(Error::Usage(format!(
-            "{what} needs a PID, or a selection (--pid, --tree, --name, --user, --cgroup); `memtally top` shows every process"
-        )));
-    }
-    Ok(())
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::analyze::select::Selection;
 use crate::analyze::snapshot::{linux_snapshot, vmmap_snapshot, Moment};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Uncomparable};
 use crate::model::snapshot::{Digest, Snapshot};
 use crate::model::{Note, ProcInfo};
 use crate::source::parse::{snapshot as snapshot_file, vmmap};
@@ -69,7 +69,7 @@ pub(crate) fn moment(root: &ProcRoot) -> Moment {
 }
 
 /// Loads any document memtally can compare: a `memtally snapshot` file,
-/// `show --format json` or `vmmap --format json` output, or saved vmmap text.
+/// the JSON of `show` or of `vmmap`, or saved vmmap text.
 pub fn load(path: &Path) -> Result<Snapshot> {
     let bad = |message: String| Error::Parse { path: path.to_path_buf(), message };
     // A `memtally snapshot` file (its first key says so) is read straight
@@ -86,6 +86,9 @@ pub fn load(path: &Path) -> Result<Snapshot> {
     }
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| bad(format!("not valid JSON: {e}")))?;
+    if !snapshot_file::is_comparable(&value) {
+        return Err(Error::NotComparable { path: path.to_path_buf(), input: Uncomparable::Json });
+    }
     snapshot_file::from_json(value).map_err(|e| bad(e.message))
 }
 
@@ -175,10 +178,7 @@ fn from_vmmap_text(path: &Path, text: &str) -> Result<Snapshot> {
     let (doc, regions) =
         vmmap::parse_all(text.as_bytes(), Default::default()).map_err(|e| Error::io(path, e))?;
     if doc.regions == 0 && doc.summary.is_empty() {
-        return Err(Error::Parse {
-            path: path.to_path_buf(),
-            message: "neither JSON nor vmmap output: give a file written by `memtally snapshot`, `memtally show --format json`, `memtally vmmap --format json`, or saved vmmap text".into(),
-        });
+        return Err(Error::NotComparable { path: path.to_path_buf(), input: Uncomparable::Text });
     }
     Ok(vmmap_snapshot(&doc, &regions))
 }

@@ -51,7 +51,7 @@ pub struct Top {
     pub scan: Scan,
     /// Kernel threads the selection left out.
     pub kernel_threads: usize,
-    /// PIDs named with `--pid` or `--tree` that did not exist (as opposed
+    /// PIDs named, or named as a tree's root, that did not exist (as opposed
     /// to the scan's `vanished`: listed, then exited while being read).
     pub missing: Vec<u32>,
     /// User names, for the `user` grouping and display (read once, on first use).

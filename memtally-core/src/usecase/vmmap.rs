@@ -244,9 +244,10 @@ fn check(source: &str, doc: &Document, strict: bool) -> Result<()> {
             .take(10)
             .map(|p| format!("line {}: {}", p.line, p.reason))
             .collect();
-        return Err(Error::Parse {
+        return Err(Error::UnreadableLines {
             path: source.into(),
-            message: format!("{} unreadable line(s) (--strict): {}", d.unreadable, list.join("; ")),
+            count: d.unreadable,
+            samples: list,
         });
     }
     Ok(())

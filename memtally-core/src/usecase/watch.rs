@@ -31,7 +31,7 @@ pub enum Categories {
 
 /// Reads the selection once: totals and per process from the rollups,
 /// per category from smaps as `categories` says. A narrowed selection
-/// that finds no process is an error (exit code 3).
+/// that finds no process is an error (nothing matched).
 pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Sample> {
     let (_, found) = read_rollups(root, sel, Needs { cmdline: true, cgroup: false }, &Silent)?;
     // Categories for the processes read (those that exited meanwhile

@@ -3,8 +3,9 @@
 //! printers never reach into the command line nor read the system (they
 //! print what the use cases return), the explorer's levels do not import
 //! each other and its modules import in no circle, the library depends on
-//! no command-line, server or drawing crate, and no source file grows past
-//! about 500 lines (tests aside) without being split along its seams.
+//! no command-line, server or drawing crate nor words a `--flag` of it, and
+//! no source file grows past about 500 lines (tests aside) without being
+//! split along its seams.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -166,8 +167,90 @@ fn levels_importing_levels(
     out
 }
 
+/// The string literals of Rust source `text`, comments skipped: each as
+/// written between its quotes (escapes left as they are).
+fn string_literals(text: &str) -> Vec<&str> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = text[i..].find('\n').map_or(b.len(), |n| i + n);
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = text[i + 2..].find("*/").map_or(b.len(), |n| i + 2 + n + 2);
+            }
+            // A char literal ('"', '\''), or a lifetime ('a), not a string.
+            b'\'' if b.get(i + 1) == Some(&b'\\') => {
+                i = text[i + 2..].find('\'').map_or(b.len(), |n| i + 2 + n + 1);
+            }
+            b'\'' if b.get(i + 2) == Some(&b'\'') => i += 3,
+            // A raw string: r"…", r#"…"#, br"…".
+            b'r' if !b[..i].last().is_some_and(|c| c.is_ascii_alphanumeric() && *c != b'b')
+                && matches!(b.get(i + 1), Some(b'"' | b'#')) =>
+            {
+                let hashes = b[i + 1..].iter().take_while(|c| **c == b'#').count();
+                let open = i + 1 + hashes;
+                if b.get(open) != Some(&b'"') {
+                    i += 1;
+                    continue;
+                }
+                let close = format!("\"{}", "#".repeat(hashes));
+                let end = text[open + 1..].find(&close).map_or(b.len(), |n| open + 1 + n);
+                out.push(&text[open + 1..end]);
+                i = end + close.len();
+            }
+            b'"' => {
+                let mut j = i + 1;
+                while j < b.len() && b[j] != b'"' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                out.push(&text[i + 1..j.min(b.len())]);
+                i = j + 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// Whether a literal names a command-line option: `--` and a letter, at
+/// its start or after a space.
+fn names_a_flag(literal: &str) -> bool {
+    let flag_at = |i: usize| {
+        literal[i..].starts_with("--")
+            && literal[i + 2..].chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+    };
+    flag_at(0) || literal.match_indices(' ').any(|(i, _)| flag_at(i + 1))
+}
+
+/// Literals that name another program's options, which the library runs
+/// itself: (file under memtally-core/src, literal).
+const OTHER_PROGRAMS_OPTIONS: &[(&str, &str)] = &[
+    ("source/gpu/nvidia.rs", "--query-compute-apps=pid,used_memory"),
+    ("source/gpu/nvidia.rs", "--format=csv,noheader,nounits"),
+    ("source/gpu/nvidia.rs", "nvidia-smi --query-compute-apps"),
+];
+
 #[test]
 fn the_rule_checkers_see_a_planted_violation() {
+    // A literal naming a flag is seen; one in a comment, a char literal,
+    // a permission string or a lifetime is not.
+    let planted = r##"
+        // --pid in a comment
+        /* and --tree in a block */
+        let q = '"'; let e = '\''; fn f<'a>(x: &'a str) {}
+        let perms = "r--p";
+        let bad = "a large process can take longer: raise --timeout";
+        let raw = r#"--name "x""#;
+        let fine = "vmmap -noCoalesce 5 - -x";
+    "##;
+    let flagged: Vec<&str> =
+        string_literals(planted).into_iter().filter(|l| names_a_flag(l)).collect();
+    assert_eq!(flagged, ["a large process can take longer: raise --timeout", "--name \"x\""]);
+    assert_eq!(string_literals(r#"x("a\"b", "c")"#), [r#"a\"b"#, "c"]);
+
     let names = |t: &str, p: &str| modules_under(t, p).into_iter().collect::<Vec<_>>();
     // Every way an import can be written is seen.
     assert_eq!(names("use memtally_core::source::ProcRoot;", "memtally_core::"), ["source"]);
@@ -330,4 +413,29 @@ fn no_source_file_is_past_its_seams() {
             assert!(lines <= 520, "{}: {lines} lines; split it along its seams", f.display());
         }
     }
+}
+
+/// The library does not know the command line: no user-facing string of
+/// memtally-core names a `--flag` (the CLI words remedies that name one).
+#[test]
+fn the_library_names_no_command_line_flag() {
+    let src = repo().join("memtally-core/src");
+    let mut found = Vec::new();
+    let mut checked = 0;
+    for f in rust_files(&src) {
+        if test_only(&f) {
+            continue;
+        }
+        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+        let text = code(&f);
+        for literal in string_literals(&text) {
+            let allowed = OTHER_PROGRAMS_OPTIONS.contains(&(rel.as_str(), literal));
+            if names_a_flag(literal) && !allowed {
+                found.push(format!("{rel}: {literal:?}"));
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked > 40, "only {checked} files checked");
+    assert!(found.is_empty(), "flags named in the library (word them in the CLI): {found:#?}");
 }

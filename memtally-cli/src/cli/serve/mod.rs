@@ -41,6 +41,7 @@ use memtally_core::usecase::metrics::{collect, MetricsOptions};
 use memtally_core::{Error, Result};
 
 use crate::cli::metrics::MetricsArgs;
+use crate::render::errors::Worded;
 use crate::render::prometheus::{encode, Exposition};
 
 use limits::Slot;
@@ -272,6 +273,7 @@ async fn handle(
     Ok(match scanned {
         Ok(Ok(c)) => metrics(&c, format),
         Ok(Err(e)) => {
+            let e = Worded(&e);
             eprintln!("memtally: scan failed: {e}");
             reply(StatusCode::INTERNAL_SERVER_ERROR, PLAIN, format!("scan failed: {e}\n"))
         }

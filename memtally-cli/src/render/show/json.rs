@@ -2,124 +2,214 @@
 
 use std::io::Write;
 
-use serde_json::{json, Map, Value};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
 
 use memtally_core::analyze::categorize;
+use memtally_core::analyze::gpu::GpuShow;
 use memtally_core::analyze::group::process_total;
 use memtally_core::analyze::show::{Report, Row};
-use memtally_core::model::{Named, Region, Sizes};
+use memtally_core::model::{Named, Process, Region, SizeSource, Sizes};
 
+use crate::render::json;
 use crate::render::notes::{words, WithNotes};
 
-/// A region as JSON: addresses as integers, sizes flattened in bytes.
-pub fn region_json(r: &Region) -> Value {
-    let mut m = Map::new();
-    m.insert("start".into(), json!(r.start));
-    m.insert("end".into(), json!(r.end));
-    m.insert("perms".into(), json!(r.perms));
-    m.insert("offset".into(), json!(r.offset));
-    m.insert("device".into(), json!(r.device));
-    m.insert("inode".into(), json!(r.inode));
-    m.insert("path".into(), json!(r.path));
-    m.insert("category".into(), json!(categorize(r).key()));
-    m.insert("vm_flags".into(), json!(r.vm_flags));
-    for (k, v) in &r.attributes {
-        m.insert(k.clone(), json!(v));
+/// A region as JSON: addresses as integers, its attributes and sizes
+/// (bytes) beside its own keys. The streamed document writes the same
+/// object straight into its buffer ([`RegionWriter`](super::json_region::RegionWriter)).
+#[derive(Serialize)]
+pub(super) struct RegionJson<'a> {
+    start: Option<u64>,
+    end: Option<u64>,
+    perms: &'a str,
+    offset: Option<u64>,
+    device: Option<&'a str>,
+    inode: Option<u64>,
+    path: Option<&'a str>,
+    category: &'static str,
+    vm_flags: Option<&'a str>,
+    #[serde(flatten)]
+    attributes: Attributes<'a>,
+    #[serde(flatten)]
+    sizes: &'a Sizes,
+}
+
+impl RegionJson<'_> {
+    pub(super) fn of(r: &Region) -> RegionJson<'_> {
+        RegionJson {
+            start: r.start,
+            end: r.end,
+            perms: &r.perms,
+            offset: r.offset,
+            device: r.device.as_deref(),
+            inode: r.inode,
+            path: r.path.as_deref(),
+            category: categorize(r).key(),
+            vm_flags: r.vm_flags.as_deref(),
+            attributes: Attributes(&r.attributes),
+            sizes: &r.sizes,
+        }
     }
-    flatten_sizes(&mut m, &r.sizes);
-    Value::Object(m)
 }
 
-fn flatten_sizes(m: &mut Map<String, Value>, sizes: &Sizes) {
-    for (k, v) in sizes.present() {
-        m.insert(k.to_string(), json!(v));
+/// A region's other smaps lines (`THPeligible`, `ProtectionKey`), each a key.
+struct Attributes<'a>(&'a [(String, String)]);
+
+impl Serialize for Attributes<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
     }
 }
 
-fn row_json(name: &str, row: &Row) -> Value {
-    let mut m = Map::new();
-    m.insert(name.into(), json!(row.key));
-    m.insert("label".into(), json!(row.label));
-    m.insert("regions".into(), json!(row.regions));
-    flatten_sizes(&mut m, &row.sizes);
-    Value::Object(m)
+/// Which process the document is of (one process's document only).
+#[derive(Serialize)]
+pub(super) struct ProcessHead<'a> {
+    pid: u32,
+    comm: &'a str,
+    command: String,
+    source: SizeSource,
 }
 
-/// The top level of the JSON document, without the regions (which
-/// [`json_value`] and [`json`] add, each its own way).
-pub(super) fn json_doc(report: &Report) -> Map<String, Value> {
-    let categories: Vec<Value> = report
-        .categories
-        .iter()
-        .map(|(c, g)| {
-            let row = Row {
-                key: g.key.clone(),
-                label: c.label().into(),
+impl ProcessHead<'_> {
+    pub(super) fn of(p: &Process) -> ProcessHead<'_> {
+        ProcessHead { pid: p.pid, comm: &p.comm, command: p.command(), source: p.source }
+    }
+}
+
+/// Every key of the document but the regions and which process: what
+/// needs every region, printed after them when they stream.
+#[derive(Serialize)]
+pub(super) struct ShowSummary<'a> {
+    partial: bool,
+    notes: Vec<String>,
+    gpu: Option<WithNotes<'a, GpuShow>>,
+    totals: &'a Sizes,
+    shmem: ShmemJson<'a>,
+    categories: Vec<CategoryJson<'a>>,
+    by: &'static str,
+    rows: Vec<RowJson<'a>>,
+    rows_omitted: usize,
+}
+
+/// Shared memory's figures, and its USS.
+#[derive(Serialize)]
+struct ShmemJson<'a> {
+    #[serde(flatten)]
+    sizes: &'a Sizes,
+    uss: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct CategoryJson<'a> {
+    category: &'a str,
+    label: &'static str,
+    regions: usize,
+    #[serde(flatten)]
+    sizes: &'a Sizes,
+}
+
+#[derive(Serialize)]
+struct RowJson<'a> {
+    key: &'a str,
+    label: &'a str,
+    regions: usize,
+    #[serde(flatten)]
+    sizes: &'a Sizes,
+}
+
+impl RowJson<'_> {
+    fn of(r: &Row) -> RowJson<'_> {
+        RowJson { key: &r.key, label: &r.label, regions: r.regions, sizes: &r.sizes }
+    }
+}
+
+pub(super) fn summary(report: &Report) -> ShowSummary<'_> {
+    ShowSummary {
+        partial: !report.notes.is_empty(),
+        notes: words(&report.notes),
+        gpu: report.gpu.as_ref().map(|g| WithNotes::new(g, &g.notes)),
+        totals: &report.totals,
+        shmem: ShmemJson { sizes: &report.shmem, uss: report.shmem.uss() },
+        categories: report
+            .categories
+            .iter()
+            .map(|(c, g)| CategoryJson {
+                category: &g.key,
+                label: c.label(),
                 regions: g.regions,
-                sizes: g.sizes.clone(),
-            };
-            row_json("category", &row)
-        })
-        .collect();
-    let mut doc = Map::new();
-    if let [p] = report.processes.as_slice() {
-        doc.insert("pid".into(), json!(p.pid));
-        doc.insert("comm".into(), json!(p.comm));
-        doc.insert("command".into(), json!(p.command()));
-        doc.insert("source".into(), json!(p.source));
+                sizes: &g.sizes,
+            })
+            .collect(),
+        by: report.by.name(),
+        rows: report.rows.iter().map(RowJson::of).collect(),
+        rows_omitted: report.omitted,
     }
-    doc.insert("partial".into(), json!(!report.notes.is_empty()));
-    doc.insert("notes".into(), json!(words(&report.notes)));
-    doc.insert("gpu".into(), json!(report.gpu.as_ref().map(|g| WithNotes::new(g, &g.notes))));
-    doc.insert("totals".into(), serde_json::to_value(&report.totals).unwrap_or(Value::Null));
-    let mut shmem = Map::new();
-    flatten_sizes(&mut shmem, &report.shmem);
-    shmem.insert("uss".into(), json!(report.shmem.uss()));
-    doc.insert("shmem".into(), Value::Object(shmem));
-    doc.insert("categories".into(), Value::Array(categories));
-    doc.insert("by".into(), json!(report.by.name()));
-    doc.insert(
-        "rows".into(),
-        Value::Array(report.rows.iter().map(|r| row_json("key", r)).collect()),
-    );
-    doc.insert("rows_omitted".into(), json!(report.omitted));
-    doc
 }
 
-/// The documented JSON document (see docs/json.md).
-pub fn json_value(report: &Report) -> Value {
-    let mut doc = json_doc(report);
-    match report.processes.as_slice() {
-        [one] => {
-            doc.insert(
-                "regions".into(),
-                Value::Array(one.regions.iter().map(region_json).collect()),
-            );
-        }
-        many => {
-            let processes = many
+/// The document held whole: one process's (its head, summary and regions)
+/// or several processes' (`show --tree`: the summary, then each process).
+#[derive(Serialize)]
+struct ShowJson<'a> {
+    #[serde(flatten)]
+    head: Option<ProcessHead<'a>>,
+    #[serde(flatten)]
+    summary: ShowSummary<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    regions: Option<Vec<RegionJson<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    processes: Option<Vec<ProcessJson<'a>>>,
+}
+
+/// One process of several, with its own totals and regions.
+#[derive(Serialize)]
+struct ProcessJson<'a> {
+    #[serde(flatten)]
+    head: ProcessHead<'a>,
+    totals: Sizes,
+    regions: Vec<RegionJson<'a>>,
+}
+
+fn regions(p: &Process) -> Vec<RegionJson<'_>> {
+    p.regions.iter().map(RegionJson::of).collect()
+}
+
+fn json_doc(report: &Report) -> ShowJson<'_> {
+    let one = match report.processes.as_slice() {
+        [one] => Some(one),
+        _ => None,
+    };
+    ShowJson {
+        head: one.map(ProcessHead::of),
+        summary: summary(report),
+        regions: one.map(regions),
+        processes: one.is_none().then(|| {
+            report
+                .processes
                 .iter()
-                .map(|p| {
-                    json!({
-                        "pid": p.pid,
-                        "comm": p.comm,
-                        "command": p.command(),
-                        "source": p.source,
-                        "totals": process_total(p),
-                        "regions": p.regions.iter().map(region_json).collect::<Vec<_>>(),
-                    })
+                .map(|p| ProcessJson {
+                    head: ProcessHead::of(p),
+                    totals: process_total(p),
+                    regions: regions(p),
                 })
-                .collect();
-            doc.insert("processes".into(), Value::Array(processes));
-        }
+                .collect()
+        }),
     }
-    Value::Object(doc)
 }
 
-/// Prints [`json_value`]'s document: several processes, each with its
+/// The documented JSON document (see docs/json.md), its keys sorted: what
+/// the streamed document must parse back to.
+#[cfg(test)]
+pub fn json_value(report: &Report) -> std::io::Result<serde_json::Value> {
+    json::sorted(&json_doc(report))
+}
+
+/// Prints the document held whole: several processes, each with its
 /// regions in memory (`show --tree`). One process streams instead, through
-/// [`RegionStream`], printing each region straight from the model.
+/// [`RegionStream`](super::RegionStream), printing each region straight from the model.
 pub fn json(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *out, &json_value(report))?;
-    out.write_all(b"\n")
+    json::line(out, &json_doc(report))
 }

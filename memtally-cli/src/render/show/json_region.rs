@@ -1,5 +1,5 @@
 //! A region's JSON object written straight into the output buffer, with
-//! the key order of [`region_json`](super::json::region_json)'s map: the
+//! the key order of [`RegionJson`](super::json::RegionJson) sorted: the
 //! hot path of `show --format json` on a process with many mappings.
 
 use memtally_core::analyze::categorize;
@@ -45,7 +45,7 @@ impl RegionWriter {
             && self.extras.iter().zip(&r.sizes.extra).all(|(a, (b, _))| a == b)
     }
 
-    /// The key order `region_json`'s map gives: sorted, a later insert of
+    /// The key order `RegionJson` prints with: sorted, a later insert of
     /// the same key replacing the earlier value.
     fn relayout(&mut self, r: &Region, known: u64) -> std::io::Result<()> {
         let mut keys: std::collections::BTreeMap<&str, Field> = std::collections::BTreeMap::new();

@@ -4,15 +4,14 @@
 
 use std::io::Write;
 
-use serde_json::{json, Map, Value};
-
 use memtally_core::analyze::categorize;
 use memtally_core::analyze::show::Report;
 use memtally_core::model::{Flow, Named, Process, Region, RegionSink};
 
-use super::json::json_doc;
+use super::json::{summary, ProcessHead};
 use super::json_region::RegionWriter;
 use super::{csv, csv_cell, figures, heading, table, COLUMNS, CSV_FIGURES};
+use crate::render::stream_doc::StreamDoc;
 use crate::render::Format;
 
 /// Prints regions as they are read (`--regions` tables and CSV, and the
@@ -22,13 +21,10 @@ use crate::render::Format;
 pub struct RegionStream {
     kind: StreamKind,
     started: bool,
-    first: bool,
-    buf: Vec<u8>,
+    doc: StreamDoc,
     writer: RegionWriter,
     /// The terminal's width, asked once (tables are cut to it).
     width: Option<usize>,
-    /// The write that failed while printing as a sink (see [`RegionStream::to`]).
-    failed: Option<std::io::Error>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,9 +38,6 @@ enum StreamKind {
     /// Grouped table or CSV: nothing per region.
     Grouped(Format),
 }
-
-/// Bytes gathered before a write to the output.
-const FLUSH_AT: usize = 128 * 1024;
 
 /// Column widths of the streamed regions table: wide enough for a
 /// 48-bit address, and for `PRIV DIRTY` or `1023.9M` after a space (so no
@@ -66,15 +59,13 @@ impl RegionStream {
         RegionStream {
             kind,
             started: false,
-            first: true,
-            buf: Vec::with_capacity(FLUSH_AT + 4096),
+            doc: StreamDoc::default(),
             writer: RegionWriter::default(),
             width: if kind == StreamKind::Table {
                 crate::render::width::output_width()
             } else {
                 None
             },
-            failed: None,
         }
     }
 
@@ -97,10 +88,8 @@ impl RegionStream {
     fn print(&mut self, pid: u32, r: &Region, out: &mut dyn Write) -> std::io::Result<()> {
         match self.kind {
             StreamKind::Json => {
-                if !self.first {
-                    self.buf.push(b',');
-                }
-                self.writer.write(r, &mut self.buf)?;
+                let writer = &mut self.writer;
+                self.doc.item(|buf| writer.write(r, buf))?;
             }
             StreamKind::Csv => {
                 let mut rec = vec![
@@ -113,7 +102,7 @@ impl RegionStream {
                 ];
                 rec.extend(CSV_FIGURES.iter().map(|&f| csv_cell(r.sizes.figure(f))));
                 let mut w =
-                    ::csv::WriterBuilder::new().has_headers(false).from_writer(&mut self.buf);
+                    ::csv::WriterBuilder::new().has_headers(false).from_writer(self.doc.buf());
                 w.write_record(&rec)?;
                 w.flush()?;
             }
@@ -127,17 +116,13 @@ impl RegionStream {
                 line.push_str(&format!("  {category:<CATEGORY_WIDTH$}  "));
                 line.push_str(r.path.as_deref().unwrap_or(""));
                 let line = crate::render::table::escape_controls(line.trim_end().to_string());
-                self.buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
-                self.buf.push(b'\n');
+                let buf = self.doc.buf();
+                buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
+                buf.push(b'\n');
             }
             StreamKind::Grouped(_) => {}
         }
-        self.first = false;
-        if self.buf.len() >= FLUSH_AT {
-            out.write_all(&self.buf)?;
-            self.buf.clear();
-        }
-        Ok(())
+        self.doc.flush_if_full(out)
     }
 
     /// What comes before the first region; called by the first
@@ -146,37 +131,29 @@ impl RegionStream {
         self.started = true;
         match self.kind {
             StreamKind::Json => {
-                let mut head = Map::new();
-                if let [p] = processes {
-                    head.insert("pid".into(), json!(p.pid));
-                    head.insert("comm".into(), json!(p.comm));
-                    head.insert("command".into(), json!(p.command()));
-                    head.insert("source".into(), json!(p.source));
-                }
-                let text = serde_json::to_string(&Value::Object(head))?;
-                // `{...}` without its closing brace, then the regions.
-                self.buf.extend_from_slice(&text.as_bytes()[..text.len() - 1]);
-                if text.len() > 2 {
-                    self.buf.push(b',');
-                }
-                self.buf.extend_from_slice(b"\"regions\":[");
+                let head = match processes {
+                    [p] => Some(ProcessHead::of(p)),
+                    _ => None,
+                };
+                self.doc.open(&head, "regions")?;
             }
             StreamKind::Csv => {
                 let mut header = vec!["pid", "start", "end", "perms", "category", "path"];
                 header.extend(CSV_FIGURES.iter().map(|f| f.name()));
-                let mut w = ::csv::Writer::from_writer(&mut self.buf);
+                let mut w = ::csv::Writer::from_writer(self.doc.buf());
                 w.write_record(&header)?;
                 w.flush()?;
             }
             StreamKind::Table => {
-                self.buf.extend_from_slice(heading(processes, self.width).as_bytes());
+                let buf = self.doc.buf();
+                buf.extend_from_slice(heading(processes, self.width).as_bytes());
                 let mut line = format!("{:<ADDRESS_WIDTH$}  {:<PERMS_WIDTH$}", "ADDRESS", "PERMS");
                 for (h, _) in COLUMNS {
                     line.push_str(&format!("{h:>FIGURE_WIDTH$}"));
                 }
                 line.push_str(&format!("  {:<CATEGORY_WIDTH$}  MAPPING", "CATEGORY"));
-                self.buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
-                self.buf.push(b'\n');
+                buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
+                buf.push(b'\n');
             }
             StreamKind::Grouped(_) => {}
         }
@@ -186,26 +163,14 @@ impl RegionStream {
     /// Prints what needs every region, and flushes; or returns the error
     /// of the write that stopped the read.
     pub fn finish(mut self, report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
-        if let Some(e) = self.failed.take() {
+        if let Some(e) = self.doc.take_failed() {
             return Err(e);
         }
         if !self.started {
             self.start(&report.processes)?;
         }
         match self.kind {
-            StreamKind::Json => {
-                self.buf.push(b']');
-                for (k, v) in json_doc(report) {
-                    if matches!(k.as_str(), "pid" | "comm" | "command" | "source") {
-                        continue;
-                    }
-                    self.buf.push(b',');
-                    serde_json::to_writer(&mut self.buf, &k)?;
-                    self.buf.push(b':');
-                    serde_json::to_writer(&mut self.buf, &v)?;
-                }
-                self.buf.extend_from_slice(b"}\n");
-            }
+            StreamKind::Json => self.doc.close(&summary(report))?,
             StreamKind::Csv => {}
             StreamKind::Table => {
                 let mut line = format!("{:<ADDRESS_WIDTH$}  {:<PERMS_WIDTH$}", "total", "");
@@ -213,27 +178,28 @@ impl RegionStream {
                     line.push_str(&format!("{cell:>FIGURE_WIDTH$}"));
                 }
                 line.push_str(&format!("  {} regions", report.region_count));
-                self.buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
-                self.buf.push(b'\n');
+                let buf = self.doc.buf();
+                buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
+                buf.push(b'\n');
                 for note in &report.notes {
                     let text = crate::render::width::wrap(
                         "note: ",
                         &crate::render::notes::word(note),
                         self.width,
                     );
-                    self.buf.extend_from_slice(text.as_bytes());
+                    buf.extend_from_slice(text.as_bytes());
                 }
             }
             StreamKind::Grouped(Format::Csv) => {
-                out.write_all(&self.buf)?;
+                self.doc.write_out(out)?;
                 return csv(report, false, out);
             }
             StreamKind::Grouped(_) => {
-                out.write_all(&self.buf)?;
+                self.doc.write_out(out)?;
                 return table(report, out);
             }
         }
-        out.write_all(&self.buf)
+        self.doc.write_out(out)
     }
 }
 
@@ -244,18 +210,6 @@ pub struct Printing<'a> {
     pid: u32,
 }
 
-impl Printing<'_> {
-    fn flow(&mut self, written: std::io::Result<()>) -> Flow {
-        match written {
-            Ok(()) => Flow::Continue,
-            Err(e) => {
-                self.stream.failed = Some(e);
-                Flow::Stop
-            }
-        }
-    }
-}
-
 impl RegionSink for Printing<'_> {
     fn begin(&mut self, process: &Process) -> Flow {
         self.pid = process.pid;
@@ -263,12 +217,12 @@ impl RegionSink for Printing<'_> {
             return Flow::Continue;
         }
         let started = self.stream.start(std::slice::from_ref(process));
-        self.flow(started)
+        self.stream.doc.keep(started)
     }
 
     fn region(&mut self, _line: usize, region: Region) -> Flow {
         let written = self.stream.print(self.pid, &region, self.out);
-        self.flow(written)
+        self.stream.doc.keep(written)
     }
 }
 

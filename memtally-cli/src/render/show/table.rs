@@ -6,6 +6,8 @@ use memtally_core::analyze::show::{Report, ShowBy};
 use memtally_core::model::{Named, Sizes};
 
 use super::{columns, figures_in, gpu_rows, heading};
+use crate::render::blocks::{write_text, Block};
+use crate::render::notes::word;
 use crate::render::table::{Align, Table};
 use crate::render::units::human_opt;
 use crate::render::width;
@@ -75,49 +77,40 @@ pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         t.keep_whole(0);
     }
     let fit = width::output_width();
-    t.fit(fit);
-    out.write_all(heading(&report.processes, fit).as_bytes())?;
-    out.write_all(t.render().as_bytes())?;
+    let heading = heading(&report.processes, fit);
+    let mut blocks = vec![Block::Heading(heading.trim_end_matches('\n').into()), Block::Table(t)];
     if let Some(g) = gpu {
-        writeln!(
-            out,
+        blocks.push(Block::Line(format!(
             "GPU rows (not in the total): RSS = drm-resident, PSS = resident shared among the client's processes, VIRTUAL = drm-total; dma-buf: RSS = size, PSS = size / holders. reclaimable (LazyFree + drm-purgeable): {}. More: memtally gpu",
             human_opt(g.reclaimable)
-        )?;
-        for note in &g.notes {
-            width::note(out, &crate::render::notes::word(note), fit)?;
-        }
+        )));
+        blocks.extend(g.notes.iter().map(|n| Block::Note(word(n))));
     }
     for (label, sizes) in
         report.rows.iter().map(|r| (r.label.as_str(), &r.sizes)).chain([("total", &report.totals)])
     {
         let parts = huge_parts(sizes);
         if !parts.is_empty() {
-            writeln!(out, "huge pages / KSM, {label}: {}", parts.join(", "))?;
+            blocks.push(Block::Line(format!("huge pages / KSM, {label}: {}", parts.join(", "))));
         }
     }
-    if let Some(line) = shmem_line(&report.shmem) {
-        writeln!(out, "{line}")?;
-    }
+    blocks.extend(shmem_line(&report.shmem).map(Block::Line));
     if report.omitted > 0 {
-        writeln!(
-            out,
+        blocks.push(Block::Line(format!(
             "({} more rows not shown; totals include them. --top to change.)",
             report.omitted
-        )?;
+        )));
     }
-    for note in &report.notes {
-        width::note(out, &crate::render::notes::word(note), fit)?;
-    }
+    blocks.extend(report.notes.iter().map(|n| Block::Note(word(n))));
     if report.processes.len() > 1 {
-        writeln!(
-            out,
+        // Whole, not wrapped as notes: the output's fitting wraps them.
+        blocks.push(Block::Line(format!(
             "note: {} processes: only figures that add up across them are shown (PSS DIRTY = Pss_Dirty, SWAP PSS = SwapPss: a shared page divided among its processes); RSS, shared dirty and swap in full are in --format json.",
             report.processes.len()
-        )?;
+        )));
         if report.totals.pss_dirty.is_none() {
-            writeln!(out, "note: no Pss_Dirty in these smaps (Linux 6.0 and later have it): PSS DIRTY is unknown (-); PRIV DIRTY leaves shared dirty pages out.")?;
+            blocks.push(Block::Line("note: no Pss_Dirty in these smaps (Linux 6.0 and later have it): PSS DIRTY is unknown (-); PRIV DIRTY leaves shared dirty pages out.".into()));
         }
     }
-    Ok(())
+    write_text(blocks, fit, out)
 }

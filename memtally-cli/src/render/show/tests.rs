@@ -7,12 +7,13 @@ use memtally_core::analyze::show::{build, finish, Fold, Report, ShowBy};
 use memtally_core::model::{Backing, Figure, Flow, Named, Process, Region, RegionSink, SizeSource};
 use memtally_core::source::ProcRoot;
 
-use super::json::json_value;
+use super::json::{json_value, RegionJson};
+use super::json_region::RegionWriter;
 use super::stream::Printing;
 use super::{csv, table, RegionStream};
 
 fn slow(report: &Report) -> Value {
-    json_value(report)
+    json_value(report).unwrap()
 }
 
 /// The streamed JSON of a one-process report, parsed back.
@@ -92,7 +93,7 @@ fn streaming_prints_what_the_in_memory_view_prints() {
                     false,
                 ))
                 .unwrap();
-                assert_eq!(got, json_value(&report), "pid {pid} by {}", by.name());
+                assert_eq!(got, json_value(&report).unwrap(), "pid {pid} by {}", by.name());
                 // Grouped table and CSV: the same bytes.
                 let mut want = Vec::new();
                 table(&report, &mut want).unwrap();
@@ -167,6 +168,15 @@ fn streamed_json_handles_every_region_shape() {
         rollup: None,
         streamed: None,
     }];
+    // Byte for byte, key order included: the fast path's object is the
+    // derived one's, sorted.
+    let mut writer = RegionWriter::default();
+    for r in &p[0].regions {
+        let mut fast = Vec::new();
+        writer.write(r, &mut fast).unwrap();
+        let slow = serde_json::to_vec(&crate::render::json::sorted(&RegionJson::of(r)).unwrap());
+        assert_eq!(String::from_utf8(fast).unwrap(), String::from_utf8(slow.unwrap()).unwrap());
+    }
     let report = build(p.to_vec(), ShowBy::Path, &[GroupSort::Figure(Figure::Dirty)], None);
     assert_eq!(fast(&report), slow(&report));
     let mut none = p.clone();

@@ -6,8 +6,10 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use memtally_core::analyze::vmmap::{CountMismatch, Footprint, Overcommit, TotalCheck};
-use memtally_core::model::vmmap::{Diagnostics, Header, MallocZoneRow, SummaryRow};
+use memtally_core::model::vmmap::{Diagnostics, Header, MallocZoneRow, Problem, SummaryRow};
 use memtally_core::model::{Flow, Region, RegionSink, Sizes};
+
+use crate::render::stream_doc::{NoKeys, StreamDoc};
 
 use super::VmmapView;
 use crate::render::table::csv_text;
@@ -117,6 +119,8 @@ struct JsonGroupRow<'a> {
     sizes: &'a Sizes,
 }
 
+/// Every key of the document but `regions`, which come first (as they
+/// are read), then these, sorted.
 #[derive(Serialize)]
 struct JsonDoc<'a> {
     source: &'a str,
@@ -125,7 +129,6 @@ struct JsonDoc<'a> {
     header: &'a Header,
     regions_read: u64,
     regions_selected: u64,
-    regions: Vec<JsonRegion<'a>>,
     summary_columns: &'a [String],
     summary: Vec<&'a SummaryRow>,
     summary_totals: &'a [SummaryRow],
@@ -138,7 +141,34 @@ struct JsonDoc<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     grouped: Option<JsonGroup<'a>>,
     warnings: JsonWarnings<'a>,
-    unparsed: &'a Diagnostics,
+    unparsed: JsonDiagnostics<'a>,
+}
+
+/// The diagnostics as docs/vmmap-json.md has them: the model's fields,
+/// its notes worded.
+#[derive(Serialize)]
+struct JsonDiagnostics<'a> {
+    lines: u64,
+    unreadable: u64,
+    unreadable_samples: &'a [Problem],
+    damaged: u64,
+    damaged_samples: &'a [Problem],
+    elisions: u64,
+    other_lines: u64,
+    notes: Vec<String>,
+}
+
+fn json_diagnostics(d: &Diagnostics) -> JsonDiagnostics<'_> {
+    JsonDiagnostics {
+        lines: d.lines,
+        unreadable: d.unreadable,
+        unreadable_samples: &d.unreadable_samples,
+        damaged: d.damaged,
+        damaged_samples: &d.damaged_samples,
+        elisions: d.elisions,
+        other_lines: d.other_lines,
+        notes: d.notes.iter().map(super::notes::document_note).collect(),
+    }
 }
 
 /// Prints selected regions as they are parsed, for JSON (the document's
@@ -147,14 +177,8 @@ struct JsonDoc<'a> {
 pub struct VmmapStream {
     json: bool,
     started: bool,
-    first: bool,
-    buf: Vec<u8>,
-    /// The write that failed while printing as a sink (see [`VmmapStream::to`]).
-    failed: Option<io::Error>,
+    doc: StreamDoc,
 }
-
-/// Bytes gathered before a write to the output.
-const FLUSH_AT: usize = 128 * 1024;
 
 /// The CSV columns, one row per selected region.
 const CSV_HEADER: [&str; 13] = [
@@ -176,8 +200,7 @@ const CSV_HEADER: [&str; 13] = [
 impl VmmapStream {
     /// For `--format json` (`json`) or `--format csv`.
     pub fn new(json: bool) -> VmmapStream {
-        let buf = Vec::with_capacity(FLUSH_AT + 4096);
-        VmmapStream { json, started: false, first: true, buf, failed: None }
+        VmmapStream { json, started: false, doc: StreamDoc::default() }
     }
 
     /// The stream as a sink of the selected regions, printing to `out`: a
@@ -190,9 +213,9 @@ impl VmmapStream {
     fn start(&mut self) -> io::Result<()> {
         self.started = true;
         if self.json {
-            self.buf.extend_from_slice(b"{\"regions\":[");
+            self.doc.open(&NoKeys, "regions")?;
         } else {
-            let mut w = csv::Writer::from_writer(&mut self.buf);
+            let mut w = csv::Writer::from_writer(self.doc.buf());
             w.write_record(CSV_HEADER)?;
             w.flush()?;
         }
@@ -205,14 +228,12 @@ impl VmmapStream {
             self.start()?;
         }
         if self.json {
-            if !self.first {
-                self.buf.push(b',');
-            }
-            serde_json::to_writer(&mut self.buf, &json_region(line, g))
-                .map_err(io::Error::other)?;
+            self.doc.item(|buf| {
+                serde_json::to_writer(buf, &json_region(line, g)).map_err(io::Error::other)
+            })?;
         } else {
             let o = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
-            let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(&mut self.buf);
+            let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(self.doc.buf());
             w.write_record([
                 line.to_string(),
                 csv_text(g.region_type.clone().unwrap_or_default()),
@@ -230,40 +251,21 @@ impl VmmapStream {
             ])?;
             w.flush()?;
         }
-        self.first = false;
-        if self.buf.len() >= FLUSH_AT {
-            out.write_all(&self.buf)?;
-            self.buf.clear();
-        }
-        Ok(())
+        self.doc.flush_if_full(out)
     }
 
     /// Prints the rest: for JSON every key but `regions`, from the report.
     pub fn finish(mut self, r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
-        if let Some(e) = self.failed.take() {
+        if let Some(e) = self.doc.take_failed() {
             return Err(e);
         }
         if !self.started {
             self.start()?;
         }
         if self.json {
-            self.buf.push(b']');
-            let doc = json_doc(r);
-            let value = serde_json::to_value(&doc).map_err(io::Error::other)?;
-            if let serde_json::Value::Object(map) = value {
-                for (k, v) in map {
-                    if k == "regions" {
-                        continue;
-                    }
-                    self.buf.push(b',');
-                    serde_json::to_writer(&mut self.buf, &k).map_err(io::Error::other)?;
-                    self.buf.push(b':');
-                    serde_json::to_writer(&mut self.buf, &v).map_err(io::Error::other)?;
-                }
-            }
-            self.buf.extend_from_slice(b"}\n");
+            self.doc.close(&json_doc(r))?;
         }
-        out.write_all(&self.buf)
+        self.doc.write_out(out)
     }
 }
 
@@ -275,20 +277,19 @@ pub struct VmmapPrinting<'a> {
 
 impl RegionSink for VmmapPrinting<'_> {
     fn region(&mut self, line: usize, region: Region) -> Flow {
-        match self.stream.region(line, &region, self.out) {
-            Ok(()) => Flow::Continue,
-            Err(e) => {
-                self.stream.failed = Some(e);
-                Flow::Stop
-            }
-        }
+        let written = self.stream.region(line, &region, self.out);
+        self.stream.doc.keep(written)
     }
 }
 
-/// One JSON document (docs/vmmap-json.md), with the report's regions.
+/// One JSON document (docs/vmmap-json.md) of the report's regions, as
+/// [`VmmapStream`] prints it.
 pub(super) fn json(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, &json_doc(r)).map_err(io::Error::other)?;
-    writeln!(out)
+    let mut stream = VmmapStream::new(true);
+    for (line, g) in &r.report.regions {
+        stream.region(*line, g, out)?;
+    }
+    stream.finish(r, out)
 }
 
 fn json_doc<'a>(r: &'a VmmapView<'a>) -> JsonDoc<'a> {
@@ -300,7 +301,6 @@ fn json_doc<'a>(r: &'a VmmapView<'a>) -> JsonDoc<'a> {
         header: &r.report.doc.header,
         regions_read: t.regions_read,
         regions_selected: t.selected,
-        regions: r.report.regions.iter().map(|(l, g)| json_region(*l, g)).collect(),
         summary_columns: &r.report.doc.summary_columns,
         summary: r.selected_summary().collect(),
         summary_totals: &r.report.doc.summary_totals,
@@ -355,7 +355,7 @@ fn json_doc<'a>(r: &'a VmmapView<'a>) -> JsonDoc<'a> {
             overcommit_samples: &t.overcommit_samples,
             count_mismatches: &r.report.mismatches,
         },
-        unparsed: &r.report.doc.diagnostics,
+        unparsed: json_diagnostics(&r.report.doc.diagnostics),
     }
 }
 

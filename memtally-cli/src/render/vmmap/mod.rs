@@ -5,6 +5,7 @@
 mod csv;
 mod detail;
 mod json;
+mod notes;
 mod seed;
 mod table;
 

@@ -402,7 +402,7 @@ fn warnings(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
             d.elisions
         ));
     }
-    lines.extend(d.notes.iter().cloned());
+    lines.extend(d.notes.iter().map(super::notes::document_note));
     if !lines.is_empty() {
         writeln!(out, "\nWarnings:")?;
         for l in lines {

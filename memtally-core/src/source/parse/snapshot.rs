@@ -21,31 +21,61 @@ pub fn parse(input: &[u8]) -> std::result::Result<Snapshot, ParseError> {
     from_json(value)
 }
 
-fn snapshot(value: Value) -> std::result::Result<Snapshot, String> {
+/// The documents a snapshot is read from.
+enum Shape {
+    /// A `memtally snapshot` document.
+    Snapshot,
+    /// The JSON of one process shown.
+    ShowProcess,
+    /// The JSON of several processes shown.
+    ShowSelection,
+    /// The JSON of a vmmap report.
+    Vmmap,
+}
+
+/// Which document `value` is, if it is one memtally writes.
+fn shape(value: &Value) -> Option<Shape> {
     if value.get("memtally_snapshot").is_some() {
-        let version = value["memtally_snapshot"].as_u64().unwrap_or(0);
-        if version != SNAPSHOT_VERSION as u64 {
-            return Err(format!(
-                "snapshot format {version} is not the one this memtally reads ({SNAPSHOT_VERSION})"
-            ));
-        }
-        return serde_json::from_value(value).map_err(|e| format!("not a valid snapshot: {e}"));
-    }
-    if value.get("regions").is_some() && value.get("pid").is_some() {
-        let p = show_process(&value)?;
-        return Ok(Snapshot::of(vec![p], SnapshotKind::Linux));
-    }
-    if let (Some(procs), Some(_)) =
-        (value.get("processes").and_then(Value::as_array), value.get("categories"))
+        Some(Shape::Snapshot)
+    } else if value.get("regions").is_some() && value.get("pid").is_some() {
+        Some(Shape::ShowProcess)
+    } else if value.get("processes").is_some_and(Value::is_array)
+        && value.get("categories").is_some()
     {
-        let processes =
-            procs.iter().map(show_process).collect::<std::result::Result<Vec<_>, _>>()?;
-        return Ok(Snapshot::of(processes, SnapshotKind::Linux));
+        Some(Shape::ShowSelection)
+    } else if value.get("regions_read").is_some() && value.get("header").is_some() {
+        Some(Shape::Vmmap)
+    } else {
+        None
     }
-    if value.get("regions_read").is_some() && value.get("header").is_some() {
-        return vmmap_json(&value);
+}
+
+/// Whether `value` is a document memtally can compare (its reading may
+/// still fail on a damaged one).
+pub fn is_comparable(value: &Value) -> bool {
+    shape(value).is_some()
+}
+
+fn snapshot(value: Value) -> std::result::Result<Snapshot, String> {
+    match shape(&value) {
+        Some(Shape::Snapshot) => {
+            let version = value["memtally_snapshot"].as_u64().unwrap_or(0);
+            if version != SNAPSHOT_VERSION as u64 {
+                return Err(format!(
+                    "snapshot format {version} is not the one this memtally reads ({SNAPSHOT_VERSION})"
+                ));
+            }
+            serde_json::from_value(value).map_err(|e| format!("not a valid snapshot: {e}"))
+        }
+        Some(Shape::ShowProcess) => Ok(Snapshot::of(vec![show_process(&value)?], SnapshotKind::Linux)),
+        Some(Shape::ShowSelection) => {
+            let procs = value["processes"].as_array().into_iter().flatten();
+            let processes = procs.map(show_process).collect::<std::result::Result<Vec<_>, _>>()?;
+            Ok(Snapshot::of(processes, SnapshotKind::Linux))
+        }
+        Some(Shape::Vmmap) => vmmap_json(&value),
+        None => Err("a JSON document memtally cannot compare: expected a snapshot, or the JSON of a process or of a vmmap report".into()),
     }
-    Err("a JSON document memtally cannot compare: expected `memtally snapshot`, `memtally show --format json` or `memtally vmmap --format json` output".into())
 }
 
 /// The JSON of `memtally vmmap --format json` (docs/vmmap-json.md).

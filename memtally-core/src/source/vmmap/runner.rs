@@ -24,11 +24,7 @@ fn first_line(bytes: &[u8]) -> String {
 
 /// Runs `vmmap -noCoalesce PID`, waiting at most `timeout`.
 pub fn run_vmmap(pid: u32, timeout: Duration) -> Result<Vec<u8>> {
-    let exe = find_on_path("vmmap", std::env::var_os("PATH").as_deref()).ok_or_else(|| {
-        Error::Tool(
-            "vmmap not found on PATH: --pid runs macOS's vmmap (part of the Xcode command line tools); elsewhere, save `vmmap -noCoalesce PID > FILE` on the Mac and run `memtally vmmap FILE`".into(),
-        )
-    })?;
+    let exe = find_on_path("vmmap", std::env::var_os("PATH").as_deref()).ok_or(Error::NoVmmap)?;
     run_tool(&exe, pid, timeout)
 }
 
@@ -41,12 +37,7 @@ pub fn run_tool(exe: &Path, pid: u32, timeout: Duration) -> Result<Vec<u8>> {
         .map_err(|e| Error::Tool(format!("{what}: {e}")))?;
     let (status, stdout, stderr) = match ran {
         Ran::Exited { status, stdout, stderr } => (status, stdout, stderr),
-        Ran::TimedOut => {
-            return Err(Error::Tool(format!(
-                "{what} did not finish within {}s and was stopped; a large process can take longer: raise --timeout",
-                timeout.as_secs()
-            )))
-        }
+        Ran::TimedOut => return Err(Error::TimedOut { what, limit: timeout }),
     };
     let said = |bytes: &[u8]| {
         let text = String::from_utf8_lossy(&bytes[..bytes.len().min(1 << 16)]).into_owned();

@@ -8,7 +8,9 @@ use super::tokens::{
     prompt_command, split_row,
 };
 use super::{ParseOptions, ASSUMED_PAGE_SIZE, READ_BUFFER};
-use crate::model::vmmap::{Document, Fact, MallocZoneRow, Record, SummaryRow, VRegion};
+use crate::model::vmmap::{
+    Document, DocumentNote, Fact, MallocZoneRow, Record, SummaryRow, VRegion,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Col {
@@ -102,9 +104,7 @@ impl Parser {
     /// The document so far, with its diagnostics.
     pub fn finish(mut self) -> Document {
         if self.doc.header.page_size_assumed {
-            self.doc.diagnostics.note(format!(
-                "sizes are page counts but the input states no VM page size: assumed {ASSUMED_PAGE_SIZE} bytes (pass --page-size BYTES)"
-            ));
+            self.doc.diagnostics.note(DocumentNote::PageSizeAssumed { bytes: ASSUMED_PAGE_SIZE });
         }
         self.doc
     }
@@ -263,10 +263,10 @@ impl Parser {
                 c.push(Col::Count);
             }
             if cols.is_some() {
-                let why = if first.is_some() { "not understood" } else { "missing" };
-                self.doc.diagnostics.note(format!(
-                    "line {line_no}: the summary table's first header row is {why}; columns inferred from the second row"
-                ));
+                self.doc.diagnostics.note(DocumentNote::ColumnsInferred {
+                    line: line_no,
+                    first_row_seen: first.is_some(),
+                });
             }
             cols
         });
@@ -275,9 +275,7 @@ impl Parser {
             Some(c) => {
                 self.doc.summary_columns = c.iter().map(|c| c.name().to_string()).collect();
             }
-            None => self.doc.diagnostics.note(format!(
-                "line {line_no}: summary table header not understood; its rows are counted as unreadable"
-            )),
+            None => self.doc.diagnostics.note(DocumentNote::SummaryHeaderUnknown { line: line_no }),
         }
         self.block = Block::Summary { cols, pages };
     }

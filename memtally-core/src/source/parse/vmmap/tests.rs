@@ -1,6 +1,7 @@
 use super::region_line::parse_region_line;
 use super::tokens::{content, parse_size};
 use super::*;
+use crate::model::vmmap::DocumentNote;
 use crate::model::Purge;
 
 fn parse_str(text: &str, opts: ParseOptions) -> (Document, Vec<(usize, Region)>) {
@@ -208,7 +209,7 @@ Stack                  00007ffee4f4f000-00007ffee574f000 [  2048      1      1  
     let (doc, regions) = parse_str(&text[text.find('\n').unwrap() + 1..], ParseOptions::default());
     assert!(doc.header.page_size_assumed);
     assert_eq!(regions[1].1.sizes.size, Some(2048 * 4096));
-    assert!(doc.diagnostics.notes.iter().any(|n| n.contains("assumed 4096")));
+    assert_eq!(doc.diagnostics.notes, [DocumentNote::PageSizeAssumed { bytes: 4096 }]);
 }
 
 #[test]

@@ -1,0 +1,53 @@
+//! Which number a shell sees: the exit code of each error, as the README's
+//! table lists them. The library's [`Error`] says what failed; the number
+//! for it is the command line's choice, made here and nowhere else.
+
+use memtally_core::Error;
+
+/// Success.
+pub const OK: i32 = 0;
+/// An I/O or other runtime failure.
+pub const FAILURE: i32 = 1;
+/// Bad command-line usage (clap uses 2 as well).
+pub const USAGE: i32 = 2;
+/// The process or file named does not exist.
+pub const NOT_FOUND: i32 = 3;
+/// Not allowed to read what was asked for.
+pub const PERMISSION: i32 = 4;
+/// The input is not what it claims to be (parse error).
+pub const BAD_INPUT: i32 = 5;
+/// An external tool (vmmap, nvidia-smi) failed or timed out.
+pub const TOOL_FAILED: i32 = 6;
+/// Ended by a signal: this plus the signal's number (129 SIGHUP, 130
+/// SIGINT, 143 SIGTERM), as a shell reports a process the signal killed.
+pub const SIGNAL_BASE: i32 = 128;
+
+/// The exit code for `e`.
+pub fn exit_code(e: &Error) -> i32 {
+    match e {
+        Error::NoSuchProcess { .. }
+        | Error::Exited { .. }
+        | Error::Changed { .. }
+        | Error::Unsteady { .. }
+        | Error::NotFound(_)
+        | Error::NoMatch { .. }
+        | Error::NoneRead { .. } => NOT_FOUND,
+        Error::PermissionDenied { .. } => PERMISSION,
+        Error::KernelThread { .. }
+        | Error::Parse { .. }
+        | Error::UnreadableLines { .. }
+        | Error::NotComparable { .. } => BAD_INPUT,
+        Error::Io { source, .. } => match source.kind() {
+            std::io::ErrorKind::NotFound => NOT_FOUND,
+            std::io::ErrorKind::PermissionDenied => PERMISSION,
+            _ => FAILURE,
+        },
+        Error::Usage(_)
+        | Error::BadPattern { .. }
+        | Error::NoSuchUser { .. }
+        | Error::NoSelection { .. } => USAGE,
+        Error::Tool(_) | Error::NoVmmap | Error::TimedOut { .. } => TOOL_FAILED,
+        // An error a newer library adds and this table does not know yet.
+        _ => FAILURE,
+    }
+}
