@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{memtally, spawn, Killed, Mapping, Server, MIB};
+use crate::support::{memtally, Killed, Server, MIB};
 
 /// The tool's path, or `None` (with a printed skip) when it is missing and
 /// this is not CI.
@@ -61,7 +61,10 @@ fn pss_now(pid: u32) -> u64 {
 #[test]
 fn prometheus_scrapes_the_pss_of_a_known_child() {
     let Some(prometheus) = tool("prometheus") else { return };
-    let child = spawn(Mapping::Anonymous(32 * MIB));
+    // A process of its own (exec'd): a fork of this harness would share
+    // its heap copy-on-write, and its PSS would move as other tests write.
+    let child = crate::support::lone::lone(32 * MIB);
+    let child_pid = child.child.0.id();
     // The whole tree of this test: the harness, the child, memtally serve
     // and prometheus itself, with the default --top and --min-interval.
     let me = std::process::id().to_string();
@@ -94,14 +97,14 @@ fn prometheus_scrapes_the_pss_of_a_known_child() {
 
     // Wait (bounded) for a scrape that has the child, sampling the child's
     // own rollup meanwhile: the scrape happened inside this window.
-    let q = format!("memtally_process_pss_bytes{{job=\"memtally\",pid=\"{}\"}}", child.pid);
-    let (mut lo, mut hi) = (pss_now(child.pid), pss_now(child.pid));
+    let q = format!("memtally_process_pss_bytes{{job=\"memtally\",pid=\"{}\"}}", child_pid);
+    let (mut lo, mut hi) = (pss_now(child_pid), pss_now(child_pid));
     let deadline = Instant::now() + Duration::from_secs(60);
     let got = loop {
         if let Some(v) = query(prom_addr, &q) {
             break v;
         }
-        let now = pss_now(child.pid);
+        let now = pss_now(child_pid);
         (lo, hi) = (lo.min(now), hi.max(now));
         if Instant::now() > deadline {
             let log =
@@ -110,13 +113,12 @@ fn prometheus_scrapes_the_pss_of_a_known_child() {
         }
         std::thread::sleep(Duration::from_millis(250));
     };
-    let now = pss_now(child.pid);
+    let now = pss_now(child_pid);
     (lo, hi) = (lo.min(now), hi.max(now));
-    // The forked child shares copy-on-write pages with this multi-threaded
-    // harness, so its PSS may move by what the harness writes meanwhile:
-    // the scraped value lies within what the rollup showed over the window,
-    // give or take what moves between two of its samples 250 ms apart (a
-    // clean CI run saw the scrape 1 KiB above the highest sample).
+    // The scraped value lies within what the rollup showed over the
+    // window, give or take what moves between two of its samples 250 ms
+    // apart: the C library's pages the child shares with memtally and
+    // prometheus (a clean CI run saw the scrape 1 KiB above the highest).
     const SLACK: u64 = 256 << 10;
     let (lo, hi) = (lo.saturating_sub(SLACK), hi + SLACK);
     assert!(
@@ -129,7 +131,7 @@ fn prometheus_scrapes_the_pss_of_a_known_child() {
     assert!(query(prom_addr, "memtally_processes_scanned{job=\"memtally\"}").unwrap() >= 3.0);
     let scraped = query(prom_addr, "scrape_samples_scraped{job=\"memtally\"}").unwrap();
     assert!(scraped >= 20.0, "{scraped} samples");
-    eprintln!("prometheus scraped pss {got} for pid {}; rollup {lo}..={hi}", child.pid);
+    eprintln!("prometheus scraped pss {got} for pid {}; rollup {lo}..={hi}", child_pid);
 }
 
 #[test]

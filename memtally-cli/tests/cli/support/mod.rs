@@ -6,6 +6,7 @@
 
 #![allow(dead_code)]
 
+pub mod lone;
 pub mod peer;
 pub mod stall;
 pub mod tmux;
