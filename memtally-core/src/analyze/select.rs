@@ -9,8 +9,11 @@ use regex::Regex;
 use crate::model::{Needs, ProcInfo};
 
 /// Which processes to look at. Empty fields do not narrow; the default
-/// selects every process.
+/// selects every process. Outside this crate it is made by
+/// [`SelectOptions::resolve`](crate::usecase::select::SelectOptions::resolve)
+/// or [`Selection::of_pids`].
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct Selection {
     /// These PIDs.
     pub pids: Vec<u32>,
@@ -29,6 +32,12 @@ pub struct Selection {
 }
 
 impl Selection {
+    /// These processes only (their PIDs need no checking, unlike a user's
+    /// words, which go through `SelectOptions`).
+    pub fn of_pids(pids: Vec<u32>) -> Selection {
+        Selection { pids, ..Selection::default() }
+    }
+
     /// Whether nothing narrows the selection (every process is in it).
     pub fn is_everything(&self) -> bool {
         self.pids.is_empty()
