@@ -41,15 +41,8 @@ setters!(ShowOptions {
 /// One process: the view of all its regions (with the GPU rows, when the
 /// process has GPU memory). The regions are summed as they are read and
 /// not kept, so any smaps size runs in the same memory; to see each one
-/// as well, use [`show_process_with`].
-///
-/// ```
-/// use memtally_core::{show_process, ProcRoot, ShowOptions};
-///
-/// let report = show_process(&ProcRoot::live(), std::process::id(), &ShowOptions::default())?;
-/// assert!(report.totals.rss.unwrap() > 0);
-/// # Ok::<(), memtally_core::Error>(())
-/// ```
+/// as well, use [`show_process_with`]. The crate's first page reads this
+/// very process with it.
 pub fn show_process(root: &ProcRoot, pid: u32, opts: &ShowOptions) -> Result<Report> {
     show_process_with(root, pid, opts, &mut ())
 }
