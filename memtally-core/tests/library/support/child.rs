@@ -1,7 +1,7 @@
-//! Live children for the library's own tests of reading processes (the
-//! selections, the races): forked processes that map and touch memory and
-//! wait to be killed. A small copy of memtally-cli's test support, which
-//! the library's tests cannot reach (it is another package's test crate).
+//! Live children for the tests of reading processes (the library's
+//! selections and races; memtally-cli's test support includes this file
+//! by path): forked processes that map and touch memory and wait to be
+//! killed.
 //!
 //! The child runs only async-signal-safe calls (mmap, memset, fork, write,
 //! pause), so forking from the multi-threaded test harness is sound.
