@@ -9,9 +9,9 @@ use regex::Regex;
 use crate::model::{Needs, ProcInfo};
 
 /// Which processes to look at. Empty fields do not narrow; the default
-/// selects every process. Outside this crate it is made by
-/// [`SelectOptions::resolve`](crate::usecase::select::SelectOptions::resolve)
-/// or [`Selection::of_pids`].
+/// selects every process. Outside this crate it is made by the use
+/// cases' `SelectOptions::resolve` (a user's words checked) or
+/// [`Selection::of_pids`].
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct Selection {
