@@ -26,7 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     // Regions are summed as they are read and not kept: any smaps size
     // runs in the same memory.
-    let report = show_process(&root, pid, &ShowOptions::default(), &mut ())?;
+    let report = show_process(&root, pid, &ShowOptions::default())?;
     let kib = |v: Option<u64>| v.map_or("-".to_string(), |b| format!("{} KiB", b / 1024));
     writeln!(out, "pid {pid}: {}", report.processes[0].command().replace('\n', "\\n"))?;
     writeln!(

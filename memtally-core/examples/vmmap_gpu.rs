@@ -19,10 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../testdata/fixtures/vmmap/04_modern_gpu_purge.txt")
     });
-    let opts = VmmapOptions {
-        types: vec!["IOAccelerator".into(), "IOSurface".into()],
-        ..Default::default()
-    };
+    let opts = VmmapOptions::default().with_types(vec!["IOAccelerator".into(), "IOSurface".into()]);
     // Streams the file: only the sums are kept.
     let report = read(&VmmapInput::File(file), &opts, &mut ())?;
     let mib =

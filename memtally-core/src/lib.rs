@@ -1,19 +1,38 @@
 //! memtally: where does this process's memory really go?
 //!
+//! One process, read from the live `/proc`, its memory by category:
+//!
+//! ```
+//! use memtally_core::{show_process, ProcRoot, ShowOptions};
+//!
+//! let report = show_process(&ProcRoot::live(), std::process::id(), &ShowOptions::default())?;
+//! for (category, group) in &report.categories {
+//!     println!("{:<24} {:?} bytes dirty", category.label(), group.sizes.dirty());
+//! }
+//! # assert!(report.totals.rss.unwrap() > 0);
+//! # Ok::<(), memtally_core::Error>(())
+//! ```
+//!
+//! [`ProcRoot::new`] reads a recorded tree instead (what `memtally
+//! capture` writes) through the very same code. [`show_process_with`]
+//! hands each region to a [`RegionSink`] as it is read (and lets the sink
+//! stop the read); the other use cases (`top`, `gpu`, `diff`, `snapshot`,
+//! `vmmap`) are in [`usecase`], each options in, a report out. Figures a
+//! source does not give are `None`, never a made-up zero.
+//!
 //! Data flows one way: [`source`] reads (Linux `/proc`, macOS `vmmap`
 //! text) into the [`model`] (one `Region` shape for both systems),
 //! [`analyze`] groups and sums without I/O, and [`usecase`] does what
 //! each command does (options in, results out). [`write`](mod@write)
-//! creates every file written; [`error`] says what failed and which exit
-//! code that is. Printing (tables, JSON, CSV) and the command line itself
-//! live in the `memtally-cli` package.
+//! creates every file written; [`error`] says what failed. Printing
+//! (tables, JSON, CSV) and the command line itself live in the
+//! `memtally-cli` package.
 //!
-//! The library reads what the tool reads. For example, a mapping of smaps
-//! text, its figures in exact bytes:
+//! The parsers are pure and can be used alone. For example, a mapping of
+//! smaps text, its figures in exact bytes:
 //!
 //! ```
-//! use memtally_core::analyze::{categorize, Category};
-//! use memtally_core::source::parse::smaps::SmapsReader;
+//! use memtally_core::{categorize, Category, SmapsReader};
 //!
 //! let smaps = "\
 //! 7f00a000-7f00e000 rw-p 00000000 00:00 0          [heap]
@@ -28,8 +47,30 @@
 //! assert_eq!(regions[0].sizes.pss, None); // not in the text: unknown, not 0
 //! assert_eq!(categorize(&regions[0]), Category::Heap);
 //! ```
+//!
+//! The option structs and reports are `#[non_exhaustive]`: options are
+//! built from `default()` and their `with_*` setters, so a field added
+//! later breaks no caller.
 
 #![warn(missing_docs)]
+
+/// `with_FIELD(value)` setters on an option struct. The option structs are
+/// `#[non_exhaustive]` (a field added later breaks no caller), so outside
+/// this crate they are built from `default()` and these.
+macro_rules! setters {
+    ($options:ty { $($setter:ident: $field:ident: $ty:ty),+ $(,)? }) => {
+        impl $options {
+            $(
+                #[doc = concat!("These options with [`", stringify!($field), "`](Self::", stringify!($field), ") set.")]
+                #[must_use]
+                pub fn $setter(mut self, $field: $ty) -> Self {
+                    self.$field = $field;
+                    self
+                }
+            )+
+        }
+    };
+}
 
 pub mod analyze;
 pub mod error;
@@ -40,3 +81,24 @@ pub mod usecase;
 pub mod write;
 
 pub use error::{Error, Result};
+
+// The front door: what reading a process, or a recording of one, needs,
+// nameable from the crate root. The modules stay the full map.
+pub use analyze::diff::{Diff, DiffOptions};
+pub use analyze::gpu::GpuReport;
+pub use analyze::select::Selection;
+pub use analyze::show::{Report as ShowReport, ShowBy};
+pub use analyze::top::{TopBy, TopReport};
+pub use analyze::{categorize, Category};
+pub use model::snapshot::Snapshot;
+pub use model::{Figure, Flow, Note, Process, Region, RegionSink, Sizes};
+pub use source::parse::smaps::SmapsReader;
+pub use source::parse::ParseError;
+pub use source::ProcRoot;
+pub use usecase::gpu::GpuOptions;
+pub use usecase::select::SelectOptions;
+pub use usecase::show::{show_process, show_process_with, show_selection, ShowOptions};
+pub use usecase::snapshot::Taken;
+pub use usecase::top::{Top, TopOptions};
+pub use usecase::vmmap::{VmmapOptions, VmmapReport};
+pub use usecase::{Progress, Silent};

@@ -22,7 +22,7 @@ pub struct CgroupArgs {
 }
 
 pub fn run(root: &ProcRoot, args: &CgroupArgs, out: &mut dyn Write) -> Result<()> {
-    let opts = CgroupOptions { path: args.path.clone() };
+    let opts = CgroupOptions::default().with_path(args.path.clone());
     let view = with_progress(|progress| cgroups(root, &opts, progress))?;
     print(&view, args.format, out)
 }

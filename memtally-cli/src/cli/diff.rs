@@ -64,7 +64,7 @@ pub fn parse_size(s: &str) -> std::result::Result<u64, String> {
 }
 
 pub fn run(args: &DiffArgs, out: &mut dyn Write) -> Result<()> {
-    let opts = DiffOptions { sort: args.sort.clone(), min_delta: args.min_delta };
+    let opts = DiffOptions::default().with_sort(args.sort.clone()).with_min_delta(args.min_delta);
     let diff = diff_files(&args.before, &args.after, &opts)?;
     print(&DiffView { diff: &diff, limit: args.top }, args.format, out)
 }

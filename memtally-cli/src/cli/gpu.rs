@@ -34,10 +34,9 @@ pub struct GpuArgs {
 }
 
 pub fn run(root: &ProcRoot, args: &GpuArgs, out: &mut dyn Write) -> Result<()> {
-    let opts = GpuOptions {
-        pid: args.pid,
-        select: args.select.selection(args.pid)?,
-        nvidia_timeout: Duration::from_secs(args.nvidia_timeout),
-    };
+    let opts = GpuOptions::default()
+        .with_pid(args.pid)
+        .with_select(args.select.selection(args.pid)?)
+        .with_nvidia_timeout(Duration::from_secs(args.nvidia_timeout));
     print(&GpuView { report: gpu(root, &opts)? }, args.format, out)
 }

@@ -27,6 +27,7 @@ pub struct MetricsArgs {
 impl MetricsArgs {
     /// The use case's options, the selection checked.
     pub fn options(&self) -> Result<MetricsOptions> {
-        Ok(MetricsOptions { select: self.select.selection(None)?, top: self.top, by: self.by })
+        let select = self.select.selection(None)?;
+        Ok(MetricsOptions::default().with_select(select).with_top(self.top).with_by(self.by))
     }
 }

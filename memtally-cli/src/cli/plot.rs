@@ -41,7 +41,10 @@ pub struct PlotArgs {
 }
 
 pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
-    let opts = PlotOptions { figure: args.figure, top: args.top, types: args.types.clone() };
+    let opts = PlotOptions::default()
+        .with_figure(args.figure)
+        .with_top(args.top)
+        .with_types(args.types.clone());
     let data = plot(&args.input, &opts)?;
     let svg = chart(&data).map_err(|message| Error::Parse { path: args.input.clone(), message })?;
     write_file(&args.output, svg.as_bytes())?;

@@ -42,14 +42,13 @@ impl SelectArgs {
     pub fn selection(&self, pid: Option<u32>) -> Result<Selection> {
         let mut pids = self.pids.clone();
         pids.extend(pid);
-        SelectOptions {
-            pids,
-            name: self.name.clone(),
-            users: self.user.clone(),
-            trees: self.tree.clone(),
-            cgroup: self.cgroup.clone(),
-            include_self: self.include_self,
-        }
-        .resolve()
+        SelectOptions::default()
+            .with_pids(pids)
+            .with_name(self.name.clone())
+            .with_users(self.user.clone())
+            .with_trees(self.tree.clone())
+            .with_cgroup(self.cgroup.clone())
+            .with_include_self(self.include_self)
+            .resolve()
     }
 }

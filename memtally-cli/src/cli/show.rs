@@ -9,7 +9,7 @@ use memtally_core::analyze::show::ShowBy;
 use memtally_core::error::UseCase;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::select::require_selection;
-use memtally_core::usecase::show::{classic, show_process, show_selection, ShowOptions};
+use memtally_core::usecase::show::{classic, show_process_with, show_selection, ShowOptions};
 use memtally_core::{Error, Result};
 
 use crate::cli::choice::choice;
@@ -58,7 +58,7 @@ pub struct ShowArgs {
 pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
     // No --sort: the view's own default (which depends on how many processes).
     let sort = args.sort.clone().unwrap_or_default();
-    let opts = ShowOptions { by: args.by, sort, top: args.top };
+    let opts = ShowOptions::default().with_by(args.by).with_sort(sort).with_top(args.top);
     let sel = args.select.selection(args.pid)?;
     require_selection(&sel, UseCase::Show)?;
     // Exactly one PID and nothing else: that process alone, streamed.
@@ -80,7 +80,7 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
     // and never kept, so a smaps of any size runs in bounded memory.
     if let Some(pid) = single {
         // A write that fails (`| head` closed the pipe) stops the read.
-        let report = show_process(root, pid, &opts, &mut stream.to(out))?;
+        let report = show_process_with(root, pid, &opts, &mut stream.to(out))?;
         return stream.finish(&report, out).map_err(stdout_error);
     }
     let report = with_progress(|progress| show_selection(root, &sel, &opts, progress))?;

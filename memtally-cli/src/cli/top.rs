@@ -58,13 +58,12 @@ impl Default for TopArgs {
 }
 
 pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
-    let opts = TopOptions {
-        select: args.select.selection(None)?,
-        by: args.by,
-        sort: args.sort.clone(),
-        top: (!args.all).then_some(args.top),
-        every_identity: args.format != Format::Table,
-    };
+    let opts = TopOptions::default()
+        .with_select(args.select.selection(None)?)
+        .with_by(args.by)
+        .with_sort(args.sort.clone())
+        .with_top((!args.all).then_some(args.top))
+        .with_every_identity(args.format != Format::Table);
     let view = with_progress(|progress| top(root, &opts, progress))?;
     print(&view, args.format, out)
 }

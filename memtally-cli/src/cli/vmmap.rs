@@ -105,14 +105,13 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
     // JSON and CSV print regions as they are read; `--by` sums them as
     // they come; only the `--regions` table keeps them (its columns are as
     // wide as their widest cell).
-    let mut opts = VmmapOptions {
-        types: args.types.clone(),
-        by: args.by,
-        keep_regions: args.regions && args.format == Format::Table,
-        stream_regions: args.format != Format::Table,
-        strict: args.strict,
-        parse: ParseOptions { page_size: args.page_size },
-    };
+    let mut opts = VmmapOptions::default()
+        .with_types(args.types.clone())
+        .with_by(args.by)
+        .with_keep_regions(args.regions && args.format == Format::Table)
+        .with_stream_regions(args.format != Format::Table)
+        .with_strict(args.strict)
+        .with_parse(ParseOptions { page_size: args.page_size });
     if args.seed_view {
         opts.stream_regions = false;
         let view = seed_view(&input, &args.types, &opts)?;

@@ -9,7 +9,7 @@ use memtally_core::analyze::show::Report;
 use memtally_core::analyze::top::{TopBy, TopSort};
 use memtally_core::model::{Figure, Flow, Named, Region, RegionSink};
 use memtally_core::source::ProcRoot;
-use memtally_core::usecase::show::{show_process, ShowOptions};
+use memtally_core::usecase::show::{show_process_with, ShowOptions};
 use memtally_core::usecase::top::{Top, TopReader};
 use memtally_core::Error;
 
@@ -274,7 +274,7 @@ impl App {
         let Some(pid) = self.pid else { return };
         let want = self.category.filter(|_| self.level == Level::Mappings);
         let mut kept = CategoryMappings { want, mappings: Vec::new(), more: 0 };
-        let read = show_process(&self.root, pid, &ShowOptions::default(), &mut kept);
+        let read = show_process_with(&self.root, pid, &ShowOptions::default(), &mut kept);
         let CategoryMappings { mut mappings, more, .. } = kept;
         match read {
             Ok(report) => {

@@ -15,9 +15,7 @@ use crate::ui::app::{App, Level};
 /// grouped list, or every process.
 pub fn selection(app: &App) -> Selection {
     match app.level {
-        Level::Categories | Level::Mappings => {
-            Selection { pids: app.pid.into_iter().collect(), ..Default::default() }
-        }
+        Level::Categories | Level::Mappings => Selection::of_pids(app.pid.into_iter().collect()),
         _ if app.filter.is_empty() && app.group.is_none() => Selection::default(),
         _ => {
             let mut pids: Vec<u32> = Vec::new();
@@ -28,7 +26,7 @@ pub fn selection(app: &App) -> Selection {
                     None => pids.extend(members(app, &r.label)),
                 }
             }
-            Selection { pids, ..Default::default() }
+            Selection::of_pids(pids)
         }
     }
 }

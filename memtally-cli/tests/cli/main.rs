@@ -28,7 +28,6 @@ mod plots;
 mod prometheus;
 mod prometheus_live;
 mod races;
-mod rollup_parity;
 mod selections;
 mod serve_load;
 mod show_errors;

@@ -132,6 +132,7 @@ impl PurgeChange {
 /// rows are sorted as [`DiffOptions::sort`] says; every list is cut by
 /// [`DiffOptions::min_delta`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Diff {
     /// The totals of every process, before and after.
     pub totals: Change,
@@ -155,14 +156,28 @@ pub struct Diff {
     pub notes: Vec<Note>,
 }
 
-/// Options that shape the result.
+/// Options that shape the result. Built from `default()` and the `with_*` setters.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct DiffOptions {
     /// Sort rows by the delta of these figures, largest growth first.
     pub sort: Vec<DiffSort>,
     /// Hide rows whose largest change is below this many bytes.
     pub min_delta: u64,
 }
+
+impl Default for DiffOptions {
+    /// By dirty growth, then PSS; every change of a byte or more (the
+    /// command line's defaults).
+    fn default() -> DiffOptions {
+        DiffOptions { sort: vec![DiffSort(Figure::Dirty), DiffSort(Figure::Pss)], min_delta: 1 }
+    }
+}
+
+setters!(DiffOptions {
+    with_sort: sort: Vec<DiffSort>,
+    with_min_delta: min_delta: u64,
+});
 
 /// Compares `a` (before) with `b` (after).
 pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {

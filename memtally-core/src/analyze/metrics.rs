@@ -146,6 +146,7 @@ pub struct Collector {
 
 /// Everything one exposition holds.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Metrics {
     /// How the rows are grouped.
     pub by: TopBy,

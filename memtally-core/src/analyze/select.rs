@@ -10,8 +10,11 @@ use crate::error::Selector;
 use crate::model::{Needs, ProcInfo};
 
 /// Which processes to look at. Empty fields do not narrow; the default
-/// selects every process.
+/// selects every process. Outside this crate it is made by the use
+/// cases' `SelectOptions::resolve` (a user's words checked) or
+/// [`Selection::of_pids`].
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct Selection {
     /// These PIDs.
     pub pids: Vec<u32>,
@@ -30,6 +33,12 @@ pub struct Selection {
 }
 
 impl Selection {
+    /// These processes only (their PIDs need no checking, unlike a user's
+    /// words, which go through `SelectOptions`).
+    pub fn of_pids(pids: Vec<u32>) -> Selection {
+        Selection { pids, ..Selection::default() }
+    }
+
     /// Whether nothing narrows the selection (every process is in it).
     pub fn is_everything(&self) -> bool {
         self.pids.is_empty()

@@ -69,6 +69,7 @@ pub struct Row {
 
 /// The view of one or more processes.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Report {
     /// The processes shown; their regions when they were kept (several
     /// processes), none when they were streamed (one process).

@@ -128,6 +128,7 @@ pub use crate::analyze::machine::{Machine, MachineLine};
 
 /// The whole view.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct TopReport {
     /// How the rows are grouped.
     pub by: TopBy,

@@ -40,7 +40,6 @@ pub const MAX_INPUT: u64 = 256 << 20;
 #[derive(Debug, Clone)]
 pub struct Tree {
     dir: Arc<OwnedFd>,
-    path: PathBuf,
 }
 
 /// What a name beneath a [`Tree`] is, without following it.
@@ -61,12 +60,7 @@ impl Tree {
         let c = CString::new(path.as_os_str().as_bytes())
             .map_err(|_| std::io::Error::from(ErrorKind::InvalidInput))?;
         let fd = sys::openat(None, &c, libc::O_RDONLY | libc::O_DIRECTORY, 0)?;
-        Ok(Tree { dir: Arc::new(fd), path })
-    }
-
-    /// The directory's path, for messages.
-    pub fn path(&self) -> &Path {
-        &self.path
+        Ok(Tree { dir: Arc::new(fd) })
     }
 
     /// Opens the regular file `rel` without blocking (a FIFO's open
@@ -93,7 +87,7 @@ impl Tree {
     pub fn subdir(&self, rel: &Path) -> std::io::Result<Tree> {
         let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
         let fd = self.open_beneath(rel, flags)?;
-        Ok(Tree { dir: Arc::new(fd), path: self.path.join(rel) })
+        Ok(Tree { dir: Arc::new(fd) })
     }
 
     /// The names in the directory `rel` (`.` and `..` left out).

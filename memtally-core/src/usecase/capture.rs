@@ -17,6 +17,7 @@ use crate::write::{Dir, Staged};
 
 /// What one process's capture wrote and what it had to leave out.
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct CaptureReport {
     /// The files written, in order.
     pub written: Vec<PathBuf>,

@@ -13,15 +13,19 @@ use crate::usecase::Progress;
 use crate::write::Dir;
 use std::path::{Path, PathBuf};
 
-/// Which cgroups.
+/// Which cgroups. Built from `default()` (every cgroup) and the `with_*` setters.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct CgroupOptions {
     /// This cgroup and those below it (a path as /proc/PID/cgroup names it).
     pub path: Option<String>,
 }
 
+setters!(CgroupOptions { with_path: path: Option<String> });
+
 /// The view.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct CgroupView {
     /// One row per cgroup shown.
     pub rows: Vec<CgroupRow>,

@@ -97,8 +97,9 @@ pub(crate) fn whole_tree(root: &ProcRoot, nvidia_timeout: Option<Duration>) -> O
     Some(read_machine(root, &infos, nvidia_timeout))
 }
 
-/// What `memtally gpu` shows.
+/// What `memtally gpu` shows. Built from `default()` and the `with_*` setters.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct GpuOptions {
     /// One process that must exist (it is also in `select`).
     pub pid: Option<u32>,
@@ -107,6 +108,23 @@ pub struct GpuOptions {
     /// How long `nvidia-smi` may take on the live system.
     pub nvidia_timeout: Duration,
 }
+
+impl Default for GpuOptions {
+    /// Every process; `nvidia-smi` may take 5 seconds (the command line's default).
+    fn default() -> GpuOptions {
+        GpuOptions {
+            pid: None,
+            select: Selection::default(),
+            nvidia_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+setters!(GpuOptions {
+    with_pid: pid: Option<u32>,
+    with_select: select: Selection,
+    with_nvidia_timeout: nvidia_timeout: Duration,
+});
 
 /// The GPU view of the selected processes, shares counted across every
 /// process; partial where some processes' files could not be read.

@@ -12,6 +12,7 @@ use crate::usecase::Progress;
 
 /// The waterfall and what the scan behind it could not read.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct MachineView {
     /// The waterfall.
     pub machine: Machine,

@@ -13,8 +13,9 @@ use crate::source::{scan, ProcRoot};
 use crate::usecase::gpu;
 use crate::usecase::select::select;
 
-/// What to publish.
+/// What to publish. Built from `default()` and the `with_*` setters.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct MetricsOptions {
     /// Which processes to publish.
     pub select: Selection,
@@ -29,6 +30,12 @@ impl Default for MetricsOptions {
         MetricsOptions { select: Selection::default(), top: 50, by: MetricsBy::Process }
     }
 }
+
+setters!(MetricsOptions {
+    with_select: select: Selection,
+    with_top: top: usize,
+    with_by: by: MetricsBy,
+});
 
 /// Scans the selected processes and builds the published figures.
 pub fn collect(root: &ProcRoot, opts: &MetricsOptions) -> Result<Metrics> {

@@ -17,8 +17,9 @@ use crate::source::bounded::open_input;
 use crate::source::series::{is_series_head, SeriesReader};
 use crate::usecase::snapshot::load;
 
-/// What to plot.
+/// What to plot. Built from `default()` and the `with_*` setters.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct PlotOptions {
     /// A series' figure (one of the series file's columns).
     pub figure: SeriesFigure,
@@ -33,6 +34,12 @@ impl Default for PlotOptions {
         PlotOptions { figure: SeriesFigure(Figure::Pss), top: 5, types: Vec::new() }
     }
 }
+
+setters!(PlotOptions {
+    with_figure: figure: SeriesFigure,
+    with_top: top: usize,
+    with_types: types: Vec<String>,
+});
 
 /// The chart's data, by the kind of input.
 #[derive(Debug, Clone)]
@@ -58,6 +65,7 @@ pub struct SeriesLine {
 
 /// A watch series' figure over time.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct SeriesPlot {
     /// The figure drawn.
     pub figure: SeriesFigure,
@@ -81,6 +89,7 @@ pub struct SizeBucket {
 
 /// vmmap regions by virtual size.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct HistogramPlot {
     /// The region types asked for (every type when empty).
     pub types: Vec<String>,
@@ -115,6 +124,7 @@ pub enum Subject {
 
 /// A snapshot's memory by category.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct CategoryPlot {
     /// PSS, or RSS or virtual size where the snapshot has no PSS.
     pub measure: Figure,

@@ -10,7 +10,9 @@ use crate::model::{Needs, ProcInfo, Scan};
 use crate::source::{scan, users, ProcRoot};
 
 /// A selection as a user states it; [`SelectOptions::resolve`] checks it.
+/// Built from `default()` (every process) and the `with_*` setters.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SelectOptions {
     /// These PIDs.
     pub pids: Vec<u32>,
@@ -26,6 +28,15 @@ pub struct SelectOptions {
     /// is left out unless its PID is named).
     pub include_self: bool,
 }
+
+setters!(SelectOptions {
+    with_pids: pids: Vec<u32>,
+    with_name: name: Option<String>,
+    with_users: users: Vec<String>,
+    with_trees: trees: Vec<u32>,
+    with_cgroup: cgroup: Option<String>,
+    with_include_self: include_self: bool,
+});
 
 impl SelectOptions {
     /// The selection these options describe: the pattern compiled and the

@@ -12,8 +12,10 @@ use crate::source::ProcRoot;
 use crate::usecase::read::read_full;
 use crate::usecase::{gpu, Progress};
 
-/// How to group, sort and cut the rows.
+/// How to group, sort and cut the rows. Built from `default()` and the
+/// `with_*` setters (it may gain fields without breaking callers).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ShowOptions {
     /// What the rows are grouped by.
     pub by: ShowBy,
@@ -30,11 +32,26 @@ impl Default for ShowOptions {
     }
 }
 
+setters!(ShowOptions {
+    with_by: by: ShowBy,
+    with_sort: sort: Vec<GroupSort>,
+    with_top: top: Option<usize>,
+});
+
+/// One process: the view of all its regions (with the GPU rows, when the
+/// process has GPU memory). The regions are summed as they are read and
+/// not kept, so any smaps size runs in the same memory; to see each one
+/// as well, use [`show_process_with`]. The crate's first page reads this
+/// very process with it.
+pub fn show_process(root: &ProcRoot, pid: u32, opts: &ShowOptions) -> Result<Report> {
+    show_process_with(root, pid, opts, &mut ())
+}
+
 /// One process: each region goes to `sink` as it is read, then the view
 /// of all of them (with the GPU rows, when the process has GPU memory).
 /// A sink that stops the read gets back the view of the regions read
 /// until then, marked so, and no more is read (no GPU rows).
-pub fn show_process(
+pub fn show_process_with(
     root: &ProcRoot,
     pid: u32,
     opts: &ShowOptions,

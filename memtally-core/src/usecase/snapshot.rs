@@ -19,6 +19,7 @@ use crate::usecase::Progress;
 /// A snapshot taken, and what it leaves out. The document's own `notes`
 /// are text for its readers: whoever writes it words these into them.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Taken {
     /// The document, its `notes` empty.
     pub snapshot: Snapshot,

@@ -14,8 +14,9 @@ use crate::source::{scan, ProcRoot};
 use crate::usecase::read::read_rollups;
 use crate::usecase::{gpu, Progress, Silent};
 
-/// What to show.
+/// What to show. Built from `default()` and the `with_*` setters.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct TopOptions {
     /// Which processes to read.
     pub select: Selection,
@@ -42,8 +43,17 @@ impl Default for TopOptions {
     }
 }
 
+setters!(TopOptions {
+    with_select: select: Selection,
+    with_by: by: TopBy,
+    with_sort: sort: Vec<TopSort>,
+    with_top: top: Option<usize>,
+    with_every_identity: every_identity: bool,
+});
+
 /// The view, the scan it was built from, and what was left out.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Top {
     /// The view.
     pub report: TopReport,

@@ -29,8 +29,9 @@ pub enum VmmapInput {
     Pid(u32, Duration),
 }
 
-/// What to read and keep.
+/// What to read and keep. Built from `default()` and the `with_*` setters.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct VmmapOptions {
     /// Region types whose name contains any of these; none selects all.
     pub types: Vec<String>,
@@ -46,8 +47,18 @@ pub struct VmmapOptions {
     pub parse: ParseOptions,
 }
 
+setters!(VmmapOptions {
+    with_types: types: Vec<String>,
+    with_by: by: Option<VmmapBy>,
+    with_keep_regions: keep_regions: bool,
+    with_stream_regions: stream_regions: bool,
+    with_strict: strict: bool,
+    with_parse: parse: ParseOptions,
+});
+
 /// Everything read from one report.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct VmmapReport {
     /// What was read, for messages (`saved.txt`, `standard input`).
     pub source: String,

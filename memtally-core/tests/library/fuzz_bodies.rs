@@ -105,7 +105,11 @@ pub fn fd_targets(data: &[u8]) {
 /// Snapshot JSON (and show JSON): loading, and a diff against itself.
 pub fn snapshot(data: &[u8]) {
     let Ok(snap) = parse::snapshot::parse(data) else { return };
-    let d = diff(&snap, &snap, &DiffOptions { sort: vec![DiffSort(Figure::Dirty)], min_delta: 0 });
+    let d = diff(
+        &snap,
+        &snap,
+        &DiffOptions::default().with_sort(vec![DiffSort(Figure::Dirty)]).with_min_delta(0),
+    );
     assert!(d.processes.is_empty(), "a snapshot equals itself");
     let _ = serde_json::to_string(&snap);
 }

@@ -1,6 +1,7 @@
 //! memtally-core's integration tests, in one binary: properties of the
-//! parsers and sums (proptest), and the two-thread vmmap parse against the
-//! sequential one on every fixture.
+//! parsers and sums (proptest), the two-thread vmmap parse against the
+//! sequential one on every fixture, and the library's reads of live
+//! processes and recordings (selections, races, rollup parity).
 
 mod support;
 
@@ -8,4 +9,7 @@ mod fuzz_bodies;
 mod fuzz_replay;
 mod layout;
 mod properties;
+mod races;
+mod rollup_parity;
+mod selections;
 mod vmmap_split;

@@ -174,7 +174,7 @@ proptest! {
         let json = serde_json::to_value(&snap).unwrap();
         let back = from_json(json.clone()).unwrap();
         prop_assert_eq!(serde_json::to_value(&back).unwrap(), json);
-        let d = diff(&snap, &back, &DiffOptions { sort: vec![DiffSort(Figure::Dirty)], min_delta: 0 });
+        let d = diff(&snap, &back, &DiffOptions::default().with_sort(vec![DiffSort(Figure::Dirty)]).with_min_delta(0));
         prop_assert!(d.processes.is_empty() && d.categories.is_empty() && d.regions.is_empty());
         // No regions, no resident figure at all: unknown, not zero.
         let want = if regions.is_empty() { None } else { Some(0) };
@@ -193,7 +193,7 @@ proptest! {
         let before = linux_snapshot(&[pa.clone()], Moment::default());
         pa.regions = parse(&b);
         let after = linux_snapshot(&[pa, pb], Moment::default());
-        let d = diff(&before, &after, &DiffOptions { sort: vec![DiffSort(Figure::Rss)], min_delta: 0 });
+        let d = diff(&before, &after, &DiffOptions::default().with_sort(vec![DiffSort(Figure::Rss)]).with_min_delta(0));
         for f in [Figure::Rss, Figure::Dirty, Figure::Size] {
             let parts: i128 = d.processes.iter().filter_map(|p| p.delta(f)).sum();
             prop_assert_eq!(Some(parts), d.totals.delta(f), "{}", f.name());

@@ -37,7 +37,7 @@ fn streamed(
     format: crate::render::Format,
     regions: bool,
 ) -> Vec<u8> {
-    /// The view's fold, then the printer, as `show_process` chains them.
+    /// The view's fold, then the printer, as `show_process_with` chains them.
     struct Both<'a> {
         fold: &'a mut Fold,
         print: Printing<'a>,

@@ -37,88 +37,11 @@ pub enum Mapping {
     Shared(usize, usize),
 }
 
-/// Maps `len` bytes of private anonymous memory and writes `byte` to all
-/// of it; exits the (forked) process if the kernel refuses. Only
-/// async-signal-safe calls: for use in forked children.
-pub unsafe fn map_and_touch(len: usize, byte: i32) -> *mut libc::c_void {
-    let p = libc::mmap(
-        std::ptr::null_mut(),
-        len,
-        libc::PROT_READ | libc::PROT_WRITE,
-        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-        -1,
-        0,
-    );
-    if p == libc::MAP_FAILED {
-        libc::_exit(1);
-    }
-    libc::memset(p, byte, len);
-    p
-}
-
-/// A forked child, killed and reaped on drop.
-pub struct Forked {
-    pub pid: i32,
-}
-
-impl Forked {
-    /// Kills it now; it is reaped on drop (until then a zombie, as a
-    /// process that exited and was not yet waited for).
-    pub fn kill(&self) {
-        unsafe { libc::kill(self.pid, libc::SIGKILL) };
-    }
-}
-
-impl Drop for Forked {
-    fn drop(&mut self) {
-        unsafe {
-            libc::kill(self.pid, libc::SIGKILL);
-            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
-        }
-    }
-}
-
-/// What a child of [`fork_ready`] calls once it is set up.
-pub struct Ready(i32);
-
-impl Ready {
-    /// Tells the parent the child is ready (one byte through the pipe).
-    pub fn signal(&self) {
-        unsafe { libc::write(self.0, b"r".as_ptr().cast(), 1) };
-    }
-}
-
-/// Forks a child that runs `child` (only async-signal-safe calls: the
-/// harness is multi-threaded; it may `_exit` if its setup fails, and
-/// should end in [`pause_forever`] or a loop of its own) and waits until
-/// the child calls [`Ready::signal`] or exits. Returns the child and
-/// whether it signalled.
-pub fn fork_ready(child: impl FnOnce(&Ready)) -> (Forked, bool) {
-    let mut fds = [0i32; 2];
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0, "fork failed");
-    if pid == 0 {
-        unsafe { libc::close(fds[0]) };
-        child(&Ready(fds[1]));
-        unsafe { libc::_exit(0) };
-    }
-    let mut b = 0u8;
-    let n = unsafe {
-        libc::close(fds[1]);
-        let n = libc::read(fds[0], (&mut b as *mut u8).cast(), 1);
-        libc::close(fds[0]);
-        n
-    };
-    (Forked { pid }, n == 1)
-}
-
-/// The end of a forked child: sleeps until it is killed.
-pub fn pause_forever() -> ! {
-    loop {
-        unsafe { libc::pause() };
-    }
-}
+// The forked-child primitives are the library tests' own (one copy, as
+// the fuzz targets share their bodies with the library tests).
+#[path = "../../../../memtally-core/tests/library/support/child.rs"]
+mod child;
+pub use child::{fork_ready, map_and_touch, pause_forever, Forked};
 
 /// Forks a child that maps `mapping`, touches every page, reports the
 /// address through a pipe, then sleeps until killed.

@@ -141,6 +141,7 @@ pub struct GpuProcess {
 
 /// The whole view.
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct GpuReport {
     /// Processes with any GPU memory, largest `proportional` first.
     pub processes: Vec<GpuProcess>,

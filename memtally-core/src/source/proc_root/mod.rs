@@ -30,11 +30,17 @@ pub struct ProcRoot {
 
 impl Default for ProcRoot {
     fn default() -> Self {
-        ProcRoot::new("/proc")
+        ProcRoot::live()
     }
 }
 
 impl ProcRoot {
+    /// The live system's `/proc` (as [`ProcRoot::default`]), named so that
+    /// a reader of the call sees it reads live processes, not a recording.
+    pub fn live() -> ProcRoot {
+        ProcRoot::new("/proc")
+    }
+
     /// The tree at `root`: `/proc`, or a directory a capture wrote.
     pub fn new(root: impl Into<PathBuf>) -> ProcRoot {
         let root = root.into();

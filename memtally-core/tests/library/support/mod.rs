@@ -8,3 +8,5 @@ pub fn repo() -> PathBuf {
     let core = Path::new(env!("CARGO_MANIFEST_DIR"));
     core.parent().unwrap_or(core).to_path_buf()
 }
+
+pub mod child;

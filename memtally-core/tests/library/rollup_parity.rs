@@ -1,12 +1,20 @@
-//! On every recorded tree, `show --format json` agrees with the kernel's
-//! own sums in the recorded `smaps_rollup`, field by field. The recording
-//! script keeps a tree only when its smaps and smaps_rollup were taken at
-//! one instant, so any difference is memtally's parser or sums going wrong.
+//! On every recorded tree, what `show_process` reads agrees with the
+//! kernel's own sums in the recorded `smaps_rollup`, figure by figure: the
+//! regions it hands out add up to the rollup, and the report's totals are
+//! the rollup's. The recording script keeps a tree only when its smaps and
+//! smaps_rollup were taken at one instant, so any difference is the
+//! parser or the sums going wrong.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use crate::support::{rollup, run_json};
+use memtally_core::analyze::diff::diff;
+use memtally_core::model::Named;
+use memtally_core::usecase::snapshot;
+use memtally_core::{
+    show_process, show_process_with, DiffOptions, Figure, Flow, ProcRoot, Region, RegionSink,
+    SelectOptions, ShowOptions, Silent, Sizes,
+};
 
 /// Figures the kernel rounds down to kB per mapping in smaps but sums
 /// before rounding in smaps_rollup.
@@ -14,7 +22,7 @@ const PROPORTIONAL: &[&str] =
     &["pss", "pss_dirty", "pss_anon", "pss_file", "pss_shmem", "swap_pss"];
 
 /// (tree dir, pid) of every recording with a smaps_rollup.
-fn trees() -> Vec<(PathBuf, String)> {
+fn trees() -> Vec<(PathBuf, u32)> {
     let mut dirs = vec![];
     let repo = crate::support::repo().join("testdata/fixtures/linux");
     for e in std::fs::read_dir(&repo).unwrap() {
@@ -32,26 +40,61 @@ fn trees() -> Vec<(PathBuf, String)> {
         let Ok(entries) = std::fs::read_dir(d.join("proc")) else { continue };
         for e in entries {
             let name = e.unwrap().file_name().to_string_lossy().into_owned();
-            if name.bytes().all(|b| b.is_ascii_digit())
-                && d.join("proc").join(&name).join("smaps_rollup").is_file()
-            {
-                out.push((d.clone(), name));
+            if let Ok(pid) = name.parse() {
+                if d.join("proc").join(&name).join("smaps_rollup").is_file() {
+                    out.push((d.clone(), pid));
+                }
             }
         }
     }
     out
 }
 
+/// A smaps_rollup file as snake_case name -> bytes.
+fn rollup(path: &Path) -> BTreeMap<String, u64> {
+    let text = std::fs::read_to_string(path).expect("smaps_rollup readable");
+    text.lines()
+        .skip(1)
+        .filter_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            let kb: u64 = v.trim().strip_suffix(" kB")?.trim().parse().ok()?;
+            Some((memtally_core::model::snake_case(k), kb * 1024))
+        })
+        .collect()
+}
+
+/// A figure of `sizes` by its snake_case name, known or not to this build.
+fn named(sizes: &Sizes, name: &str) -> Option<u64> {
+    match Figure::from_name(name) {
+        Some(f) => sizes.figure(f),
+        None => sizes.extra_named(name),
+    }
+}
+
+/// The regions a read hands out, kept.
+#[derive(Default)]
+struct Kept(Vec<Region>);
+
+impl RegionSink for Kept {
+    fn region(&mut self, _line: usize, region: Region) -> Flow {
+        self.0.push(region);
+        Flow::Continue
+    }
+}
+
 #[test]
-fn json_totals_equal_the_recorded_smaps_rollup() {
+fn totals_equal_the_recorded_smaps_rollup() {
     let trees = trees();
     assert!(trees.len() >= 4, "the repository's recordings are found: {trees:?}");
     for (dir, pid) in &trees {
         let what = dir.display();
         let root = dir.join("proc");
-        let doc =
-            run_json(&["--proc-root", root.to_str().unwrap(), "show", pid, "--format", "json"]);
-        let want = rollup(&root.join(pid).join("smaps_rollup"));
+        let mut kept = Kept::default();
+        let report =
+            show_process_with(&ProcRoot::new(&root), *pid, &ShowOptions::default(), &mut kept)
+                .unwrap();
+        let regions = kept.0;
+        let want = rollup(&root.join(pid.to_string()).join("smaps_rollup"));
         for k in [
             "rss",
             "pss",
@@ -69,37 +112,24 @@ fn json_totals_equal_the_recorded_smaps_rollup() {
         ] {
             assert!(want.contains_key(k), "{what}: rollup has {k}");
         }
-        let totals = doc["totals"].as_object().expect("totals");
-        let regions = doc["regions"].as_array().expect("regions");
 
         // The regions are the mappings of the recorded maps, in order, and
         // each one's size is its address range.
-        let maps = std::fs::read_to_string(root.join(pid).join("maps")).unwrap();
+        let maps = std::fs::read_to_string(root.join(pid.to_string()).join("maps")).unwrap();
         assert_eq!(regions.len(), maps.lines().count(), "{what}: one region per mapping");
+        assert_eq!(report.region_count, regions.len(), "{what}");
         for (r, line) in regions.iter().zip(maps.lines()) {
             let (range, _) = line.split_once(' ').unwrap();
             let (s, e) = range.split_once('-').unwrap();
             let (s, e) = (u64::from_str_radix(s, 16).unwrap(), u64::from_str_radix(e, 16).unwrap());
-            assert_eq!(
-                (r["start"].as_u64(), r["end"].as_u64()),
-                (Some(s), Some(e)),
-                "{what}: {line}"
-            );
-            assert_eq!(r["size"].as_u64(), Some(e - s), "{what}: {line}");
+            assert_eq!((r.start, r.end), (Some(s), Some(e)), "{what}: {line}");
+            assert_eq!(r.sizes.size, Some(e - s), "{what}: {line}");
         }
 
-        // Sum every figure over the regions, as a reader of the JSON would.
-        let mut sums: BTreeMap<String, u64> = BTreeMap::new();
-        for r in regions {
-            for k in want.keys() {
-                if let Some(v) = r.get(k).and_then(|v| v.as_u64()) {
-                    *sums.entry(k.clone()).or_default() += v;
-                }
-            }
-        }
         for (k, &v) in &want {
-            let total = totals.get(k).and_then(|t| t.as_u64());
-            let sum = sums.get(k).copied();
+            let total = named(&report.totals, k);
+            let found: Vec<u64> = regions.iter().filter_map(|r| named(&r.sizes, k)).collect();
+            let sum = (!found.is_empty()).then(|| found.iter().sum::<u64>());
             if PROPORTIONAL.contains(&k.as_str()) {
                 // smaps prints each mapping's PSS rounded down to kB
                 // (pss_anon and friends only in the rollup, so no sum).
@@ -121,8 +151,8 @@ fn json_totals_equal_the_recorded_smaps_rollup() {
 
 /// A rollup whose PSS is more than the rounding above its smaps' sum was
 /// taken at another instant (a sharer wrote or exited between the reads
-/// of a capture): `show` falls back to the regions' sums, and a diff of
-/// two snapshots of such a tree agrees with `show` and has nothing to
+/// of a capture): `show_process` falls back to the regions' sums, and a
+/// diff of two snapshots of such a tree agrees with it and has nothing to
 /// correct. The variant is made here: the recorded python3-mmap tree,
 /// copied, with 2 MiB added to its rollup's Pss line.
 #[test]
@@ -151,18 +181,21 @@ fn a_rollup_of_another_instant_is_not_taken_for_the_exact_pss() {
     assert_ne!(moved, text);
     std::fs::write(&rollup_path, moved).unwrap();
 
-    let r = root.to_str().unwrap();
-    let shown = run_json(&["--proc-root", r, "show", "11364", "--format", "json"]);
-    let regions_pss: u64 =
-        shown["regions"].as_array().unwrap().iter().filter_map(|g| g["pss"].as_u64()).sum();
-    assert_eq!(shown["totals"]["pss"].as_u64(), Some(regions_pss));
+    let proc_root = ProcRoot::new(&root);
+    let mut kept = Kept::default();
+    let shown = show_process_with(&proc_root, 11364, &ShowOptions::default(), &mut kept).unwrap();
+    let regions_pss: u64 = kept.0.iter().filter_map(|r| r.sizes.pss).sum();
+    assert_eq!(shown.totals.pss, Some(regions_pss));
+    let rolled = rollup(&rollup_path)["pss"];
+    assert!(rolled > regions_pss + 1024 * 1024, "the moved rollup is not what is shown");
+    assert_eq!(
+        show_process(&proc_root, 11364, &ShowOptions::default()).unwrap().totals,
+        shown.totals
+    );
 
-    let snap = dir.path().join("s.json");
-    let s =
-        crate::support::run(&["--proc-root", r, "snapshot", "11364", "-o", snap.to_str().unwrap()]);
-    assert!(s.status.success(), "{}", String::from_utf8_lossy(&s.stderr));
-    let d = run_json(&["diff", snap.to_str().unwrap(), snap.to_str().unwrap(), "--format", "json"]);
-    assert_eq!(d["totals"]["before"]["pss"].as_u64(), Some(regions_pss));
-    let notes = d["notes"].as_array().map(Vec::len).unwrap_or(0);
-    assert_eq!(notes, 0, "{d}");
+    let sel = SelectOptions::default().with_pids(vec![11364]).resolve().unwrap();
+    let snap = snapshot::take(&proc_root, &sel, &Silent).unwrap().snapshot;
+    let d = diff(&snap, &snap, &DiffOptions::default());
+    assert_eq!(d.totals.before.as_ref().and_then(|s| s.pss), Some(regions_pss));
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
 }
