@@ -70,11 +70,24 @@ impl Stamp {
         matches!(self.state, 'Z' | 'X' | 'x') || (self.vsize == 0 && !self.kernel_thread())
     }
 
+    /// An address space that an exec is still building: it exists
+    /// (`vsize` above 0) but its start of code (field 26) is 0. The kernel
+    /// sets that last, once the program, its interpreter and the vDSO are
+    /// mapped, and shows 1, never 0, to a reader it hides it from; so a
+    /// map read meanwhile lacks mappings, and two stamps taken inside the
+    /// window agree with each other.
+    pub fn under_construction(&self) -> bool {
+        !self.kernel_thread() && self.vsize > 0 && self.layout.first() == Some(&0)
+    }
+
     /// What `after` says about the process this stamp was taken of.
     pub fn compare(&self, after: &Stamp) -> Change {
         if after.start_time != self.start_time || after.exited() {
             Change::Gone
-        } else if after.layout != self.layout {
+        } else if after.layout != self.layout
+            || self.under_construction()
+            || after.under_construction()
+        {
             Change::Execed
         } else {
             Change::Same
@@ -111,6 +124,23 @@ mod tests {
             assert_eq!(before.compare(&parse(&gone).unwrap()), Change::Gone);
         }
         assert_eq!(before.compare(&parse(&stat('S', 100, 4096, 9)).unwrap()), Change::Execed);
+    }
+
+    /// Two stamps taken while an exec builds the new address space agree
+    /// with each other, yet what was read between them lacks mappings:
+    /// a start of code of 0 beside a virtual size says so.
+    #[test]
+    fn an_address_space_an_exec_is_building_is_not_the_same() {
+        // Field 26 (start of code) is the one after field 25's value "24".
+        let whole = String::from_utf8(stat('S', 100, 4096, 7)).unwrap();
+        let building = whole.replacen(" 24 25 ", " 24 0 ", 1);
+        assert_ne!(building, whole);
+        let s = parse(building.as_bytes()).unwrap();
+        assert!(s.under_construction());
+        assert_eq!(s.compare(&s.clone()), Change::Execed);
+        let whole = parse(&stat('S', 100, 4096, 7)).unwrap();
+        assert!(!whole.under_construction());
+        assert_eq!(whole.compare(&whole.clone()), Change::Same);
     }
 
     #[test]
