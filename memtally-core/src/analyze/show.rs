@@ -70,7 +70,7 @@ pub struct Row {
 /// The view of one or more processes.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
-pub struct Report {
+pub struct ShowReport {
     /// The processes shown; their regions when they were kept (several
     /// processes), none when they were streamed (one process).
     pub processes: Vec<Process>,
@@ -144,7 +144,7 @@ pub fn build(
     by: ShowBy,
     sort: &[GroupSort],
     top: Option<usize>,
-) -> Report {
+) -> ShowReport {
     let mut fold = Fold::new(by);
     for r in processes.iter().flat_map(|p| p.regions.iter()) {
         fold.add(r);
@@ -166,7 +166,7 @@ pub fn finish(
     fold: Fold,
     sort: &[GroupSort],
     top: Option<usize>,
-) -> Report {
+) -> ShowReport {
     let mut totals = Sizes::default();
     for p in &processes {
         totals.add(&process_total(p));
@@ -210,7 +210,7 @@ pub fn finish(
             notes.push(Note::MapsOnly { pid: p.pid });
         }
     }
-    Report {
+    ShowReport {
         processes,
         by: fold.by,
         rows,
