@@ -76,9 +76,9 @@ pub struct ShowReport {
     pub processes: Vec<Process>,
     /// What the rows are grouped by.
     pub by: ShowBy,
-    /// Rows after sorting and `--top`.
+    /// Rows after sorting, only the rows kept.
     pub rows: Vec<Row>,
-    /// Rows cut by `--top` (their figures are still in `totals`).
+    /// Rows cut beyond the rows kept (their figures are still in `totals`).
     pub omitted: usize,
     /// Every category, in table order, with only those that have regions.
     pub categories: Vec<(Category, Group)>,
