@@ -213,7 +213,7 @@ fn live_child_with_every_seed_row_matches_the_seed() {
         // r-x from a file: fails where the temp dir is mounted noexec,
         // then this row is covered by the libraries alone.
         let _ = file(8 * page, libc::PROT_READ | libc::PROT_EXEC, libc::MAP_PRIVATE);
-        if maps.iter().any(|p| *p == libc::MAP_FAILED) {
+        if maps.contains(&libc::MAP_FAILED) {
             libc::_exit(1);
         }
         ready.signal();
