@@ -87,7 +87,7 @@ pub use error::{Error, Result};
 pub use analyze::diff::{Diff, DiffOptions};
 pub use analyze::gpu::GpuReport;
 pub use analyze::select::Selection;
-pub use analyze::show::{Report as ShowReport, ShowBy};
+pub use analyze::show::{ShowBy, ShowReport};
 pub use analyze::top::{TopBy, TopReport};
 pub use analyze::{categorize, Category};
 pub use model::snapshot::Snapshot;

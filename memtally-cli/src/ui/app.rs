@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use memtally_core::analyze::category::{categorize, Category};
-use memtally_core::analyze::show::Report;
+use memtally_core::analyze::show::ShowReport;
 use memtally_core::analyze::top::{TopBy, TopSort};
 use memtally_core::model::{Figure, Flow, Named, Region, RegionSink};
 use memtally_core::source::ProcRoot;
@@ -95,7 +95,7 @@ pub const MAX_MAPPINGS: usize = 20_000;
 /// looked at), and the mappings of the chosen category.
 #[derive(Debug)]
 pub struct Detail {
-    pub report: Option<Report>,
+    pub report: Option<ShowReport>,
     pub mappings: Vec<Region>,
     pub more_mappings: usize,
     /// When the process was found gone; its last figures stay on screen.

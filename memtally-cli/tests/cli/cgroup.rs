@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::support::{run, run_json, spawn, Mapping, MIB};
+use crate::support::{map_and_touch, run, run_json, spawn, Mapping, MIB};
 
 /// Writes a process into a recorded `/proc` tree: status, a rollup with
 /// the given anonymous, file and shmem PSS (kB), and its cgroup file.
@@ -303,18 +303,7 @@ fn live_child_in_a_fresh_cgroup_shows_its_tmpfs_and_anon() {
             if libc::read(go[0], b.as_mut_ptr().cast(), 1) != 1 {
                 libc::_exit(1);
             }
-            let p = libc::mmap(
-                std::ptr::null_mut(),
-                ANON,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            );
-            if p == libc::MAP_FAILED {
-                libc::_exit(1);
-            }
-            libc::memset(p, 0x5a, ANON);
+            let p = map_and_touch(ANON, 0x5a);
             let fd =
                 libc::open(file.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC, 0o600);
             if fd < 0 || libc::write(fd, p, TMPFS) != TMPFS as isize {

@@ -4,12 +4,11 @@
 //! moment of recording, see testdata/fixtures/linux/README.md) and on live
 //! processes this test starts, beside the seed itself.
 
-use std::io::{BufRead, BufReader, Read};
-use std::os::fd::FromRawFd;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use crate::support::run;
+use crate::support::{fork_ready, pause_forever, run};
 
 /// A recorded tree: `DIR/proc/PID/...` and `DIR/mem_usage_pl_output.txt`.
 struct Tree {
@@ -184,70 +183,45 @@ fn live_child_with_every_seed_row_matches_the_seed() {
     let cpath = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
     let fd = unsafe { libc::open(cpath.as_ptr(), libc::O_RDWR) };
     assert!(fd >= 0);
-    let mut fds = [0i32; 2];
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0, "fork failed");
-    if pid == 0 {
-        // Only async-signal-safe calls from here on.
-        unsafe {
-            libc::close(fds[0]);
-            let page = 4096usize;
-            let anon = |len: usize, prot: i32| {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    len,
-                    prot,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                    -1,
-                    0,
-                )
-            };
-            let file = |len: usize, prot: i32, flags: i32| {
-                libc::mmap(std::ptr::null_mut(), len, prot, flags, fd, 0)
-            };
-            let rw = libc::PROT_READ | libc::PROT_WRITE;
-            let maps = [
-                anon(3 * page, rw | libc::PROT_EXEC),
-                anon(5 * page, rw),
-                anon(7 * page, libc::PROT_READ),
-                anon(11 * page, libc::PROT_NONE),
-                anon(13 * page, libc::PROT_EXEC),
-                file(2 * page, libc::PROT_READ, libc::MAP_PRIVATE),
-                file(4 * page, rw, libc::MAP_SHARED),
-                file(6 * page, libc::PROT_WRITE, libc::MAP_PRIVATE),
-            ];
-            let mut ok = maps.iter().all(|p| *p != libc::MAP_FAILED);
-            // r-x from a file: fails where the temp dir is mounted noexec,
-            // then this row is covered by the libraries alone.
-            let _ = file(8 * page, libc::PROT_READ | libc::PROT_EXEC, libc::MAP_PRIVATE);
-            ok &= libc::write(fds[1], [ok as u8].as_ptr().cast(), 1) == 1;
-            if !ok {
-                libc::_exit(1);
-            }
-            loop {
-                libc::pause();
-            }
+    // Only async-signal-safe calls in the child.
+    let (child, ready) = fork_ready(|ready| unsafe {
+        let page = 4096usize;
+        let anon = |len: usize, prot: i32| {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                prot,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        let file = |len: usize, prot: i32, flags: i32| {
+            libc::mmap(std::ptr::null_mut(), len, prot, flags, fd, 0)
+        };
+        let rw = libc::PROT_READ | libc::PROT_WRITE;
+        let maps = [
+            anon(3 * page, rw | libc::PROT_EXEC),
+            anon(5 * page, rw),
+            anon(7 * page, libc::PROT_READ),
+            anon(11 * page, libc::PROT_NONE),
+            anon(13 * page, libc::PROT_EXEC),
+            file(2 * page, libc::PROT_READ, libc::MAP_PRIVATE),
+            file(4 * page, rw, libc::MAP_SHARED),
+            file(6 * page, libc::PROT_WRITE, libc::MAP_PRIVATE),
+        ];
+        // r-x from a file: fails where the temp dir is mounted noexec,
+        // then this row is covered by the libraries alone.
+        let _ = file(8 * page, libc::PROT_READ | libc::PROT_EXEC, libc::MAP_PRIVATE);
+        if maps.contains(&libc::MAP_FAILED) {
+            libc::_exit(1);
         }
-    }
-    unsafe {
-        libc::close(fds[1]);
-        libc::close(fd);
-    }
-    struct Reap(i32);
-    impl Drop for Reap {
-        fn drop(&mut self) {
-            unsafe {
-                libc::kill(self.0, libc::SIGKILL);
-                libc::waitpid(self.0, std::ptr::null_mut(), 0);
-            }
-        }
-    }
-    let _reap = Reap(pid);
-    let mut pipe = unsafe { std::fs::File::from_raw_fd(fds[0]) };
-    let mut ready = [0u8];
-    pipe.read_exact(&mut ready).expect("child reports");
-    assert_eq!(ready, [1u8], "child mapped everything");
+        ready.signal();
+        pause_forever()
+    });
+    unsafe { libc::close(fd) };
+    assert!(ready, "child mapped everything");
+    let pid = child.pid;
     let m = String::from_utf8_lossy(&maps(pid as u32)).into_owned();
     assert!(m.contains("/mapped data file.bin"), "{m}");
     live_parity("forked child", &script, pid as u32);

@@ -5,28 +5,12 @@
 //! reads a marked tree back says it is partial. (`show_process` under the
 //! same races is the library's: memtally-core/tests/library/races.rs.)
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::support::{fork_ready, memtally, pause_forever, Forked};
+use crate::support::{copied_fixture, exec_loop, many_mappings, memtally};
 
 const PAGES: usize = 12_000;
-
-/// A forked child with about `PAGES` mappings: one block whose pages
-/// alternate between read-only and read-write (so none merge), the
-/// writable ones touched. Not reaped until the test says so.
-fn spawn_many() -> Forked {
-    let (child, ready) = fork_ready(|ready| unsafe {
-        let p = crate::support::map_and_touch(PAGES * 4096, 0x5a);
-        for i in (0..PAGES).step_by(2) {
-            libc::mprotect((p as *mut u8).add(i * 4096).cast(), 4096, libc::PROT_READ);
-        }
-        ready.signal();
-        pause_forever()
-    });
-    assert!(ready, "the child mapped its {PAGES} pages");
-    child
-}
 
 /// `show PID --format json` of a recorded tree: its partial and notes,
 /// or `None` when it said the process had exited (exit 3: a capture that
@@ -66,7 +50,7 @@ fn capture_of_a_process_killed_mid_read_is_never_left_complete() {
     let runs = 16;
     let tmp = tempfile::tempdir().unwrap();
     for i in 0..runs {
-        let child = spawn_many();
+        let child = many_mappings(PAGES);
         let pid = child.pid as u32;
         let dir = tmp.path().join(i.to_string());
         let cap = memtally()
@@ -130,14 +114,7 @@ fn capture_of_a_process_killed_mid_read_is_never_left_complete() {
 /// memtally-core/tests/library/races.rs.)
 #[test]
 fn a_tree_marked_incomplete_is_said_partial() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("proc");
-    let src = crate::support::repo().join("testdata/fixtures/linux/python3-mmap/proc");
-    let cp = Command::new("cp")
-        .args(["-r", src.to_str().unwrap(), dir.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(cp.status.success());
+    let (_tmp, dir) = copied_fixture("python3-mmap");
     assert_eq!(show_back(&dir, 11364), Some((false, "[]".into())));
     assert_eq!(top_back(&dir), (false, "[]".into()));
     std::fs::write(dir.join("11364/memtally-incomplete"), "exited while being recorded\n").unwrap();
@@ -196,15 +173,4 @@ fn capture_of_a_process_that_execs_mid_read_is_whole_or_marked() {
     let _ = looping.wait();
     eprintln!("{runs} captures of a process exec'ing in a loop: {whole} whole, {incomplete} marked incomplete, {failed} failed (exit 3)");
     assert!(runs >= 10);
-}
-
-/// A shell script that execs itself for ever (bounded: it stops after
-/// `secs`), each exec a new address space.
-fn exec_loop(dir: &std::path::Path, secs: u64) -> std::process::Child {
-    let script = dir.join("again.sh");
-    let end = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
-        + secs;
-    std::fs::write(&script, format!("[ $(date +%s) -lt {end} ] || exit 0\nexec /bin/sh \"$0\"\n"))
-        .unwrap();
-    Command::new("/bin/sh").arg(&script).stdout(Stdio::null()).spawn().unwrap()
 }

@@ -5,7 +5,9 @@
 
 use std::path::Path;
 
-use crate::support::{fork_ready, pause_forever, rollup, run, run_json, Forked, MIB};
+use crate::support::{
+    fork_ready, map_anonymous, pause_forever, rollup, run, run_json, Forked, MIB,
+};
 
 const KEYS: &[&str] = &[
     "anon_huge_pages",
@@ -20,17 +22,7 @@ const KEYS: &[&str] = &[
 fn spawn_thp() -> Forked {
     let (child, ready) = fork_ready(|ready| unsafe {
         let len = 10 * MIB;
-        let p = libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        );
-        if p == libc::MAP_FAILED {
-            libc::_exit(1);
-        }
+        let p = map_anonymous(len, libc::MAP_PRIVATE);
         let aligned = ((p as usize + 2 * MIB - 1) & !(2 * MIB - 1)) as *mut libc::c_void;
         libc::madvise(aligned, 8 * MIB, libc::MADV_HUGEPAGE);
         libc::memset(aligned, 0x5a, 8 * MIB);

@@ -27,7 +27,6 @@ mod permissions;
 mod plots;
 mod prometheus;
 mod prometheus_live;
-mod races;
 mod selections;
 mod serve_load;
 mod show_errors;

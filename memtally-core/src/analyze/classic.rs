@@ -1,6 +1,6 @@
 //! The seed Perl script's view (`mem_usage.pl`, 2004): virtual size of
 //! each mapping, sorted by backing (device `00:00` means anonymous) and
-//! permission bits. Reproduced rule for rule so `--classic` prints the
+//! permission bits. Reproduced rule for rule so the classic view gives the
 //! seed's numbers; what it cannot tell (which pages are dirty) is what the
 //! normal view adds.
 

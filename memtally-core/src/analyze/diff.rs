@@ -12,7 +12,8 @@ use crate::model::{Figure, Group, Grouper, Named, Note, Purge, Side, Sizes};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DiffSort(pub Figure);
 
-/// The figures compared: rows sort by them and `--min-delta` reads them.
+/// The figures compared: rows sort by them and
+/// [`DiffOptions::min_delta`] reads them.
 impl Named for DiffSort {
     const ALL: &'static [DiffSort] = &[
         DiffSort(Figure::Dirty),

@@ -70,7 +70,7 @@ pub enum GroupSort {
     Regions,
 }
 
-/// The values `show --sort` offers: `dirty` is shared + private dirty.
+/// The sort orders the show view offers: `dirty` is shared + private dirty.
 impl Named for GroupSort {
     const ALL: &'static [GroupSort] = &[
         GroupSort::Figure(Figure::Dirty),

@@ -70,15 +70,15 @@ pub struct Row {
 /// The view of one or more processes.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
-pub struct Report {
+pub struct ShowReport {
     /// The processes shown; their regions when they were kept (several
     /// processes), none when they were streamed (one process).
     pub processes: Vec<Process>,
     /// What the rows are grouped by.
     pub by: ShowBy,
-    /// Rows after sorting and `--top`.
+    /// Rows after sorting, only the rows kept.
     pub rows: Vec<Row>,
-    /// Rows cut by `--top` (their figures are still in `totals`).
+    /// Rows cut beyond the rows kept (their figures are still in `totals`).
     pub omitted: usize,
     /// Every category, in table order, with only those that have regions.
     pub categories: Vec<(Category, Group)>,
@@ -144,7 +144,7 @@ pub fn build(
     by: ShowBy,
     sort: &[GroupSort],
     top: Option<usize>,
-) -> Report {
+) -> ShowReport {
     let mut fold = Fold::new(by);
     for r in processes.iter().flat_map(|p| p.regions.iter()) {
         fold.add(r);
@@ -166,7 +166,7 @@ pub fn finish(
     fold: Fold,
     sort: &[GroupSort],
     top: Option<usize>,
-) -> Report {
+) -> ShowReport {
     let mut totals = Sizes::default();
     for p in &processes {
         totals.add(&process_total(p));
@@ -210,7 +210,7 @@ pub fn finish(
             notes.push(Note::MapsOnly { pid: p.pid });
         }
     }
-    Report {
+    ShowReport {
         processes,
         by: fold.by,
         rows,

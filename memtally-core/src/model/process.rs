@@ -132,8 +132,8 @@ pub struct Scan {
 /// Which optional identity files to read (each costs a read per process).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Needs {
-    /// The command line (for `--name`, `--by program`, display).
+    /// The command line (to select by name, group by program, display).
     pub cmdline: bool,
-    /// The cgroup (for `--cgroup`, `--by cgroup`).
+    /// The cgroup (to select by cgroup, group by cgroup).
     pub cgroup: bool,
 }

@@ -522,7 +522,7 @@ mod tests {
     }
 
     /// Every known key is a figure of the same name, and every figure's
-    /// name reads back as it: JSON keys, `--sort` values and figures are
+    /// name reads back as it: JSON keys, sort fields and figures are
     /// one vocabulary.
     #[test]
     fn every_known_key_is_a_figure_and_names_round_trip() {

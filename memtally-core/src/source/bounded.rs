@@ -1,7 +1,7 @@
 //! The one reader of files memtally did not write and the kernel did not
-//! make: a recorded tree (`--proc-root DIR`, its `sys/fs/cgroup`, its
-//! `sys/class/drm`), the live cgroup filesystem, and the documents named
-//! on the command line (`diff`, `plot`, `vmmap FILE`).
+//! make: a recorded tree (a capture's directory, its `sys/fs/cgroup`, its
+//! `sys/class/drm`), the live cgroup filesystem, and the documents a
+//! caller names (snapshots to diff, series to plot, vmmap output).
 //!
 //! Whoever wrote such a file may have wanted to hurt whoever reads it
 //! (memtally runs as root): a link to a root-only file, a device that never
@@ -29,9 +29,9 @@ pub(crate) const NOT_REGULAR: &str =
 pub(crate) const A_LINK: &str =
     "not a regular file (a symbolic link, which could lead out of the tree): a recorded tree holds regular files and directories only";
 
-/// The most a document named on the command line (`diff`, `plot`) may
-/// hold: a `memtally snapshot` of a busy machine is tens of MB (26 MB for
-/// a desktop of 400 processes), `show --format json` of one process of
+/// The most a document a caller names (a snapshot to diff, a series to
+/// plot) may hold: a snapshot of a busy machine is tens of MB (26 MB for
+/// a desktop of 400 processes), the JSON show of one process of
 /// 150,000 mappings about 100 MB; a quarter GiB leaves room for both and
 /// keeps a mistaken `/dev/zero`-sized input from taking the machine.
 pub const MAX_INPUT: u64 = 256 << 20;

@@ -1,6 +1,7 @@
 //! What a capture records: the `/proc` files of a process (and of the
-//! machine) that memtally reads, laid out like `/proc` itself so that
-//! `--proc-root DIR` reads the recording back later, anywhere.
+//! machine) that memtally reads, laid out like `/proc` itself so that a
+//! [`ProcRoot`](crate::source::ProcRoot) on the recorded directory reads
+//! it back later, anywhere.
 
 /// Files recorded per process. `smaps` is required; the rest are kept when
 /// readable (a kernel without `smaps_rollup` still gives a useful capture).

@@ -1,6 +1,6 @@
 //! The cgroup filesystem, read-only: the live `/sys/fs/cgroup`, or a
 //! recorded copy under a capture (`DIR/sys/fs/cgroup/...` next to
-//! `DIR/PID`, so `--proc-root DIR` finds it). Reads v2 (unified), v1
+//! `DIR/PID`, so reading the recorded tree `DIR` finds it). Reads v2 (unified), v1
 //! (the memory controller's own mount) and hybrid hosts (v1 memory plus a
 //! v2 tree without memory) into one [`CgroupMemory`].
 

@@ -1,5 +1,5 @@
-//! The watch series file (`memtally watch -o FILE`, read by `memtally
-//! plot`): CSV, one row per series per sample, `elapsed_s,scope,key,label`
+//! The watch series file (what a watch writes to a file, read back to
+//! plot it): CSV, one row per series per sample, `elapsed_s,scope,key,label`
 //! then one column per figure in bytes (empty where unknown). The writer
 //! and the reader are both here, so the format has one owner.
 
@@ -56,7 +56,7 @@ impl<W: Write> SeriesWriter<W> {
 }
 
 /// Whether a file's first bytes are a series' header (`elapsed_s,`; the
-/// totals-only `watch --format csv` starts so too).
+/// totals-only CSV of a watch starts so too).
 pub fn is_series_head(head: &[u8]) -> bool {
     head.starts_with(b"elapsed_s,")
 }

@@ -1,6 +1,6 @@
 //! `capture`: records the `/proc` files memtally reads (and the GPU fd
 //! targets and fdinfo) into a directory laid out like `/proc`, to analyse
-//! later as a recorded root ([`ProcRoot`](crate::source::ProcRoot) over
+//! later as a recorded root ([`ProcRoot`] over
 //! the directory). Every file goes through [`crate::write`].
 
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 use crate::analyze::classic::Classic;
 use crate::analyze::group::GroupSort;
 use crate::analyze::select::Selection;
-use crate::analyze::show::{build, finish, Fold, Report, ShowBy};
+use crate::analyze::show::{build, finish, Fold, ShowBy, ShowReport};
 use crate::error::Result;
 use crate::model::{Flow, Note, Process, Region, RegionSink};
 use crate::source::ProcRoot;
@@ -43,7 +43,7 @@ setters!(ShowOptions {
 /// not kept, so any smaps size runs in the same memory; to see each one
 /// as well, use [`show_process_with`]. The crate's first page reads this
 /// very process with it.
-pub fn show_process(root: &ProcRoot, pid: u32, opts: &ShowOptions) -> Result<Report> {
+pub fn show_process(root: &ProcRoot, pid: u32, opts: &ShowOptions) -> Result<ShowReport> {
     show_process_with(root, pid, opts, &mut ())
 }
 
@@ -56,7 +56,7 @@ pub fn show_process_with(
     pid: u32,
     opts: &ShowOptions,
     sink: &mut impl RegionSink,
-) -> Result<Report> {
+) -> Result<ShowReport> {
     let mut folded = Folded { fold: Fold::new(opts.by), sink };
     let process = root.process_with(pid, &mut folded)?;
     let stopped = process.streamed.as_ref().is_some_and(|s| s.stopped);
@@ -95,7 +95,7 @@ pub fn show_selection(
     sel: &Selection,
     opts: &ShowOptions,
     progress: &dyn Progress,
-) -> Result<Report> {
+) -> Result<ShowReport> {
     let (_, read) = read_full(root, sel, progress)?;
     let notes = read.notes();
     let pids: Vec<u32> = read.processes.iter().map(|p| p.pid).collect();

@@ -66,7 +66,7 @@ pub struct Top {
     pub missing: Vec<u32>,
     /// User names, for the `user` grouping and display (read once, on first use).
     pub users: UserNames,
-    /// With `--by cgroup`: each row's own cgroup figures (charge, limits,
+    /// Grouped by cgroup: each row's own cgroup figures (charge, limits,
     /// memory.stat), by row key, where its files were read.
     pub cgroups: HashMap<String, CgroupMemory>,
     /// Where some processes could not be read in detail: what would let
@@ -163,7 +163,7 @@ fn fill_known_cmdlines(
         .collect();
 }
 
-/// The charge of each cgroup row (`--by cgroup`; empty otherwise).
+/// The charge of each cgroup row (grouped by cgroup; empty otherwise).
 fn cgroup_charges(root: &ProcRoot, by: TopBy, report: &TopReport) -> HashMap<String, CgroupMemory> {
     let mut cgroups = HashMap::new();
     if by == TopBy::Cgroup {
@@ -190,7 +190,7 @@ pub struct TopReader {
 }
 
 impl TopReader {
-    /// Every process, grouped and sorted as `top --by BY --sort SORT --all`;
+    /// Every process, grouped by `by` and sorted by `sort`, every row kept;
     /// `cgroups` reads every process's cgroup too.
     pub fn top(&mut self, root: &ProcRoot, by: TopBy, sort: TopSort, cgroups: bool) -> Result<Top> {
         let opts = TopOptions {

@@ -1,10 +1,11 @@
 //! memtally-core's integration tests, in one binary: properties of the
 //! parsers and sums (proptest), the two-thread vmmap parse against the
 //! sequential one on every fixture, and the library's reads of live
-//! processes and recordings (selections, races, rollup parity).
+//! processes and recordings (selections, races, churn, rollup parity).
 
 mod support;
 
+mod churn;
 mod fuzz_bodies;
 mod fuzz_replay;
 mod layout;

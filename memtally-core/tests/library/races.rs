@@ -5,7 +5,6 @@
 //! and `capture`, whose files are the command's) is tested in
 //! memtally-cli/tests/cli/exit_races.rs.
 
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use memtally_core::model::Note;
@@ -15,7 +14,8 @@ use memtally_core::{
     SelectOptions, ShowOptions, Silent, TopOptions,
 };
 
-use crate::support::child::{fork_ready, map_and_touch, pause_forever, Forked};
+use crate::support::child::{exec_loop, fork_ready, many_mappings, map_and_touch, Forked};
+use crate::support::recorded::copied_fixture;
 
 const PAGES: usize = 12_000;
 
@@ -31,26 +31,10 @@ fn gone_or_changed(e: &Error) -> bool {
     )
 }
 
-/// A forked child with about `PAGES` mappings: one block whose pages
-/// alternate between read-only and read-write (so none merge), the
-/// writable ones touched.
-fn spawn_many() -> Forked {
-    let (child, ready) = fork_ready(|ready| unsafe {
-        let p = map_and_touch(PAGES * 4096, 0x5a);
-        for i in (0..PAGES).step_by(2) {
-            libc::mprotect((p as *mut u8).add(i * 4096).cast(), 4096, libc::PROT_READ);
-        }
-        ready.signal();
-        pause_forever()
-    });
-    assert!(ready, "the child mapped its {PAGES} pages");
-    child
-}
-
 #[test]
 fn show_of_a_process_killed_mid_read_is_never_a_complete_map() {
     let root = ProcRoot::live();
-    let probe = spawn_many();
+    let probe = many_mappings(PAGES);
     let start = Instant::now();
     let whole = show_process(&root, probe.pid as u32, &ShowOptions::default()).unwrap();
     let full = start.elapsed();
@@ -59,7 +43,7 @@ fn show_of_a_process_killed_mid_read_is_never_a_complete_map() {
     let (mut complete, mut gone) = (0, 0);
     let runs = 24;
     for i in 0..runs {
-        let child = spawn_many();
+        let child = many_mappings(PAGES);
         let pid = child.pid as u32;
         let read = std::thread::spawn(move || {
             show_process(&ProcRoot::live(), pid, &ShowOptions::default())
@@ -84,17 +68,6 @@ fn show_of_a_process_killed_mid_read_is_never_a_complete_map() {
     }
     eprintln!("{runs} kills during show ({full:?} a read): {complete} complete before the kill, {gone} said gone");
     assert!(gone > 0, "no kill landed during a read: the test aimed badly");
-}
-
-/// A shell script that execs itself for ever (bounded: it stops after
-/// `secs`), each exec a new address space.
-fn exec_loop(dir: &std::path::Path, secs: u64) -> std::process::Child {
-    let script = dir.join("again.sh");
-    let end = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
-        + secs;
-    std::fs::write(&script, format!("[ $(date +%s) -lt {end} ] || exit 0\nexec /bin/sh \"$0\"\n"))
-        .unwrap();
-    Command::new("/bin/sh").arg(&script).stdout(Stdio::null()).spawn().unwrap()
 }
 
 /// The paths of the regions a read hands out.
@@ -228,14 +201,7 @@ fn show_of_a_process_whose_rollup_disagrees_is_not_whole() {
 /// said it exited.
 #[test]
 fn a_tree_marked_incomplete_is_read_back_as_partial() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("proc");
-    let src = crate::support::repo().join("testdata/fixtures/linux/python3-mmap/proc");
-    let cp = Command::new("cp")
-        .args(["-r", src.to_str().unwrap(), dir.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(cp.status.success());
+    let (_tmp, dir) = copied_fixture("python3-mmap");
     let root = ProcRoot::new(&dir);
     let shown = show_process(&root, 11364, &ShowOptions::default()).unwrap();
     assert!(shown.notes.is_empty(), "{:?}", shown.notes);

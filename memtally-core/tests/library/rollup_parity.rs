@@ -5,9 +5,9 @@
 //! smaps_rollup were taken at one instant, so any difference is the
 //! parser or the sums going wrong.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use crate::support::rollup::rollup;
 use memtally_core::analyze::diff::diff;
 use memtally_core::model::Named;
 use memtally_core::usecase::snapshot;
@@ -48,19 +48,6 @@ fn trees() -> Vec<(PathBuf, u32)> {
         }
     }
     out
-}
-
-/// A smaps_rollup file as snake_case name -> bytes.
-fn rollup(path: &Path) -> BTreeMap<String, u64> {
-    let text = std::fs::read_to_string(path).expect("smaps_rollup readable");
-    text.lines()
-        .skip(1)
-        .filter_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            let kb: u64 = v.trim().strip_suffix(" kB")?.trim().parse().ok()?;
-            Some((memtally_core::model::snake_case(k), kb * 1024))
-        })
-        .collect()
 }
 
 /// A figure of `sizes` by its snake_case name, known or not to this build.

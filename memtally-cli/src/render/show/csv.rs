@@ -2,14 +2,14 @@
 
 use std::io::Write;
 
-use memtally_core::analyze::show::{Report, ShowBy};
+use memtally_core::analyze::show::{ShowBy, ShowReport};
 use memtally_core::model::Named;
 
 use super::{csv_cell, gpu_rows, RegionStream, CSV_FIGURES};
 use crate::render::Format;
 
 /// The grouped rows (or, with `regions`, every mapping) as CSV.
-pub fn csv(report: &Report, regions: bool, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn csv(report: &ShowReport, regions: bool, out: &mut dyn Write) -> std::io::Result<()> {
     if regions {
         let mut stream = RegionStream::new(Format::Csv, true);
         stream.start(&report.processes)?;

@@ -8,7 +8,7 @@ use serde::Serialize;
 use memtally_core::analyze::categorize;
 use memtally_core::analyze::gpu::GpuShow;
 use memtally_core::analyze::group::process_total;
-use memtally_core::analyze::show::{Report, Row};
+use memtally_core::analyze::show::{Row, ShowReport};
 use memtally_core::model::{Named, Process, Region, SizeSource, Sizes};
 
 use crate::render::json;
@@ -127,7 +127,7 @@ impl RowJson<'_> {
     }
 }
 
-pub(super) fn summary(report: &Report) -> ShowSummary<'_> {
+pub(super) fn summary(report: &ShowReport) -> ShowSummary<'_> {
     ShowSummary {
         partial: !report.notes.is_empty(),
         notes: words(&report.notes),
@@ -177,7 +177,7 @@ fn regions(p: &Process) -> Vec<RegionJson<'_>> {
     p.regions.iter().map(RegionJson::of).collect()
 }
 
-fn json_doc(report: &Report) -> ShowJson<'_> {
+fn json_doc(report: &ShowReport) -> ShowJson<'_> {
     let one = match report.processes.as_slice() {
         [one] => Some(one),
         _ => None,
@@ -203,13 +203,13 @@ fn json_doc(report: &Report) -> ShowJson<'_> {
 /// The documented JSON document (see docs/json.md), its keys sorted: what
 /// the streamed document must parse back to.
 #[cfg(test)]
-pub fn json_value(report: &Report) -> std::io::Result<serde_json::Value> {
+pub fn json_value(report: &ShowReport) -> std::io::Result<serde_json::Value> {
     json::sorted(&json_doc(report))
 }
 
 /// Prints the document held whole: several processes, each with its
 /// regions in memory (`show --tree`). One process streams instead, through
 /// [`RegionStream`](super::RegionStream), printing each region straight from the model.
-pub fn json(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn json(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
     json::line(out, &json_doc(report))
 }

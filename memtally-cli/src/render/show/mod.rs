@@ -10,7 +10,7 @@ mod table;
 use std::io::Write;
 
 use memtally_core::analyze::gpu::GpuShow;
-use memtally_core::analyze::show::Report;
+use memtally_core::analyze::show::ShowReport;
 use memtally_core::model::{Figure, Process, SizeSource, Sizes};
 
 use crate::render::units::human_opt;
@@ -21,7 +21,7 @@ pub use json::json;
 pub use stream::RegionStream;
 pub use table::table;
 
-impl Printer for Report {
+impl Printer for ShowReport {
     fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
         table(self, out)
     }

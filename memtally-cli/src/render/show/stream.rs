@@ -5,7 +5,7 @@
 use std::io::Write;
 
 use memtally_core::analyze::categorize;
-use memtally_core::analyze::show::Report;
+use memtally_core::analyze::show::ShowReport;
 use memtally_core::model::{Flow, Named, Process, Region, RegionSink};
 
 use super::json::{summary, ProcessHead};
@@ -162,7 +162,7 @@ impl RegionStream {
 
     /// Prints what needs every region, and flushes; or returns the error
     /// of the write that stopped the read.
-    pub fn finish(mut self, report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+    pub fn finish(mut self, report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
         if let Some(e) = self.doc.take_failed() {
             return Err(e);
         }

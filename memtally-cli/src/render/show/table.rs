@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use memtally_core::analyze::show::{Report, ShowBy};
+use memtally_core::analyze::show::{ShowBy, ShowReport};
 use memtally_core::model::{Named, Sizes};
 
 use super::{columns, figures_in, gpu_rows, heading};
@@ -41,7 +41,7 @@ pub fn shmem_line(shmem: &Sizes) -> Option<String> {
 }
 
 /// The grouped table.
-pub fn table(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
     let first = report.by.name().to_uppercase();
     let mut headers: Vec<(&str, Align)> = vec![(first.as_str(), Align::Left)];
     let columns = columns(report.processes.len());

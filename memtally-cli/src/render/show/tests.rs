@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use memtally_core::analyze::group::GroupSort;
-use memtally_core::analyze::show::{build, finish, Fold, Report, ShowBy};
+use memtally_core::analyze::show::{build, finish, Fold, ShowBy, ShowReport};
 use memtally_core::model::{Backing, Figure, Flow, Named, Process, Region, RegionSink, SizeSource};
 use memtally_core::source::ProcRoot;
 
@@ -12,12 +12,12 @@ use super::json_region::RegionWriter;
 use super::stream::Printing;
 use super::{csv, table, RegionStream};
 
-fn slow(report: &Report) -> Value {
+fn slow(report: &ShowReport) -> Value {
     json_value(report).unwrap()
 }
 
 /// The streamed JSON of a one-process report, parsed back.
-fn fast(report: &Report) -> Value {
+fn fast(report: &ShowReport) -> Value {
     let mut out = Vec::new();
     let mut stream = RegionStream::new(crate::render::Format::Json, false);
     for p in &report.processes {

@@ -3,7 +3,7 @@
 //! columns it shares with the mappings level.
 
 use memtally_core::analyze::category::Category;
-use memtally_core::analyze::show::Report;
+use memtally_core::analyze::show::ShowReport;
 use memtally_core::model::{Figure, Sizes};
 
 use crate::render::show::{figures, gpu_rows, COLUMNS};
@@ -20,7 +20,7 @@ pub struct CatRow {
 }
 
 /// The report's categories, then its GPU rows.
-pub fn category_rows(report: &Report) -> Vec<CatRow> {
+pub fn category_rows(report: &ShowReport) -> Vec<CatRow> {
     let mut rows: Vec<CatRow> = report
         .rows
         .iter()

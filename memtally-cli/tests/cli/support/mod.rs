@@ -37,65 +37,52 @@ pub enum Mapping {
     Shared(usize, usize),
 }
 
-// The forked-child primitives are the library tests' own (one copy, as
-// the fuzz targets share their bodies with the library tests).
+// The forked children, the copied fixtures and the plain rollup reader
+// are the library tests' own (one copy, as the fuzz targets share their
+// bodies with the library tests).
 #[path = "../../../../memtally-core/tests/library/support/child.rs"]
 mod child;
-pub use child::{fork_ready, map_and_touch, pause_forever, Forked};
+pub use child::{
+    exec_loop, fork_piped, fork_ready, many_mappings, map_and_touch, map_anonymous, pause_forever,
+    Forked,
+};
+#[path = "../../../../memtally-core/tests/library/support/recorded.rs"]
+mod recorded;
+pub use recorded::copied_fixture;
+#[path = "../../../../memtally-core/tests/library/support/rollup.rs"]
+mod rollup;
+pub use rollup::rollup;
 
 /// Forks a child that maps `mapping`, touches every page, reports the
 /// address through a pipe, then sleeps until killed.
 pub fn spawn(mapping: Mapping) -> Child {
-    let (len, flags, kids) = match mapping {
-        Mapping::Anonymous(len) => (len, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, 0),
-        Mapping::Shared(len, kids) => (len, libc::MAP_SHARED | libc::MAP_ANONYMOUS, kids),
+    let (len, sharing, kids) = match mapping {
+        Mapping::Anonymous(len) => (len, libc::MAP_PRIVATE, 0),
+        Mapping::Shared(len, kids) => (len, libc::MAP_SHARED, kids),
     };
-    let mut fds = [0i32; 2];
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0, "fork failed");
-    if pid == 0 {
-        unsafe {
-            libc::close(fds[0]);
-            let p = libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                flags,
-                -1,
-                0,
-            );
-            if p == libc::MAP_FAILED {
-                libc::_exit(1);
-            }
-            libc::memset(p, 0x5a, len);
-            let addr = (p as u64).to_ne_bytes();
-            libc::write(fds[1], addr.as_ptr().cast(), addr.len());
-            for _ in 0..kids {
-                if libc::fork() == 0 {
-                    // A fork does not copy the page tables of shared
-                    // mappings: read every page so it is mapped here too,
-                    // then say so.
-                    let mut sum = 0u8;
-                    for off in (0..len).step_by(4096) {
-                        sum = sum.wrapping_add(std::ptr::read_volatile((p as *const u8).add(off)));
-                    }
-                    std::hint::black_box(sum);
-                    let k = (libc::getpid() as u32).to_ne_bytes();
-                    libc::write(fds[1], k.as_ptr().cast(), k.len());
-                    loop {
-                        libc::pause();
-                    }
+    let (pid, mut pipe) = fork_piped(|report| unsafe {
+        let p = map_anonymous(len, sharing);
+        libc::memset(p, 0x5a, len);
+        let addr = (p as u64).to_ne_bytes();
+        libc::write(report, addr.as_ptr().cast(), addr.len());
+        for _ in 0..kids {
+            if libc::fork() == 0 {
+                // A fork does not copy the page tables of shared
+                // mappings: read every page so it is mapped here too,
+                // then say so.
+                let mut sum = 0u8;
+                for off in (0..len).step_by(4096) {
+                    sum = sum.wrapping_add(std::ptr::read_volatile((p as *const u8).add(off)));
                 }
-            }
-            libc::close(fds[1]);
-            loop {
-                libc::pause();
+                std::hint::black_box(sum);
+                let k = (libc::getpid() as u32).to_ne_bytes();
+                libc::write(report, k.as_ptr().cast(), k.len());
+                pause_forever();
             }
         }
-    }
-    unsafe { libc::close(fds[1]) };
-    let mut pipe = unsafe { std::fs::File::from_raw_fd(fds[0]) };
+        libc::close(report);
+        pause_forever()
+    });
     let mut buf = [0u8; 8];
     pipe.read_exact(&mut buf).expect("child reports its address");
     let mut children = Vec::new();
@@ -144,19 +131,6 @@ pub fn run_json(args: &[&str]) -> serde_json::Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("valid JSON")
-}
-
-/// `/proc/PID/smaps_rollup` (or a recorded copy) as snake_case name -> bytes.
-pub fn rollup(path: &Path) -> std::collections::BTreeMap<String, u64> {
-    let text = std::fs::read_to_string(path).expect("smaps_rollup readable");
-    text.lines()
-        .skip(1)
-        .filter_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            let kb: u64 = v.trim().strip_suffix(" kB")?.trim().parse().ok()?;
-            Some((memtally_core::model::snake_case(k), kb * 1024))
-        })
-        .collect()
 }
 
 /// The data an SVG of `memtally plot` carries in its `<desc>`, after

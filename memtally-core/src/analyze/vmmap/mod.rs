@@ -19,7 +19,7 @@ use serde::Serialize;
 use crate::model::vmmap::VRegion;
 use crate::model::{Named, Purge, Region, Sizes};
 
-/// What `vmmap --by` groups the selected regions by.
+/// What the vmmap view groups the selected regions by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VmmapBy {
     /// The REGION TYPE column.
@@ -77,7 +77,7 @@ pub(crate) fn purge_index(p: Purge) -> usize {
     }
 }
 
-/// Selects region types by substring, as the seed's `--types` does; no
+/// Selects the region types asked for by substring, as the seed does; no
 /// types selects every type.
 #[derive(Debug, Clone, Default)]
 pub struct TypeFilter {

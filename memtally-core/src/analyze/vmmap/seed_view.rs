@@ -65,7 +65,7 @@ fn seed_groups(line: &str) -> (&str, &'static str) {
     (seed_type, purge)
 }
 
-/// The seed's default `--types`.
+/// The region types the seed asks for when none are given.
 const SEED_DEFAULT_TYPES: [&str; 2] = ["IOAccelerator", "IOSurface"];
 
 impl SeedView {

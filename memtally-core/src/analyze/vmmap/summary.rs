@@ -7,7 +7,8 @@ use serde::Serialize;
 use super::{Footprint, TypeFilter};
 use crate::model::vmmap::{Document, SummaryRow};
 
-/// The region types the seed reports as GPU memory (its default `--types`).
+/// The region types the seed reports as GPU memory (those it asks for
+/// when none are given).
 pub const GPU_TYPES: [&str; 2] = ["IOAccelerator", "IOSurface"];
 
 /// A summary row's footprint: DIRTY + SWAPPED less VOLATILE (volatile

@@ -78,7 +78,7 @@ fn snapshot(value: Value) -> std::result::Result<Snapshot, String> {
     }
 }
 
-/// The JSON of `memtally vmmap --format json` (docs/vmmap-json.md).
+/// The JSON view of a vmmap report (docs/vmmap-json.md).
 fn vmmap_json(v: &Value) -> std::result::Result<Snapshot, String> {
     let num = |o: &Value, k: &str| o.get(k).and_then(Value::as_u64);
     let regions: Vec<SnapRegion> = v["regions"]
@@ -176,7 +176,7 @@ fn vmmap_json(v: &Value) -> std::result::Result<Snapshot, String> {
     Ok(snap)
 }
 
-/// A process object of `show --format json` (top level or in `processes`).
+/// A process object of the JSON show view (top level or in `processes`).
 fn show_process(v: &Value) -> std::result::Result<SnapProcess, String> {
     let regions: Vec<SnapRegion> =
         serde_json::from_value(v.get("regions").cloned().unwrap_or(Value::Array(vec![])))

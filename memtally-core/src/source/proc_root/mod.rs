@@ -1,5 +1,5 @@
 //! The one door to a `/proc` tree: the live `/proc`, or a recorded copy
-//! (`--proc-root DIR`). Every Linux read goes through here, so every path is
+//! (a recorded tree). Every Linux read goes through here, so every path is
 //! testable on recorded data and on live processes alike, and every failure
 //! becomes the same clear error.
 

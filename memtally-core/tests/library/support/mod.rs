@@ -10,3 +10,5 @@ pub fn repo() -> PathBuf {
 }
 
 pub mod child;
+pub mod recorded;
+pub mod rollup;
