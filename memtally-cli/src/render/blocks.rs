@@ -12,8 +12,9 @@ use crate::render::width;
 /// One piece of a table view.
 #[derive(Debug, Clone)]
 pub enum Block {
-    /// What the view is of (`pid 42  python3 x.py  (from smaps)`), one
-    /// line, already cut to the width by the view where it says so.
+    /// What the view, or the section after it, is of (`pid 42  python3
+    /// x.py  (from smaps)`, `By type:`), one line, already cut to the
+    /// width by the view where it says so.
     Heading(String),
     /// A table, fitted to the width by the backend.
     Table(Table),
@@ -46,7 +47,10 @@ pub fn write_text(blocks: Vec<Block>, width: Option<usize>, out: &mut dyn Write)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::gpu::GpuView;
     use crate::render::table::Align;
+    use crate::render::vmmap::VmmapView;
+    use crate::render::Printer;
 
     fn table() -> Table {
         let mut t = Table::new(&[("NAME", Align::Left), ("RSS", Align::Right)]);
@@ -92,5 +96,70 @@ mod tests {
         let narrow = text(vec![Block::Table(table()), Block::Note(note.into())], Some(20));
         assert!(narrow.contains('…'), "{narrow}");
         assert!(narrow.lines().all(|l| width::columns(l) <= 20), "{narrow}");
+    }
+
+    /// Every view's text, checked a block at a time: each block, written
+    /// alone, is the next piece of what the view prints, and nothing is
+    /// left after the last. So no view writes around its blocks, and no
+    /// block's text depends on the one before: another backend (Markdown,
+    /// HTML) that writes the same blocks its own way shows the whole view.
+    fn assert_printed_by_blocks(name: &str, view: &dyn Printer, blocks: Vec<Block>) {
+        let mut printed = Vec::new();
+        view.table(&mut printed).unwrap();
+        let printed = String::from_utf8(printed).unwrap();
+        let width = width::output_width();
+        let mut rest = printed.as_str();
+        for block in blocks {
+            let piece = text(vec![block.clone()], width);
+            assert!(
+                rest.starts_with(&piece),
+                "{name}: {block:?} is not the next of what the view printed: {:?}",
+                rest.lines().next()
+            );
+            rest = &rest[piece.len()..];
+        }
+        assert!(rest.is_empty(), "{name} printed lines of no block: {rest}");
+    }
+
+    fn fixture(path: &str) -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/fixtures").join(path)
+    }
+
+    /// Real views, built from recorded fixtures, each with every part it
+    /// can print (vmmap's histograms and region list, gpu's three tables
+    /// and its notes, cgroup's named differences).
+    #[test]
+    fn real_views_print_nothing_but_their_blocks() {
+        use memtally_core::usecase::vmmap::{read, VmmapInput};
+        use memtally_core::{GpuOptions, ProcRoot, Silent, VmmapOptions};
+
+        let width = width::output_width();
+        for name in ["04_modern_gpu_purge.txt", "09_summary_only.txt", "12_unreadable.txt"] {
+            let input = VmmapInput::File(fixture("vmmap").join(name));
+            let opts = VmmapOptions::default().with_keep_regions(true);
+            let report = read(&input, &opts, &mut ()).unwrap();
+            let view = VmmapView {
+                report: &report,
+                pow2: false,
+                histograms: Some(Vec::new()),
+                list_regions: true,
+            };
+            assert_printed_by_blocks(name, &view, view.blocks(width));
+        }
+        let machine = ProcRoot::new(fixture("gpu/machine"));
+        let report = memtally_core::usecase::gpu::gpu(&machine, &GpuOptions::default()).unwrap();
+        assert!(!report.totals.is_empty(), "the recorded machine has GPU clients");
+        let gpu = GpuView { report };
+        assert_printed_by_blocks("gpu", &gpu, crate::render::gpu::blocks(&gpu.report));
+        let cgroups = memtally_core::usecase::cgroup::cgroups(
+            &machine,
+            &memtally_core::usecase::cgroup::CgroupOptions::default(),
+            &Silent,
+        )
+        .unwrap();
+        assert_printed_by_blocks("cgroup", &cgroups, crate::render::cgroup::blocks(&cgroups));
+        let python = ProcRoot::new(fixture("linux/python3-mmap/proc"));
+        let classic = memtally_core::usecase::show::classic(&python, 11364).unwrap();
+        assert_printed_by_blocks("classic", &classic, crate::render::classic::blocks(&classic));
     }
 }

@@ -9,10 +9,11 @@ use serde::Serialize;
 use memtally_core::analyze::cgroup::CgroupRow;
 use memtally_core::usecase::cgroup::CgroupView;
 
+use crate::render::blocks::{write_text, Block};
 use crate::render::json;
 use crate::render::table::{csv_text, Align, Table};
 use crate::render::units::{human, human_opt};
-use crate::render::Printer;
+use crate::render::{width, Printer};
 
 fn signed(v: i64) -> String {
     if v < 0 {
@@ -126,51 +127,46 @@ const COLUMNS: &[(&str, CgroupFigure)] = &[
     ("SWAP", CgroupFigure::Swap),
 ];
 
+/// The table view: which hierarchy, a row per cgroup, each difference
+/// between usage and PSS named, and what USAGE and WSET mean.
+pub(crate) fn blocks(view: &CgroupView) -> Vec<Block> {
+    let heading = match &view.layout {
+        Some((v, dir)) => format!("cgroups (v{v} memory controller at {})", dir.display()),
+        None => "cgroups (no hierarchy with the memory controller: processes' PSS only)".into(),
+    };
+    let mut headers = vec![("CGROUP", Align::Left), ("PROCS", Align::Right), ("PSS", Align::Right)];
+    headers.extend(COLUMNS.iter().map(|(h, _)| (*h, Align::Right)));
+    let mut t = Table::new(&headers);
+    for r in &view.rows {
+        let mut cells = vec![r.path.clone(), r.processes.to_string(), human_opt(r.sizes.pss)];
+        cells.extend(COLUMNS.iter().map(|(_, f)| human_opt(f.of(r))));
+        t.row(cells);
+    }
+    let mut blocks = vec![Block::Heading(heading), Block::Table(t), Block::Blank];
+    for r in view.rows.iter().filter(|r| !r.parts.is_empty()) {
+        let usage = CgroupFigure::Usage.of(r).unwrap_or(0);
+        let parts: Vec<String> = r
+            .parts
+            .iter()
+            .filter(|p| p.bytes != 0)
+            .map(|p| format!("{} {}", p.name, signed(p.bytes)))
+            .collect();
+        blocks.push(Block::Line(format!(
+            "{}: usage {} = PSS {} + {}",
+            crate::render::table::escape_controls(r.path.clone()),
+            human(usage),
+            human(r.sizes.pss.unwrap_or(0)),
+            if parts.is_empty() { "0".into() } else { parts.join(" + ") }
+        )));
+    }
+    blocks.push(Block::Note("USAGE is what the kernel charges the cgroup (memory.current, v1 memory.usage_in_bytes) and what LIMIT and the OOM killer act on; PSS counts only the processes' mapped pages. WSET = USAGE - inactive file pages, the working set kubelet and cAdvisor report and evict by. Rows include the cgroups below them.".into()));
+    blocks
+}
+
 impl Printer for CgroupView {
     fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        match &self.layout {
-            Some((v, dir)) => {
-                writeln!(out, "cgroups (v{v} memory controller at {})", dir.display())?
-            }
-            None => writeln!(
-                out,
-                "cgroups (no hierarchy with the memory controller: processes' PSS only)"
-            )?,
-        }
-        let mut headers =
-            vec![("CGROUP", Align::Left), ("PROCS", Align::Right), ("PSS", Align::Right)];
-        headers.extend(COLUMNS.iter().map(|(h, _)| (*h, Align::Right)));
-        let mut t = Table::new(&headers);
-        for r in &self.rows {
-            let mut cells = vec![r.path.clone(), r.processes.to_string(), human_opt(r.sizes.pss)];
-            cells.extend(COLUMNS.iter().map(|(_, f)| human_opt(f.of(r))));
-            t.row(cells);
-        }
-        t.fit(crate::render::table::terminal_width());
-        out.write_all(t.render().as_bytes())?;
-        writeln!(out)?;
-        for r in self.rows.iter().filter(|r| !r.parts.is_empty()) {
-            let usage = CgroupFigure::Usage.of(r).unwrap_or(0);
-            let parts: Vec<String> = r
-                .parts
-                .iter()
-                .filter(|p| p.bytes != 0)
-                .map(|p| format!("{} {}", p.name, signed(p.bytes)))
-                .collect();
-            writeln!(
-                out,
-                "{}: usage {} = PSS {} + {}",
-                crate::render::table::escape_controls(r.path.clone()),
-                human(usage),
-                human(r.sizes.pss.unwrap_or(0)),
-                if parts.is_empty() { "0".into() } else { parts.join(" + ") }
-            )?;
-        }
-        crate::render::width::note(
-            out,
-            "USAGE is what the kernel charges the cgroup (memory.current, v1 memory.usage_in_bytes) and what LIMIT and the OOM killer act on; PSS counts only the processes' mapped pages. WSET = USAGE - inactive file pages, the working set kubelet and cAdvisor report and evict by. Rows include the cgroups below them.",
-            crate::render::width::output_width(),
-        )
+        let width = width::output_width();
+        write_text(blocks(self), width, out)
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {

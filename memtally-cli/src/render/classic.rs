@@ -7,11 +7,13 @@ use serde_json::json;
 
 use memtally_core::analyze::classic::Classic;
 
-use crate::render::Printer;
+use crate::render::blocks::{write_text, Block};
+use crate::render::{width, Printer};
 
 impl Printer for Classic {
     fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        classic(self, out)
+        let width = width::output_width();
+        write_text(blocks(self), width, out)
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
@@ -58,7 +60,10 @@ fn perl_kb(bytes: u64) -> String {
     format!("{v:.keep$}").trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-fn classic(c: &Classic, out: &mut dyn Write) -> std::io::Result<()> {
+/// The seed's lines as blocks: a heading per kind of backing, a line per
+/// counter padded as the seed pads it (`show --classic` equals the seed's
+/// output byte for byte; every line is far narrower than any terminal).
+pub(crate) fn blocks(c: &Classic) -> Vec<Block> {
     let lines = [
         ("Backed by file:", None),
         ("  Executable               ", Some(c.mapped_executable)),
@@ -72,13 +77,13 @@ fn classic(c: &Classic, out: &mut dyn Write) -> std::io::Result<()> {
         ("  Unreadable               ", Some(c.unreadable)),
         ("  Unknown                  ", Some(c.unbacked_unknown)),
     ];
-    for (label, value) in lines {
-        match value {
-            Some(v) => writeln!(out, "{label}{}", perl_kb(v))?,
-            None => writeln!(out, "{label}")?,
-        }
-    }
-    Ok(())
+    lines
+        .into_iter()
+        .map(|(label, value)| match value {
+            Some(v) => Block::Line(format!("{label}{}", perl_kb(v))),
+            None => Block::Heading(label.into()),
+        })
+        .collect()
 }
 
 #[cfg(test)]

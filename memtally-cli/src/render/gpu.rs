@@ -8,9 +8,10 @@ use serde::Serialize;
 use memtally_core::analyze::gpu::{DmaBufShare, GpuEntry, GpuProcess, GpuReport};
 use memtally_core::model::gpu::DrmMemory;
 
+use crate::render::blocks::{write_text, Block};
 use crate::render::json;
 use crate::render::notes::{word, words, WithNotes};
-use crate::render::Printer;
+use crate::render::{width, Printer};
 
 /// The GPU view.
 pub struct GpuView {
@@ -19,7 +20,8 @@ pub struct GpuView {
 
 impl Printer for GpuView {
     fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        table(&self.report, out)
+        let width = width::output_width();
+        write_text(blocks(&self.report), width, out)
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
@@ -53,14 +55,13 @@ fn entry_cells(e: &GpuEntry) -> Vec<String> {
     c
 }
 
-/// Per process, then per process and device region, then the machine.
-fn table(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
+/// The table view: per process, then per process and device region,
+/// then the machine.
+pub(crate) fn blocks(report: &GpuReport) -> Vec<Block> {
+    let notes = report.notes.iter().map(|n| Block::Note(word(n)));
     if report.processes.is_empty() {
-        writeln!(out, "no GPU memory found: no process read holds a DRM device or dma-buf fd")?;
-        for note in &report.notes {
-            crate::render::width::note(out, &word(note), crate::render::width::output_width())?;
-        }
-        return Ok(());
+        let none = "no GPU memory found: no process read holds a DRM device or dma-buf fd";
+        return [Block::Line(none.into())].into_iter().chain(notes).collect();
     }
     let mut t = Table::new(&[
         ("PID", Align::Right),
@@ -94,8 +95,7 @@ fn table(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
         String::new(),
         format!("{} processes", report.processes.len()),
     ]);
-    t.fit(crate::render::table::terminal_width());
-    out.write_all(t.render().as_bytes())?;
+    let mut blocks = vec![Block::Table(t)];
 
     let mut headers = vec![
         ("PID", Align::Right),
@@ -114,34 +114,29 @@ fn table(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
         }
     }
     if !report.totals.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "by device and region (a process holding a shared client shows it in full)")?;
+        blocks.push(Block::Blank);
+        blocks.push(Block::Heading(
+            "by device and region (a process holding a shared client shows it in full)".into(),
+        ));
         // The driver and the device (a PCI address, a device node) stay
         // whole: cut, they no longer tell the devices apart. The region
         // narrows; figures on the right are left out whole.
         d.keep_whole(1);
         d.keep_whole(2);
-        d.fit(crate::render::table::terminal_width());
-        out.write_all(d.render().as_bytes())?;
-        writeln!(out)?;
-        writeln!(out, "machine (each client counted once)")?;
+        blocks.push(Block::Table(d));
+        blocks.push(Block::Blank);
+        blocks.push(Block::Heading("machine (each client counted once)".into()));
         let mut m = Table::new(&headers[1..]);
         for e in &report.totals {
             m.row(entry_cells(e));
         }
         m.keep_whole(0);
         m.keep_whole(1);
-        m.fit(crate::render::table::terminal_width());
-        out.write_all(m.render().as_bytes())?;
+        blocks.push(Block::Table(m));
     }
-    writeln!(
-        out,
-        "GPU: resident (else total) bytes of each DRM client divided among its holders, + dma-buf PSS of buffers no listed DRM driver exported, + nvidia-smi"
-    )?;
-    for note in &report.notes {
-        crate::render::width::note(out, &word(note), crate::render::width::output_width())?;
-    }
-    Ok(())
+    blocks.push(Block::Line("GPU: resident (else total) bytes of each DRM client divided among its holders, + dma-buf PSS of buffers no listed DRM driver exported, + nvidia-smi".into()));
+    blocks.extend(notes);
+    blocks
 }
 
 /// The documented JSON document (docs/gpu-json.md): the library's report,

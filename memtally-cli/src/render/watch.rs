@@ -10,10 +10,11 @@ use memtally_core::analyze::trend::{trends, Sample, Scope, SeriesKey, Trend};
 use memtally_core::model::{Figure, Named, Sizes};
 use memtally_core::usecase::watch::SeriesFigure;
 
+use crate::render::blocks::{write_text, Block};
 use crate::render::json;
 use crate::render::table::{csv_text, Align, Table};
 use crate::render::units::{human_opt, human_signed, plural};
-use crate::render::Printer;
+use crate::render::{width, Printer};
 
 fn total_of(s: &Sample) -> Option<&Sizes> {
     s.get(&(Scope::Total, "total".to_string())).map(|(_, s)| s)
@@ -180,7 +181,8 @@ impl Summary<'_> {
 
 impl Printer for Summary<'_> {
     fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        summary(self.series, out)
+        let width = width::output_width();
+        write_text(summary(self.series), width, out)
     }
 
     /// Every series' rates in bytes per second: the last line of the JSON
@@ -248,9 +250,11 @@ impl Printer for Summary<'_> {
     }
 }
 
-fn summary(series: &[(f64, Sample)], out: &mut dyn Write) -> std::io::Result<()> {
+/// The table view of the end of a watch: every series' growth rate, and
+/// the verdict.
+pub(crate) fn summary(series: &[(f64, Sample)]) -> Vec<Block> {
     if series.len() < 2 {
-        return writeln!(out, "(one sample: no growth rate; use --count 2 or more)");
+        return vec![Block::Line("(one sample: no growth rate; use --count 2 or more)".into())];
     }
     let pss = trends(series, Figure::Pss);
     let dirty = trends(series, Figure::Dirty);
@@ -263,9 +267,8 @@ fn summary(series: &[(f64, Sample)], out: &mut dyn Write) -> std::io::Result<()>
         };
         order(&a.0 .0).cmp(&order(&b.0 .0)).then(b.1 .1.slope.abs().total_cmp(&a.1 .1.slope.abs()))
     });
-    writeln!(out)?;
     let span = series.last().map_or(0.0, |s| s.0) - series[0].0;
-    writeln!(out, "growth over {span:.1}s, {} samples (least-squares fit):", series.len())?;
+    let heading = format!("growth over {span:.1}s, {} samples (least-squares fit):", series.len());
     let mut t = Table::new(&[
         ("SCOPE", Align::Left),
         ("KEY", Align::Left),
@@ -294,13 +297,10 @@ fn summary(series: &[(f64, Sample)], out: &mut dyn Write) -> std::io::Result<()>
             label_cell,
         ]);
     }
-    t.fit(crate::render::table::terminal_width());
-    out.write_all(t.render().as_bytes())?;
     let growing: Vec<_> =
         rows.iter().filter(|(k, (_, tr))| k.0 == Scope::Process && tr.grows_steadily()).collect();
-    match growing.first() {
-        Some((k, (label, tr))) => writeln!(
-            out,
+    let verdict = match growing.first() {
+        Some((k, (label, tr))) => format!(
             "verdict: memory grows steadily in {}: pid {} grows {} (r² {}), {}",
             plural(growing.len(), "process", "processes"),
             k.1,
@@ -309,22 +309,17 @@ fn summary(series: &[(f64, Sample)], out: &mut dyn Write) -> std::io::Result<()>
             label
         ),
         None => match pss.get(&(Scope::Total, "total".to_string())) {
-            Some((_, tr)) if tr.grows_steadily() => {
-                writeln!(
-                    out,
-                    "verdict: the total grows steadily ({}), spread over processes",
-                    rate(tr.slope)
-                )
-            }
-            Some(_) => writeln!(out, "verdict: no steady growth"),
+            Some((_, tr)) if tr.grows_steadily() => format!(
+                "verdict: the total grows steadily ({}), spread over processes",
+                rate(tr.slope)
+            ),
+            Some(_) => "verdict: no steady growth".into(),
             // No PSS in the samples (another user's process, status figures
             // only): nothing to judge, which is not "no growth".
-            None => writeln!(
-                out,
-                "verdict: none: PSS could not be read in these samples (run as the process's user or root)"
-            ),
+            None => "verdict: none: PSS could not be read in these samples (run as the process's user or root)".into(),
         },
-    }
+    };
+    vec![Block::Blank, Block::Heading(heading), Block::Table(t), Block::Line(verdict)]
 }
 
 #[cfg(test)]
@@ -340,7 +335,7 @@ mod verdict_tests {
 
     fn verdict(series: &[(f64, Sample)]) -> String {
         let mut out = Vec::new();
-        summary(series, &mut out).unwrap();
+        write_text(summary(series), None, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         text.lines().find(|l| l.starts_with("verdict")).unwrap().to_string()
     }

@@ -60,7 +60,7 @@ fn title_line(app: &App) -> String {
                 .detail
                 .as_ref()
                 .and_then(|d| d.report.as_ref())
-                .map(|r| crate::render::show::heading(&r.processes, None).trim_end().to_string())
+                .map(|r| crate::render::show::heading(&r.processes, None))
                 .unwrap_or_else(|| format!("pid {}", app.pid.unwrap_or(0)));
             s.push_str(&format!(" · {head}"));
             if let (Level::Mappings, Some(c)) = (app.level, app.category) {

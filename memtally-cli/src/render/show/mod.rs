@@ -75,7 +75,7 @@ pub(crate) fn figures_in(columns: &[(&str, Figure)], sizes: &Sizes) -> Vec<Strin
     columns.iter().map(|&(_, f)| human_opt(sizes.figure(f))).collect()
 }
 
-/// The heading line: who, and where the figures came from; a long
+/// The heading line (no newline): who, and where the figures came from; a long
 /// command line is cut to the output's `width` (JSON has it whole).
 pub(crate) fn heading(processes: &[Process], width: Option<usize>) -> String {
     use crate::render::width::{columns, command_label, cut};
@@ -91,9 +91,9 @@ pub(crate) fn heading(processes: &[Process], width: Option<usize>) -> String {
                 }
                 _ => command,
             };
-            format!("{head}{command}{tail}\n")
+            format!("{head}{command}{tail}")
         }
-        many => format!("{} processes\n", many.len()),
+        many => format!("{} processes", many.len()),
     }
 }
 

@@ -11,6 +11,7 @@ use memtally_core::model::{Flow, Named, Process, Region, RegionSink};
 use super::json::{summary, ProcessHead};
 use super::json_region::RegionWriter;
 use super::{csv, csv_cell, figures, heading, table, COLUMNS, CSV_FIGURES};
+use crate::render::blocks::{write_text, Block};
 use crate::render::stream_doc::StreamDoc;
 use crate::render::Format;
 
@@ -33,7 +34,11 @@ enum StreamKind {
     Json,
     /// `--regions --format csv`.
     Csv,
-    /// `--regions` table, fixed widths (like `pmap -X`).
+    /// `--regions` table, fixed widths (like `pmap -X`): its heading,
+    /// column header, total and notes are blocks, but its rows are lines
+    /// printed as each region is read. A [`Table`](crate::render::table::Table)
+    /// sizes its columns to every row, so it would hold the whole smaps;
+    /// fixed widths are what let a 100,000-mapping process stream.
     Table,
     /// Grouped table or CSV: nothing per region.
     Grouped(Format),
@@ -145,15 +150,16 @@ impl RegionStream {
                 w.flush()?;
             }
             StreamKind::Table => {
-                let buf = self.doc.buf();
-                buf.extend_from_slice(heading(processes, self.width).as_bytes());
                 let mut line = format!("{:<ADDRESS_WIDTH$}  {:<PERMS_WIDTH$}", "ADDRESS", "PERMS");
                 for (h, _) in COLUMNS {
                     line.push_str(&format!("{h:>FIGURE_WIDTH$}"));
                 }
                 line.push_str(&format!("  {:<CATEGORY_WIDTH$}  MAPPING", "CATEGORY"));
-                buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
-                buf.push(b'\n');
+                let blocks = vec![
+                    Block::Heading(heading(processes, self.width)),
+                    Block::Line(fit_line(&line, self.width).into_owned()),
+                ];
+                write_text(blocks, self.width, self.doc.buf())?;
             }
             StreamKind::Grouped(_) => {}
         }
@@ -178,17 +184,11 @@ impl RegionStream {
                     line.push_str(&format!("{cell:>FIGURE_WIDTH$}"));
                 }
                 line.push_str(&format!("  {} regions", report.region_count));
-                let buf = self.doc.buf();
-                buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
-                buf.push(b'\n');
-                for note in &report.notes {
-                    let text = crate::render::width::wrap(
-                        "note: ",
-                        &crate::render::notes::word(note),
-                        self.width,
-                    );
-                    buf.extend_from_slice(text.as_bytes());
-                }
+                let mut blocks = vec![Block::Line(fit_line(&line, self.width).into_owned())];
+                blocks.extend(
+                    report.notes.iter().map(|n| Block::Note(crate::render::notes::word(n))),
+                );
+                write_text(blocks, self.width, self.doc.buf())?;
             }
             StreamKind::Grouped(Format::Csv) => {
                 self.doc.write_out(out)?;

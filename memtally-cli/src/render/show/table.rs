@@ -77,8 +77,7 @@ pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
         t.keep_whole(0);
     }
     let fit = width::output_width();
-    let heading = heading(&report.processes, fit);
-    let mut blocks = vec![Block::Heading(heading.trim_end_matches('\n').into()), Block::Table(t)];
+    let mut blocks = vec![Block::Heading(heading(&report.processes, fit)), Block::Table(t)];
     if let Some(g) = gpu {
         blocks.push(Block::Line(format!(
             "GPU rows (not in the total): RSS = drm-resident, PSS = resident shared among the client's processes, VIRTUAL = drm-total; dma-buf: RSS = size, PSS = size / holders. reclaimable (LazyFree + drm-purgeable): {}. More: memtally gpu",

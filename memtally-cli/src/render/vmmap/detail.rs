@@ -2,17 +2,18 @@
 //! histograms by virtual size (`--histograms`, `--pow2`) and the region
 //! list (`--regions`).
 
-use std::io::{self, Write};
-
-use super::{fitted, VmmapView};
+use super::table::section;
+use super::VmmapView;
+use crate::render::blocks::Block;
 use crate::render::table::{Align, Table};
 use crate::render::units::{human, human_opt};
 use crate::render::width;
 
 /// The histograms `--histograms` asks for: every selected type, or the
-/// types containing one of the given names.
-pub(super) fn histograms(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
-    let Some(want) = &r.histograms else { return Ok(()) };
+/// types containing one of the given names; the bars fill what `width`
+/// leaves beside the figures.
+pub(super) fn histograms(r: &VmmapView, width: Option<usize>, out: &mut Vec<Block>) {
+    let Some(want) = &r.histograms else { return };
     let wanted = |t: &str| want.is_empty() || want.iter().any(|w| t.contains(w.as_str()));
     for rtype in r.report.tally.exact.keys().filter(|t| wanted(t)) {
         let rows: Vec<(String, [u64; 4], u64)> = if r.pow2 {
@@ -34,7 +35,7 @@ pub(super) fn histograms(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
                 .collect()
         };
         let how = if r.pow2 { "power-of-two size buckets" } else { "exact virtual size" };
-        writeln!(out, "\nHistogram of {rtype} regions by {how}:")?;
+        section(out, format!("Histogram of {rtype} regions by {how}:"));
         let max = rows.iter().map(|x| x.2).max().unwrap_or(0);
         const HEADERS: [(&str, Align); 8] = [
             ("VSIZE", Align::Right),
@@ -55,7 +56,7 @@ pub(super) fn histograms(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
                 c
             })
             .collect();
-        let bar_max = bar_room(&HEADERS, &cells, width::output_width());
+        let bar_max = bar_room(&HEADERS, &cells, width);
         let mut t = Table::new(&HEADERS);
         for (mut c, (_, _, bytes)) in cells.into_iter().zip(&rows) {
             let bar =
@@ -63,9 +64,8 @@ pub(super) fn histograms(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
             c.push("*".repeat(bar));
             t.row(c);
         }
-        fitted(t, out)?;
+        out.push(Block::Table(t));
     }
-    Ok(())
 }
 
 /// The longest bar: 40 stars, or what is left of the output's width after
@@ -82,9 +82,9 @@ fn bar_room(headers: &[(&str, Align)], cells: &[Vec<String>], fit: Option<usize>
 }
 
 /// `--regions`: every selected region.
-pub(super) fn region_list(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+pub(super) fn region_list(r: &VmmapView, out: &mut Vec<Block>) {
     if r.list_regions && !r.report.regions.is_empty() {
-        writeln!(out, "\nRegions:")?;
+        section(out, "Regions:".into());
         let mut t = Table::new(&[
             ("LINE", Align::Right),
             ("REGION TYPE", Align::Left),
@@ -120,7 +120,6 @@ pub(super) fn region_list(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> 
         for column in [2, 3, 8, 9, 10] {
             t.keep_whole(column);
         }
-        fitted(t, out)?;
+        out.push(Block::Table(t));
     }
-    Ok(())
 }

@@ -15,7 +15,7 @@ use memtally_core::model::vmmap::SummaryRow;
 use memtally_core::model::Sizes;
 use memtally_core::usecase::vmmap::VmmapReport;
 
-use crate::render::table::Table;
+use crate::render::blocks::{write_text, Block};
 use crate::render::units::human_opt;
 use crate::render::{width, Printer};
 
@@ -36,6 +36,18 @@ pub struct VmmapView<'a> {
 }
 
 impl VmmapView<'_> {
+    /// The table view's blocks for an output `width` columns wide. Its
+    /// tables are fitted as the Linux tables are ([`Table::fit`]): text
+    /// columns (region type, purge state, group key, detail) narrow and
+    /// are cut with `…`, then whole columns on the right are left out (the
+    /// row ends in `  …`); a figure is never cut. Whole when there is no
+    /// width (piped without `COLUMNS`).
+    ///
+    /// [`Table::fit`]: crate::render::table::Table::fit
+    pub(crate) fn blocks(&self, width: Option<usize>) -> Vec<Block> {
+        table::blocks(self, width)
+    }
+
     fn selected_summary(&self) -> impl Iterator<Item = &SummaryRow> {
         let t = &self.report.tally;
         self.report.doc.summary.iter().filter(|s| t.filter.matches(&s.region_type))
@@ -44,7 +56,8 @@ impl VmmapView<'_> {
 
 impl Printer for VmmapView<'_> {
     fn table(&self, out: &mut dyn Write) -> io::Result<()> {
-        table::table(self, out)
+        let width = width::output_width();
+        write_text(self.blocks(width), width, out)
     }
 
     fn json(&self, out: &mut dyn Write) -> io::Result<()> {
@@ -65,14 +78,4 @@ fn count_and_sizes(regions: u64, s: &Sizes) -> [String; 5] {
         human_opt(s.dirty),
         human_opt(s.swap),
     ]
-}
-
-/// Prints a table of the report fitted to the output's width, as the
-/// Linux tables are ([`Table::fit`]): text columns (region type, purge
-/// state, group key, detail) narrow and are cut with `…`, then whole
-/// columns on the right are left out (the row ends in `  …`); a figure is
-/// never cut. Whole when there is no width (piped without `COLUMNS`).
-fn fitted(mut t: Table, out: &mut dyn Write) -> io::Result<()> {
-    t.fit(width::output_width());
-    out.write_all(t.render().as_bytes())
 }

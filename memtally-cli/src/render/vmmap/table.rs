@@ -1,14 +1,13 @@
 //! The human report of `memtally vmmap`.
 
-use std::io::{self, Write};
-
 use memtally_core::analyze::vmmap::{
     bucket_footprint, bucket_reclaimable, row_footprint, row_reclaimable, Bucket, GPU_TYPES,
 };
 use memtally_core::model::vmmap::{Header, SummaryRow};
 use memtally_core::model::Purge;
 
-use super::{count_and_sizes, detail, fitted, VmmapView};
+use super::{count_and_sizes, detail, VmmapView};
+use crate::render::blocks::Block;
 use crate::render::table::{Align, Table};
 use crate::render::units::{human, human_opt};
 
@@ -41,22 +40,22 @@ fn header_line(h: &Header) -> String {
 
 /// The human report: the footprint, GPU memory by purge state (or the
 /// selected types by purge state, or `--by` groups), the footprint by
-/// type, vmmap's TOTAL row; histograms and regions only when asked.
-pub(super) fn table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+/// type, vmmap's TOTAL row; histograms and regions only when asked
+/// (their bars are sized to `width`).
+pub(super) fn blocks(r: &VmmapView, width: Option<usize>) -> Vec<Block> {
     let rep = r.report;
     let doc = &rep.doc;
-    writeln!(out, "vmmap: {}", header_line(&doc.header))?;
+    let mut out = vec![Block::Heading(format!("vmmap: {}", header_line(&doc.header)))];
     let types = rep.tally.filter.types();
-    writeln!(
-        out,
+    out.push(Block::Line(format!(
         "types: {}; {} of {} region lines selected",
         if types.iter().all(|t| t.is_empty()) { "all".to_string() } else { types.join(", ") },
         rep.tally.selected,
         rep.tally.regions_read
-    )?;
-    footprint_line(r, out)?;
+    )));
+    footprint_line(r, &mut out);
     if let Some((key, groups)) = &rep.groups {
-        writeln!(out, "\nBy {key}:")?;
+        section(&mut out, format!("By {key}:"));
         let mut t = Table::new(&[
             (key.to_uppercase().as_str(), Align::Left),
             ("REGIONS", Align::Right),
@@ -74,18 +73,25 @@ pub(super) fn table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
         let mut footer = vec!["total".to_string()];
         footer.extend(count_and_sizes(tot.regions, &tot.sizes));
         t.footer(footer);
-        fitted(t, out)?;
+        out.push(Block::Table(t));
     } else if rep.tally.regions_read > 0 {
-        purge_breakdown(r, out)?;
+        purge_breakdown(r, &mut out);
     }
     if rep.tally.regions_read == 0 {
-        summary_gpu(r, out)?;
+        summary_gpu(r, &mut out);
     }
-    footprint_table(r, out)?;
-    summary_table(r, out)?;
-    detail::histograms(r, out)?;
-    detail::region_list(r, out)?;
-    warnings(r, out)
+    footprint_table(r, &mut out);
+    summary_table(r, &mut out);
+    detail::histograms(r, width, &mut out);
+    detail::region_list(r, &mut out);
+    warnings(r, &mut out);
+    out
+}
+
+/// A section's title after an empty line (`By type:`, `Warnings:`).
+pub(super) fn section(out: &mut Vec<Block>, title: String) {
+    out.push(Block::Blank);
+    out.push(Block::Heading(title));
 }
 
 /// `--types`, or the seed's GPU types when none were given.
@@ -109,28 +115,30 @@ fn wanted(types: &[String], t: &str) -> bool {
 
 /// One line: the footprint (Apple's definition), the reclaimable bytes,
 /// and the footprint vmmap's header states.
-fn footprint_line(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+fn footprint_line(r: &VmmapView, out: &mut Vec<Block>) {
     let rep = r.report;
     let f = &rep.footprint;
     let from = match rep.footprint_from {
         "regions" => "the region lines",
         "summary" => "the summary table, rounded",
-        _ => return Ok(()),
+        _ => return,
     };
+    out.push(Block::Blank);
     let Some(fp) = f.footprint else {
-        return writeln!(out, "\nFootprint: - (the input has no dirty or swapped sizes)");
+        out.push(Block::Line("Footprint: - (the input has no dirty or swapped sizes)".into()));
+        return;
     };
     let (fp, rec) = (human(fp), human_opt(f.reclaimable));
     let w = fp.len().max(rec.len());
-    writeln!(
-        out,
-        "\nFootprint:   {fp:>w$}  dirty + swapped, volatile purgeable left out ({from})"
-    )?;
-    writeln!(out, "Reclaimable: {rec:>w$}  volatile purgeable: the system may discard it")?;
+    out.push(Block::Line(format!(
+        "Footprint:   {fp:>w$}  dirty + swapped, volatile purgeable left out ({from})"
+    )));
+    out.push(Block::Line(format!(
+        "Reclaimable: {rec:>w$}  volatile purgeable: the system may discard it"
+    )));
     if let Some(p) = rep.doc.header.physical_footprint {
-        writeln!(out, "vmmap's physical footprint (whole process): {}", human(p))?;
+        out.push(Block::Line(format!("vmmap's physical footprint (whole process): {}", human(p))));
     }
-    Ok(())
 }
 
 fn fp_cells(footprint: Option<u64>, reclaimable: Option<u64>) -> [String; 2] {
@@ -139,14 +147,14 @@ fn fp_cells(footprint: Option<u64>, reclaimable: Option<u64>) -> [String; 2] {
 
 /// The seed's view, from memtally's parse: (type, purge) rows of the GPU
 /// types (or `--types`), with footprint and reclaimable bytes.
-fn purge_breakdown(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+fn purge_breakdown(r: &VmmapView, out: &mut Vec<Block>) {
     let (types, title) = shown_types(r);
     let rows: Vec<_> =
         r.report.tally.breakdown.iter().filter(|((t, _), _)| wanted(&types, t)).collect();
     if rows.is_empty() {
-        return writeln!(out, "\n{title}: no such regions");
+        return section(out, format!("{title}: no such regions"));
     }
-    writeln!(out, "\n{title}:")?;
+    section(out, format!("{title}:"));
     let mut t = Table::new(&[
         ("REGION TYPE", Align::Left),
         ("PURGE", Align::Left),
@@ -178,7 +186,7 @@ fn purge_breakdown(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
     footer.extend(fp_cells(fp, rec));
     t.footer(footer);
     t.narrow_first(1);
-    fitted(t, out)
+    out.push(Block::Table(t));
 }
 
 fn add(slot: &mut Option<u64>, v: Option<u64>) {
@@ -215,18 +223,18 @@ fn summary_cells(s: &SummaryRow) -> Vec<String> {
 
 /// Input without region lines: the GPU rows (or `--types` rows) of the
 /// summary table by purgeable state, and vmmap's purgeable totals.
-fn summary_gpu(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+fn summary_gpu(r: &VmmapView, out: &mut Vec<Block>) {
     let doc = &r.report.doc;
     if doc.summary.is_empty() {
-        return Ok(());
+        return;
     }
     let (types, title) = shown_types(r);
     let rows: Vec<&SummaryRow> =
         doc.summary.iter().filter(|s| wanted(&types, &s.region_type)).collect();
     if rows.is_empty() {
-        writeln!(out, "\n{title} (from the summary table): no such rows")?;
+        section(out, format!("{title} (from the summary table): no such rows"));
     } else {
-        writeln!(out, "\n{title} (from the summary table):")?;
+        section(out, format!("{title} (from the summary table):"));
         let mut headers = SUMMARY_HEADERS.to_vec();
         headers.extend([("FOOTPRINT", Align::Right), ("RECLAIMABLE", Align::Right)]);
         let mut t = Table::new(&headers);
@@ -235,21 +243,19 @@ fn summary_gpu(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
             row.extend(fp_cells(row_footprint(s), row_reclaimable(s)));
             t.row(row);
         }
-        fitted(t, out)?;
+        out.push(Block::Table(t));
     }
     if let Some(c) = &r.report.total_check {
         let tot = &c.total;
         if tot.volatile.is_some() || tot.nonvol.is_some() || tot.empty.is_some() {
-            writeln!(
-                out,
+            out.push(Block::Line(format!(
                 "Purgeable (vmmap's TOTAL row): volatile {} (reclaimable), non-volatile {}, empty {}",
                 human_opt(tot.volatile),
                 human_opt(tot.nonvol),
                 human_opt(tot.empty)
-            )?;
+            )));
         }
     }
-    Ok(())
 }
 
 /// How many types the footprint table shows before it sums up the rest.
@@ -257,7 +263,7 @@ const FOOTPRINT_ROWS: usize = 15;
 
 /// The footprint per selected type of the region lines, largest first
 /// (without region lines the summary table carries these columns).
-fn footprint_table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+fn footprint_table(r: &VmmapView, out: &mut Vec<Block>) {
     let rep = r.report;
     let mut rows: Vec<(String, u64, Option<u64>, Option<u64>)> = rep
         .tally
@@ -266,10 +272,10 @@ fn footprint_table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
         .map(|(k, f)| (k.clone(), f.regions, f.footprint, f.reclaimable))
         .collect();
     if rows.iter().all(|x| x.2.is_none()) {
-        return Ok(());
+        return;
     }
     rows.sort_by(|a, b| b.2.cmp(&a.2).then(b.3.cmp(&a.3)).then(a.0.cmp(&b.0)));
-    writeln!(out, "\nFootprint by region type (dirty + swapped, volatile purgeable left out):")?;
+    section(out, "Footprint by region type (dirty + swapped, volatile purgeable left out):".into());
     let mut t = Table::new(&[
         ("REGION TYPE", Align::Left),
         ("REGIONS", Align::Right),
@@ -288,7 +294,7 @@ fn footprint_table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
     let mut footer = vec!["total".to_string(), f.regions.to_string()];
     footer.extend(fp_cells(f.footprint, f.reclaimable));
     t.footer(footer);
-    fitted(t, out)?;
+    out.push(Block::Table(t));
     let (more, zero) = (nonzero.saturating_sub(FOOTPRINT_ROWS), rows.len() - nonzero);
     let mut left = Vec::new();
     if more > 0 {
@@ -298,21 +304,23 @@ fn footprint_table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
         left.push(format!("{zero} type(s) with none"));
     }
     if !left.is_empty() {
-        writeln!(out, "(not shown: {}; --format json lists every type)", left.join(", "))?;
+        out.push(Block::Line(format!(
+            "(not shown: {}; --format json lists every type)",
+            left.join(", ")
+        )));
     }
-    Ok(())
 }
 
 /// vmmap's summary table: in full when the input has no region lines (or
 /// `--types` picks rows), else its TOTAL row; the TOTAL checked against
 /// the sum of the rows.
-fn summary_table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+fn summary_table(r: &VmmapView, out: &mut Vec<Block>) {
     let rep = r.report;
     let full = rep.tally.regions_read == 0 || !rep.tally.filter.types().is_empty();
     let rows: Vec<&SummaryRow> = if full { r.selected_summary().collect() } else { Vec::new() };
     let check = rep.total_check.as_ref();
     if rows.is_empty() && check.is_none() {
-        return Ok(());
+        return;
     }
     // Without region lines, the footprint per type is the table's.
     let with_fp = rep.tally.regions_read == 0 && rows.iter().any(|s| row_footprint(s).is_some());
@@ -323,7 +331,7 @@ fn summary_table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
         }
         c
     };
-    writeln!(out, "\nSummary table (as vmmap printed it):")?;
+    section(out, "Summary table (as vmmap printed it):".into());
     let mut headers = SUMMARY_HEADERS.to_vec();
     if with_fp {
         headers.extend([("FOOTPRINT", Align::Right), ("RECLAIMABLE", Align::Right)]);
@@ -335,27 +343,21 @@ fn summary_table(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
     if let Some(c) = check {
         t.footer(cells(&c.total));
     }
-    fitted(t, out)?;
+    out.push(Block::Table(t));
     if let Some(c) = check {
-        if c.differences.is_empty() {
-            writeln!(
-                out,
-                "(vmmap's TOTAL agrees with the sum of its {} rows)",
-                rep.doc.summary.len()
-            )?;
+        let rows = rep.doc.summary.len();
+        out.push(Block::Line(if c.differences.is_empty() {
+            format!("(vmmap's TOTAL agrees with the sum of its {rows} rows)")
         } else {
-            writeln!(
-                out,
-                "(vmmap's TOTAL differs from the sum of its {} rows: {})",
-                rep.doc.summary.len(),
+            format!(
+                "(vmmap's TOTAL differs from the sum of its {rows} rows: {})",
                 c.differences.join("; ")
-            )?;
-        }
+            )
+        }));
     }
-    Ok(())
 }
 
-fn warnings(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+fn warnings(r: &VmmapView, out: &mut Vec<Block>) {
     let d = &r.report.doc.diagnostics;
     let mut lines: Vec<String> = Vec::new();
     if r.report.tally.overcommits > 0 {
@@ -404,10 +406,7 @@ fn warnings(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
     }
     lines.extend(d.notes.iter().map(super::notes::document_note));
     if !lines.is_empty() {
-        writeln!(out, "\nWarnings:")?;
-        for l in lines {
-            writeln!(out, "  {l}")?;
-        }
+        section(out, "Warnings:".into());
+        out.extend(lines.into_iter().map(|l| Block::Line(format!("  {l}"))));
     }
-    Ok(())
 }
