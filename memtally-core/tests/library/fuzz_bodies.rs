@@ -87,11 +87,18 @@ pub fn status(data: &[u8]) {
 }
 
 /// `/proc/PID/stat`: a stamp, when it reads, compares with itself as the
-/// same process (or a gone one, when it says the process exited).
+/// same process (or a gone one, when it says the process exited; or one
+/// that exec'd, when its address space was still being built).
 pub fn stat(data: &[u8]) {
     use memtally_core::source::parse::stat::Change;
     let Ok(stamp) = parse::stat::parse(data) else { return };
-    let want = if stamp.exited() { Change::Gone } else { Change::Same };
+    let want = if stamp.exited() {
+        Change::Gone
+    } else if stamp.under_construction() {
+        Change::Execed
+    } else {
+        Change::Same
+    };
     assert_eq!(stamp.compare(&stamp), want);
 }
 
