@@ -97,6 +97,15 @@ pub struct ShowReport {
     pub shmem: Sizes,
 }
 
+impl ShowReport {
+    /// Whether the figures leave something out: every note of a show says
+    /// what (a process denied, unreadable or gone, a recording cut short,
+    /// a read stopped early).
+    pub fn partial(&self) -> bool {
+        !self.notes.is_empty()
+    }
+}
+
 /// Sums regions as they come, for a view, without keeping them: the
 /// categories, the rows of the chosen grouping, and the count.
 #[derive(Debug, Clone)]

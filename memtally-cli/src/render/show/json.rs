@@ -129,7 +129,7 @@ impl RowJson<'_> {
 
 pub(super) fn summary(report: &ShowReport) -> ShowSummary<'_> {
     ShowSummary {
-        partial: !report.notes.is_empty(),
+        partial: report.partial(),
         notes: words(&report.notes),
         gpu: report.gpu.as_ref().map(|g| WithNotes::new(g, &g.notes)),
         totals: &report.totals,
