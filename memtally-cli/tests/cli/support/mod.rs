@@ -12,7 +12,6 @@ pub mod stall;
 pub mod tmux;
 
 use std::io::Read;
-use std::os::fd::FromRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -204,62 +203,7 @@ pub fn shared() -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
-/// A child whose heap grows by `step` bytes each time the test asks.
-pub struct Grower {
-    pub pid: u32,
-    pub step: usize,
-    ask: std::fs::File,
-    done: std::fs::File,
-}
-
-/// Forks a child that, for each byte written to it, maps and touches
-/// `step` more bytes of private anonymous memory and answers with a byte.
-pub fn spawn_grower(step: usize) -> Grower {
-    let (mut ask, mut done) = ([0i32; 2], [0i32; 2]);
-    assert_eq!(unsafe { libc::pipe(ask.as_mut_ptr()) }, 0);
-    assert_eq!(unsafe { libc::pipe(done.as_mut_ptr()) }, 0);
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0);
-    if pid == 0 {
-        unsafe {
-            let mut b = 0u8;
-            while libc::read(ask[0], (&mut b as *mut u8).cast(), 1) == 1 {
-                map_and_touch(step, 0x33);
-                libc::write(done[1], (&b as *const u8).cast(), 1);
-            }
-            libc::_exit(0);
-        }
-    }
-    unsafe {
-        libc::close(ask[0]);
-        libc::close(done[1]);
-    }
-    Grower {
-        pid: pid as u32,
-        step,
-        ask: unsafe { std::fs::File::from_raw_fd(ask[1]) },
-        done: unsafe { std::fs::File::from_raw_fd(done[0]) },
-    }
-}
-
-impl Grower {
-    /// Grows by one step and waits until the child has touched it.
-    pub fn grow(&mut self) {
-        use std::io::Write;
-        self.ask.write_all(b"g").unwrap();
-        let mut b = [0u8; 1];
-        self.done.read_exact(&mut b).unwrap();
-    }
-}
-
-impl Drop for Grower {
-    fn drop(&mut self) {
-        unsafe {
-            libc::kill(self.pid as i32, libc::SIGKILL);
-            libc::waitpid(self.pid as i32, std::ptr::null_mut(), 0);
-        }
-    }
-}
+pub use lone::spawn_grower;
 
 /// Forks a child that grows by `step` bytes every `period`, on a fixed
 /// schedule (absolute deadlines, so late wake-ups catch up), `steps` times,
