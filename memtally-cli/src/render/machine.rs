@@ -43,12 +43,67 @@ pub fn headline(m: &Machine) -> Vec<Block> {
     if let Some(a) = m.available {
         line.push_str(&format!(", available {}", human(a)));
     }
-    vec![
+    let mut blocks = vec![
         Block::Line(line),
         Block::Line(
             "  (used = MemTotal - MemAvailable, as free(1) prints it; buff/cache = Buffers + Cached + SReclaimable)".into(),
         ),
-    ]
+    ];
+    blocks.extend(swap(m).into_iter().map(Block::Line));
+    blocks
+}
+
+/// `, 2.1:1`, or nothing when the pool is empty.
+fn ratio(r: Option<f64>) -> String {
+    r.map(|r| format!(", {r:.1}:1")).unwrap_or_default()
+}
+
+/// Swap as `free` prints it, then the RAM compressed swap holds (the
+/// waterfall's `zram` and `zswap` lines) beside what it holds.
+pub fn swap(m: &Machine) -> Vec<String> {
+    let Some(s) = &m.swap else { return Vec::new() };
+    let pools = s.zram_ram() > 0 || s.zswap.is_some_and(|z| z > 0) || !s.zram_unreadable.is_empty();
+    if s.total == 0 && !pools {
+        return vec!["swap (from meminfo): none (SwapTotal 0)".into()];
+    }
+    let mut line = format!("swap (from meminfo): total {}, used {}", human(s.total), human(s.used));
+    if let Some(c) = s.cached {
+        line.push_str(&format!(", cached {} (in RAM too: swap_cache)", human(c)));
+    }
+    let mut out = vec![line];
+    let mut ram = Vec::new();
+    if !s.zram.is_empty() {
+        let names: Vec<&str> = s.zram.iter().map(|d| d.name.as_str()).collect();
+        ram.push(format!(
+            "zram {} holding {} ({}{})",
+            human(s.zram_ram()),
+            human(s.zram_stored()),
+            names.join(", "),
+            ratio(s.zram_ratio())
+        ));
+    }
+    if let Some(pool) = s.zswap {
+        let ratio = s.zswap_ratio().map(|r| format!(" ({r:.1}:1)")).unwrap_or_default();
+        ram.push(format!(
+            "zswap {} holding {}{ratio}",
+            human(pool),
+            human(s.zswapped.unwrap_or(0))
+        ));
+    }
+    if !s.zram_unreadable.is_empty() {
+        ram.push(format!("{} unreadable (in unexplained)", s.zram_unreadable.join(", ")));
+    }
+    if pools && !ram.is_empty() {
+        out.push(format!("  in RAM, compressed (lines zram, zswap): {}", ram.join("; ")));
+    }
+    out
+}
+
+/// What of the anonymous memory is in transparent huge pages (a part of
+/// `process_anon` + `anon_unread`, not a line of its own); `None` when none.
+fn thp_anon(m: &Machine) -> Option<String> {
+    let anon = m.thp.and_then(|t| t.anon).filter(|&a| a > 0)?;
+    Some(format!("THP {} of the anonymous memory (AnonHugePages)", human(anon)))
 }
 
 /// `/dev/shm 8.0M, /run 1.0M` (the first few).
@@ -68,6 +123,14 @@ pub fn waterfall(m: &Machine) -> Vec<Block> {
     for l in &m.lines {
         let mark = if l.reclaimable { "r" } else { " " };
         lines.push(format!("  {:<width$} {:>7} {mark}  {}", l.name, signed(l.bytes), l.source));
+        if l.name == "anon_unread" {
+            if let Some(thp) = thp_anon(m) {
+                lines.push(format!(
+                    "  {:<width$}            of process_anon + anon_unread: {thp}",
+                    ""
+                ));
+            }
+        }
         if l.name == "shmem_unmapped" && !m.shmem_mounts.is_empty() {
             lines.push(format!(
                 "  {:<width$}            by tmpfs mount (statvfs used, mapped pages included): {}",
@@ -93,7 +156,13 @@ pub fn short(m: &Machine) -> Vec<Block> {
             .filter(|p| **p != group)
             .map(|p| format!("{p} {}", signed(m.line(p).unwrap_or(0))))
             .collect();
-        let line = format!("  {group:<11} {:>7}  {}", signed(bytes), parts.join(", "));
+        let mut parts = parts.join(", ");
+        if group == "processes" {
+            if let Some(thp) = thp_anon(m) {
+                parts.push_str(&format!("; {thp}"));
+            }
+        }
+        let line = format!("  {group:<11} {:>7}  {parts}", signed(bytes));
         blocks.push(Block::Line(line.trim_end().to_string()));
     }
     blocks.push(Block::Line("  (every line and its source: memtally machine)".into()));

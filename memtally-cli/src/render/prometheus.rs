@@ -12,9 +12,10 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::{Registry, Unit};
 
+use memtally_core::analyze::machine::Machine;
 use memtally_core::analyze::metrics::{GpuFigures, Metrics};
 use memtally_core::analyze::top::TopBy;
-use memtally_core::model::{CgroupMemory, Sizes};
+use memtally_core::model::{CgroupMemory, Figure as SizeFigure, Sizes, ZramStat};
 
 use crate::render::table::scrub_label;
 
@@ -38,14 +39,21 @@ impl Exposition {
 }
 
 /// The per-row byte figures: (name without `_bytes`, help, how to get it).
+/// Each help says whether a sum over processes means something: the
+/// proportional and private figures add up, the full-count ones count a
+/// shared page once in every process that maps it.
 type Figure = (&'static str, &'static str, fn(&Sizes) -> Option<u64>);
 const FIGURES: &[Figure] = &[
-    ("pss", "Proportional set size: resident bytes, each shared page divided among the processes mapping it (sums mean something)", |s| s.pss),
-    ("uss", "Unique set size: private clean + private dirty bytes; on exit anonymous pages are freed, file pages stay in the page cache, tmpfs/shm pages stay while their file exists", |s| s.uss()),
-    ("rss", "Resident set size: resident bytes, shared pages counted in full", |s| s.rss),
-    ("swap", "Swapped-out bytes (smaps Swap)", |s| s.swap),
-    ("swap_pss", "Swapped-out bytes, shared swap divided like PSS (smaps SwapPss)", |s| s.swap_pss),
-    ("private_dirty", "Resident pages only this process has written: freed when it exits (tmpfs/shm pages stay while their file exists), or swapped", |s| s.private_dirty),
+    ("pss", "Proportional set size: resident bytes, each shared page divided among the processes mapping it. Summable over processes", |s| s.pss),
+    ("pss_dirty", "Pss_Dirty: the written part of PSS, each shared dirty page divided among its processes (Linux 6.0 and later). Summable over processes", |s| s.pss_dirty),
+    ("uss", "Unique set size: private clean + private dirty bytes; on exit anonymous pages are freed, file pages stay in the page cache, tmpfs/shm pages stay while their file exists. Summable over processes", |s| s.uss()),
+    ("rss", "Resident set size: resident bytes, shared pages counted in full. Not summable: a shared page counts in every process", |s| s.rss),
+    ("swap", "Swapped-out bytes (smaps Swap), shared swap counted in full. Not summable: sum swap_pss instead", |s| s.swap),
+    ("swap_pss", "Swapped-out bytes, shared swap divided like PSS (smaps SwapPss). Summable over processes", |s| s.swap_pss),
+    ("private_dirty", "Resident pages only this process has written: freed when it exits (tmpfs/shm pages stay while their file exists), or swapped. Summable over processes", |s| s.private_dirty),
+    ("thp", "Transparent huge pages mapped: AnonHugePages + ShmemPmdMapped + FilePmdMapped, counted in full. Not summable: huge pages a forked child shares count in each", |s| s.figure(SizeFigure::Thp)),
+    ("ksm", "KSM: pages merged by kernel same-page merging, counted in full in every process that maps them. Not summable", |s| s.ksm),
+    ("hugetlb", "hugetlbfs pages mapped (Shared_Hugetlb + Private_Hugetlb; in neither RSS nor PSS), shared ones counted in full. Not summable", |s| s.figure(SizeFigure::Hugetlb)),
 ];
 
 type GpuFigure = (&'static str, &'static str, fn(&GpuFigures) -> Option<u64>);
@@ -186,6 +194,7 @@ pub fn registry(m: &Metrics) -> Registry {
             Unit::Bytes,
             g,
         );
+        machine_swap_and_thp(machine, mm);
         let fam = Family::<Labels, Gauge<i64, AtomicI64>>::default();
         for l in &mm.lines {
             fam.get_or_create(&vec![("line", l.name.to_string()), ("group", l.group.to_string())])
@@ -244,6 +253,67 @@ pub fn registry(m: &Metrics) -> Registry {
         &mut reg,
     );
     reg
+}
+
+/// `memtally_machine_swap_*`, `_zswap*`, `_zram_*{device}` and `_thp_*`
+/// (docs/prometheus.md): what `free` says of swap, the RAM compressed
+/// swap holds beside what it holds, and the THP parts of the anonymous,
+/// shmem and page cache figures. Machine-wide: one sample each (zram: one
+/// per device, and they add up to the waterfall's `zram` line).
+fn machine_swap_and_thp(machine: &mut Registry, mm: &Machine) {
+    let mut one = |name: &str, help: &str, v: Option<u64>| {
+        if let Some(v) = v {
+            let g = Bytes::default();
+            g.set(v);
+            machine.register_with_unit(name, help, Unit::Bytes, g);
+        }
+    };
+    if let Some(s) = &mm.swap {
+        one("swap_total", "SwapTotal: swap space, on disk or zram", Some(s.total));
+        one(
+            "swap_used",
+            "SwapTotal - SwapFree: swap space in use, as free(1) prints it",
+            Some(s.used),
+        );
+        one(
+            "swap_cached",
+            "SwapCached: pages in RAM that also have a copy in swap (the swap_cache line)",
+            s.cached,
+        );
+        one(
+            "zswap",
+            "Zswap: RAM of zswap's compressed pool (the zswap line of the waterfall)",
+            s.zswap,
+        );
+        one("zswapped", "Zswapped: what zswap's pool holds, uncompressed", s.zswapped);
+    }
+    if let Some(t) = &mm.thp {
+        one("thp_anon", "AnonHugePages: anonymous memory in transparent huge pages (part of AnonPages, not a waterfall line of its own)", t.anon);
+        one(
+            "thp_shmem",
+            "ShmemHugePages: shared memory in transparent huge pages (part of Shmem)",
+            t.shmem,
+        );
+        one(
+            "thp_file",
+            "FileHugePages: page cache in transparent huge pages (part of Cached)",
+            t.file,
+        );
+    }
+    let Some(s) = mm.swap.as_ref().filter(|s| !s.zram.is_empty()) else { return };
+    type Zram = (&'static str, &'static str, fn(&ZramStat) -> u64);
+    let figures: [Zram; 3] = [
+        ("zram_mem_used", "zram mm_stat mem_used_total: RAM the device uses; the sum over devices is the waterfall's zram line", |z| z.mem_used_total),
+        ("zram_orig_data", "zram mm_stat orig_data_size: what the device holds, uncompressed", |z| z.orig_data_size),
+        ("zram_compr_data", "zram mm_stat compr_data_size: what the device holds, compressed (orig_data / compr_data is the compression ratio)", |z| z.compr_data_size),
+    ];
+    for (name, help, get) in figures {
+        let fam = Family::<Labels, Bytes>::default();
+        for d in &s.zram {
+            fam.get_or_create(&vec![("device", scrub_label(d.name.clone()))]).set(get(&d.stat));
+        }
+        machine.register_with_unit(name, help, Unit::Bytes, fam);
+    }
 }
 
 fn gauge(reg: &mut Registry, name: &str, help: &str, v: u64) {

@@ -41,6 +41,17 @@ pub fn lines(m: &Machine, gpu: Option<u64>) -> Vec<(String, String, u64, String)
             l.bytes.max(0) as u64,
             l.source.clone(),
         ));
+        // THP is a part of the anonymous lines, not a line of its own.
+        let thp = m.thp.and_then(|t| t.anon).filter(|&a| a > 0);
+        if let (Some(thp), "anon_unread") = (thp, l.name) {
+            out.push((
+                "    of them THP".into(),
+                human(thp),
+                thp,
+                "AnonHugePages: anonymous memory in transparent huge pages (in the lines above)"
+                    .into(),
+            ));
+        }
     }
     if let Some(g) = gpu {
         out.push((
@@ -80,6 +91,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut head = format!("machine (from meminfo)  total {}", human(m.total));
     if let Some(a) = m.available {
         head.push_str(&format!("  available {}", human(a)));
+    }
+    if let Some(s) = &m.swap {
+        head.push_str(&format!("  swap used {} of {}", human(s.used), human(s.total)));
     }
     text.push(Line::from(Span::styled(head, bold)));
     let bar_width = (area.width as usize).saturating_sub(86).clamp(4, 30);

@@ -22,6 +22,7 @@ mod hostile_reads;
 mod hostile_writes;
 mod huge_pages;
 mod json_docs;
+mod machine_swap;
 mod over_time;
 mod permissions;
 mod plots;

@@ -6,6 +6,12 @@
 
 use serde::Serialize;
 
+mod swap;
+mod thp;
+
+pub use swap::{SwapFigures, ZramDevice};
+pub use thp::Thp;
+
 use crate::analyze::signed::{bytes as signed, clamp};
 use crate::model::{MemInfo, ProcMemory, Sizes};
 
@@ -14,8 +20,9 @@ use crate::model::{MemInfo, ProcMemory, Sizes};
 pub struct MachineLine {
     /// Stable name (JSON, CSV, the Prometheus `line` label).
     pub name: &'static str,
-    /// The short-form group it belongs to: free, processes, cache, kernel,
-    /// huge pages, unexplained.
+    /// The short-form group it belongs to: free, processes, cache, swap
+    /// (RAM compressed swap holds), kernel, hugetlb (the hugetlbfs pool),
+    /// drivers, unexplained.
     pub group: &'static str,
     /// Bytes; only `unexplained` can be negative.
     pub bytes: i64,
@@ -64,6 +71,12 @@ pub struct Machine {
     /// pages included), largest first; live only, empty otherwise. A
     /// detail of the shmem lines, not lines of its own.
     pub shmem_mounts: Vec<(String, u64)>,
+    /// Swap space and compressed swap (zswap, zram); `None` when meminfo
+    /// has no SwapTotal.
+    pub swap: Option<SwapFigures>,
+    /// Transparent huge pages: a part of the anonymous, shmem and page
+    /// cache lines, not lines of their own.
+    pub thp: Option<Thp>,
 }
 
 impl Machine {
@@ -89,18 +102,28 @@ impl Machine {
     /// before the remainder, which shrinks by as much: the lines still add
     /// up to `total`.
     pub fn add_driver_line(&mut self, name: &'static str, bytes: u64, source: String) {
-        let at = self.lines.len().saturating_sub(1);
-        self.lines.insert(
-            at,
-            MachineLine {
-                name,
-                group: "drivers",
-                bytes: signed(bytes),
-                reclaimable: false,
-                source,
-            },
-        );
-        self.unexplained = self.unexplained.saturating_sub(signed(bytes));
+        let line = MachineLine {
+            name,
+            group: "drivers",
+            bytes: signed(bytes),
+            reclaimable: false,
+            source,
+        };
+        self.insert_line(&[], line);
+    }
+
+    /// Inserts a line of memory no other line counts right after the
+    /// first of `after` that the waterfall has (else just before the
+    /// remainder), and takes its bytes out of the remainder: the lines
+    /// still add up to `total`.
+    fn insert_line(&mut self, after: &[&str], line: MachineLine) {
+        let last = self.lines.len().saturating_sub(1);
+        let at = after
+            .iter()
+            .find_map(|a| self.lines.iter().position(|l| l.name == *a))
+            .map_or(last, |i| (i + 1).min(last));
+        self.unexplained = self.unexplained.saturating_sub(line.bytes);
+        self.lines.insert(at, line);
         if let Some(last) = self.lines.last_mut() {
             last.bytes = self.unexplained;
         }
@@ -123,6 +146,8 @@ pub const LINE_NAMES: &[&str] = &[
     "page_cache_unmapped",
     "shmem_unmapped",
     "swap_cache",
+    "zswap",
+    "zram",
     "slab_reclaimable",
     "kernel_reclaimable_other",
     "slab_unreclaimable",
@@ -200,6 +225,13 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
         "Shmem − Σ Pss_Shmem: tmpfs, /dev/shm, SysV shm no read process maps".into(),
     );
     push("swap_cache", "cache", f("SwapCached"), true, "SwapCached".into());
+    push(
+        "zswap",
+        "swap",
+        f("Zswap"),
+        false,
+        "Zswap: RAM of zswap's compressed pool (holding Zswapped, uncompressed)".into(),
+    );
     let sreclaim = f("SReclaimable");
     push("slab_reclaimable", "kernel", sreclaim, true, "SReclaimable".into());
     push(
@@ -228,14 +260,14 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
     });
     push(
         "hugetlb_used",
-        "huge pages",
+        "hugetlb",
         hugetlb.map(|(used, _)| used),
         false,
         "Hugetlb − HugePages_Free × Hugepagesize".into(),
     );
     push(
         "hugetlb_free",
-        "huge pages",
+        "hugetlb",
         hugetlb.map(|(_, free)| free),
         false,
         "HugePages_Free × Hugepagesize: reserved in the pool, unused".into(),
@@ -289,6 +321,8 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
         unexplained,
         lines,
         shmem_mounts: Vec::new(),
+        swap: swap::from_meminfo(m),
+        thp: thp::from_meminfo(m),
     })
 }
 
@@ -357,7 +391,7 @@ mod tests {
             (1_000_000 - 100_000 - 40000 - 20500 - 500 - 5000 - 524288) * 1024
         );
         let groups: Vec<&str> = mm.groups().iter().map(|g| g.0).collect();
-        assert_eq!(groups, ["free", "processes", "cache", "kernel", "huge pages", "unexplained"]);
+        assert_eq!(groups, ["free", "processes", "cache", "kernel", "hugetlb", "unexplained"]);
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod sink;
 pub mod sizes;
 pub mod snapshot;
 pub mod vmmap;
+pub mod zram;
 
 pub use cgroup::CgroupMemory;
 pub use group::Group;
@@ -26,3 +27,4 @@ pub use process::{ProcInfo, ProcMemory, Process, Scan, SizeSource, Streamed};
 pub use region::{Backing, Purge, Region};
 pub use sink::{Flow, RegionSink};
 pub use sizes::{snake_case, Figure, SizeKey, Sizes, KNOWN_KEYS};
+pub use zram::ZramStat;

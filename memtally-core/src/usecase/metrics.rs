@@ -64,6 +64,10 @@ pub fn collect(root: &ProcRoot, opts: &MetricsOptions) -> Result<Metrics> {
         meminfo.as_ref(),
         collector,
     );
+    // What drivers hold (zram, GTT) leaves the waterfall's remainder, as in `top`.
+    if let Some(m) = metrics.machine.as_mut() {
+        crate::usecase::machine::add_drivers(root, m);
+    }
     // Cgroup rows carry the cgroup's own charge, limits and memory.stat.
     if opts.by == MetricsBy::Cgroup {
         let croot = CgroupRoot::for_proc(root);

@@ -65,7 +65,7 @@ pub fn vmmap(data: &[u8]) {
 }
 
 /// DRM and dma-buf fdinfo, and the other small `/proc` and tool formats
-/// (nvidia-smi CSV, meminfo, mounts, cgroup memory.stat).
+/// (nvidia-smi CSV, meminfo, mounts, cgroup memory.stat, zram mm_stat).
 pub fn fdinfo(data: &[u8]) {
     for (fd, node, dmabuf) in [(3, "/dev/dri/renderD128", false), (4, "/dmabuf:", true)] {
         let parsed = parse::fdinfo::parse(data, fd, Some(node), dmabuf);
@@ -75,6 +75,9 @@ pub fn fdinfo(data: &[u8]) {
     assert!(parse::meminfo::parse(data).is_ok(), "meminfo skips what it cannot read");
     assert!(parse::mounts::parse(data).is_ok(), "mounts skips what it cannot read");
     assert!(parse::memory_stat::parse(data).is_ok(), "memory.stat skips what it cannot read");
+    if let Ok(z) = parse::zram_mm_stat::parse(data) {
+        assert!(z.ratio().is_none_or(|r| r >= 0.0), "a ratio of sizes is never negative");
+    }
 }
 
 /// `/proc/PID/status`: never fails, and its sizes are whole kB.

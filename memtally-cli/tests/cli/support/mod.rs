@@ -10,6 +10,7 @@ pub mod lone;
 pub mod peer;
 pub mod stall;
 pub mod tmux;
+pub mod zram;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@
 //!
 //! One signature: each module's `parse(input: &[u8]) -> Result<T,
 //! ParseError>` over a whole small file (`status`, `stat`, `meminfo`,
-//! `mounts`, cgroup `memory.stat`, `fd_targets`, `fdinfo` with its fd's
+//! `mounts`, cgroup `memory.stat`, zram `mm_stat`, `fd_targets`, `fdinfo` with its fd's
 //! link, nvidia-smi CSV, snapshot JSON). A format in which every line is
 //! optional (status, meminfo, mounts, memory.stat, fd_targets) skips the
 //! lines it cannot read and so never fails; it returns `Result` all the
@@ -28,6 +28,7 @@ pub mod snapshot;
 pub mod stat;
 pub mod status;
 pub mod vmmap;
+pub mod zram_mm_stat;
 
 /// Input a parser could not read: where, and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
