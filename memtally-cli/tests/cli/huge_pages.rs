@@ -131,3 +131,175 @@ fn recorded_huge_and_ksm_figures() {
         "{text}"
     );
 }
+
+/// A recorded tree's hugetlb mapping: its bytes are in the row and the
+/// total (a HUGETLB column), not only in a note (on main the row read
+/// RSS 0 / PSS 0); CSV has the two hugetlb columns.
+#[test]
+fn show_puts_hugetlb_bytes_in_the_row_and_the_total() {
+    let root = crate::support::repo_path("testdata/fixtures/linux-variants/hugetlb/proc");
+    let text = String::from_utf8(run(&["show", "11364", "--proc-root", &root]).stdout).unwrap();
+    let header = text.lines().nth(1).unwrap();
+    let cols: Vec<&str> = header.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
+    let at = cols.iter().position(|c| *c == "HUGETLB").unwrap_or_else(|| panic!("{text}"));
+    let cell = |label: &str| -> String {
+        let row = text.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("{text}"));
+        let cells: Vec<&str> = row[label.len()..].split_whitespace().collect();
+        cells[at - 1].to_string()
+    };
+    assert_eq!(cell("huge pages (hugetlb)"), "6.0M", "{text}");
+    assert_eq!(cell("total"), "6.0M", "{text}");
+    assert_eq!(cell("heap / anon rw"), "0", "{text}");
+    let csv =
+        String::from_utf8(run(&["show", "11364", "--proc-root", &root, "--format", "csv"]).stdout)
+            .unwrap();
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = head.iter().position(|c| *c == "private_hugetlb").expect("a private_hugetlb column");
+    let row = |first: &str| -> String {
+        csv.lines().find(|l| l.starts_with(first)).unwrap().split(',').nth(col).unwrap().into()
+    };
+    assert_eq!(row("huge_pages,"), (6 * MIB).to_string(), "{csv}");
+    assert_eq!(row("total,"), (6 * MIB).to_string(), "{csv}");
+    // A tree without hugetlb pages has no such column.
+    let plain = crate::support::repo_path("testdata/fixtures/linux/python3-mmap/proc");
+    let text = String::from_utf8(run(&["show", "11364", "--proc-root", &plain]).stdout).unwrap();
+    assert!(!text.contains("HUGETLB"), "{text}");
+}
+
+/// The machine picture calls the hugetlbfs pool `hugetlb` (on main: `huge
+/// pages`, right under a THP column it has nothing to do with), and shows
+/// THP as the part of the anonymous memory it is.
+#[test]
+fn machine_calls_the_pool_hugetlb_and_shows_thp_in_the_anonymous_memory() {
+    let (_tmp, dir) = crate::support::copied_fixture("python3-mmap");
+    let meminfo = std::fs::read_to_string(dir.join("meminfo")).unwrap();
+    let meminfo = meminfo
+        .replace("AnonHugePages:         0 kB", "AnonHugePages:      4096 kB")
+        .replace("HugePages_Total:       0", "HugePages_Total:       4")
+        .replace("HugePages_Free:        0", "HugePages_Free:        1")
+        .replace("Hugetlb:               0 kB", "Hugetlb:            8192 kB");
+    std::fs::write(dir.join("meminfo"), meminfo).unwrap();
+    let root = dir.to_str().unwrap();
+    let m = run_json(&["--proc-root", root, "machine", "--format", "json"]);
+    for l in m["lines"].as_array().unwrap() {
+        if l["name"].as_str().unwrap().starts_with("hugetlb_") {
+            assert_eq!(l["group"], "hugetlb", "{l}");
+        }
+    }
+    assert_eq!(m["thp"]["anon"].as_u64(), Some(4 * MIB as u64));
+    let top = String::from_utf8(run(&["--proc-root", root, "top"]).stdout).unwrap();
+    assert!(!top.contains("huge pages"), "{top}");
+    let hugetlb =
+        top.lines().find(|l| l.starts_with("  hugetlb ")).unwrap_or_else(|| panic!("{top}"));
+    assert!(hugetlb.contains("8.0M") && hugetlb.contains("hugetlb_used 6.0M"), "{hugetlb}");
+    let processes = top.lines().find(|l| l.starts_with("  processes ")).unwrap();
+    assert!(processes.contains("THP 4.0M of the anonymous memory (AnonHugePages)"), "{processes}");
+    let table = String::from_utf8(run(&["--proc-root", root, "machine"]).stdout).unwrap();
+    assert!(table.contains("of process_anon + anon_unread: THP 4.0M"), "{table}");
+    let exposition = String::from_utf8(run(&["--proc-root", root, "export"]).stdout).unwrap();
+    assert!(exposition.contains("\nmemtally_machine_thp_anon_bytes 4194304\n"), "{exposition}");
+    assert!(exposition.contains(
+        "memtally_machine_waterfall_bytes{line=\"hugetlb_used\",group=\"hugetlb\"} 6291456\n"
+    ));
+}
+
+/// Two more huge pages in the default pool for the test, given back on
+/// drop (by as many as were added: what others set stays).
+struct HugePool {
+    added: u64,
+}
+
+const NR_HUGEPAGES: &str = "/proc/sys/vm/nr_hugepages";
+
+fn nr_hugepages() -> u64 {
+    std::fs::read_to_string(NR_HUGEPAGES).unwrap().trim().parse().unwrap()
+}
+
+impl HugePool {
+    fn add(pages: u64) -> Result<HugePool, String> {
+        if unsafe { libc::geteuid() } != 0 {
+            return Err("raising vm.nr_hugepages needs root".into());
+        }
+        let before = nr_hugepages();
+        std::fs::write(NR_HUGEPAGES, (before + pages).to_string())
+            .map_err(|e| format!("{NR_HUGEPAGES}: {e}"))?;
+        let added = nr_hugepages().saturating_sub(before);
+        let pool = HugePool { added };
+        if added < pages {
+            return Err(format!(
+                "the kernel found {added} of {pages} huge pages (memory fragmented)"
+            ));
+        }
+        Ok(pool)
+    }
+}
+
+impl Drop for HugePool {
+    fn drop(&mut self) {
+        let now = nr_hugepages();
+        let _ = std::fs::write(NR_HUGEPAGES, now.saturating_sub(self.added).to_string());
+    }
+}
+
+/// Maps `argv[1]` bytes of MAP_HUGETLB memory and writes every page.
+const HUGETLB_C: &str = r#"
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    size_t len = strtoull(argv[1], 0, 10);
+    char *p = mmap(0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+    if (p == MAP_FAILED) { if (write(1, "fail\n", 5) != 5) return 1; return 1; }
+    memset(p, 0x5a, len);
+    if (write(1, "ready\n", 6) != 6) return 1;
+    for (;;) pause();
+}
+"#;
+
+/// Live: a child with 4 MiB of MAP_HUGETLB memory; `show` has it in the
+/// row and the total, the machine picture in its hugetlb group.
+#[test]
+fn live_hugetlb_mapping_is_in_the_row_the_total_and_the_machine() {
+    use std::io::Read;
+    let pool = match HugePool::add(2) {
+        Ok(p) => p,
+        Err(why) => {
+            println!("skipped: no huge pages for the test: {why}");
+            return;
+        }
+    };
+    let (_dir, exe) = crate::support::lone::build("hugetlb", HUGETLB_C);
+    let mut child = crate::support::Killed(
+        std::process::Command::new(&exe)
+            .arg((4 * MIB).to_string())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut said = [0u8; 5];
+    child.0.stdout.as_mut().unwrap().read_exact(&mut said).unwrap();
+    if &said != b"ready" {
+        println!("skipped: MAP_HUGETLB failed (the pool was taken meanwhile)");
+        return;
+    }
+    let pid = child.0.id().to_string();
+    let want = rollup(Path::new(&format!("/proc/{pid}/smaps_rollup")));
+    assert_eq!(want.get("private_hugetlb").copied(), Some(4 * MIB as u64));
+    let show = run_json(&["show", &pid, "--format", "json"]);
+    assert_eq!(show["totals"]["private_hugetlb"].as_u64(), Some(4 * MIB as u64));
+    let text = String::from_utf8(run(&["show", &pid]).stdout).unwrap();
+    let header = text.lines().nth(1).unwrap();
+    assert!(header.contains("HUGETLB"), "{text}");
+    let total = text.lines().find(|l| l.starts_with("total")).unwrap();
+    assert!(total.contains(" 4.0M "), "{total}");
+    let row = text.lines().find(|l| l.starts_with("huge pages (hugetlb)")).unwrap();
+    assert!(row.contains(" 4.0M "), "{row}");
+    let m = run_json(&["machine", "--format", "json"]);
+    let used = m["lines"].as_array().unwrap().iter().find(|l| l["name"] == "hugetlb_used").unwrap();
+    assert_eq!(used["group"], "hugetlb");
+    assert!(used["bytes"].as_i64().unwrap() >= 4 * MIB as i64, "{used}");
+    drop(child);
+    drop(pool);
+}

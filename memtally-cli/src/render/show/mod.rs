@@ -145,6 +145,8 @@ pub(crate) const CSV_FIGURES: &[Figure] = &[
     Figure::SwapPss,
     Figure::Anonymous,
     Figure::Locked,
+    Figure::SharedHugetlb,
+    Figure::PrivateHugetlb,
 ];
 
 pub(crate) fn csv_cell(v: Option<u64>) -> String {

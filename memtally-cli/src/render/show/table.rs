@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use memtally_core::analyze::show::{ShowBy, ShowReport};
-use memtally_core::model::{Named, Sizes};
+use memtally_core::model::{Figure, Named, Sizes};
 
 use super::{columns, figures_in, gpu_rows, heading};
 use crate::render::blocks::{write_text, Block};
@@ -40,11 +40,35 @@ pub fn shmem_line(shmem: &Sizes) -> Option<String> {
     ))
 }
 
+/// The columns, with one for hugetlbfs pages before VIRTUAL where the
+/// view has any: smaps counts them in neither Rss nor Pss, so without it a
+/// hugetlb mapping's row read 0 / 0 and its bytes were only in a note.
+/// One process: HUGETLB (shared + private); several: PRIV HUGETLB, which
+/// adds up across them (a shared hugetlb page would count in each).
+fn with_hugetlb(
+    columns: &'static [(&'static str, Figure)],
+    report: &ShowReport,
+) -> Vec<(&'static str, Figure)> {
+    let mut out = columns.to_vec();
+    let (label, figure) = if report.processes.len() > 1 {
+        ("PRIV HUGETLB", Figure::PrivateHugetlb)
+    } else {
+        ("HUGETLB", Figure::Hugetlb)
+    };
+    let any = report.totals.figure(Figure::Hugetlb).is_some_and(|v| v > 0);
+    if any {
+        let at = out.iter().position(|(_, f)| *f == Figure::Size).unwrap_or(out.len());
+        out.insert(at, (label, figure));
+    }
+    out
+}
+
 /// The grouped table.
 pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
     let first = report.by.name().to_uppercase();
     let mut headers: Vec<(&str, Align)> = vec![(first.as_str(), Align::Left)];
-    let columns = columns(report.processes.len());
+    let columns = with_hugetlb(columns(report.processes.len()), report);
+    let columns = columns.as_slice();
     headers.extend(columns.iter().map(|(h, _)| (*h, Align::Right)));
     headers.push(("REGIONS", Align::Right));
     // Paths are long: put them last so the numbers line up.
