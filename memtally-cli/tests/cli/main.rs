@@ -23,6 +23,7 @@ mod hostile_writes;
 mod huge_pages;
 mod json_docs;
 mod machine_swap;
+mod metrics_figures;
 mod over_time;
 mod permissions;
 mod plots;
