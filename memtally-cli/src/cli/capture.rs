@@ -51,6 +51,12 @@ pub fn run(root: &ProcRoot, args: &CaptureArgs, out: &mut dyn Write) -> Result<(
         for (path, why) in &done.cgroups.1 {
             writeln!(out, "  left out {}: {why}", path.display())?;
         }
+        if !done.zram.0.is_empty() {
+            writeln!(out, "recorded {} zram mm_stat files (sys/block)", done.zram.0.len())?;
+        }
+        for (path, why) in &done.zram.1 {
+            writeln!(out, "  left out {}: {why}", path.display())?;
+        }
         let dir = args.output.display();
         match done.recorded.as_slice() {
             [(one, _)] => writeln!(

@@ -104,7 +104,7 @@ pub enum Command {
     Export(export::ExportArgs),
     /// GPU memory per process and device (DRM and dma-buf fdinfo, nvidia-smi), each client and buffer once.
     Gpu(gpu::GpuArgs),
-    /// The whole machine's memory: MemTotal split into lines (processes, cache, kernel, huge pages) that add up exactly.
+    /// The whole machine's memory: MemTotal split into lines (processes, cache, swap: zram and zswap, kernel, hugetlb) that add up exactly, with swap beside.
     Machine(machine::MachineArgs),
     /// Each cgroup's charge (usage, limit, high, peak, memory.stat, working set) beside its processes' PSS, the difference named.
     Cgroup(cgroup::CgroupArgs),

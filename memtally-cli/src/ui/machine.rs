@@ -92,7 +92,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(a) = m.available {
         head.push_str(&format!("  available {}", human(a)));
     }
-    if let Some(s) = &m.swap {
+    if let Some(s) = m.swap.as_ref().filter(|s| s.total > 0) {
         head.push_str(&format!("  swap used {} of {}", human(s.used), human(s.total)));
     }
     text.push(Line::from(Span::styled(head, bold)));

@@ -143,6 +143,20 @@ fn live_zram_pool_is_a_line_and_leaves_unexplained() {
     assert!((got - now).abs() <= 1024.0 * 1024.0, "{dev} {got}, mm_stat now {now}");
     assert!(sample(&exposition, "memtally_machine_swap_used_bytes").unwrap() >= swapped as f64);
     promtool_accepts(&exposition);
+
+    // A capture records the mm_stat files beside meminfo, and reads them back.
+    let rec = tempfile::tempdir().unwrap();
+    let out = rec.path().join("rec");
+    let said = text(&["capture", "--pid", &pager.pid.to_string(), "-o", out.to_str().unwrap()]);
+    assert!(said.contains("zram mm_stat files (sys/block)"), "{said}");
+    let stat = std::fs::read_to_string(out.join("sys/block").join(zram.name()).join("mm_stat"))
+        .expect("the device's mm_stat recorded");
+    let recorded: i64 = stat.split_whitespace().nth(2).unwrap().parse().unwrap();
+    let back = run_json(&["--proc-root", out.to_str().unwrap(), "machine", "--format", "json"]);
+    let devices = back["swap"]["zram"].as_array().unwrap();
+    let mine = devices.iter().find(|d| d["name"] == zram.name().as_str()).unwrap();
+    assert_eq!(mine["mem_used_total"].as_i64(), Some(recorded));
+    assert!(line(&back, "zram").unwrap() >= recorded);
     drop(pager);
     drop(zram);
 }

@@ -39,6 +39,10 @@ pub struct Captured {
     /// The memory cgroup files of the recorded processes (under
     /// `sys/fs/cgroup/`), and (file, why) for those that could not be read.
     pub cgroups: crate::usecase::cgroup::Recorded,
+    /// Every zram device's `mm_stat` (under `sys/block/`: the machine
+    /// picture's `zram` line reads it back), and (file, why) for those
+    /// that could not be read.
+    pub zram: crate::usecase::cgroup::Recorded,
 }
 
 /// Records the selected processes into `out`. One named PID must be
@@ -78,7 +82,27 @@ pub fn capture(root: &ProcRoot, sel: &Selection, out: &Path) -> Result<Captured>
     };
     let recorded: Vec<u32> = done.recorded.iter().map(|(pid, _)| *pid).collect();
     done.cgroups = crate::usecase::cgroup::record(root, &recorded, dir)?;
+    done.zram = record_zram(root, dir)?;
     Ok(done)
+}
+
+/// Records every zram device's mm_stat into `out/sys/block/zramN/mm_stat`,
+/// beside meminfo: the RAM zram holds is in no meminfo field, so without
+/// it a recorded machine picture has the pool in `unexplained`.
+fn record_zram(from: &ProcRoot, out: &Dir) -> Result<crate::usecase::cgroup::Recorded> {
+    let (mut written, mut skipped) = (Vec::new(), Vec::new());
+    for name in crate::source::zram::names(from) {
+        let rel = Path::new("sys/block").join(&name);
+        match crate::source::zram::read_raw(from, &name) {
+            Ok(bytes) => {
+                let dir = out.beneath(&rel)?;
+                dir.write_file("mm_stat".as_ref(), &bytes)?;
+                written.push(dir.path().join("mm_stat"));
+            }
+            Err(e) => skipped.push((rel.join("mm_stat"), e.to_string())),
+        }
+    }
+    Ok((written, skipped))
 }
 
 /// Why one process was not recorded: itself (skipped in a selection), or
