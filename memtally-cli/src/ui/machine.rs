@@ -124,6 +124,28 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
 
 #[cfg(test)]
 mod tests {
+    use memtally_core::model::ZramStat;
+
+    /// The explorer's machine level has the zram and zswap lines, THP as
+    /// a part of the anonymous lines, and swap in its heading's figures.
+    #[test]
+    fn zram_zswap_and_thp_are_on_the_machine_level() {
+        let mi = memtally_core::source::parse::meminfo::parse(
+            b"MemTotal: 1000000 kB\nMemFree: 500000 kB\nAnonPages: 40000 kB\nAnonHugePages: 4096 kB\nSwapTotal: 1000 kB\nSwapFree: 0 kB\nZswap: 64 kB\n",
+        )
+        .unwrap();
+        let mut m = memtally_core::analyze::machine::machine(&mi, &[]).unwrap();
+        let stat = ZramStat { mem_used_total: 8 << 20, ..Default::default() };
+        m.add_zram(vec![("zram0".into(), stat)], Vec::new());
+        let lines = super::lines(&m, None);
+        let find = |label: &str| lines.iter().find(|l| l.0 == label).map(|l| l.2);
+        assert_eq!(find("  zram"), Some(8 << 20));
+        assert_eq!(find("  zswap"), Some(64 << 10));
+        assert_eq!(find("    of them THP"), Some(4 << 20));
+        let at = |label: &str| lines.iter().position(|l| l.0 == label).unwrap();
+        assert_eq!(at("    of them THP"), at("  anon_unread") + 1);
+    }
+
     /// A line past MemTotal (crafted meminfo) fills the bar and no more.
     #[test]
     fn a_bar_stops_at_its_width() {
