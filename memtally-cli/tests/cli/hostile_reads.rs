@@ -58,6 +58,7 @@ fn full_tree(v1: bool) -> (tempfile::TempDir, PathBuf, String) {
     );
     w(&format!("{pid}/mounts"), "tmpfs /dev/shm tmpfs rw 0 0\n");
     w("sys/class/drm/card0/device/mem_info_gtt_used", "4096\n");
+    w("sys/block/zram0/mm_stat", "4096 1024 8192 0 8192 0 0 0 0\n");
     assert!(p.join("smaps").is_file());
     (tmp, root, pid)
 }
@@ -148,6 +149,7 @@ fn files(pid: &str, v1: bool) -> Vec<String> {
     .collect();
     v.push("meminfo".into());
     v.push("sys/class/drm/card0/device/mem_info_gtt_used".into());
+    v.push("sys/block/zram0/mm_stat".into());
     if v1 {
         for f in ["memory.usage_in_bytes", "memory.limit_in_bytes", "memory.stat"] {
             v.push(format!("sys/fs/cgroup/memory/app.slice/{f}"));

@@ -8,7 +8,9 @@
 pub const PROCESS_FILES: &[&str] =
     &["smaps", "maps", "smaps_rollup", "status", "statm", "stat", "cmdline", "comm", "cgroup"];
 
-/// Files recorded once per tree.
+/// Files recorded once per tree (and beside them, under `sys/`, the
+/// memory cgroup files of the recorded processes and every zram device's
+/// `sys/block/zramN/mm_stat`).
 pub const MACHINE_FILES: &[&str] = &["meminfo"];
 
 /// Written into `DIR/PID/` by a capture that could not record the process
