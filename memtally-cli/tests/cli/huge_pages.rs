@@ -296,6 +296,13 @@ fn live_hugetlb_mapping_is_in_the_row_the_total_and_the_machine() {
     assert!(total.contains(" 4.0M "), "{total}");
     let row = text.lines().find(|l| l.starts_with("huge pages (hugetlb)")).unwrap();
     assert!(row.contains(" 4.0M "), "{row}");
+    // Over several processes: PRIV HUGETLB, which adds up across them.
+    let me = std::process::id().to_string();
+    let several = String::from_utf8(run(&["show", "--pid", &pid, "--pid", &me]).stdout).unwrap();
+    let header = several.lines().nth(1).unwrap();
+    assert!(header.contains("PRIV HUGETLB"), "{several}");
+    let total = several.lines().find(|l| l.starts_with("total")).unwrap();
+    assert!(total.contains(" 4.0M "), "{total}");
     let m = run_json(&["machine", "--format", "json"]);
     let used = m["lines"].as_array().unwrap().iter().find(|l| l["name"] == "hugetlb_used").unwrap();
     assert_eq!(used["group"], "hugetlb");
