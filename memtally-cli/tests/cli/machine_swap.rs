@@ -53,19 +53,19 @@ fn sample(exposition: &str, name_labels: &str) -> Option<f64> {
     exposition.lines().find_map(|l| l.strip_prefix(name_labels)?.strip_prefix(' ')?.parse().ok())
 }
 
-/// Live: 256 MiB of pages that do not compress go out to a zram swap
+/// Live: 384 MiB of pages that do not compress go out to a zram swap
 /// device; the machine picture's `zram` line is Σ mm_stat mem_used_total,
 /// and `unexplained` stays where it was (on main it grew by the pool).
 #[test]
 fn live_zram_pool_is_a_line_and_leaves_unexplained() {
-    let zram = match ZramSwap::create(512 << 20) {
+    let zram = match ZramSwap::create(768 << 20) {
         Ok(z) => z,
         Err(why) => {
             println!("skipped: no zram swap device for the test: {why}");
             return;
         }
     };
-    const LEN: usize = 256 * MIB;
+    const LEN: usize = 384 * MIB;
     let mut pager = spawn_pager(LEN);
     let before = run_json(&["machine", "--format", "json"]);
     let frozen_before = frozen();
