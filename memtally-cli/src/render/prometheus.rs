@@ -190,7 +190,7 @@ pub fn registry(m: &Metrics) -> Registry {
         g.set(mm.unattributed);
         machine.register_with_unit(
             "unattributed",
-            "total - free - processes_pss - kernel - cache_unmapped: unreadable processes, huge page pools, drivers (GPU); may be negative",
+            "total - free - processes_pss - kernel - cache_unmapped: unreadable processes, huge page pools, compressed swap (zram, zswap), drivers (GPU); may be negative",
             Unit::Bytes,
             g,
         );

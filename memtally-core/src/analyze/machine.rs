@@ -60,8 +60,8 @@ pub struct Machine {
     /// (`Buffers + Cached + SwapCached - Σ Pss_File - Σ Pss_Shmem`).
     pub cache_unmapped: Option<u64>,
     /// `total - free - processes_pss - kernel - cache_unmapped`: processes
-    /// that could not be read, huge page pools, drivers, rounding. May be
-    /// negative.
+    /// that could not be read, huge page pools, compressed swap (zram,
+    /// zswap), drivers, rounding. May be negative.
     pub unattributed: i64,
     /// The waterfall's last line: what no line explains. May be negative.
     pub unexplained: i64,
