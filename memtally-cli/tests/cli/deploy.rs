@@ -51,9 +51,16 @@ fn queries(v: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// The metrics an expression reads from the exporter itself: a recorded
+/// series (`level:memtally_figure:operation`, from deploy/prometheus/) is
+/// not one; prom_rules.rs checks those against the recording rules.
 fn metric_names(expr: &str) -> BTreeSet<String> {
-    let re = regex::Regex::new(r"\bmemtally_[a-z0-9_]+").unwrap();
-    re.find_iter(expr).map(|m| m.as_str().to_string()).collect()
+    let re = regex::Regex::new(r"[a-zA-Z_:][a-zA-Z0-9_:]*").unwrap();
+    re.find_iter(expr)
+        .map(|m| m.as_str())
+        .filter(|s| s.starts_with("memtally_") && !s.contains(':'))
+        .map(str::to_string)
+        .collect()
 }
 
 fn dashboard() -> Value {
