@@ -25,6 +25,7 @@ mod json_docs;
 mod over_time;
 mod permissions;
 mod plots;
+mod privileges;
 mod prom_rules;
 mod prometheus;
 mod prometheus_live;

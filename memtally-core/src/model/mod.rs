@@ -20,7 +20,7 @@ pub use group::Group;
 pub(crate) use group::Grouper;
 pub use meminfo::MemInfo;
 pub use named::Named;
-pub use note::{Note, Side};
+pub use note::{Note, Side, Withheld};
 pub(crate) use process::Needs;
 pub use process::{ProcInfo, ProcMemory, Process, Scan, SizeSource, Streamed};
 pub use region::{Backing, Purge, Region};

@@ -21,5 +21,6 @@ pub(crate) mod tool;
 pub(crate) mod users;
 pub mod vmmap;
 
+pub use access::withheld;
 pub use proc_root::ProcRoot;
 pub use users::UserNames;

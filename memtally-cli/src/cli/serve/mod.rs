@@ -138,6 +138,16 @@ impl State {
     }
 }
 
+/// What memtally's privileges leave out, for the line `serve` and `export`
+/// print at start: on the live system only (a recorded tree's files say
+/// nothing about this host's privileges).
+pub(crate) fn start_withheld(root: &ProcRoot) -> Option<String> {
+    if !root.is_procfs() {
+        return None;
+    }
+    crate::render::notes::withheld(&memtally_core::source::withheld())
+}
+
 pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
     // Bad selection options fail now rather than at the first scrape.
     let opts = args.metrics.options()?;
@@ -148,6 +158,9 @@ pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()>
     writeln!(out, "memtally: serving http://{addr}/metrics")
         .and_then(|()| out.flush())
         .map_err(|e| Error::io("standard output", e))?;
+    if let Some(w) = start_withheld(root) {
+        eprintln!("memtally: its {w}");
+    }
     if !addr.ip().is_loopback() {
         eprintln!(
             "memtally: warning: listening on {addr}, beyond loopback: anyone who can reach it reads every process's name, command line owner and memory"
