@@ -11,6 +11,7 @@ mod categories;
 mod cgroup;
 mod classic_parity;
 mod completions;
+mod csv_docs;
 mod deploy;
 mod diff_memory;
 mod early_stop;
