@@ -243,6 +243,7 @@ pub fn registry(m: &Metrics) -> Registry {
         c.unix_time,
         &mut reg,
     );
+    crate::render::exporter_metrics::register(&mut reg, c);
     reg
 }
 

@@ -16,6 +16,7 @@ mod deploy;
 mod diff_memory;
 mod early_stop;
 mod exit_races;
+mod exporter_cost;
 mod figures;
 mod gpu;
 mod hostile;

@@ -40,6 +40,7 @@ setters!(MetricsOptions {
 /// Scans the selected processes and builds the published figures.
 pub fn collect(root: &ProcRoot, opts: &MetricsOptions) -> Result<Metrics> {
     let started = Instant::now();
+    let bytes_before = crate::source::bytes_read();
     // `comm` is always read; the program needs the command line.
     let needs = Needs { cmdline: true, cgroup: opts.by == MetricsBy::Cgroup };
     let selected = select(root, &opts.select, needs)?;
@@ -54,6 +55,8 @@ pub fn collect(root: &ProcRoot, opts: &MetricsOptions) -> Result<Metrics> {
         vanished: found.vanished,
         kernel_threads: selected.kernel_threads + found.kernel_threads,
         duration_seconds: started.elapsed().as_secs_f64(),
+        // The cgroup rows' files are read after this, and not counted.
+        bytes_read: crate::source::bytes_read().saturating_sub(bytes_before),
         unix_time: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
     };
     let mut metrics = build(
