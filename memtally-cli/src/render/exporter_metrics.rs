@@ -6,6 +6,7 @@
 
 use std::sync::atomic::AtomicU64;
 
+use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::{Registry, Unit};
 
@@ -20,5 +21,14 @@ pub fn register(reg: &mut Registry, c: &Collector) {
         "Bytes the scan behind these figures read from /proc (stat, cmdline, smaps_rollup, status, meminfo, GPU fdinfo)",
         Unit::Bytes,
         g,
+    );
+    let limited = Family::<Vec<(&'static str, &'static str)>, Gauge<u64, AtomicU64>>::default();
+    for (reason, n) in [("mappings", c.limited.mappings), ("read_budget", c.limited.read_budget)] {
+        limited.get_or_create(&vec![("reason", reason)]).set(n as u64);
+    }
+    reg.register(
+        "memtally_processes_limited",
+        "Processes the read guard kept to smaps_rollup, status and GPU fdinfo (no smaps read): mappings = more than --max-mappings; read_budget = their reads passed --read-budget",
+        limited,
     );
 }

@@ -146,6 +146,8 @@ pub struct Collector {
     /// smaps_rollup, status, meminfo, GPU fdinfo); the cgroup rows' own
     /// files, read after the scan, are not counted.
     pub bytes_read: u64,
+    /// Processes the read guard kept to their cheap files, by reason.
+    pub limited: crate::model::guard::LimitedCounts,
 }
 
 /// Everything one exposition holds.

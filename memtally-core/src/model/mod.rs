@@ -4,6 +4,7 @@
 pub mod cgroup;
 pub mod gpu;
 pub mod group;
+pub mod guard;
 pub mod meminfo;
 pub mod named;
 pub mod note;
