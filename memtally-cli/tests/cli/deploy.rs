@@ -322,16 +322,15 @@ fn left_out_with(caps: &BTreeSet<String>) -> Option<BTreeSet<&'static str>> {
     )
 }
 
-/// serve publishes rollup figures and GPU memory, never page frames: a
-/// set of capabilities is right for it when it leaves out only page
-/// frames, and each of its capabilities is needed when dropping it
-/// leaves out a figure serve publishes.
+/// serve publishes rollup figures and GPU memory, never page frames (its
+/// start line never names them): a set of capabilities is right for it
+/// when that line says nothing is left out, and each of its capabilities
+/// is needed when dropping it leaves out a figure serve publishes.
 fn grants_only_what_serve_needs(caps: &BTreeSet<String>, what: &str) {
     let Some(left_out) = left_out_with(caps) else { return };
-    assert_eq!(
-        left_out,
-        BTreeSet::from(["frames"]),
-        "{what}: {caps:?} gives every figure serve publishes"
+    assert!(
+        left_out.is_empty(),
+        "{what}: {caps:?} gives every figure serve publishes: {left_out:?}"
     );
     for c in caps {
         let mut fewer = caps.clone();

@@ -27,6 +27,16 @@ pub enum Withheld {
     PageFrames,
 }
 
+impl Withheld {
+    /// Whether `top`, `serve` and `export` have figures of this kind: page
+    /// frames serve page-level reads only, so those commands never name
+    /// them (a line telling an operator to grant `CAP_SYS_ADMIN` for
+    /// figures the exporter never reads would undo least privilege).
+    pub fn in_process_figures(self) -> bool {
+        !matches!(self, Withheld::PageFrames)
+    }
+}
+
 /// One thing the figures leave out or could not check.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Note {

@@ -130,7 +130,8 @@ fn read(
     let cgroups = cgroup_charges(root, opts.by, &report);
     let read_hint = (!found.restricted.is_empty()).then(crate::source::access::read_hint);
     let withheld = if read_hint.is_some() && root.is_procfs() {
-        crate::source::access::withheld()
+        let all = crate::source::access::withheld();
+        all.into_iter().filter(|w| w.in_process_figures()).collect()
     } else {
         Vec::new()
     };

@@ -138,14 +138,17 @@ impl State {
     }
 }
 
-/// What memtally's privileges leave out, for the line `serve` and `export`
-/// print at start: on the live system only (a recorded tree's files say
-/// nothing about this host's privileges).
+/// What memtally's privileges leave out of the figures `serve` and
+/// `export` publish, for the line they print at start: on the live system
+/// only (a recorded tree's files say nothing about this host's
+/// privileges).
 pub(crate) fn start_withheld(root: &ProcRoot) -> Option<String> {
     if !root.is_procfs() {
         return None;
     }
-    crate::render::notes::withheld(&memtally_core::source::withheld())
+    let all = memtally_core::source::withheld();
+    let published: Vec<_> = all.into_iter().filter(|w| w.in_process_figures()).collect();
+    crate::render::notes::withheld(&published)
 }
 
 pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
