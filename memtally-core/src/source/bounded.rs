@@ -147,22 +147,23 @@ impl Tree {
     }
 }
 
-/// Reads `f` to its end into `out`, in 4 KiB reads, at most `limit`
-/// bytes (more is an `InvalidData` error, and `out` is as it was).
-/// (`read_to_end` on a `File` first asks for its size and position, two
-/// system calls that tell nothing for `/proc` files, whose size is 0.)
-/// Bytes every [`read_bounded`] of this process has read, for the
+/// Bytes every `read_bounded` of this process has read, for the
 /// exporter's own cost (`memtally_scan_read_bytes`): the whole-file reads
 /// of `status`, `stat`, `cmdline`, `smaps_rollup`, `meminfo`, cgroup and
 /// fdinfo files. Streamed `smaps` reads are not counted.
 static BYTES_READ: AtomicU64 = AtomicU64::new(0);
 
-/// The bytes [`read_bounded`] has read so far in this process; a scan's
+/// The bytes the whole-file reads of `/proc` have read so far in this
+/// process (status, stat, cmdline, smaps_rollup, meminfo, fdinfo); a scan's
 /// share is the difference across it (serve runs one scan at a time).
 pub fn bytes_read() -> u64 {
     BYTES_READ.load(Ordering::Relaxed)
 }
 
+/// Reads `f` to its end into `out`, in 4 KiB reads, at most `limit`
+/// bytes (more is an `InvalidData` error, and `out` is as it was).
+/// (`read_to_end` on a `File` first asks for its size and position, two
+/// system calls that tell nothing for `/proc` files, whose size is 0.)
 pub(crate) fn read_bounded(f: &mut File, out: &mut Vec<u8>, limit: usize) -> std::io::Result<()> {
     let start = out.len();
     loop {
