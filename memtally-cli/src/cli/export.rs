@@ -40,6 +40,9 @@ pub fn run(root: &ProcRoot, args: &ExportArgs, out: &mut dyn Write) -> Result<()
         Some(dir) => Some(Dir::open(dir).map_err(|e| not_a_directory(dir, e))?),
         None => None,
     };
+    if let Some(w) = crate::cli::serve::start_withheld(root) {
+        eprintln!("memtally: its {w}");
+    }
     let metrics = collect(root, &opts)?;
     let text = encode(&metrics, Exposition::Text);
     match &dir {

@@ -1,8 +1,11 @@
 //! The options `serve` and `export` share.
 
+use std::time::Duration;
+
 use clap::Args;
 
 use memtally_core::analyze::metrics::MetricsBy;
+use memtally_core::model::guard::{ReadGuard, DEFAULT_MAX_MAPPINGS};
 use memtally_core::usecase::metrics::MetricsOptions;
 use memtally_core::Result;
 
@@ -22,12 +25,31 @@ pub struct MetricsArgs {
     /// One series per process, or added up per program or cgroup.
     #[arg(long, value_parser = choice::<MetricsBy>(), default_value = "process")]
     pub by: MetricsBy,
+
+    /// A process with more mappings than N is not read mapping by mapping
+    /// (smaps, which the GPU figures read for processes with GPU files):
+    /// it is reported from smaps_rollup, status and its GPU fdinfo, and
+    /// counted in memtally_processes_limited{reason="mappings"}. The
+    /// default is a smaps read of about 20 ms (docs/benchmarks.md).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_MAPPINGS)]
+    pub max_mappings: usize,
+
+    /// A process whose reads have taken longer than this is not read
+    /// further (no smaps): counted in
+    /// memtally_processes_limited{reason="read_budget"}.
+    #[arg(long, value_name = "DURATION", default_value = "50ms", value_parser = humantime::parse_duration)]
+    pub read_budget: Duration,
 }
 
 impl MetricsArgs {
     /// The use case's options, the selection checked.
     pub fn options(&self) -> Result<MetricsOptions> {
         let select = self.select.selection(None)?;
-        Ok(MetricsOptions::default().with_select(select).with_top(self.top).with_by(self.by))
+        let guard = ReadGuard { max_mappings: self.max_mappings, budget: self.read_budget };
+        Ok(MetricsOptions::default()
+            .with_select(select)
+            .with_top(self.top)
+            .with_by(self.by)
+            .with_guard(guard))
     }
 }

@@ -342,7 +342,10 @@ impl Serialize for Document<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::{Error, SerializeMap};
         let head = match json::sorted(&json_head(self.0)).map_err(S::Error::custom)? {
-            serde_json::Value::Object(head) => head,
+            serde_json::Value::Object(mut head) => {
+                json::with_schema(&mut head);
+                head
+            }
             _ => return Err(S::Error::custom("the diff's head is not a JSON object")),
         };
         let mut m = s.serialize_map(Some(head.len() + 1))?;

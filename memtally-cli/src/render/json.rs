@@ -15,14 +15,36 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use memtally_core::model::{Figure, Named, Sizes};
 
+/// The key every JSON document printed with `--format json` carries at
+/// its top level, whose value is [`SCHEMA_VERSION`].
+pub const SCHEMA_KEY: &str = "schema";
+
+/// The version of memtally's JSON documents: raised when a document
+/// loses or renames a key, or a key changes its type or meaning; a new
+/// key does not raise it (CHANGELOG.md, "Compatibility"). Snapshot files carry their own format
+/// version, `memtally_snapshot`, instead.
+pub const SCHEMA_VERSION: u64 = 1;
+
 /// `doc` as a JSON value: every object's keys sorted.
 pub fn sorted(doc: &impl Serialize) -> io::Result<serde_json::Value> {
     serde_json::to_value(doc).map_err(io::Error::other)
 }
 
-/// Prints `doc` with its keys sorted, and a newline.
+/// Adds the [`SCHEMA_KEY`] to a document's top-level keys (the one place
+/// every printer's document gets it: [`line`], the streamed documents'
+/// closing keys, the diff's head).
+pub fn with_schema(keys: &mut serde_json::Map<String, serde_json::Value>) {
+    keys.insert(SCHEMA_KEY.into(), SCHEMA_VERSION.into());
+}
+
+/// Prints the document `doc` with its keys sorted, the [`SCHEMA_KEY`]
+/// among them, and a newline.
 pub fn line(out: &mut dyn Write, doc: &impl Serialize) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, &sorted(doc)?)?;
+    let mut doc = sorted(doc)?;
+    if let serde_json::Value::Object(keys) = &mut doc {
+        with_schema(keys);
+    }
+    serde_json::to_writer(&mut *out, &doc)?;
     out.write_all(b"\n")
 }
 

@@ -9,6 +9,8 @@ pub mod cgroup;
 pub mod classic;
 pub mod diff;
 pub mod errors;
+#[cfg(feature = "serve")]
+pub mod exporter_metrics;
 pub mod gpu;
 pub mod json;
 pub mod machine;

@@ -3,7 +3,7 @@
 //! as data ([`Note`]); a sentence is the front end's choice.
 
 use memtally_core::model::snapshot::Snapshot;
-use memtally_core::model::{Note, Side};
+use memtally_core::model::{Note, Side, Withheld};
 use memtally_core::usecase::snapshot::Taken;
 use serde::Serialize;
 
@@ -12,6 +12,23 @@ use crate::render::units::{human, plural};
 /// Every note of `notes`, worded.
 pub fn words(notes: &[Note]) -> Vec<String> {
     notes.iter().map(word).collect()
+}
+
+/// What memtally's privileges leave out of other users' processes, and
+/// what gives it (docs/privileges.md): one clause ("privileges leave out
+/// ..." for the caller to say whose), or None when nothing is left out. `serve` and `export` print it at start, `top` in its
+/// restricted note.
+pub fn withheld(list: &[Withheld]) -> Option<String> {
+    let parts: Vec<&str> = list
+        .iter()
+        .map(|w| match w {
+            Withheld::Detail => "PSS, USS, swap, dirty and per-mapping figures (CAP_SYS_PTRACE or CAP_PERFMON gives them)",
+            Withheld::Gpu => "GPU memory (CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH)",
+            Withheld::PageFrames => "page frame numbers (CAP_SYS_ADMIN and CAP_DAC_READ_SEARCH)",
+        })
+        .collect();
+    (!parts.is_empty())
+        .then(|| format!("privileges leave out of other users' processes: {}", parts.join("; ")))
 }
 
 /// One note as a sentence.
@@ -35,9 +52,10 @@ pub fn word(note: &Note) -> String {
             "{} of the PSS is tmpfs / shared memory (Pss_Shmem: /dev/shm, memfd, SysV, shared anonymous), also in USS where one process maps it: a process's exit does not free it while the file or segment exists. memtally show PID gives each process's shmem part.",
             human(*bytes)
         ),
-        Note::Restricted { count, hint } => format!(
-            "{} could not be read in detail (permission denied: other users' or protected processes): they show RSS from status only, no PSS/USS/dirty, and are not in the PSS totals; {hint}.",
+        Note::Restricted { count, hint, withheld: w } => format!(
+            "{} could not be read in detail (permission denied: other users' or protected processes): they show RSS from status only, no PSS/USS/dirty, and are not in the PSS totals; {hint}.{}",
             plural(*count, "process", "processes"),
+            withheld(w).map(|w| format!(" memtally's {w}.")).unwrap_or_default(),
         ),
         Note::ReadStopped { pid, regions } => format!(
             "the read of pid {pid} was stopped after {regions} regions: the figures cover only those"
@@ -139,6 +157,20 @@ mod tests {
             word(&Note::GpuRestricted { count: 2 }),
             "the open files of 2 processes could not be read (permission denied; needs the same user, root, or CAP_SYS_PTRACE): their GPU memory is left out"
         );
+    }
+
+    #[test]
+    fn withheld_figures_name_what_gives_them() {
+        assert_eq!(withheld(&[]), None);
+        let w = withheld(&[Withheld::Gpu]).unwrap();
+        assert!(w.ends_with("GPU memory (CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH)"), "{w}");
+        let note = word(&Note::Restricted {
+            count: 3,
+            hint: "h".into(),
+            withheld: vec![Withheld::Detail, Withheld::PageFrames],
+        });
+        assert!(note.contains("; h. memtally's privileges leave out"), "{note}");
+        assert!(note.contains("CAP_SYS_PTRACE or CAP_PERFMON gives them); page frame"), "{note}");
     }
 
     #[test]

@@ -252,6 +252,7 @@ pub fn registry(m: &Metrics) -> Registry {
         c.unix_time,
         &mut reg,
     );
+    crate::render::exporter_metrics::register(&mut reg, c);
     reg
 }
 

@@ -87,10 +87,13 @@ impl StreamDoc {
         Ok(())
     }
 
-    /// `]`, the keys of `tail` (sorted) and `}` with a newline.
+    /// `]`, the keys of `tail` (sorted, the document's `schema` among
+    /// them) and `}` with a newline.
     pub fn close(&mut self, tail: &impl Serialize) -> io::Result<()> {
         self.buf.push(b']');
-        for (k, v) in keys(tail)? {
+        let mut tail = keys(tail)?;
+        crate::render::json::with_schema(&mut tail);
+        for (k, v) in tail {
             self.buf.push(b',');
             serde_json::to_writer(&mut self.buf, &k)?;
             self.buf.push(b':');
@@ -151,10 +154,10 @@ mod tests {
     fn frames_the_items_between_sorted_head_and_tail_keys() {
         assert_eq!(
             doc(&[1, 2, 3], &Head { pid: 7, comm: "x" }),
-            "{\"comm\":\"x\",\"pid\":7,\"regions\":[1,2,3],\"a\":[2],\"z\":1}\n"
+            "{\"comm\":\"x\",\"pid\":7,\"regions\":[1,2,3],\"a\":[2],\"schema\":1,\"z\":1}\n"
         );
-        assert_eq!(doc(&[], &NoKeys), "{\"regions\":[],\"a\":[2],\"z\":1}\n");
-        assert_eq!(doc(&[4], &None::<Head>), "{\"regions\":[4],\"a\":[2],\"z\":1}\n");
+        assert_eq!(doc(&[], &NoKeys), "{\"regions\":[],\"a\":[2],\"schema\":1,\"z\":1}\n");
+        assert_eq!(doc(&[4], &None::<Head>), "{\"regions\":[4],\"a\":[2],\"schema\":1,\"z\":1}\n");
     }
 
     #[test]

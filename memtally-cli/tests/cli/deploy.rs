@@ -51,9 +51,16 @@ fn queries(v: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// The metrics an expression reads from the exporter itself: a recorded
+/// series (`level:memtally_figure:operation`, from deploy/prometheus/) is
+/// not one; prom_rules.rs checks those against the recording rules.
 fn metric_names(expr: &str) -> BTreeSet<String> {
-    let re = regex::Regex::new(r"\bmemtally_[a-z0-9_]+").unwrap();
-    re.find_iter(expr).map(|m| m.as_str().to_string()).collect()
+    let re = regex::Regex::new(r"[a-zA-Z_:][a-zA-Z0-9_:]*").unwrap();
+    re.find_iter(expr)
+        .map(|m| m.as_str())
+        .filter(|s| s.starts_with("memtally_") && !s.contains(':'))
+        .map(str::to_string)
+        .collect()
 }
 
 fn dashboard() -> Value {
@@ -269,4 +276,90 @@ fn daemonset_arguments_serve_a_host_proc_mounted_elsewhere() {
     assert!(pss >= (24 * MIB) as f64, "the child's 24 MiB: {pss}");
     let scanned = samples.get(&("memtally_processes_scanned".to_string(), String::new()));
     assert!(scanned.is_some_and(|&n| n > 1.0), "every process of the host: {scanned:?}");
+}
+
+/// The capabilities a systemd line grants (`CAP_SYS_PTRACE ...`), as
+/// setpriv's lower-case names.
+fn unit_caps(key: &str) -> BTreeSet<String> {
+    let unit = std::fs::read_to_string(repo().join("deploy/systemd/memtally.service")).unwrap();
+    let lines: Vec<&str> =
+        unit.lines().filter_map(|l| l.strip_prefix(&format!("{key}="))).collect();
+    assert_eq!(lines.len(), 1, "one {key}= line");
+    lines[0].split_whitespace().map(|c| c.trim_start_matches("CAP_").to_lowercase()).collect()
+}
+
+fn daemonset_caps() -> (BTreeSet<String>, BTreeSet<String>) {
+    let (pod, _) = daemonset();
+    let caps = &pod["containers"][0]["securityContext"]["capabilities"];
+    let names = |k: &str| -> BTreeSet<String> {
+        caps[k].as_vec().unwrap().iter().map(|c| c.as_str().unwrap().to_lowercase()).collect()
+    };
+    (names("add"), names("drop"))
+}
+
+/// `memtally export` as uid 65534 with exactly `caps`: the figures its
+/// start line says are left out.
+fn left_out_with(caps: &BTreeSet<String>) -> Option<BTreeSet<&'static str>> {
+    let caps: Vec<&str> = caps.iter().map(String::as_str).collect();
+    let is_root = unsafe { libc::geteuid() } == 0;
+    if !is_root || Command::new("setpriv").arg("--version").output().is_err() {
+        eprintln!("skipped: needs root and setpriv to run as uid 65534 with chosen capabilities");
+        return None;
+    }
+    let out = crate::privileges::memtally_with(&caps, &["export"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let line = String::from_utf8_lossy(&out.stderr).into_owned();
+    Some(
+        [
+            ("detail", "PSS, USS, swap, dirty"),
+            ("gpu", "GPU memory"),
+            ("frames", "page frame numbers"),
+        ]
+        .into_iter()
+        .filter(|(_, words)| line.contains(words))
+        .map(|(k, _)| k)
+        .collect(),
+    )
+}
+
+/// serve publishes rollup figures and GPU memory, never page frames (its
+/// start line never names them): a set of capabilities is right for it
+/// when that line says nothing is left out, and each of its capabilities
+/// is needed when dropping it leaves out a figure serve publishes.
+fn grants_only_what_serve_needs(caps: &BTreeSet<String>, what: &str) {
+    let Some(left_out) = left_out_with(caps) else { return };
+    assert!(
+        left_out.is_empty(),
+        "{what}: {caps:?} gives every figure serve publishes: {left_out:?}"
+    );
+    for c in caps {
+        let mut fewer = caps.clone();
+        fewer.remove(c);
+        let lost = left_out_with(&fewer).unwrap();
+        assert!(
+            lost.contains("detail") || lost.contains("gpu"),
+            "{what}: {c} is granted but nothing serve publishes needs it ({lost:?})"
+        );
+    }
+}
+
+#[test]
+fn systemd_unit_grants_only_the_capabilities_serve_needs() {
+    let ambient = unit_caps("AmbientCapabilities");
+    assert_eq!(ambient, unit_caps("CapabilityBoundingSet"), "bounding set = ambient set");
+    let unit = std::fs::read_to_string(repo().join("deploy/systemd/memtally.service")).unwrap();
+    assert!(unit.contains("\nDynamicUser=yes\n"), "not root");
+    assert!(unit.contains("\nNoNewPrivileges=yes\n"));
+    grants_only_what_serve_needs(&ambient, "deploy/systemd/memtally.service");
+}
+
+#[test]
+fn daemonset_grants_only_the_capabilities_serve_needs() {
+    let (add, drop) = daemonset_caps();
+    assert_eq!(drop, BTreeSet::from(["all".to_string()]), "everything else dropped");
+    let (pod, _) = daemonset();
+    let sc = &pod["containers"][0]["securityContext"];
+    assert_eq!(sc["privileged"].as_bool(), Some(false));
+    assert_eq!(sc["allowPrivilegeEscalation"].as_bool(), Some(false));
+    grants_only_what_serve_needs(&add, "deploy/kubernetes/daemonset.yaml");
 }

@@ -252,3 +252,47 @@ fn documents_print_their_keys_sorted() {
         assert!(text.contains(&region), "a region's keys out of order: {region}");
     }
 }
+
+/// Every document printed with `--format json` carries `schema`, the
+/// version CHANGELOG.md's compatibility promise is about; each line of
+/// `watch`'s JSON Lines too. Snapshot files carry `memtally_snapshot`
+/// instead (their own format version, read back by `diff`).
+#[test]
+fn every_json_document_carries_its_schema_version() {
+    let python = python_root();
+    let gpu = repo_path("testdata/fixtures/gpu/machine");
+    let vmmap = repo_path("testdata/fixtures/vmmap/02_fmt22_resident.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("a.json");
+    let snap_arg = snap.to_str().unwrap();
+    let taken = run(&["--proc-root", &python, "snapshot", "11364", "-o", snap_arg]);
+    assert!(taken.status.success());
+    let written: Value = serde_json::from_slice(&std::fs::read(&snap).unwrap()).unwrap();
+    assert!(written["memtally_snapshot"].is_u64(), "a snapshot has its format version");
+    for args in [
+        &["--proc-root", &python, "top", "--format", "json"][..],
+        &["--proc-root", &python, "top", "--by", "cgroup", "--format", "json"],
+        &["--proc-root", &python, "machine", "--format", "json"],
+        &["--proc-root", &python, "cgroup", "--format", "json"],
+        &["--proc-root", &python, "show", "11364", "--format", "json"],
+        &["--proc-root", &python, "show", "--tree", "11364", "--format", "json"],
+        &["--proc-root", &python, "show", "11364", "--classic", "--format", "json"],
+        &["--proc-root", &gpu, "gpu", "--format", "json"],
+        &["vmmap", &vmmap, "--format", "json"],
+        &["diff", snap_arg, snap_arg, "--format", "json"],
+        &["--proc-root", &python, "watch", "--pid", "11364", "--count", "2", "--format", "json"],
+    ] {
+        let out = run(args);
+        assert!(
+            out.status.success(),
+            "memtally {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(!text.trim().is_empty(), "memtally {args:?} printed nothing");
+        for line in text.lines() {
+            let doc: Value = serde_json::from_str(line).expect("one JSON document a line");
+            assert_eq!(doc["schema"], 1, "memtally {args:?}: {}", &line[..line.len().min(200)]);
+        }
+    }
+}

@@ -142,6 +142,12 @@ pub struct Collector {
     pub duration_seconds: f64,
     /// When the scan ended, seconds since the epoch.
     pub unix_time: f64,
+    /// Bytes the scan read from whole `/proc` files (stat, cmdline,
+    /// smaps_rollup, status, meminfo, GPU fdinfo); the cgroup rows' own
+    /// files, read after the scan, are not counted.
+    pub bytes_read: u64,
+    /// Processes the read guard kept to their cheap files, by reason.
+    pub limited: crate::model::guard::LimitedCounts,
 }
 
 /// Everything one exposition holds.

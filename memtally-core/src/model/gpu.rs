@@ -117,6 +117,9 @@ pub(crate) struct ProcGpu {
     pub lazy_free: Option<u64>,
     /// `nvidia-smi` used memory, bytes, when the tool ran and listed the process.
     pub nvidia: Option<u64>,
+    /// Why `smaps` was not read (the exporter's guard), if it was not.
+    #[serde(skip)]
+    pub limited: Option<crate::model::guard::Limited>,
     /// Things the reader must know (an fdinfo that could not be parsed).
     #[serde(skip)]
     pub notes: Vec<crate::model::Note>,

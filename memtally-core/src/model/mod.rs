@@ -4,6 +4,7 @@
 pub mod cgroup;
 pub mod gpu;
 pub mod group;
+pub mod guard;
 pub mod meminfo;
 pub mod named;
 pub mod note;
@@ -21,7 +22,7 @@ pub use group::Group;
 pub(crate) use group::Grouper;
 pub use meminfo::MemInfo;
 pub use named::Named;
-pub use note::{Note, Side};
+pub use note::{Note, Side, Withheld};
 pub(crate) use process::Needs;
 pub use process::{ProcInfo, ProcMemory, Process, Scan, SizeSource, Streamed};
 pub use region::{Backing, Purge, Region};

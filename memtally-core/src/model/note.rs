@@ -7,6 +7,36 @@
 
 use std::path::PathBuf;
 
+/// A kind of figure memtally's privileges (its uid and effective
+/// capabilities, read from `/proc/self/status`) keep it from reading for
+/// processes of other users, and the capabilities that give it on Linux
+/// 6.x (docs/privileges.md has the table, tests/cli/privileges.rs proves
+/// it row by row).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Withheld {
+    /// PSS, USS, swap, dirty and every per-mapping figure (`smaps`,
+    /// `smaps_rollup`, `maps`): the kernel's ptrace read check, passed by
+    /// `CAP_SYS_PTRACE`, or by `CAP_PERFMON` (or `CAP_SYS_ADMIN`).
+    Detail,
+    /// GPU memory (listing `/proc/PID/fd`, mode 0500, and reading
+    /// `fdinfo`): `CAP_DAC_READ_SEARCH` and `CAP_SYS_PTRACE`.
+    Gpu,
+    /// Page frame numbers (`pagemap` PFNs, `/proc/kpageflags`,
+    /// `kpagecount`): `CAP_SYS_ADMIN`, and `CAP_DAC_READ_SEARCH` unless
+    /// memtally runs as uid 0 (the files are root's, mode 0400).
+    PageFrames,
+}
+
+impl Withheld {
+    /// Whether `top`, `serve` and `export` have figures of this kind: page
+    /// frames serve page-level reads only, so those commands never name
+    /// them (a line telling an operator to grant `CAP_SYS_ADMIN` for
+    /// figures the exporter never reads would undo least privilege).
+    pub fn in_process_figures(self) -> bool {
+        !matches!(self, Withheld::PageFrames)
+    }
+}
+
 /// One thing the figures leave out or could not check.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Note {
@@ -59,6 +89,10 @@ pub enum Note {
         count: usize,
         /// What would let memtally read them, from its own credentials.
         hint: String,
+        /// The figures memtally's own privileges leave out of every
+        /// other user's process (empty when they leave out none, and
+        /// the processes were refused for another reason).
+        withheld: Vec<Withheld>,
     },
     /// The reader of a process was told to stop (its output closed): the
     /// figures cover the regions read until then.

@@ -12,9 +12,14 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::OnceLock;
 
+use crate::model::Withheld;
 use crate::source::ProcRoot;
 
+const CAP_DAC_OVERRIDE: u32 = 1;
+const CAP_DAC_READ_SEARCH: u32 = 2;
 const CAP_SYS_PTRACE: u32 = 19;
+const CAP_SYS_ADMIN: u32 = 21;
+const CAP_PERFMON: u32 = 38;
 
 /// The credentials of a `status` file that matter to the ptrace check.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -246,9 +251,62 @@ pub fn read_hint() -> String {
     }
 }
 
+/// The figures memtally's own privileges leave out of other users'
+/// processes, from its credentials alone (nothing is read but
+/// `/proc/self`). In a user namespace other than the first, its
+/// capabilities count for nothing outside it, so every kind is left out.
+pub fn withheld() -> Vec<Withheld> {
+    match &own().creds {
+        Some(me) => withheld_by(me, own().user_ns.is_some()),
+        None => vec![Withheld::Detail, Withheld::Gpu, Withheld::PageFrames],
+    }
+}
+
+fn withheld_by(me: &Creds, in_user_ns: bool) -> Vec<Withheld> {
+    if in_user_ns {
+        return vec![Withheld::Detail, Withheld::Gpu, Withheld::PageFrames];
+    }
+    // The ptrace read check of smaps and smaps_rollup (mm_access) also
+    // admits CAP_PERFMON and CAP_SYS_ADMIN on Linux 5.8 and later; fdinfo's
+    // check does not (measured on 6.18: tests/cli/privileges.rs).
+    let detail = me.has(CAP_SYS_PTRACE) || me.has(CAP_PERFMON) || me.has(CAP_SYS_ADMIN);
+    let dac = me.has(CAP_DAC_READ_SEARCH) || me.has(CAP_DAC_OVERRIDE);
+    let gpu = me.has(CAP_SYS_PTRACE) && dac;
+    let frames = me.has(CAP_SYS_ADMIN) && (dac || me.fsuid() == 0);
+    let mut out = Vec::new();
+    if !detail {
+        out.push(Withheld::Detail);
+    }
+    if !gpu {
+        out.push(Withheld::Gpu);
+    }
+    if !frames {
+        out.push(Withheld::PageFrames);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn withheld_follows_the_capabilities() {
+        let cap = |c: u32| 1u64 << c;
+        let w = |uid, caps| withheld_by(&creds(uid, caps), false);
+        use Withheld::*;
+        assert_eq!(w(65534, 0), [Detail, Gpu, PageFrames]);
+        assert_eq!(w(65534, cap(CAP_SYS_PTRACE)), [Gpu, PageFrames]);
+        assert_eq!(w(65534, cap(CAP_PERFMON)), [Gpu, PageFrames]);
+        assert_eq!(w(65534, cap(CAP_DAC_READ_SEARCH)), [Detail, Gpu, PageFrames]);
+        assert_eq!(w(65534, cap(CAP_SYS_PTRACE) | cap(CAP_DAC_READ_SEARCH)), [PageFrames]);
+        assert_eq!(w(65534, cap(CAP_SYS_ADMIN) | cap(CAP_DAC_READ_SEARCH)), [Gpu]);
+        assert_eq!(w(0, cap(CAP_SYS_ADMIN)), [Gpu]);
+        assert!(w(0, ALL).is_empty());
+        // Root without capabilities (a container that dropped them all).
+        assert_eq!(w(0, 0), [Detail, Gpu, PageFrames]);
+        assert_eq!(withheld_by(&creds(0, ALL), true), [Detail, Gpu, PageFrames]);
+    }
 
     #[test]
     fn credentials_are_read_from_status() {

@@ -17,6 +17,7 @@ use std::io::{ErrorKind, Read};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::sys;
@@ -146,6 +147,19 @@ impl Tree {
     }
 }
 
+/// Bytes every `read_bounded` of this process has read, for the
+/// exporter's own cost (`memtally_scan_read_bytes`): the whole-file reads
+/// of `status`, `stat`, `cmdline`, `smaps_rollup`, `meminfo`, cgroup and
+/// fdinfo files. Streamed `smaps` reads are not counted.
+static BYTES_READ: AtomicU64 = AtomicU64::new(0);
+
+/// The bytes the whole-file reads of `/proc` have read so far in this
+/// process (status, stat, cmdline, smaps_rollup, meminfo, fdinfo); a scan's
+/// share is the difference across it (serve runs one scan at a time).
+pub fn bytes_read() -> u64 {
+    BYTES_READ.load(Ordering::Relaxed)
+}
+
 /// Reads `f` to its end into `out`, in 4 KiB reads, at most `limit`
 /// bytes (more is an `InvalidData` error, and `out` is as it was).
 /// (`read_to_end` on a `File` first asks for its size and position, two
@@ -164,7 +178,10 @@ pub(crate) fn read_bounded(f: &mut File, out: &mut Vec<u8>, limit: usize) -> std
                 out.truncate(len);
                 return Ok(());
             }
-            Ok(n) => out.truncate(len + n),
+            Ok(n) => {
+                BYTES_READ.fetch_add(n as u64, Ordering::Relaxed);
+                out.truncate(len + n)
+            }
             Err(e) if e.kind() == ErrorKind::Interrupted => out.truncate(len),
             Err(e) => {
                 out.truncate(start);

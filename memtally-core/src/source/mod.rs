@@ -22,5 +22,7 @@ pub(crate) mod users;
 pub mod vmmap;
 pub(crate) mod zram;
 
+pub use access::withheld;
+pub use bounded::bytes_read;
 pub use proc_root::ProcRoot;
 pub use users::UserNames;

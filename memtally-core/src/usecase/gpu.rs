@@ -10,6 +10,7 @@ use crate::analyze::gpu::{build, show_view, GpuInput, GpuReport, GpuShow};
 use crate::analyze::metrics::GpuFigures;
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result};
+use crate::model::guard::{LimitedCounts, ReadGuard};
 use crate::model::{Needs, Note, ProcInfo, ProcMemory};
 use crate::source::gpu::nvidia::{self, Nvidia};
 use crate::source::gpu::{read_many, worth_reading};
@@ -34,9 +35,10 @@ pub(crate) fn read_machine(
     root: &ProcRoot,
     infos: &[ProcInfo],
     nvidia_timeout: Option<Duration>,
+    guard: ReadGuard,
 ) -> MachineGpu {
     let pids: Vec<u32> = infos.iter().map(|i| i.pid).collect();
-    let scan = read_many(root, &pids, default_threads());
+    let scan = read_many(root, &pids, default_threads(), guard);
     let mut notes = Vec::new();
     let mut by_pid: HashMap<u32, crate::model::gpu::ProcGpu> =
         scan.processes.into_iter().map(|g| (g.pid, g)).collect();
@@ -84,7 +86,11 @@ pub(crate) fn read_machine(
 /// tree can have GPU memory at all (a DRM or dma-buf device, recorded fd
 /// targets, or `nvidia-smi` on PATH when it is to be asked); `None`
 /// otherwise, at the cost of a directory listing.
-pub(crate) fn whole_tree(root: &ProcRoot, nvidia_timeout: Option<Duration>) -> Option<MachineGpu> {
+pub(crate) fn whole_tree(
+    root: &ProcRoot,
+    nvidia_timeout: Option<Duration>,
+    guard: ReadGuard,
+) -> Option<MachineGpu> {
     let pids = root.pids().ok()?;
     let nvidia_on_path = nvidia_timeout.is_some()
         && root.is_live()
@@ -94,7 +100,7 @@ pub(crate) fn whole_tree(root: &ProcRoot, nvidia_timeout: Option<Duration>) -> O
     }
     let infos: Vec<ProcInfo> =
         pids.iter().map(|&pid| ProcInfo { pid, ..Default::default() }).collect();
-    Some(read_machine(root, &infos, nvidia_timeout))
+    Some(read_machine(root, &infos, nvidia_timeout, guard))
 }
 
 /// What `memtally gpu` shows. Built from `default()` and the `with_*` setters.
@@ -146,7 +152,7 @@ pub fn gpu(root: &ProcRoot, opts: &GpuOptions) -> Result<GpuReport> {
     if keep.is_empty() && !opts.select.is_everything() {
         return Err(Error::NoMatch { asked: opts.select.selectors(), why: Vec::new() });
     }
-    let machine = read_machine(root, &all, Some(opts.nvidia_timeout));
+    let machine = read_machine(root, &all, Some(opts.nvidia_timeout), ReadGuard::NONE);
     let mut report = build(&machine.inputs, &|pid| keep.contains(&pid));
     report.notes.extend(machine.notes);
     report.restricted = machine.restricted.len();
@@ -159,7 +165,7 @@ pub fn gpu(root: &ProcRoot, opts: &GpuOptions) -> Result<GpuReport> {
 /// absent for processes whose open files could not be read. Shares are
 /// counted across every process of the tree, selected or not.
 pub(crate) fn add_to_top(root: &ProcRoot, processes: &mut [ProcMemory]) {
-    let Some(machine) = whole_tree(root, Some(nvidia::TIMEOUT)) else { return };
+    let Some(machine) = whole_tree(root, Some(nvidia::TIMEOUT), ReadGuard::NONE) else { return };
     let read: HashSet<u32> = machine.inputs.iter().map(|i| i.pid).collect();
     let report = build(&machine.inputs, &|_| true);
     if report.processes.is_empty() {
@@ -177,7 +183,7 @@ pub(crate) fn add_to_top(root: &ProcRoot, processes: &mut [ProcMemory]) {
 /// The GPU rows of `show` for `pids`, shares counted across the whole tree;
 /// `None` when there is no GPU memory to show.
 pub(crate) fn for_show(root: &ProcRoot, pids: &[u32]) -> Option<GpuShow> {
-    let machine = whole_tree(root, Some(nvidia::TIMEOUT))?;
+    let machine = whole_tree(root, Some(nvidia::TIMEOUT), ReadGuard::NONE)?;
     let shown: HashSet<u32> = pids.iter().copied().collect();
     let mut view = show_view(&machine.inputs, &|p| shown.contains(&p))?;
     view.notes.extend(machine.notes);
@@ -185,10 +191,20 @@ pub(crate) fn for_show(root: &ProcRoot, pids: &[u32]) -> Option<GpuShow> {
 }
 
 /// The GPU figures of the published metrics, by PID, from DRM fdinfo (no
-/// `nvidia-smi`: a scrape must stay cheap); `None` where the machine or
-/// tree has no GPU files.
-pub(crate) fn for_metrics(root: &ProcRoot) -> Option<HashMap<u32, GpuFigures>> {
-    let machine = whole_tree(root, None)?;
+/// `nvidia-smi`: a scrape must stay cheap), each process's reads within
+/// `guard`; `None` where the machine or tree has no GPU files. Also how
+/// many processes the guard limited.
+pub(crate) fn for_metrics(
+    root: &ProcRoot,
+    guard: ReadGuard,
+) -> (Option<HashMap<u32, GpuFigures>>, LimitedCounts) {
+    let Some(machine) = whole_tree(root, None, guard) else {
+        return (None, LimitedCounts::default());
+    };
+    let mut limited = LimitedCounts::default();
+    for why in machine.inputs.iter().filter_map(|i| i.gpu.limited) {
+        limited.add(why);
+    }
     let report = build(&machine.inputs, &|_| true);
-    Some(report.processes.iter().map(|p| (p.pid, GpuFigures::of(p))).collect())
+    (Some(report.processes.iter().map(|p| (p.pid, GpuFigures::of(p))).collect()), limited)
 }

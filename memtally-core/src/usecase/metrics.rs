@@ -7,6 +7,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use crate::analyze::metrics::{build, Collector, Metrics, MetricsBy};
 use crate::analyze::select::Selection;
 use crate::error::Result;
+use crate::model::guard::ReadGuard;
 use crate::model::Needs;
 use crate::source::cgroup::CgroupRoot;
 use crate::source::{scan, ProcRoot};
@@ -23,11 +24,18 @@ pub struct MetricsOptions {
     pub top: usize,
     /// How the rows are grouped.
     pub by: MetricsBy,
+    /// The bounds of each process's reads beyond the cheap tier.
+    pub guard: ReadGuard,
 }
 
 impl Default for MetricsOptions {
     fn default() -> MetricsOptions {
-        MetricsOptions { select: Selection::default(), top: 50, by: MetricsBy::Process }
+        MetricsOptions {
+            select: Selection::default(),
+            top: 50,
+            by: MetricsBy::Process,
+            guard: ReadGuard::default(),
+        }
     }
 }
 
@@ -35,18 +43,20 @@ setters!(MetricsOptions {
     with_select: select: Selection,
     with_top: top: usize,
     with_by: by: MetricsBy,
+    with_guard: guard: ReadGuard,
 });
 
 /// Scans the selected processes and builds the published figures.
 pub fn collect(root: &ProcRoot, opts: &MetricsOptions) -> Result<Metrics> {
     let started = Instant::now();
+    let bytes_before = crate::source::bytes_read();
     // `comm` is always read; the program needs the command line.
     let needs = Needs { cmdline: true, cgroup: opts.by == MetricsBy::Cgroup };
     let selected = select(root, &opts.select, needs)?;
     let mut found = scan::read_all(root, selected.infos, scan::default_threads(), &|| {});
     found.vanished += selected.vanished;
     let meminfo = opts.select.is_everything().then(|| root.meminfo()).flatten();
-    let gpu_figures = gpu::for_metrics(root);
+    let (gpu_figures, limited) = gpu::for_metrics(root, opts.guard);
     let collector = Collector {
         scanned: found.processes.len(),
         restricted: found.restricted.len(),
@@ -54,6 +64,9 @@ pub fn collect(root: &ProcRoot, opts: &MetricsOptions) -> Result<Metrics> {
         vanished: found.vanished,
         kernel_threads: selected.kernel_threads + found.kernel_threads,
         duration_seconds: started.elapsed().as_secs_f64(),
+        // The cgroup rows' files are read after this, and not counted.
+        bytes_read: crate::source::bytes_read().saturating_sub(bytes_before),
+        limited,
         unix_time: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
     };
     let mut metrics = build(

@@ -72,6 +72,10 @@ pub struct Top {
     /// Where some processes could not be read in detail: what would let
     /// memtally read them (it depends on who memtally runs as).
     pub read_hint: Option<String>,
+    /// Where some processes could not be read in detail and this is the
+    /// live system: the figures memtally's privileges leave out of other
+    /// users' processes.
+    pub withheld: Vec<crate::model::Withheld>,
 }
 
 /// Reads the selection and builds the view.
@@ -125,6 +129,12 @@ fn read(
     }
     let cgroups = cgroup_charges(root, opts.by, &report);
     let read_hint = (!found.restricted.is_empty()).then(crate::source::access::read_hint);
+    let withheld = if read_hint.is_some() && root.is_procfs() {
+        let all = crate::source::access::withheld();
+        all.into_iter().filter(|w| w.in_process_figures()).collect()
+    } else {
+        Vec::new()
+    };
     Ok(Top {
         report,
         scan: found,
@@ -133,6 +143,7 @@ fn read(
         users,
         cgroups,
         read_hint,
+        withheld,
     })
 }
 
@@ -219,7 +230,11 @@ impl Top {
             notes.push(Note::PssShmem { bytes });
         }
         if let Some(hint) = &self.read_hint {
-            notes.push(Note::Restricted { count: scan.restricted.len(), hint: hint.clone() });
+            notes.push(Note::Restricted {
+                count: scan.restricted.len(),
+                hint: hint.clone(),
+                withheld: self.withheld.clone(),
+            });
         }
         if report.by == TopBy::Tree {
             notes.push(Note::SubtreeRows);

@@ -138,6 +138,19 @@ impl State {
     }
 }
 
+/// What memtally's privileges leave out of the figures `serve` and
+/// `export` publish, for the line they print at start: on the live system
+/// only (a recorded tree's files say nothing about this host's
+/// privileges).
+pub(crate) fn start_withheld(root: &ProcRoot) -> Option<String> {
+    if !root.is_procfs() {
+        return None;
+    }
+    let all = memtally_core::source::withheld();
+    let published: Vec<_> = all.into_iter().filter(|w| w.in_process_figures()).collect();
+    crate::render::notes::withheld(&published)
+}
+
 pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
     // Bad selection options fail now rather than at the first scrape.
     let opts = args.metrics.options()?;
@@ -148,6 +161,9 @@ pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()>
     writeln!(out, "memtally: serving http://{addr}/metrics")
         .and_then(|()| out.flush())
         .map_err(|e| Error::io("standard output", e))?;
+    if let Some(w) = start_withheld(root) {
+        eprintln!("memtally: its {w}");
+    }
     if !addr.ip().is_loopback() {
         eprintln!(
             "memtally: warning: listening on {addr}, beyond loopback: anyone who can reach it reads every process's name, command line owner and memory"

@@ -204,7 +204,11 @@ fn json_doc(report: &ShowReport) -> ShowJson<'_> {
 /// the streamed document must parse back to.
 #[cfg(test)]
 pub fn json_value(report: &ShowReport) -> std::io::Result<serde_json::Value> {
-    json::sorted(&json_doc(report))
+    let mut doc = json::sorted(&json_doc(report))?;
+    if let serde_json::Value::Object(keys) = &mut doc {
+        json::with_schema(keys);
+    }
+    Ok(doc)
 }
 
 /// Prints the document held whole: several processes, each with its

@@ -111,3 +111,41 @@ impl Drop for Grower {
         let _ = self.child.wait();
     }
 }
+
+/// A C program that opens the file `argv[2]` (when given: a GPU device
+/// node, so the exporter reads its GPU files) and makes `argv[1]`
+/// one-page anonymous mappings, alternately read-write and read-only so
+/// the kernel cannot merge them: that many more lines in its maps.
+const MAPPER_C: &str = r#"
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    long n = argc > 1 ? atol(argv[1]) : 0;
+    if (argc > 2 && open(argv[2], O_RDWR) < 0) return 2;
+    for (long i = 0; i < n; i++) {
+        char *p = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return 1;
+        p[0] = 1;
+        if (i % 2 && mprotect(p, 4096, PROT_READ) != 0) return 1;
+    }
+    if (write(1, "ready\n", 6) != 6) return 1;
+    for (;;) pause();
+}
+"#;
+
+/// A child with `mappings` more mappings, holding `open` open if given.
+pub fn spawn_mapper(mappings: usize, open: Option<&std::path::Path>) -> Lone {
+    let (dir, exe) = build("mapper", MAPPER_C);
+    let mut cmd = Command::new(&exe);
+    cmd.arg(mappings.to_string());
+    if let Some(p) = open {
+        cmd.arg(p);
+    }
+    let mut child = cmd.stdout(Stdio::piped()).spawn().unwrap();
+    let mut ready = [0u8; 6];
+    child.stdout.as_mut().unwrap().read_exact(&mut ready).unwrap();
+    assert_eq!(&ready, b"ready\n");
+    Lone { child: crate::support::Killed(child), _dir: dir }
+}

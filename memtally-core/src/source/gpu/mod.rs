@@ -24,9 +24,11 @@ pub(crate) mod nvidia;
 
 use std::io::ErrorKind;
 use std::path::Path;
+use std::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::model::gpu::{DmaBufMapping, ProcGpu};
+use crate::model::guard::{Limited, ReadGuard};
 use crate::model::Note;
 use crate::source::bounded::Kind;
 use crate::source::ProcRoot;
@@ -81,7 +83,8 @@ fn gpu_fds(targets: &[(u32, String)]) -> impl Iterator<Item = &(u32, String)> {
 
 /// Reads one process's GPU fds, dma-buf mappings, and (where it has any
 /// of those or a GPU device mapping) the mapped bytes and `LazyFree`.
-fn read_process(root: &ProcRoot, pid: u32) -> Result<ProcGpu> {
+fn read_process(root: &ProcRoot, pid: u32, guard: ReadGuard) -> Result<ProcGpu> {
+    let started = Instant::now();
     let mut gpu = ProcGpu { pid, ..Default::default() };
     match read_fd_targets(root, pid)? {
         Some(targets) => {
@@ -126,7 +129,9 @@ fn read_process(root: &ProcRoot, pid: u32) -> Result<ProcGpu> {
     // maps is cheap (no page walk): it finds dma-bufs mapped without an fd
     // and tells whether smaps is worth reading.
     let mut device_maps = false;
+    let mut mappings = 0;
     if let Ok(regions) = root.read_regions(pid, "maps") {
+        mappings = regions.len();
         for r in &regions {
             let Some(path) = r.path.as_deref() else { continue };
             if is_dmabuf_target(path) {
@@ -138,7 +143,13 @@ fn read_process(root: &ProcRoot, pid: u32) -> Result<ProcGpu> {
             }
         }
     }
-    if device_maps || !gpu.is_empty() {
+    // smaps costs the kernel ~30 times what maps does per mapping: the
+    // guard skips it for a process past its bounds (model/guard.rs).
+    if (device_maps || !gpu.is_empty()) && mappings > guard.max_mappings {
+        gpu.limited = Some(Limited::Mappings);
+    } else if (device_maps || !gpu.is_empty()) && started.elapsed() > guard.budget {
+        gpu.limited = Some(Limited::ReadBudget);
+    } else if device_maps || !gpu.is_empty() {
         if let Ok(regions) = root.read_regions(pid, "smaps") {
             let gpu_mapped = |p: &str| is_gpu_device_path(p) || is_dmabuf_target(p);
             gpu.mapped = Some(
@@ -167,8 +178,14 @@ pub(crate) struct GpuScan {
 
 /// Reads the GPU files of `pids` on `threads` threads; processes that
 /// exit meanwhile are left out.
-pub(crate) fn read_many(root: &ProcRoot, pids: &[u32], threads: usize) -> GpuScan {
-    let results = crate::source::scan::par_map(pids, threads, 1, |&pid| read_process(root, pid));
+pub(crate) fn read_many(
+    root: &ProcRoot,
+    pids: &[u32],
+    threads: usize,
+    guard: ReadGuard,
+) -> GpuScan {
+    let results =
+        crate::source::scan::par_map(pids, threads, 1, |&pid| read_process(root, pid, guard));
     let mut scan = GpuScan::default();
     for (&pid, r) in pids.iter().zip(results) {
         match r {
