@@ -303,10 +303,11 @@ fn machine_swap_and_thp(machine: &mut Registry, mm: &Machine) {
     }
     let Some(s) = mm.swap.as_ref().filter(|s| !s.zram.is_empty()) else { return };
     type Zram = (&'static str, &'static str, fn(&ZramStat) -> u64);
-    let figures: [Zram; 3] = [
+    let figures: [Zram; 4] = [
         ("zram_mem_used", "zram mm_stat mem_used_total: RAM the device uses; the sum over devices is the waterfall's zram line", |z| z.mem_used_total),
         ("zram_orig_data", "zram mm_stat orig_data_size: what the device holds, uncompressed", |z| z.orig_data_size),
         ("zram_compr_data", "zram mm_stat compr_data_size: what the device holds, compressed (orig_data / compr_data is the compression ratio)", |z| z.compr_data_size),
+        ("zram_mem_limit", "zram mm_stat mem_limit: the most RAM the device may use; 0 means no limit", |z| z.mem_limit),
     ];
     for (name, help, get) in figures {
         let fam = Family::<Labels, Bytes>::default();
