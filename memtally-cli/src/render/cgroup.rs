@@ -135,11 +135,8 @@ fn sum_line(r: &CgroupRow) -> String {
         let sign = if p.bytes < 0 { '-' } else { '+' };
         line.push_str(&format!(" {sign} {} {}", p.name, human(p.bytes.unsigned_abs())));
     }
-    let beside: Vec<String> = r
-        .beside
-        .iter()
-        .map(|p| format!("{} {}", p.name, human(p.bytes.unsigned_abs())))
-        .collect();
+    let beside: Vec<String> =
+        r.beside.iter().map(|p| format!("{} {}", p.name, human(p.bytes.unsigned_abs()))).collect();
     if !beside.is_empty() {
         line.push_str(&format!(
             " (not in this usage, which is rss + cache on the v1 root: {})",

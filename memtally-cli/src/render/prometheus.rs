@@ -46,6 +46,8 @@ const FIGURES: &[Figure] = &[
     ("swap", "Swapped-out bytes (smaps Swap)", |s| s.swap),
     ("swap_pss", "Swapped-out bytes, shared swap divided like PSS (smaps SwapPss)", |s| s.swap_pss),
     ("private_dirty", "Resident pages only this process has written: freed when it exits (tmpfs/shm pages stay while their file exists), or swapped", |s| s.private_dirty),
+    ("footprint", "Chromium's private memory footprint: status RssAnon + VmSwap, per process only; counts anonymous pages shared after fork in full, so it is not summable (sum memtally_*_footprint_pss_bytes instead)", |s| s.footprint),
+    ("footprint_pss", "The footprint in summable form: Pss_Anon + SwapPss, shared anonymous pages divided among the processes mapping them (sums mean something)", |s| s.footprint_pss()),
 ];
 
 type GpuFigure = (&'static str, &'static str, fn(&GpuFigures) -> Option<u64>);
@@ -396,7 +398,8 @@ mod tests {
         assert_eq!(get("memtally_process_uss_bytes", Some("10")), Some(((1 << 20) + 4096) as f64));
         // Past --top 2: the status-only process adds its RSS to the rest, no PSS.
         assert_eq!(get("memtally_process_rss_bytes", Some("12")), None);
-        assert_eq!(get("memtally_other_processes_rss_bytes", None), Some((6 << 20) as f64));
+        // The rest is a sum over two processes: RSS is not summable.
+        assert_eq!(get("memtally_other_processes_rss_bytes", None), None);
         assert_eq!(get("memtally_process_gpu_resident_bytes", Some("10")), Some(8192.0));
         assert_eq!(get("memtally_process_gpu_purgeable_bytes", Some("10")), Some(4096.0));
         assert_eq!(get("memtally_process_gpu_resident_bytes", Some("11")), None);

@@ -51,6 +51,23 @@ pub(crate) fn figures(totals: &Sizes) -> Vec<(&'static str, Figure)> {
     ]
 }
 
+/// The footprint column, where rows are sorted by one of the two
+/// footprints: `FOOTPRINT` (status RssAnon + VmSwap) on process rows
+/// only, since it counts shared pages in full; `FOOTPRINT PSS` (Pss_Anon
+/// + SwapPss) on any rows, since it adds up. JSON and CSV carry both always.
+fn footprint_column(report: &TopReport) -> Option<(&'static str, Figure)> {
+    use memtally_core::analyze::top::TopSort;
+    match report.sort.first() {
+        Some(TopSort::Figure(Figure::Footprint)) if report.by == TopBy::Process => {
+            Some(("FOOTPRINT", Figure::Footprint))
+        }
+        Some(TopSort::Figure(Figure::FootprintPss)) => {
+            Some(("FOOTPRINT PSS", Figure::FootprintPss))
+        }
+        _ => None,
+    }
+}
+
 fn process<'a>(ctx: &'a Top, row: &TopRow) -> Option<&'a ProcMemory> {
     row.process.map(|i| &ctx.scan.processes[i])
 }
@@ -71,8 +88,12 @@ fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
     let huge = [("THP", Figure::Thp), ("HUGETLB", Figure::Hugetlb), ("KSM", Figure::Ksm)]
         .into_iter()
         .filter(|&(_, f)| nonzero(f));
-    let figures: Vec<(&str, Figure)> =
-        figures(&report.totals).into_iter().chain(gpu).chain(huge).collect();
+    let figures: Vec<(&str, Figure)> = figures(&report.totals)
+        .into_iter()
+        .chain(gpu)
+        .chain(huge)
+        .chain(footprint_column(report))
+        .collect();
     // A tree row adds up its whole subtree: PROCS says how many.
     let tree = report.by == TopBy::Tree;
     let mut headers: Vec<(&str, Align)> = if per_process {
@@ -211,6 +232,8 @@ const JSON_FIGURES: &[Figure] = &[
     Figure::SharedHugetlb,
     Figure::PrivateHugetlb,
     Figure::Ksm,
+    Figure::Footprint,
+    Figure::FootprintPss,
 ];
 
 fn figures_json(sizes: &Sizes) -> json::Figures<'_> {

@@ -454,7 +454,8 @@ fn capture_records_the_cgroup_files() {
 fn recorded_v1_root_has_no_kernel_term_and_no_negative_line() {
     let root = crate::support::repo_path("testdata/fixtures/cgroup-v1-root");
     let cg = Path::new(&root).join("sys/fs/cgroup/memory");
-    let file = |n: &str| std::fs::read_to_string(cg.join(n)).unwrap().trim().parse::<u64>().unwrap();
+    let file =
+        |n: &str| std::fs::read_to_string(cg.join(n)).unwrap().trim().parse::<u64>().unwrap();
     let (usage, kmem) = (file("memory.usage_in_bytes"), file("memory.kmem.usage_in_bytes"));
     assert!(kmem > 0, "the recording has kernel memory to leave out");
     let view = run_json(&["cgroup", "--proc-root", &root, "--format", "json"]);

@@ -68,7 +68,15 @@ pub fn rows(
             let working_set = memory.as_ref().and_then(|m| m.working_set());
             let parts = memory.as_ref().map(|m| parts(m, &sizes)).unwrap_or_default();
             let beside = memory.as_ref().map(beside).unwrap_or_default();
-            CgroupRow { path: path.clone(), processes: n, sizes, memory, working_set, parts, beside }
+            CgroupRow {
+                path: path.clone(),
+                processes: n,
+                sizes,
+                memory,
+                working_set,
+                parts,
+                beside,
+            }
         })
         .collect()
 }
@@ -150,7 +158,8 @@ pub fn beside(m: &CgroupMemory) -> Vec<Part> {
         Some(k) if m.usage_excludes_kernel() => vec![Part {
             name: "kernel",
             bytes: signed(k),
-            source: "memory.kmem.usage_in_bytes: not in the v1 root's usage, which is rss + cache only",
+            source:
+                "memory.kmem.usage_in_bytes: not in the v1 root's usage, which is rss + cache only",
         }],
         _ => Vec::new(),
     }

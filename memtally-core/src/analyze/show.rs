@@ -180,11 +180,16 @@ pub fn finish(
     for p in &processes {
         totals.add(&process_total(p));
     }
+    // Over several processes every sum keeps the summable figures only
+    // (model::summable): its rows add up regions of different processes.
+    let n = processes.len();
+    let totals = totals.over_processes(n);
     let categories: Vec<(Category, Group)> = Category::ALL
         .iter()
         .copied()
         .zip(fold.categories.into_groups())
         .filter(|(_, g)| g.regions > 0)
+        .map(|(c, g)| (c, Group { sizes: g.sizes.over_processes(n), ..g }))
         .collect();
     let mut rows: Vec<Row> = match fold.by {
         ShowBy::Category => categories
@@ -200,7 +205,12 @@ pub fn finish(
             .rows
             .into_groups()
             .into_iter()
-            .map(|g| Row { label: g.key.clone(), key: g.key, regions: g.regions, sizes: g.sizes })
+            .map(|g| Row {
+                label: g.key.clone(),
+                key: g.key,
+                regions: g.regions,
+                sizes: g.sizes.over_processes(n),
+            })
             .collect(),
     };
     let default_sort;
@@ -229,6 +239,6 @@ pub fn finish(
         region_count: fold.regions,
         notes,
         gpu: None,
-        shmem: fold.shmem,
+        shmem: fold.shmem.over_processes(n),
     }
 }

@@ -13,6 +13,7 @@ pub mod series;
 pub mod sink;
 pub mod sizes;
 pub mod snapshot;
+pub mod summable;
 pub mod vmmap;
 
 pub use cgroup::CgroupMemory;

@@ -49,12 +49,17 @@ pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Samp
         sample
             .insert((Scope::Process, p.info.pid.to_string()), (p.info.command(), p.sizes.clone()));
     }
+    // Sums over several processes keep the summable figures only
+    // (model::summable): RSS and Shared_Dirty would count shared pages
+    // once per process.
+    let n = found.processes.len();
     sample.insert(
         (Scope::Total, "total".into()),
-        (format!("{} processes", found.processes.len()), total),
+        (format!("{n} processes"), total.over_processes(n)),
     );
     if with_categories {
         let mut cats: BTreeMap<&'static str, Sizes> = BTreeMap::new();
+        let read = pids.len();
         for pid in pids {
             let Ok(p) = root.process(pid) else { continue };
             for g in categories(&p.regions) {
@@ -64,7 +69,10 @@ pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Samp
         }
         for (k, s) in cats {
             let label = Category::ALL.iter().find(|c| c.key() == k).map_or(k, |c| c.label());
-            sample.insert((Scope::Category, k.to_string()), (label.to_string(), s));
+            sample.insert(
+                (Scope::Category, k.to_string()),
+                (label.to_string(), s.over_processes(read)),
+            );
         }
     }
     Ok(sample)

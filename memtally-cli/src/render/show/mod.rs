@@ -145,6 +145,9 @@ pub(crate) const CSV_FIGURES: &[Figure] = &[
     Figure::SwapPss,
     Figure::Anonymous,
     Figure::Locked,
+    // The total row's only (a process's figures, not a mapping's).
+    Figure::Footprint,
+    Figure::FootprintPss,
 ];
 
 pub(crate) fn csv_cell(v: Option<u64>) -> String {
