@@ -14,7 +14,7 @@ use crate::render::blocks::{write_text, Block};
 use crate::render::json;
 use crate::render::notes::{word, words};
 use crate::render::table::{Align, Table};
-use crate::render::units::{human_opt, plural};
+use crate::render::units::{human, human_opt, plural};
 use crate::render::width;
 use crate::render::Printer;
 
@@ -46,7 +46,8 @@ pub(crate) fn figures(totals: &Sizes) -> Vec<(&'static str, Figure)> {
         ("USS", Figure::Uss),
         ("PSS", Figure::Pss),
         ("RSS", Figure::Rss),
-        ("SWAP PSS", Figure::SwapPss),
+        // SwapPss and the swapped shared memory it leaves out, once.
+        ("SWAP PSS", Figure::SwapCounted),
         dirty,
     ]
 }
@@ -189,12 +190,22 @@ fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
             report.omitted
         )));
     }
+    blocks.extend(shmem_swap_note(&report.totals));
     if let Some(m) = &report.machine {
         blocks.push(Block::Blank);
         blocks.extend(crate::render::machine::short(m));
     }
     blocks.extend(ctx.notes().iter().map(|n| Block::Note(word(n))));
     blocks
+}
+
+/// What SWAP PSS holds beside the kernel's SwapPss, where there is any.
+pub(crate) fn shmem_swap_note(totals: &Sizes) -> Option<Block> {
+    let bytes = totals.shmem_swap.filter(|&v| v > 0)?;
+    Some(Block::Note(format!(
+        "SWAP PSS includes {} of swapped shared memory (shmem_swap: tmpfs, /dev/shm, memfd and SysV pages in swap, which the kernel's SwapPss leaves out), each object counted once and split among the processes that map it.",
+        human(bytes)
+    )))
 }
 
 /// The key column's header of a grouping (`top`'s table and the
@@ -234,6 +245,7 @@ const JSON_FIGURES: &[Figure] = &[
     Figure::Ksm,
     Figure::Footprint,
     Figure::FootprintPss,
+    Figure::ShmemSwap,
 ];
 
 fn figures_json(sizes: &Sizes) -> json::Figures<'_> {

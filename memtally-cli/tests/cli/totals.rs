@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::figures::{bytes, cell};
 use crate::support::lone::{family, lone, Family};
 use crate::support::{rollup, run, run_json, MIB};
 
@@ -319,4 +320,89 @@ fn explorer_group_rows_sum_proportional_figures_only() {
         dirty.starts_with("16.") || dirty.starts_with("17."),
         "Σ Pss_Dirty counts 16 MiB once:\n{s}"
     );
+}
+
+/// The `Swap` of the mapping of `file` in `/proc/PID/smaps`.
+fn mapping_swap(pid: u32, file: &Path) -> u64 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/smaps")).unwrap();
+    let name = file.to_str().unwrap();
+    let mut inside = false;
+    for line in text.lines() {
+        if line.contains('-') && line.split_whitespace().nth(1).is_some_and(|p| p.len() == 4) {
+            inside = line.ends_with(name);
+        } else if inside && line.starts_with("Swap:") {
+            return line[5..].trim().trim_end_matches("kB").trim().parse::<u64>().unwrap() * 1024;
+        }
+    }
+    panic!("no mapping of {name} in pid {pid}'s smaps");
+}
+
+/// A 32 MiB /dev/shm file, written by a child inside a memory cgroup
+/// whose limit is 8 MiB, goes to a zram swap device the test made; a
+/// second child maps it too. The kernel gives both mappings the file's
+/// swap as `Swap` and none of it as `SwapPss`: top, show and snapshot
+/// count it once (`shmem_swap`, in SWAP PSS). Before, top's SWAP PSS
+/// total left it out whole.
+#[test]
+fn swapped_shared_memory_counts_once_in_the_swap_pss_totals() {
+    use crate::support::lone::ShmMapper;
+    use crate::support::swap::{MemCgroup, ShmFile, ZramSwap};
+    if unsafe { libc::geteuid() } != 0 {
+        println!("skipped: needs root (zram, swapon, a memory cgroup)");
+        return;
+    }
+    // Dropped last to first: the children, the file, the cgroup, the swap.
+    let _zram = match ZramSwap::make(128 * MIB as u64) {
+        Ok(z) => z,
+        Err(why) => return println!("skipped: {why}"),
+    };
+    let cg = match MemCgroup::make("memtally-shmem-swap", 8 * MIB as u64) {
+        Ok(c) => c,
+        Err(why) => return println!("skipped: {why}"),
+    };
+    let file = ShmFile(format!("/dev/shm/memtally-shmem-swap-{}", std::process::id()).into());
+    let mut writer = ShmMapper::start(&file.0, 32 * MIB, true);
+    let mut reader = ShmMapper::start(&file.0, 32 * MIB, false);
+    cg.add(writer.pid());
+    cg.add(reader.pid());
+    writer.map();
+    reader.map();
+    let (a, b) = (writer.pid(), reader.pid());
+    let swapped = mapping_swap(a, &file.0);
+    assert!(swapped >= 16 * MIB as u64, "the limit pushed the file into swap: {swapped}");
+    assert_eq!(mapping_swap(b, &file.0), swapped, "both map the whole file");
+    for pid in [a, b] {
+        let r = rollup(Path::new(&format!("/proc/{pid}/smaps_rollup")));
+        assert!(r["swap"] >= swapped && r["swap_pss"] < MIB as u64, "no SwapPss for shmem: {r:?}");
+    }
+    let list = format!("{a},{b}");
+
+    let top = run_json(&["top", "--pid", &list, "--format", "json"]);
+    let procs = top["processes"].as_array().unwrap();
+    let shares: Vec<u64> = procs.iter().map(|p| p["shmem_swap"].as_u64().unwrap()).collect();
+    assert_eq!(shares.iter().sum::<u64>(), swapped, "counted once: {shares:?}");
+    assert!(shares.iter().all(|&s| s.abs_diff(swapped / 2) <= 4096), "split in two: {shares:?}");
+    let totals = &top["totals"];
+    assert_eq!(totals["shmem_swap"].as_u64(), Some(swapped));
+    let swap_pss = totals["swap_pss"].as_u64().unwrap();
+    let table = String::from_utf8(run(&["top", "--pid", &list]).stdout).unwrap();
+    let shown = bytes(&cell(&table, "PID", "total", "SWAP PSS"));
+    let want = (swap_pss + swapped) as f64;
+    assert!((shown - want).abs() <= want * 0.01, "SWAP PSS total {shown} vs {want}:\n{table}");
+    assert!(table.contains("SWAP PSS includes"), "{table}");
+
+    let show = run_json(&["show", "--pid", &list, "--format", "json"]);
+    assert_eq!(show["totals"]["shmem_swap"].as_u64(), Some(swapped), "show");
+    let shm =
+        show["categories"].as_array().unwrap().iter().find(|c| c["category"] == "shared_memory");
+    assert_eq!(shm.unwrap()["shmem_swap"].as_u64(), Some(swapped), "show's shared memory row");
+    let text =
+        String::from_utf8(run(&["show", "--pid", &a.to_string(), &b.to_string()]).stdout).unwrap();
+    assert!(text.lines().any(|l| l.starts_with("shared memory")), "the row stays: {text}");
+    let shown = bytes(&cell(&text, "CATEGORY", "shared", "SWAP PSS"));
+    assert!((shown - swapped as f64).abs() <= swapped as f64 * 0.01, "{shown}:\n{text}");
+
+    let snap = run_json(&["snapshot", "--pid", &list]);
+    assert_eq!(snap["totals"]["shmem_swap"].as_u64(), Some(swapped), "snapshot");
+    drop((writer, reader));
 }

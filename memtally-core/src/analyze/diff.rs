@@ -333,8 +333,9 @@ fn region_checked_totals(d: &Digest, i: usize, side: Side, notes: &mut Vec<Note>
     let disagrees = |f: Figure| match (p.totals.field(f), sum.field(f)) {
         (Some(t), Some(s)) if ROUNDED_PER_MAPPING.contains(&f) => t.abs_diff(s) > slack,
         (Some(_), None) if ROUNDED_PER_MAPPING.contains(&f) => false,
-        // The process's own (status), which no region carries.
-        _ if f == Figure::Footprint => false,
+        // The process's own (status; a share across the snapshot), which
+        // no region carries.
+        _ if matches!(f, Figure::Footprint | Figure::ShmemSwap) => false,
         (stored, summed) => stored != summed,
     };
     let mut extras: Vec<&str> =
@@ -355,7 +356,7 @@ fn region_checked_totals(d: &Digest, i: usize, side: Side, notes: &mut Vec<Note>
     };
     let who = p.pid.map_or_else(|| p.command.clone(), |pid| format!("pid {pid}"));
     notes.push(Note::TotalsDisagree { side, who, figure: name.to_string(), stored, summed });
-    Sizes { footprint: p.totals.footprint, ..sum }
+    Sizes { footprint: p.totals.footprint, shmem_swap: p.totals.shmem_swap, ..sum }
 }
 
 /// The snapshot's total row: the sum of its processes' (checked) totals,

@@ -12,6 +12,7 @@ pub mod group;
 pub mod machine;
 pub mod metrics;
 pub mod select;
+pub mod shmem_swap;
 pub mod show;
 mod signed;
 pub mod snapshot;

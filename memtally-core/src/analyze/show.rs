@@ -3,6 +3,7 @@
 
 use crate::analyze::category::{categorize, is_shmem, Category};
 use crate::analyze::group::{process_total, sort_by_figures, GroupSort};
+use crate::analyze::shmem_swap;
 use crate::model::{
     Figure, Flow, Group, Grouper, Named, Note, Process, Region, RegionSink, SizeSource, Sizes,
 };
@@ -183,13 +184,27 @@ pub fn finish(
     // Over several processes every sum keeps the summable figures only
     // (model::summable): its rows add up regions of different processes.
     let n = processes.len();
-    let totals = totals.over_processes(n);
+    let mut totals = totals.over_processes(n);
+    // Swapped shared memory, once across the processes (SwapPss has none
+    // of it): their regions are kept when there are several.
+    let shmem_swap = (n > 1).then(|| {
+        let objects: Vec<_> =
+            processes.iter().map(|p| shmem_swap::of_regions(&p.regions)).collect();
+        shmem_swap::shares(&objects).iter().sum::<u64>()
+    });
+    totals.shmem_swap = shmem_swap;
     let categories: Vec<(Category, Group)> = Category::ALL
         .iter()
         .copied()
         .zip(fold.categories.into_groups())
         .filter(|(_, g)| g.regions > 0)
-        .map(|(c, g)| (c, Group { sizes: g.sizes.over_processes(n), ..g }))
+        .map(|(c, g)| {
+            let mut sizes = g.sizes.over_processes(n);
+            if c == Category::SharedMemory {
+                sizes.shmem_swap = shmem_swap;
+            }
+            (c, Group { sizes, ..g })
+        })
         .collect();
     let mut rows: Vec<Row> = match fold.by {
         ShowBy::Category => categories

@@ -267,6 +267,11 @@ known_sizes! {
     /// shares counted once across processes (docs/gpu-json.md). No source
     /// of regions gives it: `top` adds it to a process's totals.
     gpu / Gpu = "", "GPU", "GPU memory, shares counted once across processes";
+    /// Swapped shared memory (tmpfs, `/dev/shm`, memfd, SysV, shared
+    /// anonymous), which the kernel's `SwapPss` leaves out: this process's
+    /// share, each object counted once across the selection read
+    /// (`analyze::shmem_swap`). Summable; no smaps key.
+    shmem_swap / ShmemSwap = "", "ShmemSwap", "swapped shared memory (tmpfs, /dev/shm, memfd, SysV) that SwapPss leaves out, each object counted once across the selection";
     /// Chromium's Linux "private memory footprint": `status` RssAnon +
     /// VmSwap, per process (readable where smaps is denied). Counts
     /// anonymous pages a process shares (after fork) in full, so it does
@@ -285,6 +290,8 @@ known_sizes! {
         /// The footprint in a form that adds up across processes:
         /// Pss_Anon + SwapPss.
         FootprintPss = "footprint_pss", "the footprint that adds up across processes: Pss_Anon + SwapPss";
+        /// Every swapped byte once across the selection: SwapPss + shmem_swap.
+        SwapCounted = "swap_counted", "swapped bytes, each counted once across the selection: swap_pss + shmem_swap";
     }
 }
 
@@ -357,6 +364,7 @@ impl Sizes {
             }
             Figure::Hugetlb => sum(&[self.shared_hugetlb, self.private_hugetlb]),
             Figure::FootprintPss => self.footprint_pss(),
+            Figure::SwapCounted => sum(&[self.swap_pss, self.shmem_swap]),
             Figure::Dirty => self.dirty(),
             Figure::Clean => self.clean(),
             Figure::Uss => self.uss(),
@@ -553,9 +561,14 @@ mod tests {
             assert_eq!(Figure::from_name(f.name()), Some(*f));
             assert!(!f.help().is_empty() && !f.help().contains('\n'), "{f:?}");
         }
-        for derived in
-            [Figure::Clean, Figure::Uss, Figure::Thp, Figure::Hugetlb, Figure::FootprintPss]
-        {
+        for derived in [
+            Figure::Clean,
+            Figure::Uss,
+            Figure::Thp,
+            Figure::Hugetlb,
+            Figure::FootprintPss,
+            Figure::SwapCounted,
+        ] {
             assert!(!KNOWN_KEYS.iter().any(|k| k.name == derived.name()));
             assert_eq!(Sizes::default().field_mut(derived), None);
         }

@@ -21,6 +21,7 @@ pub const SUMMABLE: &[Figure] = &[
     Figure::PssFile,
     Figure::PssShmem,
     Figure::SwapPss,
+    Figure::ShmemSwap,
     Figure::PrivateClean,
     Figure::PrivateDirty,
     Figure::Gpu,
@@ -29,7 +30,7 @@ pub const SUMMABLE: &[Figure] = &[
 /// Whether a sum of `figure` over several processes means something.
 pub fn is_summable(figure: Figure) -> bool {
     match figure {
-        Figure::Uss | Figure::FootprintPss => true,
+        Figure::Uss | Figure::FootprintPss | Figure::SwapCounted => true,
         f => SUMMABLE.contains(&f),
     }
 }

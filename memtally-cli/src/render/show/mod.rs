@@ -54,7 +54,8 @@ pub(crate) const COLUMNS_SEVERAL: &[(&str, Figure)] = &[
     ("PRIV DIRTY", Figure::PrivateDirty),
     ("PSS DIRTY", Figure::PssDirty),
     ("PSS", Figure::Pss),
-    ("SWAP PSS", Figure::SwapPss),
+    // SwapPss and the swapped shared memory it leaves out, once.
+    ("SWAP PSS", Figure::SwapCounted),
     ("VIRTUAL", Figure::Size),
 ];
 

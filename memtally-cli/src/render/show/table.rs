@@ -95,6 +95,7 @@ pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
     }
     blocks.extend(shmem_line(&report.shmem).map(Block::Line));
     blocks.extend(footprint_lines(&report.totals).into_iter().map(Block::Line));
+    blocks.extend(crate::render::top::shmem_swap_note(&report.totals));
     if report.omitted > 0 {
         blocks.push(Block::Line(format!(
             "({} more rows not shown; totals include them. --top to change.)",

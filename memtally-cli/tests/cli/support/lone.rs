@@ -190,3 +190,62 @@ pub fn family(len: usize, n: usize) -> Family {
     assert_eq!(children.len(), n, "{line}");
     Family { child, children, _dir: dir }
 }
+
+/// A C program that, on a byte on stdin, maps the file `path` (made
+/// `len` bytes long) shared, writes every page of it when the third
+/// argument is `touch`, and answers `ready`: a /dev/shm file's pages
+/// then belong to the cgroup the program was moved into before the byte.
+const SHM_C: &str = r#"
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    size_t len = strtoull(argv[2], 0, 10);
+    int touch = argc > 3 && strcmp(argv[3], "touch") == 0;
+    char b;
+    if (read(0, &b, 1) != 1) return 1;
+    int fd = open(argv[1], O_RDWR | O_CREAT, 0600);
+    if (fd < 0 || ftruncate(fd, len) != 0) return 1;
+    char *p = mmap(0, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) return 1;
+    if (touch) memset(p, 0x5a, len);
+    if (write(1, "ready\n", 6) != 6) return 1;
+    for (;;) pause();
+}
+"#;
+
+/// A child waiting to map a shared file (see [`SHM_C`]); killed on drop.
+pub struct ShmMapper {
+    pub child: crate::support::Killed,
+    _dir: tempfile::TempDir,
+}
+
+impl ShmMapper {
+    /// Starts the program; it maps nothing until [`ShmMapper::map`].
+    pub fn start(path: &std::path::Path, len: usize, touch: bool) -> ShmMapper {
+        let (dir, exe) = build("shm_mapper", SHM_C);
+        let child = Command::new(&exe)
+            .arg(path)
+            .arg(len.to_string())
+            .arg(if touch { "touch" } else { "map" })
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        ShmMapper { child: crate::support::Killed(child), _dir: dir }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.0.id()
+    }
+
+    /// Maps (and writes, if asked) the file, and waits until it has.
+    pub fn map(&mut self) {
+        self.child.0.stdin.as_mut().unwrap().write_all(b"m").unwrap();
+        let mut ready = [0u8; 6];
+        self.child.0.stdout.as_mut().unwrap().read_exact(&mut ready).unwrap();
+        assert_eq!(&ready, b"ready\n");
+    }
+}
