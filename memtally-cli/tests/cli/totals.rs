@@ -404,5 +404,19 @@ fn swapped_shared_memory_counts_once_in_the_swap_pss_totals() {
 
     let snap = run_json(&["snapshot", "--pid", &list]);
     assert_eq!(snap["totals"]["shmem_swap"].as_u64(), Some(swapped), "snapshot");
+
+    // The machine: swap used taken apart, the file's swap among the
+    // processes' SWAP PSS (once), the parts adding up, none below 0.
+    let machine = run_json(&["machine", "--format", "json"]);
+    let s = &machine["swap_used"];
+    let used = s["used"].as_u64().unwrap_or_else(|| panic!("swap in use: {machine}"));
+    let parts = s["parts"].as_array().unwrap();
+    assert_eq!(parts.iter().map(|p| p["bytes"].as_u64().unwrap()).sum::<u64>(), used, "{s}");
+    let named: Vec<&str> = parts.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(named, ["processes", "swap_cache", "unmapped_or_unread"]);
+    assert!(s["processes_swap"].as_u64().unwrap() >= swapped, "{s}");
+    assert!(parts[0]["bytes"].as_u64().unwrap() >= swapped.min(used), "{s}");
+    let text = String::from_utf8(run(&["machine"]).stdout).unwrap();
+    assert!(text.contains("swap used"), "{text}");
     drop((writer, reader));
 }

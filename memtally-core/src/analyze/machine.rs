@@ -64,6 +64,9 @@ pub struct Machine {
     /// pages included), largest first; live only, empty otherwise. A
     /// detail of the shmem lines, not lines of its own.
     pub shmem_mounts: Vec<(String, u64)>,
+    /// Swap used (SwapTotal − SwapFree) reconciled with the processes'
+    /// SWAP PSS, the rest named; `None` when no swap is in use.
+    pub swap_used: Option<crate::analyze::swap_used::SwapUsed>,
 }
 
 impl Machine {
@@ -289,6 +292,7 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
         unexplained,
         lines,
         shmem_mounts: Vec::new(),
+        swap_used: crate::analyze::swap_used::swap_used(m, processes),
     })
 }
 

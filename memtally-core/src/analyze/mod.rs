@@ -16,6 +16,7 @@ pub mod shmem_swap;
 pub mod show;
 mod signed;
 pub mod snapshot;
+pub mod swap_used;
 #[cfg(test)]
 mod test_support;
 pub mod top;
