@@ -46,6 +46,7 @@ const FIGURES: &[Figure] = &[
     ("swap", "Swapped-out bytes (smaps Swap)", |s| s.swap),
     ("swap_pss", "Swapped-out bytes, shared swap divided like PSS (smaps SwapPss)", |s| s.swap_pss),
     ("private_dirty", "Resident pages only this process has written: freed when it exits (tmpfs/shm pages stay while their file exists), or swapped", |s| s.private_dirty),
+    ("shmem_swap", "Swapped shared memory (tmpfs, /dev/shm, memfd, SysV) that SwapPss leaves out: this process's share, each object counted once across the scan (sums mean something; swap_pss + shmem_swap is the swap it holds)", |s| s.shmem_swap),
     ("footprint", "Chromium's private memory footprint: status RssAnon + VmSwap, per process only; counts anonymous pages shared after fork in full, so it is not summable (sum memtally_*_footprint_pss_bytes instead)", |s| s.footprint),
     ("footprint_pss", "The footprint in summable form: Pss_Anon + SwapPss, shared anonymous pages divided among the processes mapping them (sums mean something)", |s| s.footprint_pss()),
 ];

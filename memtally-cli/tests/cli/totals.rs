@@ -405,6 +405,15 @@ fn swapped_shared_memory_counts_once_in_the_swap_pss_totals() {
     let snap = run_json(&["snapshot", "--pid", &list]);
     assert_eq!(snap["totals"]["shmem_swap"].as_u64(), Some(swapped), "snapshot");
 
+    // The exporter: the shares, once in all.
+    let text = String::from_utf8(run(&["export", "--pid", &list]).stdout).unwrap();
+    let exported: u64 = text
+        .lines()
+        .filter(|l| l.starts_with("memtally_process_shmem_swap_bytes{"))
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(exported, swapped, "{text}");
+
     // The machine: swap used taken apart, the file's swap among the
     // processes' SWAP PSS (once), the parts adding up, none below 0.
     let machine = run_json(&["machine", "--format", "json"]);
