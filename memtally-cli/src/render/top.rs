@@ -65,6 +65,9 @@ fn footprint_column(report: &TopReport) -> Option<(&'static str, Figure)> {
         Some(TopSort::Figure(Figure::FootprintPss)) => {
             Some(("FOOTPRINT PSS", Figure::FootprintPss))
         }
+        Some(TopSort::Figure(Figure::FootprintPssShmem)) => {
+            Some(("FOOTPRINT PSS+SHM", Figure::FootprintPssShmem))
+        }
         _ => None,
     }
 }
@@ -246,6 +249,7 @@ const JSON_FIGURES: &[Figure] = &[
     Figure::Footprint,
     Figure::FootprintPss,
     Figure::ShmemSwap,
+    Figure::FootprintPssShmem,
 ];
 
 fn figures_json(sizes: &Sizes) -> json::Figures<'_> {

@@ -382,6 +382,10 @@ fn swapped_shared_memory_counts_once_in_the_swap_pss_totals() {
     let shares: Vec<u64> = procs.iter().map(|p| p["shmem_swap"].as_u64().unwrap()).collect();
     assert_eq!(shares.iter().sum::<u64>(), swapped, "counted once: {shares:?}");
     assert!(shares.iter().all(|&s| s.abs_diff(swapped / 2) <= 4096), "split in two: {shares:?}");
+    for p in procs {
+        let (fp, share) = (p["footprint_pss"].as_u64().unwrap(), p["shmem_swap"].as_u64().unwrap());
+        assert_eq!(p["footprint_pss_shmem"].as_u64(), Some(fp + share), "asked for: {p}");
+    }
     let totals = &top["totals"];
     assert_eq!(totals["shmem_swap"].as_u64(), Some(swapped));
     let swap_pss = totals["swap_pss"].as_u64().unwrap();

@@ -74,6 +74,7 @@ impl Named for TopSort {
         TopSort::Figure(Figure::Gpu),
         TopSort::Figure(Figure::Footprint),
         TopSort::Figure(Figure::FootprintPss),
+        TopSort::Figure(Figure::FootprintPssShmem),
         TopSort::Processes,
         TopSort::Pid,
     ];

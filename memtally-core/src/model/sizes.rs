@@ -290,6 +290,9 @@ known_sizes! {
         /// The footprint in a form that adds up across processes:
         /// Pss_Anon + SwapPss.
         FootprintPss = "footprint_pss", "the footprint that adds up across processes: Pss_Anon + SwapPss";
+        /// The summable footprint with the process's share of swapped
+        /// shared memory: Pss_Anon + SwapPss + shmem_swap.
+        FootprintPssShmem = "footprint_pss_shmem", "footprint_pss with the process's share of swapped shared memory: Pss_Anon + SwapPss + shmem_swap";
         /// Every swapped byte once across the selection: SwapPss + shmem_swap.
         SwapCounted = "swap_counted", "swapped bytes, each counted once across the selection: swap_pss + shmem_swap";
     }
@@ -365,6 +368,9 @@ impl Sizes {
             Figure::Hugetlb => sum(&[self.shared_hugetlb, self.private_hugetlb]),
             Figure::FootprintPss => self.footprint_pss(),
             Figure::SwapCounted => sum(&[self.swap_pss, self.shmem_swap]),
+            Figure::FootprintPssShmem => {
+                Some(self.footprint_pss()?.saturating_add(self.shmem_swap.unwrap_or(0)))
+            }
             Figure::Dirty => self.dirty(),
             Figure::Clean => self.clean(),
             Figure::Uss => self.uss(),
@@ -568,6 +574,7 @@ mod tests {
             Figure::Hugetlb,
             Figure::FootprintPss,
             Figure::SwapCounted,
+            Figure::FootprintPssShmem,
         ] {
             assert!(!KNOWN_KEYS.iter().any(|k| k.name == derived.name()));
             assert_eq!(Sizes::default().field_mut(derived), None);

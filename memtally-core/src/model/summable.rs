@@ -30,7 +30,9 @@ pub const SUMMABLE: &[Figure] = &[
 /// Whether a sum of `figure` over several processes means something.
 pub fn is_summable(figure: Figure) -> bool {
     match figure {
-        Figure::Uss | Figure::FootprintPss | Figure::SwapCounted => true,
+        Figure::Uss | Figure::FootprintPss | Figure::FootprintPssShmem | Figure::SwapCounted => {
+            true
+        }
         f => SUMMABLE.contains(&f),
     }
 }
