@@ -251,6 +251,18 @@ fn footprints_match_status_and_the_rollup_of_a_live_child() {
     let text = String::from_utf8(run(&["show", &p]).stdout).unwrap();
     assert!(text.contains("footprint ") && text.contains("footprint_pss "), "{text}");
 
+    // Where smaps is denied (an unprivileged user against root's child),
+    // the footprint still comes from status.
+    if let Some(out) = crate::permissions::as_nobody(&["top", "--pid", &p, "--format", "json"]) {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let denied = &doc["processes"][0];
+        assert_eq!(denied["source"], "status", "{doc}");
+        assert!(denied["pss"].is_null(), "{doc}");
+        assert_eq!(denied["footprint"].as_u64(), Some(footprint), "denied smaps: {doc}");
+        assert!(denied["footprint_pss"].is_null(), "no rollup, no summable footprint: {doc}");
+    }
+
     let snap = run_json(&["snapshot", "--pid", &p]);
     assert_eq!(snap["processes"][0]["totals"]["footprint"].as_u64(), Some(footprint), "snapshot");
 
