@@ -77,6 +77,10 @@ Examples:
 pub enum Command {
     /// Every process at once, ranked by PSS, with the machine's picture (the default). Prints
     /// once and exits, like `top -b -n1`; `memtally ui` is the live, interactive view.
+    ///
+    /// A total or a row of several processes adds up only figures that divide shared pages (PSS,
+    /// PSS DIRTY, SWAP PSS with swapped shared memory once) or count private ones; RSS stays per
+    /// process.
     Top(top::TopArgs),
     /// Full-screen live explorer: machine -> processes -> one process's categories -> its mappings.
     #[cfg(feature = "ui")]
@@ -88,6 +92,8 @@ pub enum Command {
     /// What grew and what shrank between two snapshots.
     Diff(diff::DiffArgs),
     /// Sample a selection at an interval; growth rates and a verdict at the end (Ctrl-C to stop).
+    ///
+    /// Totals of several processes add up PSS, PSS dirty (Pss_Dirty) and swap PSS only.
     Watch(watch::WatchArgs),
     /// Draw a watch series or a snapshot as an SVG chart.
     #[cfg(feature = "plot")]

@@ -24,7 +24,10 @@ pub struct PlotArgs {
     #[arg(short, long, value_name = "FILE.svg")]
     pub output: PathBuf,
 
-    /// Which figure to draw.
+    /// Which figure to draw. The total line of a series of several
+    /// processes exists only for figures that add up across them (pss,
+    /// pss_dirty, swap_pss, uss, private_dirty, footprint_pss); rss,
+    /// dirty, shared_dirty and footprint are drawn per process only.
     #[arg(long, default_value = "pss", value_parser = choice::<SeriesFigure>())]
     pub figure: SeriesFigure,
 

@@ -15,14 +15,6 @@ use crate::render::table::{csv_text, Align, Table};
 use crate::render::units::{human, human_opt};
 use crate::render::{width, Printer};
 
-fn signed(v: i64) -> String {
-    if v < 0 {
-        format!("-{}", human(v.unsigned_abs()))
-    } else {
-        human(v as u64)
-    }
-}
-
 /// The JSON document (docs/json.md, "cgroup").
 #[derive(Serialize)]
 struct CgroupJson<'a> {
@@ -127,6 +119,33 @@ const COLUMNS: &[(&str, CgroupFigure)] = &[
     ("SWAP", CgroupFigure::Swap),
 ];
 
+/// `PATH: usage U = PSS P + part + part − beyond_usage X`, then
+/// what stands beside the usage (the v1 root's kernel memory) in
+/// parentheses: every figure printed is 0 or more, a part below 0 is
+/// subtracted by its name.
+fn sum_line(r: &CgroupRow) -> String {
+    let usage = CgroupFigure::Usage.of(r).unwrap_or(0);
+    let mut line = format!(
+        "{}: usage {} = PSS {}",
+        crate::render::table::escape_controls(r.path.clone()),
+        human(usage),
+        human(r.sizes.pss.unwrap_or(0)),
+    );
+    for p in r.parts.iter().filter(|p| p.bytes != 0) {
+        let sign = if p.bytes < 0 { '-' } else { '+' };
+        line.push_str(&format!(" {sign} {} {}", p.name, human(p.bytes.unsigned_abs())));
+    }
+    let beside: Vec<String> =
+        r.beside.iter().map(|p| format!("{} {}", p.name, human(p.bytes.unsigned_abs()))).collect();
+    if !beside.is_empty() {
+        line.push_str(&format!(
+            " (not in this usage, which is rss + cache on the v1 root: {})",
+            beside.join(", ")
+        ));
+    }
+    line
+}
+
 /// The table view: which hierarchy, a row per cgroup, each difference
 /// between usage and PSS named, and what USAGE and WSET mean.
 pub(crate) fn blocks(view: &CgroupView) -> Vec<Block> {
@@ -144,20 +163,7 @@ pub(crate) fn blocks(view: &CgroupView) -> Vec<Block> {
     }
     let mut blocks = vec![Block::Heading(heading), Block::Table(t), Block::Blank];
     for r in view.rows.iter().filter(|r| !r.parts.is_empty()) {
-        let usage = CgroupFigure::Usage.of(r).unwrap_or(0);
-        let parts: Vec<String> = r
-            .parts
-            .iter()
-            .filter(|p| p.bytes != 0)
-            .map(|p| format!("{} {}", p.name, signed(p.bytes)))
-            .collect();
-        blocks.push(Block::Line(format!(
-            "{}: usage {} = PSS {} + {}",
-            crate::render::table::escape_controls(r.path.clone()),
-            human(usage),
-            human(r.sizes.pss.unwrap_or(0)),
-            if parts.is_empty() { "0".into() } else { parts.join(" + ") }
-        )));
+        blocks.push(Block::Line(sum_line(r)));
     }
     blocks.push(Block::Note("USAGE is what the kernel charges the cgroup (memory.current, v1 memory.usage_in_bytes) and what LIMIT and the OOM killer act on; PSS counts only the processes' mapped pages. WSET = USAGE - inactive file pages, the working set kubelet and cAdvisor report and evict by. Rows include the cgroups below them.".into()));
     blocks

@@ -165,14 +165,30 @@ pub fn short(m: &Machine) -> Vec<Block> {
         let line = format!("  {group:<11} {:>7}  {parts}", signed(bytes));
         blocks.push(Block::Line(line.trim_end().to_string()));
     }
+    blocks.extend(swap_used(m));
     blocks.push(Block::Line("  (every line and its source: memtally machine)".into()));
     blocks
+}
+
+/// `swap used U = processes P + swap_cache C + unmapped_or_unread R`:
+/// swap used reconciled with the processes' SWAP PSS; nothing when no
+/// swap is in use.
+pub fn swap_used(m: &Machine) -> Option<Block> {
+    let s = m.swap_used.as_ref()?;
+    let parts: Vec<String> =
+        s.parts.iter().map(|p| format!("{} {}", p.name, human(p.bytes))).collect();
+    Some(Block::Line(format!(
+        "  swap used   {:>7}  = {} (processes: Σ SWAP PSS; unmapped_or_unread: swapped shared memory no process maps, processes not read)",
+        human(s.used),
+        parts.join(" + ")
+    )))
 }
 
 impl Printer for MachineView {
     fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let mut blocks = headline(&self.machine);
         blocks.extend(waterfall(&self.machine));
+        blocks.extend(swap_used(&self.machine));
         if self.restricted > 0 {
             // Whole, not wrapped as a note: the output's fitting wraps it.
             blocks.push(Block::Line(format!(

@@ -54,6 +54,9 @@ const FIGURES: &[Figure] = &[
     ("thp", "Transparent huge pages mapped: AnonHugePages + ShmemPmdMapped + FilePmdMapped, counted in full. Not summable: huge pages a forked child shares count in each", |s| s.figure(SizeFigure::Thp)),
     ("ksm", "KSM: pages merged by kernel same-page merging, counted in full in every process that maps them. Not summable", |s| s.ksm),
     ("hugetlb", "hugetlbfs pages mapped (Shared_Hugetlb + Private_Hugetlb; in neither RSS nor PSS), shared ones counted in full. Not summable", |s| s.figure(SizeFigure::Hugetlb)),
+    ("shmem_swap", "Swapped shared memory (tmpfs, /dev/shm, memfd, SysV) that SwapPss leaves out: this process's share, each object counted once across the scan (swap_pss + shmem_swap is the swap it holds). Summable over processes", |s| s.shmem_swap),
+    ("footprint", "Chromium's private memory footprint: status RssAnon + VmSwap, per process only. Not summable: anonymous pages shared after fork count in full in each (sum footprint_pss instead)", |s| s.footprint),
+    ("footprint_pss", "The footprint in summable form: Pss_Anon + SwapPss, shared anonymous pages divided among the processes mapping them. Summable over processes", |s| s.footprint_pss()),
 ];
 
 type GpuFigure = (&'static str, &'static str, fn(&GpuFigures) -> Option<u64>);
@@ -468,7 +471,8 @@ mod tests {
         assert_eq!(get("memtally_process_uss_bytes", Some("10")), Some(((1 << 20) + 4096) as f64));
         // Past --top 2: the status-only process adds its RSS to the rest, no PSS.
         assert_eq!(get("memtally_process_rss_bytes", Some("12")), None);
-        assert_eq!(get("memtally_other_processes_rss_bytes", None), Some((6 << 20) as f64));
+        // The rest is a sum over two processes: RSS is not summable.
+        assert_eq!(get("memtally_other_processes_rss_bytes", None), None);
         assert_eq!(get("memtally_process_gpu_resident_bytes", Some("10")), Some(8192.0));
         assert_eq!(get("memtally_process_gpu_purgeable_bytes", Some("10")), Some(4096.0));
         assert_eq!(get("memtally_process_gpu_resident_bytes", Some("11")), None);

@@ -14,7 +14,7 @@ use crate::render::blocks::{write_text, Block};
 use crate::render::json;
 use crate::render::notes::{word, words};
 use crate::render::table::{Align, Table};
-use crate::render::units::{human_opt, plural};
+use crate::render::units::{human, human_opt, plural};
 use crate::render::width;
 use crate::render::Printer;
 
@@ -46,9 +46,30 @@ pub(crate) fn figures(totals: &Sizes) -> Vec<(&'static str, Figure)> {
         ("USS", Figure::Uss),
         ("PSS", Figure::Pss),
         ("RSS", Figure::Rss),
-        ("SWAP PSS", Figure::SwapPss),
+        // SwapPss and the swapped shared memory it leaves out, once.
+        ("SWAP PSS", Figure::SwapCounted),
         dirty,
     ]
+}
+
+/// The footprint column, where rows are sorted by one of the two
+/// footprints: `FOOTPRINT` (status RssAnon + VmSwap) on process rows
+/// only, since it counts shared pages in full; `FOOTPRINT PSS` (Pss_Anon
+/// + SwapPss) on any rows, since it adds up. JSON and CSV carry both always.
+fn footprint_column(report: &TopReport) -> Option<(&'static str, Figure)> {
+    use memtally_core::analyze::top::TopSort;
+    match report.sort.first() {
+        Some(TopSort::Figure(Figure::Footprint)) if report.by == TopBy::Process => {
+            Some(("FOOTPRINT", Figure::Footprint))
+        }
+        Some(TopSort::Figure(Figure::FootprintPss)) => {
+            Some(("FOOTPRINT PSS", Figure::FootprintPss))
+        }
+        Some(TopSort::Figure(Figure::FootprintPssShmem)) => {
+            Some(("FOOTPRINT PSS+SHM", Figure::FootprintPssShmem))
+        }
+        _ => None,
+    }
 }
 
 fn process<'a>(ctx: &'a Top, row: &TopRow) -> Option<&'a ProcMemory> {
@@ -71,8 +92,12 @@ fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
     let huge = [("THP", Figure::Thp), ("HUGETLB", Figure::Hugetlb), ("KSM", Figure::Ksm)]
         .into_iter()
         .filter(|&(_, f)| nonzero(f));
-    let figures: Vec<(&str, Figure)> =
-        figures(&report.totals).into_iter().chain(gpu).chain(huge).collect();
+    let figures: Vec<(&str, Figure)> = figures(&report.totals)
+        .into_iter()
+        .chain(gpu)
+        .chain(huge)
+        .chain(footprint_column(report))
+        .collect();
     // A tree row adds up its whole subtree: PROCS says how many.
     let tree = report.by == TopBy::Tree;
     let mut headers: Vec<(&str, Align)> = if per_process {
@@ -168,12 +193,22 @@ fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
             report.omitted
         )));
     }
+    blocks.extend(shmem_swap_note(&report.totals));
     if let Some(m) = &report.machine {
         blocks.push(Block::Blank);
         blocks.extend(crate::render::machine::short(m));
     }
     blocks.extend(ctx.notes().iter().map(|n| Block::Note(word(n))));
     blocks
+}
+
+/// What SWAP PSS holds beside the kernel's SwapPss, where there is any.
+pub(crate) fn shmem_swap_note(totals: &Sizes) -> Option<Block> {
+    let bytes = totals.shmem_swap.filter(|&v| v > 0)?;
+    Some(Block::Note(format!(
+        "SWAP PSS includes {} of swapped shared memory (shmem_swap: tmpfs, /dev/shm, memfd and SysV pages in swap, which the kernel's SwapPss leaves out), each object counted once and split among the processes that map it.",
+        human(bytes)
+    )))
 }
 
 /// The key column's header of a grouping (`top`'s table and the
@@ -211,6 +246,10 @@ const JSON_FIGURES: &[Figure] = &[
     Figure::SharedHugetlb,
     Figure::PrivateHugetlb,
     Figure::Ksm,
+    Figure::Footprint,
+    Figure::FootprintPss,
+    Figure::ShmemSwap,
+    Figure::FootprintPssShmem,
 ];
 
 fn figures_json(sizes: &Sizes) -> json::Figures<'_> {

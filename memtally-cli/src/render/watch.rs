@@ -13,7 +13,7 @@ use memtally_core::usecase::watch::SeriesFigure;
 use crate::render::blocks::{write_text, Block};
 use crate::render::json;
 use crate::render::table::{csv_text, Align, Table};
-use crate::render::units::{human_opt, human_signed, plural};
+use crate::render::units::{human, human_opt, human_signed, plural};
 use crate::render::{width, Printer};
 
 fn total_of(s: &Sample) -> Option<&Sizes> {
@@ -34,17 +34,46 @@ pub fn live_line(
         _ => String::new(),
     };
     let procs = now.keys().filter(|(s, _)| *s == Scope::Process).count();
+    // Summable figures only (model::summable): PSS, its dirty part and
+    // SwapPss; RSS only where the total is one process's.
+    let dirty = dirty_figure(cur);
+    let rss = match cur.rss {
+        Some(rss) => format!("  RSS {}{}", human(rss), change(Figure::Rss)),
+        None => String::new(),
+    };
     writeln!(
         out,
-        "[{t:7.1}s] PSS {}{}  dirty {}{}  RSS {}{}  swap {}  {procs} processes",
+        "[{t:7.1}s] PSS {}{}  {} {}{}{rss}  swap PSS {}  {procs} processes",
         human_opt(cur.pss),
         change(Figure::Pss),
-        human_opt(cur.dirty()),
-        change(Figure::Dirty),
-        human_opt(cur.rss),
-        change(Figure::Rss),
+        dirty_label(dirty),
+        human_opt(cur.figure(dirty)),
+        change(dirty),
         human_opt(cur.swap_pss),
     )
+}
+
+/// The dirty figure that adds up: Pss_Dirty, or Private_Dirty on
+/// kernels before 6.0 (no Pss_Dirty).
+fn dirty_figure(sizes: &Sizes) -> Figure {
+    if sizes.pss_dirty.is_some() || sizes.private_dirty.is_none() {
+        Figure::PssDirty
+    } else {
+        Figure::PrivateDirty
+    }
+}
+
+fn dirty_label(f: Figure) -> &'static str {
+    if f == Figure::PssDirty {
+        "PSS dirty"
+    } else {
+        "private dirty"
+    }
+}
+
+/// The dirty figure of a whole series, as [`dirty_figure`] of its first total.
+fn series_dirty(series: &[(f64, Sample)]) -> Figure {
+    series.iter().find_map(|(_, s)| total_of(s)).map_or(Figure::PssDirty, dirty_figure)
 }
 
 /// The figures of a series in a sample, in [`SeriesFigure`] order.
@@ -189,7 +218,7 @@ impl Printer for Summary<'_> {
     /// Lines stream (`"type": "summary"`), after one line per sample.
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let pss = trends(self.series, Figure::Pss);
-        let dirty = trends(self.series, Figure::Dirty);
+        let dirty = trends(self.series, series_dirty(self.series));
         let trends = pss
             .iter()
             .map(|(k, (label, t))| {
@@ -219,7 +248,7 @@ impl Printer for Summary<'_> {
     /// One row per series: its rates in bytes per second.
     fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let pss = trends(self.series, Figure::Pss);
-        let dirty = trends(self.series, Figure::Dirty);
+        let dirty = trends(self.series, series_dirty(self.series));
         let mut w = csv::Writer::from_writer(out);
         w.write_record([
             "scope",
@@ -257,7 +286,7 @@ pub(crate) fn summary(series: &[(f64, Sample)]) -> Vec<Block> {
         return vec![Block::Line("(one sample: no growth rate; use --count 2 or more)".into())];
     }
     let pss = trends(series, Figure::Pss);
-    let dirty = trends(series, Figure::Dirty);
+    let dirty = trends(series, series_dirty(series));
     let mut rows: Vec<(&SeriesKey, &(String, Trend))> = pss.iter().collect();
     rows.sort_by(|a, b| {
         let order = |s: &Scope| match s {

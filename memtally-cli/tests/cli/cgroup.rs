@@ -445,3 +445,41 @@ fn capture_records_the_cgroup_files() {
     let usage = std::fs::read_to_string(recorded.join("memory.usage_in_bytes")).unwrap();
     assert_eq!(r["memory"]["usage"].as_u64(), usage.trim().parse().ok());
 }
+
+/// The v1 root, recorded from this machine (testdata/fixtures/cgroup-v1-root):
+/// its usage_in_bytes is rss + cache only, so its kmem figure is named
+/// beside the usage, not inside its sum, and no part of the line is a
+/// negative number. Before, the line read `kernel 763M + other -763M`.
+#[test]
+fn recorded_v1_root_has_no_kernel_term_and_no_negative_line() {
+    let root = crate::support::repo_path("testdata/fixtures/cgroup-v1-root");
+    let cg = Path::new(&root).join("sys/fs/cgroup/memory");
+    let file =
+        |n: &str| std::fs::read_to_string(cg.join(n)).unwrap().trim().parse::<u64>().unwrap();
+    let (usage, kmem) = (file("memory.usage_in_bytes"), file("memory.kmem.usage_in_bytes"));
+    assert!(kmem > 0, "the recording has kernel memory to leave out");
+    let view = run_json(&["cgroup", "--proc-root", &root, "--format", "json"]);
+    assert_eq!(view["layout"]["version"], 1);
+    let r = row(&view, "/");
+    assert_eq!(r["memory"]["usage"].as_u64(), Some(usage));
+    let parts = r["parts"].as_array().unwrap();
+    assert!(parts.iter().all(|p| p["name"] != "kernel"), "no kernel term in the sum: {r}");
+    for p in parts {
+        let bytes = p["bytes"].as_i64().unwrap();
+        assert!(bytes >= 0 || p["name"] == "beyond_usage", "{p}");
+    }
+    // The parts still add up to usage − Σ PSS exactly.
+    let sum: i64 = parts.iter().map(|p| p["bytes"].as_i64().unwrap()).sum();
+    assert_eq!(sum + r["pss"].as_i64().unwrap(), usage as i64);
+    let beside = r["beside"].as_array().unwrap();
+    assert_eq!(beside.len(), 1, "{r}");
+    assert_eq!(beside[0]["name"], "kernel");
+    assert_eq!(beside[0]["bytes"].as_u64(), Some(kmem));
+
+    let text = String::from_utf8(run(&["cgroup", "--proc-root", &root]).stdout).unwrap();
+    let line = text.lines().find(|l| l.starts_with("/: usage")).unwrap_or_else(|| panic!("{text}"));
+    let negative = line.as_bytes().windows(2).any(|w| w[0] == b'-' && w[1].is_ascii_digit());
+    assert!(!negative, "no negative figure: {line}");
+    assert!(!line.contains("+ kernel"), "kernel is not a term of the v1 root's usage: {line}");
+    assert!(line.contains("not in this usage") && line.contains("kernel 7"), "{line}");
+}

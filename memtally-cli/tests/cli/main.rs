@@ -39,6 +39,7 @@ mod show_errors;
 mod show_live;
 mod signals;
 mod top_live;
+mod totals;
 mod ui;
 mod vmmap_cli;
 mod vmmap_over_time;

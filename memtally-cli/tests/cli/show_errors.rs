@@ -42,9 +42,12 @@ fn kernel_thread_is_refused_with_the_reason() {
 fn bad_sort_field_is_refused_by_clap_with_the_possible_values() {
     for (args, listed) in [
         (&["show", "1", "--sort", "bogus"][..], "regions, anonymous, locked"),
-        (&["top", "--sort", "pss,bogus"][..], "gpu, processes, pid"),
+        (&["top", "--sort", "pss,bogus"][..], "footprint_pss_shmem, processes, pid"),
         (&["diff", "a.json", "b.json", "--sort", "bogus"][..], "swap_pss, size"),
-        (&["plot", "s.csv", "-o", "s.svg", "--figure", "bogus"][..], "shared_dirty, swap_pss"),
+        (
+            &["plot", "s.csv", "-o", "s.svg", "--figure", "bogus"][..],
+            "swap_pss, pss_dirty, footprint",
+        ),
     ] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -60,8 +60,9 @@ fn shared_memory_is_split_by_pss_and_counted_once() {
         assert!(p["pss"].as_u64().unwrap() >= share - 4096);
     }
     let total_pss = top["totals"]["pss"].as_u64().unwrap();
-    let total_rss = top["totals"]["rss"].as_u64().unwrap();
-    assert!(total_rss >= (SHARED * all.len()) as u64, "RSS counts the region in every process");
+    let rss_sum: u64 = procs.iter().map(|p| p["rss"].as_u64().unwrap()).sum();
+    assert!(rss_sum >= (SHARED * all.len()) as u64, "RSS counts the region in every process");
+    assert!(top["totals"]["rss"].is_null(), "so a total leaves RSS out (model::summable)");
     assert!(
         total_pss >= SHARED as u64 && total_pss < (SHARED + SHARED / 2) as u64 + outside,
         "PSS counts it once: {total_pss} ({outside} outside the region)"

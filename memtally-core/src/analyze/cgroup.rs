@@ -13,7 +13,8 @@ use crate::model::{CgroupMemory, ProcMemory, Sizes};
 pub struct Part {
     /// What the part is (`page_cache_unmapped`, `kernel`, `other`, ...).
     pub name: &'static str,
-    /// Bytes; only `other` can be negative.
+    /// Bytes; only `beyond_usage` is negative (it is subtracted),
+    /// every other part is 0 or more.
     pub bytes: i64,
     /// Where the figure comes from (memory.stat keys, smaps sums).
     pub source: &'static str,
@@ -35,6 +36,9 @@ pub struct CgroupRow {
     pub working_set: Option<u64>,
     /// `usage − Σ PSS`, by part; the parts add up to it exactly.
     pub parts: Vec<Part>,
+    /// Figures named beside the usage, not in it (the v1 root's kernel
+    /// memory): never part of the sum above.
+    pub beside: Vec<Part>,
 }
 
 /// Whether `p` is `cgroup` or below it.
@@ -63,7 +67,16 @@ pub fn rows(
             let memory = memory(path);
             let working_set = memory.as_ref().and_then(|m| m.working_set());
             let parts = memory.as_ref().map(|m| parts(m, &sizes)).unwrap_or_default();
-            CgroupRow { path: path.clone(), processes: n, sizes, memory, working_set, parts }
+            let beside = memory.as_ref().map(beside).unwrap_or_default();
+            CgroupRow {
+                path: path.clone(),
+                processes: n,
+                sizes,
+                memory,
+                working_set,
+                parts,
+                beside,
+            }
         })
         .collect()
 }
@@ -82,9 +95,10 @@ pub fn parts(m: &CgroupMemory, s: &Sizes) -> Vec<Part> {
     let mut out = Vec::new();
     let mut push = |name, bytes: i64, source| out.push(Part { name, bytes, source });
     if let Some(a) = m.anon {
+        // Never below 0: PSS of pages charged elsewhere is the remainder's.
         push(
             "anon_not_in_pss",
-            clamp(i128::from(a) - i128::from(anon)),
+            signed(a.saturating_sub(anon)),
             "anon − Σ Pss_Anon: anonymous pages charged here beyond the processes' share",
         );
     }
@@ -103,7 +117,7 @@ pub fn parts(m: &CgroupMemory, s: &Sizes) -> Vec<Part> {
             "shmem − Σ Pss_Shmem: tmpfs, /dev/shm and SysV shm charged here, unmapped",
         );
     }
-    if let Some(k) = m.kernel {
+    if let Some(k) = m.kernel.filter(|_| !m.usage_excludes_kernel()) {
         push(
             "kernel",
             signed(k),
@@ -118,12 +132,37 @@ pub fn parts(m: &CgroupMemory, s: &Sizes) -> Vec<Part> {
         push("sock", signed(k), "memory.stat sock: network buffers");
     }
     let named: i128 = out.iter().map(|p| i128::from(p.bytes)).sum();
-    out.push(Part {
-        name: "other",
-        bytes: clamp(i128::from(usage) - i128::from(pss) - named),
-        source: "usage − Σ PSS − the parts above: rounding, PSS shared with other cgroups, processes not read",
+    let rest = clamp(i128::from(usage) - i128::from(pss) - named);
+    // A remainder below 0 is not "other memory" but PSS the charge does
+    // not hold: named as what it is and subtracted, never a negative line.
+    out.push(if rest >= 0 {
+        Part {
+            name: "other",
+            bytes: rest,
+            source: "usage − Σ PSS − the parts above: rounding, processes not read, figures read a moment apart",
+        }
+    } else {
+        Part {
+            name: "beyond_usage",
+            bytes: rest,
+            source: "Σ PSS + the parts above − usage, subtracted: pages these processes map that the kernel charged to other cgroups (where they were first touched), or counters read a moment apart",
+        }
     });
     out
+}
+
+/// Figures named beside the usage, outside its sum: the v1 root's
+/// kernel memory, which its usage (rss + cache) does not hold.
+pub fn beside(m: &CgroupMemory) -> Vec<Part> {
+    match m.kernel {
+        Some(k) if m.usage_excludes_kernel() => vec![Part {
+            name: "kernel",
+            bytes: signed(k),
+            source:
+                "memory.kmem.usage_in_bytes: not in the v1 root's usage, which is rss + cache only",
+        }],
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]
@@ -185,7 +224,7 @@ mod tests {
         let ps = [proc("/", 1 << 62, 0, 0), proc("/a", 1 << 62, 0, 0)];
         let r = &rows(&["/".into()], &ps, &|_| Some(m.clone()))[0];
         for p in &r.parts {
-            assert!(p.bytes >= 0 || p.name == "other", "{} = {}", p.name, p.bytes);
+            assert!(p.bytes >= 0 || p.name == "beyond_usage", "{} = {}", p.name, p.bytes);
         }
         let get = |n: &str| r.parts.iter().find(|p| p.name == n).unwrap().bytes;
         assert_eq!(get("kernel"), i64::MAX);

@@ -269,8 +269,18 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
             }
         }
     }
-    let mut categories = pair_groups(&a.categories, &b.categories);
-    let mut paths = pair_groups(&paths_before.into_groups(), &paths_after.into_groups());
+    // Sums over several processes keep the summable figures only
+    // (model::summable), a snapshot written before that rule included.
+    let summed = |groups: Vec<Group>, n: usize| -> Vec<Group> {
+        groups.into_iter().map(|g| Group { sizes: g.sizes.over_processes(n), ..g }).collect()
+    };
+    let (na, nb) = (a.processes.len(), b.processes.len());
+    let mut categories =
+        pair_groups(&summed(a.categories.clone(), na), &summed(b.categories.clone(), nb));
+    let mut paths = pair_groups(
+        &summed(paths_before.into_groups(), na),
+        &summed(paths_after.into_groups(), nb),
+    );
     for list in [&mut processes, &mut categories, &mut paths] {
         list.retain(|c| c.largest() >= opts.min_delta.max(1) as u128);
         sort(list, &opts.sort);
@@ -323,6 +333,9 @@ fn region_checked_totals(d: &Digest, i: usize, side: Side, notes: &mut Vec<Note>
     let disagrees = |f: Figure| match (p.totals.field(f), sum.field(f)) {
         (Some(t), Some(s)) if ROUNDED_PER_MAPPING.contains(&f) => t.abs_diff(s) > slack,
         (Some(_), None) if ROUNDED_PER_MAPPING.contains(&f) => false,
+        // The process's own (status; a share across the snapshot), which
+        // no region carries.
+        _ if matches!(f, Figure::Footprint | Figure::ShmemSwap) => false,
         (stored, summed) => stored != summed,
     };
     let mut extras: Vec<&str> =
@@ -343,7 +356,7 @@ fn region_checked_totals(d: &Digest, i: usize, side: Side, notes: &mut Vec<Note>
     };
     let who = p.pid.map_or_else(|| p.command.clone(), |pid| format!("pid {pid}"));
     notes.push(Note::TotalsDisagree { side, who, figure: name.to_string(), stored, summed });
-    sum
+    Sizes { footprint: p.totals.footprint, shmem_swap: p.totals.shmem_swap, ..sum }
 }
 
 /// The snapshot's total row: the sum of its processes' (checked) totals,
@@ -356,7 +369,11 @@ fn checked_total(s: &Snapshot, processes: &[Sizes], side: Side, notes: &mut Vec<
     for t in processes {
         sum.add(t);
     }
-    if sum != s.totals {
+    // Over several processes, the summable figures only (model::summable);
+    // a snapshot written before that rule stored the others too.
+    let n = processes.len();
+    let sum = sum.over_processes(n);
+    if sum != s.totals.clone().over_processes(n) {
         notes.push(Note::TotalDisagrees { side });
     }
     sum
@@ -539,7 +556,9 @@ mod tests {
         );
         assert_eq!(d.processes[0].delta(Figure::Dirty), Some(8192));
         assert_eq!(d.categories[0].key, "heap");
-        assert_eq!(d.categories[0].delta(Figure::Dirty), Some(8192));
+        // A category of several processes has the summable figures only.
+        assert_eq!(d.categories[0].delta(Figure::Dirty), None);
+        assert_eq!(d.categories[0].delta(Figure::PrivateDirty), Some(8192));
         assert_eq!(d.regions.len(), 1);
         assert!(d.regions[0].appeared);
         assert_eq!(d.regions[0].region.path.as_deref(), Some("a"));

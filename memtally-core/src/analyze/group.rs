@@ -45,6 +45,8 @@ pub fn process_total(process: &Process) -> Sizes {
             }
         }
     }
+    // status's, whichever file the rest came from (see Process::footprint).
+    sum.footprint = process.footprint.or(sum.footprint);
     sum
 }
 

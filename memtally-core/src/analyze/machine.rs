@@ -77,6 +77,9 @@ pub struct Machine {
     /// Transparent huge pages: a part of the anonymous, shmem and page
     /// cache lines, not lines of their own.
     pub thp: Option<Thp>,
+    /// Swap used (SwapTotal − SwapFree) reconciled with the processes'
+    /// SWAP PSS, the rest named; `None` when no swap is in use.
+    pub swap_used: Option<crate::analyze::swap_used::SwapUsed>,
 }
 
 impl Machine {
@@ -323,6 +326,7 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
         shmem_mounts: Vec::new(),
         swap: swap::from_meminfo(m),
         thp: thp::from_meminfo(m),
+        swap_used: crate::analyze::swap_used::swap_used(m, processes),
     })
 }
 

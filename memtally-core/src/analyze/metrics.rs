@@ -229,6 +229,8 @@ pub fn build(
             }
         }
     }
+    // The rest is a sum over processes: the summable figures only (model::summable).
+    other.sizes = std::mem::take(&mut other.sizes).over_processes(other.processes);
     Metrics { by, rows, other, machine: report.machine, collector }
 }
 
@@ -266,9 +268,10 @@ mod tests {
         assert_eq!(keys, vec![(Some(2), Some(30)), (Some(3), Some(20))]);
         assert_eq!(m.other.rows, 2);
         assert_eq!(m.other.processes, 2);
-        // The status-only process adds RSS but no made-up PSS.
+        // The status-only process adds no made-up PSS; and the rest is a
+        // sum of two processes, which leaves RSS out (model::summable).
         assert_eq!(m.other.sizes.pss, Some(10));
-        assert_eq!(m.other.sizes.rss, Some(200));
+        assert_eq!(m.other.sizes.rss, None);
         assert!(m.other.gpu.is_none() && m.rows[0].gpu.is_none());
     }
 

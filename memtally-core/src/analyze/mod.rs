@@ -12,9 +12,11 @@ pub mod group;
 pub mod machine;
 pub mod metrics;
 pub mod select;
+pub mod shmem_swap;
 pub mod show;
 mod signed;
 pub mod snapshot;
+pub mod swap_used;
 #[cfg(test)]
 mod test_support;
 pub mod top;

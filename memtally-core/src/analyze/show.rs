@@ -3,6 +3,7 @@
 
 use crate::analyze::category::{categorize, is_shmem, Category};
 use crate::analyze::group::{process_total, sort_by_figures, GroupSort};
+use crate::analyze::shmem_swap;
 use crate::model::{
     Figure, Flow, Group, Grouper, Named, Note, Process, Region, RegionSink, SizeSource, Sizes,
 };
@@ -180,11 +181,30 @@ pub fn finish(
     for p in &processes {
         totals.add(&process_total(p));
     }
+    // Over several processes every sum keeps the summable figures only
+    // (model::summable): its rows add up regions of different processes.
+    let n = processes.len();
+    let mut totals = totals.over_processes(n);
+    // Swapped shared memory, once across the processes (SwapPss has none
+    // of it): their regions are kept when there are several.
+    let shmem_swap = (n > 1).then(|| {
+        let objects: Vec<_> =
+            processes.iter().map(|p| shmem_swap::of_regions(&p.regions)).collect();
+        shmem_swap::shares(&objects).iter().sum::<u64>()
+    });
+    totals.shmem_swap = shmem_swap;
     let categories: Vec<(Category, Group)> = Category::ALL
         .iter()
         .copied()
         .zip(fold.categories.into_groups())
         .filter(|(_, g)| g.regions > 0)
+        .map(|(c, g)| {
+            let mut sizes = g.sizes.over_processes(n);
+            if c == Category::SharedMemory {
+                sizes.shmem_swap = shmem_swap;
+            }
+            (c, Group { sizes, ..g })
+        })
         .collect();
     let mut rows: Vec<Row> = match fold.by {
         ShowBy::Category => categories
@@ -200,7 +220,12 @@ pub fn finish(
             .rows
             .into_groups()
             .into_iter()
-            .map(|g| Row { label: g.key.clone(), key: g.key, regions: g.regions, sizes: g.sizes })
+            .map(|g| Row {
+                label: g.key.clone(),
+                key: g.key,
+                regions: g.regions,
+                sizes: g.sizes.over_processes(n),
+            })
             .collect(),
     };
     let default_sort;
@@ -229,6 +254,6 @@ pub fn finish(
         region_count: fold.regions,
         notes,
         gpu: None,
-        shmem: fold.shmem,
+        shmem: fold.shmem.over_processes(n),
     }
 }

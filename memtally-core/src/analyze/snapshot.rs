@@ -56,16 +56,25 @@ fn linux_region(r: &Region) -> SnapRegion {
 /// Its `notes` are left empty: they are worded by whoever writes the
 /// document (the `take` use case hands them out beside it).
 pub fn linux_snapshot(processes: &[Process], moment: Moment) -> Snapshot {
+    // Swapped shared memory, each object once across the snapshot.
+    let objects: Vec<_> =
+        processes.iter().map(|p| crate::analyze::shmem_swap::of_regions(&p.regions)).collect();
+    let shmem_swap = crate::analyze::shmem_swap::shares(&objects);
     let procs: Vec<SnapProcess> = processes
         .iter()
-        .map(|p| SnapProcess {
+        .zip(shmem_swap)
+        .map(|(p, share)| SnapProcess {
             pid: Some(p.pid),
             ppid: None,
             user: None,
             comm: p.comm.clone(),
             command: p.command(),
             source: p.source,
-            totals: process_total(p),
+            totals: Sizes {
+                // smaps has the swap to share; maps alone has none.
+                shmem_swap: (p.source == crate::model::SizeSource::Smaps).then_some(share),
+                ..process_total(p)
+            },
             categories: categories(&p.regions),
             regions: p.regions.iter().map(linux_region).collect(),
         })

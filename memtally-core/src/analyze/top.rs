@@ -72,6 +72,9 @@ impl Named for TopSort {
         TopSort::Figure(Figure::PrivateDirty),
         TopSort::Figure(Figure::SharedDirty),
         TopSort::Figure(Figure::Gpu),
+        TopSort::Figure(Figure::Footprint),
+        TopSort::Figure(Figure::FootprintPss),
+        TopSort::Figure(Figure::FootprintPssShmem),
         TopSort::Processes,
         TopSort::Pid,
     ];
@@ -140,6 +143,8 @@ pub struct TopReport {
     pub totals: Sizes,
     /// The machine picture, when meminfo was given and has the basics.
     pub machine: Option<Machine>,
+    /// What the rows are sorted by, first field first.
+    pub sort: Vec<TopSort>,
 }
 
 /// Builds the view over the scanned processes.
@@ -155,6 +160,7 @@ pub(crate) fn build(
     for p in processes {
         totals.add(&p.sizes);
     }
+    let totals = totals.over_processes(processes.len());
     let mut rows: Vec<TopRow> = match by {
         TopBy::Process => processes.iter().enumerate().map(|(i, p)| TopRow::of(i, p)).collect(),
         TopBy::Tree => tree_rows(processes, sort),
@@ -182,6 +188,10 @@ pub(crate) fn build(
                 rows[i].without_pss += usize::from(p.sizes.pss.is_none());
                 rows[i].sizes.add(&p.sizes);
             }
+            // A row of several processes is a sum: the summable figures only.
+            for row in rows.iter_mut().filter(|r| r.processes > 1) {
+                row.sizes.keep_summable();
+            }
             rows
         }
     };
@@ -190,7 +200,7 @@ pub(crate) fn build(
     }
     let omitted = crate::analyze::group::keep_first(&mut rows, top);
     let machine = meminfo.and_then(|m| crate::analyze::machine::machine(m, processes));
-    TopReport { by, rows, omitted, totals, machine }
+    TopReport { by, rows, omitted, totals, machine, sort: sort.to_vec() }
 }
 
 /// Orders two rows by the sort fields, largest first; a figure a row
@@ -262,6 +272,10 @@ fn tree_rows(processes: &[ProcMemory], sort: &[TopSort]) -> Vec<TopRow> {
             subtree[parent].processes += n;
             subtree[parent].without_pss += w;
         }
+    }
+    // A subtree of several processes is a sum: the summable figures only.
+    for row in subtree.iter_mut().filter(|r| r.processes > 1) {
+        row.sizes.keep_summable();
     }
     // Walk again, siblings sorted, to lay the rows out.
     let mut rows = Vec::with_capacity(processes.len());

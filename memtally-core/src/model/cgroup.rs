@@ -55,4 +55,12 @@ impl CgroupMemory {
     pub fn working_set(&self) -> Option<u64> {
         Some(self.usage?.saturating_sub(self.inactive_file.unwrap_or(0)))
     }
+
+    /// Whether the usage leaves kernel memory out: the v1 root's
+    /// `memory.usage_in_bytes` is the machine's rss + cache (the kernel
+    /// computes it from page counts, charging nothing to the root), so
+    /// its `memory.kmem.usage_in_bytes` is beside the usage, not in it.
+    pub fn usage_excludes_kernel(&self) -> bool {
+        self.version == 1 && self.path.trim_end_matches('/').is_empty()
+    }
 }

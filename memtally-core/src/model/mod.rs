@@ -14,6 +14,7 @@ pub mod series;
 pub mod sink;
 pub mod sizes;
 pub mod snapshot;
+pub mod summable;
 pub mod vmmap;
 pub mod zram;
 

@@ -44,6 +44,9 @@ pub struct Process {
     /// Set when the regions were handed out as they were read and not
     /// kept (`ProcRoot::process_with`): their sum and count.
     pub streamed: Option<Streamed>,
+    /// Chromium's "private memory footprint" from `status` (RssAnon +
+    /// VmSwap), read beside the regions; `None` where status has neither.
+    pub footprint: Option<u64>,
 }
 
 /// What is left of regions that were streamed and not kept.

@@ -53,6 +53,10 @@ impl Named for SeriesFigure {
         SeriesFigure(Figure::PrivateDirty),
         SeriesFigure(Figure::SharedDirty),
         SeriesFigure(Figure::SwapPss),
+        // Appended, so the columns before keep their places in older files.
+        SeriesFigure(Figure::PssDirty),
+        SeriesFigure(Figure::Footprint),
+        SeriesFigure(Figure::FootprintPss),
     ];
 
     fn name(self) -> &'static str {

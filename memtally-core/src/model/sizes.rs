@@ -267,6 +267,16 @@ known_sizes! {
     /// shares counted once across processes (docs/gpu-json.md). No source
     /// of regions gives it: `top` adds it to a process's totals.
     gpu / Gpu = "", "GPU", "GPU memory, shares counted once across processes";
+    /// Swapped shared memory (tmpfs, `/dev/shm`, memfd, SysV, shared
+    /// anonymous), which the kernel's `SwapPss` leaves out: this process's
+    /// share, each object counted once across the selection read
+    /// (`analyze::shmem_swap`). Summable; no smaps key.
+    shmem_swap / ShmemSwap = "", "ShmemSwap", "swapped shared memory (tmpfs, /dev/shm, memfd, SysV) that SwapPss leaves out, each object counted once across the selection";
+    /// Chromium's Linux "private memory footprint": `status` RssAnon +
+    /// VmSwap, per process (readable where smaps is denied). Counts
+    /// anonymous pages a process shares (after fork) in full, so it does
+    /// not add up across processes; `footprint_pss` does.
+    footprint / Footprint = "", "FOOTPRINT", "Chromium's private memory footprint: status RssAnon + VmSwap, per process (not summable)";
     }
     derived {
         /// Clean resident bytes: shared + private clean (Linux only).
@@ -277,6 +287,14 @@ known_sizes! {
         Thp = "thp", "transparent huge pages mapped: anonymous, shmem and file";
         /// hugetlbfs pages: shared + private.
         Hugetlb = "hugetlb", "hugetlbfs pages: shared + private";
+        /// The footprint in a form that adds up across processes:
+        /// Pss_Anon + SwapPss.
+        FootprintPss = "footprint_pss", "the footprint that adds up across processes: Pss_Anon + SwapPss";
+        /// The summable footprint with the process's share of swapped
+        /// shared memory: Pss_Anon + SwapPss + shmem_swap.
+        FootprintPssShmem = "footprint_pss_shmem", "footprint_pss with the process's share of swapped shared memory: Pss_Anon + SwapPss + shmem_swap";
+        /// Every swapped byte once across the selection: SwapPss + shmem_swap.
+        SwapCounted = "swap_counted", "swapped bytes, each counted once across the selection: swap_pss + shmem_swap";
     }
 }
 
@@ -322,6 +340,12 @@ impl Sizes {
         }
     }
 
+    /// The summable footprint: Pss_Anon + SwapPss, both needed (a
+    /// kernel without Pss_Anon, or vmmap, has none).
+    pub fn footprint_pss(&self) -> Option<u64> {
+        Some(self.pss_anon?.saturating_add(self.swap_pss?))
+    }
+
     /// Unique set size (private clean + private dirty): what freeing this
     /// alone would give back.
     pub fn uss(&self) -> Option<u64> {
@@ -342,6 +366,11 @@ impl Sizes {
                 sum(&[self.anon_huge_pages, self.shmem_pmd_mapped, self.file_pmd_mapped])
             }
             Figure::Hugetlb => sum(&[self.shared_hugetlb, self.private_hugetlb]),
+            Figure::FootprintPss => self.footprint_pss(),
+            Figure::SwapCounted => sum(&[self.swap_pss, self.shmem_swap]),
+            Figure::FootprintPssShmem => {
+                Some(self.footprint_pss()?.saturating_add(self.shmem_swap.unwrap_or(0)))
+            }
             Figure::Dirty => self.dirty(),
             Figure::Clean => self.clean(),
             Figure::Uss => self.uss(),
@@ -538,7 +567,15 @@ mod tests {
             assert_eq!(Figure::from_name(f.name()), Some(*f));
             assert!(!f.help().is_empty() && !f.help().contains('\n'), "{f:?}");
         }
-        for derived in [Figure::Clean, Figure::Uss, Figure::Thp, Figure::Hugetlb] {
+        for derived in [
+            Figure::Clean,
+            Figure::Uss,
+            Figure::Thp,
+            Figure::Hugetlb,
+            Figure::FootprintPss,
+            Figure::SwapCounted,
+            Figure::FootprintPssShmem,
+        ] {
             assert!(!KNOWN_KEYS.iter().any(|k| k.name == derived.name()));
             assert_eq!(Sizes::default().field_mut(derived), None);
         }

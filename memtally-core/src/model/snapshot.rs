@@ -138,6 +138,9 @@ impl Snapshot {
                 categories.add_group(g);
             }
         }
+        // Sums over several processes: the summable figures only (model::summable).
+        let n = processes.len();
+        let totals = totals.over_processes(n);
         Snapshot {
             memtally_snapshot: SNAPSHOT_VERSION,
             kind,
@@ -148,7 +151,11 @@ impl Snapshot {
             proc_root: None,
             processes,
             totals,
-            categories: categories.into_groups(),
+            categories: categories
+                .into_groups()
+                .into_iter()
+                .map(|g| Group { sizes: g.sizes.over_processes(n), ..g })
+                .collect(),
             machine: None,
             notes: Vec::new(),
         }

@@ -182,14 +182,24 @@ enum Outcome {
 /// Reads one process's totals by the cheapest tier that answers.
 fn read_memory(root: &ProcRoot, pid: u32) -> Outcome {
     let mut why = None;
+    // The footprint is status's (RssAnon + VmSwap): one more small read
+    // beside the rollup, and the one figure a denied smaps still leaves.
+    let footprint =
+        || root.read(pid, "status").ok().and_then(|b| status::parse(&b).ok()?.footprint());
     let denied = match root.rollup(pid) {
-        Ok(sizes) => return Outcome::Read(SizeSource::SmapsRollup, sizes),
+        Ok(sizes) => {
+            return Outcome::Read(
+                SizeSource::SmapsRollup,
+                Sizes { footprint: footprint(), ..sizes },
+            )
+        }
         Err(Error::NoSuchProcess { .. }) => return Outcome::Vanished,
         Err(Error::PermissionDenied { .. }) => true,
         // No rollup (kernel before 4.14, or a capture without it): sum smaps.
         Err(_) => match root.read_regions(pid, "smaps") {
             Ok(regions) => {
-                return Outcome::Read(SizeSource::Smaps, Sizes::total(&regions));
+                let sizes = Sizes { footprint: footprint(), ..Sizes::total(&regions) };
+                return Outcome::Read(SizeSource::Smaps, sizes);
             }
             Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => return Outcome::Vanished,
             Err(Error::PermissionDenied { .. }) => true,
@@ -202,8 +212,13 @@ fn read_memory(root: &ProcRoot, pid: u32) -> Outcome {
     match root.read(pid, "status") {
         Ok(b) => {
             let s = status::parse(&b).unwrap_or_default();
-            let sizes =
-                Sizes { rss: s.vm_rss, swap: s.vm_swap, size: s.vm_size, ..Default::default() };
+            let sizes = Sizes {
+                rss: s.vm_rss,
+                swap: s.vm_swap,
+                size: s.vm_size,
+                footprint: s.footprint(),
+                ..Default::default()
+            };
             match why {
                 _ if denied => Outcome::Restricted(sizes),
                 Some(why) => Outcome::Degraded(sizes, why),

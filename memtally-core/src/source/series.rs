@@ -179,8 +179,8 @@ mod tests {
         let text = String::from_utf8(bytes.clone()).unwrap();
         assert!(
             text.starts_with(
-                "elapsed_s,scope,key,label,rss,pss,uss,dirty,private_dirty,shared_dirty,swap_pss\n\
-             0.000,total,total,total,8192,6144,,,4096,,\n"
+                "elapsed_s,scope,key,label,rss,pss,uss,dirty,private_dirty,shared_dirty,swap_pss,pss_dirty,footprint,footprint_pss\n\
+             0.000,total,total,total,8192,6144,,,4096,,,,,\n"
             ),
             "{text}"
         );

@@ -35,8 +35,11 @@ pub fn machine(root: &ProcRoot, progress: &dyn Progress) -> Result<MachineView> 
     })?;
     let selected = select(root, &Selection::default(), Needs::default())?;
     progress.start("reading processes", selected.infos.len());
-    let found = scan::read_all(root, selected.infos, scan::default_threads(), &|| progress.step());
+    let mut found =
+        scan::read_all(root, selected.infos, scan::default_threads(), &|| progress.step());
     progress.finish();
+    // Swapped shared memory once, for swap used to reconcile.
+    crate::usecase::shmem_swap::add(root, &mut found.processes);
     let mut machine = build(&meminfo, &found.processes).ok_or_else(|| {
         Error::NotFound(format!("{}/meminfo has no MemTotal or MemFree", root.path().display()))
     })?;

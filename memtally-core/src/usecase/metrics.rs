@@ -54,6 +54,7 @@ pub fn collect(root: &ProcRoot, opts: &MetricsOptions) -> Result<Metrics> {
     let needs = Needs { cmdline: true, cgroup: opts.by == MetricsBy::Cgroup };
     let selected = select(root, &opts.select, needs)?;
     let mut found = scan::read_all(root, selected.infos, scan::default_threads(), &|| {});
+    crate::usecase::shmem_swap::add(root, &mut found.processes);
     found.vanished += selected.vanished;
     let meminfo = opts.select.is_everything().then(|| root.meminfo()).flatten();
     let (gpu_figures, limited) = gpu::for_metrics(root, opts.guard);

@@ -13,6 +13,7 @@ pub mod metrics;
 pub mod plot;
 pub(crate) mod read;
 pub mod select;
+pub(crate) mod shmem_swap;
 pub mod show;
 pub mod snapshot;
 pub mod top;

@@ -104,6 +104,8 @@ fn read(
     known: Option<&mut Cmdlines>,
 ) -> Result<Top> {
     let (selected, mut found) = read_rollups(root, &opts.select, needs, progress)?;
+    // Swapped shared memory, once across the selection (SwapPss has none).
+    crate::usecase::shmem_swap::add(root, &mut found.processes);
     let threads = scan::default_threads();
     // GPU memory (docs/gpu-json.md), where the machine can have any.
     gpu::add_to_top(root, &mut found.processes);

@@ -33,7 +33,8 @@ pub enum Categories {
 /// per category from smaps as `categories` says. A narrowed selection
 /// that finds no process is an error (nothing matched).
 pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Sample> {
-    let (_, found) = read_rollups(root, sel, Needs { cmdline: true, cgroup: false }, &Silent)?;
+    let (_, mut found) = read_rollups(root, sel, Needs { cmdline: true, cgroup: false }, &Silent)?;
+    crate::usecase::shmem_swap::add(root, &mut found.processes);
     // Categories for the processes read (those that exited meanwhile
     // have none to give).
     let with_categories = match cats {
@@ -49,12 +50,17 @@ pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Samp
         sample
             .insert((Scope::Process, p.info.pid.to_string()), (p.info.command(), p.sizes.clone()));
     }
+    // Sums over several processes keep the summable figures only
+    // (model::summable): RSS and Shared_Dirty would count shared pages
+    // once per process.
+    let n = found.processes.len();
     sample.insert(
         (Scope::Total, "total".into()),
-        (format!("{} processes", found.processes.len()), total),
+        (format!("{n} processes"), total.over_processes(n)),
     );
     if with_categories {
         let mut cats: BTreeMap<&'static str, Sizes> = BTreeMap::new();
+        let read = pids.len();
         for pid in pids {
             let Ok(p) = root.process(pid) else { continue };
             for g in categories(&p.regions) {
@@ -64,7 +70,10 @@ pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Samp
         }
         for (k, s) in cats {
             let label = Category::ALL.iter().find(|c| c.key() == k).map_or(k, |c| c.label());
-            sample.insert((Scope::Category, k.to_string()), (label.to_string(), s));
+            sample.insert(
+                (Scope::Category, k.to_string()),
+                (label.to_string(), s.over_processes(read)),
+            );
         }
     }
     Ok(sample)

@@ -34,6 +34,7 @@ pub fn smaps(data: &[u8]) {
         regions,
         rollup: None,
         streamed: None,
+        footprint: None,
     }];
     for by in [show::ShowBy::Category, show::ShowBy::Path, show::ShowBy::Perms] {
         let rep = show::build(

@@ -132,6 +132,7 @@ fn snapshot_target_replays_its_seeds_and_crashers() {
                 regions,
                 rollup: None,
                 streamed: None,
+                footprint: None,
             };
             let snap = memtally_core::analyze::snapshot::linux_snapshot(&[p], Default::default());
             (format!("a snapshot of {}", path.display()), serde_json::to_vec(&snap).unwrap())

@@ -91,6 +91,7 @@ fn process(regions: Vec<memtally_core::model::Region>) -> Process {
         regions,
         rollup: None,
         streamed: None,
+        footprint: None,
     }
 }
 
@@ -194,9 +195,14 @@ proptest! {
         pa.regions = parse(&b);
         let after = linux_snapshot(&[pa, pb], Moment::default());
         let d = diff(&before, &after, &DiffOptions::default().with_sort(vec![DiffSort(Figure::Rss)]).with_min_delta(0));
-        for f in [Figure::Rss, Figure::Dirty, Figure::Size] {
+        // The figures a sum over processes keeps (model::summable) split
+        // exactly; the full-count ones are no total of two processes.
+        for f in [Figure::Pss, Figure::PrivateDirty, Figure::Uss, Figure::Size] {
             let parts: i128 = d.processes.iter().filter_map(|p| p.delta(f)).sum();
             prop_assert_eq!(Some(parts), d.totals.delta(f), "{}", f.name());
+        }
+        for f in [Figure::Rss, Figure::Dirty] {
+            prop_assert!(d.totals.after.as_ref().is_some_and(|s| s.figure(f).is_none()), "{}", f.name());
         }
     }
 }

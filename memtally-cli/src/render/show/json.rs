@@ -87,12 +87,22 @@ pub(super) struct ShowSummary<'a> {
     partial: bool,
     notes: Vec<String>,
     gpu: Option<WithNotes<'a, GpuShow>>,
-    totals: &'a Sizes,
+    totals: TotalsJson<'a>,
     shmem: ShmemJson<'a>,
     categories: Vec<CategoryJson<'a>>,
     by: &'static str,
     rows: Vec<RowJson<'a>>,
     rows_omitted: usize,
+}
+
+/// The totals' size keys, and the summable footprint derived from them.
+#[derive(Serialize)]
+struct TotalsJson<'a> {
+    #[serde(flatten)]
+    sizes: &'a Sizes,
+    /// Pss_Anon + SwapPss: the footprint that adds up across processes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    footprint_pss: Option<u64>,
 }
 
 /// Shared memory's figures, and its USS.
@@ -132,7 +142,7 @@ pub(super) fn summary(report: &ShowReport) -> ShowSummary<'_> {
         partial: report.partial(),
         notes: words(&report.notes),
         gpu: report.gpu.as_ref().map(|g| WithNotes::new(g, &g.notes)),
-        totals: &report.totals,
+        totals: TotalsJson { sizes: &report.totals, footprint_pss: report.totals.footprint_pss() },
         shmem: ShmemJson { sizes: &report.shmem, uss: report.shmem.uss() },
         categories: report
             .categories

@@ -54,7 +54,8 @@ pub(crate) const COLUMNS_SEVERAL: &[(&str, Figure)] = &[
     ("PRIV DIRTY", Figure::PrivateDirty),
     ("PSS DIRTY", Figure::PssDirty),
     ("PSS", Figure::Pss),
-    ("SWAP PSS", Figure::SwapPss),
+    // SwapPss and the swapped shared memory it leaves out, once.
+    ("SWAP PSS", Figure::SwapCounted),
     ("VIRTUAL", Figure::Size),
 ];
 
@@ -147,6 +148,9 @@ pub(crate) const CSV_FIGURES: &[Figure] = &[
     Figure::Locked,
     Figure::SharedHugetlb,
     Figure::PrivateHugetlb,
+    // The total row's only (a process's figures, not a mapping's).
+    Figure::Footprint,
+    Figure::FootprintPss,
 ];
 
 pub(crate) fn csv_cell(v: Option<u64>) -> String {

@@ -9,7 +9,7 @@ use super::{columns, figures_in, gpu_rows, heading};
 use crate::render::blocks::{write_text, Block};
 use crate::render::notes::word;
 use crate::render::table::{Align, Table};
-use crate::render::units::human_opt;
+use crate::render::units::{human, human_opt};
 use crate::render::width;
 
 /// The huge page and KSM figures of a row that are not zero, as
@@ -118,6 +118,8 @@ pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
         }
     }
     blocks.extend(shmem_line(&report.shmem).map(Block::Line));
+    blocks.extend(footprint_lines(&report.totals).into_iter().map(Block::Line));
+    blocks.extend(crate::render::top::shmem_swap_note(&report.totals));
     if report.omitted > 0 {
         blocks.push(Block::Line(format!(
             "({} more rows not shown; totals include them. --top to change.)",
@@ -128,7 +130,7 @@ pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
     if report.processes.len() > 1 {
         // Whole, not wrapped as notes: the output's fitting wraps them.
         blocks.push(Block::Line(format!(
-            "note: {} processes: only figures that add up across them are shown (PSS DIRTY = Pss_Dirty, SWAP PSS = SwapPss: a shared page divided among its processes); RSS, shared dirty and swap in full are in --format json.",
+            "note: {} processes: only figures that add up across them are shown (PSS DIRTY = Pss_Dirty, SWAP PSS = SwapPss: a shared page divided among its processes); RSS, shared dirty and swap count a shared page once per process, so they stand per process only (processes[] in --format json).",
             report.processes.len()
         )));
         if report.totals.pss_dirty.is_none() {
@@ -136,4 +138,25 @@ pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
         }
     }
     write_text(blocks, fit, out)
+}
+
+/// The two footprints, named apart, a line each (each fits 80 columns):
+/// Chromium's (status RssAnon + VmSwap, one process's, shared pages in
+/// full) and the summable one (Pss_Anon + SwapPss). A sum over several
+/// processes has only the second (model::summable).
+fn footprint_lines(totals: &Sizes) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(f) = totals.footprint {
+        lines.push(format!(
+            "footprint {}: status RssAnon + VmSwap (as Chromium counts it)",
+            human(f)
+        ));
+    }
+    if let Some(f) = totals.footprint_pss() {
+        lines.push(format!(
+            "footprint_pss {}: Pss_Anon + SwapPss (adds up across processes)",
+            human(f)
+        ));
+    }
+    lines
 }

@@ -167,6 +167,7 @@ fn streamed_json_handles_every_region_shape() {
         regions,
         rollup: None,
         streamed: None,
+        footprint: None,
     }];
     // Byte for byte, key order included: the fast path's object is the
     // derived one's, sorted.

@@ -149,3 +149,141 @@ pub fn spawn_mapper(mappings: usize, open: Option<&std::path::Path>) -> Lone {
     assert_eq!(&ready, b"ready\n");
     Lone { child: crate::support::Killed(child), _dir: dir }
 }
+
+/// A C program that maps and writes `len` bytes of private anonymous
+/// memory, then forks `children` children that only wait: every page is
+/// then dirty and shared copy-on-write by all of them, so each process's
+/// Shared_Dirty holds the `len` bytes in full while its Pss_Dirty holds
+/// `len / (children + 1)`. The children die with the parent
+/// (PR_SET_PDEATHSIG). Prints `ready PID...` (the children) once all are forked.
+const FAMILY_C: &str = r#"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    size_t len = argc > 1 ? strtoull(argv[1], 0, 10) : 0;
+    int n = argc > 2 ? atoi(argv[2]) : 0;
+    pid_t parent = getpid();
+    char *p = mmap(0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return 1;
+    memset(p, 0x6b, len);
+    char line[4096];
+    int at = snprintf(line, sizeof line, "ready");
+    for (int i = 0; i < n; i++) {
+        pid_t c = fork();
+        if (c < 0) return 1;
+        if (c == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != parent) _exit(0);
+            for (;;) pause();
+        }
+        at += snprintf(line + at, sizeof line - at, " %d", (int)c);
+    }
+    at += snprintf(line + at, sizeof line - at, "\n");
+    if (write(1, line, at) != at) return 1;
+    for (;;) pause();
+}
+"#;
+
+/// A forked family sharing written pages: the parent and its children's PIDs.
+pub struct Family {
+    pub child: crate::support::Killed,
+    pub children: Vec<u32>,
+    _dir: tempfile::TempDir,
+}
+
+impl Family {
+    /// The parent's PID, then the children's.
+    pub fn pids(&self) -> Vec<u32> {
+        std::iter::once(self.child.0.id()).chain(self.children.iter().copied()).collect()
+    }
+}
+
+/// Starts a parent that writes `len` bytes and forks `children` children
+/// sharing them copy-on-write (see [`FAMILY_C`]); killed on drop, the
+/// children with it.
+pub fn family(len: usize, n: usize) -> Family {
+    let (dir, exe) = build("cow_family", FAMILY_C);
+    let mut child = Command::new(&exe)
+        .arg(len.to_string())
+        .arg(n.to_string())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = Vec::new();
+    let out = child.stdout.as_mut().unwrap();
+    let mut b = [0u8; 1];
+    while out.read_exact(&mut b).is_ok() && b[0] != b'\n' {
+        line.push(b[0]);
+    }
+    let child = crate::support::Killed(child);
+    let line = String::from_utf8(line).unwrap();
+    let mut words = line.split_whitespace();
+    assert_eq!(words.next(), Some("ready"), "{line}");
+    let children: Vec<u32> = words.map(|w| w.parse().unwrap()).collect();
+    assert_eq!(children.len(), n, "{line}");
+    Family { child, children, _dir: dir }
+}
+
+/// A C program that, on a byte on stdin, maps the file `path` (made
+/// `len` bytes long) shared, writes every page of it when the third
+/// argument is `touch`, and answers `ready`: a /dev/shm file's pages
+/// then belong to the cgroup the program was moved into before the byte.
+const SHM_C: &str = r#"
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    size_t len = strtoull(argv[2], 0, 10);
+    int touch = argc > 3 && strcmp(argv[3], "touch") == 0;
+    char b;
+    if (read(0, &b, 1) != 1) return 1;
+    int fd = open(argv[1], O_RDWR | O_CREAT, 0600);
+    if (fd < 0 || ftruncate(fd, len) != 0) return 1;
+    char *p = mmap(0, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) return 1;
+    if (touch) memset(p, 0x5a, len);
+    if (write(1, "ready\n", 6) != 6) return 1;
+    for (;;) pause();
+}
+"#;
+
+/// A child waiting to map a shared file (see [`SHM_C`]); killed on drop.
+pub struct ShmMapper {
+    pub child: crate::support::Killed,
+    _dir: tempfile::TempDir,
+}
+
+impl ShmMapper {
+    /// Starts the program; it maps nothing until [`ShmMapper::map`].
+    pub fn start(path: &std::path::Path, len: usize, touch: bool) -> ShmMapper {
+        let (dir, exe) = build("shm_mapper", SHM_C);
+        let child = Command::new(&exe)
+            .arg(path)
+            .arg(len.to_string())
+            .arg(if touch { "touch" } else { "map" })
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        ShmMapper { child: crate::support::Killed(child), _dir: dir }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.0.id()
+    }
+
+    /// Maps (and writes, if asked) the file, and waits until it has.
+    pub fn map(&mut self) {
+        self.child.0.stdin.as_mut().unwrap().write_all(b"m").unwrap();
+        let mut ready = [0u8; 6];
+        self.child.0.stdout.as_mut().unwrap().read_exact(&mut ready).unwrap();
+        assert_eq!(&ready, b"ready\n");
+    }
+}

@@ -9,6 +9,7 @@
 pub mod lone;
 pub mod peer;
 pub mod stall;
+pub mod swap;
 pub mod tmux;
 pub mod zram;
 

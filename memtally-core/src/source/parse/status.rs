@@ -30,6 +30,15 @@ pub struct Status {
 }
 
 impl Status {
+    /// Chromium's Linux "private memory footprint": RssAnon + VmSwap;
+    /// `None` when the kernel prints neither.
+    pub fn footprint(&self) -> Option<u64> {
+        match (self.rss_anon, self.vm_swap) {
+            (None, None) => None,
+            (a, s) => Some(a.unwrap_or(0).saturating_add(s.unwrap_or(0))),
+        }
+    }
+
     /// A process that has exited: a zombie its parent has not reaped yet,
     /// or one being torn down. Its memory is gone.
     pub fn exited(&self) -> bool {

@@ -198,6 +198,7 @@ impl<'r> OneProcess<'r> {
             regions: Vec::new(),
             rollup: None,
             streamed: None,
+            footprint: status.as_ref().and_then(Status::footprint),
         };
         Ok(OneProcess { root, before, status, process, totals: Streamed::default() })
     }
@@ -228,6 +229,7 @@ impl<'r> OneProcess<'r> {
     /// The process as read when the sink stopped the read.
     fn stopped(mut self) -> Process {
         self.totals.stopped = true;
+        self.totals.totals.footprint = self.process.footprint;
         self.process.streamed = Some(self.totals);
         self.process
     }
@@ -287,6 +289,13 @@ impl<'r> OneProcess<'r> {
             self.process.rollup =
                 rollup.filter(|r| same_instant(r, sum, self.totals.regions, recorded));
         }
+        // The footprint is status's (read at the start), whichever file
+        // the other figures came from: smaps, its rollup, or maps alone.
+        let footprint = self.process.footprint;
+        if let Some(r) = self.process.rollup.as_mut() {
+            r.footprint = footprint;
+        }
+        self.totals.totals.footprint = footprint;
         self.process.streamed = Some(self.totals);
         Ok(self.process)
     }
