@@ -365,7 +365,11 @@ impl Sizes {
             Figure::Thp => {
                 sum(&[self.anon_huge_pages, self.shmem_pmd_mapped, self.file_pmd_mapped])
             }
-            Figure::Hugetlb => sum(&[self.shared_hugetlb, self.private_hugetlb]),
+            // Both parts: a sum over processes keeps only the private
+            // one (see model::summable), and half of the pool is no total.
+            Figure::Hugetlb => {
+                Some(self.shared_hugetlb?.saturating_add(self.private_hugetlb?))
+            }
             Figure::FootprintPss => self.footprint_pss(),
             Figure::SwapCounted => sum(&[self.swap_pss, self.shmem_swap]),
             Figure::FootprintPssShmem => {
@@ -591,6 +595,7 @@ mod tests {
             private_dirty: Some(8),
             anon_huge_pages: Some(16),
             file_pmd_mapped: Some(32),
+            shared_hugetlb: Some(0),
             private_hugetlb: Some(64),
             gpu: Some(128),
             ..Default::default()

@@ -1,8 +1,8 @@
 //! The one rule for sums over processes: every figure added up across
 //! processes is one that divides a shared page among them (PSS,
 //! Pss_Dirty, SwapPss and the Pss_* parts), or counts only pages no other
-//! process maps (Private_Clean, Private_Dirty, and so USS; not
-//! Private_Hugetlb, whose hugetlb total would then be half of one), or is already counted once
+//! process maps (Private_Clean, Private_Dirty, and so USS; Private_Hugetlb,
+//! while the hugetlb total, which needs Shared_Hugetlb too, is absent), or is already counted once
 //! across processes (GPU). A full-count figure (RSS, Shared_*, Swap,
 //! Anonymous, the huge page and KSM counts, the status footprint) counts
 //! a page shared by N processes N times: it stands per process only, and
@@ -24,6 +24,7 @@ pub const SUMMABLE: &[Figure] = &[
     Figure::ShmemSwap,
     Figure::PrivateClean,
     Figure::PrivateDirty,
+    Figure::PrivateHugetlb,
     Figure::Gpu,
 ];
 

@@ -89,11 +89,13 @@ fn tree_rows_add_up_their_subtree() {
     assert_eq!(rows[0].key, child.pid.to_string());
     assert_eq!((rows[0].depth, rows[0].processes), (0, 3));
     assert!(rows[1..].iter().all(|r| r.depth == 1 && r.processes == 1), "{rows:?}");
-    // The root row's figures are its subtree's: at least the 2 MiB the
-    // child touched, and the sum of the three processes' own RSS.
-    let own: u64 = found.scan.processes.iter().map(|p| p.sizes.rss.unwrap()).sum();
+    // The root row's figures are its subtree's: the sum of the three
+    // processes' own PSS (at least the 2 MiB the child touched, shared
+    // among them); a full-count figure (RSS) stands per process only.
+    let own: u64 = found.scan.processes.iter().map(|p| p.sizes.pss.unwrap()).sum();
     assert!(own >= 2 * MIB as u64);
-    assert_eq!(rows[0].sizes.rss, Some(own));
+    assert_eq!(rows[0].sizes.pss, Some(own));
+    assert_eq!(rows[0].sizes.rss, None, "RSS of three processes is no sum");
 }
 
 /// A snapshot records each process's parent and owner.
