@@ -42,4 +42,5 @@ mod vmmap_parity;
 mod vmmap_pid;
 mod vmmap_split;
 mod vmmap_view;
+mod vmmap_warnings;
 mod width;

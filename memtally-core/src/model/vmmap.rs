@@ -84,6 +84,12 @@ pub struct SummaryRow {
     /// A `TOTAL` row.
     #[serde(skip)]
     pub total: bool,
+    /// For each size column (VIRTUAL to EMPTY, in that order), one unit of
+    /// the last digit vmmap printed (`15.8G`: 0.1G; `2437K`: 1K; `824`:
+    /// 1 byte): how far the printed figure can be from the true one. 0
+    /// where the column is absent.
+    #[serde(skip)]
+    pub steps: [u64; 7],
 }
 
 /// A MALLOC ZONE table row, kept apart from the summary; figures as printed.

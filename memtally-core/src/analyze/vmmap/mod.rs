@@ -200,11 +200,14 @@ pub fn bucket_reclaimable(purge: Purge, b: &Bucket) -> Option<u64> {
 }
 
 /// The name under which a region type is compared with the summary
-/// table: vmmap calls one type `unused __DATA` (or `unused shlib __DATA`)
-/// in the region list and `unused but dirty shlib __DATA` in the summary.
+/// table: the region list names the unused parts of the shared cache's
+/// libraries by segment (`unused __DATA`, `unused shlib __DATA_DIRTY`,
+/// `unused __AUTH`, `unused __TEXT`, ...) and the summary adds them all
+/// up in one row, `unused but dirty shlib __DATA`.
 pub fn same_type(region_type: &str) -> &str {
     let t = region_type.trim();
-    if t.starts_with("unused ") && t.ends_with("__DATA") {
+    let segment = t.rsplit(' ').next().unwrap_or("");
+    if t.starts_with("unused ") && segment.starts_with("__") {
         "unused but dirty shlib __DATA"
     } else {
         t
@@ -315,6 +318,22 @@ MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K]
         let t = tally(&[]);
         assert_eq!(t.selected, 5);
         assert!(t.by_type.contains_key("MALLOC_TINY"));
+    }
+
+    #[test]
+    fn every_unused_segment_is_the_summary_s_unused_row() {
+        for t in [
+            "unused __DATA",
+            "unused shlib __DATA",
+            "unused __DATA_DIRTY",
+            "unused __AUTH",
+            "unused __TEXT",
+            "unused but dirty shlib __DATA",
+        ] {
+            assert_eq!(same_type(t), "unused but dirty shlib __DATA", "{t}");
+        }
+        assert_eq!(same_type("__DATA_DIRTY"), "__DATA_DIRTY");
+        assert_eq!(same_type("unused space"), "unused space");
     }
 
     #[test]
