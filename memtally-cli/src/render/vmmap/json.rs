@@ -5,7 +5,9 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use memtally_core::analyze::vmmap::{CountMismatch, Footprint, Overcommit, TotalCheck};
+use memtally_core::analyze::vmmap::{
+    CountMismatch, Footprint, FootprintCheck, Overcommit, TotalCheck,
+};
 use memtally_core::model::vmmap::{Diagnostics, Header, MallocZoneRow, Problem, SummaryRow};
 use memtally_core::model::{Flow, Region, RegionSink, Sizes};
 
@@ -137,6 +139,7 @@ struct JsonDoc<'a> {
     footprint: Vec<JsonFootprint<'a>>,
     footprint_total: JsonFootprintTotal<'a>,
     summary_total_check: Option<&'a TotalCheck>,
+    footprint_check: Option<&'a FootprintCheck>,
     histograms: Vec<JsonHistogram<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     grouped: Option<JsonGroup<'a>>,
@@ -331,6 +334,7 @@ fn json_doc<'a>(r: &'a VmmapView<'a>) -> JsonDoc<'a> {
             footprint: &r.report.footprint,
         },
         summary_total_check: r.report.total_check.as_ref(),
+        footprint_check: r.report.footprint_check.as_ref(),
         histograms: t
             .exact
             .iter()

@@ -7,19 +7,24 @@ use serde::Serialize;
 use super::{Footprint, TypeFilter};
 use crate::model::vmmap::{Document, SummaryRow};
 
-/// The region types the seed reports as GPU memory (those it asks for
-/// when none are given).
-pub const GPU_TYPES: [&str; 2] = ["IOAccelerator", "IOSurface"];
+/// The region types the default GPU view shows: the seed's
+/// (IOAccelerator, IOSurface; those it asks for when none are given),
+/// and the graphics memory a process owns without mapping it (macOS 26),
+/// which its footprint counts.
+pub const GPU_TYPES: [&str; 3] = ["IOAccelerator", "IOSurface", "owned unmapped (graphics)"];
 
 /// A summary row's footprint: DIRTY + SWAPPED less VOLATILE (volatile
 /// purgeable bytes are reclaimable, not footprint; EMPTY ones hold
-/// nothing). `None` when the table has neither DIRTY nor SWAPPED. The
-/// table's figures are rounded as vmmap printed them.
+/// nothing); for owned unmapped memory RESIDENT in place of DIRTY
+/// ([`owned_unmapped`](super::owned_unmapped)). `None` when the table has
+/// neither DIRTY nor SWAPPED. The table's figures are rounded as vmmap
+/// printed them.
 pub fn row_footprint(s: &SummaryRow) -> Option<u64> {
     if s.dirty.is_none() && s.swapped.is_none() {
         return None;
     }
-    let fp = s.dirty.unwrap_or(0).saturating_add(s.swapped.unwrap_or(0));
+    let charged = super::charged(&s.region_type, s.dirty, s.resident);
+    let fp = charged.unwrap_or(0).saturating_add(s.swapped.unwrap_or(0));
     Some(fp.saturating_sub(s.volatile.unwrap_or(0)))
 }
 

@@ -5,11 +5,11 @@
 use super::region_line::{parse_region_line, RegionLine};
 use super::tokens::{
     content, find_byte, is_elision, is_size_token, looks_like_region, name_and_pid, parse_size,
-    printed_step, prompt_command, split_row,
+    prompt_command, split_row,
 };
 use super::{ParseOptions, ASSUMED_PAGE_SIZE, READ_BUFFER};
 use crate::model::vmmap::{
-    Document, DocumentNote, Fact, MallocZoneRow, Record, SummaryRow, VRegion,
+    printed_step, Document, DocumentNote, Fact, MallocZoneRow, Record, SummaryRow, VRegion,
 };
 
 /// A summary column; the size columns in [`SummaryRow::steps`] order.

@@ -1,6 +1,7 @@
 use super::region_line::parse_region_line;
-use super::tokens::{content, parse_size, printed_step};
+use super::tokens::{content, parse_size};
 use super::*;
+use crate::model::vmmap::printed_step;
 use crate::model::vmmap::DocumentNote;
 use crate::model::Purge;
 

@@ -162,25 +162,6 @@ pub fn parse_size(t: &str, bare: u64) -> Option<u64> {
     Some(x as u64)
 }
 
-/// One unit of the last digit of a size as printed, in bytes: `15.8G` is
-/// 0.1G, `2437K` 1K, `0.20` (pages) a hundredth of `bare`. What rounding
-/// to that digit can hide; 0 for a token that is not a size.
-pub fn printed_step(t: &str, bare: u64) -> u64 {
-    let b = t.as_bytes();
-    let (digits, mult) = match b.last() {
-        Some(b'B') => (&t[..t.len() - 1], 1u64),
-        Some(b'K') => (&t[..t.len() - 1], 1 << 10),
-        Some(b'M') => (&t[..t.len() - 1], 1 << 20),
-        Some(b'G') => (&t[..t.len() - 1], 1 << 30),
-        Some(b'T') => (&t[..t.len() - 1], 1 << 40),
-        Some(_) => (t, bare),
-        None => return 0,
-    };
-    let decimals = digits.find('.').map_or(0, |at| digits.len() - at - 1);
-    let tens = 10u64.checked_pow(u32::try_from(decimals).unwrap_or(u32::MAX)).unwrap_or(u64::MAX);
-    (mult / tens).max(1)
-}
-
 pub(crate) fn find_byte(s: &str, b: u8) -> Option<usize> {
     memchr::memchr(b, s.as_bytes())
 }
