@@ -5,11 +5,13 @@
 //! [`SeedView`] reproduces the seed's three reports from memtally's parse.
 
 mod footprint_check;
+mod footprint_diff;
 mod seed_view;
 mod summary;
 mod tally;
 
 pub use footprint_check::{footprint_check, FootprintCheck};
+pub use footprint_diff::{footprint_diff, Delta, FootprintDiff, PurgeableDelta};
 
 pub use seed_view::{SeedSummary, SeedView};
 pub use summary::{
