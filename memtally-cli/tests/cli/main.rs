@@ -37,6 +37,7 @@ mod signals;
 mod top_live;
 mod ui;
 mod vmmap_cli;
+mod vmmap_csv;
 mod vmmap_footprint;
 mod vmmap_over_time;
 mod vmmap_parity;

@@ -187,7 +187,12 @@ fn streamed_json_and_csv_hold_every_selected_region() {
             assert_eq!(Some(n), v["regions_selected"].as_u64(), "{f} {extra:?}");
             args[3] = "csv";
             let csv = String::from_utf8(run(&args).stdout).unwrap();
-            assert_eq!(csv.lines().count() as u64, n + 1, "{f} {extra:?}");
+            if v["regions_read"] == 0 && !v["summary"].as_array().unwrap().is_empty() {
+                // No region lines: the CSV is the summary table (vmmap_csv.rs).
+                assert!(csv.starts_with("kind,region_type,count,"), "{f}: {csv}");
+            } else {
+                assert_eq!(csv.lines().count() as u64, n + 1, "{f} {extra:?}");
+            }
             seen += 1;
         }
     }

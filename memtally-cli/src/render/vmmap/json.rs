@@ -270,6 +270,26 @@ impl VmmapStream {
         }
         self.doc.write_out(out)
     }
+
+    /// `--format csv`: the regions were printed as read (`--csv regions`),
+    /// or another table now; input without region lines prints its
+    /// summary table in their place.
+    pub fn finish_csv(mut self, r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+        use super::csv_tables::{breakdown, footprint, summary, VmmapCsv};
+        let rep = r.report;
+        match r.csv {
+            VmmapCsv::Regions if rep.tally.regions_read == 0 && !rep.doc.summary.is_empty() => {
+                if let Some(e) = self.doc.take_failed() {
+                    return Err(e);
+                }
+                summary(r, out)
+            }
+            VmmapCsv::Regions => self.finish(r, out),
+            VmmapCsv::Summary => summary(r, out),
+            VmmapCsv::Breakdown => breakdown(r, out),
+            VmmapCsv::Footprint => footprint(r, out),
+        }
+    }
 }
 
 /// A [`VmmapStream`] printing regions as they are read.
