@@ -400,6 +400,8 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
         header.push(format!("{f}_after"));
         header.push(format!("{f}_delta"));
     }
+    let figure_cells = header.len() - 4;
+    header.extend(super::diff_footprint::csv_header(d));
     w.write_record(&header)?;
     let scopes: [(&str, &[Change]); 4] = [
         ("total", std::slice::from_ref(&d.totals)),
@@ -423,6 +425,7 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
                 rec.push(cell(&c.after, f));
                 rec.push(c.delta(f).map_or(String::new(), |v| v.to_string()));
             }
+            rec.resize(header.len(), String::new());
             w.write_record(&rec)?;
         }
     }
@@ -459,6 +462,10 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
             rec.push(cell(&c.after));
             rec.push(c.delta(f).map_or(String::new(), |v| v.to_string()));
         }
+        rec.resize(header.len(), String::new());
+        w.write_record(&rec)?;
+    }
+    for rec in super::diff_footprint::csv_rows(d, figure_cells) {
         w.write_record(&rec)?;
     }
     w.flush()

@@ -83,3 +83,47 @@ pub(crate) fn footprint_changes(d: &Diff, limit: usize) -> Vec<Block> {
     }
     blocks
 }
+
+/// The columns a diff of two vmmap reports adds to the CSV (none for
+/// Linux snapshots): before, after and delta of footprint and reclaimable.
+pub(crate) fn csv_header(d: &Diff) -> Vec<String> {
+    if d.vmmap.is_none() {
+        return Vec::new();
+    }
+    ["footprint", "reclaimable"]
+        .iter()
+        .flat_map(|f| ["before", "after", "delta"].map(|s| format!("{f}_{s}")))
+        .collect()
+}
+
+/// `footprint` lines: the total (key `total`) and each changed type (key
+/// the region type), `figure_cells` empty figure cells, then the columns
+/// of [`csv_header`].
+pub(crate) fn csv_rows(d: &Diff, figure_cells: usize) -> Vec<Vec<String>> {
+    let Some(v) = &d.vmmap else { return Vec::new() };
+    let cell = |x: Option<u64>| x.map_or_else(String::new, |x| x.to_string());
+    let total = std::iter::once(("total".to_string(), &v.total));
+    let types = v.types.iter().map(|t| (t.region_type.clone().unwrap_or_default(), t));
+    total
+        .chain(types)
+        .map(|(key, t)| {
+            let status =
+                if t.footprint.changed() || t.reclaimable.changed() { "changed" } else { "same" };
+            let mut rec = vec![
+                "footprint".to_string(),
+                crate::render::table::csv_text(key),
+                String::new(),
+                status.to_string(),
+            ];
+            rec.extend(std::iter::repeat_n(String::new(), figure_cells));
+            for x in [&t.footprint, &t.reclaimable] {
+                rec.extend([
+                    cell(x.before),
+                    cell(x.after),
+                    x.delta.map_or_else(String::new, |v| v.to_string()),
+                ]);
+            }
+            rec
+        })
+        .collect()
+}

@@ -243,6 +243,15 @@ fn a_purge_flip_shows_in_the_footprint_and_reclaimable() {
         ),
         "{text}"
     );
+    // CSV: `footprint` lines, the total and each changed type.
+    let csv = String::from_utf8(run(&["diff", &a, &b, "--format", "csv"]).stdout).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let line =
+        csv.lines().find(|l| l.starts_with("footprint,IOSurface,")).expect("a footprint line");
+    let cells: Vec<&str> = line.split(',').collect();
+    let at = |name: &str| cells[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!((at("footprint_before"), at("footprint_after")), ("8388608", "4194304"), "{csv}");
+    assert_eq!(at("reclaimable_delta"), "4194304", "{csv}");
     // The same report twice: nothing moved.
     let same = run_json(&["diff", &a, &a, "--format", "json"]);
     assert_eq!(same["vmmap"]["total"]["footprint"]["delta"].as_i64(), Some(0));
