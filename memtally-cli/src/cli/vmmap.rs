@@ -13,7 +13,7 @@ use memtally_core::usecase::vmmap::{read, seed_view, VmmapInput, VmmapOptions};
 use memtally_core::{Error, Result};
 
 use crate::cli::choice::choice;
-use crate::render::vmmap::{seed, VmmapStream, VmmapView};
+use crate::render::vmmap::{seed, VmmapCsv, VmmapStream, VmmapView};
 use crate::render::{print, stdout_error, Format};
 
 #[derive(Debug, Args)]
@@ -83,6 +83,11 @@ pub struct VmmapArgs {
     #[arg(long, default_value_t = 120, value_name = "SECONDS")]
     pub timeout: u64,
 
+    /// With --format csv: which table. Default: the regions, or the
+    /// summary table for input without region lines (`vmmap -summary`).
+    #[arg(long, value_enum, value_name = "TABLE")]
+    pub csv: Option<VmmapCsv>,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -105,11 +110,21 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
     // JSON and CSV print regions as they are read; `--by` sums them as
     // they come; only the `--regions` table keeps them (its columns are as
     // wide as their widest cell).
+    if args.csv.is_some() && args.format != Format::Csv {
+        return Err(Error::Usage(
+            "--csv chooses the table of --format csv; add --format csv".into(),
+        ));
+    }
+    let csv = args.csv.unwrap_or_default();
     let mut opts = VmmapOptions::default()
         .with_types(args.types.clone())
         .with_by(args.by)
         .with_keep_regions(args.regions && args.format == Format::Table)
-        .with_stream_regions(args.format != Format::Table)
+        .with_stream_regions(match args.format {
+            Format::Json => true,
+            Format::Csv => csv == VmmapCsv::Regions,
+            Format::Table => false,
+        })
         .with_strict(args.strict)
         .with_parse(ParseOptions { page_size: args.page_size });
     if args.seed_view {
@@ -137,8 +152,9 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
         (None, false) => None,
     };
     let view =
-        VmmapView { report: &report, pow2: args.pow2, histograms, list_regions: args.regions };
+        VmmapView { report: &report, pow2: args.pow2, histograms, list_regions: args.regions, csv };
     match stream {
+        Some(s) if args.format == Format::Csv => s.finish_csv(&view, out).map_err(stdout_error),
         Some(s) => s.finish(&view, out).map_err(stdout_error),
         None => print(&view, Format::Table, out),
     }

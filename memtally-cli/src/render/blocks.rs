@@ -143,6 +143,7 @@ mod tests {
                 pow2: false,
                 histograms: Some(Vec::new()),
                 list_regions: true,
+                csv: Default::default(),
             };
             assert_printed_by_blocks(name, &view, view.blocks(width));
         }

@@ -6,6 +6,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use memtally_core::analyze::diff::{Change, Diff, DiffSort, PurgeChange, RegionChange};
+use memtally_core::analyze::vmmap::FootprintDiff;
 use memtally_core::model::snapshot::SnapRegion;
 use memtally_core::model::{Figure, Named, Sizes};
 
@@ -151,6 +152,7 @@ fn blocks(d: &Diff, limit: usize) -> Vec<Block> {
         )));
     }
     blocks.extend(purge_changes(d, limit));
+    blocks.extend(super::diff_footprint::footprint_changes(d, limit));
     blocks.extend(d.notes.iter().map(|n| Block::Note(escape_controls(word(n)))));
     blocks
 }
@@ -266,6 +268,9 @@ struct DiffHead<'a> {
     categories: Vec<ChangeJson<'a>>,
     paths: Vec<ChangeJson<'a>>,
     purge_changes: Vec<PurgeJson<'a>>,
+    /// Only for two vmmap reports: their footprints (docs/json.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vmmap: Option<&'a FootprintDiff>,
     /// Only when there are some: the document of two sound snapshots
     /// stays as it was.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -288,6 +293,7 @@ fn json_head(d: &Diff) -> DiffHead<'_> {
         categories: d.categories.iter().map(|c| ChangeJson::of(c, KeyJson::Category)).collect(),
         paths: d.paths.iter().map(|c| ChangeJson::of(c, KeyJson::Path)).collect(),
         purge_changes: d.purge_changes.iter().map(PurgeJson::of).collect(),
+        vmmap: d.vmmap.as_ref(),
         notes: words(&d.notes),
     }
 }
@@ -397,6 +403,8 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
         header.push(format!("{f}_after"));
         header.push(format!("{f}_delta"));
     }
+    let figure_cells = header.len() - 4;
+    header.extend(super::diff_footprint::csv_header(d));
     w.write_record(&header)?;
     let scopes: [(&str, &[Change]); 4] = [
         ("total", std::slice::from_ref(&d.totals)),
@@ -420,6 +428,7 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
                 rec.push(cell(&c.after, f));
                 rec.push(c.delta(f).map_or(String::new(), |v| v.to_string()));
             }
+            rec.resize(header.len(), String::new());
             w.write_record(&rec)?;
         }
     }
@@ -456,6 +465,10 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
             rec.push(cell(&c.after));
             rec.push(c.delta(f).map_or(String::new(), |v| v.to_string()));
         }
+        rec.resize(header.len(), String::new());
+        w.write_record(&rec)?;
+    }
+    for rec in super::diff_footprint::csv_rows(d, figure_cells) {
         w.write_record(&rec)?;
     }
     w.flush()

@@ -187,9 +187,105 @@ fn streamed_json_and_csv_hold_every_selected_region() {
             assert_eq!(Some(n), v["regions_selected"].as_u64(), "{f} {extra:?}");
             args[3] = "csv";
             let csv = String::from_utf8(run(&args).stdout).unwrap();
-            assert_eq!(csv.lines().count() as u64, n + 1, "{f} {extra:?}");
+            if v["regions_read"] == 0 && !v["summary"].as_array().unwrap().is_empty() {
+                // No region lines: the CSV is the summary table (vmmap_csv.rs).
+                assert!(csv.starts_with("kind,region_type,count,"), "{f}: {csv}");
+            } else {
+                assert_eq!(csv.lines().count() as u64, n + 1, "{f} {extra:?}");
+            }
             seen += 1;
         }
     }
     assert!(seen >= 20, "{seen}");
+}
+
+/// Two reports of one process: an IOSurface goes from non-volatile to
+/// volatile (the app marked it purgeable). Its dirty bytes stay; its
+/// footprint leaves for reclaimable memory (issue 21, item 12).
+const FLIP_BEFORE: &str = "\
+Process:         GpuDemo [5150]
+OS Version:      macOS 26.5.2 (25F84)
+VM page size:  16384 bytes
+Physical footprint:         13.1M
+
+==== Writable regions for process 5150
+REGION TYPE                    START - END         [ VSIZE  RSDNT  DIRTY   SWAP] PRT/MAX SHRMOD PURGE    REGION DETAIL
+IOSurface                   103000000-103400000    [ 4096K  4096K  4096K     0K] rw-/rw- SM=SHM PURGE=N
+IOSurface                   103400000-103800000    [ 4096K  4096K  4096K     0K] rw-/rw- SM=SHM PURGE=N
+MALLOC_SMALL                103810000-104010000    [ 8192K  5120K  5120K     0K] rw-/rwx SM=PRV          DefaultMallocZone_0x1023f0000
+";
+
+#[test]
+fn a_purge_flip_shows_in_the_footprint_and_reclaimable() {
+    let dir = tempfile::tempdir().unwrap();
+    let after = FLIP_BEFORE
+        .replace(
+            "103800000    [ 4096K  4096K  4096K     0K] rw-/rw- SM=SHM PURGE=N",
+            "103800000    [ 4096K  4096K  4096K     0K] rw-/rw- SM=SHM PURGE=V",
+        )
+        .replace("13.1M", "9.1M");
+    let (a, b) = (write(dir.path(), "a.txt", FLIP_BEFORE), write(dir.path(), "b.txt", &after));
+    let d = run_json(&["diff", &a, &b, "--format", "json"]);
+    assert_eq!(d["totals"]["delta"]["dirty"].as_i64(), Some(0), "dirty reads no change");
+    let v = &d["vmmap"]["total"];
+    assert_eq!(v["footprint"]["before"].as_i64(), Some(13 << 20));
+    assert_eq!(v["footprint"]["delta"].as_i64(), Some(-4096 * K));
+    assert_eq!(v["reclaimable"]["delta"].as_i64(), Some(4096 * K));
+    assert!(d["vmmap"]["physical_footprint"]["delta"].as_i64().unwrap() < 0, "{d}");
+    let types = d["vmmap"]["types"].as_array().unwrap();
+    assert_eq!(types.len(), 1, "MALLOC_SMALL did not move: {types:?}");
+    assert_eq!(types[0]["region_type"], "IOSurface");
+    assert_eq!(types[0]["footprint"]["after"].as_i64(), Some(4096 * K), "halved");
+    let text = String::from_utf8(run(&["diff", &a, &b]).stdout).unwrap();
+    assert!(
+        text.contains(
+            "footprint: 13.0M -> 9.0M (-4.0M); reclaimable (volatile purgeable): 0 -> 4.0M (+4.0M)"
+        ),
+        "{text}"
+    );
+    // CSV: `footprint` lines, the total and each changed type.
+    let csv = String::from_utf8(run(&["diff", &a, &b, "--format", "csv"]).stdout).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let line =
+        csv.lines().find(|l| l.starts_with("footprint,IOSurface,")).expect("a footprint line");
+    let cells: Vec<&str> = line.split(',').collect();
+    let at = |name: &str| cells[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!((at("footprint_before"), at("footprint_after")), ("8388608", "4194304"), "{csv}");
+    assert_eq!(at("reclaimable_delta"), "4194304", "{csv}");
+    // The same report twice: nothing moved.
+    let same = run_json(&["diff", &a, &a, "--format", "json"]);
+    assert_eq!(same["vmmap"]["total"]["footprint"]["delta"].as_i64(), Some(0));
+    assert_eq!(same["vmmap"]["types"].as_array().map(Vec::len), Some(0));
+}
+
+/// A `-summary` report has no regions to flip: its VOLATILE and NONVOL
+/// columns are compared. The published llama-server report, and the same
+/// with its IOAccelerator (graphics) bytes marked volatile.
+#[test]
+fn summary_only_reports_diff_their_purgeable_columns() {
+    let Some(dir) = crate::support::shared().map(|s| s.join("fixtures/vmmap")) else {
+        println!("skipping: ../shared/fixtures/vmmap is absent");
+        return;
+    };
+    let f = dir.join("11_macos-26.4.1_vmmap-summary_llama-server.txt");
+    let Ok(text) = std::fs::read_to_string(&f) else {
+        println!("skipping: no {}", f.display());
+        return;
+    };
+    let row = "IOAccelerator (graphics)          5008K    4864K    4864K       0K       0K    4864K       0K      142 ";
+    let volatile = "IOAccelerator (graphics)          5008K    4864K    4864K       0K    4864K       0K       0K      142 ";
+    assert!(text.contains(row), "the published row");
+    let tmp = tempfile::tempdir().unwrap();
+    let b = write(tmp.path(), "b.txt", &text.replace(row, volatile));
+    let a = f.to_str().unwrap();
+    let d = run_json(&["diff", a, &b, "--format", "json"]);
+    let t = &d["vmmap"]["total"];
+    for (key, delta) in
+        [("volatile", 4864), ("nonvol", -4864), ("footprint", -4864), ("reclaimable", 4864)]
+    {
+        assert_eq!(t[key]["delta"].as_i64(), Some(delta * K), "{key}: {t}");
+    }
+    assert_eq!(d["vmmap"]["types"][0]["region_type"], "IOAccelerator (graphics)");
+    let out = String::from_utf8(run(&["diff", a, &b]).stdout).unwrap();
+    assert!(out.contains("purgeable (summary): volatile 0 -> 4.8M (+4.8M)"), "{out}");
 }

@@ -44,7 +44,9 @@ fn default_report_leads_with_footprint_and_gpu_histograms_on_request() {
     assert!(lines.len() <= 45, "{} lines:\n{out}", lines.len());
     assert!(!out.contains("Histogram of"), "{out}");
     assert!(lines[3].starts_with("Footprint: "), "{out}");
-    let gpu = lines.iter().position(|l| l.starts_with("GPU memory (IOAccelerator, IOSurface)"));
+    let gpu = lines.iter().position(|l| {
+        l.starts_with("GPU memory (IOAccelerator, IOSurface, owned unmapped (graphics))")
+    });
     let gpu = gpu.expect("a GPU section");
     assert!(lines[gpu + 2].starts_with("IOAccelerator "), "{out}");
     assert!(out.contains("IOAccelerator (graphics)  N (Non-Volatile)"), "{out}");
@@ -170,7 +172,7 @@ fn summary_only_input_gets_gpu_and_purgeable_analysis_from_its_table() {
     let out = table(&["vmmap", &f11]);
     assert!(
         out.contains(
-            "GPU memory (IOAccelerator, IOSurface) by purge state (from the summary table):"
+            "GPU memory (IOAccelerator, IOSurface, owned unmapped (graphics)) by purge state (from the summary table):"
         ),
         "{out}"
     );

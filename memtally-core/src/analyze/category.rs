@@ -12,8 +12,14 @@ use crate::model::{Backing, Region};
 pub enum Category {
     /// Executable file mappings: program and shared-library code.
     FileCode,
-    /// Read-only file mappings: constants, RELRO, fonts, locale data.
+    /// Read-only file mappings never written: constants, fonts, locale data.
     FileRodata,
+    /// Relocated read-only data (RELRO): a private file mapping that is
+    /// read-only now but was written (it holds anonymous pages). The
+    /// dynamic linker writes relocations into a library's GOT and vtables,
+    /// then `mprotect`s them read-only: the written pages are private
+    /// dirty copies (shared after fork), not file pages the kernel can drop.
+    Relro,
     /// Writable file mappings: `.data`/`.bss` pages, writable mapped files.
     FileData,
     /// `[heap]` and unnamed anonymous read-write memory (malloc, mmap).
@@ -43,9 +49,10 @@ pub enum Category {
 
 impl Category {
     /// Every category, in table order.
-    pub const ALL: [Category; 13] = [
+    pub const ALL: [Category; 14] = [
         Category::FileCode,
         Category::FileRodata,
+        Category::Relro,
         Category::FileData,
         Category::Heap,
         Category::Stack,
@@ -64,6 +71,7 @@ impl Category {
         match self {
             Category::FileCode => "file_code",
             Category::FileRodata => "file_rodata",
+            Category::Relro => "relro",
             Category::FileData => "file_data",
             Category::Heap => "heap",
             Category::Stack => "stack",
@@ -83,6 +91,7 @@ impl Category {
         match self {
             Category::FileCode => "file code",
             Category::FileRodata => "file read-only data",
+            Category::Relro => "RELRO (relocated ro)",
             Category::FileData => "file writable data",
             Category::Heap => "heap / anon rw",
             Category::Stack => "stack",
@@ -126,6 +135,8 @@ pub fn categorize(region: &Region) -> Category {
                 Category::FileCode
             } else if w {
                 Category::FileData
+            } else if is_relro(region) {
+                Category::Relro
             } else {
                 Category::FileRodata
             }
@@ -145,6 +156,14 @@ pub fn categorize(region: &Region) -> Category {
             }
         }
     }
+}
+
+/// Whether a read-only file mapping was written: private (`p`), and
+/// holding anonymous pages (the copies a write made before the mapping
+/// became read-only: RELRO after relocation). A shared file mapping's
+/// written pages are file pages, so it never qualifies.
+fn is_relro(region: &Region) -> bool {
+    region.perms.as_bytes().get(3) == Some(&b'p') && region.sizes.anonymous.is_some_and(|a| a > 0)
 }
 
 /// Whether a mapping's resident pages are tmpfs / shared memory pages
@@ -184,6 +203,11 @@ mod tests {
         assert_eq!(cat("1000-2000 r-xp 0 fe:00 5 /usr/lib/libc.so.6"), Category::FileCode);
         assert_eq!(cat("1000-2000 r--p 0 fe:00 5 /usr/lib/libc.so.6"), Category::FileRodata);
         assert_eq!(cat("1000-2000 rw-p 0 fe:00 5 /usr/lib/libc.so.6"), Category::FileData);
+        let mut relro = parse_header(b"1000-2000 r--p 0 fe:00 5 /usr/lib/libc.so.6").unwrap();
+        relro.sizes.anonymous = Some(4096);
+        assert_eq!(categorize(&relro), Category::Relro, "read-only now, written before");
+        relro.perms = "r--s".into();
+        assert_eq!(categorize(&relro), Category::FileRodata, "shared: its writes are the file's");
         assert_eq!(cat("1000-2000 ---p 0 fe:00 5 /usr/lib/libc.so.6"), Category::Guard);
         assert_eq!(cat("1000-2000 rw-p 0 00:00 0 [heap]"), Category::Heap);
         assert_eq!(cat("1000-2000 rw-p 0 00:00 0 "), Category::Heap);

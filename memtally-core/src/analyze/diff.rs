@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::model::sizes::ROUNDED_PER_MAPPING;
-use crate::model::snapshot::{Digest, SnapProcess, SnapRegion, Snapshot};
+use crate::model::snapshot::{Digest, SnapProcess, SnapRegion, Snapshot, SnapshotKind};
 use crate::model::{Figure, Group, Grouper, Named, Note, Purge, Side, Sizes};
 
 /// A figure whose change `diff` compares and sorts by, largest growth first.
@@ -149,6 +149,10 @@ pub struct Diff {
     /// vmmap regions in both reports whose purge state changed, largest
     /// first (empty for Linux snapshots).
     pub purge_changes: Vec<PurgeChange>,
+    /// Two vmmap reports of one process each: their footprint and
+    /// reclaimable memory before and after (a purge flip moves them where
+    /// the dirty figures do not), overall and per type.
+    pub vmmap: Option<crate::analyze::vmmap::FootprintDiff>,
     /// Seconds between the snapshots, when both say when they were taken.
     pub seconds: Option<f64>,
     /// Where a snapshot's stored totals disagree with its own regions (an
@@ -292,6 +296,11 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
         (Some(x), Some(y)) => Some(y - x),
         _ => None,
     };
+    // A vmmap report is one process.
+    let vmmap = match (a.kind, a.processes.as_slice(), b.processes.as_slice()) {
+        (SnapshotKind::Vmmap, [pa], [pb]) => Some(crate::analyze::vmmap::footprint_diff(pa, pb)),
+        _ => None,
+    };
     Diff {
         totals: Change {
             key: "total".into(),
@@ -305,6 +314,7 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
         paths,
         regions,
         purge_changes,
+        vmmap,
         seconds,
         notes,
     }
@@ -522,6 +532,8 @@ mod tests {
             totals,
             categories: SnapProcess::categories_of(&regions),
             regions,
+            purgeable: Vec::new(),
+            physical_footprint: None,
         }
     }
 

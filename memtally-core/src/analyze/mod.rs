@@ -11,6 +11,7 @@ pub mod gpu;
 pub mod group;
 pub mod machine;
 pub mod metrics;
+pub mod rounding;
 pub mod select;
 pub mod shmem_swap;
 pub mod show;

@@ -4,6 +4,7 @@
 use crate::analyze::category::{categorize, is_shmem, Category};
 use crate::analyze::group::{process_total, sort_by_figures, GroupSort};
 use crate::analyze::shmem_swap;
+use crate::analyze::rounding::{Rounding, TotalsFrom};
 use crate::model::{
     Figure, Flow, Group, Grouper, Named, Note, Process, Region, RegionSink, SizeSource, Sizes,
 };
@@ -86,6 +87,12 @@ pub struct ShowReport {
     /// Every region of every process added up, PSS from the kernel's rollup
     /// where it was read.
     pub totals: Sizes,
+    /// Where the totals' proportional figures come from.
+    pub totals_from: TotalsFrom,
+    /// The totals minus every region added up (smaps rounds each
+    /// mapping's PSS down, the rollup does not): the row that makes the
+    /// rows add up to the total; `None` when they already do.
+    pub rounding: Option<Rounding>,
     /// Regions added up, over every process.
     pub region_count: usize,
     /// Things the reader must know to trust the numbers.
@@ -206,6 +213,14 @@ pub fn finish(
             (c, Group { sizes, ..g })
         })
         .collect();
+    // Every region is in exactly one category, whatever the rows are
+    // grouped by and however many of them --top keeps.
+    let mut every_region = Sizes::default();
+    for (_, g) in &categories {
+        every_region.add(&g.sizes);
+    }
+    let rounding = Rounding::between(&totals, &every_region);
+    let totals_from = TotalsFrom::of(&processes);
     let mut rows: Vec<Row> = match fold.by {
         ShowBy::Category => categories
             .iter()
@@ -251,6 +266,8 @@ pub fn finish(
         omitted,
         categories,
         totals,
+        totals_from,
+        rounding,
         region_count: fold.regions,
         notes,
         gpu: None,

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use crate::analyze::category::{categorize, Category};
 use crate::analyze::group::process_total;
-use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind};
+use crate::model::snapshot::{SnapProcess, SnapPurgeable, SnapRegion, Snapshot, SnapshotKind};
 use crate::model::vmmap::{Document, SummaryRow};
 use crate::model::{Group, Grouper, Process, Region, SizeSource, Sizes};
 
@@ -77,6 +77,8 @@ pub fn linux_snapshot(processes: &[Process], moment: Moment) -> Snapshot {
             },
             categories: categories(&p.regions),
             regions: p.regions.iter().map(linux_region).collect(),
+            purgeable: Vec::new(),
+            physical_footprint: None,
         })
         .collect();
     let mut snap = Snapshot::of(procs, SnapshotKind::Linux);
@@ -137,6 +139,19 @@ pub(crate) fn vmmap_snapshot(doc: &Document, regions: &[Region]) -> Snapshot {
     for c in &categories {
         totals.add(&c.sizes);
     }
+    let purgeable = match regions.is_empty() {
+        true => doc
+            .summary
+            .iter()
+            .map(|s| SnapPurgeable {
+                region_type: s.region_type.clone(),
+                volatile: s.volatile,
+                nonvol: s.nonvol,
+                empty: s.empty,
+            })
+            .collect(),
+        false => Vec::new(),
+    };
     let h = &doc.header;
     let process = SnapProcess {
         pid: h.pid,
@@ -148,6 +163,8 @@ pub(crate) fn vmmap_snapshot(doc: &Document, regions: &[Region]) -> Snapshot {
         totals,
         categories,
         regions,
+        purgeable,
+        physical_footprint: h.physical_footprint,
     };
     let mut snap = Snapshot::of(vec![process], SnapshotKind::Vmmap);
     snap.kernel = h.os_version.clone();

@@ -93,6 +93,26 @@ pub struct SnapProcess {
     pub categories: Vec<Group>,
     /// Every region, in file order.
     pub regions: Vec<SnapRegion>,
+    /// vmmap input without region lines (`vmmap -summary`): each summary
+    /// row's purgeable columns, which the categories' sizes cannot hold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub purgeable: Vec<SnapPurgeable>,
+    /// vmmap's `Physical footprint:` header, bytes; `None` on Linux.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub physical_footprint: Option<u64>,
+}
+
+/// A vmmap summary row's purgeable columns, bytes as printed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapPurgeable {
+    /// The row's REGION TYPE (a category key of the process).
+    pub region_type: String,
+    /// VOLATILE: purgeable bytes the system may discard (reclaimable).
+    pub volatile: Option<u64>,
+    /// NONVOL: purgeable bytes marked non-volatile (footprint).
+    pub nonvol: Option<u64>,
+    /// EMPTY: purgeable bytes already discarded.
+    pub empty: Option<u64>,
 }
 
 /// One region of a snapshot process: where it is, what it is, its sizes.

@@ -10,6 +10,25 @@ use super::sink::Flow;
 /// How many sample lines each diagnostic keeps (the counts are exact).
 pub(crate) const MAX_SAMPLES: usize = 50;
 
+/// One unit of the last digit of a size as printed, in bytes: `15.8G` is
+/// 0.1G, `2437K` 1K, `0.20` (pages) a hundredth of `bare`. What rounding
+/// to that digit can hide; 0 for a token that is not a size.
+pub fn printed_step(t: &str, bare: u64) -> u64 {
+    let b = t.as_bytes();
+    let (digits, mult) = match b.last() {
+        Some(b'B') => (&t[..t.len() - 1], 1u64),
+        Some(b'K') => (&t[..t.len() - 1], 1 << 10),
+        Some(b'M') => (&t[..t.len() - 1], 1 << 20),
+        Some(b'G') => (&t[..t.len() - 1], 1 << 30),
+        Some(b'T') => (&t[..t.len() - 1], 1 << 40),
+        Some(_) => (t, bare),
+        None => return 0,
+    };
+    let decimals = digits.find('.').map_or(0, |at| digits.len() - at - 1);
+    let tens = 10u64.checked_pow(u32::try_from(decimals).unwrap_or(u32::MAX)).unwrap_or(u64::MAX);
+    (mult / tens).max(1)
+}
+
 /// One `Key: value` line of the header or footer, as printed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Fact {
@@ -84,6 +103,12 @@ pub struct SummaryRow {
     /// A `TOTAL` row.
     #[serde(skip)]
     pub total: bool,
+    /// For each size column (VIRTUAL to EMPTY, in that order), one unit of
+    /// the last digit vmmap printed (`15.8G`: 0.1G; `2437K`: 1K; `824`:
+    /// 1 byte): how far the printed figure can be from the true one. 0
+    /// where the column is absent.
+    #[serde(skip)]
+    pub steps: [u64; 7],
 }
 
 /// A MALLOC ZONE table row, kept apart from the summary; figures as printed.

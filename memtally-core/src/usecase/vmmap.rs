@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use crate::analyze::group::{sort_groups, GroupSort};
 use crate::analyze::vmmap::{
-    summary_footprint, total_check, CountMismatch, Footprint, SeedView, Tally, TotalCheck,
-    TypeFilter, VmmapBy,
+    footprint_check, summary_footprint, total_check, CountMismatch, Footprint, FootprintCheck,
+    SeedView, Tally, TotalCheck, TypeFilter, VmmapBy,
 };
 use crate::error::{Error, Result};
 use crate::model::vmmap::{Document, VRegion, VRegionSink};
@@ -79,6 +79,9 @@ pub struct VmmapReport {
     pub footprint_from: &'static str,
     /// The summary table's `TOTAL` row checked against the sum of its rows.
     pub total_check: Option<TotalCheck>,
+    /// The header's `Physical footprint:` beside memtally's footprint of
+    /// every type (xnu's definition), when the header states one.
+    pub footprint_check: Option<FootprintCheck>,
 }
 
 impl VmmapReport {
@@ -161,6 +164,8 @@ pub fn read(
         (summary_footprint(&doc, &tally.filter), "summary")
     };
     let total_check = total_check(&doc);
+    let regions_fp = tally.whole_footprint.filter(|_| tally.regions_read > 0);
+    let footprint_check = footprint_check(&doc, regions_fp);
     Ok(VmmapReport {
         source,
         doc,
@@ -171,6 +176,7 @@ pub fn read(
         footprint,
         footprint_from,
         total_check,
+        footprint_check,
     })
 }
 

@@ -30,6 +30,16 @@ pub fn csv(report: &ShowReport, regions: bool, out: &mut dyn Write) -> std::io::
         rec.extend(CSV_FIGURES.iter().map(|&f| csv_cell(row.sizes.figure(f))));
         w.write_record(&rec)?;
     }
+    // The rows and the rounding add up to the total (docs/json.md).
+    if let Some(rounding) = &report.rounding {
+        let mut rec = vec!["rounding".to_string(), String::new()];
+        rec.extend(CSV_FIGURES.iter().map(|&f| match (rounding.get(f), report.totals.figure(f)) {
+            (Some(d), _) => d.to_string(),
+            (None, Some(_)) => "0".to_string(),
+            (None, None) => String::new(),
+        }));
+        w.write_record(&rec)?;
+    }
     let mut rec = vec!["total".to_string(), report.region_count.to_string()];
     rec.extend(CSV_FIGURES.iter().map(|&f| csv_cell(report.totals.figure(f))));
     w.write_record(&rec)?;

@@ -8,6 +8,7 @@ use serde::Serialize;
 use memtally_core::analyze::categorize;
 use memtally_core::analyze::gpu::GpuShow;
 use memtally_core::analyze::group::process_total;
+use memtally_core::analyze::rounding::{Rounding, TotalsFrom};
 use memtally_core::analyze::show::{Row, ShowReport};
 use memtally_core::model::{Named, Process, Region, SizeSource, Sizes};
 
@@ -88,6 +89,8 @@ pub(super) struct ShowSummary<'a> {
     notes: Vec<String>,
     gpu: Option<WithNotes<'a, GpuShow>>,
     totals: TotalsJson<'a>,
+    totals_from: TotalsFrom,
+    rounding: Option<&'a Rounding>,
     shmem: ShmemJson<'a>,
     categories: Vec<CategoryJson<'a>>,
     by: &'static str,
@@ -143,6 +146,8 @@ pub(super) fn summary(report: &ShowReport) -> ShowSummary<'_> {
         notes: words(&report.notes),
         gpu: report.gpu.as_ref().map(|g| WithNotes::new(g, &g.notes)),
         totals: TotalsJson { sizes: &report.totals, footprint_pss: report.totals.footprint_pss() },
+        totals_from: report.totals_from,
+        rounding: report.rounding.as_ref(),
         shmem: ShmemJson { sizes: &report.shmem, uss: report.shmem.uss() },
         categories: report
             .categories

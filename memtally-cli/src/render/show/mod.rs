@@ -76,6 +76,63 @@ pub(crate) fn figures_in(columns: &[(&str, Figure)], sizes: &Sizes) -> Vec<Strin
     columns.iter().map(|&(_, f)| human_opt(sizes.figure(f))).collect()
 }
 
+/// The rounding row's cells in `columns` (signed; `0` where the rows add
+/// up to the total exactly, `-` where the total lacks the figure); `None`
+/// when the rows already add up.
+pub(crate) fn rounding_in(columns: &[(&str, Figure)], report: &ShowReport) -> Option<Vec<String>> {
+    let rounding = report.rounding.as_ref()?;
+    Some(
+        columns
+            .iter()
+            .map(|&(_, f)| match (rounding.get(f), report.totals.figure(f)) {
+                (Some(d), _) => crate::render::units::human_signed(d.into()),
+                (None, Some(_)) => "0".into(),
+                (None, None) => "-".into(),
+            })
+            .collect(),
+    )
+}
+
+/// One line, wrapped to `width`: where the total row's figures come
+/// from, and what the rounding row is.
+pub(crate) fn totals_line(report: &ShowReport, width: Option<usize>) -> String {
+    let text = totals_text(report);
+    crate::render::width::wrap("total: ", &text, width).trim_end_matches('\n').to_string()
+}
+
+fn totals_text(report: &ShowReport) -> String {
+    use memtally_core::analyze::rounding::TotalsFrom;
+    let rollups = report.processes.iter().filter(|p| p.rollup.is_some()).count();
+    let from = match report.totals_from {
+        TotalsFrom::SmapsRollup => "the kernel's exact sums (smaps_rollup)".to_string(),
+        TotalsFrom::Mixed => format!(
+            "the kernel's exact sums (smaps_rollup) for {rollups} of {} processes, the others' mappings added up",
+            report.processes.len()
+        ),
+        TotalsFrom::Regions => {
+            return format!(
+                "every mapping added up (from {}; no smaps_rollup read beside it)",
+                source_names(&report.processes)
+            );
+        }
+    };
+    let rounding = if report.rounding.is_some() {
+        "the rounding row is the difference"
+    } else {
+        "here they add up exactly"
+    };
+    format!(
+        "PSS, PSS DIRTY and SWAP PSS are {from}; the rows add up smaps, which rounds each mapping's down to a kB: {rounding}"
+    )
+}
+
+fn source_names(processes: &[Process]) -> String {
+    let mut names: Vec<&str> = processes.iter().map(source_name).collect();
+    names.sort_unstable();
+    names.dedup();
+    names.join(", ")
+}
+
 /// The heading line (no newline): who, and where the figures came from; a long
 /// command line is cut to the output's `width` (JSON has it whole).
 pub(crate) fn heading(processes: &[Process], width: Option<usize>) -> String {

@@ -179,12 +179,21 @@ impl RegionStream {
             StreamKind::Json => self.doc.close(&summary(report))?,
             StreamKind::Csv => {}
             StreamKind::Table => {
+                let mut blocks = Vec::new();
+                if let Some(cells) = super::rounding_in(super::COLUMNS, report) {
+                    let mut line = format!("{:<ADDRESS_WIDTH$}  {:<PERMS_WIDTH$}", "rounding", "");
+                    for cell in cells {
+                        line.push_str(&format!("{cell:>FIGURE_WIDTH$}"));
+                    }
+                    blocks.push(Block::Line(fit_line(&line, self.width).into_owned()));
+                }
                 let mut line = format!("{:<ADDRESS_WIDTH$}  {:<PERMS_WIDTH$}", "total", "");
                 for cell in figures(&report.totals) {
                     line.push_str(&format!("{cell:>FIGURE_WIDTH$}"));
                 }
                 line.push_str(&format!("  {} regions", report.region_count));
-                let mut blocks = vec![Block::Line(fit_line(&line, self.width).into_owned())];
+                blocks.push(Block::Line(fit_line(&line, self.width).into_owned()));
+                blocks.push(Block::Line(super::totals_line(report, self.width)));
                 blocks.extend(
                     report.notes.iter().map(|n| Block::Note(crate::render::notes::word(n))),
                 );

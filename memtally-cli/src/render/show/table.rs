@@ -5,7 +5,7 @@ use std::io::Write;
 use memtally_core::analyze::show::{ShowBy, ShowReport};
 use memtally_core::model::{Figure, Named, Sizes};
 
-use super::{columns, figures_in, gpu_rows, heading};
+use super::{columns, figures_in, gpu_rows, heading, rounding_in, totals_line};
 use crate::render::blocks::{write_text, Block};
 use crate::render::notes::word;
 use crate::render::table::{Align, Table};
@@ -88,6 +88,16 @@ pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
     for row in &report.rows {
         t.row(cells(&row.label, row.regions, &row.sizes));
     }
+    // In the total, unlike the GPU rows: the rows and it add up to it.
+    if let Some(figures) = rounding_in(columns, report) {
+        let mut c = vec!["rounding".to_string()];
+        c.extend(figures);
+        c.push("-".into());
+        if report.by == ShowBy::Path {
+            c.rotate_left(1);
+        }
+        t.row(c);
+    }
     let gpu = report.gpu.as_ref().filter(|_| report.by == ShowBy::Category);
     for (label, sizes) in gpu.map(gpu_rows).unwrap_or_default() {
         let mut c = cells(&label, 0, &sizes);
@@ -101,7 +111,11 @@ pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
         t.keep_whole(0);
     }
     let fit = width::output_width();
-    let mut blocks = vec![Block::Heading(heading(&report.processes, fit)), Block::Table(t)];
+    let mut blocks = vec![
+        Block::Heading(heading(&report.processes, fit)),
+        Block::Table(t),
+        Block::Line(totals_line(report, fit)),
+    ];
     if let Some(g) = gpu {
         blocks.push(Block::Line(format!(
             "GPU rows (not in the total): RSS = drm-resident, PSS = resident shared among the client's processes, VIRTUAL = drm-total; dma-buf: RSS = size, PSS = size / holders. reclaimable (LazyFree + drm-purgeable): {}. More: memtally gpu",

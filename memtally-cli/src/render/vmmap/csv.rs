@@ -1,4 +1,5 @@
-//! `memtally vmmap --format csv`: one row per selected region.
+//! `memtally vmmap --format csv`: one row per selected region, or the
+//! table `--csv` names.
 
 use std::io::{self, Write};
 
@@ -7,8 +8,10 @@ use super::{VmmapStream, VmmapView};
 /// One CSV row per selected region, exact bytes; empty cell = not given.
 pub(super) fn csv(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
     let mut stream = VmmapStream::new(false);
-    for (line, g) in &r.report.regions {
-        stream.region(*line, g, out)?;
+    if r.csv == super::VmmapCsv::Regions {
+        for (line, g) in &r.report.regions {
+            stream.region(*line, g, out)?;
+        }
     }
-    stream.finish(r, out)
+    stream.finish_csv(r, out)
 }

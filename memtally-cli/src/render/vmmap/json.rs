@@ -5,7 +5,9 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use memtally_core::analyze::vmmap::{CountMismatch, Footprint, Overcommit, TotalCheck};
+use memtally_core::analyze::vmmap::{
+    CountMismatch, Footprint, FootprintCheck, Overcommit, TotalCheck,
+};
 use memtally_core::model::vmmap::{Diagnostics, Header, MallocZoneRow, Problem, SummaryRow};
 use memtally_core::model::{Flow, Region, RegionSink, Sizes};
 
@@ -137,6 +139,7 @@ struct JsonDoc<'a> {
     footprint: Vec<JsonFootprint<'a>>,
     footprint_total: JsonFootprintTotal<'a>,
     summary_total_check: Option<&'a TotalCheck>,
+    footprint_check: Option<&'a FootprintCheck>,
     histograms: Vec<JsonHistogram<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     grouped: Option<JsonGroup<'a>>,
@@ -267,6 +270,26 @@ impl VmmapStream {
         }
         self.doc.write_out(out)
     }
+
+    /// `--format csv`: the regions were printed as read (`--csv regions`),
+    /// or another table now; input without region lines prints its
+    /// summary table in their place.
+    pub fn finish_csv(mut self, r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
+        use super::csv_tables::{breakdown, footprint, summary, VmmapCsv};
+        let rep = r.report;
+        match r.csv {
+            VmmapCsv::Regions if rep.tally.regions_read == 0 && !rep.doc.summary.is_empty() => {
+                if let Some(e) = self.doc.take_failed() {
+                    return Err(e);
+                }
+                summary(r, out)
+            }
+            VmmapCsv::Regions => self.finish(r, out),
+            VmmapCsv::Summary => summary(r, out),
+            VmmapCsv::Breakdown => breakdown(r, out),
+            VmmapCsv::Footprint => footprint(r, out),
+        }
+    }
 }
 
 /// A [`VmmapStream`] printing regions as they are read.
@@ -331,6 +354,7 @@ fn json_doc<'a>(r: &'a VmmapView<'a>) -> JsonDoc<'a> {
             footprint: &r.report.footprint,
         },
         summary_total_check: r.report.total_check.as_ref(),
+        footprint_check: r.report.footprint_check.as_ref(),
         histograms: t
             .exact
             .iter()

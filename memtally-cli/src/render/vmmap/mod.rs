@@ -3,6 +3,7 @@
 //! byte (`--seed-view`).
 
 mod csv;
+mod csv_tables;
 mod detail;
 mod json;
 mod notes;
@@ -19,6 +20,7 @@ use crate::render::blocks::{write_text, Block};
 use crate::render::units::human_opt;
 use crate::render::{width, Printer};
 
+pub use csv_tables::VmmapCsv;
 pub use json::VmmapStream;
 pub use seed::seed;
 
@@ -33,6 +35,8 @@ pub struct VmmapView<'a> {
     pub histograms: Option<Vec<String>>,
     /// List the kept regions.
     pub list_regions: bool,
+    /// Which table `--format csv` prints.
+    pub csv: VmmapCsv,
 }
 
 impl VmmapView<'_> {

@@ -1,7 +1,8 @@
 //! The human report of `memtally vmmap`.
 
 use memtally_core::analyze::vmmap::{
-    bucket_footprint, bucket_reclaimable, row_footprint, row_reclaimable, Bucket, GPU_TYPES,
+    bucket_footprint, bucket_reclaimable, row_footprint, row_reclaimable, Bucket, FootprintCheck,
+    GPU_TYPES,
 };
 use memtally_core::model::vmmap::{Header, SummaryRow};
 use memtally_core::model::Purge;
@@ -139,6 +140,25 @@ fn footprint_line(r: &VmmapView, out: &mut Vec<Block>) {
     if let Some(p) = rep.doc.header.physical_footprint {
         out.push(Block::Line(format!("vmmap's physical footprint (whole process): {}", human(p))));
     }
+    if let Some(c) = &rep.footprint_check {
+        out.push(Block::Line(footprint_check_line(c)));
+    }
+}
+
+/// memtally's footprint of every type beside the header's: agreeing
+/// within vmmap's rounding, or the difference.
+fn footprint_check_line(c: &FootprintCheck) -> String {
+    let from = if c.from == "regions" { "the region lines" } else { "the summary table" };
+    let ours = format!("memtally's of every type ({from}): {}", human(c.memtally));
+    if c.agrees {
+        return format!("{ours}, the same within vmmap's rounding ({})", human(c.rounding));
+    }
+    format!(
+        "{ours}: {} {} than vmmap's, more than its rounding ({}) explains: the input lacks regions (cut short?) or counts memory memtally cannot see",
+        human(c.difference.unsigned_abs()),
+        if c.difference > 0 { "less" } else { "more" },
+        human(c.rounding)
+    )
 }
 
 fn fp_cells(footprint: Option<u64>, reclaimable: Option<u64>) -> [String; 2] {
@@ -172,7 +192,7 @@ fn purge_breakdown(r: &VmmapView, out: &mut Vec<Block>) {
         let purge = Purge::from_code(code);
         let mut row = vec![rtype.clone(), purge.label().into()];
         row.extend(count_and_sizes(b.regions, &b.sizes));
-        let (f, c) = (bucket_footprint(purge, b), bucket_reclaimable(purge, b));
+        let (f, c) = (bucket_footprint(rtype, purge, b), bucket_reclaimable(purge, b));
         row.extend(fp_cells(f, c));
         // Narrow, the purge state is its code (`N` for `N (Non-Volatile)`).
         t.row_with_compact(row, 1, purge.code().into());

@@ -4,9 +4,14 @@
 //! virtual size warnings, and the summary-table-versus-regions count check.
 //! [`SeedView`] reproduces the seed's three reports from memtally's parse.
 
+mod footprint_check;
+mod footprint_diff;
 mod seed_view;
 mod summary;
 mod tally;
+
+pub use footprint_check::{footprint_check, FootprintCheck};
+pub use footprint_diff::{footprint_diff, Delta, FootprintDiff, PurgeableDelta};
 
 pub use seed_view::{SeedSummary, SeedView};
 pub use summary::{
@@ -185,9 +190,31 @@ pub fn reclaimable_part(purge: Purge, resident: u64) -> u64 {
     }
 }
 
+/// Whether a region type is memory the process owns without mapping it
+/// (`owned unmapped (graphics)`, macOS 26: GPU buffers charged to the
+/// task's ledger). vmmap prints it RESIDENT, never DIRTY, as no page of
+/// it is mapped to be written; xnu's `phys_footprint` counts it all.
+pub fn owned_unmapped(region_type: &str) -> bool {
+    region_type.trim_start().starts_with("owned unmapped")
+}
+
+/// The bytes of a region (or sum of regions) of `region_type` that xnu
+/// charges to the footprint before purgeable state and swap: its dirty
+/// bytes, or for owned unmapped memory its resident ones.
+pub(crate) fn charged(region_type: &str, dirty: Option<u64>, resident: Option<u64>) -> Option<u64> {
+    if owned_unmapped(region_type) {
+        match (dirty, resident) {
+            (None, None) => None,
+            (d, r) => Some(d.unwrap_or(0).max(r.unwrap_or(0))),
+        }
+    } else {
+        dirty
+    }
+}
+
 /// The footprint of a (type, purge) cell of the breakdown.
-pub fn bucket_footprint(purge: Purge, b: &Bucket) -> Option<u64> {
-    let fp = match (b.sizes.dirty, b.sizes.swap) {
+pub fn bucket_footprint(region_type: &str, purge: Purge, b: &Bucket) -> Option<u64> {
+    let fp = match (charged(region_type, b.sizes.dirty, b.sizes.rss), b.sizes.swap) {
         (None, None) => return None,
         (d, s) => d.unwrap_or(0).saturating_add(s.unwrap_or(0)),
     };
@@ -200,11 +227,14 @@ pub fn bucket_reclaimable(purge: Purge, b: &Bucket) -> Option<u64> {
 }
 
 /// The name under which a region type is compared with the summary
-/// table: vmmap calls one type `unused __DATA` (or `unused shlib __DATA`)
-/// in the region list and `unused but dirty shlib __DATA` in the summary.
+/// table: the region list names the unused parts of the shared cache's
+/// libraries by segment (`unused __DATA`, `unused shlib __DATA_DIRTY`,
+/// `unused __AUTH`, `unused __TEXT`, ...) and the summary adds them all
+/// up in one row, `unused but dirty shlib __DATA`.
 pub fn same_type(region_type: &str) -> &str {
     let t = region_type.trim();
-    if t.starts_with("unused ") && t.ends_with("__DATA") {
+    let segment = t.rsplit(' ').next().unwrap_or("");
+    if t.starts_with("unused ") && segment.starts_with("__") {
         "unused but dirty shlib __DATA"
     } else {
         t
@@ -242,9 +272,10 @@ pub struct CountMismatch {
 /// Histogram counts per `[N, V, E, -]`.
 pub type PurgeCounts = [u64; 4];
 
-/// dirty + swap, when either is known.
+/// dirty + swap (for owned unmapped memory resident + swap), when either
+/// is known.
 pub(crate) fn footprint_of(r: &VRegion) -> Option<u64> {
-    match (r.dirty, r.swap) {
+    match (charged(r.region_type, r.dirty, r.resident), r.swap) {
         (None, None) => None,
         (d, s) => Some(d.unwrap_or(0).saturating_add(s.unwrap_or(0))),
     }
@@ -315,6 +346,22 @@ MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K]
         let t = tally(&[]);
         assert_eq!(t.selected, 5);
         assert!(t.by_type.contains_key("MALLOC_TINY"));
+    }
+
+    #[test]
+    fn every_unused_segment_is_the_summary_s_unused_row() {
+        for t in [
+            "unused __DATA",
+            "unused shlib __DATA",
+            "unused __DATA_DIRTY",
+            "unused __AUTH",
+            "unused __TEXT",
+            "unused but dirty shlib __DATA",
+        ] {
+            assert_eq!(same_type(t), "unused but dirty shlib __DATA", "{t}");
+        }
+        assert_eq!(same_type("__DATA_DIRTY"), "__DATA_DIRTY");
+        assert_eq!(same_type("unused space"), "unused space");
     }
 
     #[test]

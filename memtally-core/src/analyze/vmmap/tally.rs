@@ -3,8 +3,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::{
-    footprint_of, opt_add, pow2_bucket, purge_index, same_type, Bucket, CountMismatch, Footprint,
-    Overcommit, PurgeCounts, TypeFilter,
+    footprint_of, footprint_part, opt_add, pow2_bucket, purge_index, same_type, Bucket,
+    CountMismatch, Footprint, Overcommit, PurgeCounts, TypeFilter,
 };
 use crate::model::vmmap::{Document, SplitSink, VRegion, VRegionSink, MAX_SAMPLES};
 use crate::model::{Flow, Purge, Sizes};
@@ -112,6 +112,9 @@ pub struct Tally {
     pub footprint: BTreeMap<String, Footprint>,
     /// The footprints of every selected type added up.
     pub footprint_total: Footprint,
+    /// The footprint of every region read, whatever types are selected:
+    /// what vmmap's `Physical footprint:` is compared with.
+    pub whole_footprint: Option<u64>,
     /// Region lines per type, every type (for the summary check).
     pub lines_per_type: BTreeMap<String, u64>,
     /// Regions whose dirty + swap exceeds their virtual size.
@@ -146,6 +149,8 @@ impl Tally {
             }
         };
         self.last = Some(i);
+        let fp = footprint_of(r);
+        opt_add(&mut self.whole_footprint, fp.map(|f| footprint_part(r.purge, f)));
         let st = &mut self.stats[i];
         st.lines += 1;
         if !st.selected {
@@ -163,7 +168,6 @@ impl Tally {
         let b = &mut st.pow2[(64 - bucket.leading_zeros()) as usize];
         b.0[p] += 1;
         b.1 = b.1.saturating_add(vsize);
-        let fp = footprint_of(r);
         st.footprint.add(&Footprint::of(r, fp));
         if let Some(fp) = fp {
             if fp > vsize {
@@ -308,6 +312,7 @@ impl SplitSink for Tally {
     fn absorb(&mut self, later: Tally, line_offset: usize) {
         self.regions_read += later.regions_read;
         self.selected += later.selected;
+        opt_add(&mut self.whole_footprint, later.whole_footprint);
         for st in later.stats {
             match self.index.get(st.name.as_str()) {
                 Some(&i) => self.stats[i].merge(st),

@@ -5,7 +5,9 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind, SNAPSHOT_VERSION};
+use crate::model::snapshot::{
+    SnapProcess, SnapPurgeable, SnapRegion, Snapshot, SnapshotKind, SNAPSHOT_VERSION,
+};
 use crate::model::{Group, Purge, SizeSource, Sizes};
 use crate::source::parse::ParseError;
 
@@ -154,6 +156,20 @@ fn vmmap_json(v: &Value) -> std::result::Result<Snapshot, String> {
     for c in &categories {
         totals.add(&c.sizes);
     }
+    let purgeable = match regions.is_empty() {
+        true => v["summary"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| SnapPurgeable {
+                region_type: s["region_type"].as_str().unwrap_or_default().to_string(),
+                volatile: num(s, "volatile"),
+                nonvol: num(s, "nonvol"),
+                empty: num(s, "empty"),
+            })
+            .collect(),
+        false => Vec::new(),
+    };
     let h = &v["header"];
     let process = SnapProcess {
         pid: num(h, "pid").map(|p| p as u32),
@@ -170,6 +186,8 @@ fn vmmap_json(v: &Value) -> std::result::Result<Snapshot, String> {
         totals,
         categories,
         regions,
+        purgeable,
+        physical_footprint: num(h, "physical_footprint"),
     };
     let mut snap = Snapshot::of(vec![process], SnapshotKind::Vmmap);
     snap.kernel = h.get("os_version").and_then(Value::as_str).map(String::from);
@@ -199,5 +217,7 @@ fn show_process(v: &Value) -> std::result::Result<SnapProcess, String> {
         totals,
         categories,
         regions,
+        purgeable: Vec::new(),
+        physical_footprint: None,
     })
 }

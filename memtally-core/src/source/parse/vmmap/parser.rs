@@ -9,9 +9,10 @@ use super::tokens::{
 };
 use super::{ParseOptions, ASSUMED_PAGE_SIZE, READ_BUFFER};
 use crate::model::vmmap::{
-    Document, DocumentNote, Fact, MallocZoneRow, Record, SummaryRow, VRegion,
+    printed_step, Document, DocumentNote, Fact, MallocZoneRow, Record, SummaryRow, VRegion,
 };
 
+/// A summary column; the size columns in [`SummaryRow::steps`] order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Col {
     Virtual,
@@ -63,6 +64,11 @@ pub(crate) enum Block {
         pages: bool,
     },
     MallocZone,
+    /// A crash report's `VM Region Info:` block: the few regions around
+    /// the faulting address, not the process's region list (its summary
+    /// follows under `VM Region Summary:`). Read as prose, until a blank
+    /// line.
+    RegionInfo,
 }
 
 /// The line-by-line reader. Feed lines with [`Parser::line`], then call
@@ -114,10 +120,26 @@ impl Parser {
         self.doc.diagnostics.lines += 1;
         let c = content(raw);
         if c.is_empty() {
+            if self.block == Block::RegionInfo {
+                self.block = Block::None;
+            }
             if self.after_total {
                 self.block = Block::None;
                 self.after_total = false;
             }
+            return None;
+        }
+        if self.block == Block::RegionInfo
+            && !c.starts_with("VM Region Summary")
+            && !c.starts_with("==== ")
+        {
+            self.doc.diagnostics.other_lines += 1;
+            return None;
+        }
+        if c.starts_with("VM Region Info:") {
+            self.doc.header.crash_report = true;
+            self.block = Block::RegionInfo;
+            self.doc.diagnostics.other_lines += 1;
             return None;
         }
         // The hot path: a region line outside the tables.
@@ -189,7 +211,7 @@ impl Parser {
                 return self.summary_row(line_no, c, cols.as_deref(), pages);
             }
             Block::MallocZone => return self.malloc_row(line_no, c),
-            Block::Legend => {
+            Block::Legend | Block::RegionInfo => {
                 self.doc.diagnostics.other_lines += 1;
                 return None;
             }
@@ -327,6 +349,10 @@ impl Parser {
                 self.doc.diagnostics.unreadable(line_no, c, format!("bad figure {tok:?}"));
                 return None;
             };
+            if *col != Col::Count {
+                // The size columns are declared in `steps` order.
+                row.steps[*col as usize] = printed_step(tok, mult);
+            }
             let slot = match col {
                 Col::Virtual => &mut row.virtual_size,
                 Col::Resident => &mut row.resident,

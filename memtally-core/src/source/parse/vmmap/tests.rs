@@ -1,6 +1,7 @@
 use super::region_line::parse_region_line;
 use super::tokens::{content, parse_size};
 use super::*;
+use crate::model::vmmap::printed_step;
 use crate::model::vmmap::DocumentNote;
 use crate::model::Purge;
 
@@ -334,4 +335,14 @@ fn a_line_longer_than_the_buffer_is_counted_and_skipped() {
     assert_eq!(regions.len(), 2);
     assert_eq!(regions[1].0, 3);
     assert_eq!(regions[1].1.purge, Purge::Empty);
+}
+
+#[test]
+fn the_step_of_a_printed_size_is_its_last_digit() {
+    assert_eq!(printed_step("15.8G", 1), (1u64 << 30) / 10);
+    assert_eq!(printed_step("2437K", 1), 1024);
+    assert_eq!(printed_step("824", 1), 1);
+    assert_eq!(printed_step("0.20", 4096), 40);
+    assert_eq!(printed_step("2048", 16384), 16384);
+    assert_eq!(printed_step("1.25T", 1), (1u64 << 40) / 100);
 }

@@ -1,0 +1,105 @@
+//! vmmap's `Physical footprint:` header beside memtally's footprint of the
+//! same report. xnu's `phys_footprint` (osfmk/kern/task.c, the task
+//! ledger) is internal (dirty anonymous) memory, compressed memory, IOKit
+//! memory mapped into the task, non-volatile purgeable memory and page
+//! tables; since macOS 26 also the graphics memory the task owns without
+//! mapping it, which vmmap prints as `owned unmapped (graphics)` (resident,
+//! never dirty). memtally's footprint follows that definition: dirty +
+//! swapped, less volatile purgeable, with owned unmapped memory counted
+//! resident, and the `page table in kernel` row in (its DIRTY). Where the
+//! two differ by more than the rounding of the figures vmmap printed,
+//! something is missing from the input (a region list cut short) or
+//! counted differently, and a report says by how much.
+
+use serde::Serialize;
+
+use super::summary::row_footprint;
+use super::{owned_unmapped, TypeFilter};
+use crate::model::vmmap::{printed_step, Document};
+
+/// The header's footprint and memtally's, over every region type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FootprintCheck {
+    /// `Physical footprint:` as vmmap printed it, in bytes.
+    pub vmmap: u64,
+    /// memtally's footprint of every type of the report, in bytes.
+    pub memtally: u64,
+    /// Where memtally's comes from: `regions` or `summary`.
+    pub from: &'static str,
+    /// `vmmap` - `memtally`, bytes: positive when the report holds less
+    /// than the header counts.
+    pub difference: i64,
+    /// How far apart the rounding of the printed figures can put them:
+    /// half a unit of the header's last digit and, from the summary
+    /// table, of each figure added up (region lines: the header's alone).
+    pub rounding: u64,
+    /// Whether the difference is within `rounding`.
+    pub agrees: bool,
+}
+
+/// The check, when the header states a footprint and memtally has one:
+/// from the region lines (`regions`, every region read, whatever the
+/// selection) or else from the summary table.
+pub fn footprint_check(doc: &Document, regions: Option<u64>) -> Option<FootprintCheck> {
+    let vmmap = doc.header.physical_footprint?;
+    let printed = doc.header.facts.iter().find(|f| f.key == "Physical footprint");
+    let mut halves = printed.map_or(0, |f| printed_step(&f.value, 1));
+    let (memtally, from) = match regions {
+        Some(fp) => (fp, "regions"),
+        None => {
+            let every = TypeFilter::default();
+            let fp = super::summary_footprint(doc, &every).footprint?;
+            for s in doc.summary.iter().filter(|s| row_footprint(s).is_some()) {
+                // DIRTY (RESIDENT for owned unmapped), SWAPPED, VOLATILE.
+                let charged = if owned_unmapped(&s.region_type) { s.steps[1] } else { s.steps[2] };
+                for step in [charged, s.steps[3], s.steps[4]] {
+                    halves = halves.saturating_add(step);
+                }
+            }
+            (fp, "summary")
+        }
+    };
+    let difference = i128::from(vmmap) - i128::from(memtally);
+    let rounding = halves / 2;
+    Some(FootprintCheck {
+        vmmap,
+        memtally,
+        from,
+        difference: difference.clamp(i64::MIN.into(), i64::MAX.into()) as i64,
+        rounding,
+        agrees: difference.unsigned_abs() <= u128::from(rounding),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::parse::vmmap::{parse_all, ParseOptions};
+
+    /// A macOS 26 summary whose footprint is dirty + swapped + the owned
+    /// unmapped graphics memory: 512M + 64M + 256M = 832M.
+    const OWNED: &str = "\
+Physical footprint:         832.0M
+Physical footprint (peak):  900.0M
+
+                                VIRTUAL RESIDENT    DIRTY  SWAPPED VOLATILE   NONVOL    EMPTY   REGION 
+REGION TYPE                        SIZE     SIZE     SIZE     SIZE     SIZE     SIZE     SIZE    COUNT (non-coalesced) 
+===========                     ======= ========    =====  ======= ========   ======    =====  ======= 
+MALLOC_LARGE                     1024.0M   512.0M   512.0M    64.0M       0K       0K       0K        4 
+owned unmapped (graphics)         256.0M   256.0M       0K       0K       0K       0K       0K        2 
+===========                     ======= ========    =====  ======= ========   ======    =====  ======= 
+TOTAL                             1.3G   768.0M   512.0M    64.0M       0K       0K       0K        6 
+";
+
+    #[test]
+    fn owned_unmapped_graphics_memory_is_in_the_footprint() {
+        let (doc, _) = parse_all(OWNED.as_bytes(), ParseOptions::default()).unwrap();
+        let c = footprint_check(&doc, None).expect("a header footprint");
+        assert_eq!((c.vmmap, c.memtally, c.from), (832 << 20, 832 << 20, "summary"));
+        assert!(c.agrees && c.difference == 0, "{c:?}");
+        // A region list that holds 100M less than the header says.
+        let c = footprint_check(&doc, Some(732 << 20)).unwrap();
+        assert_eq!(c.difference, 100 << 20);
+        assert!(!c.agrees, "{c:?}");
+    }
+}
