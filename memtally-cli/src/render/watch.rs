@@ -49,7 +49,7 @@ pub fn live_line(
 
 /// The figures of a series in a sample, in [`SeriesFigure`] order.
 static SERIES_FIGURES: LazyLock<Vec<Figure>> =
-    LazyLock::new(|| SeriesFigure::ALL.iter().map(|f| f.0).collect());
+    LazyLock::new(|| SeriesFigure::WATCH.iter().map(|f| f.0).collect());
 
 /// The figures of one series in a sample: exact bytes, `null` where unknown.
 fn figures_json(sizes: &Sizes) -> json::Figures<'_> {
@@ -115,7 +115,7 @@ pub fn sample_json(index: usize, t: f64, now: &Sample, out: &mut dyn Write) -> s
 pub fn sample_csv_header(out: &mut dyn Write) -> std::io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let mut header = vec!["elapsed_s", "processes"];
-    header.extend(SeriesFigure::ALL.iter().map(|f| f.name()));
+    header.extend(SeriesFigure::WATCH.iter().map(|f| f.name()));
     w.write_record(&header)?;
     w.flush()
 }
@@ -127,7 +127,7 @@ pub fn sample_csv(t: f64, now: &Sample, out: &mut dyn Write) -> std::io::Result<
     let mut rec = vec![format!("{t:.3}"), procs.to_string()];
     let cur = total_of(now);
     rec.extend(
-        SeriesFigure::ALL
+        SeriesFigure::WATCH
             .iter()
             .map(|f| cur.and_then(|s| s.figure(f.0)).map_or(String::new(), |v| v.to_string())),
     );

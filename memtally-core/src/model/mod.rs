@@ -14,6 +14,7 @@ pub mod sink;
 pub mod sizes;
 pub mod snapshot;
 pub mod vmmap;
+pub mod wss;
 
 pub use cgroup::CgroupMemory;
 pub use group::Group;

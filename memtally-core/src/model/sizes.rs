@@ -267,6 +267,14 @@ known_sizes! {
     /// shares counted once across processes (docs/gpu-json.md). No source
     /// of regions gives it: `top` adds it to a process's totals.
     gpu / Gpu = "", "GPU", "GPU memory, shares counted once across processes";
+    /// Resident bytes touched during a `wss` interval: smaps `Referenced`
+    /// read after the referenced bits were reset. Only `wss` gives it.
+    touched / Touched = "", "Touched", "resident bytes touched during the interval (wss)";
+    /// The 2004 mail's working set: every dirty byte plus the clean
+    /// file-backed bytes touched during a `wss` interval.
+    working_set / WorkingSet = "", "WorkingSet", "dirty bytes plus clean file bytes touched during the interval (wss)";
+    /// Resident bytes not touched during a `wss` interval: `rss - touched`.
+    cold / Cold = "", "Cold", "resident bytes not touched during the interval (wss)";
     }
     derived {
         /// Clean resident bytes: shared + private clean (Linux only).

@@ -20,6 +20,7 @@ pub(crate) mod stamp;
 pub(crate) mod tool;
 pub(crate) mod users;
 pub mod vmmap;
+pub(crate) mod wss;
 
 pub use proc_root::ProcRoot;
 pub use users::UserNames;

@@ -1,0 +1,237 @@
+//! `wss`: the working set of a selection over an interval. Each selected
+//! process's directory is held, its referenced bits reset (`clear_refs`),
+//! and after the interval its smaps is read: `Referenced` is what was
+//! touched meanwhile. Only selected processes are ever reset; a process
+//! that exits during the interval is noted, not an error.
+//!
+//! The caller waits out the interval (so that a signal can end the wait):
+//! [`Wss::hold`], then [`Wss::reset`], wait, [`Wss::read`]; for a series,
+//! reset and read again.
+
+use std::time::Instant;
+
+use crate::analyze::select::Selection;
+use crate::analyze::wss::{sum_categories, WssFold, WssProcess, WssReport};
+use crate::error::{Error, LiveOnly, Result};
+use crate::model::wss::{IdleTracking, WssMethod};
+use crate::model::{Needs, Note, ProcInfo, Sizes};
+use crate::source::parse::stat::{self, Change, Stamp};
+use crate::source::wss::clear_refs::{self, Held};
+use crate::source::wss::idle;
+use crate::source::{stamp, ProcRoot};
+use crate::usecase::select::select;
+
+/// One selected process, held.
+#[derive(Debug)]
+struct Tracked {
+    info: ProcInfo,
+    held: Held,
+    /// Its stamp when held: the process read later must be this one.
+    stamp: Option<Stamp>,
+    /// The middle of its last reset.
+    reset_at: Option<Instant>,
+}
+
+/// A selection being measured.
+#[derive(Debug)]
+pub struct Wss {
+    root: ProcRoot,
+    tracked: Vec<Tracked>,
+    idle_tracking: IdleTracking,
+    /// What could not be held or reset (not measured).
+    notes: Vec<Note>,
+}
+
+impl Wss {
+    /// Selects and holds the processes, resetting nothing yet. A recorded
+    /// tree is refused ([`Error::LiveOnly`]); a selection none of whose
+    /// processes could be held is the first reason.
+    pub fn hold(root: &ProcRoot, sel: &Selection) -> Result<Wss> {
+        if !root.is_procfs() {
+            return Err(Error::LiveOnly {
+                root: root.path().to_path_buf(),
+                what: LiveOnly::WorkingSet,
+            });
+        }
+        let selected = select(root, sel, Needs { cmdline: true, ..Needs::default() })?;
+        selected.require_any(root, sel)?;
+        let mut tracked = Vec::new();
+        let mut vanished = selected.vanished;
+        let mut failed: Vec<Error> = Vec::new();
+        for info in selected.infos {
+            match hold_one(root, info) {
+                Ok(Some(t)) => tracked.push(t),
+                Ok(None) => vanished += 1,
+                Err(e) => failed.push(e),
+            }
+        }
+        if tracked.is_empty() {
+            return Err(failed.into_iter().next().unwrap_or_else(|| {
+                Error::NotFound(format!(
+                    "no selected process could be measured ({vanished} exited before it was reset)"
+                ))
+            }));
+        }
+        let mut notes = not_measured(&failed);
+        if vanished > 0 {
+            notes.push(Note::Exited { count: vanished });
+        }
+        Ok(Wss { root: root.clone(), tracked, idle_tracking: idle::detect(), notes })
+    }
+
+    /// How many processes are held (to be reset and read).
+    pub fn len(&self) -> usize {
+        self.tracked.len()
+    }
+
+    /// Whether no process is left to measure.
+    pub fn is_empty(&self) -> bool {
+        self.tracked.is_empty()
+    }
+
+    /// The method that runs: `clear_refs` on this build (see
+    /// [`IdleTracking`] for whether the kernel offers the other).
+    pub fn method(&self) -> WssMethod {
+        WssMethod::ClearRefs
+    }
+
+    /// Whether the kernel offers idle page tracking.
+    pub fn idle_tracking(&self) -> IdleTracking {
+        self.idle_tracking
+    }
+
+    /// Resets the referenced bits of every held process. One that has
+    /// exited is dropped (and noted at the next read); one that refuses
+    /// is an error, as for the first reset of its selection.
+    pub fn reset(&mut self) -> Result<()> {
+        let mut gone = Vec::new();
+        for (i, t) in self.tracked.iter_mut().enumerate() {
+            let before = Instant::now();
+            match t.held.reset(&self.root) {
+                Ok(()) => t.reset_at = Some(before + before.elapsed() / 2),
+                Err(Error::NoSuchProcess { .. }) => gone.push(i),
+                Err(e) => return Err(e),
+            }
+        }
+        for i in gone.into_iter().rev() {
+            let t = self.tracked.remove(i);
+            self.notes.push(Note::ExitedDuringInterval { pid: t.info.pid, comm: t.info.comm });
+        }
+        Ok(())
+    }
+
+    /// Reads every held process's smaps: the figures since its last
+    /// reset. Processes that exited (or ran a new program) meanwhile are
+    /// noted and no longer held.
+    pub fn read(&mut self, interval_s: f64) -> WssReport {
+        let mut processes = Vec::new();
+        let mut notes = std::mem::take(&mut self.notes);
+        let mut spread = (0u64, 0usize);
+        let mut kept = Vec::new();
+        for t in self.tracked.drain(..) {
+            match read_one(&self.root, &t) {
+                Ok(Some((p, s))) => {
+                    spread.0 += s.0;
+                    spread.1 += s.1;
+                    processes.push(p);
+                    kept.push(t);
+                }
+                Ok(None) => notes
+                    .push(Note::ExitedDuringInterval { pid: t.info.pid, comm: t.info.comm }),
+                Err(e) => {
+                    notes.push(Note::Failed { pid: t.info.pid, why: e.to_string() });
+                    kept.push(t);
+                }
+            }
+        }
+        self.tracked = kept;
+        if spread.0 > 0 {
+            notes.push(Note::WorkingSetSpread { bytes: spread.0, regions: spread.1 });
+        }
+        let mut totals = Sizes::default();
+        for p in &processes {
+            totals.add(&p.totals);
+        }
+        WssReport {
+            method: self.method(),
+            idle_tracking: self.idle_tracking,
+            interval_s,
+            categories: sum_categories(&processes),
+            processes,
+            totals,
+            notes,
+        }
+    }
+}
+
+/// Holds one selected process; `None` when it is gone, or its PID now
+/// names another process (its short name changed since it was selected).
+fn hold_one(root: &ProcRoot, info: ProcInfo) -> Result<Option<Tracked>> {
+    let held = match clear_refs::hold(root, info.pid) {
+        Ok(h) => h,
+        Err(Error::NoSuchProcess { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let comm = match held.read(root, "comm") {
+        Ok(b) => String::from_utf8_lossy(&b).trim_end_matches('\n').to_string(),
+        Err(Error::NoSuchProcess { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if comm != info.comm {
+        return Ok(None);
+    }
+    let stamp = match held.read(root, "stat") {
+        Ok(b) => stat::parse(&b).ok(),
+        Err(Error::NoSuchProcess { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    Ok(Some(Tracked { info, held, stamp, reset_at: None }))
+}
+
+/// One process's figures since its reset, and its working set's spread;
+/// `None` when it exited or ran a new program meanwhile.
+fn read_one(root: &ProcRoot, t: &Tracked) -> Result<Option<(WssProcess, (u64, usize))>> {
+    let pid = t.info.pid;
+    let start = Instant::now();
+    let mut fold = WssFold::default();
+    match root.process_with(pid, &mut fold) {
+        Ok(_) => {}
+        Err(Error::NoSuchProcess { .. } | Error::Exited { .. } | Error::Changed { .. }) => {
+            return Ok(None)
+        }
+        Err(e) => return Err(e),
+    }
+    let read_mid = start + start.elapsed() / 2;
+    // The process read must be the one reset: same life, same program.
+    match stamp::check(root, pid, &t.info.comm, t.stamp.as_ref()) {
+        Ok(Change::Same) => {}
+        Ok(_) | Err(Error::Exited { .. } | Error::NoSuchProcess { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let measured_s =
+        t.reset_at.map_or(0.0, |r| read_mid.saturating_duration_since(r).as_secs_f64());
+    let process = WssProcess {
+        pid,
+        comm: t.info.comm.clone(),
+        command: t.info.command(),
+        measured_s,
+        totals: fold.totals.clone(),
+        categories: fold.categories(),
+    };
+    Ok(Some((process, fold.spread)))
+}
+
+/// The notes for processes that could not be held.
+fn not_measured(failed: &[Error]) -> Vec<Note> {
+    let mut notes = Vec::new();
+    let denied = failed.iter().filter(|e| matches!(e, Error::PermissionDenied { .. })).count();
+    if denied > 0 {
+        notes.push(Note::Denied { count: denied, hint: crate::source::access::read_hint() });
+    }
+    for e in failed.iter().filter(|e| !matches!(e, Error::PermissionDenied { .. })) {
+        if let Error::Io { .. } | Error::Parse { .. } = e {
+            notes.push(Note::Unreadable { count: 1, first: e.to_string() });
+        }
+    }
+    notes
+}
