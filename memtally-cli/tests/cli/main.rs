@@ -41,3 +41,4 @@ mod vmmap_pid;
 mod vmmap_split;
 mod vmmap_view;
 mod width;
+mod wss;

@@ -180,6 +180,12 @@ fn hold_one(root: &ProcRoot, info: ProcInfo) -> Result<Option<Tracked>> {
     if comm != info.comm {
         return Ok(None);
     }
+    // Refused now rather than after other processes were reset.
+    match held.check(root) {
+        Ok(()) => {}
+        Err(Error::NoSuchProcess { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    }
     let stamp = match held.read(root, "stat") {
         Ok(b) => stat::parse(&b).ok(),
         Err(Error::NoSuchProcess { .. }) => return Ok(None),
@@ -226,7 +232,8 @@ fn not_measured(failed: &[Error]) -> Vec<Note> {
     let mut notes = Vec::new();
     let denied = failed.iter().filter(|e| matches!(e, Error::PermissionDenied { .. })).count();
     if denied > 0 {
-        notes.push(Note::Denied { count: denied, hint: crate::source::access::read_hint() });
+        let hint = "resetting a process's referenced bits takes its own user or root".into();
+        notes.push(Note::Denied { count: denied, hint });
     }
     for e in failed.iter().filter(|e| !matches!(e, Error::PermissionDenied { .. })) {
         if let Error::Io { .. } | Error::Parse { .. } = e {

@@ -111,3 +111,64 @@ impl Drop for Grower {
         let _ = self.child.wait();
     }
 }
+
+/// A C program that maps and writes `total` bytes of private anonymous
+/// memory (no transparent huge pages, so every page is its own), then
+/// touches one byte of each page of the first `hot` bytes every
+/// millisecond; after `life_ms` milliseconds (0: never) it exits.
+const TOUCHER_C: &str = r#"
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+int main(int argc, char **argv) {
+    size_t total = strtoull(argv[1], 0, 10), hot = strtoull(argv[2], 0, 10);
+    double life = argc > 3 ? strtod(argv[3], 0) : 0;
+    char *p = mmap(0, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return 1;
+    madvise(p, total, MADV_NOHUGEPAGE);
+    memset(p, 0x5a, total);
+    if (write(1, "ready\n", 6) != 6) return 1;
+    double start = now_ms();
+    struct timespec ms = {0, 1000000};
+    for (;;) {
+        for (size_t i = 0; i < hot; i += 4096) p[i]++;
+        if (life > 0 && now_ms() - start >= life) return 0;
+        nanosleep(&ms, 0);
+    }
+}
+"#;
+
+/// A child that keeps touching `hot` bytes of its `total` resident ones
+/// (see `TOUCHER_C`), killed on drop.
+pub struct Toucher {
+    pub child: crate::support::Killed,
+    _dir: tempfile::TempDir,
+}
+
+impl Toucher {
+    pub fn pid(&self) -> u32 {
+        self.child.0.id()
+    }
+}
+
+/// Starts a [`Toucher`] and waits until its memory is written; it exits
+/// by itself after `life_ms` milliseconds unless that is 0.
+pub fn toucher(total: usize, hot: usize, life_ms: u64) -> Toucher {
+    let (dir, exe) = build("toucher", TOUCHER_C);
+    let mut child = Command::new(&exe)
+        .args([total.to_string(), hot.to_string(), life_ms.to_string()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ready = [0u8; 6];
+    child.stdout.as_mut().unwrap().read_exact(&mut ready).unwrap();
+    assert_eq!(&ready, b"ready\n");
+    Toucher { child: crate::support::Killed(child), _dir: dir }
+}

@@ -61,8 +61,27 @@ impl Held {
     /// what is touched from now on. The file is the process's owner's
     /// (mode 0200): another user's process needs root.
     pub(crate) fn reset(&self, root: &ProcRoot) -> Result<()> {
+        self.open_clear_refs(root)?.write_all(b"1").map_err(|e| self.refused(root, e))
+    }
+
+    /// Whether the reset would be allowed: `clear_refs` opened for
+    /// writing, nothing written (so a refusal is told before any process
+    /// of a selection is reset).
+    pub(crate) fn check(&self, root: &ProcRoot) -> Result<()> {
+        self.open_clear_refs(root).map(drop)
+    }
+
+    fn open_clear_refs(&self, root: &ProcRoot) -> Result<File> {
+        let flags = libc::O_WRONLY | libc::O_NOFOLLOW | libc::O_NOCTTY;
+        let fd = sys::openat(Some(self.dir.as_fd()), c"clear_refs", flags, 0)
+            .map_err(|e| self.refused(root, e))?;
+        Ok(File::from(fd))
+    }
+
+    /// The error for a failed open of, or write to, `clear_refs`.
+    fn refused(&self, root: &ProcRoot, e: std::io::Error) -> Error {
         let path = root.pid_file(self.pid, "clear_refs");
-        let explain = |e: std::io::Error| match root.explain(self.pid, path.clone(), e) {
+        match root.explain(self.pid, path, e) {
             Error::PermissionDenied { pid, path, owner, .. } => Error::PermissionDenied {
                 pid,
                 path,
@@ -71,9 +90,6 @@ impl Held {
                     .into(),
             },
             e => e,
-        };
-        let flags = libc::O_WRONLY | libc::O_NOFOLLOW | libc::O_NOCTTY;
-        let fd = sys::openat(Some(self.dir.as_fd()), c"clear_refs", flags, 0).map_err(explain)?;
-        File::from(fd).write_all(b"1").map_err(explain)
+        }
     }
 }
