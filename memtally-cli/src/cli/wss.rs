@@ -20,7 +20,7 @@ use memtally_core::{Error, Result};
 
 use crate::cli::select::SelectArgs;
 use crate::render::units::plural;
-use crate::render::wss::{csv_header, sample_csv, sample_json, series_line, WssView};
+use crate::render::wss::{csv_header, method_line, sample_csv, sample_json, series_line, WssView};
 use crate::render::{print, stdout_error, Format};
 use crate::signal::{self, Finishing};
 
@@ -91,7 +91,13 @@ pub fn run(root: &ProcRoot, args: &WssArgs, out: &mut dyn Write) -> Result<()> {
         let view = WssView { report: &report, index, elapsed_s: start.elapsed().as_secs_f64() };
         match (series, args.format) {
             (false, format) => print(&view, format, out)?,
-            (true, Format::Table) => series_line(&view, out).map_err(stdout_error)?,
+            (true, Format::Table) => {
+                if index == 0 {
+                    writeln!(out, "{}", method_line(wss.method(), wss.idle_tracking()))
+                        .map_err(stdout_error)?;
+                }
+                series_line(&view, out).map_err(stdout_error)?
+            }
             (true, Format::Json) => sample_json(&view, out).map_err(stdout_error)?,
             (true, Format::Csv) => {
                 let head = if index == 0 { csv_header(out) } else { Ok(()) };

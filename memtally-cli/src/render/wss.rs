@@ -8,7 +8,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use memtally_core::analyze::wss::{WssCategory, WssProcess, WssReport};
-use memtally_core::model::wss::IdleTracking;
+use memtally_core::model::wss::{IdleTracking, WssMethod};
 use memtally_core::model::{Named, Sizes};
 
 use crate::render::blocks::{write_text, Block};
@@ -27,8 +27,8 @@ pub struct WssView<'a> {
 }
 
 /// The words for the method line and the stderr notice.
-pub fn method_line(report: &WssReport) -> String {
-    let idle = match report.idle_tracking {
+pub fn method_line(method: WssMethod, idle_tracking: IdleTracking) -> String {
+    let idle = match idle_tracking {
         IdleTracking::Absent => {
             "idle page tracking is unavailable (this kernel has no /sys/kernel/mm/page_idle/bitmap)"
         }
@@ -38,7 +38,7 @@ pub fn method_line(report: &WssReport) -> String {
     };
     format!(
         "method: {} (reset the referenced bits through /proc/PID/clear_refs, read smaps Referenced after the interval); {idle}",
-        report.method.name()
+        method.name()
     )
 }
 
@@ -131,7 +131,7 @@ pub fn blocks(report: &WssReport) -> Vec<Block> {
     }
     blocks.push(Block::Blank);
     blocks.push(Block::Note(LEGEND.into()));
-    blocks.push(Block::Note(method_line(report)));
+    blocks.push(Block::Note(method_line(report.method, report.idle_tracking)));
     for note in words(&report.notes) {
         blocks.push(Block::Note(note));
     }
@@ -163,7 +163,7 @@ struct WssJson<'a> {
     index: usize,
     elapsed_s: f64,
     interval_s: f64,
-    method: memtally_core::model::wss::WssMethod,
+    method: WssMethod,
     idle_tracking: IdleTracking,
     partial: bool,
     notes: Vec<String>,

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use crate::permissions::as_nobody;
-use crate::support::lone::{lone, toucher};
+use crate::support::lone::{huge_toucher, lone, toucher};
 use crate::support::{repo_path, run, shared, svg_data, MIB};
 
 fn err(o: &Output) -> String {
@@ -241,4 +241,23 @@ fn the_table_names_its_figures_and_method() {
     let idle = std::path::Path::new("/sys/kernel/mm/page_idle/bitmap").exists();
     let said = if idle { "present but not used" } else { "idle page tracking is unavailable" };
     assert!(text.contains(said), "{text}");
+}
+
+/// Transparent huge pages: one byte touched in each of four 2 MiB pages
+/// counts the four whole (the kernel has one referenced bit per huge
+/// page), and a note says so. Skipped where the kernel gave no huge page.
+#[test]
+fn a_byte_touched_in_a_huge_page_counts_the_huge_page_and_a_note_says_so() {
+    let child = huge_toucher(32 * MIB, 8 * MIB);
+    let pid = child.pid().to_string();
+    let doc = wss_json(&[&pid, "--interval", "1s"]);
+    let h = heap(&doc);
+    let thp = h["anon_huge_pages"].as_u64().unwrap_or(0);
+    if thp < 8 * MIB as u64 {
+        eprintln!("skipped: the kernel gave the child {thp} bytes of transparent huge pages (THP off, or no free 2 MiB pages)");
+        return;
+    }
+    let touched = figure(h, "touched");
+    assert!((8 * MIB as u64..=8 * MIB as u64 + SLACK).contains(&touched), "{touched}: {h}");
+    assert!(doc["notes"].to_string().contains("transparent huge pages"), "{}", doc["notes"]);
 }

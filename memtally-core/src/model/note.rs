@@ -169,6 +169,12 @@ pub enum Note {
         /// How many mappings.
         regions: usize,
     },
+    /// Bytes in transparent huge pages: one referenced bit covers a whole
+    /// huge page, so a byte touched there counts the huge page touched.
+    TouchedHugePages {
+        /// Bytes mapped with huge pages.
+        bytes: u64,
+    },
 }
 
 /// Which of two compared documents.

@@ -14,7 +14,7 @@ use crate::analyze::select::Selection;
 use crate::analyze::wss::{sum_categories, WssFold, WssProcess, WssReport};
 use crate::error::{Error, LiveOnly, Result};
 use crate::model::wss::{IdleTracking, WssMethod};
-use crate::model::{Needs, Note, ProcInfo, Sizes};
+use crate::model::{Figure, Needs, Note, ProcInfo, Sizes};
 use crate::source::parse::stat::{self, Change, Stamp};
 use crate::source::wss::clear_refs::{self, Held};
 use crate::source::wss::idle;
@@ -110,6 +110,10 @@ impl Wss {
             match t.held.reset(&self.root) {
                 Ok(()) => t.reset_at = Some(before + before.elapsed() / 2),
                 Err(Error::NoSuchProcess { .. }) => gone.push(i),
+                // The held directory's process is gone and its PID taken.
+                Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                    gone.push(i)
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -151,6 +155,9 @@ impl Wss {
         let mut totals = Sizes::default();
         for p in &processes {
             totals.add(&p.totals);
+        }
+        if let Some(bytes) = totals.figure(Figure::Thp).filter(|&b| b > 0) {
+            notes.push(Note::TouchedHugePages { bytes });
         }
         WssReport {
             method: self.method(),

@@ -115,7 +115,9 @@ impl Drop for Grower {
 /// A C program that maps and writes `total` bytes of private anonymous
 /// memory (no transparent huge pages, so every page is its own), then
 /// touches one byte of each page of the first `hot` bytes every
-/// millisecond; after `life_ms` milliseconds (0: never) it exits.
+/// millisecond; after `life_ms` milliseconds (0: never) it exits. With a
+/// fourth argument `1` the memory is 2 MiB aligned and asks for huge
+/// pages (`MADV_HUGEPAGE`), and one byte of each 2 MiB is touched.
 const TOUCHER_C: &str = r#"
 #include <stdlib.h>
 #include <string.h>
@@ -130,15 +132,18 @@ static double now_ms(void) {
 int main(int argc, char **argv) {
     size_t total = strtoull(argv[1], 0, 10), hot = strtoull(argv[2], 0, 10);
     double life = argc > 3 ? strtod(argv[3], 0) : 0;
-    char *p = mmap(0, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return 1;
-    madvise(p, total, MADV_NOHUGEPAGE);
+    int huge = argc > 4 && argv[4][0] == '1';
+    size_t align = 2 << 20, step = huge ? align : 4096;
+    char *m = mmap(0, total + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return 1;
+    char *p = (char *)(((unsigned long)m + align - 1) & ~(align - 1));
+    madvise(p, total, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
     memset(p, 0x5a, total);
     if (write(1, "ready\n", 6) != 6) return 1;
     double start = now_ms();
     struct timespec ms = {0, 1000000};
     for (;;) {
-        for (size_t i = 0; i < hot; i += 4096) p[i]++;
+        for (size_t i = 0; i < hot; i += step) p[i]++;
         if (life > 0 && now_ms() - start >= life) return 0;
         nanosleep(&ms, 0);
     }
@@ -161,9 +166,20 @@ impl Toucher {
 /// Starts a [`Toucher`] and waits until its memory is written; it exits
 /// by itself after `life_ms` milliseconds unless that is 0.
 pub fn toucher(total: usize, hot: usize, life_ms: u64) -> Toucher {
+    toucher_with(total, hot, life_ms, false)
+}
+
+/// A [`Toucher`] whose memory asks for transparent huge pages and which
+/// touches one byte of each 2 MiB of its first `hot` bytes.
+pub fn huge_toucher(total: usize, hot: usize) -> Toucher {
+    toucher_with(total, hot, 0, true)
+}
+
+fn toucher_with(total: usize, hot: usize, life_ms: u64, huge: bool) -> Toucher {
     let (dir, exe) = build("toucher", TOUCHER_C);
+    let huge = if huge { "1" } else { "0" };
     let mut child = Command::new(&exe)
-        .args([total.to_string(), hot.to_string(), life_ms.to_string()])
+        .args([total.to_string(), hot.to_string(), life_ms.to_string(), huge.to_string()])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
