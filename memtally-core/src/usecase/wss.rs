@@ -207,7 +207,10 @@ fn read_one(root: &ProcRoot, t: &Tracked) -> Result<Option<(WssProcess, (u64, us
     let pid = t.info.pid;
     let start = Instant::now();
     let mut fold = WssFold::default();
-    match root.process_with(pid, &mut fold) {
+    // smaps alone: its figures are all `wss` needs, and the rollup a
+    // show reads beside it would walk the page tables a second time. The
+    // stamp below tells an smaps an exit cut short.
+    match root.stream_regions(pid, "smaps", &mut fold) {
         Ok(_) => {}
         Err(Error::NoSuchProcess { .. } | Error::Exited { .. } | Error::Changed { .. }) => {
             return Ok(None)
@@ -248,4 +251,41 @@ fn not_measured(failed: &[Error]) -> Vec<Note> {
         }
     }
     notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usecase::select::SelectOptions;
+
+    /// A recorded tree has no referenced bits to reset: refused before
+    /// anything is selected or held.
+    #[test]
+    fn a_recorded_tree_is_live_only() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../testdata/fixtures/linux/python3-mmap/proc");
+        let root = ProcRoot::new(&dir);
+        let sel = SelectOptions::default().with_pids(vec![11364]).resolve().unwrap();
+        match Wss::hold(&root, &sel) {
+            Err(Error::LiveOnly { root, what: LiveOnly::WorkingSet }) => assert_eq!(root, dir),
+            other => panic!("expected LiveOnly, got {other:?}"),
+        }
+    }
+
+    /// This very process, held, reset and read: its figures add up
+    /// (touched + cold = resident) and nothing is noted.
+    #[test]
+    fn its_own_process_reads_back_whole() {
+        let root = ProcRoot::live();
+        let me = std::process::id();
+        let sel = SelectOptions::default().with_pids(vec![me]).resolve().unwrap();
+        let mut wss = Wss::hold(&root, &sel).unwrap();
+        assert_eq!(wss.len(), 1);
+        wss.reset().unwrap();
+        let report = wss.read(0.0);
+        assert!(report.notes.iter().all(|n| matches!(n, Note::WorkingSetSpread { .. } | Note::TouchedHugePages { .. })), "{:?}", report.notes);
+        let t = &report.processes[0].totals;
+        assert_eq!(t.touched.unwrap() + t.cold.unwrap(), t.rss.unwrap());
+        assert!(t.working_set.unwrap() >= t.dirty().unwrap());
+    }
 }
