@@ -32,9 +32,7 @@ pub fn method_line(method: WssMethod, idle_tracking: IdleTracking) -> String {
         IdleTracking::Absent => {
             "idle page tracking is unavailable (this kernel has no /sys/kernel/mm/page_idle/bitmap)"
         }
-        IdleTracking::PresentUnused => {
-            "idle page tracking is present but not used by this build"
-        }
+        IdleTracking::PresentUnused => "idle page tracking is present but not used by this build",
     };
     format!(
         "method: {} (reset the referenced bits through /proc/PID/clear_refs, read smaps Referenced after the interval); {idle}",
@@ -43,7 +41,7 @@ pub fn method_line(method: WssMethod, idle_tracking: IdleTracking) -> String {
 }
 
 /// What the columns mean, once under the table.
-const LEGEND: &str = "TOUCHED: resident bytes referenced during the interval. WORKING SET: the 2004 mail's working set, dirty pages plus clean file-backed pages touched during the interval. COLD: resident bytes not touched (RSS - TOUCHED). A file page another process touched counts as touched here too (the kernel keeps one referenced flag per page).";
+const LEGEND: &str = "TOUCHED: resident bytes referenced during the interval. WORKING SET: the 2004 mail's working set, dirty pages plus clean file-backed pages touched during the interval. COLD: resident bytes not touched (RSS - TOUCHED). A page shared with other processes (a file page such as the C library's, a KSM page) counts as touched when any of them touched it: the kernel keeps one referenced flag per page.";
 
 /// The figure columns of both tables.
 const FIGURES: [&str; 5] = ["RSS", "DIRTY", "TOUCHED", "WORKING SET", "COLD"];

@@ -269,7 +269,8 @@ fn wss_keys_are_the_documented_ones() {
     let figures: BTreeSet<String> = ["touched", "working_set", "cold"].map(String::from).into();
     let also: BTreeSet<String> = sizes.union(&figures).cloned().collect();
     let category: BTreeSet<String> = ["category", "label", "regions"].map(String::from).into();
-    for c in p["categories"].as_array().unwrap().iter().chain(doc["categories"].as_array().unwrap()) {
+    for c in p["categories"].as_array().unwrap().iter().chain(doc["categories"].as_array().unwrap())
+    {
         check("a wss category", &category, &keys(c), &[], &also);
     }
     check("wss total", &figures, &keys(&doc["total"]), &[], &sizes);

@@ -106,6 +106,7 @@ fn touched_agrees_with_wss_pl() {
     let pid = child.pid();
     let ours = figure(&wss_json(&[&pid.to_string(), "--interval", "1s"])["total"], "touched");
     let theirs = wss_pl(&pl, pid, "1").expect("wss.pl prints its figures");
+    eprintln!("touched over 1 s: memtally {ours}, wss.pl {theirs}, the child's buffer {hot}");
     let near = |a: u64, b: u64, pct: f64| (a as f64 - b as f64).abs() <= b as f64 * pct / 100.0;
     assert!(near(ours, theirs, 3.0), "memtally {ours}, wss.pl {theirs}: within 3%");
     assert!(near(ours, hot as u64, 3.0), "memtally {ours}, touched by the child {hot}");
@@ -129,7 +130,10 @@ fn a_process_not_selected_is_not_reset() {
     let doc = wss_json(&[&child.pid().to_string(), "--interval", "300ms"]);
     assert_eq!(doc["processes"].as_array().unwrap().len(), 1);
     let after = referenced();
-    assert!(after >= 32 * MIB as u64, "the sibling was reset: {before} referenced before, {after} after");
+    assert!(
+        after >= 32 * MIB as u64,
+        "the sibling was reset: {before} referenced before, {after} after"
+    );
 }
 
 /// A child that exits during the interval is reported as exited, in a
@@ -190,7 +194,8 @@ fn a_series_is_one_line_per_interval_and_plot_draws_it() {
     let dir = tempfile::tempdir().unwrap();
     let series = dir.path().join("w.csv");
     let s = series.to_str().unwrap();
-    let out = run(&["wss", &pid, "--interval", "200ms", "--count", "3", "--format", "json", "-o", s]);
+    let out =
+        run(&["wss", &pid, "--interval", "200ms", "--count", "3", "--format", "json", "-o", s]);
     assert!(out.status.success(), "{}", err(&out));
     let stderr = err(&out);
     assert_eq!(stderr.matches("resets the referenced bits").count(), 1, "said once: {stderr}");

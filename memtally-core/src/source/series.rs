@@ -193,8 +193,7 @@ mod tests {
         assert!(is_series_head(&bytes));
 
         let mut r = SeriesReader::new(&bytes[..], Path::new("s.csv")).unwrap();
-        let cols: Vec<usize> =
-            SeriesFigure::WATCH.iter().map(|&f| r.column(f).unwrap()).collect();
+        let cols: Vec<usize> = SeriesFigure::WATCH.iter().map(|&f| r.column(f).unwrap()).collect();
         let mut rows = Vec::new();
         while let Some(row) = r.next_row().unwrap() {
             let figures: Vec<Option<u64>> = cols.iter().map(|&c| row.value(c)).collect();

@@ -140,8 +140,9 @@ impl Wss {
                     processes.push(p);
                     kept.push(t);
                 }
-                Ok(None) => notes
-                    .push(Note::ExitedDuringInterval { pid: t.info.pid, comm: t.info.comm }),
+                Ok(None) => {
+                    notes.push(Note::ExitedDuringInterval { pid: t.info.pid, comm: t.info.comm })
+                }
                 Err(e) => {
                     notes.push(Note::Failed { pid: t.info.pid, why: e.to_string() });
                     kept.push(t);
@@ -283,7 +284,14 @@ mod tests {
         assert_eq!(wss.len(), 1);
         wss.reset().unwrap();
         let report = wss.read(0.0);
-        assert!(report.notes.iter().all(|n| matches!(n, Note::WorkingSetSpread { .. } | Note::TouchedHugePages { .. })), "{:?}", report.notes);
+        assert!(
+            report.notes.iter().all(|n| matches!(
+                n,
+                Note::WorkingSetSpread { .. } | Note::TouchedHugePages { .. }
+            )),
+            "{:?}",
+            report.notes
+        );
         let t = &report.processes[0].totals;
         assert_eq!(t.touched.unwrap() + t.cold.unwrap(), t.rss.unwrap());
         assert!(t.working_set.unwrap() >= t.dirty().unwrap());

@@ -25,7 +25,8 @@ pub(crate) struct Held {
 /// Holds `pid`'s directory of the kernel's procfs at `root`. A recorded
 /// tree has no referenced bits: [`Error::LiveOnly`].
 pub(crate) fn hold(root: &ProcRoot, pid: u32) -> Result<Held> {
-    let live_only = || Error::LiveOnly { root: root.path().to_path_buf(), what: LiveOnly::WorkingSet };
+    let live_only =
+        || Error::LiveOnly { root: root.path().to_path_buf(), what: LiveOnly::WorkingSet };
     if !root.is_procfs() {
         return Err(live_only());
     }
@@ -86,8 +87,9 @@ impl Held {
                 pid,
                 path,
                 owner,
-                why: "resetting a process's referenced bits (clear_refs) takes its own user or root"
-                    .into(),
+                why:
+                    "resetting a process's referenced bits (clear_refs) takes its own user or root"
+                        .into(),
             },
             e => e,
         }
