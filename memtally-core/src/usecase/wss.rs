@@ -21,13 +21,16 @@ use crate::source::wss::idle;
 use crate::source::{stamp, ProcRoot};
 use crate::usecase::select::select;
 
-/// One selected process, held.
+/// One selected process, followed by its stamp. No descriptor is kept
+/// across the interval (a selection of thousands of processes must not
+/// run out of them): each reset holds the process's directory, checks
+/// through it that its stamp is the one taken at selection, and resets
+/// through it, so a PID reused meanwhile is never reset.
 #[derive(Debug)]
 struct Tracked {
     info: ProcInfo,
-    held: Held,
-    /// Its stamp when held: the process read later must be this one.
-    stamp: Option<Stamp>,
+    /// Its stamp when selected: the process reset and read must be this one.
+    stamp: Stamp,
     /// The middle of its last reset.
     reset_at: Option<Instant>,
 }
@@ -107,13 +110,9 @@ impl Wss {
         let mut gone = Vec::new();
         for (i, t) in self.tracked.iter_mut().enumerate() {
             let before = Instant::now();
-            match t.held.reset(&self.root) {
-                Ok(()) => t.reset_at = Some(before + before.elapsed() / 2),
-                Err(Error::NoSuchProcess { .. }) => gone.push(i),
-                // The held directory's process is gone and its PID taken.
-                Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-                    gone.push(i)
-                }
+            match reset_one(&self.root, t) {
+                Ok(true) => t.reset_at = Some(before + before.elapsed() / 2),
+                Ok(false) => gone.push(i),
                 Err(e) => return Err(e),
             }
         }
@@ -172,34 +171,60 @@ impl Wss {
     }
 }
 
-/// Holds one selected process; `None` when it is gone, or its PID now
+/// Whether `e` says the process is gone: its directory, or a file in the
+/// held directory of a process that has exited (its PID maybe taken).
+fn gone(e: &Error) -> bool {
+    match e {
+        Error::NoSuchProcess { .. } | Error::Exited { .. } => true,
+        Error::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+        _ => false,
+    }
+}
+
+/// The stamp of the process whose directory is held.
+fn stamp_of(root: &ProcRoot, pid: u32, held: &Held) -> Result<Stamp> {
+    let raw = held.read(root, "stat")?;
+    stat::parse(&raw)
+        .map_err(|e| Error::Parse { path: root.pid_file(pid, "stat"), message: e.to_string() })
+}
+
+/// Resets one process, if it is still the one selected: `false` when it
+/// is gone (exited, its PID reused, or it ran a new program).
+fn reset_one(root: &ProcRoot, t: &Tracked) -> Result<bool> {
+    let pid = t.info.pid;
+    let step = || -> Result<bool> {
+        let held = clear_refs::hold(root, pid)?;
+        if t.stamp.compare(&stamp_of(root, pid, &held)?) != Change::Same {
+            return Ok(false);
+        }
+        held.reset(root)?;
+        Ok(true)
+    };
+    match step() {
+        Err(e) if gone(&e) => Ok(false),
+        r => r,
+    }
+}
+
+/// Checks one selected process; `None` when it is gone, or its PID now
 /// names another process (its short name changed since it was selected).
 fn hold_one(root: &ProcRoot, info: ProcInfo) -> Result<Option<Tracked>> {
-    let held = match clear_refs::hold(root, info.pid) {
-        Ok(h) => h,
-        Err(Error::NoSuchProcess { .. }) => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    let comm = match held.read(root, "comm") {
-        Ok(b) => String::from_utf8_lossy(&b).trim_end_matches('\n').to_string(),
-        Err(Error::NoSuchProcess { .. }) => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    if comm != info.comm {
+    match check_one(root, info) {
+        Err(e) if gone(&e) => Ok(None),
+        r => r,
+    }
+}
+
+fn check_one(root: &ProcRoot, info: ProcInfo) -> Result<Option<Tracked>> {
+    let held = clear_refs::hold(root, info.pid)?;
+    let comm = held.read(root, "comm")?;
+    if String::from_utf8_lossy(&comm).trim_end_matches('\n') != info.comm {
         return Ok(None);
     }
     // Refused now rather than after other processes were reset.
-    match held.check(root) {
-        Ok(()) => {}
-        Err(Error::NoSuchProcess { .. }) => return Ok(None),
-        Err(e) => return Err(e),
-    }
-    let stamp = match held.read(root, "stat") {
-        Ok(b) => stat::parse(&b).ok(),
-        Err(Error::NoSuchProcess { .. }) => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    Ok(Some(Tracked { info, held, stamp, reset_at: None }))
+    held.check(root)?;
+    let stamp = stamp_of(root, info.pid, &held)?;
+    Ok(Some(Tracked { info, stamp, reset_at: None }))
 }
 
 /// One process's figures since its reset, and its working set's spread;
@@ -220,7 +245,7 @@ fn read_one(root: &ProcRoot, t: &Tracked) -> Result<Option<(WssProcess, (u64, us
     }
     let read_mid = start + start.elapsed() / 2;
     // The process read must be the one reset: same life, same program.
-    match stamp::check(root, pid, &t.info.comm, t.stamp.as_ref()) {
+    match stamp::check(root, pid, &t.info.comm, Some(&t.stamp)) {
         Ok(Change::Same) => {}
         Ok(_) | Err(Error::Exited { .. } | Error::NoSuchProcess { .. }) => return Ok(None),
         Err(e) => return Err(e),
@@ -246,10 +271,9 @@ fn not_measured(failed: &[Error]) -> Vec<Note> {
         let hint = "resetting a process's referenced bits takes its own user or root".into();
         notes.push(Note::Denied { count: denied, hint });
     }
-    for e in failed.iter().filter(|e| !matches!(e, Error::PermissionDenied { .. })) {
-        if let Error::Io { .. } | Error::Parse { .. } = e {
-            notes.push(Note::Unreadable { count: 1, first: e.to_string() });
-        }
+    let mut other = failed.iter().filter(|e| !matches!(e, Error::PermissionDenied { .. }));
+    if let Some(first) = other.next() {
+        notes.push(Note::Unreadable { count: 1 + other.count(), first: first.to_string() });
     }
     notes
 }

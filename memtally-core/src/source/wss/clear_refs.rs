@@ -1,9 +1,9 @@
 //! Resetting a live process's referenced bits: `1` written to
-//! `/proc/PID/clear_refs`. The process's directory is opened once and
-//! held, and the reset, and every file read to check on it, go through
-//! that descriptor: a PID that is reused meanwhile leads to no other
-//! process's reset (the held directory belongs to the process it was
-//! opened for, and its files fail once that process is gone).
+//! `/proc/PID/clear_refs`. The process's directory is opened and held,
+//! and the files read to check which process it is (`comm`, `stat`) and
+//! the reset go through that descriptor: a held directory belongs to the
+//! process it was opened for (its files fail once that process is gone),
+//! so what was checked is what is reset, even if the PID is reused.
 
 use std::ffi::CString;
 use std::fs::File;
