@@ -266,3 +266,35 @@ fn a_byte_touched_in_a_huge_page_counts_the_huge_page_and_a_note_says_so() {
     assert!((8 * MIB as u64..=8 * MIB as u64 + SLACK).contains(&touched), "{touched}: {h}");
     assert!(doc["notes"].to_string().contains("transparent huge pages"), "{}", doc["notes"]);
 }
+
+/// `watch --wss`: the working set over each interval beside the watch's
+/// figures, none at the first sample (no interval has passed), the
+/// child's touched bytes at the next.
+#[test]
+fn watch_wss_adds_the_working_set_of_each_interval() {
+    let (total, hot) = (16 * MIB, 4 * MIB);
+    let child = toucher(total, hot, 0);
+    let pid = child.pid().to_string();
+    let out =
+        run(&["watch", &pid, "--wss", "--interval", "1s", "--count", "2", "--format", "json"]);
+    assert!(out.status.success(), "{}", err(&out));
+    assert_eq!(err(&out).matches("resets the referenced bits").count(), 1, "{}", err(&out));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "two samples and the summary");
+    assert!(lines[0]["total"]["touched"].is_null(), "{}", lines[0]);
+    let heap = |l: &serde_json::Value| {
+        l["categories"].as_array().unwrap().iter().find(|c| c["category"] == "heap").cloned()
+    };
+    let h = heap(&lines[1]).expect("a heap category");
+    let touched = figure(&h, "touched");
+    assert!((hot as u64..=hot as u64 + SLACK).contains(&touched), "{touched}: {h}");
+    assert!(figure(&h, "working_set") >= total as u64);
+    let p = &lines[1]["processes"][0];
+    assert_eq!(figure(p, "touched") + figure(p, "cold"), figure(p, "rss"), "{p}");
+    // Without a selection it refuses, as wss does.
+    let every = run(&["watch", "--wss", "--count", "1"]);
+    assert_eq!(every.status.code(), Some(2), "{}", err(&every));
+}

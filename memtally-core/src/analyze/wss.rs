@@ -6,6 +6,7 @@
 //! per process, as `show` sums its figures.
 
 use crate::analyze::category::{categorize, Category};
+use crate::analyze::trend::{Sample, Scope};
 use crate::model::wss::{IdleTracking, WssMethod};
 use crate::model::{Backing, Flow, Note, Region, RegionSink, Sizes};
 
@@ -140,6 +141,32 @@ impl RegionSink for WssFold {
         self.categories[at].sizes.add_region(&region);
         self.totals.add_region(&region);
         Flow::Continue
+    }
+}
+
+/// Adds a report's `touched`, `working_set` and `cold` to a watch's
+/// sample (`watch --wss`): to each process, each category and the total
+/// the sample has; a category the sample lacks (categories not sampled)
+/// gets the three figures alone.
+pub fn add_to_sample(report: &WssReport, sample: &mut Sample) {
+    fn set(to: &mut Sizes, from: &Sizes) {
+        to.touched = from.touched;
+        to.working_set = from.working_set;
+        to.cold = from.cold;
+    }
+    for p in &report.processes {
+        if let Some((_, s)) = sample.get_mut(&(Scope::Process, p.pid.to_string())) {
+            set(s, &p.totals);
+        }
+    }
+    for c in &report.categories {
+        let key = (Scope::Category, c.category.key().to_string());
+        let (_, s) =
+            sample.entry(key).or_insert_with(|| (c.category.label().into(), Sizes::default()));
+        set(s, &c.sizes);
+    }
+    if let Some((_, s)) = sample.get_mut(&(Scope::Total, "total".to_string())) {
+        set(s, &report.totals);
     }
 }
 

@@ -81,6 +81,20 @@ impl SeriesFigure {
         SeriesFigure(Figure::SwapPss),
     ];
 
+    /// The columns of `watch --wss`: a watch's, then the working-set figures.
+    pub const WATCH_WSS: &'static [SeriesFigure] = &[
+        SeriesFigure(Figure::Rss),
+        SeriesFigure(Figure::Pss),
+        SeriesFigure(Figure::Uss),
+        SeriesFigure(Figure::Dirty),
+        SeriesFigure(Figure::PrivateDirty),
+        SeriesFigure(Figure::SharedDirty),
+        SeriesFigure(Figure::SwapPss),
+        SeriesFigure(Figure::Touched),
+        SeriesFigure(Figure::WorkingSet),
+        SeriesFigure(Figure::Cold),
+    ];
+
     /// The columns of a `wss` series: resident and dirty beside the
     /// working-set figures.
     pub const WSS: &'static [SeriesFigure] = &[
