@@ -91,9 +91,12 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// Sample a selection at an interval; growth rates and a verdict at the end (Ctrl-C to stop).
     Watch(watch::WatchArgs),
-    /// The working set over an interval: resident, touched, the 2004 mail's working set (dirty
-    /// plus clean file pages touched) and cold, per process and category. Resets the selected
-    /// processes' referenced bits (clear_refs), which may sway the kernel's reclaim.
+    /// The working set over an interval: touched, working set (dirty + clean file pages touched), cold.
+    ///
+    /// Per process and category: resident, touched during the interval, the 2004 mail's working
+    /// set (every dirty page plus the clean file-backed pages touched) and cold (resident, not
+    /// touched). Resets the selected processes' referenced bits (clear_refs), which may sway the
+    /// kernel's reclaim; never any other process's.
     Wss(wss::WssArgs),
     /// Draw a watch series or a snapshot as an SVG chart.
     #[cfg(feature = "plot")]

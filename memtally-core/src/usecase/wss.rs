@@ -104,23 +104,33 @@ impl Wss {
     }
 
     /// Resets the referenced bits of every held process. One that has
-    /// exited is dropped (and noted at the next read); one that refuses
-    /// is an error, as for the first reset of its selection.
+    /// exited is dropped and noted at the next read; so is one that now
+    /// refuses (it changed its credentials), with why. An error only when
+    /// no process is left to measure.
     pub fn reset(&mut self) -> Result<()> {
-        let mut gone = Vec::new();
-        for (i, t) in self.tracked.iter_mut().enumerate() {
+        let mut first_error = None;
+        let mut kept = Vec::new();
+        for mut t in std::mem::take(&mut self.tracked) {
             let before = Instant::now();
-            match reset_one(&self.root, t) {
-                Ok(true) => t.reset_at = Some(before + before.elapsed() / 2),
-                Ok(false) => gone.push(i),
-                Err(e) => return Err(e),
+            match reset_one(&self.root, &t) {
+                Ok(true) => {
+                    t.reset_at = Some(before + before.elapsed() / 2);
+                    kept.push(t);
+                }
+                Ok(false) => self
+                    .notes
+                    .push(Note::ExitedDuringInterval { pid: t.info.pid, comm: t.info.comm }),
+                Err(e) => {
+                    self.notes.push(Note::Failed { pid: t.info.pid, why: e.to_string() });
+                    first_error.get_or_insert(e);
+                }
             }
         }
-        for i in gone.into_iter().rev() {
-            let t = self.tracked.remove(i);
-            self.notes.push(Note::ExitedDuringInterval { pid: t.info.pid, comm: t.info.comm });
+        self.tracked = kept;
+        match first_error {
+            Some(e) if self.tracked.is_empty() => Err(e),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     /// Reads every held process's smaps: the figures since its last
