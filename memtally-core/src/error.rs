@@ -191,6 +191,21 @@ pub enum Error {
     #[error("vmmap not found on PATH (part of the Xcode command line tools)")]
     NoVmmap,
 
+    /// Resetting a process's referenced bits (`clear_refs`, for the
+    /// working set) was refused: the file is its owner's.
+    #[error(
+        "cannot reset the referenced bits of process {pid} ({}): permission denied; it belongs to {owner}, and writing clear_refs takes its own user or root",
+        path.display()
+    )]
+    ResetDenied {
+        /// The process.
+        pid: u32,
+        /// Its `clear_refs`.
+        path: PathBuf,
+        /// Who owns the process, as `user NAME (uid N)` or `uid N`.
+        owner: String,
+    },
+
     /// A figure only the live system can give was asked of a recorded
     /// tree (a recording holds no referenced bits to reset).
     #[error("{what} is measured on live processes only: {} is a recorded tree, not the kernel's /proc", root.display())]

@@ -276,12 +276,14 @@ fn read_one(root: &ProcRoot, t: &Tracked) -> Result<Option<(WssProcess, (u64, us
 /// The notes for processes that could not be held.
 fn not_measured(failed: &[Error]) -> Vec<Note> {
     let mut notes = Vec::new();
-    let denied = failed.iter().filter(|e| matches!(e, Error::PermissionDenied { .. })).count();
+    let refused =
+        |e: &&Error| matches!(e, Error::PermissionDenied { .. } | Error::ResetDenied { .. });
+    let denied = failed.iter().filter(refused).count();
     if denied > 0 {
         let hint = "resetting a process's referenced bits takes its own user or root".into();
         notes.push(Note::Denied { count: denied, hint });
     }
-    let mut other = failed.iter().filter(|e| !matches!(e, Error::PermissionDenied { .. }));
+    let mut other = failed.iter().filter(|e| !refused(e));
     if let Some(first) = other.next() {
         notes.push(Note::Unreadable { count: 1 + other.count(), first: first.to_string() });
     }

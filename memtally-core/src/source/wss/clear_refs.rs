@@ -83,14 +83,9 @@ impl Held {
     fn refused(&self, root: &ProcRoot, e: std::io::Error) -> Error {
         let path = root.pid_file(self.pid, "clear_refs");
         match root.explain(self.pid, path, e) {
-            Error::PermissionDenied { pid, path, owner, .. } => Error::PermissionDenied {
-                pid,
-                path,
-                owner,
-                why:
-                    "resetting a process's referenced bits (clear_refs) takes its own user or root"
-                        .into(),
-            },
+            Error::PermissionDenied { pid, path, owner, .. } => {
+                Error::ResetDenied { pid, path, owner }
+            }
             e => e,
         }
     }
