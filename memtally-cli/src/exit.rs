@@ -32,7 +32,7 @@ pub fn exit_code(e: &Error) -> i32 {
         | Error::NotFound(_)
         | Error::NoMatch { .. }
         | Error::NoneRead { .. } => NOT_FOUND,
-        Error::PermissionDenied { .. } => PERMISSION,
+        Error::PermissionDenied { .. } | Error::ResetDenied { .. } => PERMISSION,
         Error::KernelThread { .. }
         | Error::Parse { .. }
         | Error::UnreadableLines { .. }
@@ -45,7 +45,9 @@ pub fn exit_code(e: &Error) -> i32 {
         Error::Usage(_)
         | Error::BadPattern { .. }
         | Error::NoSuchUser { .. }
-        | Error::NoSelection { .. } => USAGE,
+        | Error::NoSelection { .. }
+        // A live-only figure asked of a recording: the request is wrong.
+        | Error::LiveOnly { .. } => USAGE,
         Error::Tool(_) | Error::NoVmmap | Error::TimedOut { .. } => TOOL_FAILED,
         // An error a newer library adds and this table does not know yet.
         _ => FAILURE,

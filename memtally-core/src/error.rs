@@ -191,6 +191,31 @@ pub enum Error {
     #[error("vmmap not found on PATH (part of the Xcode command line tools)")]
     NoVmmap,
 
+    /// Resetting a process's referenced bits (`clear_refs`, for the
+    /// working set) was refused: the file is its owner's.
+    #[error(
+        "cannot reset the referenced bits of process {pid} ({}): permission denied; it belongs to {owner}, and writing clear_refs takes its own user or root",
+        path.display()
+    )]
+    ResetDenied {
+        /// The process.
+        pid: u32,
+        /// Its `clear_refs`.
+        path: PathBuf,
+        /// Who owns the process, as `user NAME (uid N)` or `uid N`.
+        owner: String,
+    },
+
+    /// A figure only the live system can give was asked of a recorded
+    /// tree (a recording holds no referenced bits to reset).
+    #[error("{what} is measured on live processes only: {} is a recorded tree, not the kernel's /proc", root.display())]
+    LiveOnly {
+        /// The recorded tree.
+        root: PathBuf,
+        /// What was asked for.
+        what: LiveOnly,
+    },
+
     /// An external tool ran past its time limit and was stopped.
     #[error("{what} did not finish within {}s and was stopped", limit.as_secs())]
     TimedOut {
@@ -212,6 +237,8 @@ pub enum UseCase {
     Show,
     /// Record processes into a directory.
     Capture,
+    /// Measure processes' working set (it resets their referenced bits).
+    Wss,
 }
 
 impl std::fmt::Display for UseCase {
@@ -219,6 +246,22 @@ impl std::fmt::Display for UseCase {
         f.write_str(match self {
             UseCase::Show => "show",
             UseCase::Capture => "capture",
+            UseCase::Wss => "wss",
+        })
+    }
+}
+
+/// Figures only the live system gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LiveOnly {
+    /// The working set (`wss`): pages touched during an interval.
+    WorkingSet,
+}
+
+impl std::fmt::Display for LiveOnly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LiveOnly::WorkingSet => "the working set",
         })
     }
 }

@@ -29,6 +29,7 @@ mod top;
 mod ui;
 mod vmmap;
 mod watch;
+mod wss;
 
 use std::path::PathBuf;
 
@@ -66,6 +67,7 @@ Examples:
   memtally capture PID -o DIR       record /proc files; read later with --proc-root DIR
   memtally snapshot PID -o a.json   then later: memtally diff a.json b.json
   memtally watch PID -o s.csv       growth rates; memtally plot s.csv -o s.svg
+  memtally wss PID --interval 5s    what it touched in 5 s: its working set, and what is cold
   memtally vmmap saved.txt          macOS vmmap: GPU memory by purgeable state
   memtally cgroup [PATH]            containers: charge, limit, working set beside their processes' PSS
   memtally machine                  MemTotal split into lines that add up, each with its source
@@ -95,6 +97,13 @@ pub enum Command {
     ///
     /// Totals of several processes add up PSS, PSS dirty (Pss_Dirty) and swap PSS only.
     Watch(watch::WatchArgs),
+    /// The working set over an interval: touched, working set (dirty + clean file pages touched), cold.
+    ///
+    /// Per process and category: resident, touched during the interval, the 2004 mail's working
+    /// set (every dirty page plus the clean file-backed pages touched) and cold (resident, not
+    /// touched). Resets the selected processes' referenced bits (clear_refs), which may sway the
+    /// kernel's reclaim; never any other process's.
+    Wss(wss::WssArgs),
     /// Draw a watch series or a snapshot as an SVG chart.
     #[cfg(feature = "plot")]
     Plot(plot::PlotArgs),
@@ -136,6 +145,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
         Some(Command::Snapshot(args)) => snapshot::run(&root, &args, out),
         Some(Command::Diff(args)) => diff::run(&args, out),
         Some(Command::Watch(args)) => watch::run(&root, &args, out),
+        Some(Command::Wss(args)) => wss::run(&root, &args, out),
         #[cfg(feature = "plot")]
         Some(Command::Plot(args)) => plot::run(&args, out),
         Some(Command::Vmmap(args)) => vmmap::run(&args, out),

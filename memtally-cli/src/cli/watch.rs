@@ -11,16 +11,22 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use memtally_core::analyze::trend::Sample;
+use memtally_core::analyze::wss::add_to_sample;
+use memtally_core::error::UseCase;
 use memtally_core::source::series::SeriesWriter;
 use memtally_core::source::ProcRoot;
+use memtally_core::usecase::select::require_selection;
 use memtally_core::usecase::watch::{sample, Categories};
+use memtally_core::usecase::wss::Wss;
 use memtally_core::write::NewFile;
 use memtally_core::{Error, Result};
 
 use crate::cli::select::SelectArgs;
 use crate::render::errors::Worded;
 use crate::render::units::plural;
-use crate::render::watch::{live_line, sample_csv, sample_csv_header, sample_json, Summary};
+use crate::render::watch::{
+    columns, live_line, sample_csv, sample_csv_header, sample_json, Summary,
+};
 use crate::render::{print, stdout_error, Format};
 use crate::signal::{self, Finishing};
 
@@ -53,6 +59,12 @@ pub struct WatchArgs {
     #[arg(long, conflicts_with = "categories")]
     pub no_categories: bool,
 
+    /// Also measure the working set of the watched processes over each
+    /// interval (as `memtally wss`: resets their referenced bits, which
+    /// may sway the kernel's reclaim); needs a selection.
+    #[arg(long)]
+    pub wss: bool,
+
     /// Output: `table` prints a line per sample and a summary; `csv` one
     /// row per sample (header once, exact bytes); `json` JSON Lines: one
     /// object per sample, then the summary (docs/json.md).
@@ -70,9 +82,21 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
         (_, true) => Categories::Never,
         _ => Categories::Auto,
     };
+    let mut wss = if args.wss {
+        require_selection(&sel, UseCase::Wss)?;
+        let wss = Wss::hold(root, &sel)?;
+        eprintln!(
+            "memtally: --wss resets the referenced bits of {} at every sample (/proc/PID/clear_refs): the kernel's page reclaim may choose differently for a while; no other process is touched",
+            plural(wss.len(), "selected process", "selected processes")
+        );
+        Some(wss)
+    } else {
+        None
+    };
     let mut file = match &args.output {
         Some(p) => {
-            let w = SeriesWriter::new(NewFile::create(p)?).map_err(|e| Error::io(p, e))?;
+            let w = SeriesWriter::with_figures(NewFile::create(p)?, columns(args.wss))
+                .map_err(|e| Error::io(p, e))?;
             Some((w, p.clone()))
         }
         None => None,
@@ -85,7 +109,7 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
             break;
         }
         let t = start.elapsed().as_secs_f64();
-        let now = match sample(root, &sel, cats) {
+        let mut now = match sample(root, &sel, cats) {
             Ok(now) => now,
             // Every watched process has exited since the first sample: the
             // watch ends there, with what it has.
@@ -101,11 +125,22 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
             }
             Err(e) => return Err(e),
         };
+        // The working set since the last sample (none at the first), then
+        // the reset that starts the next interval.
+        if let Some(w) = wss.as_mut() {
+            if n > 0 {
+                add_to_sample(&w.read(args.interval.as_secs_f64()), &mut now);
+            }
+            w.reset()?;
+        }
+        let with_wss = args.wss;
         match args.format {
             Format::Table => live_line(t, &now, series.last().map(|(_, s)| s), out),
-            Format::Csv if n == 0 => sample_csv_header(out).and_then(|()| sample_csv(t, &now, out)),
-            Format::Csv => sample_csv(t, &now, out),
-            Format::Json => sample_json(n, t, &now, out),
+            Format::Csv if n == 0 => {
+                sample_csv_header(with_wss, out).and_then(|()| sample_csv(t, &now, with_wss, out))
+            }
+            Format::Csv => sample_csv(t, &now, with_wss, out),
+            Format::Json => sample_json(n, t, &now, with_wss, out),
         }
         .and_then(|()| out.flush())
         .map_err(stdout_error)?;

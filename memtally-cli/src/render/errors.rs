@@ -24,6 +24,9 @@ impl fmt::Display for Worded<'_> {
             Error::NoSelection { use_case: UseCase::Show } => f.write_str(
                 "show needs a PID, or a selection (--pid, --tree, --name, --user, --cgroup); `memtally top` shows every process",
             ),
+            Error::NoSelection { use_case: UseCase::Wss } => f.write_str(
+                "wss needs a PID or a selection (--pid, --tree, --name, --user, --cgroup): it resets the referenced bits of the processes it measures, so it never measures every process unasked",
+            ),
             Error::NoSelection { use_case: UseCase::Capture } => f.write_str(
                 "capture needs a PID or a selection (--pid, --tree, --name, --user, --cgroup)",
             ),
@@ -65,6 +68,11 @@ impl fmt::Display for Worded<'_> {
                 f,
                 "{what} did not finish within {}s and was stopped; a large process can take longer: raise --timeout",
                 limit.as_secs()
+            ),
+            Error::LiveOnly { root, what } => write!(
+                f,
+                "{what} is measured on live processes only: {} is a recorded tree (--proc-root); run `memtally wss` on the machine itself, without --proc-root",
+                root.display()
             ),
             // The rest name no option: the library's own words.
             e => write!(f, "{e}"),

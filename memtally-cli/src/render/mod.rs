@@ -28,6 +28,7 @@ pub mod units;
 pub mod vmmap;
 pub mod watch;
 pub mod width;
+pub mod wss;
 
 use std::io::{self, Write};
 

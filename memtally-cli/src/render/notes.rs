@@ -102,6 +102,18 @@ pub fn word(note: &Note) -> String {
             "{}: its stored total disagrees with the sum of its processes: the sum is used",
             side_name(*side)
         ),
+        Note::ExitedDuringInterval { pid, comm } => format!(
+            "pid {pid} ({comm}) exited (or ran a new program) during the interval: it has no working set to report"
+        ),
+        Note::TouchedHugePages { bytes } => format!(
+            "{} is in transparent huge pages, whose one referenced bit covers the whole huge page: a byte touched in one counts all of it (2 MiB) as touched",
+            human(*bytes)
+        ),
+        Note::WorkingSetSpread { bytes, regions } => format!(
+            "{} hold dirty and clean pages both, and smaps does not say which of them were touched: WORKING SET counts the fewest clean touched pages there can be, and may be up to {} more",
+            plural(*regions, "mapping", "mappings"),
+            human(*bytes)
+        ),
     }
 }
 

@@ -41,7 +41,7 @@ pub fn live_line(
         Some(rss) => format!("  RSS {}{}", human(rss), change(Figure::Rss)),
         None => String::new(),
     };
-    writeln!(
+    write!(
         out,
         "[{t:7.1}s] PSS {}{}  {} {}{}{rss}  swap PSS {}  {procs} processes",
         human_opt(cur.pss),
@@ -50,7 +50,12 @@ pub fn live_line(
         human_opt(cur.figure(dirty)),
         change(dirty),
         human_opt(cur.swap_pss),
-    )
+    )?;
+    // `watch --wss`, from its second sample: what the interval touched.
+    if let (Some(t), Some(w)) = (cur.touched, cur.working_set) {
+        write!(out, "  touched {}  working set {}", human(t), human(w))?;
+    }
+    writeln!(out)
 }
 
 /// The dirty figure that adds up: Pss_Dirty, or Private_Dirty on
@@ -76,13 +81,26 @@ fn series_dirty(series: &[(f64, Sample)]) -> Figure {
     series.iter().find_map(|(_, s)| total_of(s)).map_or(Figure::PssDirty, dirty_figure)
 }
 
-/// The figures of a series in a sample, in [`SeriesFigure`] order.
+/// The figures of a watch's series, in [`SeriesFigure::WATCH`] order;
+/// with `--wss`, [`SeriesFigure::WATCH_WSS`].
 static SERIES_FIGURES: LazyLock<Vec<Figure>> =
-    LazyLock::new(|| SeriesFigure::ALL.iter().map(|f| f.0).collect());
+    LazyLock::new(|| SeriesFigure::WATCH.iter().map(|f| f.0).collect());
+static WSS_FIGURES: LazyLock<Vec<Figure>> =
+    LazyLock::new(|| SeriesFigure::WATCH_WSS.iter().map(|f| f.0).collect());
+
+/// The columns of a watch: with the working-set figures or without.
+pub fn columns(wss: bool) -> &'static [SeriesFigure] {
+    if wss {
+        SeriesFigure::WATCH_WSS
+    } else {
+        SeriesFigure::WATCH
+    }
+}
 
 /// The figures of one series in a sample: exact bytes, `null` where unknown.
-fn figures_json(sizes: &Sizes) -> json::Figures<'_> {
-    json::Figures { sizes, figures: &SERIES_FIGURES }
+fn figures_json(sizes: &Sizes, wss: bool) -> json::Figures<'_> {
+    let figures: &[Figure] = if wss { &WSS_FIGURES } else { &SERIES_FIGURES };
+    json::Figures { sizes, figures }
 }
 
 /// One line of `watch --format json` per sample (docs/json.md).
@@ -114,7 +132,13 @@ struct SampledCategory<'a> {
 
 /// One sample as one line of JSON (JSON Lines, docs/json.md): the totals,
 /// every process and every category sampled.
-pub fn sample_json(index: usize, t: f64, now: &Sample, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn sample_json(
+    index: usize,
+    t: f64,
+    now: &Sample,
+    wss: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let mut doc = SampleJson {
         r#type: "sample",
         index,
@@ -124,7 +148,7 @@ pub fn sample_json(index: usize, t: f64, now: &Sample, out: &mut dyn Write) -> s
         categories: Vec::new(),
     };
     for ((scope, key), (label, sizes)) in now {
-        let figures = figures_json(sizes);
+        let figures = figures_json(sizes, wss);
         match scope {
             Scope::Process => doc.processes.push(SampledProcess {
                 pid: key.parse().ok(),
@@ -141,22 +165,22 @@ pub fn sample_json(index: usize, t: f64, now: &Sample, out: &mut dyn Write) -> s
 }
 
 /// The header of `watch --format csv`: one row per sample follows.
-pub fn sample_csv_header(out: &mut dyn Write) -> std::io::Result<()> {
+pub fn sample_csv_header(wss: bool, out: &mut dyn Write) -> std::io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let mut header = vec!["elapsed_s", "processes"];
-    header.extend(SeriesFigure::ALL.iter().map(|f| f.name()));
+    header.extend(columns(wss).iter().map(|f| f.name()));
     w.write_record(&header)?;
     w.flush()
 }
 
 /// One sample as one CSV row: seconds since the first, how many
 /// processes, and the totals (bytes; empty where unknown).
-pub fn sample_csv(t: f64, now: &Sample, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn sample_csv(t: f64, now: &Sample, wss: bool, out: &mut dyn Write) -> std::io::Result<()> {
     let procs = now.keys().filter(|(s, _)| *s == Scope::Process).count();
     let mut rec = vec![format!("{t:.3}"), procs.to_string()];
     let cur = total_of(now);
     rec.extend(
-        SeriesFigure::ALL
+        columns(wss)
             .iter()
             .map(|f| cur.and_then(|s| s.figure(f.0)).map_or(String::new(), |v| v.to_string())),
     );

@@ -53,3 +53,4 @@ mod vmmap_split;
 mod vmmap_view;
 mod vmmap_warnings;
 mod width;
+mod wss;

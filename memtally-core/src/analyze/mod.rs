@@ -23,6 +23,7 @@ mod test_support;
 pub mod top;
 pub mod trend;
 pub mod vmmap;
+pub mod wss;
 
 pub use category::{categorize, Category};
 pub use group::group_by;

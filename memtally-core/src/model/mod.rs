@@ -17,6 +17,7 @@ pub mod snapshot;
 pub mod summable;
 pub mod vmmap;
 pub mod zram;
+pub mod wss;
 
 pub use cgroup::CgroupMemory;
 pub use group::Group;

@@ -186,6 +186,29 @@ pub enum Note {
         /// Which document.
         side: Side,
     },
+    /// A process `wss` reset that exited (or ran a new program) before
+    /// the interval's end: it has no working set to report.
+    ExitedDuringInterval {
+        /// The process.
+        pid: u32,
+        /// Its short name.
+        comm: String,
+    },
+    /// Mappings holding both dirty and clean pages, some touched: smaps
+    /// does not say which of them were touched, so the working set counts
+    /// the fewest clean ones it can be, and may be up to `bytes` more.
+    WorkingSetSpread {
+        /// The most the working set may be short by.
+        bytes: u64,
+        /// How many mappings.
+        regions: usize,
+    },
+    /// Bytes in transparent huge pages: one referenced bit covers a whole
+    /// huge page, so a byte touched there counts the huge page touched.
+    TouchedHugePages {
+        /// Bytes mapped with huge pages.
+        bytes: u64,
+    },
 }
 
 /// Which of two compared documents.

@@ -40,7 +40,9 @@ impl Named for Scope {
 }
 
 /// A figure recorded per sample: the series file's columns after
-/// scope/key/label, in [`Named::ALL`] order, and what `plot` can draw.
+/// scope/key/label, and what `plot` can draw ([`Named::ALL`]: every
+/// figure of either series). A watch's file has the [`SeriesFigure::WATCH`]
+/// columns, a `wss` series' the [`SeriesFigure::WSS`] ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SeriesFigure(pub Figure);
 
@@ -57,6 +59,9 @@ impl Named for SeriesFigure {
         SeriesFigure(Figure::PssDirty),
         SeriesFigure(Figure::Footprint),
         SeriesFigure(Figure::FootprintPss),
+        SeriesFigure(Figure::Touched),
+        SeriesFigure(Figure::WorkingSet),
+        SeriesFigure(Figure::Cold),
     ];
 
     fn name(self) -> &'static str {
@@ -66,4 +71,48 @@ impl Named for SeriesFigure {
     fn help(self) -> &'static str {
         self.0.help()
     }
+}
+
+impl SeriesFigure {
+    /// The columns of a watch's series (and of its CSV and JSON Lines).
+    pub const WATCH: &'static [SeriesFigure] = &[
+        SeriesFigure(Figure::Rss),
+        SeriesFigure(Figure::Pss),
+        SeriesFigure(Figure::Uss),
+        SeriesFigure(Figure::Dirty),
+        SeriesFigure(Figure::PrivateDirty),
+        SeriesFigure(Figure::SharedDirty),
+        SeriesFigure(Figure::SwapPss),
+        SeriesFigure(Figure::PssDirty),
+        SeriesFigure(Figure::Footprint),
+        SeriesFigure(Figure::FootprintPss),
+    ];
+
+    /// The columns of `watch --wss`: a watch's, then the working-set figures.
+    pub const WATCH_WSS: &'static [SeriesFigure] = &[
+        SeriesFigure(Figure::Rss),
+        SeriesFigure(Figure::Pss),
+        SeriesFigure(Figure::Uss),
+        SeriesFigure(Figure::Dirty),
+        SeriesFigure(Figure::PrivateDirty),
+        SeriesFigure(Figure::SharedDirty),
+        SeriesFigure(Figure::SwapPss),
+        SeriesFigure(Figure::PssDirty),
+        SeriesFigure(Figure::Footprint),
+        SeriesFigure(Figure::FootprintPss),
+        SeriesFigure(Figure::Touched),
+        SeriesFigure(Figure::WorkingSet),
+        SeriesFigure(Figure::Cold),
+    ];
+
+    /// The columns of a `wss` series: resident and dirty beside the
+    /// working-set figures.
+    pub const WSS: &'static [SeriesFigure] = &[
+        SeriesFigure(Figure::Rss),
+        SeriesFigure(Figure::Pss),
+        SeriesFigure(Figure::Dirty),
+        SeriesFigure(Figure::Touched),
+        SeriesFigure(Figure::WorkingSet),
+        SeriesFigure(Figure::Cold),
+    ];
 }

@@ -277,6 +277,14 @@ known_sizes! {
     /// anonymous pages a process shares (after fork) in full, so it does
     /// not add up across processes; `footprint_pss` does.
     footprint / Footprint = "", "FOOTPRINT", "Chromium's private memory footprint: status RssAnon + VmSwap, per process (not summable)";
+    /// Resident bytes touched during a `wss` interval: smaps `Referenced`
+    /// read after the referenced bits were reset. Only `wss` gives it.
+    touched / Touched = "", "Touched", "resident bytes touched during the interval (wss)";
+    /// The 2004 mail's working set: every dirty byte plus the clean
+    /// file-backed bytes touched during a `wss` interval.
+    working_set / WorkingSet = "", "WorkingSet", "dirty bytes plus clean file bytes touched during the interval (wss)";
+    /// Resident bytes not touched during a `wss` interval: `rss - touched`.
+    cold / Cold = "", "Cold", "resident bytes not touched during the interval (wss)";
     }
     derived {
         /// Clean resident bytes: shared + private clean (Linux only).

@@ -21,6 +21,7 @@ pub(crate) mod tool;
 pub(crate) mod users;
 pub mod vmmap;
 pub(crate) mod zram;
+pub(crate) mod wss;
 
 pub use access::withheld;
 pub use bounded::bytes_read;

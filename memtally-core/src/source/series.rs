@@ -16,16 +16,22 @@ const LEADING: [&str; 4] = ["elapsed_s", "scope", "key", "label"];
 /// Writes a series: the header at once, then every sample's rows.
 pub struct SeriesWriter<W: Write> {
     csv: csv::Writer<W>,
+    figures: &'static [SeriesFigure],
 }
 
 impl<W: Write> SeriesWriter<W> {
-    /// Starts a series on `out`, with its header row.
+    /// Starts a watch's series on `out`, with its header row.
     pub fn new(out: W) -> io::Result<SeriesWriter<W>> {
+        SeriesWriter::with_figures(out, SeriesFigure::WATCH)
+    }
+
+    /// Starts a series of these figures on `out`, with its header row.
+    pub fn with_figures(out: W, figures: &'static [SeriesFigure]) -> io::Result<SeriesWriter<W>> {
         let mut csv = csv::Writer::from_writer(out);
-        let figures = SeriesFigure::ALL.iter().map(|f| f.name());
-        let header: Vec<&str> = LEADING.iter().copied().chain(figures).collect();
+        let names = figures.iter().map(|f| f.name());
+        let header: Vec<&str> = LEADING.iter().copied().chain(names).collect();
         csv.write_record(&header)?;
-        Ok(SeriesWriter { csv })
+        Ok(SeriesWriter { csv, figures })
     }
 
     /// One sample `elapsed_s` seconds after the first: a row per
@@ -40,7 +46,7 @@ impl<W: Write> SeriesWriter<W> {
             let mut rec =
                 vec![format!("{elapsed_s:.3}"), scope.name().into(), key.into(), label.into()];
             rec.extend(
-                SeriesFigure::ALL
+                self.figures
                     .iter()
                     .map(|f| sizes.figure(f.0).map_or(String::new(), |v| v.to_string())),
             );
@@ -187,7 +193,7 @@ mod tests {
         assert!(is_series_head(&bytes));
 
         let mut r = SeriesReader::new(&bytes[..], Path::new("s.csv")).unwrap();
-        let cols: Vec<usize> = SeriesFigure::ALL.iter().map(|&f| r.column(f).unwrap()).collect();
+        let cols: Vec<usize> = SeriesFigure::WATCH.iter().map(|&f| r.column(f).unwrap()).collect();
         let mut rows = Vec::new();
         while let Some(row) = r.next_row().unwrap() {
             let figures: Vec<Option<u64>> = cols.iter().map(|&c| row.value(c)).collect();
@@ -200,7 +206,7 @@ mod tests {
             ));
         }
         let expect = |t: f64, scope: Scope, key: &str, label: &str, s: &Sizes| {
-            let figures = SeriesFigure::ALL.iter().map(|f| s.figure(f.0)).collect();
+            let figures = SeriesFigure::WATCH.iter().map(|f| s.figure(f.0)).collect();
             (t, scope, key.to_string(), label.to_string(), figures)
         };
         assert_eq!(

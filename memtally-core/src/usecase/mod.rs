@@ -19,6 +19,7 @@ pub mod snapshot;
 pub mod top;
 pub mod vmmap;
 pub mod watch;
+pub mod wss;
 
 /// Told how a long read is going: how many items, then each one done.
 /// Called from several threads at once.

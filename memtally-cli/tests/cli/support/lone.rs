@@ -256,6 +256,47 @@ int main(int argc, char **argv) {
 
 /// A child waiting to map a shared file (see [`SHM_C`]); killed on drop.
 pub struct ShmMapper {
+/// A C program that maps and writes `total` bytes of private anonymous
+/// memory (no transparent huge pages, so every page is its own), then
+/// touches one byte of each page of the first `hot` bytes every
+/// millisecond; after `life_ms` milliseconds (0: never) it exits. With a
+/// fourth argument `1` the memory is 2 MiB aligned and asks for huge
+/// pages (`MADV_HUGEPAGE`), and one byte of each 2 MiB is touched.
+const TOUCHER_C: &str = r#"
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+int main(int argc, char **argv) {
+    size_t total = strtoull(argv[1], 0, 10), hot = strtoull(argv[2], 0, 10);
+    double life = argc > 3 ? strtod(argv[3], 0) : 0;
+    int huge = argc > 4 && argv[4][0] == '1';
+    size_t align = 2 << 20, step = huge ? align : 4096;
+    char *m = mmap(0, total + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return 1;
+    char *p = (char *)(((unsigned long)m + align - 1) & ~(align - 1));
+    madvise(p, total, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+    memset(p, 0x5a, total);
+    if (write(1, "ready\n", 6) != 6) return 1;
+    double start = now_ms();
+    struct timespec ms = {0, 1000000};
+    for (;;) {
+        for (size_t i = 0; i < hot; i += step) p[i]++;
+        if (life > 0 && now_ms() - start >= life) return 0;
+        nanosleep(&ms, 0);
+    }
+}
+"#;
+
+/// A child that keeps touching `hot` bytes of its `total` resident ones
+/// (see `TOUCHER_C`), killed on drop.
+pub struct Toucher {
     pub child: crate::support::Killed,
     _dir: tempfile::TempDir,
 }
@@ -286,4 +327,34 @@ impl ShmMapper {
         self.child.0.stdout.as_mut().unwrap().read_exact(&mut ready).unwrap();
         assert_eq!(&ready, b"ready\n");
     }
+impl Toucher {
+    pub fn pid(&self) -> u32 {
+        self.child.0.id()
+    }
+}
+
+/// Starts a [`Toucher`] and waits until its memory is written; it exits
+/// by itself after `life_ms` milliseconds unless that is 0.
+pub fn toucher(total: usize, hot: usize, life_ms: u64) -> Toucher {
+    toucher_with(total, hot, life_ms, false)
+}
+
+/// A [`Toucher`] whose memory asks for transparent huge pages and which
+/// touches one byte of each 2 MiB of its first `hot` bytes.
+pub fn huge_toucher(total: usize, hot: usize) -> Toucher {
+    toucher_with(total, hot, 0, true)
+}
+
+fn toucher_with(total: usize, hot: usize, life_ms: u64, huge: bool) -> Toucher {
+    let (dir, exe) = build("toucher", TOUCHER_C);
+    let huge = if huge { "1" } else { "0" };
+    let mut child = Command::new(&exe)
+        .args([total.to_string(), hot.to_string(), life_ms.to_string(), huge.to_string()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ready = [0u8; 6];
+    child.stdout.as_mut().unwrap().read_exact(&mut ready).unwrap();
+    assert_eq!(&ready, b"ready\n");
+    Toucher { child: crate::support::Killed(child), _dir: dir }
 }

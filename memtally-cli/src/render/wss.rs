@@ -1,0 +1,299 @@
+//! Prints `wss`: per process and per category, resident, touched during
+//! the interval, the 2004 mail's working set and cold; one sample as a
+//! table, JSON or CSV, and a series as a line, a JSON line or CSV rows
+//! per sample (docs/json.md, "wss").
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use memtally_core::analyze::wss::{WssCategory, WssProcess, WssReport};
+use memtally_core::model::wss::{IdleTracking, WssMethod};
+use memtally_core::model::{Named, Sizes};
+
+use crate::render::blocks::{write_text, Block};
+use crate::render::notes::words;
+use crate::render::table::{csv_text, escape_controls, Align, Table};
+use crate::render::units::{human_opt, plural};
+use crate::render::{json, width, Printer};
+
+/// One sample: the report, which sample it is and when it was read.
+pub struct WssView<'a> {
+    pub report: &'a WssReport,
+    /// 0 for the first sample.
+    pub index: usize,
+    /// Seconds since the first reset.
+    pub elapsed_s: f64,
+}
+
+/// The words for the method line and the stderr notice.
+pub fn method_line(method: WssMethod, idle_tracking: IdleTracking) -> String {
+    let idle = match idle_tracking {
+        IdleTracking::Absent => {
+            "idle page tracking is unavailable (this kernel has no /sys/kernel/mm/page_idle/bitmap)"
+        }
+        IdleTracking::PresentUnused => "idle page tracking is present but not used by this build",
+    };
+    format!(
+        "method: {} (reset the referenced bits through /proc/PID/clear_refs, read smaps Referenced after the interval); {idle}",
+        method.name()
+    )
+}
+
+/// What the columns mean, once under the table.
+const LEGEND: &str = "TOUCHED: resident bytes referenced during the interval. WORKING SET: the 2004 mail's working set, dirty pages plus clean file-backed pages touched during the interval. COLD: resident bytes not touched (RSS - TOUCHED). A page shared with other processes (a file page such as the C library's, a KSM page) counts as touched when any of them touched it: the kernel keeps one referenced flag per page.";
+
+/// The figure columns of both tables.
+const FIGURES: [&str; 5] = ["RSS", "DIRTY", "TOUCHED", "WORKING SET", "COLD"];
+
+fn figure_cells(s: &Sizes) -> Vec<String> {
+    vec![
+        human_opt(s.rss),
+        human_opt(s.dirty()),
+        human_opt(s.touched),
+        human_opt(s.working_set),
+        human_opt(s.cold),
+    ]
+}
+
+fn category_table(categories: &[WssCategory], totals: &Sizes) -> Table {
+    let mut headers = vec![("CATEGORY", Align::Left)];
+    headers.extend(FIGURES.iter().map(|h| (*h, Align::Right)));
+    headers.push(("REGIONS", Align::Right));
+    let mut t = Table::new(&headers);
+    let mut regions = 0;
+    for c in categories {
+        let mut cells = vec![c.category.label().to_string()];
+        cells.extend(figure_cells(&c.sizes));
+        cells.push(c.regions.to_string());
+        regions += c.regions;
+        t.row(cells);
+    }
+    let mut foot = vec!["total".to_string()];
+    foot.extend(figure_cells(totals));
+    foot.push(regions.to_string());
+    t.footer(foot);
+    t
+}
+
+fn process_table(processes: &[WssProcess], totals: &Sizes) -> Table {
+    let mut headers = vec![("PID", Align::Right)];
+    headers.extend(FIGURES.iter().map(|h| (*h, Align::Right)));
+    headers.push(("COMMAND", Align::Left));
+    let mut t = Table::new(&headers);
+    let command = headers.len() - 1;
+    t.narrow_first(command);
+    for p in processes {
+        let mut cells = vec![p.pid.to_string()];
+        cells.extend(figure_cells(&p.totals));
+        cells.push(escape_controls(p.command.clone()));
+        t.row(cells);
+    }
+    let mut foot = vec!["total".to_string()];
+    foot.extend(figure_cells(totals));
+    foot.push(String::new());
+    t.footer(foot);
+    t
+}
+
+/// The table view of one sample.
+pub fn blocks(report: &WssReport) -> Vec<Block> {
+    let n = report.processes.len();
+    let mut blocks = Vec::new();
+    match &report.processes[..] {
+        [] => blocks.push(Block::Heading(format!(
+            "working set over {:.2}s: no process left to report",
+            report.interval_s
+        ))),
+        [p] => {
+            blocks.push(Block::Heading(format!(
+                "pid {}  {}  working set over {:.2}s (measured {:.3}s)",
+                p.pid,
+                escape_controls(p.command.clone()),
+                report.interval_s,
+                p.measured_s
+            )));
+            blocks.push(Block::Table(category_table(&p.categories, &p.totals)));
+        }
+        several => {
+            blocks.push(Block::Heading(format!(
+                "{} working set over {:.2}s",
+                plural(n, "process", "processes"),
+                report.interval_s
+            )));
+            blocks.push(Block::Table(process_table(several, &report.totals)));
+            blocks.push(Block::Blank);
+            blocks.push(Block::Heading("by category, every process added up:".into()));
+            blocks.push(Block::Table(category_table(&report.categories, &report.totals)));
+        }
+    }
+    blocks.push(Block::Blank);
+    blocks.push(Block::Note(LEGEND.into()));
+    blocks.push(Block::Note(method_line(report.method, report.idle_tracking)));
+    for note in words(&report.notes) {
+        blocks.push(Block::Note(note));
+    }
+    blocks
+}
+
+/// One line of a series' table: the totals of a sample.
+pub fn series_line(view: &WssView, out: &mut dyn Write) -> std::io::Result<()> {
+    let r = view.report;
+    writeln!(
+        out,
+        "[{:7.1}s] touched {}  working set {}  cold {}  resident {}  {}",
+        view.elapsed_s,
+        human_opt(r.totals.touched),
+        human_opt(r.totals.working_set),
+        human_opt(r.totals.cold),
+        human_opt(r.totals.rss),
+        plural(r.processes.len(), "process", "processes"),
+    )?;
+    for note in words(&r.notes) {
+        writeln!(out, "  note: {note}")?;
+    }
+    Ok(())
+}
+
+/// The JSON document of one sample (docs/json.md, "wss").
+#[derive(Serialize)]
+struct WssJson<'a> {
+    index: usize,
+    elapsed_s: f64,
+    interval_s: f64,
+    method: WssMethod,
+    idle_tracking: IdleTracking,
+    partial: bool,
+    notes: Vec<String>,
+    processes: Vec<ProcessJson<'a>>,
+    categories: Vec<CategoryJson<'a>>,
+    total: &'a Sizes,
+}
+
+#[derive(Serialize)]
+struct ProcessJson<'a> {
+    pid: u32,
+    comm: &'a str,
+    command: &'a str,
+    measured_s: f64,
+    #[serde(flatten)]
+    sizes: &'a Sizes,
+    categories: Vec<CategoryJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct CategoryJson<'a> {
+    category: &'static str,
+    label: &'static str,
+    regions: usize,
+    #[serde(flatten)]
+    sizes: &'a Sizes,
+}
+
+fn categories_json(cats: &[WssCategory]) -> Vec<CategoryJson<'_>> {
+    cats.iter()
+        .map(|c| CategoryJson {
+            category: c.category.key(),
+            label: c.category.label(),
+            regions: c.regions,
+            sizes: &c.sizes,
+        })
+        .collect()
+}
+
+/// One sample as one line of JSON (a series prints one per sample).
+pub fn sample_json(view: &WssView, out: &mut dyn Write) -> std::io::Result<()> {
+    let r = view.report;
+    let doc = WssJson {
+        index: view.index,
+        elapsed_s: view.elapsed_s,
+        interval_s: r.interval_s,
+        method: r.method,
+        idle_tracking: r.idle_tracking,
+        partial: r.partial(),
+        notes: words(&r.notes),
+        processes: r
+            .processes
+            .iter()
+            .map(|p| ProcessJson {
+                pid: p.pid,
+                comm: &p.comm,
+                command: &p.command,
+                measured_s: p.measured_s,
+                sizes: &p.totals,
+                categories: categories_json(&p.categories),
+            })
+            .collect(),
+        categories: categories_json(&r.categories),
+        total: &r.totals,
+    };
+    json::line(out, &doc)
+}
+
+/// The CSV header: a row per process per category (and its total) follows.
+pub fn csv_header(out: &mut dyn Write) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(CSV_COLUMNS)?;
+    w.flush()
+}
+
+const CSV_COLUMNS: &[&str] = &[
+    "elapsed_s",
+    "pid",
+    "command",
+    "category",
+    "regions",
+    "rss",
+    "pss",
+    "dirty",
+    "touched",
+    "working_set",
+    "cold",
+];
+
+/// One sample's CSV rows: per process, a row per category and one with
+/// `category` `total`; exact bytes, empty where unknown.
+pub fn sample_csv(view: &WssView, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    let cell = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
+    let t = format!("{:.3}", view.elapsed_s);
+    for p in &view.report.processes {
+        let regions: usize = p.categories.iter().map(|c| c.regions).sum();
+        let rows = p
+            .categories
+            .iter()
+            .map(|c| (c.category.key(), c.regions, &c.sizes))
+            .chain(std::iter::once(("total", regions, &p.totals)));
+        for (category, regions, s) in rows {
+            w.write_record([
+                t.clone(),
+                p.pid.to_string(),
+                csv_text(p.command.clone()),
+                category.to_string(),
+                regions.to_string(),
+                cell(s.rss),
+                cell(s.pss),
+                cell(s.dirty()),
+                cell(s.touched),
+                cell(s.working_set),
+                cell(s.cold),
+            ])?;
+        }
+    }
+    w.flush()
+}
+
+impl Printer for WssView<'_> {
+    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        write_text(blocks(self.report), width::output_width(), out)
+    }
+
+    fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        sample_json(self, out)
+    }
+
+    fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        csv_header(out)?;
+        sample_csv(self, out)
+    }
+}
