@@ -256,6 +256,39 @@ int main(int argc, char **argv) {
 
 /// A child waiting to map a shared file (see [`SHM_C`]); killed on drop.
 pub struct ShmMapper {
+    pub child: crate::support::Killed,
+    _dir: tempfile::TempDir,
+}
+
+impl ShmMapper {
+    /// Starts the program; it maps nothing until [`ShmMapper::map`].
+    pub fn start(path: &std::path::Path, len: usize, touch: bool) -> ShmMapper {
+        let (dir, exe) = build("shm_mapper", SHM_C);
+        let child = Command::new(&exe)
+            .arg(path)
+            .arg(len.to_string())
+            .arg(if touch { "touch" } else { "map" })
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        ShmMapper { child: crate::support::Killed(child), _dir: dir }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.0.id()
+    }
+
+    /// Maps (and writes, if asked) the file, and waits until it has.
+    pub fn map(&mut self) {
+        self.child.0.stdin.as_mut().unwrap().write_all(b"m").unwrap();
+        let mut ready = [0u8; 6];
+        self.child.0.stdout.as_mut().unwrap().read_exact(&mut ready).unwrap();
+        assert_eq!(&ready, b"ready\n");
+    }
+}
+
+
 /// A C program that maps and writes `total` bytes of private anonymous
 /// memory (no transparent huge pages, so every page is its own), then
 /// touches one byte of each page of the first `hot` bytes every
@@ -301,32 +334,6 @@ pub struct Toucher {
     _dir: tempfile::TempDir,
 }
 
-impl ShmMapper {
-    /// Starts the program; it maps nothing until [`ShmMapper::map`].
-    pub fn start(path: &std::path::Path, len: usize, touch: bool) -> ShmMapper {
-        let (dir, exe) = build("shm_mapper", SHM_C);
-        let child = Command::new(&exe)
-            .arg(path)
-            .arg(len.to_string())
-            .arg(if touch { "touch" } else { "map" })
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        ShmMapper { child: crate::support::Killed(child), _dir: dir }
-    }
-
-    pub fn pid(&self) -> u32 {
-        self.child.0.id()
-    }
-
-    /// Maps (and writes, if asked) the file, and waits until it has.
-    pub fn map(&mut self) {
-        self.child.0.stdin.as_mut().unwrap().write_all(b"m").unwrap();
-        let mut ready = [0u8; 6];
-        self.child.0.stdout.as_mut().unwrap().read_exact(&mut ready).unwrap();
-        assert_eq!(&ready, b"ready\n");
-    }
 impl Toucher {
     pub fn pid(&self) -> u32 {
         self.child.0.id()
