@@ -296,6 +296,9 @@ fn every_json_document_carries_its_schema_version() {
             assert_eq!(doc["schema"], 1, "memtally {args:?}: {}", &line[..line.len().min(200)]);
         }
     }
+}
+
+
 /// `wss` on a live exec'd child: its document, a process and a category
 /// have the documented keys and no other (the size keys beside them).
 #[test]
