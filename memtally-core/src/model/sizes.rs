@@ -375,9 +375,7 @@ impl Sizes {
             }
             // Both parts: a sum over processes keeps only the private
             // one (see model::summable), and half of the pool is no total.
-            Figure::Hugetlb => {
-                Some(self.shared_hugetlb?.saturating_add(self.private_hugetlb?))
-            }
+            Figure::Hugetlb => Some(self.shared_hugetlb?.saturating_add(self.private_hugetlb?)),
             Figure::FootprintPss => self.footprint_pss(),
             Figure::SwapCounted => sum(&[self.swap_pss, self.shmem_swap]),
             Figure::FootprintPssShmem => {

@@ -35,8 +35,12 @@ pub fn csv(report: &ShowReport, regions: bool, out: &mut dyn Write) -> std::io::
         let mut rec = vec!["rounding".to_string(), String::new()];
         rec.extend(CSV_FIGURES.iter().map(|&f| match (rounding.get(f), report.totals.figure(f)) {
             (Some(d), _) => d.to_string(),
-            (None, Some(_)) => "0".to_string(),
-            (None, None) => String::new(),
+            // A figure of the process only (footprint) is in no row: the
+            // rows do not add up to it, so no rounding either.
+            (None, Some(_)) if report.rows.iter().any(|r| r.sizes.figure(f).is_some()) => {
+                "0".to_string()
+            }
+            _ => String::new(),
         }));
         w.write_record(&rec)?;
     }

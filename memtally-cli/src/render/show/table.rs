@@ -55,7 +55,7 @@ fn with_hugetlb(
     } else {
         ("HUGETLB", Figure::Hugetlb)
     };
-    let any = report.totals.figure(Figure::Hugetlb).is_some_and(|v| v > 0);
+    let any = report.totals.figure(figure).is_some_and(|v| v > 0);
     if any {
         let at = out.iter().position(|(_, f)| *f == Figure::Size).unwrap_or(out.len());
         out.insert(at, (label, figure));

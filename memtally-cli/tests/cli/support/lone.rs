@@ -288,7 +288,6 @@ impl ShmMapper {
     }
 }
 
-
 /// A C program that maps and writes `total` bytes of private anonymous
 /// memory (no transparent huge pages, so every page is its own), then
 /// touches one byte of each page of the first `hot` bytes every
@@ -364,4 +363,49 @@ fn toucher_with(total: usize, hot: usize, life_ms: u64, huge: bool) -> Toucher {
     child.stdout.as_mut().unwrap().read_exact(&mut ready).unwrap();
     assert_eq!(&ready, b"ready\n");
     Toucher { child: crate::support::Killed(child), _dir: dir }
+}
+
+/// A C program that grows by `argv[1]` bytes of private anonymous memory
+/// every `argv[2]` nanoseconds on a fixed schedule (absolute deadlines,
+/// so a late wake-up catches up), `argv[3]` times, then sleeps.
+const STEADY_C: &str = r#"
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    if (argc < 4) return 2;
+    size_t step = strtoull(argv[1], 0, 10);
+    long long period = strtoll(argv[2], 0, 10);
+    long steps = atol(argv[3]);
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    for (long i = 0; i < steps; i++) {
+        char *p = mmap(0, step, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return 1;
+        memset(p, 0x44, step);
+        long long ns = next.tv_nsec + period;
+        next.tv_sec += ns / 1000000000LL;
+        next.tv_nsec = ns % 1000000000LL;
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, 0) != 0) {}
+    }
+    for (;;) pause();
+}
+"#;
+
+/// Starts the exec'd steady grower (see [`STEADY_C`]) and returns its
+/// PID: a child of this process, which the caller kills and reaps. An
+/// exec'd program, not a fork of the harness: a fork's PSS moves
+/// whenever the harness breaks copy-on-write sharing with it.
+pub fn steady_grower_pid(step: usize, period: std::time::Duration, steps: usize) -> u32 {
+    let (_dir, exe) = build("steady", STEADY_C);
+    let child = Command::new(&exe)
+        .args([step.to_string(), period.as_nanos().to_string(), steps.to_string()])
+        .spawn()
+        .unwrap();
+    // Reaped by the caller's waitpid; the program file may go once exec'd.
+    let pid = child.id();
+    std::mem::forget(child);
+    pid
 }

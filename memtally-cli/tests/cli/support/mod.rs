@@ -207,35 +207,13 @@ pub fn shared() -> Option<PathBuf> {
 
 pub use lone::spawn_grower;
 
-/// Forks a child that grows by `step` bytes every `period`, on a fixed
-/// schedule (absolute deadlines, so late wake-ups catch up), `steps` times,
-/// then sleeps. Its true rate is `step / period`.
+/// A child that grows by `step` bytes every `period`, on a fixed schedule
+/// (absolute deadlines, so late wake-ups catch up), `steps` times, then
+/// sleeps. Its true rate is `step / period`. An exec'd C program
+/// ([`lone::steady_grower_pid`]), so its figures are its own alone.
 pub fn spawn_steady_grower(step: usize, period: std::time::Duration, steps: usize) -> Child {
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0);
-    if pid == 0 {
-        unsafe {
-            let mut next = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-            libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut next);
-            for _ in 0..steps {
-                map_and_touch(step, 0x44);
-                let ns = next.tv_nsec as u64 + period.as_nanos() as u64;
-                next.tv_sec += (ns / 1_000_000_000) as libc::time_t;
-                next.tv_nsec = (ns % 1_000_000_000) as _;
-                while libc::clock_nanosleep(
-                    libc::CLOCK_MONOTONIC,
-                    libc::TIMER_ABSTIME,
-                    &next,
-                    std::ptr::null_mut(),
-                ) != 0
-                {}
-            }
-            loop {
-                libc::pause();
-            }
-        }
-    }
-    Child { pid: pid as u32, addr: 0, children: Vec::new() }
+    let pid = lone::steady_grower_pid(step, period, steps);
+    Child { pid, addr: 0, children: Vec::new() }
 }
 
 /// Sums one smaps key (`Private_Dirty`) over every mapping of a recorded
