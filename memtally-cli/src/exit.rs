@@ -32,7 +32,7 @@ pub fn exit_code(e: &Error) -> i32 {
         | Error::NotFound(_)
         | Error::NoMatch { .. }
         | Error::NoneRead { .. } => NOT_FOUND,
-        Error::PermissionDenied { .. } => PERMISSION,
+        Error::PermissionDenied { .. } | Error::FramesHidden { .. } => PERMISSION,
         Error::KernelThread { .. }
         | Error::Parse { .. }
         | Error::UnreadableLines { .. }
@@ -45,7 +45,8 @@ pub fn exit_code(e: &Error) -> i32 {
         Error::Usage(_)
         | Error::BadPattern { .. }
         | Error::NoSuchUser { .. }
-        | Error::NoSelection { .. } => USAGE,
+        | Error::NoSelection { .. }
+        | Error::LiveOnly { .. } => USAGE,
         Error::Tool(_) | Error::NoVmmap | Error::TimedOut { .. } => TOOL_FAILED,
         // An error a newer library adds and this table does not know yet.
         _ => FAILURE,

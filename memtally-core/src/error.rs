@@ -191,6 +191,28 @@ pub enum Error {
     #[error("vmmap not found on PATH (part of the Xcode command line tools)")]
     NoVmmap,
 
+    /// Page frame numbers are hidden from memtally (it lacks
+    /// CAP_SYS_ADMIN), and the figure asked for is made of them.
+    #[error(
+        "{figure} needs page frame numbers (/proc/PID/pagemap, /proc/kpagecount, /proc/kpageflags), which the kernel shows only to CAP_SYS_ADMIN: {why}; run memtally as root (sudo) for them"
+    )]
+    FramesHidden {
+        /// The figure asked for.
+        figure: PageFigure,
+        /// What was refused or hidden, as found.
+        why: String,
+    },
+
+    /// A page-level figure was asked of a recorded tree, which has no
+    /// page tables behind it.
+    #[error(
+        "{figure} is read from the live page tables (pagemap, kpagecount, kpageflags): a recorded tree has none; run it on the live system"
+    )]
+    LiveOnly {
+        /// The figure asked for.
+        figure: PageFigure,
+    },
+
     /// An external tool ran past its time limit and was stopped.
     #[error("{what} did not finish within {}s and was stopped", limit.as_secs())]
     TimedOut {
@@ -219,6 +241,27 @@ impl std::fmt::Display for UseCase {
         f.write_str(match self {
             UseCase::Show => "show",
             UseCase::Capture => "capture",
+        })
+    }
+}
+
+/// The page-level figures, for the errors that name one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageFigure {
+    /// What a group gives back (`exclusive`).
+    Exclusive,
+    /// Who shares resident pages with whom.
+    Sharing,
+    /// Page states per category.
+    PageStates,
+}
+
+impl std::fmt::Display for PageFigure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PageFigure::Exclusive => "the exclusive figure (what a group gives back)",
+            PageFigure::Sharing => "sharing between processes",
+            PageFigure::PageStates => "page states",
         })
     }
 }

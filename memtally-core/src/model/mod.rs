@@ -7,6 +7,7 @@ pub mod group;
 pub mod meminfo;
 pub mod named;
 pub mod note;
+pub mod pages;
 pub mod process;
 pub mod region;
 pub mod series;

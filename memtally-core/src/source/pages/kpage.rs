@@ -1,0 +1,89 @@
+//! Reads `/proc/kpagecount` and `/proc/kpageflags` for a set of frames, in
+//! runs: frames close together (a huge page's 512, a file's pages loaded
+//! together) are read with one `pread` each file, through small gaps,
+//! rather than one read per frame; with many frames the runs join into a
+//! sequential read of the stretch they cover.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::model::pages::{FrameInfo, Frames};
+use crate::source::parse::kpageflags;
+
+/// Frames apart by at most this many are read through, in one run.
+const GAP: u64 = 64;
+/// The longest run read at once: 1 MiB of each file.
+const RUN: u64 = 128 * 1024;
+
+/// Where the two files are.
+#[derive(Debug, Clone)]
+pub(crate) struct KpageFiles {
+    /// `/proc/kpagecount`.
+    pub(crate) count: PathBuf,
+    /// `/proc/kpageflags`.
+    pub(crate) flags: PathBuf,
+}
+
+impl KpageFiles {
+    /// The files of the procfs at `proc`.
+    pub(crate) fn under(proc: &Path) -> KpageFiles {
+        KpageFiles { count: proc.join("kpagecount"), flags: proc.join("kpageflags") }
+    }
+}
+
+/// Reads what the kernel says of each frame of `pfns` (sorted, no repeats).
+pub(crate) fn read(files: &KpageFiles, pfns: Vec<u64>) -> Result<Frames> {
+    let open = |p: &Path| File::open(p).map_err(|e| Error::io(p, e));
+    let (count, flags) = (open(&files.count)?, open(&files.flags)?);
+    let mut info = Vec::with_capacity(pfns.len());
+    let mut counts = Vec::new();
+    let mut bits = Vec::new();
+    let mut i = 0;
+    while i < pfns.len() {
+        // One run: pfns[i..j], spanning first..=last.
+        let first = pfns[i];
+        let mut j = i + 1;
+        while j < pfns.len() && pfns[j] - pfns[j - 1] <= GAP && pfns[j] - first < RUN {
+            j += 1;
+        }
+        let last = pfns[j - 1];
+        let len = ((last - first + 1) * 8) as usize;
+        read_run(&count, &files.count, first, len, &mut counts)?;
+        read_run(&flags, &files.flags, first, len, &mut bits)?;
+        let counts = kpageflags::parse_counts(&counts).map_err(|e| bad(&files.count, e))?;
+        let bits = kpageflags::parse(&bits).map_err(|e| bad(&files.flags, e))?;
+        for &pfn in &pfns[i..j] {
+            let k = (pfn - first) as usize;
+            // A frame past the end of either file (memory hot-removed
+            // while read) is no frame: a count of 0.
+            info.push(FrameInfo {
+                mapcount: counts.get(k).copied().unwrap_or(0),
+                flags: bits.get(k).copied().unwrap_or_default(),
+            });
+        }
+        i = j;
+    }
+    Ok(Frames::new(pfns, info))
+}
+
+fn bad(path: &Path, e: crate::source::parse::ParseError) -> Error {
+    Error::Parse { path: path.into(), message: e.to_string() }
+}
+
+/// Reads `len` bytes of frame `first` on into `out` (fewer at the file's end).
+fn read_run(f: &File, path: &Path, first: u64, len: usize, out: &mut Vec<u8>) -> Result<()> {
+    out.resize(len, 0);
+    let mut done = 0;
+    while done < len {
+        match f.read_at(&mut out[done..], first * 8 + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    }
+    out.truncate(done - done % 8);
+    Ok(())
+}
