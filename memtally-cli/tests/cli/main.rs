@@ -23,6 +23,7 @@ mod hostile_writes;
 mod huge_pages;
 mod json_docs;
 mod over_time;
+mod pages;
 mod permissions;
 mod plots;
 mod prometheus;

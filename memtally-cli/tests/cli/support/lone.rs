@@ -35,7 +35,7 @@ pub struct Lone {
 
 /// Compiles `src` with the C compiler every Rust build on Linux links
 /// with, into a program named `name` in a new temporary directory.
-fn build(name: &str, src: &str) -> (tempfile::TempDir, PathBuf) {
+pub fn build(name: &str, src: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let c = dir.path().join(format!("{name}.c"));
     std::fs::write(&c, src).unwrap();
