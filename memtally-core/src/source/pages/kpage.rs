@@ -87,3 +87,36 @@ fn read_run(f: &File, path: &Path, first: u64, len: usize, out: &mut Vec<u8>) ->
     out.truncate(done - done % 8);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Files laid out as the kernel's: frame N's word at byte 8 * N.
+    fn files(n: u64) -> (tempfile::TempDir, KpageFiles) {
+        let dir = tempfile::tempdir().unwrap();
+        let files = KpageFiles::under(dir.path());
+        let words = |f: &dyn Fn(u64) -> u64| -> Vec<u8> {
+            (0..n).flat_map(|i| f(i).to_le_bytes()).collect()
+        };
+        std::fs::write(&files.count, words(&|i| i % 7)).unwrap();
+        std::fs::write(&files.flags, words(&|i| i << 1)).unwrap();
+        (dir, files)
+    }
+
+    #[test]
+    fn frames_near_and_far_are_read_in_runs_each_to_its_own_word() {
+        let (_dir, f) = files(300_000);
+        // Close together, apart by more than GAP, past a run's length,
+        // and past the end of the files.
+        let pfns = vec![3, 4, 60, 200, 140_000, 299_999, 400_000];
+        let frames = read(&f, pfns.clone()).unwrap();
+        assert_eq!(frames.len(), pfns.len());
+        for &p in &pfns[..6] {
+            let got = frames.get(p).unwrap();
+            assert_eq!((got.mapcount, got.flags.0), (p % 7, p << 1), "frame {p}");
+        }
+        assert_eq!(frames.get(400_000).unwrap().mapcount, 0, "no frame there: no mappings");
+        assert!(frames.get(5).is_none(), "only the frames asked for");
+    }
+}

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::model::pages::{ProcPages, PAGE};
 use crate::source::pages::scan;
 use crate::source::parse::pagemap::{decode, words, Where};
-use crate::source::ProcRoot;
+use crate::source::{stamp, ProcRoot};
 
 /// Entries read per `pread`: 512 KiB of them, reused.
 const BATCH_PAGES: u64 = 64 * 1024;
@@ -26,6 +26,9 @@ pub(crate) fn read(root: &ProcRoot, pid: u32, comm: &str) -> Result<ProcPages> {
     let path = root.pid_file(pid, "pagemap");
     let pagemap = root.open(pid, "pagemap")?;
     let exited = || Error::Exited { pid, comm: comm.to_string() };
+    // Stamped before and checked after, as every read of a process is: an
+    // exec between the two leaves pages of two programs, not one.
+    let before = stamp::stamp(root, pid)?;
     let mut pages = ProcPages { pid, ..ProcPages::default() };
     let (lo, hi) = bounds(root, pid)?;
     let mut ranges: Vec<(u64, u64)> = Vec::new();
@@ -82,6 +85,9 @@ pub(crate) fn read(root: &ProcRoot, pid: u32, comm: &str) -> Result<ProcPages> {
         }
     }
     pages.frames_hidden = !pages.present.is_empty() && !any_pfn;
+    if stamp::check(root, pid, comm, before.as_ref())? == stamp::Change::Execed {
+        return Err(Error::Changed { pid, comm: comm.to_string() });
+    }
     Ok(pages)
 }
 
