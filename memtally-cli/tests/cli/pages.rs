@@ -51,8 +51,10 @@ fn a_family_gives_back_its_own_pages_and_a_child_alone_its_private_ones() {
     // kB each process's rollup rounds down.
     let pss_anon: u64 = family.pids.iter().map(|&p| rollup_of(p)["pss_anon"]).sum();
     let anon = num(row, "exclusive_anon");
-    assert!(anon % PAGE == 0 && anon >= pss_anon && anon - pss_anon < 3 * 1024,
-        "exclusive anon {anon} vs the family's Pss_Anon {pss_anon}");
+    assert!(
+        anon % PAGE == 0 && anon >= pss_anon && anon - pss_anon < 3 * 1024,
+        "exclusive anon {anon} vs the family's Pss_Anon {pss_anon}"
+    );
     assert!(anon >= (96 * MIB) as u64, "the 64 MiB before the fork and 16 MiB each: {anon}");
     // File pages only the family maps (its own program) are in it too;
     // the C library, mapped by others, is not.
@@ -310,7 +312,8 @@ fn exact_json_keys_are_documented() {
         assert!(text.contains(&format!("`{key}`")), "docs/json.md names {key}");
     }
     let pages = run_json(&["show", &kid.pids[0].to_string(), "--pages", "--format", "json"]);
-    for key in pages["totals"].as_object().unwrap().keys().chain(pages.as_object().unwrap().keys()) {
+    for key in pages["totals"].as_object().unwrap().keys().chain(pages.as_object().unwrap().keys())
+    {
         assert!(text.contains(&format!("`{key}`")), "docs/json.md names {key}");
     }
 }
