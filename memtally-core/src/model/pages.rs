@@ -90,6 +90,14 @@ impl Frames {
         self.pfns.binary_search(&pfn).ok().map(|i| self.info[i])
     }
 
+    /// Takes `n` mappings off frame `pfn`'s map count (a reader's own
+    /// mappings of it, which are no one's that matters).
+    pub fn discount(&mut self, pfn: u64, n: u64) {
+        if let Ok(i) = self.pfns.binary_search(&pfn) {
+            self.info[i].mapcount = self.info[i].mapcount.saturating_sub(n);
+        }
+    }
+
     /// How many frames.
     pub fn len(&self) -> usize {
         self.pfns.len()

@@ -82,8 +82,28 @@ pub fn read_pages(
             Error::Io { path, source } => hidden(figure, &path, source),
             e => e,
         })?;
+        discount_self(root, procs, &mut read.frames);
     }
     Ok(read)
+}
+
+/// Takes memtally's own mappings off the map counts: it maps the C library
+/// the processes map too, and touches more of it as it runs, so a page one
+/// process alone had would otherwise read as shared with memtally. Read
+/// after the counts, so every mapping they include is seen (one made
+/// later only leaves a count higher, never a page wrongly the group's).
+/// Not when memtally is itself one of the processes read.
+fn discount_self(root: &ProcRoot, procs: &[(u32, String)], frames: &mut Frames) {
+    let me = std::process::id();
+    if !root.is_live() || procs.iter().any(|(pid, _)| *pid == me) {
+        return;
+    }
+    let Ok(own) = pagemap::read(root, me, "memtally") else { return };
+    let mut pfns: Vec<u64> = own.present.iter().map(|&(_, pfn)| pfn).collect();
+    pfns.sort_unstable();
+    for run in pfns.chunk_by(|a, b| a == b) {
+        frames.discount(run[0], run.len() as u64);
+    }
 }
 
 /// The error for frames that cannot be read: privilege where it is one.
