@@ -19,6 +19,7 @@ set -euo pipefail
 GIB=${GIB:-1}
 RUNS=${RUNS:-10}
 OUT=${OUT:-$(mktemp -d /tmp/memtally-bench-pages.XXXXXX)}
+mkdir -p "$OUT"
 here=$(cd "$(dirname "$0")/../.." && pwd)
 [ "$(id -u)" = 0 ] || { echo "run.sh: run as root (kpagecount and kpageflags are root's)" >&2; exit 2; }
 
@@ -39,7 +40,16 @@ read -r ready <&"${TOUCH[0]}"
 [ "$ready" = ready ] || { echo "run.sh: the workload did not start" >&2; exit 1; }
 
 # The workload's one big mapping, and its first frame.
-range=$(awk -v want=$((GIB << 30)) '{ split($1, a, "-"); s = strtonum("0x" a[1]); e = strtonum("0x" a[2]); if (e - s >= want) { print s, e; exit } }' "/proc/$child/maps")
+range=$(python3 - "$child" $((GIB << 30)) <<'PY'
+import sys
+pid, want = int(sys.argv[1]), int(sys.argv[2])
+for line in open(f"/proc/{pid}/maps"):
+    s, e = (int(x, 16) for x in line.split()[0].split("-"))
+    if e - s >= want:
+        print(s, e)
+        break
+PY
+)
 read -r start end <<<"$range"
 pages=$(( (end - start) / 4096 ))
 first_pfn=$(python3 - "$child" "$start" <<'PY'

@@ -32,12 +32,13 @@ pub fn swap_holders<'a>(pages: impl IntoIterator<Item = &'a ProcPages>) -> HashM
     holders
 }
 
-/// The group's frames, sorted, each with how many of the group's page
-/// table entries map it.
+/// The group's frames that need their map count looked at
+/// ([`needs_frame`](crate::model::pages::Present::needs_frame)), sorted, each with how many of the group's
+/// page table entries map it.
 pub fn group_frames<'a>(members: impl IntoIterator<Item = &'a ProcPages>) -> Vec<(u64, u64)> {
     let mut pfns: Vec<u64> = Vec::new();
     for p in members {
-        pfns.extend(p.present.iter().map(|&(_, pfn)| pfn));
+        pfns.extend(p.present.iter().filter(|x| x.needs_frame()).map(|x| x.pfn));
     }
     pfns.sort_unstable();
     let mut out: Vec<(u64, u64)> = Vec::new();
@@ -57,6 +58,11 @@ pub fn exclusive(
     holders: &HashMap<SwapSlot, u32>,
 ) -> Exclusive {
     let mut ex = Exclusive::default();
+    // An anonymous page its one page table entry maps (pagemap's
+    // exclusive bit) is its process's alone: the group's, and anonymous.
+    let solo = members.iter().flat_map(|p| &p.present).filter(|x| !x.needs_frame()).count();
+    ex.bytes += solo as u64 * PAGE;
+    ex.anon += solo as u64 * PAGE;
     for (pfn, own) in group_frames(members.iter().copied()) {
         let Some(info) = frames.get(pfn) else { continue };
         let flags = info.flags;
@@ -103,14 +109,18 @@ pub fn exclusive(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::pages::{FrameInfo, PageFlags};
+    use crate::model::pages::{FrameInfo, PageFlags, Present};
 
     const ANON: PageFlags = PageFlags((1 << 12) | (1 << 14));
 
     fn proc(pid: u32, pfns: &[u64], slots: &[SwapSlot]) -> ProcPages {
         ProcPages {
             pid,
-            present: pfns.iter().enumerate().map(|(i, &p)| (i as u64 * PAGE, p)).collect(),
+            present: pfns
+                .iter()
+                .enumerate()
+                .map(|(i, &pfn)| Present { addr: i as u64 * PAGE, pfn, ..Present::default() })
+                .collect(),
             swapped: slots.iter().map(|&s| (0, s)).collect(),
             ..ProcPages::default()
         }

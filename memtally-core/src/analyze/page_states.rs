@@ -33,8 +33,8 @@ pub fn page_states(
     }
     match frames {
         Some(frames) => {
-            for &(addr, pfn) in &pages.present {
-                let (Some(s), Some(f)) = (slot(&mut by, which(addr)), frames.get(pfn)) else {
+            for p in &pages.present {
+                let (Some(s), Some(f)) = (slot(&mut by, which(p.addr)), frames.get(p.pfn)) else {
                     continue;
                 };
                 let f = f.flags;
@@ -89,7 +89,7 @@ fn slot(by: &mut [Option<PageStates>], k: Option<usize>) -> Option<&mut PageStat
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::pages::{FrameInfo, PageFlags, ScanRun};
+    use crate::model::pages::{FrameInfo, PageFlags, Present, ScanRun};
     use crate::model::Backing;
 
     fn region(start: u64, end: u64, path: Option<&str>, perms: &str) -> Region {
@@ -108,7 +108,9 @@ mod tests {
             region(0x3000, 0x4000, Some("[stack]"), "rw-p"),
         ];
         let pages = ProcPages {
-            present: vec![(0x1000, 7), (0x2000, 8), (0x3000, 9)],
+            present: [(0x1000, 7), (0x2000, 8), (0x3000, 9)]
+                .map(|(addr, pfn)| Present { addr, pfn, ..Present::default() })
+                .to_vec(),
             swapped: vec![(0x3000, (0, 1))],
             runs: vec![ScanRun {
                 start: 0x1000,

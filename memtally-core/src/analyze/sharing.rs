@@ -36,7 +36,11 @@ pub fn pairs(groups: &[Vec<&ProcPages>], frames: &Frames, top: usize) -> (Vec<Pa
     let mut seen: Vec<(u64, u32, u32)> = Vec::new();
     for (g, members) in groups.iter().enumerate() {
         let mut own: Vec<u64> =
-            members.iter().flat_map(|p| p.present.iter().map(|&(_, pfn)| pfn)).collect();
+            // A page mapped once is no one else's: it pairs with nothing.
+            members
+                .iter()
+                .flat_map(|p| p.present.iter().filter(|x| !x.solo).map(|x| x.pfn))
+                .collect();
         own.sort_unstable();
         for pfn in own {
             match seen.last_mut() {
@@ -95,10 +99,11 @@ pub fn pairs(groups: &[Vec<&ProcPages>], frames: &Frames, top: usize) -> (Vec<Pa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::pages::{FrameInfo, PageFlags};
+    use crate::model::pages::{FrameInfo, PageFlags, Present};
 
     fn proc(pfns: &[u64]) -> ProcPages {
-        ProcPages { present: pfns.iter().map(|&p| (0, p)).collect(), ..ProcPages::default() }
+        let present = pfns.iter().map(|&pfn| Present { pfn, ..Present::default() }).collect();
+        ProcPages { present, ..ProcPages::default() }
     }
 
     #[test]

@@ -119,9 +119,8 @@ pub type SwapSlot = (u8, u64);
 pub struct ProcPages {
     /// The process.
     pub pid: u32,
-    /// Resident pages: (virtual address, frame number). Frame numbers are
-    /// 0 when the reader may not see them.
-    pub present: Vec<(u64, u64)>,
+    /// Resident pages, in address order.
+    pub present: Vec<Present>,
     /// Swapped pages: (virtual address, slot).
     pub swapped: Vec<(u64, SwapSlot)>,
     /// Whether frame numbers were hidden (no CAP_SYS_ADMIN).
@@ -131,6 +130,29 @@ pub struct ProcPages {
     pub runs: Vec<ScanRun>,
     /// Whether `PAGEMAP_SCAN` ran (so `runs` is the whole answer).
     pub scanned: bool,
+}
+
+/// One resident page, as pagemap tells it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Present {
+    /// Its virtual address.
+    pub addr: u64,
+    /// Its frame number; 0 when the reader may not see frame numbers.
+    pub pfn: u64,
+    /// Mapped by this one page table entry alone (pagemap's "exclusively
+    /// mapped" bit: a map count of 1).
+    pub solo: bool,
+    /// A page of a file or of shared memory (not private anonymous).
+    pub file: bool,
+}
+
+impl Present {
+    /// Whether an analysis of who maps it needs the frame's count and
+    /// flags: not for an anonymous page mapped once (it is its process's
+    /// alone, and anonymous: pagemap said all there is to say).
+    pub fn needs_frame(&self) -> bool {
+        !self.solo || self.file
+    }
 }
 
 /// Pages `start..end` in the same states, as `PAGEMAP_SCAN` tells any

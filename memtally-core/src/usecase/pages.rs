@@ -23,15 +23,28 @@ pub struct PageRead {
     pub unread: Vec<(u32, String)>,
 }
 
-/// Reads the pages of `procs` (PID, short name); with `frames`, the map
-/// count and flags of every frame they map too (which needs
-/// CAP_SYS_ADMIN: without it, an error that says so, never zeros).
+/// Which frames to read the map count and flags of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FramesFor {
+    /// None: pagemap alone.
+    None,
+    /// Those an analysis of who maps them needs ([`needs_frame`](crate::model::pages::Present::needs_frame):
+    /// not an anonymous page mapped once, which is most of a process).
+    Shared,
+    /// Every frame (page states).
+    All,
+}
+
+/// Reads the pages of `procs` (PID, short name), and the map count and
+/// flags of the frames `which` says (which needs CAP_SYS_ADMIN: without
+/// it, an error that says so, never zeros).
 pub fn read_pages(
     root: &ProcRoot,
     procs: &[(u32, String)],
-    frames: bool,
+    which: FramesFor,
     figure: PageFigure,
 ) -> Result<PageRead> {
+    let frames = which != FramesFor::None;
     if !root.is_procfs() {
         return Err(Error::LiveOnly { figure });
     }
@@ -74,8 +87,13 @@ pub fn read_pages(
                 why: "the frame numbers in pagemap read as 0".into(),
             });
         }
-        let mut pfns: Vec<u64> =
-            read.pages.iter().flatten().flat_map(|p| p.present.iter().map(|&(_, f)| f)).collect();
+        let all = which == FramesFor::All;
+        let mut pfns: Vec<u64> = read
+            .pages
+            .iter()
+            .flatten()
+            .flat_map(|p| p.present.iter().filter(|x| all || x.needs_frame()).map(|x| x.pfn))
+            .collect();
         pfns.sort_unstable();
         pfns.dedup();
         read.frames = kpage::read(&files, pfns).map_err(|e| match e {
@@ -99,7 +117,7 @@ fn discount_self(root: &ProcRoot, procs: &[(u32, String)], frames: &mut Frames) 
         return;
     }
     let Ok(own) = pagemap::read(root, me, "memtally") else { return };
-    let mut pfns: Vec<u64> = own.present.iter().map(|&(_, pfn)| pfn).collect();
+    let mut pfns: Vec<u64> = own.present.iter().map(|x| x.pfn).collect();
     pfns.sort_unstable();
     for run in pfns.chunk_by(|a, b| a == b) {
         frames.discount(run[0], run.len() as u64);
@@ -172,8 +190,8 @@ pub fn exact_figures(
 fn zero_mappings(pages: &[&ProcPages], frames: &Frames) -> u64 {
     let mut n = 0;
     for p in pages {
-        for &(_, pfn) in &p.present {
-            if frames.get(pfn).is_some_and(|f| f.flags.zero_page()) {
+        for x in &p.present {
+            if frames.get(x.pfn).is_some_and(|f| f.flags.zero_page()) {
                 n += crate::model::pages::PAGE;
             }
         }
@@ -210,10 +228,10 @@ pub fn page_view(root: &ProcRoot, pid: u32) -> Result<PageView> {
     let process = root.process(pid)?;
     let procs = [(pid, process.comm.clone())];
     let mut notes = Vec::new();
-    let read = match read_pages(root, &procs, true, PageFigure::PageStates) {
+    let read = match read_pages(root, &procs, FramesFor::All, PageFigure::PageStates) {
         Err(Error::FramesHidden { why, .. }) => {
             notes.push(Note::PageFlagsHidden { why });
-            read_pages(root, &procs, false, PageFigure::PageStates)?
+            read_pages(root, &procs, FramesFor::None, PageFigure::PageStates)?
         }
         r => r?,
     };

@@ -9,7 +9,7 @@ use crate::error::{PageFigure, Result};
 use crate::model::pages::ProcPages;
 use crate::model::Note;
 use crate::source::ProcRoot;
-use crate::usecase::pages::read_pages;
+use crate::usecase::pages::{read_pages, FramesFor};
 use crate::usecase::top::{top, TopOptions};
 use crate::usecase::Progress;
 
@@ -59,7 +59,7 @@ pub fn shared(
     let view = top(root, &opts, progress)?;
     let procs: Vec<(u32, String)> =
         view.scan.processes.iter().map(|p| (p.info.pid, p.info.comm.clone())).collect();
-    let read = read_pages(root, &procs, true, PageFigure::Sharing)?;
+    let read = read_pages(root, &procs, FramesFor::Shared, PageFigure::Sharing)?;
     let user_name = |uid: Option<u32>| view.users.name(uid);
     let members = row_members(&view.scan.processes, &view.report, &user_name);
     // A tree row holds its descendants' rows too: pairs of a subtree with

@@ -11,7 +11,7 @@ use crate::model::{CgroupMemory, Figure, Needs, Note, ProcMemory, Scan};
 use crate::source::cgroup::CgroupRoot;
 use crate::source::users::UserNames;
 use crate::source::{scan, ProcRoot};
-use crate::usecase::pages::{exact_figures, read_pages, ExactFigures};
+use crate::usecase::pages::{exact_figures, read_pages, ExactFigures, FramesFor};
 use crate::usecase::read::read_rollups;
 use crate::usecase::{gpu, Progress, Silent};
 
@@ -135,7 +135,7 @@ fn read(
     let exact = if opts.exact {
         let procs: Vec<(u32, String)> =
             found.processes.iter().map(|p| (p.info.pid, p.info.comm.clone())).collect();
-        let read = read_pages(root, &procs, true, crate::error::PageFigure::Exclusive)?;
+        let read = read_pages(root, &procs, FramesFor::Shared, crate::error::PageFigure::Exclusive)?;
         let members = crate::analyze::top::row_members(&found.processes, &report, &user_name);
         Some(exact_figures(root, &read, &members, opts.select.is_everything()))
     } else {

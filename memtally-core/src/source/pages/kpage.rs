@@ -12,8 +12,11 @@ use crate::error::{Error, Result};
 use crate::model::pages::{FrameInfo, Frames};
 use crate::source::parse::kpageflags;
 
-/// Frames apart by at most this many are read through, in one run.
-const GAP: u64 = 64;
+/// Frames apart by at most this many are read through, in one run: the
+/// kernel spends about 0.1 µs a frame on kpageflags and about 1 µs a
+/// call, so reading through a gap of 8 costs what a second call would
+/// (docs/benchmarks.md#page-level-reads).
+const GAP: u64 = 8;
 /// The longest run read at once: 1 MiB of each file.
 const RUN: u64 = 128 * 1024;
 

@@ -9,7 +9,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 
 use crate::error::{Error, Result};
-use crate::model::pages::{ProcPages, PAGE};
+use crate::model::pages::{Present, ProcPages, PAGE};
 use crate::source::pages::scan;
 use crate::source::parse::pagemap::{decode, words, Where};
 use crate::source::{stamp, ProcRoot};
@@ -72,10 +72,12 @@ pub(crate) fn read(root: &ProcRoot, pid: u32, comm: &str) -> Result<ProcPages> {
                 .map_err(|e| Error::Parse { path: path.clone(), message: e.to_string() })?;
             for (i, raw) in entries.enumerate() {
                 let addr = at + i as u64 * PAGE;
-                match decode(raw).at {
+                let e = decode(raw);
+                match e.at {
                     Where::Present { pfn } => {
                         any_pfn |= pfn != 0;
-                        pages.present.push((addr, pfn));
+                        let (solo, file) = (e.exclusive, e.file_or_shared);
+                        pages.present.push(Present { addr, pfn, solo, file });
                     }
                     Where::Swapped { kind, offset } => pages.swapped.push((addr, (kind, offset))),
                     Where::Absent => {}
