@@ -4,7 +4,12 @@
 #
 #   bench/pages/run.sh              # a 1 GiB workload, 10 runs each
 #   GIB=4 RUNS=20 bench/pages/run.sh
-#   MT=target/debug/memtally bench/pages/run.sh   # a binary already built
+#   MT=target/release/memtally bench/pages/run.sh # a binary already built
+#   RT=1 bench/pages/run.sh         # every measured command under SCHED_FIFO
+#
+# RT=1 is for a machine shared with other work (builds), as in
+# bench/top/run.sh: each measured command then preempts it, so the figures
+# are those of a quiet machine.
 #
 # The floor reads the same bytes with dd: the workload's pagemap entries
 # (8 bytes per 4 KiB page, the one mapping it wrote), and as many bytes of
@@ -18,6 +23,7 @@ set -euo pipefail
 
 GIB=${GIB:-1}
 RUNS=${RUNS:-10}
+RT=${RT:-0}
 OUT=${OUT:-$(mktemp -d /tmp/memtally-bench-pages.XXXXXX)}
 mkdir -p "$OUT"
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -61,7 +67,7 @@ with open(f"/proc/{pid}/pagemap", "rb") as f:
 print(min(pfns))
 PY
 )
-echo "machine: nproc $(nproc), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg); workload $GIB GiB ($pages pages), pid $child" | tee "$OUT/machine.txt"
+echo "machine: nproc $(nproc), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg); workload $GIB GiB ($pages pages), pid $child; $(ls -d /proc/[0-9]* | wc -l) /proc entries; RT=$RT" | tee "$OUT/machine.txt"
 
 # name, then the command line (run by bash -c, stdout discarded).
 benches=(
@@ -72,18 +78,19 @@ benches=(
     "memtally top (whole machine)|$MT top --all --format json"
     "memtally top --exact (whole machine)|$MT top --all --exact --format json"
 )
-python3 - "$RUNS" "$GIB" "$OUT" "${benches[@]}" <<'PY'
+python3 - "$RUNS" "$GIB" "$OUT" "$RT" "${benches[@]}" <<'PY'
 import statistics, subprocess, sys, time
-runs, gib, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+runs, gib, out, rt = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4] == "1"
+prefix = ["chrt", "-f", "50"] if rt else []
 print(f"\n| command | median ms | min ms | median ms per resident GiB of the workload |")
 print("| --- | ---: | ---: | ---: |")
 with open(f"{out}/timings.txt", "w") as raw:
-    for spec in sys.argv[4:]:
+    for spec in sys.argv[5:]:
         name, cmd = spec.split("|", 1)
         times = []
         for _ in range(runs + 1):
             t = time.perf_counter()
-            subprocess.run(["bash", "-c", cmd], stdout=subprocess.DEVNULL, check=True)
+            subprocess.run(prefix + ["bash", "-c", cmd], stdout=subprocess.DEVNULL, check=True)
             times.append((time.perf_counter() - t) * 1000)
         times = times[1:]  # the first warms the caches
         raw.write(f"{name}: {' '.join(f'{x:.1f}' for x in times)}\n")

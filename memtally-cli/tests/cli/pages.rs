@@ -119,7 +119,7 @@ fn without_cap_sys_admin_exact_says_what_to_run_and_prints_no_zeros() {
     let pid = kid.pids[1].to_string();
     let bin = env!("CARGO_BIN_EXE_memtally");
     // Root without CAP_SYS_ADMIN: pagemap hides the frame numbers; and
-    // nobody: /proc/kpagecount is refused.
+    // nobody: /proc/kpageflags is refused.
     let runs: [&[&str]; 2] = [
         &["--bounding-set", "-sys_admin", "--inh-caps", "-sys_admin"],
         &["--reuid", "65534", "--regid", "65534", "--clear-groups"],

@@ -31,8 +31,9 @@ pub enum FramesFor {
     /// Those an analysis of who maps them needs ([`needs_frame`](crate::model::pages::Present::needs_frame):
     /// not an anonymous page mapped once, which is most of a process).
     Shared,
-    /// Every frame (page states).
-    All,
+    /// Every frame, its flags only (page states: the map counts are
+    /// left 0, not read).
+    AllFlags,
 }
 
 /// Reads the pages of `procs` (PID, short name), and the map count and
@@ -51,8 +52,8 @@ pub fn read_pages(
     let files = KpageFiles::under(root.path());
     if frames {
         // Fail before reading every process when the frames are refused.
-        if let Err(e) = std::fs::File::open(&files.count) {
-            return Err(hidden(figure, &files.count, e));
+        if let Err(e) = std::fs::File::open(&files.flags) {
+            return Err(hidden(figure, &files.flags, e));
         }
     }
     let mut read = PageRead::default();
@@ -87,7 +88,7 @@ pub fn read_pages(
                 why: "the frame numbers in pagemap read as 0".into(),
             });
         }
-        let all = which == FramesFor::All;
+        let all = which == FramesFor::AllFlags;
         let mut pfns: Vec<u64> = read
             .pages
             .iter()
@@ -96,11 +97,13 @@ pub fn read_pages(
             .collect();
         pfns.sort_unstable();
         pfns.dedup();
-        read.frames = kpage::read(&files, pfns).map_err(|e| match e {
+        read.frames = kpage::read(&files, pfns, !all).map_err(|e| match e {
             Error::Io { path, source } => hidden(figure, &path, source),
             e => e,
         })?;
-        discount_self(root, procs, &mut read.frames);
+        if !all {
+            discount_self(root, procs, &mut read.frames);
+        }
     }
     Ok(read)
 }
@@ -228,7 +231,7 @@ pub fn page_view(root: &ProcRoot, pid: u32) -> Result<PageView> {
     let process = root.process(pid)?;
     let procs = [(pid, process.comm.clone())];
     let mut notes = Vec::new();
-    let read = match read_pages(root, &procs, FramesFor::All, PageFigure::PageStates) {
+    let read = match read_pages(root, &procs, FramesFor::AllFlags, PageFigure::PageStates) {
         Err(Error::FramesHidden { why, .. }) => {
             notes.push(Note::PageFlagsHidden { why });
             read_pages(root, &procs, FramesFor::None, PageFigure::PageStates)?

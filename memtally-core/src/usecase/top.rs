@@ -135,7 +135,8 @@ fn read(
     let exact = if opts.exact {
         let procs: Vec<(u32, String)> =
             found.processes.iter().map(|p| (p.info.pid, p.info.comm.clone())).collect();
-        let read = read_pages(root, &procs, FramesFor::Shared, crate::error::PageFigure::Exclusive)?;
+        let read =
+            read_pages(root, &procs, FramesFor::Shared, crate::error::PageFigure::Exclusive)?;
         let members = crate::analyze::top::row_members(&found.processes, &report, &user_name);
         Some(exact_figures(root, &read, &members, opts.select.is_everything()))
     } else {

@@ -36,12 +36,14 @@ impl KpageFiles {
     }
 }
 
-/// Reads what the kernel says of each frame of `pfns` (sorted, no repeats).
-pub(crate) fn read(files: &KpageFiles, pfns: Vec<u64>) -> Result<Frames> {
+/// Reads what the kernel says of each frame of `pfns` (sorted, no
+/// repeats): flags, and with `counts` map counts (else 0: not read; page
+/// states need the flags alone, and each file costs as much as the other).
+pub(crate) fn read(files: &KpageFiles, pfns: Vec<u64>, counts: bool) -> Result<Frames> {
     let open = |p: &Path| File::open(p).map_err(|e| Error::io(p, e));
-    let (count, flags) = (open(&files.count)?, open(&files.flags)?);
+    let (count, flags) = (counts.then(|| open(&files.count)).transpose()?, open(&files.flags)?);
     let mut info = Vec::with_capacity(pfns.len());
-    let mut counts = Vec::new();
+    let mut words = Vec::new();
     let mut bits = Vec::new();
     let mut i = 0;
     while i < pfns.len() {
@@ -53,9 +55,11 @@ pub(crate) fn read(files: &KpageFiles, pfns: Vec<u64>) -> Result<Frames> {
         }
         let last = pfns[j - 1];
         let len = ((last - first + 1) * 8) as usize;
-        read_run(&count, &files.count, first, len, &mut counts)?;
+        if let Some(count) = &count {
+            read_run(count, &files.count, first, len, &mut words)?;
+        }
         read_run(&flags, &files.flags, first, len, &mut bits)?;
-        let counts = kpageflags::parse_counts(&counts).map_err(|e| bad(&files.count, e))?;
+        let counts = kpageflags::parse_counts(&words).map_err(|e| bad(&files.count, e))?;
         let bits = kpageflags::parse(&bits).map_err(|e| bad(&files.flags, e))?;
         for &pfn in &pfns[i..j] {
             let k = (pfn - first) as usize;
@@ -113,7 +117,7 @@ mod tests {
         // Close together, apart by more than GAP, past a run's length,
         // and past the end of the files.
         let pfns = vec![3, 4, 60, 200, 140_000, 299_999, 400_000];
-        let frames = read(&f, pfns.clone()).unwrap();
+        let frames = read(&f, pfns.clone(), true).unwrap();
         assert_eq!(frames.len(), pfns.len());
         for &p in &pfns[..6] {
             let got = frames.get(p).unwrap();
@@ -121,5 +125,10 @@ mod tests {
         }
         assert_eq!(frames.get(400_000).unwrap().mapcount, 0, "no frame there: no mappings");
         assert!(frames.get(5).is_none(), "only the frames asked for");
+        let flags_only = read(&f, vec![60], false).unwrap();
+        assert_eq!(
+            (flags_only.get(60).unwrap().mapcount, flags_only.get(60).unwrap().flags.0),
+            (0, 120)
+        );
     }
 }
