@@ -33,8 +33,10 @@ pub fn page_states(
     }
     match frames {
         Some(frames) => {
+            let mut near = 0;
             for p in &pages.present {
-                let (Some(s), Some(f)) = (slot(&mut by, which(p.addr)), frames.get(p.pfn)) else {
+                let f = frames.get_near(p.pfn, &mut near);
+                let (Some(s), Some(f)) = (slot(&mut by, which(p.addr)), f) else {
                     continue;
                 };
                 let f = f.flags;

@@ -193,7 +193,9 @@ pub fn exact_figures(
 fn zero_mappings(pages: &[&ProcPages], frames: &Frames) -> u64 {
     let mut n = 0;
     for p in pages {
-        for x in &p.present {
+        // An anonymous page mapped once is not the zero page (which has
+        // no map count of its own), and its frame was not read.
+        for x in p.present.iter().filter(|x| x.needs_frame()) {
             if frames.get(x.pfn).is_some_and(|f| f.flags.zero_page()) {
                 n += crate::model::pages::PAGE;
             }
@@ -258,8 +260,7 @@ pub fn page_view(root: &ProcRoot, pid: u32) -> Result<PageView> {
         totals.add(s);
     }
     if frames.is_some_and(|f| !f.is_empty()) {
-        let every = [pages];
-        let zero = zero_mappings(&every, &read.frames);
+        let zero = totals.zero_page;
         let ksm = totals.ksm.unwrap_or(0);
         if ksm > 0 || zero > 0 {
             notes.push(Note::KsmAndZeroPages { ksm, zero });
