@@ -154,6 +154,27 @@ fn without_cap_sys_admin_exact_says_what_to_run_and_prints_no_zeros() {
 }
 
 #[test]
+fn a_user_sees_the_page_states_of_their_own_process_without_root() {
+    if !frames_readable() {
+        return;
+    }
+    // nobody's own child: its pagemap is nobody's to read, the frames not.
+    let bin = env!("CARGO_BIN_EXE_memtally");
+    let script = "sleep 30 & p=$!; \"$0\" show $p --pages --format json; s=$?; kill $p; exit $s";
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid", "65534", "--regid", "65534", "--clear-groups", "sh", "-c", script, bin])
+        .output();
+    let Ok(out) = out else { return eprintln!("skipped: no setpriv") };
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["source"], "pagemap_scan", "{doc}");
+    assert_eq!(doc["partial"], true);
+    let totals = &doc["totals"];
+    assert!(num(totals, "present") > 0 && num(totals, "file") > 0, "{doc}");
+    assert!(totals["referenced"].is_null() && totals["dirty"].is_null(), "unknown, not 0");
+}
+
+#[test]
 fn a_recorded_tree_says_the_page_figures_are_live_only() {
     let root = python_root_path();
     for args in [
