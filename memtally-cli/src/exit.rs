@@ -32,7 +32,7 @@ pub fn exit_code(e: &Error) -> i32 {
         | Error::NotFound(_)
         | Error::NoMatch { .. }
         | Error::NoneRead { .. } => NOT_FOUND,
-        Error::PermissionDenied { .. } | Error::ResetDenied { .. } => PERMISSION,
+        Error::PermissionDenied { .. } | Error::ResetDenied { .. } | Error::FramesHidden { .. } => PERMISSION,
         Error::KernelThread { .. }
         | Error::Parse { .. }
         | Error::UnreadableLines { .. }

@@ -191,6 +191,18 @@ pub enum Error {
     #[error("vmmap not found on PATH (part of the Xcode command line tools)")]
     NoVmmap,
 
+    /// Page frame numbers are hidden from memtally (it lacks
+    /// CAP_SYS_ADMIN), and the figure asked for is made of them.
+    #[error(
+        "{figure} needs page frame numbers (/proc/PID/pagemap, /proc/kpagecount, /proc/kpageflags), which the kernel shows only to CAP_SYS_ADMIN: {why}; run memtally as root (sudo) for them"
+    )]
+    FramesHidden {
+        /// The figure asked for.
+        figure: PageFigure,
+        /// What was refused or hidden, as found.
+        why: String,
+    },
+
     /// Resetting a process's referenced bits (`clear_refs`, for the
     /// working set) was refused: the file is its owner's.
     #[error(
@@ -207,7 +219,8 @@ pub enum Error {
     },
 
     /// A figure only the live system can give was asked of a recorded
-    /// tree (a recording holds no referenced bits to reset).
+    /// tree (a recording holds no referenced bits to reset, and no page
+    /// tables behind it).
     #[error("{what} is measured on live processes only: {} is a recorded tree, not the kernel's /proc", root.display())]
     LiveOnly {
         /// The recorded tree.
@@ -256,12 +269,37 @@ impl std::fmt::Display for UseCase {
 pub enum LiveOnly {
     /// The working set (`wss`): pages touched during an interval.
     WorkingSet,
+    /// A page-level figure, read from the live page tables (pagemap,
+    /// kpagecount, kpageflags).
+    Pages(PageFigure),
 }
 
 impl std::fmt::Display for LiveOnly {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LiveOnly::WorkingSet => f.write_str("the working set"),
+            LiveOnly::Pages(figure) => write!(f, "{figure}"),
+        }
+    }
+}
+
+/// The page-level figures, for the errors that name one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageFigure {
+    /// What a group gives back (`exclusive`).
+    Exclusive,
+    /// Who shares resident pages with whom.
+    Sharing,
+    /// Page states per category.
+    PageStates,
+}
+
+impl std::fmt::Display for PageFigure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            LiveOnly::WorkingSet => "the working set",
+            PageFigure::Exclusive => "the exclusive figure (what a group gives back)",
+            PageFigure::Sharing => "sharing between processes",
+            PageFigure::PageStates => "page states",
         })
     }
 }

@@ -22,6 +22,7 @@ mod progress;
 mod select;
 #[cfg(feature = "serve")]
 pub(crate) mod serve;
+mod shared;
 mod show;
 mod snapshot;
 mod top;
@@ -64,6 +65,9 @@ Examples:
   memtally show PID --by path       one row per shared library and named region
   memtally show PID --regions       every mapping, like pmap -X
   memtally show PID --classic       the 2004 mem_usage.pl table
+  memtally show PID --pages         page states per category (LRU, referenced, THP, KSM, dirty)
+  memtally top --by tree --exact    what each tree gives back when it ends (root)
+  memtally shared PID               which of a family share the most pages (root)
   memtally capture PID -o DIR       record /proc files; read later with --proc-root DIR
   memtally snapshot PID -o a.json   then later: memtally diff a.json b.json
   memtally watch PID -o s.csv       growth rates; memtally plot s.csv -o s.svg
@@ -89,6 +93,9 @@ pub enum Command {
     Ui(ui::UiArgs),
     /// One process's memory by category, path or permissions, from smaps.
     Show(show::ShowArgs),
+    /// Who shares resident pages with whom: the pairs of processes (or programs, users, cgroups,
+    /// trees) that share the most, with what that is of each one's PSS. Needs root; live only.
+    Shared(shared::SharedArgs),
     /// Everything show and top know about a selection, at one moment, as JSON (for diff and plot).
     Snapshot(snapshot::SnapshotArgs),
     /// What grew and what shrank between two snapshots.
@@ -141,6 +148,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
     let root = cli.proc_root();
     match cli.command {
         Some(Command::Show(args)) => show::run(&root, &args, out),
+        Some(Command::Shared(args)) => shared::run(&root, &args, out),
         Some(Command::Capture(args)) => capture::run(&root, &args, out),
         Some(Command::Snapshot(args)) => snapshot::run(&root, &args, out),
         Some(Command::Diff(args)) => diff::run(&args, out),

@@ -12,9 +12,13 @@ use memtally_core::usecase::select::require_selection;
 use memtally_core::usecase::show::{classic, show_process_with, show_selection, ShowOptions};
 use memtally_core::{Error, Result};
 
+use memtally_core::usecase::pages::page_view;
+use memtally_core::usecase::top::{top, TopOptions};
+
 use crate::cli::choice::choice;
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
+use crate::render::pages::ExactShow;
 use crate::render::show::RegionStream;
 use crate::render::{print, stdout_error, Format};
 
@@ -74,6 +78,19 @@ pub struct ShowArgs {
     #[arg(long)]
     pub classic: bool,
 
+    /// Page states per category instead of sizes: active/inactive LRU,
+    /// referenced, huge, KSM, zero page, swap cache, unevictable, dirty,
+    /// writeback (from kpageflags, as root); without root, what any reader
+    /// may know (present, swapped, file, huge, zero page). One PID; live only.
+    #[arg(long, conflicts_with_all = ["classic", "regions", "exact"])]
+    pub pages: bool,
+
+    /// What the selected processes give back when they end, together and
+    /// each alone (EXCLUSIVE: resident pages and swap no other process
+    /// maps; shared memory apart), beside PSS and USS. Needs root; live only.
+    #[arg(long, conflicts_with_all = ["classic", "regions"])]
+    pub exact: bool,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -93,6 +110,17 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
             && sel.uids.is_empty()
             && sel.cgroup.is_none()
     });
+    if args.pages {
+        let Some(pid) = single else {
+            return Err(Error::Usage("--pages shows one process: give just its PID".into()));
+        };
+        return print(&page_view(root, pid)?, args.format, out);
+    }
+    if args.exact {
+        let opts = TopOptions::default().with_select(sel).with_top(None).with_exact(true);
+        let view = with_progress(|progress| top(root, &opts, progress))?;
+        return print(&ExactShow(view), args.format, out);
+    }
     if args.classic {
         let Some(pid) = single else {
             return Err(Error::Usage("--classic shows one process: give just its PID".into()));

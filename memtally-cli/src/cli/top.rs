@@ -38,6 +38,13 @@ pub struct TopArgs {
     #[arg(default_value = "pss", value_parser = choice::<TopSort>())]
     pub sort: Vec<TopSort>,
 
+    /// Add EXCLUSIVE: what each row gives back when its processes end
+    /// (resident pages and swap no process outside the row maps; shared
+    /// memory apart), from the page tables. Needs root (CAP_SYS_ADMIN);
+    /// live only. Costs a read of every selected process's resident pages.
+    #[arg(long)]
+    pub exact: bool,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -52,6 +59,7 @@ impl Default for TopArgs {
             top: 20,
             all: false,
             sort: vec![TopSort::Figure(Figure::Pss)],
+            exact: false,
             format: Format::Table,
         }
     }
@@ -63,7 +71,8 @@ pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
         .with_by(args.by)
         .with_sort(args.sort.clone())
         .with_top((!args.all).then_some(args.top))
-        .with_every_identity(args.format != Format::Table);
+        .with_every_identity(args.format != Format::Table)
+        .with_exact(args.exact);
     let view = with_progress(|progress| top(root, &opts, progress))?;
     print(&view, args.format, out)
 }

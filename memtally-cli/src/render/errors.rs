@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use memtally_core::error::{Selector, Uncomparable, Unmatched, UseCase};
+use memtally_core::error::{LiveOnly, Selector, Uncomparable, Unmatched, UseCase};
 use memtally_core::Error;
 
 /// An error as memtally prints it: `Worded(&e).to_string()`.
@@ -69,9 +69,14 @@ impl fmt::Display for Worded<'_> {
                 "{what} did not finish within {}s and was stopped; a large process can take longer: raise --timeout",
                 limit.as_secs()
             ),
-            Error::LiveOnly { root, what } => write!(
+            Error::LiveOnly { root, what: what @ LiveOnly::WorkingSet } => write!(
                 f,
                 "{what} is measured on live processes only: {} is a recorded tree (--proc-root); run `memtally wss` on the machine itself, without --proc-root",
+                root.display()
+            ),
+            Error::LiveOnly { root, what: what @ LiveOnly::Pages(_) } => write!(
+                f,
+                "{what} is read from the live page tables (pagemap, kpagecount, kpageflags): {} is a recorded tree (--proc-root), which has none; run it on the machine itself, without --proc-root",
                 root.display()
             ),
             // The rest name no option: the library's own words.

@@ -16,6 +16,7 @@ pub mod gpu;
 pub mod json;
 pub mod machine;
 pub mod notes;
+pub mod pages;
 #[cfg(feature = "plot")]
 pub mod plot;
 #[cfg(feature = "serve")]

@@ -44,6 +44,36 @@ pub fn word(note: &Note) -> String {
         Note::RecordedIncomplete { pid, why } => {
             format!("pid {pid} was recorded incomplete ({why}): its figures may be short of the whole")
         }
+        Note::LargeFolioAverage { bytes } => format!(
+            "{} of the exclusive figures are pages of large folios, whose map count this kernel may give as the folio's average (CONFIG_NO_PAGE_MAPCOUNT, or a kernel whose configuration memtally could not read in /proc/config.gz or /boot): a partly shared large folio can be counted as the group's when it is not, or not when it is.",
+            human(*bytes)
+        ),
+        Note::KsmAndZeroPages { ksm, zero } => {
+            let mut parts = Vec::new();
+            if *ksm > 0 {
+                parts.push(format!("{} of KSM pages are in the exclusive figures (a KSM page joins processes that share nothing else; it is a row's only when every process mapping it is in the row)", human(*ksm)));
+            }
+            if *zero > 0 {
+                parts.push(format!("{} of zero-page mappings are left out (the zero page is no one's; RSS leaves it out too)", human(*zero)));
+            }
+            format!("{}.", parts.join("; "))
+        }
+        Note::PagesChanged { bytes } => format!(
+            "{} of pages changed while being read (their map count fell below the processes' own mappings of them): left out of the exclusive figures; run again for a steadier picture.",
+            human(*bytes)
+        ),
+        Note::PagesUnread { count, first } => format!(
+            "the pages of {} could not be read (first: {first}): rows holding them show no exclusive figure (-).",
+            plural(*count, "process", "processes")
+        ),
+        Note::PageFlagsHidden { why } => format!(
+            "only the page states any reader may know are shown (present, swapped, file, huge, zero page): active/inactive LRU, referenced, KSM, swap cache, unevictable, locked, dirty and writeback come from /proc/kpageflags, which needs root (CAP_SYS_ADMIN) ({why}); run memtally as root (sudo) for them."
+        ),
+        Note::SharedTooWidely { frames } => format!(
+            "{} mapped by more than 512 of the groups are left out of the pairs (a page nearly everyone maps says nothing of who shares with whom).",
+            plural(*frames as usize, "page", "pages")
+        ),
+        Note::SwapAgainstSelection => "swap slots are counted as a row's when no other selected process holds them: processes outside the selection are not read, and one of them may hold some too (select every process for the exact figure).".into(),
         Note::MapsOnly { pid } => format!(
             "pid {pid}: smaps could not be read, only maps: virtual sizes are known, resident and dirty are not (shown as -). Run as the process's user, as root, or with CAP_SYS_PTRACE for the rest."
         ),

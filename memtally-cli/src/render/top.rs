@@ -107,6 +107,15 @@ fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
         vec![(key_header(report.by), Align::Left), ("PROCS", Align::Right)]
     };
     headers.extend(figures.iter().map(|(h, _)| (*h, Align::Right)));
+    let exact = ctx.exact.as_ref();
+    // Shared memory no outsider maps: a column of its own where there is any.
+    let shmem = exact.is_some_and(|e| e.all.shmem > 0);
+    if exact.is_some() {
+        headers.push(("EXCLUSIVE", Align::Right));
+    }
+    if shmem {
+        headers.push(("EXCL SHMEM", Align::Right));
+    }
     let charge = report.by == TopBy::Cgroup && !ctx.cgroups.is_empty();
     if charge {
         headers.extend([("USAGE", Align::Right), ("LIMIT", Align::Right), ("WSET", Align::Right)]);
@@ -149,6 +158,13 @@ fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
             }
             cells.push(cell);
         }
+        if let Some(e) = exact {
+            let ex = e.groups.get(i).copied().flatten();
+            cells.push(human_opt(ex.map(|x| x.bytes)));
+            if shmem {
+                cells.push(human_opt(ex.map(|x| x.shmem)));
+            }
+        }
         if charge {
             let m = ctx.cgroups.get(&row.key);
             cells.push(human_opt(m.and_then(|m| m.usage)));
@@ -177,6 +193,12 @@ fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
         vec!["total".to_string(), n.to_string()]
     };
     footer.extend(figures.iter().map(|(_, f)| human_opt(report.totals.figure(*f))));
+    if let Some(e) = exact {
+        footer.push(human_opt(Some(e.all.bytes)));
+        if shmem {
+            footer.push(human_opt(Some(e.all.shmem)));
+        }
+    }
     if charge {
         footer.extend([String::new(), String::new(), String::new()]);
     }
@@ -272,6 +294,39 @@ struct TopJson<'a> {
     failed: Vec<FailedJson<'a>>,
     partial: bool,
     notes: Vec<String>,
+    /// With `--exact`: the selection's exclusive figures as a whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exclusive: Option<ExclusiveJson>,
+}
+
+/// The exclusive figures of a row or of the selection (`--exact`).
+#[derive(Serialize, Clone, Copy)]
+struct ExclusiveJson {
+    exclusive: u64,
+    exclusive_anon: u64,
+    exclusive_swap: u64,
+    exclusive_shmem: u64,
+}
+
+impl ExclusiveJson {
+    fn of(e: &memtally_core::model::pages::Exclusive) -> ExclusiveJson {
+        ExclusiveJson {
+            exclusive: e.bytes,
+            exclusive_anon: e.anon,
+            exclusive_swap: e.swap,
+            exclusive_shmem: e.shmem,
+        }
+    }
+}
+
+/// A row's exclusive keys: numbers, or `null` each where a member's pages
+/// could not be read.
+#[derive(Serialize)]
+struct RowExclusiveJson {
+    exclusive: Option<u64>,
+    exclusive_anon: Option<u64>,
+    exclusive_swap: Option<u64>,
+    exclusive_shmem: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -306,6 +361,9 @@ struct RowJson<'a> {
     cgroup: Option<Option<&'a CgroupMemory>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     working_set: Option<Option<u64>>,
+    /// With `--exact` only.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    exclusive: Option<RowExclusiveJson>,
 }
 
 #[derive(Serialize)]
@@ -329,7 +387,16 @@ fn process_json<'a>(p: &'a ProcMemory, ctx: &Top) -> ProcessJson<'a> {
     }
 }
 
-fn row_json<'a>(r: &'a TopRow, report: &TopReport, ctx: &'a Top) -> RowJson<'a> {
+fn row_json<'a>(i: usize, r: &'a TopRow, report: &TopReport, ctx: &'a Top) -> RowJson<'a> {
+    let exclusive = ctx.exact.as_ref().map(|e| {
+        let x = e.groups.get(i).copied().flatten();
+        RowExclusiveJson {
+            exclusive: x.map(|x| x.bytes),
+            exclusive_anon: x.map(|x| x.anon),
+            exclusive_swap: x.map(|x| x.swap),
+            exclusive_shmem: x.map(|x| x.shmem),
+        }
+    });
     let cgroup = (report.by == TopBy::Cgroup).then(|| ctx.cgroups.get(&r.key));
     RowJson {
         key: &r.key,
@@ -341,6 +408,7 @@ fn row_json<'a>(r: &'a TopRow, report: &TopReport, ctx: &'a Top) -> RowJson<'a> 
         figures: figures_json(&r.sizes),
         cgroup,
         working_set: cgroup.map(|c| c.and_then(|c| c.working_set())),
+        exclusive,
     }
 }
 
@@ -348,7 +416,7 @@ fn json_doc<'a>(report: &'a TopReport, ctx: &'a Top, notes: &[Note]) -> TopJson<
     TopJson {
         by: report.by.name(),
         processes: ctx.scan.processes.iter().map(|p| process_json(p, ctx)).collect(),
-        rows: report.rows.iter().map(|r| row_json(r, report, ctx)).collect(),
+        rows: report.rows.iter().enumerate().map(|(i, r)| row_json(i, r, report, ctx)).collect(),
         rows_omitted: report.omitted,
         totals: figures_json(&report.totals),
         machine: report.machine.as_ref(),
@@ -364,6 +432,7 @@ fn json_doc<'a>(report: &'a TopReport, ctx: &'a Top, notes: &[Note]) -> TopJson<
             .collect(),
         partial: ctx.partial(),
         notes: words(notes),
+        exclusive: ctx.exact.as_ref().map(|e| ExclusiveJson::of(&e.all)),
     }
 }
 
@@ -382,11 +451,14 @@ fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()
         header.push("subtree");
     }
     header.extend(JSON_FIGURES.iter().map(|f| f.name()));
+    if ctx.exact.is_some() {
+        header.extend(["exclusive", "exclusive_anon", "exclusive_swap", "exclusive_shmem"]);
+    }
     if per_process {
         header.push("command");
     }
     w.write_record(&header)?;
-    for row in &report.rows {
+    for (i, row) in report.rows.iter().enumerate() {
         let mut rec: Vec<String> = match process(ctx, row).filter(|_| per_process) {
             Some(p) => vec![
                 p.info.pid.to_string(),
@@ -411,6 +483,13 @@ fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()
                 .iter()
                 .map(|&f| row.sizes.figure(f).map_or(String::new(), |v| v.to_string())),
         );
+        if let Some(e) = &ctx.exact {
+            let x = e.groups.get(i).copied().flatten();
+            let cell = |f: fn(&memtally_core::model::pages::Exclusive) -> u64| {
+                x.as_ref().map_or(String::new(), |x| f(x).to_string())
+            };
+            rec.extend([cell(|x| x.bytes), cell(|x| x.anon), cell(|x| x.swap), cell(|x| x.shmem)]);
+        }
         if let Some(p) = process(ctx, row).filter(|_| per_process) {
             rec.push(crate::render::table::csv_text(p.info.command()));
         }

@@ -27,6 +27,7 @@ mod json_docs;
 mod machine_swap;
 mod metrics_figures;
 mod over_time;
+mod pages;
 mod permissions;
 mod plots;
 mod privileges;

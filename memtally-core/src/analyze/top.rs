@@ -168,11 +168,7 @@ pub(crate) fn build(
             let mut index: HashMap<String, usize> = HashMap::new();
             let mut rows: Vec<TopRow> = Vec::new();
             for p in processes {
-                let key = match by {
-                    TopBy::Program => p.info.program.clone(),
-                    TopBy::User => user_name(p.info.uid),
-                    _ => p.info.cgroup.clone().unwrap_or_else(|| "(unknown)".into()),
-                };
+                let key = group_key(p, by, user_name);
                 let i = *index.entry(key.clone()).or_insert_with(|| {
                     rows.push(TopRow {
                         key,
@@ -201,6 +197,59 @@ pub(crate) fn build(
     let omitted = crate::analyze::group::keep_first(&mut rows, top);
     let machine = meminfo.and_then(|m| crate::analyze::machine::machine(m, processes));
     TopReport { by, rows, omitted, totals, machine, sort: sort.to_vec() }
+}
+
+/// The key of a program, user or cgroup row that `p` adds to.
+fn group_key(p: &ProcMemory, by: TopBy, user_name: &dyn Fn(Option<u32>) -> String) -> String {
+    match by {
+        TopBy::Program => p.info.program.clone(),
+        TopBy::User => user_name(p.info.uid),
+        _ => p.info.cgroup.clone().unwrap_or_else(|| "(unknown)".into()),
+    }
+}
+
+/// The processes (indices into `processes`) each row of `report` adds up:
+/// its own process, its whole subtree, or every process of its key.
+pub fn row_members(
+    processes: &[ProcMemory],
+    report: &TopReport,
+    user_name: &dyn Fn(Option<u32>) -> String,
+) -> Vec<Vec<usize>> {
+    let mut children: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (i, p) in processes.iter().enumerate() {
+        if p.info.ppid != p.info.pid {
+            children.entry(p.info.ppid).or_default().push(i);
+        }
+    }
+    let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
+    if matches!(report.by, TopBy::Program | TopBy::User | TopBy::Cgroup) {
+        for (i, p) in processes.iter().enumerate() {
+            by_key.entry(group_key(p, report.by, user_name)).or_default().push(i);
+        }
+    }
+    let subtree = |root: usize| {
+        let mut out = vec![root];
+        let mut seen: std::collections::HashSet<usize> = out.iter().copied().collect();
+        let mut k = 0;
+        while k < out.len() {
+            for &c in children.get(&processes[out[k]].info.pid).into_iter().flatten() {
+                if seen.insert(c) {
+                    out.push(c);
+                }
+            }
+            k += 1;
+        }
+        out
+    };
+    report
+        .rows
+        .iter()
+        .map(|r| match (report.by, r.process) {
+            (TopBy::Tree, Some(i)) => subtree(i),
+            (_, Some(i)) => vec![i],
+            _ => by_key.get(&r.key).cloned().unwrap_or_default(),
+        })
+        .collect()
 }
 
 /// Orders two rows by the sort fields, largest first; a figure a row

@@ -8,6 +8,7 @@ pub mod guard;
 pub mod meminfo;
 pub mod named;
 pub mod note;
+pub mod pages;
 pub mod process;
 pub mod region;
 pub mod series;

@@ -68,6 +68,51 @@ pub enum Note {
         /// Why, as the source says.
         why: String,
     },
+    /// Exclusive figures count pages of large folios whose map count the
+    /// kernel may give as the folio's average (`CONFIG_NO_PAGE_MAPCOUNT`,
+    /// or a kernel whose configuration memtally could not read).
+    LargeFolioAverage {
+        /// Bytes of such pages in the exclusive figures.
+        bytes: u64,
+    },
+    /// KSM pages in the exclusive figures (their map count joins
+    /// processes that share nothing else) and zero-page mappings left out
+    /// of them (the zero page is no one's).
+    KsmAndZeroPages {
+        /// Bytes of KSM pages counted.
+        ksm: u64,
+        /// Bytes of zero-page mappings left out.
+        zero: u64,
+    },
+    /// Pages whose map count fell below the group's own mappings of them
+    /// while being read: the processes changed during the read; left out.
+    PagesChanged {
+        /// Bytes left out.
+        bytes: u64,
+    },
+    /// Processes whose pages could not be read (exited during the read,
+    /// or refused): rows holding them have no exclusive figure.
+    PagesUnread {
+        /// How many processes.
+        count: usize,
+        /// The first one's reason.
+        first: String,
+    },
+    /// The page flags (kpageflags) could not be read: only the states
+    /// `PAGEMAP_SCAN` gives any reader are shown.
+    PageFlagsHidden {
+        /// What was refused, as found.
+        why: String,
+    },
+    /// Frames mapped by more groups than the sharing analysis pairs up
+    /// (a page nearly every process maps): left out of the pairs.
+    SharedTooWidely {
+        /// How many frames.
+        frames: u64,
+    },
+    /// Swap slots are counted against the processes read only: the
+    /// selection leaves out processes that may hold some of them.
+    SwapAgainstSelection,
     /// A process whose smaps could not be read, only its maps: virtual
     /// sizes only.
     MapsOnly {

@@ -10,6 +10,7 @@ pub(crate) mod drm_sysfs;
 pub mod enrich;
 pub mod gpu;
 pub(crate) mod mounts;
+pub mod pages;
 pub mod parse;
 pub(crate) mod prefetch;
 pub(crate) mod proc_root;

@@ -11,6 +11,7 @@ use crate::model::{CgroupMemory, Figure, Needs, Note, ProcMemory, Scan};
 use crate::source::cgroup::CgroupRoot;
 use crate::source::users::UserNames;
 use crate::source::{scan, ProcRoot};
+use crate::usecase::pages::{exact_figures, read_pages, ExactFigures, FramesFor};
 use crate::usecase::read::read_rollups;
 use crate::usecase::{gpu, Progress, Silent};
 
@@ -29,6 +30,9 @@ pub struct TopOptions {
     /// Read every process's command line and cgroup (JSON and CSV print
     /// them for every process); otherwise only the rows shown get theirs.
     pub every_identity: bool,
+    /// Read the selected processes' pages for each row's exclusive figure
+    /// (what the row gives back: `usecase::pages`).
+    pub exact: bool,
 }
 
 impl Default for TopOptions {
@@ -39,6 +43,7 @@ impl Default for TopOptions {
             sort: vec![TopSort::Figure(Figure::Pss)],
             top: Some(20),
             every_identity: false,
+            exact: false,
         }
     }
 }
@@ -49,6 +54,7 @@ setters!(TopOptions {
     with_sort: sort: Vec<TopSort>,
     with_top: top: Option<usize>,
     with_every_identity: every_identity: bool,
+    with_exact: exact: bool,
 });
 
 /// The view, the scan it was built from, and what was left out.
@@ -76,6 +82,9 @@ pub struct Top {
     /// live system: the figures memtally's privileges leave out of other
     /// users' processes.
     pub withheld: Vec<crate::model::Withheld>,
+    /// With `exact`: each row's exclusive figure (by row), the selection's
+    /// as a whole, and their notes.
+    pub exact: Option<ExactFigures>,
 }
 
 /// Reads the selection and builds the view.
@@ -129,6 +138,16 @@ fn read(
         let shown: Vec<usize> = report.rows.iter().filter_map(|r| r.process).collect();
         scan::fill_cmdlines(root, &mut found.processes, &shown, threads);
     }
+    let exact = if opts.exact {
+        let procs: Vec<(u32, String)> =
+            found.processes.iter().map(|p| (p.info.pid, p.info.comm.clone())).collect();
+        let read =
+            read_pages(root, &procs, FramesFor::Shared, crate::error::PageFigure::Exclusive)?;
+        let members = crate::analyze::top::row_members(&found.processes, &report, &user_name);
+        Some(exact_figures(root, &read, &members, opts.select.is_everything()))
+    } else {
+        None
+    };
     let cgroups = cgroup_charges(root, opts.by, &report);
     let read_hint = (!found.restricted.is_empty()).then(crate::source::access::read_hint);
     let withheld = if read_hint.is_some() && root.is_procfs() {
@@ -146,6 +165,7 @@ fn read(
         cgroups,
         read_hint,
         withheld,
+        exact,
     })
 }
 
@@ -212,6 +232,7 @@ impl TopReader {
             sort: vec![sort],
             top: None,
             every_identity: false,
+            exact: false,
         };
         let needs = Needs { cmdline: false, cgroup: cgroups || by == TopBy::Cgroup };
         read(root, &opts, needs, &Silent, Some(&mut self.cmdlines))
@@ -253,11 +274,14 @@ impl Top {
         for (pid, why) in &scan.failed {
             notes.push(Note::Failed { pid: *pid, why: why.clone() });
         }
+        notes.extend(self.exact.iter().flat_map(|e| e.notes.iter().cloned()));
         notes
     }
 
     /// Whether some process is in the figures without its PSS, or not at all.
     pub fn partial(&self) -> bool {
-        !self.scan.restricted.is_empty() || !self.scan.failed.is_empty()
+        !self.scan.restricted.is_empty()
+            || !self.scan.failed.is_empty()
+            || self.exact.as_ref().is_some_and(|e| e.groups.iter().any(Option::is_none))
     }
 }

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod lone;
+pub mod pages_child;
 pub mod peer;
 pub mod stall;
 pub mod swap;
@@ -206,6 +207,11 @@ pub fn shared() -> Option<PathBuf> {
 }
 
 pub use lone::spawn_grower;
+
+/// The recorded python3 tree (`--proc-root`), as a path string.
+pub fn python_root_path() -> String {
+    repo_path("testdata/fixtures/linux/python3-mmap/proc")
+}
 
 /// A child that grows by `step` bytes every `period`, on a fixed schedule
 /// (absolute deadlines, so late wake-ups catch up), `steps` times, then

@@ -19,10 +19,12 @@
 
 pub mod fd_targets;
 pub mod fdinfo;
+pub mod kpageflags;
 pub mod meminfo;
 pub mod memory_stat;
 pub mod mounts;
 pub mod nvidia;
+pub mod pagemap;
 pub mod smaps;
 pub mod snapshot;
 pub mod stat;
