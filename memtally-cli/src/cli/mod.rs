@@ -19,6 +19,7 @@ mod metrics;
 #[cfg(feature = "plot")]
 mod plot;
 mod progress;
+mod report;
 mod select;
 #[cfg(feature = "serve")]
 pub(crate) mod serve;
@@ -65,6 +66,7 @@ Examples:
   memtally show PID --classic       the 2004 mem_usage.pl table
   memtally capture PID -o DIR       record /proc files; read later with --proc-root DIR
   memtally snapshot PID -o a.json   then later: memtally diff a.json b.json
+  memtally report -o report.html    one self-contained HTML page: treemap, waterfall, every process
   memtally watch PID -o s.csv       growth rates; memtally plot s.csv -o s.svg
   memtally vmmap saved.txt          macOS vmmap: GPU memory by purgeable state
   memtally cgroup [PATH]            containers: charge, limit, working set beside their processes' PSS
@@ -87,6 +89,9 @@ pub enum Command {
     Snapshot(snapshot::SnapshotArgs),
     /// What grew and what shrank between two snapshots.
     Diff(diff::DiffArgs),
+    /// One self-contained HTML page to look at and attach to a bug: machine waterfall, treemap
+    /// (group -> process -> category -> mapping), every process, notes; carries its snapshot.
+    Report(report::ReportArgs),
     /// Sample a selection at an interval; growth rates and a verdict at the end (Ctrl-C to stop).
     Watch(watch::WatchArgs),
     /// Draw a watch series or a snapshot as an SVG chart.
@@ -129,6 +134,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
         Some(Command::Capture(args)) => capture::run(&root, &args, out),
         Some(Command::Snapshot(args)) => snapshot::run(&root, &args, out),
         Some(Command::Diff(args)) => diff::run(&args, out),
+        Some(Command::Report(args)) => report::run(&root, &args, out),
         Some(Command::Watch(args)) => watch::run(&root, &args, out),
         #[cfg(feature = "plot")]
         Some(Command::Plot(args)) => plot::run(&args, out),

@@ -10,6 +10,7 @@ pub mod classic;
 pub mod diff;
 pub mod errors;
 pub mod gpu;
+pub mod html;
 pub mod json;
 pub mod machine;
 pub mod notes;

@@ -11,6 +11,7 @@ pub mod gpu;
 pub mod group;
 pub mod machine;
 pub mod metrics;
+pub mod report;
 pub mod select;
 pub mod show;
 mod signed;

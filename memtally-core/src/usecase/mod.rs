@@ -12,6 +12,7 @@ pub mod machine;
 pub mod metrics;
 pub mod plot;
 pub(crate) mod read;
+pub mod report;
 pub mod select;
 pub mod show;
 pub mod snapshot;

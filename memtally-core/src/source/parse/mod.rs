@@ -25,6 +25,7 @@ pub mod mounts;
 pub mod nvidia;
 pub mod smaps;
 pub mod snapshot;
+pub mod snapshot_html;
 pub mod stat;
 pub mod status;
 pub mod vmmap;

@@ -1,0 +1,84 @@
+//! `memtally report`: one self-contained HTML page (treemap, waterfall,
+//! process table, details, notes) from a live read, a recorded tree, or a
+//! document read back (snapshot, vmmap output, another report page).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use memtally_core::analyze::report::ReportBy;
+use memtally_core::source::ProcRoot;
+use memtally_core::usecase::report::{from_file, live};
+use memtally_core::write::write_file;
+use memtally_core::Result;
+
+use crate::cli::choice::choice;
+use crate::cli::diff::parse_size;
+use crate::cli::progress::with_progress;
+use crate::cli::select::SelectArgs;
+use crate::render::html::{redact::redact, render, PageInfo};
+use crate::render::stdout_error;
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  memtally report -o report.html                 every process, the machine, one page
+  memtally report --tree PID -o browser.html     a browser and its children
+  memtally report --proc-root DIR -o r.html      a recorded tree (memtally capture)
+  memtally report --input a.json -o a.html       a snapshot, vmmap output, or a report page
+  memtally report --redact -o share.html         arguments, user names, home paths replaced
+  memtally diff report.html later.json           the page carries its snapshot")]
+pub struct ReportArgs {
+    /// One process; or a selection (--tree, --pid, --name, --user, --cgroup); every process when none.
+    pub pid: Option<u32>,
+
+    #[command(flatten)]
+    pub select: SelectArgs,
+
+    /// Write the page here (`-` or absent: standard output).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Draw this document instead of reading processes: a `memtally snapshot` file, `show` or
+    /// `vmmap` JSON, saved vmmap text, or a page `memtally report` wrote.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["pid", "pids", "name", "user", "tree", "cgroup"])]
+    pub input: Option<PathBuf>,
+
+    /// How the treemap groups processes under the machine.
+    #[arg(long, value_name = "KEY", default_value = "program", value_parser = choice::<ReportBy>())]
+    pub by: ReportBy,
+
+    /// The page's size budget (bytes, or with K, M, G): small items are folded into "N smaller"
+    /// boxes per level, and past half of it the embedded snapshot leaves out the smallest
+    /// processes' mappings (a note says how many).
+    #[arg(long, value_name = "SIZE", default_value = "4M", value_parser = parse_size)]
+    pub max_size: u64,
+
+    /// Replace command-line arguments, user names and paths under home directories with
+    /// stable placeholders (`<arg1>`, `<user1>`, `~/<path1>`); the page says it is redacted.
+    #[arg(long)]
+    pub redact: bool,
+}
+
+pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()> {
+    let (mut report, input) = match &args.input {
+        Some(path) => (from_file(path, args.by)?, path.display().to_string()),
+        None => {
+            let sel = args.select.selection(args.pid)?;
+            let report = with_progress(|progress| live(root, &sel, args.by, progress))?;
+            (report, root.path().display().to_string())
+        }
+    };
+    if args.redact {
+        redact(&mut report);
+    }
+    let input = if args.redact { "(redacted)".to_string() } else { input };
+    let info = PageInfo { input, redacted: args.redact, max_size: args.max_size };
+    let html = render(&report, &info);
+    match args.output.as_deref() {
+        None => out.write_all(html.as_bytes()).map_err(stdout_error),
+        Some(p) if p == Path::new("-") => out.write_all(html.as_bytes()).map_err(stdout_error),
+        Some(p) => write_file(p, html.as_bytes()),
+    }
+}

@@ -1,0 +1,123 @@
+//! `report`: what one HTML page shows, gathered. The page's figures are
+//! the snapshot's (the document `memtally snapshot` writes, which the page
+//! embeds), the machine picture is `top`'s, and processes `top` lists but
+//! that could not be read in detail come along with their status figures,
+//! so the page can draw them instead of leaving a gap.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use crate::analyze::machine::Machine;
+use crate::analyze::report::{groups, machine_of, ReportBy, ReportGroup, Unread};
+use crate::analyze::select::Selection;
+use crate::error::Result;
+use crate::model::snapshot::Snapshot;
+use crate::model::Note;
+use crate::source::ProcRoot;
+use crate::usecase::snapshot::{load as load_snapshot, take};
+use crate::usecase::top::{top, TopOptions};
+use crate::usecase::{Progress, Silent};
+
+/// The opening tag of the element a report page carries its snapshot in
+/// (what `load` looks for when handed a page).
+pub use crate::source::parse::snapshot_html::OPEN as SNAPSHOT_ELEMENT;
+
+/// Everything a report page draws.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Report {
+    /// The snapshot; its `notes` are those of the file it was read from
+    /// (empty when read live: then [`Report::notes`] holds them).
+    pub snapshot: Snapshot,
+    /// What the figures leave out (live reads).
+    pub notes: Vec<Note>,
+    /// Processes listed but not readable in detail (live reads).
+    pub unread: Vec<Unread>,
+    /// The machine's waterfall, when every process was read (live) or the
+    /// snapshot recorded meminfo.
+    pub machine: Option<Machine>,
+    /// How the treemap groups processes.
+    pub by: ReportBy,
+    /// The groups, largest first.
+    pub groups: Vec<ReportGroup>,
+    /// Whether the waterfall was rebuilt from a snapshot file's meminfo
+    /// (its lines then rest on the snapshot's processes alone).
+    pub machine_from_file: bool,
+}
+
+/// Reads the selection live (or from a recorded tree): the snapshot in
+/// full, and `top`'s rollup read for the machine picture, cgroups and the
+/// processes the full read could not see.
+pub fn live(
+    root: &ProcRoot,
+    sel: &Selection,
+    by: ReportBy,
+    progress: &dyn Progress,
+) -> Result<Report> {
+    let taken = take(root, sel, progress)?;
+    let opts = TopOptions::default()
+        .with_select(sel.clone())
+        .with_top(None)
+        .with_every_identity(true);
+    let top = top(root, &opts, &Silent)?;
+    let read: HashSet<u32> = taken.snapshot.processes.iter().filter_map(|p| p.pid).collect();
+    let restricted: HashSet<u32> = top.scan.restricted.iter().copied().collect();
+    let unread: Vec<Unread> = top
+        .scan
+        .processes
+        .iter()
+        .filter(|p| restricted.contains(&p.info.pid) && !read.contains(&p.info.pid))
+        .map(|p| Unread {
+            pid: p.info.pid,
+            comm: p.info.comm.clone(),
+            command: p.info.command(),
+            user: Some(top.users.name(p.info.uid)),
+            cgroup: p.info.cgroup.clone(),
+            sizes: p.sizes.clone(),
+        })
+        .collect();
+    let cgroups: HashMap<u32, String> = top
+        .scan
+        .processes
+        .iter()
+        .filter_map(|p| Some((p.info.pid, p.info.cgroup.clone()?)))
+        .collect();
+    // The full read's notes (who could not be read, who exited), and of
+    // top's those about the figures themselves.
+    let mut notes = taken.notes.clone();
+    notes.extend(
+        top.notes().into_iter().filter(|n| matches!(n, Note::NoPssDirty | Note::PssShmem { .. })),
+    );
+    let snapshot = taken.snapshot;
+    let groups = groups(&snapshot, &unread, by, &cgroups);
+    Ok(Report {
+        snapshot,
+        notes,
+        unread,
+        machine: top.report.machine,
+        by,
+        groups,
+        machine_from_file: false,
+    })
+}
+
+/// A report of a document read back: a snapshot file, `show` or `vmmap`
+/// JSON, saved vmmap text, or a report page (the snapshot it carries).
+pub fn from_file(path: &Path, by: ReportBy) -> Result<Report> {
+    Ok(of_snapshot(load_snapshot(path)?, by))
+}
+
+/// A report of a snapshot in hand.
+pub fn of_snapshot(snapshot: Snapshot, by: ReportBy) -> Report {
+    let machine = machine_of(&snapshot);
+    let groups = groups(&snapshot, &[], by, &HashMap::new());
+    Report {
+        machine_from_file: machine.is_some(),
+        snapshot,
+        notes: Vec::new(),
+        unread: Vec::new(),
+        machine,
+        by,
+        groups,
+    }
+}
