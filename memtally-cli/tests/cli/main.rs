@@ -27,6 +27,7 @@ mod permissions;
 mod plots;
 mod prometheus;
 mod prometheus_live;
+mod report;
 mod selections;
 mod serve_load;
 mod show_errors;

@@ -1,0 +1,324 @@
+//! `memtally report` pages opened in a real browser: Debian's Chromium,
+//! headless (`--dump-dom` after the page's script ran, `--screenshot`).
+//! The DOM must hold every process of the input with the figures of the
+//! JSON the page embeds, the waterfall must add up to MemTotal, a URL
+//! fragment must drill down, nothing may leave the file, and a screenshot
+//! must show the picture. Skipped with a printed reason without Chromium.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use regex::Regex;
+use serde_json::Value;
+
+use crate::support::{lone::lone, repo_path, run};
+
+const CHROMIUM_TREE: &str = "testdata/fixtures/linux/chromium-browser/proc";
+
+/// The Chromium binary, or `None` (and why, printed).
+fn chromium() -> Option<PathBuf> {
+    for name in ["chromium", "chromium-browser"] {
+        if let Ok(out) = Command::new("sh").arg("-c").arg(format!("command -v {name}")).output() {
+            let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            if out.status.success() && !path.is_empty() {
+                return Some(PathBuf::from(path));
+            }
+        }
+    }
+    eprintln!("skipped: no chromium on PATH (Debian: apt-get install chromium)");
+    None
+}
+
+/// Chromium headless on `url` with `extra` arguments, a fresh profile
+/// (removed after), no network services; its standard output.
+fn headless(bin: &Path, url: &str, extra: &[&str]) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new("timeout")
+        .arg("120")
+        .arg(bin)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(extra)
+        .arg(url)
+        .output()
+        .expect("chromium runs");
+    assert!(out.status.success(), "chromium failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn dump_dom(bin: &Path, url: &str) -> String {
+    let dom = headless(bin, url, &["--dump-dom"]);
+    assert!(dom.contains("</html>"), "a whole DOM: {}", &dom[..dom.len().min(300)]);
+    dom
+}
+
+/// Writes the report of `args` into `dir/name` and returns its path.
+fn report(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
+    let page = dir.join(name);
+    let mut all = vec!["report", "-o", page.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = run(&all);
+    assert!(out.status.success(), "report {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    page
+}
+
+/// The snapshot JSON the page embeds, read as a browser would not: the
+/// text of the one element that carries it.
+fn embedded(page: &Path) -> Value {
+    let html = std::fs::read_to_string(page).unwrap();
+    let open = r#"<script type="application/json" id="memtally-snapshot">"#;
+    let at = html.find(open).expect("the page embeds its snapshot") + open.len();
+    let end = html[at..].find("</script>").unwrap() + at;
+    serde_json::from_str(&html[at..end]).expect("the embedded snapshot is JSON")
+}
+
+fn url(page: &Path, fragment: &str) -> String {
+    format!("file://{}{fragment}", page.display())
+}
+
+/// Each table row's figure cells by PID: `data-v` values in column order.
+fn rows(dom: &str) -> std::collections::HashMap<u64, Vec<i64>> {
+    let row = Regex::new(r#"<tr id="p(\d+)"[^>]*>(.*?)</tr>"#).unwrap();
+    let v = Regex::new(r#"data-v="(-?\d+)""#).unwrap();
+    row.captures_iter(dom)
+        .map(|c| {
+            let cells = v.captures_iter(&c[2]).map(|m| m[1].parse().unwrap()).collect();
+            (c[1].parse().unwrap(), cells)
+        })
+        .collect()
+}
+
+/// Every process of the JSON is a row whose PSS, USS and swap cells are
+/// the JSON's figures (columns: pid, PSS, USS, dirty, swap, RSS).
+fn assert_rows_match(dom: &str, json: &Value) {
+    let rows = rows(dom);
+    let procs = json["processes"].as_array().unwrap();
+    assert!(!procs.is_empty());
+    for p in procs {
+        let pid = p["pid"].as_u64().unwrap();
+        let cells = rows.get(&pid).unwrap_or_else(|| panic!("pid {pid} has a row"));
+        let t = &p["totals"];
+        let fig = |k: &str| t[k].as_i64().unwrap_or(-1);
+        let uss = match (t["private_clean"].as_i64(), t["private_dirty"].as_i64()) {
+            (Some(c), Some(d)) => c + d,
+            _ => -1,
+        };
+        assert_eq!(cells[0], pid as i64);
+        assert_eq!(cells[1], fig("pss"), "pid {pid}: PSS");
+        assert_eq!(cells[2], uss, "pid {pid}: USS");
+        assert_eq!(cells[4], fig("swap"), "pid {pid}: swap");
+        assert_eq!(cells[5], fig("rss"), "pid {pid}: RSS");
+    }
+}
+
+/// The waterfall's parts (their `data-bytes`) add up to the bar's
+/// `data-total`, which is the page's MemTotal.
+fn assert_waterfall_adds_up(dom: &str, json: &Value) {
+    let total: i64 = Regex::new(r#"id="waterfall"[^>]*data-total="(\d+)""#).unwrap().captures(dom).expect("a waterfall")[1]
+        .parse()
+        .unwrap();
+    let parts: Vec<i64> = Regex::new(r#"class="part"[^>]*data-bytes="(-?\d+)""#)
+        .unwrap()
+        .captures_iter(dom)
+        .map(|c| c[1].parse().unwrap())
+        .collect();
+    assert!(parts.len() > 5, "{parts:?}");
+    assert_eq!(parts.iter().sum::<i64>(), total, "the parts add up to MemTotal");
+    assert_eq!(Some(total), json["machine"]["MemTotal"].as_i64(), "MemTotal of the recorded meminfo");
+}
+
+#[test]
+fn a_recorded_chromium_tree_is_in_the_dom_with_the_json_s_figures() {
+    let Some(bin) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "chromium.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
+    let json = embedded(&page);
+    let dom = dump_dom(&bin, &url(&page, ""));
+    assert_rows_match(&dom, &json);
+    assert_waterfall_adds_up(&dom, &json);
+    // The script ran (the policy let it): the selection line is filled.
+    assert!(dom.contains(r#"data-node="n0""#), "the script selected the machine");
+}
+
+#[test]
+fn a_fragment_drills_down_to_the_process_and_the_path_leads_back() {
+    let Some(bin) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "chromium.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let id = Regex::new(r#"<rect id="(n\d+)" class="k-process"[^>]*data-pid="11672""#).unwrap().captures(&html).expect("the process's box")[1]
+        .to_string();
+    let dom = dump_dom(&bin, &url(&page, &format!("#{id}")));
+    let sel = Regex::new(r#"<p id="sel"[^>]*>([^<]*)</p>"#).unwrap();
+    let caps = sel.captures(&dom).expect("the selection line");
+    assert!(caps[0].contains(&format!(r#"data-node="{id}""#)), "{}", &caps[0]);
+    assert!(caps[1].starts_with("chromium (11672)"), "{}", &caps[1]);
+    // Zoomed: the boxes' group is transformed, the labels are the process's categories.
+    let g = Regex::new(r#"<g id="tm-all" transform="matrix\(([^)]*)\)""#).unwrap();
+    let m = g.captures(&dom).expect("zoomed")[1].to_string();
+    assert_ne!(m.split(' ').next(), Some("1"), "{m}");
+    let labels = dom.split(r#"<g id="tm-labels">"#).nth(1).unwrap().split("</g>").next().unwrap();
+    assert!(labels.contains("file_code"), "{labels}");
+    let crumbs = Regex::new(r#"<p id="crumbs"[^>]*>(.*?)</p>"#).unwrap().captures(&dom).unwrap()[1].to_string();
+    assert!(crumbs.contains(r##"href="#n0""##) && crumbs.contains("all processes"), "{crumbs}");
+}
+
+#[test]
+fn no_request_leaves_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "chromium.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(r#"<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'sha256-"#));
+    for bad in ["<link", " src=", "@import", "<iframe", "<img"] {
+        assert!(!html.contains(bad), "the page holds {bad}");
+    }
+    // Every link stays in the page; url() names only the page's own pattern.
+    for c in Regex::new(r#"href="([^"]*)""#).unwrap().captures_iter(&html) {
+        assert!(c[1].starts_with('#'), "a link out: {}", &c[1]);
+    }
+    for c in Regex::new(r"url\(([^)]*)\)").unwrap().captures_iter(&html) {
+        assert!(c[1].starts_with('#'), "url({})", &c[1]);
+    }
+    // http(s) addresses only as SVG's namespace name, which is no request.
+    for m in Regex::new(r#"https?://[^\s"'<)]*"#).unwrap().find_iter(&html) {
+        assert_eq!(m.as_str(), "http://www.w3.org/2000/svg", "an address in the page");
+    }
+    let Some(bin) = chromium() else { return };
+    // The browser shows it with the policy in force: the script's hash
+    // matched (it filled the selection); nothing else was loaded.
+    let dom = dump_dom(&bin, &url(&page, ""));
+    assert!(dom.contains(r#"data-node="n0""#));
+}
+
+#[test]
+fn the_screenshot_shows_the_picture_and_its_legend() {
+    let Some(bin) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "chromium.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
+    let shot = dir.path().join("shot.png");
+    headless(&bin, &url(&page, ""), &[&format!("--screenshot={}", shot.display()), "--window-size=1280,900"]);
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&shot).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let px = info.color_type.samples();
+    let mut colours = std::collections::HashSet::new();
+    for p in buf[..info.buffer_size()].chunks(px) {
+        colours.insert((p[0], p[1], p[2]));
+    }
+    assert!(colours.len() > 50, "only {} colours: blank?", colours.len());
+    // The treemap's clean and dirty ends and the waterfall's free part are drawn
+    // (legend swatches and boxes in those colours).
+    for (name, c) in [("clean", (0x8a, 0xb8, 0xe6)), ("dirty", (0xd6, 0x27, 0x28)), ("free", (0x8f, 0xd1, 0x9e))] {
+        let near = |a: u8, b: u8| a.abs_diff(b) <= 3;
+        assert!(
+            colours.iter().any(|&(r, g, b)| near(r, c.0) && near(g, c.1) && near(b, c.2)),
+            "no {name} pixel in the screenshot"
+        );
+    }
+}
+
+#[test]
+fn a_live_child_is_in_the_page_with_its_dirty_heap() {
+    let Some(bin) = chromium() else { return };
+    let len = 48 << 20;
+    let child = lone(len);
+    let pid = child.child.0.id().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "live.html", &["--pid", &pid]);
+    let json = embedded(&page);
+    let p = &json["processes"][0];
+    assert!(p["totals"]["private_dirty"].as_u64().unwrap() >= len as u64, "{}", p["totals"]);
+    let dom = dump_dom(&bin, &url(&page, ""));
+    assert_rows_match(&dom, &json);
+    // Its detail lists the heap mapping it wrote.
+    let detail = dom.split(&format!(r#"<section id="d{pid}""#)).nth(1).expect("a detail section");
+    assert!(detail.split("</section>").next().unwrap().contains(&format!(r#"data-v="{len}""#)));
+}
+
+#[test]
+fn the_page_reads_back_and_markup_in_the_data_stays_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("s.json");
+    let out = run(&["snapshot", "--proc-root", &repo_path(CHROMIUM_TREE), "-o", snap.to_str().unwrap()]);
+    assert!(out.status.success());
+    // A variant made here, not a recording: a command line and a user as
+    // a hostile or private process would have them.
+    let mut v: Value = serde_json::from_slice(&std::fs::read(&snap).unwrap()).unwrap();
+    let evil = "/home/alice/secret-project/app --password hunter2 </script><script>alert(1)</script>";
+    v["processes"][0]["command"] = evil.into();
+    v["processes"][0]["user"] = "alice".into();
+    v["processes"][0]["regions"][0]["path"] = "/home/alice/.cache/x.so".into();
+    let variant = dir.path().join("variant.json");
+    std::fs::write(&variant, serde_json::to_vec(&v).unwrap()).unwrap();
+    let page = report(dir.path(), "plain.html", &["--input", variant.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("<script").count(), 2, "the data opened no element");
+    assert_eq!(embedded(&page)["processes"][0]["command"], evil);
+    // `diff` and `report` read the page as the snapshot it carries.
+    let d = run(&["diff", variant.to_str().unwrap(), page.to_str().unwrap()]);
+    assert!(d.status.success(), "{}", String::from_utf8_lossy(&d.stderr));
+    assert!(String::from_utf8_lossy(&d.stdout).contains("processes: no change"));
+    let again = report(dir.path(), "again.html", &["--input", page.to_str().unwrap()]);
+    assert_eq!(embedded(&again)["processes"], embedded(&page)["processes"]);
+    // Redacted: none of the private strings, placeholders instead.
+    let red = report(dir.path(), "red.html", &["--input", variant.to_str().unwrap(), "--redact"]);
+    let text = std::fs::read_to_string(&red).unwrap();
+    for secret in ["alice", "hunter2", "secret-project", "--password"] {
+        assert!(!text.contains(secret), "{secret} left in the redacted page");
+    }
+    assert!(text.contains(r#"data-redacted="yes""#));
+    let p = &embedded(&red)["processes"][0];
+    assert_eq!(p["user"], "<user1>");
+    assert!(p["command"].as_str().unwrap().starts_with("~/<path1> <arg1> <arg2>"), "{}", p["command"]);
+    assert!(html.contains(r#"data-redacted="no""#));
+}
+
+#[test]
+fn a_small_budget_folds_boxes_and_says_what_the_embedded_snapshot_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = report(dir.path(), "full.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
+    let page = report(dir.path(), "small.html", &["--proc-root", &repo_path(CHROMIUM_TREE), "--max-size", "150K"]);
+    let (full_len, len) = (std::fs::metadata(&full).unwrap().len(), std::fs::metadata(&page).unwrap().len());
+    assert!(len <= 150 << 10 && len < full_len, "{len} bytes (full page {full_len})");
+    let html = std::fs::read_to_string(&page).unwrap();
+    let smaller = Regex::new(r#"class="k-smaller"[^>]*data-label="(\d+) smaller""#).unwrap();
+    let folded: u64 = smaller.captures_iter(&html).map(|c| c[1].parse::<u64>().unwrap()).sum();
+    assert!(folded > 100, "{folded} boxes folded");
+    let json = embedded(&page);
+    assert!(json["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("leaves out the mappings")));
+    // Nothing is dropped from the figures: the process keeps its totals.
+    assert_eq!(json["processes"][0]["totals"], embedded(&full)["processes"][0]["totals"]);
+}
+
+#[test]
+fn a_vmmap_file_becomes_a_page_of_its_region_types() {
+    let Some(shared) = crate::support::shared() else {
+        eprintln!("skipped: no ../shared with the published vmmap files");
+        return;
+    };
+    let file = shared.join("fixtures/vmmap/04_macos-10.13.3_vmmap-wide_fsnotifier_complete.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "vmmap.html", &["--input", file.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let json = embedded(&page);
+    assert_eq!(json["kind"], "vmmap");
+    assert!(html.contains("Area: resident"));
+    // The region types are the process's boxes (machine n0, group n1, process n2).
+    assert!(html.contains(r#"class="k-category" data-parent="n2" data-depth="3""#));
+    // Every type with resident bytes (those without fold into "N smaller").
+    let types = json["processes"][0]["categories"].as_array().unwrap();
+    for c in types.iter().filter(|c| c["rss"].as_u64() > Some(0)) {
+        let key = c["category"].as_str().unwrap();
+        assert!(html.contains(&format!(r#"data-label="{key}""#)), "{key}");
+    }
+}
