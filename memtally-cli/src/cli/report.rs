@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use memtally_core::analyze::diff::DiffOptions;
 use memtally_core::analyze::report::ReportBy;
+use memtally_core::usecase::diff::diff_files;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::report::{from_file, live};
 use memtally_core::write::write_file;
@@ -28,6 +30,7 @@ Examples:
   memtally report --proc-root DIR -o r.html      a recorded tree (memtally capture)
   memtally report --input a.json -o a.html       a snapshot, vmmap output, or a report page
   memtally report --redact -o share.html         arguments, user names, home paths replaced
+  memtally report --diff a.json b.json -o g.html  what grew: treemap coloured by growth
   memtally diff report.html later.json           the page carries its snapshot")]
 pub struct ReportArgs {
     /// One process; or a selection (--tree, --pid, --name, --user, --cgroup); every process when none.
@@ -55,6 +58,11 @@ pub struct ReportArgs {
     #[arg(long, value_name = "SIZE", default_value = "4M", value_parser = parse_size)]
     pub max_size: u64,
 
+    /// What grew from snapshot A to snapshot B (files as --input reads them): the treemap of
+    /// B coloured by growth, and the growth tables of `memtally diff`; the page carries B.
+    #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "input")]
+    pub diff: Vec<PathBuf>,
+
     /// Replace command-line arguments, user names and paths under home directories with
     /// stable placeholders (`<arg1>`, `<user1>`, `~/<path1>`); the page says it is redacted.
     #[arg(long)]
@@ -62,20 +70,27 @@ pub struct ReportArgs {
 }
 
 pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()> {
-    let (mut report, input) = match &args.input {
-        Some(path) => (from_file(path, args.by)?, path.display().to_string()),
-        None => {
+    let mut diff = match args.diff.as_slice() {
+        [a, b] => Some((diff_files(a, b, &DiffOptions::default())?, a, b)),
+        _ => None,
+    };
+    let (mut report, input) = match (&args.input, &diff) {
+        (_, Some((_, a, b))) => {
+            (from_file(b, args.by)?, format!("{} -> {}", a.display(), b.display()))
+        }
+        (Some(path), None) => (from_file(path, args.by)?, path.display().to_string()),
+        (None, None) => {
             let sel = args.select.selection(args.pid)?;
             let report = with_progress(|progress| live(root, &sel, args.by, progress))?;
             (report, root.path().display().to_string())
         }
     };
     if args.redact {
-        redact(&mut report);
+        redact(&mut report, diff.as_mut().map(|(d, _, _)| d));
     }
     let input = if args.redact { "(redacted)".to_string() } else { input };
     let info = PageInfo { input, redacted: args.redact, max_size: args.max_size };
-    let html = render(&report, &info);
+    let html = render(&report, &info, diff.as_ref().map(|(d, _, _)| d));
     match args.output.as_deref() {
         None => out.write_all(html.as_bytes()).map_err(stdout_error),
         Some(p) if p == Path::new("-") => out.write_all(html.as_bytes()).map_err(stdout_error),

@@ -322,3 +322,42 @@ fn a_vmmap_file_becomes_a_page_of_its_region_types() {
         assert!(html.contains(&format!(r#"data-label="{key}""#)), "{key}");
     }
 }
+
+#[test]
+fn a_diff_page_colours_the_grower_red_and_lists_its_growth() {
+    let step = 32 << 20;
+    let mut g = crate::support::spawn_grower(step);
+    g.grow();
+    let pid = g.pid.to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let snap = |name: &str| {
+        let p = dir.path().join(name);
+        let out = run(&["snapshot", "--pid", &pid, "-o", p.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        p
+    };
+    let a = snap("a.json");
+    g.grow();
+    let b = snap("b.json");
+    let page = report(dir.path(), "growth.html", &["--diff", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    // The growth table's row: Δ dirty, then Δ PSS, each the step it grew.
+    let row = Regex::new(&format!(r#"<tr data-pid="{pid}"><td>.*?</tr>"#)).unwrap();
+    let row = row.find(&html).expect("the grower's growth row").as_str().to_string();
+    let deltas: Vec<i64> = Regex::new(r#"data-v="(-?\d+)""#).unwrap().captures_iter(&row).map(|c| c[1].parse().unwrap()).collect();
+    // (PSS is summed in kB before it is rounded, so it may be a kB short.)
+    assert!(deltas[0] >= step as i64 && (deltas[1] - step as i64).abs() <= 4096, "{row}");
+    // Its box is red: it grew by half of what it has.
+    let rect = Regex::new(&format!(r#"<rect id="n\d+" class="k-process"[^>]*data-pid="{pid}"[^>]*fill="\#([0-9a-f]{{6}})""#)).unwrap();
+    let fill = rect.captures(&html).expect("the grower's box")[1].to_string();
+    let (r, gr) = (u8::from_str_radix(&fill[0..2], 16).unwrap(), u8::from_str_radix(&fill[2..4], 16).unwrap());
+    assert!(r > 200 && gr < 80, "fill #{fill}");
+    // The page carries B: diff B page finds no change.
+    let d = run(&["diff", b.to_str().unwrap(), page.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&d.stdout).contains("processes: no change"));
+    if let Some(bin) = chromium() {
+        let dom = dump_dom(&bin, &url(&page, ""));
+        assert!(dom.contains(r#"data-node="n0""#));
+        assert!(dom.contains(r#"id="growth-processes""#));
+    }
+}

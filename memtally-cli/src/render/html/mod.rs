@@ -5,6 +5,7 @@
 //! No request leaves the file (inline style, SVG and script, allowed by
 //! their hashes); the page reads and prints with scripts off.
 
+mod growth;
 mod page;
 pub mod redact;
 mod svg;
@@ -14,6 +15,7 @@ pub mod treemap;
 
 use std::fmt::Write as _;
 
+use memtally_core::analyze::diff::Diff;
 use memtally_core::model::snapshot::Snapshot;
 use memtally_core::usecase::report::Report;
 
@@ -101,12 +103,16 @@ fn embedded(report: &Report, notes: &[String], budget: u64) -> (String, Option<S
     (embed(&snap), Some(note))
 }
 
-/// The whole page.
-pub fn render(report: &Report, info: &PageInfo) -> String {
+/// The whole page. With `diff` (`report --diff A B`, `report` being B's),
+/// the treemap is the growth one and the growth tables come with it.
+pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
     let mut notes = words(&report.notes);
     let (json, cut) = embedded(report, &notes, info.max_size);
     notes.extend(cut);
-    let mut full = tree::build(report);
+    let mut full = match diff {
+        Some(d) => growth::tree(d, tree::area_figure(report.snapshot.kind)),
+        None => tree::build(report),
+    };
     let table_guess = 420 * (report.snapshot.processes.len() + report.unread.len()) as u64;
     let mut budget = info
         .max_size
@@ -118,7 +124,7 @@ pub fn render(report: &Report, info: &PageInfo) -> String {
     loop {
         let mut root = full.clone();
         tree::fold(&mut root, budget);
-        let html = page::page(&title(report), &body(report, info, &root, &notes), &json);
+        let html = page::page(&title(report), &body(report, info, &root, &notes, diff), &json);
         if html.len() as u64 <= info.max_size || budget <= 64 {
             return html;
         }
@@ -136,7 +142,13 @@ fn title(report: &Report) -> String {
     }
 }
 
-fn body(report: &Report, info: &PageInfo, root: &tree::Node, notes: &[String]) -> String {
+fn body(
+    report: &Report,
+    info: &PageInfo,
+    root: &tree::Node,
+    notes: &[String],
+    diff: Option<&Diff>,
+) -> String {
     let s = &report.snapshot;
     let mut b = String::new();
     let _ = write!(b, "<header><h1>{}</h1>", esc(&title(report)));
@@ -192,8 +204,17 @@ fn body(report: &Report, info: &PageInfo, root: &tree::Node, notes: &[String]) -
         None => b.push_str("<p>No machine picture: it needs every process and the machine's meminfo (a live read of everything, or a snapshot that recorded them).</p>"),
     }
     b.push_str("</section>");
-    // The treemap.
+    // The treemap: of growth on a diff page, else of where the memory is.
     let kind = s.kind;
+    if let Some(d) = diff {
+        let area = if kind == memtally_core::model::snapshot::SnapshotKind::Vmmap { "resident" } else { "PSS" };
+        let map = format!(
+            r#"<p id="crumbs" class="noprint"></p><p id="sel"></p>{}"#,
+            svg::treemap(root, "dirty", area)
+        );
+        let _ = write!(b, r#"<div id="map">{}</div>"#, growth::section(d, &map));
+        return rest(b, report, notes);
+    }
     let area = if kind == memtally_core::model::snapshot::SnapshotKind::Vmmap { "resident" } else { "PSS" };
     let dirty = tables::dirty_name(report);
     let _ = write!(
@@ -205,6 +226,14 @@ fn body(report: &Report, info: &PageInfo, root: &tree::Node, notes: &[String]) -
     b.push_str(r#"<p id="crumbs" class="noprint"></p><p id="sel"></p>"#);
     b.push_str(&svg::treemap(root, dirty, area));
     b.push_str("</section>");
+    rest(b, report, notes)
+}
+
+/// The sections after the treemap: every process, details, the machine's
+/// lines, notes, data.
+fn rest(mut b: String, report: &Report, notes: &[String]) -> String {
+    let s = &report.snapshot;
+    let kind = s.kind;
     // Every process.
     let mut largest: Vec<&memtally_core::model::snapshot::SnapProcess> =
         s.processes.iter().filter(|p| !p.categories.is_empty()).collect();

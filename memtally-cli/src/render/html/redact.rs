@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use memtally_core::analyze::diff::Diff;
 use memtally_core::usecase::report::Report;
 
 /// Placeholders handed out so far, per kind of secret.
@@ -61,9 +62,26 @@ impl Placeholders {
 }
 
 /// Redacts the report in place: its snapshot (which the page embeds),
-/// its unreadable processes and its group keys.
-pub fn redact(report: &mut Report) {
+/// its unreadable processes and its group keys; and the diff drawn
+/// beside it (process labels, paths, the regions that came and went).
+pub fn redact(report: &mut Report, diff: Option<&mut Diff>) {
     let mut p = Placeholders::default();
+    if let Some(d) = diff {
+        for c in &mut d.processes {
+            c.label = p.command(&c.label);
+        }
+        for c in &mut d.paths {
+            c.key = p.path(&c.key);
+            c.label = p.path(&c.label);
+        }
+        for r in &mut d.regions {
+            r.region.path = r.region.path.as_deref().map(|x| p.path(x));
+        }
+        for r in &mut d.purge_changes {
+            r.before.path = r.before.path.as_deref().map(|x| p.path(x));
+            r.after.path = r.after.path.as_deref().map(|x| p.path(x));
+        }
+    }
     let by_user = report.by == memtally_core::analyze::report::ReportBy::User;
     for proc in &mut report.snapshot.processes {
         proc.command = p.command(&proc.command);

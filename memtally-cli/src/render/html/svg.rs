@@ -73,9 +73,24 @@ pub fn signed(b: i64) -> String {
     }
 }
 
+/// Growth red, shrinking green, by the change's share of the size
+/// (a quarter or more: full colour); unchanged grey.
+fn growth_colour(delta: i128, value: u64) -> String {
+    if delta == 0 {
+        return "#b0b8c0".into();
+    }
+    let share = (delta.unsigned_abs() as f64 / value.max(1) as f64 * 4.0).clamp(0.15, 1.0);
+    let (r, g, b) = if delta > 0 { (214.0, 39.0, 40.0) } else { (44.0, 160.0, 44.0) };
+    let mix = |a: f64, b: f64| (a + (b - a) * share).round() as u8;
+    format!("#{:02x}{:02x}{:02x}", mix(176.0, r), mix(184.0, g), mix(192.0, b))
+}
+
 /// A colour from clean (blue) to dirty (red) by the dirty share; grey when
 /// the share is unknown.
 pub fn dirty_colour(n: &Node) -> String {
+    if let Some(d) = n.delta {
+        return growth_colour(d, n.value);
+    }
     match (n.kind, n.dirty) {
         (Kind::Smaller, _) => "#c9c9c9".into(),
         (Kind::Unread, _) => "url(#unread)".into(),
@@ -122,6 +137,10 @@ fn draw(
         Some(d) if n.value > 0 => format!(", {} {} ({:.0}%)", names.0, human(d), 100.0 * d as f64 / n.value as f64),
         Some(d) => format!(", {} {}", names.0, human(d)),
         None => String::new(),
+    };
+    let share = match n.delta {
+        Some(d) => format!("{share}, change {}", crate::render::units::human_signed(d)),
+        None => share,
     };
     let what = match n.kind {
         Kind::Unread => "RSS (status; not readable in detail, no PSS)".to_string(),

@@ -45,6 +45,9 @@ pub struct Node {
     pub value: u64,
     /// Dirty bytes of `value`, where known (the colour).
     pub dirty: Option<u64>,
+    /// On a growth page: the change of `value` between the snapshots
+    /// (the colour there).
+    pub delta: Option<i128>,
     /// Where this node came from in the snapshot (process index), for
     /// links to the process's detail.
     pub pid: Option<u32>,
@@ -74,6 +77,7 @@ fn leaf(kind: Kind, label: String, s: &Sizes, k: SnapshotKind) -> Node {
         label,
         value: s.figure(area_figure(k)).unwrap_or(0),
         dirty: dirty_of(s, k),
+        delta: None,
         pid: None,
         children: Vec::new(),
     }
@@ -125,6 +129,7 @@ pub fn build(report: &Report) -> Node {
                     label: format!("{} ({}) unreadable", u.comm, u.pid),
                     value: u.sizes.rss.unwrap_or(0),
                     dirty: None,
+                    delta: None,
                     pid: Some(u.pid),
                     children: Vec::new(),
                 }
@@ -136,8 +141,21 @@ pub fn build(report: &Report) -> Node {
         })
         .collect::<Vec<_>>();
     let value = groups.iter().map(|g| g.value).fold(0u64, u64::saturating_add);
-    let dirty = groups.iter().map(|g| g.dirty).try_fold(0u64, |a, d| Some(a.saturating_add(d?)));
-    Node { kind: Kind::Machine, label: "all processes".into(), value, dirty, pid: None, children: groups }
+    // Processes not read in detail have no dirty figure: the machine's is
+    // that of the groups that have one.
+    let dirty = groups
+        .iter()
+        .filter_map(|g| g.dirty)
+        .reduce(u64::saturating_add);
+    Node {
+        kind: Kind::Machine,
+        label: "all processes".into(),
+        value,
+        dirty,
+        delta: None,
+        pid: None,
+        children: groups,
+    }
 }
 
 #[cfg(test)]
@@ -185,6 +203,7 @@ fn fold_below(n: &mut Node, min: u64) {
             label: format!("{} smaller", small.len()),
             value,
             dirty,
+            delta: small.iter().map(|c| c.delta).try_fold(0i128, |a, d| Some(a + d?)),
             pid: None,
             children: Vec::new(),
         });
@@ -216,7 +235,15 @@ mod tests {
     use super::*;
 
     fn n(value: u64, children: Vec<Node>) -> Node {
-        Node { kind: Kind::Category, label: value.to_string(), value, dirty: None, pid: None, children }
+        Node {
+            kind: Kind::Category,
+            label: value.to_string(),
+            value,
+            dirty: None,
+            delta: None,
+            pid: None,
+            children,
+        }
     }
 
     #[test]
