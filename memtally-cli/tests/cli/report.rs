@@ -361,3 +361,27 @@ fn a_diff_page_colours_the_grower_red_and_lists_its_growth() {
         assert!(dom.contains(r#"id="growth-processes""#));
     }
 }
+
+#[test]
+fn by_cgroup_the_page_groups_by_cgroup_and_has_cgroup_s_rows() {
+    let child = lone(8 << 20);
+    let pid = child.child.0.id();
+    let text = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap();
+    // The path `top --by cgroup` uses: the memory controller's (v1, or a
+    // hybrid's), else v2's.
+    let line = text
+        .lines()
+        .find(|l| l.split(':').nth(1).is_some_and(|c| c.split(',').any(|c| c == "memory")))
+        .or_else(|| text.lines().find(|l| l.starts_with("0::")));
+    let Some(path) = line.and_then(|l| l.splitn(3, ':').nth(2)) else {
+        eprintln!("skipped: pid {pid} has no memory cgroup");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "cg.html", &["--pid", &pid.to_string(), "--by", "cgroup"]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(r#"class="k-group" data-parent="n0" data-depth="1" data-v="#), "a group box");
+    assert!(html.contains(&format!(r#"data-label="{path}""#)), "the group is the cgroup {path}");
+    assert!(html.contains(r#"<table id="cgroup-rows""#), "the cgroup section");
+    assert!(html.contains(&format!("<td><code>{path}</code></td>")), "{path} has a row");
+}

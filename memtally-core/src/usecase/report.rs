@@ -7,6 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use crate::analyze::gpu::GpuReport;
 use crate::analyze::machine::Machine;
 use crate::analyze::report::{groups, machine_of, ReportBy, ReportGroup, Unread};
 use crate::analyze::select::Selection;
@@ -15,6 +16,8 @@ use crate::model::snapshot::Snapshot;
 use crate::model::Note;
 use crate::source::ProcRoot;
 use crate::usecase::snapshot::{load as load_snapshot, take};
+use crate::usecase::cgroup::{cgroups, CgroupOptions, CgroupView};
+use crate::usecase::gpu::{gpu, GpuOptions};
 use crate::usecase::top::{top, TopOptions};
 use crate::usecase::{Progress, Silent};
 
@@ -43,6 +46,12 @@ pub struct Report {
     /// Whether the waterfall was rebuilt from a snapshot file's meminfo
     /// (its lines then rest on the snapshot's processes alone).
     pub machine_from_file: bool,
+    /// `gpu`'s view of the selection, read when `top` found GPU memory
+    /// (live reads); the error's text when that read failed.
+    pub gpu: Option<std::result::Result<GpuReport, String>>,
+    /// `cgroup`'s view of every cgroup, read when grouping by cgroup
+    /// (live reads); the error's text when that read failed.
+    pub cgroups: Option<std::result::Result<CgroupView, String>>,
 }
 
 /// Reads the selection live (or from a recorded tree): the snapshot in
@@ -76,7 +85,7 @@ pub fn live(
             sizes: p.sizes.clone(),
         })
         .collect();
-    let cgroups: HashMap<u32, String> = top
+    let cgroup_of: HashMap<u32, String> = top
         .scan
         .processes
         .iter()
@@ -89,7 +98,16 @@ pub fn live(
         top.notes().into_iter().filter(|n| matches!(n, Note::NoPssDirty | Note::PssShmem { .. })),
     );
     let snapshot = taken.snapshot;
-    let groups = groups(&snapshot, &unread, by, &cgroups);
+    let groups = groups(&snapshot, &unread, by, &cgroup_of);
+    // The GPU and cgroup views are what `gpu` and `cgroup` show, read only
+    // where they have something to say: a failure of theirs leaves the
+    // page's other figures whole, and the page says what failed.
+    let any_gpu = top.scan.processes.iter().any(|p| p.sizes.gpu.unwrap_or(0) > 0);
+    let gpu = any_gpu.then(|| {
+        gpu(root, &GpuOptions::default().with_select(sel.clone())).map_err(|e| e.to_string())
+    });
+    let cgroups = (by == ReportBy::Cgroup)
+        .then(|| cgroups(root, &CgroupOptions::default(), &Silent).map_err(|e| e.to_string()));
     Ok(Report {
         snapshot,
         notes,
@@ -98,6 +116,8 @@ pub fn live(
         by,
         groups,
         machine_from_file: false,
+        gpu,
+        cgroups,
     })
 }
 
@@ -119,5 +139,7 @@ pub fn of_snapshot(snapshot: Snapshot, by: ReportBy) -> Report {
         machine,
         by,
         groups,
+        gpu: None,
+        cgroups: None,
     }
 }

@@ -8,6 +8,7 @@
 mod growth;
 mod page;
 pub mod redact;
+mod sections;
 mod svg;
 mod tables;
 pub mod tree;
@@ -250,6 +251,12 @@ fn rest(mut b: String, report: &Report, notes: &[String]) -> String {
         b.push_str(&tables::detail(p, report, DETAIL_MAPPINGS));
     }
     b.push_str("</section>");
+    if let Some(g) = &report.gpu {
+        b.push_str(&sections::gpu(g));
+    }
+    if let Some(c) = &report.cgroups {
+        b.push_str(&sections::cgroups(c));
+    }
     if let Some(m) = &report.machine {
         let _ = write!(
             b,

@@ -97,6 +97,11 @@ pub fn redact(report: &mut Report, diff: Option<&mut Diff>) {
     for g in &mut report.groups {
         g.key = if by_user { p.user(&g.key) } else { p.path(&g.key) };
     }
+    if let Some(Ok(g)) = &mut report.gpu {
+        for x in &mut g.processes {
+            x.command = p.command(&x.command);
+        }
+    }
     report.snapshot.proc_root = report.snapshot.proc_root.as_deref().map(|x| p.path(x));
 }
 
