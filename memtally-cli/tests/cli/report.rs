@@ -313,6 +313,11 @@ fn a_vmmap_file_becomes_a_page_of_its_region_types() {
     let json = embedded(&page);
     assert_eq!(json["kind"], "vmmap");
     assert!(html.contains("Area: resident"));
+    // vmmap's own view: the footprint and every type by purgeable state.
+    let vm = crate::support::run_json(&["vmmap", file.to_str().unwrap(), "--format", "json"]);
+    let fp = vm["footprint_total"]["footprint"].as_u64().expect("a footprint");
+    assert!(html.contains(&format!(r#"<table id="vmmap-footprint"><tbody><tr><td>Footprint (dirty + swapped, not volatile or empty)</td><td class="n" data-v="{fp}">"#)), "footprint {fp}");
+    assert!(html.contains(r#"<table id="vmmap-purge""#));
     // The region types are the process's boxes (machine n0, group n1, process n2).
     assert!(html.contains(r#"class="k-category" data-parent="n2" data-depth="3""#));
     // Every type with resident bytes (those without fold into "N smaller").

@@ -19,6 +19,7 @@ use crate::usecase::snapshot::{load as load_snapshot, take};
 use crate::usecase::cgroup::{cgroups, CgroupOptions, CgroupView};
 use crate::usecase::gpu::{gpu, GpuOptions};
 use crate::usecase::top::{top, TopOptions};
+use crate::usecase::vmmap::{read as read_vmmap, VmmapInput, VmmapOptions, VmmapReport};
 use crate::usecase::{Progress, Silent};
 
 /// The opening tag of the element a report page carries its snapshot in
@@ -52,6 +53,9 @@ pub struct Report {
     /// `cgroup`'s view of every cgroup, read when grouping by cgroup
     /// (live reads); the error's text when that read failed.
     pub cgroups: Option<std::result::Result<CgroupView, String>>,
+    /// `vmmap`'s view (footprint, region type by purge state) of a saved
+    /// vmmap text read back.
+    pub vmmap: Option<VmmapReport>,
 }
 
 /// Reads the selection live (or from a recorded tree): the snapshot in
@@ -118,13 +122,24 @@ pub fn live(
         machine_from_file: false,
         gpu,
         cgroups,
+        vmmap: None,
     })
 }
 
 /// A report of a document read back: a snapshot file, `show` or `vmmap`
 /// JSON, saved vmmap text, or a report page (the snapshot it carries).
 pub fn from_file(path: &Path, by: ReportBy) -> Result<Report> {
-    Ok(of_snapshot(load_snapshot(path)?, by))
+    let mut report = of_snapshot(load_snapshot(path)?, by);
+    // Saved vmmap text: `vmmap`'s own view of it too (the snapshot has
+    // the regions, not the footprint or the purge-state tables). A vmmap
+    // JSON document or a page reads as no vmmap text: no region lines.
+    if report.snapshot.kind == crate::model::snapshot::SnapshotKind::Vmmap {
+        let input = VmmapInput::File(path.to_path_buf());
+        report.vmmap = read_vmmap(&input, &VmmapOptions::default(), &mut ())
+            .ok()
+            .filter(|v| v.doc.regions > 0 || !v.doc.summary.is_empty());
+    }
+    Ok(report)
 }
 
 /// A report of a snapshot in hand.
@@ -141,5 +156,6 @@ pub fn of_snapshot(snapshot: Snapshot, by: ReportBy) -> Report {
         groups,
         gpu: None,
         cgroups: None,
+        vmmap: None,
     }
 }

@@ -251,6 +251,9 @@ fn rest(mut b: String, report: &Report, notes: &[String]) -> String {
         b.push_str(&tables::detail(p, report, DETAIL_MAPPINGS));
     }
     b.push_str("</section>");
+    if let Some(v) = &report.vmmap {
+        b.push_str(&sections::vmmap(v));
+    }
     if let Some(g) = &report.gpu {
         b.push_str(&sections::gpu(g));
     }

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use memtally_core::analyze::gpu::GpuReport;
 use memtally_core::usecase::cgroup::CgroupView;
+use memtally_core::usecase::vmmap::VmmapReport;
 
 use super::esc;
 use super::svg::signed;
@@ -100,6 +101,39 @@ pub fn cgroups(c: &Result<CgroupView, String>) -> String {
             cell(m.and_then(|m| m.limit)),
             cell(r.working_set),
             esc(&parts.join(", "))
+        );
+    }
+    s.push_str("</tbody></table></section>");
+    s
+}
+
+/// A vmmap report's own view: its footprint, and every region type by
+/// purgeable state (the seed's GPU view: IOSurface, IOAccelerator and
+/// the other GPU types by N/V/E), as `memtally vmmap` shows them.
+pub fn vmmap(v: &VmmapReport) -> String {
+    let f = &v.tally.footprint_total;
+    let mut s = format!(
+        r#"<section id="vmmap"><h2>vmmap: footprint and purgeable state</h2><table id="vmmap-footprint"><tbody><tr><td>Footprint (dirty + swapped, not volatile or empty)</td>{}</tr><tr><td>Reclaimable (resident, volatile or empty)</td>{}</tr><tr><td>Volatile virtual</td>{}</tr><tr><td>Empty virtual</td>{}</tr><tr><td>Non-volatile virtual</td>{}</tr></tbody></table><p>Footprint from the {}.</p>"#,
+        cell(f.footprint),
+        cell(f.reclaimable),
+        cell(Some(f.volatile_vsize)),
+        cell(Some(f.empty_vsize)),
+        cell(Some(f.nonvol_vsize)),
+        v.footprint_from
+    );
+    s.push_str(r#"<table id="vmmap-purge" class="sortable"><thead><tr><th>Region type</th><th>Purge</th><th class="n">Regions</th><th class="n">Virtual</th><th class="n">Resident</th><th class="n">Dirty</th><th class="n">Swap</th></tr></thead><tbody>"#);
+    for ((ty, purge), b) in &v.tally.breakdown {
+        let _ = write!(
+            s,
+            r#"<tr><td>{}</td><td>{}</td><td class="n" data-v="{}">{}</td>{}{}{}{}</tr>"#,
+            esc(ty),
+            esc(purge),
+            b.regions,
+            b.regions,
+            cell(b.sizes.size),
+            cell(b.sizes.rss),
+            cell(b.sizes.dirty),
+            cell(b.sizes.swap)
         );
     }
     s.push_str("</tbody></table></section>");
