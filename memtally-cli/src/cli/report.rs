@@ -11,7 +11,7 @@ use memtally_core::analyze::diff::DiffOptions;
 use memtally_core::analyze::report::ReportBy;
 use memtally_core::usecase::diff::diff_files;
 use memtally_core::source::ProcRoot;
-use memtally_core::usecase::report::{from_file, live};
+use memtally_core::usecase::report::{from_file, live, series};
 use memtally_core::write::write_file;
 use memtally_core::Result;
 
@@ -19,7 +19,8 @@ use crate::cli::choice::choice;
 use crate::cli::diff::parse_size;
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
-use crate::render::html::{redact::redact, render, PageInfo};
+use crate::render::html::redact::{redact, redact_series};
+use crate::render::html::{render, PageInfo};
 use crate::render::stdout_error;
 
 #[derive(Debug, Args)]
@@ -44,7 +45,8 @@ pub struct ReportArgs {
     pub output: Option<PathBuf>,
 
     /// Draw this document instead of reading processes: a `memtally snapshot` file, `show` or
-    /// `vmmap` JSON, saved vmmap text, or a page `memtally report` wrote.
+    /// `vmmap` JSON, saved vmmap text, a page `memtally report` wrote, or a `memtally watch`
+    /// series (small multiples with the growth verdict).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["pid", "pids", "name", "user", "tree", "cgroup"])]
     pub input: Option<PathBuf>,
 
@@ -70,6 +72,19 @@ pub struct ReportArgs {
 }
 
 pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()> {
+    // A watch series is drawn as one (small multiples and the verdict).
+    if let Some(mut series) = args.input.as_deref().map(series).transpose()?.flatten() {
+        if args.redact {
+            redact_series(&mut series);
+        }
+        let input = args.input.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
+        let info = PageInfo {
+            input: if args.redact { "(redacted)".into() } else { input },
+            redacted: args.redact,
+            max_size: args.max_size,
+        };
+        return write_page(args, &crate::render::html::series::render(&series, &info), out);
+    }
     let mut diff = match args.diff.as_slice() {
         [a, b] => Some((diff_files(a, b, &DiffOptions::default())?, a, b)),
         _ => None,
@@ -91,6 +106,10 @@ pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()
     let input = if args.redact { "(redacted)".to_string() } else { input };
     let info = PageInfo { input, redacted: args.redact, max_size: args.max_size };
     let html = render(&report, &info, diff.as_ref().map(|(d, _, _)| d));
+    write_page(args, &html, out)
+}
+
+fn write_page(args: &ReportArgs, html: &str, out: &mut dyn Write) -> Result<()> {
     match args.output.as_deref() {
         None => out.write_all(html.as_bytes()).map_err(stdout_error),
         Some(p) if p == Path::new("-") => out.write_all(html.as_bytes()).map_err(stdout_error),

@@ -390,3 +390,23 @@ fn by_cgroup_the_page_groups_by_cgroup_and_has_cgroup_s_rows() {
     assert!(html.contains(r#"<table id="cgroup-rows""#), "the cgroup section");
     assert!(html.contains(&format!("<td><code>{path}</code></td>")), "{path} has a row");
 }
+
+#[test]
+fn a_watch_series_page_has_small_multiples_and_the_growth_verdict() {
+    // 2 MiB every 100 ms: steady growth by any measure.
+    let child = crate::support::spawn_steady_grower(2 << 20, std::time::Duration::from_millis(100), 60);
+    let pid = child.pid.to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("series.csv");
+    let out = run(&["watch", &pid, "--interval", "200ms", "--count", "8", "-o", csv.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = report(dir.path(), "series.html", &["--input", csv.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(&format!(r#"<p id="verdict-text">memory grows steadily in pid {pid} "#)), "{}", &html[html.find("verdict-text").unwrap_or(0)..][..200]);
+    assert!(html.contains(&format!(r#"<figure class="multiple" data-key="{pid}" data-steady="true">"#)));
+    assert!(html.contains(r#"<figure class="multiple" data-key="total""#));
+    // No snapshot in a series' page, and diff says so.
+    let d = run(&["diff", page.to_str().unwrap(), page.to_str().unwrap()]);
+    assert!(!d.status.success());
+    assert!(String::from_utf8_lossy(&d.stderr).contains("without an embedded memtally snapshot"), "{}", String::from_utf8_lossy(&d.stderr));
+}

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use crate::analyze::gpu::GpuReport;
 use crate::analyze::machine::Machine;
+use crate::analyze::trend::{fit, Trend};
 use crate::analyze::report::{groups, machine_of, ReportBy, ReportGroup, Unread};
 use crate::analyze::select::Selection;
 use crate::error::Result;
@@ -18,6 +19,7 @@ use crate::source::ProcRoot;
 use crate::usecase::snapshot::{load as load_snapshot, take};
 use crate::usecase::cgroup::{cgroups, CgroupOptions, CgroupView};
 use crate::usecase::gpu::{gpu, GpuOptions};
+use crate::usecase::plot::{plot, Plot, PlotOptions, SeriesPlot};
 use crate::usecase::top::{top, TopOptions};
 use crate::usecase::vmmap::{read as read_vmmap, VmmapInput, VmmapOptions, VmmapReport};
 use crate::usecase::{Progress, Silent};
@@ -158,4 +160,43 @@ pub fn of_snapshot(snapshot: Snapshot, by: ReportBy) -> Report {
         cgroups: None,
         vmmap: None,
     }
+}
+
+/// A watch series read back for its page: the total and the processes
+/// that grew most (as `plot` picks them), each with the line `watch`
+/// fits to it for its verdict.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct SeriesReport {
+    /// The lines, as `plot` draws them.
+    pub plot: SeriesPlot,
+    /// The fitted trend of each of `plot.totals`, then of `plot.processes`;
+    /// `None` for a line of fewer than two samples.
+    pub trends: Vec<Option<Trend>>,
+}
+
+/// Processes drawn beside a series' total.
+const SERIES_PROCESSES: usize = 12;
+
+/// `Some` when `path` is a watch series (`memtally watch -o FILE.csv`).
+pub fn series(path: &Path) -> Result<Option<SeriesReport>> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let opened = crate::source::bounded::open_input(path)
+        .and_then(|f| f.take(16).read_to_end(&mut head));
+    if opened.is_err() || !crate::source::series::is_series_head(&head) {
+        return Ok(None);
+    }
+    let opts = PlotOptions::default().with_top(SERIES_PROCESSES);
+    let Plot::Series(plot) = plot(path, &opts)? else { return Ok(None) };
+    let trends = plot
+        .totals
+        .iter()
+        .chain(&plot.processes)
+        .map(|l| {
+            let pts: Vec<(f64, f64)> = l.points.iter().map(|&(t, v)| (t, v as f64)).collect();
+            fit(&pts)
+        })
+        .collect();
+    Ok(Some(SeriesReport { plot, trends }))
 }

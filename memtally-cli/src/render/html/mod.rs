@@ -9,6 +9,7 @@ mod growth;
 mod page;
 pub mod redact;
 mod sections;
+pub mod series;
 mod svg;
 mod tables;
 pub mod tree;
@@ -125,7 +126,7 @@ pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
     loop {
         let mut root = full.clone();
         tree::fold(&mut root, budget);
-        let html = page::page(&title(report), &body(report, info, &root, &notes, diff), &json);
+        let html = page::page(&title(report), &body(report, info, &root, &notes, diff), Some(&json));
         if html.len() as u64 <= info.max_size || budget <= 64 {
             return html;
         }

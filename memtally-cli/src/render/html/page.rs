@@ -22,7 +22,7 @@ svg text{font:11px system-ui,sans-serif;fill:#111;pointer-events:none}svg text.d
 #treemap rect{cursor:pointer}#crumbs a{margin-right:4px}#sel{min-height:1.4em;font-weight:bold}
 code{font-size:12px;word-break:break-all}nav a{margin-right:10px}
 .s-clean{background:#8ab8e6}.s-half{background:#b06f87}.s-dirty{background:#d62728}.s-unk{background:#b0b8c0}
-.s-small{background:#c9c9c9}.s-grew-not{background:#2ca02c}.s-unread{background:repeating-linear-gradient(45deg,#888 0 2px,#e0e0e0 2px 6px)}
+.multiples{display:flex;flex-wrap:wrap;gap:10px}.multiple{margin:0;width:380px}.multiple figcaption{font-size:12px}.s-small{background:#c9c9c9}.s-grew-not{background:#2ca02c}.s-unread{background:repeating-linear-gradient(45deg,#888 0 2px,#e0e0e0 2px 6px)}
 @media print{nav,#crumbs,.noprint{display:none}body{max-width:none}h2{break-after:avoid}table{break-inside:auto}}
 "#;
 
@@ -68,17 +68,19 @@ pub fn csp_hash(text: &str) -> String {
 }
 
 /// The whole page around `body` (the sections, already written) and the
-/// embedded snapshot (`json`, every `<` already escaped).
-pub fn page(title: &str, body: &str, json: &str) -> String {
+/// embedded snapshot (`json`, every `<` already escaped), if any.
+pub fn page(title: &str, body: &str, json: Option<&str>) -> String {
+    let data = json.map_or_else(String::new, |j| {
+        format!("{}{j}</script>\n", memtally_core::usecase::report::SNAPSHOT_ELEMENT)
+    });
     let policy = format!(
         "default-src 'none'; style-src {}; script-src {}; img-src data:; base-uri 'none'; form-action 'none'",
         csp_hash(STYLE),
         csp_hash(SCRIPT)
     );
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n<meta name=\"viewport\" content=\"width=device-width\">\n<meta name=\"generator\" content=\"memtally {}\">\n<title>{}</title>\n<style>{STYLE}</style></head>\n<body>\n{body}\n{}{json}</script>\n<script>{SCRIPT}</script>\n</body></html>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n<meta name=\"viewport\" content=\"width=device-width\">\n<meta name=\"generator\" content=\"memtally {}\">\n<title>{}</title>\n<style>{STYLE}</style></head>\n<body>\n{body}\n{data}<script>{SCRIPT}</script>\n</body></html>\n",
         env!("CARGO_PKG_VERSION"),
         esc(title),
-        memtally_core::usecase::report::SNAPSHOT_ELEMENT,
     )
 }

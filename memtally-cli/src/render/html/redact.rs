@@ -105,6 +105,14 @@ pub fn redact(report: &mut Report, diff: Option<&mut Diff>) {
     report.snapshot.proc_root = report.snapshot.proc_root.as_deref().map(|x| p.path(x));
 }
 
+/// Redacts a watch series' labels (its processes' command lines).
+pub fn redact_series(s: &mut memtally_core::usecase::report::SeriesReport) {
+    let mut p = Placeholders::default();
+    for l in s.plot.totals.iter_mut().chain(s.plot.processes.iter_mut()) {
+        l.label = p.command(&l.label);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
