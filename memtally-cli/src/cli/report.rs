@@ -9,8 +9,8 @@ use clap::Args;
 
 use memtally_core::analyze::diff::DiffOptions;
 use memtally_core::analyze::report::ReportBy;
-use memtally_core::usecase::diff::diff_files;
 use memtally_core::source::ProcRoot;
+use memtally_core::usecase::diff::diff_files;
 use memtally_core::usecase::report::{from_file, live, series};
 use memtally_core::write::write_file;
 use memtally_core::Result;

@@ -123,7 +123,10 @@ fn assert_rows_match(dom: &str, json: &Value) {
 /// The waterfall's parts (their `data-bytes`) add up to the bar's
 /// `data-total`, which is the page's MemTotal.
 fn assert_waterfall_adds_up(dom: &str, json: &Value) {
-    let total: i64 = Regex::new(r#"id="waterfall"[^>]*data-total="(\d+)""#).unwrap().captures(dom).expect("a waterfall")[1]
+    let total: i64 = Regex::new(r#"id="waterfall"[^>]*data-total="(\d+)""#)
+        .unwrap()
+        .captures(dom)
+        .expect("a waterfall")[1]
         .parse()
         .unwrap();
     let parts: Vec<i64> = Regex::new(r#"class="part"[^>]*data-bytes="(-?\d+)""#)
@@ -133,7 +136,11 @@ fn assert_waterfall_adds_up(dom: &str, json: &Value) {
         .collect();
     assert!(parts.len() > 5, "{parts:?}");
     assert_eq!(parts.iter().sum::<i64>(), total, "the parts add up to MemTotal");
-    assert_eq!(Some(total), json["machine"]["MemTotal"].as_i64(), "MemTotal of the recorded meminfo");
+    assert_eq!(
+        Some(total),
+        json["machine"]["MemTotal"].as_i64(),
+        "MemTotal of the recorded meminfo"
+    );
 }
 
 #[test]
@@ -155,7 +162,10 @@ fn a_fragment_drills_down_to_the_process_and_the_path_leads_back() {
     let dir = tempfile::tempdir().unwrap();
     let page = report(dir.path(), "chromium.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
     let html = std::fs::read_to_string(&page).unwrap();
-    let id = Regex::new(r#"<rect id="(n\d+)" class="k-process"[^>]*data-pid="11672""#).unwrap().captures(&html).expect("the process's box")[1]
+    let id = Regex::new(r#"<rect id="(n\d+)" class="k-process"[^>]*data-pid="11672""#)
+        .unwrap()
+        .captures(&html)
+        .expect("the process's box")[1]
         .to_string();
     let dom = dump_dom(&bin, &url(&page, &format!("#{id}")));
     let sel = Regex::new(r#"<p id="sel"[^>]*>([^<]*)</p>"#).unwrap();
@@ -168,7 +178,8 @@ fn a_fragment_drills_down_to_the_process_and_the_path_leads_back() {
     assert_ne!(m.split(' ').next(), Some("1"), "{m}");
     let labels = dom.split(r#"<g id="tm-labels">"#).nth(1).unwrap().split("</g>").next().unwrap();
     assert!(labels.contains("file_code"), "{labels}");
-    let crumbs = Regex::new(r#"<p id="crumbs"[^>]*>(.*?)</p>"#).unwrap().captures(&dom).unwrap()[1].to_string();
+    let crumbs = Regex::new(r#"<p id="crumbs"[^>]*>(.*?)</p>"#).unwrap().captures(&dom).unwrap()[1]
+        .to_string();
     assert!(crumbs.contains(r##"href="#n0""##) && crumbs.contains("all processes"), "{crumbs}");
 }
 
@@ -205,7 +216,11 @@ fn the_screenshot_shows_the_picture_and_its_legend() {
     let dir = tempfile::tempdir().unwrap();
     let page = report(dir.path(), "chromium.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
     let shot = dir.path().join("shot.png");
-    headless(&bin, &url(&page, ""), &[&format!("--screenshot={}", shot.display()), "--window-size=1280,900"]);
+    headless(
+        &bin,
+        &url(&page, ""),
+        &[&format!("--screenshot={}", shot.display()), "--window-size=1280,900"],
+    );
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&shot).unwrap()));
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
@@ -218,7 +233,9 @@ fn the_screenshot_shows_the_picture_and_its_legend() {
     assert!(colours.len() > 50, "only {} colours: blank?", colours.len());
     // The treemap's clean and dirty ends and the waterfall's free part are drawn
     // (legend swatches and boxes in those colours).
-    for (name, c) in [("clean", (0x8a, 0xb8, 0xe6)), ("dirty", (0xd6, 0x27, 0x28)), ("free", (0x8f, 0xd1, 0x9e))] {
+    for (name, c) in
+        [("clean", (0x8a, 0xb8, 0xe6)), ("dirty", (0xd6, 0x27, 0x28)), ("free", (0x8f, 0xd1, 0x9e))]
+    {
         let near = |a: u8, b: u8| a.abs_diff(b) <= 3;
         assert!(
             colours.iter().any(|&(r, g, b)| near(r, c.0) && near(g, c.1) && near(b, c.2)),
@@ -249,12 +266,14 @@ fn a_live_child_is_in_the_page_with_its_dirty_heap() {
 fn the_page_reads_back_and_markup_in_the_data_stays_data() {
     let dir = tempfile::tempdir().unwrap();
     let snap = dir.path().join("s.json");
-    let out = run(&["snapshot", "--proc-root", &repo_path(CHROMIUM_TREE), "-o", snap.to_str().unwrap()]);
+    let out =
+        run(&["snapshot", "--proc-root", &repo_path(CHROMIUM_TREE), "-o", snap.to_str().unwrap()]);
     assert!(out.status.success());
     // A variant made here, not a recording: a command line and a user as
     // a hostile or private process would have them.
     let mut v: Value = serde_json::from_slice(&std::fs::read(&snap).unwrap()).unwrap();
-    let evil = "/home/alice/secret-project/app --password hunter2 </script><script>alert(1)</script>";
+    let evil =
+        "/home/alice/secret-project/app --password hunter2 </script><script>alert(1)</script>";
     v["processes"][0]["command"] = evil.into();
     v["processes"][0]["user"] = "alice".into();
     v["processes"][0]["regions"][0]["path"] = "/home/alice/.cache/x.so".into();
@@ -279,7 +298,11 @@ fn the_page_reads_back_and_markup_in_the_data_stays_data() {
     assert!(text.contains(r#"data-redacted="yes""#));
     let p = &embedded(&red)["processes"][0];
     assert_eq!(p["user"], "<user1>");
-    assert!(p["command"].as_str().unwrap().starts_with("~/<path1> <arg1> <arg2>"), "{}", p["command"]);
+    assert!(
+        p["command"].as_str().unwrap().starts_with("~/<path1> <arg1> <arg2>"),
+        "{}",
+        p["command"]
+    );
     assert!(html.contains(r#"data-redacted="no""#));
 }
 
@@ -287,15 +310,24 @@ fn the_page_reads_back_and_markup_in_the_data_stays_data() {
 fn a_small_budget_folds_boxes_and_says_what_the_embedded_snapshot_left_out() {
     let dir = tempfile::tempdir().unwrap();
     let full = report(dir.path(), "full.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
-    let page = report(dir.path(), "small.html", &["--proc-root", &repo_path(CHROMIUM_TREE), "--max-size", "150K"]);
-    let (full_len, len) = (std::fs::metadata(&full).unwrap().len(), std::fs::metadata(&page).unwrap().len());
+    let page = report(
+        dir.path(),
+        "small.html",
+        &["--proc-root", &repo_path(CHROMIUM_TREE), "--max-size", "150K"],
+    );
+    let (full_len, len) =
+        (std::fs::metadata(&full).unwrap().len(), std::fs::metadata(&page).unwrap().len());
     assert!(len <= 150 << 10 && len < full_len, "{len} bytes (full page {full_len})");
     let html = std::fs::read_to_string(&page).unwrap();
     let smaller = Regex::new(r#"class="k-smaller"[^>]*data-label="(\d+) smaller""#).unwrap();
     let folded: u64 = smaller.captures_iter(&html).map(|c| c[1].parse::<u64>().unwrap()).sum();
     assert!(folded > 100, "{folded} boxes folded");
     let json = embedded(&page);
-    assert!(json["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("leaves out the mappings")));
+    assert!(json["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().contains("leaves out the mappings")));
     // Nothing is dropped from the figures: the process keeps its totals.
     assert_eq!(json["processes"][0]["totals"], embedded(&full)["processes"][0]["totals"]);
 }
@@ -344,18 +376,29 @@ fn a_diff_page_colours_the_grower_red_and_lists_its_growth() {
     let a = snap("a.json");
     g.grow();
     let b = snap("b.json");
-    let page = report(dir.path(), "growth.html", &["--diff", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let page =
+        report(dir.path(), "growth.html", &["--diff", a.to_str().unwrap(), b.to_str().unwrap()]);
     let html = std::fs::read_to_string(&page).unwrap();
     // The growth table's row: Δ dirty, then Δ PSS, each the step it grew.
     let row = Regex::new(&format!(r#"<tr data-pid="{pid}"><td>.*?</tr>"#)).unwrap();
     let row = row.find(&html).expect("the grower's growth row").as_str().to_string();
-    let deltas: Vec<i64> = Regex::new(r#"data-v="(-?\d+)""#).unwrap().captures_iter(&row).map(|c| c[1].parse().unwrap()).collect();
+    let deltas: Vec<i64> = Regex::new(r#"data-v="(-?\d+)""#)
+        .unwrap()
+        .captures_iter(&row)
+        .map(|c| c[1].parse().unwrap())
+        .collect();
     // (PSS is summed in kB before it is rounded, so it may be a kB short.)
     assert!(deltas[0] >= step as i64 && (deltas[1] - step as i64).abs() <= 4096, "{row}");
     // Its box is red: it grew by half of what it has.
-    let rect = Regex::new(&format!(r#"<rect id="n\d+" class="k-process"[^>]*data-pid="{pid}"[^>]*fill="\#([0-9a-f]{{6}})""#)).unwrap();
+    let rect = Regex::new(&format!(
+        r#"<rect id="n\d+" class="k-process"[^>]*data-pid="{pid}"[^>]*fill="\#([0-9a-f]{{6}})""#
+    ))
+    .unwrap();
     let fill = rect.captures(&html).expect("the grower's box")[1].to_string();
-    let (r, gr) = (u8::from_str_radix(&fill[0..2], 16).unwrap(), u8::from_str_radix(&fill[2..4], 16).unwrap());
+    let (r, gr) = (
+        u8::from_str_radix(&fill[0..2], 16).unwrap(),
+        u8::from_str_radix(&fill[2..4], 16).unwrap(),
+    );
     assert!(r > 200 && gr < 80, "fill #{fill}");
     // The page carries B: diff B page finds no change.
     let d = run(&["diff", b.to_str().unwrap(), page.to_str().unwrap()]);
@@ -385,7 +428,10 @@ fn by_cgroup_the_page_groups_by_cgroup_and_has_cgroup_s_rows() {
     let dir = tempfile::tempdir().unwrap();
     let page = report(dir.path(), "cg.html", &["--pid", &pid.to_string(), "--by", "cgroup"]);
     let html = std::fs::read_to_string(&page).unwrap();
-    assert!(html.contains(r#"class="k-group" data-parent="n0" data-depth="1" data-v="#), "a group box");
+    assert!(
+        html.contains(r#"class="k-group" data-parent="n0" data-depth="1" data-v="#),
+        "a group box"
+    );
     assert!(html.contains(&format!(r#"data-label="{path}""#)), "the group is the cgroup {path}");
     assert!(html.contains(r#"<table id="cgroup-rows""#), "the cgroup section");
     assert!(html.contains(&format!("<td><code>{path}</code></td>")), "{path} has a row");
@@ -394,19 +440,31 @@ fn by_cgroup_the_page_groups_by_cgroup_and_has_cgroup_s_rows() {
 #[test]
 fn a_watch_series_page_has_small_multiples_and_the_growth_verdict() {
     // 2 MiB every 100 ms: steady growth by any measure.
-    let child = crate::support::spawn_steady_grower(2 << 20, std::time::Duration::from_millis(100), 60);
+    let child =
+        crate::support::spawn_steady_grower(2 << 20, std::time::Duration::from_millis(100), 60);
     let pid = child.pid.to_string();
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("series.csv");
-    let out = run(&["watch", &pid, "--interval", "200ms", "--count", "8", "-o", csv.to_str().unwrap()]);
+    let out =
+        run(&["watch", &pid, "--interval", "200ms", "--count", "8", "-o", csv.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let page = report(dir.path(), "series.html", &["--input", csv.to_str().unwrap()]);
     let html = std::fs::read_to_string(&page).unwrap();
-    assert!(html.contains(&format!(r#"<p id="verdict-text">memory grows steadily in pid {pid} "#)), "{}", &html[html.find("verdict-text").unwrap_or(0)..][..200]);
-    assert!(html.contains(&format!(r#"<figure class="multiple" data-key="{pid}" data-steady="true">"#)));
+    assert!(
+        html.contains(&format!(r#"<p id="verdict-text">memory grows steadily in pid {pid} "#)),
+        "{}",
+        &html[html.find("verdict-text").unwrap_or(0)..][..200]
+    );
+    assert!(
+        html.contains(&format!(r#"<figure class="multiple" data-key="{pid}" data-steady="true">"#))
+    );
     assert!(html.contains(r#"<figure class="multiple" data-key="total""#));
     // No snapshot in a series' page, and diff says so.
     let d = run(&["diff", page.to_str().unwrap(), page.to_str().unwrap()]);
     assert!(!d.status.success());
-    assert!(String::from_utf8_lossy(&d.stderr).contains("without an embedded memtally snapshot"), "{}", String::from_utf8_lossy(&d.stderr));
+    assert!(
+        String::from_utf8_lossy(&d.stderr).contains("without an embedded memtally snapshot"),
+        "{}",
+        String::from_utf8_lossy(&d.stderr)
+    );
 }

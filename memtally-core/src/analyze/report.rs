@@ -119,7 +119,9 @@ pub fn groups(
         let key = match by {
             ReportBy::Program => program(p),
             ReportBy::User => p.user.clone().unwrap_or_else(unknown),
-            ReportBy::Cgroup => p.pid.and_then(|pid| cgroups.get(&pid).cloned()).unwrap_or_else(unknown),
+            ReportBy::Cgroup => {
+                p.pid.and_then(|pid| cgroups.get(&pid).cloned()).unwrap_or_else(unknown)
+            }
         };
         let g = slot(key, &mut out);
         out[g].processes.push(i);

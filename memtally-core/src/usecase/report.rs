@@ -9,17 +9,17 @@ use std::path::Path;
 
 use crate::analyze::gpu::GpuReport;
 use crate::analyze::machine::Machine;
-use crate::analyze::trend::{fit, Trend};
 use crate::analyze::report::{groups, machine_of, ReportBy, ReportGroup, Unread};
 use crate::analyze::select::Selection;
+use crate::analyze::trend::{fit, Trend};
 use crate::error::Result;
 use crate::model::snapshot::Snapshot;
 use crate::model::Note;
 use crate::source::ProcRoot;
-use crate::usecase::snapshot::{load as load_snapshot, take};
 use crate::usecase::cgroup::{cgroups, CgroupOptions, CgroupView};
 use crate::usecase::gpu::{gpu, GpuOptions};
 use crate::usecase::plot::{plot, Plot, PlotOptions, SeriesPlot};
+use crate::usecase::snapshot::{load as load_snapshot, take};
 use crate::usecase::top::{top, TopOptions};
 use crate::usecase::vmmap::{read as read_vmmap, VmmapInput, VmmapOptions, VmmapReport};
 use crate::usecase::{Progress, Silent};
@@ -70,10 +70,8 @@ pub fn live(
     progress: &dyn Progress,
 ) -> Result<Report> {
     let taken = take(root, sel, progress)?;
-    let opts = TopOptions::default()
-        .with_select(sel.clone())
-        .with_top(None)
-        .with_every_identity(true);
+    let opts =
+        TopOptions::default().with_select(sel.clone()).with_top(None).with_every_identity(true);
     let top = top(root, &opts, &Silent)?;
     let read: HashSet<u32> = taken.snapshot.processes.iter().filter_map(|p| p.pid).collect();
     let restricted: HashSet<u32> = top.scan.restricted.iter().copied().collect();
@@ -182,8 +180,8 @@ const SERIES_PROCESSES: usize = 12;
 pub fn series(path: &Path) -> Result<Option<SeriesReport>> {
     use std::io::Read;
     let mut head = Vec::new();
-    let opened = crate::source::bounded::open_input(path)
-        .and_then(|f| f.take(16).read_to_end(&mut head));
+    let opened =
+        crate::source::bounded::open_input(path).and_then(|f| f.take(16).read_to_end(&mut head));
     if opened.is_err() || !crate::source::series::is_series_head(&head) {
         return Ok(None);
     }

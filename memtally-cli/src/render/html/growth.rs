@@ -84,12 +84,19 @@ pub fn table(id: &str, title: &str, rows: &[Change], limit: usize) -> String {
         for &(_, f) in FIGURES {
             s.push_str(&delta_cell(c, f));
         }
-        let side = |x: &Option<memtally_core::model::Sizes>| human_opt(x.as_ref().and_then(|s| s.pss));
-        let _ = write!(s, r#"<td class="n">{}</td><td class="n">{}</td></tr>"#, side(&c.before), side(&c.after));
+        let side =
+            |x: &Option<memtally_core::model::Sizes>| human_opt(x.as_ref().and_then(|s| s.pss));
+        let _ = write!(
+            s,
+            r#"<td class="n">{}</td><td class="n">{}</td></tr>"#,
+            side(&c.before),
+            side(&c.after)
+        );
     }
     s.push_str("</tbody></table>");
     if rows.len() > limit {
-        let _ = write!(s, "<p>and {} more (memtally diff --top N lists them).</p>", rows.len() - limit);
+        let _ =
+            write!(s, "<p>and {} more (memtally diff --top N lists them).</p>", rows.len() - limit);
     }
     s
 }

@@ -80,7 +80,9 @@ fn embedded(report: &Report, notes: &[String], budget: u64) -> (String, Option<S
     }
     drop(json);
     let mut order: Vec<usize> = (0..snap.processes.len()).collect();
-    order.sort_by_key(|&i| snap.processes[i].totals.pss.or(snap.processes[i].totals.rss).unwrap_or(0));
+    order.sort_by_key(|&i| {
+        snap.processes[i].totals.pss.or(snap.processes[i].totals.rss).unwrap_or(0)
+    });
     let mut left_out = 0;
     // Cut in steps (a tenth of the processes at a time), not one by one:
     // each try serializes the whole snapshot again.
@@ -126,7 +128,8 @@ pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
     loop {
         let mut root = full.clone();
         tree::fold(&mut root, budget);
-        let html = page::page(&title(report), &body(report, info, &root, &notes, diff), Some(&json));
+        let html =
+            page::page(&title(report), &body(report, info, &root, &notes, diff), Some(&json));
         if html.len() as u64 <= info.max_size || budget <= 64 {
             return html;
         }
@@ -209,7 +212,11 @@ fn body(
     // The treemap: of growth on a diff page, else of where the memory is.
     let kind = s.kind;
     if let Some(d) = diff {
-        let area = if kind == memtally_core::model::snapshot::SnapshotKind::Vmmap { "resident" } else { "PSS" };
+        let area = if kind == memtally_core::model::snapshot::SnapshotKind::Vmmap {
+            "resident"
+        } else {
+            "PSS"
+        };
         let map = format!(
             r#"<p id="crumbs" class="noprint"></p><p id="sel"></p>{}"#,
             svg::treemap(root, "dirty", area)
@@ -217,7 +224,11 @@ fn body(
         let _ = write!(b, r#"<div id="map">{}</div>"#, growth::section(d, &map));
         return rest(b, report, notes);
     }
-    let area = if kind == memtally_core::model::snapshot::SnapshotKind::Vmmap { "resident" } else { "PSS" };
+    let area = if kind == memtally_core::model::snapshot::SnapshotKind::Vmmap {
+        "resident"
+    } else {
+        "PSS"
+    };
     let dirty = tables::dirty_name(report);
     let _ = write!(
         b,
@@ -239,7 +250,9 @@ fn rest(mut b: String, report: &Report, notes: &[String]) -> String {
     // Every process.
     let mut largest: Vec<&memtally_core::model::snapshot::SnapProcess> =
         s.processes.iter().filter(|p| !p.categories.is_empty()).collect();
-    largest.sort_by(|a, b| b.totals.figure(tree::area_figure(kind)).cmp(&a.totals.figure(tree::area_figure(kind))));
+    largest.sort_by(|a, b| {
+        b.totals.figure(tree::area_figure(kind)).cmp(&a.totals.figure(tree::area_figure(kind)))
+    });
     largest.truncate(DETAILED);
     let detailed: Vec<u32> = largest.iter().filter_map(|p| p.pid).collect();
     let _ = write!(

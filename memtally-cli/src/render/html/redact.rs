@@ -120,7 +120,10 @@ mod tests {
     #[test]
     fn the_same_secret_gets_the_same_placeholder() {
         let mut p = Placeholders::default();
-        assert_eq!(p.command("/usr/bin/python3 /home/ann/x.py --token s3cret"), "/usr/bin/python3 <arg1> <arg2> <arg3>");
+        assert_eq!(
+            p.command("/usr/bin/python3 /home/ann/x.py --token s3cret"),
+            "/usr/bin/python3 <arg1> <arg2> <arg3>"
+        );
         assert_eq!(p.command("/home/ann/bin/tool --token"), "~/<path1> <arg2>");
         assert_eq!(p.command("[kworker/0:1]"), "[kworker/0:1]");
         assert_eq!(p.user("ann"), "<user1>");

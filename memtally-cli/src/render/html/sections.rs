@@ -26,7 +26,11 @@ pub fn gpu(g: &Result<GpuReport, String>) -> String {
     let g = match g {
         Ok(g) => g,
         Err(e) => {
-            let _ = write!(s, r#"<p class="note">GPU memory could not be read: {}</p></section>"#, esc(e));
+            let _ = write!(
+                s,
+                r#"<p class="note">GPU memory could not be read: {}</p></section>"#,
+                esc(e)
+            );
             return s;
         }
     };
@@ -75,7 +79,11 @@ pub fn cgroups(c: &Result<CgroupView, String>) -> String {
     let v = match c {
         Ok(v) => v,
         Err(e) => {
-            let _ = write!(s, r#"<p class="note">The cgroups could not be read: {}</p></section>"#, esc(e));
+            let _ = write!(
+                s,
+                r#"<p class="note">The cgroups could not be read: {}</p></section>"#,
+                esc(e)
+            );
             return s;
         }
     };
@@ -88,8 +96,12 @@ pub fn cgroups(c: &Result<CgroupView, String>) -> String {
     s.push_str(r#"<table id="cgroup-rows" class="sortable"><thead><tr><th>Cgroup</th><th class="n">Processes</th><th class="n">Σ PSS</th><th class="n">Usage</th><th class="n">Limit</th><th class="n">Working set</th><th>Usage − Σ PSS</th></tr></thead><tbody>"#);
     for r in &v.rows {
         let m = r.memory.as_ref();
-        let parts: Vec<String> =
-            r.parts.iter().filter(|p| p.bytes != 0).map(|p| format!("{} {}", p.name, signed(p.bytes))).collect();
+        let parts: Vec<String> = r
+            .parts
+            .iter()
+            .filter(|p| p.bytes != 0)
+            .map(|p| format!("{} {}", p.name, signed(p.bytes)))
+            .collect();
         let _ = write!(
             s,
             r#"<tr><td><code>{}</code></td><td class="n" data-v="{}">{}</td>{}{}{}{}<td>{}</td></tr>"#,

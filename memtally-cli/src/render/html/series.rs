@@ -26,7 +26,9 @@ fn verdict(t: Option<&Trend>) -> String {
             human_signed(t.change as i128),
             t.span
         ),
-        Some(t) => format!("no steady growth: {} over {:.0} s", human_signed(t.change as i128), t.span),
+        Some(t) => {
+            format!("no steady growth: {} over {:.0} s", human_signed(t.change as i128), t.span)
+        }
         None => "too few samples for a trend".into(),
     }
 }
@@ -34,11 +36,18 @@ fn verdict(t: Option<&Trend>) -> String {
 /// One small multiple: the line as an SVG polyline scaled to its own
 /// range, the first and last values, the verdict.
 fn multiple(line: &SeriesLine, trend: Option<&Trend>, scope: &str) -> String {
-    let (t0, t1) = (line.points.first().map_or(0.0, |p| p.0), line.points.last().map_or(0.0, |p| p.0));
+    let (t0, t1) =
+        (line.points.first().map_or(0.0, |p| p.0), line.points.last().map_or(0.0, |p| p.0));
     let lo = line.points.iter().map(|p| p.1).min().unwrap_or(0);
     let hi = line.points.iter().map(|p| p.1).max().unwrap_or(0);
     let x = |t: f64| if t1 > t0 { (t - t0) / (t1 - t0) * (W - 8.0) + 4.0 } else { 4.0 };
-    let y = |v: u64| if hi > lo { H - 4.0 - (v - lo) as f64 / (hi - lo) as f64 * (H - 8.0) } else { H / 2.0 };
+    let y = |v: u64| {
+        if hi > lo {
+            H - 4.0 - (v - lo) as f64 / (hi - lo) as f64 * (H - 8.0)
+        } else {
+            H / 2.0
+        }
+    };
     let mut pts = String::new();
     for &(t, v) in &line.points {
         let _ = write!(pts, "{:.1},{:.1} ", x(t), y(v));
@@ -74,13 +83,23 @@ pub fn render(s: &SeriesReport, info: &PageInfo) -> String {
     } else {
         r#"<p class="meta" id="privacy" data-redacted="no">Not redacted: this page holds command lines.</p>"#
     });
-    let grower = p.processes.iter().zip(&s.trends[n..]).find(|(_, t)| t.as_ref().is_some_and(Trend::grows_steadily));
+    let grower = p
+        .processes
+        .iter()
+        .zip(&s.trends[n..])
+        .find(|(_, t)| t.as_ref().is_some_and(Trend::grows_steadily));
     let overall = match (grower, s.trends.first().and_then(Option::as_ref)) {
         (Some((l, _)), _) => format!("memory grows steadily in pid {} ({})", l.key, l.label),
-        (None, Some(t)) if t.grows_steadily() => "the total grows steadily, spread over processes".into(),
+        (None, Some(t)) if t.grows_steadily() => {
+            "the total grows steadily, spread over processes".into()
+        }
         _ => "no steady growth".into(),
     };
-    let _ = write!(b, r#"<section id="verdict"><h2>Verdict</h2><p id="verdict-text">{}</p></section><section id="multiples"><h2>Over time</h2><div class="multiples">"#, esc(&overall));
+    let _ = write!(
+        b,
+        r#"<section id="verdict"><h2>Verdict</h2><p id="verdict-text">{}</p></section><section id="multiples"><h2>Over time</h2><div class="multiples">"#,
+        esc(&overall)
+    );
     for (line, t) in p.totals.iter().zip(&s.trends) {
         b.push_str(&multiple(line, t.as_ref(), "total"));
     }

@@ -134,7 +134,9 @@ fn draw(
     let id = *drawn;
     *drawn += 1;
     let share = match n.dirty {
-        Some(d) if n.value > 0 => format!(", {} {} ({:.0}%)", names.0, human(d), 100.0 * d as f64 / n.value as f64),
+        Some(d) if n.value > 0 => {
+            format!(", {} {} ({:.0}%)", names.0, human(d), 100.0 * d as f64 / n.value as f64)
+        }
         Some(d) => format!(", {} {}", names.0, human(d)),
         None => String::new(),
     };

@@ -76,7 +76,9 @@ pub fn processes(report: &Report, detailed: &[u32]) -> String {
         figure_heads(report)
     );
     let mut order: Vec<&SnapProcess> = report.snapshot.processes.iter().collect();
-    order.sort_by(|a, b| b.totals.figure(area_figure(kind)).cmp(&a.totals.figure(area_figure(kind))));
+    order.sort_by(|a, b| {
+        b.totals.figure(area_figure(kind)).cmp(&a.totals.figure(area_figure(kind)))
+    });
     for p in order {
         let pid = p.pid.map_or_else(String::new, |p| p.to_string());
         let name = match p.pid.filter(|pid| detailed.contains(pid)) {
@@ -129,7 +131,8 @@ pub fn detail(p: &SnapProcess, report: &Report, mappings: usize) -> String {
     }
     s.push_str("</tbody></table>");
     let mut regions: Vec<_> = p.regions.iter().collect();
-    regions.sort_by(|a, b| b.sizes.figure(area_figure(kind)).cmp(&a.sizes.figure(area_figure(kind))));
+    regions
+        .sort_by(|a, b| b.sizes.figure(area_figure(kind)).cmp(&a.sizes.figure(area_figure(kind))));
     if !regions.is_empty() {
         let _ = write!(
             s,
@@ -162,7 +165,9 @@ pub fn detail(p: &SnapProcess, report: &Report, mappings: usize) -> String {
 
 /// A small square of `colour` (an SVG: the page allows no inline style).
 pub fn swatch(colour: &str) -> String {
-    format!(r#"<svg class="sw" width="12" height="12" viewBox="0 0 12 12" xmlns="http://www.w3.org/2000/svg"><rect width="12" height="12" fill="{colour}"/></svg>"#)
+    format!(
+        r#"<svg class="sw" width="12" height="12" viewBox="0 0 12 12" xmlns="http://www.w3.org/2000/svg"><rect width="12" height="12" fill="{colour}"/></svg>"#
+    )
 }
 
 /// The waterfall's legend: one row per line, with its source.

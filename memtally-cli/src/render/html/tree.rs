@@ -143,10 +143,7 @@ pub fn build(report: &Report) -> Node {
     let value = groups.iter().map(|g| g.value).fold(0u64, u64::saturating_add);
     // Processes not read in detail have no dirty figure: the machine's is
     // that of the groups that have one.
-    let dirty = groups
-        .iter()
-        .filter_map(|g| g.dirty)
-        .reduce(u64::saturating_add);
+    let dirty = groups.iter().filter_map(|g| g.dirty).reduce(u64::saturating_add);
     Node {
         kind: Kind::Machine,
         label: "all processes".into(),
@@ -248,7 +245,16 @@ mod tests {
 
     #[test]
     fn folding_keeps_the_largest_and_says_how_many_it_folded() {
-        let mut root = n(100, vec![n(60, vec![n(50, vec![]), n(5, vec![]), n(5, vec![])]), n(30, vec![]), n(4, vec![]), n(3, vec![]), n(3, vec![])]);
+        let mut root = n(
+            100,
+            vec![
+                n(60, vec![n(50, vec![]), n(5, vec![]), n(5, vec![])]),
+                n(30, vec![]),
+                n(4, vec![]),
+                n(3, vec![]),
+                n(3, vec![]),
+            ],
+        );
         assert_eq!(count(&root), 9);
         fold(&mut root, 4);
         let top: Vec<(Kind, u64)> = root.children.iter().map(|c| (c.kind, c.value)).collect();

@@ -38,8 +38,9 @@ pub fn embedded(input: &[u8]) -> Result<&[u8], ParseError> {
         )
     })?;
     let body = &input[at + open.len()..];
-    let end = find(body, CLOSE)
-        .ok_or_else(|| ParseError::at(0, "the embedded memtally snapshot has no end (cut short?)"))?;
+    let end = find(body, CLOSE).ok_or_else(|| {
+        ParseError::at(0, "the embedded memtally snapshot has no end (cut short?)")
+    })?;
     Ok(&body[..end])
 }
 
@@ -72,7 +73,9 @@ mod tests {
 
     #[test]
     fn the_element_ends_at_its_own_close_tag() {
-        let page = format!("<!doctype html><p>x</p>{OPEN}{{\"a\":\"\\u003c/script>\"}}</script><script>1</script>");
+        let page = format!(
+            "<!doctype html><p>x</p>{OPEN}{{\"a\":\"\\u003c/script>\"}}</script><script>1</script>"
+        );
         assert_eq!(embedded(page.as_bytes()).unwrap(), br#"{"a":"\u003c/script>"}"#);
     }
 
