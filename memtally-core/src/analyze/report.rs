@@ -36,8 +36,8 @@ impl Named for ReportBy {
 
     fn help(self) -> &'static str {
         match self {
-            ReportBy::Program => "processes of one program (as top --by program)",
-            ReportBy::Cgroup => "processes of one cgroup (live or --proc-root only)",
+            ReportBy::Program => "processes of one program, as top groups them by program",
+            ReportBy::Cgroup => "processes of one cgroup (a live read or a recorded tree only)",
             ReportBy::User => "processes of one user",
         }
     }
