@@ -256,7 +256,7 @@ mod tests {
             ],
         );
         assert_eq!(count(&root), 9);
-        fold(&mut root, 4);
+        fold(&mut root, 3);
         let top: Vec<(Kind, u64)> = root.children.iter().map(|c| (c.kind, c.value)).collect();
         assert_eq!(top, [(Kind::Category, 60), (Kind::Category, 30), (Kind::Smaller, 10)]);
         assert_eq!(root.children[2].label, "3 smaller");
