@@ -65,10 +65,26 @@ pub struct ReportArgs {
     #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "input")]
     pub diff: Vec<PathBuf>,
 
+    /// Read this many processes in full (smaps: categories and mappings), the largest by PSS;
+    /// the others by their smaps_rollup totals (a note says how many). `all`: every one.
+    #[arg(long, value_name = "N|all", default_value = "25", value_parser = parse_detail)]
+    pub detail: Detail,
+
     /// Replace command-line arguments, user names and paths under home directories with
     /// stable placeholders (`<arg1>`, `<user1>`, `~/<path1>`); the page says it is redacted.
     #[arg(long)]
     pub redact: bool,
+}
+
+/// How many processes to read in full: `None` for all.
+#[derive(Debug, Clone, Copy)]
+pub struct Detail(Option<usize>);
+
+fn parse_detail(s: &str) -> std::result::Result<Detail, String> {
+    match s {
+        "all" => Ok(Detail(None)),
+        n => n.parse().map(|n| Detail(Some(n))).map_err(|_| format!("{s:?}: a number or `all`")),
+    }
 }
 
 pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()> {
@@ -96,7 +112,8 @@ pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()
         (Some(path), None) => (from_file(path, args.by)?, path.display().to_string()),
         (None, None) => {
             let sel = args.select.selection(args.pid)?;
-            let report = with_progress(|progress| live(root, &sel, args.by, progress))?;
+            let report =
+                with_progress(|progress| live(root, &sel, args.by, args.detail.0, progress))?;
             (report, root.path().display().to_string())
         }
     };

@@ -221,27 +221,32 @@ fn the_screenshot_shows_the_picture_and_its_legend() {
         &url(&page, ""),
         &[&format!("--screenshot={}", shot.display()), "--window-size=1280,900"],
     );
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&shot).unwrap()));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    let px = info.color_type.samples();
-    let mut colours = std::collections::HashSet::new();
-    for p in buf[..info.buffer_size()].chunks(px) {
-        colours.insert((p[0], p[1], p[2]));
-    }
+    let colours = colours(&shot);
     assert!(colours.len() > 50, "only {} colours: blank?", colours.len());
     // The treemap's clean and dirty ends and the waterfall's free part are drawn
     // (legend swatches and boxes in those colours).
     for (name, c) in
         [("clean", (0x8a, 0xb8, 0xe6)), ("dirty", (0xd6, 0x27, 0x28)), ("free", (0x8f, 0xd1, 0x9e))]
     {
-        let near = |a: u8, b: u8| a.abs_diff(b) <= 3;
-        assert!(
-            colours.iter().any(|&(r, g, b)| near(r, c.0) && near(g, c.1) && near(b, c.2)),
-            "no {name} pixel in the screenshot"
-        );
+        assert!(has_colour(&colours, c), "no {name} pixel in the screenshot");
     }
+}
+
+/// The distinct colours of a PNG's pixels.
+fn colours(png_file: &Path) -> std::collections::HashSet<(u8, u8, u8)> {
+    let decoder =
+        png::Decoder::new(std::io::BufReader::new(std::fs::File::open(png_file).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let px = info.color_type.samples();
+    buf[..info.buffer_size()].chunks(px).map(|p| (p[0], p[1], p[2])).collect()
+}
+
+/// Whether a colour within 3 of `c` in each channel is among `colours`.
+fn has_colour(colours: &std::collections::HashSet<(u8, u8, u8)>, c: (u8, u8, u8)) -> bool {
+    let near = |a: u8, b: u8| a.abs_diff(b) <= 3;
+    colours.iter().any(|&(r, g, b)| near(r, c.0) && near(g, c.1) && near(b, c.2))
 }
 
 #[test]
@@ -330,6 +335,14 @@ fn a_small_budget_folds_boxes_and_says_what_the_embedded_snapshot_left_out() {
         .any(|n| n.as_str().unwrap().contains("leaves out the mappings")));
     // Nothing is dropped from the figures: the process keeps its totals.
     assert_eq!(json["processes"][0]["totals"], embedded(&full)["processes"][0]["totals"]);
+    // A budget nothing fits in: the page says it is over it.
+    let tiny = report(
+        dir.path(),
+        "tiny.html",
+        &["--proc-root", &repo_path(CHROMIUM_TREE), "--max-size", "1K"],
+    );
+    let text = std::fs::read_to_string(&tiny).unwrap();
+    assert!(text.contains("over its size budget of 1.0K"), "the page says it is over budget");
 }
 
 #[test]
@@ -467,4 +480,58 @@ fn a_watch_series_page_has_small_multiples_and_the_growth_verdict() {
         "{}",
         String::from_utf8_lossy(&d.stderr)
     );
+}
+
+#[test]
+fn with_scripts_off_the_page_still_reads_and_it_prints() {
+    let Some(bin) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "chromium.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
+    let json = embedded(&page);
+    // Without a script the page is its markup (Chromium's --dump-dom needs
+    // scripts on, so the file is read): the figures, the waterfall and the
+    // treemap's labels are all in it.
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("data-node="), "nothing the script writes");
+    assert_rows_match(&html, &json);
+    assert_waterfall_adds_up(&html, &json);
+    let labels = html.split(r#"<g id="tm-labels">"#).nth(1).unwrap().split("</g>").next().unwrap();
+    assert!(labels.contains("chromium (11672)"), "{labels}");
+    // (Chromium's headless --screenshot and --dump-dom write nothing with
+    // scripts switched off, so the markup is what is checked.)
+    let pdf = dir.path().join("page.pdf");
+    headless(
+        &bin,
+        &url(&page, ""),
+        &[&format!("--print-to-pdf={}", pdf.display()), "--no-pdf-header-footer"],
+    );
+    let bytes = std::fs::read(&pdf).unwrap();
+    assert!(bytes.starts_with(b"%PDF") && bytes.len() > 20_000, "{} bytes of PDF", bytes.len());
+}
+
+#[test]
+fn detail_reads_the_largest_in_full_and_says_the_rest_are_rollup_totals() {
+    let (big, small) = (lone(24 << 20), lone(4 << 20));
+    let (b, s) = (big.child.0.id(), small.child.0.id());
+    let dir = tempfile::tempdir().unwrap();
+    let pids = format!("{b},{s}");
+    let page = report(dir.path(), "detail.html", &["--pid", &pids, "--detail", "1"]);
+    let json = embedded(&page);
+    let by_pid = |pid: u32| {
+        json["processes"].as_array().unwrap().iter().find(|p| p["pid"] == pid).cloned().unwrap()
+    };
+    let (full, rolled) = (by_pid(b), by_pid(s));
+    assert_eq!(full["source"], "smaps");
+    assert!(!full["regions"].as_array().unwrap().is_empty());
+    assert_eq!(rolled["source"], "smaps_rollup");
+    assert!(rolled["regions"].as_array().unwrap().is_empty());
+    assert!(rolled["totals"]["private_dirty"].as_u64().unwrap() >= 4 << 20);
+    let note = "1 process was read in full (smaps: categories and mappings), the largest by PSS; the other 1 process are";
+    assert!(
+        json["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with(note)),
+        "{}",
+        json["notes"]
+    );
+    let all = report(dir.path(), "all.html", &["--pid", &pids, "--detail", "all"]);
+    assert!(embedded(&all)["processes"].as_array().unwrap().iter().all(|p| p["source"] == "smaps"));
 }

@@ -13,13 +13,14 @@ use crate::analyze::report::{groups, machine_of, ReportBy, ReportGroup, Unread};
 use crate::analyze::select::Selection;
 use crate::analyze::trend::{fit, Trend};
 use crate::error::Result;
-use crate::model::snapshot::Snapshot;
-use crate::model::Note;
+use crate::model::snapshot::{SnapProcess, Snapshot, SnapshotKind};
+use crate::model::{Note, ProcMemory};
 use crate::source::ProcRoot;
 use crate::usecase::cgroup::{cgroups, CgroupOptions, CgroupView};
 use crate::usecase::gpu::{gpu, GpuOptions};
 use crate::usecase::plot::{plot, Plot, PlotOptions, SeriesPlot};
-use crate::usecase::snapshot::{load as load_snapshot, take};
+use crate::usecase::select::SelectOptions;
+use crate::usecase::snapshot::{load as load_snapshot, take, Taken};
 use crate::usecase::top::{top, TopOptions};
 use crate::usecase::vmmap::{read as read_vmmap, VmmapInput, VmmapOptions, VmmapReport};
 use crate::usecase::{Progress, Silent};
@@ -58,21 +59,79 @@ pub struct Report {
     /// `vmmap`'s view (footprint, region type by purge state) of a saved
     /// vmmap text read back.
     pub vmmap: Option<VmmapReport>,
+    /// Processes in the snapshot by their rollup totals only (no
+    /// categories, no mappings): those past `live`'s `detail`.
+    pub summarized: usize,
 }
 
 /// Reads the selection live (or from a recorded tree): the snapshot in
 /// full, and `top`'s rollup read for the machine picture, cgroups and the
 /// processes the full read could not see.
+///
+/// With `detail`, only that many processes, the largest by PSS, are read
+/// in full (smaps: categories and mappings); the others come with their
+/// `smaps_rollup` totals, as `top` read them, and no categories or
+/// mappings ([`Report::summarized`] counts them). Reading every smaps
+/// costs the kernel several times the rollups.
 pub fn live(
     root: &ProcRoot,
     sel: &Selection,
     by: ReportBy,
+    detail: Option<usize>,
     progress: &dyn Progress,
 ) -> Result<Report> {
-    let taken = take(root, sel, progress)?;
     let opts =
         TopOptions::default().with_select(sel.clone()).with_top(None).with_every_identity(true);
-    let top = top(root, &opts, &Silent)?;
+    let top = top(root, &opts, progress)?;
+    let mut readable: Vec<&ProcMemory> =
+        top.scan.processes.iter().filter(|p| p.sizes.pss.is_some()).collect();
+    let (taken, summarized) = match detail {
+        Some(n) if readable.len() > n => {
+            readable
+                .sort_by(|a, b| b.sizes.pss.cmp(&a.sizes.pss).then(a.info.pid.cmp(&b.info.pid)));
+            let pids: Vec<u32> = readable[..n].iter().map(|p| p.info.pid).collect();
+            let mut taken = match n {
+                0 => None,
+                _ => {
+                    Some(take(root, &SelectOptions::default().with_pids(pids).resolve()?, &Silent)?)
+                }
+            };
+            let full: HashSet<u32> = taken
+                .as_ref()
+                .map(|t| t.snapshot.processes.iter().filter_map(|p| p.pid).collect())
+                .unwrap_or_default();
+            let rest: Vec<SnapProcess> = readable[n..]
+                .iter()
+                .filter(|p| !full.contains(&p.info.pid))
+                .map(|p| SnapProcess {
+                    pid: Some(p.info.pid),
+                    ppid: Some(p.info.ppid),
+                    user: Some(top.users.name(p.info.uid)),
+                    comm: p.info.comm.clone(),
+                    command: p.info.command(),
+                    source: p.source,
+                    totals: p.sizes.clone(),
+                    categories: Vec::new(),
+                    regions: Vec::new(),
+                })
+                .collect();
+            let count = rest.len();
+            let (mut head, notes) = match taken.take() {
+                Some(t) => (t.snapshot, t.notes),
+                None => (Snapshot::of(Vec::new(), SnapshotKind::Linux), Vec::new()),
+            };
+            head.processes.extend(rest);
+            let mut snap = Snapshot::of(std::mem::take(&mut head.processes), SnapshotKind::Linux);
+            snap.time = head.time;
+            snap.unix_time = head.unix_time;
+            snap.host = head.host;
+            snap.kernel = head.kernel;
+            snap.proc_root = head.proc_root;
+            snap.machine = head.machine.or_else(|| root.meminfo().map(|m| m.fields));
+            (Taken::new(snap, notes), count)
+        }
+        _ => (take(root, sel, &Silent)?, 0),
+    };
     let read: HashSet<u32> = taken.snapshot.processes.iter().filter_map(|p| p.pid).collect();
     let restricted: HashSet<u32> = top.scan.restricted.iter().copied().collect();
     let unread: Vec<Unread> = top
@@ -123,6 +182,7 @@ pub fn live(
         gpu,
         cgroups,
         vmmap: None,
+        summarized,
     })
 }
 
@@ -157,6 +217,7 @@ pub fn of_snapshot(snapshot: Snapshot, by: ReportBy) -> Report {
         gpu: None,
         cgroups: None,
         vmmap: None,
+        summarized: 0,
     }
 }
 

@@ -28,6 +28,11 @@ pub struct Taken {
 }
 
 impl Taken {
+    /// A snapshot and what it leaves out, put together by another use case.
+    pub(crate) fn new(snapshot: Snapshot, notes: Vec<Note>) -> Taken {
+        Taken { snapshot, notes }
+    }
+
     /// Whether some selected process is missing from the snapshot.
     pub fn partial(&self) -> bool {
         !self.notes.is_empty()

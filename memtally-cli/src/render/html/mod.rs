@@ -111,6 +111,14 @@ fn embedded(report: &Report, notes: &[String], budget: u64) -> (String, Option<S
 /// the treemap is the growth one and the growth tables come with it.
 pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
     let mut notes = words(&report.notes);
+    if report.summarized > 0 {
+        let full = report.snapshot.processes.len() - report.summarized;
+        notes.push(format!(
+            "{} read in full (smaps: categories and mappings), the largest by PSS; the other {} are in these figures by their smaps_rollup totals, without categories or mappings (memtally report --detail N reads more)",
+            plural(full, "process was", "processes were"),
+            plural(report.summarized, "process", "processes"),
+        ));
+    }
     let (json, cut) = embedded(report, &notes, info.max_size);
     notes.extend(cut);
     let mut full = match diff {
@@ -130,8 +138,22 @@ pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
         tree::fold(&mut root, budget);
         let html =
             page::page(&title(report), &body(report, info, &root, &notes, diff), Some(&json));
-        if html.len() as u64 <= info.max_size || budget <= 64 {
+        if html.len() as u64 <= info.max_size {
             return html;
+        }
+        if budget <= 64 {
+            // What is left (a row per process, the snapshot's totals) does
+            // not fold: the page says it is over its budget.
+            notes.push(format!(
+                "this page is {}, over its size budget of {}: a row per process and the embedded snapshot's totals are not folded",
+                human(html.len() as u64),
+                human(info.max_size)
+            ));
+            return page::page(
+                &title(report),
+                &body(report, info, &root, &notes, diff),
+                Some(&json),
+            );
         }
         budget /= 2;
         full = root;
