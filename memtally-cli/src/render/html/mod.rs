@@ -272,9 +272,7 @@ fn rest(mut b: String, report: &Report, notes: &[String]) -> String {
     // Every process.
     let mut largest: Vec<&memtally_core::model::snapshot::SnapProcess> =
         s.processes.iter().filter(|p| !p.categories.is_empty()).collect();
-    largest.sort_by(|a, b| {
-        b.totals.figure(tree::area_figure(kind)).cmp(&a.totals.figure(tree::area_figure(kind)))
-    });
+    largest.sort_by_key(|p| std::cmp::Reverse(p.totals.figure(tree::area_figure(kind))));
     largest.truncate(DETAILED);
     let detailed: Vec<u32> = largest.iter().filter_map(|p| p.pid).collect();
     let _ = write!(

@@ -76,9 +76,7 @@ pub fn processes(report: &Report, detailed: &[u32]) -> String {
         figure_heads(report)
     );
     let mut order: Vec<&SnapProcess> = report.snapshot.processes.iter().collect();
-    order.sort_by(|a, b| {
-        b.totals.figure(area_figure(kind)).cmp(&a.totals.figure(area_figure(kind)))
-    });
+    order.sort_by_key(|p| std::cmp::Reverse(p.totals.figure(area_figure(kind))));
     for p in order {
         let pid = p.pid.map_or_else(String::new, |p| p.to_string());
         let name = match p.pid.filter(|pid| detailed.contains(pid)) {
@@ -131,8 +129,7 @@ pub fn detail(p: &SnapProcess, report: &Report, mappings: usize) -> String {
     }
     s.push_str("</tbody></table>");
     let mut regions: Vec<_> = p.regions.iter().collect();
-    regions
-        .sort_by(|a, b| b.sizes.figure(area_figure(kind)).cmp(&a.sizes.figure(area_figure(kind))));
+    regions.sort_by_key(|r| std::cmp::Reverse(r.sizes.figure(area_figure(kind))));
     if !regions.is_empty() {
         let _ = write!(
             s,
