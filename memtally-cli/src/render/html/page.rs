@@ -50,7 +50,7 @@ t.setAttribute('class','d'+d);var s=k.getAttribute('data-label')+' '+hum(+k.getA
 document.getElementById('treemap').addEventListener('click',function(ev){var t=ev.target;if(!node(t.id))return;
 for(var p=t;p;p=up(p)){if(p.getAttribute('data-parent')===cur){location.hash=p.id;return;}}});
 window.addEventListener('hashchange',function(){if(node(location.hash.slice(1))){zoom(location.hash.slice(1));document.getElementById('map').scrollIntoView();}});
-if(node(location.hash.slice(1)))setTimeout(function(){document.getElementById('map').scrollIntoView();},0);
+if(node(location.hash.slice(1))){document.getElementById('map').scrollIntoView();window.addEventListener('load',function(){document.getElementById('map').scrollIntoView();});}
 zoom(location.hash.slice(1));}
 [].forEach.call(document.querySelectorAll('table.sortable'),function(tb){[].forEach.call(tb.tHead.rows[0].cells,function(th,i){
 th.tabIndex=0;th.addEventListener('click',function(){var body=tb.tBodies[0],rows=[].slice.call(body.rows),desc=th.getAttribute('aria-sort')!=='descending';
