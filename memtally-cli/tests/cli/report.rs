@@ -532,6 +532,19 @@ fn detail_reads_the_largest_in_full_and_says_the_rest_are_rollup_totals() {
         "{}",
         json["notes"]
     );
+    // Two read in full (on two threads, where the machine has them), one not.
+    let mid = lone(12 << 20);
+    let three = format!("{b},{s},{}", mid.child.0.id());
+    let two = embedded(&report(dir.path(), "two.html", &["--pid", &three, "--detail", "2"]));
+    let sources: Vec<(u64, &str)> = two["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["pid"].as_u64().unwrap(), p["source"].as_str().unwrap()))
+        .collect();
+    let want =
+        [(b as u64, "smaps"), (mid.child.0.id() as u64, "smaps"), (s as u64, "smaps_rollup")];
+    assert_eq!(sources, want, "the largest first, in full");
     let all = report(dir.path(), "all.html", &["--pid", &pids, "--detail", "all"]);
     assert!(embedded(&all)["processes"].as_array().unwrap().iter().all(|p| p["source"] == "smaps"));
 }

@@ -92,9 +92,7 @@ pub fn live(
             let pids: Vec<u32> = readable[..n].iter().map(|p| p.info.pid).collect();
             let mut taken = match n {
                 0 => None,
-                _ => {
-                    Some(take(root, &SelectOptions::default().with_pids(pids).resolve()?, &Silent)?)
-                }
+                _ => Some(take_parallel(root, &pids)?),
             };
             let full: HashSet<u32> = taken
                 .as_ref()
@@ -184,6 +182,70 @@ pub fn live(
         vmmap: None,
         summarized,
     })
+}
+
+/// The full read of `pids`, on as many threads as the machine has (up
+/// to eight), each taking its share of the PIDs in turn (the largest
+/// first, dealt out round-robin, so the shares cost about the same); the
+/// parts put back together in `pids`' order.
+fn take_parallel(root: &ProcRoot, pids: &[u32]) -> Result<Taken> {
+    let threads = crate::source::scan::default_threads().min(pids.len()).max(1);
+    let shares: Vec<Vec<u32>> =
+        (0..threads).map(|t| pids.iter().copied().skip(t).step_by(threads).collect()).collect();
+    let parts: Vec<Result<Taken>> = std::thread::scope(|s| {
+        let handles: Vec<_> = shares
+            .iter()
+            .map(|share| {
+                s.spawn(move || {
+                    take(
+                        root,
+                        &SelectOptions::default().with_pids(share.clone()).resolve()?,
+                        &Silent,
+                    )
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a read thread panicked")).collect()
+    });
+    // A share all of whose processes exited is no failure of the whole.
+    let mut ok: Vec<Taken> = Vec::new();
+    let mut first_err = None;
+    for p in parts {
+        match p {
+            Ok(t) => ok.push(t),
+            Err(e) => first_err = first_err.or(Some(e)),
+        }
+    }
+    let Some(mut all) = ok.pop() else {
+        return Err(first_err.expect("at least one share"));
+    };
+    for t in ok {
+        all.snapshot.processes.extend(t.snapshot.processes);
+        for n in t.notes {
+            add_note(&mut all.notes, n);
+        }
+    }
+    let order: std::collections::HashMap<u32, usize> =
+        pids.iter().enumerate().map(|(i, &p)| (p, i)).collect();
+    all.snapshot.processes.sort_by_key(|p| p.pid.and_then(|pid| order.get(&pid).copied()));
+    Ok(all)
+}
+
+/// Adds a share's note: counts of one kind (exited, denied, unreadable)
+/// add up into one note, as one read would have said them.
+fn add_note(notes: &mut Vec<Note>, n: Note) {
+    for m in notes.iter_mut() {
+        match (m, &n) {
+            (Note::Exited { count }, Note::Exited { count: c })
+            | (Note::Denied { count, .. }, Note::Denied { count: c, .. })
+            | (Note::Unreadable { count, .. }, Note::Unreadable { count: c, .. }) => {
+                *count += c;
+                return;
+            }
+            _ => {}
+        }
+    }
+    notes.push(n);
 }
 
 /// A report of a document read back: a snapshot file, `show` or `vmmap`
