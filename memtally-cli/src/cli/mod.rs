@@ -19,6 +19,7 @@ mod metrics;
 #[cfg(feature = "plot")]
 mod plot;
 mod progress;
+mod report;
 mod select;
 #[cfg(feature = "serve")]
 pub(crate) mod serve;
@@ -70,6 +71,7 @@ Examples:
   memtally shared PID               which of a family share the most pages (root)
   memtally capture PID -o DIR       record /proc files; read later with --proc-root DIR
   memtally snapshot PID -o a.json   then later: memtally diff a.json b.json
+  memtally report -o report.html    one self-contained HTML page: treemap, waterfall, every process
   memtally watch PID -o s.csv       growth rates; memtally plot s.csv -o s.svg
   memtally wss PID --interval 5s    what it touched in 5 s: its working set, and what is cold
   memtally vmmap saved.txt          macOS vmmap: GPU memory by purgeable state
@@ -100,6 +102,9 @@ pub enum Command {
     Snapshot(snapshot::SnapshotArgs),
     /// What grew and what shrank between two snapshots.
     Diff(diff::DiffArgs),
+    /// One self-contained HTML page to look at and attach to a bug: machine waterfall, treemap
+    /// (group -> process -> category -> mapping), every process, notes; carries its snapshot.
+    Report(report::ReportArgs),
     /// Sample a selection at an interval; growth rates and a verdict at the end (Ctrl-C to stop).
     ///
     /// Totals of several processes add up PSS, PSS dirty (Pss_Dirty) and swap PSS only.
@@ -152,6 +157,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
         Some(Command::Capture(args)) => capture::run(&root, &args, out),
         Some(Command::Snapshot(args)) => snapshot::run(&root, &args, out),
         Some(Command::Diff(args)) => diff::run(&args, out),
+        Some(Command::Report(args)) => report::run(&root, &args, out),
         Some(Command::Watch(args)) => watch::run(&root, &args, out),
         Some(Command::Wss(args)) => wss::run(&root, &args, out),
         #[cfg(feature = "plot")]

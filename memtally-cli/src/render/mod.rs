@@ -13,6 +13,7 @@ pub mod errors;
 #[cfg(feature = "serve")]
 pub mod exporter_metrics;
 pub mod gpu;
+pub mod html;
 pub mod json;
 pub mod machine;
 pub mod notes;

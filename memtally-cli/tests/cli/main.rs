@@ -35,6 +35,7 @@ mod prom_rules;
 mod prometheus;
 mod prometheus_live;
 mod relro;
+mod report;
 mod selections;
 mod serve_load;
 mod show_errors;

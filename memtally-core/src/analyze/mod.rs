@@ -13,6 +13,7 @@ pub mod group;
 pub mod machine;
 pub mod metrics;
 pub mod page_states;
+pub mod report;
 pub mod rounding;
 pub mod select;
 pub mod sharing;

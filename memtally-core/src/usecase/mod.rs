@@ -13,6 +13,7 @@ pub mod metrics;
 pub mod pages;
 pub mod plot;
 pub(crate) mod read;
+pub mod report;
 pub mod select;
 pub mod shared;
 pub(crate) mod shmem_swap;

@@ -10,7 +10,7 @@ use crate::analyze::snapshot::{linux_snapshot, vmmap_snapshot, Moment};
 use crate::error::{Error, Result, Uncomparable};
 use crate::model::snapshot::{Digest, Snapshot};
 use crate::model::{Note, ProcInfo};
-use crate::source::parse::{snapshot as snapshot_file, vmmap};
+use crate::source::parse::{snapshot as snapshot_file, snapshot_html, vmmap};
 use crate::source::users::UserNames;
 use crate::source::{bounded, snapshot_digest, ProcRoot};
 use crate::usecase::read::read_full;
@@ -28,6 +28,11 @@ pub struct Taken {
 }
 
 impl Taken {
+    /// A snapshot and what it leaves out, put together by another use case.
+    pub(crate) fn new(snapshot: Snapshot, notes: Vec<Note>) -> Taken {
+        Taken { snapshot, notes }
+    }
+
     /// Whether some selected process is missing from the snapshot.
     pub fn partial(&self) -> bool {
         !self.notes.is_empty()
@@ -70,7 +75,8 @@ pub(crate) fn moment(root: &ProcRoot) -> Moment {
 }
 
 /// Loads any document memtally can compare: a `memtally snapshot` file,
-/// the JSON of `show` or of `vmmap`, or saved vmmap text.
+/// the JSON of `show` or of `vmmap`, saved vmmap text, or a `memtally
+/// report` page (the snapshot it embeds).
 pub fn load(path: &Path) -> Result<Snapshot> {
     let bad = |message: String| Error::Parse { path: path.to_path_buf(), message };
     // A `memtally snapshot` file (its first key says so) is read straight
@@ -80,6 +86,9 @@ pub fn load(path: &Path) -> Result<Snapshot> {
         return Ok(snap);
     }
     let bytes = bounded::read_input(path).map_err(|e| input_error(path, e))?;
+    if snapshot_html::is_html(&bytes) {
+        return snapshot_html::parse(&bytes).map_err(|e| bad(e.message));
+    }
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| bad("not UTF-8 text: not a memtally snapshot or JSON output".into()))?;
     if !text.trim_start().starts_with('{') {

@@ -27,6 +27,7 @@ pub mod nvidia;
 pub mod pagemap;
 pub mod smaps;
 pub mod snapshot;
+pub mod snapshot_html;
 pub mod stat;
 pub mod status;
 pub mod vmmap;

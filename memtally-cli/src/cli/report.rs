@@ -1,0 +1,135 @@
+//! `memtally report`: one self-contained HTML page (treemap, waterfall,
+//! process table, details, notes) from a live read, a recorded tree, or a
+//! document read back (snapshot, vmmap output, another report page).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use memtally_core::analyze::diff::DiffOptions;
+use memtally_core::analyze::report::ReportBy;
+use memtally_core::source::ProcRoot;
+use memtally_core::usecase::diff::diff_files;
+use memtally_core::usecase::report::{from_file, live, series};
+use memtally_core::write::write_file;
+use memtally_core::Result;
+
+use crate::cli::choice::choice;
+use crate::cli::diff::parse_size;
+use crate::cli::progress::with_progress;
+use crate::cli::select::SelectArgs;
+use crate::render::html::redact::{redact, redact_series};
+use crate::render::html::{render, PageInfo};
+use crate::render::stdout_error;
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  memtally report -o report.html                 every process, the machine, one page
+  memtally report --tree PID -o browser.html     a browser and its children
+  memtally report --proc-root DIR -o r.html      a recorded tree (memtally capture)
+  memtally report --input a.json -o a.html       a snapshot, vmmap output, or a report page
+  memtally report --redact -o share.html         arguments, user names, home paths replaced
+  memtally report --diff a.json b.json -o g.html  what grew: treemap coloured by growth
+  memtally diff report.html later.json           the page carries its snapshot")]
+pub struct ReportArgs {
+    /// One process; or a selection (--tree, --pid, --name, --user, --cgroup); every process when none.
+    pub pid: Option<u32>,
+
+    #[command(flatten)]
+    pub select: SelectArgs,
+
+    /// Write the page here (`-` or absent: standard output).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Draw this document instead of reading processes: a `memtally snapshot` file, `show` or
+    /// `vmmap` JSON, saved vmmap text, a page `memtally report` wrote, or a `memtally watch`
+    /// series (small multiples with the growth verdict).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["pid", "pids", "name", "user", "tree", "cgroup"])]
+    pub input: Option<PathBuf>,
+
+    /// How the treemap groups processes under the machine.
+    #[arg(long, value_name = "KEY", default_value = "program", value_parser = choice::<ReportBy>())]
+    pub by: ReportBy,
+
+    /// The page's size budget (bytes, or with K, M, G): small items are folded into "N smaller"
+    /// boxes per level, and past half of it the embedded snapshot leaves out the smallest
+    /// processes' mappings (a note says how many).
+    #[arg(long, value_name = "SIZE", default_value = "4M", value_parser = parse_size)]
+    pub max_size: u64,
+
+    /// What grew from snapshot A to snapshot B (files as --input reads them): the treemap of
+    /// B coloured by growth, and the growth tables of `memtally diff`; the page carries B.
+    #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "input")]
+    pub diff: Vec<PathBuf>,
+
+    /// Read this many processes in full (smaps: categories and mappings), the largest by PSS;
+    /// the others by their smaps_rollup totals (a note says how many). `all`: every one.
+    #[arg(long, value_name = "N|all", default_value = "25", value_parser = parse_detail)]
+    pub detail: Detail,
+
+    /// Replace command-line arguments, user names and paths under home directories with
+    /// stable placeholders (`<arg1>`, `<user1>`, `~/<path1>`); the page says it is redacted.
+    #[arg(long)]
+    pub redact: bool,
+}
+
+/// How many processes to read in full: `None` for all.
+#[derive(Debug, Clone, Copy)]
+pub struct Detail(Option<usize>);
+
+fn parse_detail(s: &str) -> std::result::Result<Detail, String> {
+    match s {
+        "all" => Ok(Detail(None)),
+        n => n.parse().map(|n| Detail(Some(n))).map_err(|_| format!("{s:?}: a number or `all`")),
+    }
+}
+
+pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()> {
+    // A watch series is drawn as one (small multiples and the verdict).
+    if let Some(mut series) = args.input.as_deref().map(series).transpose()?.flatten() {
+        if args.redact {
+            redact_series(&mut series);
+        }
+        let input = args.input.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
+        let info = PageInfo {
+            input: if args.redact { "(redacted)".into() } else { input },
+            redacted: args.redact,
+            max_size: args.max_size,
+        };
+        return write_page(args, &crate::render::html::series::render(&series, &info), out);
+    }
+    let mut diff = match args.diff.as_slice() {
+        [a, b] => Some((diff_files(a, b, &DiffOptions::default())?, a, b)),
+        _ => None,
+    };
+    let (mut report, input) = match (&args.input, &diff) {
+        (_, Some((_, a, b))) => {
+            (from_file(b, args.by)?, format!("{} -> {}", a.display(), b.display()))
+        }
+        (Some(path), None) => (from_file(path, args.by)?, path.display().to_string()),
+        (None, None) => {
+            let sel = args.select.selection(args.pid)?;
+            let report =
+                with_progress(|progress| live(root, &sel, args.by, args.detail.0, progress))?;
+            (report, root.path().display().to_string())
+        }
+    };
+    if args.redact {
+        redact(&mut report, diff.as_mut().map(|(d, _, _)| d));
+    }
+    let input = if args.redact { "(redacted)".to_string() } else { input };
+    let info = PageInfo { input, redacted: args.redact, max_size: args.max_size };
+    let html = render(&report, &info, diff.as_ref().map(|(d, _, _)| d));
+    write_page(args, &html, out)
+}
+
+fn write_page(args: &ReportArgs, html: &str, out: &mut dyn Write) -> Result<()> {
+    match args.output.as_deref() {
+        None => out.write_all(html.as_bytes()).map_err(stdout_error),
+        Some(p) if p == Path::new("-") => out.write_all(html.as_bytes()).map_err(stdout_error),
+        Some(p) => write_file(p, html.as_bytes()),
+    }
+}

@@ -1,0 +1,314 @@
+//! `memtally report`: one self-contained HTML page. It lays out and draws
+//! what the report use case returns (the snapshot, `top`'s machine
+//! picture, the groups' sums) and computes no figure of its own; it
+//! embeds the snapshot JSON so `diff` and `report` read the page back.
+//! No request leaves the file (inline style, SVG and script, allowed by
+//! their hashes); the page reads and prints with scripts off.
+
+mod growth;
+mod page;
+pub mod redact;
+mod sections;
+pub mod series;
+mod svg;
+mod tables;
+pub mod tree;
+pub mod treemap;
+
+use std::fmt::Write as _;
+
+use memtally_core::analyze::diff::Diff;
+use memtally_core::model::snapshot::Snapshot;
+use memtally_core::usecase::report::Report;
+
+use crate::render::notes::words;
+use crate::render::units::{human, plural};
+
+/// What the page says about itself, beside the report.
+#[derive(Debug, Clone)]
+pub struct PageInfo {
+    /// Where the figures came from, for the header (`/proc`, a file).
+    pub input: String,
+    /// Whether `--redact` replaced the private strings.
+    pub redacted: bool,
+    /// The page's size budget, bytes.
+    pub max_size: u64,
+}
+
+/// How many processes get a detail section.
+const DETAILED: usize = 10;
+/// How many mappings each detail lists.
+const DETAIL_MAPPINGS: usize = 12;
+/// What the page takes besides its embedded data and treemap nodes, about.
+const FIXED: u64 = 48 << 10;
+/// About what one treemap node takes on the page.
+const PER_NODE: u64 = 330;
+
+/// HTML text: `&`, `<`, `>` and quotes escaped.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The snapshot as JSON to embed in a `<script>` element: every `<`
+/// written `\u003c` (JSON reads it back the same), so no `</script>` in a
+/// path or command line can end the element.
+fn embed(snapshot: &Snapshot) -> String {
+    let json = serde_json::to_string(snapshot).unwrap_or_else(|_| "{}".into());
+    json.replace('<', "\\u003c")
+}
+
+/// The snapshot to embed: whole when it fits in half the budget; else the
+/// regions of the smallest processes are left out (their totals and
+/// categories stay) until it fits, and a note says how many.
+fn embedded(report: &Report, notes: &[String], budget: u64) -> (String, Option<String>) {
+    let mut snap = report.snapshot.clone();
+    snap.notes.extend(notes.iter().cloned());
+    let json = embed(&snap);
+    if (json.len() as u64) <= budget / 2 {
+        return (json, None);
+    }
+    drop(json);
+    let mut order: Vec<usize> = (0..snap.processes.len()).collect();
+    order.sort_by_key(|&i| {
+        snap.processes[i].totals.pss.or(snap.processes[i].totals.rss).unwrap_or(0)
+    });
+    let mut left_out = 0;
+    // Cut in steps (a tenth of the processes at a time), not one by one:
+    // each try serializes the whole snapshot again.
+    let step = (order.len() / 10).max(1);
+    for chunk in order.chunks(step) {
+        for &i in chunk {
+            if !snap.processes[i].regions.is_empty() {
+                snap.processes[i].regions.clear();
+                left_out += 1;
+            }
+        }
+        if (embed(&snap).len() as u64) <= budget / 2 {
+            break;
+        }
+    }
+    let note = format!(
+        "the embedded snapshot leaves out the mappings of {} to stay within the page's size budget ({}): their totals and categories are kept; memtally snapshot writes every mapping",
+        plural(left_out, "process", "processes"),
+        human(budget)
+    );
+    snap.notes.push(note.clone());
+    (embed(&snap), Some(note))
+}
+
+/// The whole page. With `diff` (`report --diff A B`, `report` being B's),
+/// the treemap is the growth one and the growth tables come with it.
+pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
+    let mut notes = words(&report.notes);
+    if report.summarized > 0 {
+        let full = report.snapshot.processes.len() - report.summarized;
+        notes.push(format!(
+            "{} read in full (smaps: categories and mappings), the largest by PSS; the other {} are in these figures by their smaps_rollup totals, without categories or mappings (memtally report --detail N reads more)",
+            plural(full, "process was", "processes were"),
+            plural(report.summarized, "process", "processes"),
+        ));
+    }
+    let (json, cut) = embedded(report, &notes, info.max_size);
+    notes.extend(cut);
+    let mut full = match diff {
+        Some(d) => growth::tree(d, tree::area_figure(report.snapshot.kind)),
+        None => tree::build(report),
+    };
+    let table_guess = 420 * (report.snapshot.processes.len() + report.unread.len()) as u64;
+    let mut budget = info
+        .max_size
+        .saturating_sub(json.len() as u64 + FIXED + table_guess)
+        .checked_div(PER_NODE)
+        .unwrap_or(0)
+        .max(64) as usize;
+    // Fold, draw, and fold more if the page came out too big after all.
+    loop {
+        let mut root = full.clone();
+        tree::fold(&mut root, budget);
+        let html =
+            page::page(&title(report), &body(report, info, &root, &notes, diff), Some(&json));
+        if html.len() as u64 <= info.max_size {
+            return html;
+        }
+        if budget <= 64 {
+            // What is left (a row per process, the snapshot's totals) does
+            // not fold: the page says it is over its budget.
+            notes.push(format!(
+                "this page is {}, over its size budget of {}: a row per process and the embedded snapshot's totals are not folded",
+                human(html.len() as u64),
+                human(info.max_size)
+            ));
+            return page::page(
+                &title(report),
+                &body(report, info, &root, &notes, diff),
+                Some(&json),
+            );
+        }
+        budget /= 2;
+        full = root;
+    }
+}
+
+fn title(report: &Report) -> String {
+    let s = &report.snapshot;
+    match (&s.host, &s.time) {
+        (Some(h), Some(t)) => format!("memtally report: {h}, {t}"),
+        (Some(h), None) => format!("memtally report: {h}"),
+        _ => "memtally report".into(),
+    }
+}
+
+fn body(
+    report: &Report,
+    info: &PageInfo,
+    root: &tree::Node,
+    notes: &[String],
+    diff: Option<&Diff>,
+) -> String {
+    let s = &report.snapshot;
+    let mut b = String::new();
+    let _ = write!(b, "<header><h1>{}</h1>", esc(&title(report)));
+    let facts: Vec<String> = [
+        Some(format!("input: {}", info.input)),
+        s.kernel.as_ref().map(|k| format!("kernel {k}")),
+        Some(plural(s.processes.len() + report.unread.len(), "process", "processes")),
+        Some(format!("grouped by {}", memtally_core::model::Named::name(report.by))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let _ = write!(b, r#"<p class="meta">{}</p>"#, esc(&facts.join(" · ")));
+    let privacy = if info.redacted {
+        r#"<p class="meta redacted" id="privacy" data-redacted="yes">Redacted: command-line arguments, user names and paths under home directories are placeholders.</p>"#
+    } else {
+        r#"<p class="meta" id="privacy" data-redacted="no">Not redacted: this page holds command lines, user names and paths (memtally report --redact replaces them).</p>"#
+    };
+    b.push_str(privacy);
+    b.push_str(r##"<nav class="noprint"><a href="#machine">machine</a><a href="#map">treemap</a><a href="#processes">processes</a><a href="#details">details</a><a href="#notes">notes</a><a href="#data">data</a></nav></header>"##);
+    for n in notes.iter().chain(&s.notes) {
+        let _ = write!(b, r#"<p class="note">{}</p>"#, esc(n));
+    }
+    // The machine.
+    b.push_str(r#"<section id="machine"><h2>The machine</h2>"#);
+    match &report.machine {
+        Some(m) => {
+            let from = if report.machine_from_file {
+                " (from the meminfo the snapshot recorded, beside its processes)"
+            } else {
+                ""
+            };
+            let _ = write!(
+                b,
+                "<p>MemTotal {} split into lines that add up to it{from}; used {}, available {}.</p>",
+                human(m.total),
+                human(m.used),
+                m.available.map_or_else(|| "-".to_string(), human)
+            );
+            b.push_str(&svg::waterfall(m));
+            b.push_str(r#"<ul class="legend" id="waterfall-groups">"#);
+            for (group, bytes, _) in m.groups() {
+                let _ = write!(
+                    b,
+                    "<li>{}{}: {}</li>",
+                    tables::swatch(svg::group_colour(group)),
+                    esc(group),
+                    svg::signed(bytes)
+                );
+            }
+            b.push_str(r##"</ul><p class="noprint"><a href="#lines">every line and its source</a></p>"##);
+        }
+        None => b.push_str("<p>No machine picture: it needs every process and the machine's meminfo (a live read of everything, or a snapshot that recorded them).</p>"),
+    }
+    b.push_str("</section>");
+    // The treemap: of growth on a diff page, else of where the memory is.
+    let kind = s.kind;
+    if let Some(d) = diff {
+        let area = if kind == memtally_core::model::snapshot::SnapshotKind::Vmmap {
+            "resident"
+        } else {
+            "PSS"
+        };
+        let map = format!(
+            r#"<p id="crumbs" class="noprint"></p><p id="sel"></p>{}"#,
+            svg::treemap(root, "dirty", area)
+        );
+        let _ = write!(b, r#"<div id="map">{}</div>"#, growth::section(d, &map));
+        return rest(b, report, notes);
+    }
+    let area = if kind == memtally_core::model::snapshot::SnapshotKind::Vmmap {
+        "resident"
+    } else {
+        "PSS"
+    };
+    let dirty = tables::dirty_name(report);
+    let _ = write!(
+        b,
+        r#"<section id="map"><h2>Where the memory goes</h2><p>Area: {area}; colour: the {dirty} share. Machine → {} → process → category → mapping. Click to go down, the path above to go up; hover for figures.</p>"#,
+        memtally_core::model::Named::name(report.by)
+    );
+    b.push_str(r#"<ul class="legend" id="legend"><li><span class="sw s-clean"></span>clean</li><li><span class="sw s-half"></span>half dirty</li><li><span class="sw s-dirty"></span>all dirty</li><li><span class="sw s-unk"></span>dirty unknown</li><li><span class="sw s-small"></span>N smaller, folded</li><li><span class="sw s-unread"></span>not readable (status RSS)</li></ul>"#);
+    b.push_str(r#"<p id="crumbs" class="noprint"></p><p id="sel"></p>"#);
+    b.push_str(&svg::treemap(root, dirty, area));
+    b.push_str("</section>");
+    rest(b, report, notes)
+}
+
+/// The sections after the treemap: every process, details, the machine's
+/// lines, notes, data.
+fn rest(mut b: String, report: &Report, notes: &[String]) -> String {
+    let s = &report.snapshot;
+    let kind = s.kind;
+    // Every process.
+    let mut largest: Vec<&memtally_core::model::snapshot::SnapProcess> =
+        s.processes.iter().filter(|p| !p.categories.is_empty()).collect();
+    largest.sort_by_key(|p| std::cmp::Reverse(p.totals.figure(tree::area_figure(kind))));
+    largest.truncate(DETAILED);
+    let detailed: Vec<u32> = largest.iter().filter_map(|p| p.pid).collect();
+    let _ = write!(
+        b,
+        r#"<section id="processes"><h2>Processes</h2><p>Every process read; click a heading to sort.</p>{}</section>"#,
+        tables::processes(report, &detailed)
+    );
+    b.push_str(r#"<section id="details"><h2>The largest processes</h2>"#);
+    for p in &largest {
+        b.push_str(&tables::detail(p, report, DETAIL_MAPPINGS));
+    }
+    b.push_str("</section>");
+    if let Some(v) = &report.vmmap {
+        b.push_str(&sections::vmmap(v));
+    }
+    if let Some(g) = &report.gpu {
+        b.push_str(&sections::gpu(g));
+    }
+    if let Some(c) = &report.cgroups {
+        b.push_str(&sections::cgroups(c));
+    }
+    if let Some(m) = &report.machine {
+        let _ = write!(
+            b,
+            r#"<section id="lines"><h2>The machine, line by line</h2>{}</section>"#,
+            tables::waterfall_legend(m)
+        );
+    }
+    b.push_str(r#"<section id="notes"><h2>Notes</h2>"#);
+    if notes.is_empty() && s.notes.is_empty() {
+        b.push_str("<p>None: every selected process was read in full.</p>");
+    }
+    for n in notes.iter().chain(&s.notes) {
+        let _ = write!(b, "<p>{}</p>", esc(n));
+    }
+    b.push_str("</section>");
+    b.push_str(r#"<section id="data"><h2>Data</h2><p>This page carries its snapshot (the JSON <code>memtally snapshot</code> writes): <code>memtally diff this.html other.json</code> and <code>memtally report --input this.html</code> read it back.</p></section>"#);
+    b
+}

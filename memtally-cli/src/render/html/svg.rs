@@ -1,0 +1,216 @@
+//! The page's two pictures as inline SVG: the machine waterfall (one
+//! stacked bar whose parts add up to MemTotal) and the treemap. Colours
+//! are presentation attributes, not `style`, so the page's content
+//! security policy needs no inline-style allowance.
+
+use std::fmt::Write as _;
+
+use memtally_core::analyze::machine::Machine;
+
+use super::esc;
+use super::tree::{Kind, Node};
+use super::treemap::{squarify, Rect};
+use crate::render::units::human;
+
+/// Width and height of the treemap's drawing, in SVG units.
+pub const TREEMAP_W: f64 = 1200.0;
+pub const TREEMAP_H: f64 = 640.0;
+
+/// The fill of a waterfall group.
+pub fn group_colour(group: &str) -> &'static str {
+    match group {
+        "free" => "#8fd19e",
+        "processes" => "#4e79a7",
+        "cache" => "#f1ce63",
+        "kernel" => "#b07aa1",
+        "huge pages" => "#f28e2b",
+        "drivers" => "#76b7b2",
+        _ => "#e15759",
+    }
+}
+
+/// The waterfall as one bar: each line a part as wide as its bytes, in
+/// waterfall order; a negative remainder is listed with its bytes
+/// (`data-bytes`) but drawn with no width. The parts' `data-bytes` add up
+/// to the bar's `data-total`, MemTotal.
+pub fn waterfall(m: &Machine) -> String {
+    let w = 1200.0;
+    let drawn: i64 = m.lines.iter().map(|l| l.bytes.max(0)).sum();
+    let scale = w / (drawn.max(m.total as i64).max(1) as f64);
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg id="waterfall" class="bar" viewBox="0 0 {w} 44" width="100%" role="img" aria-label="MemTotal {} split into its lines" data-total="{}" xmlns="http://www.w3.org/2000/svg">"#,
+        human(m.total),
+        m.total
+    );
+    let mut x = 0.0;
+    for l in &m.lines {
+        let width = l.bytes.max(0) as f64 * scale;
+        let _ = write!(
+            s,
+            r##"<rect class="part" data-line="{}" data-group="{}" data-bytes="{}" x="{x:.2}" y="0" width="{width:.2}" height="44" fill="{}" stroke="#fff" stroke-width="0.5"><title>{}: {} ({})</title></rect>"##,
+            l.name,
+            esc(l.group),
+            l.bytes,
+            group_colour(l.group),
+            l.name,
+            signed(l.bytes),
+            esc(&l.source)
+        );
+        x += width;
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// Bytes that may be negative, for people.
+pub fn signed(b: i64) -> String {
+    if b < 0 {
+        format!("-{}", human(b.unsigned_abs()))
+    } else {
+        human(b as u64)
+    }
+}
+
+/// Growth red, shrinking green, by the change's share of the size
+/// (a quarter or more: full colour); unchanged grey.
+fn growth_colour(delta: i128, value: u64) -> String {
+    if delta == 0 {
+        return "#b0b8c0".into();
+    }
+    let share = (delta.unsigned_abs() as f64 / value.max(1) as f64 * 4.0).clamp(0.15, 1.0);
+    let (r, g, b) = if delta > 0 { (214.0, 39.0, 40.0) } else { (44.0, 160.0, 44.0) };
+    let mix = |a: f64, b: f64| (a + (b - a) * share).round() as u8;
+    format!("#{:02x}{:02x}{:02x}", mix(176.0, r), mix(184.0, g), mix(192.0, b))
+}
+
+/// A colour from clean (blue) to dirty (red) by the dirty share; grey when
+/// the share is unknown.
+pub fn dirty_colour(n: &Node) -> String {
+    if let Some(d) = n.delta {
+        return growth_colour(d, n.value);
+    }
+    match (n.kind, n.dirty) {
+        (Kind::Smaller, _) => "#c9c9c9".into(),
+        (Kind::Unread, _) => "url(#unread)".into(),
+        (_, Some(d)) if n.value > 0 => {
+            let share = (d as f64 / n.value as f64).clamp(0.0, 1.0);
+            // From clean (#8ab8e6) to dirty (#d62728), straight in RGB.
+            let mix = |a: f64, b: f64| (a + (b - a) * share).round() as u8;
+            format!("#{:02x}{:02x}{:02x}", mix(138.0, 214.0), mix(184.0, 39.0), mix(230.0, 40.0))
+        }
+        _ => "#b0b8c0".into(),
+    }
+}
+
+/// The treemap: every node a `<rect id="nI">` (I its number in
+/// depth-first order, the machine 0) in one group the script zooms, with
+/// its parent and figures as data attributes and a `<title>` tooltip; a
+/// label layer for the nodes large enough at full size.
+pub fn treemap(root: &Node, dirty_name: &str, area_name: &str) -> String {
+    let mut drawn = 0usize;
+    let mut rects = String::new();
+    let mut labels = String::new();
+    let area = Rect { x: 0.0, y: 0.0, w: TREEMAP_W, h: TREEMAP_H };
+    let names = (dirty_name, area_name);
+    draw(root, area, None, 0, &mut drawn, &mut rects, &mut labels, names);
+    format!(
+        r##"<svg id="treemap" viewBox="0 0 {TREEMAP_W} {TREEMAP_H}" width="100%" role="img" aria-label="treemap of {area_name}" xmlns="http://www.w3.org/2000/svg"><defs><pattern id="unread" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#e0e0e0"/><line x1="0" y1="0" x2="0" y2="8" stroke="#888" stroke-width="3"/></pattern></defs><g id="tm-all">{rects}</g><g id="tm-labels">{labels}</g></svg>"##
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw(
+    n: &Node,
+    r: Rect,
+    parent: Option<usize>,
+    depth: usize,
+    drawn: &mut usize,
+    rects: &mut String,
+    labels: &mut String,
+    names: (&str, &str),
+) {
+    let id = *drawn;
+    *drawn += 1;
+    let share = match n.dirty {
+        Some(d) if n.value > 0 => {
+            format!(", {} {} ({:.0}%)", names.0, human(d), 100.0 * d as f64 / n.value as f64)
+        }
+        Some(d) => format!(", {} {}", names.0, human(d)),
+        None => String::new(),
+    };
+    let share = match n.delta {
+        Some(d) => format!("{share}, change {}", crate::render::units::human_signed(d)),
+        None => share,
+    };
+    let what = match n.kind {
+        Kind::Unread => "RSS (status; not readable in detail, no PSS)".to_string(),
+        _ => names.1.to_string(),
+    };
+    let pid = n.pid.map(|p| format!(r#" data-pid="{p}""#)).unwrap_or_default();
+    let _ = write!(
+        rects,
+        r##"<rect id="n{id}" class="k-{}" data-parent="{}" data-depth="{depth}" data-v="{}"{pid} data-label="{}" x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="{}" stroke="#fff" stroke-width="{}" vector-effect="non-scaling-stroke"><title>{} — {}: {}{}</title></rect>"##,
+        n.kind.name(),
+        parent.map_or_else(String::new, |p| format!("n{p}")),
+        n.value,
+        esc(&n.label),
+        r.x,
+        r.y,
+        r.w,
+        r.h,
+        dirty_colour(n),
+        match depth {
+            0 | 1 => 2.5,
+            2 => 1.2,
+            _ => 0.4,
+        },
+        esc(&n.label),
+        what,
+        human(n.value),
+        share,
+    );
+    // A node with children keeps a strip at the top for its label.
+    let header = !n.children.is_empty() && depth > 0 && r.h > 40.0 && r.w > 60.0;
+    if (header || n.children.is_empty()) && depth > 0 && depth <= 3 && r.w > 46.0 && r.h > 13.0 {
+        let chars = ((r.w - 6.0) / 6.5).max(1.0) as usize;
+        let _ = write!(
+            labels,
+            r#"<text x="{:.1}" y="{:.1}" class="d{depth}">{}</text>"#,
+            r.x + 3.0,
+            r.y + 11.0,
+            esc(&cut(&format!("{} {}", n.label, human(n.value)), chars))
+        );
+    }
+    if n.children.is_empty() {
+        return;
+    }
+    let inner = if header {
+        Rect { x: r.x + 1.0, y: r.y + 14.0, w: r.w - 2.0, h: r.h - 15.0 }
+    } else if depth == 0 {
+        r
+    } else {
+        r.inset(1.0)
+    };
+    // The children take their share of the node's area; what they leave
+    // (a total larger than its parts, as the rollup's exact PSS is beside
+    // the mappings' rounded-down ones) stays the parent's own colour.
+    let mut values: Vec<f64> = n.children.iter().map(|c| c.value as f64).collect();
+    let parts: u64 = n.children.iter().map(|c| c.value).fold(0, u64::saturating_add);
+    values.push(n.value.saturating_sub(parts) as f64);
+    let boxes = squarify(&values, inner);
+    for (c, b) in n.children.iter().zip(boxes) {
+        draw(c, b, Some(id), depth + 1, drawn, rects, labels, names);
+    }
+}
+
+/// `s` cut to `n` characters, an ellipsis marking the cut.
+pub fn cut(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+    t.push('…');
+    t
+}

@@ -1,0 +1,194 @@
+//! The page's tables: every process (sortable by the script; by PSS
+//! without it), the detail of the largest processes (categories, top
+//! mappings), and the waterfall's legend with each line's source.
+
+use std::fmt::Write as _;
+
+use memtally_core::analyze::machine::Machine;
+use memtally_core::model::snapshot::{SnapProcess, SnapshotKind};
+use memtally_core::model::{SizeSource, Sizes};
+use memtally_core::usecase::report::Report;
+
+use super::esc;
+use super::svg::{group_colour, signed};
+use super::tree::{area_figure, dirty_of};
+use crate::render::units::human_opt;
+
+/// A figure cell: exact bytes in `data-v` (what sorting and the tests
+/// read), the size for people as its text; `-` where the source has none.
+fn cell(v: Option<u64>) -> String {
+    match v {
+        Some(b) => format!(r#"<td class="n" data-v="{b}">{}</td>"#, human_opt(Some(b))),
+        None => r#"<td class="n" data-v="-1">-</td>"#.to_string(),
+    }
+}
+
+/// The names of the dirty column: what [`dirty_of`] reads.
+pub fn dirty_name(report: &Report) -> &'static str {
+    match report.snapshot.kind {
+        SnapshotKind::Vmmap => "dirty",
+        SnapshotKind::Linux => {
+            if report.snapshot.totals.pss_dirty.is_some() {
+                "PSS dirty"
+            } else {
+                "private dirty"
+            }
+        }
+    }
+}
+
+/// The columns of both process tables, after the name.
+fn figure_heads(report: &Report) -> String {
+    let area = if report.snapshot.kind == SnapshotKind::Vmmap { "Resident" } else { "PSS" };
+    format!(
+        r#"<th class="n">{area}</th><th class="n">USS</th><th class="n">{}</th><th class="n">Swap</th><th class="n">RSS</th>"#,
+        esc(dirty_name(report))
+    )
+}
+
+fn figure_cells(s: &Sizes, kind: SnapshotKind) -> String {
+    format!(
+        "{}{}{}{}{}",
+        cell(s.figure(area_figure(kind))),
+        cell(s.uss()),
+        cell(dirty_of(s, kind)),
+        cell(s.swap),
+        cell(s.rss)
+    )
+}
+
+/// The source as JSON names it.
+fn source_name(s: SizeSource) -> &'static str {
+    match s {
+        SizeSource::Smaps => "smaps",
+        SizeSource::SmapsRollup => "smaps_rollup",
+        SizeSource::Maps => "maps",
+        SizeSource::Status => "status",
+        SizeSource::Vmmap => "vmmap",
+    }
+}
+
+/// Every process of the report, largest first, unreadable ones last.
+pub fn processes(report: &Report, detailed: &[u32]) -> String {
+    let kind = report.snapshot.kind;
+    let mut s = format!(
+        r#"<table id="procs" class="sortable"><thead><tr><th class="n">PID</th><th>Name</th><th>User</th>{}<th>Source</th><th>Command</th></tr></thead><tbody>"#,
+        figure_heads(report)
+    );
+    let mut order: Vec<&SnapProcess> = report.snapshot.processes.iter().collect();
+    order.sort_by_key(|p| std::cmp::Reverse(p.totals.figure(area_figure(kind))));
+    for p in order {
+        let pid = p.pid.map_or_else(String::new, |p| p.to_string());
+        let name = match p.pid.filter(|pid| detailed.contains(pid)) {
+            Some(pid) => format!(r##"<a href="#d{pid}">{}</a>"##, esc(&p.comm)),
+            None => esc(&p.comm),
+        };
+        let _ = write!(
+            s,
+            r#"<tr id="p{pid}" data-pid="{pid}"><td class="n" data-v="{pid}">{pid}</td><td>{name}</td><td>{}</td>{}<td>{}</td><td><code>{}</code></td></tr>"#,
+            esc(p.user.as_deref().unwrap_or("")),
+            figure_cells(&p.totals, kind),
+            source_name(p.source),
+            esc(&p.command)
+        );
+    }
+    for u in &report.unread {
+        let _ = write!(
+            s,
+            r#"<tr id="p{0}" data-pid="{0}" class="unread"><td class="n" data-v="{0}">{0}</td><td>{1}</td><td>{2}</td>{3}<td>status (unreadable)</td><td><code>{4}</code></td></tr>"#,
+            u.pid,
+            esc(&u.comm),
+            esc(u.user.as_deref().unwrap_or("")),
+            figure_cells(&u.sizes, SnapshotKind::Linux),
+            esc(&u.command)
+        );
+    }
+    s.push_str("</tbody></table>");
+    s
+}
+
+/// The detail of one process: its categories and its largest mappings.
+pub fn detail(p: &SnapProcess, report: &Report, mappings: usize) -> String {
+    let kind = report.snapshot.kind;
+    let pid = p.pid.map_or_else(String::new, |p| p.to_string());
+    let mut s = format!(
+        r#"<section id="d{pid}" class="detail"><h3>{} ({pid})</h3><p><code>{}</code></p><table class="sortable"><thead><tr><th>Category</th><th class="n">Regions</th>{}</tr></thead><tbody>"#,
+        esc(&p.comm),
+        esc(&p.command),
+        figure_heads(report)
+    );
+    for c in &p.categories {
+        let _ = write!(
+            s,
+            r#"<tr><td>{}</td><td class="n" data-v="{}">{}</td>{}</tr>"#,
+            esc(&c.key),
+            c.regions,
+            c.regions,
+            figure_cells(&c.sizes, kind)
+        );
+    }
+    s.push_str("</tbody></table>");
+    let mut regions: Vec<_> = p.regions.iter().collect();
+    regions.sort_by_key(|r| std::cmp::Reverse(r.sizes.figure(area_figure(kind))));
+    if !regions.is_empty() {
+        let _ = write!(
+            s,
+            r#"<table class="sortable"><caption>largest {} of {} mappings</caption><thead><tr><th>Mapping</th><th>Perms</th><th>Category</th>{}</tr></thead><tbody>"#,
+            mappings.min(regions.len()),
+            regions.len(),
+            figure_heads(report)
+        );
+        for r in regions.iter().take(mappings) {
+            let name = r
+                .path
+                .clone()
+                .filter(|p| !p.is_empty())
+                .or_else(|| r.region_type.clone())
+                .unwrap_or_else(|| "[anonymous]".into());
+            let _ = write!(
+                s,
+                r#"<tr><td><code>{}</code></td><td>{}</td><td>{}</td>{}</tr>"#,
+                esc(&name),
+                esc(&r.perms),
+                esc(&r.category),
+                figure_cells(&r.sizes, kind)
+            );
+        }
+        s.push_str("</tbody></table>");
+    }
+    s.push_str("</section>");
+    s
+}
+
+/// A small square of `colour` (an SVG: the page allows no inline style).
+pub fn swatch(colour: &str) -> String {
+    format!(
+        r#"<svg class="sw" width="12" height="12" viewBox="0 0 12 12" xmlns="http://www.w3.org/2000/svg"><rect width="12" height="12" fill="{colour}"/></svg>"#
+    )
+}
+
+/// The waterfall's legend: one row per line, with its source.
+pub fn waterfall_legend(m: &Machine) -> String {
+    let mut s = String::from(
+        r#"<table id="waterfall-lines"><thead><tr><th>Line</th><th>Group</th><th class="n">Bytes</th><th class="n">Size</th><th>Source</th></tr></thead><tbody>"#,
+    );
+    for l in &m.lines {
+        let _ = write!(
+            s,
+            r#"<tr data-line="{0}"><td>{1}{0}</td><td>{2}</td><td class="n" data-v="{3}">{3}</td><td class="n">{4}</td><td>{5}</td></tr>"#,
+            l.name,
+            swatch(group_colour(l.group)),
+            esc(l.group),
+            l.bytes,
+            signed(l.bytes),
+            esc(&l.source)
+        );
+    }
+    let _ = write!(
+        s,
+        r#"</tbody><tfoot><tr><td>MemTotal</td><td></td><td class="n" data-v="{0}">{0}</td><td class="n">{1}</td><td>/proc/meminfo</td></tr></tfoot></table>"#,
+        m.total,
+        human_opt(Some(m.total))
+    );
+    s
+}

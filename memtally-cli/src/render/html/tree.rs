@@ -1,0 +1,277 @@
+//! The treemap's hierarchy: machine -> group -> process -> category ->
+//! mapping, each node's size the report's own figure (PSS; resident for
+//! vmmap input, which has no PSS; status RSS for a process that could not
+//! be read in detail, drawn hatched). Small nodes are folded, per level,
+//! into one "N smaller" node so the page stays within its size budget.
+
+use memtally_core::model::snapshot::{SnapProcess, SnapshotKind};
+use memtally_core::model::{Figure, Sizes};
+use memtally_core::usecase::report::Report;
+
+/// What a node is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Machine,
+    Group,
+    Process,
+    /// A process listed but not readable in detail.
+    Unread,
+    Category,
+    Mapping,
+    /// Siblings folded together to stay within the size budget.
+    Smaller,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Machine => "machine",
+            Kind::Group => "group",
+            Kind::Process => "process",
+            Kind::Unread => "unread",
+            Kind::Category => "category",
+            Kind::Mapping => "mapping",
+            Kind::Smaller => "smaller",
+        }
+    }
+}
+
+/// One node of the hierarchy.
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub kind: Kind,
+    pub label: String,
+    /// Bytes: the area.
+    pub value: u64,
+    /// Dirty bytes of `value`, where known (the colour).
+    pub dirty: Option<u64>,
+    /// On a growth page: the change of `value` between the snapshots
+    /// (the colour there).
+    pub delta: Option<i128>,
+    /// Where this node came from in the snapshot (process index), for
+    /// links to the process's detail.
+    pub pid: Option<u32>,
+    pub children: Vec<Node>,
+}
+
+/// The figure the areas are: PSS, or resident for vmmap (no PSS there).
+pub fn area_figure(kind: SnapshotKind) -> Figure {
+    match kind {
+        SnapshotKind::Linux => Figure::Pss,
+        SnapshotKind::Vmmap => Figure::Rss,
+    }
+}
+
+/// The dirty figure that adds up: `pss_dirty`, else `private_dirty`
+/// (Linux), vmmap's DIRTY.
+pub fn dirty_of(s: &Sizes, kind: SnapshotKind) -> Option<u64> {
+    match kind {
+        SnapshotKind::Linux => s.pss_dirty.or(s.private_dirty),
+        SnapshotKind::Vmmap => s.dirty(),
+    }
+}
+
+fn leaf(kind: Kind, label: String, s: &Sizes, k: SnapshotKind) -> Node {
+    Node {
+        kind,
+        label,
+        value: s.figure(area_figure(k)).unwrap_or(0),
+        dirty: dirty_of(s, k),
+        delta: None,
+        pid: None,
+        children: Vec::new(),
+    }
+}
+
+fn process(p: &SnapProcess, k: SnapshotKind) -> Node {
+    let mut n = leaf(Kind::Process, label_of(p), &p.totals, k);
+    n.pid = p.pid;
+    n.children = p
+        .categories
+        .iter()
+        .map(|c| {
+            let mut cat = leaf(Kind::Category, c.key.clone(), &c.sizes, k);
+            cat.children = p
+                .regions
+                .iter()
+                .filter(|r| r.category == c.key)
+                .map(|r| leaf(Kind::Mapping, r.path_label(), &r.sizes, k))
+                .collect();
+            cat
+        })
+        .collect();
+    n
+}
+
+/// `comm (pid)`, or the command when the source gives no comm.
+pub fn label_of(p: &SnapProcess) -> String {
+    let name = if p.comm.is_empty() { p.command.as_str() } else { p.comm.as_str() };
+    match p.pid {
+        Some(pid) => format!("{name} ({pid})"),
+        None => name.to_string(),
+    }
+}
+
+/// The whole hierarchy, unfolded.
+pub fn build(report: &Report) -> Node {
+    let k = report.snapshot.kind;
+    let procs = &report.snapshot.processes;
+    let groups = report
+        .groups
+        .iter()
+        .map(|g| {
+            let mut children: Vec<Node> =
+                g.processes.iter().map(|&i| process(&procs[i], k)).collect();
+            children.extend(g.unread.iter().map(|&i| {
+                let u = &report.unread[i];
+                Node {
+                    kind: Kind::Unread,
+                    label: format!("{} ({}) unreadable", u.comm, u.pid),
+                    value: u.sizes.rss.unwrap_or(0),
+                    dirty: None,
+                    delta: None,
+                    pid: Some(u.pid),
+                    children: Vec::new(),
+                }
+            }));
+            let mut n = leaf(Kind::Group, g.key.clone(), &g.totals, k);
+            n.value = n.value.saturating_add(g.unread_rss);
+            n.children = children;
+            n
+        })
+        .collect::<Vec<_>>();
+    let value = groups.iter().map(|g| g.value).fold(0u64, u64::saturating_add);
+    // Processes not read in detail have no dirty figure: the machine's is
+    // that of the groups that have one.
+    let dirty = groups.iter().filter_map(|g| g.dirty).reduce(u64::saturating_add);
+    Node {
+        kind: Kind::Machine,
+        label: "all processes".into(),
+        value,
+        dirty,
+        delta: None,
+        pid: None,
+        children: groups,
+    }
+}
+
+#[cfg(test)]
+/// How many nodes the tree holds, itself included.
+pub fn count(n: &Node) -> usize {
+    1 + n.children.iter().map(count).sum::<usize>()
+}
+
+/// Folds the tree to at most about `budget` nodes: the smallest value a
+/// node may have to be kept is chosen so that the largest `budget` nodes
+/// stay; at each level the children below it become one "N smaller"
+/// node (never more than one per parent). Nodes of no size fold too.
+pub fn fold(root: &mut Node, budget: usize) {
+    let mut values = Vec::new();
+    collect(root, &mut values);
+    let min = if values.len() <= budget {
+        1
+    } else {
+        values.sort_unstable_by(|a, b| b.cmp(a));
+        values[budget.max(1) - 1].max(1)
+    };
+    fold_below(root, min);
+}
+
+fn collect(n: &Node, out: &mut Vec<u64>) {
+    for c in &n.children {
+        out.push(c.value);
+        collect(c, out);
+    }
+}
+
+fn fold_below(n: &mut Node, min: u64) {
+    let (keep, small): (Vec<Node>, Vec<Node>) = std::mem::take(&mut n.children)
+        .into_iter()
+        .partition(|c| c.value >= min && c.kind != Kind::Smaller);
+    n.children = keep;
+    for c in &mut n.children {
+        fold_below(c, min);
+    }
+    if !small.is_empty() {
+        let value = small.iter().map(|c| c.value).fold(0u64, u64::saturating_add);
+        let dirty = small.iter().map(|c| c.dirty).try_fold(0u64, |a, d| Some(a.saturating_add(d?)));
+        n.children.push(Node {
+            kind: Kind::Smaller,
+            label: format!("{} smaller", small.len()),
+            value,
+            dirty,
+            delta: small.iter().map(|c| c.delta).try_fold(0i128, |a, d| Some(a + d?)),
+            pid: None,
+            children: Vec::new(),
+        });
+    }
+}
+
+/// A label for a mapping: its path, else region type, else `[anonymous]`.
+trait PathLabel {
+    fn path_label(&self) -> String;
+}
+
+impl PathLabel for memtally_core::model::snapshot::SnapRegion {
+    fn path_label(&self) -> String {
+        let name = self
+            .path
+            .clone()
+            .filter(|p| !p.is_empty())
+            .or_else(|| self.region_type.clone())
+            .unwrap_or_else(|| "[anonymous]".into());
+        match self.start {
+            Some(s) => format!("{name} @{s:x}"),
+            None => name,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(value: u64, children: Vec<Node>) -> Node {
+        Node {
+            kind: Kind::Category,
+            label: value.to_string(),
+            value,
+            dirty: None,
+            delta: None,
+            pid: None,
+            children,
+        }
+    }
+
+    #[test]
+    fn folding_keeps_the_largest_and_says_how_many_it_folded() {
+        let mut root = n(
+            100,
+            vec![
+                n(60, vec![n(50, vec![]), n(5, vec![]), n(5, vec![])]),
+                n(30, vec![]),
+                n(4, vec![]),
+                n(3, vec![]),
+                n(3, vec![]),
+            ],
+        );
+        assert_eq!(count(&root), 9);
+        fold(&mut root, 3);
+        let top: Vec<(Kind, u64)> = root.children.iter().map(|c| (c.kind, c.value)).collect();
+        assert_eq!(top, [(Kind::Category, 60), (Kind::Category, 30), (Kind::Smaller, 10)]);
+        assert_eq!(root.children[2].label, "3 smaller");
+        let under: Vec<u64> = root.children[0].children.iter().map(|c| c.value).collect();
+        assert_eq!(under, [50, 10], "5 and 5 fold into one");
+        // Nothing is lost: each level still adds up.
+        assert_eq!(root.children.iter().map(|c| c.value).sum::<u64>(), 100);
+    }
+
+    #[test]
+    fn a_tree_within_the_budget_folds_only_what_has_no_size() {
+        let mut root = n(10, vec![n(10, vec![]), n(0, vec![])]);
+        fold(&mut root, 100);
+        assert_eq!(root.children.len(), 2);
+        assert_eq!(root.children[1].kind, Kind::Smaller);
+        assert_eq!(root.children[1].value, 0);
+    }
+}

@@ -1,0 +1,550 @@
+//! `memtally report` pages opened in a real browser: Debian's Chromium,
+//! headless (`--dump-dom` after the page's script ran, `--screenshot`).
+//! The DOM must hold every process of the input with the figures of the
+//! JSON the page embeds, the waterfall must add up to MemTotal, a URL
+//! fragment must drill down, nothing may leave the file, and a screenshot
+//! must show the picture. Skipped with a printed reason without Chromium.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use regex::Regex;
+use serde_json::Value;
+
+use crate::support::{lone::lone, repo_path, run};
+
+const CHROMIUM_TREE: &str = "testdata/fixtures/linux/chromium-browser/proc";
+
+/// The Chromium binary, or `None` (and why, printed).
+fn chromium() -> Option<PathBuf> {
+    for name in ["chromium", "chromium-browser"] {
+        if let Ok(out) = Command::new("sh").arg("-c").arg(format!("command -v {name}")).output() {
+            let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            if out.status.success() && !path.is_empty() {
+                return Some(PathBuf::from(path));
+            }
+        }
+    }
+    eprintln!("skipped: no chromium on PATH (Debian: apt-get install chromium)");
+    None
+}
+
+/// Chromium headless on `url` with `extra` arguments, a fresh profile
+/// (removed after), no network services; its standard output.
+fn headless(bin: &Path, url: &str, extra: &[&str]) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new("timeout")
+        .arg("120")
+        .arg(bin)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(extra)
+        .arg(url)
+        .output()
+        .expect("chromium runs");
+    assert!(out.status.success(), "chromium failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn dump_dom(bin: &Path, url: &str) -> String {
+    let dom = headless(bin, url, &["--dump-dom"]);
+    assert!(dom.contains("</html>"), "a whole DOM: {}", &dom[..dom.len().min(300)]);
+    dom
+}
+
+/// Writes the report of `args` into `dir/name` and returns its path.
+fn report(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
+    let page = dir.join(name);
+    let mut all = vec!["report", "-o", page.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = run(&all);
+    assert!(out.status.success(), "report {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    page
+}
+
+/// The snapshot JSON the page embeds, read as a browser would not: the
+/// text of the one element that carries it.
+fn embedded(page: &Path) -> Value {
+    let html = std::fs::read_to_string(page).unwrap();
+    let open = r#"<script type="application/json" id="memtally-snapshot">"#;
+    let at = html.find(open).expect("the page embeds its snapshot") + open.len();
+    let end = html[at..].find("</script>").unwrap() + at;
+    serde_json::from_str(&html[at..end]).expect("the embedded snapshot is JSON")
+}
+
+fn url(page: &Path, fragment: &str) -> String {
+    format!("file://{}{fragment}", page.display())
+}
+
+/// Each table row's figure cells by PID: `data-v` values in column order.
+fn rows(dom: &str) -> std::collections::HashMap<u64, Vec<i64>> {
+    let row = Regex::new(r#"<tr id="p(\d+)"[^>]*>(.*?)</tr>"#).unwrap();
+    let v = Regex::new(r#"data-v="(-?\d+)""#).unwrap();
+    row.captures_iter(dom)
+        .map(|c| {
+            let cells = v.captures_iter(&c[2]).map(|m| m[1].parse().unwrap()).collect();
+            (c[1].parse().unwrap(), cells)
+        })
+        .collect()
+}
+
+/// Every process of the JSON is a row whose PSS, USS and swap cells are
+/// the JSON's figures (columns: pid, PSS, USS, dirty, swap, RSS).
+fn assert_rows_match(dom: &str, json: &Value) {
+    let rows = rows(dom);
+    let procs = json["processes"].as_array().unwrap();
+    assert!(!procs.is_empty());
+    for p in procs {
+        let pid = p["pid"].as_u64().unwrap();
+        let cells = rows.get(&pid).unwrap_or_else(|| panic!("pid {pid} has a row"));
+        let t = &p["totals"];
+        let fig = |k: &str| t[k].as_i64().unwrap_or(-1);
+        let uss = match (t["private_clean"].as_i64(), t["private_dirty"].as_i64()) {
+            (Some(c), Some(d)) => c + d,
+            _ => -1,
+        };
+        assert_eq!(cells[0], pid as i64);
+        assert_eq!(cells[1], fig("pss"), "pid {pid}: PSS");
+        assert_eq!(cells[2], uss, "pid {pid}: USS");
+        assert_eq!(cells[4], fig("swap"), "pid {pid}: swap");
+        assert_eq!(cells[5], fig("rss"), "pid {pid}: RSS");
+    }
+}
+
+/// The waterfall's parts (their `data-bytes`) add up to the bar's
+/// `data-total`, which is the page's MemTotal.
+fn assert_waterfall_adds_up(dom: &str, json: &Value) {
+    let total: i64 = Regex::new(r#"id="waterfall"[^>]*data-total="(\d+)""#)
+        .unwrap()
+        .captures(dom)
+        .expect("a waterfall")[1]
+        .parse()
+        .unwrap();
+    let parts: Vec<i64> = Regex::new(r#"class="part"[^>]*data-bytes="(-?\d+)""#)
+        .unwrap()
+        .captures_iter(dom)
+        .map(|c| c[1].parse().unwrap())
+        .collect();
+    assert!(parts.len() > 5, "{parts:?}");
+    assert_eq!(parts.iter().sum::<i64>(), total, "the parts add up to MemTotal");
+    assert_eq!(
+        Some(total),
+        json["machine"]["MemTotal"].as_i64(),
+        "MemTotal of the recorded meminfo"
+    );
+}
+
+#[test]
+fn a_recorded_chromium_tree_is_in_the_dom_with_the_json_s_figures() {
+    let Some(bin) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "chromium.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
+    let json = embedded(&page);
+    let dom = dump_dom(&bin, &url(&page, ""));
+    assert_rows_match(&dom, &json);
+    assert_waterfall_adds_up(&dom, &json);
+    // The script ran (the policy let it): the selection line is filled.
+    assert!(dom.contains(r#"data-node="n0""#), "the script selected the machine");
+}
+
+#[test]
+fn a_fragment_drills_down_to_the_process_and_the_path_leads_back() {
+    let Some(bin) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "chromium.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let id = Regex::new(r#"<rect id="(n\d+)" class="k-process"[^>]*data-pid="11672""#)
+        .unwrap()
+        .captures(&html)
+        .expect("the process's box")[1]
+        .to_string();
+    let dom = dump_dom(&bin, &url(&page, &format!("#{id}")));
+    let sel = Regex::new(r#"<p id="sel"[^>]*>([^<]*)</p>"#).unwrap();
+    let caps = sel.captures(&dom).expect("the selection line");
+    assert!(caps[0].contains(&format!(r#"data-node="{id}""#)), "{}", &caps[0]);
+    assert!(caps[1].starts_with("chromium (11672)"), "{}", &caps[1]);
+    // Zoomed: the boxes' group is transformed, the labels are the process's categories.
+    let g = Regex::new(r#"<g id="tm-all" transform="matrix\(([^)]*)\)""#).unwrap();
+    let m = g.captures(&dom).expect("zoomed")[1].to_string();
+    assert_ne!(m.split(' ').next(), Some("1"), "{m}");
+    let labels = dom.split(r#"<g id="tm-labels">"#).nth(1).unwrap().split("</g>").next().unwrap();
+    assert!(labels.contains("file_code"), "{labels}");
+    let crumbs = Regex::new(r#"<p id="crumbs"[^>]*>(.*?)</p>"#).unwrap().captures(&dom).unwrap()[1]
+        .to_string();
+    assert!(crumbs.contains(r##"href="#n0""##) && crumbs.contains("all processes"), "{crumbs}");
+}
+
+#[test]
+fn no_request_leaves_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "chromium.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(r#"<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'sha256-"#));
+    for bad in ["<link", " src=", "@import", "<iframe", "<img"] {
+        assert!(!html.contains(bad), "the page holds {bad}");
+    }
+    // Every link stays in the page; url() names only the page's own pattern.
+    for c in Regex::new(r#"href="([^"]*)""#).unwrap().captures_iter(&html) {
+        assert!(c[1].starts_with('#'), "a link out: {}", &c[1]);
+    }
+    for c in Regex::new(r"url\(([^)]*)\)").unwrap().captures_iter(&html) {
+        assert!(c[1].starts_with('#'), "url({})", &c[1]);
+    }
+    // http(s) addresses only as SVG's namespace name, which is no request.
+    for m in Regex::new(r#"https?://[^\s"'<)]*"#).unwrap().find_iter(&html) {
+        assert_eq!(m.as_str(), "http://www.w3.org/2000/svg", "an address in the page");
+    }
+    let Some(bin) = chromium() else { return };
+    // The browser shows it with the policy in force: the script's hash
+    // matched (it filled the selection); nothing else was loaded.
+    let dom = dump_dom(&bin, &url(&page, ""));
+    assert!(dom.contains(r#"data-node="n0""#));
+}
+
+#[test]
+fn the_screenshot_shows_the_picture_and_its_legend() {
+    let Some(bin) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "chromium.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
+    let shot = dir.path().join("shot.png");
+    headless(
+        &bin,
+        &url(&page, ""),
+        &[&format!("--screenshot={}", shot.display()), "--window-size=1280,900"],
+    );
+    let colours = colours(&shot);
+    assert!(colours.len() > 50, "only {} colours: blank?", colours.len());
+    // The treemap's clean and dirty ends and the waterfall's free part are drawn
+    // (legend swatches and boxes in those colours).
+    for (name, c) in
+        [("clean", (0x8a, 0xb8, 0xe6)), ("dirty", (0xd6, 0x27, 0x28)), ("free", (0x8f, 0xd1, 0x9e))]
+    {
+        assert!(has_colour(&colours, c), "no {name} pixel in the screenshot");
+    }
+}
+
+/// The distinct colours of a PNG's pixels.
+fn colours(png_file: &Path) -> std::collections::HashSet<(u8, u8, u8)> {
+    let decoder =
+        png::Decoder::new(std::io::BufReader::new(std::fs::File::open(png_file).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let px = info.color_type.samples();
+    buf[..info.buffer_size()].chunks(px).map(|p| (p[0], p[1], p[2])).collect()
+}
+
+/// Whether a colour within 3 of `c` in each channel is among `colours`.
+fn has_colour(colours: &std::collections::HashSet<(u8, u8, u8)>, c: (u8, u8, u8)) -> bool {
+    let near = |a: u8, b: u8| a.abs_diff(b) <= 3;
+    colours.iter().any(|&(r, g, b)| near(r, c.0) && near(g, c.1) && near(b, c.2))
+}
+
+#[test]
+fn a_live_child_is_in_the_page_with_its_dirty_heap() {
+    let Some(bin) = chromium() else { return };
+    let len = 48 << 20;
+    let child = lone(len);
+    let pid = child.child.0.id().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "live.html", &["--pid", &pid]);
+    let json = embedded(&page);
+    let p = &json["processes"][0];
+    assert!(p["totals"]["private_dirty"].as_u64().unwrap() >= len as u64, "{}", p["totals"]);
+    let dom = dump_dom(&bin, &url(&page, ""));
+    assert_rows_match(&dom, &json);
+    // Its detail lists the heap mapping it wrote.
+    let detail = dom.split(&format!(r#"<section id="d{pid}""#)).nth(1).expect("a detail section");
+    assert!(detail.split("</section>").next().unwrap().contains(&format!(r#"data-v="{len}""#)));
+}
+
+#[test]
+fn the_page_reads_back_and_markup_in_the_data_stays_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = dir.path().join("s.json");
+    let out =
+        run(&["snapshot", "--proc-root", &repo_path(CHROMIUM_TREE), "-o", snap.to_str().unwrap()]);
+    assert!(out.status.success());
+    // A variant made here, not a recording: a command line and a user as
+    // a hostile or private process would have them.
+    let mut v: Value = serde_json::from_slice(&std::fs::read(&snap).unwrap()).unwrap();
+    let evil =
+        "/home/alice/secret-project/app --password hunter2 </script><script>alert(1)</script>";
+    v["processes"][0]["command"] = evil.into();
+    v["processes"][0]["user"] = "alice".into();
+    v["processes"][0]["regions"][0]["path"] = "/home/alice/.cache/x.so".into();
+    let variant = dir.path().join("variant.json");
+    std::fs::write(&variant, serde_json::to_vec(&v).unwrap()).unwrap();
+    let page = report(dir.path(), "plain.html", &["--input", variant.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("<script").count(), 2, "the data opened no element");
+    assert_eq!(embedded(&page)["processes"][0]["command"], evil);
+    // `diff` and `report` read the page as the snapshot it carries.
+    let d = run(&["diff", variant.to_str().unwrap(), page.to_str().unwrap()]);
+    assert!(d.status.success(), "{}", String::from_utf8_lossy(&d.stderr));
+    assert!(String::from_utf8_lossy(&d.stdout).contains("processes: no change"));
+    let again = report(dir.path(), "again.html", &["--input", page.to_str().unwrap()]);
+    assert_eq!(embedded(&again)["processes"], embedded(&page)["processes"]);
+    // Redacted: none of the private strings, placeholders instead.
+    let red = report(dir.path(), "red.html", &["--input", variant.to_str().unwrap(), "--redact"]);
+    let text = std::fs::read_to_string(&red).unwrap();
+    for secret in ["alice", "hunter2", "secret-project", "--password"] {
+        assert!(!text.contains(secret), "{secret} left in the redacted page");
+    }
+    assert!(text.contains(r#"data-redacted="yes""#));
+    let p = &embedded(&red)["processes"][0];
+    assert_eq!(p["user"], "<user1>");
+    assert!(
+        p["command"].as_str().unwrap().starts_with("~/<path1> <arg1> <arg2>"),
+        "{}",
+        p["command"]
+    );
+    assert!(html.contains(r#"data-redacted="no""#));
+}
+
+#[test]
+fn a_small_budget_folds_boxes_and_says_what_the_embedded_snapshot_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = report(dir.path(), "full.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
+    let page = report(
+        dir.path(),
+        "small.html",
+        &["--proc-root", &repo_path(CHROMIUM_TREE), "--max-size", "150K"],
+    );
+    let (full_len, len) =
+        (std::fs::metadata(&full).unwrap().len(), std::fs::metadata(&page).unwrap().len());
+    assert!(len <= 150 << 10 && len < full_len, "{len} bytes (full page {full_len})");
+    let html = std::fs::read_to_string(&page).unwrap();
+    let smaller = Regex::new(r#"class="k-smaller"[^>]*data-label="(\d+) smaller""#).unwrap();
+    let folded: u64 = smaller.captures_iter(&html).map(|c| c[1].parse::<u64>().unwrap()).sum();
+    assert!(folded > 100, "{folded} boxes folded");
+    let json = embedded(&page);
+    assert!(json["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().contains("leaves out the mappings")));
+    // Nothing is dropped from the figures: the process keeps its totals.
+    assert_eq!(json["processes"][0]["totals"], embedded(&full)["processes"][0]["totals"]);
+    // A budget nothing fits in: the page says it is over it.
+    let tiny = report(
+        dir.path(),
+        "tiny.html",
+        &["--proc-root", &repo_path(CHROMIUM_TREE), "--max-size", "1K"],
+    );
+    let text = std::fs::read_to_string(&tiny).unwrap();
+    assert!(text.contains("over its size budget of 1.0K"), "the page says it is over budget");
+}
+
+#[test]
+fn a_vmmap_file_becomes_a_page_of_its_region_types() {
+    let Some(shared) = crate::support::shared() else {
+        eprintln!("skipped: no ../shared with the published vmmap files");
+        return;
+    };
+    let file = shared.join("fixtures/vmmap/04_macos-10.13.3_vmmap-wide_fsnotifier_complete.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "vmmap.html", &["--input", file.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let json = embedded(&page);
+    assert_eq!(json["kind"], "vmmap");
+    assert!(html.contains("Area: resident"));
+    // vmmap's own view: the footprint and every type by purgeable state.
+    let vm = crate::support::run_json(&["vmmap", file.to_str().unwrap(), "--format", "json"]);
+    let fp = vm["footprint_total"]["footprint"].as_u64().expect("a footprint");
+    assert!(html.contains(&format!(r#"<table id="vmmap-footprint"><tbody><tr><td>Footprint (dirty + swapped, not volatile or empty)</td><td class="n" data-v="{fp}">"#)), "footprint {fp}");
+    assert!(html.contains(r#"<table id="vmmap-purge""#));
+    // The region types are the process's boxes (machine n0, group n1, process n2).
+    assert!(html.contains(r#"class="k-category" data-parent="n2" data-depth="3""#));
+    // Every type with resident bytes (those without fold into "N smaller").
+    let types = json["processes"][0]["categories"].as_array().unwrap();
+    for c in types.iter().filter(|c| c["rss"].as_u64() > Some(0)) {
+        let key = c["category"].as_str().unwrap();
+        assert!(html.contains(&format!(r#"data-label="{key}""#)), "{key}");
+    }
+}
+
+#[test]
+fn a_diff_page_colours_the_grower_red_and_lists_its_growth() {
+    let step = 32 << 20;
+    let mut g = crate::support::spawn_grower(step);
+    g.grow();
+    let pid = g.pid.to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let snap = |name: &str| {
+        let p = dir.path().join(name);
+        let out = run(&["snapshot", "--pid", &pid, "-o", p.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        p
+    };
+    let a = snap("a.json");
+    g.grow();
+    let b = snap("b.json");
+    let page =
+        report(dir.path(), "growth.html", &["--diff", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    // The growth table's row: Δ dirty, then Δ PSS, each the step it grew.
+    let row = Regex::new(&format!(r#"<tr data-pid="{pid}"><td>.*?</tr>"#)).unwrap();
+    let row = row.find(&html).expect("the grower's growth row").as_str().to_string();
+    let deltas: Vec<i64> = Regex::new(r#"data-v="(-?\d+)""#)
+        .unwrap()
+        .captures_iter(&row)
+        .map(|c| c[1].parse().unwrap())
+        .collect();
+    // (PSS is summed in kB before it is rounded, so it may be a kB short.)
+    assert!(deltas[0] >= step as i64 && (deltas[1] - step as i64).abs() <= 4096, "{row}");
+    // Its box is red: it grew by half of what it has.
+    let rect = Regex::new(&format!(
+        r#"<rect id="n\d+" class="k-process"[^>]*data-pid="{pid}"[^>]*fill="\#([0-9a-f]{{6}})""#
+    ))
+    .unwrap();
+    let fill = rect.captures(&html).expect("the grower's box")[1].to_string();
+    let (r, gr) = (
+        u8::from_str_radix(&fill[0..2], 16).unwrap(),
+        u8::from_str_radix(&fill[2..4], 16).unwrap(),
+    );
+    assert!(r > 200 && gr < 80, "fill #{fill}");
+    // The page carries B: diff B page finds no change.
+    let d = run(&["diff", b.to_str().unwrap(), page.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&d.stdout).contains("processes: no change"));
+    if let Some(bin) = chromium() {
+        let dom = dump_dom(&bin, &url(&page, ""));
+        assert!(dom.contains(r#"data-node="n0""#));
+        assert!(dom.contains(r#"id="growth-processes""#));
+    }
+}
+
+#[test]
+fn by_cgroup_the_page_groups_by_cgroup_and_has_cgroup_s_rows() {
+    let child = lone(8 << 20);
+    let pid = child.child.0.id();
+    let text = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap();
+    // The path `top --by cgroup` uses: the memory controller's (v1, or a
+    // hybrid's), else v2's.
+    let line = text
+        .lines()
+        .find(|l| l.split(':').nth(1).is_some_and(|c| c.split(',').any(|c| c == "memory")))
+        .or_else(|| text.lines().find(|l| l.starts_with("0::")));
+    let Some(path) = line.and_then(|l| l.splitn(3, ':').nth(2)) else {
+        eprintln!("skipped: pid {pid} has no memory cgroup");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "cg.html", &["--pid", &pid.to_string(), "--by", "cgroup"]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains(r#"class="k-group" data-parent="n0" data-depth="1" data-v="#),
+        "a group box"
+    );
+    assert!(html.contains(&format!(r#"data-label="{path}""#)), "the group is the cgroup {path}");
+    assert!(html.contains(r#"<table id="cgroup-rows""#), "the cgroup section");
+    assert!(html.contains(&format!("<td><code>{path}</code></td>")), "{path} has a row");
+}
+
+#[test]
+fn a_watch_series_page_has_small_multiples_and_the_growth_verdict() {
+    // 2 MiB every 100 ms: steady growth by any measure.
+    let child =
+        crate::support::spawn_steady_grower(2 << 20, std::time::Duration::from_millis(100), 60);
+    let pid = child.pid.to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("series.csv");
+    let out =
+        run(&["watch", &pid, "--interval", "200ms", "--count", "8", "-o", csv.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = report(dir.path(), "series.html", &["--input", csv.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains(&format!(r#"<p id="verdict-text">memory grows steadily in pid {pid} "#)),
+        "{}",
+        &html[html.find("verdict-text").unwrap_or(0)..][..200]
+    );
+    assert!(
+        html.contains(&format!(r#"<figure class="multiple" data-key="{pid}" data-steady="true">"#))
+    );
+    assert!(html.contains(r#"<figure class="multiple" data-key="total""#));
+    // No snapshot in a series' page, and diff says so.
+    let d = run(&["diff", page.to_str().unwrap(), page.to_str().unwrap()]);
+    assert!(!d.status.success());
+    assert!(
+        String::from_utf8_lossy(&d.stderr).contains("without an embedded memtally snapshot"),
+        "{}",
+        String::from_utf8_lossy(&d.stderr)
+    );
+}
+
+#[test]
+fn with_scripts_off_the_page_still_reads_and_it_prints() {
+    let Some(bin) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "chromium.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
+    let json = embedded(&page);
+    // Without a script the page is its markup (Chromium's --dump-dom needs
+    // scripts on, so the file is read): the figures, the waterfall and the
+    // treemap's labels are all in it.
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("data-node="), "nothing the script writes");
+    assert_rows_match(&html, &json);
+    assert_waterfall_adds_up(&html, &json);
+    let labels = html.split(r#"<g id="tm-labels">"#).nth(1).unwrap().split("</g>").next().unwrap();
+    assert!(labels.contains("chromium (11672)"), "{labels}");
+    // (Chromium's headless --screenshot and --dump-dom write nothing with
+    // scripts switched off, so the markup is what is checked.)
+    let pdf = dir.path().join("page.pdf");
+    headless(
+        &bin,
+        &url(&page, ""),
+        &[&format!("--print-to-pdf={}", pdf.display()), "--no-pdf-header-footer"],
+    );
+    let bytes = std::fs::read(&pdf).unwrap();
+    assert!(bytes.starts_with(b"%PDF") && bytes.len() > 20_000, "{} bytes of PDF", bytes.len());
+}
+
+#[test]
+fn detail_reads_the_largest_in_full_and_says_the_rest_are_rollup_totals() {
+    let (big, small) = (lone(24 << 20), lone(4 << 20));
+    let (b, s) = (big.child.0.id(), small.child.0.id());
+    let dir = tempfile::tempdir().unwrap();
+    let pids = format!("{b},{s}");
+    let page = report(dir.path(), "detail.html", &["--pid", &pids, "--detail", "1"]);
+    let json = embedded(&page);
+    let by_pid = |pid: u32| {
+        json["processes"].as_array().unwrap().iter().find(|p| p["pid"] == pid).cloned().unwrap()
+    };
+    let (full, rolled) = (by_pid(b), by_pid(s));
+    assert_eq!(full["source"], "smaps");
+    assert!(!full["regions"].as_array().unwrap().is_empty());
+    assert_eq!(rolled["source"], "smaps_rollup");
+    assert!(rolled["regions"].as_array().unwrap().is_empty());
+    assert!(rolled["totals"]["private_dirty"].as_u64().unwrap() >= 4 << 20);
+    let note = "1 process was read in full (smaps: categories and mappings), the largest by PSS; the other 1 process are";
+    assert!(
+        json["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with(note)),
+        "{}",
+        json["notes"]
+    );
+    // Two read in full (on two threads, where the machine has them), one not.
+    let mid = lone(12 << 20);
+    let three = format!("{b},{s},{}", mid.child.0.id());
+    let two = embedded(&report(dir.path(), "two.html", &["--pid", &three, "--detail", "2"]));
+    let sources: Vec<(u64, &str)> = two["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["pid"].as_u64().unwrap(), p["source"].as_str().unwrap()))
+        .collect();
+    let want =
+        [(b as u64, "smaps"), (mid.child.0.id() as u64, "smaps"), (s as u64, "smaps_rollup")];
+    assert_eq!(sources, want, "the largest first, in full");
+    let all = report(dir.path(), "all.html", &["--pid", &pids, "--detail", "all"]);
+    assert!(embedded(&all)["processes"].as_array().unwrap().iter().all(|p| p["source"] == "smaps"));
+}

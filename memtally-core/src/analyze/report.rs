@@ -1,0 +1,219 @@
+//! What `memtally report` draws, as data: the snapshot's processes (and
+//! those listed but not readable in detail) put into groups by program,
+//! user or cgroup, each group's figures summed here, once, so the page
+//! only lays out and draws what this hands it.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::analyze::machine::Machine;
+use crate::model::snapshot::{SnapProcess, Snapshot};
+use crate::model::{MemInfo, Named, ProcInfo, ProcMemory, Sizes};
+
+/// How the report's treemap groups processes under the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReportBy {
+    /// By program (basename of the command's first word, as `top --by program`).
+    #[default]
+    Program,
+    /// By cgroup (container, systemd unit); a snapshot file does not record it.
+    Cgroup,
+    /// By owner.
+    User,
+}
+
+impl Named for ReportBy {
+    const ALL: &'static [ReportBy] = &[ReportBy::Program, ReportBy::Cgroup, ReportBy::User];
+
+    fn name(self) -> &'static str {
+        match self {
+            ReportBy::Program => "program",
+            ReportBy::Cgroup => "cgroup",
+            ReportBy::User => "user",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            ReportBy::Program => "processes of one program, as top groups them by program",
+            ReportBy::Cgroup => "processes of one cgroup (a live read or a recorded tree only)",
+            ReportBy::User => "processes of one user",
+        }
+    }
+}
+
+/// A process that was listed but could not be read in detail: only its
+/// status figures (RSS) are known. The report draws it as a box of its
+/// own, marked, rather than leaving a gap.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unread {
+    /// The process ID.
+    pub pid: u32,
+    /// Short name.
+    pub comm: String,
+    /// The command line, or `[comm]`.
+    pub command: String,
+    /// The owner's name, when known.
+    pub user: Option<String>,
+    /// Its cgroup, when read.
+    pub cgroup: Option<String>,
+    /// What status gave (RSS); no PSS.
+    pub sizes: Sizes,
+}
+
+/// One group of the treemap: its processes and their summed figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReportGroup {
+    /// The program, user or cgroup path.
+    pub key: String,
+    /// Indices into the snapshot's processes.
+    pub processes: Vec<usize>,
+    /// Indices into the report's unread processes.
+    pub unread: Vec<usize>,
+    /// The snapshot processes' totals added up (the unread ones have no
+    /// PSS; their RSS is in [`ReportGroup::unread_rss`]).
+    pub totals: Sizes,
+    /// Σ RSS of the unread processes.
+    pub unread_rss: u64,
+}
+
+/// The program of a snapshot process, as `top --by program` names it:
+/// the basename of the command's first word, else `comm`.
+pub fn program(p: &SnapProcess) -> String {
+    program_of(&p.command, &p.comm)
+}
+
+fn program_of(command: &str, comm: &str) -> String {
+    match command.split(' ').next().filter(|w| !w.is_empty() && !w.starts_with('[')) {
+        Some(first) => first.rsplit('/').next().unwrap_or(first).to_string(),
+        None => comm.to_string(),
+    }
+}
+
+/// The groups, largest PSS first (then by key). `cgroups` gives each PID's
+/// cgroup where it was read (live); a process without one goes under
+/// `(unknown)`.
+pub fn groups(
+    snapshot: &Snapshot,
+    unread: &[Unread],
+    by: ReportBy,
+    cgroups: &HashMap<u32, String>,
+) -> Vec<ReportGroup> {
+    let unknown = || "(unknown)".to_string();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut out: Vec<ReportGroup> = Vec::new();
+    let mut slot = |key: String, out: &mut Vec<ReportGroup>| -> usize {
+        *index.entry(key.clone()).or_insert_with(|| {
+            out.push(ReportGroup {
+                key,
+                processes: Vec::new(),
+                unread: Vec::new(),
+                totals: Sizes::default(),
+                unread_rss: 0,
+            });
+            out.len() - 1
+        })
+    };
+    for (i, p) in snapshot.processes.iter().enumerate() {
+        let key = match by {
+            ReportBy::Program => program(p),
+            ReportBy::User => p.user.clone().unwrap_or_else(unknown),
+            ReportBy::Cgroup => {
+                p.pid.and_then(|pid| cgroups.get(&pid).cloned()).unwrap_or_else(unknown)
+            }
+        };
+        let g = slot(key, &mut out);
+        out[g].processes.push(i);
+        out[g].totals.add(&p.totals);
+    }
+    for (i, u) in unread.iter().enumerate() {
+        let key = match by {
+            ReportBy::Program => program_of(&u.command, &u.comm),
+            ReportBy::User => u.user.clone().unwrap_or_else(unknown),
+            ReportBy::Cgroup => u.cgroup.clone().unwrap_or_else(unknown),
+        };
+        let g = slot(key, &mut out);
+        out[g].unread.push(i);
+        out[g].unread_rss += u.sizes.rss.unwrap_or(0);
+    }
+    out.sort_by(|a, b| b.totals.pss.cmp(&a.totals.pss).then(a.key.cmp(&b.key)));
+    out
+}
+
+/// The machine picture of a snapshot read back: its recorded meminfo
+/// beside its processes' totals, through the same builder `top` and
+/// `machine` use. `None` when the snapshot recorded no meminfo.
+pub fn machine_of(snapshot: &Snapshot) -> Option<Machine> {
+    let fields = snapshot.machine.clone()?;
+    let meminfo = MemInfo { fields, counts: Default::default() };
+    let processes: Vec<ProcMemory> = snapshot
+        .processes
+        .iter()
+        .map(|p| ProcMemory {
+            info: ProcInfo {
+                pid: p.pid.unwrap_or(0),
+                ppid: p.ppid.unwrap_or(0),
+                uid: None,
+                comm: p.comm.clone(),
+                cmdline: p.command.clone(),
+                program: program(p),
+                cgroup: None,
+            },
+            source: p.source,
+            sizes: p.totals.clone(),
+        })
+        .collect();
+    crate::analyze::machine::machine(&meminfo, &processes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::snapshot::SnapshotKind;
+    use crate::model::SizeSource;
+
+    fn proc(pid: u32, command: &str, user: &str, pss: u64) -> SnapProcess {
+        SnapProcess {
+            pid: Some(pid),
+            ppid: None,
+            user: Some(user.into()),
+            comm: "c".into(),
+            command: command.into(),
+            source: SizeSource::Smaps,
+            totals: Sizes { pss: Some(pss), ..Default::default() },
+            categories: vec![],
+            regions: vec![],
+            purgeable: vec![],
+            physical_footprint: None,
+        }
+    }
+
+    #[test]
+    fn groups_add_up_their_processes_largest_first() {
+        let snap = Snapshot::of(
+            vec![
+                proc(1, "/usr/bin/a --x", "root", 10),
+                proc(2, "/opt/b", "me", 50),
+                proc(3, "a", "me", 20),
+            ],
+            SnapshotKind::Linux,
+        );
+        let unread = vec![Unread {
+            pid: 9,
+            comm: "b".into(),
+            command: "/bin/b".into(),
+            user: None,
+            cgroup: None,
+            sizes: Sizes { rss: Some(7), ..Default::default() },
+        }];
+        let g = groups(&snap, &unread, ReportBy::Program, &HashMap::new());
+        let keys: Vec<(&str, Option<u64>, u64)> =
+            g.iter().map(|g| (g.key.as_str(), g.totals.pss, g.unread_rss)).collect();
+        assert_eq!(keys, [("b", Some(50), 7), ("a", Some(30), 0)]);
+        assert_eq!(g[1].processes, [0, 2]);
+        let by_user = groups(&snap, &unread, ReportBy::User, &HashMap::new());
+        let keys: Vec<&str> = by_user.iter().map(|g| g.key.as_str()).collect();
+        assert_eq!(keys, ["me", "root", "(unknown)"]);
+    }
+}

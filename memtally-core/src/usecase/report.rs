@@ -1,0 +1,325 @@
+//! `report`: what one HTML page shows, gathered. The page's figures are
+//! the snapshot's (the document `memtally snapshot` writes, which the page
+//! embeds), the machine picture is `top`'s, and processes `top` lists but
+//! that could not be read in detail come along with their status figures,
+//! so the page can draw them instead of leaving a gap.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use crate::analyze::gpu::GpuReport;
+use crate::analyze::machine::Machine;
+use crate::analyze::report::{groups, machine_of, ReportBy, ReportGroup, Unread};
+use crate::analyze::select::Selection;
+use crate::analyze::trend::{fit, Trend};
+use crate::error::Result;
+use crate::model::snapshot::{SnapProcess, Snapshot, SnapshotKind};
+use crate::model::{Note, ProcMemory};
+use crate::source::ProcRoot;
+use crate::usecase::cgroup::{cgroups, CgroupOptions, CgroupView};
+use crate::usecase::gpu::{gpu, GpuOptions};
+use crate::usecase::plot::{plot, Plot, PlotOptions, SeriesPlot};
+use crate::usecase::select::SelectOptions;
+use crate::usecase::snapshot::{load as load_snapshot, take, Taken};
+use crate::usecase::top::{top, TopOptions};
+use crate::usecase::vmmap::{read as read_vmmap, VmmapInput, VmmapOptions, VmmapReport};
+use crate::usecase::{Progress, Silent};
+
+/// The opening tag of the element a report page carries its snapshot in
+/// (what `load` looks for when handed a page).
+pub use crate::source::parse::snapshot_html::OPEN as SNAPSHOT_ELEMENT;
+
+/// Everything a report page draws.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Report {
+    /// The snapshot; its `notes` are those of the file it was read from
+    /// (empty when read live: then [`Report::notes`] holds them).
+    pub snapshot: Snapshot,
+    /// What the figures leave out (live reads).
+    pub notes: Vec<Note>,
+    /// Processes listed but not readable in detail (live reads).
+    pub unread: Vec<Unread>,
+    /// The machine's waterfall, when every process was read (live) or the
+    /// snapshot recorded meminfo.
+    pub machine: Option<Machine>,
+    /// How the treemap groups processes.
+    pub by: ReportBy,
+    /// The groups, largest first.
+    pub groups: Vec<ReportGroup>,
+    /// Whether the waterfall was rebuilt from a snapshot file's meminfo
+    /// (its lines then rest on the snapshot's processes alone).
+    pub machine_from_file: bool,
+    /// `gpu`'s view of the selection, read when `top` found GPU memory
+    /// (live reads); the error's text when that read failed.
+    pub gpu: Option<std::result::Result<GpuReport, String>>,
+    /// `cgroup`'s view of every cgroup, read when grouping by cgroup
+    /// (live reads); the error's text when that read failed.
+    pub cgroups: Option<std::result::Result<CgroupView, String>>,
+    /// `vmmap`'s view (footprint, region type by purge state) of a saved
+    /// vmmap text read back.
+    pub vmmap: Option<VmmapReport>,
+    /// Processes in the snapshot by their rollup totals only (no
+    /// categories, no mappings): those past `live`'s `detail`.
+    pub summarized: usize,
+}
+
+/// Reads the selection live (or from a recorded tree): the snapshot in
+/// full, and `top`'s rollup read for the machine picture, cgroups and the
+/// processes the full read could not see.
+///
+/// With `detail`, only that many processes, the largest by PSS, are read
+/// in full (smaps: categories and mappings); the others come with their
+/// `smaps_rollup` totals, as `top` read them, and no categories or
+/// mappings ([`Report::summarized`] counts them). Reading every smaps
+/// costs the kernel several times the rollups.
+pub fn live(
+    root: &ProcRoot,
+    sel: &Selection,
+    by: ReportBy,
+    detail: Option<usize>,
+    progress: &dyn Progress,
+) -> Result<Report> {
+    let opts =
+        TopOptions::default().with_select(sel.clone()).with_top(None).with_every_identity(true);
+    let top = top(root, &opts, progress)?;
+    let mut readable: Vec<&ProcMemory> =
+        top.scan.processes.iter().filter(|p| p.sizes.pss.is_some()).collect();
+    let (taken, summarized) = match detail {
+        Some(n) if readable.len() > n => {
+            readable
+                .sort_by(|a, b| b.sizes.pss.cmp(&a.sizes.pss).then(a.info.pid.cmp(&b.info.pid)));
+            let pids: Vec<u32> = readable[..n].iter().map(|p| p.info.pid).collect();
+            let mut taken = match n {
+                0 => None,
+                _ => Some(take_parallel(root, &pids)?),
+            };
+            let full: HashSet<u32> = taken
+                .as_ref()
+                .map(|t| t.snapshot.processes.iter().filter_map(|p| p.pid).collect())
+                .unwrap_or_default();
+            let rest: Vec<SnapProcess> = readable[n..]
+                .iter()
+                .filter(|p| !full.contains(&p.info.pid))
+                .map(|p| SnapProcess {
+                    pid: Some(p.info.pid),
+                    ppid: Some(p.info.ppid),
+                    user: Some(top.users.name(p.info.uid)),
+                    comm: p.info.comm.clone(),
+                    command: p.info.command(),
+                    source: p.source,
+                    totals: p.sizes.clone(),
+                    categories: Vec::new(),
+                    regions: Vec::new(),
+                    purgeable: Vec::new(),
+                    physical_footprint: None,
+                })
+                .collect();
+            let count = rest.len();
+            let (mut head, notes) = match taken.take() {
+                Some(t) => (t.snapshot, t.notes),
+                None => (Snapshot::of(Vec::new(), SnapshotKind::Linux), Vec::new()),
+            };
+            head.processes.extend(rest);
+            let mut snap = Snapshot::of(std::mem::take(&mut head.processes), SnapshotKind::Linux);
+            snap.time = head.time;
+            snap.unix_time = head.unix_time;
+            snap.host = head.host;
+            snap.kernel = head.kernel;
+            snap.proc_root = head.proc_root;
+            snap.machine = head.machine.or_else(|| root.meminfo().map(|m| m.fields));
+            (Taken::new(snap, notes), count)
+        }
+        _ => (take(root, sel, &Silent)?, 0),
+    };
+    let read: HashSet<u32> = taken.snapshot.processes.iter().filter_map(|p| p.pid).collect();
+    let restricted: HashSet<u32> = top.scan.restricted.iter().copied().collect();
+    let unread: Vec<Unread> = top
+        .scan
+        .processes
+        .iter()
+        .filter(|p| restricted.contains(&p.info.pid) && !read.contains(&p.info.pid))
+        .map(|p| Unread {
+            pid: p.info.pid,
+            comm: p.info.comm.clone(),
+            command: p.info.command(),
+            user: Some(top.users.name(p.info.uid)),
+            cgroup: p.info.cgroup.clone(),
+            sizes: p.sizes.clone(),
+        })
+        .collect();
+    let cgroup_of: HashMap<u32, String> = top
+        .scan
+        .processes
+        .iter()
+        .filter_map(|p| Some((p.info.pid, p.info.cgroup.clone()?)))
+        .collect();
+    // The full read's notes (who could not be read, who exited), and of
+    // top's those about the figures themselves.
+    let mut notes = taken.notes.clone();
+    notes.extend(
+        top.notes().into_iter().filter(|n| matches!(n, Note::NoPssDirty | Note::PssShmem { .. })),
+    );
+    let snapshot = taken.snapshot;
+    let groups = groups(&snapshot, &unread, by, &cgroup_of);
+    // The GPU and cgroup views are what `gpu` and `cgroup` show, read only
+    // where they have something to say: a failure of theirs leaves the
+    // page's other figures whole, and the page says what failed.
+    let any_gpu = top.scan.processes.iter().any(|p| p.sizes.gpu.unwrap_or(0) > 0);
+    let gpu = any_gpu.then(|| {
+        gpu(root, &GpuOptions::default().with_select(sel.clone())).map_err(|e| e.to_string())
+    });
+    let cgroups = (by == ReportBy::Cgroup)
+        .then(|| cgroups(root, &CgroupOptions::default(), &Silent).map_err(|e| e.to_string()));
+    Ok(Report {
+        snapshot,
+        notes,
+        unread,
+        machine: top.report.machine,
+        by,
+        groups,
+        machine_from_file: false,
+        gpu,
+        cgroups,
+        vmmap: None,
+        summarized,
+    })
+}
+
+/// The full read of `pids`, on as many threads as the machine has (up
+/// to eight), each taking its share of the PIDs in turn (the largest
+/// first, dealt out round-robin, so the shares cost about the same); the
+/// parts put back together in `pids`' order.
+fn take_parallel(root: &ProcRoot, pids: &[u32]) -> Result<Taken> {
+    let threads = crate::source::scan::default_threads().min(pids.len()).max(1);
+    let shares: Vec<Vec<u32>> =
+        (0..threads).map(|t| pids.iter().copied().skip(t).step_by(threads).collect()).collect();
+    let parts: Vec<Result<Taken>> = std::thread::scope(|s| {
+        let handles: Vec<_> = shares
+            .iter()
+            .map(|share| {
+                s.spawn(move || {
+                    take(
+                        root,
+                        &SelectOptions::default().with_pids(share.clone()).resolve()?,
+                        &Silent,
+                    )
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a read thread panicked")).collect()
+    });
+    // A share all of whose processes exited is no failure of the whole.
+    let mut ok: Vec<Taken> = Vec::new();
+    let mut first_err = None;
+    for p in parts {
+        match p {
+            Ok(t) => ok.push(t),
+            Err(e) => first_err = first_err.or(Some(e)),
+        }
+    }
+    let Some(mut all) = ok.pop() else {
+        return Err(first_err.expect("at least one share"));
+    };
+    for t in ok {
+        all.snapshot.processes.extend(t.snapshot.processes);
+        for n in t.notes {
+            add_note(&mut all.notes, n);
+        }
+    }
+    let order: std::collections::HashMap<u32, usize> =
+        pids.iter().enumerate().map(|(i, &p)| (p, i)).collect();
+    all.snapshot.processes.sort_by_key(|p| p.pid.and_then(|pid| order.get(&pid).copied()));
+    Ok(all)
+}
+
+/// Adds a share's note: counts of one kind (exited, denied, unreadable)
+/// add up into one note, as one read would have said them.
+fn add_note(notes: &mut Vec<Note>, n: Note) {
+    for m in notes.iter_mut() {
+        match (m, &n) {
+            (Note::Exited { count }, Note::Exited { count: c })
+            | (Note::Denied { count, .. }, Note::Denied { count: c, .. })
+            | (Note::Unreadable { count, .. }, Note::Unreadable { count: c, .. }) => {
+                *count += c;
+                return;
+            }
+            _ => {}
+        }
+    }
+    notes.push(n);
+}
+
+/// A report of a document read back: a snapshot file, `show` or `vmmap`
+/// JSON, saved vmmap text, or a report page (the snapshot it carries).
+pub fn from_file(path: &Path, by: ReportBy) -> Result<Report> {
+    let mut report = of_snapshot(load_snapshot(path)?, by);
+    // Saved vmmap text: `vmmap`'s own view of it too (the snapshot has
+    // the regions, not the footprint or the purge-state tables). A vmmap
+    // JSON document or a page reads as no vmmap text: no region lines.
+    if report.snapshot.kind == crate::model::snapshot::SnapshotKind::Vmmap {
+        let input = VmmapInput::File(path.to_path_buf());
+        report.vmmap = read_vmmap(&input, &VmmapOptions::default(), &mut ())
+            .ok()
+            .filter(|v| v.doc.regions > 0 || !v.doc.summary.is_empty());
+    }
+    Ok(report)
+}
+
+/// A report of a snapshot in hand.
+pub fn of_snapshot(snapshot: Snapshot, by: ReportBy) -> Report {
+    let machine = machine_of(&snapshot);
+    let groups = groups(&snapshot, &[], by, &HashMap::new());
+    Report {
+        machine_from_file: machine.is_some(),
+        snapshot,
+        notes: Vec::new(),
+        unread: Vec::new(),
+        machine,
+        by,
+        groups,
+        gpu: None,
+        cgroups: None,
+        vmmap: None,
+        summarized: 0,
+    }
+}
+
+/// A watch series read back for its page: the total and the processes
+/// that grew most (as `plot` picks them), each with the line `watch`
+/// fits to it for its verdict.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct SeriesReport {
+    /// The lines, as `plot` draws them.
+    pub plot: SeriesPlot,
+    /// The fitted trend of each of `plot.totals`, then of `plot.processes`;
+    /// `None` for a line of fewer than two samples.
+    pub trends: Vec<Option<Trend>>,
+}
+
+/// Processes drawn beside a series' total.
+const SERIES_PROCESSES: usize = 12;
+
+/// `Some` when `path` is a watch series (`memtally watch -o FILE.csv`).
+pub fn series(path: &Path) -> Result<Option<SeriesReport>> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let opened =
+        crate::source::bounded::open_input(path).and_then(|f| f.take(16).read_to_end(&mut head));
+    if opened.is_err() || !crate::source::series::is_series_head(&head) {
+        return Ok(None);
+    }
+    let opts = PlotOptions::default().with_top(SERIES_PROCESSES);
+    let Plot::Series(plot) = plot(path, &opts)? else { return Ok(None) };
+    let trends = plot
+        .totals
+        .iter()
+        .chain(&plot.processes)
+        .map(|l| {
+            let pts: Vec<(f64, f64)> = l.points.iter().map(|&(t, v)| (t, v as f64)).collect();
+            fit(&pts)
+        })
+        .collect();
+    Ok(Some(SeriesReport { plot, trends }))
+}
