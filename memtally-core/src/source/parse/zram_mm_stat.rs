@@ -2,7 +2,7 @@
 //! [`ZramStat`]: one line of space-separated numbers, in the order of the
 //! kernel's `Documentation/admin-guide/blockdev/zram.rst`:
 //! orig_data_size compr_data_size mem_used_total mem_limit mem_used_max
-//! same_pages pages_compacted [huge_pages [huge_pages_since]]. The first
+//! same_pages pages_compacted (then huge_pages, huge_pages_since). The first
 //! five are bytes, the rest page counts.
 
 use super::ParseError;
