@@ -30,7 +30,7 @@ pub struct Pair {
 
 /// The pairs of `groups` (each a list of processes' pages) that share
 /// resident pages, most bytes first; at most `top` of them. `skipped`
-/// counts frames mapped by more than [`MANY`] groups (left out of pairs).
+/// counts frames mapped by more than `MANY` groups (left out of pairs).
 pub fn pairs(groups: &[Vec<&ProcPages>], frames: &Frames, top: usize) -> (Vec<Pair>, u64) {
     // (frame, group, the group's mappings of it), sorted by frame.
     let mut seen: Vec<(u64, u32, u32)> = Vec::new();
