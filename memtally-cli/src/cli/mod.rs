@@ -19,6 +19,7 @@ mod metrics;
 #[cfg(feature = "plot")]
 mod plot;
 mod progress;
+mod schema;
 mod select;
 #[cfg(feature = "serve")]
 pub(crate) mod serve;
@@ -128,6 +129,9 @@ pub enum Command {
     /// Print a manual page (roff) on stdout: memtally(1), or memtally-COMMAND(1).
     #[command(hide = true)]
     Man(man::ManArgs),
+    /// Print the JSON Schema of a JSON output (docs/schema/NAME.json).
+    #[command(hide = true)]
+    Schema(schema::SchemaArgs),
 }
 
 impl Cli {
@@ -159,6 +163,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
         Some(Command::Top(args)) => top::run(&root, &args, out),
         Some(Command::Completions(args)) => completions::run(&args, out),
         Some(Command::Man(args)) => man::run(&args, out),
+        Some(Command::Schema(args)) => schema::run(&args, out),
         #[cfg(feature = "ui")]
         Some(Command::Ui(args)) => ui::run(&root, &args, out),
         None => top::run(&root, &top::TopArgs::default(), out),

@@ -56,6 +56,28 @@ pub struct Figures<'a> {
     pub figures: &'a [Figure],
 }
 
+/// The schema of those maps: any figure by name, bytes or null. Which
+/// figures a view prints is chosen at run time (`--sort`, `wss`), so each
+/// is allowed and none required; a key that is no figure is not.
+impl schemars::JsonSchema for Figures<'_> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Figures".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let properties: serde_json::Map<String, serde_json::Value> = Figure::ALL
+            .iter()
+            .map(|f| {
+                (
+                    f.name().to_string(),
+                    serde_json::json!({ "type": ["integer", "null"], "minimum": 0 }),
+                )
+            })
+            .collect();
+        schemars::json_schema!({ "type": "object", "properties": properties })
+    }
+}
+
 impl Serialize for Figures<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.figures.len()))?;

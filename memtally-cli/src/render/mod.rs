@@ -20,6 +20,7 @@ pub mod notes;
 pub mod plot;
 #[cfg(feature = "serve")]
 pub mod prometheus;
+pub mod schema;
 pub mod show;
 pub mod stream_doc;
 pub mod table;

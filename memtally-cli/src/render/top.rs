@@ -257,7 +257,7 @@ fn figures_json(sizes: &Sizes) -> json::Figures<'_> {
 }
 
 /// The documented JSON document (docs/json.md, "top").
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct TopJson<'a> {
     by: &'static str,
     processes: Vec<ProcessJson<'a>>,
@@ -274,7 +274,7 @@ struct TopJson<'a> {
     notes: Vec<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ProcessJson<'a> {
     pid: u32,
     ppid: u32,
@@ -289,7 +289,7 @@ struct ProcessJson<'a> {
     figures: json::Figures<'a>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct RowJson<'a> {
     key: &'a str,
     pid: Option<u32>,
@@ -308,7 +308,7 @@ struct RowJson<'a> {
     working_set: Option<Option<u64>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct FailedJson<'a> {
     pid: u32,
     error: &'a str,
@@ -417,4 +417,10 @@ fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()
         w.write_record(&rec)?;
     }
     w.flush()
+}
+
+/// The schema of this view's JSON document, its definitions gathered in
+/// `g` (docs/schema/, [`crate::render::schema`]).
+pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    <TopJson as schemars::JsonSchema>::json_schema(g)
 }

@@ -298,7 +298,6 @@ fn every_json_document_carries_its_schema_version() {
     }
 }
 
-
 /// `wss` on a live exec'd child: its document, a process and a category
 /// have the documented keys and no other (the size keys beside them).
 #[test]

@@ -88,9 +88,10 @@ fn every_row_figure_says_whether_it_is_summable() {
         let not = help.contains(". Not summable");
         assert!(summable != not, "says one of the two: {help}");
         let name = help.split_whitespace().nth(2).unwrap();
-        let proportional = ["pss", "pss_dirty", "uss", "swap_pss", "private_dirty", "shmem_swap", "footprint_pss"]
-            .iter()
-            .any(|f| name == format!("memtally_process_{f}_bytes"));
+        let proportional =
+            ["pss", "pss_dirty", "uss", "swap_pss", "private_dirty", "shmem_swap", "footprint_pss"]
+                .iter()
+                .any(|f| name == format!("memtally_process_{f}_bytes"));
         assert_eq!(summable, proportional, "{help}");
     }
     assert!(rows >= 10, "{text}");

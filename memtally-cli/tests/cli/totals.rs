@@ -284,7 +284,8 @@ fn footprints_match_status_and_the_rollup_of_a_live_child() {
     assert_eq!(metric("memtally_process_footprint_bytes{"), Some(footprint), "{text}");
     assert_eq!(metric("memtally_process_footprint_pss_bytes{"), Some(summable), "{text}");
     assert!(
-        text.lines().any(|l| l.starts_with("# HELP memtally_process_footprint_bytes") && l.contains("Not summable")),
+        text.lines().any(|l| l.starts_with("# HELP memtally_process_footprint_bytes")
+            && l.contains("Not summable")),
         "HELP says which footprint adds up: {text}"
     );
 }

@@ -16,8 +16,8 @@ pub mod sizes;
 pub mod snapshot;
 pub mod summable;
 pub mod vmmap;
-pub mod zram;
 pub mod wss;
+pub mod zram;
 
 pub use cgroup::CgroupMemory;
 pub use group::Group;

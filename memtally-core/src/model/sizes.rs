@@ -375,9 +375,7 @@ impl Sizes {
             }
             // Both parts: a sum over processes keeps only the private
             // one (see model::summable), and half of the pool is no total.
-            Figure::Hugetlb => {
-                Some(self.shared_hugetlb?.saturating_add(self.private_hugetlb?))
-            }
+            Figure::Hugetlb => Some(self.shared_hugetlb?.saturating_add(self.private_hugetlb?)),
             Figure::FootprintPss => self.footprint_pss(),
             Figure::SwapCounted => sum(&[self.swap_pss, self.shmem_swap]),
             Figure::FootprintPssShmem => {
@@ -406,6 +404,28 @@ impl Serialize for Sizes {
             map.serialize_entry(k, &v)?;
         }
         map.end()
+    }
+}
+
+/// The schema of that flat map: every known key a byte count, and any
+/// other name one too (a size key of a kernel this build does not know
+/// keeps its snake_case name, [`Sizes::extra`]).
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Sizes {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Sizes".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let bytes = || serde_json::json!({ "type": "integer", "minimum": 0 });
+        let properties: serde_json::Map<String, serde_json::Value> =
+            KNOWN_KEYS.iter().map(|k| (k.name.to_string(), bytes())).collect();
+        schemars::json_schema!({
+            "description": "Byte counts by size key; a figure the source does not give is left out.",
+            "type": "object",
+            "properties": properties,
+            "additionalProperties": bytes(),
+        })
     }
 }
 

@@ -288,7 +288,6 @@ impl ShmMapper {
     }
 }
 
-
 /// A C program that maps and writes `total` bytes of private anonymous
 /// memory (no transparent huge pages, so every page is its own), then
 /// touches one byte of each page of the first `hot` bytes every
