@@ -38,8 +38,10 @@ pub fn with_schema(keys: &mut serde_json::Map<String, serde_json::Value>) {
 }
 
 /// Prints the document `doc` with its keys sorted, the [`SCHEMA_KEY`]
-/// among them, and a newline.
-pub fn line(out: &mut dyn Write, doc: &impl Serialize) -> io::Result<()> {
+/// among them, and a newline. A document must have a JSON Schema
+/// (docs/schema/, [`crate::render::schema`]): a printed type without
+/// `#[derive(JsonSchema)]` does not compile.
+pub fn line(out: &mut dyn Write, doc: &(impl Serialize + schemars::JsonSchema)) -> io::Result<()> {
     let mut doc = sorted(doc)?;
     if let serde_json::Value::Object(keys) = &mut doc {
         with_schema(keys);
