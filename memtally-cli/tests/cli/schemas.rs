@@ -131,6 +131,7 @@ fn recorded_outputs_match_their_schemas() {
         let mut cases = vec![
             ("top", r(&["top", "--format", "json"])),
             ("top", r(&["top", "--all", "--format", "json"])),
+            ("top", r(&["top", "--sort", "rss,pss_dirty", "--format", "json"])),
             ("machine", r(&["machine", "--format", "json"])),
         ];
         for by in ["program", "user", "cgroup", "tree"] {
@@ -140,6 +141,8 @@ fn recorded_outputs_match_their_schemas() {
             cases.push(("show", r(&["show", pid, "--format", "json"])));
             cases.push(("show", r(&["show", pid, "--by", "path", "--format", "json"])));
             cases.push(("show-classic", r(&["show", pid, "--classic", "--format", "json"])));
+            cases.push(("show", r(&["show", pid, "--regions", "--format", "json"])));
+            cases.push(("show", r(&["show", "--tree", pid, "--format", "json"])));
         }
         let mut several = r(&["show", "--pid"]);
         several.extend(pids.iter().cloned());
@@ -172,6 +175,7 @@ fn recorded_outputs_match_their_schemas() {
         let f = f.to_str().unwrap();
         check("vmmap", &["vmmap", f, "--format", "json"], &mut bad);
         check("vmmap", &["vmmap", f, "--by", "type", "--format", "json"], &mut bad);
+        check("vmmap", &["vmmap", f, "--regions", "--format", "json"], &mut bad);
     }
     assert!(bad.is_empty(), "outputs that do not match their schema:\n{}", bad.join("\n"));
 }
