@@ -154,7 +154,7 @@ mod tests {
         comm: &'static str,
     }
 
-    fn doc(items: &[u32], head: &impl Serialize) -> String {
+    fn doc(items: &[u32], head: &(impl Serialize + schemars::JsonSchema)) -> String {
         let mut d = StreamDoc::default();
         d.open(head, "regions").unwrap();
         for i in items {

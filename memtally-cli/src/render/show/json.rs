@@ -232,15 +232,14 @@ fn json_doc(report: &ShowReport) -> ShowJson<'_> {
     }
 }
 
-/// The documented JSON document (see docs/json.md), its keys sorted: what
-/// the streamed document must parse back to.
-
 /// The schema of this view's JSON document, its definitions gathered in
 /// `g` (docs/schema/, [`crate::render::schema`]).
 pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
     <ShowJson as schemars::JsonSchema>::json_schema(g)
 }
 
+/// The documented JSON document (see docs/json.md), its keys sorted: what
+/// the streamed document must parse back to.
 #[cfg(test)]
 pub fn json_value(report: &ShowReport) -> std::io::Result<serde_json::Value> {
     let mut doc = json::sorted(&json_doc(report))?;
