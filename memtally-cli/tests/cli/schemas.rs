@@ -56,6 +56,49 @@ fn committed_schemas_are_the_ones_the_types_give() {
     assert!(stray.is_empty(), "docs/schema/ holds files no output has: {stray:?}");
 }
 
+/// Each command that prints JSON (or writes a JSON file), and the schemas
+/// of what it prints.
+const COMMAND_SCHEMAS: &[(&str, &[&str])] = &[
+    ("top", &["top"]),
+    ("show", &["show", "show-classic"]),
+    ("snapshot", &["snapshot"]),
+    ("diff", &["diff"]),
+    ("watch", &["watch"]),
+    ("wss", &["wss"]),
+    ("vmmap", &["vmmap"]),
+    ("gpu", &["gpu"]),
+    ("machine", &["machine"]),
+    ("cgroup", &["cgroup"]),
+];
+
+/// A new command with `--format json` and no schema fails here: every
+/// command's `--help` is read, and each that takes `--format` must be
+/// in [`COMMAND_SCHEMAS`], whose schemas must exist.
+#[test]
+fn every_command_that_prints_json_has_a_schema() {
+    let pages = run(&["man", "--list"]);
+    assert!(pages.status.success());
+    let names = names();
+    let commands: Vec<String> = String::from_utf8(pages.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("memtally-").map(String::from))
+        .collect();
+    assert!(commands.len() >= 10, "the commands are listed: {commands:?}");
+    for c in &commands {
+        let help = run(&[c.as_str(), "--help"]);
+        let takes_format = String::from_utf8_lossy(&help.stdout).contains("--format <FORMAT>");
+        let schemas = COMMAND_SCHEMAS.iter().find(|(name, _)| name == c).map(|(_, s)| *s);
+        assert!(
+            !takes_format || schemas.is_some(),
+            "`memtally {c}` takes --format and has no schema in docs/schema/ (render/schema.rs)"
+        );
+        for s in schemas.unwrap_or_default() {
+            assert!(names.iter().any(|n| n == s), "`memtally {c}`: no schema {s}");
+        }
+    }
+}
+
 #[test]
 fn an_unknown_schema_name_is_a_usage_error() {
     let out = run(&["schema", "nope"]);
