@@ -167,6 +167,9 @@ fn proc_roots() -> Vec<(String, Vec<String>)> {
 #[test]
 fn recorded_outputs_match_their_schemas() {
     let mut bad = Vec::new();
+    // Snapshots of different trees, diffed: regions that appear and vanish.
+    let snaps = tempfile::tempdir().unwrap();
+    let mut taken_snaps = Vec::new();
     for (root, pids) in proc_roots() {
         let r = |rest: &[&str]| -> Vec<String> {
             ["--proc-root", root.as_str()].iter().chain(rest).map(|s| s.to_string()).collect()
@@ -209,12 +212,24 @@ fn recorded_outputs_match_their_schemas() {
         snapshot_file(&snap, &mut bad);
         let s = snap.to_str().unwrap();
         check("diff", &["diff", s, s, "--format", "json"], &mut bad);
+        let kept = snaps.path().join(format!("{}.json", taken_snaps.len()));
+        std::fs::copy(&snap, &kept).unwrap();
+        taken_snaps.push(kept.display().to_string());
+    }
+    for pair in taken_snaps.windows(2) {
+        check("diff", &["diff", &pair[0], &pair[1], "--format", "json"], &mut bad);
     }
     let gpu = repo_path("testdata/fixtures/gpu/machine");
     check("gpu", &["--proc-root", &gpu, "gpu", "--format", "json"], &mut bad);
     let v1 = repo_path("testdata/fixtures/cgroup-v1-root");
     check("cgroup", &["--proc-root", &v1, "cgroup", "--format", "json"], &mut bad);
-    for f in vmmap_files() {
+    let vmmap = vmmap_files();
+    // Two vmmap reports diffed (the `vmmap` footprint key, purge changes).
+    for pair in vmmap.windows(2) {
+        let (a, b) = (pair[0].to_str().unwrap(), pair[1].to_str().unwrap());
+        check("diff", &["diff", a, b, "--format", "json"], &mut bad);
+    }
+    for f in vmmap {
         let f = f.to_str().unwrap();
         check("vmmap", &["vmmap", f, "--format", "json"], &mut bad);
         check("vmmap", &["vmmap", f, "--by", "type", "--format", "json"], &mut bad);
