@@ -20,6 +20,7 @@ mod metrics;
 mod plot;
 mod progress;
 mod report;
+mod schema;
 mod select;
 #[cfg(feature = "serve")]
 pub(crate) mod serve;
@@ -140,6 +141,9 @@ pub enum Command {
     /// Print a manual page (roff) on stdout: memtally(1), or memtally-COMMAND(1).
     #[command(hide = true)]
     Man(man::ManArgs),
+    /// Print the JSON Schema of a JSON output (docs/schema/NAME.json).
+    #[command(hide = true)]
+    Schema(schema::SchemaArgs),
 }
 
 impl Cli {
@@ -173,6 +177,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
         Some(Command::Top(args)) => top::run(&root, &args, out),
         Some(Command::Completions(args)) => completions::run(&args, out),
         Some(Command::Man(args)) => man::run(&args, out),
+        Some(Command::Schema(args)) => schema::run(&args, out),
         #[cfg(feature = "ui")]
         Some(Command::Ui(args)) => ui::run(&root, &args, out),
         None => top::run(&root, &top::TopArgs::default(), out),

@@ -47,6 +47,15 @@ fn counters(c: &Classic) -> [(&'static str, u64); 9] {
     ]
 }
 
+/// The schema of the JSON document: each counter bytes, every one there,
+/// nothing else (docs/schema/, [`crate::render::schema`]).
+pub(crate) fn schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = counters(&Classic::default()).iter().map(|(k, _)| *k).collect();
+    let properties: serde_json::Map<String, serde_json::Value> =
+        names.iter().map(|k| (k.to_string(), json!({ "type": "integer", "minimum": 0 }))).collect();
+    schemars::json_schema!({ "type": "object", "properties": properties, "required": names })
+}
+
 /// Perl prints numbers with `%.15g`; page-aligned sizes are whole kB, but
 /// an unaligned range would give a fraction, printed as Perl would.
 fn perl_kb(bytes: u64) -> String {

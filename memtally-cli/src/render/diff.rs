@@ -193,7 +193,7 @@ fn purge_changes(d: &Diff, limit: usize) -> Vec<Block> {
 
 /// One changed thing (the totals, a process, a category, a path): its
 /// key under the name of what it is, both sides and the difference.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ChangeJson<'a> {
     #[serde(flatten)]
     key: KeyJson<'a>,
@@ -205,7 +205,7 @@ struct ChangeJson<'a> {
 }
 
 /// The name a change's key goes by.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum KeyJson<'a> {
     Key(&'a str),
@@ -227,7 +227,7 @@ impl<'a> ChangeJson<'a> {
 }
 
 /// A process's change, with its PID and command line.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ProcessChangeJson<'a> {
     #[serde(flatten)]
     change: ChangeJson<'a>,
@@ -259,8 +259,27 @@ impl Serialize for DeltaJson<'_> {
     }
 }
 
+/// The schema of that map: each figure signed bytes or null, and a size
+/// key this build does not know ([`Sizes::extra`](memtally_core::model::Sizes)) the same.
+impl schemars::JsonSchema for DeltaJson<'_> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Delta".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let signed = || serde_json::json!({ "type": ["integer", "null"] });
+        let properties: serde_json::Map<String, serde_json::Value> =
+            Figure::ALL.iter().map(|f| (f.name().to_string(), signed())).collect();
+        schemars::json_schema!({
+            "type": "object",
+            "properties": properties,
+            "additionalProperties": signed(),
+        })
+    }
+}
+
 /// The JSON document without its regions (see [`Document`]).
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct DiffHead<'a> {
     seconds: Option<f64>,
     totals: ChangeJson<'a>,
@@ -299,7 +318,7 @@ fn json_head(d: &Diff) -> DiffHead<'_> {
 }
 
 /// A region whose purgeable state changed.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct PurgeJson<'a> {
     pid: Option<u32>,
     start: Option<u64>,
@@ -330,7 +349,7 @@ impl PurgeJson<'_> {
 }
 
 /// A region that appeared or vanished: the snapshot's region and whose.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct RegionChangeJson<'a> {
     #[serde(flatten)]
     region: &'a SnapRegion,
@@ -472,4 +491,13 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
         w.write_record(&rec)?;
     }
     w.flush()
+}
+
+/// The schemas of the document's parts: its head (every key but the
+/// regions) and one region (docs/schema/, [`crate::render::schema`]).
+pub(crate) fn schemas(g: &mut schemars::SchemaGenerator) -> [schemars::Schema; 2] {
+    [
+        <DiffHead as schemars::JsonSchema>::json_schema(g),
+        <RegionChangeJson as schemars::JsonSchema>::json_schema(g),
+    ]
 }

@@ -141,7 +141,7 @@ pub(crate) fn blocks(report: &GpuReport) -> Vec<Block> {
 
 /// The documented JSON document (docs/gpu-json.md): the library's report,
 /// each process and the whole with its notes worded.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct GpuJson<'a> {
     processes: Vec<WithNotes<'a, GpuProcess>>,
     totals: &'a [GpuEntry],
@@ -226,4 +226,10 @@ fn csv(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
         }
     }
     w.flush()
+}
+
+/// The schema of this view's JSON document, its definitions gathered in
+/// `g` (docs/schema/, [`crate::render::schema`]).
+pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    <GpuJson as schemars::JsonSchema>::json_schema(g)
 }

@@ -38,8 +38,10 @@ pub fn with_schema(keys: &mut serde_json::Map<String, serde_json::Value>) {
 }
 
 /// Prints the document `doc` with its keys sorted, the [`SCHEMA_KEY`]
-/// among them, and a newline.
-pub fn line(out: &mut dyn Write, doc: &impl Serialize) -> io::Result<()> {
+/// among them, and a newline. A document must have a JSON Schema
+/// (docs/schema/, [`crate::render::schema`]): a printed type without
+/// `#[derive(JsonSchema)]` does not compile.
+pub fn line(out: &mut dyn Write, doc: &(impl Serialize + schemars::JsonSchema)) -> io::Result<()> {
     let mut doc = sorted(doc)?;
     if let serde_json::Value::Object(keys) = &mut doc {
         with_schema(keys);
@@ -54,6 +56,28 @@ pub fn line(out: &mut dyn Write, doc: &impl Serialize) -> io::Result<()> {
 pub struct Figures<'a> {
     pub sizes: &'a Sizes,
     pub figures: &'a [Figure],
+}
+
+/// The schema of those maps: any figure by name, bytes or null. Which
+/// figures a view prints is chosen at run time (`--sort`, `wss`), so each
+/// is allowed and none required; a key that is no figure is not.
+impl schemars::JsonSchema for Figures<'_> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Figures".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let properties: serde_json::Map<String, serde_json::Value> = Figure::ALL
+            .iter()
+            .map(|f| {
+                (
+                    f.name().to_string(),
+                    serde_json::json!({ "type": ["integer", "null"], "minimum": 0 }),
+                )
+            })
+            .collect();
+        schemars::json_schema!({ "type": "object", "properties": properties })
+    }
 }
 
 impl Serialize for Figures<'_> {

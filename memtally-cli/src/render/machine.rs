@@ -15,7 +15,7 @@ use crate::render::Printer;
 
 /// The JSON document (docs/json.md, "machine"): the library's waterfall
 /// and how many processes it rests on.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct MachineJson<'a> {
     #[serde(flatten)]
     machine: &'a Machine,
@@ -223,4 +223,10 @@ impl Printer for MachineView {
         }
         w.flush()
     }
+}
+
+/// The schema of this view's JSON document, its definitions gathered in
+/// `g` (docs/schema/, [`crate::render::schema`]).
+pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    <MachineJson as schemars::JsonSchema>::json_schema(g)
 }

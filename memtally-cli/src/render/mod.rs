@@ -22,6 +22,7 @@ pub mod pages;
 pub mod plot;
 #[cfg(feature = "serve")]
 pub mod prometheus;
+pub mod schema;
 pub mod show;
 pub mod stream_doc;
 pub mod table;

@@ -171,7 +171,7 @@ pub fn document(taken: Taken) -> Snapshot {
 
 /// A library value serialized as it is, then its notes worded, as the
 /// last key: for values whose own `notes` the library leaves unserialized.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 pub struct WithNotes<'a, T: Serialize> {
     #[serde(flatten)]
     pub value: &'a T,

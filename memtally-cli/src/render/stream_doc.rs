@@ -32,6 +32,17 @@ impl Default for StreamDoc {
 /// No keys before the items (`vmmap`'s document starts with its regions).
 pub struct NoKeys;
 
+/// No keys: an object that has none.
+impl schemars::JsonSchema for NoKeys {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NoKeys".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "object", "additionalProperties": false })
+    }
+}
+
 impl Serialize for NoKeys {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
@@ -55,7 +66,12 @@ impl StreamDoc {
     }
 
     /// `{`, the keys of `head` (sorted), and the opening of the array `key`.
-    pub fn open(&mut self, head: &impl Serialize, key: &str) -> io::Result<()> {
+    /// Head and tail must have a JSON Schema, as [`json::line`](crate::render::json::line)'s documents.
+    pub fn open(
+        &mut self,
+        head: &(impl Serialize + schemars::JsonSchema),
+        key: &str,
+    ) -> io::Result<()> {
         self.buf.push(b'{');
         for (k, v) in keys(head)? {
             serde_json::to_writer(&mut self.buf, &k)?;
@@ -89,7 +105,7 @@ impl StreamDoc {
 
     /// `]`, the keys of `tail` (sorted, the document's `schema` among
     /// them) and `}` with a newline.
-    pub fn close(&mut self, tail: &impl Serialize) -> io::Result<()> {
+    pub fn close(&mut self, tail: &(impl Serialize + schemars::JsonSchema)) -> io::Result<()> {
         self.buf.push(b']');
         let mut tail = keys(tail)?;
         crate::render::json::with_schema(&mut tail);
@@ -132,13 +148,13 @@ impl StreamDoc {
 mod tests {
     use super::*;
 
-    #[derive(Serialize)]
+    #[derive(Serialize, schemars::JsonSchema)]
     struct Head {
         pid: u32,
         comm: &'static str,
     }
 
-    fn doc(items: &[u32], head: &impl Serialize) -> String {
+    fn doc(items: &[u32], head: &(impl Serialize + schemars::JsonSchema)) -> String {
         let mut d = StreamDoc::default();
         d.open(head, "regions").unwrap();
         for i in items {

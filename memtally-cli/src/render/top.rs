@@ -279,7 +279,7 @@ fn figures_json(sizes: &Sizes) -> json::Figures<'_> {
 }
 
 /// The documented JSON document (docs/json.md, "top").
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct TopJson<'a> {
     by: &'static str,
     processes: Vec<ProcessJson<'a>>,
@@ -300,7 +300,7 @@ struct TopJson<'a> {
 }
 
 /// The exclusive figures of a row or of the selection (`--exact`).
-#[derive(Serialize, Clone, Copy)]
+#[derive(Serialize, Clone, Copy, schemars::JsonSchema)]
 struct ExclusiveJson {
     exclusive: u64,
     exclusive_anon: u64,
@@ -321,7 +321,7 @@ impl ExclusiveJson {
 
 /// A row's exclusive keys: numbers, or `null` each where a member's pages
 /// could not be read.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct RowExclusiveJson {
     exclusive: Option<u64>,
     exclusive_anon: Option<u64>,
@@ -329,7 +329,7 @@ struct RowExclusiveJson {
     exclusive_shmem: Option<u64>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ProcessJson<'a> {
     pid: u32,
     ppid: u32,
@@ -344,7 +344,7 @@ struct ProcessJson<'a> {
     figures: json::Figures<'a>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct RowJson<'a> {
     key: &'a str,
     pid: Option<u32>,
@@ -366,7 +366,7 @@ struct RowJson<'a> {
     exclusive: Option<RowExclusiveJson>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct FailedJson<'a> {
     pid: u32,
     error: &'a str,
@@ -496,4 +496,10 @@ fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()
         w.write_record(&rec)?;
     }
     w.flush()
+}
+
+/// The schema of this view's JSON document, its definitions gathered in
+/// `g` (docs/schema/, [`crate::render::schema`]).
+pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    <TopJson as schemars::JsonSchema>::json_schema(g)
 }

@@ -104,8 +104,9 @@ fn figures_json(sizes: &Sizes, wss: bool) -> json::Figures<'_> {
 }
 
 /// One line of `watch --format json` per sample (docs/json.md).
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct SampleJson<'a> {
+    #[schemars(extend("const" = "sample"))]
     r#type: &'static str,
     index: usize,
     elapsed_s: f64,
@@ -114,7 +115,7 @@ struct SampleJson<'a> {
     categories: Vec<SampledCategory<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct SampledProcess<'a> {
     pid: Option<u32>,
     command: &'a str,
@@ -122,7 +123,7 @@ struct SampledProcess<'a> {
     figures: json::Figures<'a>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct SampledCategory<'a> {
     category: &'a str,
     label: &'a str,
@@ -200,8 +201,9 @@ fn rate(v: f64) -> String {
 
 /// The samples of one watch, (seconds since the first, sample).
 /// The last line of `watch --format json` (docs/json.md).
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct SummaryJson<'a> {
+    #[schemars(extend("const" = "summary"))]
     r#type: &'static str,
     samples: usize,
     seconds: f64,
@@ -209,7 +211,7 @@ struct SummaryJson<'a> {
 }
 
 /// One series' growth rates, bytes per second.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct TrendJson<'a> {
     scope: Scope,
     key: &'a str,
@@ -373,6 +375,15 @@ pub(crate) fn summary(series: &[(f64, Sample)]) -> Vec<Block> {
         },
     };
     vec![Block::Blank, Block::Heading(heading), Block::Table(t), Block::Line(verdict)]
+}
+
+/// The schemas of `watch --format json`'s two kinds of line, a sample and
+/// the closing summary (docs/schema/, [`crate::render::schema`]).
+pub(crate) fn schemas(g: &mut schemars::SchemaGenerator) -> [schemars::Schema; 2] {
+    [
+        <SampleJson as schemars::JsonSchema>::json_schema(g),
+        <SummaryJson as schemars::JsonSchema>::json_schema(g),
+    ]
 }
 
 #[cfg(test)]

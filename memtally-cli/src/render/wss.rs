@@ -156,7 +156,7 @@ pub fn series_line(view: &WssView, out: &mut dyn Write) -> std::io::Result<()> {
 }
 
 /// The JSON document of one sample (docs/json.md, "wss").
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct WssJson<'a> {
     index: usize,
     elapsed_s: f64,
@@ -170,7 +170,7 @@ struct WssJson<'a> {
     total: &'a Sizes,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ProcessJson<'a> {
     pid: u32,
     comm: &'a str,
@@ -181,7 +181,7 @@ struct ProcessJson<'a> {
     categories: Vec<CategoryJson<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct CategoryJson<'a> {
     category: &'static str,
     label: &'static str,
@@ -296,4 +296,10 @@ impl Printer for WssView<'_> {
         csv_header(out)?;
         sample_csv(self, out)
     }
+}
+
+/// The schema of this view's JSON document, its definitions gathered in
+/// `g` (docs/schema/, [`crate::render::schema`]).
+pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    <WssJson as schemars::JsonSchema>::json_schema(g)
 }

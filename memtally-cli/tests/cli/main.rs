@@ -36,6 +36,7 @@ mod prometheus;
 mod prometheus_live;
 mod relro;
 mod report;
+mod schemas;
 mod selections;
 mod serve_load;
 mod show_errors;

@@ -8,6 +8,7 @@ use crate::model::{Backing, Region};
 
 /// A Linux mapping's category. The order is the order of table rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
     /// Executable file mappings: program and shared-library code.

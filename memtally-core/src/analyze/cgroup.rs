@@ -10,6 +10,7 @@ use crate::model::{CgroupMemory, ProcMemory, Sizes};
 
 /// One part of `usage − Σ PSS`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Part {
     /// What the part is (`page_cache_unmapped`, `kernel`, `other`, ...).
     pub name: &'static str,
@@ -22,6 +23,7 @@ pub struct Part {
 
 /// One cgroup: its processes (in it and below, as its charge is) and its figures.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CgroupRow {
     /// The cgroup's path below the hierarchy's root (`/system.slice/ssh.service`).
     pub path: String,

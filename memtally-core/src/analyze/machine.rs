@@ -17,6 +17,7 @@ use crate::model::{MemInfo, ProcMemory, Sizes};
 
 /// One line of the waterfall.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MachineLine {
     /// Stable name (JSON, CSV, the Prometheus `line` label).
     pub name: &'static str,
@@ -35,6 +36,7 @@ pub struct MachineLine {
 
 /// The machine's memory, and how much of it processes explain.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Machine {
     /// `MemTotal`, bytes.
     pub total: u64,

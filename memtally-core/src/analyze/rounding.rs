@@ -13,6 +13,7 @@ use crate::model::{Named, Process, Sizes};
 
 /// Where the proportional figures of a view's total come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TotalsFrom {
     /// Every process's rollup: the kernel's exact sums.
@@ -75,6 +76,27 @@ impl Serialize for Rounding {
             map.serialize_entry(f.name(), d)?;
         }
         map.end()
+    }
+}
+
+/// The schema of that map: the proportional figures smaps rounds per
+/// mapping, each signed bytes, and no other key.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Rounding {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Rounding".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let properties: serde_json::Map<String, serde_json::Value> = ROUNDED_PER_MAPPING
+            .iter()
+            .map(|f| (f.name().to_string(), serde_json::json!({ "type": "integer" })))
+            .collect();
+        schemars::json_schema!({
+            "type": "object",
+            "properties": properties,
+            "additionalProperties": false,
+        })
     }
 }
 

@@ -13,6 +13,7 @@ use crate::model::{MemInfo, ProcMemory};
 
 /// One part of swap used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SwapPart {
     /// What the part is.
     pub name: &'static str,
@@ -24,6 +25,7 @@ pub struct SwapPart {
 
 /// Swap used, by part.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SwapUsed {
     /// `SwapTotal − SwapFree`.
     pub used: u64,

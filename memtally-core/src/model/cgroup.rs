@@ -7,6 +7,7 @@ use serde::Serialize;
 /// A figure the hierarchy does not give is `None` (v1 has no `high`, no
 /// slab split; v2's root has no `memory.current`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CgroupMemory {
     /// The path as `/proc/PID/cgroup` names it (`/system.slice/x.service`).
     pub path: String,

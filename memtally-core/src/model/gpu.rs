@@ -10,6 +10,7 @@ use serde::Serialize;
 /// The memory figures of one region (`drm-*-<region>`) of one DRM client,
 /// in bytes. A figure the driver does not print is `None`, never `0`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DrmMemory {
     /// `drm-total-<region>`: private + shared buffers, resident or not.
     pub total: Option<u64>,
@@ -48,6 +49,7 @@ impl DrmMemory {
 
 /// One DRM fd's fdinfo.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DrmClient {
     /// The fd number it was read from.
     pub fd: u32,
@@ -76,6 +78,7 @@ impl DrmClient {
 
 /// One dma-buf fd's fdinfo.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DmaBuf {
     /// The fd number it was read from.
     pub fd: u32,
@@ -94,6 +97,7 @@ pub struct DmaBuf {
 /// A dma-buf a process maps (smaps/maps `/dmabuf:` or `anon_inode:dmabuf`)
 /// whether or not it still holds an fd to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(crate) struct DmaBufMapping {
     pub inode: u64,
     /// Bytes of address space the mapping covers.
@@ -102,6 +106,7 @@ pub(crate) struct DmaBufMapping {
 
 /// Everything read of one process's GPU files.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(crate) struct ProcGpu {
     pub pid: u32,
     /// DRM fds, one per fd (dup'd fds appear more than once here).

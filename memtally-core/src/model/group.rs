@@ -15,6 +15,7 @@ use super::sizes::Sizes;
 /// In JSON (snapshots) the key is written as `category`, with the sizes
 /// beside it: `{"category":"heap","regions":3,"rss":4096,...}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Group {
     /// The key the regions share: a category key, a path, a permission set, a
     /// vmmap region type or purge label.

@@ -200,6 +200,7 @@ impl ScanRun {
 /// What a group of processes gives back when it ends: the pages no process
 /// outside it maps.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Exclusive {
     /// Resident pages (not shared memory) no outsider maps, plus swap
     /// slots no outsider holds: `exclusive`.
@@ -226,6 +227,7 @@ pub struct Exclusive {
 /// each state. From kpageflags where memtally may read it; else only the
 /// figures `PAGEMAP_SCAN` gives any reader.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PageStates {
     /// Resident pages (the zero page included: it is mapped, not owned).
     pub present: u64,

@@ -8,6 +8,7 @@ use super::sizes::Sizes;
 /// Which file the figures came from, cheapest last. Each tier knows less:
 /// `maps` gives virtual sizes only, `status` resident totals only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SizeSource {
     /// `/proc/PID/smaps`: every figure, per mapping.

@@ -8,6 +8,7 @@ use super::sizes::Sizes;
 
 /// What a region's pages come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Backing {
     /// A regular file (shared library, executable, mapped data file).
@@ -76,6 +77,22 @@ impl Purge {
 impl Serialize for Purge {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.code())
+    }
+}
+
+/// The schema of a purge code: one of the four [`Purge::code`]s.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Purge {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Purge".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let codes: Vec<&str> = [Purge::NonVolatile, Purge::Volatile, Purge::Empty, Purge::Unmarked]
+            .iter()
+            .map(|p| p.code())
+            .collect();
+        schemars::json_schema!({ "type": "string", "enum": codes })
     }
 }
 

@@ -9,6 +9,7 @@ use crate::model::{Figure, Named};
 /// What a series follows: one process, one category, or the total.
 /// Declared in name order, so series sort as their names do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
     /// One category over every process sampled; the key is its key.

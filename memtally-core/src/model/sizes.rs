@@ -407,6 +407,28 @@ impl Serialize for Sizes {
     }
 }
 
+/// The schema of that flat map: every known key a byte count, and any
+/// other name one too (a size key of a kernel this build does not know
+/// keeps its snake_case name, [`Sizes::extra`]).
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Sizes {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Sizes".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let bytes = || serde_json::json!({ "type": "integer", "minimum": 0 });
+        let properties: serde_json::Map<String, serde_json::Value> =
+            KNOWN_KEYS.iter().map(|k| (k.name.to_string(), bytes())).collect();
+        schemars::json_schema!({
+            "description": "Byte counts by size key; a figure the source does not give is left out.",
+            "type": "object",
+            "properties": properties,
+            "additionalProperties": bytes(),
+        })
+    }
+}
+
 /// Reads a flat map back: every integer value becomes the figure of that
 /// name (unknown names go to `extra`); other values (strings, nulls) are
 /// skipped, so a region or row object can be read as its sizes.

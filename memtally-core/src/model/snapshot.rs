@@ -17,6 +17,7 @@ pub(crate) const SNAPSHOT_VERSION: u32 = 1;
 /// categories and regions, in bytes. The document `memtally snapshot`
 /// writes (docs/json.md), and what `diff` and `plot` read back.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Snapshot {
     /// Format version; its presence marks the document as a snapshot.
     pub memtally_snapshot: u32,
@@ -50,6 +51,7 @@ pub struct Snapshot {
 /// report (whose categories are region types). Two snapshots compare only
 /// when they are of one kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SnapshotKind {
     /// Read from `/proc` (or a `show` document).
@@ -70,6 +72,7 @@ impl SnapshotKind {
 
 /// One process of a snapshot.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SnapProcess {
     /// The process ID; `None` when the source does not give one (vmmap text
     /// without a `Process:` line).
@@ -104,6 +107,7 @@ pub struct SnapProcess {
 
 /// A vmmap summary row's purgeable columns, bytes as printed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SnapPurgeable {
     /// The row's REGION TYPE (a category key of the process).
     pub region_type: String,
@@ -117,6 +121,7 @@ pub struct SnapPurgeable {
 
 /// One region of a snapshot process: where it is, what it is, its sizes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SnapRegion {
     /// First address; `None` for placeholder ranges.
     pub start: Option<u64>,

@@ -31,6 +31,7 @@ pub fn printed_step(t: &str, bare: u64) -> u64 {
 
 /// One `Key: value` line of the header or footer, as printed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Fact {
     /// The key, as printed (`Physical footprint`).
     pub key: String,
@@ -40,6 +41,7 @@ pub struct Fact {
 
 /// What the report says about the process and the tool.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Header {
     /// The process name (`Process: NAME [PID]`).
     pub process: Option<String>,
@@ -76,6 +78,7 @@ pub struct Header {
 
 /// A summary-table row; a figure the table does not have is `None`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SummaryRow {
     /// The REGION TYPE (`MALLOC_SMALL`), or `TOTAL` for a total row.
     pub region_type: String,
@@ -113,6 +116,7 @@ pub struct SummaryRow {
 
 /// A MALLOC ZONE table row, kept apart from the summary; figures as printed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MallocZoneRow {
     /// The zone name (`DefaultMallocZone_0x100a08000`), or `TOTAL`.
     pub zone: String,
@@ -189,6 +193,7 @@ pub enum Record<'a> {
 
 /// A line that could not be read, or was read with damage.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Problem {
     /// 1-based line number in the input.
     pub line: usize,
@@ -200,6 +205,7 @@ pub struct Problem {
 
 /// Counts of what was not read, with samples.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Diagnostics {
     /// Lines read in all.
     pub lines: u64,
@@ -223,6 +229,7 @@ pub struct Diagnostics {
 /// A remark on a vmmap document as a whole, as data: whoever prints it
 /// words it (and names its own way to change what was assumed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "note", rename_all = "snake_case")]
 pub enum DocumentNote {
     /// Sizes are page counts and the input states no VM page size: this
@@ -283,6 +290,7 @@ fn clip(text: &str) -> String {
 
 /// Everything but the region lines, which go to the callback.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Document {
     /// The header facts.
     pub header: Header,

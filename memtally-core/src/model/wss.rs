@@ -7,6 +7,7 @@ use crate::model::Named;
 
 /// How `wss` tells touched pages from untouched ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum WssMethod {
     /// `/proc/PID/clear_refs` (value 1) resets the referenced bits of the
@@ -40,6 +41,7 @@ impl Named for WssMethod {
 /// Whether the kernel offers idle page tracking, the method that leaves
 /// reclaim alone, and whether it was used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum IdleTracking {
     /// No `/sys/kernel/mm/page_idle/bitmap` (a kernel built without

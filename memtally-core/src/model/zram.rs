@@ -6,6 +6,7 @@ use serde::Serialize;
 /// One zram device's `mm_stat`, in bytes (the kernel's page counts
 /// turned into bytes by the page size of the machine that wrote them).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ZramStat {
     /// `orig_data_size`: the data stored, uncompressed (zero-filled and
     /// same-filled pages excluded).

@@ -20,7 +20,7 @@ use crate::render::{width, Printer};
 pub struct ExactShow(pub Top);
 
 /// One line: figures of one process, or of the selection together.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct Line {
     pid: Option<u32>,
     command: Option<String>,
@@ -112,16 +112,13 @@ impl Printer for ExactShow {
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        #[derive(Serialize)]
-        struct Doc {
-            processes: Vec<Line>,
-            together: Line,
-            partial: bool,
-            notes: Vec<String>,
-        }
         let (processes, together) = self.lines();
-        let doc =
-            Doc { processes, together, partial: self.0.partial(), notes: words(&self.0.notes()) };
+        let doc = ExactJson {
+            processes,
+            together,
+            partial: self.0.partial(),
+            notes: words(&self.0.notes()),
+        };
         json::line(out, &doc)
     }
 
@@ -157,4 +154,17 @@ impl Printer for ExactShow {
         }
         w.flush()
     }
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+struct ExactJson {
+    processes: Vec<Line>,
+    together: Line,
+    partial: bool,
+    notes: Vec<String>,
+}
+
+/// The JSON Schema of this document (docs/schema/).
+pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    <ExactJson as schemars::JsonSchema>::json_schema(g)
 }

@@ -2,9 +2,9 @@
 //! what a selection gives back (`show --exact`), and who shares with whom
 //! (`shared`). `top --exact`'s column is printed by `render::top`.
 
-mod exact;
-mod shared;
-mod states;
+pub(crate) mod exact;
+pub(crate) mod shared;
+pub(crate) mod states;
 
 pub use exact::ExactShow;
 

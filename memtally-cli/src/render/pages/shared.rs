@@ -64,31 +64,10 @@ impl Printer for SharedView {
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        #[derive(Serialize)]
-        struct Side<'a> {
-            key: &'a str,
-            label: &'a str,
-            processes: usize,
-            pss: Option<u64>,
-        }
-        #[derive(Serialize)]
-        struct PairJson<'a> {
-            a: Side<'a>,
-            b: Side<'a>,
-            shared: u64,
-            pss_a: u64,
-            pss_b: u64,
-        }
-        #[derive(Serialize)]
-        struct Doc<'a> {
-            by: &'static str,
-            pairs: Vec<PairJson<'a>>,
-            notes: Vec<String>,
-        }
         fn side(s: &Sharer) -> Side<'_> {
             Side { key: &s.key, label: &s.label, processes: s.processes, pss: s.pss }
         }
-        let doc = Doc {
+        let doc = SharedJson {
             by: self.by.name(),
             pairs: self
                 .pairs
@@ -124,4 +103,31 @@ impl Printer for SharedView {
         }
         w.flush()
     }
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+struct Side<'a> {
+    key: &'a str,
+    label: &'a str,
+    processes: usize,
+    pss: Option<u64>,
+}
+#[derive(Serialize, schemars::JsonSchema)]
+struct PairJson<'a> {
+    a: Side<'a>,
+    b: Side<'a>,
+    shared: u64,
+    pss_a: u64,
+    pss_b: u64,
+}
+#[derive(Serialize, schemars::JsonSchema)]
+struct SharedJson<'a> {
+    by: &'static str,
+    pairs: Vec<PairJson<'a>>,
+    notes: Vec<String>,
+}
+
+/// The JSON Schema of this document (docs/schema/).
+pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    <SharedJson as schemars::JsonSchema>::json_schema(g)
 }

@@ -81,26 +81,9 @@ impl Printer for PageView {
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        #[derive(Serialize)]
-        struct Row<'a> {
-            category: &'static str,
-            #[serde(flatten)]
-            states: &'a PageStates,
-        }
-        #[derive(Serialize)]
-        struct Doc<'a> {
-            pid: u32,
-            comm: &'a str,
-            command: &'a str,
-            source: &'static str,
-            categories: Vec<Row<'a>>,
-            totals: &'a PageStates,
-            partial: bool,
-            notes: Vec<String>,
-        }
         json::line(
             out,
-            &Doc {
+            &PagesJson {
                 pid: self.pid,
                 comm: &self.comm,
                 command: &self.cmdline,
@@ -146,4 +129,27 @@ impl Printer for PageView {
         }
         w.flush()
     }
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+struct Row<'a> {
+    category: &'static str,
+    #[serde(flatten)]
+    states: &'a PageStates,
+}
+#[derive(Serialize, schemars::JsonSchema)]
+struct PagesJson<'a> {
+    pid: u32,
+    comm: &'a str,
+    command: &'a str,
+    source: &'static str,
+    categories: Vec<Row<'a>>,
+    totals: &'a PageStates,
+    partial: bool,
+    notes: Vec<String>,
+}
+
+/// The JSON Schema of this document (docs/schema/).
+pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    <PagesJson as schemars::JsonSchema>::json_schema(g)
 }

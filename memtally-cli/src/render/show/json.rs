@@ -18,7 +18,7 @@ use crate::render::notes::{words, WithNotes};
 /// A region as JSON: addresses as integers, its attributes and sizes
 /// (bytes) beside its own keys. The streamed document writes the same
 /// object straight into its buffer ([`RegionWriter`](super::json_region::RegionWriter)).
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 pub(super) struct RegionJson<'a> {
     start: Option<u64>,
     end: Option<u64>,
@@ -56,6 +56,23 @@ impl RegionJson<'_> {
 /// A region's other smaps lines (`THPeligible`, `ProtectionKey`), each a key.
 struct Attributes<'a>(&'a [(String, String)]);
 
+/// The schema of those keys: named by smaps, so not known in advance; a
+/// string each. A region's size key this build does not know
+/// ([`Sizes::extra`]) sits beside them as an integer, so the region's
+/// other keys are either.
+impl schemars::JsonSchema for Attributes<'_> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Attributes".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "additionalProperties": { "type": ["string", "integer"] },
+        })
+    }
+}
+
 impl Serialize for Attributes<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
@@ -67,7 +84,7 @@ impl Serialize for Attributes<'_> {
 }
 
 /// Which process the document is of (one process's document only).
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 pub(super) struct ProcessHead<'a> {
     pid: u32,
     comm: &'a str,
@@ -83,7 +100,7 @@ impl ProcessHead<'_> {
 
 /// Every key of the document but the regions and which process: what
 /// needs every region, printed after them when they stream.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 pub(super) struct ShowSummary<'a> {
     partial: bool,
     notes: Vec<String>,
@@ -99,7 +116,7 @@ pub(super) struct ShowSummary<'a> {
 }
 
 /// The totals' size keys, and the summable footprint derived from them.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct TotalsJson<'a> {
     #[serde(flatten)]
     sizes: &'a Sizes,
@@ -109,14 +126,14 @@ struct TotalsJson<'a> {
 }
 
 /// Shared memory's figures, and its USS.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ShmemJson<'a> {
     #[serde(flatten)]
     sizes: &'a Sizes,
     uss: Option<u64>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct CategoryJson<'a> {
     category: &'a str,
     label: &'static str,
@@ -125,7 +142,7 @@ struct CategoryJson<'a> {
     sizes: &'a Sizes,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct RowJson<'a> {
     key: &'a str,
     label: &'a str,
@@ -167,7 +184,7 @@ pub(super) fn summary(report: &ShowReport) -> ShowSummary<'_> {
 
 /// The document held whole: one process's (its head, summary and regions)
 /// or several processes' (`show --tree`: the summary, then each process).
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ShowJson<'a> {
     #[serde(flatten)]
     head: Option<ProcessHead<'a>>,
@@ -180,7 +197,7 @@ struct ShowJson<'a> {
 }
 
 /// One process of several, with its own totals and regions.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ProcessJson<'a> {
     #[serde(flatten)]
     head: ProcessHead<'a>,
@@ -213,6 +230,12 @@ fn json_doc(report: &ShowReport) -> ShowJson<'_> {
                 .collect()
         }),
     }
+}
+
+/// The schema of this view's JSON document, its definitions gathered in
+/// `g` (docs/schema/, [`crate::render::schema`]).
+pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    <ShowJson as schemars::JsonSchema>::json_schema(g)
 }
 
 /// The documented JSON document (see docs/json.md), its keys sorted: what

@@ -18,6 +18,7 @@ use crate::render::Printer;
 
 pub use self::csv::csv;
 pub use json::json;
+pub(crate) use json::schema;
 pub use stream::RegionStream;
 pub use table::table;
 

@@ -16,7 +16,7 @@ use crate::render::stream_doc::{NoKeys, StreamDoc};
 use super::VmmapView;
 use crate::render::table::csv_text;
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct JsonRegion<'a> {
     line: usize,
     region_type: Option<&'a str>,
@@ -51,7 +51,7 @@ fn json_region(line: usize, r: &Region) -> JsonRegion<'_> {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct JsonBreakdown<'a> {
     region_type: &'a str,
     purge: &'a str,
@@ -62,21 +62,21 @@ struct JsonBreakdown<'a> {
     swap: Option<u64>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct JsonFootprint<'a> {
     region_type: &'a str,
     #[serde(flatten)]
     footprint: &'a Footprint,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct JsonFootprintTotal<'a> {
     from: &'a str,
     #[serde(flatten)]
     footprint: &'a Footprint,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct JsonHistRow {
     vsize: u64,
     regions: u64,
@@ -87,34 +87,34 @@ struct JsonHistRow {
     total_vsize: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct JsonHistogram<'a> {
     region_type: &'a str,
     exact: Vec<JsonHistRow>,
     pow2: Vec<JsonHistRow>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct JsonMalloc<'a> {
     columns: &'a [String],
     rows: &'a [MallocZoneRow],
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct JsonWarnings<'a> {
     overcommit_regions: u64,
     overcommit_samples: &'a [Overcommit],
     count_mismatches: &'a [CountMismatch],
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct JsonGroup<'a> {
     key: &'a str,
     groups: Vec<JsonGroupRow<'a>>,
 }
 
 /// A group as vmmap JSON has always written it: sizes in their own object.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct JsonGroupRow<'a> {
     key: &'a str,
     regions: usize,
@@ -123,7 +123,7 @@ struct JsonGroupRow<'a> {
 
 /// Every key of the document but `regions`, which come first (as they
 /// are read), then these, sorted.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct JsonDoc<'a> {
     source: &'a str,
     types: &'a [String],
@@ -149,7 +149,7 @@ struct JsonDoc<'a> {
 
 /// The diagnostics as docs/vmmap-json.md has them: the model's fields,
 /// its notes worded.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct JsonDiagnostics<'a> {
     lines: u64,
     unreadable: u64,
@@ -393,4 +393,13 @@ fn hist_row(vsize: u64, p: &[u64; 4], total: u64) -> JsonHistRow {
         unmarked: p[3],
         total_vsize: total,
     }
+}
+
+/// The schemas of the streamed document's parts: one region, and the
+/// keys after the regions (docs/schema/, [`crate::render::schema`]).
+pub(crate) fn schemas(g: &mut schemars::SchemaGenerator) -> [schemars::Schema; 2] {
+    [
+        <JsonRegion as schemars::JsonSchema>::json_schema(g),
+        <JsonDoc as schemars::JsonSchema>::json_schema(g),
+    ]
 }

@@ -31,6 +31,7 @@ use crate::model::{Note, Purge, Region};
 
 /// Where an entry's figures come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum GpuSource {
     /// `/proc/PID/fdinfo/N` of DRM fds.
@@ -41,6 +42,7 @@ pub enum GpuSource {
 
 /// One (device, region) of one process, or of the machine.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GpuEntry {
     /// `drm-pdev` (PCI slot), or the node, or the driver: the device key.
     pub device: String,
@@ -67,6 +69,7 @@ pub struct GpuEntry {
 
 /// A process's dma-bufs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DmaBufShare {
     /// Distinct buffers it holds (fd) or maps.
     pub count: usize,
@@ -89,6 +92,7 @@ impl DmaBufShare {
 
 /// One DRM client as a process holds it.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClientView {
     /// The device key, as in [`GpuEntry::device`].
     pub device: String,
@@ -106,6 +110,7 @@ pub struct ClientView {
 
 /// One process's GPU picture.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GpuProcess {
     /// The process ID.
     pub pid: u32,
@@ -141,6 +146,7 @@ pub struct GpuProcess {
 
 /// The whole view.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct GpuReport {
     /// Processes with any GPU memory, largest `proportional` first.

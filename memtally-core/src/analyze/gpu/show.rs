@@ -13,6 +13,7 @@ use super::{build, sum_opt, DmaBufShare, GpuEntry, GpuInput};
 /// hold, each once, with their machine-wide PSS; and their reclaimable
 /// bytes. `None` when the shown processes have no GPU memory.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct GpuShow {
     /// Per (device, driver, region): the shown processes' clients, each once,

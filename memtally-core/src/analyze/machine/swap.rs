@@ -12,6 +12,7 @@ use crate::model::{MemInfo, ZramStat};
 
 /// Swap as meminfo and the zram devices give it, in bytes.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SwapFigures {
     /// `SwapTotal`: swap space, on disk or in zram.
     pub total: u64,
@@ -34,6 +35,7 @@ pub struct SwapFigures {
 
 /// One zram device: its name and `mm_stat`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ZramDevice {
     /// `zram0`, …
     pub name: String,

@@ -10,6 +10,7 @@ use crate::model::MemInfo;
 
 /// THP bytes by kind, from meminfo.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Thp {
     /// `AnonHugePages`: anonymous memory in THP (part of AnonPages, so of
     /// the lines `process_anon` and `anon_unread`).

@@ -19,6 +19,7 @@ use crate::model::vmmap::{printed_step, Document};
 
 /// The header's footprint and memtally's, over every region type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FootprintCheck {
     /// `Physical footprint:` as vmmap printed it, in bytes.
     pub vmmap: u64,

@@ -15,6 +15,7 @@ use crate::model::Purge;
 
 /// A figure before and after, and the difference (after - before).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Delta {
     /// Before, bytes; `None` when the first report lacks the figure.
     pub before: Option<u64>,
@@ -68,6 +69,7 @@ impl Side {
 
 /// The footprint and purgeable figures of one region type, or of all.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PurgeableDelta {
     /// The region type; `None` for the whole report.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -105,6 +107,7 @@ impl PurgeableDelta {
 
 /// Two vmmap reports' footprints compared.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FootprintDiff {
     /// Every type together.
     pub total: PurgeableDelta,

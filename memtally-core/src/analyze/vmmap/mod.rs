@@ -108,6 +108,7 @@ impl TypeFilter {
 
 /// A sum of regions.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Bucket {
     /// How many regions.
     pub regions: u64,
@@ -121,6 +122,7 @@ pub struct Bucket {
 /// at any time; those are *reclaimable* instead. Empty purgeable regions
 /// (`E`) were discarded already and hold nothing.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Footprint {
     /// How many regions of the type were selected.
     pub regions: u64,
@@ -243,6 +245,7 @@ pub fn same_type(region_type: &str) -> &str {
 
 /// A region whose dirty + swap exceeds its virtual size.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Overcommit {
     /// 1-based line number in the input.
     pub line: usize,
@@ -260,6 +263,7 @@ pub struct Overcommit {
 
 /// A type whose region-line count differs from its summary-table COUNT.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CountMismatch {
     /// The region type.
     pub region_type: String,

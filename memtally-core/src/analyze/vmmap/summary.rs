@@ -55,6 +55,7 @@ pub fn summary_footprint(doc: &Document, filter: &TypeFilter) -> Footprint {
 
 /// The summary's `TOTAL` row beside the sum of the rows above it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TotalCheck {
     /// The `TOTAL` row as vmmap printed it.
     pub total: SummaryRow,

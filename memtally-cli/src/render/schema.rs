@@ -1,0 +1,205 @@
+//! The JSON Schema (2020-12) of every document `--format json` prints and
+//! of snapshot files, built from the very structs that print them
+//! (`#[derive(JsonSchema)]` beside `#[derive(Serialize)]`, schemars reading
+//! serde's attributes), so a type that serializes without a schema does
+//! not compile. `memtally schema NAME` prints one; docs/schema/NAME.json
+//! holds each, and tests/cli/schemas.rs fails when they drift apart
+//! (`MEMTALLY_BLESS=1` rewrites them) and validates real outputs.
+//!
+//! Every object with known keys is closed (`unevaluatedProperties:
+//! false`): a key the docs do not name fails validation. The maps whose
+//! keys come from the data (size keys a newer kernel adds, smaps
+//! attributes, classic counters) say what their values are instead.
+
+use schemars::generate::SchemaSettings;
+use schemars::{Schema, SchemaGenerator};
+use serde_json::{json, Map, Value};
+
+use crate::render::json::{SCHEMA_KEY, SCHEMA_VERSION};
+
+/// One documented JSON output: its file name in docs/schema/ (`NAME.json`),
+/// what prints it, and how its schema is built.
+pub struct Document {
+    pub name: &'static str,
+    pub title: &'static str,
+    build: fn(&mut SchemaGenerator) -> Schema,
+    /// Whether the document carries the [`SCHEMA_KEY`] (snapshot files
+    /// carry `memtally_snapshot` instead).
+    versioned: bool,
+}
+
+/// Every document, in docs/json.md's order.
+pub const DOCUMENTS: &[Document] = &[
+    doc("top", "memtally top --format json (and --by)", crate::render::top::schema),
+    doc("show", "memtally show --format json", crate::render::show::schema),
+    doc("show-classic", "memtally show --classic --format json", crate::render::classic::schema),
+    doc("machine", "memtally machine --format json", crate::render::machine::schema),
+    doc("cgroup", "memtally cgroup --format json", crate::render::cgroup::schema),
+    doc("gpu", "memtally gpu --format json", crate::render::gpu::schema),
+    doc("wss", "memtally wss --format json", crate::render::wss::schema),
+    doc("shared", "memtally shared --format json", crate::render::pages::shared::schema),
+    doc(
+        "show-pages",
+        "memtally show PID --pages --format json",
+        crate::render::pages::states::schema,
+    ),
+    doc(
+        "show-exact",
+        "memtally show SELECTION --exact --format json",
+        crate::render::pages::exact::schema,
+    ),
+    doc("vmmap", "memtally vmmap --format json", vmmap),
+    doc("diff", "memtally diff --format json", diff),
+    doc("watch", "memtally watch --format json: each line, a sample or the summary", watch),
+    Document {
+        name: "snapshot",
+        title: "a snapshot file (memtally snapshot, memtally capture)",
+        build: snapshot,
+        versioned: false,
+    },
+];
+
+const fn doc(
+    name: &'static str,
+    title: &'static str,
+    build: fn(&mut SchemaGenerator) -> Schema,
+) -> Document {
+    Document { name, title, build, versioned: true }
+}
+
+/// The document named `name`, if there is one.
+pub fn find(name: &str) -> Option<&'static Document> {
+    DOCUMENTS.iter().find(|d| d.name == name)
+}
+
+impl Document {
+    /// The whole schema: its definitions inside, every known object closed.
+    pub fn schema(&self) -> Value {
+        let mut g = SchemaSettings::draft2020_12().for_serialize().into_generator();
+        let mut root = (self.build)(&mut g);
+        if self.versioned {
+            for branch in top_objects(&mut root) {
+                with_schema_key(branch);
+            }
+        }
+        let defs = g.take_definitions(true);
+        let mut root = root.to_value();
+        if let Value::Object(o) = &mut root {
+            let mut head = Map::new();
+            head.insert("$schema".into(), json!("https://json-schema.org/draft/2020-12/schema"));
+            head.insert("title".into(), json!(self.title));
+            head.extend(std::mem::take(o));
+            if !defs.is_empty() {
+                head.insert("$defs".into(), Value::Object(defs));
+            }
+            *o = head;
+        }
+        close(&mut root, false);
+        root
+    }
+}
+
+/// The objects a document's top level is: the schema itself, or each
+/// branch of a `oneOf` (the kinds of `watch` line).
+fn top_objects(root: &mut Schema) -> Vec<&mut Map<String, Value>> {
+    let o = root.ensure_object();
+    if o.contains_key("oneOf") {
+        match o.get_mut("oneOf") {
+            Some(Value::Array(branches)) => {
+                branches.iter_mut().filter_map(Value::as_object_mut).collect()
+            }
+            _ => Vec::new(),
+        }
+    } else {
+        vec![o]
+    }
+}
+
+/// Adds the required `schema` key, always [`SCHEMA_VERSION`].
+fn with_schema_key(o: &mut Map<String, Value>) {
+    let props = o.entry("properties").or_insert_with(|| json!({}));
+    if let Value::Object(p) = props {
+        p.insert(
+            SCHEMA_KEY.into(),
+            json!({ "description": "the version of this document's shape (CHANGELOG.md, \"Compatibility\")", "const": SCHEMA_VERSION }),
+        );
+    }
+    let required = o.entry("required").or_insert_with(|| json!([]));
+    if let Value::Array(r) = required {
+        r.push(json!(SCHEMA_KEY));
+    }
+}
+
+/// Adds the array `key` of `item`s, required, to the object `o` (a
+/// streamed document's regions, printed apart from its other keys).
+fn with_array(o: &mut Schema, key: &str, item: Schema) {
+    let o = o.ensure_object();
+    if let Value::Object(p) = o.entry("properties").or_insert_with(|| json!({})) {
+        p.insert(key.into(), json!({ "type": "array", "items": item }));
+    }
+    if let Value::Array(r) = o.entry("required").or_insert_with(|| json!([])) {
+        r.push(json!(key));
+    }
+}
+
+/// vmmap's streamed document: the regions, then the other keys.
+fn vmmap(g: &mut SchemaGenerator) -> Schema {
+    let [region, mut rest] = crate::render::vmmap::schemas(g);
+    with_array(&mut rest, "regions", region);
+    rest
+}
+
+/// diff's document: the head, with the regions written one at a time.
+fn diff(g: &mut SchemaGenerator) -> Schema {
+    let [mut head, region] = crate::render::diff::schemas(g);
+    with_array(&mut head, "regions", region);
+    head
+}
+
+/// One line of `watch --format json`: a sample or the closing summary.
+fn watch(g: &mut SchemaGenerator) -> Schema {
+    let [sample, summary] = crate::render::watch::schemas(g);
+    schemars::json_schema!({ "oneOf": [sample, summary] })
+}
+
+/// A snapshot file: the model's own type, as the library writes it.
+fn snapshot(g: &mut SchemaGenerator) -> Schema {
+    <memtally_core::model::snapshot::Snapshot as schemars::JsonSchema>::json_schema(g)
+}
+
+/// Closes every object schema that lists its keys: `unevaluatedProperties:
+/// false` where it says nothing of other keys. A branch of `allOf`/`anyOf`/
+/// `oneOf` beside its parent's own keys stays open (the parent closes
+/// over both); one that stands alone (an `Option` of a struct) is closed.
+fn close(v: &mut Value, beside_parent_keys: bool) {
+    let Value::Object(o) = v else { return };
+    let has_keys = o.contains_key("properties");
+    if has_keys
+        && !beside_parent_keys
+        && !o.contains_key("additionalProperties")
+        && !o.contains_key("unevaluatedProperties")
+    {
+        o.insert("unevaluatedProperties".into(), Value::Bool(false));
+    }
+    for (k, child) in o.iter_mut() {
+        match k.as_str() {
+            "properties" | "$defs" | "patternProperties" => {
+                if let Value::Object(m) = child {
+                    m.values_mut().for_each(|c| close(c, false));
+                }
+            }
+            "items" | "additionalProperties" | "not" | "contains" => close(child, false),
+            "prefixItems" => {
+                if let Value::Array(a) = child {
+                    a.iter_mut().for_each(|c| close(c, false));
+                }
+            }
+            "allOf" | "anyOf" | "oneOf" => {
+                if let Value::Array(a) = child {
+                    a.iter_mut().for_each(|c| close(c, has_keys));
+                }
+            }
+            _ => {}
+        }
+    }
+}
