@@ -79,6 +79,10 @@ fn title_line(app: &App) -> String {
 /// processes, a message from the last key.
 fn note_line(app: &App) -> Line<'static> {
     let warn = Style::default().add_modifier(Modifier::BOLD);
+    if app.detail_pending() {
+        // The read runs on its own thread; what is below is the last one.
+        return Line::from(format!("reading pid {}'s smaps…", app.pid.unwrap_or(0)));
+    }
     if let Some(d) =
         app.detail.as_ref().filter(|_| matches!(app.level, Level::Categories | Level::Mappings))
     {

@@ -21,21 +21,22 @@ use crate::ui::widgets::process_rows::ProcRow;
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let Some(top) = &app.top else { return };
     let rows = app.process_rows();
-    let per_process = matches!(app.by, TopBy::Process | TopBy::Tree);
+    // The grouping of the rows read (a new one is read on its own thread).
+    let per_process = matches!(top.report.by, TopBy::Process | TopBy::Tree);
     let gpu = top.report.totals.gpu.is_some().then_some(("GPU", Figure::Gpu));
     let figures: Vec<(&'static str, Figure)> =
         figures(&top.report.totals).into_iter().chain(gpu).collect();
     let mut headers: Vec<(&'static str, bool)> = if per_process {
         vec![("PID", true), ("USER", false)]
     } else {
-        vec![(key_header(app.by), false), ("PROCS", true)]
+        vec![(key_header(top.report.by), false), ("PROCS", true)]
     };
     headers.extend(figures.iter().map(|(h, _)| (*h, true)));
     headers.extend([("GROW/m", true), ("TREND", false)]);
     let mut widths: Vec<Constraint> = if per_process {
         vec![Constraint::Length(7), Constraint::Length(8)]
     } else {
-        let key = if app.by == TopBy::Cgroup { (area.width / 2).clamp(20, 70) } else { 20 };
+        let key = if top.report.by == TopBy::Cgroup { (area.width / 2).clamp(20, 70) } else { 20 };
         vec![Constraint::Length(key), Constraint::Length(5)]
     };
     let history = app.history();
