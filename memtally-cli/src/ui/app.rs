@@ -11,7 +11,8 @@ use memtally_core::model::{Figure, Named, Region};
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::top::Top;
 
-use crate::ui::history::{per_minute, History};
+use crate::ui::history::History;
+use crate::ui::rates::{Rate, Rates};
 use crate::ui::reader::{DetailRead, Done, Job, Reader};
 use crate::ui::widgets::category_rows::{category_rows, CatRow};
 use crate::ui::widgets::process_rows::{base_rows, retain_group, retain_matching, ProcRow};
@@ -124,7 +125,10 @@ pub struct App {
     pub top: Option<Top>,
     pub top_error: Option<String>,
     pub ghosts: Vec<Ghost>,
+    /// Each grouping's row samples, for the sparklines.
     histories: HashMap<&'static str, History>,
+    /// The growth rates (every process's samples; the groups' members).
+    pub rates: Rates,
     /// The reads, on their own thread (`top`'s reader, command lines
     /// remembered between refreshes, lives there).
     reads: Reader,
@@ -160,6 +164,7 @@ impl App {
             top_error: None,
             ghosts: Vec::new(),
             histories: HashMap::new(),
+            rates: Rates::default(),
             reads: Reader::start(root.clone()),
             want_top: false,
             want_detail: false,
@@ -182,6 +187,14 @@ impl App {
     /// The samples of the current grouping.
     pub fn history(&self) -> Option<&History> {
         self.histories.get(self.by.name())
+    }
+
+    /// A row's growth rate: a process's own, or a group's members'.
+    pub fn rate(&self, r: &ProcRow) -> Option<Rate> {
+        match r.pid {
+            Some(pid) => self.rates.process(pid),
+            None => self.rates.group(&r.label),
+        }
     }
 
     /// The process level's rows: the group entered, exited processes
@@ -213,9 +226,7 @@ impl App {
     /// The figure a process row sorts by (growth per minute for growth).
     fn sort_value(&self, r: &ProcRow) -> Option<f64> {
         match self.sort {
-            SortKey::Growth => {
-                self.history().and_then(|h| h.trend(&r.label)).map(|t| per_minute(&t))
-            }
+            SortKey::Growth => self.rate(r).map(|t| t.per_minute),
             k => r.sizes.figure(k.top_field()).map(|v| v as f64),
         }
     }
@@ -341,6 +352,31 @@ impl App {
                         .rows
                         .iter()
                         .filter_map(|r| r.sizes.pss.or(r.sizes.rss).map(|v| (r.key.as_str(), v))),
+                );
+                let by = now.report.by;
+                let members: Vec<(String, u32)> = now
+                    .scan
+                    .processes
+                    .iter()
+                    .filter_map(|p| {
+                        let key = match by {
+                            TopBy::Program => p.info.program.clone(),
+                            TopBy::User => now.users.name(p.info.uid),
+                            TopBy::Cgroup => {
+                                p.info.cgroup.clone().unwrap_or_else(|| "(unknown)".into())
+                            }
+                            _ => return None,
+                        };
+                        Some((key, p.info.pid))
+                    })
+                    .collect();
+                self.rates.record(
+                    t,
+                    now.scan
+                        .processes
+                        .iter()
+                        .filter_map(|p| p.sizes.pss.or(p.sizes.rss).map(|v| (p.info.pid, v))),
+                    members.iter().map(|(k, pid)| (k.as_str(), *pid)),
                 );
                 let alive: std::collections::HashSet<u32> =
                     now.scan.processes.iter().map(|p| p.info.pid).collect();

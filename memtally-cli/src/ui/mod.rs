@@ -8,7 +8,9 @@
 //! are answered while a read takes seconds; `keys` maps keys to moves; one module per level draws it
 //! (`machine`, `processes`, `categories`, `mappings`), from the rows and
 //! cells in `widgets`, and no level imports another; `draw` lays the frame
-//! out; `history` keeps the samples behind the growth rates; `terminal`
+//! out; `history` keeps each row's samples (sparklines) and `rates` the
+//! growth rates (no rate before ten samples; a group's counts its members
+//! present throughout); `terminal`
 //! takes the terminal and always gives it back.
 
 mod app;
@@ -19,6 +21,7 @@ mod keys;
 mod machine;
 mod mappings;
 mod processes;
+mod rates;
 mod reader;
 mod snapshot;
 mod terminal;

@@ -14,9 +14,12 @@ use memtally_core::model::Figure;
 use crate::render::top::{figures, key_header};
 use crate::render::units::{human_opt, human_signed};
 use crate::ui::app::App;
-use crate::ui::history::per_minute;
 use crate::ui::widgets::cells::{figure_width, header, right};
 use crate::ui::widgets::process_rows::ProcRow;
+
+/// The command's room at least, before GROW/m and TREND are shown:
+/// `chromium --type=renderer…` and a little more.
+const COMMAND_ROOM: usize = 30;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let Some(top) = &app.top else { return };
@@ -32,7 +35,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         vec![(key_header(top.report.by), false), ("PROCS", true)]
     };
     headers.extend(figures.iter().map(|(h, _)| (*h, true)));
-    headers.extend([("GROW/m", true), ("TREND", false)]);
     let mut widths: Vec<Constraint> = if per_process {
         vec![Constraint::Length(7), Constraint::Length(8)]
     } else {
@@ -40,6 +42,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         vec![Constraint::Length(key), Constraint::Length(5)]
     };
     let history = app.history();
+    let rate_of = |r: &ProcRow| if r.gone { None } else { app.rate(r) };
     let figure_cell = |r: &ProcRow, f: Figure| {
         let mut c = human_opt(r.sizes.figure(f));
         if r.without_pss > 0 && r.processes > 1 && matches!(f, Figure::Pss | Figure::Uss) {
@@ -47,24 +50,42 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         }
         c
     };
+    // `~`: members came or went; the rate counts those present throughout.
     let growth_cell = |r: &ProcRow| {
-        history
-            .and_then(|h| h.trend(&r.label))
-            .map_or_else(String::new, |t| human_signed(per_minute(&t) as i128))
+        rate_of(r).map_or_else(String::new, |t| {
+            let mark = if t.members_changed { "~" } else { "" };
+            format!("{}{mark}", human_signed(t.per_minute as i128))
+        })
     };
     widths.extend(figures.iter().map(|(h, f)| {
         let least = h.len().max(6) as u16;
         Constraint::Length(figure_width(least, rows.iter().map(|r| figure_cell(r, *f))))
     }));
-    widths.extend([
-        Constraint::Length(figure_width(7, rows.iter().map(growth_cell))),
-        Constraint::Length(8),
-    ]);
     // What the COMMAND column gets: the rest of the row after the fixed
-    // columns and the one-cell gaps between columns.
-    let fixed: u16 =
-        widths.iter().map(|c| if let Constraint::Length(n) = c { *n } else { 0 }).sum();
-    let command_width = usize::from(area.width.saturating_sub(fixed + widths.len() as u16));
+    // columns and the one-cell gaps between columns. The command tells
+    // the rows apart (a browser from its renderers), so it keeps its room
+    // and TREND, then GROW/m, go first when the row is narrow.
+    let room = |widths: &[Constraint]| {
+        let fixed: u16 =
+            widths.iter().map(|c| if let Constraint::Length(n) = c { *n } else { 0 }).sum();
+        usize::from(area.width.saturating_sub(fixed + widths.len() as u16))
+    };
+    let grow_width = figure_width(7, rows.iter().map(growth_cell));
+    let mut command_width = room(&widths);
+    let show_grow = !per_process || command_width >= COMMAND_ROOM + usize::from(grow_width) + 1;
+    let show_trend =
+        !per_process || command_width >= COMMAND_ROOM + usize::from(grow_width) + 1 + 9;
+    if show_grow {
+        headers.push(("GROW/m", true));
+        widths.push(Constraint::Length(grow_width));
+    }
+    if show_trend {
+        headers.push(("TREND", false));
+        widths.push(Constraint::Length(8));
+    }
+    if per_process {
+        command_width = room(&widths);
+    }
     if per_process {
         headers.push(("COMMAND", false));
         widths.push(Constraint::Min(6));
@@ -77,7 +98,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .iter()
         .zip(&distinguishing)
         .map(|(r, d)| {
-            let trend = history.and_then(|h| h.trend(&r.label));
+            let rate = rate_of(r);
             let mut cells: Vec<Cell> = if per_process {
                 vec![right(r.label.clone()), Cell::from(r.user.clone())]
             } else {
@@ -86,8 +107,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             for (_, f) in &figures {
                 cells.push(right(figure_cell(r, *f)));
             }
-            cells.push(right(growth_cell(r)));
-            cells.push(Cell::from(history.map(|h| h.sparkline(&r.label)).unwrap_or_default()));
+            if show_grow {
+                cells.push(right(growth_cell(r)));
+            }
+            if show_trend {
+                cells.push(Cell::from(history.map(|h| h.sparkline(&r.label)).unwrap_or_default()));
+            }
             if per_process {
                 let gone = if r.gone { " (exited)" } else { "" };
                 let indent = "  ".repeat(r.depth);
@@ -101,7 +126,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             }
             let style = if r.gone {
                 Style::default().fg(Color::DarkGray)
-            } else if trend.is_some_and(|t| t.grows_steadily()) {
+            } else if rate.is_some_and(|t| t.steady) {
                 Style::default().fg(Color::Yellow).add_modifier(Modifier::BOLD)
             } else {
                 Style::default()

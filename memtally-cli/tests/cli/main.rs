@@ -43,6 +43,7 @@ mod signals;
 mod top_live;
 mod totals;
 mod ui;
+mod ui_columns;
 mod ui_keys;
 mod vmmap_cli;
 mod vmmap_csv;
