@@ -114,13 +114,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 cells.push(Cell::from(history.map(|h| h.sparkline(&r.label)).unwrap_or_default()));
             }
             if per_process {
+                // The exited marker is kept whatever is cut: grey alone
+                // is invisible without colour.
                 let gone = if r.gone { " (exited)" } else { "" };
                 let indent = "  ".repeat(r.depth);
                 let mut text = format!("{indent}{}{gone}", r.command);
                 if crate::render::width::columns(&text) > command_width {
                     let label = crate::render::width::command_label(&r.command, d.as_deref());
-                    let short = format!("{indent}{label}{gone}");
-                    text = crate::render::width::cut(&short, command_width).into_owned();
+                    let short = format!("{indent}{label}");
+                    let room = command_width.saturating_sub(gone.len());
+                    text = format!("{}{gone}", crate::render::width::cut(&short, room));
                 }
                 cells.push(Cell::from(text));
             }

@@ -45,6 +45,7 @@ mod totals;
 mod ui;
 mod ui_columns;
 mod ui_keys;
+mod ui_screens;
 mod vmmap_cli;
 mod vmmap_csv;
 mod vmmap_footprint;
