@@ -19,6 +19,7 @@ mod exit_races;
 mod exporter_cost;
 mod figures;
 mod gpu;
+mod gpu_notes;
 mod hostile;
 mod hostile_reads;
 mod hostile_writes;
