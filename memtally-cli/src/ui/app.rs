@@ -336,7 +336,7 @@ impl App {
         changed
     }
 
-    fn apply_top(&mut self, at: Instant, result: Result<Top, String>) {
+    fn apply_top(&mut self, at: Instant, result: Result<Box<Top>, String>) {
         let before: Vec<ProcRow> = if matches!(self.by, TopBy::Process | TopBy::Tree) {
             self.top.as_ref().map(base_rows).unwrap_or_default()
         } else {
@@ -388,7 +388,7 @@ impl App {
                     }
                 }
                 self.ghosts.retain(|g| g.row.pid.is_some_and(|pid| !alive.contains(&pid)));
-                self.top = Some(now);
+                self.top = Some(*now);
                 self.top_error = None;
             }
             Err(e) => self.top_error = Some(e),
@@ -399,7 +399,7 @@ impl App {
         match read {
             DetailRead::Read { report, mappings, more } => {
                 self.detail = Some(Detail {
-                    report: Some(report),
+                    report: Some(*report),
                     mappings,
                     more_mappings: more,
                     gone: None,

@@ -72,9 +72,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     };
     let grow_width = figure_width(7, rows.iter().map(growth_cell));
     let mut command_width = room(&widths);
-    let show_grow = !per_process || command_width >= COMMAND_ROOM + usize::from(grow_width) + 1;
-    let show_trend =
-        !per_process || command_width >= COMMAND_ROOM + usize::from(grow_width) + 1 + 9;
+    // Each column costs its width and the gap before it.
+    let with_grow = COMMAND_ROOM + usize::from(grow_width) + 1;
+    let show_grow = !per_process || command_width >= with_grow;
+    let show_trend = !per_process || command_width >= with_grow + 9;
     if show_grow {
         headers.push(("GROW/m", true));
         widths.push(Constraint::Length(grow_width));

@@ -34,17 +34,22 @@ pub enum Job {
 
 /// A job's answer, with the job it answers (the UI may have moved on).
 pub enum Done {
-    Top { job: Job, at: Instant, result: Result<Top, String> },
-    Detail { job: Job, result: DetailRead },
+    /// Boxed: a list is large beside the other answer.
+    Top {
+        job: Job,
+        at: Instant,
+        result: Result<Box<Top>, String>,
+    },
+    Detail {
+        job: Job,
+        result: DetailRead,
+    },
 }
 
 /// One process's full read.
 pub enum DetailRead {
-    Read {
-        report: ShowReport,
-        mappings: Vec<Region>,
-        more: usize,
-    },
+    /// Boxed: a report is large beside the other answers.
+    Read { report: Box<ShowReport>, mappings: Vec<Region>, more: usize },
     /// The process is gone.
     Gone,
     /// It could not be read; the error as worded for the user.
@@ -121,6 +126,7 @@ fn run(root: &ProcRoot, reader: &mut TopReader, job: Job) -> Done {
         Job::Top { by, sort, cgroups } => {
             let result = reader
                 .top(root, by, TopSort::Figure(sort), cgroups)
+                .map(Box::new)
                 .map_err(|e| Worded(&e).to_string());
             Done::Top { job, at: Instant::now(), result }
         }
@@ -134,7 +140,7 @@ fn run(root: &ProcRoot, reader: &mut TopReader, job: Job) -> Done {
                         let key = |r: &Region| (r.sizes.dirty(), r.sizes.rss);
                         key(b).cmp(&key(a))
                     });
-                    DetailRead::Read { report, mappings, more }
+                    DetailRead::Read { report: Box::new(report), mappings, more }
                 }
                 Err(Error::NoSuchProcess { .. }) => DetailRead::Gone,
                 Err(e) => DetailRead::Failed(Worded(&e).to_string()),
