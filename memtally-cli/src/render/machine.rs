@@ -32,6 +32,10 @@ fn signed(v: i64) -> String {
     }
 }
 
+/// What "used" is, in every view that prints it (`top`'s picture,
+/// `machine`, the explorer): one definition, one wording.
+pub const USED_MEANS: &str = "MemTotal - MemAvailable, as free(1) prints it";
+
 /// The headline `free` users know: used, buff/cache, free, available.
 pub fn headline(m: &Machine) -> Vec<Block> {
     let mut line =
@@ -45,9 +49,9 @@ pub fn headline(m: &Machine) -> Vec<Block> {
     }
     let mut blocks = vec![
         Block::Line(line),
-        Block::Line(
-            "  (used = MemTotal - MemAvailable, as free(1) prints it; buff/cache = Buffers + Cached + SReclaimable)".into(),
-        ),
+        Block::Line(format!(
+            "  (used = {USED_MEANS}; buff/cache = Buffers + Cached + SReclaimable)"
+        )),
     ];
     blocks.extend(swap(m).into_iter().map(Block::Line));
     blocks

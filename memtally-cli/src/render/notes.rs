@@ -122,6 +122,10 @@ pub fn word(note: &Note) -> String {
             "{}: no record of open files (fd/ or {record}); recorded before GPU support? GPU fds not counted",
             path.display(),
         ),
+        Note::NoFdRecords { count, first, record } => format!(
+            "{count} processes have no record of open files (fd/ or {record}; the first: {}); recorded before GPU support? GPU fds not counted",
+            first.display(),
+        ),
         Note::TotalsDisagree { side, who, figure, stored, summed } => format!(
             "{}: {who}: the snapshot's totals disagree with its regions ({figure} {} stored, {} in the regions): the regions' sums are used",
             side_name(*side),

@@ -4,17 +4,16 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use memtally_core::analyze::category::{categorize, Category};
+use memtally_core::analyze::category::Category;
 use memtally_core::analyze::show::ShowReport;
-use memtally_core::analyze::top::{TopBy, TopSort};
-use memtally_core::model::{Figure, Flow, Named, Region, RegionSink};
+use memtally_core::analyze::top::TopBy;
+use memtally_core::model::{Figure, Named, Region};
 use memtally_core::source::ProcRoot;
-use memtally_core::usecase::show::{show_process_with, ShowOptions};
-use memtally_core::usecase::top::{Top, TopReader};
-use memtally_core::Error;
+use memtally_core::usecase::top::Top;
 
-use crate::render::errors::Worded;
-use crate::ui::history::{per_minute, History};
+use crate::ui::history::History;
+use crate::ui::rates::{Rate, Rates};
+use crate::ui::reader::{DetailRead, Done, Job, Reader};
 use crate::ui::widgets::category_rows::{category_rows, CatRow};
 use crate::ui::widgets::process_rows::{base_rows, retain_group, retain_matching, ProcRow};
 
@@ -88,9 +87,6 @@ impl SortKey {
     }
 }
 
-/// Mappings kept for the mappings level: beyond this many, counted only.
-pub const MAX_MAPPINGS: usize = 20_000;
-
 /// One process's categories (full smaps, read only for the process being
 /// looked at), and the mappings of the chosen category.
 #[derive(Debug)]
@@ -129,9 +125,18 @@ pub struct App {
     pub top: Option<Top>,
     pub top_error: Option<String>,
     pub ghosts: Vec<Ghost>,
+    /// Each grouping's row samples, for the sparklines.
     histories: HashMap<&'static str, History>,
-    /// `top`'s reads, command lines remembered between refreshes.
-    reader: TopReader,
+    /// The growth rates (every process's samples; the groups' members).
+    pub rates: Rates,
+    /// The reads, on their own thread (`top`'s reader, command lines
+    /// remembered between refreshes, lives there).
+    reads: Reader,
+    /// A read asked for and not sent yet (one is in flight).
+    want_top: bool,
+    want_detail: bool,
+    /// The read whose answer `detail` holds.
+    shown_detail: Option<Job>,
     /// The process being looked at (categories, mappings).
     pub pid: Option<u32>,
     pub category: Option<Category>,
@@ -146,7 +151,7 @@ pub struct App {
 impl App {
     pub fn new(root: ProcRoot, opts: &Options) -> App {
         App {
-            root,
+            root: root.clone(),
             interval: opts.interval,
             level: Level::Machine,
             cursor: [0; 4],
@@ -159,7 +164,11 @@ impl App {
             top_error: None,
             ghosts: Vec::new(),
             histories: HashMap::new(),
-            reader: TopReader::default(),
+            rates: Rates::default(),
+            reads: Reader::start(root.clone()),
+            want_top: false,
+            want_detail: false,
+            shown_detail: None,
             pid: None,
             category: None,
             detail: None,
@@ -178,6 +187,14 @@ impl App {
     /// The samples of the current grouping.
     pub fn history(&self) -> Option<&History> {
         self.histories.get(self.by.name())
+    }
+
+    /// A row's growth rate: a process's own, or a group's members'.
+    pub fn rate(&self, r: &ProcRow) -> Option<Rate> {
+        match r.pid {
+            Some(pid) => self.rates.process(pid),
+            None => self.rates.group(&r.label),
+        }
     }
 
     /// The process level's rows: the group entered, exited processes
@@ -209,9 +226,7 @@ impl App {
     /// The figure a process row sorts by (growth per minute for growth).
     fn sort_value(&self, r: &ProcRow) -> Option<f64> {
         match self.sort {
-            SortKey::Growth => {
-                self.history().and_then(|h| h.trend(&r.label)).map(|t| per_minute(&t))
-            }
+            SortKey::Growth => self.rate(r).map(|t| t.per_minute),
             k => r.sizes.figure(k.top_field()).map(|v| v as f64),
         }
     }
@@ -221,7 +236,7 @@ impl App {
         self.detail.as_ref().and_then(|d| d.report.as_ref()).map(category_rows).unwrap_or_default()
     }
 
-    /// Reads everything the current level shows.
+    /// Asks for everything the current level shows to be read again.
     pub fn refresh(&mut self) {
         self.refresh_top();
         if matches!(self.level, Level::Categories | Level::Mappings) {
@@ -230,19 +245,106 @@ impl App {
         self.refreshes += 1;
     }
 
-    /// The process list: `top`'s reads over every process (smaps_rollup only).
+    /// Asks for the process list: `top`'s reads over every process
+    /// (smaps_rollup only), on the reads' thread.
     pub fn refresh_top(&mut self) {
+        self.want_top = true;
+        self.dispatch();
+    }
+
+    /// Asks for one process's categories from its full smaps (`show`'s use
+    /// case), and the mappings of the chosen category at the mappings level.
+    pub fn refresh_detail(&mut self) {
+        self.want_detail = true;
+        self.dispatch();
+    }
+
+    /// Whether the level looked at waits for the read of its process
+    /// (just entered, or the mappings of a category just chosen).
+    pub fn detail_pending(&self) -> bool {
+        self.detail_job().is_some() && self.shown_detail != self.detail_job()
+    }
+
+    /// Whether a read is in flight.
+    pub fn reading(&self) -> bool {
+        self.reads.busy.is_some()
+    }
+
+    /// The read the screen waits for, as it is now.
+    fn top_job(&self) -> Job {
+        // A cgroup's processes need every process's cgroup.
+        let cgroups = matches!(self.group, Some((TopBy::Cgroup, _)));
+        Job::Top { by: self.by, sort: self.sort.top_field(), cgroups }
+    }
+
+    fn detail_job(&self) -> Option<Job> {
+        let pid = self.pid.filter(|_| matches!(self.level, Level::Categories | Level::Mappings))?;
+        let want = self.category.filter(|_| self.level == Level::Mappings);
+        Some(Job::Detail { pid, want })
+    }
+
+    /// Sends the next read asked for, when none is in flight: the process
+    /// looked at first.
+    pub fn dispatch(&mut self) {
+        if self.reading() {
+            return;
+        }
+        if self.want_detail {
+            match self.detail_job() {
+                Some(job) => {
+                    if self.reads.send(job) {
+                        self.want_detail = false;
+                    }
+                    return;
+                }
+                None => self.want_detail = false,
+            }
+        }
+        if self.want_top && self.reads.send(self.top_job()) {
+            self.want_top = false;
+        }
+    }
+
+    /// Takes the answer of the read in flight, if it came, and sends the
+    /// next; whether the screen changed. An answer to a question the user
+    /// has moved away from (another grouping, another process) is dropped
+    /// and the current one asked.
+    pub fn collect(&mut self) -> bool {
+        let Some(done) = self.reads.answer() else { return false };
+        let changed = match done {
+            Done::Top { job, at, result } => {
+                if job == self.top_job() {
+                    self.apply_top(at, result);
+                    true
+                } else {
+                    self.want_top = true;
+                    false
+                }
+            }
+            Done::Detail { job, result } => {
+                if Some(job) == self.detail_job() {
+                    self.shown_detail = Some(job);
+                    self.apply_detail(result);
+                    true
+                } else {
+                    self.want_detail |= self.detail_job().is_some();
+                    false
+                }
+            }
+        };
+        self.dispatch();
+        changed
+    }
+
+    fn apply_top(&mut self, at: Instant, result: Result<Box<Top>, String>) {
         let before: Vec<ProcRow> = if matches!(self.by, TopBy::Process | TopBy::Tree) {
             self.top.as_ref().map(base_rows).unwrap_or_default()
         } else {
             Vec::new()
         };
-        // A cgroup's processes need every process's cgroup.
-        let cgroups = matches!(self.group, Some((TopBy::Cgroup, _)));
-        match self.reader.top(&self.root, self.by, TopSort::Figure(self.sort.top_field()), cgroups)
-        {
+        match result {
             Ok(now) => {
-                let t = self.start.elapsed().as_secs_f64();
+                let t = at.saturating_duration_since(self.start).as_secs_f64();
                 let history = self.histories.entry(self.by.name()).or_default();
                 history.record(
                     t,
@@ -250,6 +352,31 @@ impl App {
                         .rows
                         .iter()
                         .filter_map(|r| r.sizes.pss.or(r.sizes.rss).map(|v| (r.key.as_str(), v))),
+                );
+                let by = now.report.by;
+                let members: Vec<(String, u32)> = now
+                    .scan
+                    .processes
+                    .iter()
+                    .filter_map(|p| {
+                        let key = match by {
+                            TopBy::Program => p.info.program.clone(),
+                            TopBy::User => now.users.name(p.info.uid),
+                            TopBy::Cgroup => {
+                                p.info.cgroup.clone().unwrap_or_else(|| "(unknown)".into())
+                            }
+                            _ => return None,
+                        };
+                        Some((key, p.info.pid))
+                    })
+                    .collect();
+                self.rates.record(
+                    t,
+                    now.scan
+                        .processes
+                        .iter()
+                        .filter_map(|p| p.sizes.pss.or(p.sizes.rss).map(|v| (p.info.pid, v))),
+                    members.iter().map(|(k, pid)| (k.as_str(), *pid)),
                 );
                 let alive: std::collections::HashSet<u32> =
                     now.scan.processes.iter().map(|p| p.info.pid).collect();
@@ -261,36 +388,25 @@ impl App {
                     }
                 }
                 self.ghosts.retain(|g| g.row.pid.is_some_and(|pid| !alive.contains(&pid)));
-                self.top = Some(now);
+                self.top = Some(*now);
                 self.top_error = None;
             }
-            Err(e) => self.top_error = Some(Worded(&e).to_string()),
+            Err(e) => self.top_error = Some(e),
         }
     }
 
-    /// One process's categories from its full smaps (`show`'s use case),
-    /// and the mappings of the chosen category at the mappings level.
-    pub fn refresh_detail(&mut self) {
-        let Some(pid) = self.pid else { return };
-        let want = self.category.filter(|_| self.level == Level::Mappings);
-        let mut kept = CategoryMappings { want, mappings: Vec::new(), more: 0 };
-        let read = show_process_with(&self.root, pid, &ShowOptions::default(), &mut kept);
-        let CategoryMappings { mut mappings, more, .. } = kept;
+    fn apply_detail(&mut self, read: DetailRead) {
         match read {
-            Ok(report) => {
-                mappings.sort_by(|a, b| {
-                    let key = |r: &Region| (r.sizes.dirty(), r.sizes.rss);
-                    key(b).cmp(&key(a))
-                });
+            DetailRead::Read { report, mappings, more } => {
                 self.detail = Some(Detail {
-                    report: Some(report),
+                    report: Some(*report),
                     mappings,
                     more_mappings: more,
                     gone: None,
                     error: None,
                 });
             }
-            Err(Error::NoSuchProcess { .. }) => match &mut self.detail {
+            DetailRead::Gone => match &mut self.detail {
                 Some(d) => {
                     d.gone.get_or_insert_with(Instant::now);
                 }
@@ -304,8 +420,8 @@ impl App {
                     })
                 }
             },
-            Err(e) => {
-                let error = Some(Worded(&e).to_string());
+            DetailRead::Failed(e) => {
+                let error = Some(e);
                 match &mut self.detail {
                     Some(d) => d.error = error,
                     None => {
@@ -384,26 +500,5 @@ impl App {
                 self.refresh_detail();
             }
         }
-    }
-}
-
-/// The mappings of one category (`want`; none when `None`), at most
-/// [`MAX_MAPPINGS`] of them kept and the rest counted.
-struct CategoryMappings {
-    want: Option<Category>,
-    mappings: Vec<Region>,
-    more: usize,
-}
-
-impl RegionSink for CategoryMappings {
-    fn region(&mut self, _line: usize, region: Region) -> Flow {
-        if self.want.is_some_and(|c| categorize(&region) == c) {
-            if self.mappings.len() < MAX_MAPPINGS {
-                self.mappings.push(region);
-            } else {
-                self.more += 1;
-            }
-        }
-        Flow::Continue
     }
 }

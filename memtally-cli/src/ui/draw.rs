@@ -4,10 +4,10 @@
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
-use memtally_core::model::Named;
+use memtally_core::model::{Named, Note};
 
 use crate::render::table::escape_controls;
 use crate::ui::app::{App, Level};
@@ -33,6 +33,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Level::Machine => machine::draw(frame, body, app),
         Level::Processes => processes::draw(frame, body, app),
         Level::Categories => categories::draw(frame, body, app),
+        // The mappings of a category just chosen are not read yet: no
+        // list rather than the last read's (which kept none of them).
+        Level::Mappings if app.detail_pending() => {}
         Level::Mappings => mappings::draw(frame, body, app),
     }
     frame.render_widget(Paragraph::new(note_line(app)), notes);
@@ -49,8 +52,17 @@ fn title_line(app: &App) -> String {
     match app.level {
         Level::Machine => s.push_str(" · machine"),
         Level::Processes => {
-            let n = crate::render::units::plural(n, "process", "processes");
-            s.push_str(&format!(" · {n} · by {}", app.by.name()));
+            let all = crate::render::units::plural(n, "process", "processes");
+            // The grouping of the rows shown (the next is read on its own thread).
+            let by = app.top.as_ref().map_or(app.by, |t| t.report.by);
+            if app.filter.is_empty() && app.group.is_none() {
+                s.push_str(&format!(" · {all} · by {}", by.name()));
+            } else {
+                // What the filter or the group entered shows, of all.
+                let shown: usize =
+                    app.process_rows().iter().filter(|r| !r.gone).map(|r| r.processes).sum();
+                s.push_str(&format!(" · {shown} of {all} · by {}", by.name()));
+            }
             if let Some((by, key)) = &app.group {
                 s.push_str(&format!(" · {} {}", by.name(), escape_controls(key.clone())));
             }
@@ -79,6 +91,10 @@ fn title_line(app: &App) -> String {
 /// processes, a message from the last key.
 fn note_line(app: &App) -> Line<'static> {
     let warn = Style::default().add_modifier(Modifier::BOLD);
+    if app.detail_pending() {
+        // The read runs on its own thread; what is below is the last one.
+        return Line::from(format!("reading pid {}'s smaps…", app.pid.unwrap_or(0)));
+    }
     if let Some(d) =
         app.detail.as_ref().filter(|_| matches!(app.level, Level::Categories | Level::Mappings))
     {
@@ -101,12 +117,13 @@ fn note_line(app: &App) -> Line<'static> {
         return Line::from(app.status.clone());
     }
     if let Some(top) = &app.top {
-        let restricted = top.scan.restricted.len();
-        if restricted > 0 && app.level != Level::Categories && app.level != Level::Mappings {
-            return Line::from(format!(
-                "{} could not be read in detail (permission denied): RSS only, - for PSS/USS/dirty; root sees them",
-                crate::render::units::plural(restricted, "process", "processes")
-            ));
+        // `top`'s own note, worded once (render::notes): what it says of
+        // who may read them holds for root too (a security module).
+        let restricted = top.notes().into_iter().find(|n| matches!(n, Note::Restricted { .. }));
+        if let Some(note) =
+            restricted.filter(|_| matches!(app.level, Level::Machine | Level::Processes))
+        {
+            return Line::from(crate::render::notes::word(&note));
         }
     }
     Line::from("")
@@ -137,21 +154,65 @@ fn key_line(app: &App) -> Line<'static> {
 }
 
 fn help(frame: &mut Frame, area: Rect) {
-    let width = area.width.min(78);
-    let height = (HELP.len() as u16 + 2).min(area.height);
+    let width = area.width.min(80);
+    let lines = help_lines(usize::from(width.saturating_sub(2)));
+    let height = (lines.len() as u16 + 2).min(area.height);
     let popup = Rect {
         x: area.x + (area.width - width) / 2,
         y: area.y + (area.height - height) / 2,
         width,
         height,
     };
-    let lines: Vec<Line> =
-        HELP.iter().map(|(k, what)| Line::from(format!("{k:<22} {what}"))).collect();
     frame.render_widget(Clear, popup);
     frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
+        Paragraph::new(lines.into_iter().map(Line::from).collect::<Vec<_>>())
             .block(Block::default().borders(Borders::ALL).title("keys")),
         popup,
     );
+}
+
+/// The keys box's lines at `width` columns inside the box: each key, and
+/// what it does wrapped under the description's first column (never to
+/// the box's edge), so every key shows at 80x24.
+fn help_lines(width: usize) -> Vec<String> {
+    let key_width = HELP.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(0);
+    let room = width.saturating_sub(key_width + 1).max(10);
+    let mut out = Vec::new();
+    for (k, what) in HELP {
+        let mut line = format!("{k:<key_width$} ");
+        let mut used = 0;
+        for word in what.split(' ') {
+            let n = word.chars().count();
+            if used > 0 && used + 1 + n > room {
+                out.push(std::mem::take(&mut line).trim_end().to_string());
+                line = " ".repeat(key_width + 1);
+                used = 0;
+            }
+            if used > 0 {
+                line.push(' ');
+                used += 1;
+            }
+            line.push_str(word);
+            used += n;
+        }
+        out.push(line.trim_end().to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every key has its line, and no line passes the box's inside.
+    #[test]
+    fn the_keys_box_holds_every_key_within_its_width() {
+        for width in [40, 58, 78] {
+            let lines = help_lines(width);
+            for (k, _) in HELP {
+                assert!(lines.iter().any(|l| l.starts_with(k)), "{k} at {width}: {lines:#?}");
+            }
+            assert!(lines.iter().all(|l| l.chars().count() <= width), "{width}: {lines:#?}");
+        }
+    }
 }

@@ -66,6 +66,7 @@ pub fn handle(app: &mut App, key: KeyEvent) {
             app.by = TopBy::ALL[(i + 1) % TopBy::ALL.len()];
             app.cursor[1] = 0;
             app.ghosts.clear();
+            app.rates.regroup();
             app.status = format!("grouped by {}", app.by.name());
             app.refresh_top();
         }

@@ -29,7 +29,7 @@ pub fn lines(m: &Machine, gpu: Option<u64>) -> Vec<(String, String, u64, String)
         "used".to_string(),
         human(m.used),
         m.used,
-        "total - available, as free and htop say".to_string(),
+        crate::render::machine::USED_MEANS.to_string(),
     )];
     if let Some(c) = m.buff_cache {
         out.push(("buff/cache".into(), human(c), c, "Buffers + Cached + SReclaimable".into()));
@@ -109,12 +109,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut largest: Vec<_> = top.scan.processes.iter().collect();
     largest.sort_by_key(|p| std::cmp::Reverse(p.sizes.pss));
     let room = (area.height as usize).saturating_sub(text.len() + 2);
-    for p in largest.into_iter().take(room.min(5)) {
+    // As many as the screen holds below the picture (5 left 20 lines
+    // empty at 200x50), each on one line.
+    let command_room = usize::from(area.width).saturating_sub(2 + 7 + 1 + 7 + 2);
+    for p in largest.into_iter().take(room) {
+        let command = escape_controls(p.info.command());
+        let command = crate::render::width::cut(&command, command_room);
         text.push(Line::from(format!(
-            "  {:>7} {:>7}  {}",
+            "  {:>7} {:>7}  {command}",
             p.info.pid,
             human_opt(p.sizes.pss),
-            escape_controls(p.info.command())
         )));
     }
     text.push(Line::from(""));

@@ -3,11 +3,14 @@
 //! `top` (the process list, smaps_rollup only) and `show` (one process's
 //! full smaps, read only for the process looked at).
 //!
-//! `app` holds the state and reads (the list through `top`'s own
-//! `TopReader`); `keys` maps keys to moves; one module per level draws it
+//! `app` holds the state and asks for reads, which `reader` runs on a
+//! thread of its own (the list through `top`'s own `TopReader`), so keys
+//! are answered while a read takes seconds; `keys` maps keys to moves; one module per level draws it
 //! (`machine`, `processes`, `categories`, `mappings`), from the rows and
 //! cells in `widgets`, and no level imports another; `draw` lays the frame
-//! out; `history` keeps the samples behind the growth rates; `terminal`
+//! out; `history` keeps each row's samples (sparklines) and `rates` the
+//! growth rates (no rate before ten samples; a group's counts its members
+//! present throughout); `terminal`
 //! takes the terminal and always gives it back.
 
 mod app;
@@ -18,6 +21,8 @@ mod keys;
 mod machine;
 mod mappings;
 mod processes;
+mod rates;
+mod reader;
 mod snapshot;
 mod terminal;
 mod widgets;
@@ -34,6 +39,9 @@ pub use app::Options;
 /// How often the loop looks at the signal flag while waiting for keys.
 const TICK: Duration = Duration::from_millis(200);
 
+/// How often it looks for a read's answer while one is in flight.
+const ANSWER_TICK: Duration = Duration::from_millis(15);
+
 /// Runs the explorer until `q`, Ctrl-C, SIGTERM or SIGHUP.
 pub fn run(root: ProcRoot, opts: Options) -> Result<()> {
     terminal::require_tty()?;
@@ -49,11 +57,17 @@ pub fn run(root: ProcRoot, opts: Options) -> Result<()> {
             next = now + opts.interval;
             dirty = true;
         }
+        // The reads run on their own thread; this one only draws and
+        // answers keys.
+        if app.collect() {
+            dirty = true;
+        }
         if dirty {
             session.term.draw(|f| draw::draw(f, &app)).map_err(fail)?;
             dirty = false;
         }
-        let wait = next.saturating_duration_since(Instant::now()).min(TICK);
+        let tick = if app.reading() { ANSWER_TICK } else { TICK };
+        let wait = next.saturating_duration_since(Instant::now()).min(tick);
         if event::poll(wait).map_err(fail)? {
             match event::read().map_err(fail)? {
                 Event::Key(k) if k.kind != KeyEventKind::Release => {

@@ -14,31 +14,35 @@ use memtally_core::model::Figure;
 use crate::render::top::{figures, key_header};
 use crate::render::units::{human_opt, human_signed};
 use crate::ui::app::App;
-use crate::ui::history::per_minute;
 use crate::ui::widgets::cells::{figure_width, header, right};
 use crate::ui::widgets::process_rows::ProcRow;
+
+/// The command's room at least, before GROW/m and TREND are shown:
+/// `chromium --type=renderer…` and a little more.
+const COMMAND_ROOM: usize = 30;
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let Some(top) = &app.top else { return };
     let rows = app.process_rows();
-    let per_process = matches!(app.by, TopBy::Process | TopBy::Tree);
+    // The grouping of the rows read (a new one is read on its own thread).
+    let per_process = matches!(top.report.by, TopBy::Process | TopBy::Tree);
     let gpu = top.report.totals.gpu.is_some().then_some(("GPU", Figure::Gpu));
     let figures: Vec<(&'static str, Figure)> =
         figures(&top.report.totals).into_iter().chain(gpu).collect();
     let mut headers: Vec<(&'static str, bool)> = if per_process {
         vec![("PID", true), ("USER", false)]
     } else {
-        vec![(key_header(app.by), false), ("PROCS", true)]
+        vec![(key_header(top.report.by), false), ("PROCS", true)]
     };
     headers.extend(figures.iter().map(|(h, _)| (*h, true)));
-    headers.extend([("GROW/m", true), ("TREND", false)]);
     let mut widths: Vec<Constraint> = if per_process {
         vec![Constraint::Length(7), Constraint::Length(8)]
     } else {
-        let key = if app.by == TopBy::Cgroup { (area.width / 2).clamp(20, 70) } else { 20 };
+        let key = if top.report.by == TopBy::Cgroup { (area.width / 2).clamp(20, 70) } else { 20 };
         vec![Constraint::Length(key), Constraint::Length(5)]
     };
     let history = app.history();
+    let rate_of = |r: &ProcRow| if r.gone { None } else { app.rate(r) };
     let figure_cell = |r: &ProcRow, f: Figure| {
         let mut c = human_opt(r.sizes.figure(f));
         if r.without_pss > 0 && r.processes > 1 && matches!(f, Figure::Pss | Figure::Uss) {
@@ -46,24 +50,43 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         }
         c
     };
+    // `~`: members came or went; the rate counts those present throughout.
     let growth_cell = |r: &ProcRow| {
-        history
-            .and_then(|h| h.trend(&r.label))
-            .map_or_else(String::new, |t| human_signed(per_minute(&t) as i128))
+        rate_of(r).map_or_else(String::new, |t| {
+            let mark = if t.members_changed { "~" } else { "" };
+            format!("{}{mark}", human_signed(t.per_minute as i128))
+        })
     };
     widths.extend(figures.iter().map(|(h, f)| {
         let least = h.len().max(6) as u16;
         Constraint::Length(figure_width(least, rows.iter().map(|r| figure_cell(r, *f))))
     }));
-    widths.extend([
-        Constraint::Length(figure_width(7, rows.iter().map(growth_cell))),
-        Constraint::Length(8),
-    ]);
     // What the COMMAND column gets: the rest of the row after the fixed
-    // columns and the one-cell gaps between columns.
-    let fixed: u16 =
-        widths.iter().map(|c| if let Constraint::Length(n) = c { *n } else { 0 }).sum();
-    let command_width = usize::from(area.width.saturating_sub(fixed + widths.len() as u16));
+    // columns and the one-cell gaps between columns. The command tells
+    // the rows apart (a browser from its renderers), so it keeps its room
+    // and TREND, then GROW/m, go first when the row is narrow.
+    let room = |widths: &[Constraint]| {
+        let fixed: u16 =
+            widths.iter().map(|c| if let Constraint::Length(n) = c { *n } else { 0 }).sum();
+        usize::from(area.width.saturating_sub(fixed + widths.len() as u16))
+    };
+    let grow_width = figure_width(7, rows.iter().map(growth_cell));
+    let mut command_width = room(&widths);
+    // Each column costs its width and the gap before it.
+    let with_grow = COMMAND_ROOM + usize::from(grow_width) + 1;
+    let show_grow = !per_process || command_width >= with_grow;
+    let show_trend = !per_process || command_width >= with_grow + 9;
+    if show_grow {
+        headers.push(("GROW/m", true));
+        widths.push(Constraint::Length(grow_width));
+    }
+    if show_trend {
+        headers.push(("TREND", false));
+        widths.push(Constraint::Length(8));
+    }
+    if per_process {
+        command_width = room(&widths);
+    }
     if per_process {
         headers.push(("COMMAND", false));
         widths.push(Constraint::Min(6));
@@ -76,7 +99,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .iter()
         .zip(&distinguishing)
         .map(|(r, d)| {
-            let trend = history.and_then(|h| h.trend(&r.label));
+            let rate = rate_of(r);
             let mut cells: Vec<Cell> = if per_process {
                 vec![right(r.label.clone()), Cell::from(r.user.clone())]
             } else {
@@ -85,22 +108,29 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             for (_, f) in &figures {
                 cells.push(right(figure_cell(r, *f)));
             }
-            cells.push(right(growth_cell(r)));
-            cells.push(Cell::from(history.map(|h| h.sparkline(&r.label)).unwrap_or_default()));
+            if show_grow {
+                cells.push(right(growth_cell(r)));
+            }
+            if show_trend {
+                cells.push(Cell::from(history.map(|h| h.sparkline(&r.label)).unwrap_or_default()));
+            }
             if per_process {
+                // The exited marker is kept whatever is cut: grey alone
+                // is invisible without colour.
                 let gone = if r.gone { " (exited)" } else { "" };
                 let indent = "  ".repeat(r.depth);
                 let mut text = format!("{indent}{}{gone}", r.command);
                 if crate::render::width::columns(&text) > command_width {
                     let label = crate::render::width::command_label(&r.command, d.as_deref());
-                    let short = format!("{indent}{label}{gone}");
-                    text = crate::render::width::cut(&short, command_width).into_owned();
+                    let short = format!("{indent}{label}");
+                    let room = command_width.saturating_sub(gone.len());
+                    text = format!("{}{gone}", crate::render::width::cut(&short, room));
                 }
                 cells.push(Cell::from(text));
             }
             let style = if r.gone {
                 Style::default().fg(Color::DarkGray)
-            } else if trend.is_some_and(|t| t.grows_steadily()) {
+            } else if rate.is_some_and(|t| t.steady) {
                 Style::default().fg(Color::Yellow).add_modifier(Modifier::BOLD)
             } else {
                 Style::default()

@@ -436,7 +436,9 @@ fn keys_sort_group_filter_and_help() {
     t.keys(&["s"]);
     t.wait_text("sort uss");
     t.keys(&["g"]);
-    let s = t.wait_text("by program");
+    // The title, once the rows of that grouping are read (the status line
+    // says "grouped by program" at once).
+    let s = t.wait_text("· by program");
     assert_eq!(row(&s, "python3")[0], "1", "one process:\n{s}");
     // Into the group, and back.
     t.keys(&["Enter"]);

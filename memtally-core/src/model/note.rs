@@ -211,6 +211,17 @@ pub enum Note {
         /// The file a recording keeps the open files' targets in.
         record: &'static str,
     },
+    /// Several recorded processes with no record of their open files: one
+    /// note for all of them (the same sentence per process said nothing
+    /// more), naming the first.
+    NoFdRecords {
+        /// How many processes.
+        count: usize,
+        /// The first such process's directory in the recording.
+        first: PathBuf,
+        /// The file a recording keeps the open files' targets in.
+        record: &'static str,
+    },
     /// A snapshot process whose stored totals disagree with its own
     /// regions' sums (an edited or damaged file): the sums are used.
     TotalsDisagree {

@@ -8,6 +8,7 @@ use super::{
     GpuProcess, GpuReport, GpuSource,
 };
 use crate::model::gpu::DrmMemory;
+use crate::model::Note;
 
 /// Builds the view from every process read (so shares are machine-wide),
 /// keeping only the processes `keep` accepts.
@@ -171,6 +172,7 @@ pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
         }
     }
     let proportional = processes.iter().map(|p| p.proportional).fold(0, u64::saturating_add);
+    let notes = one_no_fd_record(notes);
     GpuReport {
         processes,
         totals: totals.into_values().collect(),
@@ -179,4 +181,21 @@ pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
         notes,
         restricted: 0,
     }
+}
+
+/// The report's notes with every process's "no record of open files"
+/// (a recorded tree made before GPU support) as one note, where several
+/// say it; the processes' own notes keep theirs.
+fn one_no_fd_record(notes: Vec<Note>) -> Vec<Note> {
+    let without: Vec<&Note> =
+        notes.iter().filter(|n| matches!(n, Note::NoFdRecord { .. })).collect();
+    if without.len() < 2 {
+        return notes;
+    }
+    let Note::NoFdRecord { path, record } = without[0].clone() else { return notes };
+    let count = without.len();
+    let mut out: Vec<Note> =
+        notes.into_iter().filter(|n| !matches!(n, Note::NoFdRecord { .. })).collect();
+    out.push(Note::NoFdRecords { count, first: path, record });
+    out
 }
