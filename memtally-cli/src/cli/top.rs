@@ -13,7 +13,8 @@ use memtally_core::Result;
 use crate::cli::choice::choice;
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
-use crate::render::{print, Format};
+use crate::render::top::Screen;
+use crate::render::{print, width, Format};
 
 #[derive(Debug, Args)]
 pub struct TopArgs {
@@ -24,13 +25,20 @@ pub struct TopArgs {
     #[arg(long, value_parser = choice::<TopBy>(), default_value = "process")]
     pub by: TopBy,
 
-    /// Show the first N rows (totals always cover every selected process).
-    #[arg(long, value_name = "N", default_value_t = 20, conflicts_with = "all")]
-    pub top: usize,
+    /// Show the first N rows (totals always cover every selected process)
+    /// [default: 20; on a terminal, as many as fit its height, at least 10].
+    #[arg(long, value_name = "N", conflicts_with = "all")]
+    pub top: Option<usize>,
 
     /// Show every row.
     #[arg(long)]
     pub all: bool,
+
+    /// On a terminal too, print what a pipe gets: 20 rows, the machine's
+    /// groups and every note in full (a terminal's screen shows each note
+    /// in one line and the machine in two).
+    #[arg(long)]
+    pub full: bool,
 
     /// Sort by these figures, largest first (comma-separated; pid smallest
     /// first).
@@ -49,21 +57,33 @@ impl Default for TopArgs {
         TopArgs {
             select: SelectArgs::default(),
             by: TopBy::Process,
-            top: 20,
+            top: None,
             all: false,
+            full: false,
             sort: vec![TopSort::Figure(Figure::Pss)],
             format: Format::Table,
         }
     }
 }
 
+/// Rows when `--top` is not given.
+const DEFAULT_ROWS: usize = 20;
+
 pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
+    // A table on a terminal, with no row count asked for, fits its screen.
+    let screen = (args.format == Format::Table && args.top.is_none() && !args.all && !args.full)
+        .then(width::screen_height)
+        .flatten();
+    let rows = args.top.unwrap_or(DEFAULT_ROWS).max(screen.unwrap_or(0));
     let opts = TopOptions::default()
         .with_select(args.select.selection(None)?)
         .with_by(args.by)
         .with_sort(args.sort.clone())
-        .with_top((!args.all).then_some(args.top))
+        .with_top((!args.all).then_some(rows))
         .with_every_identity(args.format != Format::Table);
     let view = with_progress(|progress| top(root, &opts, progress))?;
-    print(&view, args.format, out)
+    match screen {
+        Some(lines) => print(&Screen { top: &view, lines }, args.format, out),
+        None => print(&view, args.format, out),
+    }
 }

@@ -40,6 +40,26 @@ fn terminal() -> Option<usize> {
     (w > 0).then_some(usize::from(w))
 }
 
+/// The height of the screen the output is for, in lines: `LINES` when it
+/// is set to a positive number, else the terminal's; `None` when standard
+/// output is not a terminal. Only a terminal's output is fitted to a
+/// screen (a pipe or a file gets every row and every note in full).
+pub fn screen_height() -> Option<usize> {
+    use std::io::IsTerminal;
+    let stdout = io::stdout();
+    if !stdout.is_terminal() {
+        return None;
+    }
+    let lines = std::env::var("LINES").ok().and_then(|l| l.trim().parse::<usize>().ok());
+    match lines {
+        Some(n) if n > 0 => Some(n),
+        _ => {
+            let (_, terminal_size::Height(h)) = terminal_size::terminal_size_of(&stdout)?;
+            (h > 0).then_some(usize::from(h))
+        }
+    }
+}
+
 /// Display columns of `s`.
 pub fn columns(s: &str) -> usize {
     UnicodeWidthStr::width(s)

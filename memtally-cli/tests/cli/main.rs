@@ -34,6 +34,7 @@ mod prom_rules;
 mod prometheus;
 mod prometheus_live;
 mod relro;
+mod screen;
 mod selections;
 mod serve_load;
 mod show_errors;
