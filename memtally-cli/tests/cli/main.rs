@@ -39,6 +39,7 @@ mod selections;
 mod serve_load;
 mod show_errors;
 mod show_live;
+mod show_notes;
 mod show_rounding;
 mod signals;
 mod top_live;

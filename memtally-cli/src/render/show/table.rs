@@ -29,15 +29,38 @@ pub fn huge_parts(sizes: &Sizes) -> Vec<String> {
 }
 
 /// What of the figures is tmpfs / shared memory, which the process's exit
-/// does not free; `None` when there is none.
+/// does not free; `None` when there is none. PSS first, since it holds
+/// USS (a page mapped here alone is all this process's share): the part
+/// in USS is a part of it, never beside it.
 pub fn shmem_line(shmem: &Sizes) -> Option<String> {
-    let uss = shmem.uss().filter(|&v| v > 0)?;
+    let pss = shmem.pss.filter(|&v| v > 0);
+    let uss = shmem.uss().filter(|&v| v > 0);
+    if pss.is_none() && uss.is_none() {
+        return None;
+    }
+    let alone = match uss {
+        Some(u) => format!(
+            "{} of it mapped here alone (in USS; {} of that dirty)",
+            human(u),
+            human_opt(shmem.private_dirty)
+        ),
+        None => "none of it mapped here alone (USS 0)".to_string(),
+    };
     Some(format!(
-        "shmem: {} of USS ({} of PRIV DIRTY; PSS {}) is tmpfs / shared memory (/dev/shm, memfd, SysV, shared anonymous): not freed when the process exits, while the file or segment exists",
-        human_opt(Some(uss)),
-        human_opt(shmem.private_dirty),
-        human_opt(shmem.pss),
+        "shmem: {} of the PSS is tmpfs / shared memory (/dev/shm, memfd, SysV, shared anonymous), {alone}: not freed when the process exits, while the file or segment exists",
+        human_opt(pss.or(uss)),
     ))
+}
+
+/// A line of text wrapped to the output's width (the streamed views
+/// write without the output's fitting), its following lines indented
+/// under the text after its label (`shmem: `, `footprint 604K: `).
+fn text(line: String, fit: Option<usize>) -> Block {
+    let (prefix, rest) = match line.find(": ") {
+        Some(at) if width::columns(&line[..at]) < 30 => line.split_at(at + 2),
+        _ => ("", line.as_str()),
+    };
+    Block::Line(width::wrap(prefix, rest, fit).trim_end_matches('\n').to_string())
 }
 
 /// The columns, with one for hugetlbfs pages before VIRTUAL where the
@@ -117,10 +140,10 @@ pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
         Block::Line(totals_line(report, fit)),
     ];
     if let Some(g) = gpu {
-        blocks.push(Block::Line(format!(
+        blocks.push(text(format!(
             "GPU rows (not in the total): RSS = drm-resident, PSS = resident shared among the client's processes, VIRTUAL = drm-total; dma-buf: RSS = size, PSS = size / holders. reclaimable (LazyFree + drm-purgeable): {}. More: memtally gpu",
             human_opt(g.reclaimable)
-        )));
+        ), fit));
         blocks.extend(g.notes.iter().map(|n| Block::Note(word(n))));
     }
     for (label, sizes) in
@@ -128,11 +151,11 @@ pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
     {
         let parts = huge_parts(sizes);
         if !parts.is_empty() {
-            blocks.push(Block::Line(format!("huge pages / KSM, {label}: {}", parts.join(", "))));
+            blocks.push(text(format!("huge pages / KSM, {label}: {}", parts.join(", ")), fit));
         }
     }
-    blocks.extend(shmem_line(&report.shmem).map(Block::Line));
-    blocks.extend(footprint_lines(&report.totals).into_iter().map(Block::Line));
+    blocks.extend(shmem_line(&report.shmem).map(|l| text(l, fit)));
+    blocks.extend(footprint_lines(&report.totals).into_iter().map(|l| text(l, fit)));
     blocks.extend(crate::render::top::shmem_swap_note(&report.totals));
     if report.omitted > 0 {
         blocks.push(Block::Line(format!(
@@ -142,13 +165,12 @@ pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
     }
     blocks.extend(report.notes.iter().map(|n| Block::Note(word(n))));
     if report.processes.len() > 1 {
-        // Whole, not wrapped as notes: the output's fitting wraps them.
-        blocks.push(Block::Line(format!(
-            "note: {} processes: only figures that add up across them are shown (PSS DIRTY = Pss_Dirty, SWAP PSS = SwapPss: a shared page divided among its processes); RSS, shared dirty and swap count a shared page once per process, so they stand per process only (processes[] in --format json).",
+        blocks.push(Block::Note(format!(
+            "{} processes: only figures that add up across them are shown (PSS DIRTY = Pss_Dirty, SWAP PSS = SwapPss: a shared page divided among its processes); RSS, shared dirty and swap count a shared page once per process, so they stand per process only (processes[] in --format json).",
             report.processes.len()
         )));
         if report.totals.pss_dirty.is_none() {
-            blocks.push(Block::Line("note: no Pss_Dirty in these smaps (Linux 6.0 and later have it): PSS DIRTY is unknown (-); PRIV DIRTY leaves shared dirty pages out.".into()));
+            blocks.push(Block::Note("no Pss_Dirty in these smaps (Linux 6.0 and later have it): PSS DIRTY is unknown (-); PRIV DIRTY leaves shared dirty pages out.".into()));
         }
     }
     write_text(blocks, fit, out)
