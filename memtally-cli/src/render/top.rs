@@ -13,7 +13,7 @@ use memtally_core::usecase::top::Top;
 use crate::render::blocks::{write_text, Block};
 use crate::render::json;
 use crate::render::notes::{word, words};
-use crate::render::table::{Align, Table};
+use crate::render::table::{Align, Cut, Table};
 use crate::render::units::{human, human_opt, plural};
 use crate::render::width;
 use crate::render::Printer;
@@ -135,6 +135,10 @@ fn rows_table(report: &TopReport, ctx: &Top, shown: usize) -> Table {
         headers.rotate_left(1);
     }
     let mut t = Table::new(&headers);
+    if report.by == TopBy::Cgroup {
+        // Last, and cut from the left: the leaf tells the rows apart.
+        t.cut_as(headers.len() - 1, Cut::Leaf);
+    }
     // A narrow COMMAND column shows the program and what tells its
     // processes apart first (`chromium --type=renderer ...`).
     let commands: Vec<String> = if per_process {

@@ -12,6 +12,7 @@ mod cgroup;
 mod classic_parity;
 mod completions;
 mod csv_docs;
+mod cuts;
 mod deploy;
 mod diff_memory;
 mod early_stop;

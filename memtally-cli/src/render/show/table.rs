@@ -8,7 +8,7 @@ use memtally_core::model::{Figure, Named, Sizes};
 use super::{columns, figures_in, gpu_rows, heading, rounding_in, totals_line};
 use crate::render::blocks::{write_text, Block};
 use crate::render::notes::word;
-use crate::render::table::{Align, Table};
+use crate::render::table::{Align, Cut, Table};
 use crate::render::units::{human, human_opt};
 use crate::render::width;
 
@@ -86,11 +86,48 @@ fn with_hugetlb(
     out
 }
 
+/// Columns a path keeps at least in `show --by path`.
+const PATH_MIN: usize = 30;
+/// The figures left out first where paths need the room: those that say
+/// least about what a file costs.
+const DROPPED_FIRST: [Figure; 5] =
+    [Figure::Size, Figure::Clean, Figure::SharedDirty, Figure::Swap, Figure::PssDirty];
+
+/// The figure columns of `show --by path` at `width`: all where the
+/// paths keep [`PATH_MIN`] columns beside them, else without the first
+/// of [`DROPPED_FIRST`] until they do; and the headers left out. (A figure
+/// takes at most 7 columns, `1023.9M`, or its header's width.)
+fn room_for_paths(
+    mut columns: Vec<(&'static str, Figure)>,
+    width: Option<usize>,
+) -> (Vec<(&'static str, Figure)>, Vec<&'static str>) {
+    let Some(w) = width else { return (columns, Vec::new()) };
+    // The figures, REGIONS, and the gaps before each column.
+    let need = |c: &[(&str, Figure)]| {
+        c.iter().map(|(h, _)| width::columns(h).max(7) + 2).sum::<usize>() + 7 + 2 + PATH_MIN
+    };
+    let mut left_out = Vec::new();
+    for f in DROPPED_FIRST {
+        if need(&columns) <= w {
+            break;
+        }
+        if let Some(at) = columns.iter().position(|(_, c)| *c == f) {
+            left_out.push(columns.remove(at).0);
+        }
+    }
+    (columns, left_out)
+}
+
 /// The grouped table.
 pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
     let first = report.by.name().to_uppercase();
     let mut headers: Vec<(&str, Align)> = vec![(first.as_str(), Align::Left)];
+    let fit = width::output_width();
     let columns = with_hugetlb(columns(report.processes.len()), report);
+    let (columns, left_out) = match report.by {
+        ShowBy::Path => room_for_paths(columns, fit),
+        _ => (columns, Vec::new()),
+    };
     let columns = columns.as_slice();
     headers.extend(columns.iter().map(|(h, _)| (*h, Align::Right)));
     headers.push(("REGIONS", Align::Right));
@@ -129,11 +166,13 @@ pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
         t.row(c);
     }
     t.footer(cells("total", report.region_count, &report.totals));
-    // A category's (or kind's) name stays whole; paths may be cut.
-    if report.by != ShowBy::Path {
+    // A category's (or kind's) name stays whole; paths may be cut, in
+    // the middle, so the file name that tells them apart stays.
+    if report.by == ShowBy::Path {
+        t.cut_as(headers.len() - 1, Cut::Path);
+    } else {
         t.keep_whole(0);
     }
-    let fit = width::output_width();
     let mut blocks = vec![
         Block::Heading(heading(&report.processes, fit)),
         Block::Table(t),
@@ -164,6 +203,12 @@ pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
         )));
     }
     blocks.extend(report.notes.iter().map(|n| Block::Note(word(n))));
+    if !left_out.is_empty() {
+        blocks.push(Block::Note(format!(
+            "{} left out so the paths fit (COLUMNS=200, or --format csv, has every figure)",
+            left_out.join(", ")
+        )));
+    }
     if report.processes.len() > 1 {
         blocks.push(Block::Note(format!(
             "{} processes: only figures that add up across them are shown (PSS DIRTY = Pss_Dirty, SWAP PSS = SwapPss: a shared page divided among its processes); RSS, shared dirty and swap count a shared page once per process, so they stand per process only (processes[] in --format json).",
