@@ -393,7 +393,7 @@ mod tests {
         let unit = "/system.slice/docker-0123456789abcdef.scope";
         assert_eq!(cut_left(unit, 50), unit);
         assert_eq!(cut_left(unit, 36), "…/docker-0123456789abcdef.scope");
-        assert_eq!(cut_left(unit, 12), "…cdef.scope");
+        assert_eq!(cut_left(unit, 12), "…bcdef.scope");
         assert_eq!(cut_left("内内内内", 5), "…内内");
         assert_eq!(cut_left("abc", 0), "");
     }
