@@ -13,7 +13,7 @@ use memtally_core::Result;
 use crate::cli::choice::choice;
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
-use crate::render::top::Screen;
+use crate::render::top::{Listed, Screen};
 use crate::render::{print, width, Format};
 
 #[derive(Debug, Args)]
@@ -46,6 +46,20 @@ pub struct TopArgs {
     #[arg(default_value = "pss", value_parser = choice::<TopSort>())]
     pub sort: Vec<TopSort>,
 
+    /// Leave out rows whose first sort figure (default PSS) is below SIZE
+    /// (bytes, or with K, M, G: 10M); the totals still cover them.
+    #[arg(long, value_name = "SIZE", value_parser = crate::cli::diff::parse_size)]
+    pub min: Option<u64>,
+
+    /// Smallest first (not with --by tree, whose rows stay a tree).
+    #[arg(long)]
+    pub reverse: bool,
+
+    /// With --by program, user or cgroup: a PIDS column listing each
+    /// row's processes (ps_mem -d splits them into rows instead).
+    #[arg(long)]
+    pub list_pids: bool,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -60,6 +74,9 @@ impl Default for TopArgs {
             top: None,
             all: false,
             full: false,
+            min: None,
+            reverse: false,
+            list_pids: false,
             sort: vec![TopSort::Figure(Figure::Pss)],
             format: Format::Table,
         }
@@ -74,16 +91,24 @@ pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
     let screen = (args.format == Format::Table && args.top.is_none() && !args.all && !args.full)
         .then(width::screen_height)
         .flatten();
+    if args.reverse && args.by == TopBy::Tree {
+        let why = "--reverse sorts rows, and --by tree keeps them a tree: use one of them";
+        return Err(memtally_core::Error::Usage(why.into()));
+    }
     let rows = args.top.unwrap_or(DEFAULT_ROWS).max(screen.unwrap_or(0));
     let opts = TopOptions::default()
         .with_select(args.select.selection(None)?)
         .with_by(args.by)
         .with_sort(args.sort.clone())
         .with_top((!args.all).then_some(rows))
+        .with_min(args.min)
+        .with_reverse(args.reverse)
         .with_every_identity(args.format != Format::Table);
     let view = with_progress(|progress| top(root, &opts, progress))?;
+    let pids = args.list_pids && !matches!(args.by, TopBy::Process | TopBy::Tree);
+    let view = Listed { top: &view, pids };
     match screen {
-        Some(lines) => print(&Screen { top: &view, lines }, args.format, out),
+        Some(lines) => print(&Screen { top: view, lines }, args.format, out),
         None => print(&view, args.format, out),
     }
 }

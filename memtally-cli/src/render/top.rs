@@ -78,13 +78,13 @@ fn process<'a>(ctx: &'a Top, row: &TopRow) -> Option<&'a ProcMemory> {
 
 /// The table, the machine picture and the notes.
 fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()> {
-    write_text(blocks(report, ctx), width::output_width(), out)
+    write_text(blocks(report, ctx, false), width::output_width(), out)
 }
 
 /// The table view as blocks: the ranked rows, what was left out, the
 /// machine picture, the notes.
-fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
-    let mut blocks = vec![Block::Table(rows_table(report, ctx, report.rows.len()))];
+fn blocks(report: &TopReport, ctx: &Top, pids: bool) -> Vec<Block> {
+    let mut blocks = vec![Block::Table(rows_table(report, ctx, report.rows.len(), pids))];
     if report.omitted > 0 {
         blocks.push(Block::Line(format!(
             "({} more rows not shown; totals include them. --top N or --all to change.)",
@@ -100,8 +100,36 @@ fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
     blocks
 }
 
-/// The table of the first `shown` rows and the totals of all.
-fn rows_table(report: &TopReport, ctx: &Top, shown: usize) -> Table {
+/// Each row's share of the machine's RAM: PSS / MemTotal, as `%MEM` of
+/// smem -p and htop (theirs from RSS; PSS adds up to the total's).
+fn percent(pss: Option<u64>, total: Option<u64>) -> String {
+    match (pss, total.filter(|&t| t > 0)) {
+        (Some(p), Some(t)) => format!("{:.1}", p as f64 * 100.0 / t as f64),
+        _ => "-".into(),
+    }
+}
+
+/// The PIDs of a group's processes, smallest first (`--pids`).
+fn group_pids(by: TopBy, row: &TopRow, ctx: &Top) -> String {
+    let mut pids: Vec<u32> = ctx
+        .scan
+        .processes
+        .iter()
+        .filter(|p| match by {
+            TopBy::Program => p.info.program == row.key,
+            TopBy::User => ctx.users.name(p.info.uid) == row.key,
+            TopBy::Cgroup => p.info.cgroup.as_deref().unwrap_or("(unknown)") == row.key,
+            TopBy::Process | TopBy::Tree => false,
+        })
+        .map(|p| p.info.pid)
+        .collect();
+    pids.sort_unstable();
+    pids.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// The table of the first `shown` rows and the totals of all; with
+/// `pids`, a group's PIDs in a last column.
+fn rows_table(report: &TopReport, ctx: &Top, shown: usize, pids: bool) -> Table {
     let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
     // The GPU column appears when some process has GPU memory.
     let gpu = report.totals.gpu.is_some().then_some(("GPU", Figure::Gpu));
@@ -125,6 +153,11 @@ fn rows_table(report: &TopReport, ctx: &Top, shown: usize) -> Table {
         vec![(key_header(report.by), Align::Left), ("PROCS", Align::Right)]
     };
     headers.extend(figures.iter().map(|(h, _)| (*h, Align::Right)));
+    // Each row's PSS as a share of RAM, where meminfo says how much.
+    let total = ctx.mem_total;
+    if total.is_some() {
+        headers.push(("%MEM", Align::Right));
+    }
     let charge = report.by == TopBy::Cgroup && !ctx.cgroups.is_empty();
     if charge {
         headers.extend([("USAGE", Align::Right), ("LIMIT", Align::Right), ("WSET", Align::Right)]);
@@ -134,10 +167,15 @@ fn rows_table(report: &TopReport, ctx: &Top, shown: usize) -> Table {
     } else if report.by == TopBy::Cgroup {
         headers.rotate_left(1);
     }
+    let key_column = headers.len() - 1;
+    let pids = pids && !per_process;
+    if pids {
+        headers.push(("PIDS", Align::Left));
+    }
     let mut t = Table::new(&headers);
     if report.by == TopBy::Cgroup {
-        // Last, and cut from the left: the leaf tells the rows apart.
-        t.cut_as(headers.len() - 1, Cut::Leaf);
+        // Last but PIDS, cut from the left: the leaf tells the rows apart.
+        t.cut_as(key_column, Cut::Leaf);
     }
     // A narrow COMMAND column shows the program and what tells its
     // processes apart first (`chromium --type=renderer ...`).
@@ -171,6 +209,9 @@ fn rows_table(report: &TopReport, ctx: &Top, shown: usize) -> Table {
             }
             cells.push(cell);
         }
+        if total.is_some() {
+            cells.push(percent(row.sizes.pss, total));
+        }
         if charge {
             let m = ctx.cgroups.get(&row.key);
             cells.push(human_opt(m.and_then(|m| m.usage)));
@@ -187,6 +228,9 @@ fn rows_table(report: &TopReport, ctx: &Top, shown: usize) -> Table {
         } else if report.by == TopBy::Cgroup {
             cells.rotate_left(1);
         }
+        if pids {
+            cells.push(group_pids(report.by, row, ctx));
+        }
         t.row(cells);
     }
     let n = ctx.scan.processes.len();
@@ -199,6 +243,9 @@ fn rows_table(report: &TopReport, ctx: &Top, shown: usize) -> Table {
         vec!["total".to_string(), n.to_string()]
     };
     footer.extend(figures.iter().map(|(_, f)| human_opt(report.totals.figure(*f))));
+    if total.is_some() {
+        footer.push(percent(report.totals.pss, total));
+    }
     if charge {
         footer.extend([String::new(), String::new(), String::new()]);
     }
@@ -207,20 +254,47 @@ fn rows_table(report: &TopReport, ctx: &Top, shown: usize) -> Table {
     } else if report.by == TopBy::Cgroup {
         footer.rotate_left(1);
     }
+    if pids {
+        footer.push(String::new());
+    }
     t.footer(footer);
     t
 }
 
+/// `top`'s view with what the table lists beside the figures: each
+/// group's PIDs (`--pids`).
+#[derive(Clone, Copy)]
+pub struct Listed<'a> {
+    pub top: &'a Top,
+    pub pids: bool,
+}
+
+impl Printer for Listed<'_> {
+    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let blocks = blocks(&self.top.report, self.top, self.pids);
+        write_text(blocks, width::output_width(), out)
+    }
+
+    fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        self.top.json(out)
+    }
+
+    fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        self.top.csv(out)
+    }
+}
+
 /// `top` on a terminal `lines` high: the view fitted to one screen.
 pub struct Screen<'a> {
-    pub top: &'a Top,
+    pub top: Listed<'a>,
     pub lines: usize,
 }
 
 impl Printer for Screen<'_> {
     fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let width = width::output_width();
-        write_text(screen_blocks(&self.top.report, self.top, self.lines, width), width, out)
+        let Listed { top, pids } = self.top;
+        write_text(screen_blocks(&top.report, top, pids, self.lines, width), width, out)
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
@@ -240,7 +314,13 @@ const SCREEN_MIN_ROWS: usize = 10;
 /// in two lines (its every line: `memtally machine`), each note in one
 /// line (in full with `--full`, or in a pipe), and one line that says
 /// where the rest is.
-fn screen_blocks(report: &TopReport, ctx: &Top, lines: usize, width: Option<usize>) -> Vec<Block> {
+fn screen_blocks(
+    report: &TopReport,
+    ctx: &Top,
+    pids: bool,
+    lines: usize,
+    width: Option<usize>,
+) -> Vec<Block> {
     let one_line = |s: String| match width {
         Some(w) => width::cut(&s, w).into_owned(),
         None => s,
@@ -265,7 +345,7 @@ fn screen_blocks(report: &TopReport, ctx: &Top, lines: usize, width: Option<usiz
         notes = vec![format!("{} notes; {first}", notes.len() + 1)];
     }
     let rows = budget.saturating_sub(notes.len()).max(SCREEN_MIN_ROWS).min(report.rows.len());
-    let mut blocks = vec![Block::Table(rows_table(report, ctx, rows))];
+    let mut blocks = vec![Block::Table(rows_table(report, ctx, rows, pids))];
     let left_out = report.rows.len() - rows + report.omitted;
     let notes_cut = notes.iter().any(|n| width.is_some_and(|w| width::columns(n) + 6 > w));
     let mut rest = Vec::new();

@@ -44,6 +44,7 @@ mod show_notes;
 mod show_rounding;
 mod signals;
 mod top_live;
+mod top_options;
 mod totals;
 mod ui;
 mod vmmap_cli;

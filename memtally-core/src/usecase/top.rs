@@ -29,6 +29,11 @@ pub struct TopOptions {
     /// Read every process's command line and cgroup (JSON and CSV print
     /// them for every process); otherwise only the rows shown get theirs.
     pub every_identity: bool,
+    /// Leave out the rows whose first sort figure (PSS where the sort has
+    /// none) is below this many bytes, or unknown (totals still cover them).
+    pub min: Option<u64>,
+    /// Smallest first: the sort reversed (rows of a tree keep their order).
+    pub reverse: bool,
 }
 
 impl Default for TopOptions {
@@ -39,6 +44,8 @@ impl Default for TopOptions {
             sort: vec![TopSort::Figure(Figure::Pss)],
             top: Some(20),
             every_identity: false,
+            min: None,
+            reverse: false,
         }
     }
 }
@@ -48,6 +55,8 @@ setters!(TopOptions {
     with_by: by: TopBy,
     with_sort: sort: Vec<TopSort>,
     with_top: top: Option<usize>,
+    with_min: min: Option<u64>,
+    with_reverse: reverse: bool,
     with_every_identity: every_identity: bool,
 });
 
@@ -76,6 +85,9 @@ pub struct Top {
     /// live system: the figures memtally's privileges leave out of other
     /// users' processes.
     pub withheld: Vec<crate::model::Withheld>,
+    /// The machine's RAM (meminfo MemTotal), for each row's share of it
+    /// (`%MEM`, as smem -p and htop); `None` where meminfo is unreadable.
+    pub mem_total: Option<u64>,
 }
 
 /// Reads the selection and builds the view.
@@ -115,11 +127,14 @@ fn read(
     }
     // The machine picture explains the whole machine, so it only makes
     // sense when every process is in the scan.
-    let meminfo = opts.select.is_everything().then(|| root.meminfo()).flatten();
+    let meminfo = root.meminfo();
+    let mem_total = meminfo.as_ref().and_then(|m| m.get("MemTotal"));
+    let meminfo = meminfo.filter(|_| opts.select.is_everything());
     let users = UserNames::default();
     let user_name = |uid: Option<u32>| users.name(uid);
     let mut report =
-        build(&found.processes, opts.by, &opts.sort, opts.top, &user_name, meminfo.as_ref());
+        build(&found.processes, opts.by, &opts.sort, None, &user_name, meminfo.as_ref());
+    report.omitted = shown_rows(&mut report, opts);
     if let Some(m) = report.machine.as_mut() {
         m.shmem_mounts = crate::source::mounts::tmpfs_usage(root);
         crate::usecase::machine::add_drivers(root, m);
@@ -146,6 +161,7 @@ fn read(
         cgroups,
         read_hint,
         withheld,
+        mem_total,
     })
 }
 
@@ -212,6 +228,8 @@ impl TopReader {
             sort: vec![sort],
             top: None,
             every_identity: false,
+            min: None,
+            reverse: false,
         };
         let needs = Needs { cmdline: false, cgroup: cgroups || by == TopBy::Cgroup };
         read(root, &opts, needs, &Silent, Some(&mut self.cmdlines))
@@ -260,4 +278,29 @@ impl Top {
     pub fn partial(&self) -> bool {
         !self.scan.restricted.is_empty() || !self.scan.failed.is_empty()
     }
+}
+
+/// Reverses, filters by `min` and cuts to `top` the rows of `report`;
+/// returns how many rows are left out (their bytes stay in the totals).
+fn shown_rows(report: &mut TopReport, opts: &TopOptions) -> usize {
+    if opts.reverse && report.by != TopBy::Tree {
+        report.rows.reverse();
+    }
+    let mut left_out = 0;
+    if let Some(min) = opts.min {
+        // A subtree's figures hold its children's: a row kept keeps its
+        // parent, so a tree stays a tree.
+        let figure = opts
+            .sort
+            .iter()
+            .find_map(|s| match s {
+                TopSort::Figure(f) => Some(*f),
+                _ => None,
+            })
+            .unwrap_or(Figure::Pss);
+        let before = report.rows.len();
+        report.rows.retain(|r| r.sizes.figure(figure).is_some_and(|v| v >= min));
+        left_out = before - report.rows.len();
+    }
+    left_out + crate::analyze::group::keep_first(&mut report.rows, opts.top)
 }
