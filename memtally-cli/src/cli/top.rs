@@ -60,6 +60,11 @@ pub struct TopArgs {
     #[arg(long)]
     pub list_pids: bool,
 
+    /// A %MEM column: each row's PSS as a share of MemTotal (as smem -p;
+    /// htop's MEM% is the same from RSS).
+    #[arg(long, short = 'p')]
+    pub percent: bool,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -77,6 +82,7 @@ impl Default for TopArgs {
             min: None,
             reverse: false,
             list_pids: false,
+            percent: false,
             sort: vec![TopSort::Figure(Figure::Pss)],
             format: Format::Table,
         }
@@ -106,7 +112,7 @@ pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
         .with_every_identity(args.format != Format::Table);
     let view = with_progress(|progress| top(root, &opts, progress))?;
     let pids = args.list_pids && !matches!(args.by, TopBy::Process | TopBy::Tree);
-    let view = Listed { top: &view, pids };
+    let view = Listed { top: &view, pids, percent: args.percent };
     match screen {
         Some(lines) => print(&Screen { top: view, lines }, args.format, out),
         None => print(&view, args.format, out),

@@ -78,13 +78,14 @@ fn process<'a>(ctx: &'a Top, row: &TopRow) -> Option<&'a ProcMemory> {
 
 /// The table, the machine picture and the notes.
 fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()> {
-    write_text(blocks(report, ctx, false), width::output_width(), out)
+    let plain = Listed { top: ctx, pids: false, percent: false };
+    write_text(blocks(report, ctx, plain), width::output_width(), out)
 }
 
 /// The table view as blocks: the ranked rows, what was left out, the
 /// machine picture, the notes.
-fn blocks(report: &TopReport, ctx: &Top, pids: bool) -> Vec<Block> {
-    let mut blocks = vec![Block::Table(rows_table(report, ctx, report.rows.len(), pids))];
+fn blocks(report: &TopReport, ctx: &Top, shown: Listed) -> Vec<Block> {
+    let mut blocks = vec![Block::Table(rows_table(report, ctx, report.rows.len(), shown))];
     if report.omitted > 0 {
         blocks.push(Block::Line(format!(
             "({} more rows not shown; totals include them. --top N or --all to change.)",
@@ -127,9 +128,10 @@ fn group_pids(by: TopBy, row: &TopRow, ctx: &Top) -> String {
     pids.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
 }
 
-/// The table of the first `shown` rows and the totals of all; with
-/// `pids`, a group's PIDs in a last column.
-fn rows_table(report: &TopReport, ctx: &Top, shown: usize, pids: bool) -> Table {
+/// The table of the first `shown` rows and the totals of all, with the
+/// columns `listed` asks for.
+fn rows_table(report: &TopReport, ctx: &Top, shown: usize, listed: Listed) -> Table {
+    let pids = listed.pids;
     let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
     // The GPU column appears when some process has GPU memory.
     let gpu = report.totals.gpu.is_some().then_some(("GPU", Figure::Gpu));
@@ -154,7 +156,7 @@ fn rows_table(report: &TopReport, ctx: &Top, shown: usize, pids: bool) -> Table 
     };
     headers.extend(figures.iter().map(|(h, _)| (*h, Align::Right)));
     // Each row's PSS as a share of RAM, where meminfo says how much.
-    let total = ctx.mem_total;
+    let total = ctx.mem_total.filter(|_| listed.percent);
     if total.is_some() {
         headers.push(("%MEM", Align::Right));
     }
@@ -261,17 +263,18 @@ fn rows_table(report: &TopReport, ctx: &Top, shown: usize, pids: bool) -> Table 
     t
 }
 
-/// `top`'s view with what the table lists beside the figures: each
-/// group's PIDs (`--pids`).
+/// `top`'s view with what the table shows beside the figures when asked:
+/// each group's PIDs (`--list-pids`), each row's share of RAM (`--percent`).
 #[derive(Clone, Copy)]
 pub struct Listed<'a> {
     pub top: &'a Top,
     pub pids: bool,
+    pub percent: bool,
 }
 
 impl Printer for Listed<'_> {
     fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let blocks = blocks(&self.top.report, self.top, self.pids);
+        let blocks = blocks(&self.top.report, self.top, *self);
         write_text(blocks, width::output_width(), out)
     }
 
@@ -293,8 +296,8 @@ pub struct Screen<'a> {
 impl Printer for Screen<'_> {
     fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let width = width::output_width();
-        let Listed { top, pids } = self.top;
-        write_text(screen_blocks(&top.report, top, pids, self.lines, width), width, out)
+        let top = self.top.top;
+        write_text(screen_blocks(&top.report, top, self.top, self.lines, width), width, out)
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
@@ -317,7 +320,7 @@ const SCREEN_MIN_ROWS: usize = 10;
 fn screen_blocks(
     report: &TopReport,
     ctx: &Top,
-    pids: bool,
+    shown: Listed,
     lines: usize,
     width: Option<usize>,
 ) -> Vec<Block> {
@@ -345,7 +348,7 @@ fn screen_blocks(
         notes = vec![format!("{} notes; {first}", notes.len() + 1)];
     }
     let rows = budget.saturating_sub(notes.len()).max(SCREEN_MIN_ROWS).min(report.rows.len());
-    let mut blocks = vec![Block::Table(rows_table(report, ctx, rows, pids))];
+    let mut blocks = vec![Block::Table(rows_table(report, ctx, rows, shown))];
     let left_out = report.rows.len() - rows + report.omitted;
     let notes_cut = notes.iter().any(|n| width.is_some_and(|w| width::columns(n) + 6 > w));
     let mut rest = Vec::new();

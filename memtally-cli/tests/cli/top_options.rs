@@ -1,5 +1,5 @@
 //! What smem, ps_mem, procrank and htop users reach for in `top`:
-//! `--reverse`, `--min SIZE`, a `%MEM` column, `--list-pids` beside
+//! `--reverse`, `--min SIZE`, a `%MEM` column (`--percent`), `--list-pids` beside
 //! `--by program`; on three exec'd children of 8, 16 and 32 MiB, piped
 //! at 80 and 200 columns and in tmux at 80x24 and 200x50.
 
@@ -93,7 +93,9 @@ fn percent_of_ram_and_pids_per_program() {
     let doc =
         run_json(&args(&ls, &["--format", "json"]).iter().map(String::as_str).collect::<Vec<_>>());
     for width in [80, 200] {
-        let text = piped(&args(&ls, &[]), width);
+        let plain = piped(&args(&ls, &[]), width);
+        assert!(!plain.contains("%MEM"), "asked for only:\n{plain}");
+        let text = piped(&args(&ls, &["--percent"]), width);
         let header = text.lines().find(|l| l.trim_start().starts_with("PID")).unwrap();
         let at = header.find("%MEM").unwrap_or_else(|| panic!("no %MEM:\n{text}"));
         for l in &ls {
