@@ -43,6 +43,7 @@ mod show_live;
 mod show_notes;
 mod show_rounding;
 mod signals;
+mod small_ones;
 mod top_live;
 mod top_options;
 mod totals;
