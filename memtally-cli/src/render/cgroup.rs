@@ -153,6 +153,14 @@ pub(crate) fn blocks(view: &CgroupView) -> Vec<Block> {
         Some((v, dir)) => format!("cgroups (v{v} memory controller at {})", dir.display()),
         None => "cgroups (no hierarchy with the memory controller: processes' PSS only)".into(),
     };
+    if view.rows.is_empty() {
+        // Rather than a header over nothing: what there was to read.
+        let why = match view.layout {
+            Some(_) => "no cgroup to show: no process read names one in its cgroup file",
+            None => "no cgroup to show: no process read has a cgroup file (PID/cgroup) and no hierarchy has the memory controller",
+        };
+        return vec![Block::Heading(heading), Block::Line(why.into())];
+    }
     let mut headers = vec![("CGROUP", Align::Left), ("PROCS", Align::Right), ("PSS", Align::Right)];
     headers.extend(COLUMNS.iter().map(|(h, _)| (*h, Align::Right)));
     let mut t = Table::new(&headers);

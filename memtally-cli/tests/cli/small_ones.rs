@@ -70,3 +70,18 @@ fn diff_counts_the_regions_it_does_not_list() {
         assert!(d.lines().any(|l| l == marker), "no {marker:?}:\n{d}");
     }
 }
+
+/// `cgroup` on a recorded tree without cgroup files says so, in one
+/// line that fits 80 columns, rather than print a header over nothing.
+#[test]
+fn cgroup_without_cgroup_files_says_so() {
+    let root = crate::support::repo().join("testdata/fixtures/linux/python3-mmap/proc");
+    for columns in [80, 200] {
+        let t = text(&["--proc-root", root.to_str().unwrap(), "cgroup"], columns);
+        assert!(!t.contains("CGROUP  PROCS"), "{t}");
+        let line =
+            t.lines().find(|l| l.starts_with("no cgroup to show")).unwrap_or_else(|| panic!("{t}"));
+        assert!(line.contains("no process read has a cgroup file"), "{line}");
+        assert!(t.lines().all(|l| unicode_width::UnicodeWidthStr::width(l) <= columns), "{t}");
+    }
+}
