@@ -65,6 +65,12 @@ pub struct TopArgs {
     #[arg(long, short = 'p')]
     pub percent: bool,
 
+    /// An OOM column: each process's OOM score (/proc/PID/oom_score, as
+    /// procrank -o and ps -o oom: the process the OOM killer picks first
+    /// has the highest).
+    #[arg(long)]
+    pub oom: bool,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -83,6 +89,7 @@ impl Default for TopArgs {
             reverse: false,
             list_pids: false,
             percent: false,
+            oom: false,
             sort: vec![TopSort::Figure(Figure::Pss)],
             format: Format::Table,
         }
@@ -109,6 +116,7 @@ pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
         .with_top((!args.all).then_some(rows))
         .with_min(args.min)
         .with_reverse(args.reverse)
+        .with_oom(args.oom)
         .with_every_identity(args.format != Format::Table);
     let view = with_progress(|progress| top(root, &opts, progress))?;
     let pids = args.list_pids && !matches!(args.by, TopBy::Process | TopBy::Tree);

@@ -160,6 +160,11 @@ fn rows_table(report: &TopReport, ctx: &Top, shown: usize, listed: Listed) -> Ta
     if total.is_some() {
         headers.push(("%MEM", Align::Right));
     }
+    // The OOM score, where it was asked for (per process rows only).
+    let oom = per_process && !ctx.oom_scores.is_empty();
+    if oom {
+        headers.push(("OOM", Align::Right));
+    }
     let charge = report.by == TopBy::Cgroup && !ctx.cgroups.is_empty();
     if charge {
         headers.extend([("USAGE", Align::Right), ("LIMIT", Align::Right), ("WSET", Align::Right)]);
@@ -214,6 +219,10 @@ fn rows_table(report: &TopReport, ctx: &Top, shown: usize, listed: Listed) -> Ta
         if total.is_some() {
             cells.push(percent(row.sizes.pss, total));
         }
+        if oom {
+            let score = p.and_then(|p| ctx.oom_scores.get(&p.info.pid));
+            cells.push(score.map_or_else(|| "-".into(), u32::to_string));
+        }
         if charge {
             let m = ctx.cgroups.get(&row.key);
             cells.push(human_opt(m.and_then(|m| m.usage)));
@@ -247,6 +256,9 @@ fn rows_table(report: &TopReport, ctx: &Top, shown: usize, listed: Listed) -> Ta
     footer.extend(figures.iter().map(|(_, f)| human_opt(report.totals.figure(*f))));
     if total.is_some() {
         footer.push(percent(report.totals.pss, total));
+    }
+    if oom {
+        footer.push(String::new());
     }
     if charge {
         footer.extend([String::new(), String::new(), String::new()]);

@@ -117,3 +117,30 @@ fn percent_of_ram_and_pids_per_program() {
         assert!(text.lines().next().unwrap().ends_with("PIDS"), "{text}");
     }
 }
+
+/// `--oom`: each process row's OOM score, the kernel's own figure; a
+/// child made the OOM killer's first pick (oom_score_adj 1000) shows the
+/// score the kernel gives it.
+#[test]
+fn oom_column_shows_the_kernels_score() {
+    let ls = three();
+    let first = pid(&ls[0]);
+    if std::fs::write(format!("/proc/{first}/oom_score_adj"), "1000").is_err() {
+        eprintln!("skipped: cannot write oom_score_adj");
+        return;
+    }
+    let score = |p: u32| std::fs::read_to_string(format!("/proc/{p}/oom_score")).unwrap();
+    for width in [80, 200] {
+        let text = piped(&args(&ls, &["--oom"]), width);
+        let header = text.lines().find(|l| l.trim_start().starts_with("PID")).unwrap();
+        let at = header.find(" OOM").unwrap_or_else(|| panic!("no OOM:\n{text}")) + 4;
+        for l in &ls {
+            let p = pid(l);
+            let row = text.lines().find(|r| r.split_whitespace().next() == Some(&p.to_string()));
+            let cell = row.unwrap()[..at].split_whitespace().last().unwrap().to_string();
+            assert_eq!(cell, score(p).trim(), "{text}");
+        }
+        assert!(score(first).trim().parse::<u32>().unwrap() >= 1000, "adj 1000 counts");
+        assert!(!piped(&args(&ls, &[]), width).contains(" OOM"), "asked for only");
+    }
+}

@@ -34,6 +34,8 @@ pub struct TopOptions {
     pub min: Option<u64>,
     /// Smallest first: the sort reversed (rows of a tree keep their order).
     pub reverse: bool,
+    /// Read the OOM score of each process row shown (`PID/oom_score`).
+    pub oom: bool,
 }
 
 impl Default for TopOptions {
@@ -46,6 +48,7 @@ impl Default for TopOptions {
             every_identity: false,
             min: None,
             reverse: false,
+            oom: false,
         }
     }
 }
@@ -57,6 +60,7 @@ setters!(TopOptions {
     with_top: top: Option<usize>,
     with_min: min: Option<u64>,
     with_reverse: reverse: bool,
+    with_oom: oom: bool,
     with_every_identity: every_identity: bool,
 });
 
@@ -88,6 +92,9 @@ pub struct Top {
     /// The machine's RAM (meminfo MemTotal), for each row's share of it
     /// (`%MEM`, as smem -p and htop); `None` where meminfo is unreadable.
     pub mem_total: Option<u64>,
+    /// The OOM score of each process row's PID, where asked
+    /// ([`TopOptions::oom`]) and readable.
+    pub oom_scores: HashMap<u32, u32>,
 }
 
 /// Reads the selection and builds the view.
@@ -145,6 +152,14 @@ fn read(
         scan::fill_cmdlines(root, &mut found.processes, &shown, threads);
     }
     let cgroups = cgroup_charges(root, opts.by, &report);
+    // One small read per row shown, only when asked.
+    let oom_scores: HashMap<u32, u32> = if opts.oom {
+        let pids =
+            report.rows.iter().filter_map(|r| r.process).map(|i| found.processes[i].info.pid);
+        pids.filter_map(|pid| root.oom_score(pid).map(|s| (pid, s))).collect()
+    } else {
+        HashMap::new()
+    };
     let read_hint = (!found.restricted.is_empty()).then(crate::source::access::read_hint);
     let withheld = if read_hint.is_some() && root.is_procfs() {
         let all = crate::source::access::withheld();
@@ -162,6 +177,7 @@ fn read(
         read_hint,
         withheld,
         mem_total,
+        oom_scores,
     })
 }
 
@@ -230,6 +246,7 @@ impl TopReader {
             every_identity: false,
             min: None,
             reverse: false,
+            oom: false,
         };
         let needs = Needs { cmdline: false, cgroup: cgroups || by == TopBy::Cgroup };
         read(root, &opts, needs, &Silent, Some(&mut self.cmdlines))
