@@ -34,6 +34,7 @@ mod privileges;
 mod prom_rules;
 mod prometheus;
 mod prometheus_live;
+mod readme_screens;
 mod relro;
 mod screen;
 mod selections;
