@@ -113,10 +113,9 @@ pub fn cut_path(s: &str, width: usize) -> Cow<'_, str> {
     };
     let head = s[..slash]
         .char_indices()
-        .filter(|&(i, c)| c == '/' && columns(&s[..=i]) <= room)
-        .map(|(i, _)| &s[..=i])
-        .last()
-        .unwrap_or("");
+        .rev()
+        .find(|&(i, c)| c == '/' && columns(&s[..=i]) <= room)
+        .map_or("", |(i, _)| &s[..=i]);
     Cow::Owned(format!("{head}{ELLIPSIS}{name}"))
 }
 

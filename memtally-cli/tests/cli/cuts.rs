@@ -38,7 +38,7 @@ fn deep_sleeper(dir: &Path) -> (Killed, PathBuf) {
 }
 
 /// The lines of `text` that end in the sleeper's file name.
-fn exe_rows<'a>(text: &'a str) -> Vec<&'a str> {
+fn exe_rows(text: &str) -> Vec<&str> {
     text.lines().filter(|l| l.ends_with("memtally-deep-sleeper")).collect()
 }
 
