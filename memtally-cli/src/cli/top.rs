@@ -13,7 +13,8 @@ use memtally_core::Result;
 use crate::cli::choice::choice;
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
-use crate::render::top::{Listed, Screen};
+use crate::render::top::Listed;
+use crate::render::top_screen::Screen;
 use crate::render::{print, width, Format};
 
 #[derive(Debug, Args)]
