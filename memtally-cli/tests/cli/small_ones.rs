@@ -85,3 +85,28 @@ fn cgroup_without_cgroup_files_says_so() {
         assert!(t.lines().all(|l| unicode_width::UnicodeWidthStr::width(l) <= columns), "{t}");
     }
 }
+
+/// The default table leaves memtally's own process out (it is in the
+/// totals, so the machine picture still adds up), as `--name` does;
+/// `--include-self` keeps its row.
+#[test]
+fn the_default_table_leaves_memtally_out() {
+    let own_row = |extra: &[&str], columns: usize| {
+        let child = memtally()
+            .args(["top", "--all"])
+            .args(extra)
+            .env("COLUMNS", columns.to_string())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id().to_string();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines().any(|l| l.split_whitespace().next() == Some(pid.as_str()))
+    };
+    for columns in [80, 200] {
+        assert!(!own_row(&[], columns), "its own row at {columns}");
+        assert!(own_row(&["--include-self"], columns), "--include-self keeps it");
+    }
+}

@@ -141,7 +141,14 @@ fn read(
     let user_name = |uid: Option<u32>| users.name(uid);
     let mut report =
         build(&found.processes, opts.by, &opts.sort, None, &user_name, meminfo.as_ref());
-    report.omitted = shown_rows(&mut report, opts);
+    // memtally's own process: in the scan and the totals (the machine
+    // picture explains every page), but not a row of its own on the live
+    // machine unless asked for, as a narrowed selection leaves it out.
+    let me = std::process::id();
+    let own_row = (root.is_live() && opts.select.is_everything() && !opts.select.include_self)
+        .then(|| found.processes.iter().position(|p| p.info.pid == me))
+        .flatten();
+    report.omitted = shown_rows(&mut report, opts, own_row);
     if let Some(m) = report.machine.as_mut() {
         m.shmem_mounts = crate::source::mounts::tmpfs_usage(root);
         crate::usecase::machine::add_drivers(root, m);
@@ -297,13 +304,20 @@ impl Top {
     }
 }
 
-/// Reverses, filters by `min` and cuts to `top` the rows of `report`;
+/// Reverses, leaves out memtally's own row (`own_row`, the index of its
+/// process, with one row per process), filters by `min` and cuts to `top`
+/// the rows of `report`;
 /// returns how many rows are left out (their bytes stay in the totals).
-fn shown_rows(report: &mut TopReport, opts: &TopOptions) -> usize {
+fn shown_rows(report: &mut TopReport, opts: &TopOptions, own_row: Option<usize>) -> usize {
     if opts.reverse && report.by != TopBy::Tree {
         report.rows.reverse();
     }
     let mut left_out = 0;
+    if let Some(own) = own_row.filter(|_| report.by == TopBy::Process) {
+        let before = report.rows.len();
+        report.rows.retain(|r| r.process != Some(own));
+        left_out += before - report.rows.len();
+    }
     if let Some(min) = opts.min {
         // A subtree's figures hold its children's: a row kept keeps its
         // parent, so a tree stays a tree.
