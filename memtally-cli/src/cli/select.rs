@@ -39,7 +39,7 @@ pub struct SelectArgs {
 impl SelectArgs {
     /// The selection these options describe, checked; `pid` (a command's
     /// positional PID) is added to the PIDs.
-    pub fn selection(&self, pid: Option<u32>) -> Result<Selection> {
+    pub fn selection(&self, pid: impl IntoIterator<Item = u32>) -> Result<Selection> {
         let mut pids = self.pids.clone();
         pids.extend(pid);
         SelectOptions::default()

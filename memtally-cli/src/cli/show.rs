@@ -48,10 +48,11 @@ add smaps, which rounds each mapping down to a kB: the rounding row is the diffe
 #[derive(Debug, Args)]
 #[command(after_long_help = CATEGORIES)]
 pub struct ShowArgs {
-    /// The process to show; or select several with --pid, --tree, --name,
-    /// --user, --cgroup and see their regions summed (PSS counts shared
-    /// pages once in total).
-    pub pid: Option<u32>,
+    /// The process to show; several PIDs (as pmap takes them), or a
+    /// selection with --pid, --tree, --name, --user, --cgroup, show their
+    /// regions summed (PSS counts shared pages once in total).
+    #[arg(value_name = "PID")]
+    pub pid: Vec<u32>,
 
     #[command(flatten)]
     pub select: SelectArgs,
@@ -100,10 +101,10 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
     // No --sort: the view's own default (which depends on how many processes).
     let sort = args.sort.clone().unwrap_or_default();
     let opts = ShowOptions::default().with_by(args.by).with_sort(sort).with_top(args.top);
-    let sel = args.select.selection(args.pid)?;
+    let sel = args.select.selection(args.pid.iter().copied())?;
     require_selection(&sel, UseCase::Show)?;
     // Exactly one PID and nothing else: that process alone, streamed.
-    let single = args.pid.filter(|_| {
+    let single = args.pid.first().copied().filter(|_| {
         sel.pids.len() == 1
             && sel.trees.is_empty()
             && sel.name.is_none()

@@ -13,7 +13,9 @@ use memtally_core::Result;
 use crate::cli::choice::choice;
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
-use crate::render::{print, Format};
+use crate::render::top::Listed;
+use crate::render::top_screen::Screen;
+use crate::render::{print, width, Format};
 
 #[derive(Debug, Args)]
 pub struct TopArgs {
@@ -24,13 +26,20 @@ pub struct TopArgs {
     #[arg(long, value_parser = choice::<TopBy>(), default_value = "process")]
     pub by: TopBy,
 
-    /// Show the first N rows (totals always cover every selected process).
-    #[arg(long, value_name = "N", default_value_t = 20, conflicts_with = "all")]
-    pub top: usize,
+    /// Show the first N rows (totals always cover every selected process)
+    /// [default: 20; on a terminal, as many as fit its height, at least 10].
+    #[arg(long, value_name = "N", conflicts_with = "all")]
+    pub top: Option<usize>,
 
     /// Show every row.
     #[arg(long)]
     pub all: bool,
+
+    /// On a terminal too, print what a pipe gets: 20 rows, the machine's
+    /// groups and every note in full (a terminal's screen shows each note
+    /// in one line and the machine in two).
+    #[arg(long)]
+    pub full: bool,
 
     /// Sort by these figures, largest first (comma-separated; pid smallest
     /// first).
@@ -45,6 +54,31 @@ pub struct TopArgs {
     #[arg(long)]
     pub exact: bool,
 
+    /// Leave out rows whose first sort figure (default PSS) is below SIZE
+    /// (bytes, or with K, M, G: 10M); the totals still cover them.
+    #[arg(long, value_name = "SIZE", value_parser = crate::cli::diff::parse_size)]
+    pub min: Option<u64>,
+
+    /// Smallest first (not with --by tree, whose rows stay a tree).
+    #[arg(long)]
+    pub reverse: bool,
+
+    /// With --by program, user or cgroup: a PIDS column listing each
+    /// row's processes (ps_mem -d splits them into rows instead).
+    #[arg(long)]
+    pub list_pids: bool,
+
+    /// A %MEM column: each row's PSS as a share of MemTotal (as smem -p;
+    /// htop's MEM% is the same from RSS).
+    #[arg(long, short = 'p')]
+    pub percent: bool,
+
+    /// An OOM column: each process's OOM score (/proc/PID/oom_score, as
+    /// procrank -o and ps -o oom: the process the OOM killer picks first
+    /// has the highest).
+    #[arg(long)]
+    pub oom: bool,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -56,8 +90,14 @@ impl Default for TopArgs {
         TopArgs {
             select: SelectArgs::default(),
             by: TopBy::Process,
-            top: 20,
+            top: None,
             all: false,
+            full: false,
+            min: None,
+            reverse: false,
+            list_pids: false,
+            percent: false,
+            oom: false,
             sort: vec![TopSort::Figure(Figure::Pss)],
             exact: false,
             format: Format::Table,
@@ -65,14 +105,34 @@ impl Default for TopArgs {
     }
 }
 
+/// Rows when `--top` is not given.
+const DEFAULT_ROWS: usize = 20;
+
 pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
+    // A table on a terminal, with no row count asked for, fits its screen.
+    let screen = (args.format == Format::Table && args.top.is_none() && !args.all && !args.full)
+        .then(width::screen_height)
+        .flatten();
+    if args.reverse && args.by == TopBy::Tree {
+        let why = "--reverse sorts rows, and --by tree keeps them a tree: use one of them";
+        return Err(memtally_core::Error::Usage(why.into()));
+    }
+    let rows = args.top.unwrap_or(DEFAULT_ROWS).max(screen.unwrap_or(0));
     let opts = TopOptions::default()
         .with_select(args.select.selection(None)?)
         .with_by(args.by)
         .with_sort(args.sort.clone())
-        .with_top((!args.all).then_some(args.top))
+        .with_top((!args.all).then_some(rows))
+        .with_min(args.min)
+        .with_reverse(args.reverse)
+        .with_oom(args.oom)
         .with_every_identity(args.format != Format::Table)
         .with_exact(args.exact);
     let view = with_progress(|progress| top(root, &opts, progress))?;
-    print(&view, args.format, out)
+    let pids = args.list_pids && !matches!(args.by, TopBy::Process | TopBy::Tree);
+    let view = Listed { top: &view, pids, percent: args.percent };
+    match screen {
+        Some(lines) => print(&Screen { top: view, lines }, args.format, out),
+        None => print(&view, args.format, out),
+    }
 }

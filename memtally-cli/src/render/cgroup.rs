@@ -11,7 +11,7 @@ use memtally_core::usecase::cgroup::CgroupView;
 
 use crate::render::blocks::{write_text, Block};
 use crate::render::json;
-use crate::render::table::{csv_text, Align, Table};
+use crate::render::table::{csv_text, Align, Cut, Table};
 use crate::render::units::{human, human_opt};
 use crate::render::{width, Printer};
 
@@ -153,9 +153,19 @@ pub(crate) fn blocks(view: &CgroupView) -> Vec<Block> {
         Some((v, dir)) => format!("cgroups (v{v} memory controller at {})", dir.display()),
         None => "cgroups (no hierarchy with the memory controller: processes' PSS only)".into(),
     };
+    if view.rows.is_empty() {
+        // Rather than a header over nothing: what there was to read.
+        let why = match view.layout {
+            Some(_) => "no cgroup to show: no process read names one in its cgroup file",
+            None => "no cgroup to show: no process read has a cgroup file (PID/cgroup) and no hierarchy has the memory controller",
+        };
+        return vec![Block::Heading(heading), Block::Line(why.into())];
+    }
     let mut headers = vec![("CGROUP", Align::Left), ("PROCS", Align::Right), ("PSS", Align::Right)];
     headers.extend(COLUMNS.iter().map(|(h, _)| (*h, Align::Right)));
     let mut t = Table::new(&headers);
+    // Cut from the left: the leaf tells the rows apart.
+    t.cut_as(0, Cut::Leaf);
     for r in &view.rows {
         let mut cells = vec![r.path.clone(), r.processes.to_string(), human_opt(r.sizes.pss)];
         cells.extend(COLUMNS.iter().map(|(_, f)| human_opt(f.of(r))));

@@ -151,6 +151,12 @@ fn blocks(d: &Diff, limit: usize) -> Vec<Block> {
             ),
         )));
     }
+    if d.regions.len() > limit {
+        blocks.push(Block::Line(format!(
+            "  ({} more not shown; --top to change)",
+            d.regions.len() - limit
+        )));
+    }
     blocks.extend(purge_changes(d, limit));
     blocks.extend(super::diff_footprint::footprint_changes(d, limit));
     blocks.extend(d.notes.iter().map(|n| Block::Note(escape_controls(word(n)))));

@@ -73,8 +73,12 @@ pub(crate) fn blocks(report: &GpuReport) -> Vec<Block> {
         ("RECLAIMABLE", Align::Right),
         ("COMMAND", Align::Left),
     ]);
-    for p in &report.processes {
-        t.row(vec![
+    // A narrow COMMAND column shows what top's does: the program and
+    // what tells its processes apart (`chromium --type=gpu-process …`).
+    let commands: Vec<String> = report.processes.iter().map(|p| p.command.clone()).collect();
+    let distinguishing = crate::render::width::distinguishing(&commands);
+    for (i, p) in report.processes.iter().enumerate() {
+        let row = vec![
             p.pid.to_string(),
             human(p.proportional),
             p.dmabuf.count.to_string(),
@@ -83,7 +87,9 @@ pub(crate) fn blocks(report: &GpuReport) -> Vec<Block> {
             human_opt(p.mapped),
             human_opt(p.reclaimable),
             p.command.clone(),
-        ]);
+        ];
+        let label = crate::render::width::command_label(&commands[i], distinguishing[i].as_deref());
+        t.row_with_compact(row, 7, label);
     }
     t.footer(vec![
         "total".into(),

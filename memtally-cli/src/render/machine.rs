@@ -151,6 +151,25 @@ pub fn waterfall(m: &Machine) -> Vec<Block> {
     lines.into_iter().map(Block::Line).collect()
 }
 
+/// The machine in two lines, for `top` on a terminal: what `free`
+/// prints for memory, then for swap, and where every line is.
+pub fn two_lines(m: &Machine) -> Vec<String> {
+    let mut mem = format!("machine: total {}, used {}", human(m.total), human(m.used));
+    if let Some(b) = m.buff_cache {
+        mem.push_str(&format!(", buff/cache {}", human(b)));
+    }
+    mem.push_str(&format!(", free {}", human(m.free)));
+    if let Some(a) = m.available {
+        mem.push_str(&format!(", available {}", human(a)));
+    }
+    let swap = match &m.swap {
+        Some(s) if s.total > 0 => format!("swap: total {}, used {}", human(s.total), human(s.used)),
+        Some(_) => "swap: none".to_string(),
+        None => "swap: not read".to_string(),
+    };
+    vec![mem, format!("{swap}  (every line and its source: memtally machine)")]
+}
+
 /// The short form under `top`: one line per group, naming its parts.
 pub fn short(m: &Machine) -> Vec<Block> {
     let mut blocks = headline(m);

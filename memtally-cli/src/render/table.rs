@@ -11,6 +11,17 @@ pub enum Align {
     Right,
 }
 
+/// Where a text column's cells are cut when they do not fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    /// At the end (`python3 -c imp…`): what a command's start says.
+    End,
+    /// In the middle, keeping the file name (`/usr/lib/…/libc.so.6`).
+    Path,
+    /// At the start, keeping the leaf (`…/system.slice/nginx.service`).
+    Leaf,
+}
+
 /// A table being built.
 #[derive(Debug, Clone)]
 pub struct Table {
@@ -26,6 +37,8 @@ pub struct Table {
     whole: Vec<usize>,
     /// Text columns narrowed before the others (one with a compact form).
     first: Vec<usize>,
+    /// Columns cut other than at the end.
+    cuts: Vec<(usize, Cut)>,
 }
 
 impl Table {
@@ -38,7 +51,14 @@ impl Table {
             max_width: None,
             whole: Vec::new(),
             first: Vec::new(),
+            cuts: Vec::new(),
         }
+    }
+
+    /// Cuts the cells of text column `column` as `cut` says (a path in
+    /// the middle, a cgroup at its start) when they do not fit.
+    pub fn cut_as(&mut self, column: usize, cut: Cut) {
+        self.cuts.push((column, cut));
     }
 
     /// Never narrows text column `column` to fit: where the table is still
@@ -182,7 +202,12 @@ impl Table {
                     cell = short;
                 }
             }
-            let cell = width::cut(cell, *width);
+            let cut = self.cuts.iter().find(|(c, _)| *c == i).map_or(Cut::End, |&(_, k)| k);
+            let cell = match cut {
+                Cut::End => width::cut(cell, *width),
+                Cut::Path => width::cut_path(cell, *width),
+                Cut::Leaf => width::cut_left(cell, *width),
+            };
             if i > 0 {
                 line.push_str("  ");
             }

@@ -13,7 +13,7 @@ use memtally_core::usecase::top::Top;
 use crate::render::blocks::{write_text, Block};
 use crate::render::json;
 use crate::render::notes::{word, words};
-use crate::render::table::{Align, Table};
+use crate::render::table::{Align, Cut, Table};
 use crate::render::units::{human, human_opt, plural};
 use crate::render::width;
 use crate::render::Printer;
@@ -78,12 +78,60 @@ fn process<'a>(ctx: &'a Top, row: &TopRow) -> Option<&'a ProcMemory> {
 
 /// The table, the machine picture and the notes.
 fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()> {
-    write_text(blocks(report, ctx), width::output_width(), out)
+    let plain = Listed { top: ctx, pids: false, percent: false };
+    write_text(blocks(report, ctx, plain), width::output_width(), out)
 }
 
 /// The table view as blocks: the ranked rows, what was left out, the
 /// machine picture, the notes.
-fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
+fn blocks(report: &TopReport, ctx: &Top, shown: Listed) -> Vec<Block> {
+    let mut blocks = vec![Block::Table(rows_table(report, ctx, report.rows.len(), shown))];
+    if report.omitted > 0 {
+        blocks.push(Block::Line(format!(
+            "({} more rows not shown; totals include them. --top N or --all to change.)",
+            report.omitted
+        )));
+    }
+    blocks.extend(shmem_swap_note(&report.totals));
+    if let Some(m) = &report.machine {
+        blocks.push(Block::Blank);
+        blocks.extend(crate::render::machine::short(m));
+    }
+    blocks.extend(ctx.notes().iter().map(|n| Block::Note(word(n))));
+    blocks
+}
+
+/// Each row's share of the machine's RAM: PSS / MemTotal, as `%MEM` of
+/// smem -p and htop (theirs from RSS; PSS adds up to the total's).
+fn percent(pss: Option<u64>, total: Option<u64>) -> String {
+    match (pss, total.filter(|&t| t > 0)) {
+        (Some(p), Some(t)) => format!("{:.1}", p as f64 * 100.0 / t as f64),
+        _ => "-".into(),
+    }
+}
+
+/// The PIDs of a group's processes, smallest first (`--pids`).
+fn group_pids(by: TopBy, row: &TopRow, ctx: &Top) -> String {
+    let mut pids: Vec<u32> = ctx
+        .scan
+        .processes
+        .iter()
+        .filter(|p| match by {
+            TopBy::Program => p.info.program == row.key,
+            TopBy::User => ctx.users.name(p.info.uid) == row.key,
+            TopBy::Cgroup => p.info.cgroup.as_deref().unwrap_or("(unknown)") == row.key,
+            TopBy::Process | TopBy::Tree => false,
+        })
+        .map(|p| p.info.pid)
+        .collect();
+    pids.sort_unstable();
+    pids.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// The table of the first `shown` rows and the totals of all, with the
+/// columns `listed` asks for.
+pub(crate) fn rows_table(report: &TopReport, ctx: &Top, shown: usize, listed: Listed) -> Table {
+    let pids = listed.pids;
     let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
     // The GPU column appears when some process has GPU memory.
     let gpu = report.totals.gpu.is_some().then_some(("GPU", Figure::Gpu));
@@ -116,6 +164,16 @@ fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
     if shmem {
         headers.push(("EXCL SHMEM", Align::Right));
     }
+    // Each row's PSS as a share of RAM, where meminfo says how much.
+    let total = ctx.mem_total.filter(|_| listed.percent);
+    if total.is_some() {
+        headers.push(("%MEM", Align::Right));
+    }
+    // The OOM score, where it was asked for (per process rows only).
+    let oom = per_process && !ctx.oom_scores.is_empty();
+    if oom {
+        headers.push(("OOM", Align::Right));
+    }
     let charge = report.by == TopBy::Cgroup && !ctx.cgroups.is_empty();
     if charge {
         headers.extend([("USAGE", Align::Right), ("LIMIT", Align::Right), ("WSET", Align::Right)]);
@@ -125,7 +183,16 @@ fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
     } else if report.by == TopBy::Cgroup {
         headers.rotate_left(1);
     }
+    let key_column = headers.len() - 1;
+    let pids = pids && !per_process;
+    if pids {
+        headers.push(("PIDS", Align::Left));
+    }
     let mut t = Table::new(&headers);
+    if report.by == TopBy::Cgroup {
+        // Last but PIDS, cut from the left: the leaf tells the rows apart.
+        t.cut_as(key_column, Cut::Leaf);
+    }
     // A narrow COMMAND column shows the program and what tells its
     // processes apart first (`chromium --type=renderer ...`).
     let commands: Vec<String> = if per_process {
@@ -138,7 +205,7 @@ fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
         Vec::new()
     };
     let distinguishing = width::distinguishing(&commands);
-    for (i, row) in report.rows.iter().enumerate() {
+    for (i, row) in report.rows.iter().enumerate().take(shown) {
         let mut cells = Vec::new();
         let p = process(ctx, row);
         if let Some(p) = p.filter(|_| per_process) {
@@ -165,6 +232,13 @@ fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
                 cells.push(human_opt(ex.map(|x| x.shmem)));
             }
         }
+        if total.is_some() {
+            cells.push(percent(row.sizes.pss, total));
+        }
+        if oom {
+            let score = p.and_then(|p| ctx.oom_scores.get(&p.info.pid));
+            cells.push(score.map_or_else(|| "-".into(), u32::to_string));
+        }
         if charge {
             let m = ctx.cgroups.get(&row.key);
             cells.push(human_opt(m.and_then(|m| m.usage)));
@@ -180,6 +254,9 @@ fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
             continue;
         } else if report.by == TopBy::Cgroup {
             cells.rotate_left(1);
+        }
+        if pids {
+            cells.push(group_pids(report.by, row, ctx));
         }
         t.row(cells);
     }
@@ -199,6 +276,12 @@ fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
             footer.push(human_opt(Some(e.all.shmem)));
         }
     }
+    if total.is_some() {
+        footer.push(percent(report.totals.pss, total));
+    }
+    if oom {
+        footer.push(String::new());
+    }
     if charge {
         footer.extend([String::new(), String::new(), String::new()]);
     }
@@ -207,21 +290,35 @@ fn blocks(report: &TopReport, ctx: &Top) -> Vec<Block> {
     } else if report.by == TopBy::Cgroup {
         footer.rotate_left(1);
     }
+    if pids {
+        footer.push(String::new());
+    }
     t.footer(footer);
-    let mut blocks = vec![Block::Table(t)];
-    if report.omitted > 0 {
-        blocks.push(Block::Line(format!(
-            "({} more rows not shown; totals include them. --top N or --all to change.)",
-            report.omitted
-        )));
+    t
+}
+
+/// `top`'s view with what the table shows beside the figures when asked:
+/// each group's PIDs (`--list-pids`), each row's share of RAM (`--percent`).
+#[derive(Clone, Copy)]
+pub struct Listed<'a> {
+    pub top: &'a Top,
+    pub pids: bool,
+    pub percent: bool,
+}
+
+impl Printer for Listed<'_> {
+    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let blocks = blocks(&self.top.report, self.top, *self);
+        write_text(blocks, width::output_width(), out)
     }
-    blocks.extend(shmem_swap_note(&report.totals));
-    if let Some(m) = &report.machine {
-        blocks.push(Block::Blank);
-        blocks.extend(crate::render::machine::short(m));
+
+    fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        self.top.json(out)
     }
-    blocks.extend(ctx.notes().iter().map(|n| Block::Note(word(n))));
-    blocks
+
+    fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        self.top.csv(out)
+    }
 }
 
 /// What SWAP PSS holds beside the kernel's SwapPss, where there is any.

@@ -40,6 +40,26 @@ fn terminal() -> Option<usize> {
     (w > 0).then_some(usize::from(w))
 }
 
+/// The height of the screen the output is for, in lines: `LINES` when it
+/// is set to a positive number, else the terminal's; `None` when standard
+/// output is not a terminal. Only a terminal's output is fitted to a
+/// screen (a pipe or a file gets every row and every note in full).
+pub fn screen_height() -> Option<usize> {
+    use std::io::IsTerminal;
+    let stdout = io::stdout();
+    if !stdout.is_terminal() {
+        return None;
+    }
+    let lines = std::env::var("LINES").ok().and_then(|l| l.trim().parse::<usize>().ok());
+    match lines {
+        Some(n) if n > 0 => Some(n),
+        _ => {
+            let (_, terminal_size::Height(h)) = terminal_size::terminal_size_of(&stdout)?;
+            (h > 0).then_some(usize::from(h))
+        }
+    }
+}
+
 /// Display columns of `s`.
 pub fn columns(s: &str) -> usize {
     UnicodeWidthStr::width(s)
@@ -70,6 +90,61 @@ pub fn cut(s: &str, width: usize) -> Cow<'_, str> {
         out.push(ELLIPSIS);
     }
     Cow::Owned(out)
+}
+
+/// A path in at most `width` columns, cut in the middle at a `/` so the
+/// file name stays (`/usr/lib/…/libc.so.6`, as the rows of a view of
+/// libraries differ at their end); where the name alone does not fit, its
+/// start and `…`. Text without a `/` is cut at its end.
+pub fn cut_path(s: &str, width: usize) -> Cow<'_, str> {
+    if columns(s) <= width {
+        return Cow::Borrowed(s);
+    }
+    let Some(slash) = s.rfind('/') else { return cut(s, width) };
+    let name = &s[slash..];
+    // `…` and `/name`; what is left holds the start, up to a `/`.
+    let Some(room) = width.checked_sub(1 + columns(name)) else {
+        // No room for `…/`: the name after `…`, or its start.
+        let name = &s[slash + 1..];
+        if columns(name) < width {
+            return Cow::Owned(format!("{ELLIPSIS}{name}"));
+        }
+        return cut(name, width);
+    };
+    let head = s[..slash]
+        .char_indices()
+        .rev()
+        .find(|&(i, c)| c == '/' && columns(&s[..=i]) <= room)
+        .map_or("", |(i, _)| &s[..=i]);
+    Cow::Owned(format!("{head}{ELLIPSIS}{name}"))
+}
+
+/// `s` in at most `width` columns, cut at its start so its end stays: a
+/// cgroup's leaf (`…/system.slice/nginx.service`), at a `/` where one
+/// leaves room; else `…` and as much of the end as fits.
+pub fn cut_left(s: &str, width: usize) -> Cow<'_, str> {
+    if columns(s) <= width {
+        return Cow::Borrowed(s);
+    }
+    let room = width.saturating_sub(1);
+    let at_slash = s.char_indices().find(|&(i, c)| c == '/' && columns(&s[i..]) <= room);
+    if let Some((i, _)) = at_slash {
+        return Cow::Owned(format!("{ELLIPSIS}{}", &s[i..]));
+    }
+    let mut used = 0;
+    let mut start = s.len();
+    for (i, c) in s.char_indices().rev() {
+        let w = char_columns(c);
+        if used + w > room {
+            break;
+        }
+        used += w;
+        start = i;
+    }
+    if width == 0 {
+        return Cow::Borrowed("");
+    }
+    Cow::Owned(format!("{ELLIPSIS}{}", &s[start..]))
 }
 
 /// `s` cut to `width` when there is one.
@@ -301,6 +376,25 @@ mod tests {
         assert_eq!(cut("内内内内", 6), "内内…");
         assert_eq!(columns(&cut("内内内内", 6)), 5);
         assert_eq!(cut("abc", 0), "");
+    }
+
+    #[test]
+    fn paths_are_cut_in_the_middle_and_cgroups_from_the_left() {
+        let libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+        assert_eq!(cut_path(libc, 40), libc);
+        assert_eq!(cut_path(libc, 20), "/usr/lib/…/libc.so.6");
+        assert_eq!(cut_path(libc, 16), "/usr/…/libc.so.6");
+        assert_eq!(cut_path(libc, 11), "…/libc.so.6");
+        assert_eq!(cut_path(libc, 10), "…libc.so.6");
+        assert_eq!(cut_path(libc, 6), "libc.…");
+        assert_eq!(cut_path("[anon:some long name]", 10), "[anon:som…");
+        assert!([20, 16, 11, 6].iter().all(|&w| columns(&cut_path(libc, w)) <= w));
+        let unit = "/system.slice/docker-0123456789abcdef.scope";
+        assert_eq!(cut_left(unit, 50), unit);
+        assert_eq!(cut_left(unit, 36), "…/docker-0123456789abcdef.scope");
+        assert_eq!(cut_left(unit, 12), "…bcdef.scope");
+        assert_eq!(cut_left("内内内内", 5), "…内内");
+        assert_eq!(cut_left("abc", 0), "");
     }
 
     #[test]

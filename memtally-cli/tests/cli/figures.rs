@@ -285,7 +285,11 @@ fn shmem_is_shown_apart_and_outlives_the_process() {
     assert_eq!(shmem["private_dirty"].as_u64(), Some(len as u64));
     let table = wide(&["show", &pid]);
     let line = table.lines().find(|l| l.starts_with("shmem:")).unwrap_or_else(|| panic!("{table}"));
-    assert!(line.starts_with("shmem: 24.0M of USS (24.0M of PRIV DIRTY"), "{line}");
+    assert!(
+        line.starts_with("shmem: 24.0M of the PSS is tmpfs / shared memory")
+            && line.contains("24.0M of it mapped here alone (in USS; 24.0M of that dirty)"),
+        "{line}"
+    );
     let top = wide(&["top", "--pid", &pid]);
     assert!(top.contains("is tmpfs / shared memory (Pss_Shmem"), "{top}");
     let top = run_json(&["top", "--pid", &pid, "--format", "json"]);

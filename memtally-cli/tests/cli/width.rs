@@ -295,7 +295,14 @@ fn shows(fitted: &str, whole: &str) -> bool {
                 // A purge state's compact form: its code.
                 || (!header && !is_figure(u) && u.split(' ').next() == Some(*f))
                 || f.strip_suffix('…').is_some_and(|start| {
-                    !header && !is_figure(u) && !start.is_empty() && u.starts_with(start)
+                    // A command's compact form starts with the program's
+                    // name, its path left out (`chromium --type=…`).
+                    let program = u.split(' ').next().unwrap_or(u);
+                    let label = &u[program.rfind('/').map_or(0, |i| i + 1)..];
+                    !header
+                        && !is_figure(u)
+                        && !start.is_empty()
+                        && (u.starts_with(start) || label.starts_with(start))
                 })
         })
 }

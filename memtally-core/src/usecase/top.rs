@@ -33,6 +33,13 @@ pub struct TopOptions {
     /// Read the selected processes' pages for each row's exclusive figure
     /// (what the row gives back: `usecase::pages`).
     pub exact: bool,
+    /// Leave out the rows whose first sort figure (PSS where the sort has
+    /// none) is below this many bytes, or unknown (totals still cover them).
+    pub min: Option<u64>,
+    /// Smallest first: the sort reversed (rows of a tree keep their order).
+    pub reverse: bool,
+    /// Read the OOM score of each process row shown (`PID/oom_score`).
+    pub oom: bool,
 }
 
 impl Default for TopOptions {
@@ -44,6 +51,9 @@ impl Default for TopOptions {
             top: Some(20),
             every_identity: false,
             exact: false,
+            min: None,
+            reverse: false,
+            oom: false,
         }
     }
 }
@@ -53,6 +63,9 @@ setters!(TopOptions {
     with_by: by: TopBy,
     with_sort: sort: Vec<TopSort>,
     with_top: top: Option<usize>,
+    with_min: min: Option<u64>,
+    with_reverse: reverse: bool,
+    with_oom: oom: bool,
     with_every_identity: every_identity: bool,
     with_exact: exact: bool,
 });
@@ -85,6 +98,12 @@ pub struct Top {
     /// With `exact`: each row's exclusive figure (by row), the selection's
     /// as a whole, and their notes.
     pub exact: Option<ExactFigures>,
+    /// The machine's RAM (meminfo MemTotal), for each row's share of it
+    /// (`%MEM`, as smem -p and htop); `None` where meminfo is unreadable.
+    pub mem_total: Option<u64>,
+    /// The OOM score of each process row's PID, where asked
+    /// ([`TopOptions::oom`]) and readable.
+    pub oom_scores: HashMap<u32, u32>,
 }
 
 /// Reads the selection and builds the view.
@@ -124,11 +143,21 @@ fn read(
     }
     // The machine picture explains the whole machine, so it only makes
     // sense when every process is in the scan.
-    let meminfo = opts.select.is_everything().then(|| root.meminfo()).flatten();
+    let meminfo = root.meminfo();
+    let mem_total = meminfo.as_ref().and_then(|m| m.get("MemTotal"));
+    let meminfo = meminfo.filter(|_| opts.select.is_everything());
     let users = UserNames::default();
     let user_name = |uid: Option<u32>| users.name(uid);
     let mut report =
-        build(&found.processes, opts.by, &opts.sort, opts.top, &user_name, meminfo.as_ref());
+        build(&found.processes, opts.by, &opts.sort, None, &user_name, meminfo.as_ref());
+    // memtally's own process: in the scan and the totals (the machine
+    // picture explains every page), but not a row of its own on the live
+    // machine unless asked for, as a narrowed selection leaves it out.
+    let me = std::process::id();
+    let own_row = (root.is_live() && opts.select.is_everything() && !opts.select.include_self)
+        .then(|| found.processes.iter().position(|p| p.info.pid == me))
+        .flatten();
+    report.omitted = shown_rows(&mut report, opts, own_row);
     if let Some(m) = report.machine.as_mut() {
         m.shmem_mounts = crate::source::mounts::tmpfs_usage(root);
         crate::usecase::machine::add_drivers(root, m);
@@ -149,6 +178,14 @@ fn read(
         None
     };
     let cgroups = cgroup_charges(root, opts.by, &report);
+    // One small read per row shown, only when asked.
+    let oom_scores: HashMap<u32, u32> = if opts.oom {
+        let pids =
+            report.rows.iter().filter_map(|r| r.process).map(|i| found.processes[i].info.pid);
+        pids.filter_map(|pid| root.oom_score(pid).map(|s| (pid, s))).collect()
+    } else {
+        HashMap::new()
+    };
     let read_hint = (!found.restricted.is_empty()).then(crate::source::access::read_hint);
     let withheld = if read_hint.is_some() && root.is_procfs() {
         let all = crate::source::access::withheld();
@@ -166,6 +203,8 @@ fn read(
         read_hint,
         withheld,
         exact,
+        mem_total,
+        oom_scores,
     })
 }
 
@@ -233,6 +272,9 @@ impl TopReader {
             top: None,
             every_identity: false,
             exact: false,
+            min: None,
+            reverse: false,
+            oom: false,
         };
         let needs = Needs { cmdline: false, cgroup: cgroups || by == TopBy::Cgroup };
         read(root, &opts, needs, &Silent, Some(&mut self.cmdlines))
@@ -284,4 +326,36 @@ impl Top {
             || !self.scan.failed.is_empty()
             || self.exact.as_ref().is_some_and(|e| e.groups.iter().any(Option::is_none))
     }
+}
+
+/// Reverses, leaves out memtally's own row (`own_row`, the index of its
+/// process, with one row per process), filters by `min` and cuts to `top`
+/// the rows of `report`;
+/// returns how many rows are left out (their bytes stay in the totals).
+fn shown_rows(report: &mut TopReport, opts: &TopOptions, own_row: Option<usize>) -> usize {
+    if opts.reverse && report.by != TopBy::Tree {
+        report.rows.reverse();
+    }
+    let mut left_out = 0;
+    if let Some(own) = own_row.filter(|_| report.by == TopBy::Process) {
+        let before = report.rows.len();
+        report.rows.retain(|r| r.process != Some(own));
+        left_out += before - report.rows.len();
+    }
+    if let Some(min) = opts.min {
+        // A subtree's figures hold its children's: a row kept keeps its
+        // parent, so a tree stays a tree.
+        let figure = opts
+            .sort
+            .iter()
+            .find_map(|s| match s {
+                TopSort::Figure(f) => Some(*f),
+                _ => None,
+            })
+            .unwrap_or(Figure::Pss);
+        let before = report.rows.len();
+        report.rows.retain(|r| r.sizes.figure(figure).is_some_and(|v| v >= min));
+        left_out = before - report.rows.len();
+    }
+    left_out + crate::analyze::group::keep_first(&mut report.rows, opts.top)
 }

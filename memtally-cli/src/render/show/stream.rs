@@ -26,6 +26,10 @@ pub struct RegionStream {
     writer: RegionWriter,
     /// The terminal's width, asked once (tables are cut to it).
     width: Option<usize>,
+    /// The figure columns (indices into `COLUMNS`) the `--regions` table
+    /// shows: all of them, or at a narrow width those that leave
+    /// CATEGORY and MAPPING room ([`shown_columns`]).
+    shown: Vec<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +55,27 @@ const ADDRESS_WIDTH: usize = 12;
 const PERMS_WIDTH: usize = 5;
 const FIGURE_WIDTH: usize = 11;
 const CATEGORY_WIDTH: usize = 14;
+/// Columns left to the mapping at least, when figures are dropped to fit.
+const MAPPING_MIN: usize = 20;
+/// The figure columns kept first when not all fit (indices into
+/// `COLUMNS`): PSS, PRIV DIRTY, RSS, SWAP, then the rest.
+const KEPT_FIRST: [usize; 7] = [3, 0, 2, 5, 1, 4, 6];
+
+/// The figure columns of the `--regions` table at `width`: every one
+/// where CATEGORY and MAPPING still fit beside them; else the first of
+/// [`KEPT_FIRST`] that leave the two their room (at least one), in
+/// their order. A row that does not fit then cuts its mapping's middle.
+fn shown_columns(width: Option<usize>) -> Vec<usize> {
+    let all = COLUMNS.len();
+    let fixed = ADDRESS_WIDTH + 2 + PERMS_WIDTH + 2 + CATEGORY_WIDTH + 2 + MAPPING_MIN;
+    let k = match width {
+        Some(w) => (w.saturating_sub(fixed) / FIGURE_WIDTH).clamp(1, all),
+        None => all,
+    };
+    let mut shown = KEPT_FIRST[..k].to_vec();
+    shown.sort_unstable();
+    shown
+}
 
 impl RegionStream {
     pub fn new(format: Format, regions: bool) -> RegionStream {
@@ -61,16 +86,15 @@ impl RegionStream {
             (Format::Table, true) => StreamKind::Table,
             (f, false) => StreamKind::Grouped(f),
         };
+        let width =
+            if kind == StreamKind::Table { crate::render::width::output_width() } else { None };
         RegionStream {
             kind,
             started: false,
             doc: StreamDoc::default(),
             writer: RegionWriter::default(),
-            width: if kind == StreamKind::Table {
-                crate::render::width::output_width()
-            } else {
-                None
-            },
+            width,
+            shown: shown_columns(width),
         }
     }
 
@@ -114,15 +138,25 @@ impl RegionStream {
             StreamKind::Table => {
                 let start = r.start.map_or_else(|| "-".into(), |s| format!("{s:012x}"));
                 let mut line = format!("{start:<ADDRESS_WIDTH$}  {:<PERMS_WIDTH$}", r.perms);
-                for cell in figures(&r.sizes) {
+                for cell in self.pick(figures(&r.sizes)) {
                     line.push_str(&format!("{cell:>FIGURE_WIDTH$}"));
                 }
                 let category = categorize(r).key();
                 line.push_str(&format!("  {category:<CATEGORY_WIDTH$}  "));
-                line.push_str(r.path.as_deref().unwrap_or(""));
+                let mapping_at = crate::render::width::columns(&line);
+                let path =
+                    crate::render::table::escape_controls(r.path.clone().unwrap_or_default());
+                let room = self.width.map(|w| w.saturating_sub(mapping_at));
+                match room {
+                    Some(room) if room >= MAPPING_MIN => {
+                        line.push_str(&crate::render::width::cut_path(&path, room))
+                    }
+                    _ => line.push_str(&path),
+                }
                 let line = crate::render::table::escape_controls(line.trim_end().to_string());
+                let n = self.shown.len();
                 let buf = self.doc.buf();
-                buf.extend_from_slice(fit_line(&line, self.width).as_bytes());
+                buf.extend_from_slice(fit_line(&line, self.width, n).as_bytes());
                 buf.push(b'\n');
             }
             StreamKind::Grouped(_) => {}
@@ -151,13 +185,13 @@ impl RegionStream {
             }
             StreamKind::Table => {
                 let mut line = format!("{:<ADDRESS_WIDTH$}  {:<PERMS_WIDTH$}", "ADDRESS", "PERMS");
-                for (h, _) in COLUMNS {
-                    line.push_str(&format!("{h:>FIGURE_WIDTH$}"));
+                for &i in &self.shown {
+                    line.push_str(&format!("{:>FIGURE_WIDTH$}", COLUMNS[i].0));
                 }
                 line.push_str(&format!("  {:<CATEGORY_WIDTH$}  MAPPING", "CATEGORY"));
                 let blocks = vec![
                     Block::Heading(heading(processes, self.width)),
-                    Block::Line(fit_line(&line, self.width).into_owned()),
+                    Block::Line(fit_line(&line, self.width, self.shown.len()).into_owned()),
                 ];
                 write_text(blocks, self.width, self.doc.buf())?;
             }
@@ -180,20 +214,31 @@ impl RegionStream {
             StreamKind::Csv => {}
             StreamKind::Table => {
                 let mut blocks = Vec::new();
+                let n = self.shown.len();
                 if let Some(cells) = super::rounding_in(super::COLUMNS, report) {
                     let mut line = format!("{:<ADDRESS_WIDTH$}  {:<PERMS_WIDTH$}", "rounding", "");
-                    for cell in cells {
+                    for cell in self.pick(cells) {
                         line.push_str(&format!("{cell:>FIGURE_WIDTH$}"));
                     }
-                    blocks.push(Block::Line(fit_line(&line, self.width).into_owned()));
+                    blocks.push(Block::Line(fit_line(&line, self.width, n).into_owned()));
                 }
                 let mut line = format!("{:<ADDRESS_WIDTH$}  {:<PERMS_WIDTH$}", "total", "");
-                for cell in figures(&report.totals) {
+                for cell in self.pick(figures(&report.totals)) {
                     line.push_str(&format!("{cell:>FIGURE_WIDTH$}"));
                 }
                 line.push_str(&format!("  {} regions", report.region_count));
-                blocks.push(Block::Line(fit_line(&line, self.width).into_owned()));
+                blocks.push(Block::Line(fit_line(&line, self.width, n).into_owned()));
                 blocks.push(Block::Line(super::totals_line(report, self.width)));
+                if n < COLUMNS.len() {
+                    let left: Vec<&str> = (0..COLUMNS.len())
+                        .filter(|i| !self.shown.contains(i))
+                        .map(|i| COLUMNS[i].0)
+                        .collect();
+                    blocks.push(Block::Note(format!(
+                        "{} left out to fit the width (COLUMNS=200, or --format csv, has every figure)",
+                        left.join(", ")
+                    )));
+                }
                 blocks.extend(
                     report.notes.iter().map(|n| Block::Note(crate::render::notes::word(n))),
                 );
@@ -209,6 +254,13 @@ impl RegionStream {
             }
         }
         self.doc.write_out(out)
+    }
+}
+
+impl RegionStream {
+    /// The cells of the figure columns shown.
+    fn pick(&self, cells: Vec<String>) -> Vec<String> {
+        self.shown.iter().filter_map(|&i| cells.get(i).cloned()).collect()
     }
 }
 
@@ -238,9 +290,9 @@ impl RegionSink for Printing<'_> {
 /// Cuts a line to `width` (the output's), with `…` where it is cut: in
 /// the path when every figure fits, else after the last figure that fits
 /// whole (a figure is never cut).
-fn fit_line(line: &str, width: Option<usize>) -> std::borrow::Cow<'_, str> {
+fn fit_line(line: &str, width: Option<usize>, shown: usize) -> std::borrow::Cow<'_, str> {
     let lead = ADDRESS_WIDTH + 2 + PERMS_WIDTH;
-    let figures_end = lead + COLUMNS.len() * FIGURE_WIDTH;
+    let figures_end = lead + shown * FIGURE_WIDTH;
     match width {
         Some(w) if w < figures_end && crate::render::width::columns(line) > w => {
             let k = w.saturating_sub(lead + 3) / FIGURE_WIDTH;

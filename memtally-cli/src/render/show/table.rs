@@ -8,7 +8,7 @@ use memtally_core::model::{Figure, Named, Sizes};
 use super::{columns, figures_in, gpu_rows, heading, rounding_in, totals_line};
 use crate::render::blocks::{write_text, Block};
 use crate::render::notes::word;
-use crate::render::table::{Align, Table};
+use crate::render::table::{Align, Cut, Table};
 use crate::render::units::{human, human_opt};
 use crate::render::width;
 
@@ -29,15 +29,38 @@ pub fn huge_parts(sizes: &Sizes) -> Vec<String> {
 }
 
 /// What of the figures is tmpfs / shared memory, which the process's exit
-/// does not free; `None` when there is none.
+/// does not free; `None` when there is none. PSS first, since it holds
+/// USS (a page mapped here alone is all this process's share): the part
+/// in USS is a part of it, never beside it.
 pub fn shmem_line(shmem: &Sizes) -> Option<String> {
-    let uss = shmem.uss().filter(|&v| v > 0)?;
+    let pss = shmem.pss.filter(|&v| v > 0);
+    let uss = shmem.uss().filter(|&v| v > 0);
+    if pss.is_none() && uss.is_none() {
+        return None;
+    }
+    let alone = match uss {
+        Some(u) => format!(
+            "{} of it mapped here alone (in USS; {} of that dirty)",
+            human(u),
+            human_opt(shmem.private_dirty)
+        ),
+        None => "none of it mapped here alone (USS 0)".to_string(),
+    };
     Some(format!(
-        "shmem: {} of USS ({} of PRIV DIRTY; PSS {}) is tmpfs / shared memory (/dev/shm, memfd, SysV, shared anonymous): not freed when the process exits, while the file or segment exists",
-        human_opt(Some(uss)),
-        human_opt(shmem.private_dirty),
-        human_opt(shmem.pss),
+        "shmem: {} of the PSS is tmpfs / shared memory (/dev/shm, memfd, SysV, shared anonymous), {alone}: not freed when the process exits, while the file or segment exists",
+        human_opt(pss.or(uss)),
     ))
+}
+
+/// A line of text wrapped to the output's width (the streamed views
+/// write without the output's fitting), its following lines indented
+/// under the text after its label (`shmem: `, `footprint 604K: `).
+fn text(line: String, fit: Option<usize>) -> Block {
+    let (prefix, rest) = match line.find(": ") {
+        Some(at) if width::columns(&line[..at]) < 30 => line.split_at(at + 2),
+        _ => ("", line.as_str()),
+    };
+    Block::Line(width::wrap(prefix, rest, fit).trim_end_matches('\n').to_string())
 }
 
 /// The columns, with one for hugetlbfs pages before VIRTUAL where the
@@ -63,11 +86,48 @@ fn with_hugetlb(
     out
 }
 
+/// Columns a path keeps at least in `show --by path`.
+const PATH_MIN: usize = 30;
+/// The figures left out first where paths need the room: those that say
+/// least about what a file costs.
+const DROPPED_FIRST: [Figure; 5] =
+    [Figure::Size, Figure::Clean, Figure::SharedDirty, Figure::Swap, Figure::PssDirty];
+
+/// The figure columns of `show --by path` at `width`: all where the
+/// paths keep [`PATH_MIN`] columns beside them, else without the first
+/// of [`DROPPED_FIRST`] until they do; and the headers left out. (A figure
+/// takes at most 7 columns, `1023.9M`, or its header's width.)
+fn room_for_paths(
+    mut columns: Vec<(&'static str, Figure)>,
+    width: Option<usize>,
+) -> (Vec<(&'static str, Figure)>, Vec<&'static str>) {
+    let Some(w) = width else { return (columns, Vec::new()) };
+    // The figures, REGIONS, and the gaps before each column.
+    let need = |c: &[(&str, Figure)]| {
+        c.iter().map(|(h, _)| width::columns(h).max(7) + 2).sum::<usize>() + 7 + 2 + PATH_MIN
+    };
+    let mut left_out = Vec::new();
+    for f in DROPPED_FIRST {
+        if need(&columns) <= w {
+            break;
+        }
+        if let Some(at) = columns.iter().position(|(_, c)| *c == f) {
+            left_out.push(columns.remove(at).0);
+        }
+    }
+    (columns, left_out)
+}
+
 /// The grouped table.
 pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
     let first = report.by.name().to_uppercase();
     let mut headers: Vec<(&str, Align)> = vec![(first.as_str(), Align::Left)];
+    let fit = width::output_width();
     let columns = with_hugetlb(columns(report.processes.len()), report);
+    let (columns, left_out) = match report.by {
+        ShowBy::Path => room_for_paths(columns, fit),
+        _ => (columns, Vec::new()),
+    };
     let columns = columns.as_slice();
     headers.extend(columns.iter().map(|(h, _)| (*h, Align::Right)));
     headers.push(("REGIONS", Align::Right));
@@ -106,21 +166,23 @@ pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
         t.row(c);
     }
     t.footer(cells("total", report.region_count, &report.totals));
-    // A category's (or kind's) name stays whole; paths may be cut.
-    if report.by != ShowBy::Path {
+    // A category's (or kind's) name stays whole; paths may be cut, in
+    // the middle, so the file name that tells them apart stays.
+    if report.by == ShowBy::Path {
+        t.cut_as(headers.len() - 1, Cut::Path);
+    } else {
         t.keep_whole(0);
     }
-    let fit = width::output_width();
     let mut blocks = vec![
         Block::Heading(heading(&report.processes, fit)),
         Block::Table(t),
         Block::Line(totals_line(report, fit)),
     ];
     if let Some(g) = gpu {
-        blocks.push(Block::Line(format!(
+        blocks.push(text(format!(
             "GPU rows (not in the total): RSS = drm-resident, PSS = resident shared among the client's processes, VIRTUAL = drm-total; dma-buf: RSS = size, PSS = size / holders. reclaimable (LazyFree + drm-purgeable): {}. More: memtally gpu",
             human_opt(g.reclaimable)
-        )));
+        ), fit));
         blocks.extend(g.notes.iter().map(|n| Block::Note(word(n))));
     }
     for (label, sizes) in
@@ -128,11 +190,11 @@ pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
     {
         let parts = huge_parts(sizes);
         if !parts.is_empty() {
-            blocks.push(Block::Line(format!("huge pages / KSM, {label}: {}", parts.join(", "))));
+            blocks.push(text(format!("huge pages / KSM, {label}: {}", parts.join(", ")), fit));
         }
     }
-    blocks.extend(shmem_line(&report.shmem).map(Block::Line));
-    blocks.extend(footprint_lines(&report.totals).into_iter().map(Block::Line));
+    blocks.extend(shmem_line(&report.shmem).map(|l| text(l, fit)));
+    blocks.extend(footprint_lines(&report.totals).into_iter().map(|l| text(l, fit)));
     blocks.extend(crate::render::top::shmem_swap_note(&report.totals));
     if report.omitted > 0 {
         blocks.push(Block::Line(format!(
@@ -141,14 +203,19 @@ pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
         )));
     }
     blocks.extend(report.notes.iter().map(|n| Block::Note(word(n))));
+    if !left_out.is_empty() {
+        blocks.push(Block::Note(format!(
+            "{} left out so the paths fit (COLUMNS=200, or --format csv, has every figure)",
+            left_out.join(", ")
+        )));
+    }
     if report.processes.len() > 1 {
-        // Whole, not wrapped as notes: the output's fitting wraps them.
-        blocks.push(Block::Line(format!(
-            "note: {} processes: only figures that add up across them are shown (PSS DIRTY = Pss_Dirty, SWAP PSS = SwapPss: a shared page divided among its processes); RSS, shared dirty and swap count a shared page once per process, so they stand per process only (processes[] in --format json).",
+        blocks.push(Block::Note(format!(
+            "{} processes: only figures that add up across them are shown (PSS DIRTY = Pss_Dirty, SWAP PSS = SwapPss: a shared page divided among its processes); RSS, shared dirty and swap count a shared page once per process, so they stand per process only (processes[] in --format json).",
             report.processes.len()
         )));
         if report.totals.pss_dirty.is_none() {
-            blocks.push(Block::Line("note: no Pss_Dirty in these smaps (Linux 6.0 and later have it): PSS DIRTY is unknown (-); PRIV DIRTY leaves shared dirty pages out.".into()));
+            blocks.push(Block::Note("no Pss_Dirty in these smaps (Linux 6.0 and later have it): PSS DIRTY is unknown (-); PRIV DIRTY leaves shared dirty pages out.".into()));
         }
     }
     write_text(blocks, fit, out)

@@ -148,6 +148,14 @@ impl ProcRoot {
         crate::source::parse::meminfo::parse(&raw).ok()
     }
 
+    /// The OOM killer's badness of a process (`PID/oom_score`, 0 to 2000:
+    /// the one it kills first has the highest); `None` where the file is
+    /// absent (a recorded tree without it, an exited process) or not a number.
+    pub fn oom_score(&self, pid: u32) -> Option<u32> {
+        let raw = self.read_path(&self.root.join(pid.to_string()).join("oom_score")).ok()?;
+        std::str::from_utf8(&raw).ok()?.trim().parse().ok()
+    }
+
     /// Reads a small file of the tree by path (`meminfo`, ...): at most
     /// 1 MiB (`MAX_SMALL`) bytes and, in a recorded tree, a regular file.
     pub fn read_path(&self, path: &Path) -> Result<Vec<u8>> {

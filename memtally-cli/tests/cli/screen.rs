@@ -1,0 +1,99 @@
+//! `memtally` (and `top`) on a terminal fit one screen: at 80x24 and
+//! 200x50 in tmux the table shows at least ten process rows, the machine
+//! two lines under it, each note one line; a pipe gets everything.
+
+use std::process::{Child, Command, Stdio};
+
+use unicode_width::UnicodeWidthStr;
+
+use crate::support::tmux::Tmux;
+use crate::support::{memtally, repo};
+
+/// `n` sleeping children, killed and reaped on drop: a machine with at
+/// least `n` processes to rank, whatever else runs.
+struct Sleepers(Vec<Child>);
+
+impl Sleepers {
+    fn start(n: usize) -> Sleepers {
+        Sleepers(
+            (0..n)
+                .map(|_| Command::new("sleep").arg("600").stdout(Stdio::null()).spawn().unwrap())
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Sleepers {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// The screen once `command` has run and the shell prompts again.
+fn screen_of(width: u16, height: u16, command: &str) -> Option<String> {
+    if !Tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return None;
+    }
+    let t = Tmux::start(width, height, &repo());
+    t.line(command);
+    t.wait_for("the prompt after the output", |s| {
+        let lines: Vec<&str> = s.trim_end().lines().collect();
+        lines.len() > 3 && lines.last() == Some(&"$")
+    });
+    Some(t.settled())
+}
+
+#[test]
+fn plain_memtally_fits_80x24_and_200x50() {
+    let _sleepers = Sleepers::start(12);
+    for (width, height) in [(80u16, 24u16), (200, 50)] {
+        let Some(s) = screen_of(width, height, env!("CARGO_BIN_EXE_memtally")) else { return };
+        let lines: Vec<&str> = s.trim_end().lines().collect();
+        assert!(lines.len() <= height as usize, "{s}");
+        assert!(lines.iter().all(|l| l.width() <= width as usize), "{s}");
+        let header = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with("PID  USER"))
+            .unwrap_or_else(|| panic!("{width}x{height}: the table's header scrolled away:\n{s}"));
+        let rule = header + lines[header..].iter().position(|l| l.starts_with("---")).unwrap();
+        let rows = &lines[header + 1..rule];
+        assert!(rows.len() >= 10, "{width}x{height}: {} rows:\n{s}", rows.len());
+        assert!(
+            rows.iter().all(|r| r.split_whitespace().next().unwrap().parse::<u32>().is_ok()),
+            "{s}"
+        );
+        // The whole screen is used: rows down to the machine's two lines.
+        assert!(lines[rule + 1].starts_with("total"), "{s}");
+        let machine = lines.iter().position(|l| l.starts_with("machine: total")).expect(&s);
+        assert!(machine <= rule + 4, "the machine under the table:\n{s}");
+        assert!(lines[machine + 1].starts_with("swap: "), "{s}");
+        assert!(lines[machine + 1].contains("memtally machine"), "where the rest is:\n{s}");
+        // Each note one line; nothing else after the machine but the prompt.
+        for l in &lines[machine + 2..lines.len() - 1] {
+            assert!(l.starts_with("note: "), "{width}x{height}: not one line a note: {l:?}\n{s}");
+        }
+    }
+}
+
+/// Into a pipe nothing is shortened: 20 rows, the machine's groups and
+/// the notes in full, as before; `--full` does the same on a terminal.
+#[test]
+fn a_pipe_and_full_get_everything() {
+    let _sleepers = Sleepers::start(22);
+    let out = memtally().arg("top").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("more rows not shown"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("  processes ")), "the machine's groups:\n{text}");
+    assert!(!text.contains("notes in full"), "{text}");
+    let Some(s) = screen_of(80, 24, &format!("{} top --full", env!("CARGO_BIN_EXE_memtally")))
+    else {
+        return;
+    };
+    assert!(s.lines().any(|l| l.starts_with("  processes ")), "--full: the groups:\n{s}");
+    assert!(!s.contains("notes in full"), "{s}");
+}
