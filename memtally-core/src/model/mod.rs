@@ -13,11 +13,13 @@ pub mod region;
 pub mod series;
 pub mod sink;
 pub mod sizes;
+mod sizes_de;
+mod snap_region_de;
 pub mod snapshot;
 pub mod summable;
 pub mod vmmap;
-pub mod zram;
 pub mod wss;
+pub mod zram;
 
 pub use cgroup::CgroupMemory;
 pub use group::Group;

@@ -375,9 +375,7 @@ impl Sizes {
             }
             // Both parts: a sum over processes keeps only the private
             // one (see model::summable), and half of the pool is no total.
-            Figure::Hugetlb => {
-                Some(self.shared_hugetlb?.saturating_add(self.private_hugetlb?))
-            }
+            Figure::Hugetlb => Some(self.shared_hugetlb?.saturating_add(self.private_hugetlb?)),
             Figure::FootprintPss => self.footprint_pss(),
             Figure::SwapCounted => sum(&[self.swap_pss, self.shmem_swap]),
             Figure::FootprintPssShmem => {
@@ -409,22 +407,7 @@ impl Serialize for Sizes {
     }
 }
 
-/// Reads a flat map back: every integer value becomes the figure of that
-/// name (unknown names go to `extra`); other values (strings, nulls) are
-/// skipped, so a region or row object can be read as its sizes.
-impl<'de> serde::Deserialize<'de> for Sizes {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let map: std::collections::BTreeMap<String, serde_json::Value> =
-            serde::Deserialize::deserialize(d)?;
-        let mut sizes = Sizes::default();
-        for (k, v) in map {
-            if let Some(n) = v.as_u64() {
-                sizes.set(&k, n);
-            }
-        }
-        Ok(sizes)
-    }
-}
+// `Deserialize` for `Sizes` streams the object: see `sizes_de`.
 
 /// Turns a smaps key (`Shared_Clean`, `AnonHugePages`, `THPeligible`) into
 /// the snake_case name used in JSON (`shared_clean`, `anon_huge_pages`,

@@ -116,7 +116,9 @@ pub struct SnapPurgeable {
 }
 
 /// One region of a snapshot process: where it is, what it is, its sizes.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// Read back by a hand-written `Deserialize` (model/snap_region_de.rs)
+/// that takes the same objects the derived one did, without buffering.
+#[derive(Debug, Clone, Serialize)]
 pub struct SnapRegion {
     /// First address; `None` for placeholder ranges.
     pub start: Option<u64>,
