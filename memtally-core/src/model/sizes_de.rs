@@ -29,7 +29,13 @@ impl SizesReader {
         map: &mut A,
     ) -> Result<(), A::Error> {
         let value = map.next_value::<Integer>()?.0;
-        match KNOWN_KEYS.iter().position(|k| k.name == key) {
+        // Length and first byte first: most keys differ there, and a full
+        // comparison per known name was a tenth of `diff`'s time.
+        let b = key.as_bytes();
+        let known = KNOWN_KEYS.iter().position(|k| {
+            k.name.len() == b.len() && k.name.as_bytes().first() == b.first() && k.name == key
+        });
+        match known {
             Some(at) => {
                 if let Some(slot) = self.sizes.slot_at(at) {
                     *slot = value;
