@@ -2,8 +2,9 @@
 """Paired, interleaved runs of several commands: each pair runs every
 command once, in turn, so a change in the machine's load falls on all of
 them alike. CPU is user + sys of the command and its children from
-wait4's rusage (the kernel's exact runtime, not 10 ms ticks), peak RSS its
-ru_maxrss; printed as medians over the pairs, with the ratio of each
+wait4's rusage (the kernel's exact runtime, not 10 ms ticks), peak RSS
+from GNU time around it (whose own CPU, well under a millisecond, is
+counted in); printed as medians over the pairs, with the ratio of each
 command's CPU to the first one's (the floor).
 
     pairs.py PAIRS NAME=COMMAND [NAME=COMMAND ...]   (COMMAND is run by sh)
@@ -16,17 +17,21 @@ import time
 
 def run(cmd):
     t = time.perf_counter()
-    # posix_spawn, not fork: a forked Python's own pages would count in
-    # the command's ru_maxrss.
+    # Peak RSS from GNU time around the command: a child spawned from
+    # Python shares (vfork) or copies (fork) Python's pages until it
+    # execs, and its ru_maxrss would count them.
     null = os.open(os.devnull, os.O_WRONLY)
-    pid = os.posix_spawn("/bin/sh", ["sh", "-c", "exec " + cmd], os.environ,
-                         file_actions=[(os.POSIX_SPAWN_DUP2, null, 1)])
+    rss_file = f"/tmp/pairs-rss.{os.getpid()}"
+    argv = ["/usr/bin/time", "-f", "%M", "-o", rss_file, "sh", "-c", "exec " + cmd]
+    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, null, 1)])
     os.close(null)
     _, status, ru = os.wait4(pid, 0)
     wall = time.perf_counter() - t
+    rss = int(open(rss_file).read().split()[-1])
+    os.unlink(rss_file)
     if os.waitstatus_to_exitcode(status) not in (0, 1):
         sys.exit(f"{cmd}: exit {os.waitstatus_to_exitcode(status)}")
-    return (ru.ru_utime + ru.ru_stime) * 1000, wall * 1000, ru.ru_maxrss / 1024
+    return (ru.ru_utime + ru.ru_stime) * 1000, wall * 1000, rss / 1024
 
 
 def main():

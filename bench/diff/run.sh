@@ -6,7 +6,8 @@
 # bench/scale/gen_proc.py: PROCS copies (default 180) of the recorded
 # gst-launch process, the second with 10 of them changed (one mapping
 # gone, one anonymous mapping grown), so diff reads the files again for
-# the vanished regions as it does in real use. Each pair runs every
+# the vanished regions as it does in real use; `reversed` is the same
+# pair the other way round (regions only appeared: one read per file). Each pair runs every
 # command once, in turn (bench/pairs.py): medians of user+sys CPU, wall
 # and peak RSS over the pairs, and the load.
 set -euo pipefail
@@ -27,6 +28,8 @@ for p in sys.argv[1:]:
 PY
 args=(cat="cat $work/a.json $work/b.json"
       python-json.load="python3 $work/load.py $work/a.json $work/b.json"
-      diff-new="$new diff $work/a.json $work/b.json")
-[[ -n $base ]] && args+=(diff-base="$base diff $work/a.json $work/b.json")
+      diff-new="$new diff $work/a.json $work/b.json"
+      diff-new-reversed="$new diff $work/b.json $work/a.json")
+[[ -n $base ]] && args+=(diff-base="$base diff $work/a.json $work/b.json"
+                        diff-base-reversed="$base diff $work/b.json $work/a.json")
 python3 "$repo/bench/pairs.py" "$pairs" "${args[@]}"
