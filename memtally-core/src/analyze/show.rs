@@ -3,8 +3,8 @@
 
 use crate::analyze::category::{categorize, is_shmem, Category};
 use crate::analyze::group::{process_total, sort_by_figures, GroupSort};
-use crate::analyze::rounding::{Rounding, TotalsFrom};
 use crate::analyze::shmem_swap;
+use crate::analyze::rounding::{Rounding, TotalsFrom};
 use crate::model::{
     Figure, Flow, Group, Grouper, Named, Note, Process, Region, RegionSink, SizeSource, Sizes,
 };

@@ -18,8 +18,8 @@ mod snap_region_de;
 pub mod snapshot;
 pub mod summable;
 pub mod vmmap;
-pub mod wss;
 pub mod zram;
+pub mod wss;
 
 pub use cgroup::CgroupMemory;
 pub use group::Group;

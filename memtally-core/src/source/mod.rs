@@ -20,8 +20,8 @@ pub(crate) mod stamp;
 pub(crate) mod tool;
 pub(crate) mod users;
 pub mod vmmap;
-pub(crate) mod wss;
 pub(crate) mod zram;
+pub(crate) mod wss;
 
 pub use access::withheld;
 pub use bounded::bytes_read;
