@@ -14,6 +14,8 @@ pub mod region;
 pub mod series;
 pub mod sink;
 pub mod sizes;
+mod sizes_de;
+mod snap_region_de;
 pub mod snapshot;
 pub mod summable;
 pub mod vmmap;

@@ -429,22 +429,7 @@ impl schemars::JsonSchema for Sizes {
     }
 }
 
-/// Reads a flat map back: every integer value becomes the figure of that
-/// name (unknown names go to `extra`); other values (strings, nulls) are
-/// skipped, so a region or row object can be read as its sizes.
-impl<'de> serde::Deserialize<'de> for Sizes {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let map: std::collections::BTreeMap<String, serde_json::Value> =
-            serde::Deserialize::deserialize(d)?;
-        let mut sizes = Sizes::default();
-        for (k, v) in map {
-            if let Some(n) = v.as_u64() {
-                sizes.set(&k, n);
-            }
-        }
-        Ok(sizes)
-    }
-}
+// `Deserialize` for `Sizes` streams the object: see `sizes_de`.
 
 /// Turns a smaps key (`Shared_Clean`, `AnonHugePages`, `THPeligible`) into
 /// the snake_case name used in JSON (`shared_clean`, `anon_huge_pages`,

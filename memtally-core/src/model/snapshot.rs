@@ -120,7 +120,9 @@ pub struct SnapPurgeable {
 }
 
 /// One region of a snapshot process: where it is, what it is, its sizes.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// Read back by a hand-written `Deserialize` (model/snap_region_de.rs)
+/// that takes the same objects the derived one did, without buffering.
+#[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SnapRegion {
     /// First address; `None` for placeholder ranges.
@@ -217,12 +219,13 @@ impl SnapRegion {
 
     /// The name used for per-path grouping: path, else region type, else
     /// `[anonymous]`.
-    pub(crate) fn path_key(&self) -> String {
+    pub(crate) fn path_key(&self) -> &str {
+        // Borrowed: a digest groups every region of a file by it.
         self.path
-            .clone()
+            .as_deref()
             .filter(|p| !p.is_empty())
-            .or_else(|| self.region_type.clone())
-            .unwrap_or_else(|| "[anonymous]".to_string())
+            .or(self.region_type.as_deref())
+            .unwrap_or("[anonymous]")
     }
 }
 
@@ -295,10 +298,11 @@ pub struct RegionDigest {
 impl RegionDigest {
     /// Counts one region in.
     pub fn add(&mut self, r: &SnapRegion) {
-        self.paths.add_sizes(&r.path_key(), 1, &r.sizes);
-        self.ids.push(r.id());
+        self.paths.add_sizes(r.path_key(), 1, &r.sizes);
+        let id = r.id();
+        self.ids.push(id);
         if let Some(purge) = r.purge {
-            self.purges.push((r.id(), purge));
+            self.purges.push((id, purge));
         }
     }
 }

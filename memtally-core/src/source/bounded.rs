@@ -191,6 +191,41 @@ pub(crate) fn read_bounded(f: &mut File, out: &mut Vec<u8>, limit: usize) -> std
     }
 }
 
+/// Reads a procfs file that the kernel prints as one record (`status`,
+/// `stat`, `statm`, `comm`, `smaps_rollup`: `single_open` seq files), as
+/// [`read_bounded`] does but without its last read: such a file gives its
+/// whole text to the first read that has room for it, so a read that
+/// does not fill the buffer has reached the end (issue 25: the read that
+/// returns 0 was one system call in four of `top`). A full buffer goes on
+/// as [`read_bounded`]. Not for other files: a regular file or a
+/// multi-record seq file may return less than asked before its end.
+pub(crate) fn read_record(f: &mut File, out: &mut Vec<u8>, limit: usize) -> std::io::Result<()> {
+    const FIRST: usize = 16 << 10;
+    if limit < FIRST {
+        return read_bounded(f, out, limit);
+    }
+    let start = out.len();
+    out.resize(start + FIRST, 0);
+    loop {
+        match f.read(&mut out[start..]) {
+            Ok(n) => {
+                BYTES_READ.fetch_add(n as u64, Ordering::Relaxed);
+                out.truncate(start + n);
+                if n == 0 || n < FIRST {
+                    return Ok(());
+                }
+                return read_bounded(f, out, limit.saturating_sub(n))
+                    .inspect_err(|_| out.truncate(start));
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => {
+                out.truncate(start);
+                return Err(e);
+            }
+        }
+    }
+}
+
 fn too_big(limit: u64) -> std::io::Error {
     let size = if limit >= 1 << 20 {
         format!("{} MiB", limit >> 20)

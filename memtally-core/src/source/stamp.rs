@@ -18,7 +18,6 @@
 
 use crate::error::{Error, Result};
 pub use crate::source::parse::stat::{self, Change, Stamp};
-use crate::source::proc_root::read_small;
 use crate::source::ProcRoot;
 
 /// The stamp of a live process; `Ok(None)` for a recorded tree (which
@@ -27,9 +26,7 @@ pub fn stamp(root: &ProcRoot, pid: u32) -> Result<Option<Stamp>> {
     if !root.is_procfs() {
         return Ok(None);
     }
-    let mut f = root.open(pid, "stat")?;
-    let mut raw = Vec::new();
-    read_small(&mut f, &mut raw).map_err(|e| root.explain(pid, root.pid_file(pid, "stat"), e))?;
+    let raw = root.read(pid, "stat")?;
     Ok(stat::parse(&raw).ok())
 }
 

@@ -2,22 +2,24 @@
 //!
 //! A `memtally snapshot` file is never held whole: it is streamed into a
 //! digest (per process: regions summed by path, and each region's
-//! identity), then, when regions appeared or vanished, streamed once more
-//! keeping just those. Memory is about 8 bytes a region plus what changed.
+//! identity). The later one is streamed once, against the earlier one's
+//! identities, keeping the regions that may have appeared; the earlier
+//! one is streamed once more, keeping just those that vanished, only when
+//! some did. Memory is about 8 bytes a region plus what changed.
 
 use std::path::Path;
 
 use crate::analyze::diff::{diff_digests, unmatched, Diff, DiffOptions};
 use crate::error::{Error, Result};
 use crate::model::snapshot::Digest;
-use crate::usecase::snapshot::{load_digest, DigestRead};
+use crate::usecase::snapshot::{load_digest, load_digest_against, DigestRead};
 
 /// What changed from `before` to `after` (any documents
 /// [`load`](crate::usecase::snapshot::load) reads, both of one kind: two
 /// Linux snapshots or two vmmap reports).
 pub fn diff_files(before: &Path, after: &Path, opts: &DiffOptions) -> Result<Diff> {
     let DigestRead { digest: a, streamed: a_streamed } = load_digest(before, &[])?;
-    let DigestRead { digest: b, streamed: b_streamed } = load_digest(after, &[])?;
+    let b = load_digest_against(after, &a)?;
     let (ka, kb) = (a.snapshot.kind.name(), b.snapshot.kind.name());
     if ka != kb {
         return Err(Error::Usage(format!(
@@ -26,7 +28,8 @@ pub fn diff_files(before: &Path, after: &Path, opts: &DiffOptions) -> Result<Dif
             after.display()
         )));
     }
-    let (keep_a, keep_b) = unmatched(&a, &b);
+    // `b` kept (at least) every region `a` lacks: only `a` may be read again.
+    let (keep_a, _) = unmatched(&a, &b);
     // A streamed file kept no region: read again for the ones to list.
     let again =
         |path: &Path, streamed: bool, d: Digest, keep: &[std::collections::HashSet<u64>]| {
@@ -43,6 +46,5 @@ pub fn diff_files(before: &Path, after: &Path, opts: &DiffOptions) -> Result<Dif
             Ok(d2)
         };
     let a = again(before, a_streamed, a, &keep_a)?;
-    let b = again(after, b_streamed, b, &keep_b)?;
     Ok(diff_digests(&a, &b, opts))
 }

@@ -183,6 +183,22 @@ pub fn load_digest(path: &Path, keep: &[HashSet<u64>]) -> Result<DigestRead> {
     }
 }
 
+/// What `diff` reads of its later document, once: as [`load_digest`],
+/// but a streamed `memtally snapshot` keeps every region `before` may
+/// lack (see [`snapshot_digest::read_against`]), so it is never read
+/// again. Any other document keeps every region.
+pub fn load_digest_against(path: &Path, before: &Digest) -> Result<Digest> {
+    match open_snapshot(path)? {
+        Some(r) => {
+            let d =
+                snapshot_digest::read_against(r, before).map_err(|e| snapshot_error(path, e))?;
+            check_version(path, d.snapshot.memtally_snapshot)?;
+            Ok(d)
+        }
+        None => Ok(Digest::of(load(path)?)),
+    }
+}
+
 /// Non-JSON input: a saved macOS vmmap report.
 fn from_vmmap_text(path: &Path, text: &str) -> Result<Snapshot> {
     let (doc, regions) =

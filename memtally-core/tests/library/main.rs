@@ -6,6 +6,7 @@
 mod support;
 
 mod churn;
+mod diff_parity;
 mod fuzz_bodies;
 mod fuzz_replay;
 mod layout;

@@ -226,8 +226,11 @@ impl ProcRoot {
     pub(crate) fn read_up_to(&self, pid: u32, file: &str, limit: usize) -> Result<Vec<u8>> {
         let mut out = Vec::new();
         let mut f = self.open(pid, file)?;
-        read_bounded(&mut f, &mut out, limit)
-            .map_err(|e| self.explain(pid, self.pid_file(pid, file), e))?;
+        let read = match self.procfs && SINGLE_RECORD.contains(&file) {
+            true => crate::source::bounded::read_record(&mut f, &mut out, limit),
+            false => read_bounded(&mut f, &mut out, limit),
+        };
+        read.map_err(|e| self.explain(pid, self.pid_file(pid, file), e))?;
         Ok(out)
     }
 
@@ -263,6 +266,11 @@ fn is_procfs(path: &Path) -> bool {
     ok && magic == PROC_SUPER_MAGIC
 }
 
+/// The files of a process that procfs prints as one record
+/// (`single_open`), read without a last read for the end on procfs (see
+/// [`read_record`](crate::source::bounded::read_record)).
+pub(crate) const SINGLE_RECORD: &[&str] = &["status", "stat", "statm", "comm", "smaps_rollup"];
+
 /// The most a small `/proc` file (`status`, `cmdline`, `comm`, `stat`,
 /// `smaps_rollup`, `meminfo`) may hold: real ones are a few KiB
 /// (`cmdline` is at most a few hundred KiB of arguments).
@@ -287,6 +295,44 @@ pub(crate) fn join_cmdline(raw: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn single_record_files_read_in_one_go_equal_the_read_to_the_end() {
+        // A stopped process: its files hold still between the two reads.
+        struct Child(std::process::Child);
+        impl Drop for Child {
+            fn drop(&mut self) {
+                let _ = self.0.kill();
+                let _ = self.0.wait();
+            }
+        }
+        let Ok(child) = std::process::Command::new("sleep").arg("1000").spawn() else {
+            eprintln!("skipped: cannot start sleep");
+            return;
+        };
+        let child = Child(child);
+        let pid = child.0.id();
+        // SAFETY: kill(2) on the child this test started.
+        assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGSTOP) }, 0);
+        let status = format!("/proc/{pid}/status");
+        for _ in 0..200 {
+            let s = std::fs::read_to_string(&status).unwrap_or_default();
+            if s.contains("State:\tT") {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let root = ProcRoot::default();
+        for file in SINGLE_RECORD {
+            let fast = root.read(pid, file).unwrap();
+            let mut slow = Vec::new();
+            read_bounded(&mut File::open(root.pid_file(pid, file)).unwrap(), &mut slow, MAX_SMALL)
+                .unwrap();
+            assert!(!fast.is_empty(), "{file}");
+            assert_eq!(String::from_utf8_lossy(&fast), String::from_utf8_lossy(&slow), "{file}");
+        }
+        drop(child);
+    }
 
     #[test]
     fn procfs_is_told_from_recordings_wherever_it_is_mounted() {

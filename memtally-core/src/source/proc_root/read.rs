@@ -87,10 +87,7 @@ impl ProcRoot {
     /// Reads `smaps_rollup`: the kernel's sums over every mapping.
     pub(crate) fn rollup(&self, pid: u32) -> Result<Sizes> {
         // About 1 KiB: read whole, then parse from memory.
-        let mut text = Vec::new();
-        let mut f = self.open(pid, "smaps_rollup")?;
-        super::read_small(&mut f, &mut text)
-            .map_err(|e| self.explain(pid, self.pid_file(pid, "smaps_rollup"), e))?;
+        let text = self.read(pid, "smaps_rollup")?;
         let mut regions = Vec::new();
         self.parse_into(pid, "smaps_rollup", &text[..], &mut [], &mut regions)?;
         match regions.pop() {
