@@ -120,8 +120,8 @@ pub struct SnapPurgeable {
 }
 
 /// One region of a snapshot process: where it is, what it is, its sizes.
-/// Read back by a hand-written `Deserialize` (model/snap_region_de.rs)
-/// that takes the same objects the derived one did, without buffering.
+// Read back by a hand-written `Deserialize` (model/snap_region_de.rs)
+// that takes the same objects the derived one did, without buffering.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SnapRegion {
