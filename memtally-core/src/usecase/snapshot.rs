@@ -185,7 +185,7 @@ pub fn load_digest(path: &Path, keep: &[HashSet<u64>]) -> Result<DigestRead> {
 
 /// What `diff` reads of its later document, once: as [`load_digest`],
 /// but a streamed `memtally snapshot` keeps every region `before` may
-/// lack (see [`snapshot_digest::read_against`]), so it is never read
+/// lack (see `snapshot_digest::read_against`), so it is never read
 /// again. Any other document keeps every region.
 pub fn load_digest_against(path: &Path, before: &Digest) -> Result<Digest> {
     match open_snapshot(path)? {
