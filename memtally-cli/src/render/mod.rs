@@ -27,6 +27,7 @@ pub mod show;
 pub mod stream_doc;
 pub mod table;
 pub mod top;
+pub mod top_json;
 pub mod top_screen;
 pub mod units;
 pub mod vmmap;
