@@ -67,8 +67,9 @@ pub struct ReportArgs {
 
     /// Which processes to read in full (smaps: categories and mappings), the largest by PSS;
     /// the others by their smaps_rollup totals (a note says how many). `auto`: up to 25 whose
-    /// mappings add up to at most 2,000 (a process of more is passed over, so the page costs
-    /// about what `top --all` does; processes named by PID are all read in full); N: the N
+    /// mappings add up to at most 2,000 and RSS to a quarter of all (a process of more is passed
+    /// over, so the page costs about what `top --all` does; processes named by PID are all read
+    /// in full; a recorded tree: the 25 largest); N: the N
     /// largest, whatever they cost; `all`: every one.
     #[arg(long, value_name = "auto|N|all", default_value = "auto", value_parser = parse_detail)]
     pub detail: Detail,

@@ -73,9 +73,12 @@ pub enum Detail {
     /// The N largest by PSS, whatever their smaps costs.
     Largest(usize),
     /// The largest by PSS, at most `processes` of them, whose mappings
-    /// (their `maps` lines) add up to at most `mappings`: a process of
-    /// more than what is left is passed over (its rollup totals only) and
-    /// the next one tried. What a full read costs is its mappings (the
+    /// (their `maps` lines) add up to at most `mappings` and whose
+    /// resident bytes to at most a quarter of every process's (or 64 MiB,
+    /// the more of the two): a process
+    /// of more than what is left is passed over (its rollup totals only)
+    /// and the next one tried. On a recorded tree (no kernel to walk
+    /// page tables) only `processes` holds. What a full read costs is its mappings (the
     /// kernel writes some 25 lines of smaps for each, memtally parses and
     /// draws them); one process of 20,000 mappings would cost the page
     /// ten times `top`'s whole read.
@@ -87,11 +90,20 @@ pub enum Detail {
     },
 }
 
-/// `report`'s default: the 25 largest processes, 2,000 mappings in all.
+/// `report`'s default: the 25 largest processes, 2,000 mappings and a
+/// quarter of the resident bytes in all.
 /// Measured (docs/benchmarks.md): a page of every process in about the
 /// time of `top` of every process as JSON plus a fraction, with real categories
 /// for the largest processes of ordinary size.
 pub const DEFAULT_DETAIL: Detail = Detail::Budget { processes: 25, mappings: 2_000 };
+
+/// The share of all processes' resident bytes a budget reads in full:
+/// one in this many.
+const RSS_SHARE: u64 = 4;
+
+/// Resident bytes a budget may read in full whatever the share: a page
+/// of a few small processes reads them all.
+const RSS_FLOOR: u64 = 64 << 20;
 
 /// Candidates looked at per process a budget reads in full: bounds the
 /// `maps` reads when most of the largest processes are too big.
@@ -104,18 +116,32 @@ fn chosen(root: &ProcRoot, readable: &[&ProcMemory], detail: Detail) -> Option<V
         Detail::All => None,
         Detail::Largest(n) if readable.len() <= n => None,
         Detail::Largest(n) => Some(readable[..n].iter().map(|p| p.info.pid).collect()),
+        // A recorded tree costs no kernel walk: only the count holds.
+        Detail::Budget { processes, .. } if !root.is_procfs() => {
+            chosen(root, readable, Detail::Largest(processes))
+        }
         Detail::Budget { processes, mappings } => {
             let mut left = mappings;
+            // The kernel walks a process's page tables for its smaps as for
+            // its rollup (and the full read reads both): the resident
+            // bytes read in full, at most a quarter of all that `top` read.
+            let all_rss: u64 = readable.iter().filter_map(|p| p.sizes.rss).sum();
+            let mut rss_left = (all_rss / RSS_SHARE).max(RSS_FLOOR);
             let mut pids = Vec::new();
             for p in readable.iter().take(processes.saturating_mul(BUDGET_LOOKS)) {
                 if pids.len() == processes {
                     break;
+                }
+                let rss = p.sizes.rss.unwrap_or(0);
+                if rss > rss_left {
+                    continue;
                 }
                 // Unknown (a recorded tree without maps): read in full, as
                 // a tree is read without the kernel's cost.
                 let n = root.mappings_up_to(p.info.pid, left).unwrap_or(0);
                 if n <= left {
                     left -= n;
+                    rss_left -= rss;
                     pids.push(p.info.pid);
                 }
             }
