@@ -11,7 +11,7 @@ use memtally_core::analyze::diff::DiffOptions;
 use memtally_core::analyze::report::ReportBy;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::diff::diff_files;
-use memtally_core::usecase::report::{from_file, live, series};
+use memtally_core::usecase::report::{from_file, live, series, Detail, DEFAULT_DETAIL};
 use memtally_core::write::write_file;
 use memtally_core::Result;
 
@@ -65,25 +65,29 @@ pub struct ReportArgs {
     #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "input")]
     pub diff: Vec<PathBuf>,
 
-    /// Read this many processes in full (smaps: categories and mappings), the largest by PSS;
-    /// the others by their smaps_rollup totals (a note says how many). `all`: every one.
-    #[arg(long, value_name = "N|all", default_value = "25", value_parser = parse_detail)]
+    /// Which processes to read in full (smaps: categories and mappings), the largest by PSS;
+    /// the others by their smaps_rollup totals (a note says how many). `auto`: up to 25 whose
+    /// mappings add up to at most 2,000 and RSS to a quarter of all (a process of more is passed
+    /// over, so the page costs about what `top --all` does; processes named by PID are all read
+    /// in full; a recorded tree: the 25 largest); N: the N
+    /// largest, whatever they cost; `all`: every one.
+    #[arg(long, value_name = "auto|N|all", default_value = "auto", value_parser = parse_detail)]
     pub detail: Detail,
 
     /// Replace command-line arguments, user names and paths under home directories with
-    /// stable placeholders (`<arg1>`, `<user1>`, `~/<path1>`); the page says it is redacted.
+    /// stable placeholders (`<arg1>`, `<user1>`, `~/<path1>`), and the names in user cgroups
+    /// (`user-<uid1>.slice/<unit1>.scope`); the page says it is redacted.
     #[arg(long)]
     pub redact: bool,
 }
 
-/// How many processes to read in full: `None` for all.
-#[derive(Debug, Clone, Copy)]
-pub struct Detail(Option<usize>);
-
 fn parse_detail(s: &str) -> std::result::Result<Detail, String> {
     match s {
-        "all" => Ok(Detail(None)),
-        n => n.parse().map(|n| Detail(Some(n))).map_err(|_| format!("{s:?}: a number or `all`")),
+        "auto" => Ok(DEFAULT_DETAIL),
+        "all" => Ok(Detail::All),
+        n => {
+            n.parse().map(Detail::Largest).map_err(|_| format!("{s:?}: `auto`, a number or `all`"))
+        }
     }
 }
 
@@ -112,8 +116,14 @@ pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()
         (Some(path), None) => (from_file(path, args.by)?, path.display().to_string()),
         (None, None) => {
             let sel = args.select.selection(args.pid)?;
-            let report =
-                with_progress(|progress| live(root, &sel, args.by, args.detail.0, progress))?;
+            // Processes named by PID are read in full, as `show` reads
+            // them: the budget is for pages of many processes.
+            let named = args.pid.is_some() || !args.select.pids.is_empty();
+            let detail = match args.detail {
+                d if d == DEFAULT_DETAIL && named => Detail::All,
+                d => d,
+            };
+            let report = with_progress(|progress| live(root, &sel, args.by, detail, progress))?;
             (report, root.path().display().to_string())
         }
     };

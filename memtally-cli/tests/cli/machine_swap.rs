@@ -186,7 +186,7 @@ const MM_STAT: &str =
 /// A recorded tree with swap, zswap and two zram devices (one whose
 /// mm_stat is not one), made from python3-mmap's: returns the tree and
 /// the same tree without the zram files.
-fn swap_tree() -> (tempfile::TempDir, String, tempfile::TempDir, String) {
+pub(crate) fn swap_tree() -> (tempfile::TempDir, String, tempfile::TempDir, String) {
     let mut trees = Vec::new();
     for with_zram in [true, false] {
         let (tmp, dir) = copied_fixture("python3-mmap");

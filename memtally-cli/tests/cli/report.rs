@@ -87,7 +87,8 @@ fn url(page: &Path, fragment: &str) -> String {
 
 /// Each table row's figure cells by PID: `data-v` values in column order.
 fn rows(dom: &str) -> std::collections::HashMap<u64, Vec<i64>> {
-    let row = Regex::new(r#"<tr id="p(\d+)"[^>]*>(.*?)</tr>"#).unwrap();
+    // `(?s)`: a command line may hold newlines (python3 -c "...").
+    let row = Regex::new(r#"(?s)<tr id="p(\d+)"[^>]*>(.*?)</tr>"#).unwrap();
     let v = Regex::new(r#"data-v="(-?\d+)""#).unwrap();
     row.captures_iter(dom)
         .map(|c| {
@@ -98,7 +99,8 @@ fn rows(dom: &str) -> std::collections::HashMap<u64, Vec<i64>> {
 }
 
 /// Every process of the JSON is a row whose PSS, USS and swap cells are
-/// the JSON's figures (columns: pid, PSS, USS, dirty, swap, RSS).
+/// the JSON's figures (columns: pid, PSS, USS, dirty, swap, footprint,
+/// RSS); the footprint is the JSON's `pss_anon + swap_pss`.
 fn assert_rows_match(dom: &str, json: &Value) {
     let rows = rows(dom);
     let procs = json["processes"].as_array().unwrap();
@@ -115,8 +117,13 @@ fn assert_rows_match(dom: &str, json: &Value) {
         assert_eq!(cells[0], pid as i64);
         assert_eq!(cells[1], fig("pss"), "pid {pid}: PSS");
         assert_eq!(cells[2], uss, "pid {pid}: USS");
+        let footprint = match (t["pss_anon"].as_i64(), t["swap_pss"].as_i64()) {
+            (Some(a), Some(s)) => a + s,
+            _ => -1,
+        };
         assert_eq!(cells[4], fig("swap"), "pid {pid}: swap");
-        assert_eq!(cells[5], fig("rss"), "pid {pid}: RSS");
+        assert_eq!(cells[5], footprint, "pid {pid}: footprint");
+        assert_eq!(cells[6], fig("rss"), "pid {pid}: RSS");
     }
 }
 
@@ -129,7 +136,7 @@ fn assert_waterfall_adds_up(dom: &str, json: &Value) {
         .expect("a waterfall")[1]
         .parse()
         .unwrap();
-    let parts: Vec<i64> = Regex::new(r#"class="part"[^>]*data-bytes="(-?\d+)""#)
+    let parts: Vec<i64> = Regex::new(r#"class="part[^"]*"[^>]*data-bytes="(-?\d+)""#)
         .unwrap()
         .captures_iter(dom)
         .map(|c| c[1].parse().unwrap())
@@ -547,4 +554,130 @@ fn detail_reads_the_largest_in_full_and_says_the_rest_are_rollup_totals() {
     assert_eq!(sources, want, "the largest first, in full");
     let all = report(dir.path(), "all.html", &["--pid", &pids, "--detail", "all"]);
     assert!(embedded(&all)["processes"].as_array().unwrap().iter().all(|p| p["source"] == "smaps"));
+}
+
+/// The waterfall's parts by line: (class, data-bytes, x, width).
+fn waterfall_parts(html: &str) -> std::collections::HashMap<String, (String, i64, f64, f64)> {
+    let svg = &html[html.find(r#"<svg id="waterfall""#).expect("a waterfall")..];
+    let svg = &svg[..svg.find("</svg>").unwrap()];
+    Regex::new(
+        r#"<rect class="(part[^"]*)" data-line="([^"]+)" data-group="[^"]*" data-bytes="(-?\d+)" x="([\d.]+)" y="0" width="([\d.]+)""#,
+    )
+    .unwrap()
+    .captures_iter(svg)
+    .map(|c| {
+        (c[2].to_string(), (c[1].to_string(), c[3].parse().unwrap(), c[4].parse().unwrap(), c[5].parse().unwrap()))
+    })
+    .collect()
+}
+
+/// A recorded tree with a zram device (mm_stat) and a zswap pool, whose
+/// lines push `unexplained` below zero (python3-mmap's tree leaves 96 MiB
+/// unexplained; the device holds 110 MiB, zswap 2 MiB): zram and zswap
+/// are parts one can see (zswap is a ten-thousandth of MemTotal), the
+/// negative remainder is a hatched box as wide as the overflow with a
+/// sentence saying it, and the parts still add up to MemTotal. The
+/// process rows carry `footprint_pss` (Pss_Anon + SwapPss) of the JSON.
+#[test]
+fn recorded_zram_and_zswap_are_seen_and_a_negative_remainder_is_marked() {
+    let (_a, with, _b, without) = crate::machine_swap::swap_tree();
+    let m = crate::support::run_json(&["--proc-root", &with, "machine", "--format", "json"]);
+    let unexplained = m["unexplained"].as_i64().unwrap();
+    assert!(unexplained < 0, "the variant's remainder is negative: {unexplained}");
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "swap.html", &["--proc-root", &with]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let parts = waterfall_parts(&html);
+    let (_, zram, _, zram_w) = &parts["zram"];
+    assert_eq!(*zram, 115343360, "the zram line is mm_stat's mem_used_total");
+    assert!(*zram_w >= 2.0, "zram drawn {zram_w} wide");
+    let (_, zswap, _, zswap_w) = &parts["zswap"];
+    assert_eq!(*zswap, 2048 * 1024);
+    assert!(*zswap_w >= 2.0, "zswap drawn {zswap_w} wide, not a sliver");
+    let (class, bytes, x, w) = &parts["unexplained"];
+    assert_eq!(*bytes, unexplained);
+    assert_eq!(class, "part over", "the negative remainder is the overflow box");
+    let end: f64 = parts.values().filter(|p| p.0 == "part").map(|p| p.3).sum::<f64>();
+    assert!((end - 1200.0).abs() < 0.1, "the positive parts fill the bar: {end}");
+    // As wide as the overflow at the bar's scale (16 MiB of 24 GiB: less
+    // than a unit, so the narrowest a part is drawn), at its end.
+    let drawn: i64 = parts.values().map(|p| p.1.max(0)).sum();
+    let want = (unexplained.unsigned_abs() as f64 / drawn as f64 * 1200.0).max(2.0);
+    assert!((w - want).abs() < want * 0.05 + 0.5, "overflow {w} wide, want {want}");
+    assert!((x + w - 1200.0).abs() < 0.1, "at the bar's end: x {x} width {w}");
+    assert!(html.contains(r#"<p class="over" id="waterfall-over">"#), "the overflow said");
+    let total: i64 = parts.values().map(|p| p.1).sum();
+    assert_eq!(total, m["total"].as_i64().unwrap(), "the parts add up to MemTotal");
+
+    // Without the device there is no zram part, and no overflow.
+    let plain = report(dir.path(), "plain.html", &["--proc-root", &without]);
+    let plain = std::fs::read_to_string(&plain).unwrap();
+    let parts = waterfall_parts(&plain);
+    assert!(!parts.contains_key("zram"));
+    assert!(parts["unexplained"].1 > 0 && parts["unexplained"].0 == "part");
+    assert!(!plain.contains("waterfall-over"));
+
+    // The footprint column is the JSON's pss_anon + swap_pss.
+    let json = embedded(&page);
+    let rows = rows(&html);
+    let mut seen = 0;
+    for p in json["processes"].as_array().unwrap() {
+        let t = &p["totals"];
+        let (Some(a), Some(s)) = (t["pss_anon"].as_i64(), t["swap_pss"].as_i64()) else { continue };
+        let pid = p["pid"].as_u64().unwrap();
+        let cells = rows.get(&pid).unwrap_or_else(|| panic!("{pid} has a row: {:?}", rows.keys()));
+        assert_eq!(cells[5], a + s, "footprint of {}", p["pid"]);
+        seen += 1;
+    }
+    assert!(seen > 0, "a process with Pss_Anon and SwapPss");
+}
+
+/// The default `--detail auto`: the largest process, of 3,000 mappings
+/// (more than the 2,000 the page reads in full), is passed over and left
+/// to its rollup; the smaller one after it is read in full. `--detail 2`
+/// reads both, whatever they cost.
+#[test]
+fn the_default_detail_passes_over_a_process_of_many_mappings() {
+    let many = crate::support::lone::spawn_mapper(3000, None);
+    let small = lone(4 << 20);
+    let (m, s) = (many.child.0.id(), small.child.0.id());
+    let maps = std::fs::read_to_string(format!("/proc/{m}/maps")).unwrap().lines().count();
+    assert!(maps > 3000, "{maps} mappings");
+    let dir = tempfile::tempdir().unwrap();
+    // The two by their command lines (their programs' temporary
+    // directories): processes named by PID are all read in full.
+    let exe = |pid: u32| std::fs::read_link(format!("/proc/{pid}/exe")).unwrap();
+    let name = format!(
+        "^({}|{}) ",
+        regex::escape(exe(m).to_str().unwrap()),
+        regex::escape(exe(s).to_str().unwrap())
+    );
+    let pids = format!("{m},{s}");
+    let sources = |page: &Path| -> Vec<(u64, String, u64)> {
+        let json = embedded(page);
+        json["processes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["pid"].as_u64().unwrap(),
+                    p["source"].as_str().unwrap().to_string(),
+                    p["totals"]["pss"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let auto = sources(&report(dir.path(), "auto.html", &["--name", &name]));
+    assert_eq!(auto.len(), 2, "the two: {auto:?}");
+    let by =
+        |v: &[(u64, String, u64)], pid: u32| v.iter().find(|p| p.0 == pid as u64).cloned().unwrap();
+    let (big, little) = (by(&auto, m), by(&auto, s));
+    assert!(big.2 > little.2, "the mapper is the larger: {auto:?}");
+    assert_eq!(big.1, "smaps_rollup", "passed over: {auto:?}");
+    assert_eq!(little.1, "smaps", "read in full: {auto:?}");
+    let both = sources(&report(dir.path(), "both.html", &["--name", &name, "--detail", "2"]));
+    assert!(both.iter().all(|p| p.1 == "smaps"), "{both:?}");
+    let named = sources(&report(dir.path(), "named.html", &["--pid", &pids]));
+    assert!(named.iter().all(|p| p.1 == "smaps"), "named by PID, read in full: {named:?}");
 }

@@ -64,12 +64,98 @@ pub struct Report {
     pub summarized: usize,
 }
 
+/// Which processes [`live`] reads in full (smaps: categories and
+/// mappings); the others come with their `smaps_rollup` totals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Every process.
+    All,
+    /// The N largest by PSS, whatever their smaps costs.
+    Largest(usize),
+    /// The largest by PSS, at most `processes` of them, whose mappings
+    /// (their `maps` lines) add up to at most `mappings` and whose
+    /// resident bytes to at most a quarter of every process's (or 64 MiB,
+    /// the more of the two): a process
+    /// of more than what is left is passed over (its rollup totals only)
+    /// and the next one tried. On a recorded tree (no kernel to walk
+    /// page tables) only `processes` holds. What a full read costs is its mappings (the
+    /// kernel writes some 25 lines of smaps for each, memtally parses and
+    /// draws them); one process of 20,000 mappings would cost the page
+    /// ten times `top`'s whole read.
+    Budget {
+        /// At most this many processes.
+        processes: usize,
+        /// Their mappings, added up, at most this many.
+        mappings: usize,
+    },
+}
+
+/// `report`'s default: the 25 largest processes, 2,000 mappings and a
+/// quarter of the resident bytes in all.
+/// Measured (docs/benchmarks.md): a page of every process in about the
+/// time of `top` of every process as JSON plus a fraction, with real categories
+/// for the largest processes of ordinary size.
+pub const DEFAULT_DETAIL: Detail = Detail::Budget { processes: 25, mappings: 2_000 };
+
+/// The share of all processes' resident bytes a budget reads in full:
+/// one in this many.
+const RSS_SHARE: u64 = 4;
+
+/// Resident bytes a budget may read in full whatever the share: a page
+/// of a few small processes reads them all.
+const RSS_FLOOR: u64 = 64 << 20;
+
+/// Candidates looked at per process a budget reads in full: bounds the
+/// `maps` reads when most of the largest processes are too big.
+const BUDGET_LOOKS: usize = 4;
+
+/// The PIDs to read in full out of `readable` (largest first), or `None`
+/// for every one.
+fn chosen(root: &ProcRoot, readable: &[&ProcMemory], detail: Detail) -> Option<Vec<u32>> {
+    match detail {
+        Detail::All => None,
+        Detail::Largest(n) if readable.len() <= n => None,
+        Detail::Largest(n) => Some(readable[..n].iter().map(|p| p.info.pid).collect()),
+        // A recorded tree costs no kernel walk: only the count holds.
+        Detail::Budget { processes, .. } if !root.is_procfs() => {
+            chosen(root, readable, Detail::Largest(processes))
+        }
+        Detail::Budget { processes, mappings } => {
+            let mut left = mappings;
+            // The kernel walks a process's page tables for its smaps as for
+            // its rollup (and the full read reads both): the resident
+            // bytes read in full, at most a quarter of all that `top` read.
+            let all_rss: u64 = readable.iter().filter_map(|p| p.sizes.rss).sum();
+            let mut rss_left = (all_rss / RSS_SHARE).max(RSS_FLOOR);
+            let mut pids = Vec::new();
+            for p in readable.iter().take(processes.saturating_mul(BUDGET_LOOKS)) {
+                if pids.len() == processes {
+                    break;
+                }
+                let rss = p.sizes.rss.unwrap_or(0);
+                if rss > rss_left {
+                    continue;
+                }
+                // Unknown (a recorded tree without maps): read in full, as
+                // a tree is read without the kernel's cost.
+                let n = root.mappings_up_to(p.info.pid, left).unwrap_or(0);
+                if n <= left {
+                    left -= n;
+                    rss_left -= rss;
+                    pids.push(p.info.pid);
+                }
+            }
+            (pids.len() < readable.len()).then_some(pids)
+        }
+    }
+}
+
 /// Reads the selection live (or from a recorded tree): the snapshot in
 /// full, and `top`'s rollup read for the machine picture, cgroups and the
 /// processes the full read could not see.
 ///
-/// With `detail`, only that many processes, the largest by PSS, are read
-/// in full (smaps: categories and mappings); the others come with their
+/// `detail` says which processes, the largest by PSS, are read in full
+/// (smaps: categories and mappings); the others come with their
 /// `smaps_rollup` totals, as `top` read them, and no categories or
 /// mappings ([`Report::summarized`] counts them). Reading every smaps
 /// costs the kernel several times the rollups.
@@ -77,7 +163,7 @@ pub fn live(
     root: &ProcRoot,
     sel: &Selection,
     by: ReportBy,
-    detail: Option<usize>,
+    detail: Detail,
     progress: &dyn Progress,
 ) -> Result<Report> {
     let opts =
@@ -85,12 +171,10 @@ pub fn live(
     let top = top(root, &opts, progress)?;
     let mut readable: Vec<&ProcMemory> =
         top.scan.processes.iter().filter(|p| p.sizes.pss.is_some()).collect();
-    let (taken, summarized) = match detail {
-        Some(n) if readable.len() > n => {
-            readable
-                .sort_by(|a, b| b.sizes.pss.cmp(&a.sizes.pss).then(a.info.pid.cmp(&b.info.pid)));
-            let pids: Vec<u32> = readable[..n].iter().map(|p| p.info.pid).collect();
-            let mut taken = match n {
+    readable.sort_by(|a, b| b.sizes.pss.cmp(&a.sizes.pss).then(a.info.pid.cmp(&b.info.pid)));
+    let (taken, summarized) = match chosen(root, &readable, detail) {
+        Some(pids) => {
+            let mut taken = match pids.len() {
                 0 => None,
                 _ => Some(take_parallel(root, &pids)?),
             };
@@ -98,9 +182,10 @@ pub fn live(
                 .as_ref()
                 .map(|t| t.snapshot.processes.iter().filter_map(|p| p.pid).collect())
                 .unwrap_or_default();
-            let rest: Vec<SnapProcess> = readable[n..]
+            let asked: HashSet<u32> = pids.iter().copied().collect();
+            let rest: Vec<SnapProcess> = readable
                 .iter()
-                .filter(|p| !full.contains(&p.info.pid))
+                .filter(|p| !asked.contains(&p.info.pid) && !full.contains(&p.info.pid))
                 .map(|p| SnapProcess {
                     pid: Some(p.info.pid),
                     ppid: Some(p.info.ppid),
@@ -130,7 +215,7 @@ pub fn live(
             snap.machine = head.machine.or_else(|| root.meminfo().map(|m| m.fields));
             (Taken::new(snap, notes), count)
         }
-        _ => (take(root, sel, &Silent)?, 0),
+        None => (take(root, sel, &Silent)?, 0),
     };
     let read: HashSet<u32> = taken.snapshot.processes.iter().filter_map(|p| p.pid).collect();
     let restricted: HashSet<u32> = top.scan.restricted.iter().copied().collect();

@@ -114,7 +114,7 @@ pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
     if report.summarized > 0 {
         let full = report.snapshot.processes.len() - report.summarized;
         notes.push(format!(
-            "{} read in full (smaps: categories and mappings), the largest by PSS; the other {} are in these figures by their smaps_rollup totals, without categories or mappings (memtally report --detail N reads more)",
+            "{} read in full (smaps: categories and mappings), the largest by PSS; the other {} are in these figures by their smaps_rollup totals, without categories or mappings (by default up to 2,000 mappings and a quarter of the resident bytes in all are read, a process of more is passed over; memtally report --detail N or --detail all reads more)",
             plural(full, "process was", "processes were"),
             plural(report.summarized, "process", "processes"),
         ));
@@ -216,6 +216,16 @@ fn body(
                 m.available.map_or_else(|| "-".to_string(), human)
             );
             b.push_str(&svg::waterfall(m));
+            // A negative remainder, said in words beside its hatched box:
+            // the bar's parts then run past MemTotal by that much.
+            if m.unexplained < 0 {
+                let _ = write!(
+                    b,
+                    r#"<p class="over" id="waterfall-over">The lines add up to {} more than MemTotal: <code>unexplained</code> is {}, drawn hatched at the bar's end, left of it the mark at MemTotal (figures read at different moments, or pages counted in two lines).</p>"#,
+                    human(m.unexplained.unsigned_abs()),
+                    svg::signed(m.unexplained)
+                );
+            }
             b.push_str(r#"<ul class="legend" id="waterfall-groups">"#);
             for (group, bytes, _) in m.groups() {
                 let _ = write!(

@@ -17,6 +17,8 @@ struct Placeholders {
     args: HashMap<String, usize>,
     users: HashMap<String, usize>,
     paths: HashMap<String, usize>,
+    uids: HashMap<String, usize>,
+    units: HashMap<String, usize>,
 }
 
 fn number(map: &mut HashMap<String, usize>, value: &str) -> usize {
@@ -43,6 +45,45 @@ impl Placeholders {
             return path.to_string();
         }
         format!("~/<path{}>", number(&mut self.paths, path))
+    }
+
+    /// A cgroup path with its user parts replaced, its structure kept:
+    /// below `/user.slice`, the uid of `user-UID.slice` and
+    /// `user@UID.service` becomes `<uidN>`, and every unit under them
+    /// (`session-3.scope`, `app-firefox-1234.scope`, `app.slice`) is
+    /// `<unitN>` with its unit type kept (`.scope`, `.slice`,
+    /// `.service`), as systemd names what a user runs after it. Paths
+    /// outside `/user.slice` (system services) stay: they say what runs.
+    fn cgroup(&mut self, path: &str) -> String {
+        let mut parts = path.split('/');
+        let mut out = Vec::new();
+        let mut in_user = false;
+        for part in parts.by_ref() {
+            if in_user {
+                out.push(self.cgroup_unit(part));
+                continue;
+            }
+            in_user = part == "user.slice";
+            out.push(part.to_string());
+        }
+        out.join("/")
+    }
+
+    /// One name below `/user.slice` (see [`Placeholders::cgroup`]).
+    fn cgroup_unit(&mut self, part: &str) -> String {
+        for (head, tail) in [("user-", ".slice"), ("user@", ".service")] {
+            if let Some(uid) = part.strip_prefix(head).and_then(|r| r.strip_suffix(tail)) {
+                return format!("{head}<uid{}>{tail}", number(&mut self.uids, uid));
+            }
+        }
+        if part.is_empty() {
+            return String::new();
+        }
+        let kind = [".scope", ".slice", ".service", ".socket", ".mount"]
+            .into_iter()
+            .find(|k| part.ends_with(k))
+            .unwrap_or("");
+        format!("<unit{}>{kind}", number(&mut self.units, part))
     }
 
     /// The program (its path redacted if under a home directory), each
@@ -94,8 +135,21 @@ pub fn redact(report: &mut Report, diff: Option<&mut Diff>) {
         u.command = p.command(&u.command);
         u.user = u.user.as_deref().map(|x| p.user(x));
     }
+    let by_cgroup = report.by == memtally_core::analyze::report::ReportBy::Cgroup;
+    for u in &mut report.unread {
+        u.cgroup = u.cgroup.as_deref().map(|c| p.cgroup(c));
+    }
     for g in &mut report.groups {
-        g.key = if by_user { p.user(&g.key) } else { p.path(&g.key) };
+        g.key = match (by_user, by_cgroup) {
+            (true, _) => p.user(&g.key),
+            (_, true) => p.cgroup(&g.key),
+            _ => p.path(&g.key),
+        };
+    }
+    if let Some(Ok(c)) = &mut report.cgroups {
+        for row in &mut c.rows {
+            row.path = p.cgroup(&row.path);
+        }
     }
     if let Some(Ok(g)) = &mut report.gpu {
         for x in &mut g.processes {
@@ -133,5 +187,24 @@ mod tests {
         assert_eq!(p.path("/usr/lib/libc.so.6"), "/usr/lib/libc.so.6");
         assert_eq!(p.path("/home/ann/bin/tool"), "~/<path1>");
         assert_eq!(p.path("/Users/ann/Library/x.dylib"), "~/<path2>");
+    }
+
+    #[test]
+    fn user_cgroups_keep_their_shape_and_lose_their_names() {
+        let mut p = Placeholders::default();
+        assert_eq!(
+            p.cgroup(
+                "/user.slice/user-1000.slice/user@1000.service/app.slice/app-firefox-4242.scope"
+            ),
+            "/user.slice/user-<uid1>.slice/user@<uid1>.service/<unit1>.slice/<unit2>.scope"
+        );
+        assert_eq!(
+            p.cgroup("/user.slice/user-1001.slice/session-3.scope"),
+            "/user.slice/user-<uid2>.slice/<unit3>.scope"
+        );
+        assert_eq!(p.cgroup("/user.slice/user-1000.slice"), "/user.slice/user-<uid1>.slice");
+        assert_eq!(p.cgroup("/system.slice/ssh.service"), "/system.slice/ssh.service");
+        assert_eq!(p.cgroup("/user.slice"), "/user.slice");
+        assert_eq!(p.cgroup("/"), "/");
     }
 }

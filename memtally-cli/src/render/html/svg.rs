@@ -22,41 +22,95 @@ pub fn group_colour(group: &str) -> &'static str {
         "free" => "#8fd19e",
         "processes" => "#4e79a7",
         "cache" => "#f1ce63",
+        "swap" => "#9c755f",
         "kernel" => "#b07aa1",
-        "huge pages" => "#f28e2b",
+        "hugetlb" => "#f28e2b",
         "drivers" => "#76b7b2",
         _ => "#e15759",
     }
 }
 
-/// The waterfall as one bar: each line a part as wide as its bytes, in
-/// waterfall order; a negative remainder is listed with its bytes
-/// (`data-bytes`) but drawn with no width. The parts' `data-bytes` add up
-/// to the bar's `data-total`, MemTotal.
-pub fn waterfall(m: &Machine) -> String {
-    let w = 1200.0;
+/// The waterfall bar's width, in SVG units.
+const BAR_W: f64 = 1200.0;
+
+/// The narrowest a part with bytes is drawn, in SVG units (about two
+/// pixels at the page's width): a 2 MiB zswap pool on a 24 GiB machine
+/// would otherwise be a tenth of a unit, there but not to be seen.
+const MIN_PART_W: f64 = 2.0;
+
+/// Each line's width on the bar: its bytes to scale, a line with bytes
+/// at least [`MIN_PART_W`], the whole scaled back to the bar's width;
+/// a negative line (only `unexplained`) has none of its own (it is drawn
+/// as the overflow, see [`waterfall`]). Returns the widths and the units
+/// per byte the other parts were drawn at.
+fn part_widths(m: &Machine) -> (Vec<f64>, f64) {
     let drawn: i64 = m.lines.iter().map(|l| l.bytes.max(0)).sum();
-    let scale = w / (drawn.max(m.total as i64).max(1) as f64);
+    let scale = BAR_W / (drawn.max(m.total as i64).max(1) as f64);
+    let raw: Vec<f64> = m
+        .lines
+        .iter()
+        .map(|l| match l.bytes {
+            b if b > 0 => (b as f64 * scale).max(MIN_PART_W),
+            _ => 0.0,
+        })
+        .collect();
+    // What the narrow parts were widened by comes off the wide ones, so
+    // the narrow keep their width and the bar its length.
+    let narrow: f64 = raw.iter().filter(|&&w| w == MIN_PART_W).sum();
+    let wide: f64 = raw.iter().filter(|&&w| w > MIN_PART_W).sum();
+    let fit = match narrow + wide > BAR_W && wide > 0.0 {
+        true => ((BAR_W - narrow) / wide).clamp(0.0, 1.0),
+        false => 1.0,
+    };
+    (raw.into_iter().map(|w| if w > MIN_PART_W { w * fit } else { w }).collect(), scale * fit)
+}
+
+/// The waterfall as one bar: each line a part as wide as its bytes (at
+/// least [`MIN_PART_W`] where it has any, so the swap group's zram and
+/// zswap show however small), in waterfall order. The parts' `data-bytes`
+/// add up to the bar's `data-total`, MemTotal.
+///
+/// A negative `unexplained` (the lines before it add up to more than
+/// MemTotal: figures read at different moments, pages counted twice) is
+/// no part of its own width: it is a hatched box over the bar's end, as
+/// wide as the overflow, left of it a mark at MemTotal, so the excess is
+/// seen instead of hidden as a zero.
+pub fn waterfall(m: &Machine) -> String {
+    let w = BAR_W;
+    let (widths, scale) = part_widths(m);
     let mut s = String::new();
     let _ = write!(
         s,
-        r#"<svg id="waterfall" class="bar" viewBox="0 0 {w} 44" width="100%" role="img" aria-label="MemTotal {} split into its lines" data-total="{}" xmlns="http://www.w3.org/2000/svg">"#,
+        r##"<svg id="waterfall" class="bar" viewBox="0 0 {w} 52" width="100%" role="img" aria-label="MemTotal {} split into its lines" data-total="{}" xmlns="http://www.w3.org/2000/svg"><defs><pattern id="over" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#fbe3e4"/><line x1="0" y1="0" x2="0" y2="6" stroke="#e15759" stroke-width="3"/></pattern></defs>"##,
         human(m.total),
         m.total
     );
+    let end: f64 = widths.iter().sum();
     let mut x = 0.0;
-    for l in &m.lines {
-        let width = l.bytes.max(0) as f64 * scale;
+    for (l, &width) in m.lines.iter().zip(&widths) {
+        let title = format!("{}: {} ({})", l.name, signed(l.bytes), esc(&l.source));
+        if l.bytes < 0 {
+            let over =
+                (l.bytes.unsigned_abs() as f64 * scale).clamp(MIN_PART_W, end.max(MIN_PART_W));
+            let at = (end - over).max(0.0);
+            let _ = write!(
+                s,
+                r##"<rect class="part over" data-line="{}" data-group="{}" data-bytes="{}" x="{at:.2}" y="0" width="{over:.2}" height="44" fill="url(#over)" stroke="#e15759" stroke-width="1"><title>{title}: the lines add up to {} more than MemTotal</title></rect><line class="memtotal" x1="{at:.2}" y1="0" x2="{at:.2}" y2="52" stroke="#000" stroke-width="1.5"><title>MemTotal {}</title></line>"##,
+                l.name,
+                esc(l.group),
+                l.bytes,
+                human(l.bytes.unsigned_abs()),
+                human(m.total)
+            );
+            continue;
+        }
         let _ = write!(
             s,
-            r##"<rect class="part" data-line="{}" data-group="{}" data-bytes="{}" x="{x:.2}" y="0" width="{width:.2}" height="44" fill="{}" stroke="#fff" stroke-width="0.5"><title>{}: {} ({})</title></rect>"##,
+            r##"<rect class="part" data-line="{}" data-group="{}" data-bytes="{}" x="{x:.2}" y="0" width="{width:.2}" height="44" fill="{}" stroke="#fff" stroke-width="0.5"><title>{title}</title></rect>"##,
             l.name,
             esc(l.group),
             l.bytes,
             group_colour(l.group),
-            l.name,
-            signed(l.bytes),
-            esc(&l.source)
         );
         x += width;
     }

@@ -41,18 +41,21 @@ pub fn dirty_name(report: &Report) -> &'static str {
 fn figure_heads(report: &Report) -> String {
     let area = if report.snapshot.kind == SnapshotKind::Vmmap { "Resident" } else { "PSS" };
     format!(
-        r#"<th class="n">{area}</th><th class="n">USS</th><th class="n">{}</th><th class="n">Swap</th><th class="n">RSS</th>"#,
+        r#"<th class="n">{area}</th><th class="n">USS</th><th class="n">{}</th><th class="n">Swap</th><th class="n" title="Pss_Anon + SwapPss: the footprint that adds up across processes">Footprint</th><th class="n">RSS</th>"#,
         esc(dirty_name(report))
     )
 }
 
 fn figure_cells(s: &Sizes, kind: SnapshotKind) -> String {
     format!(
-        "{}{}{}{}{}",
+        "{}{}{}{}{}{}",
         cell(s.figure(area_figure(kind))),
         cell(s.uss()),
         cell(dirty_of(s, kind)),
         cell(s.swap),
+        // `footprint_pss`, the summable footprint (Pss_Anon + SwapPss),
+        // as `top` and the JSON carry it: `-` where either is unknown.
+        cell(s.footprint_pss()),
         cell(s.rss)
     )
 }

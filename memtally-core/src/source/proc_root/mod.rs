@@ -116,6 +116,31 @@ impl ProcRoot {
         Ok(out)
     }
 
+    /// How many mappings `PID/maps` lists, counted up to `limit` and no
+    /// further (`limit + 1` then: "more"); `None` where it cannot be read.
+    /// Cheaper than smaps by far (no page-table walk, one short line per
+    /// mapping), and stopping early spares the kernel the rest: procfs
+    /// writes maps a buffer at a time, as it is read. What `report` uses
+    /// to leave a process of many mappings to its rollup.
+    pub fn mappings_up_to(&self, pid: u32, limit: usize) -> Option<usize> {
+        use std::io::Read;
+        let mut f = self.open_path(&self.pid_file(pid, "maps")).ok()?;
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut lines = 0usize;
+        loop {
+            let n = match f.read(&mut buf) {
+                Ok(0) => return Some(lines),
+                Ok(n) => n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(_) => return None,
+            };
+            lines += buf[..n].iter().filter(|&&b| b == b'\n').count();
+            if lines > limit {
+                return Some(limit + 1);
+            }
+        }
+    }
+
     /// The directory read (`/proc`, or a recording).
     pub fn path(&self) -> &Path {
         &self.root
