@@ -38,9 +38,13 @@ pub fn word(note: &Note) -> String {
             "{count} selected processes could not be read (permission denied) and are not in these figures; {hint}."
         ),
         Note::Unreadable { count, first } => format!(
-            "{count} selected processes could not be read and are not in these figures (first: {first})"
+            "{} could not be read and {} not in these figures (first: {first})",
+            plural(*count, "selected process", "selected processes"),
+            if *count == 1 { "is" } else { "are" }
         ),
-        Note::Exited { count } => format!("{count} selected processes exited while being read"),
+        Note::Exited { count } => {
+            format!("{} exited while being read", plural(*count, "selected process", "selected processes"))
+        }
         Note::RecordedIncomplete { pid, why } => {
             format!("pid {pid} was recorded incomplete ({why}): its figures may be short of the whole")
         }
