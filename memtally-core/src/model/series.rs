@@ -89,22 +89,16 @@ impl SeriesFigure {
         SeriesFigure(Figure::FootprintPss),
     ];
 
-    /// The columns of `watch --wss`: a watch's, then the working-set figures.
-    pub const WATCH_WSS: &'static [SeriesFigure] = &[
-        SeriesFigure(Figure::Rss),
-        SeriesFigure(Figure::Pss),
-        SeriesFigure(Figure::Uss),
-        SeriesFigure(Figure::Dirty),
-        SeriesFigure(Figure::PrivateDirty),
-        SeriesFigure(Figure::SharedDirty),
-        SeriesFigure(Figure::SwapPss),
-        SeriesFigure(Figure::PssDirty),
-        SeriesFigure(Figure::Footprint),
-        SeriesFigure(Figure::FootprintPss),
-        SeriesFigure(Figure::Touched),
-        SeriesFigure(Figure::WorkingSet),
-        SeriesFigure(Figure::Cold),
-    ];
+    /// The columns of `watch --wss`: a watch's, then the working-set
+    /// figures (built from [`SeriesFigure::WATCH`], so the two never drift).
+    pub const WATCH_WSS: &'static [SeriesFigure] = &concat::<13>(
+        SeriesFigure::WATCH,
+        &[
+            SeriesFigure(Figure::Touched),
+            SeriesFigure(Figure::WorkingSet),
+            SeriesFigure(Figure::Cold),
+        ],
+    );
 
     /// The columns of a `wss` series: resident and dirty beside the
     /// working-set figures.
@@ -116,4 +110,22 @@ impl SeriesFigure {
         SeriesFigure(Figure::WorkingSet),
         SeriesFigure(Figure::Cold),
     ];
+}
+
+/// `a` then `b` as one array of `N` columns, in a constant: `N` must be
+/// their lengths' sum (a mismatch fails the build).
+const fn concat<const N: usize>(a: &[SeriesFigure], b: &[SeriesFigure]) -> [SeriesFigure; N] {
+    assert!(a.len() + b.len() == N, "N is the sum of the two lengths");
+    let mut out = [SeriesFigure(Figure::Rss); N];
+    let mut i = 0;
+    while i < a.len() {
+        out[i] = a[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < b.len() {
+        out[a.len() + j] = b[j];
+        j += 1;
+    }
+    out
 }
