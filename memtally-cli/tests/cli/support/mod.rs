@@ -234,24 +234,26 @@ pub fn smaps_sum(smaps: &Path, key: &str) -> u64 {
 }
 
 /// Captures `pid` into `dir` until the recorded smaps and smaps_rollup
-/// describe the same moment (their resident and dirty sums agree, and the
+/// describe the same moment: every full-count field of the rollup (all but
+/// the proportional `Pss*` and `SwapPss`) is the sum of the mappings' same field, and the
 /// rollup's PSS is the mappings' sum plus at most their rounding, as
-/// memtally itself checks): a test process that forked the child can move
-/// pages between shared and private dirty, or share them with one process
-/// fewer, in between the two reads.
+/// memtally itself checks. Between the two reads a test process that forked
+/// the child can move pages between shared and private dirty or share them
+/// with one process fewer, and reclaim's aging clears `Referenced` bits.
 pub fn capture_consistent(pid: u32, dir: &Path) {
     for _ in 0..50 {
         let out = run(&["capture", &pid.to_string(), "-o", dir.to_str().unwrap()]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let p = dir.join(pid.to_string());
+        let smaps = p.join("smaps");
+        let rollup_text = std::fs::read_to_string(p.join("smaps_rollup")).unwrap();
+        let same = rollup_text.lines().skip(1).filter_map(|l| l.split_once(':')).all(|(key, v)| {
+            let kb = v.trim().trim_end_matches(" kB").trim().parse::<u64>().unwrap();
+            key.contains("Pss") || kb * 1024 == smaps_sum(&smaps, key)
+        });
         let r = rollup(&p.join("smaps_rollup"));
-        let same =
-            [("rss", "Rss"), ("private_dirty", "Private_Dirty"), ("shared_dirty", "Shared_Dirty")]
-                .iter()
-                .all(|(k, key)| r.get(*k).copied() == Some(smaps_sum(&p.join("smaps"), key)));
         let mappings = std::fs::read_to_string(p.join("maps")).unwrap().lines().count() as u64;
-        let (pss, summed) =
-            (r.get("pss").copied().unwrap_or(0), smaps_sum(&p.join("smaps"), "Pss"));
+        let (pss, summed) = (r.get("pss").copied().unwrap_or(0), smaps_sum(&smaps, "Pss"));
         if same && pss >= summed && pss - summed <= mappings * 1024 {
             return;
         }
