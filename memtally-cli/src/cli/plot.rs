@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use memtally_core::usecase::plot::{plot, PlotOptions};
+use memtally_core::usecase::plot::{plot, PlotOptions, Stack};
 use memtally_core::usecase::watch::SeriesFigure;
 use memtally_core::write::write_file;
 use memtally_core::{Error, Result};
@@ -41,13 +41,21 @@ pub struct PlotArgs {
     /// after it.
     #[arg(long, value_delimiter = ',', action = clap::ArgAction::Append, value_name = "TYPE")]
     pub types: Vec<String>,
+
+    /// A watch series as areas stacked by category (what its memory is
+    /// made of over time), the total as a line over them. The series needs
+    /// category rows: a watch samples them for at most 16 processes, or
+    /// with `watch --categories`.
+    #[arg(long, value_name = "BY", value_parser = choice::<Stack>())]
+    pub stack: Option<Stack>,
 }
 
 pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
     let opts = PlotOptions::default()
         .with_figure(args.figure)
         .with_top(args.top)
-        .with_types(args.types.clone());
+        .with_types(args.types.clone())
+        .with_stack(args.stack);
     let data = plot(&args.input, &opts)?;
     let svg = chart(&data).map_err(|message| Error::Parse { path: args.input.clone(), message })?;
     write_file(&args.output, svg.as_bytes())?;

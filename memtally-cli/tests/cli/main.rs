@@ -32,6 +32,7 @@ mod over_time;
 mod pages;
 mod permissions;
 mod plots;
+mod plots_look;
 mod privileges;
 mod prom_rules;
 mod prometheus;

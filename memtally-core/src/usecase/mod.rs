@@ -12,6 +12,7 @@ pub mod machine;
 pub mod metrics;
 pub mod pages;
 pub mod plot;
+pub mod plot_stack;
 pub(crate) mod read;
 pub mod report;
 pub mod select;

@@ -12,10 +12,12 @@ use crate::analyze::Category;
 use crate::error::{Error, Result};
 use crate::model::series::{Scope, SeriesFigure};
 use crate::model::snapshot::{Snapshot, SnapshotKind};
-use crate::model::{Figure, Purge};
+use crate::model::{Figure, Named, Purge};
 use crate::source::bounded::open_input;
 use crate::source::series::{is_series_head, SeriesReader};
 use crate::usecase::snapshot::load;
+
+pub use crate::usecase::plot_stack::{stacked, Band, StackPlot};
 
 /// What to plot. Built from `default()` and the `with_*` setters.
 #[derive(Debug, Clone)]
@@ -27,11 +29,36 @@ pub struct PlotOptions {
     pub top: usize,
     /// vmmap input: only regions whose type contains one of these (all when empty).
     pub types: Vec<String>,
+    /// A series drawn as areas stacked by this, not as lines.
+    pub stack: Option<Stack>,
+}
+
+/// What a series' stacked chart stacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stack {
+    /// The series' categories (heap, file code, …): what the memory is made of over time.
+    Category,
+}
+
+impl Named for Stack {
+    const ALL: &'static [Stack] = &[Stack::Category];
+
+    fn name(self) -> &'static str {
+        match self {
+            Stack::Category => "category",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Stack::Category => "areas of the categories (heap, file code, …) stacked over time",
+        }
+    }
 }
 
 impl Default for PlotOptions {
     fn default() -> PlotOptions {
-        PlotOptions { figure: SeriesFigure(Figure::Pss), top: 5, types: Vec::new() }
+        PlotOptions { figure: SeriesFigure(Figure::Pss), top: 5, types: Vec::new(), stack: None }
     }
 }
 
@@ -39,6 +66,7 @@ setters!(PlotOptions {
     with_figure: figure: SeriesFigure,
     with_top: top: usize,
     with_types: types: Vec<String>,
+    with_stack: stack: Option<Stack>,
 });
 
 /// The chart's data, by the kind of input.
@@ -50,6 +78,8 @@ pub enum Plot {
     Histogram(HistogramPlot),
     /// A snapshot: bytes by category.
     Categories(CategoryPlot),
+    /// A watch series' categories stacked over time.
+    Stacked(StackPlot),
 }
 
 /// One series over time.
@@ -140,7 +170,16 @@ pub const MAX_POINTS: usize = 4096;
 /// Reads `input` and picks what its chart shows.
 pub fn plot(input: &Path, opts: &PlotOptions) -> Result<Plot> {
     if starts_as_series(input)? {
-        return series(input, opts.figure, opts.top).map(Plot::Series);
+        return match opts.stack {
+            Some(Stack::Category) => stacked(input, opts.figure).map(Plot::Stacked),
+            None => series(input, opts.figure, opts.top).map(Plot::Series),
+        };
+    }
+    if opts.stack.is_some() {
+        return Err(Error::Parse {
+            path: input.to_path_buf(),
+            message: "not a watch series: only a series over time can be stacked".into(),
+        });
     }
     let snap = load(input)?;
     if snap.kind == SnapshotKind::Vmmap && snap.processes.iter().any(|p| !p.regions.is_empty()) {

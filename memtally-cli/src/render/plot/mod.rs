@@ -2,18 +2,30 @@
 //! Each chart carries the numbers it draws in its `<desc>` (JSON), so it
 //! is checkable and accessible, not just pixels.
 
+mod axis;
+mod legend;
+mod stack;
+mod svg;
+
+use axis::value_ticks;
+
 use crate::render::table::escape_controls;
+use axis::{Axis, Labels};
+use legend::{Entry, Swatch};
 use memtally_core::model::{Figure, Named};
 use memtally_core::usecase::plot::{
     CategoryPlot, HistogramPlot, Plot, SeriesLine, SeriesPlot, Subject,
 };
 use plotters::prelude::*;
 use serde_json::json;
+use svg::{portable_opacity, with_description};
 
 /// One line of a time-series chart.
 #[derive(Debug, Clone)]
 pub struct Line {
     pub label: String,
+    /// The total of the series: drawn dashed, in black, over the others.
+    pub total: bool,
     /// (seconds, bytes).
     pub points: Vec<(f64, u64)>,
 }
@@ -34,16 +46,30 @@ pub fn chart(plot: &Plot) -> Result<String, String> {
         Plot::Series(s) => series_chart(s),
         Plot::Histogram(h) => histogram_chart(h),
         Plot::Categories(c) => category_chart(c),
+        Plot::Stacked(s) => stack::stack_chart(s),
     }
 }
 
 /// The total and the processes that grew most, over time.
 fn series_chart(s: &SeriesPlot) -> Result<String, String> {
     let figure = s.figure.name();
+    // A series of one process has a total equal to it: the legend says
+    // so, since the dashed total then runs exactly on the process's line.
+    let one = match s.processes.as_slice() {
+        [p] => s.totals.iter().all(|t| t.points == p.points).then_some(&p.key),
+        _ => None,
+    };
     let mut lines: Vec<Line> = s
         .totals
         .iter()
-        .map(|l| Line { label: format!("total {figure}"), points: l.points.clone() })
+        .map(|l| Line {
+            label: match one {
+                Some(pid) => format!("total {figure} (= process {pid}, the only one)"),
+                None => format!("total {figure}"),
+            },
+            total: true,
+            points: l.points.clone(),
+        })
         .collect();
     lines.extend(series_labels(&s.processes));
     lines_svg(&format!("memtally watch: {figure} over time"), &lines)
@@ -62,7 +88,7 @@ fn series_labels(procs: &[SeriesLine]) -> Vec<Line> {
         .map(|(l, d)| {
             let name = format!("{} {}", l.key, command_label(&l.label, d.as_deref()));
             let name = escape_controls(name);
-            Line { label: cut(&name, 48).into_owned(), points: l.points.clone() }
+            Line { label: cut(&name, 48).into_owned(), total: false, points: l.points.clone() }
         })
         .collect()
 }
@@ -106,105 +132,15 @@ fn category_chart(c: &CategoryPlot) -> Result<String, String> {
 
 type DrawResult = Result<(), String>;
 
-fn font() -> DrawResult {
+pub(super) fn font() -> DrawResult {
     // Text metrics come from the embedded DejaVu Sans, so charts look the
     // same on machines without fonts installed. Registering twice is harmless.
     plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
         .map_err(|_| "the embedded font could not be loaded".to_string())
 }
 
-fn mib(b: u64) -> f64 {
+pub(super) fn mib(b: u64) -> f64 {
     b as f64 / (1024.0 * 1024.0)
-}
-
-/// An axis from 0 to a round ceiling just above `max`, in steps of 1, 2 or
-/// 5 times a power of ten (whole steps for counts): the ticks, ending at
-/// the ceiling, so the axis ends where its last tick is and no tick is
-/// past the data's ceiling.
-pub fn nice_ticks(max: f64, whole: bool) -> Vec<f64> {
-    let max = if max.is_finite() && max > 0.0 { max } else { 1.0 };
-    let raw = max / 6.0;
-    let mag = 10f64.powf(raw.log10().floor());
-    let mut step =
-        [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
-    if whole {
-        step = step.max(1.0).round();
-    }
-    let count = (max / step - 1e-9).ceil().max(1.0) as usize;
-    (0..=count).map(|k| k as f64 * step).collect()
-}
-
-/// A value axis whose ticks are exactly the given ones (the last one its
-/// end), printed by [`tick_text`].
-struct Axis {
-    inner: plotters::coord::types::RangedCoordf64,
-    ticks: Vec<f64>,
-}
-
-impl Axis {
-    fn new(ticks: Vec<f64>) -> Axis {
-        let end = ticks.last().copied().unwrap_or(1.0);
-        Axis { inner: (0.0..end).into(), ticks }
-    }
-}
-
-impl plotters::coord::ranged1d::Ranged for Axis {
-    type FormatOption = plotters::coord::ranged1d::NoDefaultFormatting;
-    type ValueType = f64;
-    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        self.inner.map(value, limit)
-    }
-    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, _hint: H) -> Vec<f64> {
-        self.ticks.clone()
-    }
-    fn range(&self) -> std::ops::Range<f64> {
-        self.inner.range()
-    }
-}
-
-impl plotters::coord::ranged1d::ValueFormatter<f64> for Axis {
-    fn format(value: &f64) -> String {
-        tick_text(*value)
-    }
-}
-
-/// The bars' axis: one slot per bar, `0..n`, a key point (its label) at
-/// each slot's middle; nothing above the last bar.
-struct Labels {
-    n: usize,
-    centers: Vec<f64>,
-}
-
-impl plotters::coord::ranged1d::Ranged for Labels {
-    type FormatOption = plotters::coord::ranged1d::NoDefaultFormatting;
-    type ValueType = f64;
-    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        let inner: plotters::coord::types::RangedCoordf64 = (0.0..self.n as f64).into();
-        inner.map(value, limit)
-    }
-    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, _hint: H) -> Vec<f64> {
-        self.centers.clone()
-    }
-    fn range(&self) -> std::ops::Range<f64> {
-        0.0..self.n as f64
-    }
-}
-
-impl plotters::coord::ranged1d::ValueFormatter<f64> for Labels {
-    /// The labels are the bars' own (the chart's label formatter).
-    fn format(_value: &f64) -> String {
-        String::new()
-    }
-}
-
-/// A tick's text: no decimals for a whole number, else as few as it needs.
-fn tick_text(v: f64) -> String {
-    if (v - v.round()).abs() < 1e-9 {
-        format!("{}", v.round() as i64)
-    } else {
-        let s = format!("{v:.3}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    }
 }
 
 const COLORS: [RGBColor; 6] = [
@@ -216,50 +152,73 @@ const COLORS: [RGBColor; 6] = [
     RGBColor(140, 86, 75),
 ];
 
-/// Lines over time, y in MiB.
+/// The total's colour: black, apart from every process colour.
+pub(super) const TOTAL: RGBColor = RGBColor(0, 0, 0);
+
+/// Grid lines in solid greys (no opacity for a renderer to get wrong).
+pub(super) const GRID_BOLD: RGBColor = RGBColor(204, 204, 204);
+pub(super) const GRID_LIGHT: RGBColor = RGBColor(238, 238, 238);
+
+/// Width and height of a chart's plotting part, pixels.
+pub(super) const WIDTH: u32 = 960;
+pub(super) const PLOT_HEIGHT: u32 = 540;
+
+/// Left edge of the legend: under the plotting area, past the y labels.
+pub(super) const LEGEND_LEFT: i32 = 86;
+
+/// Lines over time, y in MiB; the total dashed on top of the processes,
+/// the legend in its own strip under the chart.
 pub fn lines_svg(title: &str, lines: &[Line]) -> Result<String, String> {
     font()?;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (960, 540)).into_drawing_area();
+        let height = PLOT_HEIGHT + legend::height(lines.len());
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let (upper, lower) = root.split_vertically(PLOT_HEIGHT);
         let t_max = lines
             .iter()
             .flat_map(|l| l.points.iter().map(|p| p.0))
             .fold(0.0f64, f64::max)
             .max(1e-3);
-        let y_ticks = nice_ticks(
+        let y_ticks = value_ticks(
             lines.iter().flat_map(|l| l.points.iter().map(|p| mib(p.1))).fold(0.0f64, f64::max),
             false,
         );
-        let mut chart = ChartBuilder::on(&root)
+        let mut chart = ChartBuilder::on(&upper)
             .caption(escape_controls(title.to_string()), ("sans-serif", 22))
             .margin(16)
             .x_label_area_size(40)
             .y_label_area_size(70)
             .build_cartesian_2d(0.0..t_max, Axis::new(y_ticks))
             .map_err(|e| e.to_string())?;
-        chart.configure_mesh().x_desc("seconds").y_desc("MiB").draw().map_err(|e| e.to_string())?;
-        for (i, line) in lines.iter().enumerate() {
-            let color = COLORS[i % COLORS.len()];
-            chart
-                .draw_series(LineSeries::new(
-                    line.points.iter().map(|&(t, y)| (t, mib(y))),
-                    color.stroke_width(2),
-                ))
-                .map_err(|e| e.to_string())?
-                .label(escape_controls(line.label.clone()))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-                });
-        }
         chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperLeft)
+            .configure_mesh()
+            .bold_line_style(GRID_BOLD)
+            .light_line_style(GRID_LIGHT)
+            .x_desc("seconds")
+            .y_desc("MiB")
             .draw()
             .map_err(|e| e.to_string())?;
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut colors = COLORS.iter().cycle();
+        // Processes first, so the dashed total runs over them.
+        for line in lines.iter().filter(|l| !l.total) {
+            let color = *colors.next().unwrap_or(&COLORS[0]);
+            let points = line.points.iter().map(|&(t, y)| (t, mib(y)));
+            chart
+                .draw_series(LineSeries::new(points, color.stroke_width(2)))
+                .map_err(|e| e.to_string())?;
+            entries.push((Swatch::Line(color), escape_controls(line.label.clone())));
+        }
+        for line in lines.iter().filter(|l| l.total) {
+            let points = line.points.iter().map(|&(t, y)| (t, mib(y)));
+            chart
+                .draw_series(DashedLineSeries::new(points, 7, 4, TOTAL.stroke_width(2)))
+                .map_err(|e| e.to_string())?;
+            entries.insert(0, (Swatch::Dashed(TOTAL), escape_controls(line.label.clone())));
+        }
+        legend::draw(&lower, &entries, LEGEND_LEFT)?;
         root.present().map_err(|e| e.to_string())?;
     }
     let data = json!({
@@ -267,7 +226,7 @@ pub fn lines_svg(title: &str, lines: &[Line]) -> Result<String, String> {
         "unit": "bytes",
         "lines": lines.iter().map(|l| json!({"label": l.label, "points": l.points})).collect::<Vec<_>>(),
     });
-    Ok(with_description(svg, title, &data))
+    Ok(with_description(portable_opacity(&svg), title, &data))
 }
 
 /// The legend of a bar chart: what the whole bar is, and its darker part.
@@ -286,8 +245,8 @@ const BAR_GAP: f64 = 0.15;
 
 /// Horizontal bars, the first at the top; `unit` is `bytes` (drawn in
 /// MiB) or `count` (whole ticks). Bars have gaps between them, the value
-/// axis ends at the round ceiling of the largest bar, and a legend says
-/// what the light and dark parts are.
+/// axis ends at a round ceiling at least [`HEADROOM`] past the largest
+/// bar, and a legend under the chart says what the light and dark parts are.
 pub fn bars_svg(
     title: &str,
     bars: &[Bar],
@@ -298,18 +257,22 @@ pub fn bars_svg(
     let scale = |v: u64| if unit == "bytes" { mib(v) } else { v as f64 };
     let mut svg = String::new();
     {
-        let height = (150 + 28 * bars.len().max(1)) as u32;
-        let root = SVGBackend::with_string(&mut svg, (960, height)).into_drawing_area();
+        let plot_height = (150 + 28 * bars.len().max(1)) as u32;
+        let height = plot_height + legend::height(2);
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let x_ticks =
-            nice_ticks(bars.iter().map(|b| scale(b.value)).fold(0.0f64, f64::max), unit != "bytes");
+        let (upper, lower) = root.split_vertically(plot_height);
+        let x_ticks = value_ticks(
+            bars.iter().map(|b| scale(b.value)).fold(0.0f64, f64::max),
+            unit != "bytes",
+        );
         let n = bars.len().max(1);
         let labels: Vec<String> = bars.iter().map(|b| escape_controls(b.label.clone())).collect();
         // Bar i sits in the slot [n-1-i, n-i): the first at the top; its
         // label at the slot's middle.
         let slot = |i: usize| (n - 1 - i) as f64;
         let centers: Vec<f64> = (0..n).map(|i| slot(i) + 0.5).collect();
-        let mut chart = ChartBuilder::on(&root)
+        let mut chart = ChartBuilder::on(&upper)
             .caption(escape_controls(title.to_string()), ("sans-serif", 22))
             .margin(16)
             .x_label_area_size(40)
@@ -319,6 +282,8 @@ pub fn bars_svg(
         chart
             .configure_mesh()
             .disable_y_mesh()
+            .bold_line_style(GRID_BOLD)
+            .light_line_style(GRID_LIGHT)
             .x_desc(if unit == "bytes" { "MiB" } else { "count" })
             .y_label_formatter(&|y| {
                 let from_top = n as f64 - y.floor() - 1.0;
@@ -331,25 +296,19 @@ pub fn bars_svg(
         };
         chart
             .draw_series(bars.iter().enumerate().map(|(i, b)| rect(i, scale(b.value), LIGHT)))
-            .map_err(|e| e.to_string())?
-            .label(escape_controls(legend.whole.to_string()))
-            .legend(|(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], LIGHT.filled()));
+            .map_err(|e| e.to_string())?;
         chart
             .draw_series(
                 bars.iter()
                     .enumerate()
                     .filter_map(|(i, b)| b.part.map(|p| rect(i, scale(p), DARK))),
             )
-            .map_err(|e| e.to_string())?
-            .label(escape_controls(legend.part.to_string()))
-            .legend(|(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], DARK.filled()));
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::LowerRight)
-            .draw()
             .map_err(|e| e.to_string())?;
+        let entries = [
+            (Swatch::Fill(LIGHT), escape_controls(legend.whole.to_string())),
+            (Swatch::Fill(DARK), escape_controls(legend.part.to_string())),
+        ];
+        legend::draw(&lower, &entries, 216)?;
         root.present().map_err(|e| e.to_string())?;
     }
     let data = json!({
@@ -358,48 +317,5 @@ pub fn bars_svg(
         "legend": {"whole": legend.whole, "part": legend.part},
         "bars": bars.iter().map(|b| json!({"label": b.label, "value": b.value, "part": b.part})).collect::<Vec<_>>(),
     });
-    Ok(with_description(svg, title, &data))
-}
-
-/// Puts `<title>` and a `<desc>` holding the data right after `<svg …>`.
-fn with_description(svg: String, title: &str, data: &serde_json::Value) -> String {
-    let Some(end) = svg.find('>') else { return svg };
-    let mut out = String::with_capacity(svg.len() + 512);
-    out.push_str(&svg[..=end]);
-    out.push_str(&format!(
-        "\n<title>{}</title>\n<desc>{}</desc>",
-        xml_escape(&escape_controls(title.to_string())),
-        xml_escape(&data.to_string())
-    ));
-    out.push_str(&svg[end + 1..]);
-    out
-}
-
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ticks_end_at_a_round_ceiling_just_above_the_data() {
-        assert_eq!(nice_ticks(5.0, true), [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
-        assert_eq!(nice_ticks(35.2, false), [0.0, 10.0, 20.0, 30.0, 40.0]);
-        assert_eq!(nice_ticks(1.0, true), [0.0, 1.0]);
-        assert_eq!(nice_ticks(0.0, true), [0.0, 1.0]);
-        assert_eq!(
-            nice_ticks(0.3, false),
-            [0.0, 0.05, 0.1, 0.15000000000000002, 0.2, 0.25, 0.30000000000000004]
-        );
-        for max in [0.7, 3.0, 9.9, 12.0, 101.0, 4097.0] {
-            let t = nice_ticks(max, true);
-            let step = t[1] - t[0];
-            assert!(t.iter().all(|v| v.fract() == 0.0), "{t:?}");
-            assert!(*t.last().unwrap() >= max && *t.last().unwrap() - step < max, "{max}: {t:?}");
-        }
-        assert_eq!(tick_text(5.0), "5");
-        assert_eq!(tick_text(0.25), "0.25");
-    }
+    Ok(with_description(portable_opacity(&svg), title, &data))
 }

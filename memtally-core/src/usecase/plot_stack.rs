@@ -1,0 +1,131 @@
+//! `plot --stack category`'s data: a watch series' category rows, one
+//! sample at a time, as bands stacked over time, with the series' total
+//! beside them to show that the bands add up to it.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::model::series::{Scope, SeriesFigure};
+use crate::model::Named;
+use crate::source::bounded::open_input;
+use crate::source::series::SeriesReader;
+use crate::usecase::plot::MAX_POINTS;
+
+/// One category's band: its figure at every sample of the chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Band {
+    /// The category's key (`heap`).
+    pub key: String,
+    /// Its name (`heap / anon rw`).
+    pub label: String,
+    /// Bytes at each of [`StackPlot::times`]; 0 where the sample has no
+    /// row for the category (no mapping of it then).
+    pub values: Vec<u64>,
+}
+
+/// A watch series' categories over time.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct StackPlot {
+    /// The figure stacked.
+    pub figure: SeriesFigure,
+    /// The samples' times, seconds, thinned evenly to at most [`MAX_POINTS`].
+    pub times: Vec<f64>,
+    /// Bottom first: the largest category (at its peak) at the bottom.
+    pub bands: Vec<Band>,
+    /// The series' total at those times, where the file has it: the
+    /// bands' sum equals it when the categories were read with it.
+    pub total: Vec<(f64, u64)>,
+}
+
+/// One sample: its time, the total and each category's figure.
+#[derive(Default)]
+struct Sample {
+    t: f64,
+    total: Option<u64>,
+    /// (category's slot, bytes).
+    values: Vec<(usize, u64)>,
+}
+
+/// Reads a watch series' category rows into stacked bands. A series with
+/// no category rows (a watch of many processes samples none unless asked)
+/// is an error that says so.
+pub fn stacked(path: &Path, figure: SeriesFigure) -> Result<StackPlot> {
+    let bad = |m: String| Error::Parse { path: path.to_path_buf(), message: m };
+    let input = open_input(path).map_err(|e| bad(e.to_string()))?;
+    let mut reader = SeriesReader::new(input, path)?;
+    let col = reader.column(figure)?;
+    let mut categories: Vec<(String, String)> = Vec::new();
+    let mut slot_of: HashMap<String, usize> = HashMap::new();
+    let mut kept: Vec<Sample> = Vec::new();
+    let mut current: Option<Sample> = None;
+    // Keep one sample in `stride`, halving the samples kept when they
+    // reach MAX_POINTS: memory stays bounded whatever the file's length.
+    let (mut stride, mut seen) = (1usize, 0usize);
+    let mut keep = |s: Sample, kept: &mut Vec<Sample>| {
+        seen += 1;
+        if (seen - 1) % stride != 0 {
+            return;
+        }
+        kept.push(s);
+        if kept.len() >= MAX_POINTS {
+            let mut k = 0;
+            kept.retain(|_| {
+                k += 1;
+                k % 2 == 1
+            });
+            stride *= 2;
+        }
+    };
+    while let Some(row) = reader.next_row()? {
+        if row.scope == Scope::Process {
+            continue;
+        }
+        // A watch writes each sample's rows together, under one time.
+        if current.as_ref().is_some_and(|c| c.t != row.elapsed_s) {
+            keep(current.take().unwrap_or_default(), &mut kept);
+        }
+        let sample =
+            current.get_or_insert_with(|| Sample { t: row.elapsed_s, ..Default::default() });
+        let Some(v) = row.value(col) else { continue };
+        if row.scope == Scope::Total {
+            sample.total = Some(v);
+            continue;
+        }
+        let slot = match slot_of.get(row.key) {
+            Some(&i) => i,
+            None => {
+                categories.push((row.key.to_string(), row.label.to_string()));
+                slot_of.insert(row.key.to_string(), categories.len() - 1);
+                categories.len() - 1
+            }
+        };
+        sample.values.push((slot, v));
+    }
+    if let Some(s) = current.take() {
+        keep(s, &mut kept);
+    }
+    if categories.is_empty() {
+        return Err(bad(format!(
+            "no {} figures of categories in the series (a watch of more than 16 processes samples categories only when asked)",
+            figure.name()
+        )));
+    }
+    let mut bands: Vec<Band> = categories
+        .into_iter()
+        .map(|(key, label)| Band { key, label, values: vec![0; kept.len()] })
+        .collect();
+    for (i, s) in kept.iter().enumerate() {
+        for &(slot, v) in &s.values {
+            bands[slot].values[i] = bands[slot].values[i].saturating_add(v);
+        }
+    }
+    bands.sort_by_key(|b| std::cmp::Reverse(b.values.iter().copied().max().unwrap_or(0)));
+    Ok(StackPlot {
+        figure,
+        times: kept.iter().map(|s| s.t).collect(),
+        total: kept.iter().filter_map(|s| s.total.map(|v| (s.t, v))).collect(),
+        bands,
+    })
+}
