@@ -21,6 +21,7 @@ mod exporter_cost;
 mod figures;
 mod gpu;
 mod gpu_notes;
+mod gpu_selection;
 mod hostile;
 mod hostile_reads;
 mod hostile_writes;

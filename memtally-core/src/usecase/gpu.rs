@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::model::guard::{LimitedCounts, ReadGuard};
 use crate::model::{Needs, Note, ProcInfo, ProcMemory};
 use crate::source::gpu::nvidia::{self, Nvidia};
-use crate::source::gpu::{read_many, worth_reading};
+use crate::source::gpu::{add_dmabuf_maps, read_many, worth_reading, Depth};
 use crate::source::scan::default_threads;
 use crate::source::tool::find_on_path;
 use crate::source::ProcRoot;
@@ -29,16 +29,34 @@ pub(crate) struct MachineGpu {
 }
 
 /// Reads the GPU files of `infos` (ideally every process, so shares are
-/// machine-wide) and, on the live system and when `nvidia_timeout` is
-/// given, asks `nvidia-smi`.
+/// machine-wide), those `shown` accepts in full and the others only as
+/// holders (their fds; their mappings only where a shown process holds a
+/// dma-buf, since only a buffer's holders divide it), and, on the live
+/// system and when `nvidia_timeout` is given, asks `nvidia-smi`.
 pub(crate) fn read_machine(
     root: &ProcRoot,
     infos: &[ProcInfo],
     nvidia_timeout: Option<Duration>,
     guard: ReadGuard,
+    shown: &(dyn Fn(u32) -> bool + Sync),
 ) -> MachineGpu {
     let pids: Vec<u32> = infos.iter().map(|i| i.pid).collect();
-    let scan = read_many(root, &pids, default_threads(), guard);
+    let depth = |pid| if shown(pid) { Depth::Full } else { Depth::Holders };
+    let mut scan = read_many(root, &pids, default_threads(), guard, &depth);
+    // A buffer a shown process holds is divided among every holder, and
+    // a process may hold one by a mapping alone (its fd closed): the
+    // others' maps are scanned for those buffers, and only then.
+    let inodes: HashSet<u64> = scan
+        .processes
+        .iter()
+        .filter(|g| shown(g.pid))
+        .flat_map(|g| {
+            g.dmabufs.iter().map(|b| b.inode).chain(g.dmabuf_maps.iter().map(|m| m.inode))
+        })
+        .collect();
+    if !inodes.is_empty() {
+        add_dmabuf_maps(root, &mut scan.processes, &|p| !shown(p), &inodes, default_threads());
+    }
     let mut notes = Vec::new();
     let mut by_pid: HashMap<u32, crate::model::gpu::ProcGpu> =
         scan.processes.into_iter().map(|g| (g.pid, g)).collect();
@@ -100,7 +118,7 @@ pub(crate) fn whole_tree(
     }
     let infos: Vec<ProcInfo> =
         pids.iter().map(|&pid| ProcInfo { pid, ..Default::default() }).collect();
-    Some(read_machine(root, &infos, nvidia_timeout, guard))
+    Some(read_machine(root, &infos, nvidia_timeout, guard, &|_| true))
 }
 
 /// What `memtally gpu` shows. Built from `default()` and the `with_*` setters.
@@ -109,7 +127,7 @@ pub(crate) fn whole_tree(
 pub struct GpuOptions {
     /// One process that must exist (it is also in `select`).
     pub pid: Option<u32>,
-    /// Which processes to show (every process is read, for the shares).
+    /// Which processes to show (the others' fds are read too, for the shares).
     pub select: Selection,
     /// How long `nvidia-smi` may take on the live system.
     pub nvidia_timeout: Duration,
@@ -136,8 +154,8 @@ setters!(GpuOptions {
 /// process; partial where some processes' files could not be read.
 pub fn gpu(root: &ProcRoot, opts: &GpuOptions) -> Result<GpuReport> {
     let needs = Needs { cmdline: true, cgroup: opts.select.cgroup.is_some() };
-    // Every process is read so that shared clients and buffers are divided
-    // among all their holders; the selection only filters what is shown.
+    // Every process's fds are read so that shared clients and buffers are
+    // divided among all their holders; the selection's files are read in full.
     let all = select(root, &Selection::default(), needs)?.infos;
     let keep: HashSet<u32> = if opts.select.is_everything() {
         all.iter().map(|p| p.pid).collect()
@@ -152,7 +170,10 @@ pub fn gpu(root: &ProcRoot, opts: &GpuOptions) -> Result<GpuReport> {
     if keep.is_empty() && !opts.select.is_everything() {
         return Err(Error::NoMatch { asked: opts.select.selectors(), why: Vec::new() });
     }
-    let machine = read_machine(root, &all, Some(opts.nvidia_timeout), ReadGuard::NONE);
+    // The shown processes are read in full; the others only as far as
+    // finding the holders of what the shown ones hold needs.
+    let shown = |pid| keep.contains(&pid);
+    let machine = read_machine(root, &all, Some(opts.nvidia_timeout), ReadGuard::NONE, &shown);
     let mut report = build(&machine.inputs, &|pid| keep.contains(&pid));
     report.notes.extend(machine.notes);
     report.restricted = machine.restricted.len();

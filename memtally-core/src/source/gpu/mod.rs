@@ -81,9 +81,79 @@ fn gpu_fds(targets: &[(u32, String)]) -> impl Iterator<Item = &(u32, String)> {
     targets.iter().filter(|(_, t)| is_drm_target(t) || is_dmabuf_target(t))
 }
 
-/// Reads one process's GPU fds, dma-buf mappings, and (where it has any
-/// of those or a GPU device mapping) the mapped bytes and `LazyFree`.
-fn read_process(root: &ProcRoot, pid: u32, guard: ReadGuard) -> Result<ProcGpu> {
+/// How much of a process's GPU files to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Depth {
+    /// Everything its own figures need: fds and their fdinfo, maps, and
+    /// smaps where it has GPU memory (a process that is shown).
+    Full,
+    /// Only its DRM and dma-buf fds' fdinfo: enough to count it among the
+    /// holders of a client or a buffer (a process that is not shown).
+    Holders,
+}
+
+/// What a process's maps says for its GPU view.
+#[derive(Debug, Default)]
+struct MapsScan {
+    /// Its dma-buf mappings.
+    dmabuf: Vec<DmaBufMapping>,
+    /// Whether it maps a GPU device (`/dev/dri/*`, …).
+    device_maps: bool,
+    /// How many mappings in all.
+    mappings: usize,
+}
+
+impl crate::model::RegionSink for MapsScan {
+    fn region(&mut self, _line: usize, r: crate::model::Region) -> crate::model::Flow {
+        self.mappings += 1;
+        if let Some(path) = r.path.as_deref() {
+            if is_dmabuf_target(path) {
+                if let (Some(inode), Some(size)) = (r.inode, r.vsize()) {
+                    self.dmabuf.push(DmaBufMapping { inode, size });
+                }
+            } else if is_gpu_device_path(path) {
+                self.device_maps = true;
+            }
+        }
+        crate::model::Flow::Continue
+    }
+}
+
+/// Streams `pid`'s maps; an unreadable one gives nothing (as before).
+fn scan_maps(root: &ProcRoot, pid: u32) -> MapsScan {
+    let mut scan = MapsScan::default();
+    if root.stream_regions(pid, "maps", &mut scan).is_err() {
+        return MapsScan::default();
+    }
+    scan
+}
+
+/// Adds to each process `wanted` accepts the mappings of `inodes` its
+/// maps holds (a dma-buf can be held by a mapping alone, its fd closed):
+/// the processes read at [`Depth::Holders`] whose mappings may make them
+/// holders of a buffer the shown processes hold.
+pub(crate) fn add_dmabuf_maps(
+    root: &ProcRoot,
+    processes: &mut [ProcGpu],
+    wanted: &dyn Fn(u32) -> bool,
+    inodes: &std::collections::HashSet<u64>,
+    threads: usize,
+) {
+    let pids: Vec<u32> = processes.iter().map(|p| p.pid).filter(|&p| wanted(p)).collect();
+    let found = crate::source::scan::par_map(&pids, threads, 1, |&pid| scan_maps(root, pid).dmabuf);
+    let by_pid: std::collections::HashMap<u32, Vec<DmaBufMapping>> =
+        pids.into_iter().zip(found).collect();
+    for p in processes.iter_mut() {
+        if let Some(maps) = by_pid.get(&p.pid) {
+            p.dmabuf_maps.extend(maps.iter().filter(|m| inodes.contains(&m.inode)).copied());
+        }
+    }
+}
+
+/// Reads one process's GPU fds and, at [`Depth::Full`], its dma-buf
+/// mappings and (where it has any of those or a GPU device mapping) the
+/// mapped bytes and `LazyFree`.
+fn read_process(root: &ProcRoot, pid: u32, guard: ReadGuard, depth: Depth) -> Result<ProcGpu> {
     let started = Instant::now();
     let mut gpu = ProcGpu { pid, ..Default::default() };
     match read_fd_targets(root, pid)? {
@@ -126,23 +196,18 @@ fn read_process(root: &ProcRoot, pid: u32, guard: ReadGuard) -> Result<ProcGpu> 
             gpu.notes.push(Note::NoFdRecord { path: root.pid_file(pid, ""), record: FD_TARGETS })
         }
     }
-    // maps is cheap (no page walk): it finds dma-bufs mapped without an fd
-    // and tells whether smaps is worth reading.
-    let mut device_maps = false;
-    let mut mappings = 0;
-    if let Ok(regions) = root.read_regions(pid, "maps") {
-        mappings = regions.len();
-        for r in &regions {
-            let Some(path) = r.path.as_deref() else { continue };
-            if is_dmabuf_target(path) {
-                if let (Some(inode), Some(size)) = (r.inode, r.vsize()) {
-                    gpu.dmabuf_maps.push(DmaBufMapping { inode, size });
-                }
-            } else if is_gpu_device_path(path) {
-                device_maps = true;
-            }
-        }
+    if depth == Depth::Holders {
+        // Another process's figures are not shown: its fds tell who holds
+        // the selection's DRM clients and dma-bufs, and its mappings are
+        // read only where the selection holds a dma-buf (add_dmabuf_maps).
+        return Ok(gpu);
     }
+    // maps is cheap (no page walk): it finds dma-bufs mapped without an fd
+    // and tells whether smaps is worth reading. Streamed: only the
+    // dma-buf lines are kept, whatever the process's mappings.
+    let maps = scan_maps(root, pid);
+    let (device_maps, mappings) = (maps.device_maps, maps.mappings);
+    gpu.dmabuf_maps = maps.dmabuf;
     // smaps costs the kernel ~30 times what maps does per mapping: the
     // guard skips it for a process past its bounds (model/guard.rs).
     if (device_maps || !gpu.is_empty()) && mappings > guard.max_mappings {
@@ -176,16 +241,18 @@ pub(crate) struct GpuScan {
     pub failed: Vec<(u32, String)>,
 }
 
-/// Reads the GPU files of `pids` on `threads` threads; processes that
-/// exit meanwhile are left out.
+/// Reads the GPU files of `pids` on `threads` threads, each as deep as
+/// `depth` says; processes that exit meanwhile are left out.
 pub(crate) fn read_many(
     root: &ProcRoot,
     pids: &[u32],
     threads: usize,
     guard: ReadGuard,
+    depth: &(dyn Fn(u32) -> Depth + Sync),
 ) -> GpuScan {
-    let results =
-        crate::source::scan::par_map(pids, threads, 1, |&pid| read_process(root, pid, guard));
+    let results = crate::source::scan::par_map(pids, threads, 1, |&pid| {
+        read_process(root, pid, guard, depth(pid))
+    });
     let mut scan = GpuScan::default();
     for (&pid, r) in pids.iter().zip(results) {
         match r {
