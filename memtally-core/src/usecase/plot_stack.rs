@@ -129,3 +129,43 @@ pub fn stacked(path: &Path, figure: SeriesFigure) -> Result<StackPlot> {
         bands,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Figure, Sizes};
+    use crate::source::series::SeriesWriter;
+
+    /// Two samples: heap in both, stack only in the second; the bands are
+    /// the largest first, 0 where a sample has no row, beside the total.
+    #[test]
+    fn categories_become_bands_with_zeros_where_absent() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.csv");
+        let mut w = SeriesWriter::new(std::fs::File::create(&path).unwrap()).unwrap();
+        let at = |b: u64| Sizes { private_dirty: Some(b), ..Default::default() };
+        let (t0, h0) = (at(100), at(100));
+        let (t1, h1, s1, p1) = (at(180), at(150), at(30), at(180));
+        w.sample(0.0, [(Scope::Total, "total", "t", &t0), (Scope::Category, "heap", "heap", &h0)])
+            .unwrap();
+        w.sample(
+            1.0,
+            [
+                (Scope::Total, "total", "t", &t1),
+                (Scope::Process, "7", "p", &p1),
+                (Scope::Category, "heap", "heap", &h1),
+                (Scope::Category, "stack", "stack", &s1),
+            ],
+        )
+        .unwrap();
+        w.into_inner().unwrap();
+        let s = stacked(&path, SeriesFigure(Figure::PrivateDirty)).unwrap();
+        assert_eq!(s.times, [0.0, 1.0]);
+        let bands: Vec<(&str, &[u64])> =
+            s.bands.iter().map(|b| (b.key.as_str(), b.values.as_slice())).collect();
+        assert_eq!(bands, [("heap", &[100, 150][..]), ("stack", &[0, 30][..])]);
+        assert_eq!(s.total, [(0.0, 100), (1.0, 180)]);
+        let e = stacked(&path, SeriesFigure(Figure::Rss)).unwrap_err().to_string();
+        assert!(e.contains("no rss figures of categories"), "{e}");
+    }
+}
