@@ -218,6 +218,10 @@ fn stacked_categories_add_up_to_the_total() {
     let doc = Document::parse(&text).unwrap();
     let tops: Vec<(f64, f64)> =
         doc.descendants().filter(|n| n.has_tag_name("polygon")).flat_map(points).collect();
+    // Areas without outlines (ImageMagick drew a missing stroke black).
+    let polygons = doc.descendants().filter(|n| n.has_tag_name("polygon"));
+    assert!(polygons.clone().all(|n| n.attribute("stroke") == Some("none")), "unoutlined areas");
+    assert_eq!(polygons.count(), bands.len(), "one area per band");
     let line = data_lines(&doc)
         .into_iter()
         .find(|n| n.attribute("stroke") == Some("#000000"))

@@ -14,10 +14,19 @@ pub(super) fn portable_opacity(svg: &str) -> String {
             out.push('<');
         }
         let (tag, text) = piece.split_at(piece.find('>').unwrap_or(piece.len()));
-        out.push_str(&tag_opacity(tag));
+        out.push_str(&tag_opacity(&no_polygon_outline(tag)));
         out.push_str(text);
     }
     out
+}
+
+/// plotters writes a filled polygon with no `stroke`; SVG's default is
+/// none, but ImageMagick outlines it in black: said explicitly.
+fn no_polygon_outline(tag: &str) -> std::borrow::Cow<'_, str> {
+    match tag.strip_prefix("polygon ") {
+        Some(rest) if !tag.contains(" stroke=") => format!("polygon stroke=\"none\" {rest}").into(),
+        _ => tag.into(),
+    }
 }
 
 /// One tag's ` opacity="A"` rewritten (see [`portable_opacity`]).
@@ -60,6 +69,10 @@ mod tests {
 
     #[test]
     fn opacity_becomes_fill_and_stroke_opacity_and_one_goes() {
+        assert_eq!(
+            portable_opacity(r##"<polygon fill="#9ECAE1" points="1,2 3,4 "/>"##),
+            r##"<polygon stroke="none" fill="#9ECAE1" points="1,2 3,4 "/>"##
+        );
         let svg = r##"<line opacity="0.1" stroke="#000000"/><polyline fill="none" opacity="1" points="1,2 "/><text opacity="1"> opacity="x"</text>"##;
         assert_eq!(
             portable_opacity(svg),
