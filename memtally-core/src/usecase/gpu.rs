@@ -102,12 +102,14 @@ pub(crate) fn read_machine(
 
 /// Reads the GPU files of every process of the tree when the machine or
 /// tree can have GPU memory at all (a DRM or dma-buf device, recorded fd
-/// targets, or `nvidia-smi` on PATH when it is to be asked); `None`
-/// otherwise, at the cost of a directory listing.
+/// targets, or `nvidia-smi` on PATH when it is to be asked), those
+/// `shown` accepts in full and the others as holders ([`read_machine`]);
+/// `None` otherwise, at the cost of a directory listing.
 pub(crate) fn whole_tree(
     root: &ProcRoot,
     nvidia_timeout: Option<Duration>,
     guard: ReadGuard,
+    shown: &(dyn Fn(u32) -> bool + Sync),
 ) -> Option<MachineGpu> {
     let pids = root.pids().ok()?;
     let nvidia_on_path = nvidia_timeout.is_some()
@@ -118,7 +120,7 @@ pub(crate) fn whole_tree(
     }
     let infos: Vec<ProcInfo> =
         pids.iter().map(|&pid| ProcInfo { pid, ..Default::default() }).collect();
-    Some(read_machine(root, &infos, nvidia_timeout, guard, &|_| true))
+    Some(read_machine(root, &infos, nvidia_timeout, guard, shown))
 }
 
 /// What `memtally gpu` shows. Built from `default()` and the `with_*` setters.
@@ -186,7 +188,9 @@ pub fn gpu(root: &ProcRoot, opts: &GpuOptions) -> Result<GpuReport> {
 /// absent for processes whose open files could not be read. Shares are
 /// counted across every process of the tree, selected or not.
 pub(crate) fn add_to_top(root: &ProcRoot, processes: &mut [ProcMemory]) {
-    let Some(machine) = whole_tree(root, Some(nvidia::TIMEOUT), ReadGuard::NONE) else { return };
+    let Some(machine) = whole_tree(root, Some(nvidia::TIMEOUT), ReadGuard::NONE, &|_| true) else {
+        return;
+    };
     let read: HashSet<u32> = machine.inputs.iter().map(|i| i.pid).collect();
     let report = build(&machine.inputs, &|_| true);
     if report.processes.is_empty() {
@@ -204,8 +208,9 @@ pub(crate) fn add_to_top(root: &ProcRoot, processes: &mut [ProcMemory]) {
 /// The GPU rows of `show` for `pids`, shares counted across the whole tree;
 /// `None` when there is no GPU memory to show.
 pub(crate) fn for_show(root: &ProcRoot, pids: &[u32]) -> Option<GpuShow> {
-    let machine = whole_tree(root, Some(nvidia::TIMEOUT), ReadGuard::NONE)?;
     let shown: HashSet<u32> = pids.iter().copied().collect();
+    let machine =
+        whole_tree(root, Some(nvidia::TIMEOUT), ReadGuard::NONE, &|p| shown.contains(&p))?;
     let mut view = show_view(&machine.inputs, &|p| shown.contains(&p))?;
     view.notes.extend(machine.notes);
     Some(view)
@@ -219,7 +224,7 @@ pub(crate) fn for_metrics(
     root: &ProcRoot,
     guard: ReadGuard,
 ) -> (Option<HashMap<u32, GpuFigures>>, LimitedCounts) {
-    let Some(machine) = whole_tree(root, None, guard) else {
+    let Some(machine) = whole_tree(root, None, guard, &|_| true) else {
         return (None, LimitedCounts::default());
     };
     let mut limited = LimitedCounts::default();
