@@ -242,7 +242,8 @@ fn watch_reports_the_growth_rate() {
         .success());
     let (svg, data) = crate::support::svg_data(&svg_path);
     let line = &data["lines"][0];
-    assert_eq!(line["label"], "total pss");
+    // One process watched: the total is it, and its label says so.
+    assert_eq!(line["label"], format!("total pss (= process {pid}, the only one)"));
     let drawn: Vec<(f64, u64)> = serde_json::from_value(line["points"].clone()).unwrap();
     assert_eq!(drawn, totals);
     assert!(svg.contains("<polyline"), "a line is drawn");
