@@ -30,6 +30,7 @@ mod machine_swap;
 mod metrics_figures;
 mod over_time;
 mod pages;
+mod pages_huge;
 mod permissions;
 mod plots;
 mod privileges;
