@@ -331,3 +331,64 @@ fn anonymous_from_pages(regions: &mut [crate::model::Region], pages: &ProcPages)
         r.sizes.anonymous = Some(anon);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::pages::{FrameInfo, PageFlags, Present};
+
+    const ANON: u64 = 1 << 12;
+    const KSM: u64 = 1 << 21;
+    const HEAD: u64 = 1 << 15;
+    const THP: u64 = 1 << 22;
+
+    /// One process mapping frames 1..=4 (shared or file pages, so their
+    /// frames are looked at): 1 a KSM page, 2 the head of a large folio,
+    /// 3 a page whose map count fell below the process's own mapping
+    /// while read, 4 a plain page; each mapped once.
+    fn read() -> PageRead {
+        let present = (1..=4)
+            .map(|pfn| Present { addr: pfn << 12, pfn, solo: false, file: false })
+            .collect();
+        let info = |mapcount, flags| FrameInfo { mapcount, flags: PageFlags(flags) };
+        PageRead {
+            pages: vec![Some(ProcPages { pid: 1, present, ..ProcPages::default() })],
+            frames: Frames::new(
+                vec![1, 2, 3, 4],
+                vec![info(1, ANON | KSM), info(1, ANON | HEAD | THP), info(0, ANON), info(1, ANON)],
+            ),
+            ..PageRead::default()
+        }
+    }
+
+    fn root_with_config(text: &str) -> (tempfile::TempDir, ProcRoot) {
+        let dir = tempfile::tempdir().unwrap();
+        let gz = std::fs::File::create(dir.path().join("config.gz")).unwrap();
+        let mut enc = flate2::write::GzEncoder::new(gz, flate2::Compression::fast());
+        std::io::Write::write_all(&mut enc, text.as_bytes()).unwrap();
+        enc.finish().unwrap();
+        let root = ProcRoot::new(dir.path());
+        (dir, root)
+    }
+
+    /// Each caveat of the exclusive figure is a note where it applies:
+    /// KSM pages, pages changed during the read, and large folios where
+    /// the kernel counts their average map count, not elsewhere.
+    #[test]
+    fn each_caveat_gets_its_note_where_it_applies() {
+        let (_dir, average) = root_with_config("CONFIG_NO_PAGE_MAPCOUNT=y\n");
+        let got = exact_figures(&average, &read(), &[vec![0]], true);
+        assert_eq!((got.all.ksm, got.all.large, got.all.changed), (PAGE, PAGE, PAGE));
+        assert_eq!(got.all.bytes, 3 * PAGE, "the changed page is left out");
+        assert!(got.notes.contains(&Note::LargeFolioAverage { bytes: PAGE }), "{:?}", got.notes);
+        assert!(got.notes.contains(&Note::KsmAndZeroPages { ksm: PAGE, zero: 0 }));
+        assert!(got.notes.contains(&Note::PagesChanged { bytes: PAGE }));
+        let (_dir, precise) = root_with_config("CONFIG_PAGE_MAPCOUNT=y\n");
+        let got = exact_figures(&precise, &read(), &[vec![0]], true);
+        assert!(
+            !got.notes.iter().any(|n| matches!(n, Note::LargeFolioAverage { .. })),
+            "each page's own count: no note, {:?}",
+            got.notes
+        );
+    }
+}

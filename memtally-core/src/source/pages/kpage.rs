@@ -256,7 +256,7 @@ mod tests {
         for &p in &pfns {
             let head = if (1024..1536).contains(&p) {
                 1024
-            } else if p >= 1536 && p < 2048 {
+            } else if (1536..2048).contains(&p) {
                 1536
             } else {
                 p
