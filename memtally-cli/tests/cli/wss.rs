@@ -318,7 +318,10 @@ fn idle_tracking_runs_where_the_kernel_has_it_and_says_why_not_elsewhere() {
         assert_eq!(e.trim_end().lines().count(), 1, "one line: {e}");
         assert!(e.contains("CONFIG_IDLE_PAGE_TRACKING"), "{e}");
         let doc = wss_json(&[&pid, "--interval", "100ms"]);
-        assert_eq!((doc["method"].as_str(), doc["idle_tracking"].as_str()), (Some("clear_refs"), Some("absent")));
+        assert_eq!(
+            (doc["method"].as_str(), doc["idle_tracking"].as_str()),
+            (Some("clear_refs"), Some("absent"))
+        );
         return eprintln!("skipped: the live idle-tracking run (this kernel has no {}: built without CONFIG_IDLE_PAGE_TRACKING)", bitmap.display());
     }
     // SAFETY: geteuid has no preconditions.
@@ -326,11 +329,13 @@ fn idle_tracking_runs_where_the_kernel_has_it_and_says_why_not_elsewhere() {
         return eprintln!("skipped: idle page tracking needs root (the bitmap is root's)");
     }
     let doc = wss_json(&[&pid, "--interval", "1s", "--method", "idle"]);
-    assert_eq!((doc["method"].as_str(), doc["idle_tracking"].as_str()), (Some("idle_pages"), Some("used")));
+    assert_eq!(
+        (doc["method"].as_str(), doc["idle_tracking"].as_str()),
+        (Some("idle_pages"), Some("used"))
+    );
     let touched = figure(heap(&doc), "touched");
     assert!(
         (hot as u64..=hot as u64 + SLACK).contains(&touched),
         "heap touched {touched}, the child touches {hot}"
     );
 }
-

@@ -347,9 +347,8 @@ mod tests {
     /// 3 a page whose map count fell below the process's own mapping
     /// while read, 4 a plain page; each mapped once.
     fn read() -> PageRead {
-        let present = (1..=4)
-            .map(|pfn| Present { addr: pfn << 12, pfn, solo: false, file: false })
-            .collect();
+        let present =
+            (1..=4).map(|pfn| Present { addr: pfn << 12, pfn, solo: false, file: false }).collect();
         let info = |mapcount, flags| FrameInfo { mapcount, flags: PageFlags(flags) };
         PageRead {
             pages: vec![Some(ProcPages { pid: 1, present, ..ProcPages::default() })],
