@@ -6,6 +6,7 @@
 #   GIB=4 RUNS=20 bench/pages/run.sh
 #   MT=target/release/memtally bench/pages/run.sh # a binary already built
 #   RT=1 bench/pages/run.sh         # every measured command under SCHED_FIFO
+#   THP=1 bench/pages/run.sh        # the workload in transparent huge pages
 #
 # RT=1 is for a machine shared with other work (builds), as in
 # bench/top/run.sh: each measured command then preempts it, so the figures
@@ -24,6 +25,7 @@ set -euo pipefail
 GIB=${GIB:-1}
 RUNS=${RUNS:-10}
 RT=${RT:-0}
+THP=${THP:-0}
 OUT=${OUT:-$(mktemp -d /tmp/memtally-bench-pages.XXXXXX)}
 mkdir -p "$OUT"
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,7 +42,7 @@ child=
 cleanup() { [ -n "$child" ] && kill "$child" 2>/dev/null; wait 2>/dev/null || true; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-coproc TOUCH { exec "$OUT/touch" $((GIB << 30)); }
+coproc TOUCH { exec "$OUT/touch" $((GIB << 30)) $([ "$THP" = 1 ] && echo thp); }
 child=$TOUCH_PID
 read -r ready <&"${TOUCH[0]}"
 [ "$ready" = ready ] || { echo "run.sh: the workload did not start" >&2; exit 1; }
@@ -67,7 +69,7 @@ with open(f"/proc/{pid}/pagemap", "rb") as f:
 print(min(pfns))
 PY
 )
-echo "machine: nproc $(nproc), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg); workload $GIB GiB ($pages pages), pid $child; $(ls -d /proc/[0-9]* | wc -l) /proc entries; RT=$RT" | tee "$OUT/machine.txt"
+echo "machine: nproc $(nproc), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg); workload $GIB GiB ($pages pages), pid $child; $(ls -d /proc/[0-9]* | wc -l) /proc entries; RT=$RT THP=$THP ($(grep AnonHugePages /proc/$child/smaps_rollup | tr -s ' '))" | tee "$OUT/machine.txt"
 
 # name, then the command line (run by bash -c, stdout discarded).
 benches=(

@@ -33,6 +33,8 @@ pub fn exit_code(e: &Error) -> i32 {
         | Error::NoMatch { .. }
         | Error::NoneRead { .. } => NOT_FOUND,
         Error::PermissionDenied { .. } | Error::ResetDenied { .. } | Error::FramesHidden { .. } => PERMISSION,
+        Error::NoIdleTracking { denied: true, .. } => PERMISSION,
+        Error::NoIdleTracking { denied: false, .. } => USAGE,
         Error::KernelThread { .. }
         | Error::Parse { .. }
         | Error::UnreadableLines { .. }

@@ -218,6 +218,15 @@ pub enum Error {
         owner: String,
     },
 
+    /// Idle page tracking was asked for and cannot run here.
+    #[error("idle page tracking cannot run: {why}; the referenced bits (clear_refs) measure the working set without it")]
+    NoIdleTracking {
+        /// What is missing: the bitmap, or the privilege to use it.
+        why: String,
+        /// Whether it is a matter of privilege (root would have it).
+        denied: bool,
+    },
+
     /// A figure only the live system can give was asked of a recorded
     /// tree (a recording holds no referenced bits to reset, and no page
     /// tables behind it).

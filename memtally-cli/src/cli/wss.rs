@@ -11,6 +11,7 @@ use clap::Args;
 
 use memtally_core::error::UseCase;
 use memtally_core::model::series::{Scope, SeriesFigure};
+use memtally_core::model::wss::WssChoice;
 use memtally_core::source::series::SeriesWriter;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::select::require_selection;
@@ -18,9 +19,12 @@ use memtally_core::usecase::wss::Wss;
 use memtally_core::write::NewFile;
 use memtally_core::{Error, Result};
 
+use crate::cli::choice::choice;
 use crate::cli::select::SelectArgs;
 use crate::render::units::plural;
-use crate::render::wss::{csv_header, method_line, sample_csv, sample_json, series_line, WssView};
+use crate::render::wss::{
+    csv_header, method_line, notice, sample_csv, sample_json, series_line, WssView,
+};
 use crate::render::{print, stdout_error, Format};
 use crate::signal::{self, Finishing};
 
@@ -48,6 +52,13 @@ pub struct WssArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
+    /// How touched pages are found: `auto` uses idle page tracking where
+    /// the kernel has it (/sys/kernel/mm/page_idle/bitmap) and memtally
+    /// runs as root, else the referenced bits; `idle` insists on idle
+    /// tracking; `referenced` resets the referenced bits (clear_refs).
+    #[arg(long, value_name = "METHOD", default_value = "auto", value_parser = choice::<WssChoice>())]
+    pub method: WssChoice,
+
     /// Output format (docs/json.md, "wss").
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -62,12 +73,10 @@ pub fn run(root: &ProcRoot, args: &WssArgs, out: &mut dyn Write) -> Result<()> {
     if args.count == 0 {
         return Err(Error::Usage("--count must be at least 1".into()));
     }
-    let mut wss = Wss::hold(root, &sel)?;
+    let mut wss = Wss::hold_with(root, &sel, args.method)?;
     // Said once, before anything is reset: the reset is not free.
-    eprintln!(
-        "memtally: wss resets the referenced bits of {} (/proc/PID/clear_refs): the kernel's page reclaim may choose differently for a while; no other process is touched",
-        plural(wss.len(), "selected process", "selected processes")
-    );
+    let processes = plural(wss.len(), "selected process", "selected processes");
+    eprintln!("{}", notice(wss.method(), &processes));
     let mut file = match &args.output {
         Some(p) => {
             let w = SeriesWriter::with_figures(NewFile::create(p)?, SeriesFigure::WSS)

@@ -26,18 +26,28 @@ pub struct WssView<'a> {
     pub elapsed_s: f64,
 }
 
-/// The words for the method line and the stderr notice.
+/// The words for the method line.
 pub fn method_line(method: WssMethod, idle_tracking: IdleTracking) -> String {
+    let how = match method {
+        WssMethod::ClearRefs => "reset the referenced bits through /proc/PID/clear_refs, read smaps Referenced after the interval",
+        WssMethod::IdlePages => "marked the frames of the resident pages idle in /sys/kernel/mm/page_idle/bitmap, read it back after the interval",
+    };
     let idle = match idle_tracking {
         IdleTracking::Absent => {
-            "idle page tracking is unavailable (this kernel has no /sys/kernel/mm/page_idle/bitmap)"
+            "; idle page tracking is unavailable (this kernel has no /sys/kernel/mm/page_idle/bitmap)"
         }
-        IdleTracking::PresentUnused => "idle page tracking is present but not used by this build",
+        IdleTracking::PresentUnused => "; idle page tracking is present but was not used (--method referenced, or not root)",
+        IdleTracking::Used => "",
     };
-    format!(
-        "method: {} (reset the referenced bits through /proc/PID/clear_refs, read smaps Referenced after the interval); {idle}",
-        method.name()
-    )
+    format!("method: {} ({how}){idle}", method.name())
+}
+
+/// The stderr notice, once before anything is reset or marked.
+pub fn notice(method: WssMethod, processes: &str) -> String {
+    match method {
+        WssMethod::ClearRefs => format!("memtally: wss resets the referenced bits of {processes} (/proc/PID/clear_refs): the kernel's page reclaim may choose differently for a while; no other process is touched"),
+        WssMethod::IdlePages => format!("memtally: wss marks the pages of {processes} idle (idle page tracking): reclaim is not affected; no other process is touched"),
+    }
 }
 
 /// What the columns mean, once under the table.

@@ -31,6 +31,7 @@ mod machine_swap;
 mod metrics_figures;
 mod over_time;
 mod pages;
+mod pages_huge;
 mod permissions;
 mod plots;
 mod plots_look;

@@ -14,7 +14,7 @@ use crate::support::{python_root_path, rollup, run, run_json, MIB};
 
 /// Whether this run may read page frames (root with CAP_SYS_ADMIN);
 /// prints why not.
-fn frames_readable() -> bool {
+pub(crate) fn frames_readable() -> bool {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     let ok = root && std::fs::File::open("/proc/kpagecount").is_ok();
@@ -24,11 +24,11 @@ fn frames_readable() -> bool {
     ok
 }
 
-fn rollup_of(pid: u32) -> std::collections::BTreeMap<String, u64> {
+pub(crate) fn rollup_of(pid: u32) -> std::collections::BTreeMap<String, u64> {
     rollup(&Path::new("/proc").join(pid.to_string()).join("smaps_rollup"))
 }
 
-fn num(v: &Value, key: &str) -> u64 {
+pub(crate) fn num(v: &Value, key: &str) -> u64 {
     v[key].as_u64().unwrap_or_else(|| panic!("{key} is a number in {v}"))
 }
 

@@ -236,7 +236,8 @@ fn a_series_is_one_line_per_interval_and_plot_draws_it() {
 #[test]
 fn the_table_names_its_figures_and_method() {
     let child = toucher(8 * MIB, 2 * MIB, 0);
-    let out = run(&["wss", &child.pid().to_string(), "--interval", "100ms"]);
+    let pid = child.pid().to_string();
+    let out = run(&["wss", &pid, "--interval", "100ms", "--method", "referenced"]);
     assert!(out.status.success(), "{}", err(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     for want in ["TOUCHED", "WORKING SET", "COLD", "heap / anon rw", "method: clear_refs"] {
@@ -244,7 +245,7 @@ fn the_table_names_its_figures_and_method() {
     }
     assert!(text.contains("dirty pages plus clean file-backed pages touched"), "{text}");
     let idle = std::path::Path::new("/sys/kernel/mm/page_idle/bitmap").exists();
-    let said = if idle { "present but not used" } else { "idle page tracking is unavailable" };
+    let said = if idle { "present but was not used" } else { "idle page tracking is unavailable" };
     assert!(text.contains(said), "{text}");
 }
 
@@ -297,4 +298,44 @@ fn watch_wss_adds_the_working_set_of_each_interval() {
     // Without a selection it refuses, as wss does.
     let every = run(&["watch", "--wss", "--count", "1"]);
     assert_eq!(every.status.code(), Some(2), "{}", err(&every));
+}
+
+/// Idle page tracking: where the kernel has the bitmap (and the run is
+/// root's), `--method idle` finds the child's touched pages as the
+/// referenced bits do; where it has none, `--method idle` is one line
+/// that says so (exit code 2) and `auto` falls back to the referenced
+/// bits, saying so in the method line.
+#[test]
+fn idle_tracking_runs_where_the_kernel_has_it_and_says_why_not_elsewhere() {
+    let (total, hot) = (32 * MIB, 8 * MIB);
+    let child = toucher(total, hot, 0);
+    let pid = child.pid().to_string();
+    let bitmap = std::path::Path::new("/sys/kernel/mm/page_idle/bitmap");
+    if !bitmap.exists() {
+        let out = run(&["wss", &pid, "--interval", "100ms", "--method", "idle"]);
+        assert_eq!(out.status.code(), Some(2), "{}", err(&out));
+        let e = err(&out);
+        assert_eq!(e.trim_end().lines().count(), 1, "one line: {e}");
+        assert!(e.contains("CONFIG_IDLE_PAGE_TRACKING"), "{e}");
+        let doc = wss_json(&[&pid, "--interval", "100ms"]);
+        assert_eq!(
+            (doc["method"].as_str(), doc["idle_tracking"].as_str()),
+            (Some("clear_refs"), Some("absent"))
+        );
+        return eprintln!("skipped: the live idle-tracking run (this kernel has no {}: built without CONFIG_IDLE_PAGE_TRACKING)", bitmap.display());
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return eprintln!("skipped: idle page tracking needs root (the bitmap is root's)");
+    }
+    let doc = wss_json(&[&pid, "--interval", "1s", "--method", "idle"]);
+    assert_eq!(
+        (doc["method"].as_str(), doc["idle_tracking"].as_str()),
+        (Some("idle_pages"), Some("used"))
+    );
+    let touched = figure(heap(&doc), "touched");
+    assert!(
+        (hot as u64..=hot as u64 + SLACK).contains(&touched),
+        "heap touched {touched}, the child touches {hot}"
+    );
 }

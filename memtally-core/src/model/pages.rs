@@ -113,6 +113,11 @@ impl Frames {
         }
     }
 
+    /// Every frame read with what was read of it, in frame order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, FrameInfo)> + '_ {
+        self.pfns.iter().copied().zip(self.info.iter().copied())
+    }
+
     /// How many frames.
     pub fn len(&self) -> usize {
         self.pfns.len()
@@ -122,6 +127,19 @@ impl Frames {
     pub fn is_empty(&self) -> bool {
         self.pfns.is_empty()
     }
+}
+
+/// What a page-level read cost: the kernel's entries read from each file
+/// (8 bytes each), for the benchmark and the tests of bounded cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ReadCost {
+    /// Entries of `/proc/PID/pagemap` read, every process together.
+    pub pagemap_entries: u64,
+    /// Entries of `/proc/kpageflags` read.
+    pub kpageflags_entries: u64,
+    /// Entries of `/proc/kpagecount` read.
+    pub kpagecount_entries: u64,
 }
 
 /// A swap slot: the swap area and the slot in it.
@@ -145,6 +163,13 @@ pub struct ProcPages {
     pub runs: Vec<ScanRun>,
     /// Whether `PAGEMAP_SCAN` ran (so `runs` is the whole answer).
     pub scanned: bool,
+    /// The frames of each huge page mapped whole (a THP mapped by one
+    /// page-middle entry, a hugetlb page): first frame and how many, one
+    /// folio each. Their pagemap was read one entry per huge page, and
+    /// page states read one flags word for each.
+    pub huge_frames: Vec<(u64, u64)>,
+    /// Pagemap entries read (what the read cost the kernel).
+    pub pagemap_entries: u64,
 }
 
 /// One resident page, as pagemap tells it.

@@ -15,8 +15,11 @@ pub enum WssMethod {
     /// what was touched. It changes what the kernel thinks is recently
     /// used, so reclaim may choose differently afterwards.
     ClearRefs,
-    /// Idle page tracking (`/sys/kernel/mm/page_idle/bitmap`): no effect
-    /// on reclaim. Only detected so far; see `source::wss`.
+    /// Idle page tracking (`/sys/kernel/mm/page_idle/bitmap`): the frames
+    /// of the process's resident pages (from pagemap) are marked idle, and
+    /// after the interval a page whose frame is no longer idle was
+    /// touched. No effect on reclaim; needs root and a kernel built with
+    /// `CONFIG_IDLE_PAGE_TRACKING`.
     IdlePages,
 }
 
@@ -47,7 +50,49 @@ pub enum IdleTracking {
     /// No `/sys/kernel/mm/page_idle/bitmap` (a kernel built without
     /// `CONFIG_IDLE_PAGE_TRACKING`): `clear_refs` is the only way.
     Absent,
-    /// The bitmap is there, but this build does not read it yet (it needs
-    /// page frame numbers from pagemap): `clear_refs` ran instead.
+    /// The bitmap is there but was not used: memtally may not open it
+    /// (it is root's), or `--method referenced` was asked for.
     PresentUnused,
+    /// The bitmap is there and the measurement used it.
+    Used,
+}
+
+/// Which method `wss` is asked to use (`--method`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum WssChoice {
+    /// Idle page tracking where the kernel has it and memtally may use it,
+    /// else the referenced bits.
+    Auto,
+    /// Idle page tracking, or an error saying why it cannot run.
+    Idle,
+    /// The referenced bits (`clear_refs`), even where idle tracking is there.
+    Referenced,
+}
+
+impl Named for WssChoice {
+    const ALL: &'static [WssChoice] = &[WssChoice::Auto, WssChoice::Idle, WssChoice::Referenced];
+
+    fn name(self) -> &'static str {
+        match self {
+            WssChoice::Auto => "auto",
+            WssChoice::Idle => "idle",
+            WssChoice::Referenced => "referenced",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            WssChoice::Auto => {
+                "idle page tracking where the kernel has it (and as root), else referenced"
+            }
+            WssChoice::Idle => {
+                "idle page tracking (/sys/kernel/mm/page_idle/bitmap): leaves reclaim alone"
+            }
+            WssChoice::Referenced => {
+                "reset the referenced bits (clear_refs), read smaps Referenced"
+            }
+        }
+    }
 }

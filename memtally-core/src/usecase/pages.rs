@@ -5,7 +5,7 @@
 
 use crate::analyze::exclusive::{exclusive, swap_holders};
 use crate::error::{Error, PageFigure, Result};
-use crate::model::pages::{Exclusive, Frames, ProcPages};
+use crate::model::pages::{Exclusive, Frames, ProcPages, ReadCost, PAGE};
 use crate::model::Note;
 use crate::source::pages::kconfig::{large_folio_count, LargeFolioCount};
 use crate::source::pages::{kpage, pagemap, KpageFiles};
@@ -21,6 +21,8 @@ pub struct PageRead {
     pub frames: Frames,
     /// Processes whose pages could not be read, and why.
     pub unread: Vec<(u32, String)>,
+    /// What the read cost: entries of each file read.
+    pub cost: ReadCost,
 }
 
 /// Which frames to read the map count and flags of.
@@ -77,7 +79,10 @@ pub fn read_pages(
     });
     for ((pid, _), r) in procs.iter().zip(results) {
         match r {
-            Ok(p) => read.pages.push(Some(p)),
+            Ok(p) => {
+                read.cost.pagemap_entries += p.pagemap_entries;
+                read.pages.push(Some(p));
+            }
             Err(e) => {
                 read.unread.push((*pid, e.to_string()));
                 read.pages.push(None);
@@ -100,10 +105,15 @@ pub fn read_pages(
             .collect();
         pfns.sort_unstable();
         pfns.dedup();
-        read.frames = kpage::read(&files, pfns, !all).map_err(|e| match e {
+        let huge: Vec<(u64, u64)> =
+            read.pages.iter().flatten().flat_map(|p| p.huge_frames.iter().copied()).collect();
+        let (frames, cost) = kpage::read(&files, pfns, !all, &huge).map_err(|e| match e {
             Error::Io { path, source } => hidden(figure, &path, source),
             e => e,
         })?;
+        read.frames = frames;
+        read.cost.kpageflags_entries = cost.kpageflags_entries;
+        read.cost.kpagecount_entries = cost.kpagecount_entries;
         if !all {
             discount_self(root, procs, &mut read.frames);
         }
@@ -225,10 +235,16 @@ pub struct PageView {
     pub totals: crate::model::pages::PageStates,
     /// What the figures leave out.
     pub notes: Vec<Note>,
+    /// What the read cost: entries of each file read.
+    pub cost: ReadCost,
 }
 
-/// Reads one process's regions and pages: page states by category, from
+/// Reads one process's mappings and pages: page states by category, from
 /// kpageflags where memtally may read it (root), else from `PAGEMAP_SCAN`.
+/// The mappings come from `maps`, not smaps: the categories need no
+/// figure of smaps but Anonymous (a relro mapping is read-only file data
+/// with anonymous pages), which pagemap tells page by page, and smaps
+/// would walk the page tables once more (docs/benchmarks.md#page-level-reads).
 pub fn page_view(root: &ProcRoot, pid: u32) -> Result<PageView> {
     if !root.is_procfs() {
         return Err(Error::LiveOnly {
@@ -236,49 +252,142 @@ pub fn page_view(root: &ProcRoot, pid: u32) -> Result<PageView> {
             what: crate::error::LiveOnly::Pages(PageFigure::PageStates),
         });
     }
-    let process = root.process(pid)?;
-    let procs = [(pid, process.comm.clone())];
+    let (comm, cmdline) = root.identity(pid)?;
+    let (pages, mut regions) = pagemap::read_mapped(root, pid, &comm, true)?;
     let mut notes = Vec::new();
-    let read = match read_pages(root, &procs, FramesFor::AllFlags, PageFigure::PageStates) {
+    let mut cost = ReadCost { pagemap_entries: pages.pagemap_entries, ..ReadCost::default() };
+    let frames = match all_flags(root, &pages) {
+        Ok((frames, c)) => {
+            cost.kpageflags_entries = c.kpageflags_entries;
+            Some(frames)
+        }
         Err(Error::FramesHidden { why, .. }) => {
             notes.push(Note::PageFlagsHidden { why });
-            read_pages(root, &procs, FramesFor::None, PageFigure::PageStates)?
+            None
         }
-        r => r?,
+        Err(e) => return Err(e),
     };
-    let flags = notes.is_empty();
-    let Some(Some(pages)) = read.pages.first() else {
-        let why = read.unread.first().map(|u| u.1.clone()).unwrap_or_default();
-        return Err(Error::NotFound(format!(
-            "the pages of process {pid} could not be read: {why}"
-        )));
-    };
-    if !flags && !pages.scanned {
+    if frames.is_none() && !pages.scanned {
         return Err(Error::FramesHidden {
             figure: PageFigure::PageStates,
             why: "this kernel has no PAGEMAP_SCAN (Linux 6.7 and later) to tell the states without them".into(),
         });
     }
-    let frames = flags.then_some(&read.frames);
-    let categories = crate::analyze::page_states::page_states(&process.regions, pages, frames);
+    anonymous_from_pages(&mut regions, &pages);
+    let categories = crate::analyze::page_states::page_states(&regions, &pages, frames.as_ref());
     let mut totals = crate::model::pages::PageStates::default();
     for (_, s) in &categories {
         totals.add(s);
     }
-    if frames.is_some_and(|f| !f.is_empty()) {
+    if frames.as_ref().is_some_and(|f| !f.is_empty()) {
         let zero = totals.zero_page;
         let ksm = totals.ksm.unwrap_or(0);
         if ksm > 0 || zero > 0 {
             notes.push(Note::KsmAndZeroPages { ksm, zero });
         }
     }
-    Ok(PageView {
-        pid,
-        comm: process.comm,
-        cmdline: process.cmdline,
-        flags,
-        categories,
-        totals,
-        notes,
+    Ok(PageView { pid, comm, cmdline, flags: frames.is_some(), categories, totals, notes, cost })
+}
+
+/// The flags of every frame of `pages` (one word per huge page mapped
+/// whole); [`Error::FramesHidden`] where memtally may not read them.
+fn all_flags(root: &ProcRoot, pages: &ProcPages) -> Result<(Frames, ReadCost)> {
+    let figure = PageFigure::PageStates;
+    let files = KpageFiles::under(root.path());
+    if let Err(e) = std::fs::File::open(&files.flags) {
+        return Err(hidden(figure, &files.flags, e));
+    }
+    if pages.frames_hidden {
+        let why = "the frame numbers in pagemap read as 0".into();
+        return Err(Error::FramesHidden { figure, why });
+    }
+    let mut pfns: Vec<u64> = pages.present.iter().map(|x| x.pfn).collect();
+    pfns.sort_unstable();
+    pfns.dedup();
+    kpage::read(&files, pfns, false, &pages.huge_frames).map_err(|e| match e {
+        Error::Io { path, source } => hidden(figure, &path, source),
+        e => e,
     })
+}
+
+/// Fills in each mapping's Anonymous (which `maps` lacks) from its resident
+/// pages that pagemap says are neither a file's nor shared, as smaps
+/// counts it.
+fn anonymous_from_pages(regions: &mut [crate::model::Region], pages: &ProcPages) {
+    let mut at = 0;
+    for r in regions.iter_mut() {
+        let (Some(start), Some(end)) = (r.start, r.end) else { continue };
+        if r.sizes.anonymous.is_some() {
+            continue;
+        }
+        // `maps` and the pages are both in address order.
+        let present = &pages.present;
+        at = at.max(present.partition_point(|p| p.addr < start).min(present.len()));
+        let mut anon = 0;
+        while at < present.len() && present[at].addr < end {
+            anon += if present[at].file { 0 } else { PAGE };
+            at += 1;
+        }
+        r.sizes.anonymous = Some(anon);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::pages::{FrameInfo, PageFlags, Present};
+
+    const ANON: u64 = 1 << 12;
+    const KSM: u64 = 1 << 21;
+    const HEAD: u64 = 1 << 15;
+    const THP: u64 = 1 << 22;
+
+    /// One process mapping frames 1..=4 (shared or file pages, so their
+    /// frames are looked at): 1 a KSM page, 2 the head of a large folio,
+    /// 3 a page whose map count fell below the process's own mapping
+    /// while read, 4 a plain page; each mapped once.
+    fn read() -> PageRead {
+        let present =
+            (1..=4).map(|pfn| Present { addr: pfn << 12, pfn, solo: false, file: false }).collect();
+        let info = |mapcount, flags| FrameInfo { mapcount, flags: PageFlags(flags) };
+        PageRead {
+            pages: vec![Some(ProcPages { pid: 1, present, ..ProcPages::default() })],
+            frames: Frames::new(
+                vec![1, 2, 3, 4],
+                vec![info(1, ANON | KSM), info(1, ANON | HEAD | THP), info(0, ANON), info(1, ANON)],
+            ),
+            ..PageRead::default()
+        }
+    }
+
+    fn root_with_config(text: &str) -> (tempfile::TempDir, ProcRoot) {
+        let dir = tempfile::tempdir().unwrap();
+        let gz = std::fs::File::create(dir.path().join("config.gz")).unwrap();
+        let mut enc = flate2::write::GzEncoder::new(gz, flate2::Compression::fast());
+        std::io::Write::write_all(&mut enc, text.as_bytes()).unwrap();
+        enc.finish().unwrap();
+        let root = ProcRoot::new(dir.path());
+        (dir, root)
+    }
+
+    /// Each caveat of the exclusive figure is a note where it applies:
+    /// KSM pages, pages changed during the read, and large folios where
+    /// the kernel counts their average map count, not elsewhere.
+    #[test]
+    fn each_caveat_gets_its_note_where_it_applies() {
+        let (_dir, average) = root_with_config("CONFIG_NO_PAGE_MAPCOUNT=y\n");
+        let got = exact_figures(&average, &read(), &[vec![0]], true);
+        assert_eq!((got.all.ksm, got.all.large, got.all.changed), (PAGE, PAGE, PAGE));
+        assert_eq!(got.all.bytes, 3 * PAGE, "the changed page is left out");
+        assert!(got.notes.contains(&Note::LargeFolioAverage { bytes: PAGE }), "{:?}", got.notes);
+        assert!(got.notes.contains(&Note::KsmAndZeroPages { ksm: PAGE, zero: 0 }));
+        assert!(got.notes.contains(&Note::PagesChanged { bytes: PAGE }));
+        let (_dir, precise) = root_with_config("CONFIG_PAGE_MAPCOUNT=y\n");
+        let got = exact_figures(&precise, &read(), &[vec![0]], true);
+        assert!(
+            !got.notes.iter().any(|n| matches!(n, Note::LargeFolioAverage { .. })),
+            "each page's own count: no note, {:?}",
+            got.notes
+        );
+    }
 }

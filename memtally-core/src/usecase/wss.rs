@@ -13,8 +13,10 @@ use std::time::Instant;
 use crate::analyze::select::Selection;
 use crate::analyze::wss::{sum_categories, WssFold, WssProcess, WssReport};
 use crate::error::{Error, LiveOnly, Result};
-use crate::model::wss::{IdleTracking, WssMethod};
-use crate::model::{Figure, Needs, Note, ProcInfo, Sizes};
+use crate::model::pages::{ProcPages, PAGE};
+use crate::model::wss::{IdleTracking, WssChoice, WssMethod};
+use crate::model::{Figure, Flow, Needs, Note, ProcInfo, Region, RegionSink, Sizes};
+use crate::source::pages::pagemap;
 use crate::source::parse::stat::{self, Change, Stamp};
 use crate::source::wss::clear_refs::{self, Held};
 use crate::source::wss::idle;
@@ -41,28 +43,41 @@ pub struct Wss {
     root: ProcRoot,
     tracked: Vec<Tracked>,
     idle_tracking: IdleTracking,
+    /// The bitmap, where idle page tracking is the method.
+    bitmap: Option<idle::Bitmap>,
     /// What could not be held or reset (not measured).
     notes: Vec<Note>,
 }
 
 impl Wss {
-    /// Selects and holds the processes, resetting nothing yet. A recorded
-    /// tree is refused ([`Error::LiveOnly`]); a selection none of whose
-    /// processes could be held is the first reason.
+    /// Selects and holds the processes, resetting nothing yet, to be
+    /// measured by idle page tracking where it can run, else by the
+    /// referenced bits ([`hold_with`](Self::hold_with), [`WssChoice::Auto`]).
     pub fn hold(root: &ProcRoot, sel: &Selection) -> Result<Wss> {
+        Self::hold_with(root, sel, WssChoice::Auto)
+    }
+
+    /// Selects and holds the processes, resetting nothing yet, for the
+    /// method `choice` picks. A recorded tree is refused
+    /// ([`Error::LiveOnly`]); idle tracking asked for where it cannot run
+    /// is [`Error::NoIdleTracking`]; a selection none of whose processes
+    /// could be held is the first reason.
+    pub fn hold_with(root: &ProcRoot, sel: &Selection, choice: WssChoice) -> Result<Wss> {
         if !root.is_procfs() {
             return Err(Error::LiveOnly {
                 root: root.path().to_path_buf(),
                 what: LiveOnly::WorkingSet,
             });
         }
+        let (idle_tracking, bitmap) = pick(choice)?;
         let selected = select(root, sel, Needs { cmdline: true, ..Needs::default() })?;
         selected.require_any(root, sel)?;
         let mut tracked = Vec::new();
         let mut vanished = selected.vanished;
         let mut failed: Vec<Error> = Vec::new();
+        let idle = bitmap.is_some();
         for info in selected.infos {
-            match hold_one(root, info) {
+            match hold_one(root, info, idle) {
                 Ok(Some(t)) => tracked.push(t),
                 Ok(None) => vanished += 1,
                 Err(e) => failed.push(e),
@@ -79,7 +94,7 @@ impl Wss {
         if vanished > 0 {
             notes.push(Note::Exited { count: vanished });
         }
-        Ok(Wss { root: root.clone(), tracked, idle_tracking: idle::detect(), notes })
+        Ok(Wss { root: root.clone(), tracked, idle_tracking, bitmap, notes })
     }
 
     /// How many processes are held (to be reset and read).
@@ -92,10 +107,12 @@ impl Wss {
         self.tracked.is_empty()
     }
 
-    /// The method that runs: `clear_refs` on this build (see
-    /// [`IdleTracking`] for whether the kernel offers the other).
+    /// The method that runs.
     pub fn method(&self) -> WssMethod {
-        WssMethod::ClearRefs
+        match self.bitmap {
+            Some(_) => WssMethod::IdlePages,
+            None => WssMethod::ClearRefs,
+        }
     }
 
     /// Whether the kernel offers idle page tracking.
@@ -112,7 +129,7 @@ impl Wss {
         let mut kept = Vec::new();
         for mut t in std::mem::take(&mut self.tracked) {
             let before = Instant::now();
-            match reset_one(&self.root, &t) {
+            match reset_one(&self.root, &t, self.bitmap.as_ref()) {
                 Ok(true) => {
                     t.reset_at = Some(before + before.elapsed() / 2);
                     kept.push(t);
@@ -142,7 +159,7 @@ impl Wss {
         let mut spread = (0u64, 0usize);
         let mut kept = Vec::new();
         for t in self.tracked.drain(..) {
-            match read_one(&self.root, &t) {
+            match read_one(&self.root, &t, self.bitmap.as_ref()) {
                 Ok(Some((p, s))) => {
                     spread.0 += s.0;
                     spread.1 += s.1;
@@ -198,16 +215,72 @@ fn stamp_of(root: &ProcRoot, pid: u32, held: &Held) -> Result<Stamp> {
         .map_err(|e| Error::Parse { path: root.pid_file(pid, "stat"), message: e.to_string() })
 }
 
+/// The method `choice` gives on this kernel, as the report tells it, and
+/// the bitmap where idle page tracking is the one.
+fn pick(choice: WssChoice) -> Result<(IdleTracking, Option<idle::Bitmap>)> {
+    let found = idle::detect();
+    let open = || idle::Bitmap::open().ok();
+    match (choice, found) {
+        (WssChoice::Referenced, IdleTracking::Absent) => Ok((IdleTracking::Absent, None)),
+        (WssChoice::Referenced, _) => Ok((IdleTracking::PresentUnused, None)),
+        (WssChoice::Auto, IdleTracking::Used) => match open() {
+            Some(b) => Ok((IdleTracking::Used, Some(b))),
+            None => Ok((IdleTracking::PresentUnused, None)),
+        },
+        (WssChoice::Auto, found) => Ok((found, None)),
+        (WssChoice::Idle, IdleTracking::Absent) => Err(Error::NoIdleTracking {
+            why: format!(
+                "this kernel has no {} (it is built without CONFIG_IDLE_PAGE_TRACKING)",
+                idle::BITMAP
+            ),
+            denied: false,
+        }),
+        (WssChoice::Idle, _) => match idle::Bitmap::open() {
+            Ok(b) => Ok((IdleTracking::Used, Some(b))),
+            Err(e) => Err(Error::NoIdleTracking {
+                why: format!(
+                    "{}: {e} (it is root's, and the frames come from pagemap)",
+                    idle::BITMAP
+                ),
+                denied: e.kind() == std::io::ErrorKind::PermissionDenied,
+            }),
+        },
+    }
+}
+
+/// The frames of `pid`'s resident pages, sorted, and its pages.
+fn frames_of(root: &ProcRoot, t: &Tracked) -> Result<(Vec<u64>, ProcPages)> {
+    let pages = pagemap::read(root, t.info.pid, &t.info.comm)?;
+    if pages.frames_hidden {
+        return Err(Error::NoIdleTracking {
+            why: "the frame numbers in pagemap read as 0 (they take CAP_SYS_ADMIN)".into(),
+            denied: true,
+        });
+    }
+    let mut pfns: Vec<u64> = pages.present.iter().map(|p| p.pfn).collect();
+    pfns.sort_unstable();
+    pfns.dedup();
+    Ok((pfns, pages))
+}
+
 /// Resets one process, if it is still the one selected: `false` when it
-/// is gone (exited, its PID reused, or it ran a new program).
-fn reset_one(root: &ProcRoot, t: &Tracked) -> Result<bool> {
+/// is gone (exited, its PID reused, or it ran a new program). With the
+/// bitmap, the frames of its resident pages are marked idle (its
+/// referenced bits are left alone); else its referenced bits are reset.
+fn reset_one(root: &ProcRoot, t: &Tracked, bitmap: Option<&idle::Bitmap>) -> Result<bool> {
     let pid = t.info.pid;
     let step = || -> Result<bool> {
         let held = clear_refs::hold(root, pid)?;
         if t.stamp.compare(&stamp_of(root, pid, &held)?) != Change::Same {
             return Ok(false);
         }
-        held.reset(root)?;
+        match bitmap {
+            Some(b) => {
+                let (pfns, _) = frames_of(root, t)?;
+                b.mark(&pfns).map_err(|e| Error::io(idle::BITMAP, e))?;
+            }
+            None => held.reset(root)?,
+        }
         Ok(true)
     };
     match step() {
@@ -218,35 +291,59 @@ fn reset_one(root: &ProcRoot, t: &Tracked) -> Result<bool> {
 
 /// Checks one selected process; `None` when it is gone, or its PID now
 /// names another process (its short name changed since it was selected).
-fn hold_one(root: &ProcRoot, info: ProcInfo) -> Result<Option<Tracked>> {
-    match check_one(root, info) {
+fn hold_one(root: &ProcRoot, info: ProcInfo, idle: bool) -> Result<Option<Tracked>> {
+    match check_one(root, info, idle) {
         Err(e) if gone(&e) => Ok(None),
         r => r,
     }
 }
 
-fn check_one(root: &ProcRoot, info: ProcInfo) -> Result<Option<Tracked>> {
+fn check_one(root: &ProcRoot, info: ProcInfo, idle: bool) -> Result<Option<Tracked>> {
     let held = clear_refs::hold(root, info.pid)?;
     let comm = held.read(root, "comm")?;
     if String::from_utf8_lossy(&comm).trim_end_matches('\n') != info.comm {
         return Ok(None);
     }
-    // Refused now rather than after other processes were reset.
-    held.check(root)?;
+    // Refused now rather than after other processes were reset (idle
+    // tracking writes no clear_refs; its bitmap was opened already).
+    if !idle {
+        held.check(root)?;
+    }
     let stamp = stamp_of(root, info.pid, &held)?;
     Ok(Some(Tracked { info, stamp, reset_at: None }))
 }
 
 /// One process's figures since its reset, and its working set's spread;
 /// `None` when it exited or ran a new program meanwhile.
-fn read_one(root: &ProcRoot, t: &Tracked) -> Result<Option<(WssProcess, (u64, usize))>> {
+fn read_one(
+    root: &ProcRoot,
+    t: &Tracked,
+    bitmap: Option<&idle::Bitmap>,
+) -> Result<Option<(WssProcess, (u64, usize))>> {
     let pid = t.info.pid;
     let start = Instant::now();
     let mut fold = WssFold::default();
+    // With idle tracking, the pages touched are those whose frame is no
+    // longer idle (or was not there to mark: faulted in since); each
+    // mapping's Referenced is replaced by them before it is figured.
+    let touched = match bitmap {
+        Some(b) => match touched_pages(root, t, b) {
+            Ok(v) => Some(v),
+            Err(Error::NoSuchProcess { .. } | Error::Exited { .. } | Error::Changed { .. }) => {
+                return Ok(None)
+            }
+            Err(e) => return Err(e),
+        },
+        None => None,
+    };
     // smaps alone: its figures are all `wss` needs, and the rollup a
     // show reads beside it would walk the page tables a second time. The
     // stamp below tells an smaps an exit cut short.
-    match root.stream_regions(pid, "smaps", &mut fold) {
+    let streamed = match &touched {
+        Some(addrs) => root.stream_regions(pid, "smaps", &mut Touched { addrs, fold: &mut fold }),
+        None => root.stream_regions(pid, "smaps", &mut fold),
+    };
+    match streamed {
         Ok(_) => {}
         Err(Error::NoSuchProcess { .. } | Error::Exited { .. } | Error::Changed { .. }) => {
             return Ok(None)
@@ -271,6 +368,33 @@ fn read_one(root: &ProcRoot, t: &Tracked) -> Result<Option<(WssProcess, (u64, us
         categories: fold.categories(),
     };
     Ok(Some((process, fold.spread)))
+}
+
+/// The addresses of `t`'s resident pages touched since their frames were
+/// marked idle, in order.
+fn touched_pages(root: &ProcRoot, t: &Tracked, bitmap: &idle::Bitmap) -> Result<Vec<u64>> {
+    let (pfns, pages) = frames_of(root, t)?;
+    let idle = bitmap.idle(&pfns).map_err(|e| Error::io(idle::BITMAP, e))?;
+    let still = |pfn: u64| pfns.binary_search(&pfn).is_ok_and(|i| idle[i]);
+    Ok(pages.present.iter().filter(|p| !still(p.pfn)).map(|p| p.addr).collect())
+}
+
+/// Sets each mapping's Referenced to its pages idle tracking found
+/// touched, then hands it on.
+struct Touched<'a> {
+    addrs: &'a [u64],
+    fold: &'a mut WssFold,
+}
+
+impl RegionSink for Touched<'_> {
+    fn region(&mut self, line: usize, mut region: Region) -> Flow {
+        if let (Some(start), Some(end)) = (region.start, region.end) {
+            let from = self.addrs.partition_point(|&a| a < start);
+            let to = self.addrs.partition_point(|&a| a < end);
+            region.sizes.referenced = Some((to - from) as u64 * PAGE);
+        }
+        self.fold.region(line, region)
+    }
 }
 
 /// The notes for processes that could not be held.

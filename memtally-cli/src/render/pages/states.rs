@@ -4,7 +4,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use memtally_core::model::pages::PageStates;
+use memtally_core::model::pages::{PageStates, ReadCost};
 use memtally_core::usecase::pages::PageView;
 
 use crate::render::blocks::{write_text, Block};
@@ -96,6 +96,7 @@ impl Printer for PageView {
                 totals: &self.totals,
                 partial: !self.flags,
                 notes: words(&self.notes),
+                read_cost: &self.cost,
             },
         )
     }
@@ -147,6 +148,8 @@ struct PagesJson<'a> {
     totals: &'a PageStates,
     partial: bool,
     notes: Vec<String>,
+    /// What the read cost the kernel: entries read of each file.
+    read_cost: &'a ReadCost,
 }
 
 /// The JSON Schema of this document (docs/schema/).
