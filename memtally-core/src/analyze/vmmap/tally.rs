@@ -309,7 +309,8 @@ impl VRegionSink for Tally {
 
 impl SplitSink for Tally {
     /// Both tallies must be unfinished and have the same filter.
-    fn absorb(&mut self, later: Tally, line_offset: usize) {
+    fn absorb(&mut self, part: &mut Tally, line_offset: usize) -> Flow {
+        let later = std::mem::replace(part, Tally::new(part.filter.clone()));
         self.regions_read += later.regions_read;
         self.selected += later.selected;
         opt_add(&mut self.whole_footprint, later.whole_footprint);
@@ -331,6 +332,7 @@ impl SplitSink for Tally {
             o.line += line_offset;
             self.overcommit_samples.push(o);
         }
+        Flow::Continue
     }
 }
 
@@ -356,7 +358,7 @@ mod tests {
         }
     }
 
-    /// The split parse's two halves, each with a huge region of the same
+    /// Two parts of a parse in parts, each with a huge region of the same
     /// type: merged, every sum stops at u64::MAX (it wrapped, or panicked
     /// with overflow checks on, when the merge added field by field).
     #[test]
@@ -366,7 +368,7 @@ mod tests {
             t.add(1, &huge("IOSurface"));
             t.add(2, &huge("IOSurface"));
         }
-        first.absorb(second, 2);
+        first.absorb(&mut second, 2);
         first.finish();
         let f = &first.footprint["IOSurface"];
         assert_eq!((f.regions, f.volatile_vsize, f.reclaimable), (4, u64::MAX, Some(u64::MAX)));
