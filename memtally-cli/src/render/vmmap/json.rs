@@ -18,7 +18,7 @@ use super::VmmapView;
 use crate::render::table::csv_text;
 
 #[derive(Serialize, schemars::JsonSchema)]
-struct JsonRegion<'a> {
+pub(super) struct JsonRegion<'a> {
     line: usize,
     region_type: Option<&'a str>,
     start: Option<u64>,
@@ -34,7 +34,7 @@ struct JsonRegion<'a> {
     detail: Option<&'a str>,
 }
 
-fn json_region(line: usize, r: &Region) -> JsonRegion<'_> {
+pub(super) fn json_region(line: usize, r: &Region) -> JsonRegion<'_> {
     JsonRegion {
         line,
         region_type: r.region_type.as_deref(),

@@ -135,3 +135,65 @@ impl SplitSink<JsonPart> for VmmapParts<'_> {
         Flow::Continue
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use memtally_core::model::{Backing, Purge, Region};
+
+    use super::*;
+
+    /// The region as the serializer's path has it (`VRegion::to_region`).
+    fn owned(r: &VRegion<'_>) -> Region {
+        let mut o = Region::new(Backing::Unknown);
+        o.region_type = Some(r.region_type.to_string());
+        (o.start, o.end) = (r.start, r.end);
+        o.perms = r.prot.to_string();
+        o.max_perms = r.max_prot.map(str::to_string);
+        o.share_mode = r.share_mode.map(str::to_string);
+        o.purge = r.purge;
+        o.path = r.detail.map(str::to_string);
+        (o.sizes.size, o.sizes.rss, o.sizes.dirty, o.sizes.swap) =
+            (r.vsize, r.resident, r.dirty, r.swap);
+        o
+    }
+
+    #[test]
+    fn a_region_is_written_as_serde_json_writes_it() {
+        let plain = VRegion {
+            region_type: "IOSurface",
+            start: Some(0x1_0000_0000),
+            end: Some(u64::MAX),
+            vsize: Some(16 << 20),
+            resident: Some(0),
+            dirty: Some(4096),
+            swap: Some(1),
+            prot: "rw-",
+            max_prot: Some("rwx"),
+            share_mode: Some("SHM"),
+            purge: Purge::Volatile,
+            detail: Some("/usr/lib/dyld"),
+        };
+        let odd = VRegion {
+            region_type: "type \"quoted\" \\ caf\u{e9}\t",
+            start: None,
+            end: None,
+            vsize: Some(1),
+            resident: None,
+            dirty: None,
+            swap: None,
+            prot: "r\u{1}-",
+            max_prot: None,
+            share_mode: None,
+            purge: Purge::Unmarked,
+            detail: None,
+        };
+        for (line, r) in [(1, &plain), (1234567, &odd)] {
+            let mut w = Vec::new();
+            start(&mut w, line);
+            rest(&mut w, r).unwrap();
+            let o = owned(r);
+            let want = serde_json::to_vec(&super::super::json::json_region(line, &o)).unwrap();
+            assert_eq!(String::from_utf8(w).unwrap(), String::from_utf8(want).unwrap());
+        }
+    }
+}
