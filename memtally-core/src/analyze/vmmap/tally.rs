@@ -135,7 +135,13 @@ impl Tally {
     pub fn add(&mut self, line: usize, r: &VRegion) {
         self.regions_read += 1;
         let cached = self.last.filter(|&i| self.stats[i].name == r.region_type);
-        let i = match cached.or_else(|| self.index.get(r.region_type).copied()) {
+        // A report has a few dozen types: comparing names is cheaper than
+        // hashing one, for the first few.
+        let scanned = || match self.stats.len() {
+            0..=SCANNED_TYPES => self.stats.iter().position(|st| st.name == r.region_type),
+            _ => self.index.get(r.region_type).copied(),
+        };
+        let i = match cached.or_else(scanned) {
             Some(i) => i,
             None => {
                 let i = self.stats.len();
@@ -291,6 +297,9 @@ impl TypeStats {
         self.footprint.add(&o.footprint);
     }
 }
+
+/// Types looked up by comparing names rather than by the index.
+const SCANNED_TYPES: usize = 16;
 
 /// Adds counts per purge state.
 fn add_counts(to: &mut PurgeCounts, from: &PurgeCounts) {

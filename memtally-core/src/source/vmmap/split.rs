@@ -35,7 +35,7 @@ pub const MIN_SPLIT_BYTES: u64 = 8 << 20;
 
 /// About the size of a part: small enough that the parts in flight stay a
 /// few megabytes, large enough that each costs little to hand over.
-pub const PART_BYTES: u64 = 1 << 20;
+pub const PART_BYTES: u64 = 512 << 10;
 
 /// How a parse in parts went.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -122,7 +122,8 @@ where
         failed: false,
     });
     let wake = Condvar::new();
-    let ahead = 2 * threads;
+    // Parts read and not merged yet, at most: what bounds the memory.
+    let ahead = threads + 1;
     let mut info = SplitInfo { parts: n, ..Default::default() };
     let merged = std::thread::scope(|s| {
         for _ in 0..threads {
