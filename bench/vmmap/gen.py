@@ -3,9 +3,11 @@
 (default 1,000,000, about 100 MB) for the benchmark: the modern 2.4 layout
 with 16-digit addresses, a mix of region types (a quarter of them
 IOAccelerator / IOSurface with PURGE= states, or --gpu-share), then the
-summary table.
+summary table. With --odd-every N, every Nth region line has an address
+range that is not hex (`...-zzzz`): a line memtally counts as unreadable,
+and one its region path cannot read.
 
-    python3 bench/vmmap/gen.py [--lines N] [--seed S] [--gpu-share F] OUT
+    python3 bench/vmmap/gen.py [--lines N] [--seed S] [--gpu-share F] [--odd-every N] OUT
 """
 import argparse
 import random
@@ -44,6 +46,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--gpu-share", type=float, default=0.25,
                     help="fraction of lines that are IOSurface/IOAccelerator regions (default 0.25)")
+    ap.add_argument("--odd-every", type=int, default=0,
+                    help="every Nth region line unreadable (default 0: none)")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     totals = {}
@@ -67,7 +71,7 @@ VM page size:  16384 bytes
 REGION TYPE                      START - END             [ VSIZE  RSDNT  DIRTY   SWAP] PRT/MAX SHRMOD PURGE    REGION DETAIL
 """)
         addr = 0x100000000
-        for _ in range(a.lines):
+        for i in range(a.lines):
             if rnd.random() < a.gpu_share:
                 t, sm, purgeable = TYPES[rnd.randrange(3)]
             else:
@@ -83,6 +87,8 @@ REGION TYPE                      START - END             [ VSIZE  RSDNT  DIRTY  
             det = DETAILS[rnd.randrange(len(DETAILS))]
             line = (f"{t:<22} {addr:016x}-{end:016x} [{fmt(vk):>6} {fmt(rk):>6} {fmt(dk):>6} {fmt(sk):>6}] "
                     f"rw-/rwx SM={sm} {purge:<8} {det}").rstrip()
+            if a.odd_every and i % a.odd_every == a.odd_every // 2:
+                line = line.replace(f"-{end:016x}", "-zzzz", 1)
             f.write(line + "\n")
             addr = end + 16384
             s = totals.setdefault(t, [0, 0, 0, 0, 0])

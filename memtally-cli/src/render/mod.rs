@@ -15,6 +15,7 @@ pub mod exporter_metrics;
 pub mod gpu;
 pub mod html;
 pub mod json;
+pub(crate) mod json_write;
 pub mod machine;
 pub mod notes;
 pub mod pages;

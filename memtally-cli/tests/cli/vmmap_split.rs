@@ -1,6 +1,6 @@
-//! `memtally vmmap FILE` parses a large regular file on two threads; the
-//! table it prints must be the one the sequential parse of the same bytes
-//! on standard input prints. (The library's own split-versus-sequential
+//! `memtally vmmap FILE` parses a large regular file in parts on every
+//! core; the table and the JSON it prints must be the ones the sequential
+//! parse of the same bytes on standard input prints. (The library's own split-versus-sequential
 //! checks, at every cut point, are in memtally-core's tests.)
 
 use std::io::Write;
@@ -22,7 +22,13 @@ fn cli_table_from_a_large_file_equals_the_one_from_standard_input() {
     assert!(made.success());
     assert!(std::fs::metadata(&file).unwrap().len() >= 8 << 20);
     let name = file.to_str().unwrap();
-    for extra in [&[][..], &["--types", "IOAccelerator,IOSurface"][..], &["--pow2"][..]] {
+    for extra in [
+        &[][..],
+        &["--types", "IOAccelerator,IOSurface"][..],
+        &["--pow2"][..],
+        &["--format", "json"][..],
+        &["--format", "json", "--types", "IOSurface"][..],
+    ] {
         let from_file = memtally().arg("vmmap").arg(name).args(extra).output().unwrap();
         assert!(from_file.status.success(), "{}", String::from_utf8_lossy(&from_file.stderr));
         let mut child = memtally()

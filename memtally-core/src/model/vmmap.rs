@@ -269,6 +269,25 @@ impl Diagnostics {
         }
     }
 
+    /// Appends the samples of lines read after these ones, numbered from 1
+    /// (line `line_offset + 1`), up to the cap.
+    pub(crate) fn append_samples(
+        &mut self,
+        unreadable: Vec<Problem>,
+        damaged: Vec<Problem>,
+        line_offset: usize,
+    ) {
+        for (to, from) in
+            [(&mut self.unreadable_samples, unreadable), (&mut self.damaged_samples, damaged)]
+        {
+            let room = MAX_SAMPLES.saturating_sub(to.len());
+            to.extend(from.into_iter().take(room).map(|mut p| {
+                p.line += line_offset;
+                p
+            }));
+        }
+    }
+
     pub(crate) fn note(&mut self, note: DocumentNote) {
         if !self.notes.contains(&note) && self.notes.len() < MAX_SAMPLES {
             self.notes.push(note);
@@ -333,17 +352,24 @@ pub trait VRegionSink {
     }
 }
 
-/// A sink the split parse (`source::vmmap::split`) fills on two threads:
-/// one per part of the file, the second appended to the first. Its
-/// [`region`](VRegionSink::region) must take every region (answer
-/// [`Flow::Continue`]): the second part is read before the first is done.
-pub trait SplitSink: VRegionSink + Send {
-    /// Appends what `later` gathered from the lines that follow those
-    /// already added; `later` numbered its lines from 1, which is line
-    /// `line_offset + 1` of the input.
-    fn absorb(&mut self, later: Self, line_offset: usize)
-    where
-        Self: Sized;
+/// A sink the parse of a file in parts (`source::vmmap::split`) fills:
+/// the parts, of type `P`, are read on other threads, each into a sink of
+/// its own (so a part's [`region`](VRegionSink::region) must take every
+/// region), and appended to this one in order.
+pub trait SplitSink<P = Self>: VRegionSink {
+    /// Appends what `part` gathered from the lines that follow those
+    /// already added, leaving `part` empty for the next part; `part`
+    /// numbered its lines from 1, which is line `line_offset + 1` of the
+    /// input. [`Flow::Stop`] ends the read there, as from
+    /// [`region`](VRegionSink::region).
+    fn absorb(&mut self, part: &mut P, line_offset: usize) -> Flow;
+}
+
+/// A sink borrowed is a sink.
+impl<S: SplitSink<P> + ?Sized, P> SplitSink<P> for &mut S {
+    fn absorb(&mut self, part: &mut P, line_offset: usize) -> Flow {
+        (**self).absorb(part, line_offset)
+    }
 }
 
 /// Keeps every region, as the model's [`Region`].

@@ -13,7 +13,7 @@ use crate::analyze::vmmap::{
     SeedView, Tally, TotalCheck, TypeFilter, VmmapBy,
 };
 use crate::error::{Error, Result};
-use crate::model::vmmap::{Document, VRegion, VRegionSink};
+use crate::model::vmmap::{Document, SplitSink, VRegion, VRegionSink};
 use crate::model::{Figure, Flow, Group, Grouper, Region, RegionSink};
 use crate::source::parse::vmmap::{self as parse, ParseOptions};
 use crate::source::vmmap::{self, runner};
@@ -133,21 +133,108 @@ pub fn read(
     };
     let want_regions = opts.keep_regions || opts.stream_regions || read.grouping.is_some();
     let split = match input {
-        VmmapInput::File(p) if !want_regions => split_point(p).map(|at| (p, at)),
+        VmmapInput::File(p) if !want_regions => split_threads(p).map(|t| (p, t)),
         _ => None,
     };
-    let doc = if let Some((path, at)) = split {
-        // Only the tally is kept: the file is read on both cores.
+    let doc = if let Some((path, threads)) = split {
+        // Only the tally is kept: the file is read in parts on every core.
         drop(reader);
-        let second = Tally::new(read.tally.filter.clone());
-        let (doc, _) =
-            vmmap::split::parse_file_split(path, opts.parse.clone(), at, &mut read.tally, second)
-                .map_err(read_err)?;
+        let filter = read.tally.filter.clone();
+        let cuts = vmmap::split::part_cuts(std::fs::metadata(path).map_err(read_err)?.len());
+        let fresh = || Tally::new(filter.clone());
+        let (doc, _) = vmmap::split::parse_file_parts(
+            path,
+            opts.parse.clone(),
+            &cuts,
+            threads,
+            &mut read.tally,
+            fresh,
+        )
+        .map_err(read_err)?;
         doc
     } else {
         parse::parse(reader, opts.parse.clone(), &mut read).map_err(read_err)?
     };
-    let Selection { mut tally, kept, grouping, .. } = read;
+    let Selection { tally, kept, grouping, .. } = read;
+    report(source, doc, tally, kept, grouping, opts)
+}
+
+/// Reads the report for a printer of the selected regions as they are
+/// read (`--format json`) that can print a part of them on another
+/// thread: a regular file is read in parts on every core, each part's
+/// regions into a sink made by `fresh`, appended to `sink` in order;
+/// other input goes to `sink` alone. Neither grouping nor kept regions
+/// (`by`, `keep_regions`: use [`read`]).
+pub fn read_parts<S, P, F>(
+    input: &VmmapInput,
+    opts: &VmmapOptions,
+    sink: &mut S,
+    fresh: F,
+) -> Result<VmmapReport>
+where
+    S: SplitSink<P>,
+    P: VRegionSink + Send,
+    F: Fn() -> P + Sync,
+{
+    let (source, reader) = open(input)?;
+    let read_err = |e: std::io::Error| Error::io(source.clone(), e);
+    let filter = TypeFilter::new(opts.types.clone());
+    let mut main = Tallied { tally: Tally::new(filter.clone()), sink };
+    let doc = match input {
+        VmmapInput::File(path) if split_threads(path).is_some() => {
+            drop(reader);
+            let threads = split_threads(path).unwrap_or(1);
+            let cuts = vmmap::split::part_cuts(std::fs::metadata(path).map_err(read_err)?.len());
+            let fresh = || Tallied { tally: Tally::new(filter.clone()), sink: fresh() };
+            vmmap::split::parse_file_parts(
+                path,
+                opts.parse.clone(),
+                &cuts,
+                threads,
+                &mut main,
+                fresh,
+            )
+            .map_err(read_err)?
+            .0
+        }
+        _ => parse::parse(reader, opts.parse.clone(), &mut main).map_err(read_err)?,
+    };
+    report(source, doc, main.tally, Vec::new(), None, opts)
+}
+
+/// The tally of every region, and a sink of the selected ones.
+struct Tallied<S> {
+    tally: Tally,
+    sink: S,
+}
+
+impl<S: VRegionSink> VRegionSink for Tallied<S> {
+    fn region(&mut self, n: usize, r: &VRegion<'_>) -> Flow {
+        self.tally.add(n, r);
+        if self.tally.filter.matches(r.region_type) {
+            self.sink.region(n, r)
+        } else {
+            Flow::Continue
+        }
+    }
+}
+
+impl<S: SplitSink<P>, P> SplitSink<Tallied<P>> for Tallied<S> {
+    fn absorb(&mut self, part: &mut Tallied<P>, line_offset: usize) -> Flow {
+        self.tally.absorb(&mut part.tally, line_offset);
+        self.sink.absorb(&mut part.sink, line_offset)
+    }
+}
+
+/// The report of what one read gathered.
+fn report(
+    source: String,
+    doc: Document,
+    mut tally: Tally,
+    kept: Vec<(usize, Region)>,
+    grouping: Option<(VmmapBy, Grouper)>,
+    opts: &VmmapOptions,
+) -> Result<VmmapReport> {
     tally.finish();
     check(&source, &doc, opts.strict)?;
     let groups = grouping.map(|(by, g)| {
@@ -227,14 +314,13 @@ pub fn seed_view(input: &VmmapInput, types: &[String], opts: &VmmapOptions) -> R
     Ok(view)
 }
 
-/// Where to cut `path` for a parse on two threads: its middle, when it is
-/// a regular file of at least [`MIN_SPLIT_BYTES`](vmmap::split::MIN_SPLIT_BYTES)
-/// and there are two CPUs.
-fn split_point(path: &Path) -> Option<u64> {
+/// How many threads to read `path` in parts on: every CPU (at most 8),
+/// when it is a regular file of at least
+/// [`MIN_SPLIT_BYTES`](vmmap::split::MIN_SPLIT_BYTES) and there are two.
+fn split_threads(path: &Path) -> Option<usize> {
     let meta = std::fs::metadata(path).ok()?;
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    (meta.is_file() && meta.len() >= vmmap::split::MIN_SPLIT_BYTES && cpus >= 2)
-        .then_some(meta.len() / 2)
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    (meta.is_file() && meta.len() >= vmmap::split::MIN_SPLIT_BYTES && cpus >= 2).then_some(cpus)
 }
 
 /// Refuses input that is not vmmap output, and unreadable lines under `strict`.

@@ -6,6 +6,8 @@ use memtally_core::analyze::categorize;
 use memtally_core::model::sizes::KNOWN_KEYS;
 use memtally_core::model::Region;
 
+use crate::render::json_write::{opt_string, opt_u64, string};
+
 /// Which value of a region a JSON key takes.
 #[derive(Debug, Clone, Copy)]
 enum Field {
@@ -118,49 +120,5 @@ impl RegionWriter {
         }
         w.push(b'}');
         Ok(())
-    }
-}
-
-fn opt_u64(w: &mut Vec<u8>, v: Option<u64>) {
-    match v {
-        Some(v) => {
-            // Decimal digits, as serde_json prints integers.
-            let mut digits = [0u8; 20];
-            let mut i = digits.len();
-            let mut v = v;
-            loop {
-                i -= 1;
-                digits[i] = b'0' + (v % 10) as u8;
-                v /= 10;
-                if v == 0 {
-                    break;
-                }
-            }
-            w.extend_from_slice(&digits[i..]);
-        }
-        None => w.extend_from_slice(b"null"),
-    }
-}
-
-fn string(w: &mut Vec<u8>, s: &str) -> std::io::Result<()> {
-    // Plain text (as nearly every path, permission and flag is) needs no
-    // escaping; anything else goes through serde_json's escaper.
-    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b < 0x7f) {
-        w.push(b'"');
-        w.extend_from_slice(s.as_bytes());
-        w.push(b'"');
-        Ok(())
-    } else {
-        serde_json::to_writer(&mut *w, s).map_err(std::io::Error::from)
-    }
-}
-
-fn opt_string(w: &mut Vec<u8>, s: Option<&str>) -> std::io::Result<()> {
-    match s {
-        Some(s) => string(w, s),
-        None => {
-            w.extend_from_slice(b"null");
-            Ok(())
-        }
     }
 }

@@ -13,11 +13,12 @@ use memtally_core::model::{Flow, Region, RegionSink, Sizes};
 
 use crate::render::stream_doc::{NoKeys, StreamDoc};
 
+use super::json_region::VmmapParts;
 use super::VmmapView;
 use crate::render::table::csv_text;
 
 #[derive(Serialize, schemars::JsonSchema)]
-struct JsonRegion<'a> {
+pub(super) struct JsonRegion<'a> {
     line: usize,
     region_type: Option<&'a str>,
     start: Option<u64>,
@@ -33,7 +34,7 @@ struct JsonRegion<'a> {
     detail: Option<&'a str>,
 }
 
-fn json_region(line: usize, r: &Region) -> JsonRegion<'_> {
+pub(super) fn json_region(line: usize, r: &Region) -> JsonRegion<'_> {
     JsonRegion {
         line,
         region_type: r.region_type.as_deref(),
@@ -180,7 +181,7 @@ fn json_diagnostics(d: &Diagnostics) -> JsonDiagnostics<'_> {
 pub struct VmmapStream {
     json: bool,
     started: bool,
-    doc: StreamDoc,
+    pub(super) doc: StreamDoc,
 }
 
 /// The CSV columns, one row per selected region.
@@ -213,7 +214,7 @@ impl VmmapStream {
         VmmapPrinting { stream: self, out }
     }
 
-    fn start(&mut self) -> io::Result<()> {
+    pub(super) fn start(&mut self) -> io::Result<()> {
         self.started = true;
         if self.json {
             self.doc.open(&NoKeys, "regions")?;
@@ -223,6 +224,18 @@ impl VmmapStream {
             w.flush()?;
         }
         Ok(())
+    }
+
+    /// The stream as the sink of a read in parts
+    /// ([`read_parts`](memtally_core::usecase::vmmap::read_parts)), for
+    /// `--format json`: regions straight from the lines they were read
+    /// from, those of a part read on another thread as its `JsonPart`.
+    pub fn parts<'a>(&'a mut self, out: &'a mut dyn Write) -> VmmapParts<'a> {
+        VmmapParts { stream: self, out }
+    }
+
+    pub(super) fn started(&self) -> bool {
+        self.started
     }
 
     /// Prints one selected region, read on input line `line`.

@@ -6,6 +6,7 @@ mod csv;
 mod csv_tables;
 mod detail;
 mod json;
+mod json_region;
 mod notes;
 mod seed;
 mod table;
@@ -23,6 +24,7 @@ use crate::render::{width, Printer};
 pub use csv_tables::VmmapCsv;
 pub(crate) use json::schemas;
 pub use json::VmmapStream;
+pub use json_region::JsonPart;
 pub use seed::seed;
 
 /// A report and how to print it.

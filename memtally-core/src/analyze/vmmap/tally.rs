@@ -135,7 +135,13 @@ impl Tally {
     pub fn add(&mut self, line: usize, r: &VRegion) {
         self.regions_read += 1;
         let cached = self.last.filter(|&i| self.stats[i].name == r.region_type);
-        let i = match cached.or_else(|| self.index.get(r.region_type).copied()) {
+        // A report has a few dozen types: comparing names is cheaper than
+        // hashing one, for the first few.
+        let scanned = || match self.stats.len() {
+            0..=SCANNED_TYPES => self.stats.iter().position(|st| st.name == r.region_type),
+            _ => self.index.get(r.region_type).copied(),
+        };
+        let i = match cached.or_else(scanned) {
             Some(i) => i,
             None => {
                 let i = self.stats.len();
@@ -292,6 +298,9 @@ impl TypeStats {
     }
 }
 
+/// Types looked up by comparing names rather than by the index.
+const SCANNED_TYPES: usize = 16;
+
 /// Adds counts per purge state.
 fn add_counts(to: &mut PurgeCounts, from: &PurgeCounts) {
     for (a, b) in to.iter_mut().zip(from) {
@@ -309,7 +318,8 @@ impl VRegionSink for Tally {
 
 impl SplitSink for Tally {
     /// Both tallies must be unfinished and have the same filter.
-    fn absorb(&mut self, later: Tally, line_offset: usize) {
+    fn absorb(&mut self, part: &mut Tally, line_offset: usize) -> Flow {
+        let later = std::mem::replace(part, Tally::new(part.filter.clone()));
         self.regions_read += later.regions_read;
         self.selected += later.selected;
         opt_add(&mut self.whole_footprint, later.whole_footprint);
@@ -331,6 +341,7 @@ impl SplitSink for Tally {
             o.line += line_offset;
             self.overcommit_samples.push(o);
         }
+        Flow::Continue
     }
 }
 
@@ -356,7 +367,7 @@ mod tests {
         }
     }
 
-    /// The split parse's two halves, each with a huge region of the same
+    /// Two parts of a parse in parts, each with a huge region of the same
     /// type: merged, every sum stops at u64::MAX (it wrapped, or panicked
     /// with overflow checks on, when the merge added field by field).
     #[test]
@@ -366,7 +377,7 @@ mod tests {
             t.add(1, &huge("IOSurface"));
             t.add(2, &huge("IOSurface"));
         }
-        first.absorb(second, 2);
+        first.absorb(&mut second, 2);
         first.finish();
         let f = &first.footprint["IOSurface"];
         assert_eq!((f.regions, f.volatile_vsize, f.reclaimable), (4, u64::MAX, Some(u64::MAX)));

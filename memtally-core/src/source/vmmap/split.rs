@@ -1,177 +1,318 @@
-//! A regular file parsed on two threads, with the sequential parse's result.
+//! A regular file parsed in parts on several threads, with the sequential
+//! parse's result.
 //!
-//! The file is cut at the first line boundary at or after a byte offset.
-//! The first part is parsed as usual. Meanwhile a second thread reads the
-//! second part on its own file handle, guessing that it starts inside the
-//! region list of a report whose sizes are bytes (the state the parser is
-//! in for nearly all of a large report), and takes region lines only: it
-//! stops at the first line that is anything else (blank, a table, a header,
-//! a line the hot path cannot read) or at the end of the file.
+//! The file is cut at line starts into parts (about [`PART_BYTES`] each).
+//! Worker threads take the parts in turn and read each on the guess that
+//! it starts inside a region list whose sizes are bytes, the state the
+//! parser is in for nearly all of a large report
+//! ([`Parser::list_line`](crate::source::parse::vmmap::Parser)): a part's
+//! reader goes on through regions, blank lines, unreadable lines and the
+//! like, and stops at the first line that would change more than
+//! counters (a table, a section, a header fact) or at the part's end.
 //!
-//! The guess is then checked: a region line changes no parser state but
-//! its counters, so if the first part ended outside every table with byte
-//! sizes, the second thread read its lines exactly as the sequential parse
-//! would have. Its counts, samples and sink are appended (line numbers
-//! shifted), and the parse goes on sequentially from where it stopped (the
-//! summary and MALLOC ZONE tables). Otherwise its work is dropped and the
-//! parse goes on sequentially from the cut. Either way the [`Document`]
-//! and the sink are what [`parse`](crate::source::parse::vmmap::parse) would have given.
+//! This thread takes the parts back in order and checks each guess: when
+//! the parse so far ends in that state, the part's counts and sink are
+//! appended (lines renumbered) and the rest of the part, from the line its
+//! reader stopped at, is parsed here; otherwise the whole part is. So a
+//! line the guess cannot read costs the rest of one part, never the rest
+//! of the file, and the [`Document`] and sink are what
+//! [`parse`](crate::source::parse::vmmap::parse) would have given.
+//! Readers run at most a few parts ahead of the merge, so memory stays
+//! bounded whatever the file's size.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{self, Read};
+use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::{Condvar, Mutex, MutexGuard};
 
-use crate::model::vmmap::{Document, Problem, Record, SplitSink, MAX_SAMPLES};
-use crate::source::parse::vmmap::parser::{Block, Parser};
-use crate::source::parse::vmmap::region_line::parse_region_line;
-use crate::source::parse::vmmap::tokens::{content, find_byte};
-use crate::source::parse::vmmap::{parse_from, Lines, Next, ParseOptions, READ_BUFFER};
+use crate::model::vmmap::{Document, SplitSink, VRegionSink};
+use crate::source::parse::vmmap::parser::Parser;
+use crate::source::parse::vmmap::{parse_lines, Lines, Next, ParseOptions, READ_BUFFER};
 
 /// Files smaller than this are parsed on one thread.
 pub const MIN_SPLIT_BYTES: u64 = 8 << 20;
 
-/// How a split parse went.
+/// About the size of a part: small enough that the parts in flight stay a
+/// few megabytes, large enough that each costs little to hand over.
+pub const PART_BYTES: u64 = 512 << 10;
+
+/// How a parse in parts went.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SplitInfo {
-    /// Byte offset where the second part began (0: not split).
-    pub cut: u64,
-    /// Lines of the first part.
-    pub first_lines: usize,
-    /// Lines the second thread read and that were kept.
-    pub second_lines: usize,
-    /// The second thread's guess was right (its lines were kept).
-    pub kept: bool,
+    /// Parts the file was cut into (0: parsed on this thread alone).
+    pub parts: usize,
+    /// Parts whose reader's guess was right and whose lines were kept.
+    pub kept: usize,
+    /// Lines read by the parts' readers and kept.
+    pub lines_kept: usize,
 }
 
-/// What the second thread read.
-struct Ahead {
+/// The cut points at about every [`PART_BYTES`] of a file `len` bytes long.
+pub fn part_cuts(len: u64) -> Vec<u64> {
+    (1..).map(|k| k * PART_BYTES).take_while(|&c| c < len).collect()
+}
+
+/// What a part's reader read.
+struct Part<P> {
     parser: Parser,
+    sink: P,
+    /// Lines read, and the bytes they took from the part's start.
     lines: usize,
     bytes: u64,
 }
 
-/// Parses the file at `path` as [`parse`](crate::source::parse::vmmap::parse) would, regions to
-/// `sink`, cutting it near byte `split` and reading the second part on
-/// another thread into `second` (a fresh sink, merged into `sink`).
-/// `split` of 0 or past the end parses on this thread only.
-pub fn parse_file_split<S: SplitSink>(
+/// What the threads share: the next part to read, the parts read and not
+/// yet merged, and what can be reused.
+struct Shared<P> {
+    next: usize,
+    merged: usize,
+    done: Vec<Option<Part<P>>>,
+    spare_sinks: Vec<P>,
+    spare_buffers: Vec<Vec<u8>>,
+    /// The merge is over (finished, stopped or failed): readers quit.
+    over: bool,
+    /// A reader panicked.
+    failed: bool,
+}
+
+/// Parses the file at `path` as [`parse`](crate::source::parse::vmmap::parse)
+/// would, regions to `sink`, cut at the first line start at or after each
+/// of `cuts`, the parts read on `threads` threads into sinks made by
+/// `fresh` (or reused once absorbed). No cut inside the file, or fewer
+/// than 1 thread, parses on this thread only.
+pub fn parse_file_parts<S, P, F>(
     path: &Path,
     opts: ParseOptions,
-    split: u64,
+    cuts: &[u64],
+    threads: usize,
     sink: &mut S,
-    mut second: S,
-) -> std::io::Result<(Document, SplitInfo)> {
-    let mut file = File::open(path)?;
+    fresh: F,
+) -> io::Result<(Document, SplitInfo)>
+where
+    S: SplitSink<P>,
+    P: VRegionSink + Send,
+    F: Fn() -> P + Sync,
+{
+    let file = File::open(path)?;
     let len = file.metadata()?.len();
-    let mut parser = Parser::new(opts.clone());
-    let cut = match cut_at(&mut file, split, len)? {
-        Some(c) => c,
-        None => {
-            file.seek(SeekFrom::Start(0))?;
-            parse_from(&mut parser, file, 0, sink)?;
-            return Ok((parser.finish(), SplitInfo::default()));
-        }
-    };
-    file.seek(SeekFrom::Start(0))?;
-    let (first_lines, ahead, file) = std::thread::scope(|s| {
-        let worker = s.spawn(|| -> std::io::Result<Ahead> {
-            let mut f = File::open(path)?;
-            f.seek(SeekFrom::Start(cut))?;
-            Ok(read_ahead(f, opts, &mut second))
-        });
-        let mut head = file.take(cut);
-        let first = parse_from(&mut parser, &mut head, 0, sink);
-        // Join before returning any error: the thread borrows `second`.
-        let ahead = worker.join().expect("vmmap second thread panicked");
-        first.map(|n| (n, ahead, head.into_inner()))
-    })?;
-    let mut file = file;
-    let mut info = SplitInfo { cut, first_lines, ..Default::default() };
-    let mut resume = (cut, first_lines);
-    if let Ok(ahead) = ahead {
-        if ahead.lines > 0 && parser.block == Block::None && parser.region_pages == Some(false) {
-            parser.absorb(ahead.parser, first_lines);
-            sink.absorb(second, first_lines);
-            info.second_lines = ahead.lines;
-            info.kept = true;
-            resume = (cut + ahead.bytes, first_lines + ahead.lines);
+    let mut starts = vec![0];
+    for &c in cuts {
+        if let Some(s) = line_start_at(&file, c, len)? {
+            if s > *starts.last().unwrap_or(&0) {
+                starts.push(s);
+            }
         }
     }
-    file.seek(SeekFrom::Start(resume.0))?;
-    parse_from(&mut parser, file, resume.1, sink)?;
+    starts.push(len);
+    let mut parser = Parser::new(opts.clone());
+    let n = starts.len() - 1;
+    if n < 2 || threads == 0 {
+        let mut lines = Lines::new(At { file: &file, pos: 0, end: len });
+        parse_lines(&mut parser, &mut lines, 0, sink)?;
+        return Ok((parser.finish(), SplitInfo::default()));
+    }
+    let shared = Mutex::new(Shared {
+        next: 0,
+        merged: 0,
+        done: (0..n).map(|_| None).collect(),
+        spare_sinks: Vec::new(),
+        spare_buffers: Vec::new(),
+        over: false,
+        failed: false,
+    });
+    let wake = Condvar::new();
+    // Parts read and not merged yet, at most: what bounds the memory.
+    let ahead = threads + 1;
+    let mut info = SplitInfo { parts: n, ..Default::default() };
+    let merged = std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let guard = FailGuard { shared: &shared, wake: &wake };
+                reader(&file, &starts, &opts, &shared, &wake, ahead, &fresh);
+                std::mem::forget(guard);
+            });
+        }
+        let merged = merge(&file, &starts, &mut parser, sink, &shared, &wake, &mut info);
+        lock(&shared).over = true;
+        wake.notify_all();
+        merged
+    });
+    merged?;
     Ok((parser.finish(), info))
 }
 
-/// The first line start at or after `split` (after the line that holds
-/// byte `split - 1`), when there is one inside the file and not too far.
-fn cut_at(file: &mut File, split: u64, len: u64) -> std::io::Result<Option<u64>> {
-    if split == 0 || split >= len {
+/// Takes the parts back in order: each one's reader's lines when the
+/// guess holds, then the rest of the part on this thread.
+fn merge<S: SplitSink<P>, P>(
+    file: &File,
+    starts: &[u64],
+    parser: &mut Parser,
+    sink: &mut S,
+    shared: &Mutex<Shared<P>>,
+    wake: &Condvar,
+    info: &mut SplitInfo,
+) -> io::Result<()> {
+    let mut buffer = Vec::new();
+    let mut line_no = 0;
+    for (i, w) in starts.windows(2).enumerate() {
+        let mut part = {
+            let mut g = lock(shared);
+            loop {
+                if let Some(p) = g.done[i].take() {
+                    g.merged = i + 1;
+                    break p;
+                }
+                if g.failed {
+                    return Err(io::Error::other("a vmmap part reader failed"));
+                }
+                g = wake.wait(g).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        wake.notify_all();
+        let mut resume = w[0];
+        if part.lines > 0 && parser.is_in_list() {
+            parser.absorb(part.parser, line_no);
+            let flow = sink.absorb(&mut part.sink, line_no);
+            lock(shared).spare_sinks.push(part.sink);
+            info.kept += 1;
+            info.lines_kept += part.lines;
+            line_no += part.lines;
+            resume += part.bytes;
+            if flow.is_stop() {
+                return Ok(());
+            }
+        }
+        if resume < w[1] {
+            let mut lines = Lines::with_buffer(
+                At { file, pos: resume, end: w[1] },
+                std::mem::take(&mut buffer),
+            );
+            let (n, stopped) = parse_lines(parser, &mut lines, line_no, sink)?;
+            buffer = lines.into_buffer();
+            line_no = n;
+            if stopped {
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A reader thread: the next part not yet taken, while the merge is no
+/// more than `ahead` parts behind.
+fn reader<P: VRegionSink, F: Fn() -> P>(
+    file: &File,
+    starts: &[u64],
+    opts: &ParseOptions,
+    shared: &Mutex<Shared<P>>,
+    wake: &Condvar,
+    ahead: usize,
+    fresh: &F,
+) {
+    loop {
+        let (i, sink, buffer) = {
+            let mut g = lock(shared);
+            loop {
+                if g.over || g.next + 1 >= starts.len() {
+                    return;
+                }
+                if g.next < g.merged + ahead {
+                    break;
+                }
+                g = wake.wait(g).unwrap_or_else(|e| e.into_inner());
+            }
+            let i = g.next;
+            g.next += 1;
+            let sink = g.spare_sinks.pop().unwrap_or_else(fresh);
+            (i, sink, g.spare_buffers.pop().unwrap_or_default())
+        };
+        let at = At { file, pos: starts[i], end: starts[i + 1] };
+        let (part, buffer) = read_part(at, opts.clone(), sink, buffer);
+        let mut g = lock(shared);
+        g.done[i] = Some(part);
+        g.spare_buffers.push(buffer);
+        drop(g);
+        wake.notify_all();
+    }
+}
+
+/// Reads a part on the guess, until a line the guess cannot read, a line
+/// too long, a read error (the merge meets it again) or the part's end.
+fn read_part<P: VRegionSink>(
+    at: At<'_>,
+    opts: ParseOptions,
+    mut sink: P,
+    buffer: Vec<u8>,
+) -> (Part<P>, Vec<u8>) {
+    let mut parser = Parser::in_list(opts);
+    let (mut lines, mut bytes) = (0usize, 0u64);
+    let mut input = Lines::with_buffer(at, buffer);
+    while let Ok(Some(Next::Line(line))) = input.next() {
+        let Ok(record) = parser.list_line(lines + 1, &line.text) else { break };
+        lines += 1;
+        let flow = sink.line(lines, &line.text, record.as_ref());
+        debug_assert!(!flow.is_stop(), "a part's sink takes every region");
+        bytes += line.bytes as u64;
+    }
+    (Part { parser, sink, lines, bytes }, input.into_buffer())
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Tells the merge that a reader panicked (it would wait for its part).
+struct FailGuard<'a, P> {
+    shared: &'a Mutex<Shared<P>>,
+    wake: &'a Condvar,
+}
+
+impl<P> Drop for FailGuard<'_, P> {
+    fn drop(&mut self) {
+        lock(self.shared).failed = true;
+        self.wake.notify_all();
+    }
+}
+
+/// Bytes `pos..end` of a file, read at their offsets (the threads share
+/// one open file).
+struct At<'a> {
+    file: &'a File,
+    pos: u64,
+    end: u64,
+}
+
+impl Read for At<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let want = (buf.len() as u64).min(self.end - self.pos) as usize;
+        if want == 0 {
+            return Ok(0);
+        }
+        let n = self.file.read_at(&mut buf[..want], self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+/// The first line start at or after `at` (after the line that holds byte
+/// `at - 1`), when there is one inside the file within a line's longest.
+fn line_start_at(file: &File, at: u64, len: u64) -> io::Result<Option<u64>> {
+    if at == 0 || at >= len {
         return Ok(None);
     }
-    file.seek(SeekFrom::Start(split - 1))?;
-    let mut buf = vec![0u8; 64 << 10];
-    let mut at = split - 1;
-    while at < len && at - (split - 1) < READ_BUFFER as u64 {
-        let n = file.read(&mut buf)?;
+    let mut buf = vec![0u8; 4096];
+    let mut pos = at - 1;
+    while pos < len && pos - (at - 1) < READ_BUFFER as u64 {
+        let n = file.read_at(&mut buf, pos)?;
         if n == 0 {
             break;
         }
         if let Some(i) = memchr::memchr(b'\n', &buf[..n]) {
-            let cut = at + i as u64 + 1;
-            return Ok((cut < len).then_some(cut));
+            let start = pos + i as u64 + 1;
+            return Ok((start < len).then_some(start));
         }
-        at += n as u64;
+        pos += n as u64;
     }
     Ok(None)
-}
-
-/// Reads region lines (in a region list, sizes in bytes) until any other
-/// line, a line without its newline, a line too long, or a read error.
-fn read_ahead<R: Read, S: SplitSink>(reader: R, opts: ParseOptions, sink: &mut S) -> Ahead {
-    let mut parser = Parser::new(opts);
-    parser.region_pages = Some(false);
-    let (mut lines, mut bytes) = (0usize, 0u64);
-    let mut input = Lines::new(reader);
-    // A read error, a line too long or one without its newline: the
-    // sequential parse takes it from there.
-    while let Ok(Some(Next::Line(line))) = input.next() {
-        // The parser's hot path, with the state it has in a region list.
-        let c = content(&line.text);
-        if !line.ended || c.is_empty() || c.starts_with('=') || find_byte(c, b'[').is_none() {
-            break;
-        }
-        let Ok(region) = parse_region_line(c) else { break };
-        lines += 1;
-        parser.doc.diagnostics.lines += 1;
-        if let Some(Record::Region(r)) = parser.region(lines, c, region) {
-            let flow = sink.region(lines, &r);
-            debug_assert!(!flow.is_stop(), "a split sink takes every region");
-        }
-        bytes += line.bytes as u64;
-    }
-    Ahead { parser, lines, bytes }
-}
-
-impl Parser {
-    /// Adds the counts of a parser that read the region lines following
-    /// this one's, numbering them from 1 (line `line_offset + 1`).
-    fn absorb(&mut self, later: Parser, line_offset: usize) {
-        let (d, l) = (&mut self.doc.diagnostics, later.doc.diagnostics);
-        d.lines += l.lines;
-        d.unreadable += l.unreadable;
-        d.damaged += l.damaged;
-        append_samples(&mut d.unreadable_samples, l.unreadable_samples, line_offset);
-        append_samples(&mut d.damaged_samples, l.damaged_samples, line_offset);
-        self.doc.regions += later.doc.regions;
-    }
-}
-
-fn append_samples(to: &mut Vec<Problem>, from: Vec<Problem>, line_offset: usize) {
-    for mut p in from {
-        if to.len() >= MAX_SAMPLES {
-            break;
-        }
-        p.line += line_offset;
-        to.push(p);
-    }
 }

@@ -11,10 +11,9 @@ use super::READ_BUFFER;
 pub(crate) struct Line<'a> {
     /// Its text; invalid UTF-8 replaced.
     pub text: Cow<'a, str>,
-    /// Bytes it took in the input, line ending included.
+    /// Bytes it took in the input, line ending included (the last line
+    /// of an input may lack one).
     pub bytes: usize,
-    /// Whether a newline ended it (the last line of an input may lack one).
-    pub ended: bool,
 }
 
 /// What comes next in the input.
@@ -39,18 +38,31 @@ pub(crate) struct Lines<R> {
 
 impl<R: Read> Lines<R> {
     pub(crate) fn new(reader: R) -> Lines<R> {
-        Lines { reader, buf: vec![0u8; READ_BUFFER], start: 0, end: 0, eof: false, skipping: false }
+        Lines::with_buffer(reader, Vec::new())
+    }
+
+    /// Reads through `buf` (resized to [`READ_BUFFER`]), a buffer an
+    /// earlier reader gave back with [`into_buffer`](Self::into_buffer):
+    /// a parse in many parts touches its megabyte once, not once a part.
+    pub(crate) fn with_buffer(reader: R, mut buf: Vec<u8>) -> Lines<R> {
+        buf.resize(READ_BUFFER, 0);
+        Lines { reader, buf, start: 0, end: 0, eof: false, skipping: false }
+    }
+
+    /// The buffer, for the next reader.
+    pub(crate) fn into_buffer(self) -> Vec<u8> {
+        self.buf
     }
 
     /// The next line; `Ok(None)` at the end of the input.
     pub(crate) fn next(&mut self) -> std::io::Result<Option<Next<'_>>> {
         loop {
             let line_end = match memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
-                Some(i) => Some((self.start + i, true)),
-                None if self.eof => (self.start < self.end).then_some((self.end, false)),
+                Some(i) => Some(self.start + i),
+                None if self.eof => (self.start < self.end).then_some(self.end),
                 None => None,
             };
-            if let Some((le, ended)) = line_end {
+            if let Some(le) = line_end {
                 let from = self.start;
                 self.start = (le + 1).min(self.end);
                 if std::mem::take(&mut self.skipping) {
@@ -65,7 +77,7 @@ impl<R: Read> Lines<R> {
                     Err(_) => String::from_utf8_lossy(line),
                 };
                 let bytes = (le + 1).min(self.end) - from;
-                return Ok(Some(Next::Line(Line { text, bytes, ended })));
+                return Ok(Some(Next::Line(Line { text, bytes })));
             }
             if self.eof {
                 return Ok(None);

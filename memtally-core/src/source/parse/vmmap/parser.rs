@@ -4,8 +4,8 @@
 
 use super::region_line::{parse_region_line, RegionLine};
 use super::tokens::{
-    content, find_byte, is_elision, is_size_token, looks_like_region, name_and_pid, parse_size,
-    prompt_command, split_row,
+    content, fact, find_byte, is_elision, is_size_token, looks_like_region, name_and_pid,
+    parse_size, prompt_command, split_row,
 };
 use super::{ParseOptions, ASSUMED_PAGE_SIZE, READ_BUFFER};
 use crate::model::vmmap::{
@@ -78,9 +78,9 @@ pub struct Parser {
     opts: ParseOptions,
     pub(crate) doc: Document,
     pub(crate) block: Block,
-    pending_first_row: Option<Vec<String>>,
+    pub(super) pending_first_row: Option<Vec<String>>,
     /// A TOTAL row was read: the next blank line ends the table.
-    after_total: bool,
+    pub(super) after_total: bool,
     /// Region sizes are page counts: decided at the first region line.
     pub(crate) region_pages: Option<bool>,
 }
@@ -414,15 +414,7 @@ impl Parser {
         if c == "----" || c == "Collected with PhysFootprint mode enabled" {
             return true;
         }
-        let Some((key, value)) = c.split_once(':') else { return false };
-        let plausible = !key.is_empty()
-            && key.len() <= 40
-            && key.starts_with(|ch: char| ch.is_ascii_alphabetic())
-            && key.chars().all(|ch| ch.is_ascii_alphabetic() || " ()/-".contains(ch));
-        if !plausible {
-            return false;
-        }
-        let value = value.trim();
+        let Some((key, value)) = fact(c) else { return false };
         let h = &mut self.doc.header;
         match key {
             "Process" => {

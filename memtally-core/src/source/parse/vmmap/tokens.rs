@@ -48,6 +48,17 @@ pub(super) fn name_and_pid(value: &str) -> (&str, Option<u32>) {
     (value, None)
 }
 
+/// A `Key: value` line of the header or the summary footer: the key
+/// and the value, trimmed.
+pub(super) fn fact(c: &str) -> Option<(&str, &str)> {
+    let (key, value) = c.split_once(':')?;
+    let plausible = !key.is_empty()
+        && key.len() <= 40
+        && key.starts_with(|ch: char| ch.is_ascii_alphabetic())
+        && key.chars().all(|ch| ch.is_ascii_alphabetic() || " ()/-".contains(ch));
+    plausible.then(|| (key, value.trim()))
+}
+
 pub(super) fn looks_like_region(c: &str) -> bool {
     if c.contains("SM=") {
         return true;

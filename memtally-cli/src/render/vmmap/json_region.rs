@@ -1,0 +1,199 @@
+//! A region of `vmmap --format json` written straight from the line it
+//! was read from: no owned copy of the region, no serializer, byte for
+//! byte what serde_json writes for [`JsonRegion`](super::json) (its keys
+//! in declaration order). And the part of the regions one reader thread
+//! prints (`source::vmmap::split`), which cannot know its lines' numbers
+//! until the parts before it are merged.
+
+use std::io::{self, Write};
+
+use memtally_core::model::vmmap::{SplitSink, VRegion, VRegionSink};
+use memtally_core::model::Flow;
+
+use super::VmmapStream;
+
+use crate::render::json_write::{opt_string, opt_u64, string};
+
+/// `{"line":N`: the start of a region's object.
+pub(super) fn start(w: &mut Vec<u8>, line: usize) {
+    w.extend_from_slice(b"{\"line\":");
+    opt_u64(w, Some(line as u64));
+}
+
+/// The rest of a region's object after its line number, `}` included.
+pub(super) fn rest(w: &mut Vec<u8>, r: &VRegion<'_>) -> io::Result<()> {
+    w.extend_from_slice(b",\"region_type\":");
+    string(w, r.region_type)?;
+    w.extend_from_slice(b",\"start\":");
+    opt_u64(w, r.start);
+    w.extend_from_slice(b",\"end\":");
+    opt_u64(w, r.end);
+    w.extend_from_slice(b",\"vsize\":");
+    opt_u64(w, r.vsize);
+    w.extend_from_slice(b",\"resident\":");
+    opt_u64(w, r.resident);
+    w.extend_from_slice(b",\"dirty\":");
+    opt_u64(w, r.dirty);
+    w.extend_from_slice(b",\"swap\":");
+    opt_u64(w, r.swap);
+    w.extend_from_slice(b",\"purge\":");
+    string(w, r.purge.code())?;
+    w.extend_from_slice(b",\"share_mode\":");
+    opt_string(w, r.share_mode)?;
+    w.extend_from_slice(b",\"protection\":");
+    string(w, r.prot)?;
+    w.extend_from_slice(b",\"max_protection\":");
+    opt_string(w, r.max_prot)?;
+    w.extend_from_slice(b",\"detail\":");
+    opt_string(w, r.detail)?;
+    w.push(b'}');
+    Ok(())
+}
+
+/// The regions of one part, each object without its start (`{"line":N`),
+/// which the merge writes once it knows the line numbers.
+#[derive(Default)]
+pub struct JsonPart {
+    /// The objects' rests, one after the other.
+    pub(super) text: Vec<u8>,
+    /// For each region: where its rest ends in `text`, and its line in the part.
+    pub(super) ends: Vec<(usize, usize)>,
+    /// The first write that failed (none can into a `Vec`; kept for the
+    /// merge to report rather than hide).
+    pub(super) failed: Option<io::Error>,
+}
+
+impl JsonPart {
+    /// Empties the part for the next one, keeping its memory.
+    pub(super) fn clear(&mut self) {
+        self.text.clear();
+        self.ends.clear();
+    }
+}
+
+/// A part's regions, as it reads them.
+impl VRegionSink for JsonPart {
+    fn region(&mut self, line: usize, r: &VRegion<'_>) -> Flow {
+        if let Err(e) = rest(&mut self.text, r) {
+            self.failed.get_or_insert(e);
+        }
+        self.ends.push((self.text.len(), line));
+        Flow::Continue
+    }
+}
+
+/// A [`VmmapStream`] printing the regions of a read in parts.
+pub struct VmmapParts<'a> {
+    pub(super) stream: &'a mut VmmapStream,
+    pub(super) out: &'a mut dyn Write,
+}
+
+impl VmmapParts<'_> {
+    /// One region's object, its start and rest written by `write`.
+    fn item(&mut self, write: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> Flow {
+        let s = &mut *self.stream;
+        let written = (|| {
+            if !s.started() {
+                s.start()?;
+            }
+            s.doc.item(write)?;
+            s.doc.flush_if_full(self.out)
+        })();
+        s.doc.keep(written)
+    }
+}
+
+impl VRegionSink for VmmapParts<'_> {
+    fn region(&mut self, line: usize, r: &VRegion<'_>) -> Flow {
+        self.item(|w| {
+            start(w, line);
+            rest(w, r)
+        })
+    }
+}
+
+impl SplitSink<JsonPart> for VmmapParts<'_> {
+    fn absorb(&mut self, part: &mut JsonPart, line_offset: usize) -> Flow {
+        if let Some(e) = part.failed.take() {
+            self.stream.doc.keep(Err(e));
+            return Flow::Stop;
+        }
+        let mut from = 0;
+        for &(end, line) in &part.ends {
+            let text = &part.text[from..end];
+            from = end;
+            let flow = self.item(|w| {
+                start(w, line_offset + line);
+                w.extend_from_slice(text);
+                Ok(())
+            });
+            if flow.is_stop() {
+                return flow;
+            }
+        }
+        part.clear();
+        Flow::Continue
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use memtally_core::model::{Backing, Purge, Region};
+
+    use super::*;
+
+    /// The region as the serializer's path has it (`VRegion::to_region`).
+    fn owned(r: &VRegion<'_>) -> Region {
+        let mut o = Region::new(Backing::Unknown);
+        o.region_type = Some(r.region_type.to_string());
+        (o.start, o.end) = (r.start, r.end);
+        o.perms = r.prot.to_string();
+        o.max_perms = r.max_prot.map(str::to_string);
+        o.share_mode = r.share_mode.map(str::to_string);
+        o.purge = r.purge;
+        o.path = r.detail.map(str::to_string);
+        (o.sizes.size, o.sizes.rss, o.sizes.dirty, o.sizes.swap) =
+            (r.vsize, r.resident, r.dirty, r.swap);
+        o
+    }
+
+    #[test]
+    fn a_region_is_written_as_serde_json_writes_it() {
+        let plain = VRegion {
+            region_type: "IOSurface",
+            start: Some(0x1_0000_0000),
+            end: Some(u64::MAX),
+            vsize: Some(16 << 20),
+            resident: Some(0),
+            dirty: Some(4096),
+            swap: Some(1),
+            prot: "rw-",
+            max_prot: Some("rwx"),
+            share_mode: Some("SHM"),
+            purge: Purge::Volatile,
+            detail: Some("/usr/lib/dyld"),
+        };
+        let odd = VRegion {
+            region_type: "type \"quoted\" \\ caf\u{e9}\t",
+            start: None,
+            end: None,
+            vsize: Some(1),
+            resident: None,
+            dirty: None,
+            swap: None,
+            prot: "r\u{1}-",
+            max_prot: None,
+            share_mode: None,
+            purge: Purge::Unmarked,
+            detail: None,
+        };
+        for (line, r) in [(1, &plain), (1234567, &odd)] {
+            let mut w = Vec::new();
+            start(&mut w, line);
+            rest(&mut w, r).unwrap();
+            let o = owned(r);
+            let want = serde_json::to_vec(&super::super::json::json_region(line, &o)).unwrap();
+            assert_eq!(String::from_utf8(w).unwrap(), String::from_utf8(want).unwrap());
+        }
+    }
+}
