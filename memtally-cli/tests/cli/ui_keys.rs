@@ -11,7 +11,6 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-
 use crate::support::lone::build;
 use crate::support::tmux::Tmux;
 use crate::support::{repo, Killed};
@@ -205,8 +204,10 @@ fn keys_answered_while_reading(mappings: usize, width: u16, height: u16) {
     let ends: Vec<u64> = sent.iter().map(|k| k.seen - k.sent).collect();
     // Where the rest went: tmux's delivery (send-keys to memtally's read)
     // and its capture (memtally's write to the screen seen).
-    let delivery: Vec<u64> = sent.iter().zip(&answered).map(|(k, a)| a.read.saturating_sub(k.sent)).collect();
-    let capture: Vec<u64> = sent.iter().zip(&answered).map(|(k, a)| k.seen.saturating_sub(a.drawn)).collect();
+    let delivery: Vec<u64> =
+        sent.iter().zip(&answered).map(|(k, a)| a.read.saturating_sub(k.sent)).collect();
+    let capture: Vec<u64> =
+        sent.iter().zip(&answered).map(|(k, a)| k.seen.saturating_sub(a.drawn)).collect();
     let list = |v: &[u64]| v.iter().map(|&n| ms(n)).collect::<Vec<_>>();
     eprintln!(
         "{mappings} mappings, {width}x{height}, ms: inside memtally {:?}; end to end {:?}; tmux delivery {:?}; tmux capture {:?}",
