@@ -7,13 +7,15 @@ use std::time::{Duration, Instant};
 use memtally_core::analyze::category::Category;
 use memtally_core::analyze::show::ShowReport;
 use memtally_core::analyze::top::TopBy;
-use memtally_core::model::{Figure, Named, Region};
+use memtally_core::model::{Named, Region};
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::top::Top;
 
+use crate::ui::exact::{Pin, PinFigures, PinsRead};
 use crate::ui::history::History;
 use crate::ui::rates::{Rate, Rates};
 use crate::ui::reader::{DetailRead, Done, Job, Reader};
+pub use crate::ui::sort_key::SortKey;
 use crate::ui::widgets::category_rows::{category_rows, CatRow};
 use crate::ui::widgets::process_rows::{base_rows, retain_group, retain_matching, ProcRow};
 
@@ -31,60 +33,6 @@ pub enum Level {
     Processes,
     Categories,
     Mappings,
-}
-
-/// What the process level sorts by; `s` cycles them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SortKey {
-    Pss,
-    Uss,
-    Rss,
-    Dirty,
-    Swap,
-    Gpu,
-    Growth,
-}
-
-impl SortKey {
-    pub const ALL: [SortKey; 7] = [
-        SortKey::Pss,
-        SortKey::Uss,
-        SortKey::Rss,
-        SortKey::Dirty,
-        SortKey::Swap,
-        SortKey::Gpu,
-        SortKey::Growth,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            SortKey::Pss => "pss",
-            SortKey::Uss => "uss",
-            SortKey::Rss => "rss",
-            SortKey::Dirty => "dirty",
-            SortKey::Swap => "swap",
-            SortKey::Gpu => "gpu",
-            SortKey::Growth => "growth",
-        }
-    }
-
-    /// The figure of the column of that name, the `top --sort` field;
-    /// growth is sorted here, over PSS order.
-    pub fn top_field(self) -> Figure {
-        match self {
-            SortKey::Pss | SortKey::Growth => Figure::Pss,
-            SortKey::Uss => Figure::Uss,
-            SortKey::Rss => Figure::Rss,
-            SortKey::Dirty => Figure::PssDirty,
-            SortKey::Swap => Figure::SwapPss,
-            SortKey::Gpu => Figure::Gpu,
-        }
-    }
-
-    pub fn next(self) -> SortKey {
-        let i = SortKey::ALL.iter().position(|&k| k == self).unwrap_or(0);
-        SortKey::ALL[(i + 1) % SortKey::ALL.len()]
-    }
 }
 
 /// One process's categories (full smaps, read only for the process being
@@ -141,6 +89,14 @@ pub struct App {
     pub pid: Option<u32>,
     pub category: Option<Category>,
     pub detail: Option<Detail>,
+    /// Rows pinned with `x` (see `exact`), and their figures by key.
+    pub pins: Vec<Pin>,
+    pub pin_figures: HashMap<String, PinFigures>,
+    /// Why some of the pinned rows' figures are missing (one line).
+    pub pins_note: Option<String>,
+    want_pins: bool,
+    /// The last read sent was the list's.
+    top_last: bool,
     pub status: String,
     pub help: bool,
     pub quit: bool,
@@ -172,6 +128,11 @@ impl App {
             pid: None,
             category: None,
             detail: None,
+            pins: Vec::new(),
+            pin_figures: HashMap::new(),
+            pins_note: None,
+            want_pins: false,
+            top_last: false,
             status: String::new(),
             help: false,
             quit: false,
@@ -242,6 +203,7 @@ impl App {
         if matches!(self.level, Level::Categories | Level::Mappings) {
             self.refresh_detail();
         }
+        self.refresh_pins();
         self.refreshes += 1;
     }
 
@@ -249,6 +211,12 @@ impl App {
     /// (smaps_rollup only), on the reads' thread.
     pub fn refresh_top(&mut self) {
         self.want_top = true;
+        self.dispatch();
+    }
+
+    /// Asks for the pinned rows' figures (none asked when none is pinned).
+    pub fn refresh_pins(&mut self) {
+        self.want_pins = !self.pins.is_empty();
         self.dispatch();
     }
 
@@ -300,8 +268,19 @@ impl App {
                 None => self.want_detail = false,
             }
         }
-        if self.want_top && self.reads.send(self.top_job()) {
-            self.want_top = false;
+        // The pinned rows' turn after a list's: when the list takes
+        // longer than the interval, it is asked again before it is in.
+        let pins = self.want_pins && !self.pins.is_empty();
+        if self.want_top && !(pins && self.top_last) {
+            if self.reads.send(self.top_job()) {
+                self.want_top = false;
+                self.top_last = true;
+            }
+            return;
+        }
+        if pins && self.reads.send(Job::Pins(self.pins.clone())) {
+            self.want_pins = false;
+            self.top_last = false;
         }
     }
 
@@ -322,12 +301,21 @@ impl App {
                 }
             }
             Done::Detail { job, result } => {
-                if Some(job) == self.detail_job() {
+                if self.detail_job().as_ref() == Some(&job) {
                     self.shown_detail = Some(job);
                     self.apply_detail(result);
                     true
                 } else {
                     self.want_detail |= self.detail_job().is_some();
+                    false
+                }
+            }
+            Done::Pins { pins, result } => {
+                if pins == self.pins {
+                    self.apply_pins(result);
+                    true
+                } else {
+                    self.want_pins = !self.pins.is_empty();
                     false
                 }
             }
@@ -392,6 +380,15 @@ impl App {
                 self.top_error = None;
             }
             Err(e) => self.top_error = Some(e),
+        }
+    }
+
+    fn apply_pins(&mut self, read: PinsRead) {
+        self.pin_figures = self.pins.iter().map(|p| p.key.clone()).zip(read.figures).collect();
+        self.pins_note = read.exclusive_error.or(read.wss_error);
+        if let Some(n) = read.reset_first {
+            // Once per new set of pinned processes, as `wss` says it on stderr.
+            self.status = crate::ui::exact::reset_warning(n);
         }
     }
 

@@ -116,6 +116,10 @@ fn note_line(app: &App) -> Line<'static> {
     if !app.status.is_empty() {
         return Line::from(app.status.clone());
     }
+    // What the pinned rows' figures lack (`x`): frames hidden, live-only.
+    if let Some(n) = app.pins_note.as_ref().filter(|_| app.level == Level::Processes) {
+        return Line::from(Span::styled(n.clone(), warn));
+    }
     if let Some(top) = &app.top {
         // `top`'s own note, worded once (render::notes): what it says of
         // who may read them holds for root too (a security module).

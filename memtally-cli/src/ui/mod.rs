@@ -16,6 +16,7 @@
 mod app;
 mod categories;
 mod draw;
+mod exact;
 mod history;
 mod keys;
 mod machine;
@@ -24,6 +25,7 @@ mod processes;
 mod rates;
 mod reader;
 mod snapshot;
+mod sort_key;
 mod terminal;
 mod timing;
 mod widgets;
