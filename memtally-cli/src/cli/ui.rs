@@ -29,6 +29,9 @@ Keys:
   /                filter the processes by name, or one PID
   s                sort: pss, uss, rss, dirty, swap, gpu, growth
   g                group: process, program, user, cgroup, tree (as top --by)
+  x                pin the row: EXCL (bytes no other process maps, as top --exact;
+                   root) and WSET (working set, as wss: resets the pinned
+                   processes' referenced bits each refresh); x again unpins
   w                write a snapshot of what is shown (as memtally snapshot), here
   ?  q             the keys; quit (the terminal is restored, also on SIGTERM)
 

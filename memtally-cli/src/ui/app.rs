@@ -5,12 +5,12 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use memtally_core::analyze::category::Category;
-use memtally_core::analyze::show::ShowReport;
 use memtally_core::analyze::top::TopBy;
-use memtally_core::model::{Named, Region};
+use memtally_core::model::Named;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::top::Top;
 
+pub use crate::ui::detail::Detail;
 use crate::ui::exact::{Pin, PinFigures, PinsRead};
 use crate::ui::history::History;
 use crate::ui::rates::{Rate, Rates};
@@ -33,18 +33,6 @@ pub enum Level {
     Processes,
     Categories,
     Mappings,
-}
-
-/// One process's categories (full smaps, read only for the process being
-/// looked at), and the mappings of the chosen category.
-#[derive(Debug)]
-pub struct Detail {
-    pub report: Option<ShowReport>,
-    pub mappings: Vec<Region>,
-    pub more_mappings: usize,
-    /// When the process was found gone; its last figures stay on screen.
-    pub gone: Option<Instant>,
-    pub error: Option<String>,
 }
 
 /// A process row whose process exited; greyed, for a while.
@@ -393,46 +381,7 @@ impl App {
     }
 
     fn apply_detail(&mut self, read: DetailRead) {
-        match read {
-            DetailRead::Read { report, mappings, more } => {
-                self.detail = Some(Detail {
-                    report: Some(*report),
-                    mappings,
-                    more_mappings: more,
-                    gone: None,
-                    error: None,
-                });
-            }
-            DetailRead::Gone => match &mut self.detail {
-                Some(d) => {
-                    d.gone.get_or_insert_with(Instant::now);
-                }
-                None => {
-                    self.detail = Some(Detail {
-                        report: None,
-                        mappings: Vec::new(),
-                        more_mappings: 0,
-                        gone: Some(Instant::now()),
-                        error: None,
-                    })
-                }
-            },
-            DetailRead::Failed(e) => {
-                let error = Some(e);
-                match &mut self.detail {
-                    Some(d) => d.error = error,
-                    None => {
-                        self.detail = Some(Detail {
-                            report: None,
-                            mappings: Vec::new(),
-                            more_mappings: 0,
-                            gone: None,
-                            error,
-                        })
-                    }
-                }
-            }
-        }
+        crate::ui::detail::apply(&mut self.detail, read);
     }
 
     /// Goes one level down from the selected row.

@@ -15,6 +15,7 @@
 
 mod app;
 mod categories;
+mod detail;
 mod draw;
 mod exact;
 mod history;
