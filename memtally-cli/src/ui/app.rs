@@ -13,6 +13,7 @@ use memtally_core::usecase::top::Top;
 pub use crate::ui::detail::Detail;
 use crate::ui::exact::{Pin, PinFigures, PinsRead};
 use crate::ui::history::History;
+use crate::ui::pace::Pace;
 use crate::ui::rates::{Rate, Rates};
 use crate::ui::reader::{DetailRead, Done, Job, Reader};
 pub use crate::ui::sort_key::SortKey;
@@ -24,6 +25,8 @@ use crate::ui::widgets::process_rows::{base_rows, retain_group, retain_matching,
 pub struct Options {
     pub interval: Duration,
     pub by: TopBy,
+    /// The share of one core the list's reads may take, in percent (0: any).
+    pub max_cpu: f64,
 }
 
 /// The four levels, from the machine down to one mapping.
@@ -85,6 +88,8 @@ pub struct App {
     want_pins: bool,
     /// The last read sent was the list's.
     top_last: bool,
+    /// How often the list is read (`--max-cpu`).
+    pub pace: Pace,
     pub status: String,
     pub help: bool,
     pub quit: bool,
@@ -121,6 +126,7 @@ impl App {
             pins_note: None,
             want_pins: false,
             top_last: false,
+            pace: Pace::new(opts.max_cpu),
             status: String::new(),
             help: false,
             quit: false,
@@ -187,7 +193,9 @@ impl App {
 
     /// Asks for everything the current level shows to be read again.
     pub fn refresh(&mut self) {
-        self.refresh_top();
+        if self.pace.due(Instant::now()) {
+            self.refresh_top();
+        }
         if matches!(self.level, Level::Categories | Level::Mappings) {
             self.refresh_detail();
         }
@@ -279,7 +287,8 @@ impl App {
     pub fn collect(&mut self) -> bool {
         let Some(done) = self.reads.answer() else { return false };
         let changed = match done {
-            Done::Top { job, at, result } => {
+            Done::Top { job, at, started, cost, result } => {
+                self.pace.record(started, cost, self.interval);
                 if job == self.top_job() {
                     self.apply_top(at, result);
                     true

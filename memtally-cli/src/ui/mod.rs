@@ -22,6 +22,7 @@ mod history;
 mod keys;
 mod machine;
 mod mappings;
+mod pace;
 mod processes;
 mod rates;
 mod reader;
