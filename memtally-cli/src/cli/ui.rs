@@ -18,10 +18,10 @@ pub struct UiArgs {
     #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
     pub interval: Duration,
 
-    /// The share of one core, in percent, that reading the process list
-    /// may take: where every smaps_rollup read each refresh costs more
-    /// (the kernel walks every resident page for PSS), the list is read
-    /// less often and the title says how often; 0 reads it every refresh.
+    /// The share of one core, in percent, the explorer may take: where
+    /// reading the process list each refresh costs more (the kernel walks
+    /// every resident page for PSS), the list is read less often and the
+    /// title says how often; 0 reads it every refresh.
     #[arg(long, value_name = "PERCENT", default_value_t = 5.0, value_parser = max_cpu)]
     pub max_cpu: f64,
 

@@ -13,7 +13,7 @@ use memtally_core::usecase::top::Top;
 pub use crate::ui::detail::Detail;
 use crate::ui::exact::{Pin, PinFigures, PinsRead};
 use crate::ui::history::History;
-use crate::ui::pace::Pace;
+use crate::ui::pace::{process_cpu, Pace};
 use crate::ui::rates::{Rate, Rates};
 use crate::ui::reader::{DetailRead, Done, Job, Reader};
 pub use crate::ui::sort_key::SortKey;
@@ -287,8 +287,8 @@ impl App {
     pub fn collect(&mut self) -> bool {
         let Some(done) = self.reads.answer() else { return false };
         let changed = match done {
-            Done::Top { job, at, started, cost, result } => {
-                self.pace.record(started, cost, self.interval);
+            Done::Top { job, at, started, result } => {
+                self.pace.record(started, process_cpu(), self.interval);
                 if job == self.top_job() {
                     self.apply_top(at, result);
                     true

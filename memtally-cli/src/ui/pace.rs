@@ -1,5 +1,6 @@
 //! How often the explorer reads the process list: every refresh, unless
-//! those reads cost more than `--max-cpu` of one core. Nearly all of a
+//! the explorer would take more than `--max-cpu` of one core (all of it:
+//! the reads, and the drawing and keys meanwhile). Nearly all of a
 //! list read is the kernel's walk of every resident page behind each
 //! process's smaps_rollup (PSS), so its cost follows the machine's
 //! resident memory, not the explorer: 4.5 GB of compilers cost ~190 ms of
@@ -27,12 +28,14 @@ pub struct Pace {
     next: Option<Instant>,
     /// How often the list is read, when less often than every refresh.
     pub every: Option<Duration>,
+    /// The process's CPU time at the last list read's end.
+    cpu_mark: Option<Duration>,
 }
 
 impl Pace {
     /// `max_cpu`: percent of one core, 0 for no limit.
     pub fn new(max_cpu: f64) -> Pace {
-        Pace { share: max_cpu / 100.0, next: None, every: None }
+        Pace { share: max_cpu / 100.0, next: None, every: None, cpu_mark: None }
     }
 
     /// Whether a refresh reads the list now.
@@ -40,9 +43,13 @@ impl Pace {
         self.next.is_none_or(|n| now >= n)
     }
 
-    /// A list read began at `started` and cost `cost` of CPU: the next is
-    /// due when that cost is the share asked of the time since.
-    pub fn record(&mut self, started: Instant, cost: Duration, interval: Duration) {
+    /// A list read began at `started` and has ended with the process at
+    /// `cpu` of CPU time: what it took since the last read's end (this
+    /// read, the screens drawn meanwhile) is spread so that it is the
+    /// share asked of the time to the next read's start.
+    pub fn record(&mut self, started: Instant, cpu: Duration, interval: Duration) {
+        let cost = cpu.saturating_sub(self.cpu_mark.unwrap_or_default());
+        self.cpu_mark = Some(cpu);
         if self.share <= 0.0 {
             return;
         }
@@ -72,8 +79,9 @@ mod tests {
         assert_eq!(p.every, Some(Duration::from_millis(3800)));
         assert!(!p.due(t + Duration::from_secs(1)));
         assert!(p.due(t + Duration::from_millis(3800)));
-        // A cheap read: every refresh again, and the title says nothing.
-        p.record(t, Duration::from_millis(20), Duration::from_secs(1));
+        // A cheap read (20 ms more): every refresh again, and the title
+        // says nothing.
+        p.record(t, Duration::from_millis(210), Duration::from_secs(1));
         assert_eq!(p.every, None);
         assert!(p.due(t + Duration::from_millis(400)));
         let mut off = Pace::new(0.0);

@@ -19,7 +19,6 @@ use memtally_core::Error;
 
 use crate::render::errors::Worded;
 use crate::ui::exact::{Measuring, Pin, PinsRead};
-use crate::ui::pace::process_cpu;
 
 /// Mappings kept for the mappings level: beyond this many, counted only.
 pub const MAX_MAPPINGS: usize = 20_000;
@@ -42,9 +41,8 @@ pub enum Done {
     Top {
         job: Job,
         at: Instant,
-        /// When the read began, and the CPU it cost (see `pace`).
+        /// When the read began (see `pace`).
         started: Instant,
-        cost: std::time::Duration,
         result: Result<Box<Top>, String>,
     },
     Detail {
@@ -140,13 +138,12 @@ fn run(root: &ProcRoot, reader: &mut TopReader, measuring: &mut Measuring, job: 
             Done::Pins { pins, result }
         }
         Job::Top { by, sort, cgroups } => {
-            let (started, cpu) = (Instant::now(), process_cpu());
+            let started = Instant::now();
             let result = reader
                 .top(root, by, TopSort::Figure(sort), cgroups)
                 .map(Box::new)
                 .map_err(|e| Worded(&e).to_string());
-            let cost = process_cpu().saturating_sub(cpu);
-            Done::Top { job, at: Instant::now(), started, cost, result }
+            Done::Top { job, at: Instant::now(), started, result }
         }
         Job::Detail { pid, want } => {
             let mut kept = CategoryMappings { want, mappings: Vec::new(), more: 0 };
