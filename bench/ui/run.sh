@@ -8,12 +8,15 @@
 #   bench/ui/run.sh            # builds the release binary first
 #   NO_BUILD=1 MEMTALLY=path bench/ui/run.sh
 #
-# env: PROCS (600) processes to reach with extra `sleep`s, SECS (60),
-# WARM (3) seconds before the measurement starts (start-up left out).
+# env: PROCS (1000) processes to reach with extra sleeping C children
+# (one small exec'd program each, killed at the end), SECS (60), WARM (3)
+# seconds before the measurement starts (start-up left out), ONLY (a
+# program name: measure just memtally, htop or btop), MEMTALLY_ARGS
+# (extra arguments to `memtally ui`).
 # htop and btop are measured when installed (Debian: apt-get install htop btop).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-PROCS=${PROCS:-600}
+PROCS=${PROCS:-1000}
 SECS=${SECS:-60}
 WARM=${WARM:-3}
 if [ -z "${NO_BUILD:-}" ]; then
@@ -31,13 +34,16 @@ cleanup() {
 trap cleanup EXIT
 
 count_procs() { local p=(/proc/[0-9]*); echo ${#p[@]}; }
+# A sleeping child as small as a process gets: no shell, no coreutils.
+printf '#include <unistd.h>\nint main(void) { for (;;) pause(); }\n' > "$work/sleeper.c"
+cc -O2 -o "$work/sleeper" "$work/sleeper.c"
 have=$(count_procs)
 for ((i = have; i < PROCS; i++)); do
-  sleep 3600 &
+  "$work/sleeper" &
   sleepers+=($!)
 done
 sleep 1
-echo "processes: $(count_procs) (with ${#sleepers[@]} extra sleep)"
+echo "processes: $(count_procs) (with ${#sleepers[@]} sleeping C children)"
 echo "kernel $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # btop reads its refresh interval from its config file only.
@@ -80,10 +86,14 @@ measure() {
 echo
 echo "| program | CPU in ${SECS} s | of one core | peak RSS (VmHWM) |"
 echo "| --- | --- | --- | --- |"
-measure "memtally ui (process list)" Enter "$MEMTALLY" ui --interval 1s
-if command -v htop >/dev/null; then
+want() { [ -z "${ONLY:-}" ] || [ "$ONLY" = "$1" ]; }
+if want memtally; then
+  # shellcheck disable=SC2086
+  measure "memtally ui (process list)" Enter "$MEMTALLY" ui --interval 1s ${MEMTALLY_ARGS:-}
+fi
+if want htop && command -v htop >/dev/null; then
   measure "htop -d 10" "" htop -d 10
 fi
-if command -v btop >/dev/null; then
+if want btop && command -v btop >/dev/null; then
   measure "btop (update_ms 1000)" "" btop --utf-force
 fi

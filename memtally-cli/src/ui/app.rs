@@ -5,15 +5,18 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use memtally_core::analyze::category::Category;
-use memtally_core::analyze::show::ShowReport;
 use memtally_core::analyze::top::TopBy;
-use memtally_core::model::{Figure, Named, Region};
+use memtally_core::model::Named;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::top::Top;
 
+pub use crate::ui::detail::Detail;
+use crate::ui::exact::{Pin, PinFigures, PinsRead};
 use crate::ui::history::History;
+use crate::ui::pace::{process_cpu, Pace};
 use crate::ui::rates::{Rate, Rates};
 use crate::ui::reader::{DetailRead, Done, Job, Reader};
+pub use crate::ui::sort_key::SortKey;
 use crate::ui::widgets::category_rows::{category_rows, CatRow};
 use crate::ui::widgets::process_rows::{base_rows, retain_group, retain_matching, ProcRow};
 
@@ -22,6 +25,8 @@ use crate::ui::widgets::process_rows::{base_rows, retain_group, retain_matching,
 pub struct Options {
     pub interval: Duration,
     pub by: TopBy,
+    /// The share of one core the list's reads may take, in percent (0: any).
+    pub max_cpu: f64,
 }
 
 /// The four levels, from the machine down to one mapping.
@@ -31,72 +36,6 @@ pub enum Level {
     Processes,
     Categories,
     Mappings,
-}
-
-/// What the process level sorts by; `s` cycles them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SortKey {
-    Pss,
-    Uss,
-    Rss,
-    Dirty,
-    Swap,
-    Gpu,
-    Growth,
-}
-
-impl SortKey {
-    pub const ALL: [SortKey; 7] = [
-        SortKey::Pss,
-        SortKey::Uss,
-        SortKey::Rss,
-        SortKey::Dirty,
-        SortKey::Swap,
-        SortKey::Gpu,
-        SortKey::Growth,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            SortKey::Pss => "pss",
-            SortKey::Uss => "uss",
-            SortKey::Rss => "rss",
-            SortKey::Dirty => "dirty",
-            SortKey::Swap => "swap",
-            SortKey::Gpu => "gpu",
-            SortKey::Growth => "growth",
-        }
-    }
-
-    /// The figure of the column of that name, the `top --sort` field;
-    /// growth is sorted here, over PSS order.
-    pub fn top_field(self) -> Figure {
-        match self {
-            SortKey::Pss | SortKey::Growth => Figure::Pss,
-            SortKey::Uss => Figure::Uss,
-            SortKey::Rss => Figure::Rss,
-            SortKey::Dirty => Figure::PssDirty,
-            SortKey::Swap => Figure::SwapPss,
-            SortKey::Gpu => Figure::Gpu,
-        }
-    }
-
-    pub fn next(self) -> SortKey {
-        let i = SortKey::ALL.iter().position(|&k| k == self).unwrap_or(0);
-        SortKey::ALL[(i + 1) % SortKey::ALL.len()]
-    }
-}
-
-/// One process's categories (full smaps, read only for the process being
-/// looked at), and the mappings of the chosen category.
-#[derive(Debug)]
-pub struct Detail {
-    pub report: Option<ShowReport>,
-    pub mappings: Vec<Region>,
-    pub more_mappings: usize,
-    /// When the process was found gone; its last figures stay on screen.
-    pub gone: Option<Instant>,
-    pub error: Option<String>,
 }
 
 /// A process row whose process exited; greyed, for a while.
@@ -141,6 +80,16 @@ pub struct App {
     pub pid: Option<u32>,
     pub category: Option<Category>,
     pub detail: Option<Detail>,
+    /// Rows pinned with `x` (see `exact`), and their figures by key.
+    pub pins: Vec<Pin>,
+    pub pin_figures: HashMap<String, PinFigures>,
+    /// Why some of the pinned rows' figures are missing (one line).
+    pub pins_note: Option<String>,
+    want_pins: bool,
+    /// The last read sent was the list's.
+    top_last: bool,
+    /// How often the list is read (`--max-cpu`).
+    pub pace: Pace,
     pub status: String,
     pub help: bool,
     pub quit: bool,
@@ -172,6 +121,12 @@ impl App {
             pid: None,
             category: None,
             detail: None,
+            pins: Vec::new(),
+            pin_figures: HashMap::new(),
+            pins_note: None,
+            want_pins: false,
+            top_last: false,
+            pace: Pace::new(opts.max_cpu),
             status: String::new(),
             help: false,
             quit: false,
@@ -238,10 +193,13 @@ impl App {
 
     /// Asks for everything the current level shows to be read again.
     pub fn refresh(&mut self) {
-        self.refresh_top();
+        if self.pace.due(Instant::now()) {
+            self.refresh_top();
+        }
         if matches!(self.level, Level::Categories | Level::Mappings) {
             self.refresh_detail();
         }
+        self.refresh_pins();
         self.refreshes += 1;
     }
 
@@ -249,6 +207,12 @@ impl App {
     /// (smaps_rollup only), on the reads' thread.
     pub fn refresh_top(&mut self) {
         self.want_top = true;
+        self.dispatch();
+    }
+
+    /// Asks for the pinned rows' figures (none asked when none is pinned).
+    pub fn refresh_pins(&mut self) {
+        self.want_pins = !self.pins.is_empty();
         self.dispatch();
     }
 
@@ -300,8 +264,19 @@ impl App {
                 None => self.want_detail = false,
             }
         }
-        if self.want_top && self.reads.send(self.top_job()) {
-            self.want_top = false;
+        // The pinned rows' turn after a list's: when the list takes
+        // longer than the interval, it is asked again before it is in.
+        let pins = self.want_pins && !self.pins.is_empty();
+        if self.want_top && !(pins && self.top_last) {
+            if self.reads.send(self.top_job()) {
+                self.want_top = false;
+                self.top_last = true;
+            }
+            return;
+        }
+        if pins && self.reads.send(Job::Pins(self.pins.clone())) {
+            self.want_pins = false;
+            self.top_last = false;
         }
     }
 
@@ -312,7 +287,8 @@ impl App {
     pub fn collect(&mut self) -> bool {
         let Some(done) = self.reads.answer() else { return false };
         let changed = match done {
-            Done::Top { job, at, result } => {
+            Done::Top { job, at, started, result } => {
+                self.pace.record(started, process_cpu(), self.interval);
                 if job == self.top_job() {
                     self.apply_top(at, result);
                     true
@@ -322,12 +298,21 @@ impl App {
                 }
             }
             Done::Detail { job, result } => {
-                if Some(job) == self.detail_job() {
+                if self.detail_job().as_ref() == Some(&job) {
                     self.shown_detail = Some(job);
                     self.apply_detail(result);
                     true
                 } else {
                     self.want_detail |= self.detail_job().is_some();
+                    false
+                }
+            }
+            Done::Pins { pins, result } => {
+                if pins == self.pins {
+                    self.apply_pins(result);
+                    true
+                } else {
+                    self.want_pins = !self.pins.is_empty();
                     false
                 }
             }
@@ -395,47 +380,17 @@ impl App {
         }
     }
 
-    fn apply_detail(&mut self, read: DetailRead) {
-        match read {
-            DetailRead::Read { report, mappings, more } => {
-                self.detail = Some(Detail {
-                    report: Some(*report),
-                    mappings,
-                    more_mappings: more,
-                    gone: None,
-                    error: None,
-                });
-            }
-            DetailRead::Gone => match &mut self.detail {
-                Some(d) => {
-                    d.gone.get_or_insert_with(Instant::now);
-                }
-                None => {
-                    self.detail = Some(Detail {
-                        report: None,
-                        mappings: Vec::new(),
-                        more_mappings: 0,
-                        gone: Some(Instant::now()),
-                        error: None,
-                    })
-                }
-            },
-            DetailRead::Failed(e) => {
-                let error = Some(e);
-                match &mut self.detail {
-                    Some(d) => d.error = error,
-                    None => {
-                        self.detail = Some(Detail {
-                            report: None,
-                            mappings: Vec::new(),
-                            more_mappings: 0,
-                            gone: None,
-                            error,
-                        })
-                    }
-                }
-            }
+    fn apply_pins(&mut self, read: PinsRead) {
+        self.pin_figures = self.pins.iter().map(|p| p.key.clone()).zip(read.figures).collect();
+        self.pins_note = read.exclusive_error.or(read.wss_error);
+        if let Some(n) = read.reset_first {
+            // Once per new set of pinned processes, as `wss` says it on stderr.
+            self.status = crate::ui::exact::reset_warning(n);
         }
+    }
+
+    fn apply_detail(&mut self, read: DetailRead) {
+        crate::ui::detail::apply(&mut self.detail, read);
     }
 
     /// Goes one level down from the selected row.

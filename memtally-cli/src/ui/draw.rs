@@ -6,6 +6,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
+use std::time::Duration;
 
 use memtally_core::model::{Named, Note};
 
@@ -81,6 +82,15 @@ fn title_line(app: &App) -> String {
         }
     }
     s.push_str(&format!(" · every {}", humantime::format_duration(app.interval)));
+    if let Some(every) = app.pace.every {
+        // The list's reads would cost more than --max-cpu at every refresh.
+        let every = Duration::from_millis(every.as_millis() as u64 / 100 * 100);
+        s.push_str(&format!(
+            " · list every {} (--max-cpu {})",
+            humantime::format_duration(every),
+            app.pace.percent()
+        ));
+    }
     if !app.root.is_live() {
         s.push_str(&format!(" · recorded {}", app.root.path().display()));
     }
@@ -115,6 +125,10 @@ fn note_line(app: &App) -> Line<'static> {
     }
     if !app.status.is_empty() {
         return Line::from(app.status.clone());
+    }
+    // What the pinned rows' figures lack (`x`): frames hidden, live-only.
+    if let Some(n) = app.pins_note.as_ref().filter(|_| app.level == Level::Processes) {
+        return Line::from(Span::styled(n.clone(), warn));
     }
     if let Some(top) = &app.top {
         // `top`'s own note, worded once (render::notes): what it says of

@@ -7,6 +7,7 @@ use memtally_core::model::Named;
 
 use crate::render::errors::Worded;
 use crate::ui::app::{App, Level};
+use crate::ui::exact::Pin;
 use crate::ui::{categories, mappings, processes, snapshot};
 
 /// The help screen's lines: key, what it does.
@@ -17,6 +18,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("/", "filter the processes by name (Enter keeps it, Esc clears it)"),
     ("s", "cycle the sort: pss, uss, rss, dirty, swap, gpu, growth"),
     ("g", "cycle the grouping: process, program, user, cgroup, tree"),
+    ("x", "pin the row: its EXCL (bytes no other process maps; root) and WSET (working set; resets its referenced bits) each refresh; x again unpins"),
     ("w", "write a snapshot of what is shown (as `memtally snapshot`)"),
     ("?", "this help (any key closes it)"),
     ("q / Ctrl-C", "quit"),
@@ -66,10 +68,15 @@ pub fn handle(app: &mut App, key: KeyEvent) {
             app.by = TopBy::ALL[(i + 1) % TopBy::ALL.len()];
             app.cursor[1] = 0;
             app.ghosts.clear();
+            // The pinned rows are another grouping's: measured no more.
+            app.pins.clear();
+            app.pin_figures.clear();
+            app.pins_note = None;
             app.rates.regroup();
             app.status = format!("grouped by {}", app.by.name());
             app.refresh_top();
         }
+        KeyCode::Char('x') if app.level == Level::Processes => pin(app),
         KeyCode::Char('w') => {
             app.status = match snapshot::write(app) {
                 Ok(path) => format!("snapshot written to {}", path.display()),
@@ -84,6 +91,37 @@ pub fn handle(app: &mut App, key: KeyEvent) {
         KeyCode::End => step(app, i64::MAX / 2),
         _ => {}
     }
+}
+
+/// `x`: pins the row under the cursor (its processes: the row's, or a
+/// group's members), or unpins it.
+fn pin(app: &mut App) {
+    let rows = app.process_rows();
+    let Some(row) = rows.get(app.cursor[1]).filter(|r| !r.gone) else { return };
+    if let Some(i) = app.pins.iter().position(|p| p.key == row.label) {
+        app.pins.remove(i);
+        app.pin_figures.remove(&row.label);
+        app.status = format!("{} unpinned", row.label);
+        if app.pins.is_empty() {
+            app.pins_note = None;
+        }
+    } else {
+        let pids = match row.pid {
+            Some(pid) => vec![pid],
+            None => snapshot::members(app, &row.label),
+        };
+        let Some(top) = &app.top else { return };
+        let procs = top
+            .scan
+            .processes
+            .iter()
+            .filter(|p| pids.contains(&p.info.pid))
+            .map(|p| (p.info.pid, p.info.comm.clone()))
+            .collect();
+        app.pins.push(Pin { key: row.label.clone(), procs });
+        app.status = format!("{} pinned: EXCL and WSET at the next refreshes", row.label);
+    }
+    app.refresh_pins();
 }
 
 fn edit_filter(app: &mut App, code: KeyCode) {

@@ -15,16 +15,21 @@
 
 mod app;
 mod categories;
+mod detail;
 mod draw;
+mod exact;
 mod history;
 mod keys;
 mod machine;
 mod mappings;
+mod pace;
 mod processes;
 mod rates;
 mod reader;
 mod snapshot;
+mod sort_key;
 mod terminal;
+mod timing;
 mod widgets;
 
 use std::time::{Duration, Instant};
@@ -50,6 +55,7 @@ pub fn run(root: ProcRoot, opts: Options) -> Result<()> {
     let fail = |e: std::io::Error| Error::io("the terminal", e);
     let mut next = Instant::now();
     let mut dirty = true;
+    let mut timing = timing::Timing::from_env();
     while !app.quit && !session.stopped() {
         let now = Instant::now();
         if now >= next {
@@ -64,13 +70,18 @@ pub fn run(root: ProcRoot, opts: Options) -> Result<()> {
         }
         if dirty {
             session.term.draw(|f| draw::draw(f, &app)).map_err(fail)?;
+            timing.drawn();
             dirty = false;
         }
         let tick = if app.reading() { ANSWER_TICK } else { TICK };
         let wait = next.saturating_duration_since(Instant::now()).min(tick);
-        if event::poll(wait).map_err(fail)? {
+        timing.waiting();
+        let ready = event::poll(wait).map_err(fail)?;
+        timing.waited();
+        if ready {
             match event::read().map_err(fail)? {
                 Event::Key(k) if k.kind != KeyEventKind::Release => {
+                    timing.key();
                     let before = app.status.clone();
                     keys::handle(&mut app, k);
                     if app.status == before && !app.editing {

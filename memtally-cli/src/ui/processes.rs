@@ -61,6 +61,18 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         let least = h.len().max(6) as u16;
         Constraint::Length(figure_width(least, rows.iter().map(|r| figure_cell(r, *f))))
     }));
+    // The pinned rows' columns (`x`), while a row is pinned.
+    let pinned = !app.pins.is_empty();
+    if pinned {
+        for (h, f) in PIN_COLUMNS {
+            headers.push((h, true));
+            let least = h.len().max(6) as u16;
+            widths.push(Constraint::Length(figure_width(
+                least,
+                rows.iter().map(|r| pin_cell(app, r, f)),
+            )));
+        }
+    }
     // What the COMMAND column gets: the rest of the row after the fixed
     // columns and the one-cell gaps between columns. The command tells
     // the rows apart (a browser from its renderers), so it keeps its room
@@ -108,6 +120,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             for (_, f) in &figures {
                 cells.push(right(figure_cell(r, *f)));
             }
+            if pinned {
+                cells.extend(PIN_COLUMNS.iter().map(|(_, f)| right(pin_cell(app, r, *f))));
+            }
             if show_grow {
                 cells.push(right(growth_cell(r)));
             }
@@ -144,6 +159,30 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let mut state =
         TableState::default().with_selected(Some(app.cursor[1].min(rows.len().saturating_sub(1))));
     frame.render_stateful_widget(table, area, &mut state);
+}
+
+/// The columns a pinned row adds (see `exact`): two, so that the command
+/// keeps some room at 80 columns (TOUCHED and COLD are `memtally wss`'s).
+const PIN_COLUMNS: [(&str, PinColumn); 2] =
+    [("EXCL", PinColumn::Exclusive), ("WSET", PinColumn::WorkingSet)];
+
+#[derive(Clone, Copy)]
+enum PinColumn {
+    Exclusive,
+    WorkingSet,
+}
+
+/// A pinned row's figure (`…` until read, `-` where it cannot be; the
+/// note line says why); nothing for a row not pinned.
+fn pin_cell(app: &App, r: &ProcRow, c: PinColumn) -> String {
+    if r.gone || !app.pins.iter().any(|p| p.key == r.label) {
+        return String::new();
+    }
+    let Some(f) = app.pin_figures.get(&r.label) else { return "…".into() };
+    human_opt(match c {
+        PinColumn::Exclusive => f.exclusive,
+        PinColumn::WorkingSet => f.working_set,
+    })
 }
 
 /// How many rows the level has (for moving the cursor).

@@ -18,18 +18,21 @@ use memtally_core::usecase::top::{Top, TopReader};
 use memtally_core::Error;
 
 use crate::render::errors::Worded;
+use crate::ui::exact::{Measuring, Pin, PinsRead};
 
 /// Mappings kept for the mappings level: beyond this many, counted only.
 pub const MAX_MAPPINGS: usize = 20_000;
 
 /// What to read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Job {
     /// Every process, grouped and sorted as shown; `cgroups` reads every
     /// process's cgroup too.
     Top { by: TopBy, sort: Figure, cgroups: bool },
     /// One process's full smaps, keeping the mappings of `want`.
     Detail { pid: u32, want: Option<Category> },
+    /// The pinned rows' exclusive and working-set figures (`x`).
+    Pins(Vec<Pin>),
 }
 
 /// A job's answer, with the job it answers (the UI may have moved on).
@@ -38,11 +41,17 @@ pub enum Done {
     Top {
         job: Job,
         at: Instant,
+        /// When the read began (see `pace`).
+        started: Instant,
         result: Result<Box<Top>, String>,
     },
     Detail {
         job: Job,
         result: DetailRead,
+    },
+    Pins {
+        pins: Vec<Pin>,
+        result: PinsRead,
     },
 }
 
@@ -75,8 +84,9 @@ impl Reader {
             .spawn(move || {
                 lower_priority();
                 let mut reader = TopReader::default();
+                let mut measuring = Measuring::default();
                 while let Ok(job) = job_rx.recv() {
-                    if done_tx.send(run(&root, &mut reader, job)).is_err() {
+                    if done_tx.send(run(&root, &mut reader, &mut measuring, job)).is_err() {
                         return;
                     }
                 }
@@ -87,7 +97,7 @@ impl Reader {
 
     /// Sends a job when none is in flight; whether it was sent.
     pub fn send(&mut self, job: Job) -> bool {
-        if self.busy.is_some() || self.jobs.send(job).is_err() {
+        if self.busy.is_some() || self.jobs.send(job.clone()).is_err() {
             return false;
         }
         self.busy = Some(job);
@@ -121,14 +131,19 @@ fn lower_priority() {
     }
 }
 
-fn run(root: &ProcRoot, reader: &mut TopReader, job: Job) -> Done {
+fn run(root: &ProcRoot, reader: &mut TopReader, measuring: &mut Measuring, job: Job) -> Done {
     match job {
+        Job::Pins(pins) => {
+            let result = crate::ui::exact::read(root, &pins, measuring);
+            Done::Pins { pins, result }
+        }
         Job::Top { by, sort, cgroups } => {
+            let started = Instant::now();
             let result = reader
                 .top(root, by, TopSort::Figure(sort), cgroups)
                 .map(Box::new)
                 .map_err(|e| Worded(&e).to_string());
-            Done::Top { job, at: Instant::now(), result }
+            Done::Top { job, at: Instant::now(), started, result }
         }
         Job::Detail { pid, want } => {
             let mut kept = CategoryMappings { want, mappings: Vec::new(), more: 0 };

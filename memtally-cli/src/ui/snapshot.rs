@@ -31,7 +31,8 @@ pub fn selection(app: &App) -> Selection {
     }
 }
 
-fn members(app: &App, key: &str) -> Vec<u32> {
+/// The PIDs of the group row `key` of the current grouping.
+pub fn members(app: &App, key: &str) -> Vec<u32> {
     use memtally_core::analyze::top::TopBy;
     let Some(top) = &app.top else { return Vec::new() };
     top.scan

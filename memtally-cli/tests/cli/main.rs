@@ -58,6 +58,8 @@ mod totals;
 mod ui;
 mod ui_columns;
 mod ui_keys;
+mod ui_pace;
+mod ui_pins;
 mod ui_screens;
 mod vmmap_cli;
 mod vmmap_csv;

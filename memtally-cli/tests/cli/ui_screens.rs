@@ -40,6 +40,7 @@ fn the_keys_box_lists_every_key_inside_its_border() {
         "/ ",
         "s ",
         "g ",
+        "x ",
         "w ",
         "? ",
         "q / Ctrl-C",
