@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use memtally_core::source::ProcRoot;
-use memtally_core::usecase::snapshot::take;
+use memtally_core::usecase::snapshot::{add_exact, take};
 use memtally_core::write::write_file;
 use memtally_core::{Error, Result};
 
@@ -24,6 +24,10 @@ pub struct SnapshotArgs {
     #[command(flatten)]
     pub select: SelectArgs,
 
+    /// Also store each process's exclusive figure (what it alone gives back when it ends) and the selection's: its pages' frames read once more, after the regions (live /proc, needs root or CAP_SYS_ADMIN; see docs/pages.md).
+    #[arg(long)]
+    pub exact: bool,
+
     /// Write the snapshot here (`-` or absent: standard output).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -31,7 +35,11 @@ pub struct SnapshotArgs {
 
 pub fn run(root: &ProcRoot, args: &SnapshotArgs, out: &mut dyn Write) -> Result<()> {
     let sel = args.select.selection(args.pid)?;
-    let snapshot = document(with_progress(|progress| take(root, &sel, progress))?);
+    let mut taken = with_progress(|progress| take(root, &sel, progress))?;
+    if args.exact {
+        add_exact(root, &sel, &mut taken)?;
+    }
+    let snapshot = document(taken);
     let mut json = serde_json::to_vec(&snapshot).map_err(|e| Error::Usage(e.to_string()))?;
     json.push(b'\n');
     match args.output.as_deref() {

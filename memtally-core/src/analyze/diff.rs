@@ -153,6 +153,9 @@ pub struct Diff {
     /// reclaimable memory before and after (a purge flip moves them where
     /// the dirty figures do not), overall and per type.
     pub vmmap: Option<crate::analyze::vmmap::FootprintDiff>,
+    /// Both snapshots taken with `--exact`: how what each process gives
+    /// back changed (a note says which side lacks them otherwise).
+    pub exact: Option<crate::analyze::diff_exact::ExactDiff>,
     /// Seconds between the snapshots, when both say when they were taken.
     pub seconds: Option<f64>,
     /// Where a snapshot's stored totals disagree with its own regions (an
@@ -301,6 +304,7 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
         (SnapshotKind::Vmmap, [pa], [pb]) => Some(crate::analyze::vmmap::footprint_diff(pa, pb)),
         _ => None,
     };
+    let exact = crate::analyze::diff_exact::exact_diff(a, b, &pairs, opts.min_delta, &mut notes);
     Diff {
         totals: Change {
             key: "total".into(),
@@ -315,6 +319,7 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
         regions,
         purge_changes,
         vmmap,
+        exact,
         seconds,
         notes,
     }
@@ -534,6 +539,7 @@ mod tests {
             regions,
             purgeable: Vec::new(),
             physical_footprint: None,
+            exclusive: None,
         }
     }
 

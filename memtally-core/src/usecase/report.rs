@@ -198,6 +198,7 @@ pub fn live(
                     regions: Vec::new(),
                     purgeable: Vec::new(),
                     physical_footprint: None,
+                    exclusive: None,
                 })
                 .collect();
             let count = rest.len();

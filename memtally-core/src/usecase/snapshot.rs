@@ -7,12 +7,14 @@ use std::path::Path;
 
 use crate::analyze::select::Selection;
 use crate::analyze::snapshot::{linux_snapshot, vmmap_snapshot, Moment};
-use crate::error::{Error, Result, Uncomparable};
+use crate::error::{Error, PageFigure, Result, Uncomparable};
+use crate::model::snap_pages::{ExactMethod, SnapExact};
 use crate::model::snapshot::{Digest, Snapshot};
 use crate::model::{Note, ProcInfo};
 use crate::source::parse::{snapshot as snapshot_file, snapshot_html, vmmap};
 use crate::source::users::UserNames;
 use crate::source::{bounded, snapshot_digest, ProcRoot};
+use crate::usecase::pages::{exact_figures, read_pages, FramesFor};
 use crate::usecase::read::read_full;
 use crate::usecase::Progress;
 
@@ -53,6 +55,39 @@ pub fn take(root: &ProcRoot, sel: &Selection, progress: &dyn Progress) -> Result
         }
     }
     Ok(Taken { snapshot: snap, notes: read.notes() })
+}
+
+/// Adds to a snapshot just taken each process's exclusive figure and the
+/// selection's (`snapshot --exact`), its pages read now, after the
+/// regions. Live only ([`Error::LiveOnly`] for a recording); the frames'
+/// map counts need CAP_SYS_ADMIN ([`Error::FramesHidden`] says so, and no
+/// figure is made up). A process whose pages could not be read (it
+/// exited meanwhile) keeps no figure, and a note says so.
+pub fn add_exact(root: &ProcRoot, sel: &Selection, taken: &mut Taken) -> Result<()> {
+    let snap = &mut taken.snapshot;
+    let procs: Vec<(usize, (u32, String))> = snap
+        .processes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.pid.map(|pid| (i, (pid, p.comm.clone()))))
+        .collect();
+    let (at, procs): (Vec<usize>, Vec<(u32, String)>) = procs.into_iter().unzip();
+    let read = read_pages(root, &procs, FramesFor::Shared, PageFigure::Exclusive)?;
+    let when = moment(root);
+    // One group per process, in the order read.
+    let members: Vec<Vec<usize>> = (0..procs.len()).map(|i| vec![i]).collect();
+    let figures = exact_figures(root, &read, &members, sel.is_everything());
+    for (i, figure) in at.into_iter().zip(figures.groups) {
+        snap.processes[i].exclusive = figure;
+    }
+    snap.exact = Some(SnapExact {
+        method: ExactMethod::PagemapKpagecount,
+        time: when.time,
+        unix_time: when.unix_time,
+        selection: figures.all,
+    });
+    taken.notes.extend(figures.notes);
+    Ok(())
 }
 
 /// When and where: now, the host and kernel the /proc tree describes.
