@@ -49,6 +49,7 @@ mod show_notes;
 mod show_rounding;
 mod signals;
 mod small_ones;
+mod snapshot_exact;
 mod top_live;
 mod top_options;
 mod totals;

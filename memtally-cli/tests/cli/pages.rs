@@ -14,7 +14,7 @@ use crate::support::{python_root_path, rollup, run, run_json, MIB};
 
 /// Whether this run may read page frames (root with CAP_SYS_ADMIN);
 /// prints why not.
-fn frames_readable() -> bool {
+pub(crate) fn frames_readable() -> bool {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     let ok = root && std::fs::File::open("/proc/kpagecount").is_ok();

@@ -9,6 +9,7 @@ use crate::model::{Note, Side};
 
 /// One process's (or the selection's) exclusive figure, before and after.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ExactChange {
     /// The process; `None` for the selection.
     pub pid: Option<u32>,
@@ -56,6 +57,7 @@ impl ExactChange {
 
 /// The exclusive figures' change between two snapshots.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ExactDiff {
     /// The selection as one group, before and after.
     pub selection: ExactChange,
