@@ -39,6 +39,7 @@ mod prometheus_live;
 mod readme_screens;
 mod relro;
 mod report;
+mod report_exact;
 mod schemas;
 mod screen;
 mod selections;

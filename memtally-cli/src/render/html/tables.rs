@@ -71,12 +71,47 @@ fn source_name(s: SizeSource) -> &'static str {
     }
 }
 
+/// The EXCLUSIVE column's head, where the snapshot carries the figures
+/// (`snapshot --exact`, `report --exact`).
+fn exclusive_head(report: &Report) -> &'static str {
+    match report.snapshot.exact {
+        Some(_) => {
+            r#"<th class="n" title="resident pages and swap slots no other process maps: what ending it gives back">Exclusive</th>"#
+        }
+        None => "",
+    }
+}
+
+/// The EXCLUSIVE cell of a process: `-` where its pages were not read.
+fn exclusive_cell(report: &Report, p: &SnapProcess) -> String {
+    match report.snapshot.exact {
+        Some(_) => cell(p.exclusive.map(|e| e.bytes)),
+        None => String::new(),
+    }
+}
+
+/// The sentence under the process table's heading that says what
+/// EXCLUSIVE is, or why the page has no such column.
+pub fn exclusive_sentence(report: &Report) -> String {
+    match &report.snapshot.exact {
+        Some(x) => format!(
+            "Exclusive: the resident pages and swap slots no other process maps, what ending the process gives back (from its pages' frames: pagemap and kpagecount, read at {}); every process here together gives back {}, which is more than the column's sum where they share pages among themselves. Shared memory pages only they map ({}) are apart: their files keep them.",
+            esc(x.time.as_deref().unwrap_or("an unknown time")),
+            human_opt(Some(x.selection.bytes)),
+            human_opt(Some(x.selection.shmem)),
+        ),
+        None if report.snapshot.kind == SnapshotKind::Linux => "No Exclusive column: the snapshot was read without page frames (<code>report --exact</code> or <code>snapshot --exact</code>, as root, adds it).".into(),
+        None => String::new(),
+    }
+}
+
 /// Every process of the report, largest first, unreadable ones last.
 pub fn processes(report: &Report, detailed: &[u32]) -> String {
     let kind = report.snapshot.kind;
     let mut s = format!(
-        r#"<table id="procs" class="sortable"><thead><tr><th class="n">PID</th><th>Name</th><th>User</th>{}<th>Source</th><th>Command</th></tr></thead><tbody>"#,
-        figure_heads(report)
+        r#"<table id="procs" class="sortable"><thead><tr><th class="n">PID</th><th>Name</th><th>User</th>{}{}<th>Source</th><th>Command</th></tr></thead><tbody>"#,
+        figure_heads(report),
+        exclusive_head(report)
     );
     let mut order: Vec<&SnapProcess> = report.snapshot.processes.iter().collect();
     order.sort_by_key(|p| std::cmp::Reverse(p.totals.figure(area_figure(kind))));
@@ -88,9 +123,10 @@ pub fn processes(report: &Report, detailed: &[u32]) -> String {
         };
         let _ = write!(
             s,
-            r#"<tr id="p{pid}" data-pid="{pid}"><td class="n" data-v="{pid}">{pid}</td><td>{name}</td><td>{}</td>{}<td>{}</td><td><code>{}</code></td></tr>"#,
+            r#"<tr id="p{pid}" data-pid="{pid}"><td class="n" data-v="{pid}">{pid}</td><td>{name}</td><td>{}</td>{}{}<td>{}</td><td><code>{}</code></td></tr>"#,
             esc(p.user.as_deref().unwrap_or("")),
             figure_cells(&p.totals, kind),
+            exclusive_cell(report, p),
             source_name(p.source),
             esc(&p.command)
         );
@@ -98,11 +134,12 @@ pub fn processes(report: &Report, detailed: &[u32]) -> String {
     for u in &report.unread {
         let _ = write!(
             s,
-            r#"<tr id="p{0}" data-pid="{0}" class="unread"><td class="n" data-v="{0}">{0}</td><td>{1}</td><td>{2}</td>{3}<td>status (unreadable)</td><td><code>{4}</code></td></tr>"#,
+            r#"<tr id="p{0}" data-pid="{0}" class="unread"><td class="n" data-v="{0}">{0}</td><td>{1}</td><td>{2}</td>{3}{4}<td>status (unreadable)</td><td><code>{5}</code></td></tr>"#,
             u.pid,
             esc(&u.comm),
             esc(u.user.as_deref().unwrap_or("")),
             figure_cells(&u.sizes, SnapshotKind::Linux),
+            if report.snapshot.exact.is_some() { cell(None) } else { String::new() },
             esc(&u.command)
         );
     }

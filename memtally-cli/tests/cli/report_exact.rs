@@ -1,0 +1,71 @@
+//! The HTML report's EXCLUSIVE column, in headless chromium's DOM: from a
+//! live read with `report --exact` and from a `snapshot --exact` file,
+//! the process table shows each process's exclusive bytes (the embedded
+//! snapshot's figure) and a sentence says what they are; without the
+//! figures, no column and one sentence that says why.
+
+use crate::pages::frames_readable;
+use crate::report::{chromium, dump_dom, embedded, report, rows, url};
+use crate::support::lone::lone;
+use crate::support::run;
+
+/// Column of the EXCLUSIVE cell among a row's `data-v` cells: pid, PSS,
+/// USS, dirty, swap, footprint, RSS, then it.
+const EXCLUSIVE_CELL: usize = 7;
+
+#[test]
+fn an_exact_page_shows_each_process_s_exclusive_bytes_and_says_what_they_are() {
+    if !frames_readable() {
+        return;
+    }
+    let Some(bin) = chromium() else { return };
+    let len = 24 << 20;
+    let child = lone(len);
+    let pid = child.child.0.id();
+    let dir = tempfile::tempdir().unwrap();
+    let live = report(dir.path(), "live.html", &["--pid", &pid.to_string(), "--exact"]);
+    let snap = dir.path().join("s.json");
+    let out =
+        run(&["snapshot", "--pid", &pid.to_string(), "--exact", "-o", snap.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let from_file = report(dir.path(), "file.html", &["--input", snap.to_str().unwrap()]);
+    for page in [live, from_file] {
+        let json = embedded(&page);
+        let ex = json["processes"][0]["exclusive"]["bytes"].as_i64().expect("an exclusive figure");
+        assert!(ex >= len as i64, "the {len} bytes it wrote are its alone: {ex}");
+        let dom = dump_dom(&bin, &url(&page, ""));
+        assert!(dom.contains(">Exclusive</th>"), "a column head");
+        let cells = &rows(&dom)[&(pid as u64)];
+        assert_eq!(cells[EXCLUSIVE_CELL], ex, "the row's cell is the snapshot's figure: {cells:?}");
+        let note = dom.split(r#"<p id="exclusive-note">"#).nth(1).expect("the sentence");
+        assert!(
+            note.starts_with("Exclusive: the resident pages and swap slots no other process maps")
+        );
+    }
+}
+
+#[test]
+fn a_page_without_the_figures_has_no_column_and_says_why() {
+    let Some(bin) = chromium() else { return };
+    let child = lone(4 << 20);
+    let pid = child.child.0.id();
+    let dir = tempfile::tempdir().unwrap();
+    let page = report(dir.path(), "plain.html", &["--pid", &pid.to_string()]);
+    let dom = dump_dom(&bin, &url(&page, ""));
+    assert!(!dom.contains(">Exclusive</th>"), "no column");
+    assert_eq!(rows(&dom)[&(pid as u64)].len(), EXCLUSIVE_CELL, "no cell either");
+    let note = dom.split(r#"<p id="exclusive-note">"#).nth(1).expect("the sentence");
+    assert!(
+        note.starts_with("No Exclusive column: the snapshot was read without page frames"),
+        "{note}"
+    );
+}
+
+#[test]
+fn report_exact_of_a_recording_is_live_only() {
+    let root = crate::support::python_root_path();
+    let out = run(&["--proc-root", &root, "report", "--exact", "-o", "/dev/null"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("live") && err.lines().count() == 1, "{err}");
+}
