@@ -154,6 +154,13 @@ pub fn word(note: &Note) -> String {
                 Side::Second => "later",
             }
         ),
+        Note::WorkingSetMissing { side } => format!(
+            "working-set figures (touched, working_set, cold): not in the {} snapshot (taken without --wss), so their changes are unknown",
+            match side {
+                Side::First => "earlier",
+                Side::Second => "later",
+            }
+        ),
         Note::WorkingSetSpread { bytes, regions } => format!(
             "{} hold dirty and clean pages both, and smaps does not say which of them were touched: WORKING SET counts the fewest clean touched pages there can be, and may be up to {} more",
             plural(*regions, "mapping", "mappings"),

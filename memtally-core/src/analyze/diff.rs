@@ -305,6 +305,7 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
         _ => None,
     };
     let exact = crate::analyze::diff_exact::exact_diff(a, b, &pairs, opts.min_delta, &mut notes);
+    crate::analyze::diff_exact::working_set_note(a, b, &mut notes);
     Diff {
         totals: Change {
             key: "total".into(),
@@ -348,9 +349,19 @@ fn region_checked_totals(d: &Digest, i: usize, side: Side, notes: &mut Vec<Note>
     let disagrees = |f: Figure| match (p.totals.field(f), sum.field(f)) {
         (Some(t), Some(s)) if ROUNDED_PER_MAPPING.contains(&f) => t.abs_diff(s) > slack,
         (Some(_), None) if ROUNDED_PER_MAPPING.contains(&f) => false,
-        // The process's own (status; a share across the snapshot), which
-        // no region carries.
-        _ if matches!(f, Figure::Footprint | Figure::ShmemSwap) => false,
+        // The process's own (status; a share across the snapshot; a
+        // working-set measurement's), which no region carries.
+        _ if matches!(
+            f,
+            Figure::Footprint
+                | Figure::ShmemSwap
+                | Figure::Touched
+                | Figure::WorkingSet
+                | Figure::Cold
+        ) =>
+        {
+            false
+        }
         (stored, summed) => stored != summed,
     };
     let mut extras: Vec<&str> =
@@ -371,7 +382,14 @@ fn region_checked_totals(d: &Digest, i: usize, side: Side, notes: &mut Vec<Note>
     };
     let who = p.pid.map_or_else(|| p.command.clone(), |pid| format!("pid {pid}"));
     notes.push(Note::TotalsDisagree { side, who, figure: name.to_string(), stored, summed });
-    Sizes { footprint: p.totals.footprint, shmem_swap: p.totals.shmem_swap, ..sum }
+    Sizes {
+        footprint: p.totals.footprint,
+        shmem_swap: p.totals.shmem_swap,
+        touched: p.totals.touched,
+        working_set: p.totals.working_set,
+        cold: p.totals.cold,
+        ..sum
+    }
 }
 
 /// The snapshot's total row: the sum of its processes' (checked) totals,

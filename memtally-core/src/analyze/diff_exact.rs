@@ -1,7 +1,8 @@
 //! The exclusive figures of two snapshots taken with `--exact`: how what
 //! each process (and the selection as a whole) gives back changed. Only
 //! where both snapshots carry them: against one that does not, there is
-//! nothing to compare, and a note says which lacks them.
+//! nothing to compare, and a note says which lacks them (as for the
+//! working-set figures of `--wss`, which the size keys' deltas carry).
 
 use crate::model::pages::Exclusive;
 use crate::model::snapshot::{SnapProcess, Snapshot};
@@ -115,6 +116,17 @@ pub(crate) fn exact_diff(
         after: Some(eb.selection),
     };
     Some(ExactDiff { selection, processes })
+}
+
+/// A note when one snapshot has a working-set measurement and the other
+/// none: their `touched`, `working_set` and `cold` changes are then
+/// unknown (null), and the note says which side lacks them.
+pub(crate) fn working_set_note(a: &Snapshot, b: &Snapshot, notes: &mut Vec<Note>) {
+    match (&a.wss, &b.wss) {
+        (None, Some(_)) => notes.push(Note::WorkingSetMissing { side: Side::First }),
+        (Some(_), None) => notes.push(Note::WorkingSetMissing { side: Side::Second }),
+        _ => {}
+    }
 }
 
 #[cfg(test)]

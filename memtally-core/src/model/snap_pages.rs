@@ -1,5 +1,5 @@
-//! The page-level figures a snapshot may carry (`snapshot --exact`):
-//! how and when they were read. Each process's own figure is on the
+//! The page-level figures a snapshot may carry (`snapshot --exact`,
+//! `snapshot --wss`): how and when they were read. Each process's own figure is on the
 //! process ([`SnapProcess::exclusive`](super::snapshot::SnapProcess));
 //! a snapshot without them (older ones, or taken without asking) has
 //! none, never zeros.
@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::pages::Exclusive;
+use super::wss::WssMethod;
 
 /// How the exclusive figures were found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,4 +36,18 @@ pub struct SnapExact {
     pub unix_time: Option<f64>,
     /// Every process of the snapshot as one group.
     pub selection: Exclusive,
+}
+
+/// The working-set measurement of a snapshot (`snapshot --wss DURATION`):
+/// how, and over how long. The figures themselves (`touched`,
+/// `working_set`, `cold`) are size keys of the measured processes'
+/// totals and categories.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SnapWss {
+    /// How touched pages were found.
+    pub method: WssMethod,
+    /// The interval asked for, seconds (the snapshot's regions were read
+    /// at its end).
+    pub interval_s: f64,
 }

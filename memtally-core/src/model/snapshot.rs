@@ -10,7 +10,7 @@ use super::pages::Exclusive;
 use super::process::SizeSource;
 use super::region::Purge;
 use super::sizes::Sizes;
-use super::snap_pages::SnapExact;
+use super::snap_pages::{SnapExact, SnapWss};
 
 /// The format version written in `memtally_snapshot`.
 pub(crate) const SNAPSHOT_VERSION: u32 = 1;
@@ -52,6 +52,10 @@ pub struct Snapshot {
     /// written before there were any).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exact: Option<SnapExact>,
+    /// With `snapshot --wss DURATION`: the working-set measurement's
+    /// method and interval (the figures are size keys); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wss: Option<SnapWss>,
 }
 
 /// What a snapshot holds: Linux processes, or one process of a vmmap
@@ -198,6 +202,7 @@ impl Snapshot {
             machine: None,
             notes: Vec::new(),
             exact: None,
+            wss: None,
         }
     }
 }

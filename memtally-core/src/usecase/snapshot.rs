@@ -7,10 +7,11 @@ use std::path::Path;
 
 use crate::analyze::select::Selection;
 use crate::analyze::snapshot::{linux_snapshot, vmmap_snapshot, Moment};
+use crate::analyze::wss::{WssProcess, WssReport};
 use crate::error::{Error, PageFigure, Result, Uncomparable};
-use crate::model::snap_pages::{ExactMethod, SnapExact};
+use crate::model::snap_pages::{ExactMethod, SnapExact, SnapWss};
 use crate::model::snapshot::{Digest, Snapshot};
-use crate::model::{Note, ProcInfo};
+use crate::model::{Note, ProcInfo, Sizes};
 use crate::source::parse::{snapshot as snapshot_file, snapshot_html, vmmap};
 use crate::source::users::UserNames;
 use crate::source::{bounded, snapshot_digest, ProcRoot};
@@ -88,6 +89,38 @@ pub fn add_exact(root: &ProcRoot, sel: &Selection, taken: &mut Taken) -> Result<
     });
     taken.notes.extend(figures.notes);
     Ok(())
+}
+
+/// Adds a working-set measurement just read to a snapshot taken after it
+/// (`snapshot --wss DURATION`): each measured process's totals and
+/// categories get `touched`, `working_set` and `cold`, the snapshot its
+/// method and interval. A process not measured (it exited, or was not
+/// held) gets none; the measurement's notes join the snapshot's. Over
+/// several processes the snapshot's own totals and categories leave the
+/// three out (shared pages count in each process: `model::summable`).
+pub fn add_working_set(taken: &mut Taken, report: &WssReport) {
+    let by_pid: HashMap<u32, &WssProcess> = report.processes.iter().map(|p| (p.pid, p)).collect();
+    let copy = |to: &mut Sizes, from: &Sizes| {
+        to.touched = from.touched;
+        to.working_set = from.working_set;
+        to.cold = from.cold;
+    };
+    let snap = &mut taken.snapshot;
+    for p in &mut snap.processes {
+        let Some(w) = p.pid.and_then(|pid| by_pid.get(&pid)) else { continue };
+        copy(&mut p.totals, &w.totals);
+        for c in &mut p.categories {
+            if let Some(wc) = w.categories.iter().find(|x| x.category.key() == c.key) {
+                copy(&mut c.sizes, &wc.sizes);
+            }
+        }
+    }
+    let summed = Snapshot::of(std::mem::take(&mut snap.processes), snap.kind);
+    snap.processes = summed.processes;
+    snap.totals = summed.totals;
+    snap.categories = summed.categories;
+    snap.wss = Some(SnapWss { method: report.method, interval_s: report.interval_s });
+    taken.notes.extend(report.notes.iter().cloned());
 }
 
 /// When and where: now, the host and kernel the /proc tree describes.
