@@ -129,8 +129,9 @@ fn top_keys_are_the_documented_ones() {
 fn snapshot_and_diff_keys_are_the_documented_ones() {
     let snap = run_json(&["--proc-root", &python_root(), "snapshot", "11364"]);
     let documented_snap = documented("json.md", "`memtally snapshot`", 0);
-    // `exact` is there with `--exact` only (live: tests/cli/snapshot_exact.rs).
-    check("snapshot", &documented_snap, &keys(&snap), &["exact"], &none());
+    // `exact` and `wss` are there with `--exact` and `--wss` only (live:
+    // tests/cli/snapshot_exact.rs).
+    check("snapshot", &documented_snap, &keys(&snap), &["exact", "wss"], &none());
     let dir = std::env::temp_dir().join(format!("memtally-json-docs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("a.json");

@@ -4,7 +4,8 @@
 //! the diff of two shows the bytes the child wrote in between, to the
 //! byte; against a snapshot without the figures, a note says which lacks
 //! them; a recording is live only; without the privilege, one line and
-//! no file of zeros.
+//! no file of zeros. `snapshot --wss`: the working set of a child that
+//! wrote its bytes and waits (dirty and cold), and diff's deltas of it.
 
 use serde_json::Value;
 
@@ -122,4 +123,73 @@ fn snapshot_exact_without_cap_sys_admin_says_so_and_writes_nothing() {
     assert_eq!(err.lines().count(), 1, "one line: {err}");
     assert!(err.contains("CAP_SYS_ADMIN"), "{err}");
     assert!(!file.exists(), "no snapshot of zeros");
+}
+
+/// `snapshot --pid PID --wss 1s -o FILE` and what it wrote.
+fn snapshot_wss(pid: u32, file: &std::path::Path) -> Value {
+    let pid = pid.to_string();
+    let out = run(&["snapshot", "--pid", &pid, "--wss", "1s", "-o", file.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("resets the referenced bits of 1 selected process"), "said once: {err}");
+    serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap()
+}
+
+#[test]
+fn snapshot_wss_stores_the_working_set_of_a_child_that_wrote_and_waits() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return eprintln!("skipped: resetting another process's referenced bits needs root here");
+    }
+    let len = 24 * MIB;
+    let child = crate::support::lone::lone(len);
+    let pid = child.child.0.id();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, plain) =
+        (dir.path().join("a.json"), dir.path().join("b.json"), dir.path().join("p.json"));
+    let snap = snapshot_wss(pid, &a);
+    assert_eq!(snap["wss"]["method"], "clear_refs");
+    assert_eq!(snap["wss"]["interval_s"], 1.0);
+    let t = &snap["processes"][0]["totals"];
+    // It wrote its bytes before the interval and only waits: dirty, so in
+    // the working set, and untouched, so cold.
+    assert_eq!(num(t, "touched") + num(t, "cold"), num(t, "rss"), "{t}");
+    assert!(num(t, "working_set") >= len as u64, "{t}");
+    assert!(num(t, "cold") >= len as u64, "{t}");
+    let heap = snap["processes"][0]["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["category"] == "heap")
+        .expect("a heap category");
+    assert!(num(heap, "working_set") >= len as u64 && num(heap, "cold") >= len as u64, "{heap}");
+    // Two such snapshots: the three figures' deltas are known; against a
+    // snapshot without them, unknown and said so.
+    snapshot_wss(pid, &b);
+    let (fa, fb) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let d = run_json(&["diff", fa, fb, "--format", "json"]);
+    let delta = &d["processes"].as_array().unwrap();
+    assert!(delta.iter().all(|p| p["delta"]["working_set"].is_i64()) || delta.is_empty(), "{d}");
+    assert!(d["totals"]["delta"]["working_set"].is_i64(), "one process: its totals keep them: {d}");
+    assert!(d.get("notes").is_none(), "{d}");
+    let out = run(&["snapshot", "--pid", &pid.to_string(), "-o", plain.to_str().unwrap()]);
+    assert!(out.status.success());
+    let d = run_json(&["diff", plain.to_str().unwrap(), fb, "--format", "json"]);
+    assert!(d["totals"]["delta"]["working_set"].is_null(), "{d}");
+    let note = "working-set figures (touched, working_set, cold): not in the earlier snapshot";
+    assert!(
+        d["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with(note)),
+        "{d}"
+    );
+}
+
+#[test]
+fn snapshot_wss_needs_a_live_selection() {
+    let root = python_root_path();
+    let out = run(&["--proc-root", &root, "snapshot", "11364", "--wss", "1s"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("live") && err.lines().count() == 1, "{err}");
+    let out = run(&["snapshot", "--wss", "1s"]);
+    assert_eq!(out.status.code(), Some(2), "every process is refused: {:?}", out);
 }
