@@ -1,8 +1,9 @@
-//! The HTML report's EXCLUSIVE column, in headless chromium's DOM: from a
-//! live read with `report --exact` and from a `snapshot --exact` file,
-//! the process table shows each process's exclusive bytes (the embedded
-//! snapshot's figure) and a sentence says what they are; without the
-//! figures, no column and one sentence that says why.
+//! The HTML report's EXCLUSIVE and WORKING SET columns, in headless
+//! chromium's DOM: from a live read with `report --exact` and from a
+//! `snapshot --exact --wss 1s` file, the process table shows each
+//! process's exclusive bytes (and, from the file, its working set: the
+//! embedded snapshot's figures) and a sentence says what they are;
+//! without the figures, no column and one sentence that says why.
 
 use crate::pages::frames_readable;
 use crate::report::{chromium, dump_dom, embedded, report, rows, url};
@@ -25,11 +26,12 @@ fn an_exact_page_shows_each_process_s_exclusive_bytes_and_says_what_they_are() {
     let dir = tempfile::tempdir().unwrap();
     let live = report(dir.path(), "live.html", &["--pid", &pid.to_string(), "--exact"]);
     let snap = dir.path().join("s.json");
+    let pid_s = pid.to_string();
     let out =
-        run(&["snapshot", "--pid", &pid.to_string(), "--exact", "-o", snap.to_str().unwrap()]);
+        run(&["snapshot", "--pid", &pid_s, "--exact", "--wss", "1s", "-o", snap.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let from_file = report(dir.path(), "file.html", &["--input", snap.to_str().unwrap()]);
-    for page in [live, from_file] {
+    for (page, wss) in [(live, false), (from_file, true)] {
         let json = embedded(&page);
         let ex = json["processes"][0]["exclusive"]["bytes"].as_i64().expect("an exclusive figure");
         assert!(ex >= len as i64, "the {len} bytes it wrote are its alone: {ex}");
@@ -41,6 +43,14 @@ fn an_exact_page_shows_each_process_s_exclusive_bytes_and_says_what_they_are() {
         assert!(
             note.starts_with("Exclusive: the resident pages and swap slots no other process maps")
         );
+        // The working set: only from a snapshot taken with --wss, after it.
+        assert_eq!(dom.contains(">Working set</th>"), wss);
+        assert_eq!(note.contains("Working set: the dirty bytes plus the clean file bytes"), wss);
+        if wss {
+            let ws = json["processes"][0]["totals"]["working_set"].as_i64().unwrap();
+            assert!(ws >= len as i64, "it wrote {len} bytes before the interval: {ws}");
+            assert_eq!(cells[EXCLUSIVE_CELL + 1], ws, "{cells:?}");
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use memtally_core::analyze::machine::Machine;
 use memtally_core::model::snapshot::{SnapProcess, SnapshotKind};
-use memtally_core::model::{SizeSource, Sizes};
+use memtally_core::model::{Named, SizeSource, Sizes};
 use memtally_core::usecase::report::Report;
 
 use super::esc;
@@ -71,29 +71,37 @@ fn source_name(s: SizeSource) -> &'static str {
     }
 }
 
-/// The EXCLUSIVE column's head, where the snapshot carries the figures
-/// (`snapshot --exact`, `report --exact`).
-fn exclusive_head(report: &Report) -> &'static str {
-    match report.snapshot.exact {
-        Some(_) => {
-            r#"<th class="n" title="resident pages and swap slots no other process maps: what ending it gives back">Exclusive</th>"#
-        }
-        None => "",
+/// The EXCLUSIVE and WORKING SET columns' heads, where the snapshot
+/// carries the figures (`snapshot --exact`, `report --exact`; `snapshot
+/// --wss`).
+fn exclusive_head(report: &Report) -> String {
+    let mut s = String::new();
+    if report.snapshot.exact.is_some() {
+        s.push_str(r#"<th class="n" title="resident pages and swap slots no other process maps: what ending it gives back">Exclusive</th>"#);
     }
+    if report.snapshot.wss.is_some() {
+        s.push_str(r#"<th class="n" title="dirty bytes plus clean file bytes touched during the interval">Working set</th>"#);
+    }
+    s
 }
 
-/// The EXCLUSIVE cell of a process: `-` where its pages were not read.
+/// The EXCLUSIVE and WORKING SET cells of a process: `-` where its pages
+/// were not read or it was not measured.
 fn exclusive_cell(report: &Report, p: &SnapProcess) -> String {
-    match report.snapshot.exact {
-        Some(_) => cell(p.exclusive.map(|e| e.bytes)),
-        None => String::new(),
+    let mut s = String::new();
+    if report.snapshot.exact.is_some() {
+        s.push_str(&cell(p.exclusive.map(|e| e.bytes)));
     }
+    if report.snapshot.wss.is_some() {
+        s.push_str(&cell(p.totals.working_set));
+    }
+    s
 }
 
 /// The sentence under the process table's heading that says what
 /// EXCLUSIVE is, or why the page has no such column.
 pub fn exclusive_sentence(report: &Report) -> String {
-    match &report.snapshot.exact {
+    let exclusive = match &report.snapshot.exact {
         Some(x) => format!(
             "Exclusive: the resident pages and swap slots no other process maps, what ending the process gives back (from its pages' frames: pagemap and kpagecount, read at {}); every process here together gives back {}, which is more than the column's sum where they share pages among themselves. Shared memory pages only they map ({}) are apart: their files keep them.",
             esc(x.time.as_deref().unwrap_or("an unknown time")),
@@ -102,6 +110,14 @@ pub fn exclusive_sentence(report: &Report) -> String {
         ),
         None if report.snapshot.kind == SnapshotKind::Linux => "No Exclusive column: the snapshot was read without page frames (<code>report --exact</code> or <code>snapshot --exact</code>, as root, adds it).".into(),
         None => String::new(),
+    };
+    match &report.snapshot.wss {
+        Some(w) => format!(
+            "{exclusive} Working set: the dirty bytes plus the clean file bytes each process touched during a {} s interval ({}, which resets the referenced bits), as the 2004 mail defined it; the rest of its resident bytes were cold.",
+            w.interval_s,
+            esc(w.method.name())
+        ),
+        None => exclusive,
     }
 }
 
@@ -139,7 +155,11 @@ pub fn processes(report: &Report, detailed: &[u32]) -> String {
             esc(&u.comm),
             esc(u.user.as_deref().unwrap_or("")),
             figure_cells(&u.sizes, SnapshotKind::Linux),
-            if report.snapshot.exact.is_some() { cell(None) } else { String::new() },
+            [report.snapshot.exact.is_some(), report.snapshot.wss.is_some()]
+                .iter()
+                .filter(|&&on| on)
+                .map(|_| cell(None))
+                .collect::<String>(),
             esc(&u.command)
         );
     }
