@@ -19,6 +19,7 @@ pub mod json;
 pub mod machine;
 pub mod notes;
 pub mod pages;
+pub mod pages_metrics;
 #[cfg(feature = "plot")]
 pub mod plot;
 #[cfg(feature = "serve")]
