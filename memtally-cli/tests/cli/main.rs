@@ -36,6 +36,7 @@ mod privileges;
 mod prom_rules;
 mod prometheus;
 mod prometheus_live;
+mod prometheus_pages;
 mod readme_screens;
 mod relro;
 mod report;
