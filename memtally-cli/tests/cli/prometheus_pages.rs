@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use crate::pages::frames_readable;
 use crate::support::lone::{family, spawn_grower, spawn_mapper};
-use crate::support::{python_root_path, repo, run, MIB};
+use crate::support::{python_root_path, repo, run, Server, MIB};
 
 /// The samples of a text exposition: `name{labels}` → value.
 fn samples(text: &str) -> BTreeMap<String, f64> {
@@ -196,4 +196,27 @@ fn every_metric_pages_adds_is_in_the_docs_table() {
             );
         }
     }
+}
+
+#[test]
+fn serve_publishes_them_at_each_scrape() {
+    use std::io::{Read, Write};
+    if !frames_readable() {
+        return;
+    }
+    let mut child = spawn_grower(16 * MIB);
+    child.grow();
+    let pid = child.pid.to_string();
+    let srv = Server::start(&["--listen", "127.0.0.1:0", "--pages", "--pid", &pid]);
+    let mut conn = std::net::TcpStream::connect(srv.addr).unwrap();
+    conn.write_all(b"GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n").unwrap();
+    let mut reply = String::new();
+    conn.read_to_string(&mut reply).unwrap();
+    let (head, body) = reply.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"), "{head}");
+    let s = samples(body);
+    let label = format!("pid=\"{pid}\"");
+    let uss = one(&s, "memtally_process_uss_bytes", &label).unwrap();
+    let ex = one(&s, "memtally_process_exclusive_bytes", &label).expect("an exclusive series");
+    assert!(ex >= uss && ex <= uss + 64 * 1024, "exclusive {ex} vs USS {uss}");
 }
