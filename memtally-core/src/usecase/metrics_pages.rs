@@ -114,9 +114,12 @@ pub fn add(root: &ProcRoot, processes: &[ProcMemory], m: &mut Metrics, guard: Re
     };
     stats.read = procs.len() - read.unread.len();
     stats.unread += read.unread.len();
-    // A row with a member skipped gets no group (so no figure).
-    let groups: Vec<Option<Vec<usize>>> =
-        members.iter().map(|m| m.iter().map(|&i| at[i].flatten()).collect()).collect();
+    // A row with a member skipped gets no group (so no figure), nor one
+    // with none found (no figure of nothing passed off as 0).
+    let groups: Vec<Option<Vec<usize>>> = members
+        .iter()
+        .map(|m| if m.is_empty() { None } else { m.iter().map(|&i| at[i].flatten()).collect() })
+        .collect();
     let readable: Vec<Vec<usize>> = groups.iter().flatten().cloned().collect();
     // Swap slots are checked against the processes read, not the machine's.
     let figures = exact_figures(root, &read, &readable, false);
