@@ -33,7 +33,7 @@ pub struct ExportArgs {
 }
 
 pub fn run(root: &ProcRoot, args: &ExportArgs, out: &mut dyn Write) -> Result<()> {
-    let opts = args.metrics.options()?;
+    let opts = args.metrics.options_for(root)?;
     // Opened (and refused, where another user could replace the file)
     // before the scan; held, so the file lands in this very directory.
     let dir = match &args.textfile {

@@ -6,8 +6,11 @@ use clap::Args;
 
 use memtally_core::analyze::metrics::MetricsBy;
 use memtally_core::model::guard::{ReadGuard, DEFAULT_MAX_MAPPINGS};
+use memtally_core::source::ProcRoot;
 use memtally_core::usecase::metrics::MetricsOptions;
 use memtally_core::Result;
+
+use crate::render::errors::Worded;
 
 use crate::cli::choice::choice;
 use crate::cli::select::SelectArgs;
@@ -39,6 +42,17 @@ pub struct MetricsArgs {
     /// memtally_processes_limited{reason="read_budget"}.
     #[arg(long, value_name = "DURATION", default_value = "50ms", value_parser = humantime::parse_duration)]
     pub read_budget: Duration,
+
+    /// Also publish each row's exclusive bytes (memtally_process_exclusive_bytes,
+    /// or per --by program / cgroup): resident pages and swap slots no process
+    /// outside the row maps, what ending it gives back. Reads the rows'
+    /// pages (pagemap, kpagecount) at each scan, about 60 ms per resident
+    /// GiB, so only when asked; needs root (CAP_SYS_ADMIN). A process past
+    /// --max-mappings, or whose resident + swapped bytes at 80 ms per GiB
+    /// pass --read-budget, is not read: its row has no exclusive figure,
+    /// and it is counted in memtally_pages_limited.
+    #[arg(long)]
+    pub pages: bool,
 }
 
 impl MetricsArgs {
@@ -50,6 +64,24 @@ impl MetricsArgs {
             .with_select(select)
             .with_top(self.top)
             .with_by(self.by)
-            .with_guard(guard))
+            .with_guard(guard)
+            .with_pages(self.pages))
+    }
+
+    /// The options, with `--pages` dropped where the page read is refused
+    /// here (no CAP_SYS_ADMIN, a recorded tree): said in one stderr line
+    /// at start, and no exclusive figure published (never zeros).
+    pub fn options_for(&self, root: &ProcRoot) -> Result<MetricsOptions> {
+        let opts = self.options()?;
+        if !opts.pages {
+            return Ok(opts);
+        }
+        match memtally_core::usecase::metrics_pages::probe(root) {
+            Ok(()) => Ok(opts),
+            Err(e) => {
+                eprintln!("memtally: --pages: {}; no exclusive metrics published", Worded(&e));
+                Ok(opts.with_pages(false))
+            }
+        }
     }
 }

@@ -79,6 +79,12 @@ pub struct ReportArgs {
     /// (`user-<uid1>.slice/<unit1>.scope`); the page says it is redacted.
     #[arg(long)]
     pub redact: bool,
+
+    /// Also read what each process gives back when it ends (EXCLUSIVE, from its pages' frames;
+    /// live /proc, needs root or CAP_SYS_ADMIN; see docs/pages.md). A snapshot read with
+    /// --input shows the column when it was taken with `snapshot --exact`.
+    #[arg(long, conflicts_with_all = ["input", "diff"])]
+    pub exact: bool,
 }
 
 fn parse_detail(s: &str) -> std::result::Result<Detail, String> {
@@ -123,7 +129,8 @@ pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()
                 d if d == DEFAULT_DETAIL && named => Detail::All,
                 d => d,
             };
-            let report = with_progress(|progress| live(root, &sel, args.by, detail, progress))?;
+            let report =
+                with_progress(|progress| live(root, &sel, args.by, detail, args.exact, progress))?;
             (report, root.path().display().to_string())
         }
     };

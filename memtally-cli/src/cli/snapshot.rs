@@ -6,8 +6,13 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use memtally_core::analyze::select::Selection;
+use memtally_core::analyze::wss::WssReport;
+use memtally_core::error::UseCase;
 use memtally_core::source::ProcRoot;
-use memtally_core::usecase::snapshot::take;
+use memtally_core::usecase::select::require_selection;
+use memtally_core::usecase::snapshot::{add_exact, add_working_set, take};
+use memtally_core::usecase::wss::Wss;
 use memtally_core::write::write_file;
 use memtally_core::{Error, Result};
 
@@ -24,6 +29,14 @@ pub struct SnapshotArgs {
     #[command(flatten)]
     pub select: SelectArgs,
 
+    /// Also store each process's exclusive figure (what it alone gives back when it ends) and the selection's: its pages' frames read once more, after the regions (live /proc, needs root or CAP_SYS_ADMIN; see docs/pages.md).
+    #[arg(long)]
+    pub exact: bool,
+
+    /// Also measure the working set over DURATION first (as `memtally wss`: resets the selected processes' referenced bits, which the kernel's reclaim notices; a selection is required), then take the snapshot: `touched`, `working_set` and `cold` in each process's totals and categories.
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub wss: Option<std::time::Duration>,
+
     /// Write the snapshot here (`-` or absent: standard output).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -31,7 +44,23 @@ pub struct SnapshotArgs {
 
 pub fn run(root: &ProcRoot, args: &SnapshotArgs, out: &mut dyn Write) -> Result<()> {
     let sel = args.select.selection(args.pid)?;
-    let snapshot = document(with_progress(|progress| take(root, &sel, progress))?);
+    let measured = match args.wss {
+        // A signal during the interval: nothing written (the exit
+        // status says which signal, main.rs).
+        Some(interval) => match working_set(root, &sel, interval)? {
+            Some(report) => Some(report),
+            None => return Ok(()),
+        },
+        None => None,
+    };
+    let mut taken = with_progress(|progress| take(root, &sel, progress))?;
+    if let Some(report) = &measured {
+        add_working_set(&mut taken, report);
+    }
+    if args.exact {
+        add_exact(root, &sel, &mut taken)?;
+    }
+    let snapshot = document(taken);
     let mut json = serde_json::to_vec(&snapshot).map_err(|e| Error::Usage(e.to_string()))?;
     json.push(b'\n');
     match args.output.as_deref() {
@@ -39,4 +68,28 @@ pub fn run(root: &ProcRoot, args: &SnapshotArgs, out: &mut dyn Write) -> Result<
         Some(p) if p == Path::new("-") => out.write_all(&json).map_err(stdout_error),
         Some(p) => write_file(p, &json),
     }
+}
+
+/// One working-set interval of the selection, as `memtally wss` measures
+/// it (said once on stderr: the reset is not free); `None` when a signal
+/// ended the wait.
+fn working_set(
+    root: &ProcRoot,
+    sel: &Selection,
+    interval: std::time::Duration,
+) -> Result<Option<WssReport>> {
+    require_selection(sel, UseCase::Wss)?;
+    if interval.is_zero() {
+        return Err(Error::Usage("--wss must be longer than 0".into()));
+    }
+    let mut wss = Wss::hold(root, sel)?;
+    eprintln!(
+        "memtally: snapshot --wss resets the referenced bits of {} (/proc/PID/clear_refs): the kernel's page reclaim may choose differently for a while; no other process is touched",
+        crate::render::units::plural(wss.len(), "selected process", "selected processes")
+    );
+    wss.reset()?;
+    if !crate::signal::sleep_until(std::time::Instant::now() + interval) {
+        return Ok(None);
+    }
+    Ok(Some(wss.read(interval.as_secs_f64())))
 }

@@ -159,6 +159,7 @@ fn blocks(d: &Diff, limit: usize) -> Vec<Block> {
     }
     blocks.extend(purge_changes(d, limit));
     blocks.extend(super::diff_footprint::footprint_changes(d, limit));
+    blocks.extend(super::diff_exact::exact_changes(d, limit));
     blocks.extend(d.notes.iter().map(|n| Block::Note(escape_controls(word(n)))));
     blocks
 }
@@ -296,6 +297,9 @@ struct DiffHead<'a> {
     /// Only for two vmmap reports: their footprints (docs/json.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     vmmap: Option<&'a FootprintDiff>,
+    /// Only when both snapshots were taken with `--exact` (docs/json.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exact: Option<super::diff_exact::ExactDiffJson<'a>>,
     /// Only when there are some: the document of two sound snapshots
     /// stays as it was.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -319,6 +323,7 @@ fn json_head(d: &Diff) -> DiffHead<'_> {
         paths: d.paths.iter().map(|c| ChangeJson::of(c, KeyJson::Path)).collect(),
         purge_changes: d.purge_changes.iter().map(PurgeJson::of).collect(),
         vmmap: d.vmmap.as_ref(),
+        exact: d.exact.as_ref().map(super::diff_exact::ExactDiffJson::of),
         notes: words(&d.notes),
     }
 }

@@ -8,6 +8,7 @@ pub mod blocks;
 pub mod cgroup;
 pub mod classic;
 pub mod diff;
+mod diff_exact;
 mod diff_footprint;
 pub mod errors;
 #[cfg(feature = "serve")]
@@ -19,6 +20,7 @@ pub(crate) mod json_write;
 pub mod machine;
 pub mod notes;
 pub mod pages;
+pub mod pages_metrics;
 #[cfg(feature = "plot")]
 pub mod plot;
 #[cfg(feature = "serve")]

@@ -147,6 +147,20 @@ pub fn word(note: &Note) -> String {
             "{} is in transparent huge pages, whose one referenced bit covers the whole huge page: a byte touched in one counts all of it (2 MiB) as touched",
             human(*bytes)
         ),
+        Note::ExclusiveMissing { side } => format!(
+            "exclusive figures: not in the {} snapshot (taken without --exact), so they are not compared",
+            match side {
+                Side::First => "earlier",
+                Side::Second => "later",
+            }
+        ),
+        Note::WorkingSetMissing { side } => format!(
+            "working-set figures (touched, working_set, cold): not in the {} snapshot (taken without --wss), so their changes are unknown",
+            match side {
+                Side::First => "earlier",
+                Side::Second => "later",
+            }
+        ),
         Note::WorkingSetSpread { bytes, regions } => format!(
             "{} hold dirty and clean pages both, and smaps does not say which of them were touched: WORKING SET counts the fewest clean touched pages there can be, and may be up to {} more",
             plural(*regions, "mapping", "mappings"),

@@ -60,7 +60,8 @@ const FIGURES: &[Figure] = &[
 ];
 
 type GpuFigure = (&'static str, &'static str, fn(&GpuFigures) -> Option<u64>);
-type Labels = Vec<(&'static str, String)>;
+/// A row's labels.
+pub(crate) type Labels = Vec<(&'static str, String)>;
 type Bytes = Gauge<u64, AtomicU64>;
 
 /// Builds the registry holding every metric of `m`.
@@ -133,6 +134,7 @@ pub fn registry(m: &Metrics) -> Registry {
     if m.rows.iter().any(|r| r.cgroup.is_some()) {
         cgroup_figures(&mut reg, m, &labels_of);
     }
+    crate::render::pages_metrics::register(&mut reg, m, what, &labels_of);
 
     // The rest, added up.
     let rest = reg.sub_registry_with_prefix("memtally_other_processes");

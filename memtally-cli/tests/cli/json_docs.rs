@@ -129,7 +129,9 @@ fn top_keys_are_the_documented_ones() {
 fn snapshot_and_diff_keys_are_the_documented_ones() {
     let snap = run_json(&["--proc-root", &python_root(), "snapshot", "11364"]);
     let documented_snap = documented("json.md", "`memtally snapshot`", 0);
-    check("snapshot", &documented_snap, &keys(&snap), &[], &none());
+    // `exact` and `wss` are there with `--exact` and `--wss` only (live:
+    // tests/cli/snapshot_exact.rs).
+    check("snapshot", &documented_snap, &keys(&snap), &["exact", "wss"], &none());
     let dir = std::env::temp_dir().join(format!("memtally-json-docs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("a.json");
@@ -139,8 +141,9 @@ fn snapshot_and_diff_keys_are_the_documented_ones() {
     std::fs::remove_dir_all(&dir).ok();
     let documented_diff = documented("json.md", "`memtally diff --format json`", 0);
     // `notes` is there only when a snapshot disagrees with itself;
-    // `vmmap` only for two vmmap reports (vmmap_over_time.rs).
-    check("diff", &documented_diff, &keys(&diff), &["notes", "vmmap"], &none());
+    // `vmmap` only for two vmmap reports (vmmap_over_time.rs); `exact`
+    // only for two `--exact` snapshots (snapshot_exact.rs).
+    check("diff", &documented_diff, &keys(&diff), &["notes", "vmmap", "exact"], &none());
 }
 
 #[test]

@@ -16,7 +16,7 @@ use crate::support::{lone::lone, repo_path, run};
 const CHROMIUM_TREE: &str = "testdata/fixtures/linux/chromium-browser/proc";
 
 /// The Chromium binary, or `None` (and why, printed).
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     for name in ["chromium", "chromium-browser"] {
         if let Ok(out) = Command::new("sh").arg("-c").arg(format!("command -v {name}")).output() {
             let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
@@ -55,14 +55,14 @@ fn headless(bin: &Path, url: &str, extra: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn dump_dom(bin: &Path, url: &str) -> String {
+pub(crate) fn dump_dom(bin: &Path, url: &str) -> String {
     let dom = headless(bin, url, &["--dump-dom"]);
     assert!(dom.contains("</html>"), "a whole DOM: {}", &dom[..dom.len().min(300)]);
     dom
 }
 
 /// Writes the report of `args` into `dir/name` and returns its path.
-fn report(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
+pub(crate) fn report(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
     let page = dir.join(name);
     let mut all = vec!["report", "-o", page.to_str().unwrap()];
     all.extend_from_slice(args);
@@ -73,7 +73,7 @@ fn report(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
 
 /// The snapshot JSON the page embeds, read as a browser would not: the
 /// text of the one element that carries it.
-fn embedded(page: &Path) -> Value {
+pub(crate) fn embedded(page: &Path) -> Value {
     let html = std::fs::read_to_string(page).unwrap();
     let open = r#"<script type="application/json" id="memtally-snapshot">"#;
     let at = html.find(open).expect("the page embeds its snapshot") + open.len();
@@ -81,12 +81,12 @@ fn embedded(page: &Path) -> Value {
     serde_json::from_str(&html[at..end]).expect("the embedded snapshot is JSON")
 }
 
-fn url(page: &Path, fragment: &str) -> String {
+pub(crate) fn url(page: &Path, fragment: &str) -> String {
     format!("file://{}{fragment}", page.display())
 }
 
 /// Each table row's figure cells by PID: `data-v` values in column order.
-fn rows(dom: &str) -> std::collections::HashMap<u64, Vec<i64>> {
+pub(crate) fn rows(dom: &str) -> std::collections::HashMap<u64, Vec<i64>> {
     // `(?s)`: a command line may hold newlines (python3 -c "...").
     let row = Regex::new(r#"(?s)<tr id="p(\d+)"[^>]*>(.*?)</tr>"#).unwrap();
     let v = Regex::new(r#"data-v="(-?\d+)""#).unwrap();

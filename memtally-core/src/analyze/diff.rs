@@ -153,6 +153,9 @@ pub struct Diff {
     /// reclaimable memory before and after (a purge flip moves them where
     /// the dirty figures do not), overall and per type.
     pub vmmap: Option<crate::analyze::vmmap::FootprintDiff>,
+    /// Both snapshots taken with `--exact`: how what each process gives
+    /// back changed (a note says which side lacks them otherwise).
+    pub exact: Option<crate::analyze::diff_exact::ExactDiff>,
     /// Seconds between the snapshots, when both say when they were taken.
     pub seconds: Option<f64>,
     /// Where a snapshot's stored totals disagree with its own regions (an
@@ -301,6 +304,8 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
         (SnapshotKind::Vmmap, [pa], [pb]) => Some(crate::analyze::vmmap::footprint_diff(pa, pb)),
         _ => None,
     };
+    let exact = crate::analyze::diff_exact::exact_diff(a, b, &pairs, opts.min_delta, &mut notes);
+    crate::analyze::diff_exact::working_set_note(a, b, &mut notes);
     Diff {
         totals: Change {
             key: "total".into(),
@@ -315,6 +320,7 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
         regions,
         purge_changes,
         vmmap,
+        exact,
         seconds,
         notes,
     }
@@ -343,9 +349,19 @@ fn region_checked_totals(d: &Digest, i: usize, side: Side, notes: &mut Vec<Note>
     let disagrees = |f: Figure| match (p.totals.field(f), sum.field(f)) {
         (Some(t), Some(s)) if ROUNDED_PER_MAPPING.contains(&f) => t.abs_diff(s) > slack,
         (Some(_), None) if ROUNDED_PER_MAPPING.contains(&f) => false,
-        // The process's own (status; a share across the snapshot), which
-        // no region carries.
-        _ if matches!(f, Figure::Footprint | Figure::ShmemSwap) => false,
+        // The process's own (status; a share across the snapshot; a
+        // working-set measurement's), which no region carries.
+        _ if matches!(
+            f,
+            Figure::Footprint
+                | Figure::ShmemSwap
+                | Figure::Touched
+                | Figure::WorkingSet
+                | Figure::Cold
+        ) =>
+        {
+            false
+        }
         (stored, summed) => stored != summed,
     };
     let mut extras: Vec<&str> =
@@ -366,7 +382,14 @@ fn region_checked_totals(d: &Digest, i: usize, side: Side, notes: &mut Vec<Note>
     };
     let who = p.pid.map_or_else(|| p.command.clone(), |pid| format!("pid {pid}"));
     notes.push(Note::TotalsDisagree { side, who, figure: name.to_string(), stored, summed });
-    Sizes { footprint: p.totals.footprint, shmem_swap: p.totals.shmem_swap, ..sum }
+    Sizes {
+        footprint: p.totals.footprint,
+        shmem_swap: p.totals.shmem_swap,
+        touched: p.totals.touched,
+        working_set: p.totals.working_set,
+        cold: p.totals.cold,
+        ..sum
+    }
 }
 
 /// The snapshot's total row: the sum of its processes' (checked) totals,
@@ -534,6 +557,7 @@ mod tests {
             regions,
             purgeable: Vec::new(),
             physical_footprint: None,
+            exclusive: None,
         }
     }
 

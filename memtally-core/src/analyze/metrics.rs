@@ -110,6 +110,10 @@ pub struct MetricRow {
     pub gpu: Option<GpuFigures>,
     /// The cgroup's own figures (cgroup rows, where its files were read).
     pub cgroup: Option<CgroupMemory>,
+    /// The row's exclusive bytes (`--pages`: resident pages and swap slots
+    /// no process outside the row maps, the group's own figure, not a sum
+    /// of its members'); `None` where not asked for or not read.
+    pub exclusive: Option<u64>,
 }
 
 /// The rows past the first N, added up.
@@ -164,6 +168,25 @@ pub struct Metrics {
     pub machine: Option<Machine>,
     /// What the scan cost and left out.
     pub collector: Collector,
+    /// The page read behind the rows' exclusive figures (`--pages`);
+    /// `None` where not asked for or refused.
+    pub pages: Option<PagesRead>,
+}
+
+/// What the page read of one scan (`--pages`) cost and left out.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PagesRead {
+    /// Seconds it took (the guard, pagemap, kpagecount).
+    pub duration_seconds: f64,
+    /// Processes of the published rows whose pages were read.
+    pub read: usize,
+    /// Processes the guard did not read: more mappings than the bound.
+    pub limited_mappings: usize,
+    /// Processes the guard did not read: their resident and swapped bytes
+    /// at the measured cost per GiB pass the time budget.
+    pub limited_budget: usize,
+    /// Processes whose pages could not be read (they exited meanwhile).
+    pub unread: usize,
 }
 
 /// Builds the published figures from a scan. `by` is `Process`, `Program`
@@ -219,6 +242,7 @@ pub fn build(
                 sizes: r.sizes,
                 gpu: row_gpu,
                 cgroup: None,
+                exclusive: None,
             });
         } else {
             other.rows += 1;
@@ -231,7 +255,7 @@ pub fn build(
     }
     // The rest is a sum over processes: the summable figures only (model::summable).
     other.sizes = std::mem::take(&mut other.sizes).over_processes(other.processes);
-    Metrics { by, rows, other, machine: report.machine, collector }
+    Metrics { by, rows, other, machine: report.machine, collector, pages: None }
 }
 
 #[cfg(test)]

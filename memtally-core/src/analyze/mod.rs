@@ -7,6 +7,7 @@ pub mod category;
 pub mod cgroup;
 pub mod classic;
 pub mod diff;
+pub mod diff_exact;
 pub mod exclusive;
 pub mod gpu;
 pub mod group;

@@ -186,6 +186,7 @@ mod tests {
             regions: vec![],
             purgeable: vec![],
             physical_footprint: None,
+            exclusive: None,
         }
     }
 

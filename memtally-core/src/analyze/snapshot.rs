@@ -79,6 +79,7 @@ pub fn linux_snapshot(processes: &[Process], moment: Moment) -> Snapshot {
             regions: p.regions.iter().map(linux_region).collect(),
             purgeable: Vec::new(),
             physical_footprint: None,
+            exclusive: None,
         })
         .collect();
     let mut snap = Snapshot::of(procs, SnapshotKind::Linux);
@@ -165,6 +166,7 @@ pub(crate) fn vmmap_snapshot(doc: &Document, regions: &[Region]) -> Snapshot {
         regions,
         purgeable,
         physical_footprint: h.physical_footprint,
+        exclusive: None,
     };
     let mut snap = Snapshot::of(vec![process], SnapshotKind::Vmmap);
     snap.kernel = h.os_version.clone();

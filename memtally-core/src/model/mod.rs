@@ -15,6 +15,7 @@ pub mod series;
 pub mod sink;
 pub mod sizes;
 mod sizes_de;
+pub mod snap_pages;
 mod snap_region_de;
 pub mod snapshot;
 pub mod summable;

@@ -242,6 +242,18 @@ pub enum Note {
         /// Which document.
         side: Side,
     },
+    /// `diff` of a snapshot taken with `--exact` and one without: the
+    /// exclusive figures cannot be compared.
+    ExclusiveMissing {
+        /// The snapshot that lacks them.
+        side: Side,
+    },
+    /// `diff` of a snapshot taken with `--wss` and one without: the
+    /// working-set figures' changes are unknown.
+    WorkingSetMissing {
+        /// The snapshot that lacks them.
+        side: Side,
+    },
     /// A process `wss` reset that exited (or ran a new program) before
     /// the interval's end: it has no working set to report.
     ExitedDuringInterval {

@@ -3,7 +3,7 @@
 //! the analyses. The readers are in `source::pages`; the decoders of the
 //! kernel's words in `source::parse::{pagemap, kpageflags}`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The base page size the kernel's page files count in.
 pub const PAGE: u64 = 4096;
@@ -224,7 +224,8 @@ impl ScanRun {
 
 /// What a group of processes gives back when it ends: the pages no process
 /// outside it maps.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+// Read back from snapshots (`snapshot --exact`): every field is written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Exclusive {
     /// Resident pages (not shared memory) no outsider maps, plus swap

@@ -6,9 +6,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::group::{Group, Grouper};
+use super::pages::Exclusive;
 use super::process::SizeSource;
 use super::region::Purge;
 use super::sizes::Sizes;
+use super::snap_pages::{SnapExact, SnapWss};
 
 /// The format version written in `memtally_snapshot`.
 pub(crate) const SNAPSHOT_VERSION: u32 = 1;
@@ -45,6 +47,15 @@ pub struct Snapshot {
     /// Things the reader must know (processes that could not be read).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// With `snapshot --exact`: how and when the exclusive figures were
+    /// read, and the selection's own; absent otherwise (and in snapshots
+    /// written before there were any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact: Option<SnapExact>,
+    /// With `snapshot --wss DURATION`: the working-set measurement's
+    /// method and interval (the figures are size keys); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wss: Option<SnapWss>,
 }
 
 /// What a snapshot holds: Linux processes, or one process of a vmmap
@@ -103,6 +114,11 @@ pub struct SnapProcess {
     /// vmmap's `Physical footprint:` header, bytes; `None` on Linux.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub physical_footprint: Option<u64>,
+    /// With `snapshot --exact`: what the process alone gives back when it
+    /// ends (see [`Snapshot::exact`]); absent where its pages were not
+    /// read, or not asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclusive: Option<Exclusive>,
 }
 
 /// A vmmap summary row's purgeable columns, bytes as printed.
@@ -185,6 +201,8 @@ impl Snapshot {
                 .collect(),
             machine: None,
             notes: Vec::new(),
+            exact: None,
+            wss: None,
         }
     }
 }

@@ -1,12 +1,12 @@
 //! The vocabulary of a working-set measurement (`wss`): how the pages
 //! touched during the interval were found.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::Named;
 
 /// How `wss` tells touched pages from untouched ones.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum WssMethod {

@@ -26,6 +26,9 @@ pub struct MetricsOptions {
     pub by: MetricsBy,
     /// The bounds of each process's reads beyond the cheap tier.
     pub guard: ReadGuard,
+    /// Read the published rows' pages for their exclusive figures
+    /// (`usecase::metrics_pages`; needs CAP_SYS_ADMIN, live only).
+    pub pages: bool,
 }
 
 impl Default for MetricsOptions {
@@ -35,6 +38,7 @@ impl Default for MetricsOptions {
             top: 50,
             by: MetricsBy::Process,
             guard: ReadGuard::default(),
+            pages: false,
         }
     }
 }
@@ -44,6 +48,7 @@ setters!(MetricsOptions {
     with_top: top: usize,
     with_by: by: MetricsBy,
     with_guard: guard: ReadGuard,
+    with_pages: pages: bool,
 });
 
 /// Scans the selected processes and builds the published figures.
@@ -81,6 +86,9 @@ pub fn collect(root: &ProcRoot, opts: &MetricsOptions) -> Result<Metrics> {
     // What drivers hold (zram, GTT) leaves the waterfall's remainder, as in `top`.
     if let Some(m) = metrics.machine.as_mut() {
         crate::usecase::machine::add_drivers(root, m);
+    }
+    if opts.pages {
+        crate::usecase::metrics_pages::add(root, &found.processes, &mut metrics, opts.guard);
     }
     // Cgroup rows carry the cgroup's own charge, limits and memory.stat.
     if opts.by == MetricsBy::Cgroup {

@@ -10,6 +10,7 @@ pub mod diff;
 pub mod gpu;
 pub mod machine;
 pub mod metrics;
+pub mod metrics_pages;
 pub mod pages;
 pub mod plot;
 pub mod plot_stack;

@@ -20,7 +20,7 @@ use crate::usecase::cgroup::{cgroups, CgroupOptions, CgroupView};
 use crate::usecase::gpu::{gpu, GpuOptions};
 use crate::usecase::plot::{plot, Plot, PlotOptions, SeriesPlot};
 use crate::usecase::select::SelectOptions;
-use crate::usecase::snapshot::{load as load_snapshot, take, Taken};
+use crate::usecase::snapshot::{add_exact, load as load_snapshot, take, Taken};
 use crate::usecase::top::{top, TopOptions};
 use crate::usecase::vmmap::{read as read_vmmap, VmmapInput, VmmapOptions, VmmapReport};
 use crate::usecase::{Progress, Silent};
@@ -159,11 +159,15 @@ fn chosen(root: &ProcRoot, readable: &[&ProcMemory], detail: Detail) -> Option<V
 /// `smaps_rollup` totals, as `top` read them, and no categories or
 /// mappings ([`Report::summarized`] counts them). Reading every smaps
 /// costs the kernel several times the rollups.
+///
+/// `exact`: also each process's exclusive figure and the selection's
+/// (`snapshot --exact`'s, [`add_exact`]): live only, needs CAP_SYS_ADMIN.
 pub fn live(
     root: &ProcRoot,
     sel: &Selection,
     by: ReportBy,
     detail: Detail,
+    exact: bool,
     progress: &dyn Progress,
 ) -> Result<Report> {
     let opts =
@@ -198,6 +202,7 @@ pub fn live(
                     regions: Vec::new(),
                     purgeable: Vec::new(),
                     physical_footprint: None,
+                    exclusive: None,
                 })
                 .collect();
             let count = rest.len();
@@ -217,6 +222,10 @@ pub fn live(
         }
         None => (take(root, sel, &Silent)?, 0),
     };
+    let mut taken = taken;
+    if exact {
+        add_exact(root, sel, &mut taken)?;
+    }
     let read: HashSet<u32> = taken.snapshot.processes.iter().filter_map(|p| p.pid).collect();
     let restricted: HashSet<u32> = top.scan.restricted.iter().copied().collect();
     let unread: Vec<Unread> = top

@@ -7,12 +7,15 @@ use std::path::Path;
 
 use crate::analyze::select::Selection;
 use crate::analyze::snapshot::{linux_snapshot, vmmap_snapshot, Moment};
-use crate::error::{Error, Result, Uncomparable};
+use crate::analyze::wss::{WssProcess, WssReport};
+use crate::error::{Error, PageFigure, Result, Uncomparable};
+use crate::model::snap_pages::{ExactMethod, SnapExact, SnapWss};
 use crate::model::snapshot::{Digest, Snapshot};
-use crate::model::{Note, ProcInfo};
+use crate::model::{Note, ProcInfo, Sizes};
 use crate::source::parse::{snapshot as snapshot_file, snapshot_html, vmmap};
 use crate::source::users::UserNames;
 use crate::source::{bounded, snapshot_digest, ProcRoot};
+use crate::usecase::pages::{exact_figures, read_pages, FramesFor};
 use crate::usecase::read::read_full;
 use crate::usecase::Progress;
 
@@ -53,6 +56,71 @@ pub fn take(root: &ProcRoot, sel: &Selection, progress: &dyn Progress) -> Result
         }
     }
     Ok(Taken { snapshot: snap, notes: read.notes() })
+}
+
+/// Adds to a snapshot just taken each process's exclusive figure and the
+/// selection's (`snapshot --exact`), its pages read now, after the
+/// regions. Live only ([`Error::LiveOnly`] for a recording); the frames'
+/// map counts need CAP_SYS_ADMIN ([`Error::FramesHidden`] says so, and no
+/// figure is made up). A process whose pages could not be read (it
+/// exited meanwhile) keeps no figure, and a note says so.
+pub fn add_exact(root: &ProcRoot, sel: &Selection, taken: &mut Taken) -> Result<()> {
+    let snap = &mut taken.snapshot;
+    let procs: Vec<(usize, (u32, String))> = snap
+        .processes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.pid.map(|pid| (i, (pid, p.comm.clone()))))
+        .collect();
+    let (at, procs): (Vec<usize>, Vec<(u32, String)>) = procs.into_iter().unzip();
+    let read = read_pages(root, &procs, FramesFor::Shared, PageFigure::Exclusive)?;
+    let when = moment(root);
+    // One group per process, in the order read.
+    let members: Vec<Vec<usize>> = (0..procs.len()).map(|i| vec![i]).collect();
+    let figures = exact_figures(root, &read, &members, sel.is_everything());
+    for (i, figure) in at.into_iter().zip(figures.groups) {
+        snap.processes[i].exclusive = figure;
+    }
+    snap.exact = Some(SnapExact {
+        method: ExactMethod::PagemapKpagecount,
+        time: when.time,
+        unix_time: when.unix_time,
+        selection: figures.all,
+    });
+    taken.notes.extend(figures.notes);
+    Ok(())
+}
+
+/// Adds a working-set measurement just read to a snapshot taken after it
+/// (`snapshot --wss DURATION`): each measured process's totals and
+/// categories get `touched`, `working_set` and `cold`, the snapshot its
+/// method and interval. A process not measured (it exited, or was not
+/// held) gets none; the measurement's notes join the snapshot's. Over
+/// several processes the snapshot's own totals and categories leave the
+/// three out (shared pages count in each process: `model::summable`).
+pub fn add_working_set(taken: &mut Taken, report: &WssReport) {
+    let by_pid: HashMap<u32, &WssProcess> = report.processes.iter().map(|p| (p.pid, p)).collect();
+    let copy = |to: &mut Sizes, from: &Sizes| {
+        to.touched = from.touched;
+        to.working_set = from.working_set;
+        to.cold = from.cold;
+    };
+    let snap = &mut taken.snapshot;
+    for p in &mut snap.processes {
+        let Some(w) = p.pid.and_then(|pid| by_pid.get(&pid)) else { continue };
+        copy(&mut p.totals, &w.totals);
+        for c in &mut p.categories {
+            if let Some(wc) = w.categories.iter().find(|x| x.category.key() == c.key) {
+                copy(&mut c.sizes, &wc.sizes);
+            }
+        }
+    }
+    let summed = Snapshot::of(std::mem::take(&mut snap.processes), snap.kind);
+    snap.processes = summed.processes;
+    snap.totals = summed.totals;
+    snap.categories = summed.categories;
+    snap.wss = Some(SnapWss { method: report.method, interval_s: report.interval_s });
+    taken.notes.extend(report.notes.iter().cloned());
 }
 
 /// When and where: now, the host and kernel the /proc tree describes.

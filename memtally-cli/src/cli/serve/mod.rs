@@ -153,7 +153,7 @@ pub(crate) fn start_withheld(root: &ProcRoot) -> Option<String> {
 
 pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
     // Bad selection options fail now rather than at the first scrape.
-    let opts = args.metrics.options()?;
+    let opts = args.metrics.options_for(root)?;
     let listener = std::net::TcpListener::bind(args.listen)
         .map_err(|e| Error::io(format!("--listen {}", args.listen), e))?;
     let addr = listener.local_addr().map_err(|e| Error::io("listening socket", e))?;

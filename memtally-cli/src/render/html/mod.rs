@@ -287,7 +287,11 @@ fn rest(mut b: String, report: &Report, notes: &[String]) -> String {
     let detailed: Vec<u32> = largest.iter().filter_map(|p| p.pid).collect();
     let _ = write!(
         b,
-        r#"<section id="processes"><h2>Processes</h2><p>Every process read; click a heading to sort.</p>{}</section>"#,
+        r#"<section id="processes"><h2>Processes</h2><p>Every process read; click a heading to sort.</p>{}{}</section>"#,
+        match tables::exclusive_sentence(report) {
+            t if t.is_empty() => String::new(),
+            t => format!(r#"<p id="exclusive-note">{t}</p>"#),
+        },
         tables::processes(report, &detailed)
     );
     b.push_str(r#"<section id="details"><h2>The largest processes</h2>"#);

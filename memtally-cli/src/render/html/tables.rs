@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use memtally_core::analyze::machine::Machine;
 use memtally_core::model::snapshot::{SnapProcess, SnapshotKind};
-use memtally_core::model::{SizeSource, Sizes};
+use memtally_core::model::{Named, SizeSource, Sizes};
 use memtally_core::usecase::report::Report;
 
 use super::esc;
@@ -71,12 +71,63 @@ fn source_name(s: SizeSource) -> &'static str {
     }
 }
 
+/// The EXCLUSIVE and WORKING SET columns' heads, where the snapshot
+/// carries the figures (`snapshot --exact`, `report --exact`; `snapshot
+/// --wss`).
+fn exclusive_head(report: &Report) -> String {
+    let mut s = String::new();
+    if report.snapshot.exact.is_some() {
+        s.push_str(r#"<th class="n" title="resident pages and swap slots no other process maps: what ending it gives back">Exclusive</th>"#);
+    }
+    if report.snapshot.wss.is_some() {
+        s.push_str(r#"<th class="n" title="dirty bytes plus clean file bytes touched during the interval">Working set</th>"#);
+    }
+    s
+}
+
+/// The EXCLUSIVE and WORKING SET cells of a process: `-` where its pages
+/// were not read or it was not measured.
+fn exclusive_cell(report: &Report, p: &SnapProcess) -> String {
+    let mut s = String::new();
+    if report.snapshot.exact.is_some() {
+        s.push_str(&cell(p.exclusive.map(|e| e.bytes)));
+    }
+    if report.snapshot.wss.is_some() {
+        s.push_str(&cell(p.totals.working_set));
+    }
+    s
+}
+
+/// The sentence under the process table's heading that says what
+/// EXCLUSIVE is, or why the page has no such column.
+pub fn exclusive_sentence(report: &Report) -> String {
+    let exclusive = match &report.snapshot.exact {
+        Some(x) => format!(
+            "Exclusive: the resident pages and swap slots no other process maps, what ending the process gives back (from its pages' frames: pagemap and kpagecount, read at {}); every process here together gives back {}, which is more than the column's sum where they share pages among themselves. Shared memory pages only they map ({}) are apart: their files keep them.",
+            esc(x.time.as_deref().unwrap_or("an unknown time")),
+            human_opt(Some(x.selection.bytes)),
+            human_opt(Some(x.selection.shmem)),
+        ),
+        None if report.snapshot.kind == SnapshotKind::Linux => "No Exclusive column: the snapshot was read without page frames (<code>report --exact</code> or <code>snapshot --exact</code>, as root, adds it).".into(),
+        None => String::new(),
+    };
+    match &report.snapshot.wss {
+        Some(w) => format!(
+            "{exclusive} Working set: the dirty bytes plus the clean file bytes each process touched during a {} s interval ({}, which resets the referenced bits), as the 2004 mail defined it; the rest of its resident bytes were cold.",
+            w.interval_s,
+            esc(w.method.name())
+        ),
+        None => exclusive,
+    }
+}
+
 /// Every process of the report, largest first, unreadable ones last.
 pub fn processes(report: &Report, detailed: &[u32]) -> String {
     let kind = report.snapshot.kind;
     let mut s = format!(
-        r#"<table id="procs" class="sortable"><thead><tr><th class="n">PID</th><th>Name</th><th>User</th>{}<th>Source</th><th>Command</th></tr></thead><tbody>"#,
-        figure_heads(report)
+        r#"<table id="procs" class="sortable"><thead><tr><th class="n">PID</th><th>Name</th><th>User</th>{}{}<th>Source</th><th>Command</th></tr></thead><tbody>"#,
+        figure_heads(report),
+        exclusive_head(report)
     );
     let mut order: Vec<&SnapProcess> = report.snapshot.processes.iter().collect();
     order.sort_by_key(|p| std::cmp::Reverse(p.totals.figure(area_figure(kind))));
@@ -88,9 +139,10 @@ pub fn processes(report: &Report, detailed: &[u32]) -> String {
         };
         let _ = write!(
             s,
-            r#"<tr id="p{pid}" data-pid="{pid}"><td class="n" data-v="{pid}">{pid}</td><td>{name}</td><td>{}</td>{}<td>{}</td><td><code>{}</code></td></tr>"#,
+            r#"<tr id="p{pid}" data-pid="{pid}"><td class="n" data-v="{pid}">{pid}</td><td>{name}</td><td>{}</td>{}{}<td>{}</td><td><code>{}</code></td></tr>"#,
             esc(p.user.as_deref().unwrap_or("")),
             figure_cells(&p.totals, kind),
+            exclusive_cell(report, p),
             source_name(p.source),
             esc(&p.command)
         );
@@ -98,11 +150,16 @@ pub fn processes(report: &Report, detailed: &[u32]) -> String {
     for u in &report.unread {
         let _ = write!(
             s,
-            r#"<tr id="p{0}" data-pid="{0}" class="unread"><td class="n" data-v="{0}">{0}</td><td>{1}</td><td>{2}</td>{3}<td>status (unreadable)</td><td><code>{4}</code></td></tr>"#,
+            r#"<tr id="p{0}" data-pid="{0}" class="unread"><td class="n" data-v="{0}">{0}</td><td>{1}</td><td>{2}</td>{3}{4}<td>status (unreadable)</td><td><code>{5}</code></td></tr>"#,
             u.pid,
             esc(&u.comm),
             esc(u.user.as_deref().unwrap_or("")),
             figure_cells(&u.sizes, SnapshotKind::Linux),
+            [report.snapshot.exact.is_some(), report.snapshot.wss.is_some()]
+                .iter()
+                .filter(|&&on| on)
+                .map(|_| cell(None))
+                .collect::<String>(),
             esc(&u.command)
         );
     }

@@ -188,6 +188,7 @@ fn vmmap_json(v: &Value) -> std::result::Result<Snapshot, String> {
         regions,
         purgeable,
         physical_footprint: num(h, "physical_footprint"),
+        exclusive: None,
     };
     let mut snap = Snapshot::of(vec![process], SnapshotKind::Vmmap);
     snap.kernel = h.get("os_version").and_then(Value::as_str).map(String::from);
@@ -219,5 +220,6 @@ fn show_process(v: &Value) -> std::result::Result<SnapProcess, String> {
         regions,
         purgeable: Vec::new(),
         physical_footprint: None,
+        exclusive: None,
     })
 }
