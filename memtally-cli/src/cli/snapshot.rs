@@ -1,19 +1,19 @@
 //! `memtally snapshot`: everything show and top know about a selection,
 //! at one moment, into one JSON file for `diff` and `plot`.
 
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use memtally_core::source::ProcRoot;
-use memtally_core::usecase::snapshot::take;
-use memtally_core::write::write_file;
+use memtally_core::usecase::snapshot_stream::{take_into, Output};
+use memtally_core::write::NewFile;
 use memtally_core::{Error, Result};
 
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
-use crate::render::notes::document;
+use crate::render::notes::word;
 use crate::render::stdout_error;
 
 #[derive(Debug, Args)]
@@ -31,12 +31,25 @@ pub struct SnapshotArgs {
 
 pub fn run(root: &ProcRoot, args: &SnapshotArgs, out: &mut dyn Write) -> Result<()> {
     let sel = args.select.selection(args.pid)?;
-    let snapshot = document(with_progress(|progress| take(root, &sel, progress))?);
-    let mut json = serde_json::to_vec(&snapshot).map_err(|e| Error::Usage(e.to_string()))?;
-    json.push(b'\n');
+    // Written as it is read (usecase::snapshot_stream): a file through
+    // its new name, renamed over the target once whole.
+    let take = |out: &mut dyn Write, error: &dyn Fn(std::io::Error) -> Error| {
+        let output = Output { out, word: &word, error };
+        with_progress(|progress| take_into(root, &sel, progress, output))
+    };
     match args.output.as_deref() {
-        None => out.write_all(&json).map_err(stdout_error),
-        Some(p) if p == Path::new("-") => out.write_all(&json).map_err(stdout_error),
-        Some(p) => write_file(p, &json),
+        Some(p) if p != Path::new("-") => {
+            let mut file = NewFile::create(p)?;
+            let error = |e: std::io::Error| Error::io(p, e);
+            let mut buffered = BufWriter::with_capacity(64 << 10, &mut file);
+            take(&mut buffered, &error)?;
+            buffered.flush().map_err(error)?;
+            drop(buffered);
+            file.commit()
+        }
+        _ => {
+            take(out, &stdout_error)?;
+            out.flush().map_err(stdout_error)
+        }
     }
 }
