@@ -12,10 +12,10 @@ work=$(mktemp -d)
 source "$here/../top/spawn.sh"
 trap 'unspawn; rm -rf "$work"' EXIT
 spawn "$n"
-procs=$(ls -d /proc/[0-9]* | wc -l)
+procs=$(cd /proc && printf "%s\n" [0-9]* | wc -l)
 echo "$n children: $procs processes; load $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 "$here/../pairs.py" "$pairs" \
-  "cat=cat /proc/[0-9]*/smaps" \
+  "cat=cat /proc/[0-9]*/smaps 2>/dev/null" \
   "base=$base snapshot" \
   "new=$new snapshot"
 echo "| binary | calls | per process | threads started | openat | per process |"

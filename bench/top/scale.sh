@@ -14,11 +14,11 @@ source "$here/spawn.sh"
 trap 'unspawn; rm -rf "$work"' EXIT
 for n in "$@"; do
   spawn "$n"
-  procs=$(ls -d /proc/[0-9]* | wc -l)
-  kthreads=$(grep -l '^Kthread:.1' /proc/[0-9]*/status 2>/dev/null | wc -l)
+  procs=$(cd /proc && printf "%s\n" [0-9]* | wc -l)
+  kthreads=$( (grep -l '^Kthread:.1' /proc/[0-9]*/status 2>/dev/null || true) | wc -l)
   echo "## $n children: $procs processes, $kthreads kernel threads; load $(cut -d' ' -f1-3 /proc/loadavg)"
   python3 "$here/../pairs.py" "$pairs" \
-    "cat=cat /proc/[0-9]*/smaps_rollup /proc/[0-9]*/status" \
+    "cat=cat /proc/[0-9]*/smaps_rollup /proc/[0-9]*/status 2>/dev/null" \
     "base=$base top --all --format json" \
     "new=$new top --all --format json"
   echo "| binary | format | calls | per process | allocations | per process |"
