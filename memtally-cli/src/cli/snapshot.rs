@@ -1,7 +1,7 @@
 //! `memtally snapshot`: everything show and top know about a selection,
 //! at one moment, into one JSON file for `diff` and `plot`.
 
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -12,13 +12,14 @@ use memtally_core::error::UseCase;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::select::require_selection;
 use memtally_core::usecase::snapshot::{add_exact, add_working_set, take};
+use memtally_core::usecase::snapshot_stream::{take_into, Output};
 use memtally_core::usecase::wss::Wss;
-use memtally_core::write::write_file;
+use memtally_core::write::{write_file, NewFile};
 use memtally_core::{Error, Result};
 
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
-use crate::render::notes::document;
+use crate::render::notes::{document, word};
 use crate::render::stdout_error;
 
 #[derive(Debug, Args)]
@@ -44,6 +45,11 @@ pub struct SnapshotArgs {
 
 pub fn run(root: &ProcRoot, args: &SnapshotArgs, out: &mut dyn Write) -> Result<()> {
     let sel = args.select.selection(args.pid)?;
+    if !args.exact && args.wss.is_none() {
+        return streamed(root, &sel, args.output.as_deref(), out);
+    }
+    // The page figures are added to the whole document (they are read
+    // after the regions, for the selection at once), so this path holds it.
     let measured = match args.wss {
         // A signal during the interval: nothing written (the exit
         // status says which signal, main.rs).
@@ -92,4 +98,36 @@ fn working_set(
         return Ok(None);
     }
     Ok(Some(wss.read(interval.as_secs_f64())))
+}
+
+/// The snapshot written as it is read (usecase::snapshot_stream): memory
+/// flat in processes; a file through its new name, renamed over the target
+/// once whole.
+fn streamed(
+    root: &ProcRoot,
+    sel: &Selection,
+    output: Option<&Path>,
+    out: &mut dyn Write,
+) -> Result<()> {
+    // Written as it is read (usecase::snapshot_stream): a file through
+    // its new name, renamed over the target once whole.
+    let take = |out: &mut dyn Write, error: &dyn Fn(std::io::Error) -> Error| {
+        let output = Output { out, word: &word, error };
+        with_progress(|progress| take_into(root, sel, progress, output))
+    };
+    match output {
+        Some(p) if p != Path::new("-") => {
+            let mut file = NewFile::create(p)?;
+            let error = |e: std::io::Error| Error::io(p, e);
+            let mut buffered = BufWriter::with_capacity(64 << 10, &mut file);
+            take(&mut buffered, &error)?;
+            buffered.flush().map_err(error)?;
+            drop(buffered);
+            file.commit()
+        }
+        _ => {
+            take(out, &stdout_error)?;
+            out.flush().map_err(stdout_error)
+        }
+    }
 }

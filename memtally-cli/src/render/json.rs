@@ -50,6 +50,62 @@ pub fn line(out: &mut dyn Write, doc: &(impl Serialize + schemars::JsonSchema)) 
     out.write_all(b"\n")
 }
 
+/// [`line`] for a document with long arrays (one entry per process):
+/// `doc`'s own keys go through a JSON value, sorted, and each array named
+/// in `arrays` is written in its key's place entry by entry from its
+/// iterator (`doc` holds it empty), so no copy of it is built.
+pub fn line_with_arrays(
+    out: &mut dyn Write,
+    doc: &(impl Serialize + schemars::JsonSchema),
+    arrays: &mut [(&str, &mut dyn Entries)],
+) -> io::Result<()> {
+    let mut doc = sorted(doc)?;
+    let serde_json::Value::Object(keys) = &mut doc else {
+        return Err(io::Error::other("a document is a JSON object"));
+    };
+    with_schema(keys);
+    out.write_all(b"{")?;
+    for (i, (key, value)) in keys.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut *out, key)?;
+        out.write_all(b":")?;
+        match arrays.iter_mut().find(|(name, _)| name == key) {
+            Some((_, entries)) => entries.write_array(out)?,
+            None => serde_json::to_writer(&mut *out, value)?,
+        }
+    }
+    out.write_all(b"}\n")
+}
+
+/// An array [`line_with_arrays`] writes one entry at a time.
+pub trait Entries {
+    /// Writes `[`, the entries, `]`.
+    fn write_array(&mut self, out: &mut dyn Write) -> io::Result<()>;
+}
+
+/// The entries of an iterator, each serialized as it comes.
+pub struct Each<I>(I);
+
+/// The entries of `items` as an array for [`line_with_arrays`].
+pub fn each<I: Iterator<Item = T>, T: Serialize>(items: I) -> Each<I> {
+    Each(items)
+}
+
+impl<I: Iterator<Item = T>, T: Serialize> Entries for Each<I> {
+    fn write_array(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        out.write_all(b"[")?;
+        for (i, item) in self.0.by_ref().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut *out, &item)?;
+        }
+        out.write_all(b"]")
+    }
+}
+
 /// These figures of `sizes` as a map, each key there and `null` where
 /// unknown (the fixed columns of `top`'s rows and `watch`'s samples);
 /// `#[serde(flatten)]` puts them beside a row's own keys.

@@ -159,6 +159,7 @@ pub fn machine_of(snapshot: &Snapshot) -> Option<Machine> {
                 cmdline: p.command.clone(),
                 program: program(p),
                 cgroup: None,
+                status_sizes: None,
             },
             source: p.source,
             sizes: p.totals.clone(),

@@ -136,6 +136,7 @@ mod tests {
             cmdline: format!("/usr/bin/{comm} --flag"),
             program: comm.into(),
             cgroup: Some(cgroup.into()),
+            status_sizes: None,
         }
     }
 

@@ -60,36 +60,46 @@ pub fn linux_snapshot(processes: &[Process], moment: Moment) -> Snapshot {
     let objects: Vec<_> =
         processes.iter().map(|p| crate::analyze::shmem_swap::of_regions(&p.regions)).collect();
     let shmem_swap = crate::analyze::shmem_swap::shares(&objects);
-    let procs: Vec<SnapProcess> = processes
-        .iter()
-        .zip(shmem_swap)
-        .map(|(p, share)| SnapProcess {
-            pid: Some(p.pid),
-            ppid: None,
-            user: None,
-            comm: p.comm.clone(),
-            command: p.command(),
-            source: p.source,
-            totals: Sizes {
-                // smaps has the swap to share; maps alone has none.
-                shmem_swap: (p.source == crate::model::SizeSource::Smaps).then_some(share),
-                ..process_total(p)
-            },
-            categories: categories(&p.regions),
-            regions: p.regions.iter().map(linux_region).collect(),
-            purgeable: Vec::new(),
-            physical_footprint: None,
-            exclusive: None,
-        })
-        .collect();
+    let procs: Vec<SnapProcess> =
+        processes.iter().zip(shmem_swap).map(|(p, share)| linux_process(p, share)).collect();
     let mut snap = Snapshot::of(procs, SnapshotKind::Linux);
-    snap.time = moment.time;
-    snap.unix_time = moment.unix_time;
-    snap.host = moment.host;
-    snap.kernel = moment.kernel;
-    snap.proc_root = moment.proc_root;
-    snap.machine = moment.machine;
+    moment.stamp(&mut snap);
     snap
+}
+
+/// One Linux process of a snapshot, `shmem_swap` its share of the
+/// selection's swapped shared memory.
+pub(crate) fn linux_process(p: &Process, shmem_swap: u64) -> SnapProcess {
+    SnapProcess {
+        pid: Some(p.pid),
+        ppid: None,
+        user: None,
+        comm: p.comm.clone(),
+        command: p.command(),
+        source: p.source,
+        totals: Sizes {
+            // smaps has the swap to share; maps alone has none.
+            shmem_swap: (p.source == crate::model::SizeSource::Smaps).then_some(shmem_swap),
+            ..process_total(p)
+        },
+        categories: categories(&p.regions),
+        regions: p.regions.iter().map(linux_region).collect(),
+        purgeable: Vec::new(),
+        physical_footprint: None,
+        exclusive: None,
+    }
+}
+
+impl Moment {
+    /// Puts when and where into `snap`.
+    pub(crate) fn stamp(self, snap: &mut Snapshot) {
+        snap.time = self.time;
+        snap.unix_time = self.unix_time;
+        snap.host = self.host;
+        snap.kernel = self.kernel;
+        snap.proc_root = self.proc_root;
+        snap.machine = self.machine;
+    }
 }
 
 /// A region of a vmmap report as a snapshot region.

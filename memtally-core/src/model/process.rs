@@ -92,6 +92,11 @@ pub struct ProcInfo {
     /// cgroup v2 path (`/system.slice/ssh.service`); the first hierarchy's
     /// path on cgroup v1. `None` when unreadable.
     pub cgroup: Option<String>,
+    /// What `status` said of the process's memory when it was identified
+    /// (resident, swap, virtual size, footprint), where identifying read
+    /// it: the memory read takes the footprint (and, when the rollup is
+    /// refused, the rest) from here instead of opening `status` again.
+    pub status_sizes: Option<Sizes>,
 }
 
 impl ProcInfo {

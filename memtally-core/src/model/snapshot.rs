@@ -173,17 +173,44 @@ impl Snapshot {
     /// A snapshot of `processes` of one `kind`, with
     /// their totals and categories summed; when, where and notes empty.
     pub(crate) fn of(processes: Vec<SnapProcess>, kind: SnapshotKind) -> Snapshot {
-        let mut totals = Sizes::default();
-        let mut categories = Grouper::new();
+        let mut sums = Summing::default();
         for p in &processes {
-            totals.add(&p.totals);
-            for g in &p.categories {
-                categories.add_group(g);
-            }
+            sums.add(p);
         }
+        Snapshot { processes, ..sums.into_snapshot(kind) }
+    }
+}
+
+/// The whole snapshot's totals and categories, summed one process at a
+/// time (a snapshot written as it is read keeps no process).
+#[derive(Debug, Default)]
+pub(crate) struct Summing {
+    totals: Sizes,
+    categories: Grouper,
+    processes: usize,
+}
+
+impl Summing {
+    pub(crate) fn add(&mut self, p: &SnapProcess) {
+        self.totals.add(&p.totals);
+        for g in &p.categories {
+            self.categories.add_group(g);
+        }
+        self.processes += 1;
+    }
+
+    /// Adds bytes of swapped shared memory to the totals: the shares of
+    /// processes added before they were known.
+    pub(crate) fn add_shmem_swap(&mut self, bytes: u64) {
+        let t = &mut self.totals.shmem_swap;
+        *t = Some(t.unwrap_or(0).saturating_add(bytes));
+    }
+
+    /// A snapshot of one `kind` with these sums and no processes; when,
+    /// where and notes empty.
+    pub(crate) fn into_snapshot(self, kind: SnapshotKind) -> Snapshot {
         // Sums over several processes: the summable figures only (model::summable).
-        let n = processes.len();
-        let totals = totals.over_processes(n);
+        let n = self.processes;
         Snapshot {
             memtally_snapshot: SNAPSHOT_VERSION,
             kind,
@@ -192,9 +219,10 @@ impl Snapshot {
             host: None,
             kernel: None,
             proc_root: None,
-            processes,
-            totals,
-            categories: categories
+            processes: Vec::new(),
+            totals: self.totals.over_processes(n),
+            categories: self
+                .categories
                 .into_groups()
                 .into_iter()
                 .map(|g| Group { sizes: g.sizes.over_processes(n), ..g })

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::error::Error;
 use crate::model::{Needs, ProcInfo, ProcMemory, Scan, SizeSource, Sizes};
 use crate::source::parse::status;
-use crate::source::proc_root::{join_cmdline, read_small};
+use crate::source::proc_root::join_cmdline;
 use crate::source::ProcRoot;
 
 /// Identity of every process in the tree (kernel threads left out),
@@ -32,36 +32,25 @@ pub fn list(root: &ProcRoot, needs: Needs) -> crate::error::Result<(Vec<ProcInfo
 
 /// One process's identity; `None` for a kernel thread.
 ///
-/// On procfs (live, or a host's mounted elsewhere), this reads `stat` (the cheapest file with the parent and the
-/// kernel-thread flag) and takes the owner from the directory's metadata;
-/// a recorded tree's metadata belongs to whoever copied it, so there the
-/// recorded `status` is read instead.
+/// One read of `status` says it all: name, parent, owner, whether it is
+/// a kernel thread (no address space: then nothing more is read of it),
+/// and the figures the memory read takes from it (the footprint), which
+/// ride along in `status_sizes` so `status` is opened once per process.
 pub fn identify(root: &ProcRoot, pid: u32, needs: Needs) -> crate::error::Result<Option<ProcInfo>> {
-    let mut info = ProcInfo { pid, ..Default::default() };
-    let stat = if root.is_procfs() { read_stat(root, pid) } else { None };
-    match stat {
-        Some((stat, uid)) => {
-            if stat.flags & PF_KTHREAD != 0 {
-                return Ok(None);
-            }
-            info.comm = stat.comm;
-            info.ppid = stat.ppid;
-            info.uid = uid;
-        }
-        None => {
-            let status = status::parse(&root.read(pid, "status")?).unwrap_or_default();
-            // Kernel threads have no address space: no Vm* lines (older
-            // kernels have no `Kthread:` line).
-            if status.kthread == Some(true)
-                || (status.kthread.is_none() && status.vm_size.is_none())
-            {
-                return Ok(None);
-            }
-            info.comm = status.name.unwrap_or_default();
-            info.ppid = status.ppid.unwrap_or(0);
-            info.uid = status.uid;
-        }
+    let status = status::parse(&root.read(pid, "status")?).unwrap_or_default();
+    // Kernel threads have no address space: no Vm* lines (older
+    // kernels have no `Kthread:` line).
+    if status.kthread == Some(true) || (status.kthread.is_none() && status.vm_size.is_none()) {
+        return Ok(None);
     }
+    let mut info = ProcInfo {
+        pid,
+        ppid: status.ppid.unwrap_or(0),
+        uid: status.uid,
+        status_sizes: Some(status_sizes(&status)),
+        comm: status.name.unwrap_or_default(),
+        ..Default::default()
+    };
     info.program = info.comm.clone();
     if needs.cmdline {
         fill_cmdline(root, &mut info);
@@ -73,17 +62,15 @@ pub fn identify(root: &ProcRoot, pid: u32, needs: Needs) -> crate::error::Result
     Ok(Some(info))
 }
 
-/// Live `/proc/PID/stat` and the process's owner. The owner is that of
-/// the open file: `/proc/PID` and every file in it carry the same owner
-/// (the task's, or root for a process that is not dumpable), and asking
-/// the open file spares a path lookup.
-fn read_stat(root: &ProcRoot, pid: u32) -> Option<(Stat, Option<u32>)> {
-    use std::os::unix::fs::MetadataExt;
-    let mut f = root.open(pid, "stat").ok()?;
-    let uid = f.metadata().ok().map(|m| m.uid());
-    let mut raw = Vec::new();
-    read_small(&mut f, &mut raw).ok()?;
-    Some((Stat::parse(&raw)?, uid))
+/// The figures `status` gives of a process's memory.
+fn status_sizes(s: &status::Status) -> Sizes {
+    Sizes {
+        rss: s.vm_rss,
+        swap: s.vm_swap,
+        size: s.vm_size,
+        footprint: s.footprint(),
+        ..Default::default()
+    }
 }
 
 /// Reads the command line and derives the program name from it.
@@ -110,32 +97,6 @@ fn set_cmdline(info: &mut ProcInfo, raw: Option<Vec<u8>>) {
     info.cmdline = raw.map(|b| join_cmdline(&b)).unwrap_or_default();
     if let Some(first) = info.cmdline.split(' ').next().filter(|w| !w.is_empty()) {
         info.program = first.rsplit('/').next().unwrap_or(first).to_string();
-    }
-}
-
-/// `PF_KTHREAD` in `/proc/PID/stat`'s flags field.
-const PF_KTHREAD: u64 = 0x0020_0000;
-
-/// The few fields of `/proc/PID/stat` the scan uses.
-struct Stat {
-    comm: String,
-    ppid: u32,
-    flags: u64,
-}
-
-impl Stat {
-    /// `pid (comm) state ppid pgrp session tty tpgid flags ...`; the name
-    /// may hold spaces and parentheses, so fields are counted from the last `)`.
-    fn parse(raw: &[u8]) -> Option<Stat> {
-        let text = String::from_utf8_lossy(raw);
-        let open = text.find('(')?;
-        let close = text.rfind(')')?;
-        let comm = text.get(open + 1..close)?.to_string();
-        let mut rest = text.get(close + 1..)?.split_whitespace();
-        let _state = rest.next()?;
-        let ppid = rest.next()?.parse().ok()?;
-        let flags = rest.nth(4)?.parse().ok()?;
-        Some(Stat { comm, ppid, flags })
     }
 }
 
@@ -180,12 +141,20 @@ enum Outcome {
 }
 
 /// Reads one process's totals by the cheapest tier that answers.
-fn read_memory(root: &ProcRoot, pid: u32) -> Outcome {
+fn read_memory(root: &ProcRoot, info: &ProcInfo) -> Outcome {
+    let pid = info.pid;
     let mut why = None;
-    // The footprint is status's (RssAnon + VmSwap): one more small read
-    // beside the rollup, and the one figure a denied smaps still leaves.
-    let footprint =
-        || root.read(pid, "status").ok().and_then(|b| status::parse(&b).ok()?.footprint());
+    // status's figures: those read with the identity, else read now (a
+    // process listed by another way).
+    let from_status = || match &info.status_sizes {
+        Some(sizes) => Ok(sizes.clone()),
+        None => {
+            root.read(pid, "status").map(|b| status_sizes(&status::parse(&b).unwrap_or_default()))
+        }
+    };
+    // The footprint is status's (RssAnon + VmSwap), the one figure a
+    // denied smaps still leaves.
+    let footprint = || from_status().ok().and_then(|s| s.footprint);
     let denied = match root.rollup(pid) {
         Ok(sizes) => {
             return Outcome::Read(
@@ -209,23 +178,13 @@ fn read_memory(root: &ProcRoot, pid: u32) -> Outcome {
             }
         },
     };
-    match root.read(pid, "status") {
-        Ok(b) => {
-            let s = status::parse(&b).unwrap_or_default();
-            let sizes = Sizes {
-                rss: s.vm_rss,
-                swap: s.vm_swap,
-                size: s.vm_size,
-                footprint: s.footprint(),
-                ..Default::default()
-            };
-            match why {
-                _ if denied => Outcome::Restricted(sizes),
-                Some(why) => Outcome::Degraded(sizes, why),
-                // A capture with status alone: nothing was unreadable.
-                None => Outcome::Read(SizeSource::Status, sizes),
-            }
-        }
+    match from_status() {
+        Ok(sizes) => match why {
+            _ if denied => Outcome::Restricted(sizes),
+            Some(why) => Outcome::Degraded(sizes, why),
+            // A capture with status alone: nothing was unreadable.
+            None => Outcome::Read(SizeSource::Status, sizes),
+        },
         Err(Error::NoSuchProcess { .. }) => Outcome::Vanished,
         Err(e) => Outcome::Failed(e.to_string()),
     }
@@ -243,7 +202,7 @@ pub fn read_all(
     // milliseconds (the kernel walks its page tables), so even two
     // processes are worth two threads.
     let outcomes = par_map(&infos, threads, 1, |info| {
-        let outcome = read_memory(root, info.pid);
+        let outcome = read_memory(root, info);
         // A recording its capture marked incomplete (never on procfs).
         let marked = root.incomplete(info.pid);
         done();
@@ -326,16 +285,6 @@ pub fn default_threads() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stat_fields_are_counted_from_the_last_paren() {
-        let s = Stat::parse(b"42 (a) b (c)) S 7 42 42 0 -1 4194560 100 0").unwrap();
-        assert_eq!(s.comm, "a) b (c)");
-        assert_eq!(s.ppid, 7);
-        assert_eq!(s.flags, 4194560);
-        let k = Stat::parse(b"2 (kthreadd) S 0 0 0 0 -1 2129984 0 0").unwrap();
-        assert_ne!(k.flags & PF_KTHREAD, 0);
-    }
 
     #[test]
     fn par_map_keeps_order_and_covers_every_item() {

@@ -21,6 +21,7 @@ pub mod shared;
 pub(crate) mod shmem_swap;
 pub mod show;
 pub mod snapshot;
+pub mod snapshot_stream;
 pub mod top;
 pub mod vmmap;
 pub mod watch;

@@ -182,7 +182,11 @@ pub(crate) fn select(root: &ProcRoot, sel: &Selection, mut needs: Needs) -> Resu
             }
         }
         selected.kernel_threads = kernel_threads;
-        selected.vanished = vanished;
+        // A process that exited between the listing and its identity has
+        // none: it counts as the selection's only when the selection is
+        // every process (a narrowed one cannot tell whether it was one of
+        // its own, and on a busy machine some unrelated process always is).
+        selected.vanished = if sel.is_everything() { vanished } else { 0 };
         selected.infos = sel.apply(all);
     }
     if root.is_live() && !sel.is_everything() && !sel.include_self {

@@ -14,4 +14,5 @@ mod properties;
 mod races;
 mod rollup_parity;
 mod selections;
+mod snapshot_stream;
 mod vmmap_split;

@@ -54,10 +54,10 @@ pub fn parse(input: &[u8]) -> Result<Status, ParseError> {
     let text = String::from_utf8_lossy(input);
     let mut s = Status::default();
     for line in text.lines() {
-        let Some((key, value)) = line.split_once(':') else { continue };
-        let value = value.trim();
+        let Some((key, raw)) = line.split_once(':') else { continue };
+        let value = raw.trim();
         match key {
-            "Name" => s.name = Some(value.to_string()),
+            "Name" => s.name = Some(name(raw)),
             "State" => s.state = value.chars().next(),
             "PPid" => s.ppid = value.parse().ok(),
             "Uid" => s.uid = value.split_whitespace().next().and_then(|v| v.parse().ok()),
@@ -74,6 +74,31 @@ pub fn parse(input: &[u8]) -> Result<Status, ParseError> {
     Ok(s)
 }
 
+/// The command name as the task holds it: the kernel prints it after a
+/// tab with only a newline and a backslash escaped (`\n`, `\\`), where
+/// `stat` and `comm` print it raw (spaces, a trailing one included, are
+/// the name's). A value without the tab (a hand-made file) is trimmed.
+fn name(raw: &str) -> String {
+    let Some(value) = raw.strip_prefix('\t') else { return raw.trim().to_string() };
+    if !value.contains('\\') {
+        return value.to_string();
+    }
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
 fn kb(value: &str) -> Option<u64> {
     value.strip_suffix(" kB")?.trim().parse::<u64>().ok()?.checked_mul(1024)
 }
@@ -81,6 +106,15 @@ fn kb(value: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_name_is_unescaped_as_the_kernel_escaped_it() {
+        let s = parse(b"Name:\ta\\\\b\\nc \nPPid:\t1\n").unwrap();
+        assert_eq!(s.name.as_deref(), Some("a\\b\nc "));
+        let plain = parse(b"Name:\tsleep\n").unwrap();
+        assert_eq!(plain.name.as_deref(), Some("sleep"));
+        assert_eq!(parse(b"Name: made by hand \n").unwrap().name.as_deref(), Some("made by hand"));
+    }
 
     #[test]
     fn reads_the_fields_it_needs() {

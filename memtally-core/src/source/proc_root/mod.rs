@@ -148,7 +148,23 @@ impl ProcRoot {
 
     /// `ROOT/PID/FILE`.
     pub(crate) fn pid_file(&self, pid: u32, file: &str) -> PathBuf {
-        self.root.join(pid.to_string()).join(file)
+        // One allocation (several files of every process are opened by
+        // path): ROOT/PID/FILE as `join` makes it.
+        let mut digits = [0u8; 10];
+        let mut rest = &mut digits[..];
+        let _ = std::io::Write::write_fmt(&mut rest, format_args!("{pid}"));
+        let len = 10 - rest.len();
+        let pid = std::str::from_utf8(&digits[..len]).unwrap_or_default();
+        let root = self.root.as_os_str();
+        let mut path = std::ffi::OsString::with_capacity(root.len() + pid.len() + file.len() + 2);
+        path.push(root);
+        if !root.as_encoded_bytes().ends_with(b"/") {
+            path.push("/");
+        }
+        path.push(pid);
+        path.push("/");
+        path.push(file);
+        PathBuf::from(path)
     }
 
     /// Whether this is the live `/proc` (where PIDs can be signalled and

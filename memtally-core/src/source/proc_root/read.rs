@@ -23,11 +23,24 @@ impl ProcRoot {
     /// only virtual sizes are known, and `source` says so). A kernel thread
     /// or a process that cannot be read at all is an error.
     pub fn process(&self, pid: u32) -> Result<Process> {
+        self.process_read(pid, Helpers::Threads)
+    }
+
+    /// Reads one process as [`process`](Self::process) does, on the
+    /// calling thread alone: the rollup after the regions, smaps without a
+    /// reading thread. For reading many processes one after another
+    /// (`snapshot`), where two threads started per process cost more CPU
+    /// than they save time.
+    pub fn process_alone(&self, pid: u32) -> Result<Process> {
+        self.process_read(pid, Helpers::None)
+    }
+
+    fn process_read(&self, pid: u32, helpers: Helpers) -> Result<Process> {
         // A process that exec'd while being read is read once more.
         let mut tries = 0;
         loop {
             let mut regions = Vec::new();
-            match self.process_with(pid, &mut regions) {
+            match self.process_helped(pid, helpers, &mut [], &mut regions) {
                 Ok(mut p) => {
                     p.regions = regions;
                     p.streamed = None;
@@ -64,6 +77,24 @@ impl ProcRoot {
         enrich: &mut [&mut dyn Enrich],
         sink: &mut impl RegionSink,
     ) -> Result<Process> {
+        self.process_helped(pid, Helpers::Threads, enrich, sink)
+    }
+
+    fn process_helped(
+        &self,
+        pid: u32,
+        helpers: Helpers,
+        enrich: &mut [&mut dyn Enrich],
+        sink: &mut impl RegionSink,
+    ) -> Result<Process> {
+        if helpers == Helpers::None {
+            let mut read = OneProcess::start(self, pid)?;
+            if read.regions(helpers, enrich, sink)?.is_stop() {
+                return Ok(read.stopped());
+            }
+            read.check()?;
+            return read.rollup(|| self.rollup(pid).ok());
+        }
         // The rollup is a second walk of the page tables: it runs on its
         // own thread while smaps is read and parsed (docs/benchmarks.md).
         // Not a scoped one: a read the sink stopped returns without waiting
@@ -77,7 +108,7 @@ impl ProcRoot {
         });
         let rollup = move || rollup.recv().ok().flatten();
         let mut read = OneProcess::start(self, pid)?;
-        if read.regions(enrich, sink)?.is_stop() {
+        if read.regions(helpers, enrich, sink)?.is_stop() {
             return Ok(read.stopped());
         }
         read.check()?;
@@ -118,17 +149,22 @@ impl ProcRoot {
         file: &str,
         sink: &mut impl RegionSink,
     ) -> Result<Flow> {
-        self.stream_enriched(pid, file, &mut [], sink)
+        self.stream_enriched(pid, file, Helpers::Threads, &mut [], sink)
     }
 
     fn stream_enriched(
         &self,
         pid: u32,
         file: &str,
+        helpers: Helpers,
         enrich: &mut [&mut dyn Enrich],
         sink: &mut impl RegionSink,
     ) -> Result<Flow> {
         let f = self.open(pid, file)?;
+        if helpers == Helpers::None {
+            let input = std::io::BufReader::with_capacity(crate::source::prefetch::CHUNK, f);
+            return self.parse_into(pid, file, input, enrich, sink);
+        }
         // smaps of a big process is megabytes that the kernel generates as
         // we read: a helper thread reads the next chunk while this one
         // parses (see PrefetchReader and docs/benchmarks.md).
@@ -146,7 +182,8 @@ impl ProcRoot {
         enrich: &mut [&mut dyn Enrich],
         sink: &mut impl RegionSink,
     ) -> Result<Flow> {
-        let path = self.pid_file(pid, file);
+        // The path only for an error (it is an allocation or three).
+        let path = || self.pid_file(pid, file);
         let mut smaps = SmapsReader::new(input);
         let mut hugetlbfs = HugetlbfsMarks::new(self, pid);
         loop {
@@ -162,12 +199,23 @@ impl ProcRoot {
                 }
                 Ok(None) => return Ok(Flow::Continue),
                 Err(ParseError { os_error: Some(code), .. }) => {
-                    return Err(self.explain(pid, path, std::io::Error::from_raw_os_error(code)));
+                    let e = std::io::Error::from_raw_os_error(code);
+                    return Err(self.explain(pid, path(), e));
                 }
-                Err(e) => return Err(Error::Parse { path, message: e.to_string() }),
+                Err(e) => return Err(Error::Parse { path: path(), message: e.to_string() }),
             }
         }
     }
+}
+
+/// Whether a read of one process may start threads of its own: one for
+/// the rollup beside the regions and one reading smaps ahead of the
+/// parser (one big process: the read takes less time), or none (many
+/// processes one after another: each thread costs more than it saves).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Helpers {
+    Threads,
+    None,
 }
 
 /// The steps of reading one process, named after what each reads.
@@ -204,16 +252,17 @@ impl<'r> OneProcess<'r> {
     /// handed out then: the file could not be opened).
     fn regions(
         &mut self,
+        helpers: Helpers,
         enrich: &mut [&mut dyn Enrich],
         sink: &mut impl RegionSink,
     ) -> Result<Flow> {
         let (root, pid) = (self.root, self.process.pid);
         let mut summed = Summed { totals: &mut self.totals, process: &self.process, sink };
-        match root.stream_enriched(pid, "smaps", enrich, &mut summed) {
+        match root.stream_enriched(pid, "smaps", helpers, enrich, &mut summed) {
             Err(smaps_err @ Error::PermissionDenied { .. }) => {
                 self.process.source = SizeSource::Maps;
                 let mut summed = Summed { totals: &mut self.totals, process: &self.process, sink };
-                let read = root.stream_enriched(pid, "maps", enrich, &mut summed);
+                let read = root.stream_enriched(pid, "maps", helpers, enrich, &mut summed);
                 match read {
                     Ok(flow) if self.totals.regions > 0 => Ok(flow),
                     _ => Err(smaps_err),
