@@ -11,7 +11,8 @@ pub struct Status {
     pub state: Option<char>,
     /// Parent process id.
     pub ppid: Option<u32>,
-    /// Real user id (first of the four `Uid:` numbers).
+    /// Effective user id (the second of the four `Uid:` numbers): the user
+    /// `ps` and `top` show, and the owner of /proc/PID for a dumpable process.
     pub uid: Option<u32>,
     /// `Kthread: 1` (kernels since 6.x); older kernels leave it out.
     pub kthread: Option<bool>,
@@ -60,7 +61,7 @@ pub fn parse(input: &[u8]) -> Result<Status, ParseError> {
             "Name" => s.name = Some(name(raw)),
             "State" => s.state = value.chars().next(),
             "PPid" => s.ppid = value.parse().ok(),
-            "Uid" => s.uid = value.split_whitespace().next().and_then(|v| v.parse().ok()),
+            "Uid" => s.uid = value.split_whitespace().nth(1).and_then(|v| v.parse().ok()),
             "Kthread" => s.kthread = Some(value == "1"),
             "VmSize" => s.vm_size = kb(value),
             "VmRSS" => s.vm_rss = kb(value),
@@ -114,6 +115,14 @@ mod tests {
         let plain = parse(b"Name:\tsleep\n").unwrap();
         assert_eq!(plain.name.as_deref(), Some("sleep"));
         assert_eq!(parse(b"Name: made by hand \n").unwrap().name.as_deref(), Some("made by hand"));
+    }
+
+    /// A setuid program runs as its owner: the user shown is the effective
+    /// one, as ps(1) shows it, not the real user who started it.
+    #[test]
+    fn the_user_is_the_effective_one() {
+        let s = parse(b"Name:\tsu\nUid:\t1000\t0\t0\t0\n").unwrap();
+        assert_eq!(s.uid, Some(0));
     }
 
     #[test]
