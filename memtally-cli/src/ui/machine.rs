@@ -97,18 +97,27 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     text.push(Line::from(Span::styled(head, bold)));
     let bar_width = (area.width as usize).saturating_sub(86).clamp(4, 30);
+    // What each line is made of, cut with a marker where the screen ends
+    // (cut hard, "as free(1) p" read as a sentence).
+    let what_room =
+        usize::from(area.width).saturating_sub(2 + 21 + 1 + 7 + 1 + 4 + 1 + bar_width + 2);
     for (label, figure, bytes, what) in lines(m, top.report.totals.gpu) {
         let pct = if m.total > 0 { bytes as f64 * 100.0 / m.total as f64 } else { 0.0 };
+        let what = crate::render::width::cut(&what, what_room);
         text.push(Line::from(format!(
             "  {label:<21} {figure:>7} {pct:>3.0}% {:<bar_width$}  {what}",
             bar(bytes, m.total, bar_width)
         )));
     }
-    text.push(Line::from(""));
-    text.push(Line::from(Span::styled("largest processes (PSS)", bold)));
     let mut largest: Vec<_> = top.scan.processes.iter().collect();
     largest.sort_by_key(|p| std::cmp::Reverse(p.sizes.pss));
-    let room = (area.height as usize).saturating_sub(text.len() + 2);
+    // Rows left under the picture, after a blank, the heading and the
+    // two footer lines; with none, no heading stands over nothing.
+    let room = (area.height as usize).saturating_sub(text.len() + 2 + 2);
+    if room > 0 && !largest.is_empty() {
+        text.push(Line::from(""));
+        text.push(Line::from(Span::styled("largest processes (PSS)", bold)));
+    }
     // As many as the screen holds below the picture (5 left 20 lines
     // empty at 200x50), each on one line.
     let command_room = usize::from(area.width).saturating_sub(2 + 7 + 1 + 7 + 2);

@@ -191,7 +191,8 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
         }
     };
     push("free", "free", Some(free), false, "MemFree".into());
-    let of = format!("of the {n} processes read (smaps_rollup)");
+    let noun = if n == 1 { "process" } else { "processes" };
+    let of = format!("of the {n} {noun} read (smaps_rollup)");
     push("process_anon", "processes", Some(anon), false, format!("Σ Pss_Anon {of}"));
     push("process_file", "processes", Some(file), true, format!("Σ Pss_File {of}"));
     push("process_shmem", "processes", Some(shmem), false, format!("Σ Pss_Shmem {of}"));
