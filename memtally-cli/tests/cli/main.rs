@@ -19,6 +19,7 @@ mod early_stop;
 mod exit_races;
 mod exporter_cost;
 mod figures;
+mod files;
 mod gpu;
 mod gpu_notes;
 mod hostile;

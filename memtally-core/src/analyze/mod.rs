@@ -8,6 +8,7 @@ pub mod cgroup;
 pub mod classic;
 pub mod diff;
 pub mod exclusive;
+pub mod files;
 pub mod gpu;
 pub mod group;
 pub mod machine;

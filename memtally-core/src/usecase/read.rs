@@ -70,7 +70,7 @@ impl ReadProcesses {
     /// The processes, or when none could be read, the reason: the first
     /// failure (permission denied says who owns it and what would fix it),
     /// else that every selected process had exited.
-    fn require_some(mut self) -> Result<ReadProcesses> {
+    pub(crate) fn require_some(mut self) -> Result<ReadProcesses> {
         if self.processes.is_empty() {
             if !self.failed.is_empty() {
                 return Err(self.failed.swap_remove(0));
