@@ -147,7 +147,7 @@ fn table(view: &Files, pids: bool) -> Table {
         footer.push(String::new());
     }
     footer
-        .extend([r.processes.to_string(), format!("total: {}", plural(r.files, "file", "files"))]);
+        .extend([r.processes.to_string(), "total".to_string()]);
     t.footer(footer);
     t
 }
