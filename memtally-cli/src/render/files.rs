@@ -146,8 +146,7 @@ fn table(view: &Files, pids: bool) -> Table {
     if pids {
         footer.push(String::new());
     }
-    footer
-        .extend([r.processes.to_string(), "total".to_string()]);
+    footer.extend([r.processes.to_string(), "total".to_string()]);
     t.footer(footer);
     t
 }

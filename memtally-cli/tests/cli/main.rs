@@ -50,6 +50,7 @@ mod show_notes;
 mod show_rounding;
 mod signals;
 mod small_ones;
+mod top_columns;
 mod top_live;
 mod top_options;
 mod totals;
