@@ -13,6 +13,7 @@ mod diff;
 mod export;
 mod files;
 mod gpu;
+mod help;
 mod machine;
 mod man;
 #[cfg(feature = "serve")]
@@ -153,6 +154,8 @@ pub enum Command {
     #[command(hide = true)]
     Schema(schema::SchemaArgs),
 }
+
+pub use help::parse;
 
 impl Cli {
     pub fn proc_root(&self) -> ProcRoot {

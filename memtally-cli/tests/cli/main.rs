@@ -22,6 +22,7 @@ mod figures;
 mod files;
 mod gpu;
 mod gpu_notes;
+mod help_text;
 mod hostile;
 mod hostile_reads;
 mod hostile_writes;
