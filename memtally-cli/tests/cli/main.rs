@@ -68,5 +68,6 @@ mod vmmap_pid;
 mod vmmap_split;
 mod vmmap_view;
 mod vmmap_warnings;
+mod watch_summary;
 mod width;
 mod wss;
