@@ -89,12 +89,18 @@ fn backing(b: Backing) -> String {
 /// The heading, the table, what was left out, the notes.
 fn blocks(view: &Files, pids: bool) -> Vec<Block> {
     let r = &view.report;
+    let files = match view.files_only {
+        true => plural(r.files, "file", "files"),
+        false => plural(r.files, "file or kind", "files and kinds"),
+    };
     let mut blocks = vec![Block::Heading(format!(
-        "{} in {}; each one's figures summed over its processes",
-        plural(r.files, "file or kind", "files and kinds"),
+        "{files} in {}; each one's figures summed over its processes",
         plural(r.processes, "process", "processes"),
     ))];
     blocks.push(Block::Table(table(view, pids)));
+    if r.processes == 0 {
+        blocks.push(Block::Line("(no process was read: no mapping to list)".into()));
+    }
     if r.omitted > 0 {
         blocks.push(Block::Line(format!(
             "({} more not shown; totals include them. --top N, --all or --min to change.)",

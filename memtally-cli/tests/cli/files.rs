@@ -144,6 +144,7 @@ fn a_file_three_children_map_sums_their_smaps_exactly() {
         assert!(text.lines().any(|l| l.contains(&format!("  {pid} "))), "pid {pid}: {text}");
     }
     assert!(!text.contains("[heap]") && !text.contains("[anonymous]"), "--files-only: {text}");
+    assert!(text.lines().next().unwrap().contains(" files in 3 processes;"), "{text}");
 }
 
 /// The two chromium recordings (browser and renderer of one browser)

@@ -70,6 +70,8 @@ pub struct Files {
     pub notes: Vec<Note>,
     /// Whether some selected process is not in the figures.
     pub partial: bool,
+    /// Only file mappings were counted ([`FilesOptions::files_only`]).
+    pub files_only: bool,
 }
 
 /// One process's read: its files, or why there are none.
@@ -130,7 +132,7 @@ pub fn files(root: &ProcRoot, opts: &FilesOptions, progress: &dyn Progress) -> R
     }
     let partial = !read.failed.is_empty() || maps_only > 0;
     let report = tally.finish(&opts.sort, opts.min, opts.top, opts.reverse);
-    Ok(Files { report, commands, notes, partial })
+    Ok(Files { report, commands, notes, partial, files_only: opts.files_only })
 }
 
 /// One process's files; a process that exec'd while being read is read
