@@ -15,7 +15,7 @@ use crate::cli::choice::choice;
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
 use crate::render::files::FilesTable;
-use crate::render::{print, Format};
+use crate::render::{print, width, Format};
 
 /// What a row is, and what its figures mean (after `--help`).
 const ROWS: &str = "\
@@ -50,9 +50,10 @@ pub struct FilesArgs {
     #[arg(default_value = "pss", value_parser = choice::<FileSort>())]
     pub sort: Vec<FileSort>,
 
-    /// Show the first N files (totals always cover every file).
-    #[arg(long, value_name = "N", default_value_t = 20, conflicts_with = "all")]
-    pub top: usize,
+    /// Show the first N files (totals always cover every file)
+    /// [default: 20; on a terminal, as many as fit its height, at least 5].
+    #[arg(long, value_name = "N", conflicts_with = "all")]
+    pub top: Option<usize>,
 
     /// Show every file.
     #[arg(long)]
@@ -85,13 +86,23 @@ pub struct FilesArgs {
 pub fn run(root: &ProcRoot, args: &FilesArgs, out: &mut dyn Write) -> Result<()> {
     let sort =
         if args.sort.is_empty() { vec![FileSort::Figure(Figure::Pss)] } else { args.sort.clone() };
+    // A table on a terminal, with no row count asked for, fits its screen
+    // (with --pids each file takes a line per process: 20 files then).
+    let screen =
+        (args.format == Format::Table && args.top.is_none() && !args.all && !args.list_pids)
+            .then(width::screen_height)
+            .flatten();
+    let top = match screen {
+        Some(_) => None,
+        None => (!args.all).then_some(args.top.unwrap_or(20)),
+    };
     let opts = FilesOptions::default()
         .with_select(args.select.selection(args.pid.iter().copied())?)
         .with_sort(sort)
-        .with_top((!args.all).then_some(args.top))
+        .with_top(top)
         .with_min(args.min)
         .with_reverse(args.reverse)
         .with_files_only(args.files_only);
     let view = with_progress(|progress| files(root, &opts, progress))?;
-    print(&FilesTable { view: &view, pids: args.list_pids }, args.format, out)
+    print(&FilesTable { view: &view, pids: args.list_pids, lines: screen }, args.format, out)
 }

@@ -22,6 +22,8 @@ pub struct FilesTable<'a> {
     pub view: &'a Files,
     /// Each file's processes under it.
     pub pids: bool,
+    /// On a terminal this many lines high: as many rows as fit.
+    pub lines: Option<usize>,
 }
 
 /// The figures each file row carries in JSON and CSV, in this order
@@ -38,7 +40,8 @@ const FIGURES: &[Figure] = &[
 
 impl Printer for FilesTable<'_> {
     fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        write_text(blocks(self.view, self.pids), width::output_width(), out)
+        let width = width::output_width();
+        write_text(blocks(self.view, self.pids, self.lines, width), width, out)
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
@@ -86,9 +89,25 @@ fn backing(b: Backing) -> String {
     serde_json::to_value(b).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
 }
 
-/// The heading, the table, what was left out, the notes.
-fn blocks(view: &Files, pids: bool) -> Vec<Block> {
+/// The fewest rows a screen shows, however many notes there are.
+const SCREEN_MIN_ROWS: usize = 5;
+
+/// The heading, the table, what was left out, the notes; on a screen of
+/// `lines` lines (one left for the prompt), as many rows as fit.
+fn blocks(view: &Files, pids: bool, lines: Option<usize>, width: Option<usize>) -> Vec<Block> {
     let r = &view.report;
+    let (mut shown, mut omitted) = (r.rows.len(), r.omitted);
+    if let Some(lines) = lines {
+        let tall = |text: &str| width::wrap("note: ", text, width).lines().count();
+        let notes: usize = view.notes.iter().map(|n| tall(&word(n))).sum();
+        // Heading (two lines at most), header, rule, total, the rows-left-out
+        // line, the prompt.
+        let room = lines.saturating_sub(2 + 4 + 1 + notes).max(SCREEN_MIN_ROWS);
+        if shown > room {
+            omitted += shown - room;
+            shown = room;
+        }
+    }
     let files = match view.files_only {
         true => plural(r.files, "file", "files"),
         false => plural(r.files, "file or kind", "files and kinds"),
@@ -97,23 +116,22 @@ fn blocks(view: &Files, pids: bool) -> Vec<Block> {
         "{files} in {}; each one's figures summed over its processes",
         plural(r.processes, "process", "processes"),
     ))];
-    blocks.push(Block::Table(table(view, pids)));
+    blocks.push(Block::Table(table(view, pids, shown)));
     if r.processes == 0 {
         blocks.push(Block::Line("(no process was read: no mapping to list)".into()));
     }
-    if r.omitted > 0 {
+    if omitted > 0 {
         blocks.push(Block::Line(format!(
-            "({} more not shown; totals include them. --top N, --all or --min to change.)",
-            r.omitted
+            "({omitted} more not shown; totals include them. --top N, --all or --min to change.)"
         )));
     }
     blocks.extend(view.notes.iter().map(|n| Block::Note(word(n))));
     blocks
 }
 
-/// The rows; with `pids`, each file's processes under it and an RSS
+/// The first `shown` rows; with `pids`, each file's processes under it and an RSS
 /// column for theirs.
-fn table(view: &Files, pids: bool) -> Table {
+fn table(view: &Files, pids: bool, shown: usize) -> Table {
     let mut headers =
         vec![("PSS", Align::Right), ("USS", Align::Right), ("SWAP PSS", Align::Right)];
     if pids {
@@ -127,7 +145,7 @@ fn table(view: &Files, pids: bool) -> Table {
     let figures = |pss: Option<u64>, uss: Option<u64>, swap: Option<u64>| {
         vec![human_opt(pss), human_opt(uss), human_opt(swap)]
     };
-    for row in &view.report.rows {
+    for row in view.report.rows.iter().take(shown) {
         let s = &row.sizes;
         let mut cells = figures(s.pss, s.uss(), s.swap_pss);
         if pids {

@@ -283,3 +283,36 @@ fn recorded_files_fit_80_columns_and_sort_min_top_and_csv_hold() {
         "{csv}"
     );
 }
+
+/// On a terminal, `files` fits the screen: the heading stays on it, as
+/// many rows as its height leaves, the total and what was left out.
+#[test]
+fn files_fit_a_terminal_at_80x24_and_200x50() {
+    use crate::support::tmux::Tmux;
+    if !Tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let tree = chromium_tree();
+    let proc = tree.path().join("proc");
+    for (w, h) in [(80u16, 24u16), (200, 50)] {
+        let t = Tmux::start(w, h, &crate::support::repo());
+        let bin = env!("CARGO_BIN_EXE_memtally");
+        t.line(&format!("clear; {bin} --proc-root {} files", proc.display()));
+        t.wait_for("the prompt after files", |s| s.trim_end().ends_with("\n$"));
+        let s = t.settled();
+        let lines: Vec<&str> = s.trim_end().lines().collect();
+        assert!(lines.len() <= h as usize, "{w}x{h}: {} lines:\n{s}", lines.len());
+        let heading =
+            lines.iter().position(|l| l.starts_with("175 files and kinds in 2 processes"));
+        assert!(heading.is_some(), "{w}x{h}: the heading is on the screen:\n{s}");
+        assert!(lines.iter().all(|l| l.chars().count() <= w as usize), "{w}x{h}:\n{s}");
+        let rows = lines
+            .iter()
+            .filter(|l| l.ends_with(" /usr/lib/chromium/chromium") || l.contains("  /"))
+            .count();
+        assert!(rows >= (h as usize).saturating_sub(10), "{w}x{h}: {rows} rows:\n{s}");
+        assert!(lines.iter().any(|l| l.contains("more not shown; totals include them")), "{s}");
+        assert!(lines.iter().any(|l| l.ends_with("  total")), "{w}x{h}:\n{s}");
+    }
+}
