@@ -135,13 +135,15 @@ pub fn files(root: &ProcRoot, opts: &FilesOptions, progress: &dyn Progress) -> R
     Ok(Files { report, commands, notes, partial, files_only: opts.files_only })
 }
 
-/// One process's files; a process that exec'd while being read is read
-/// once more (as `ProcRoot::process` does), the first read's sums dropped.
+/// One process's files, from its smaps alone (no rollup: this view adds
+/// up mappings, and the rollup would walk the page tables a second time);
+/// a process that exec'd while being read is read once more (as
+/// `ProcRoot::process` does), the first read's sums dropped.
 fn read_one(root: &ProcRoot, pid: u32, files_only: bool) -> Outcome {
     let mut tries = 0;
     loop {
         let mut files = ProcessFiles::new(files_only);
-        match root.process_with(pid, &mut files) {
+        match root.process_regions(pid, &mut files) {
             Ok(p) if p.source == SizeSource::Maps => return Outcome::MapsOnly,
             Ok(_) => return Outcome::Read(files),
             Err(Error::Changed { .. } | Error::Unsteady { .. }) if tries == 0 => tries += 1,
