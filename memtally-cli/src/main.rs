@@ -1,8 +1,6 @@
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
-
 mod cli;
 mod exit;
 mod render;
@@ -11,7 +9,7 @@ mod signal;
 mod ui;
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = cli::parse();
     if let Err(e) = signal::install() {
         eprintln!("memtally: cannot take SIGINT, SIGTERM and SIGHUP: {e}");
         return ExitCode::from(exit::FAILURE as u8);

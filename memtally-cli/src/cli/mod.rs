@@ -11,7 +11,9 @@ mod completions;
 mod diff;
 #[cfg(feature = "serve")]
 mod export;
+mod files;
 mod gpu;
+mod help;
 mod machine;
 mod man;
 #[cfg(feature = "serve")]
@@ -70,6 +72,7 @@ Examples:
   memtally show PID --pages         page states per category (LRU, referenced, THP, KSM, dirty)
   memtally top --by tree --exact    what each tree gives back when it ends (root)
   memtally shared PID               which of a family share the most pages (root)
+  memtally files --pids             every library and file by PSS across processes, who maps it
   memtally capture PID -o DIR       record /proc files; read later with --proc-root DIR
   memtally snapshot PID -o a.json   then later: memtally diff a.json b.json
   memtally report -o report.html    one self-contained HTML page: treemap, waterfall, every process
@@ -90,7 +93,13 @@ pub enum Command {
     /// A total or a row of several processes adds up only figures that divide shared pages (PSS,
     /// PSS DIRTY, SWAP PSS with swapped shared memory once) or count private ones; RSS stays per
     /// process.
+    ///
+    /// Per file across processes (each shared library's PSS, and who maps it): memtally files.
     Top(top::TopArgs),
+    /// Every mapped file (shared libraries, fonts, /dev/shm) and named kind of memory ([heap])
+    /// across processes: PSS, USS, swap summed over the processes that map each, and which those
+    /// are (smem -m, librank).
+    Files(files::FilesArgs),
     /// Full-screen live explorer: machine -> processes -> one process's categories -> its mappings.
     #[cfg(feature = "ui")]
     Ui(ui::UiArgs),
@@ -146,6 +155,8 @@ pub enum Command {
     Schema(schema::SchemaArgs),
 }
 
+pub use help::parse;
+
 impl Cli {
     pub fn proc_root(&self) -> ProcRoot {
         self.proc_root.clone().map(ProcRoot::new).unwrap_or_default()
@@ -158,6 +169,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
     match cli.command {
         Some(Command::Show(args)) => show::run(&root, &args, out),
         Some(Command::Shared(args)) => shared::run(&root, &args, out),
+        Some(Command::Files(args)) => files::run(&root, &args, out),
         Some(Command::Capture(args)) => capture::run(&root, &args, out),
         Some(Command::Snapshot(args)) => snapshot::run(&root, &args, out),
         Some(Command::Diff(args)) => diff::run(&args, out),

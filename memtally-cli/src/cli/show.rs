@@ -25,22 +25,22 @@ use crate::render::{print, stdout_error, Format};
 /// The categories `--by category` sorts mappings into (README, docs/json.md).
 const CATEGORIES: &str = "\
 Categories (--by category; JSON key in brackets):
-  file code [file_code]               executable file mappings: program and library code
-  file read-only data [file_rodata]   read-only file mappings never written: clean, droppable
-  RELRO (relocated ro) [relro]        read-only private file mappings that were written
-                                      (anonymous pages): relocations the dynamic linker wrote,
-                                      then made read-only; dirty copies, not file pages
-  file writable data [file_data]      writable file mappings (.data, .bss of libraries)
-  heap / anon rw [heap]               [heap] and private anonymous read-write memory
-  stack [stack]                       [stack]
-  named anon [anon_named]             [anon:NAME] memory
-  anon read-only/exec [anon_other]    anonymous memory read-only, or executable without write
-  writable+exec (JIT) [writable_exec] writable and executable at once
-  guard / reserved [guard]            no access (---p): guard pages, reserved address space
-  shared memory [shared_memory]       /dev/shm, memfd, SysV, shared anonymous memory
-  huge pages (hugetlb) [huge_pages]   hugetlbfs memory (its bytes are Shared/Private_Hugetlb)
-  GPU / device [device]               device nodes (/dev/dri, /dev/nvidia*, ...)
-  kernel [kernel]                     [vdso], [vvar], [vsyscall]
+  file code [file_code]                executable file mappings: program and library code
+  file read-only data [file_rodata]    read-only file mappings never written: clean, droppable
+  RELRO (relocated ro) [relro]         read-only private file mappings that were written
+                                       (anonymous pages): relocations the dynamic linker wrote,
+                                       then made read-only; dirty copies, not file pages
+  file writable data [file_data]       writable file mappings (.data, .bss of libraries)
+  heap / anon rw [heap]                [heap] and private anonymous read-write memory
+  stack [stack]                        [stack]
+  named anon [anon_named]              [anon:NAME] memory
+  anon read-only/exec [anon_other]     anonymous memory read-only, or executable without write
+  writable+exec (JIT) [writable_exec]  writable and executable at once
+  guard / reserved [guard]             no access (---p): guard pages, reserved address space
+  shared memory [shared_memory]        /dev/shm, memfd, SysV, shared anonymous memory
+  huge pages (hugetlb) [huge_pages]    hugetlbfs memory (its bytes are Shared/Private_Hugetlb)
+  GPU / device [device]                device nodes (/dev/dri, /dev/nvidia*, ...)
+  kernel [kernel]                      [vdso], [vvar], [vsyscall]
 
 The total row's PSS, PSS DIRTY and SWAP PSS are the kernel's exact sums (smaps_rollup); the rows
 add smaps, which rounds each mapping down to a kB: the rounding row is the difference.";

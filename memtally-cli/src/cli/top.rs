@@ -42,7 +42,7 @@ pub struct TopArgs {
     pub full: bool,
 
     /// Sort by these figures, largest first (comma-separated; pid smallest
-    /// first).
+    /// first; oom: highest OOM score first, with an OOM column, --by process only).
     #[arg(long, value_delimiter = ',', value_name = "FIELD")]
     #[arg(default_value = "pss", value_parser = choice::<TopSort>())]
     pub sort: Vec<TopSort>,
@@ -79,6 +79,13 @@ pub struct TopArgs {
     #[arg(long)]
     pub oom: bool,
 
+    /// Show these figure columns, in this order (comma-separated sort
+    /// names: pss,uss,swap_pss,footprint); PID, USER, PROCS and COMMAND
+    /// stay, and so do the columns other options add (--oom, -p). Table
+    /// and CSV; JSON keeps every key.
+    #[arg(long, value_delimiter = ',', value_name = "COLUMN", value_parser = choice::<TopSort>())]
+    pub columns: Option<Vec<TopSort>>,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -98,6 +105,7 @@ impl Default for TopArgs {
             list_pids: false,
             percent: false,
             oom: false,
+            columns: None,
             sort: vec![TopSort::Figure(Figure::Pss)],
             exact: false,
             format: Format::Table,
@@ -117,6 +125,13 @@ pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
         let why = "--reverse sorts rows, and --by tree keeps them a tree: use one of them";
         return Err(memtally_core::Error::Usage(why.into()));
     }
+    let sorts_oom = args.sort.contains(&TopSort::Oom);
+    if sorts_oom && args.by != TopBy::Process {
+        let why = "--sort oom ranks processes by their OOM score: use it with --by process";
+        return Err(memtally_core::Error::Usage(why.into()));
+    }
+    let columns = args.columns.as_deref();
+    let oom = args.oom || sorts_oom || columns.is_some_and(|c| c.contains(&TopSort::Oom));
     let rows = args.top.unwrap_or(DEFAULT_ROWS).max(screen.unwrap_or(0));
     let opts = TopOptions::default()
         .with_select(args.select.selection(None)?)
@@ -125,12 +140,12 @@ pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
         .with_top((!args.all).then_some(rows))
         .with_min(args.min)
         .with_reverse(args.reverse)
-        .with_oom(args.oom)
+        .with_oom(oom)
         .with_every_identity(args.format != Format::Table)
         .with_exact(args.exact);
     let view = with_progress(|progress| top(root, &opts, progress))?;
     let pids = args.list_pids && !matches!(args.by, TopBy::Process | TopBy::Tree);
-    let view = Listed { top: &view, pids, percent: args.percent };
+    let view = Listed { top: &view, pids, percent: args.percent, columns };
     match screen {
         Some(lines) => print(&Screen { top: view, lines }, args.format, out),
         None => print(&view, args.format, out),

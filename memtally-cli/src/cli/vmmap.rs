@@ -19,12 +19,16 @@ use crate::render::{print, stdout_error, Format};
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Examples:
-  memtally vmmap saved.txt                         footprint, GPU memory by purge state
-  memtally vmmap --types IOAccelerator,IOSurface saved.txt
-  memtally vmmap saved.txt --histograms=IOSurface  region-size histograms of one type
-  memtally vmmap --pid 640 --types IOSurface       run vmmap -noCoalesce 640 (macOS)
-  memtally vmmap saved.txt --seed-view             the seed tool's three reports
-  vmmap -noCoalesce 640 | memtally vmmap - --format json")]
+  memtally vmmap saved.txt                 footprint, GPU memory by purge state
+  memtally vmmap saved.txt --types IOAccelerator,IOSurface
+                                           the regions of two types
+  memtally vmmap saved.txt --histograms=IOSurface
+                                           region-size histograms of one type
+  memtally vmmap --pid 640 --types IOSurface
+                                           run vmmap -noCoalesce 640 (macOS)
+  memtally vmmap saved.txt --seed-view     the seed tool's three reports
+  vmmap -noCoalesce 640 | memtally vmmap - --format json
+                                           vmmap's output piped in, as JSON")]
 pub struct VmmapArgs {
     /// Saved `vmmap` output (`vmmap -noCoalesce PID > FILE`); `-` reads standard input.
     #[arg(required_unless_present = "pid", conflicts_with = "pid")]

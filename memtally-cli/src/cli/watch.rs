@@ -65,6 +65,12 @@ pub struct WatchArgs {
     #[arg(long)]
     pub wss: bool,
 
+    /// In the table's summary, list the categories that did not change
+    /// too (by default they are counted in one line); JSON and CSV carry
+    /// every one always.
+    #[arg(long)]
+    pub all: bool,
+
     /// Output: `table` prints a line per sample and a summary; `csv` one
     /// row per sample (header once, exact bytes); `json` JSON Lines: one
     /// object per sample, then the summary (docs/json.md).
@@ -165,6 +171,6 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
     match args.format {
         // CSV is the samples alone: one row each, nothing after them.
         Format::Csv => Ok(()),
-        _ => print(&Summary { series: &series }, args.format, out),
+        _ => print(&Summary { series: &series, all: args.all }, args.format, out),
     }
 }

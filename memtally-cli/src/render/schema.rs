@@ -32,6 +32,7 @@ pub struct Document {
 pub const DOCUMENTS: &[Document] = &[
     doc("top", "memtally top --format json (and --by)", crate::render::top::schema),
     doc("show", "memtally show --format json", crate::render::show::schema),
+    doc("files", "memtally files --format json", crate::render::files::schema),
     doc("show-classic", "memtally show --classic --format json", crate::render::classic::schema),
     doc("machine", "memtally machine --format json", crate::render::machine::schema),
     doc("cgroup", "memtally cgroup --format json", crate::render::cgroup::schema),

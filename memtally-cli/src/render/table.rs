@@ -39,6 +39,9 @@ pub struct Table {
     first: Vec<usize>,
     /// Columns cut other than at the end.
     cuts: Vec<(usize, Cut)>,
+    /// Per row, a cut of one cell other than its column's (a command line
+    /// among paths).
+    row_cuts: Vec<Option<(usize, Cut)>>,
 }
 
 impl Table {
@@ -52,6 +55,7 @@ impl Table {
             whole: Vec::new(),
             first: Vec::new(),
             cuts: Vec::new(),
+            row_cuts: Vec::new(),
         }
     }
 
@@ -88,6 +92,15 @@ impl Table {
     pub fn row(&mut self, cells: Vec<String>) {
         self.rows.push(cells.into_iter().map(escape_controls).collect());
         self.compact.push(None);
+        self.row_cuts.push(None);
+    }
+
+    /// Cuts cell `column` of the last row added as `cut` says, whatever
+    /// its column's cut (a process's command under a file's path).
+    pub fn cut_last_row_as(&mut self, column: usize, cut: Cut) {
+        if let Some(slot) = self.row_cuts.last_mut() {
+            *slot = Some((column, cut));
+        }
     }
 
     /// Adds a row whose cell `column` has a shorter form, shown (and cut
@@ -128,9 +141,9 @@ impl Table {
         let widths = &widths[..shown];
         let mut out = String::new();
         let header: Vec<String> = self.headers.iter().map(|(h, _)| h.clone()).collect();
-        self.line(&mut out, &header, None, widths);
-        for (row, compact) in self.rows.iter().zip(&self.compact) {
-            self.line(&mut out, row, compact.as_ref(), widths);
+        self.line(&mut out, &header, None, None, widths);
+        for ((row, compact), cut) in self.rows.iter().zip(&self.compact).zip(&self.row_cuts) {
+            self.line(&mut out, row, compact.as_ref(), *cut, widths);
         }
         if let Some(f) = &self.footer {
             let mut rule_width: usize =
@@ -140,7 +153,7 @@ impl Table {
             }
             out.push_str(&width::rule(rule_width, self.max_width));
             out.push('\n');
-            self.line(&mut out, f, None, widths);
+            self.line(&mut out, f, None, None, widths);
         }
         out
     }
@@ -191,6 +204,7 @@ impl Table {
         out: &mut String,
         cells: &[String],
         compact: Option<&(usize, String)>,
+        row_cut: Option<(usize, Cut)>,
         widths: &[usize],
     ) {
         let n = self.headers.len();
@@ -202,7 +216,10 @@ impl Table {
                     cell = short;
                 }
             }
-            let cut = self.cuts.iter().find(|(c, _)| *c == i).map_or(Cut::End, |&(_, k)| k);
+            let cut = row_cut
+                .filter(|(c, _)| *c == i)
+                .or_else(|| self.cuts.iter().find(|(c, _)| *c == i).copied())
+                .map_or(Cut::End, |(_, k)| k);
             let cell = match cut {
                 Cut::End => width::cut(cell, *width),
                 Cut::Path => width::cut_path(cell, *width),

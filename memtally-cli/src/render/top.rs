@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use memtally_core::analyze::top::{dirty_field, TopBy, TopReport, TopRow};
+use memtally_core::analyze::top::{dirty_field, TopBy, TopReport, TopRow, TopSort};
 use memtally_core::model::{Figure, Named, ProcMemory, Sizes};
 use memtally_core::usecase::top::Top;
 
@@ -27,7 +27,7 @@ impl Printer for Top {
     }
 
     fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        csv(&self.report, self, out)
+        csv(&self.report, self, None, out)
     }
 }
 
@@ -56,7 +56,6 @@ pub(crate) fn figures(totals: &Sizes) -> Vec<(&'static str, Figure)> {
 /// only, since it counts shared pages in full; `FOOTPRINT PSS` (Pss_Anon
 /// + SwapPss) on any rows, since it adds up. JSON and CSV carry both always.
 fn footprint_column(report: &TopReport) -> Option<(&'static str, Figure)> {
-    use memtally_core::analyze::top::TopSort;
     match report.sort.first() {
         Some(TopSort::Figure(Figure::Footprint)) if report.by == TopBy::Process => {
             Some(("FOOTPRINT", Figure::Footprint))
@@ -77,7 +76,7 @@ pub(crate) fn process<'a>(ctx: &'a Top, row: &TopRow) -> Option<&'a ProcMemory> 
 
 /// The table, the machine picture and the notes.
 fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()> {
-    let plain = Listed { top: ctx, pids: false, percent: false };
+    let plain = Listed { top: ctx, pids: false, percent: false, columns: None };
     write_text(blocks(report, ctx, plain), width::output_width(), out)
 }
 
@@ -139,12 +138,15 @@ pub(crate) fn rows_table(report: &TopReport, ctx: &Top, shown: usize, listed: Li
     let huge = [("THP", Figure::Thp), ("HUGETLB", Figure::Hugetlb), ("KSM", Figure::Ksm)]
         .into_iter()
         .filter(|&(_, f)| nonzero(f));
-    let figures: Vec<(&str, Figure)> = figures(&report.totals)
-        .into_iter()
-        .chain(gpu)
-        .chain(huge)
-        .chain(footprint_column(report))
-        .collect();
+    let figures: Vec<(&str, Figure)> = match listed.columns {
+        Some(chosen) => chosen.iter().filter_map(|&c| column(c)).collect(),
+        None => figures(&report.totals)
+            .into_iter()
+            .chain(gpu)
+            .chain(huge)
+            .chain(footprint_column(report))
+            .collect(),
+    };
     // A tree row adds up its whole subtree: PROCS says how many.
     let tree = report.by == TopBy::Tree;
     let mut headers: Vec<(&str, Align)> = if per_process {
@@ -297,12 +299,41 @@ pub(crate) fn rows_table(report: &TopReport, ctx: &Top, shown: usize, listed: Li
 }
 
 /// `top`'s view with what the table shows beside the figures when asked:
-/// each group's PIDs (`--list-pids`), each row's share of RAM (`--percent`).
+/// each group's PIDs (`--list-pids`), each row's share of RAM (`--percent`),
+/// the figure columns chosen (`--columns`; `None`: the default ones).
 #[derive(Clone, Copy)]
 pub struct Listed<'a> {
     pub top: &'a Top,
     pub pids: bool,
     pub percent: bool,
+    pub columns: Option<&'a [TopSort]>,
+}
+
+/// The table column (header, figure shown) of a `--columns` name; `None`
+/// for the names whose columns are there anyway or added otherwise (pid,
+/// processes: the identity columns; oom: the OOM column, which it turns on).
+fn column(c: TopSort) -> Option<(&'static str, Figure)> {
+    let f = match c {
+        TopSort::Figure(f) => f,
+        TopSort::Pid | TopSort::Processes | TopSort::Oom => return None,
+    };
+    Some(match f {
+        Figure::Uss => ("USS", f),
+        Figure::Pss => ("PSS", f),
+        Figure::Rss => ("RSS", f),
+        Figure::Swap => ("SWAP", f),
+        // As the default column: SwapPss and swapped shared memory once.
+        Figure::SwapPss => ("SWAP PSS", Figure::SwapCounted),
+        Figure::Dirty => ("DIRTY", f),
+        Figure::PssDirty => ("PSS DIRTY", f),
+        Figure::PrivateDirty => ("PRIV DIRTY", f),
+        Figure::SharedDirty => ("SHR DIRTY", f),
+        Figure::Gpu => ("GPU", f),
+        Figure::Footprint => ("FOOTPRINT", f),
+        Figure::FootprintPss => ("FOOTPRINT PSS", f),
+        Figure::FootprintPssShmem => ("FOOTPRINT PSS+SHM", f),
+        _ => ("?", f),
+    })
 }
 
 impl Printer for Listed<'_> {
@@ -316,7 +347,7 @@ impl Printer for Listed<'_> {
     }
 
     fn csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        self.top.csv(out)
+        csv(&self.top.report, self.top, self.columns, out)
     }
 }
 
@@ -340,8 +371,28 @@ pub fn key_header(by: TopBy) -> &'static str {
     }
 }
 
-/// One CSV line per row, exact bytes, empty cells where unknown.
-fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()> {
+/// One CSV line per row, exact bytes, empty cells where unknown; the
+/// figure columns `columns` chooses (`--columns`), else every one.
+fn csv(
+    report: &TopReport,
+    ctx: &Top,
+    columns: Option<&[TopSort]>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let chosen: Vec<Figure>;
+    let figures: &[Figure] = match columns {
+        Some(c) => {
+            chosen = c
+                .iter()
+                .filter_map(|c| match c {
+                    TopSort::Figure(f) => Some(*f),
+                    _ => None,
+                })
+                .collect();
+            &chosen
+        }
+        None => JSON_FIGURES,
+    };
     let mut w = csv::Writer::from_writer(out);
     let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
     let tree = report.by == TopBy::Tree;
@@ -354,7 +405,7 @@ fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()
     if tree {
         header.push("subtree");
     }
-    header.extend(JSON_FIGURES.iter().map(|f| f.name()));
+    header.extend(figures.iter().map(|f| f.name()));
     if ctx.exact.is_some() {
         header.extend(["exclusive", "exclusive_anon", "exclusive_swap", "exclusive_shmem"]);
     }
@@ -383,9 +434,7 @@ fn csv(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()
             rec.push("true".into());
         }
         rec.extend(
-            JSON_FIGURES
-                .iter()
-                .map(|&f| row.sizes.figure(f).map_or(String::new(), |v| v.to_string())),
+            figures.iter().map(|&f| row.sizes.figure(f).map_or(String::new(), |v| v.to_string())),
         );
         if let Some(e) = &ctx.exact {
             let x = e.groups.get(i).copied().flatten();

@@ -226,6 +226,8 @@ struct TrendJson<'a> {
 
 pub struct Summary<'a> {
     pub series: &'a [(f64, Sample)],
+    /// The table lists the categories that did not change too (`--all`).
+    pub all: bool,
 }
 
 impl Summary<'_> {
@@ -237,7 +239,7 @@ impl Summary<'_> {
 impl Printer for Summary<'_> {
     fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let width = width::output_width();
-        write_text(summary(self.series), width, out)
+        write_text(summary(self.series, self.all), width, out)
     }
 
     /// Every series' rates in bytes per second: the last line of the JSON
@@ -305,9 +307,16 @@ impl Printer for Summary<'_> {
     }
 }
 
+/// Whether a category's PSS and dirty bytes were the same in every
+/// sample: a fit over equal values has a slope of exactly 0.
+fn unchanged(pss: &Trend, dirty: Option<&Trend>) -> bool {
+    pss.slope == 0.0 && dirty.is_none_or(|d| d.slope == 0.0)
+}
+
 /// The table view of the end of a watch: every series' growth rate, and
-/// the verdict.
-pub(crate) fn summary(series: &[(f64, Sample)]) -> Vec<Block> {
+/// the verdict. The categories that did not change are counted, not
+/// listed, unless `all`.
+pub(crate) fn summary(series: &[(f64, Sample)], all: bool) -> Vec<Block> {
     if series.len() < 2 {
         return vec![Block::Line("(one sample: no growth rate; use --count 2 or more)".into())];
     }
@@ -333,7 +342,13 @@ pub(crate) fn summary(series: &[(f64, Sample)]) -> Vec<Block> {
         ("", Align::Left),
     ]);
     let mut shown_processes = 0;
+    let mut still = 0;
     for (key, (label, trend)) in &rows {
+        let d = dirty.get(*key).map(|(_, t)| t);
+        if key.0 == Scope::Category && !all && unchanged(trend, d) {
+            still += 1;
+            continue;
+        }
         if key.0 == Scope::Process {
             shown_processes += 1;
             if shown_processes > 10 {
@@ -374,7 +389,15 @@ pub(crate) fn summary(series: &[(f64, Sample)]) -> Vec<Block> {
             None => "verdict: none: PSS could not be read in these samples (run as the process's user or root)".into(),
         },
     };
-    vec![Block::Blank, Block::Heading(heading), Block::Table(t), Block::Line(verdict)]
+    let mut blocks = vec![Block::Blank, Block::Heading(heading), Block::Table(t)];
+    if still > 0 {
+        blocks.push(Block::Line(format!(
+            "({} did not change: 0/s; --all lists them)",
+            plural(still, "category", "categories")
+        )));
+    }
+    blocks.push(Block::Line(verdict));
+    blocks
 }
 
 /// The schemas of `watch --format json`'s two kinds of line, a sample and
@@ -399,7 +422,7 @@ mod verdict_tests {
 
     fn verdict(series: &[(f64, Sample)]) -> String {
         let mut out = Vec::new();
-        write_text(summary(series), None, &mut out).unwrap();
+        write_text(summary(series, true), None, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         text.lines().find(|l| l.starts_with("verdict")).unwrap().to_string()
     }

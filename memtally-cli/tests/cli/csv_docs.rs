@@ -48,6 +48,7 @@ fn every_csv_header_is_the_documented_one() {
         ("show PID", p(&["show", "11364", "--format", "csv"])),
         ("show PID --regions", p(&["show", "11364", "--regions", "--format", "csv"])),
         ("show PID --classic", p(&["show", "11364", "--classic", "--format", "csv"])),
+        ("files", p(&["files", "--format", "csv"])),
         ("machine", p(&["machine", "--format", "csv"])),
         ("cgroup", p(&["cgroup", "--format", "csv"])),
         ("gpu", ["--proc-root", &gpu, "gpu", "--format", "csv"].map(String::from).to_vec()),

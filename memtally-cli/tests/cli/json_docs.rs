@@ -126,6 +126,22 @@ fn top_keys_are_the_documented_ones() {
 }
 
 #[test]
+fn files_keys_are_the_documented_ones() {
+    let chromium = repo_path("testdata/fixtures/linux/chromium-browser/proc");
+    let doc = run_json(&["--proc-root", &chromium, "files", "--format", "json"]);
+    let top = documented("json.md", "`memtally files --format json`", 0);
+    check("files", &top, &keys(&doc), &[], &none());
+    let row = documented("json.md", "`memtally files --format json`", 1);
+    let mapper = documented("json.md", "`memtally files --format json`", 2);
+    for f in doc["files"].as_array().expect("files") {
+        check("a files row", &row, &keys(f), &[], &none());
+        for m in f["mappers"].as_array().expect("mappers") {
+            check("a files mapper", &mapper, &keys(m), &[], &none());
+        }
+    }
+}
+
+#[test]
 fn snapshot_and_diff_keys_are_the_documented_ones() {
     let snap = run_json(&["--proc-root", &python_root(), "snapshot", "11364"]);
     let documented_snap = documented("json.md", "`memtally snapshot`", 0);

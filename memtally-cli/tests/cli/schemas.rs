@@ -62,6 +62,7 @@ const COMMAND_SCHEMAS: &[(&str, &[&str])] = &[
     ("top", &["top"]),
     ("show", &["show", "show-classic", "show-pages", "show-exact"]),
     ("shared", &["shared"]),
+    ("files", &["files"]),
     ("snapshot", &["snapshot"]),
     ("diff", &["diff"]),
     ("watch", &["watch"]),
@@ -222,6 +223,8 @@ fn recorded_outputs_match_their_schemas() {
     }
     let gpu = repo_path("testdata/fixtures/gpu/machine");
     check("gpu", &["--proc-root", &gpu, "gpu", "--format", "json"], &mut bad);
+    let chromium = repo_path("testdata/fixtures/linux/chromium-browser/proc");
+    check("files", &["--proc-root", &chromium, "files", "--format", "json"], &mut bad);
     let v1 = repo_path("testdata/fixtures/cgroup-v1-root");
     check("cgroup", &["--proc-root", &v1, "cgroup", "--format", "json"], &mut bad);
     let vmmap = vmmap_files();

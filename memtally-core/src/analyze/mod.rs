@@ -9,6 +9,7 @@ pub mod classic;
 pub mod diff;
 pub mod diff_exact;
 pub mod exclusive;
+pub mod files;
 pub mod gpu;
 pub mod group;
 pub mod machine;

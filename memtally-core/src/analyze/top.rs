@@ -58,6 +58,10 @@ pub enum TopSort {
     Processes,
     /// The process ID, smallest first.
     Pid,
+    /// The OOM killer's score (`PID/oom_score`), highest first: the
+    /// process it would kill first at the top (procrank -o). Process rows
+    /// only; the use case reads the scores and sorts ([`sort_by_oom`]).
+    Oom,
 }
 
 impl Named for TopSort {
@@ -77,6 +81,7 @@ impl Named for TopSort {
         TopSort::Figure(Figure::FootprintPssShmem),
         TopSort::Processes,
         TopSort::Pid,
+        TopSort::Oom,
     ];
 
     fn name(self) -> &'static str {
@@ -84,6 +89,7 @@ impl Named for TopSort {
             TopSort::Figure(f) => f.name(),
             TopSort::Processes => "processes",
             TopSort::Pid => "pid",
+            TopSort::Oom => "oom",
         }
     }
 
@@ -92,6 +98,9 @@ impl Named for TopSort {
             TopSort::Figure(f) => f.help(),
             TopSort::Processes => "how many processes a row adds up",
             TopSort::Pid => "the process ID, smallest first",
+            TopSort::Oom => {
+                "the OOM killer's score, highest first: who it kills first (procrank -o)"
+            }
         }
     }
 }
@@ -192,7 +201,7 @@ pub(crate) fn build(
         }
     };
     if by != TopBy::Tree {
-        rows.sort_by(|a, b| compare(a, b, sort, processes));
+        rows.sort_by(|a, b| compare(a, b, sort, processes, &HashMap::new()));
     }
     let omitted = crate::analyze::group::keep_first(&mut rows, top);
     let machine = meminfo.and_then(|m| crate::analyze::machine::machine(m, processes));
@@ -261,12 +270,15 @@ fn compare(
     b: &TopRow,
     sort: &[TopSort],
     processes: &[ProcMemory],
+    oom: &HashMap<u32, u32>,
 ) -> std::cmp::Ordering {
     let pid = |r: &TopRow| r.process.map(|i| processes[i].info.pid);
+    let score = |r: &TopRow| pid(r).and_then(|p| oom.get(&p).copied());
     for &f in sort {
         let ord = match f {
             TopSort::Processes => b.processes.cmp(&a.processes),
             TopSort::Pid => pid(a).cmp(&pid(b)),
+            TopSort::Oom => score(b).cmp(&score(a)),
             TopSort::Figure(f) => b.sizes.figure(f).cmp(&a.sizes.figure(f)),
         };
         if ord != std::cmp::Ordering::Equal {
@@ -274,6 +286,16 @@ fn compare(
         }
     }
     b.sizes.rss.cmp(&a.sizes.rss).then(pid(a).cmp(&pid(b))).then(a.key.cmp(&b.key))
+}
+
+/// Sorts the rows of one process each again with their processes' OOM
+/// scores (`oom`, by PID) for [`TopSort::Oom`]; a process without a score
+/// sorts below every one with.
+pub fn sort_by_oom(report: &mut TopReport, processes: &[ProcMemory], oom: &HashMap<u32, u32>) {
+    if report.by == TopBy::Process {
+        let sort = report.sort.clone();
+        report.rows.sort_by(|a, b| compare(a, b, &sort, processes, oom));
+    }
 }
 
 /// The dirty figure that adds up across processes: `pss_dirty` (the
@@ -329,7 +351,7 @@ fn tree_rows(processes: &[ProcMemory], sort: &[TopSort]) -> Vec<TopRow> {
     // Walk again, siblings sorted, to lay the rows out.
     let mut rows = Vec::with_capacity(processes.len());
     let sorted = |mut v: Vec<usize>| {
-        v.sort_by(|&a, &b| compare(&subtree[a], &subtree[b], sort, processes));
+        v.sort_by(|&a, &b| compare(&subtree[a], &subtree[b], sort, processes, &HashMap::new()));
         v
     };
     let mut stack: Vec<usize> = sorted(children.get(&None).cloned().unwrap_or_default());

@@ -157,6 +157,14 @@ fn read(
     let own_row = (root.is_live() && opts.select.is_everything() && !opts.select.include_self)
         .then(|| found.processes.iter().position(|p| p.info.pid == me))
         .flatten();
+    // `--sort oom`: every process's score, to sort by (one small read each).
+    let sorts_oom = opts.sort.contains(&TopSort::Oom);
+    let mut oom_scores: HashMap<u32, u32> = HashMap::new();
+    if sorts_oom {
+        let pids = found.processes.iter().map(|p| p.info.pid);
+        oom_scores = pids.filter_map(|pid| root.oom_score(pid).map(|s| (pid, s))).collect();
+        crate::analyze::top::sort_by_oom(&mut report, &found.processes, &oom_scores);
+    }
     report.omitted = shown_rows(&mut report, opts, own_row);
     if let Some(m) = report.machine.as_mut() {
         m.shmem_mounts = crate::source::mounts::tmpfs_usage(root);
@@ -179,13 +187,11 @@ fn read(
     };
     let cgroups = cgroup_charges(root, opts.by, &report);
     // One small read per row shown, only when asked.
-    let oom_scores: HashMap<u32, u32> = if opts.oom {
+    if opts.oom && !sorts_oom {
         let pids =
             report.rows.iter().filter_map(|r| r.process).map(|i| found.processes[i].info.pid);
-        pids.filter_map(|pid| root.oom_score(pid).map(|s| (pid, s))).collect()
-    } else {
-        HashMap::new()
-    };
+        oom_scores = pids.filter_map(|pid| root.oom_score(pid).map(|s| (pid, s))).collect();
+    }
     let read_hint = (!found.restricted.is_empty()).then(crate::source::access::read_hint);
     let withheld = if read_hint.is_some() && root.is_procfs() {
         let all = crate::source::access::withheld();

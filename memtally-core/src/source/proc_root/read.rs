@@ -115,6 +115,20 @@ impl ProcRoot {
         read.rollup(rollup)
     }
 
+    /// [`process_with`](Self::process_with) without the rollup: for a
+    /// caller that wants each region's figures and no exact totals (the
+    /// rollup is a second walk of the page tables, as costly as smaps).
+    /// The stamps still tell an exit or exec while it was read. No helper
+    /// threads: its callers read many processes one after another.
+    pub fn process_regions(&self, pid: u32, sink: &mut impl RegionSink) -> Result<Process> {
+        let mut read = OneProcess::start(self, pid)?;
+        if read.regions(Helpers::None, &mut [], sink)?.is_stop() {
+            return Ok(read.stopped());
+        }
+        read.check()?;
+        read.rollup(|| None)
+    }
+
     /// Reads `smaps_rollup`: the kernel's sums over every mapping.
     pub(crate) fn rollup(&self, pid: u32) -> Result<Sizes> {
         // About 1 KiB: read whole, then parse from memory.
