@@ -149,7 +149,8 @@ fn promtool_accepts_the_text_format() {
     std::fs::copy(src.join("meminfo"), dir.path().join("meminfo")).unwrap();
     std::fs::write(pid_dir.join("comm"), "we\"ird\\ name\n").unwrap();
     let status = std::fs::read_to_string(pid_dir.join("status")).unwrap();
-    let status = status.replace("Name:\tpython3\n", "Name:\twe\"ird\\ name\n");
+    // status escapes a backslash in the name as the kernel does (`\\`).
+    let status = status.replace("Name:\tpython3\n", "Name:\twe\"ird\\\\ name\n");
     std::fs::write(pid_dir.join("status"), status).unwrap();
     std::fs::write(pid_dir.join("cmdline"), b"/usr/bin/a=\"b\"\\c\0--x\0").unwrap();
     let root = dir.path().to_str().unwrap();
