@@ -407,8 +407,10 @@ fn a_diff_page_colours_the_grower_red_and_lists_its_growth() {
         .captures_iter(&row)
         .map(|c| c[1].parse().unwrap())
         .collect();
-    // (PSS is summed in kB before it is rounded, so it may be a kB short.)
-    assert!(deltas[0] >= step as i64 && (deltas[1] - step as i64).abs() <= 4096, "{row}");
+    // PSS also holds the child's share of libc's clean pages, which moves
+    // as other processes map or unmap it between the two snapshots (10 KiB
+    // seen in a loaded run); dirty is the child's own and exact.
+    assert!(deltas[0] >= step as i64 && (deltas[1] - step as i64).abs() <= 64 << 10, "{row}");
     // Its box is red: it grew by half of what it has.
     let rect = Regex::new(&format!(
         r#"<rect id="n\d+" class="k-process"[^>]*data-pid="{pid}"[^>]*fill="\#([0-9a-f]{{6}})""#
