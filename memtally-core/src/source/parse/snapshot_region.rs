@@ -84,59 +84,58 @@ pub(crate) fn region(bytes: &[u8]) -> Option<(RegionInPlace<'_>, usize)> {
         if c.byte()? != b'"' {
             return None;
         }
-        let key = c.string()?;
+        let key = c.raw_string()?;
         if c.byte()? != b':' {
             return None;
         }
-        const OWN: [&str; 9] = [
-            "start",
-            "end",
-            "perms",
-            "path",
-            "category",
-            "region_type",
-            "purge",
-            "offset",
-            "inode",
-        ];
-        match OWN.iter().position(|k| *k == key) {
-            Some(own) => {
-                // A repeated field is the serde reader's error to word.
-                if seen & (1 << own) != 0 {
-                    return None;
-                }
-                seen |= 1 << own;
-                match own {
-                    0 => r.start = c.number_or_null()?,
-                    1 => r.end = c.number_or_null()?,
-                    2 => perms = Some(c.str()?),
-                    3 => r.path = c.str_or_null()?,
-                    4 => category = Some(c.str()?),
-                    5 => r.region_type = c.str_or_null()?,
-                    6 => {
-                        r.purge = match c.str_or_null()? {
-                            None => None,
-                            Some(code @ ("N" | "V" | "E" | "-")) => Some(Purge::from_code(code)),
-                            Some(_) => return None,
-                        }
-                    }
-                    7 => r.offset = c.number_or_null()?,
-                    _ => r.inode = c.number_or_null()?,
-                }
+        // Keys are matched as bytes: a key with anything but the ASCII
+        // of a known name matches none (and is left to serde).
+        let own = match key {
+            b"start" => 0,
+            b"end" => 1,
+            b"perms" => 2,
+            b"path" => 3,
+            b"category" => 4,
+            b"region_type" => 5,
+            b"purge" => 6,
+            b"offset" => 7,
+            b"inode" => 8,
+            _ => usize::MAX,
+        };
+        if own == usize::MAX {
+            let at = KNOWN_KEYS.iter().position(|k| {
+                k.name.len() == key.len()
+                    && k.name.as_bytes().first() == key.first()
+                    && k.name.as_bytes() == key
+            })?;
+            let value = c.number_or_null()?;
+            // A derived figure's name (no slot) is read and dropped, as
+            // the serde reader does.
+            if let Some(slot) = r.sizes.slot_at(at) {
+                *slot = value;
             }
-            None => {
-                let b = key.as_bytes();
-                let at = KNOWN_KEYS.iter().position(|k| {
-                    k.name.len() == b.len()
-                        && k.name.as_bytes().first() == b.first()
-                        && k.name == key
-                })?;
-                let value = c.number_or_null()?;
-                // A derived figure's name (no slot) is read and dropped, as
-                // the serde reader does.
-                if let Some(slot) = r.sizes.slot_at(at) {
-                    *slot = value;
+        } else {
+            // A repeated field is the serde reader's error to word.
+            if seen & (1 << own) != 0 {
+                return None;
+            }
+            seen |= 1 << own;
+            match own {
+                0 => r.start = c.number_or_null()?,
+                1 => r.end = c.number_or_null()?,
+                2 => perms = Some(c.str()?),
+                3 => r.path = c.str_or_null()?,
+                4 => category = Some(c.str()?),
+                5 => r.region_type = c.str_or_null()?,
+                6 => {
+                    r.purge = match c.str_or_null()? {
+                        None => None,
+                        Some(code @ ("N" | "V" | "E" | "-")) => Some(Purge::from_code(code)),
+                        Some(_) => return None,
+                    }
                 }
+                7 => r.offset = c.number_or_null()?,
+                _ => r.inode = c.number_or_null()?,
             }
         }
         match c.byte()? {
@@ -173,20 +172,27 @@ impl<'a> Cursor<'a> {
         Some(c)
     }
 
-    /// The rest of a string whose `"` was consumed: without escapes or
-    /// control bytes, valid UTF-8.
-    fn string(&mut self) -> Option<&'a str> {
+    /// The bytes of a string whose `"` was consumed, when it has no
+    /// escape or control byte; the closing `"` consumed too. One pass:
+    /// most strings here are a few bytes long.
+    fn raw_string(&mut self) -> Option<&'a [u8]> {
         let rest = &self.b[self.i..];
-        let k = memchr::memchr2(b'"', b'\\', rest)?;
-        if rest[k] != b'"' {
-            return None;
+        for (k, &c) in rest.iter().enumerate() {
+            match c {
+                b'"' => {
+                    self.i += k + 1;
+                    return Some(&rest[..k]);
+                }
+                b'\\' | 0..=0x1f => return None,
+                _ => {}
+            }
         }
-        let s = &rest[..k];
-        if s.iter().any(|&c| c < 0x20) {
-            return None;
-        }
-        self.i += k + 1;
-        std::str::from_utf8(s).ok()
+        None
+    }
+
+    /// [`Cursor::raw_string`] as text (valid UTF-8).
+    fn string(&mut self) -> Option<&'a str> {
+        std::str::from_utf8(self.raw_string()?).ok()
     }
 
     fn str(&mut self) -> Option<&'a str> {
@@ -214,7 +220,15 @@ impl<'a> Cursor<'a> {
             return self.null().map(|_| None);
         }
         let rest = &self.b[self.i..];
-        let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+        let mut v = 0u64;
+        let mut n = 0;
+        while let Some(&d) = rest.get(n) {
+            if !d.is_ascii_digit() {
+                break;
+            }
+            v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+            n += 1;
+        }
         if n == 0 || (n > 1 && rest[0] == b'0') {
             return None;
         }
@@ -222,10 +236,6 @@ impl<'a> Cursor<'a> {
         // end of the bytes (the number may go on).
         if !matches!(rest.get(n)?, b',' | b'}' | b' ' | b'\n' | b'\r' | b'\t') {
             return None;
-        }
-        let mut v = 0u64;
-        for &d in &rest[..n] {
-            v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
         }
         self.i += n;
         Some(Some(v))
