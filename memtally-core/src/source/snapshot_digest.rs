@@ -249,6 +249,7 @@ fn read_regions<R: BufRead>(
 ) -> Result<(Vec<SnapRegion>, RegionDigest), FrameError> {
     let mut digest = RegionDigest::default();
     let mut kept = Vec::new();
+    let mut hint = parse::snapshot_region::KeyHint::default();
     if f.open(b'[', b']', "a list of regions")? {
         return Ok((kept, digest));
     }
@@ -258,7 +259,7 @@ fn read_regions<R: BufRead>(
         // Most regions are read where they lie in the buffer; any other
         // (cut by the buffer's end, or not as memtally writes them) is
         // framed and read by serde.
-        let in_place = parse::snapshot_region::region(f.buffered()?).map(|(r, n)| {
+        let in_place = parse::snapshot_region::region(f.buffered()?, &mut hint).map(|(r, n)| {
             let id = r.id();
             digest.add_parts(r.path_key(), &r.sizes, id, r.purge);
             if keep.keeps(id, r.purge.is_some()) {
