@@ -131,13 +131,14 @@ explore() {
       env TERM=screen-256color LANG=C.UTF-8 "$bin" --proc-root "$root" ui
     pid=$(tmux -L "$sock" display-message -p -t s '#{pane_pid}')
     listed() { tmux -L "$sock" capture-pane -p -t s | grep -q gst-launch; }
-    until_ms 300000 listed
+    until_ms 300000 listed || { tmux -L "$sock" kill-server; echo "- - - -" > "$work/$key"; return 0; }
     t1=$(now_ms)
-    before=$(tmux -L "$sock" capture-pane -p -t s)
+    # With its attributes (-e): the selection moves by its highlight.
+    before=$(tmux -L "$sock" capture-pane -p -e -t s)
     tmux -L "$sock" send-keys -t s Down
     t2=$(now_ms)
-    moved() { [[ $(tmux -L "$sock" capture-pane -p -t s) != "$before" ]]; }
-    until_ms 60000 moved
+    moved() { [[ $(tmux -L "$sock" capture-pane -p -e -t s) != "$before" ]]; }
+    until_ms 60000 moved || { tmux -L "$sock" kill-server; echo "- - - -" > "$work/$key"; return 0; }
     echo "$((t1 - t0)) $(($(now_ms) - t2)) $(cpu_ms "$pid") $(hwm_mib "$pid")" >> "$work/$key.runs"
     tmux -L "$sock" kill-server
   done
@@ -191,7 +192,7 @@ row() { # LABEL KEY10 KEY50 KEY1M: CPU, wall, RSS at each size, and the ratios
   local label=$1 a b m
   read -r -a a < "$work/$2"
   read -r -a b < "$work/$3"
-  read -r -a m < "$work/$4" 2>/dev/null || m=(- - -)
+  read -r -a m 2>/dev/null < "$work/$4" || m=(- - -)
   echo "| $label | ${a[0]} / ${a[1]} / ${a[2]} | ${b[0]} / ${b[1]} / ${b[2]} | $(ratio "${a[0]}" "${b[0]}") / $(ratio "${a[1]}" "${b[1]}") / $(ratio "${a[2]}" "${b[2]}") | ${m[0]} / ${m[1]} / ${m[2]} |"
 }
 echo
