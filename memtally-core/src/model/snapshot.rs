@@ -247,32 +247,38 @@ impl SnapProcess {
 }
 
 impl SnapRegion {
-    /// What identifies a mapping across two snapshots of one process.
-    pub(crate) fn identity(&self) -> (Option<u64>, Option<u64>, &str, Option<&str>) {
-        (self.start, self.end, self.perms.as_str(), self.path.as_deref())
-    }
-
     /// The region's identity (start, end, permissions, path) as 64 bits (`DefaultHasher::new()`:
     /// fixed keys, so the same within one run, where both sides of a diff
     /// are hashed): two regions that differ in it collide with a chance of
     /// about one in 2^64 per pair.
     pub fn id(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::hash::DefaultHasher::new();
-        self.identity().hash(&mut h);
-        h.finish()
+        region_id(self.start, self.end, &self.perms, self.path.as_deref())
     }
 
     /// The name used for per-path grouping: path, else region type, else
     /// `[anonymous]`.
     pub(crate) fn path_key(&self) -> &str {
-        // Borrowed: a digest groups every region of a file by it.
-        self.path
-            .as_deref()
-            .filter(|p| !p.is_empty())
-            .or(self.region_type.as_deref())
-            .unwrap_or("[anonymous]")
+        path_key_of(self.path.as_deref(), self.region_type.as_deref())
     }
+}
+
+/// [`SnapRegion::id`] of a region with this identity (whoever holds its strings).
+pub(crate) fn region_id(
+    start: Option<u64>,
+    end: Option<u64>,
+    perms: &str,
+    path: Option<&str>,
+) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    (start, end, perms, path).hash(&mut h);
+    h.finish()
+}
+
+/// [`SnapRegion::path_key`] of a region with this path and region type.
+pub(crate) fn path_key_of<'a>(path: Option<&'a str>, region_type: Option<&'a str>) -> &'a str {
+    // Borrowed: a digest groups every region of a file by it.
+    path.filter(|p| !p.is_empty()).or(region_type).unwrap_or("[anonymous]")
 }
 
 /// What `diff` needs of a snapshot, without every region: the snapshot
@@ -292,6 +298,10 @@ pub struct Digest {
     /// none on Linux), by [`SnapRegion::id`], sorted: so a region whose
     /// state changed is kept on both sides for `diff` to list.
     pub purges: Vec<Vec<(u64, Purge)>>,
+    /// Per process, beside `ids`: where each region's JSON begins in the
+    /// file it was streamed from (empty when it was not), so `diff` can
+    /// come back for the few regions it lists without reading it again.
+    pub offsets: Vec<Vec<u32>>,
 }
 
 impl Digest {
@@ -318,13 +328,28 @@ impl Digest {
 
     /// A digest of `snapshot`'s head, its processes' figures to be pushed.
     pub fn empty(snapshot: Snapshot) -> Digest {
-        Digest { snapshot, paths: Vec::new(), ids: Vec::new(), purges: Vec::new() }
+        Digest {
+            snapshot,
+            paths: Vec::new(),
+            ids: Vec::new(),
+            purges: Vec::new(),
+            offsets: Vec::new(),
+        }
     }
 
     /// Adds the next process's region figures (in `snapshot.processes` order).
     pub fn push(&mut self, one: RegionDigest) {
         let mut ids = one.ids;
+        let mut offsets = Vec::new();
+        if one.offsets.len() == ids.len() && !ids.is_empty() {
+            // The offsets follow their identities into sorted order, by a
+            // permutation: 8 bytes a region beside them, not a copy of both.
+            let mut order: Vec<u32> = (0..ids.len() as u32).collect();
+            order.sort_unstable_by_key(|&k| ids[k as usize]);
+            offsets = order.iter().map(|&k| one.offsets[k as usize]).collect();
+        }
         ids.sort_unstable();
+        self.offsets.push(offsets);
         let mut purges = one.purges;
         purges.sort_unstable();
         self.paths.push(one.paths.into_groups());
@@ -339,17 +364,34 @@ pub struct RegionDigest {
     paths: Grouper,
     ids: Vec<u64>,
     purges: Vec<(u64, Purge)>,
+    /// Beside `ids`, when every region came with its offset.
+    offsets: Vec<u32>,
 }
 
 impl RegionDigest {
     /// Counts one region in.
     pub fn add(&mut self, r: &SnapRegion) {
-        self.paths.add_sizes(r.path_key(), 1, &r.sizes);
-        let id = r.id();
+        self.add_parts(r.path_key(), &r.sizes, r.id(), r.purge);
+    }
+
+    /// Counts in a region of this path key, sizes, identity and purge state.
+    pub(crate) fn add_parts(
+        &mut self,
+        path_key: &str,
+        sizes: &Sizes,
+        id: u64,
+        purge: Option<Purge>,
+    ) {
+        self.paths.add_sizes(path_key, 1, sizes);
         self.ids.push(id);
-        if let Some(purge) = r.purge {
+        if let Some(purge) = purge {
             self.purges.push((id, purge));
         }
+    }
+
+    /// Notes where the region counted in last begins in its file.
+    pub(crate) fn at(&mut self, offset: u32) {
+        self.offsets.push(offset);
     }
 }
 
@@ -371,6 +413,6 @@ mod tests {
         );
         let back: SnapRegion = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
         assert_eq!(back.sizes, r.sizes);
-        assert_eq!(back.identity(), r.identity());
+        assert_eq!(back.id(), r.id());
     }
 }

@@ -291,6 +291,16 @@ pub struct Input {
     left: u64,
 }
 
+/// Seeking (a regular file's few regions read again by `diff`) keeps the
+/// bound: what is left is counted from the new position.
+impl std::io::Seek for Input {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        let at = std::io::Seek::seek(&mut self.file, pos)?;
+        self.left = MAX_INPUT.saturating_sub(at);
+        Ok(at)
+    }
+}
+
 impl Read for Input {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         if self.left == 0 {

@@ -9,6 +9,7 @@ pub(crate) mod cgroup;
 pub(crate) mod drm_sysfs;
 pub mod enrich;
 pub mod gpu;
+pub(crate) mod json_frames;
 pub(crate) mod mounts;
 pub mod pages;
 pub mod parse;

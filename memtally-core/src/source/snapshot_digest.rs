@@ -1,26 +1,23 @@
 //! Reads a `memtally snapshot` document into a [`Digest`] as it streams
-//! by: each region is parsed, counted into its process's path sums and
-//! identities, and dropped unless asked for. Memory grows by about 8
-//! bytes a region (its identity), not by the region.
+//! by: each region is parsed (from its own bytes, see [`json_frames`]),
+//! counted into its process's path sums, identities and offsets, and
+//! dropped unless asked for. Memory grows by about 12 bytes a region (its
+//! identity, and where it begins when it is not kept), not by the region.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read, Seek};
 
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::Error as _;
 use serde_json::{Map, Value};
 
+use super::json_frames::{FrameError, Frames};
+use super::parse;
 use crate::model::snapshot::{Digest, RegionDigest, SnapProcess, SnapRegion, Snapshot};
 
-/// Reads a snapshot from `r`, keeping of process `i`'s regions those whose
-/// [`SnapRegion::id`] is in `keep[i]` (none when `keep` has no such
-/// entry); every region when `keep` is `None`.
-pub fn read(r: impl Read, keep: Option<&[HashSet<u64>]>) -> serde_json::Result<Digest> {
-    let keep = match keep {
-        None => Keep::All,
-        Some(k) => Keep::Only(k),
-    };
-    read_keeping(r, keep)
+/// Reads a snapshot from `r`, keeping every region when `all`, none
+/// otherwise (their offsets are kept: see [`fetch_regions`]).
+pub fn read(r: impl BufRead, all: bool) -> Result<Digest, FrameError> {
+    read_keeping(r, if all { Keep::All } else { Keep::None })
 }
 
 /// Reads the later snapshot of a `diff` from `r`, keeping (at least) every
@@ -31,7 +28,7 @@ pub fn read(r: impl Read, keep: Option<&[HashSet<u64>]>) -> serde_json::Result<D
 /// region of a process whose `pid` key comes after its regions), and any
 /// region with a purge state. A process no process of `before` can match
 /// keeps none.
-pub fn read_against(r: impl Read, before: &Digest) -> serde_json::Result<Digest> {
+pub fn read_against(r: impl BufRead, before: &Digest) -> Result<Digest, FrameError> {
     let mut by_pid: HashMap<Option<u32>, Vec<&[u64]>> = HashMap::new();
     for (p, ids) in before.snapshot.processes.iter().zip(&before.ids) {
         by_pid.entry(p.pid).or_default().push(ids);
@@ -43,10 +40,99 @@ pub fn read_against(r: impl Read, before: &Digest) -> serde_json::Result<Digest>
     read_keeping(r, Keep::Missing(&Against { by_pid, only }))
 }
 
-fn read_keeping(r: impl Read, keep: Keep<'_>) -> serde_json::Result<Digest> {
-    let mut de = serde_json::Deserializer::from_reader(r);
-    let d = SnapshotSeed { keep }.deserialize(&mut de)?;
-    de.end()?;
+/// Adds to `d` (read from `r` by [`read`], keeping none) the regions of
+/// process `i` whose identities are in `keep[i]`, in file order: each
+/// read from where it begins, the rest of the file skipped. A region
+/// whose bytes no longer have its identity means the file changed.
+pub fn fetch_regions<S: Read + Seek>(
+    r: S,
+    d: &mut Digest,
+    keep: &[HashSet<u64>],
+) -> Result<(), FetchError> {
+    let mut wanted: Vec<(u64, usize, u64)> = Vec::new();
+    for (i, k) in keep.iter().enumerate() {
+        let (ids, offsets) = (&d.ids[i], &d.offsets[i]);
+        for &id in k {
+            let at = ids.binary_search(&id).ok().and_then(|j| offsets.get(j));
+            wanted.push((u64::from(*at.ok_or(FetchError::Changed)?), i, id));
+        }
+    }
+    wanted.sort_unstable();
+    // Small reads: the regions wanted are a few hundred bytes each.
+    let mut f = Frames::new(BufReader::with_capacity(16 << 10, r), 0);
+    for (at, i, id) in wanted {
+        f.skip_to(at)?;
+        let (at, bytes) = f.value()?;
+        let r: SnapRegion = parse(at, bytes)?;
+        if r.id() != id {
+            return Err(FetchError::Changed);
+        }
+        d.snapshot.processes[i].regions.push(r);
+    }
+    Ok(())
+}
+
+/// Why [`fetch_regions`] failed.
+#[derive(Debug)]
+pub enum FetchError {
+    /// The file does not hold what it held when it was read.
+    Changed,
+    /// Reading or parsing a region failed.
+    Frame(FrameError),
+}
+
+impl From<FrameError> for FetchError {
+    fn from(e: FrameError) -> FetchError {
+        FetchError::Frame(e)
+    }
+}
+
+impl From<std::io::Error> for FetchError {
+    fn from(e: std::io::Error) -> FetchError {
+        FetchError::Frame(FrameError::Io(e))
+    }
+}
+
+/// The value at byte `at`, typed.
+fn parse<'a, T: serde::Deserialize<'a>>(at: u64, bytes: &'a [u8]) -> Result<T, FrameError> {
+    serde_json::from_slice(bytes).map_err(|error| FrameError::Value { at, error })
+}
+
+fn missing(at: u64, field: &'static str) -> FrameError {
+    FrameError::Value { at, error: serde_json::Error::missing_field(field) }
+}
+
+fn read_keeping(r: impl BufRead, keep: Keep<'_>) -> Result<Digest, FrameError> {
+    let mut f = Frames::new(r, 0);
+    // Everything but the processes is small: kept as JSON, then typed.
+    let mut head = Map::new();
+    let mut processes = None;
+    if !f.open(b'{', b'}', "a memtally snapshot object")? {
+        loop {
+            let key = f.key()?;
+            if key == "processes" {
+                processes = Some(read_processes(&mut f, keep)?);
+            } else {
+                let (at, bytes) = f.value()?;
+                head.insert(key, parse(at, bytes)?);
+            }
+            if !f.more(b'}', "',' or '}' in the snapshot object")? {
+                break;
+            }
+        }
+    }
+    if f.peek()?.is_some() {
+        return Err(FrameError::Syntax { at: f.pos(), what: "the end after the snapshot" });
+    }
+    let processes = processes.ok_or_else(|| missing(0, "processes"))?;
+    head.insert("processes".into(), Value::Array(Vec::new()));
+    let snapshot: Snapshot = serde_json::from_value(Value::Object(head))
+        .map_err(|error| FrameError::Value { at: 0, error })?;
+    let mut d = Digest::empty(snapshot);
+    for (p, regions) in processes {
+        d.snapshot.processes.push(p);
+        d.push(regions);
+    }
     Ok(d)
 }
 
@@ -61,8 +147,7 @@ struct Against<'a> {
 #[derive(Clone, Copy)]
 enum Keep<'a> {
     All,
-    /// Of process `i`, those in `[i]`.
-    Only(&'a [HashSet<u64>]),
+    None,
     /// Those an earlier snapshot may lack (see [`read_against`]).
     Missing(&'a Against<'a>),
 }
@@ -71,7 +156,7 @@ enum Keep<'a> {
 #[derive(Clone, Copy)]
 enum KeepHere<'a> {
     All,
-    Only(&'a HashSet<u64>),
+    None,
     /// Those missing from any of these sorted identity lists.
     MissingFrom(&'a [&'a [u64]], Option<&'a [u64]>),
     /// Not yet known (the pid is not read yet): every region, to be safe.
@@ -79,121 +164,63 @@ enum KeepHere<'a> {
 }
 
 impl KeepHere<'_> {
-    fn keeps(&self, r: &SnapRegion) -> bool {
+    /// Whether the regions' offsets are kept: only when no region is, to
+    /// come back for some (see [`fetch_regions`]).
+    fn offsets(&self) -> bool {
+        matches!(self, KeepHere::None)
+    }
+
+    /// Whether a region of identity `id` (with a purge state or not) is kept.
+    fn keeps(&self, id: u64, purge: bool) -> bool {
         match *self {
             KeepHere::All | KeepHere::Unknown(_) => true,
-            KeepHere::Only(k) => k.contains(&r.id()),
+            KeepHere::None => false,
             KeepHere::MissingFrom(lists, only) => {
-                let id = r.id();
-                r.purge.is_some()
+                purge
                     || lists.iter().chain(only.as_ref()).any(|ids| ids.binary_search(&id).is_err())
             }
         }
     }
 }
 
-struct SnapshotSeed<'a> {
-    keep: Keep<'a>,
-}
-
-impl<'de> DeserializeSeed<'de> for SnapshotSeed<'_> {
-    type Value = Digest;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Digest, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for SnapshotSeed<'_> {
-    type Value = Digest;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a memtally snapshot object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Digest, A::Error> {
-        // Everything but the processes is small: kept as JSON, then typed.
-        let mut head = Map::new();
-        let mut processes = None;
-        while let Some(key) = map.next_key::<String>()? {
-            if key == "processes" {
-                processes = Some(map.next_value_seed(ProcessesSeed { keep: self.keep })?);
-            } else {
-                head.insert(key, map.next_value::<Value>()?);
-            }
-        }
-        let processes = processes.ok_or_else(|| serde::de::Error::missing_field("processes"))?;
-        head.insert("processes".into(), Value::Array(Vec::new()));
-        let snapshot: Snapshot =
-            serde_json::from_value(Value::Object(head)).map_err(serde::de::Error::custom)?;
-        let mut d = Digest::empty(snapshot);
-        for (p, regions) in processes {
-            d.snapshot.processes.push(p);
-            d.push(regions);
-        }
-        Ok(d)
-    }
-}
-
 type ProcessDigest = (SnapProcess, RegionDigest);
 
-struct ProcessesSeed<'a> {
-    keep: Keep<'a>,
-}
-
-impl<'de> DeserializeSeed<'de> for ProcessesSeed<'_> {
-    type Value = Vec<ProcessDigest>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_seq(self)
+fn read_processes<R: BufRead>(
+    f: &mut Frames<R>,
+    keep: Keep<'_>,
+) -> Result<Vec<ProcessDigest>, FrameError> {
+    let mut out = Vec::new();
+    if f.open(b'[', b']', "a list of processes")? {
+        return Ok(out);
     }
-}
-
-impl<'de> Visitor<'de> for ProcessesSeed<'_> {
-    type Value = Vec<ProcessDigest>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a list of processes")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut out = Vec::new();
-        let none = HashSet::new();
-        loop {
-            let keep = match self.keep {
-                Keep::All => KeepHere::All,
-                Keep::Only(k) => KeepHere::Only(k.get(out.len()).unwrap_or(&none)),
-                Keep::Missing(a) => KeepHere::Unknown(a),
-            };
-            let Some(p) = seq.next_element_seed(ProcessSeed { keep })? else { break };
-            out.push(p);
+    loop {
+        let here = match keep {
+            Keep::All => KeepHere::All,
+            Keep::None => KeepHere::None,
+            Keep::Missing(a) => KeepHere::Unknown(a),
+        };
+        out.push(read_process(f, here)?);
+        if !f.more(b']', "',' or ']' in the list of processes")? {
+            return Ok(out);
         }
-        Ok(out)
     }
 }
 
-struct ProcessSeed<'a> {
-    keep: KeepHere<'a>,
-}
-
-impl<'de> DeserializeSeed<'de> for ProcessSeed<'_> {
-    type Value = ProcessDigest;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ProcessSeed<'_> {
-    type Value = ProcessDigest;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a snapshot process object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut head = Map::new();
-        let mut regions = None;
-        let mut keep = self.keep;
-        while let Some(key) = map.next_key::<String>()? {
+fn read_process<R: BufRead>(
+    f: &mut Frames<R>,
+    mut keep: KeepHere<'_>,
+) -> Result<ProcessDigest, FrameError> {
+    let start = f.pos();
+    let mut head = Map::new();
+    let mut regions = None;
+    if !f.open(b'{', b'}', "a snapshot process object")? {
+        loop {
+            let key = f.key()?;
             if key == "regions" {
-                regions = Some(map.next_value_seed(RegionsSeed { keep })?);
+                regions = Some(read_regions(f, keep)?);
             } else {
-                let value = map.next_value::<Value>()?;
+                let (at, bytes) = f.value()?;
+                let value: Value = parse(at, bytes)?;
                 if let (KeepHere::Unknown(a), "pid") = (keep, key.as_str()) {
                     let pid = value.as_u64().and_then(|p| u32::try_from(p).ok());
                     keep = match a.by_pid.get(&pid) {
@@ -203,42 +230,62 @@ impl<'de> Visitor<'de> for ProcessSeed<'_> {
                 }
                 head.insert(key, value);
             }
-        }
-        let (kept, digest) = regions.ok_or_else(|| serde::de::Error::missing_field("regions"))?;
-        head.insert("regions".into(), Value::Array(Vec::new()));
-        let mut p: SnapProcess =
-            serde_json::from_value(Value::Object(head)).map_err(serde::de::Error::custom)?;
-        p.regions = kept;
-        Ok((p, digest))
-    }
-}
-
-struct RegionsSeed<'a> {
-    keep: KeepHere<'a>,
-}
-
-impl<'de> DeserializeSeed<'de> for RegionsSeed<'_> {
-    type Value = (Vec<SnapRegion>, RegionDigest);
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for RegionsSeed<'_> {
-    type Value = (Vec<SnapRegion>, RegionDigest);
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a list of regions")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut digest = RegionDigest::default();
-        let mut kept = Vec::new();
-        while let Some(r) = seq.next_element::<SnapRegion>()? {
-            digest.add(&r);
-            if self.keep.keeps(&r) {
-                kept.push(r);
+            if !f.more(b'}', "',' or '}' in a process object")? {
+                break;
             }
         }
-        Ok((kept, digest))
+    }
+    let (kept, digest) = regions.ok_or_else(|| missing(start, "regions"))?;
+    head.insert("regions".into(), Value::Array(Vec::new()));
+    let mut p: SnapProcess = serde_json::from_value(Value::Object(head))
+        .map_err(|error| FrameError::Value { at: start, error })?;
+    p.regions = kept;
+    Ok((p, digest))
+}
+
+fn read_regions<R: BufRead>(
+    f: &mut Frames<R>,
+    keep: KeepHere<'_>,
+) -> Result<(Vec<SnapRegion>, RegionDigest), FrameError> {
+    let mut digest = RegionDigest::default();
+    let mut kept = Vec::new();
+    let mut hint = parse::snapshot_region::KeyHint::default();
+    if f.open(b'[', b']', "a list of regions")? {
+        return Ok((kept, digest));
+    }
+    loop {
+        f.peek()?;
+        let at = f.pos();
+        // Most regions are read where they lie in the buffer; any other
+        // (cut by the buffer's end, or not as memtally writes them) is
+        // framed and read by serde.
+        let in_place = parse::snapshot_region::region(f.buffered()?, &mut hint).map(|(r, n)| {
+            let id = r.id();
+            digest.add_parts(r.path_key(), &r.sizes, id, r.purge);
+            if keep.keeps(id, r.purge.is_some()) {
+                kept.push(r.to_region());
+            }
+            n
+        });
+        match in_place {
+            Some(n) => f.consume(n),
+            None => {
+                let (at, bytes) = f.value()?;
+                let r: SnapRegion = parse(at, bytes)?;
+                digest.add(&r);
+                if keep.keeps(r.id(), r.purge.is_some()) {
+                    kept.push(r);
+                }
+            }
+        }
+        if keep.offsets() {
+            // A document is at most `bounded::MAX_INPUT` (256 MiB) long.
+            let at = u32::try_from(at)
+                .map_err(|_| FrameError::Syntax { at, what: "a document under 4 GiB" })?;
+            digest.at(at);
+        }
+        if !f.more(b']', "',' or ']' in a list of regions")? {
+            return Ok((kept, digest));
+        }
     }
 }

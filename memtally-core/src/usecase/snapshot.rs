@@ -12,6 +12,7 @@ use crate::error::{Error, PageFigure, Result, Uncomparable};
 use crate::model::snap_pages::{ExactMethod, SnapExact, SnapWss};
 use crate::model::snapshot::{Digest, Snapshot};
 use crate::model::{Note, ProcInfo, Sizes};
+use crate::source::json_frames::FrameError;
 use crate::source::parse::{snapshot as snapshot_file, snapshot_html, vmmap};
 use crate::source::users::UserNames;
 use crate::source::{bounded, snapshot_digest, ProcRoot};
@@ -228,27 +229,39 @@ fn check_version(path: &Path, version: u32) -> Result<()> {
 pub struct DigestRead {
     /// What was kept of the document.
     pub digest: Digest,
-    /// A `memtally snapshot` in a regular file, streamed: it kept only the
-    /// regions asked for, and can be read again for others.
+    /// A `memtally snapshot` in a regular file, streamed: it kept no
+    /// region, only where each begins, for [`fetch_regions`].
     pub streamed: bool,
 }
 
 /// What `diff` reads of a document (see [`Digest`]). A `memtally
-/// snapshot` in a regular file is streamed, keeping of process `i`'s
-/// regions only those in `keep[i]`, and it can be read again. Any other
-/// document (or one in a pipe, which cannot be read twice) keeps every
-/// region.
-pub fn load_digest(path: &Path, keep: &[HashSet<u64>]) -> Result<DigestRead> {
+/// snapshot` in a regular file is streamed once, keeping no region but
+/// where each begins in the file. Any other document (or one in a pipe,
+/// which cannot be read twice) keeps every region.
+pub fn load_digest(path: &Path) -> Result<DigestRead> {
     let regular = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.is_file();
     match open_snapshot(path)? {
         Some(r) => {
-            let d = snapshot_digest::read(r, regular.then_some(keep))
-                .map_err(|e| snapshot_error(path, e))?;
+            let d = snapshot_digest::read(r, !regular).map_err(|e| frame_error(path, e))?;
             check_version(path, d.snapshot.memtally_snapshot)?;
             Ok(DigestRead { digest: d, streamed: regular })
         }
         None => Ok(DigestRead { digest: Digest::of(load(path)?), streamed: false }),
     }
+}
+
+/// Adds to a digest [`load_digest`] streamed from `path` process `i`'s
+/// regions named in `keep[i]`, each read where it begins (a few hundred
+/// bytes apiece, not the file again).
+pub fn fetch_regions(path: &Path, d: &mut Digest, keep: &[HashSet<u64>]) -> Result<()> {
+    let r = bounded::open_input(path).map_err(|e| input_error(path, e))?;
+    snapshot_digest::fetch_regions(r, d, keep).map_err(|e| match e {
+        snapshot_digest::FetchError::Changed => Error::Parse {
+            path: path.to_path_buf(),
+            message: "changed while being compared; run again".into(),
+        },
+        snapshot_digest::FetchError::Frame(e) => frame_error(path, e),
+    })
 }
 
 /// What `diff` reads of its later document, once: as [`load_digest`],
@@ -258,12 +271,41 @@ pub fn load_digest(path: &Path, keep: &[HashSet<u64>]) -> Result<DigestRead> {
 pub fn load_digest_against(path: &Path, before: &Digest) -> Result<Digest> {
     match open_snapshot(path)? {
         Some(r) => {
-            let d =
-                snapshot_digest::read_against(r, before).map_err(|e| snapshot_error(path, e))?;
+            let d = snapshot_digest::read_against(r, before).map_err(|e| frame_error(path, e))?;
             check_version(path, d.snapshot.memtally_snapshot)?;
             Ok(d)
         }
         None => Ok(Digest::of(load(path)?)),
+    }
+}
+
+/// A streamed snapshot's failure, worded with the byte where it happened.
+fn frame_error(path: &Path, e: FrameError) -> Error {
+    let bad = |message: String| Error::Parse { path: path.to_path_buf(), message };
+    match e {
+        FrameError::Io(e) => input_error(path, e),
+        FrameError::Syntax { at, what } => {
+            bad(format!("not valid JSON: expected {what} at byte {at}"))
+        }
+        FrameError::Shape { at, what } => {
+            bad(format!("not a valid snapshot: expected {what} at byte {at}"))
+        }
+        FrameError::Value { at, error } => {
+            // serde_json counts lines and columns within the value.
+            let whole = error.to_string();
+            let place = format!(" at line {} column {}", error.line(), error.column());
+            let (message, at) = match whole.strip_suffix(&place) {
+                Some(m) if error.line() == 1 => (m.to_string(), at + error.column() as u64 - 1),
+                Some(m) => (m.to_string(), at),
+                None => (whole, at),
+            };
+            match error.classify() {
+                serde_json::error::Category::Data => {
+                    bad(format!("not a valid snapshot: {message} at byte {at}"))
+                }
+                _ => bad(format!("not valid JSON: {message} at byte {at}")),
+            }
+        }
     }
 }
 

@@ -28,6 +28,7 @@ pub mod pagemap;
 pub mod smaps;
 pub mod snapshot;
 pub mod snapshot_html;
+pub(crate) mod snapshot_region;
 pub mod stat;
 pub mod status;
 pub mod vmmap;

@@ -1,0 +1,349 @@
+//! A snapshot region read in place, as memtally writes it: one pass over
+//! its bytes, strings borrowed, figures written straight into their
+//! [`Sizes`] slots. `diff` reads every region of two snapshots and keeps
+//! few; through serde_json (framed, then parsed, then three strings
+//! allocated) that was most of its time.
+//!
+//! Anything this reader does not expect (an escape in a string, a nested
+//! or non-integer value, a repeated field, a name this build does not
+//! know, the end of the bytes) makes it answer `None`, and the caller
+//! reads the same bytes with the serde reader (`model::snap_region_de`),
+//! whose outcome, error or region, is the one that counts. So this reader
+//! only has to agree with it on what it accepts, which the tests check.
+
+use crate::model::region::Purge;
+use crate::model::sizes::{Sizes, KNOWN_KEYS};
+use crate::model::snapshot::{path_key_of, region_id, SnapRegion};
+
+/// A region whose strings are borrowed from the document's bytes.
+#[derive(Debug)]
+pub(crate) struct RegionInPlace<'a> {
+    pub start: Option<u64>,
+    pub end: Option<u64>,
+    pub perms: &'a str,
+    pub path: Option<&'a str>,
+    pub category: &'a str,
+    pub region_type: Option<&'a str>,
+    pub purge: Option<Purge>,
+    pub offset: Option<u64>,
+    pub inode: Option<u64>,
+    pub sizes: Sizes,
+}
+
+impl RegionInPlace<'_> {
+    /// The region, owned.
+    pub fn to_region(&self) -> SnapRegion {
+        SnapRegion {
+            start: self.start,
+            end: self.end,
+            perms: self.perms.to_string(),
+            path: self.path.map(str::to_string),
+            category: self.category.to_string(),
+            region_type: self.region_type.map(str::to_string),
+            purge: self.purge,
+            offset: self.offset,
+            inode: self.inode,
+            sizes: self.sizes.clone(),
+        }
+    }
+
+    /// [`SnapRegion::id`] of the owned region, without owning it.
+    pub fn id(&self) -> u64 {
+        region_id(self.start, self.end, self.perms, self.path)
+    }
+
+    /// [`SnapRegion`]'s per-path grouping name.
+    pub fn path_key(&self) -> &str {
+        path_key_of(self.path, self.region_type)
+    }
+}
+
+/// The region object at the start of `bytes` (its `{` first) and how many
+/// bytes it takes, through its `}`; `None` for anything but a region as
+/// memtally writes it (see the module's notes).
+/// memtally writes every region's keys in one order: which known figure
+/// the key at each place of the last region was, so the next region's is
+/// found by one comparison, not a search of the names.
+#[derive(Debug, Default)]
+pub(crate) struct KeyHint(Vec<usize>);
+
+impl KeyHint {
+    /// The index in [`KNOWN_KEYS`] of figure name `key`, the `place`th key of its object.
+    fn known(&mut self, place: usize, key: &[u8]) -> Option<usize> {
+        if let Some(&at) = self.0.get(place) {
+            if KNOWN_KEYS.get(at).is_some_and(|k| k.name.as_bytes() == key) {
+                return Some(at);
+            }
+        }
+        let at = KNOWN_KEYS.iter().position(|k| {
+            k.name.len() == key.len()
+                && k.name.as_bytes().first() == key.first()
+                && k.name.as_bytes() == key
+        })?;
+        if self.0.len() <= place {
+            self.0.resize(place + 1, usize::MAX);
+        }
+        self.0[place] = at;
+        Some(at)
+    }
+}
+
+pub(crate) fn region<'a>(
+    bytes: &'a [u8],
+    hint: &mut KeyHint,
+) -> Option<(RegionInPlace<'a>, usize)> {
+    let mut c = Cursor { b: bytes, i: 0 };
+    if c.byte()? != b'{' {
+        return None;
+    }
+    let mut r = RegionInPlace {
+        start: None,
+        end: None,
+        perms: "",
+        path: None,
+        category: "",
+        region_type: None,
+        purge: None,
+        offset: None,
+        inode: None,
+        sizes: Sizes::default(),
+    };
+    let (mut perms, mut category) = (None, None);
+    let mut seen = 0u16;
+    for place in 0.. {
+        if c.byte()? != b'"' {
+            return None;
+        }
+        let key = c.raw_string()?;
+        if c.byte()? != b':' {
+            return None;
+        }
+        // Keys are matched as bytes: a key with anything but the ASCII
+        // of a known name matches none (and is left to serde).
+        let own = match key {
+            b"start" => 0,
+            b"end" => 1,
+            b"perms" => 2,
+            b"path" => 3,
+            b"category" => 4,
+            b"region_type" => 5,
+            b"purge" => 6,
+            b"offset" => 7,
+            b"inode" => 8,
+            _ => usize::MAX,
+        };
+        if own == usize::MAX {
+            let at = hint.known(place, key)?;
+            let value = c.number_or_null()?;
+            // A derived figure's name (no slot) is read and dropped, as
+            // the serde reader does.
+            if let Some(slot) = r.sizes.slot_at(at) {
+                *slot = value;
+            }
+        } else {
+            // A repeated field is the serde reader's error to word.
+            if seen & (1 << own) != 0 {
+                return None;
+            }
+            seen |= 1 << own;
+            match own {
+                0 => r.start = c.number_or_null()?,
+                1 => r.end = c.number_or_null()?,
+                2 => perms = Some(c.str()?),
+                3 => r.path = c.str_or_null()?,
+                4 => category = Some(c.str()?),
+                5 => r.region_type = c.str_or_null()?,
+                6 => {
+                    r.purge = match c.str_or_null()? {
+                        None => None,
+                        Some(code @ ("N" | "V" | "E" | "-")) => Some(Purge::from_code(code)),
+                        Some(_) => return None,
+                    }
+                }
+                7 => r.offset = c.number_or_null()?,
+                _ => r.inode = c.number_or_null()?,
+            }
+        }
+        match c.byte()? {
+            b',' => {}
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    r.perms = perms.unwrap_or("");
+    r.category = category?;
+    Some((r, c.i))
+}
+
+struct Cursor<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Cursor<'a> {
+    /// The next byte that is not JSON whitespace, not consumed.
+    fn peek(&mut self) -> Option<u8> {
+        while let Some(&c) = self.b.get(self.i) {
+            if !matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
+                return Some(c);
+            }
+            self.i += 1;
+        }
+        None
+    }
+
+    fn byte(&mut self) -> Option<u8> {
+        let c = self.peek()?;
+        self.i += 1;
+        Some(c)
+    }
+
+    /// The bytes of a string whose `"` was consumed, when it has no
+    /// escape or control byte; the closing `"` consumed too. One pass:
+    /// most strings here are a few bytes long.
+    fn raw_string(&mut self) -> Option<&'a [u8]> {
+        let rest = &self.b[self.i..];
+        for (k, &c) in rest.iter().enumerate() {
+            match c {
+                b'"' => {
+                    self.i += k + 1;
+                    return Some(&rest[..k]);
+                }
+                b'\\' | 0..=0x1f => return None,
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// [`Cursor::raw_string`] as text (valid UTF-8).
+    fn string(&mut self) -> Option<&'a str> {
+        std::str::from_utf8(self.raw_string()?).ok()
+    }
+
+    fn str(&mut self) -> Option<&'a str> {
+        if self.byte()? != b'"' {
+            return None;
+        }
+        self.string()
+    }
+
+    fn null(&mut self) -> Option<()> {
+        self.b[self.i..].starts_with(b"null").then(|| self.i += 4)
+    }
+
+    fn str_or_null(&mut self) -> Option<Option<&'a str>> {
+        match self.peek()? {
+            b'n' => self.null().map(|_| None),
+            _ => self.str().map(Some),
+        }
+    }
+
+    /// A JSON integer that fits in 64 bits, or `null`; a sign, fraction or
+    /// exponent is not one.
+    fn number_or_null(&mut self) -> Option<Option<u64>> {
+        if self.peek()? == b'n' {
+            return self.null().map(|_| None);
+        }
+        let rest = &self.b[self.i..];
+        let mut v = 0u64;
+        let mut n = 0;
+        while let Some(&d) = rest.get(n) {
+            if !d.is_ascii_digit() {
+                break;
+            }
+            v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+            n += 1;
+        }
+        if n == 0 || (n > 1 && rest[0] == b'0') {
+            return None;
+        }
+        // Past the digits: a delimiter, not a fraction, an exponent or the
+        // end of the bytes (the number may go on).
+        if !matches!(rest.get(n)?, b',' | b'}' | b' ' | b'\n' | b'\r' | b'\t') {
+            return None;
+        }
+        self.i += n;
+        Some(Some(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the serde reader makes of `json`, as JSON text (an error as its kind).
+    fn by_serde(json: &str) -> Option<String> {
+        let r: SnapRegion = serde_json::from_str(json).ok()?;
+        Some(serde_json::to_string(&r).unwrap())
+    }
+
+    #[test]
+    fn what_it_reads_it_reads_as_serde_does() {
+        let cases = [
+            r#"{"start":4096,"end":8192,"perms":"rw-p","path":null,"category":"heap","offset":0,"inode":0,"size":4096,"rss":4096,"private_dirty":4096,"anonymous":4096}"#,
+            r#"{ "category" : "code" , "path" : "/usr/lib/libc.so.6", "perms":"r-xp", "start":1, "end":18446744073709551615 }"#,
+            r#"{"category":"MALLOC","region_type":"MALLOC","purge":"V","start":null,"end":null,"size":1,"dirty":2}"#,
+            r#"{"category":"x","rss":1,"rss":5,"pss":null}"#,
+            r#"{"category":"x","path":"/tmp/caf\u00e9"}"#,
+            r#"{"category":"x","path":"/tmp/café ☕"}"#,
+            r#"{"category":"x","new_figure":7}"#,
+            r#"{"category":"x","rss":1.5}"#,
+            r#"{"category":"x","rss":-1}"#,
+            r#"{"category":"x","rss":"1"}"#,
+            r#"{"category":"x","rss":01}"#,
+            r#"{"category":"x","start":18446744073709551616}"#,
+            r#"{"category":"x","category":"y"}"#,
+            r#"{"category":"x","purge":"Q"}"#,
+            r#"{"category":"x","perms":null}"#,
+            r#"{"start":1}"#,
+            r#"{}"#,
+            r#"{"category":"x","a":{"b":1}}"#,
+        ];
+        let mut fast = 0;
+        for json in cases {
+            let want = by_serde(json);
+            if let Some((r, n)) = region(json.as_bytes(), &mut KeyHint::default()) {
+                fast += 1;
+                assert_eq!(n, json.len(), "{json}");
+                let got = r.to_region();
+                assert_eq!(Some(serde_json::to_string(&got).unwrap()), want, "{json}");
+                assert_eq!(r.id(), got.id(), "{json}");
+                assert_eq!(r.path_key(), got.path_key(), "{json}");
+                let serde: SnapRegion = serde_json::from_str(json).unwrap();
+                assert_eq!(got.sizes, serde.sizes, "{json}");
+            }
+        }
+        assert_eq!(fast, 5, "the plain cases are read in place");
+    }
+
+    #[test]
+    fn the_key_hint_of_one_order_misleads_no_other() {
+        let mut hint = KeyHint::default();
+        for json in [
+            r#"{"category":"a","rss":1,"pss":2,"swap":3}"#,
+            r#"{"category":"a","pss":4,"rss":5,"swap_pss":6}"#,
+            r#"{"category":"a","swap":7,"pss":8}"#,
+            r#"{"category":"a","rss":9,"pss":10,"swap":11}"#,
+        ] {
+            let (r, _) = region(json.as_bytes(), &mut hint).unwrap();
+            let serde: SnapRegion = serde_json::from_str(json).unwrap();
+            assert_eq!(r.sizes, serde.sizes, "{json}");
+        }
+    }
+
+    #[test]
+    fn a_region_cut_short_is_left_to_the_framer() {
+        let json =
+            r#"{"start":4096,"end":8192,"perms":"rw-p","path":"/a","category":"heap","rss":4096}"#;
+        for n in 0..json.len() {
+            assert!(
+                region(&json.as_bytes()[..n], &mut KeyHint::default()).is_none(),
+                "{}",
+                &json[..n]
+            );
+        }
+        let (_, n) = region(format!("{json},{json}").as_bytes(), &mut KeyHint::default()).unwrap();
+        assert_eq!(n, json.len());
+    }
+}
