@@ -35,7 +35,9 @@ pub fn withheld(list: &[Withheld]) -> Option<String> {
 pub fn word(note: &Note) -> String {
     match note {
         Note::Denied { count, hint } => format!(
-            "{count} selected processes could not be read (permission denied) and are not in these figures; {hint}."
+            "{} could not be read (permission denied) and {} not in these figures; {hint}.",
+            plural(*count, "selected process", "selected processes"),
+            if *count == 1 { "is" } else { "are" }
         ),
         Note::Unreadable { count, first } => format!(
             "{} could not be read and {} not in these figures (first: {first})",
