@@ -49,16 +49,21 @@ def piped(binary, columns, args):
     return out.stdout.rstrip("\n").split("\n")
 
 
+def start_session(t, width, height, shell):
+    """A detached tmux session "s" of exactly WIDTHxHEIGHT, no status line."""
+    subprocess.run(t + ["-f", "/dev/null", "new-session", "-d", "-s", "s", "-x", str(width),
+                        "-y", str(height)] + shell, check=True)
+    subprocess.run(t + ["set-option", "-g", "status", "off"], check=True)
+    subprocess.run(t + ["set-option", "-g", "window-size", "manual"], check=True)
+    subprocess.run(t + ["resize-window", "-t", "s", "-x", str(width), "-y", str(height)], check=True)
+
+
 def in_tmux(binary, width, height, args):
     sock = socket_name()
     t = ["tmux", "-L", sock]
     shell = ["env", "-i", "PATH=/usr/bin:/bin", "TERM=screen", "HOME=/tmp", "PS1=$ ", "sh"]
     try:
-        subprocess.run(t + ["-f", "/dev/null", "new-session", "-d", "-s", "s", "-x", str(width),
-                            "-y", str(height)] + shell, check=True)
-        subprocess.run(t + ["set-option", "-g", "status", "off"], check=True)
-        subprocess.run(t + ["set-option", "-g", "window-size", "manual"], check=True)
-        subprocess.run(t + ["resize-window", "-t", "s", "-x", str(width), "-y", str(height)], check=True)
+        start_session(t, width, height, shell)
         # The screen cleared first: the typed command (a long path) off it.
         typed = "printf '\\033[H\\033[2J'; " + " ".join([binary] + args)
         subprocess.run(t + ["send-keys", "-t", "s", "-l", typed], check=True)
@@ -108,11 +113,7 @@ def in_ui(binary, width, height, keys, args):
         return last
 
     try:
-        subprocess.run(t + ["-f", "/dev/null", "new-session", "-d", "-s", "s", "-x", str(width),
-                            "-y", str(height)] + shell, check=True)
-        subprocess.run(t + ["set-option", "-g", "status", "off"], check=True)
-        subprocess.run(t + ["set-option", "-g", "window-size", "manual"], check=True)
-        subprocess.run(t + ["resize-window", "-t", "s", "-x", str(width), "-y", str(height)], check=True)
+        start_session(t, width, height, shell)
         subprocess.run(t + ["send-keys", "-t", "s", "-l", " ".join([binary] + args)], check=True)
         subprocess.run(t + ["send-keys", "-t", "s", "Enter"], check=True)
         for k in keys:

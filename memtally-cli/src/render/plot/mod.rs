@@ -166,6 +166,35 @@ pub(super) const PLOT_HEIGHT: u32 = 540;
 /// Left edge of the legend: under the plotting area, past the y labels.
 pub(super) const LEGEND_LEFT: i32 = 86;
 
+/// The chart of a time series (lines or stacked areas): seconds across,
+/// MiB up to the ticks' end, with its caption and grid drawn.
+fn time_chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    title: &str,
+    t_max: f64,
+    y_ticks: Vec<f64>,
+) -> Result<
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<plotters::coord::types::RangedCoordf64, Axis>>,
+    String,
+> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(escape_controls(title.to_string()), ("sans-serif", 22))
+        .margin(16)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..t_max, Axis::new(y_ticks))
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .bold_line_style(GRID_BOLD)
+        .light_line_style(GRID_LIGHT)
+        .x_desc("seconds")
+        .y_desc("MiB")
+        .draw()
+        .map_err(|e| e.to_string())?;
+    Ok(chart)
+}
+
 /// Lines over time, y in MiB; the total dashed on top of the processes,
 /// the legend in its own strip under the chart.
 pub fn lines_svg(title: &str, lines: &[Line]) -> Result<String, String> {
@@ -185,21 +214,7 @@ pub fn lines_svg(title: &str, lines: &[Line]) -> Result<String, String> {
             lines.iter().flat_map(|l| l.points.iter().map(|p| mib(p.1))).fold(0.0f64, f64::max),
             false,
         );
-        let mut chart = ChartBuilder::on(&upper)
-            .caption(escape_controls(title.to_string()), ("sans-serif", 22))
-            .margin(16)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.0..t_max, Axis::new(y_ticks))
-            .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .bold_line_style(GRID_BOLD)
-            .light_line_style(GRID_LIGHT)
-            .x_desc("seconds")
-            .y_desc("MiB")
-            .draw()
-            .map_err(|e| e.to_string())?;
+        let mut chart = time_chart(&upper, title, t_max, y_ticks)?;
         let mut entries: Vec<Entry> = Vec::new();
         let mut colors = COLORS.iter().cycle();
         // Processes first, so the dashed total runs over them.

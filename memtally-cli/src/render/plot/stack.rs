@@ -7,12 +7,9 @@ use memtally_core::usecase::plot::StackPlot;
 use plotters::prelude::*;
 use serde_json::json;
 
-use super::axis::Axis;
 use super::legend::{self, Entry, Swatch};
 use super::svg::{portable_opacity, with_description};
-use super::{
-    font, mib, value_ticks, GRID_BOLD, GRID_LIGHT, LEGEND_LEFT, PLOT_HEIGHT, TOTAL, WIDTH,
-};
+use super::{font, mib, time_chart, value_ticks, LEGEND_LEFT, PLOT_HEIGHT, TOTAL, WIDTH};
 use crate::render::table::escape_controls;
 
 /// Band colours, bottom up (light enough for the black total over them).
@@ -53,21 +50,7 @@ pub(super) fn stack_chart(s: &StackPlot) -> Result<String, String> {
         let (upper_area, lower_area) = root.split_vertically(PLOT_HEIGHT);
         let t_max = s.times.iter().copied().fold(0.0f64, f64::max).max(1e-3);
         let top = lower.iter().copied().chain(s.total.iter().map(|p| p.1)).max().unwrap_or(0);
-        let mut chart = ChartBuilder::on(&upper_area)
-            .caption(escape_controls(title.clone()), ("sans-serif", 22))
-            .margin(16)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.0..t_max, Axis::new(value_ticks(mib(top), false)))
-            .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .bold_line_style(GRID_BOLD)
-            .light_line_style(GRID_LIGHT)
-            .x_desc("seconds")
-            .y_desc("MiB")
-            .draw()
-            .map_err(|e| e.to_string())?;
+        let mut chart = time_chart(&upper_area, &title, t_max, value_ticks(mib(top), false))?;
         let mut entries: Vec<Entry> = Vec::new();
         for (i, (b, (lo, up))) in s.bands.iter().zip(&edges).enumerate() {
             let color = BANDS[i % BANDS.len()];
