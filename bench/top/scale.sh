@@ -2,7 +2,8 @@
 # `top --all --format json` beside its floor, `cat` of every process's
 # smaps_rollup and status, with N sleeping C children for each N given:
 #   bench/top/scale.sh BASE NEW PAIRS N...
-# For each N: paired, interleaved CPU/wall/peak RSS (bench/pairs.py),
+# For each N: paired, interleaved CPU/wall/peak RSS (bench/pairs.py) of
+# JSON and of the table,
 # system calls per process (strace -f -c), allocations per process
 # (valgrind --tool=dhat: blocks allocated in all). "Per process" divides
 # by every /proc entry (kernel threads included), as syscalls.sh does.
@@ -20,7 +21,9 @@ for n in "$@"; do
   python3 "$here/../pairs.py" "$pairs" \
     "cat=cat /proc/[0-9]*/smaps_rollup /proc/[0-9]*/status 2>/dev/null" \
     "base=$base top --all --format json" \
-    "new=$new top --all --format json"
+    "new=$new top --all --format json" \
+    "base-table=$base top --all" \
+    "new-table=$new top --all"
   echo "| binary | format | calls | per process | allocations | per process |"
   echo "| --- | --- | ---: | ---: | ---: | ---: |"
   for fmt in table json; do

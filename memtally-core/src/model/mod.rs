@@ -30,7 +30,7 @@ pub use meminfo::MemInfo;
 pub use named::Named;
 pub use note::{Note, Side, Withheld};
 pub(crate) use process::Needs;
-pub use process::{ProcInfo, ProcMemory, Process, Scan, SizeSource, Streamed};
+pub use process::{ProcInfo, ProcMemory, Process, Scan, SizeSource, StatusSizes, Streamed};
 pub use region::{Backing, Purge, Region};
 pub use sink::{Flow, RegionSink};
 pub use sizes::{snake_case, Figure, SizeKey, Sizes, KNOWN_KEYS};

@@ -96,7 +96,35 @@ pub struct ProcInfo {
     /// (resident, swap, virtual size, footprint), where identifying read
     /// it: the memory read takes the footprint (and, when the rollup is
     /// refused, the rest) from here instead of opening `status` again.
-    pub status_sizes: Option<Sizes>,
+    pub status_sizes: Option<StatusSizes>,
+}
+
+/// The four figures `status` gives of a process's memory, kept with its
+/// identity until the memory read: four numbers rather than a whole
+/// [`Sizes`] (over 500 bytes), since a scan holds one per process.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StatusSizes {
+    /// VmRSS.
+    pub rss: Option<u64>,
+    /// VmSwap.
+    pub swap: Option<u64>,
+    /// VmSize.
+    pub size: Option<u64>,
+    /// RssAnon + VmSwap (see `Sizes::footprint`).
+    pub footprint: Option<u64>,
+}
+
+impl StatusSizes {
+    /// The same figures as [`Sizes`], every other one unknown.
+    pub fn sizes(self) -> Sizes {
+        Sizes {
+            rss: self.rss,
+            swap: self.swap,
+            size: self.size,
+            footprint: self.footprint,
+            ..Default::default()
+        }
+    }
 }
 
 impl ProcInfo {

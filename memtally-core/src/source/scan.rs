@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::Error;
-use crate::model::{Needs, ProcInfo, ProcMemory, Scan, SizeSource, Sizes};
+use crate::model::{Needs, ProcInfo, ProcMemory, Scan, SizeSource, Sizes, StatusSizes};
 use crate::source::parse::status;
 use crate::source::proc_root::join_cmdline;
 use crate::source::ProcRoot;
@@ -63,19 +63,21 @@ pub fn identify(root: &ProcRoot, pid: u32, needs: Needs) -> crate::error::Result
 }
 
 /// The figures `status` gives of a process's memory.
-fn status_sizes(s: &status::Status) -> Sizes {
-    Sizes {
-        rss: s.vm_rss,
-        swap: s.vm_swap,
-        size: s.vm_size,
-        footprint: s.footprint(),
-        ..Default::default()
-    }
+fn status_sizes(s: &status::Status) -> StatusSizes {
+    StatusSizes { rss: s.vm_rss, swap: s.vm_swap, size: s.vm_size, footprint: s.footprint() }
 }
 
 /// Reads the command line and derives the program name from it.
 pub fn fill_cmdline(root: &ProcRoot, info: &mut ProcInfo) {
-    set_cmdline(info, root.read(info.pid, "cmdline").ok());
+    set_cmdline(info, read_cmdline(root, info.pid));
+}
+
+/// The command line joined, where it can be read. Joined as soon as it
+/// is read: the read's buffer (4 KiB at least) is freed at once, where
+/// the raw bytes of every process kept until all were read would be the
+/// largest part of `top --all`'s memory.
+fn read_cmdline(root: &ProcRoot, pid: u32) -> Option<String> {
+    root.read(pid, "cmdline").ok().map(|b| join_cmdline(&b))
 }
 
 /// [`fill_cmdline`] for the processes at `which`, on `threads` threads.
@@ -86,15 +88,14 @@ pub fn fill_cmdlines(
     threads: usize,
 ) {
     let pids: Vec<u32> = which.iter().map(|&i| processes[i].info.pid).collect();
-    let raws =
-        par_map(&pids, threads, SMALL_READS_PER_THREAD, |&pid| root.read(pid, "cmdline").ok());
-    for (&i, raw) in which.iter().zip(raws) {
-        set_cmdline(&mut processes[i].info, raw);
+    let cmdlines = par_map(&pids, threads, SMALL_READS_PER_THREAD, |&pid| read_cmdline(root, pid));
+    for (&i, cmdline) in which.iter().zip(cmdlines) {
+        set_cmdline(&mut processes[i].info, cmdline);
     }
 }
 
-fn set_cmdline(info: &mut ProcInfo, raw: Option<Vec<u8>>) {
-    info.cmdline = raw.map(|b| join_cmdline(&b)).unwrap_or_default();
+fn set_cmdline(info: &mut ProcInfo, cmdline: Option<String>) {
+    info.cmdline = cmdline.unwrap_or_default();
     if let Some(first) = info.cmdline.split(' ').next().filter(|w| !w.is_empty()) {
         info.program = first.rsplit('/').next().unwrap_or(first).to_string();
     }
@@ -129,13 +130,16 @@ pub fn cgroup_path(text: &str) -> Option<String> {
     unified.or(first)
 }
 
-/// What happened reading one process's memory.
+/// What happened reading one process's memory. The figures are boxed:
+/// every process's outcome is held at once (beside every identity) until
+/// the scan is put together, and a boxed one is 8 bytes there, not 500,
+/// moved into its process once.
 enum Outcome {
-    Read(SizeSource, Sizes),
-    Restricted(Sizes),
+    Read(SizeSource, Box<Sizes>),
+    Restricted(Box<Sizes>),
     /// Neither smaps_rollup nor smaps could be read, for a reason other
     /// than permission (said): the figures are status's, and the scan is partial.
-    Degraded(Sizes, String),
+    Degraded(Box<Sizes>, String),
     Vanished,
     Failed(String),
 }
@@ -146,8 +150,8 @@ fn read_memory(root: &ProcRoot, info: &ProcInfo) -> Outcome {
     let mut why = None;
     // status's figures: those read with the identity, else read now (a
     // process listed by another way).
-    let from_status = || match &info.status_sizes {
-        Some(sizes) => Ok(sizes.clone()),
+    let from_status = || match info.status_sizes {
+        Some(sizes) => Ok(sizes),
         None => {
             root.read(pid, "status").map(|b| status_sizes(&status::parse(&b).unwrap_or_default()))
         }
@@ -159,7 +163,7 @@ fn read_memory(root: &ProcRoot, info: &ProcInfo) -> Outcome {
         Ok(sizes) => {
             return Outcome::Read(
                 SizeSource::SmapsRollup,
-                Sizes { footprint: footprint(), ..sizes },
+                Box::new(Sizes { footprint: footprint(), ..sizes }),
             )
         }
         Err(Error::NoSuchProcess { .. }) => return Outcome::Vanished,
@@ -168,7 +172,7 @@ fn read_memory(root: &ProcRoot, info: &ProcInfo) -> Outcome {
         Err(_) => match root.read_regions(pid, "smaps") {
             Ok(regions) => {
                 let sizes = Sizes { footprint: footprint(), ..Sizes::total(&regions) };
-                return Outcome::Read(SizeSource::Smaps, sizes);
+                return Outcome::Read(SizeSource::Smaps, Box::new(sizes));
             }
             Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => return Outcome::Vanished,
             Err(Error::PermissionDenied { .. }) => true,
@@ -178,7 +182,7 @@ fn read_memory(root: &ProcRoot, info: &ProcInfo) -> Outcome {
             }
         },
     };
-    match from_status() {
+    match from_status().map(|s| Box::new(s.sizes())) {
         Ok(sizes) => match why {
             _ if denied => Outcome::Restricted(sizes),
             Some(why) => Outcome::Degraded(sizes, why),
@@ -208,7 +212,9 @@ pub fn read_all(
         done();
         (outcome, marked)
     });
-    let mut scan = Scan::default();
+    // Sized once: grown by doubling, the old and new buffers of a list
+    // of every process would both be held at its largest.
+    let mut scan = Scan { processes: Vec::with_capacity(infos.len()), ..Scan::default() };
     for (info, (outcome, marked)) in infos.into_iter().zip(outcomes) {
         if let (Some(why), false) = (marked, matches!(outcome, Outcome::Vanished)) {
             scan.failed.push((
@@ -217,14 +223,16 @@ pub fn read_all(
             ));
         }
         match outcome {
-            Outcome::Read(source, sizes) => scan.processes.push(ProcMemory { info, source, sizes }),
+            Outcome::Read(source, sizes) => {
+                scan.processes.push(ProcMemory { info, source, sizes: *sizes })
+            }
             Outcome::Restricted(sizes) => {
                 scan.restricted.push(info.pid);
-                scan.processes.push(ProcMemory { info, source: SizeSource::Status, sizes });
+                scan.processes.push(ProcMemory { info, source: SizeSource::Status, sizes: *sizes });
             }
             Outcome::Degraded(sizes, why) => {
                 scan.failed.push((info.pid, format!("{why}; figures from status instead")));
-                scan.processes.push(ProcMemory { info, source: SizeSource::Status, sizes });
+                scan.processes.push(ProcMemory { info, source: SizeSource::Status, sizes: *sizes });
             }
             Outcome::Vanished => scan.vanished += 1,
             Outcome::Failed(why) => scan.failed.push((info.pid, format!("{why}; left out"))),
@@ -321,6 +329,25 @@ mod tests {
         let two = threads_used(8, 2, 1);
         assert_eq!(two.len(), 2);
         assert!(!two.contains(&caller));
+    }
+
+    #[test]
+    fn what_a_scan_holds_per_process_stays_small() {
+        // A scan holds every identity and every outcome at once (issue 25:
+        // peak RSS at 3,000 processes): neither carries a whole `Sizes`.
+        assert!(std::mem::size_of::<Sizes>() > 500);
+        assert!(std::mem::size_of::<ProcInfo>() <= 200, "{}", std::mem::size_of::<ProcInfo>());
+        assert!(std::mem::size_of::<(Outcome, Option<String>)>() <= 64);
+        let s = StatusSizes { rss: Some(1), swap: Some(2), size: Some(3), footprint: Some(4) };
+        let sizes = s.sizes();
+        assert_eq!(
+            (sizes.rss, sizes.swap, sizes.size, sizes.footprint),
+            (s.rss, s.swap, s.size, s.footprint)
+        );
+        assert_eq!(
+            Sizes { rss: None, swap: None, size: None, footprint: None, ..sizes },
+            Sizes::default()
+        );
     }
 
     #[test]
