@@ -21,6 +21,7 @@ pub(crate) mod json_write;
 pub mod machine;
 pub mod notes;
 pub mod pages;
+#[cfg(feature = "serve")]
 pub mod pages_metrics;
 #[cfg(feature = "plot")]
 pub mod plot;
