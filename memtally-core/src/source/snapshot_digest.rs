@@ -193,25 +193,87 @@ fn read_processes<R: BufRead>(
     if f.open(b'[', b']', "a list of processes")? {
         return Ok(out);
     }
+    let mut head = Head::default();
     loop {
         let here = match keep {
             Keep::All => KeepHere::All,
             Keep::None => KeepHere::None,
             Keep::Missing(a) => KeepHere::Unknown(a),
         };
-        out.push(read_process(f, here)?);
+        out.push(read_process(f, here, &mut head)?);
         if !f.more(b']', "',' or ']' in the list of processes")? {
             return Ok(out);
         }
     }
 }
 
+/// A process's keys but its regions, as their raw bytes, kept in buffers
+/// reused from one process to the next: typed in one pass from a JSON
+/// object put together of them. (Read as a map of JSON values, each
+/// process's head cost dozens of allocations, and at 50,000 processes
+/// the allocator's bookkeeping of them grew faster than the processes.)
+#[derive(Default)]
+struct Head {
+    /// Each key (unescaped), where its value begins in the file, and its
+    /// bytes in `values`.
+    keys: Vec<(String, u64, std::ops::Range<usize>)>,
+    values: Vec<u8>,
+    /// The object put together.
+    doc: Vec<u8>,
+}
+
+impl Head {
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.values.clear();
+    }
+
+    fn push(&mut self, key: String, at: u64, bytes: &[u8]) {
+        let from = self.values.len();
+        self.values.extend_from_slice(bytes);
+        self.keys.push((key, at, from..self.values.len()));
+    }
+
+    /// The process: its keys (the last of each name, as a map has it) and
+    /// an empty list of regions, typed. Where that fails, each value is
+    /// read as it came, so an error names the value (and place) it did
+    /// when values were read one by one.
+    fn typed(&mut self, start: u64) -> Result<SnapProcess, FrameError> {
+        self.doc.clear();
+        self.doc.push(b'{');
+        for (i, (key, _, range)) in self.keys.iter().enumerate() {
+            if key == "regions" || self.keys[i + 1..].iter().any(|(later, _, _)| later == key) {
+                continue;
+            }
+            serde_json::to_writer(&mut self.doc, key).expect("a string serializes");
+            self.doc.push(b':');
+            self.doc.extend_from_slice(&self.values[range.clone()]);
+            self.doc.push(b',');
+        }
+        self.doc.extend_from_slice(b"\"regions\":[]}");
+        if let Ok(mut p) = serde_json::from_slice::<SnapProcess>(&self.doc) {
+            // A list read from text grows by doubling; one read from a
+            // JSON value had its length. Held for every process.
+            p.categories.shrink_to_fit();
+            return Ok(p);
+        }
+        let mut head = Map::new();
+        for (key, at, range) in &self.keys {
+            head.insert(key.clone(), parse(*at, &self.values[range.clone()])?);
+        }
+        head.insert("regions".into(), Value::Array(Vec::new()));
+        serde_json::from_value(Value::Object(head))
+            .map_err(|error| FrameError::Value { at: start, error })
+    }
+}
+
 fn read_process<R: BufRead>(
     f: &mut Frames<R>,
     mut keep: KeepHere<'_>,
+    head: &mut Head,
 ) -> Result<ProcessDigest, FrameError> {
     let start = f.pos();
-    let mut head = Map::new();
+    head.clear();
     let mut regions = None;
     if !f.open(b'{', b'}', "a snapshot process object")? {
         loop {
@@ -220,15 +282,17 @@ fn read_process<R: BufRead>(
                 regions = Some(read_regions(f, keep)?);
             } else {
                 let (at, bytes) = f.value()?;
-                let value: Value = parse(at, bytes)?;
                 if let (KeepHere::Unknown(a), "pid") = (keep, key.as_str()) {
-                    let pid = value.as_u64().and_then(|p| u32::try_from(p).ok());
+                    // As `Value::as_u64` read it: an integer, else none.
+                    let pid = serde_json::from_slice::<u64>(bytes)
+                        .ok()
+                        .and_then(|p| u32::try_from(p).ok());
                     keep = match a.by_pid.get(&pid) {
                         Some(lists) => KeepHere::MissingFrom(lists, a.only),
                         None => KeepHere::MissingFrom(&[], a.only),
                     };
                 }
-                head.insert(key, value);
+                head.push(key, at, bytes);
             }
             if !f.more(b'}', "',' or '}' in a process object")? {
                 break;
@@ -236,9 +300,7 @@ fn read_process<R: BufRead>(
         }
     }
     let (kept, digest) = regions.ok_or_else(|| missing(start, "regions"))?;
-    head.insert("regions".into(), Value::Array(Vec::new()));
-    let mut p: SnapProcess = serde_json::from_value(Value::Object(head))
-        .map_err(|error| FrameError::Value { at: start, error })?;
+    let mut p = head.typed(start)?;
     p.regions = kept;
     Ok((p, digest))
 }
