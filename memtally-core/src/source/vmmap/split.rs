@@ -5,7 +5,7 @@
 //! Worker threads take the parts in turn and read each on the guess that
 //! it starts inside a region list whose sizes are bytes, the state the
 //! parser is in for nearly all of a large report
-//! ([`Parser::list_line`](crate::source::parse::vmmap::Parser)): a part's
+//! (`Parser::list_line` in source::parse::vmmap): a part's
 //! reader goes on through regions, blank lines, unreadable lines and the
 //! like, and stops at the first line that would change more than
 //! counters (a table, a section, a header fact) or at the part's end.
