@@ -21,6 +21,7 @@ tr.unread td{color:#777;font-style:italic}.legend{display:flex;flex-wrap:wrap;ga
 svg text{font:11px system-ui,sans-serif;fill:#111;pointer-events:none}svg text.d1{font-weight:bold}
 #treemap rect{cursor:pointer}#crumbs a{margin-right:4px}#sel{min-height:1.4em;font-weight:bold}
 code{font-size:12px;word-break:break-all}nav a{margin-right:10px}
+td.cmd code{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:3;overflow:hidden}td.cmd:hover code{display:block}
 .s-clean{background:#8ab8e6}.s-half{background:#b06f87}.s-dirty{background:#d62728}.s-unk{background:#b0b8c0}
 .multiples{display:flex;flex-wrap:wrap;gap:10px}.multiple{margin:0;width:380px}.multiple figcaption{font-size:12px}.s-small{background:#c9c9c9}.s-grew-not{background:#2ca02c}p.over{color:#a4161a}.s-unread{background:repeating-linear-gradient(45deg,#888 0 2px,#e0e0e0 2px 6px)}
 @media print{nav,#crumbs,.noprint{display:none}body{max-width:none}h2{break-after:avoid}table{break-inside:auto}}

@@ -139,7 +139,7 @@ pub fn processes(report: &Report, detailed: &[u32]) -> String {
         };
         let _ = write!(
             s,
-            r#"<tr id="p{pid}" data-pid="{pid}"><td class="n" data-v="{pid}">{pid}</td><td>{name}</td><td>{}</td>{}{}<td>{}</td><td><code>{}</code></td></tr>"#,
+            r#"<tr id="p{pid}" data-pid="{pid}"><td class="n" data-v="{pid}">{pid}</td><td>{name}</td><td>{}</td>{}{}<td>{}</td><td class="cmd"><code>{}</code></td></tr>"#,
             esc(p.user.as_deref().unwrap_or("")),
             figure_cells(&p.totals, kind),
             exclusive_cell(report, p),
@@ -150,7 +150,7 @@ pub fn processes(report: &Report, detailed: &[u32]) -> String {
     for u in &report.unread {
         let _ = write!(
             s,
-            r#"<tr id="p{0}" data-pid="{0}" class="unread"><td class="n" data-v="{0}">{0}</td><td>{1}</td><td>{2}</td>{3}{4}<td>status (unreadable)</td><td><code>{5}</code></td></tr>"#,
+            r#"<tr id="p{0}" data-pid="{0}" class="unread"><td class="n" data-v="{0}">{0}</td><td>{1}</td><td>{2}</td>{3}{4}<td>status (unreadable)</td><td class="cmd"><code>{5}</code></td></tr>"#,
             u.pid,
             esc(&u.comm),
             esc(u.user.as_deref().unwrap_or("")),
