@@ -1,7 +1,12 @@
 //! Streaming parser for `/proc/PID/smaps` and `/proc/PID/maps`.
 //!
-//! One pass, line by line, into a reused buffer: no whole-file string and
-//! no allocation per key line. A header line (`start-end perms offset dev
+//! One pass, line by line: a line that lies whole in the input's buffer is
+//! found with `memchr` and parsed where it is (only a line cut by a buffer
+//! refill is gathered into the reader's own), so there is no whole-file
+//! string and no copy or allocation per key line. The key line the kernel
+//! prints next in its usual `Key:   N kB` shape is read by one comparison
+//! and one digit loop; every other line takes the general path, which
+//! gives the same result. A header line (`start-end perms offset dev
 //! inode [path]`) opens a region; `Key: N kB` lines fill its sizes by exact
 //! key; keys this build does not know are kept (`Sizes::extra` for sizes,
 //! `Region::attributes` for the rest). `maps` is the same format without
