@@ -46,3 +46,128 @@ pub fn check(root: &ProcRoot, pid: u32, comm: &str, before: Option<&Stamp>) -> R
         c => Ok(c),
     }
 }
+
+/// `/proc/PID/stat` held open for both stamps of one read: each is a
+/// `pread` at offset 0 (procfs prints the file anew for a read from the
+/// start), so the file is opened once, not twice (issue 25). The open file
+/// stays bound to the process it was opened for: once that process is
+/// reaped the second read fails (`ESRCH`) rather than show another process
+/// that took its PID.
+pub struct StatFile {
+    file: std::fs::File,
+    pid: u32,
+}
+
+/// The most a `stat` line holds: 52 numbers and a name of at most 64
+/// bytes come to about 1.2 KiB.
+const STAT_MAX: usize = 4096;
+
+impl StatFile {
+    /// Opens the live process's `stat`; `Ok(None)` for a recorded tree
+    /// (which does not change: no stamps are taken).
+    pub fn open(root: &ProcRoot, pid: u32) -> Result<Option<StatFile>> {
+        if !root.is_procfs() {
+            return Ok(None);
+        }
+        Ok(Some(StatFile { file: root.open(pid, "stat")?, pid }))
+    }
+
+    /// The file's text as it is now, into `buf` (emptied first).
+    pub fn read(&self, root: &ProcRoot, buf: &mut Vec<u8>) -> Result<()> {
+        use std::os::unix::fs::FileExt;
+        let path = || root.pid_file(self.pid, "stat");
+        buf.clear();
+        buf.resize(STAT_MAX, 0);
+        let n = loop {
+            match self.file.read_at(buf, 0) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(root.explain(self.pid, path(), e)),
+            }
+        };
+        buf.truncate(n);
+        if n == STAT_MAX {
+            let message = format!("longer than {STAT_MAX} bytes: not a stat line");
+            return Err(Error::Parse { path: path(), message });
+        }
+        Ok(())
+    }
+
+    /// The stamp of the process now, and its name: the bytes of `comm`
+    /// (field 2 is printed as `comm` prints it, unescaped; `status`'s
+    /// `Name` escapes `\` and newlines). `None` for either that cannot be read.
+    pub fn stamp(&self, root: &ProcRoot) -> Result<(Option<Stamp>, Option<String>)> {
+        let mut buf = Vec::new();
+        self.read(root, &mut buf)?;
+        Ok((stat::parse(&buf).ok(), comm_of(&buf)))
+    }
+
+    /// [`check`] with the second stamp read through this file.
+    pub fn check(&self, root: &ProcRoot, comm: &str, before: Option<&Stamp>) -> Result<Change> {
+        let Some(before) = before else { return Ok(Change::Same) };
+        let gone = || Error::Exited { pid: self.pid, comm: comm.to_string() };
+        let after = match self.stamp(root) {
+            Ok((Some(s), _)) => s,
+            Ok((None, _)) => return Ok(Change::Same),
+            Err(Error::NoSuchProcess { .. }) => return Err(gone()),
+            Err(e) => return Err(e),
+        };
+        match before.compare(&after) {
+            Change::Gone => Err(gone()),
+            c => Ok(c),
+        }
+    }
+}
+
+/// The name in a `stat` line (`pid (comm) state ...`: from the first `(`
+/// to the last `)`, the name may hold both), as `comm`'s reader takes it:
+/// lossy UTF-8, trailing newlines cut.
+fn comm_of(line: &[u8]) -> Option<String> {
+    let open = line.iter().position(|&b| b == b'(')?;
+    let close = line.iter().rposition(|&b| b == b')')?;
+    let name = line.get(open + 1..close)?;
+    Some(String::from_utf8_lossy(name).trim_end_matches('\n').to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_name_in_stat_is_taken_whole_with_parentheses_and_newlines() {
+        assert_eq!(comm_of(b"12 (a) b) (c) S 1 2").as_deref(), Some("a) b) (c"));
+        assert_eq!(comm_of(b"12 (x\n) S 1").as_deref(), Some("x"));
+        assert_eq!(comm_of(b"12 () S 1").as_deref(), Some(""));
+        assert_eq!(comm_of(b"12 x S 1"), None);
+        assert_eq!(comm_of(b"12 )x( S 1"), None);
+    }
+
+    #[test]
+    fn the_name_in_stat_is_the_bytes_of_comm_and_both_stamps_read_one_file() {
+        let root = ProcRoot::live();
+        let me = std::process::id();
+        let file = StatFile::open(&root, me).unwrap().unwrap();
+        let (before, comm) = file.stamp(&root).unwrap();
+        let raw = root.read(me, "comm").unwrap();
+        let from_comm = String::from_utf8_lossy(&raw).trim_end_matches('\n').to_string();
+        assert_eq!(comm, Some(from_comm));
+        let before = before.unwrap();
+        assert!(!before.exited());
+        assert_eq!(file.check(&root, "me", Some(&before)).unwrap(), Change::Same);
+    }
+
+    #[test]
+    fn a_reaped_process_reads_as_gone_through_its_open_stat() {
+        let root = ProcRoot::live();
+        let Ok(mut child) = std::process::Command::new("sleep").arg("1000").spawn() else {
+            eprintln!("skipped: cannot start sleep");
+            return;
+        };
+        let file = StatFile::open(&root, child.id()).unwrap().unwrap();
+        let (before, _) = file.stamp(&root).unwrap();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let got = file.check(&root, "sleep", before.as_ref());
+        assert!(matches!(got, Err(Error::Exited { .. })), "{got:?}");
+    }
+}

@@ -56,7 +56,7 @@ pub fn take_into(
     let users = UserNames::default();
     progress.start("reading processes", selected.infos.len());
     for info in &selected.infos {
-        match root.process_alone(info.pid) {
+        match root.process_selected(info) {
             Ok(p) => doc.process(&p, info, &users).map_err(output.error)?,
             Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => read.vanished += 1,
             Err(Error::KernelThread { .. }) => read.kernel_threads += 1,

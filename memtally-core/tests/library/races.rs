@@ -240,3 +240,43 @@ fn a_tree_marked_incomplete_is_read_back_as_partial() {
 fn whole_regions(dir: &std::path::Path) -> usize {
     std::fs::read_to_string(dir.join("11364/maps")).unwrap().lines().count()
 }
+
+/// `snapshot` (written as it reads, through `ProcRoot::process_selected`:
+/// one open `stat` for both stamps, the selection's `status`) of a process
+/// that execs in a loop: each time, the process is in the document whole
+/// (its stack and vDSO, at the top of the address space, are there) or
+/// left out as gone or changed, never cut short.
+#[test]
+fn snapshot_of_a_process_that_execs_mid_read_is_never_cut_short() {
+    use memtally_core::model::snapshot::Snapshot;
+    use memtally_core::usecase::snapshot_stream::{take_into, Output};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut looping = exec_loop(tmp.path(), 8);
+    let pid = looping.id();
+    let root = ProcRoot::live();
+    let sel = memtally_core::Selection::of_pids(vec![pid]);
+    let start = Instant::now();
+    let (mut runs, mut ok, mut left_out) = (0, 0, 0);
+    while start.elapsed() < Duration::from_secs(6) && runs < 300 {
+        runs += 1;
+        let mut doc = Vec::new();
+        let word = |n: &Note| format!("{n:?}");
+        let error = |e| Error::io("test output", e);
+        let output = Output { out: &mut doc, word: &word, error: &error };
+        match take_into(&root, &sel, &Silent, output) {
+            Ok(_) => {
+                let snap: Snapshot = serde_json::from_slice(&doc).unwrap();
+                let p = &snap.processes[0];
+                let has = |want: &str| p.regions.iter().any(|r| r.path.as_deref() == Some(want));
+                assert!(has("[stack]") && has("[vdso]"), "run {runs}: a map cut short");
+                ok += 1;
+            }
+            Err(e) if gone_or_changed(&e) => left_out += 1,
+            Err(e) => panic!("run {runs}: {e:?}"),
+        }
+    }
+    let _ = looping.kill();
+    let _ = looping.wait();
+    eprintln!("{runs} snapshots of a process exec'ing in a loop: {ok} whole, {left_out} left out");
+    assert!(runs >= 10 && ok > 0, "{runs} runs, {ok} whole");
+}

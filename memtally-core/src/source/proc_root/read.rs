@@ -8,10 +8,12 @@
 
 use std::io::BufRead;
 
-use super::ProcRoot;
+use super::{join_cmdline, ProcRoot};
 use crate::error::{Error, Result};
 use crate::model::sizes::ROUNDED_PER_MAPPING;
-use crate::model::{Figure, Flow, Process, Region, RegionSink, SizeSource, Sizes, Streamed};
+use crate::model::{
+    Figure, Flow, ProcInfo, Process, Region, RegionSink, SizeSource, Sizes, Streamed,
+};
 use crate::source::enrich::{Enrich, HugetlbfsMarks};
 use crate::source::parse::smaps::SmapsReader;
 use crate::source::parse::status::{self, Status};
@@ -23,7 +25,7 @@ impl ProcRoot {
     /// only virtual sizes are known, and `source` says so). A kernel thread
     /// or a process that cannot be read at all is an error.
     pub fn process(&self, pid: u32) -> Result<Process> {
-        self.process_read(pid, Helpers::Threads)
+        self.process_read(pid, Helpers::Threads, None)
     }
 
     /// Reads one process as [`process`](Self::process) does, on the
@@ -32,15 +34,31 @@ impl ProcRoot {
     /// (`snapshot`), where two threads started per process cost more CPU
     /// than they save time.
     pub fn process_alone(&self, pid: u32) -> Result<Process> {
-        self.process_read(pid, Helpers::None)
+        self.process_read(pid, Helpers::None, None)
     }
 
-    fn process_read(&self, pid: u32, helpers: Helpers) -> Result<Process> {
-        // A process that exec'd while being read is read once more.
+    /// [`process_alone`](Self::process_alone) for a process the selection
+    /// identified: on procfs its `status` is not read again (the footprint
+    /// is the selection's, read a moment before), the name comes from the
+    /// `stat` read for the first stamp, and both stamps read one open
+    /// `stat` file. Five files per process, each opened once: `status`
+    /// (the selection's), `stat`, `cmdline`, `smaps`, `smaps_rollup`
+    /// (issue 25). A recorded tree is read as `process_alone` reads it.
+    pub fn process_selected(&self, info: &ProcInfo) -> Result<Process> {
+        self.process_read(info.pid, Helpers::None, Some(info))
+    }
+
+    fn process_read(&self, pid: u32, helpers: Helpers, info: Option<&ProcInfo>) -> Result<Process> {
+        // A process that exec'd while being read is read once more, from
+        // scratch (what the selection read of it is from before the exec).
         let mut tries = 0;
         loop {
             let mut regions = Vec::new();
-            match self.process_helped(pid, helpers, &mut [], &mut regions) {
+            let read = match (info, tries) {
+                (Some(info), 0) => self.selected_helped(info, &mut regions),
+                _ => self.process_helped(pid, helpers, &mut [], &mut regions),
+            };
+            match read {
                 Ok(mut p) => {
                     p.regions = regions;
                     p.streamed = None;
@@ -78,6 +96,16 @@ impl ProcRoot {
         sink: &mut impl RegionSink,
     ) -> Result<Process> {
         self.process_helped(pid, Helpers::Threads, enrich, sink)
+    }
+
+    /// The read of [`process_selected`](Self::process_selected).
+    fn selected_helped(&self, info: &ProcInfo, sink: &mut impl RegionSink) -> Result<Process> {
+        let mut read = OneProcess::start_selected(self, info)?;
+        if read.regions(Helpers::None, &mut [], sink)?.is_stop() {
+            return Ok(read.stopped());
+        }
+        read.check()?;
+        read.rollup(|| self.rollup(info.pid).ok())
     }
 
     fn process_helped(
@@ -238,6 +266,9 @@ struct OneProcess<'r> {
     /// The stamp taken first: an exit or exec from then on shows in the
     /// second ([`check`](Self::check)).
     before: Option<stamp::Stamp>,
+    /// The open `stat` the second stamp is read through, where the first
+    /// was read through it too; else the second opens `stat` anew.
+    stat: Option<stamp::StatFile>,
     status: Option<Status>,
     process: Process,
     totals: Streamed,
@@ -259,7 +290,34 @@ impl<'r> OneProcess<'r> {
             streamed: None,
             footprint: status.as_ref().and_then(Status::footprint),
         };
-        Ok(OneProcess { root, before, status, process, totals: Streamed::default() })
+        Ok(OneProcess { root, before, stat: None, status, process, totals: Streamed::default() })
+    }
+
+    /// Steps stamp, identity and status for a process the selection
+    /// identified (see [`ProcRoot::process_selected`]); as
+    /// [`start`](Self::start) where the tree is a recording, or the
+    /// selection kept no footprint, or the name cannot be read from `stat`.
+    fn start_selected(root: &'r ProcRoot, info: &ProcInfo) -> Result<OneProcess<'r>> {
+        let pid = info.pid;
+        let footprint = info.status_sizes.map(|s| s.footprint);
+        let (Some(footprint), Some(stat)) = (footprint, stamp::StatFile::open(root, pid)?) else {
+            return OneProcess::start(root, pid);
+        };
+        let (before, comm) = stat.stamp(root)?;
+        let Some(comm) = comm else { return OneProcess::start(root, pid) };
+        let cmdline = root.read(pid, "cmdline").map(|b| join_cmdline(&b)).unwrap_or_default();
+        let process = Process {
+            pid,
+            comm,
+            cmdline,
+            source: SizeSource::Smaps,
+            regions: Vec::new(),
+            rollup: None,
+            streamed: None,
+            footprint,
+        };
+        let stat = Some(stat);
+        Ok(OneProcess { root, before, stat, status: None, process, totals: Streamed::default() })
     }
 
     /// Step regions: smaps, or maps when smaps is refused (nothing was
@@ -301,9 +359,11 @@ impl<'r> OneProcess<'r> {
         // A process that exits or execs while its smaps is read leaves a
         // list cut short at a mapping boundary: call it gone (or changed)
         // rather than show part of it as the whole.
-        if stamp::check(root, pid, &self.process.comm, self.before.as_ref())?
-            == stamp::Change::Execed
-        {
+        let change = match &self.stat {
+            Some(stat) => stat.check(root, &self.process.comm, self.before.as_ref())?,
+            None => stamp::check(root, pid, &self.process.comm, self.before.as_ref())?,
+        };
+        if change == stamp::Change::Execed {
             return Err(Error::Changed { pid, comm: comm() });
         }
         // A capture that saw the process exit says so in its own mark
