@@ -405,6 +405,8 @@ mod tests {
     fn files_ended_by_a_short_read_read_in_one_go_equal_the_read_to_the_end() {
         // A stopped shell with a command line longer than the first read
         // (16 KiB): the full-buffer path and the short last read both run.
+        // It waits on its own input (a pipe this test holds), so killing
+        // it leaves no child of its own behind.
         struct Child(std::process::Child);
         impl Drop for Child {
             fn drop(&mut self) {
@@ -414,7 +416,8 @@ mod tests {
         }
         let long = "a".repeat(40_000);
         let spawned = std::process::Command::new("sh")
-            .args(["-c", "sleep 1000; :", "memtally-test", &long])
+            .args(["-c", "read line", "memtally-test", &long])
+            .stdin(std::process::Stdio::piped())
             .spawn();
         let Ok(child) = spawned else {
             eprintln!("skipped: cannot start sh");
