@@ -3,6 +3,7 @@
 //! `status`), on every core. Processes that vanish mid-scan are skipped
 //! and counted; ones that cannot be read are counted with the reason.
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::Error;
@@ -37,7 +38,9 @@ pub fn list(root: &ProcRoot, needs: Needs) -> crate::error::Result<(Vec<ProcInfo
 /// and the figures the memory read takes from it (the footprint), which
 /// ride along in `status_sizes` so `status` is opened once per process.
 pub fn identify(root: &ProcRoot, pid: u32, needs: Needs) -> crate::error::Result<Option<ProcInfo>> {
-    let status = status::parse(&root.read(pid, "status")?).unwrap_or_default();
+    let status = with_buffer(|buf| {
+        root.read_reusing(pid, "status", buf).map(|()| status::parse(buf).unwrap_or_default())
+    })?;
     // Kernel threads have no address space: no Vm* lines (older
     // kernels have no `Kthread:` line).
     if status.kthread == Some(true) || (status.kthread.is_none() && status.vm_size.is_none()) {
@@ -56,8 +59,10 @@ pub fn identify(root: &ProcRoot, pid: u32, needs: Needs) -> crate::error::Result
         fill_cmdline(root, &mut info);
     }
     if needs.cgroup {
-        info.cgroup =
-            root.read(pid, "cgroup").ok().and_then(|b| cgroup_path(&String::from_utf8_lossy(&b)));
+        info.cgroup = with_buffer(|buf| {
+            let read = root.read_reusing(pid, "cgroup", buf).ok();
+            read.and_then(|()| cgroup_path(&String::from_utf8_lossy(buf)))
+        });
     }
     Ok(Some(info))
 }
@@ -73,11 +78,38 @@ pub fn fill_cmdline(root: &ProcRoot, info: &mut ProcInfo) {
 }
 
 /// The command line joined, where it can be read. Joined as soon as it
-/// is read: the read's buffer (4 KiB at least) is freed at once, where
-/// the raw bytes of every process kept until all were read would be the
-/// largest part of `top --all`'s memory.
+/// is read, into the reading thread's one buffer: the raw bytes of every
+/// process kept until all were read would be the largest part of `top
+/// --all`'s memory.
 fn read_cmdline(root: &ProcRoot, pid: u32) -> Option<String> {
-    root.read(pid, "cmdline").ok().map(|b| join_cmdline(&b))
+    with_buffer(|buf| root.read_reusing(pid, "cmdline", buf).ok().map(|()| join_cmdline(buf)))
+}
+
+/// The most a reading thread's buffer keeps between reads: a first read
+/// is 16 KiB (`bounded::read_record`); one long command line (up to
+/// `MAX_SMALL`) is not kept for every read after it.
+const KEPT_BUFFER: usize = 64 << 10;
+
+thread_local! {
+    /// Each reading thread's buffer for the small files it reads of every
+    /// process (`status`, `smaps_rollup`, `cmdline`, `cgroup`): one
+    /// allocation per thread, not one per file read.
+    static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `f` with this thread's read buffer (a fresh one if `f` reads again
+/// from inside: never the case, but never a panic either).
+fn with_buffer<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+    BUFFER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => {
+            let out = f(&mut buf);
+            if buf.capacity() > KEPT_BUFFER {
+                *buf = Vec::new();
+            }
+            out
+        }
+        Err(_) => f(&mut Vec::new()),
+    })
 }
 
 /// [`fill_cmdline`] for the processes at `which`, on `threads` threads.
@@ -152,14 +184,15 @@ fn read_memory(root: &ProcRoot, info: &ProcInfo) -> Outcome {
     // process listed by another way).
     let from_status = || match info.status_sizes {
         Some(sizes) => Ok(sizes),
-        None => {
-            root.read(pid, "status").map(|b| status_sizes(&status::parse(&b).unwrap_or_default()))
-        }
+        None => with_buffer(|buf| {
+            root.read_reusing(pid, "status", buf)
+                .map(|()| status_sizes(&status::parse(buf).unwrap_or_default()))
+        }),
     };
     // The footprint is status's (RssAnon + VmSwap), the one figure a
     // denied smaps still leaves.
     let footprint = || from_status().ok().and_then(|s| s.footprint);
-    let denied = match root.rollup(pid) {
+    let denied = match with_buffer(|buf| root.rollup_reusing(pid, buf)) {
         Ok(sizes) => {
             return Outcome::Read(
                 SizeSource::SmapsRollup,

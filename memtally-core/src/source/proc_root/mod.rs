@@ -275,6 +275,23 @@ impl ProcRoot {
         Ok(out)
     }
 
+    /// Reads a whole small file of the process into `out` (cleared
+    /// first), as [`read`](Self::read) does, for a caller that reads many
+    /// processes and keeps one buffer for all (`source::scan`). On procfs
+    /// a read that leaves room in the buffer ends the file, without the
+    /// last read that returns 0, for the single-record files and for
+    /// [`ENDS_AT_SHORT_READ`]'s.
+    pub(crate) fn read_reusing(&self, pid: u32, file: &str, out: &mut Vec<u8>) -> Result<()> {
+        out.clear();
+        let mut f = self.open(pid, file)?;
+        let one_go = SINGLE_RECORD.contains(&file) || ENDS_AT_SHORT_READ.contains(&file);
+        let read = match self.procfs && one_go {
+            true => crate::source::bounded::read_record(&mut f, out, MAX_SMALL),
+            false => read_bounded(&mut f, out, MAX_SMALL),
+        };
+        read.map_err(|e| self.explain(pid, self.pid_file(pid, file), e))
+    }
+
     /// The process's identity: short name and command line.
     pub(crate) fn identity(&self, pid: u32) -> Result<(String, String)> {
         let comm = match self.read(pid, "comm") {
@@ -311,6 +328,15 @@ fn is_procfs(path: &Path) -> bool {
 /// (`single_open`), read without a last read for the end on procfs (see
 /// [`read_record`](crate::source::bounded::read_record)).
 pub(crate) const SINGLE_RECORD: &[&str] = &["status", "stat", "statm", "comm", "smaps_rollup"];
+
+/// The files of a process that procfs does not print as one record but
+/// that still fill the whole buffer of a read unless their end comes
+/// first, so that a short read is their end, as for [`SINGLE_RECORD`]:
+/// `cmdline` (`get_mm_cmdline` copies page after page until the count
+/// asked for is met or the arguments end; a title set by
+/// `setproctitle` is at most one page, less than the first read's 16
+/// KiB) and `cgroup` (a `single_open` seq file, `proc_cgroup_show`).
+pub(crate) const ENDS_AT_SHORT_READ: &[&str] = &["cmdline", "cgroup"];
 
 /// The most a small `/proc` file (`status`, `cmdline`, `comm`, `stat`,
 /// `smaps_rollup`, `meminfo`) may hold: real ones are a few KiB
@@ -372,6 +398,47 @@ mod tests {
             assert!(!fast.is_empty(), "{file}");
             assert_eq!(String::from_utf8_lossy(&fast), String::from_utf8_lossy(&slow), "{file}");
         }
+        drop(child);
+    }
+
+    #[test]
+    fn files_ended_by_a_short_read_read_in_one_go_equal_the_read_to_the_end() {
+        // A stopped shell with a command line longer than the first read
+        // (16 KiB): the full-buffer path and the short last read both run.
+        // It waits on its own input (a pipe this test holds), so killing
+        // it leaves no child of its own behind.
+        struct Child(std::process::Child);
+        impl Drop for Child {
+            fn drop(&mut self) {
+                let _ = self.0.kill();
+                let _ = self.0.wait();
+            }
+        }
+        let long = "a".repeat(40_000);
+        let spawned = std::process::Command::new("sh")
+            .args(["-c", "read line", "memtally-test", &long])
+            .stdin(std::process::Stdio::piped())
+            .spawn();
+        let Ok(child) = spawned else {
+            eprintln!("skipped: cannot start sh");
+            return;
+        };
+        let child = Child(child);
+        let pid = child.0.id();
+        // SAFETY: kill(2) on the child this test started.
+        assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGSTOP) }, 0);
+        let root = ProcRoot::default();
+        let mut buf = b"left over".to_vec();
+        for file in ENDS_AT_SHORT_READ.iter().chain(SINGLE_RECORD) {
+            root.read_reusing(pid, file, &mut buf).unwrap();
+            let mut slow = Vec::new();
+            read_bounded(&mut File::open(root.pid_file(pid, file)).unwrap(), &mut slow, MAX_SMALL)
+                .unwrap();
+            assert!(!buf.is_empty(), "{file}");
+            assert_eq!(String::from_utf8_lossy(&buf), String::from_utf8_lossy(&slow), "{file}");
+        }
+        root.read_reusing(pid, "cmdline", &mut buf).unwrap();
+        assert!(buf.len() > 40_000 && buf.ends_with(format!("{long}\0").as_bytes()));
         drop(child);
     }
 

@@ -159,8 +159,14 @@ impl ProcRoot {
 
     /// Reads `smaps_rollup`: the kernel's sums over every mapping.
     pub(crate) fn rollup(&self, pid: u32) -> Result<Sizes> {
+        self.rollup_reusing(pid, &mut Vec::new())
+    }
+
+    /// [`rollup`](Self::rollup), read into `text` (a buffer the caller
+    /// keeps for many processes).
+    pub(crate) fn rollup_reusing(&self, pid: u32, text: &mut Vec<u8>) -> Result<Sizes> {
         // About 1 KiB: read whole, then parse from memory.
-        let text = self.read(pid, "smaps_rollup")?;
+        self.read_reusing(pid, "smaps_rollup", text)?;
         let mut regions = Vec::new();
         self.parse_into(pid, "smaps_rollup", &text[..], &mut [], &mut regions)?;
         match regions.pop() {
