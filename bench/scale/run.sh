@@ -46,13 +46,19 @@ tree() { # NAME GENERATOR-ARGS...: the tree, generated unless it is there with t
     echo "$*" > "$dir/$name.args"
   fi
 }
-tree p10k --procs 10000
-tree p50k --procs 50000
-tree c10k --procs 10000 --cut 3
-tree c10k-b --procs 10000 --cut 3 --vary 10
-tree c50k --procs 50000 --cut 3
-tree c50k-b --procs 50000 --cut 3 --vary 10
-tree m1m --procs 1 --maps 1000000
+only() { [[ " ${ONLY:-top machine snapshot diff serve ui} " == *" $1 "* ]]; }
+# Only the trees the chosen rows read are generated.
+if only top || only machine || only serve || only ui; then
+  tree p10k --procs 10000
+  tree p50k --procs 50000
+fi
+if only snapshot || only diff; then
+  tree c10k --procs 10000 --cut 3
+  tree c10k-b --procs 10000 --cut 3 --vary 10
+  tree c50k --procs 50000 --cut 3
+  tree c50k-b --procs 50000 --cut 3 --vary 10
+fi
+if ! [[ ${ONLY:-} == diff ]]; then tree m1m --procs 1 --maps 1000000; fi
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -118,42 +124,62 @@ scrape() {
   echo "$(cut -d' ' -f1 "$work/$key.runs" | median) $(cut -d' ' -f2 "$work/$key.runs" | median) $(cut -d' ' -f3 "$work/$key.runs" | median)" > "$work/$key"
 }
 
-# explore KEY TREE: `ui` on TREE in a detached tmux window (200x50): the
-# time until its first screen lists a process, then the time a key
-# (Down) takes to change the screen; CPU to that point, peak RSS.
+# explore KEY TREE [SIZE]: `ui` on TREE in a detached tmux window (SIZE,
+# default 200x50), driven as a user drives it: the time until the first
+# screen (the machine) lists a process; Enter, and the time until the
+# process list shows; then Down, and the time until the selection moves
+# (the pane's attributes change); CPU to that point and peak RSS. Each
+# screen is kept as $CAPTURES/KEY-SIZE-{machine,list,down}.txt (CAPTURES
+# defaults to $SCALE_DIR/captures) to look at what a user would see.
 explore() {
-  local key=$1 root=$2
+  local key=$1 root=$2 size=${3:-200x50}
+  local cap=${CAPTURES:-$dir/captures}
+  mkdir -p "$cap"
   : > "$work/$key.runs"
+  listed() { tmux -L "$sock" capture-pane -p -t s | grep -q gst-launch; }
+  on_list() { tmux -L "$sock" capture-pane -p -t s | head -1 | grep -q 'by process'; }
+  moved() { [[ $(tmux -L "$sock" capture-pane -p -e -t s) != "$before" ]]; }
+  give_up() { # STAGE: the row says "-", the screen so far is kept
+    echo "explorer on $root ($size): no answer at $1" >&2
+    tmux -L "$sock" capture-pane -p -t s > "$cap/$key-$size-stuck.txt" 2>/dev/null || true
+    tmux -L "$sock" kill-server
+    echo "- - - - -" > "$work/$key"
+  }
   for ((i = 0; i < runs; i++)); do
-    local t0 t1 t2 pid before
+    local t0 t1 t2 t3 t4 pid before
     t0=$(now_ms)
-    tmux -L "$sock" -f /dev/null new-session -d -s s -x 200 -y 50 \
+    tmux -L "$sock" -f /dev/null new-session -d -s s -x "${size%x*}" -y "${size#*x}" \
       env TERM=screen-256color LANG=C.UTF-8 "$bin" --proc-root "$root" ui
     pid=$(tmux -L "$sock" display-message -p -t s '#{pane_pid}')
-    listed() { tmux -L "$sock" capture-pane -p -t s | grep -q gst-launch; }
-    until_ms 300000 listed || { tmux -L "$sock" kill-server; echo "- - - -" > "$work/$key"; return 0; }
+    until_ms 300000 listed || { give_up "the first screen"; return 0; }
     t1=$(now_ms)
+    tmux -L "$sock" capture-pane -p -t s > "$cap/$key-$size-machine.txt"
+    tmux -L "$sock" send-keys -t s Enter
+    t2=$(now_ms)
+    until_ms 60000 on_list || { give_up "Enter (the process list)"; return 0; }
+    until_ms 60000 listed || { give_up "Enter (a listed process)"; return 0; }
+    t3=$(now_ms)
+    tmux -L "$sock" capture-pane -p -t s > "$cap/$key-$size-list.txt"
     # With its attributes (-e): the selection moves by its highlight.
     before=$(tmux -L "$sock" capture-pane -p -e -t s)
     tmux -L "$sock" send-keys -t s Down
-    t2=$(now_ms)
-    moved() { [[ $(tmux -L "$sock" capture-pane -p -e -t s) != "$before" ]]; }
-    until_ms 60000 moved || { tmux -L "$sock" kill-server; echo "- - - -" > "$work/$key"; return 0; }
-    echo "$((t1 - t0)) $(($(now_ms) - t2)) $(cpu_ms "$pid") $(hwm_mib "$pid")" >> "$work/$key.runs"
+    t4=$(now_ms)
+    until_ms 60000 moved || { give_up "Down"; return 0; }
+    echo "$((t1 - t0)) $((t3 - t2)) $(($(now_ms) - t4)) $(cpu_ms "$pid") $(hwm_mib "$pid")" >> "$work/$key.runs"
+    tmux -L "$sock" capture-pane -p -t s > "$cap/$key-$size-down.txt"
     tmux -L "$sock" kill-server
   done
   local f
-  for f in 1 2 3 4; do cut -d' ' -f$f "$work/$key.runs" | median; done | paste -sd' ' > "$work/$key"
+  for f in 1 2 3 4 5; do cut -d' ' -f$f "$work/$key.runs" | median; done | paste -sd' ' > "$work/$key"
 }
 
 echo "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg) at the start; binary $bin" >&2
-only() { [[ " ${ONLY:-top machine snapshot diff serve ui} " == *" $1 "* ]]; }
 # A command that fails (a document over the size limit, say) leaves its
 # row saying so instead of ending the run.
 for k in top10 top50 top1m machine10 machine50 machine1m snapshot10 snapshot50 snapshot1m diff10 diff50 serve10 serve50 serve1m; do
   echo "- - -" > "$work/$k"
 done
-for k in ui10 ui50 ui1m; do echo "- - - -" > "$work/$k"; done
+for k in ui10 ui50 ui1m ui50s; do echo "- - - - -" > "$work/$k"; done
 if only top; then
 timed top10 "$bin" --proc-root "$dir/p10k" top --all --format json
 timed top50 "$bin" --proc-root "$dir/p50k" top --all --format json
@@ -184,6 +210,7 @@ if only ui; then
 explore ui10 "$dir/p10k"
 explore ui50 "$dir/p50k"
 explore ui1m "$dir/m1m"
+explore ui50s "$dir/p50k" 80x24
 fi
 echo "load $(cut -d' ' -f1-3 /proc/loadavg) at the end; snapshots $(stat -c %s "$work/a10.json" 2>/dev/null) and $(stat -c %s "$work/a50.json" 2>/dev/null) bytes" >&2
 
@@ -204,10 +231,14 @@ row "\`snapshot --all\` (3 mappings a process)" snapshot10 snapshot50 snapshot1m
 row "\`diff a b --format json\` (3 mappings a process)" diff10 diff50 none
 row "\`serve\`, one scrape (server CPU / scrape wall / server peak)" serve10 serve50 serve1m
 echo
-echo "| explorer (\`ui\`) | 10k | 50k | 50k : 10k | 1M mappings |"
-echo "| --- | ---: | ---: | ---: | ---: |"
-read -r -a u10 < "$work/ui10"; read -r -a u50 < "$work/ui50"; read -r -a u1m < "$work/ui1m"
-echo "| first screen, ms | ${u10[0]} | ${u50[0]} | $(ratio "${u10[0]}" "${u50[0]}") | ${u1m[0]} |"
-echo "| Down answered, ms | ${u10[1]} | ${u50[1]} | $(ratio "${u10[1]}" "${u50[1]}") | ${u1m[1]} |"
-echo "| CPU to then, ms | ${u10[2]} | ${u50[2]} | $(ratio "${u10[2]}" "${u50[2]}") | ${u1m[2]} |"
-echo "| peak RSS, MiB | ${u10[3]} | ${u50[3]} | $(ratio "${u10[3]}" "${u50[3]}") | ${u1m[3]} |"
+read -r -a u10 < "$work/ui10"; read -r -a u50 < "$work/ui50"; read -r -a u1m < "$work/ui1m"; read -r -a u50s < "$work/ui50s"
+echo "| explorer (\`ui\`), 200x50 | 10k | 50k | 50k : 10k | 1M mappings | 50k at 80x24 |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+uirow() { # LABEL FIELD
+  echo "| $1 | ${u10[$2]} | ${u50[$2]} | $(ratio "${u10[$2]}" "${u50[$2]}") | ${u1m[$2]} | ${u50s[$2]} |"
+}
+uirow "first screen (machine), ms" 0
+uirow "Enter: process list shown, ms" 1
+uirow "Down answered, ms" 2
+uirow "CPU to then, ms" 3
+uirow "peak RSS, MiB" 4

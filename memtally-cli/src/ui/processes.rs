@@ -107,9 +107,19 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     // first, cut with `…` (as `top` prints it).
     let commands: Vec<String> = rows.iter().map(|r| r.command.clone()).collect();
     let distinguishing = crate::render::width::distinguishing(&commands);
+    // Only the rows on screen become cells: at 50,000 processes, building
+    // every row's cells each frame made a key wait seconds. The window is
+    // the one ratatui itself would scroll to from a fresh state (the
+    // selected row last when it is below the first screen), so the frame
+    // is the same; the column widths above still see every row.
+    let selected = app.cursor[1].min(rows.len().saturating_sub(1));
+    let body = usize::from(area.height.saturating_sub(1)).max(1);
+    let first = selected.saturating_sub(body - 1);
     let table_rows: Vec<Row> = rows
         .iter()
         .zip(&distinguishing)
+        .skip(first)
+        .take(body)
         .map(|(r, d)| {
             let rate = rate_of(r);
             let mut cells: Vec<Cell> = if per_process {
@@ -156,8 +166,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let table = Table::new(table_rows, widths)
         .header(header(headers))
         .row_highlight_style(Style::default().add_modifier(Modifier::REVERSED));
-    let mut state =
-        TableState::default().with_selected(Some(app.cursor[1].min(rows.len().saturating_sub(1))));
+    let mut state = TableState::default().with_selected(Some(selected - first));
     frame.render_stateful_widget(table, area, &mut state);
 }
 
