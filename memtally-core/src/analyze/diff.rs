@@ -5,8 +5,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::model::sizes::ROUNDED_PER_MAPPING;
-use crate::model::snapshot::{Digest, SnapProcess, SnapRegion, Snapshot, SnapshotKind};
-use crate::model::{Figure, Group, Grouper, Named, Note, Purge, Side, Sizes};
+use crate::model::snapshot::{Digest, RegionSum, SnapProcess, SnapRegion, Snapshot, SnapshotKind};
+use crate::model::{Figure, Group, Named, Note, Purge, Side, Sizes};
 
 /// A figure whose change `diff` compares and sorts by, largest growth first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,8 +227,6 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
     let mut processes = Vec::new();
     let mut regions = Vec::new();
     let mut purge_changes = Vec::new();
-    let mut paths_before = Grouper::new();
-    let mut paths_after = Grouper::new();
     let mut notes = Vec::new();
     let totals_a: Vec<Sizes> = (0..a.processes.len())
         .map(|i| region_checked_totals(da, i, Side::First, &mut notes))
@@ -246,12 +244,6 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
             before: ia.map(|i| totals_a[i].clone()),
             after: ib.map(|i| totals_b[i].clone()),
         });
-        for g in ia.map_or(&[][..], |i| &da.paths[i]) {
-            paths_before.add_group(g);
-        }
-        for g in ib.map_or(&[][..], |i| &db.paths[i]) {
-            paths_after.add_group(g);
-        }
         if let (Some(ia), Some(ib), Some(pa), Some(pb)) = (ia, ib, pa, pb) {
             let (before, after) = (&da.ids[ia], &db.ids[ib]);
             // Regions kept on both sides under one identity are those
@@ -284,10 +276,11 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
     let (na, nb) = (a.processes.len(), b.processes.len());
     let mut categories =
         pair_groups(&summed(a.categories.clone(), na), &summed(b.categories.clone(), nb));
-    let mut paths = pair_groups(
-        &summed(paths_before.into_groups(), na),
-        &summed(paths_after.into_groups(), nb),
-    );
+    // Every process of a side is in `pairs`, so a side's sums by path are
+    // those of all its processes (added in file order; the rows' order
+    // is the sort's, whose last key, the path, is unique).
+    let mut paths =
+        pair_groups(&summed(da.path_sums().to_vec(), na), &summed(db.path_sums().to_vec(), nb));
     for list in [&mut processes, &mut categories, &mut paths] {
         list.retain(|c| c.largest() >= opts.min_delta.max(1) as u128);
         sort(list, &opts.sort);
@@ -334,15 +327,11 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
 /// its stored totals.
 fn region_checked_totals(d: &Digest, i: usize, side: Side, notes: &mut Vec<Note>) -> Sizes {
     let p = &d.snapshot.processes[i];
-    let Some(groups) = d.paths.get(i).filter(|g| !g.is_empty()) else {
+    let Some(RegionSum { sizes: sum, regions }) = d.region_sums.get(i).and_then(Option::as_ref)
+    else {
         return p.totals.clone();
     };
-    let mut sum = Sizes::default();
-    let mut regions = 0u64;
-    for g in groups {
-        sum.add(&g.sizes);
-        regions = regions.saturating_add(g.regions as u64);
-    }
+    let (sum, regions) = (sum.clone(), *regions);
     let slack = regions.saturating_mul(1024);
     // A process's stored total may differ from its regions' sum by the
     // rounding, or be the rollup's alone (see `analyze::group::process_total`).

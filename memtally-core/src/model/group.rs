@@ -89,6 +89,11 @@ impl Grouper {
         self.add_sizes(&group.key, group.regions, &group.sizes);
     }
 
+    /// Every group so far, in first-seen (or listed) order.
+    pub(crate) fn groups(&self) -> &[Group] {
+        &self.groups
+    }
+
     /// Every group, in first-seen (or listed) order.
     pub(crate) fn into_groups(self) -> Vec<Group> {
         self.groups

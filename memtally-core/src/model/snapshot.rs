@@ -290,8 +290,16 @@ pub(crate) fn path_key_of<'a>(path: Option<&'a str>, region_type: Option<&'a str
 pub struct Digest {
     /// The snapshot; `processes[i].regions` holds only the kept regions.
     pub snapshot: Snapshot,
-    /// Per process: every region added up by path (else region type, else `[anonymous]`).
-    pub paths: Vec<Vec<Group>>,
+    /// Every region of every process added up by path (else region type,
+    /// else `[anonymous]`), in file order: the only per-path figures
+    /// `diff` prints. Kept for the side, not per process: a process's
+    /// groups were a `String` and a `Sizes` each, most of what a digest
+    /// held a process (at 50,000 processes, hundreds of MB).
+    path_sums: Grouper,
+    /// Per process: its regions' sizes added up (path by path, in
+    /// first-seen order) and how many there were; `None` for a process
+    /// without regions. What `diff` checks the stored totals against.
+    pub region_sums: Vec<Option<RegionSum>>,
     /// Per process: [`SnapRegion::id`] of every region, sorted.
     pub ids: Vec<Vec<u64>>,
     /// Per process: the purge state of every region that has one (vmmap;
@@ -330,7 +338,8 @@ impl Digest {
     pub fn empty(snapshot: Snapshot) -> Digest {
         Digest {
             snapshot,
-            paths: Vec::new(),
+            path_sums: Grouper::new(),
+            region_sums: Vec::new(),
             ids: Vec::new(),
             purges: Vec::new(),
             offsets: Vec::new(),
@@ -352,10 +361,40 @@ impl Digest {
         self.offsets.push(offsets);
         let mut purges = one.purges;
         purges.sort_unstable();
-        self.paths.push(one.paths.into_groups());
+        let groups = one.paths.into_groups();
+        // Summed group by group, as the groups were when each process
+        // kept them: the same figures, unknown keys in the same order.
+        let sum = (!groups.is_empty()).then(|| {
+            let mut sum = RegionSum { sizes: Sizes::default(), regions: 0 };
+            for g in &groups {
+                sum.sizes.add(&g.sizes);
+                sum.regions = sum.regions.saturating_add(g.regions as u64);
+            }
+            sum
+        });
+        for g in &groups {
+            self.path_sums.add_group(g);
+        }
+        self.region_sums.push(sum);
         self.ids.push(ids);
         self.purges.push(purges);
     }
+}
+
+impl Digest {
+    /// Every process's regions added up by path, in first-seen order.
+    pub fn path_sums(&self) -> &[Group] {
+        self.path_sums.groups()
+    }
+}
+
+/// One process's regions added up (see [`Digest::region_sums`]).
+#[derive(Debug, Clone)]
+pub struct RegionSum {
+    /// Their sizes added up.
+    pub sizes: Sizes,
+    /// How many regions.
+    pub regions: u64,
 }
 
 /// One process's regions summed up as they go by (see [`Digest`]).

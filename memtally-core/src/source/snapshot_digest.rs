@@ -3,6 +3,11 @@
 //! counted into its process's path sums, identities and offsets, and
 //! dropped unless asked for. Memory grows by about 12 bytes a region (its
 //! identity, and where it begins when it is not kept), not by the region.
+//!
+//! Of each process's head, its categories are kept only in a snapshot of
+//! one process (a vmmap report, whose footprint `diff` compares type by
+//! type): of several, `diff` prints the snapshot's categories, and each
+//! process's were a `Group` (a `Sizes`) per category held to the end.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Seek};
@@ -201,6 +206,12 @@ fn read_processes<R: BufRead>(
             Keep::Missing(a) => KeepHere::Unknown(a),
         };
         out.push(read_process(f, here, &mut head)?);
+        if out.len() == 2 {
+            out[0].0.categories = Vec::new();
+        }
+        if out.len() >= 2 {
+            out.last_mut().expect("just pushed").0.categories = Vec::new();
+        }
         if !f.more(b']', "',' or ']' in the list of processes")? {
             return Ok(out);
         }
