@@ -363,6 +363,20 @@ pub(crate) fn join_cmdline(raw: &[u8]) -> String {
 mod tests {
     use super::*;
 
+    /// Stops the test's own child and waits until it is stopped: SIGSTOP
+    /// is delivered asynchronously, and until then the child's `status`
+    /// and `stat` change between two reads that a test compares.
+    fn stop(pid: u32) {
+        // SAFETY: kill(2) on the child the calling test started.
+        assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGSTOP) }, 0);
+        let status = format!("/proc/{pid}/status");
+        let asked = std::time::Instant::now();
+        while !std::fs::read_to_string(&status).unwrap_or_default().contains("State:\tT") {
+            assert!(asked.elapsed() < std::time::Duration::from_secs(10), "{pid} never stopped");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
     #[test]
     fn single_record_files_read_in_one_go_equal_the_read_to_the_end() {
         // A stopped process: its files hold still between the two reads.
@@ -379,16 +393,7 @@ mod tests {
         };
         let child = Child(child);
         let pid = child.0.id();
-        // SAFETY: kill(2) on the child this test started.
-        assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGSTOP) }, 0);
-        let status = format!("/proc/{pid}/status");
-        for _ in 0..200 {
-            let s = std::fs::read_to_string(&status).unwrap_or_default();
-            if s.contains("State:\tT") {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
+        stop(pid);
         let root = ProcRoot::default();
         for file in SINGLE_RECORD {
             let fast = root.read(pid, file).unwrap();
@@ -425,8 +430,7 @@ mod tests {
         };
         let child = Child(child);
         let pid = child.0.id();
-        // SAFETY: kill(2) on the child this test started.
-        assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGSTOP) }, 0);
+        stop(pid);
         let root = ProcRoot::default();
         let mut buf = b"left over".to_vec();
         for file in ENDS_AT_SHORT_READ.iter().chain(SINGLE_RECORD) {
