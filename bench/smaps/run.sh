@@ -31,7 +31,7 @@ for tool in gcc hyperfine pmap perl python3; do
     command -v "$tool" >/dev/null || { echo "needs $tool" >&2; exit 2; }
 done
 if [[ -z ${NO_BUILD:-} ]]; then
-    (cd "$repo" && cargo build --release --bin memtally --example procfs_smaps)
+    (cd "$repo" && cargo build --release -p memtally-cli --bin memtally && cargo build --release -p memtally-core --example procfs_smaps)
 fi
 
 work=$(mktemp -d)
