@@ -3,12 +3,14 @@ use std::process::ExitCode;
 
 mod cli;
 mod exit;
+mod heap;
 mod render;
 mod signal;
 #[cfg(feature = "ui")]
 mod ui;
 
 fn main() -> ExitCode {
+    heap::one_arena();
     let cli = cli::parse();
     if let Err(e) = signal::install() {
         eprintln!("memtally: cannot take SIGINT, SIGTERM and SIGHUP: {e}");
