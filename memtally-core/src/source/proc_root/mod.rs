@@ -363,6 +363,15 @@ pub(crate) fn join_cmdline(raw: &[u8]) -> String {
 mod tests {
     use super::*;
 
+    /// The test's child, killed and reaped however the test ends.
+    struct Child(std::process::Child);
+    impl Drop for Child {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
     /// Stops the test's own child and waits until it is stopped: SIGSTOP
     /// is delivered asynchronously, and until then the child's `status`
     /// and `stat` change between two reads that a test compares.
@@ -380,13 +389,6 @@ mod tests {
     #[test]
     fn single_record_files_read_in_one_go_equal_the_read_to_the_end() {
         // A stopped process: its files hold still between the two reads.
-        struct Child(std::process::Child);
-        impl Drop for Child {
-            fn drop(&mut self) {
-                let _ = self.0.kill();
-                let _ = self.0.wait();
-            }
-        }
         let Ok(child) = std::process::Command::new("sleep").arg("1000").spawn() else {
             eprintln!("skipped: cannot start sleep");
             return;
@@ -412,13 +414,6 @@ mod tests {
         // (16 KiB): the full-buffer path and the short last read both run.
         // It waits on its own input (a pipe this test holds), so killing
         // it leaves no child of its own behind.
-        struct Child(std::process::Child);
-        impl Drop for Child {
-            fn drop(&mut self) {
-                let _ = self.0.kill();
-                let _ = self.0.wait();
-            }
-        }
         let long = "a".repeat(40_000);
         let spawned = std::process::Command::new("sh")
             .args(["-c", "read line", "memtally-test", &long])

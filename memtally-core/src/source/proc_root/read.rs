@@ -280,22 +280,28 @@ struct OneProcess<'r> {
     totals: Streamed,
 }
 
+/// A process named but not yet read: its regions and rollup follow.
+fn unread(pid: u32, comm: String, cmdline: String, footprint: Option<u64>) -> Process {
+    Process {
+        pid,
+        comm,
+        cmdline,
+        source: SizeSource::Smaps,
+        regions: Vec::new(),
+        rollup: None,
+        streamed: None,
+        footprint,
+    }
+}
+
 impl<'r> OneProcess<'r> {
     /// Steps stamp, identity and status.
     fn start(root: &'r ProcRoot, pid: u32) -> Result<OneProcess<'r>> {
         let before = stamp::stamp(root, pid)?;
         let (comm, cmdline) = root.identity(pid)?;
         let status = root.read(pid, "status").ok().and_then(|b| status::parse(&b).ok());
-        let process = Process {
-            pid,
-            comm,
-            cmdline,
-            source: SizeSource::Smaps,
-            regions: Vec::new(),
-            rollup: None,
-            streamed: None,
-            footprint: status.as_ref().and_then(Status::footprint),
-        };
+        let footprint = status.as_ref().and_then(Status::footprint);
+        let process = unread(pid, comm, cmdline, footprint);
         Ok(OneProcess { root, before, stat: None, status, process, totals: Streamed::default() })
     }
 
@@ -312,16 +318,7 @@ impl<'r> OneProcess<'r> {
         let (before, comm) = stat.stamp(root)?;
         let Some(comm) = comm else { return OneProcess::start(root, pid) };
         let cmdline = root.read(pid, "cmdline").map(|b| join_cmdline(&b)).unwrap_or_default();
-        let process = Process {
-            pid,
-            comm,
-            cmdline,
-            source: SizeSource::Smaps,
-            regions: Vec::new(),
-            rollup: None,
-            streamed: None,
-            footprint,
-        };
+        let process = unread(pid, comm, cmdline, footprint);
         let stat = Some(stat);
         Ok(OneProcess { root, before, stat, status: None, process, totals: Streamed::default() })
     }
