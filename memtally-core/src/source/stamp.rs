@@ -34,8 +34,15 @@ pub fn stamp(root: &ProcRoot, pid: u32) -> Result<Option<Stamp>> {
 /// `Ok(Execed)`, or the error that says the process is gone.
 pub fn check(root: &ProcRoot, pid: u32, comm: &str, before: Option<&Stamp>) -> Result<Change> {
     let Some(before) = before else { return Ok(Change::Same) };
+    judge(before, stamp(root, pid), pid, comm)
+}
+
+/// The verdict on the stamp taken after a read (`after`, as its read
+/// went), against the one taken before: a process no longer there, or
+/// whose stamp says it is gone, is the error that says it exited.
+fn judge(before: &Stamp, after: Result<Option<Stamp>>, pid: u32, comm: &str) -> Result<Change> {
     let gone = || Error::Exited { pid, comm: comm.to_string() };
-    let after = match stamp(root, pid) {
+    let after = match after {
         Ok(Some(s)) => s,
         Ok(None) => return Ok(Change::Same),
         Err(Error::NoSuchProcess { .. }) => return Err(gone()),
@@ -105,17 +112,7 @@ impl StatFile {
     /// [`check`] with the second stamp read through this file.
     pub fn check(&self, root: &ProcRoot, comm: &str, before: Option<&Stamp>) -> Result<Change> {
         let Some(before) = before else { return Ok(Change::Same) };
-        let gone = || Error::Exited { pid: self.pid, comm: comm.to_string() };
-        let after = match self.stamp(root) {
-            Ok((Some(s), _)) => s,
-            Ok((None, _)) => return Ok(Change::Same),
-            Err(Error::NoSuchProcess { .. }) => return Err(gone()),
-            Err(e) => return Err(e),
-        };
-        match before.compare(&after) {
-            Change::Gone => Err(gone()),
-            c => Ok(c),
-        }
+        judge(before, self.stamp(root).map(|(after, _)| after), self.pid, comm)
     }
 }
 
