@@ -66,7 +66,10 @@ fn no_rate_before_ten_samples() {
     let pid = child.child.0.id().to_string();
     let t = Tmux::start(200, 50, &repo());
     let started = Instant::now();
-    t.line(&format!("{} ui --interval 1s", bin()));
+    // A sample every second whatever the machine's load: `--max-cpu 0`
+    // (the default budget may space the list's reads out to several
+    // seconds on a busy machine, and ten of them outlast the wait).
+    t.line(&format!("{} ui --interval 1s --max-cpu 0", bin()));
     t.wait_text("machine (from meminfo)");
     t.keys(&["Enter"]);
     t.wait_text("PID USER");
