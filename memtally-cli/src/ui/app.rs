@@ -1,7 +1,9 @@
 //! The explorer's state: where the user is, what was read last, and the
 //! refresh that reads it, through the same use cases as `top` and `show`.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use memtally_core::analyze::category::Category;
@@ -47,6 +49,22 @@ pub struct Ghost {
 
 /// How long an exited process stays in the list.
 pub const GHOST_TIME: Duration = Duration::from_secs(30);
+
+/// What the process level's rows are built from besides the list read:
+/// when none of it changed, the rows built last are the rows. Every frame
+/// and most keys ask for the rows, and at 50,000 processes building them
+/// (a copy of every row's figures and command, the filter, the ghosts
+/// placed) took a frame hundreds of milliseconds.
+#[derive(Debug, Clone, PartialEq)]
+struct RowsKey {
+    /// Counts the lists read (a new list brings new rows, ghosts and rates).
+    read: u64,
+    ghosts: usize,
+    by: TopBy,
+    group: Option<(TopBy, String)>,
+    filter: String,
+    sort: SortKey,
+}
 
 pub struct App {
     pub root: ProcRoot,
@@ -95,6 +113,12 @@ pub struct App {
     pub quit: bool,
     start: Instant,
     pub refreshes: u64,
+    /// Counts the lists applied (see [`RowsKey`]).
+    lists_read: u64,
+    /// The process rows built last, and what they were built from.
+    rows: RefCell<Option<(RowsKey, Rc<Vec<ProcRow>>)>>,
+    /// The process level's columns for those rows (see `processes`).
+    pub process_columns: RefCell<Option<Rc<crate::ui::processes::Columns>>>,
 }
 
 impl App {
@@ -132,6 +156,9 @@ impl App {
             quit: false,
             start: Instant::now(),
             refreshes: 0,
+            lists_read: 0,
+            rows: RefCell::new(None),
+            process_columns: RefCell::new(None),
         }
     }
 
@@ -153,8 +180,29 @@ impl App {
     }
 
     /// The process level's rows: the group entered, exited processes
-    /// greyed where they stood, the `/` filter, the growth order.
-    pub fn process_rows(&self) -> Vec<ProcRow> {
+    /// greyed where they stood, the `/` filter, the growth order. Built
+    /// again only when what they are built from changed.
+    pub fn process_rows(&self) -> Rc<Vec<ProcRow>> {
+        let key = RowsKey {
+            read: self.lists_read,
+            ghosts: self.ghosts.len(),
+            by: self.by,
+            group: self.group.clone(),
+            filter: self.filter.clone(),
+            sort: self.sort,
+        };
+        let mut cached = self.rows.borrow_mut();
+        if let Some((k, rows)) = cached.as_ref() {
+            if *k == key {
+                return Rc::clone(rows);
+            }
+        }
+        let rows = Rc::new(self.build_process_rows());
+        *cached = Some((key, Rc::clone(&rows)));
+        rows
+    }
+
+    fn build_process_rows(&self) -> Vec<ProcRow> {
         let Some(top) = &self.top else { return Vec::new() };
         let mut rows = base_rows(top);
         match &self.group {
@@ -374,6 +422,7 @@ impl App {
                 }
                 self.ghosts.retain(|g| g.row.pid.is_some_and(|pid| !alive.contains(&pid)));
                 self.top = Some(*now);
+                self.lists_read += 1;
                 self.top_error = None;
             }
             Err(e) => self.top_error = Some(e),
@@ -455,5 +504,66 @@ impl App {
                 self.refresh_detail();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An explorer on a recorded tree, its first list read applied.
+    fn explorer_with_a_list() -> App {
+        let tree = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../testdata/fixtures/linux/chromium-browser/proc"
+        );
+        let opts = Options { interval: Duration::from_secs(1), by: TopBy::Process, max_cpu: 0.0 };
+        let mut app = App::new(ProcRoot::new(tree), &opts);
+        app.refresh_top();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while app.top.is_none() {
+            assert!(Instant::now() < deadline, "no list read in 30 s");
+            app.collect();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        app
+    }
+
+    /// The rows are built once for what they are built from, and again
+    /// whenever any of it changes: never the rows of a filter, grouping
+    /// or list that is gone.
+    #[test]
+    fn process_rows_are_kept_until_what_they_show_changes() {
+        let mut app = explorer_with_a_list();
+        let all = app.process_rows();
+        assert!(!all.is_empty());
+        assert!(Rc::ptr_eq(&all, &app.process_rows()), "the same rows are built again");
+
+        app.filter = "no such process".into();
+        let none = app.process_rows();
+        assert!(none.is_empty(), "the filter is not applied: {} rows", none.len());
+        app.filter.clear();
+        assert_eq!(app.process_rows().len(), all.len());
+
+        app.sort = app.sort.next();
+        assert!(!Rc::ptr_eq(&all, &app.process_rows()), "a new sort keeps the old rows");
+
+        let ghost = ProcRow { gone: true, ..all[0].clone() };
+        app.ghosts.push(Ghost { row: ghost, since: Instant::now() });
+        let with_ghost = app.process_rows();
+        assert_eq!(with_ghost.len(), all.len() + 1);
+        assert_eq!(with_ghost.iter().filter(|r| r.gone).count(), 1);
+
+        // A new list read: new rows, though every figure is the same.
+        let before = app.process_rows();
+        app.refresh_top();
+        let read = app.lists_read;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while app.lists_read == read {
+            assert!(Instant::now() < deadline, "no second list read in 30 s");
+            app.collect();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(!Rc::ptr_eq(&before, &app.process_rows()), "a new list keeps the old rows");
     }
 }

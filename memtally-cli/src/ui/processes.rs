@@ -2,6 +2,8 @@
 //! cgroups, trees), filtered, with a growth rate and a sparkline each;
 //! the rows are built in `widgets::process_rows`.
 
+use std::rc::Rc;
+
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::{Cell, Row, Table, TableState};
@@ -20,6 +22,36 @@ use crate::ui::widgets::process_rows::ProcRow;
 /// The command's room at least, before GROW/m and TREND are shown:
 /// `chromium --type=renderer…` and a little more.
 const COMMAND_ROOM: usize = 30;
+
+/// What the columns take from every row: the figure columns' and GROW/m's
+/// widths, and what tells each command apart. Kept for as long as the
+/// rows are the same rows: at 50,000 processes working them out again
+/// each frame (every figure formatted, every command's options compared)
+/// made a key wait half a second.
+pub struct Columns {
+    rows: Rc<Vec<ProcRow>>,
+    figure_widths: Vec<u16>,
+    grow_width: u16,
+    distinguishing: Vec<Option<String>>,
+}
+
+/// The columns of these rows: kept from the last frame when the rows are
+/// the same rows, else worked out by `build`.
+fn columns(app: &App, rows: &Rc<Vec<ProcRow>>, build: impl FnOnce() -> Columns) -> Rc<Columns> {
+    let mut kept = app.process_columns.borrow_mut();
+    if let Some(c) = kept.as_ref().filter(|c| Rc::ptr_eq(&c.rows, rows)) {
+        return Rc::clone(c);
+    }
+    let c = Rc::new(build());
+    *kept = Some(Rc::clone(&c));
+    c
+}
+
+/// What tells each row's command apart from its program's others.
+fn distinguishing(rows: &[ProcRow]) -> Vec<Option<String>> {
+    let commands: Vec<String> = rows.iter().map(|r| r.command.clone()).collect();
+    crate::render::width::distinguishing(&commands)
+}
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let Some(top) = &app.top else { return };
@@ -57,10 +89,21 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             format!("{}{mark}", human_signed(t.per_minute as i128))
         })
     };
-    widths.extend(figures.iter().map(|(h, f)| {
-        let least = h.len().max(6) as u16;
-        Constraint::Length(figure_width(least, rows.iter().map(|r| figure_cell(r, *f))))
-    }));
+    let columns = columns(app, &rows, || Columns {
+        rows: Rc::clone(&rows),
+        figure_widths: figures
+            .iter()
+            .map(|(h, f)| {
+                let least = h.len().max(6) as u16;
+                figure_width(least, rows.iter().map(|r| figure_cell(r, *f)))
+            })
+            .collect(),
+        grow_width: figure_width(7, rows.iter().map(growth_cell)),
+        // A command that does not fit: the program and what tells it
+        // apart first, cut with `…` (as `top` prints it).
+        distinguishing: distinguishing(&rows),
+    });
+    widths.extend(columns.figure_widths.iter().map(|&w| Constraint::Length(w)));
     // The pinned rows' columns (`x`), while a row is pinned.
     let pinned = !app.pins.is_empty();
     if pinned {
@@ -82,7 +125,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             widths.iter().map(|c| if let Constraint::Length(n) = c { *n } else { 0 }).sum();
         usize::from(area.width.saturating_sub(fixed + widths.len() as u16))
     };
-    let grow_width = figure_width(7, rows.iter().map(growth_cell));
+    let grow_width = columns.grow_width;
     let mut command_width = room(&widths);
     // Each column costs its width and the gap before it.
     let with_grow = COMMAND_ROOM + usize::from(grow_width) + 1;
@@ -103,10 +146,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         headers.push(("COMMAND", false));
         widths.push(Constraint::Min(6));
     }
-    // A command that does not fit: the program and what tells it apart
-    // first, cut with `…` (as `top` prints it).
-    let commands: Vec<String> = rows.iter().map(|r| r.command.clone()).collect();
-    let distinguishing = crate::render::width::distinguishing(&commands);
     // Only the rows on screen become cells: at 50,000 processes, building
     // every row's cells each frame made a key wait seconds. The window is
     // the one ratatui itself would scroll to from a fresh state (the
@@ -117,7 +156,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let first = selected.saturating_sub(body - 1);
     let table_rows: Vec<Row> = rows
         .iter()
-        .zip(&distinguishing)
+        .zip(&columns.distinguishing)
         .skip(first)
         .take(body)
         .map(|(r, d)| {
