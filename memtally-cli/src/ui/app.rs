@@ -20,7 +20,9 @@ use crate::ui::rates::{Rate, Rates};
 use crate::ui::reader::{DetailRead, Done, Job, Reader};
 pub use crate::ui::sort_key::SortKey;
 use crate::ui::widgets::category_rows::{category_rows, CatRow};
-use crate::ui::widgets::process_rows::{base_rows, retain_group, retain_matching, ProcRow};
+use crate::ui::widgets::process_rows::{
+    base_rows, retain_group, retain_matching, Columns, ProcRow,
+};
 
 /// What `memtally ui` was started with.
 #[derive(Debug, Clone)]
@@ -117,8 +119,8 @@ pub struct App {
     lists_read: u64,
     /// The process rows built last, and what they were built from.
     rows: RefCell<Option<(RowsKey, Rc<Vec<ProcRow>>)>>,
-    /// The process level's columns for those rows (see `processes`).
-    pub process_columns: RefCell<Option<Rc<crate::ui::processes::Columns>>>,
+    /// The process level's columns for those rows.
+    pub process_columns: RefCell<Option<Rc<Columns>>>,
 }
 
 impl App {

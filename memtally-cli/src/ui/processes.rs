@@ -17,23 +17,11 @@ use crate::render::top::{figures, key_header};
 use crate::render::units::{human_opt, human_signed};
 use crate::ui::app::App;
 use crate::ui::widgets::cells::{figure_width, header, right};
-use crate::ui::widgets::process_rows::ProcRow;
+use crate::ui::widgets::process_rows::{distinguishing, Columns, ProcRow};
 
 /// The command's room at least, before GROW/m and TREND are shown:
 /// `chromium --type=renderer…` and a little more.
 const COMMAND_ROOM: usize = 30;
-
-/// What the columns take from every row: the figure columns' and GROW/m's
-/// widths, and what tells each command apart. Kept for as long as the
-/// rows are the same rows: at 50,000 processes working them out again
-/// each frame (every figure formatted, every command's options compared)
-/// made a key wait half a second.
-pub struct Columns {
-    rows: Rc<Vec<ProcRow>>,
-    figure_widths: Vec<u16>,
-    grow_width: u16,
-    distinguishing: Vec<Option<String>>,
-}
 
 /// The columns of these rows: kept from the last frame when the rows are
 /// the same rows, else worked out by `build`.
@@ -45,12 +33,6 @@ fn columns(app: &App, rows: &Rc<Vec<ProcRow>>, build: impl FnOnce() -> Columns) 
     let c = Rc::new(build());
     *kept = Some(Rc::clone(&c));
     c
-}
-
-/// What tells each row's command apart from its program's others.
-fn distinguishing(rows: &[ProcRow]) -> Vec<Option<String>> {
-    let commands: Vec<String> = rows.iter().map(|r| r.command.clone()).collect();
-    crate::render::width::distinguishing(&commands)
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::Error;
 use crate::model::{Needs, ProcInfo, ProcMemory, Scan, SizeSource, Sizes, StatusSizes};
+use crate::source::closes::Closes;
 use crate::source::parse::status;
 use crate::source::proc_root::join_cmdline;
 use crate::source::ProcRoot;
@@ -16,8 +17,9 @@ use crate::source::ProcRoot;
 /// and how many kernel threads and vanished processes there were.
 pub fn list(root: &ProcRoot, needs: Needs) -> crate::error::Result<(Vec<ProcInfo>, usize, usize)> {
     let pids = root.pids()?;
+    let closes = Closes::default();
     let found = par_map(&pids, default_threads(), SMALL_READS_PER_THREAD, |&pid| {
-        identify(root, pid, needs)
+        identify(root, pid, needs, &closes)
     });
     let mut out = Vec::with_capacity(found.len());
     let (mut kthreads, mut vanished) = (0, 0);
@@ -37,9 +39,16 @@ pub fn list(root: &ProcRoot, needs: Needs) -> crate::error::Result<(Vec<ProcInfo
 /// a kernel thread (no address space: then nothing more is read of it),
 /// and the figures the memory read takes from it (the footprint), which
 /// ride along in `status_sizes` so `status` is opened once per process.
-pub fn identify(root: &ProcRoot, pid: u32, needs: Needs) -> crate::error::Result<Option<ProcInfo>> {
+/// The files read are closed with `closes`'s batch.
+pub fn identify(
+    root: &ProcRoot,
+    pid: u32,
+    needs: Needs,
+    closes: &Closes,
+) -> crate::error::Result<Option<ProcInfo>> {
     let status = with_buffer(|buf| {
-        root.read_reusing(pid, "status", buf).map(|()| status::parse(buf).unwrap_or_default())
+        root.read_reusing(pid, "status", buf, closes)
+            .map(|()| status::parse(buf).unwrap_or_default())
     })?;
     // Kernel threads have no address space: no Vm* lines (older
     // kernels have no `Kthread:` line).
@@ -56,11 +65,11 @@ pub fn identify(root: &ProcRoot, pid: u32, needs: Needs) -> crate::error::Result
     };
     info.program = info.comm.clone();
     if needs.cmdline {
-        fill_cmdline(root, &mut info);
+        set_cmdline(&mut info, read_cmdline(root, pid, closes));
     }
     if needs.cgroup {
         info.cgroup = with_buffer(|buf| {
-            let read = root.read_reusing(pid, "cgroup", buf).ok();
+            let read = root.read_reusing(pid, "cgroup", buf, closes).ok();
             read.and_then(|()| cgroup_path(&String::from_utf8_lossy(buf)))
         });
     }
@@ -72,17 +81,14 @@ fn status_sizes(s: &status::Status) -> StatusSizes {
     StatusSizes { rss: s.vm_rss, swap: s.vm_swap, size: s.vm_size, footprint: s.footprint() }
 }
 
-/// Reads the command line and derives the program name from it.
-pub fn fill_cmdline(root: &ProcRoot, info: &mut ProcInfo) {
-    set_cmdline(info, read_cmdline(root, info.pid));
-}
-
 /// The command line joined, where it can be read. Joined as soon as it
 /// is read, into the reading thread's one buffer: the raw bytes of every
 /// process kept until all were read would be the largest part of `top
 /// --all`'s memory.
-fn read_cmdline(root: &ProcRoot, pid: u32) -> Option<String> {
-    with_buffer(|buf| root.read_reusing(pid, "cmdline", buf).ok().map(|()| join_cmdline(buf)))
+fn read_cmdline(root: &ProcRoot, pid: u32, closes: &Closes) -> Option<String> {
+    with_buffer(|buf| {
+        root.read_reusing(pid, "cmdline", buf, closes).ok().map(|()| join_cmdline(buf))
+    })
 }
 
 /// The most a reading thread's buffer keeps between reads: a first read
@@ -112,7 +118,8 @@ fn with_buffer<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
     })
 }
 
-/// [`fill_cmdline`] for the processes at `which`, on `threads` threads.
+/// Reads the command lines of the processes at `which` and derives their
+/// program names from them, on `threads` threads.
 pub fn fill_cmdlines(
     root: &ProcRoot,
     processes: &mut [ProcMemory],
@@ -120,7 +127,9 @@ pub fn fill_cmdlines(
     threads: usize,
 ) {
     let pids: Vec<u32> = which.iter().map(|&i| processes[i].info.pid).collect();
-    let cmdlines = par_map(&pids, threads, SMALL_READS_PER_THREAD, |&pid| read_cmdline(root, pid));
+    let closes = Closes::default();
+    let cmdlines =
+        par_map(&pids, threads, SMALL_READS_PER_THREAD, |&pid| read_cmdline(root, pid, &closes));
     for (&i, cmdline) in which.iter().zip(cmdlines) {
         set_cmdline(&mut processes[i].info, cmdline);
     }
@@ -177,7 +186,7 @@ enum Outcome {
 }
 
 /// Reads one process's totals by the cheapest tier that answers.
-fn read_memory(root: &ProcRoot, info: &ProcInfo) -> Outcome {
+fn read_memory(root: &ProcRoot, info: &ProcInfo, closes: &Closes) -> Outcome {
     let pid = info.pid;
     let mut why = None;
     // status's figures: those read with the identity, else read now (a
@@ -185,14 +194,14 @@ fn read_memory(root: &ProcRoot, info: &ProcInfo) -> Outcome {
     let from_status = || match info.status_sizes {
         Some(sizes) => Ok(sizes),
         None => with_buffer(|buf| {
-            root.read_reusing(pid, "status", buf)
+            root.read_reusing(pid, "status", buf, closes)
                 .map(|()| status_sizes(&status::parse(buf).unwrap_or_default()))
         }),
     };
     // The footprint is status's (RssAnon + VmSwap), the one figure a
     // denied smaps still leaves.
     let footprint = || from_status().ok().and_then(|s| s.footprint);
-    let denied = match with_buffer(|buf| root.rollup_reusing(pid, buf)) {
+    let denied = match with_buffer(|buf| root.rollup_reusing(pid, buf, closes)) {
         Ok(sizes) => {
             return Outcome::Read(
                 SizeSource::SmapsRollup,
@@ -238,8 +247,9 @@ pub fn read_all(
     // One process per turn: a single big process's rollup can take
     // milliseconds (the kernel walks its page tables), so even two
     // processes are worth two threads.
+    let closes = Closes::default();
     let outcomes = par_map(&infos, threads, 1, |info| {
-        let outcome = read_memory(root, info);
+        let outcome = read_memory(root, info, &closes);
         // A recording its capture marked incomplete (never on procfs).
         let marked = root.incomplete(info.pid);
         done();

@@ -7,6 +7,7 @@ use regex::Regex;
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result, Unmatched, UseCase};
 use crate::model::{Needs, ProcInfo, Scan};
+use crate::source::closes::Closes;
 use crate::source::{scan, users, ProcRoot};
 
 /// A selection as a user states it; [`SelectOptions::resolve`] checks it.
@@ -160,8 +161,9 @@ pub(crate) fn select(root: &ProcRoot, sel: &Selection, mut needs: Needs) -> Resu
     let mut selected = Selected::default();
     if !sel.pids.is_empty() && sel.trees.is_empty() {
         let mut infos = Vec::new();
+        let closes = Closes::default();
         for &pid in &sel.pids {
-            match scan::identify(root, pid, needs) {
+            match scan::identify(root, pid, needs, &closes) {
                 Ok(Some(info)) => infos.push(info),
                 Ok(None) => {
                     selected.kernel_threads += 1;

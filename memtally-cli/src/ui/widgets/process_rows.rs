@@ -2,6 +2,8 @@
 //! users, cgroups, trees), and the narrowing the explorer adds (a group
 //! entered, the `/` filter).
 
+use std::rc::Rc;
+
 use memtally_core::analyze::top::TopBy;
 use memtally_core::model::Sizes;
 use memtally_core::usecase::top::Top;
@@ -22,6 +24,24 @@ pub struct ProcRow {
     pub sizes: Sizes,
     /// The process exited; these are its last figures.
     pub gone: bool,
+}
+
+/// What the columns take from every row: the figure columns' and GROW/m's
+/// widths, and what tells each command apart. Kept for as long as the
+/// rows are the same rows: at 50,000 processes working them out again
+/// each frame (every figure formatted, every command's options compared)
+/// made a key wait half a second.
+pub struct Columns {
+    pub rows: Rc<Vec<ProcRow>>,
+    pub figure_widths: Vec<u16>,
+    pub grow_width: u16,
+    pub distinguishing: Vec<Option<String>>,
+}
+
+/// What tells each row's command apart from its program's others.
+pub fn distinguishing(rows: &[ProcRow]) -> Vec<Option<String>> {
+    let commands: Vec<String> = rows.iter().map(|r| r.command.clone()).collect();
+    crate::render::width::distinguishing(&commands)
 }
 
 /// `top`'s rows, in its order, before filtering.

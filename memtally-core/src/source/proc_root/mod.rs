@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::model::MemInfo;
 pub(crate) use crate::source::bounded::read_bounded;
 use crate::source::bounded::{Kind, Tree};
+use crate::source::closes::Closes;
 use crate::source::parse::status;
 
 mod explain;
@@ -280,8 +281,14 @@ impl ProcRoot {
     /// processes and keeps one buffer for all (`source::scan`). On procfs
     /// a read that leaves room in the buffer ends the file, without the
     /// last read that returns 0, for the single-record files and for
-    /// [`ENDS_AT_SHORT_READ`]'s.
-    pub(crate) fn read_reusing(&self, pid: u32, file: &str, out: &mut Vec<u8>) -> Result<()> {
+    /// [`ENDS_AT_SHORT_READ`]'s. The file is closed with `closes`'s batch.
+    pub(crate) fn read_reusing(
+        &self,
+        pid: u32,
+        file: &str,
+        out: &mut Vec<u8>,
+        closes: &Closes,
+    ) -> Result<()> {
         out.clear();
         let mut f = self.open(pid, file)?;
         let one_go = SINGLE_RECORD.contains(&file) || ENDS_AT_SHORT_READ.contains(&file);
@@ -289,6 +296,7 @@ impl ProcRoot {
             true => crate::source::bounded::read_record(&mut f, out, MAX_SMALL),
             false => read_bounded(&mut f, out, MAX_SMALL),
         };
+        closes.later(f);
         read.map_err(|e| self.explain(pid, self.pid_file(pid, file), e))
     }
 
@@ -429,14 +437,14 @@ mod tests {
         let root = ProcRoot::default();
         let mut buf = b"left over".to_vec();
         for file in ENDS_AT_SHORT_READ.iter().chain(SINGLE_RECORD) {
-            root.read_reusing(pid, file, &mut buf).unwrap();
+            root.read_reusing(pid, file, &mut buf, &Closes::default()).unwrap();
             let mut slow = Vec::new();
             read_bounded(&mut File::open(root.pid_file(pid, file)).unwrap(), &mut slow, MAX_SMALL)
                 .unwrap();
             assert!(!buf.is_empty(), "{file}");
             assert_eq!(String::from_utf8_lossy(&buf), String::from_utf8_lossy(&slow), "{file}");
         }
-        root.read_reusing(pid, "cmdline", &mut buf).unwrap();
+        root.read_reusing(pid, "cmdline", &mut buf, &Closes::default()).unwrap();
         assert!(buf.len() > 40_000 && buf.ends_with(format!("{long}\0").as_bytes()));
         drop(child);
     }

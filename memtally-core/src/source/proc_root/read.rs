@@ -14,6 +14,7 @@ use crate::model::sizes::ROUNDED_PER_MAPPING;
 use crate::model::{
     Figure, Flow, ProcInfo, Process, Region, RegionSink, SizeSource, Sizes, Streamed,
 };
+use crate::source::closes::Closes;
 use crate::source::enrich::{Enrich, HugetlbfsMarks};
 use crate::source::parse::smaps::SmapsReader;
 use crate::source::parse::status::{self, Status};
@@ -159,14 +160,19 @@ impl ProcRoot {
 
     /// Reads `smaps_rollup`: the kernel's sums over every mapping.
     pub(crate) fn rollup(&self, pid: u32) -> Result<Sizes> {
-        self.rollup_reusing(pid, &mut Vec::new())
+        self.rollup_reusing(pid, &mut Vec::new(), &Closes::default())
     }
 
     /// [`rollup`](Self::rollup), read into `text` (a buffer the caller
-    /// keeps for many processes).
-    pub(crate) fn rollup_reusing(&self, pid: u32, text: &mut Vec<u8>) -> Result<Sizes> {
+    /// keeps for many processes), the file closed with `closes`'s batch.
+    pub(crate) fn rollup_reusing(
+        &self,
+        pid: u32,
+        text: &mut Vec<u8>,
+        closes: &Closes,
+    ) -> Result<Sizes> {
         // About 1 KiB: read whole, then parse from memory.
-        self.read_reusing(pid, "smaps_rollup", text)?;
+        self.read_reusing(pid, "smaps_rollup", text, closes)?;
         let mut regions = Vec::new();
         self.parse_into(pid, "smaps_rollup", &text[..], &mut [], &mut regions)?;
         match regions.pop() {
