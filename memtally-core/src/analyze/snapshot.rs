@@ -52,6 +52,24 @@ fn linux_region(r: &Region) -> SnapRegion {
     }
 }
 
+/// A Linux region as a snapshot region, its strings moved, not copied
+/// (for a writer that has no use for the region after).
+/// `category` is `categorize(&r).key()`, which the caller has at hand.
+pub(crate) fn into_linux_region(r: Region, category: &str) -> SnapRegion {
+    SnapRegion {
+        category: category.to_string(),
+        start: r.start,
+        end: r.end,
+        perms: r.perms,
+        path: r.path,
+        region_type: r.region_type,
+        purge: None,
+        offset: r.offset,
+        inode: r.inode,
+        sizes: Sizes { kernel_page_size: None, mmu_page_size: None, ..r.sizes },
+    }
+}
+
 /// A snapshot of Linux processes.
 /// Its `notes` are left empty: they are worded by whoever writes the
 /// document (the `take` use case hands them out beside it).
@@ -71,6 +89,16 @@ pub fn linux_snapshot(processes: &[Process], moment: Moment) -> Snapshot {
 /// selection's swapped shared memory.
 pub(crate) fn linux_process(p: &Process, shmem_swap: u64) -> SnapProcess {
     SnapProcess {
+        regions: p.regions.iter().map(linux_region).collect(),
+        ..linux_head(p, categories(&p.regions), shmem_swap)
+    }
+}
+
+/// [`linux_process`] without its regions: for a process whose regions
+/// were handed out as they were read (its totals in `streamed`), their
+/// `categories` added up by whoever took them.
+pub(crate) fn linux_head(p: &Process, categories: Vec<Group>, shmem_swap: u64) -> SnapProcess {
+    SnapProcess {
         pid: Some(p.pid),
         ppid: None,
         user: None,
@@ -82,8 +110,8 @@ pub(crate) fn linux_process(p: &Process, shmem_swap: u64) -> SnapProcess {
             shmem_swap: (p.source == crate::model::SizeSource::Smaps).then_some(shmem_swap),
             ..process_total(p)
         },
-        categories: categories(&p.regions),
-        regions: p.regions.iter().map(linux_region).collect(),
+        categories,
+        regions: Vec::new(),
         purgeable: Vec::new(),
         physical_footprint: None,
         exclusive: None,
