@@ -37,7 +37,9 @@ pub(crate) fn categories<'a>(regions: impl IntoIterator<Item = &'a Region>) -> V
     g.into_non_empty()
 }
 
-fn linux_region(r: &Region) -> SnapRegion {
+/// A Linux region as a snapshot region (`snapshot`'s writer writes the
+/// same bytes without making one: `usecase::region_json`).
+pub(crate) fn linux_region(r: &Region) -> SnapRegion {
     SnapRegion {
         start: r.start,
         end: r.end,
@@ -49,24 +51,6 @@ fn linux_region(r: &Region) -> SnapRegion {
         offset: r.offset,
         inode: r.inode,
         sizes: Sizes { kernel_page_size: None, mmu_page_size: None, ..r.sizes.clone() },
-    }
-}
-
-/// A Linux region as a snapshot region, its strings moved, not copied
-/// (for a writer that has no use for the region after).
-/// `category` is `categorize(&r).key()`, which the caller has at hand.
-pub(crate) fn into_linux_region(r: Region, category: &str) -> SnapRegion {
-    SnapRegion {
-        category: category.to_string(),
-        start: r.start,
-        end: r.end,
-        perms: r.perms,
-        path: r.path,
-        region_type: r.region_type,
-        purge: None,
-        offset: r.offset,
-        inode: r.inode,
-        sizes: Sizes { kernel_page_size: None, mmu_page_size: None, ..r.sizes },
     }
 }
 

@@ -12,8 +12,8 @@ use std::io::{Seek, SeekFrom, Write};
 
 use crate::analyze::category::{categorize, Category};
 use crate::analyze::shmem_swap::{self, Object};
-use crate::analyze::snapshot::into_linux_region;
 use crate::model::{Flow, Group, Grouper, Region, RegionSink};
+use crate::usecase::region_json::write_linux_region;
 use crate::usecase::spill::{copy, spill_file, ReadWriteSeek};
 
 /// The most bytes of region objects kept in memory before the rest go to
@@ -111,8 +111,7 @@ impl RegionSink for RegionsJson {
             self.bytes.push(b',');
         }
         self.regions += 1;
-        // Into a `Vec`, of plain figures and strings: it cannot fail.
-        let _ = serde_json::to_writer(&mut self.bytes, &into_linux_region(r, category));
+        write_linux_region(&mut self.bytes, &r, category);
         if self.bytes.len() < IN_MEMORY {
             return Flow::Continue;
         }
