@@ -23,6 +23,7 @@ const IN_MEMORY: usize = 1 << 20;
 
 /// One process's regions as the document's `regions` list holds them,
 /// with what its head needs of them.
+#[derive(Default)]
 pub(crate) struct RegionsJson {
     categories: CategorySums,
     objects: BTreeMap<Object, u64>,
@@ -34,20 +35,6 @@ pub(crate) struct RegionsJson {
     regions: usize,
     /// Why the file could not be written (the read was stopped then).
     failed: Option<std::io::Error>,
-}
-
-impl Default for RegionsJson {
-    fn default() -> RegionsJson {
-        RegionsJson {
-            categories: CategorySums::default(),
-            objects: BTreeMap::new(),
-            bytes: Vec::new(),
-            file: None,
-            in_file: 0,
-            regions: 0,
-            failed: None,
-        }
-    }
 }
 
 /// A process's regions added up by category, one slot a category in
