@@ -1,9 +1,10 @@
 //! `snapshot` written as it is read: each process is read (on this
 //! thread, starting none), its regions written as they are parsed
 //! (`snapshot_regions`), its head once they are all read, so memory stays
-//! flat whatever the number of processes and of their mappings. The bytes are those of the [`Snapshot`] document
-//! serialized whole (its `processes` come before the keys summed over
-//! them: `totals`, `categories`, `notes`).
+//! flat whatever the number of processes and of their mappings. The
+//! bytes are those of the [`Snapshot`] document serialized whole (its
+//! `processes` come before the keys summed over them: `totals`,
+//! `categories`, `notes`).
 //!
 //! One figure of a process is known only once every process is read: its
 //! share of swapped shared memory (`shmem_swap`, each object's swap split
