@@ -67,6 +67,13 @@ impl Category {
         Category::Kernel,
     ];
 
+    /// Where the category is in [`Category::ALL`] (the table order).
+    pub(crate) fn index(self) -> usize {
+        // A fieldless enum whose variants `ALL` lists in declaration order
+        // (a test holds the two together).
+        self as usize
+    }
+
     /// The stable key used in JSON and CSV.
     pub fn key(self) -> &'static str {
         match self {
@@ -194,6 +201,13 @@ fn is_hugetlb(region: &Region) -> bool {
 mod tests {
     use super::*;
     use crate::source::parse::smaps::parse_header;
+
+    #[test]
+    fn each_category_is_at_its_index_in_the_table_order() {
+        for (i, c) in Category::ALL.iter().enumerate() {
+            assert_eq!(c.index(), i, "{c:?}");
+        }
+    }
 
     fn cat(line: &str) -> Category {
         categorize(&parse_header(line.as_bytes()).unwrap())

@@ -20,15 +20,21 @@ pub type Object = (String, u64);
 pub fn of_regions<'a>(regions: impl IntoIterator<Item = &'a Region>) -> BTreeMap<Object, u64> {
     let mut out: BTreeMap<Object, u64> = BTreeMap::new();
     for r in regions {
-        let swap = r.sizes.swap.unwrap_or(0);
-        if swap == 0 || !is_shmem(r) {
-            continue;
-        }
-        let key = (r.device.clone().unwrap_or_default(), r.inode.unwrap_or(0));
-        let slot = out.entry(key).or_default();
-        *slot = slot.saturating_add(swap);
+        add_region(&mut out, r);
     }
     out
+}
+
+/// Adds one region to a process's swapped shared memory by object (what
+/// [`of_regions`] does for each): for a reader that keeps no region.
+pub fn add_region(objects: &mut BTreeMap<Object, u64>, r: &Region) {
+    let swap = r.sizes.swap.unwrap_or(0);
+    if swap == 0 || !is_shmem(r) {
+        return;
+    }
+    let key = (r.device.clone().unwrap_or_default(), r.inode.unwrap_or(0));
+    let slot = objects.entry(key).or_default();
+    *slot = slot.saturating_add(swap);
 }
 
 /// Each process's share of the selection's swapped shared memory, in the

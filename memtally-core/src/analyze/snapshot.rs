@@ -37,7 +37,9 @@ pub(crate) fn categories<'a>(regions: impl IntoIterator<Item = &'a Region>) -> V
     g.into_non_empty()
 }
 
-fn linux_region(r: &Region) -> SnapRegion {
+/// A Linux region as a snapshot region (`snapshot`'s writer writes the
+/// same bytes without making one: `usecase::region_json`).
+pub(crate) fn linux_region(r: &Region) -> SnapRegion {
     SnapRegion {
         start: r.start,
         end: r.end,
@@ -71,6 +73,16 @@ pub fn linux_snapshot(processes: &[Process], moment: Moment) -> Snapshot {
 /// selection's swapped shared memory.
 pub(crate) fn linux_process(p: &Process, shmem_swap: u64) -> SnapProcess {
     SnapProcess {
+        regions: p.regions.iter().map(linux_region).collect(),
+        ..linux_head(p, categories(&p.regions), shmem_swap)
+    }
+}
+
+/// [`linux_process`] without its regions: for a process whose regions
+/// were handed out as they were read (its totals in `streamed`), their
+/// `categories` added up by whoever took them.
+pub(crate) fn linux_head(p: &Process, categories: Vec<Group>, shmem_swap: u64) -> SnapProcess {
+    SnapProcess {
         pid: Some(p.pid),
         ppid: None,
         user: None,
@@ -82,8 +94,8 @@ pub(crate) fn linux_process(p: &Process, shmem_swap: u64) -> SnapProcess {
             shmem_swap: (p.source == crate::model::SizeSource::Smaps).then_some(shmem_swap),
             ..process_total(p)
         },
-        categories: categories(&p.regions),
-        regions: p.regions.iter().map(linux_region).collect(),
+        categories,
+        regions: Vec::new(),
         purgeable: Vec::new(),
         physical_footprint: None,
         exclusive: None,

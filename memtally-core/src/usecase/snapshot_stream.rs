@@ -1,9 +1,10 @@
 //! `snapshot` written as it is read: each process is read (on this
-//! thread, starting none), turned into its part of the document, written
-//! and dropped, so memory stays that of the largest process whatever the
-//! number of processes. The bytes are those of the [`Snapshot`] document
-//! serialized whole (its `processes` come before the keys summed over
-//! them: `totals`, `categories`, `notes`).
+//! thread, starting none), its regions written as they are parsed
+//! (`snapshot_regions`), its head once they are all read, so memory stays
+//! flat whatever the number of processes and of their mappings. The
+//! bytes are those of the [`Snapshot`] document serialized whole (its
+//! `processes` come before the keys summed over them: `totals`,
+//! `categories`, `notes`).
 //!
 //! One figure of a process is known only once every process is read: its
 //! share of swapped shared memory (`shmem_swap`, each object's swap split
@@ -14,11 +15,11 @@
 //! the shares filled in at the end.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 
 use crate::analyze::select::Selection;
-use crate::analyze::shmem_swap::{of_regions, shares};
-use crate::analyze::snapshot::{linux_process, Moment};
+use crate::analyze::shmem_swap::shares;
+use crate::analyze::snapshot::{linux_head, Moment};
 use crate::error::{Error, Result};
 use crate::model::snapshot::{SnapProcess, Snapshot, SnapshotKind, Summing};
 use crate::model::{Needs, Note, ProcInfo, Process, SizeSource};
@@ -27,6 +28,8 @@ use crate::source::ProcRoot;
 use crate::usecase::read::ReadProcesses;
 use crate::usecase::select::select;
 use crate::usecase::snapshot::moment;
+use crate::usecase::snapshot_regions::RegionsJson;
+use crate::usecase::spill::{copy, spill_file, ReadWriteSeek};
 use crate::usecase::Progress;
 
 /// Where a streamed snapshot goes, and how its notes and write errors are
@@ -54,10 +57,14 @@ pub fn take_into(
     let mut read = ReadProcesses { vanished: selected.vanished, ..Default::default() };
     let mut doc = Writer::new(moment(root), output.out);
     let users = UserNames::default();
+    let mut regions = RegionsJson::default();
     progress.start("reading processes", selected.infos.len());
     for info in &selected.infos {
-        match root.process_selected(info) {
-            Ok(p) => doc.process(&p, info, &users).map_err(output.error)?,
+        match root.process_selected_with(info, &mut regions, RegionsJson::restart) {
+            Ok(p) => match regions.take_failure() {
+                Some(e) => return Err((output.error)(e)),
+                None => doc.process(&p, info, &users, &mut regions).map_err(output.error)?,
+            },
             Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => read.vanished += 1,
             Err(Error::KernelThread { .. }) => read.kernel_threads += 1,
             Err(e) => read.failed.push(e),
@@ -84,6 +91,8 @@ struct Writer<'a> {
     moment: Moment,
     sums: Summing,
     written: usize,
+    /// The process being written, serialized without its regions.
+    head: Vec<u8>,
     /// From the first process holding swapped shared memory on.
     spill: Option<Spill>,
 }
@@ -96,17 +105,16 @@ struct Spill {
     held: Vec<(BTreeMap<crate::analyze::shmem_swap::Object, u64>, Option<u64>)>,
 }
 
-trait ReadWriteSeek: Read + Write + Seek {}
-impl<T: Read + Write + Seek> ReadWriteSeek for T {}
-
 /// The key that opens the process list in the serialized document.
 const PROCESSES: &[u8] = b"\"processes\":[";
+/// A process's region list, as serialized with no regions.
+const NO_REGIONS: &[u8] = b"\"regions\":[]";
 /// A share not yet known, as serialized (no byte count comes near it).
 const UNKNOWN_SHARE: u64 = u64::MAX;
 
 impl<'a> Writer<'a> {
     fn new(moment: Moment, out: &'a mut dyn Write) -> Writer<'a> {
-        Writer { out, moment, sums: Summing::default(), written: 0, spill: None }
+        Writer { out, moment, sums: Summing::default(), written: 0, head: Vec::new(), spill: None }
     }
 
     /// The document with no processes, and where its process list is.
@@ -120,13 +128,20 @@ impl<'a> Writer<'a> {
         Ok((bytes, at + PROCESSES.len()))
     }
 
-    fn process(&mut self, p: &Process, info: &ProcInfo, users: &UserNames) -> std::io::Result<()> {
+    /// Writes process `p`, its regions those `regions` took as it was read.
+    fn process(
+        &mut self,
+        p: &Process,
+        info: &ProcInfo,
+        users: &UserNames,
+        regions: &mut RegionsJson,
+    ) -> std::io::Result<()> {
         if self.written == 0 {
             let (head, at) = self.frame(Summing::default(), Vec::new())?;
             self.out.write_all(&head[..at])?;
         }
-        let objects = of_regions(&p.regions);
-        let mut snap: SnapProcess = linux_process(p, 0);
+        let objects = regions.take_objects();
+        let mut snap: SnapProcess = linux_head(p, regions.take_categories(), 0);
         snap.ppid = Some(info.ppid);
         snap.user = info.uid.map(|uid| users.name(Some(uid)));
         self.sums.add(&snap);
@@ -134,7 +149,9 @@ impl<'a> Writer<'a> {
         self.written += 1;
         if objects.is_empty() && self.spill.is_none() {
             self.out.write_all(comma)?;
-            return serde_json::to_writer(&mut *self.out, &snap).map_err(Into::into);
+            self.head.clear();
+            serde_json::to_writer(&mut self.head, &snap)?;
+            return spliced(&mut *self.out, &self.head, regions);
         }
         let spill = match &mut self.spill {
             Some(s) => s,
@@ -148,15 +165,16 @@ impl<'a> Writer<'a> {
         serde_json::to_writer(&mut bytes, &snap)?;
         let mark = format!("\"shmem_swap\":{UNKNOWN_SHARE}");
         let start = spill.file.stream_position()?;
+        // The mark is in the process's totals, before its regions.
         let cut = match find(&bytes, mark.as_bytes()).filter(|_| smaps) {
             Some(at) => {
                 let number = at + mark.len() - UNKNOWN_SHARE.to_string().len();
                 spill.file.write_all(&bytes[..number])?;
-                spill.file.write_all(&bytes[at + mark.len()..])?;
+                spliced(&mut *spill.file, &bytes[at + mark.len()..], regions)?;
                 Some(start + number as u64)
             }
             None => {
-                spill.file.write_all(&bytes)?;
+                spliced(&mut *spill.file, &bytes, regions)?;
                 None
             }
         };
@@ -189,29 +207,18 @@ impl<'a> Writer<'a> {
     }
 }
 
-/// Copies `n` bytes from `from` to `to`.
-fn copy(from: &mut dyn ReadWriteSeek, to: &mut dyn Write, n: u64) -> std::io::Result<()> {
-    let copied = std::io::copy(&mut Read::take(&mut *from, n), to)?;
-    match copied == n {
-        true => Ok(()),
-        false => Err(std::io::Error::other("the spill file was cut short")),
-    }
-}
-
-/// An unnamed file in the temporary directory (gone when closed), or
-/// memory where the file system cannot make one.
-fn spill_file() -> Box<dyn ReadWriteSeek> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .mode(0o600)
-        .custom_flags(libc::O_TMPFILE)
-        .open(std::env::temp_dir());
-    match file {
-        Ok(f) => Box::new(f),
-        Err(_) => Box::new(std::io::Cursor::new(Vec::new())),
-    }
+/// Writes `head`, (the rest of) a process serialized with no regions, with
+/// the objects of `regions` in its empty list.
+fn spliced(to: &mut dyn Write, head: &[u8], regions: &mut RegionsJson) -> std::io::Result<()> {
+    // The last such key is the process's own: a string's quotes are escaped.
+    let list = head
+        .windows(NO_REGIONS.len())
+        .rposition(|w| w == NO_REGIONS)
+        .ok_or_else(|| std::io::Error::other("no region list"))?;
+    let inside = list + NO_REGIONS.len() - 1;
+    to.write_all(&head[..inside])?;
+    regions.write_to(to)?;
+    to.write_all(&head[inside..])
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {

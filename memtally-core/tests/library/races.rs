@@ -241,11 +241,13 @@ fn whole_regions(dir: &std::path::Path) -> usize {
     std::fs::read_to_string(dir.join("11364/maps")).unwrap().lines().count()
 }
 
-/// `snapshot` (written as it reads, through `ProcRoot::process_selected`:
-/// one open `stat` for both stamps, the selection's `status`) of a process
-/// that execs in a loop: each time, the process is in the document whole
-/// (its stack and vDSO, at the top of the address space, are there) or
-/// left out as gone or changed, never cut short.
+/// `snapshot` (written as it reads, each region as it is parsed, through
+/// `ProcRoot::process_selected_with`: one open `stat` for both stamps, the
+/// selection's `status`) of a process that execs in a loop: each time, the
+/// process is in the document whole (its stack and vDSO, at the top of the
+/// address space, are there) and once (its regions in address order: a
+/// read that did not stand left none of its own before the next read's),
+/// or left out as gone or changed, never cut short.
 #[test]
 fn snapshot_of_a_process_that_execs_mid_read_is_never_cut_short() {
     use memtally_core::model::snapshot::Snapshot;
@@ -269,6 +271,9 @@ fn snapshot_of_a_process_that_execs_mid_read_is_never_cut_short() {
                 let p = &snap.processes[0];
                 let has = |want: &str| p.regions.iter().any(|r| r.path.as_deref() == Some(want));
                 assert!(has("[stack]") && has("[vdso]"), "run {runs}: a map cut short");
+                let starts: Vec<u64> = p.regions.iter().filter_map(|r| r.start).collect();
+                let ordered = starts.windows(2).all(|w| w[0] < w[1]);
+                assert!(ordered, "run {runs}: regions out of order, of two reads");
                 ok += 1;
             }
             Err(e) if gone_or_changed(&e) => left_out += 1,

@@ -142,3 +142,34 @@ fn processes_sharing_swapped_shared_memory_get_their_shares_in_place() {
     assert_eq!(shares, vec![32 << 10, 0, 32 << 10]);
     assert_eq!(doc["totals"]["shmem_swap"].as_u64(), Some(64 << 10));
 }
+
+#[test]
+fn a_process_whose_regions_outgrow_memory_is_written_whole() {
+    // The browser's 839 mappings four times over: some 1.6 MB of region
+    // objects, past what the writer keeps in memory (1 MiB), so the rest
+    // wait in its file; two such processes holding swapped shared memory,
+    // so they go through the spill for shares too.
+    let linux = repo().join("testdata/fixtures/linux");
+    let dir = std::env::temp_dir().join(format!("memtally-snapshot-large-{}", std::process::id()));
+    let _guard = TempTree(dir.clone());
+    let browser = linux.join("chromium-browser/proc/11672");
+    let smaps = std::fs::read_to_string(browser.join("smaps")).unwrap();
+    let mappings = smaps.lines().filter(|l| l.starts_with("Size:")).count();
+    for pid in ["11672", "20000"] {
+        copy_dir(&browser, &dir.join(pid));
+        let large = with_shmem_swap(&smaps).repeat(4);
+        std::fs::write(dir.join(pid).join("smaps"), large).unwrap();
+    }
+    copy_dir(&linux.join("gst-launch-audiotestsrc/proc/11531"), &dir.join("15000"));
+    std::fs::copy(linux.join("chromium-browser/proc/meminfo"), dir.join("meminfo")).unwrap();
+    let (whole, streamed) = both(&ProcRoot::new(&dir));
+    assert!(whole == streamed, "the streamed snapshot differs");
+    let doc: serde_json::Value = serde_json::from_slice(&streamed).unwrap();
+    let regions: Vec<usize> = doc["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["regions"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(regions, vec![4 * mappings, 155, 4 * mappings]);
+}

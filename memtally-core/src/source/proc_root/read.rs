@@ -49,6 +49,33 @@ impl ProcRoot {
         self.process_read(info.pid, Helpers::None, Some(info))
     }
 
+    /// [`process_selected`](Self::process_selected), handing each region
+    /// to `sink` as it is parsed instead of keeping it (the returned
+    /// process has no regions and their sums in `streamed`): `snapshot`
+    /// writes each region as it comes, so no process's regions are held.
+    /// A process that exec'd during the read is read once more, the old
+    /// way; `restart` is called on the sink before each read, so it drops
+    /// what it took of a read that did not stand.
+    pub fn process_selected_with<S: RegionSink>(
+        &self,
+        info: &ProcInfo,
+        sink: &mut S,
+        restart: impl Fn(&mut S),
+    ) -> Result<Process> {
+        let mut tries = 0;
+        loop {
+            restart(sink);
+            let read = match tries {
+                0 => self.selected_helped(info, &mut *sink),
+                _ => self.process_helped(info.pid, Helpers::None, &mut [], &mut *sink),
+            };
+            match read {
+                Err(Error::Changed { .. } | Error::Unsteady { .. }) if tries == 0 => tries += 1,
+                read => return read,
+            }
+        }
+    }
+
     fn process_read(&self, pid: u32, helpers: Helpers, info: Option<&ProcInfo>) -> Result<Process> {
         // A process that exec'd while being read is read once more, from
         // scratch (what the selection read of it is from before the exec).

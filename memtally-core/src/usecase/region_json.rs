@@ -1,0 +1,156 @@
+//! One Linux region as `snapshot` writes it, the bytes serde's derived
+//! writer makes of [`SnapRegion`](crate::model::snapshot::SnapRegion)
+//! (`analyze::snapshot::linux_region`), written straight from the [`Region`] without
+//! building one: the key names are fixed, the numbers go through `itoa`
+//! (the printer serde_json uses) and a string goes out as it is unless a
+//! byte in it needs escaping, when serde_json writes it. The generic path
+//! made a `SnapRegion` (a `String` for the category), a list of the
+//! present sizes, and went through serde's map and flatten machinery for
+//! each of a process's regions (issue 25: the writer was a third of
+//! `snapshot`'s own CPU over 1,000 processes). The tests below hold it to
+//! serde's bytes.
+
+use std::sync::LazyLock;
+
+use crate::model::sizes::KNOWN_KEYS;
+use crate::model::Region;
+
+/// Figures a snapshot region leaves out: they describe the mapping, and
+/// the snapshot format has never held them (`analyze::snapshot::linux_region`).
+const LEFT_OUT: [&str; 2] = ["kernel_page_size", "mmu_page_size"];
+
+/// Beside each of [`KNOWN_KEYS`], what goes before its value (`,"rss":`),
+/// or `None` for a figure left out.
+static KEYS: LazyLock<Vec<Option<Vec<u8>>>> = LazyLock::new(|| {
+    KNOWN_KEYS
+        .iter()
+        .map(|k| (!LEFT_OUT.contains(&k.name)).then(|| format!(",\"{}\":", k.name).into_bytes()))
+        .collect()
+});
+
+/// Appends region `r`, of category key `category`, as its JSON object.
+pub(crate) fn write_linux_region(out: &mut Vec<u8>, r: &Region, category: &str) {
+    out.extend_from_slice(b"{\"start\":");
+    number_or_null(out, r.start);
+    out.extend_from_slice(b",\"end\":");
+    number_or_null(out, r.end);
+    out.extend_from_slice(b",\"perms\":");
+    string(out, &r.perms);
+    out.extend_from_slice(b",\"path\":");
+    match &r.path {
+        Some(path) => string(out, path),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"category\":");
+    string(out, category);
+    if let Some(t) = &r.region_type {
+        out.extend_from_slice(b",\"region_type\":");
+        string(out, t);
+    }
+    if let Some(offset) = r.offset {
+        out.extend_from_slice(b",\"offset\":");
+        number(out, offset);
+    }
+    if let Some(inode) = r.inode {
+        out.extend_from_slice(b",\"inode\":");
+        number(out, inode);
+    }
+    for (key, value) in KEYS.iter().zip(r.sizes.known()) {
+        if let (Some(key), Some(value)) = (key, value) {
+            out.extend_from_slice(key);
+            number(out, value);
+        }
+    }
+    for (name, value) in &r.sizes.extra {
+        out.push(b',');
+        string(out, name);
+        out.push(b':');
+        number(out, *value);
+    }
+    out.push(b'}');
+}
+
+fn number(out: &mut Vec<u8>, n: u64) {
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+}
+
+fn number_or_null(out: &mut Vec<u8>, n: Option<u64>) {
+    match n {
+        Some(n) => number(out, n),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+/// A JSON string: as it is where no byte needs escaping (a quote, a
+/// backslash, a control character: what serde_json escapes), else as
+/// serde_json writes it.
+fn string(out: &mut Vec<u8>, s: &str) {
+    if s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        // Into a `Vec`: it cannot fail.
+        let _ = serde_json::to_writer(&mut *out, s);
+        return;
+    }
+    out.reserve(s.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(s.as_bytes());
+    out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::category::categorize;
+    use crate::analyze::snapshot::linux_region;
+    use crate::model::Backing;
+    use crate::source::parse::smaps::SmapsReader;
+
+    fn both(r: &Region) -> (String, String) {
+        let category = categorize(r).key();
+        let mut ours = Vec::new();
+        write_linux_region(&mut ours, r, category);
+        let serde = serde_json::to_vec(&linux_region(r)).unwrap();
+        (String::from_utf8(ours).unwrap(), String::from_utf8(serde).unwrap())
+    }
+
+    #[test]
+    fn every_recorded_region_is_serdes_bytes() {
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/fixtures/linux");
+        let mut compared = 0;
+        for tree in std::fs::read_dir(root).unwrap() {
+            let proc = tree.unwrap().path().join("proc");
+            let Ok(pids) = std::fs::read_dir(&proc) else { continue };
+            for pid in pids {
+                let smaps = pid.unwrap().path().join("smaps");
+                let Ok(text) = std::fs::read(&smaps) else { continue };
+                let mut reader = SmapsReader::new(&text[..]);
+                while let Some((_, r)) = reader.next_located().unwrap() {
+                    let (ours, serde) = both(&r);
+                    assert_eq!(ours, serde, "{}", smaps.display());
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 1000, "only {compared} regions compared");
+    }
+
+    #[test]
+    fn strings_that_need_escaping_and_odd_regions_are_serdes_bytes() {
+        let mut r = Region::new(Backing::File);
+        r.perms = "r-xp".into();
+        r.path = Some("/tmp/a \"quoted\" \\ name\n\t\u{1}\u{7f} é (deleted)".into());
+        r.region_type = Some("tab\there".into());
+        r.sizes.rss = Some(0);
+        r.sizes.kernel_page_size = Some(4096);
+        r.sizes.mmu_page_size = Some(4096);
+        r.sizes.swap = Some(u64::MAX);
+        r.sizes.extra = vec![("new_key".into(), 7), ("odd\"name".into(), 1)];
+        let (ours, serde) = both(&r);
+        assert_eq!(ours, serde);
+        // No range, no offset or inode, no sizes at all.
+        let bare = Region::new(Backing::Anonymous);
+        let (ours, serde) = both(&bare);
+        assert_eq!(ours, serde);
+        assert!(ours.starts_with("{\"start\":null,\"end\":null,"), "{ours}");
+    }
+}
