@@ -87,12 +87,62 @@ impl Key {
     }
 }
 
+/// A key's name and closing `"` as they lie in the bytes, matched against
+/// the bytes ahead as three 8-byte words under a mask: one comparison of
+/// a few instructions where a slice's was a call to `memcmp`, once a key.
+#[derive(Debug, Clone, Copy)]
+struct Expected {
+    key: Key,
+    words: [u64; 3],
+    masks: [u64; 3],
+}
+
+/// How many bytes [`Expected`] compares at once.
+const AHEAD: usize = 24;
+
+/// `b` as three little-endian words.
+fn words(b: &[u8; AHEAD]) -> [u64; 3] {
+    let mut w = [0u64; 3];
+    for (slot, chunk) in w.iter_mut().zip(b.chunks_exact(8)) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        *slot = u64::from_le_bytes(word);
+    }
+    w
+}
+
+impl Expected {
+    fn of(key: Key) -> Expected {
+        let name = key.name();
+        let (mut bytes, mut mask) = ([0u8; AHEAD], [0u8; AHEAD]);
+        // A name too long for the words (none is) is compared as a slice.
+        if name.len() < AHEAD {
+            bytes[..name.len()].copy_from_slice(name);
+            bytes[name.len()] = b'"';
+            mask[..=name.len()].fill(0xff);
+        }
+        Expected { key, words: words(&bytes), masks: words(&mask) }
+    }
+
+    /// Whether `rest` starts with the key's name and a `"`.
+    fn starts(&self, rest: &[u8]) -> bool {
+        let name = self.key.name();
+        match rest.first_chunk::<AHEAD>() {
+            Some(ahead) if name.len() < AHEAD => {
+                let w = words(ahead);
+                (0..3).fold(0, |d, k| d | ((w[k] ^ self.words[k]) & self.masks[k])) == 0
+            }
+            _ => rest.len() > name.len() && rest[name.len()] == b'"' && &rest[..name.len()] == name,
+        }
+    }
+}
+
 /// memtally writes every region's keys in one order: which key each place
 /// held in the last region, so the next region's key is matched where it
 /// lies (its name and the closing `"`, one comparison), not read and then
 /// searched for among the names.
 #[derive(Debug, Default)]
-pub(crate) struct KeyHint(Vec<Option<Key>>);
+pub(crate) struct KeyHint(Vec<Option<Expected>>);
 
 impl KeyHint {
     /// The key whose name starts `c`'s bytes (its opening `"` consumed) at
@@ -100,15 +150,13 @@ impl KeyHint {
     /// `None` for a key that is none of the known ones, or not as memtally
     /// writes keys (see [`Cursor::raw_string`]).
     fn key(&mut self, place: usize, c: &mut Cursor<'_>) -> Option<Key> {
-        if let Some(&Some(key)) = self.0.get(place) {
-            let name = key.name();
-            let rest = &c.b[c.i..];
+        if let Some(Some(expected)) = self.0.get(place) {
             // A name has no `"`, `\\` or control byte, so a key that
             // starts with it and a `"` is that name, as the full read
             // below would find it.
-            if rest.len() > name.len() && rest[name.len()] == b'"' && &rest[..name.len()] == name {
-                c.i += name.len() + 1;
-                return Some(key);
+            if expected.starts(&c.b[c.i..]) {
+                c.i += expected.key.name().len() + 1;
+                return Some(expected.key);
             }
         }
         // Keys are matched as bytes: a key with anything but the ASCII of
@@ -117,7 +165,7 @@ impl KeyHint {
         if self.0.len() <= place {
             self.0.resize(place + 1, None);
         }
-        self.0[place] = Some(key);
+        self.0[place] = Some(Expected::of(key));
         Some(key)
     }
 }
@@ -271,24 +319,29 @@ impl<'a> Cursor<'a> {
             return self.null().map(|_| None);
         }
         let rest = &self.b[self.i..];
-        // The digits end before the bytes do, or the number may go on.
-        let n = rest.iter().position(|d| !d.is_ascii_digit())?;
+        // One pass: nineteen digits are under 10^19, below `u64::MAX`, so
+        // they add up unchecked; a longer number is added up again, checked.
+        let (mut v, mut n) = (0u64, 0);
+        while let Some(&d) = rest.get(n) {
+            if !d.is_ascii_digit() {
+                break;
+            }
+            v = v.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+            n += 1;
+        }
         if n == 0 || (n > 1 && rest[0] == b'0') {
             return None;
         }
-        // Past the digits: a delimiter, not a fraction or an exponent.
-        if !matches!(rest[n], b',' | b'}' | b' ' | b'\n' | b'\r' | b'\t') {
+        // Past the digits: a delimiter, not a fraction, an exponent or the
+        // end of the bytes (the number may go on).
+        if !matches!(rest.get(n)?, b',' | b'}' | b' ' | b'\n' | b'\r' | b'\t') {
             return None;
         }
-        let digits = &rest[..n];
-        let digit = |d: &u8| u64::from(d - b'0');
-        // Nineteen digits are under 10^19, below `u64::MAX`, so only a
-        // number of twenty or more digits is added up checked.
-        let v = if n < 20 {
-            digits.iter().fold(0, |v, d| v * 10 + digit(d))
-        } else {
-            digits.iter().try_fold(0u64, |v, d| v.checked_mul(10)?.checked_add(digit(d)))?
-        };
+        if n >= 20 {
+            v = rest[..n]
+                .iter()
+                .try_fold(0u64, |v, d| v.checked_mul(10)?.checked_add(u64::from(d - b'0')))?;
+        }
         self.i += n;
         Some(Some(v))
     }
@@ -371,6 +424,36 @@ mod tests {
             assert_eq!(r.sizes, serde.sizes, "{json}");
         }
         assert_eq!(read, 7, "all but the two unknown names are read in place");
+    }
+
+    #[test]
+    fn a_key_matched_as_words_is_the_key_matched_as_bytes() {
+        let keys = (0..OWN_KEYS.len()).map(Key::Own).chain((0..KNOWN_KEYS.len()).map(Key::Figure));
+        let names: Vec<&[u8]> = keys.clone().map(Key::name).collect();
+        for key in keys {
+            let e = Expected::of(key);
+            for other in &names {
+                // Each name, and each cut or grown by a byte, followed by
+                // a quote and then by short or long rest.
+                let mut variants = vec![other.to_vec(), other[1..].to_vec()];
+                variants.push([other, &b"x"[..]].concat());
+                for v in variants {
+                    for tail in [&b""[..], b":", b":0,\"rss\":1234567890123456789012"] {
+                        let bytes = [&v[..], b"\"", tail].concat();
+                        let by_slice = bytes.len() > key.name().len()
+                            && bytes[key.name().len()] == b'"'
+                            && &bytes[..key.name().len()] == key.name();
+                        assert_eq!(
+                            e.starts(&bytes),
+                            by_slice,
+                            "{key:?} {:?}",
+                            String::from_utf8_lossy(&bytes)
+                        );
+                        assert_eq!(by_slice, v == key.name(), "{key:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
