@@ -49,6 +49,14 @@ impl Grouper {
         Grouper::default()
     }
 
+    /// A grouper with room for `keys` keys.
+    pub(crate) fn with_capacity(keys: usize) -> Grouper {
+        Grouper {
+            index: HashMap::with_capacity_and_hasher(keys, Default::default()),
+            groups: Vec::with_capacity(keys),
+        }
+    }
+
     /// A grouper whose groups come in this order (a table's row order),
     /// whatever order the regions come in; keys not listed follow.
     pub(crate) fn with_keys<'a>(keys: impl IntoIterator<Item = &'a str>) -> Grouper {

@@ -360,6 +360,8 @@ impl Digest {
             offsets = order.iter().map(|&k| one.offsets[k as usize]).collect();
         }
         ids.sort_unstable();
+        // Held to the end: made with room for the last process's regions.
+        ids.shrink_to_fit();
         self.offsets.push(offsets);
         let mut purges = one.purges;
         purges.sort_unstable();
@@ -410,6 +412,27 @@ pub struct RegionDigest {
 }
 
 impl RegionDigest {
+    /// A digest with room for `regions` regions of `paths` paths (and
+    /// their offsets, when `offsets`).
+    pub(crate) fn with_capacity(regions: usize, paths: usize, offsets: bool) -> RegionDigest {
+        RegionDigest {
+            paths: Grouper::with_capacity(paths),
+            ids: Vec::with_capacity(regions),
+            purges: Vec::new(),
+            offsets: Vec::with_capacity(if offsets { regions } else { 0 }),
+        }
+    }
+
+    /// How many regions were counted in.
+    pub(crate) fn regions(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// How many paths they had.
+    pub(crate) fn paths(&self) -> usize {
+        self.paths.groups().len()
+    }
+
     /// Counts one region in.
     pub fn add(&mut self, r: &SnapRegion) {
         self.add_parts(r.path_key(), &r.sizes, r.id(), r.purge);

@@ -199,6 +199,7 @@ fn read_processes<R: BufRead>(
         return Ok(out);
     }
     let mut head = Head::default();
+    let mut like = LastRegions::default();
     loop {
         let here = match keep {
             Keep::All => KeepHere::All,
@@ -208,7 +209,7 @@ fn read_processes<R: BufRead>(
         // A process after the first is one of several: its categories
         // would be dropped below, so they are not typed (see `Head::typed`).
         let categories = if out.is_empty() { Categories::Typed } else { Categories::Skipped };
-        out.push(read_process(f, here, &mut head, categories)?);
+        out.push(read_process(f, here, &mut head, categories, &mut like)?);
         if out.len() == 2 {
             out[0].0.categories = Vec::new();
         }
@@ -307,6 +308,7 @@ fn read_process<R: BufRead>(
     mut keep: KeepHere<'_>,
     head: &mut Head,
     categories: Categories,
+    like: &mut LastRegions,
 ) -> Result<ProcessDigest, FrameError> {
     let start = f.pos();
     head.clear();
@@ -315,7 +317,7 @@ fn read_process<R: BufRead>(
         loop {
             let key = f.key()?;
             if key == "regions" {
-                regions = Some(read_regions(f, keep)?);
+                regions = Some(read_regions(f, keep, like)?);
             } else {
                 let (at, bytes) = f.value()?;
                 if let (KeepHere::Unknown(a), "pid") = (keep, key.as_str()) {
@@ -341,13 +343,25 @@ fn read_process<R: BufRead>(
     Ok((p, digest))
 }
 
+/// What the last process's regions were like, for the next one's read:
+/// the order of their keys, and how many regions and paths there were
+/// (room made for as many: the copies of a growing list of figures, each
+/// a `Sizes` by path, were a few percent of `diff`'s time).
+#[derive(Default)]
+struct LastRegions {
+    keys: parse::snapshot_region::KeyHint,
+    regions: usize,
+    paths: usize,
+}
+
 fn read_regions<R: BufRead>(
     f: &mut Frames<R>,
     keep: KeepHere<'_>,
+    like: &mut LastRegions,
 ) -> Result<(Vec<SnapRegion>, RegionDigest), FrameError> {
-    let mut digest = RegionDigest::default();
+    let mut digest = RegionDigest::with_capacity(like.regions, like.paths, keep.offsets());
     let mut kept = Vec::new();
-    let mut hint = parse::snapshot_region::KeyHint::default();
+    let hint = &mut like.keys;
     if f.open(b'[', b']', "a list of regions")? {
         return Ok((kept, digest));
     }
@@ -357,7 +371,7 @@ fn read_regions<R: BufRead>(
         // Most regions are read where they lie in the buffer; any other
         // (cut by the buffer's end, or not as memtally writes them) is
         // framed and read by serde.
-        let in_place = parse::snapshot_region::region(f.buffered()?, &mut hint).map(|(r, n)| {
+        let in_place = parse::snapshot_region::region(f.buffered()?, hint).map(|(r, n)| {
             let id = r.id();
             digest.add_parts(r.path_key(), &r.sizes, id, r.purge);
             if keep.keeps(id, r.purge.is_some()) {
@@ -383,6 +397,7 @@ fn read_regions<R: BufRead>(
             digest.at(at);
         }
         if !f.more(b']', "',' or ']' in a list of regions")? {
+            (like.regions, like.paths) = (digest.regions(), digest.paths());
             return Ok((kept, digest));
         }
     }

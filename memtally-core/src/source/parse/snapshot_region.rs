@@ -272,21 +272,19 @@ impl<'a> Cursor<'a> {
     }
 
     /// The bytes of a string whose `"` was consumed, when it has no
-    /// escape or control byte; the closing `"` consumed too. One pass:
-    /// most strings here are a few bytes long.
+    /// escape or control byte; the closing `"` consumed too.
     fn raw_string(&mut self) -> Option<&'a [u8]> {
         let rest = &self.b[self.i..];
-        for (k, &c) in rest.iter().enumerate() {
-            match c {
-                b'"' => {
-                    self.i += k + 1;
-                    return Some(&rest[..k]);
-                }
-                b'\\' | 0..=0x1f => return None,
-                _ => {}
-            }
+        let k = memchr::memchr2(b'"', b'\\', rest)?;
+        let s = &rest[..k];
+        // Or-ed over every byte, not searched: a loop without an early
+        // exit the compiler runs a vector at a time.
+        let control = s.iter().fold(false, |any, &c| any | (c < 0x20));
+        if rest[k] != b'"' || control {
+            return None;
         }
-        None
+        self.i += k + 1;
+        Some(s)
     }
 
     /// [`Cursor::raw_string`] as text (valid UTF-8).
@@ -315,10 +313,20 @@ impl<'a> Cursor<'a> {
     /// A JSON integer that fits in 64 bits, or `null`; a sign, fraction or
     /// exponent is not one.
     fn number_or_null(&mut self) -> Option<Option<u64>> {
-        if self.peek()? == b'n' {
+        let first = self.peek()?;
+        if first == b'n' {
             return self.null().map(|_| None);
         }
         let rest = &self.b[self.i..];
+        if first == b'0' {
+            // Most figures are 0, and a JSON number that starts with 0 is
+            // 0 (`01` is none; `0.5` and `0e1` are not integers).
+            if !ends_number(*rest.get(1)?) {
+                return None;
+            }
+            self.i += 1;
+            return Some(Some(0));
+        }
         // One pass: nineteen digits are under 10^19, below `u64::MAX`, so
         // they add up unchecked; a longer number is added up again, checked.
         let (mut v, mut n) = (0u64, 0);
@@ -329,12 +337,12 @@ impl<'a> Cursor<'a> {
             v = v.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
             n += 1;
         }
-        if n == 0 || (n > 1 && rest[0] == b'0') {
+        if n == 0 {
             return None;
         }
         // Past the digits: a delimiter, not a fraction, an exponent or the
         // end of the bytes (the number may go on).
-        if !matches!(rest.get(n)?, b',' | b'}' | b' ' | b'\n' | b'\r' | b'\t') {
+        if !ends_number(*rest.get(n)?) {
             return None;
         }
         if n >= 20 {
@@ -345,6 +353,12 @@ impl<'a> Cursor<'a> {
         self.i += n;
         Some(Some(v))
     }
+}
+
+/// Whether `b` may follow a number in a region object: a delimiter, not
+/// a fraction or an exponent.
+fn ends_number(b: u8) -> bool {
+    matches!(b, b',' | b'}' | b' ' | b'\n' | b'\r' | b'\t')
 }
 
 #[cfg(test)]
@@ -371,6 +385,12 @@ mod tests {
             r#"{"category":"x","rss":-1}"#,
             r#"{"category":"x","rss":"1"}"#,
             r#"{"category":"x","rss":01}"#,
+            r#"{"category":"x","rss":0.5}"#,
+            r#"{"category":"x","rss":0e1}"#,
+            r#"{"category":"x","rss":00}"#,
+            r#"{"category":"x","path":"a\u0001b"}"#,
+            "{\"category\":\"x\",\"path\":\"a\u{1}b\"}",
+            r#"{"category":"x","path":"a\"b"}"#,
             r#"{"category":"x","start":18446744073709551616}"#,
             r#"{"category":"x","start":99999999999999999999}"#,
             r#"{"category":"x","start":100000000000000000000}"#,
