@@ -224,7 +224,8 @@ pub fn unmatched(a: &Digest, b: &Digest) -> (Vec<HashSet<u64>>, Vec<HashSet<u64>
 pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
     let (a, b) = (&da.snapshot, &db.snapshot);
     let pairs = match_processes(&a.processes, &b.processes);
-    let mut processes = Vec::new();
+    // One row a pair (two `Sizes` each): made exactly, not grown.
+    let mut processes = Vec::with_capacity(pairs.len());
     let mut regions = Vec::new();
     let mut purge_changes = Vec::new();
     let mut notes = Vec::new();

@@ -38,13 +38,23 @@ impl Group {
 /// Adds regions up by key as they come, without keeping them.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Grouper {
-    index: HashMap<String, usize>,
+    /// Hashed by foldhash, seeded at random as std's map is: a key is
+    /// hashed once a region added, and SipHash was most of the grouping's cost.
+    index: HashMap<String, usize, foldhash::fast::RandomState>,
     groups: Vec<Group>,
 }
 
 impl Grouper {
     pub(crate) fn new() -> Grouper {
         Grouper::default()
+    }
+
+    /// A grouper with room for `keys` keys.
+    pub(crate) fn with_capacity(keys: usize) -> Grouper {
+        Grouper {
+            index: HashMap::with_capacity_and_hasher(keys, Default::default()),
+            groups: Vec::with_capacity(keys),
+        }
     }
 
     /// A grouper whose groups come in this order (a table's row order),
