@@ -122,23 +122,23 @@ fn well_formed(c: &str, lb: usize) -> Option<RegionLine<'_>> {
     while range_end > 0 && is_space(b[range_end - 1]) {
         range_end -= 1;
     }
-    // After the last space or tab, as `parse_any` cuts it.
-    let mut range_start = range_end;
-    while range_start > 0 && !matches!(b[range_start - 1], b' ' | b'\t') {
-        range_start -= 1;
-    }
-    let range = &b[range_start..range_end];
-    let dash = memchr::memchr(b'-', range)?;
-    let start = hex_bytes(&range[..dash])?;
-    let end = hex_bytes(&range[dash + 1..])?;
+    let (range_start, start, end) = match full_width_range(&b[..range_end]) {
+        Some(r) => r,
+        None => {
+            // After the last space or tab, as `parse_any` cuts it.
+            let mut range_start = range_end;
+            while range_start > 0 && !matches!(b[range_start - 1], b' ' | b'\t') {
+                range_start -= 1;
+            }
+            let range = &b[range_start..range_end];
+            let dash = memchr::memchr(b'-', range)?;
+            (range_start, hex_bytes(&range[..dash])?, hex_bytes(&range[dash + 1..])?)
+        }
+    };
     if end < start {
         return None;
     }
-    let mut type_end = range_start;
-    while type_end > 0 && is_space(b[type_end - 1]) {
-        type_end -= 1;
-    }
-    let region_type = c[..type_end].trim_ascii();
+    let region_type = trim_end_fast(&c[..range_start]).trim_ascii();
     if region_type.is_empty() {
         return None;
     }
@@ -211,6 +211,20 @@ fn well_formed(c: &str, lb: usize) -> Option<RegionLine<'_>> {
         detail: (!detail.is_empty()).then_some(detail),
         damage: None,
     })
+}
+
+/// The range as 64-bit vmmap prints it, `{16 hex digits}-{16 hex digits}`
+/// after a space or tab, at the end of `before`: where it starts and its
+/// two addresses. Read with fixed offsets (no scan for its start or its
+/// `-`); `None` for any other range.
+fn full_width_range(before: &[u8]) -> Option<(usize, u64, u64)> {
+    const WIDTH: usize = 16 + 1 + 16;
+    let range_start = before.len().checked_sub(WIDTH).filter(|&s| s > 0)?;
+    let range = &before[range_start..];
+    if range[16] != b'-' || !matches!(before[range_start - 1], b' ' | b'\t') {
+        return None;
+    }
+    Some((range_start, hex_bytes(&range[..16])?, hex_bytes(&range[17..])?))
 }
 
 /// [`hex`] of bytes.
