@@ -6,6 +6,7 @@ mod exit;
 mod heap;
 mod render;
 mod signal;
+mod stdout;
 #[cfg(feature = "ui")]
 mod ui;
 
@@ -16,8 +17,7 @@ fn main() -> ExitCode {
         eprintln!("memtally: cannot take SIGINT, SIGTERM and SIGHUP: {e}");
         return ExitCode::from(exit::FAILURE as u8);
     }
-    let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::new(stdout::writer());
     let result = cli::run(cli, &mut out)
         .and_then(|()| out.flush().map_err(|e| memtally_core::Error::io("standard output", e)));
     let code = match result {

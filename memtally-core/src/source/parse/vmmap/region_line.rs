@@ -89,24 +89,42 @@ pub fn parse_region_line_at(c: &str, lb: usize) -> Result<RegionLine<'_>, String
     }
 }
 
-fn is_space(b: u8) -> bool {
-    b.is_ascii_whitespace()
-}
-
-/// The first index at or after `i` that is not ASCII whitespace.
-fn skip_spaces(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && is_space(b[i]) {
+/// What the one pass tells bytes apart by: [`u8::is_ascii_whitespace`]
+/// and the `]` that ends the sizes, one load a byte.
+const SPACE: u8 = 1;
+const CLOSE: u8 = 2;
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        if (i as u8).is_ascii_whitespace() {
+            t[i] = SPACE;
+        }
         i += 1;
     }
-    i
+    t[b']' as usize] = CLOSE;
+    t
+};
+
+fn is_space(b: u8) -> bool {
+    CLASS[b as usize] == SPACE
+}
+
+/// The first index at or after `i` that is not ASCII whitespace (or the end).
+fn skip_spaces(b: &[u8], i: usize) -> usize {
+    let rest = b.get(i..).unwrap_or_default();
+    i + rest.iter().position(|&x| !is_space(x)).unwrap_or(rest.len())
+}
+
+/// The first index at or after `i` whose byte's class is in `stop` (or the end).
+fn scan_to(b: &[u8], i: usize, stop: u8) -> usize {
+    let rest = b.get(i..).unwrap_or_default();
+    i + rest.iter().position(|&x| CLASS[x as usize] & stop != 0).unwrap_or(rest.len())
 }
 
 /// The first index at or after `i` that is ASCII whitespace (or the end).
-fn token_end(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && !is_space(b[i]) {
-        i += 1;
-    }
-    i
+fn token_end(b: &[u8], i: usize) -> usize {
+    scan_to(b, i, SPACE)
 }
 
 /// The region line as nearly every line of a report is written, in one
@@ -147,18 +165,14 @@ fn well_formed(c: &str, lb: usize) -> Option<RegionLine<'_>> {
     let mut n_sizes = 0;
     let mut i = lb + 1;
     let rb = loop {
-        while i < b.len() && is_space(b[i]) {
-            i += 1;
-        }
+        i = skip_spaces(b, i);
         match b.get(i) {
             None => return None,
             Some(b']') => break i,
             Some(_) => {}
         }
         let from = i;
-        while i < b.len() && !is_space(b[i]) && b[i] != b']' {
-            i += 1;
-        }
+        i = scan_to(b, i, SPACE | CLOSE);
         if n_sizes == 4 {
             return None;
         }
