@@ -6,6 +6,7 @@ mod exit;
 mod heap;
 mod render;
 mod signal;
+mod stdout;
 #[cfg(feature = "ui")]
 mod ui;
 
@@ -16,11 +17,10 @@ fn main() -> ExitCode {
         eprintln!("memtally: cannot take SIGINT, SIGTERM and SIGHUP: {e}");
         return ExitCode::from(exit::FAILURE as u8);
     }
-    let stdout = std::io::stdout();
     // 64 KiB a write: `top --all --format json` of 3,000 processes made
     // 575 writes of 8 KiB, a seventh of a system call per process. What
     // streams (watch, serve's log) flushes as it goes.
-    let mut out = BufWriter::with_capacity(64 << 10, stdout.lock());
+    let mut out = BufWriter::with_capacity(64 << 10, stdout::writer());
     let result = cli::run(cli, &mut out)
         .and_then(|()| out.flush().map_err(|e| memtally_core::Error::io("standard output", e)));
     let code = match result {

@@ -8,7 +8,7 @@
 use std::io::{self, Write};
 
 use memtally_core::model::vmmap::{SplitSink, VRegion, VRegionSink};
-use memtally_core::model::Flow;
+use memtally_core::model::{Flow, Purge};
 
 use super::VmmapStream;
 
@@ -36,8 +36,13 @@ pub(super) fn rest(w: &mut Vec<u8>, r: &VRegion<'_>) -> io::Result<()> {
     opt_u64(w, r.dirty);
     w.extend_from_slice(b",\"swap\":");
     opt_u64(w, r.swap);
-    w.extend_from_slice(b",\"purge\":");
-    string(w, r.purge.code())?;
+    // Each purge code, which needs no escaping, as one constant.
+    w.extend_from_slice(match r.purge {
+        Purge::NonVolatile => b",\"purge\":\"N\"",
+        Purge::Volatile => b",\"purge\":\"V\"",
+        Purge::Empty => b",\"purge\":\"E\"",
+        Purge::Unmarked => b",\"purge\":\"-\"",
+    });
     w.extend_from_slice(b",\"share_mode\":");
     opt_string(w, r.share_mode)?;
     w.extend_from_slice(b",\"protection\":");
@@ -187,7 +192,11 @@ mod tests {
             purge: Purge::Unmarked,
             detail: None,
         };
-        for (line, r) in [(1, &plain), (1234567, &odd)] {
+        let each_purge = [Purge::NonVolatile, Purge::Volatile, Purge::Empty, Purge::Unmarked]
+            .map(|purge| VRegion { purge, ..plain.clone() });
+        for (line, r) in
+            [(1, &plain), (1234567, &odd)].into_iter().chain(each_purge.iter().map(|r| (7, r)))
+        {
             let mut w = Vec::new();
             start(&mut w, line);
             rest(&mut w, r).unwrap();

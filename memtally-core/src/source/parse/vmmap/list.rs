@@ -11,7 +11,7 @@
 //! never has rules of its own for what a line means.
 
 use super::parser::{Block, Parser};
-use super::region_line::parse_region_line;
+use super::region_line::parse_region_line_at;
 use super::tokens::{content, fact, find_byte, prompt_command};
 use crate::model::vmmap::Record;
 use crate::source::parse::vmmap::ParseOptions;
@@ -50,11 +50,13 @@ impl Parser {
             // Taken before the hot path by `line`.
             return Err(NotInList);
         }
-        if !c.is_empty() && !c.starts_with('=') && find_byte(c, b'[').is_some() {
+        if !c.starts_with('=') {
             // The hot path, as `line` takes it.
-            if let Ok(region) = parse_region_line(c) {
-                self.doc.diagnostics.lines += 1;
-                return Ok(self.region(line_no, c, region));
+            if let Some(lb) = find_byte(c, b'[') {
+                if let Ok(region) = parse_region_line_at(c, lb) {
+                    self.doc.diagnostics.lines += 1;
+                    return Ok(self.region(line_no, c, region));
+                }
             }
         }
         if changes_state(c) {

@@ -2,7 +2,7 @@
 //! in (header, region list, summary table, MALLOC ZONE table, legend), and
 //! what each line is read as.
 
-use super::region_line::{parse_region_line, RegionLine};
+use super::region_line::{parse_region_line, parse_region_line_at, RegionLine};
 use super::tokens::{
     content, fact, find_byte, is_elision, is_size_token, looks_like_region, name_and_pid,
     parse_size, prompt_command, split_row,
@@ -144,10 +144,12 @@ impl Parser {
         }
         // The hot path: a region line outside the tables.
         let mut region_error = None;
-        if self.block == Block::None && !c.starts_with('=') && find_byte(c, b'[').is_some() {
-            match parse_region_line(c) {
-                Ok(line) => return self.region(line_no, c, line),
-                Err(e) => region_error = Some(e),
+        if self.block == Block::None && !c.starts_with('=') {
+            if let Some(lb) = find_byte(c, b'[') {
+                match parse_region_line_at(c, lb) {
+                    Ok(line) => return self.region(line_no, c, line),
+                    Err(e) => region_error = Some(e),
+                }
             }
         }
         if is_elision(c) {

@@ -71,12 +71,184 @@ const HEX: [u8; 256] = {
 };
 
 fn hex(s: &str) -> Option<u64> {
+    hex_bytes(s.as_bytes())
+}
+
+/// Reads `TYPE  START-END  [ SIZES ]  PRT/MAX  SM=XXX  [PURGE=X]  DETAIL`.
+pub fn parse_region_line(c: &str) -> Result<RegionLine<'_>, String> {
+    let lb = find_byte(c, b'[').ok_or("no [ sizes ]")?;
+    parse_region_line_at(c, lb)
+}
+
+/// [`parse_region_line`] for a line whose first `[` is at `lb` (the caller
+/// has looked for it already).
+pub fn parse_region_line_at(c: &str, lb: usize) -> Result<RegionLine<'_>, String> {
+    match well_formed(c, lb) {
+        Some(line) => Ok(line),
+        None => parse_any(c, lb),
+    }
+}
+
+/// What the one pass tells bytes apart by: [`u8::is_ascii_whitespace`]
+/// and the `]` that ends the sizes, one load a byte.
+const SPACE: u8 = 1;
+const CLOSE: u8 = 2;
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        if (i as u8).is_ascii_whitespace() {
+            t[i] = SPACE;
+        }
+        i += 1;
+    }
+    t[b']' as usize] = CLOSE;
+    t
+};
+
+fn is_space(b: u8) -> bool {
+    CLASS[b as usize] == SPACE
+}
+
+/// The first index at or after `i` that is not ASCII whitespace (or the end).
+fn skip_spaces(b: &[u8], i: usize) -> usize {
+    let rest = b.get(i..).unwrap_or_default();
+    i + rest.iter().position(|&x| !is_space(x)).unwrap_or(rest.len())
+}
+
+/// The first index at or after `i` whose byte's class is in `stop` (or the end).
+fn scan_to(b: &[u8], i: usize, stop: u8) -> usize {
+    let rest = b.get(i..).unwrap_or_default();
+    i + rest.iter().position(|&x| CLASS[x as usize] & stop != 0).unwrap_or(rest.len())
+}
+
+/// The first index at or after `i` that is ASCII whitespace (or the end).
+fn token_end(b: &[u8], i: usize) -> usize {
+    scan_to(b, i, SPACE)
+}
+
+/// The region line as nearly every line of a report is written, in one
+/// forward pass over its bytes: a hex address range that ends after it
+/// starts, 1, 2 or 4 sizes, `PRT/MAX` with both readable, an optional
+/// `SM=`, an optional `PURGE=` of N, V or E. `None` for anything else,
+/// which [`parse_any`] reads (with its damage and its errors): this gives
+/// the same [`RegionLine`] as that would, only sooner.
+fn well_formed(c: &str, lb: usize) -> Option<RegionLine<'_>> {
+    let b = c.as_bytes();
+    // The address range: the token that ends where the spaces before `[` start.
+    let mut range_end = lb;
+    while range_end > 0 && is_space(b[range_end - 1]) {
+        range_end -= 1;
+    }
+    let (range_start, start, end) = match full_width_range(&b[..range_end]) {
+        Some(r) => r,
+        None => {
+            // After the last space or tab, as `parse_any` cuts it.
+            let mut range_start = range_end;
+            while range_start > 0 && !matches!(b[range_start - 1], b' ' | b'\t') {
+                range_start -= 1;
+            }
+            let range = &b[range_start..range_end];
+            let dash = memchr::memchr(b'-', range)?;
+            (range_start, hex_bytes(&range[..dash])?, hex_bytes(&range[dash + 1..])?)
+        }
+    };
+    if end < start {
+        return None;
+    }
+    let region_type = trim_end_fast(&c[..range_start]).trim_ascii();
+    if region_type.is_empty() {
+        return None;
+    }
+    // The sizes, up to the first `]`.
+    let mut size_tokens = [""; 4];
+    let mut n_sizes = 0;
+    let mut i = lb + 1;
+    let rb = loop {
+        i = skip_spaces(b, i);
+        match b.get(i) {
+            None => return None,
+            Some(b']') => break i,
+            Some(_) => {}
+        }
+        let from = i;
+        i = scan_to(b, i, SPACE | CLOSE);
+        if n_sizes == 4 {
+            return None;
+        }
+        size_tokens[n_sizes] = &c[from..i];
+        n_sizes += 1;
+    };
+    if !matches!(n_sizes, 1 | 2 | 4) {
+        return None;
+    }
+    // `PRT/MAX`, both readable, as one token.
+    let p = skip_spaces(b, rb + 1);
+    let prot_end = token_end(b, p);
+    if prot_end - p != 7 || b[p + 3] != b'/' {
+        return None;
+    }
+    let (prot, max_prot) = (&c[p..p + 3], &c[p + 4..p + 7]);
+    if !is_prot(prot) || !is_prot(max_prot) {
+        return None;
+    }
+    let mut rest = prot_end;
+    let mut share_mode = None;
+    let t = skip_spaces(b, rest);
+    if b[t..].starts_with(b"SM=") {
+        let t_end = token_end(b, t);
+        share_mode = Some(&c[t + 3..t_end]);
+        rest = t_end;
+    }
+    let mut purge = Purge::Unmarked;
+    let t = skip_spaces(b, rest);
+    if b[t..].starts_with(b"PURGE=") {
+        let t_end = token_end(b, t);
+        let code = &c[t + 6..t_end];
+        if !matches!(code, "N" | "V" | "E") {
+            return None;
+        }
+        purge = Purge::from_code(code);
+        rest = t_end;
+    }
+    let detail = c[rest..].trim_ascii();
+    Some(RegionLine {
+        region_type,
+        start: Some(start),
+        end: Some(end),
+        size_tokens,
+        n_sizes,
+        prot,
+        max_prot: Some(max_prot),
+        share_mode,
+        purge,
+        detail: (!detail.is_empty()).then_some(detail),
+        damage: None,
+    })
+}
+
+/// The range as 64-bit vmmap prints it, `{16 hex digits}-{16 hex digits}`
+/// after a space or tab, at the end of `before`: where it starts and its
+/// two addresses. Read with fixed offsets (no scan for its start or its
+/// `-`); `None` for any other range.
+fn full_width_range(before: &[u8]) -> Option<(usize, u64, u64)> {
+    const WIDTH: usize = 16 + 1 + 16;
+    let range_start = before.len().checked_sub(WIDTH).filter(|&s| s > 0)?;
+    let range = &before[range_start..];
+    if range[16] != b'-' || !matches!(before[range_start - 1], b' ' | b'\t') {
+        return None;
+    }
+    Some((range_start, hex_bytes(&range[..16])?, hex_bytes(&range[17..])?))
+}
+
+/// [`hex`] of bytes.
+fn hex_bytes(s: &[u8]) -> Option<u64> {
     if s.is_empty() || s.len() > 16 {
         return None;
     }
     let mut v = 0u64;
     let mut bad = 0u8;
-    for &c in s.as_bytes() {
+    for &c in s {
         let d = HEX[c as usize];
         bad |= d;
         v = (v << 4) | u64::from(d & 0x0f);
@@ -84,9 +256,8 @@ fn hex(s: &str) -> Option<u64> {
     (bad & 0x80 == 0).then_some(v)
 }
 
-/// Reads `TYPE  START-END  [ SIZES ]  PRT/MAX  SM=XXX  [PURGE=X]  DETAIL`.
-pub fn parse_region_line(c: &str) -> Result<RegionLine<'_>, String> {
-    let lb = find_byte(c, b'[').ok_or("no [ sizes ]")?;
+/// Any region line, damaged or not: what [`well_formed`] leaves.
+fn parse_any(c: &str, lb: usize) -> Result<RegionLine<'_>, String> {
     let rb = lb + find_byte(&c[lb..], b']').ok_or("no closing ] (line cut short?)")?;
     let before = trim_end_fast(&c[..lb]);
     let split = memchr::memrchr2(b' ', b'\t', before.as_bytes())
@@ -198,4 +369,100 @@ pub fn parse_region_line(c: &str) -> Result<RegionLine<'_>, String> {
         detail: (!detail.is_empty()).then_some(detail),
         damage,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tokens::content;
+    use super::*;
+
+    /// Whether the one-pass reader agrees with the general one on `c`:
+    /// every line it reads is read the same by [`parse_any`].
+    fn agrees(c: &str) -> bool {
+        let Some(lb) = find_byte(c, b'[') else { return true };
+        match well_formed(c, lb) {
+            Some(fast) => parse_any(c, lb).as_ref() == Ok(&fast),
+            None => true,
+        }
+    }
+
+    #[test]
+    fn one_pass_reads_a_plain_line_as_the_general_reader() {
+        let c = "IOAccelerator (graphics) 0000000101d24000-0000000102d24000 [ 16.0M  12.0M  1408K  3584K] rw-/rwx SM=SHM PURGE=N  /usr/lib/dyld";
+        let lb = find_byte(c, b'[').unwrap();
+        let fast = well_formed(c, lb).expect("a plain line takes the one pass");
+        assert_eq!(fast.region_type, "IOAccelerator (graphics)");
+        assert_eq!(fast.sizes(), ["16.0M", "12.0M", "1408K", "3584K"]);
+        assert_eq!((fast.purge, fast.detail), (Purge::NonVolatile, Some("/usr/lib/dyld")));
+        assert_eq!(Ok(fast), parse_any(c, lb));
+    }
+
+    /// Lines at the edges of what the one pass takes: each is read as
+    /// the general reader reads it, or left to it.
+    #[test]
+    fn one_pass_agrees_on_edge_lines() {
+        let lines = [
+            "__TEXT 1000-2000 [ 16K] r-x/r-x SM=COW",
+            "__TEXT 1000-2000 [16K 8K]r-x/r-x",
+            "__TEXT\t1000-2000\t[ 16K ]\tr-x/r-x\tSM=COW\tPURGE=V\td e t",
+            "__TEXT 1000-2000\x0c[ 16K] r-x/r-x SM=COW",
+            "__TEXT 1000\x0c-2000 [ 16K] r-x/r-x SM=COW",
+            "__TEXT x1000-2000 [ 16K] r-x/r-x SM=COW",
+            "__TEXT 2000-1000 [ 16K] r-x/r-x SM=COW",
+            "__TEXT 1000-2000 [ 16K 1K 2K] r-x/r-x",
+            "__TEXT 1000-2000 [ 16K 1K 2K 3K 4K] r-x/r-x",
+            "__TEXT 1000-2000 [ ] r-x/r-x",
+            "__TEXT 1000-2000 [ 16K",
+            "__TEXT 1000-2000 [ 16K] rwx",
+            "__TEXT 1000-2000 [ 16K] rwx/rw",
+            "__TEXT 1000-2000 [ 16K] r-x/rwSM=COW",
+            "__TEXT 1000-2000 [ 16K] r-x/r-x SM=",
+            "__TEXT 1000-2000 [ 16K] r-x/r-x SM=COW PURGE=Q",
+            "__TEXT 1000-2000 [ 16K] r-x/r-x SM=COW PURGE=",
+            "__TEXT 1000-2000 [ 16K] r-x/r-x PURGE=E",
+            "__TEXT 1000-2000 [ 16K] r-x/r-x  é/ü ",
+            "__TEXT 1000-2000 [ 16K] é-x/r-x",
+            "1000-2000 [ 16K] r-x/r-x",
+            " 1000-2000 [ 16K] r-x/r-x",
+            "kernel-kernel [ 16K] r-x/r-x",
+            "stuff kernel-kernel [ 16K] r-x/r-x",
+            "__TEXT 00000000000000000-1 [ 16K] r-x/r-x",
+            "__TEXT 0-ffffffffffffffff [ 16K] r-x/r-x",
+            "__TEXT -1 [ 16K] r-x/r-x",
+            "__TEXT 1- [ 16K] r-x/r-x",
+            "unused __DATA   1000-2000 [ 16K] ]  r-x/r-x",
+        ];
+        for c in lines {
+            assert!(agrees(c), "{c:?}");
+        }
+        // The plain ones take the one pass (so this test covers it).
+        assert!(well_formed(lines[0], 16).is_some());
+        assert!(well_formed(lines[2], 17).is_some());
+    }
+
+    /// Every line of every recorded report the tests hold.
+    #[test]
+    fn one_pass_agrees_on_every_recorded_line() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut dirs = vec![root.join("testdata"), root.join("../shared/fixtures/vmmap")];
+        let (mut lines, mut fast) = (0, 0);
+        while let Some(dir) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for e in entries.flatten() {
+                let path = e.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                let Ok(text) = std::fs::read(&path) else { continue };
+                for raw in String::from_utf8_lossy(&text).lines() {
+                    let c = content(raw);
+                    lines += 1;
+                    assert!(agrees(c), "{}: {c:?}", path.display());
+                    fast += find_byte(c, b'[').and_then(|lb| well_formed(c, lb)).is_some() as usize;
+                }
+            }
+        }
+        assert!(lines > 1000 && fast > 100, "{lines} lines, {fast} in one pass");
+    }
 }

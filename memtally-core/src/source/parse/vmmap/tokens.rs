@@ -148,21 +148,34 @@ pub fn parse_size(t: &str, bare: u64) -> Option<u64> {
         b'T' => (&b[..b.len() - 1], 1 << 40),
         _ => (b, bare),
     };
+    if let Some(v) = whole_number(digits) {
+        return v.checked_mul(mult);
+    }
     if digits.first().is_none_or(|c| !c.is_ascii_digit()) {
         return None;
     }
     let mut v: u64 = 0;
     let mut dot = false;
+    // The first few digits after the dot, and how many there are.
+    let (mut frac, mut frac_digits) = (0u64, 0u32);
     for &c in digits {
         match c {
             b'0'..=b'9' if !dot => v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?,
-            b'0'..=b'9' => {}
+            b'0'..=b'9' => {
+                if frac_digits < 4 {
+                    frac = frac * 10 + u64::from(c - b'0');
+                }
+                frac_digits += 1;
+            }
             b'.' if !dot => dot = true,
             _ => return None,
         }
     }
     if !dot {
         return v.checked_mul(mult);
+    }
+    if let Some(x) = decimal_times_pow2(v, frac, frac_digits, mult) {
+        return Some(x);
     }
     // The seed computes int(float(v) * unit); f64 here gives the same bits.
     let f: f64 = t[..digits.len()].parse().ok()?;
@@ -173,6 +186,92 @@ pub fn parse_size(t: &str, bare: u64) -> Option<u64> {
     Some(x as u64)
 }
 
+/// Digits only, 1 to 18 of them (so no overflow): their value, read
+/// without a branch a digit (what nearly every size of a report is; the
+/// general loop's checks cost about twice as much). `None` for anything
+/// else.
+fn whole_number(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let (mut v, mut bad) = (0u64, false);
+    for &c in digits {
+        let d = c.wrapping_sub(b'0');
+        bad |= d > 9;
+        v = v.wrapping_mul(10).wrapping_add(u64::from(d));
+    }
+    (!bad).then_some(v)
+}
+
+/// `int(float("V.FRAC") * mult)` in integers, for the sizes vmmap prints
+/// (`10.6M`: one to three decimals, a power-of-two unit or page size, under
+/// a terabyte); `None` outside that, where the float path decides. The
+/// same value: a result that is a whole number is exact in binary too, and
+/// any other lies at least 1/10^3 from a whole number, while the float's
+/// rounding error is below 2^40 * 2^-53 = 2^-13.
+fn decimal_times_pow2(v: u64, frac: u64, frac_digits: u32, mult: u64) -> Option<u64> {
+    if !(1..=3).contains(&frac_digits) || !mult.is_power_of_two() {
+        return None;
+    }
+    let scale = 10u128.pow(frac_digits);
+    let exact = (u128::from(v) * scale + u128::from(frac)) * u128::from(mult) / scale;
+    (exact < 1 << 40).then_some(exact as u64)
+}
+
 pub(crate) fn find_byte(s: &str, b: u8) -> Option<usize> {
     memchr::memchr(b, s.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The seed's `int(float(t) * unit)`, as `parse_size` computed it
+    /// before the integer path.
+    fn by_float(t: &str, mult: u64) -> u64 {
+        (t.parse::<f64>().unwrap() * mult as f64) as u64
+    }
+
+    #[test]
+    fn decimals_in_integers_are_the_floats_truncated() {
+        let mults = [1, 2, 1024, 4096, 16384, 1 << 20, 1 << 30];
+        let ints = (0..64u64).chain([99, 100, 127, 1000, 1023, 1024, 4095, 9999, 65535, 1 << 20]);
+        for int in ints {
+            for digits in 1..=3u32 {
+                for frac in (0..10u64.pow(digits)).step_by(if digits == 3 { 7 } else { 1 }) {
+                    let t = format!("{int}.{frac:0width$}", width = digits as usize);
+                    for mult in mults {
+                        let got = decimal_times_pow2(int, frac, digits, mult);
+                        if let Some(got) = got {
+                            assert_eq!(got, by_float(&t, mult), "{t} * {mult}");
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(parse_size("10.6M", 1), Some(by_float("10.6", 1 << 20)));
+        assert_eq!(parse_size("0.1K", 1), Some(102));
+        assert_eq!(parse_size("0.5", 16384), Some(8192));
+        // Outside the integer path: the float decides.
+        assert_eq!(decimal_times_pow2(1, 5, 1, 3), None);
+        assert_eq!(decimal_times_pow2(1, 2345, 4, 1024), None);
+        assert_eq!(decimal_times_pow2(2048, 5, 1, 1 << 30), None);
+        assert_eq!(parse_size("1.5", 3), Some(4));
+        assert_eq!(parse_size("1.2345K", 1), Some(by_float("1.2345", 1024)));
+    }
+
+    #[test]
+    fn whole_numbers_read_as_the_general_loop_reads_them() {
+        assert_eq!(whole_number(b"0"), Some(0));
+        assert_eq!(whole_number(b"16384"), Some(16384));
+        assert_eq!(whole_number(b"999999999999999999"), Some(999_999_999_999_999_999));
+        // Left to the general loop: too long to be sure of, not digits.
+        for t in ["", "1234567890123456789", "12.5", "1/2", "12 ", "١٢", "x1", "9:"] {
+            assert_eq!(whole_number(t.as_bytes()), None, "{t:?}");
+        }
+        assert_eq!(parse_size("18446744073709551615", 1), Some(u64::MAX));
+        assert_eq!(parse_size("18446744073709551616", 1), None);
+        assert_eq!(parse_size("17179869184G", 1), None);
+        assert_eq!(parse_size("16777215T", 1), Some(16_777_215 << 40));
+    }
 }
