@@ -17,7 +17,6 @@ pub mod files;
 pub mod gpu;
 pub mod html;
 pub mod json;
-pub(crate) mod json_write;
 pub mod machine;
 pub mod notes;
 pub mod pages;

@@ -1,9 +1,9 @@
 //! One Linux region as `snapshot` writes it, the bytes serde's derived
 //! writer makes of [`SnapRegion`](crate::model::snapshot::SnapRegion)
 //! (`analyze::snapshot::linux_region`), written straight from the [`Region`] without
-//! building one: the key names are fixed, the numbers go through `itoa`
-//! (the printer serde_json uses) and a string goes out as it is unless a
-//! byte in it needs escaping, when serde_json writes it. The generic path
+//! building one: the key names are fixed, and numbers and strings go
+//! through [`json_bytes`](crate::write::json_bytes), serde_json's bytes written straight into the
+//! buffer. The generic path
 //! made a `SnapRegion` (a `String` for the category), a list of the
 //! present sizes, and went through serde's map and flatten machinery for
 //! each of a process's regions (issue 25: the writer was a third of
@@ -14,6 +14,7 @@ use std::sync::LazyLock;
 
 use crate::model::sizes::KNOWN_KEYS;
 use crate::model::Region;
+use crate::write::json_bytes::{decimal, opt_string, opt_u64, string};
 
 /// Figures a snapshot region leaves out: they describe the mapping, and
 /// the snapshot format has never held them (`analyze::snapshot::linux_region`).
@@ -31,16 +32,13 @@ static KEYS: LazyLock<Vec<Option<Vec<u8>>>> = LazyLock::new(|| {
 /// Appends region `r`, of category key `category`, as its JSON object.
 pub(crate) fn write_linux_region(out: &mut Vec<u8>, r: &Region, category: &str) {
     out.extend_from_slice(b"{\"start\":");
-    number_or_null(out, r.start);
+    opt_u64(out, r.start);
     out.extend_from_slice(b",\"end\":");
-    number_or_null(out, r.end);
+    opt_u64(out, r.end);
     out.extend_from_slice(b",\"perms\":");
     string(out, &r.perms);
     out.extend_from_slice(b",\"path\":");
-    match &r.path {
-        Some(path) => string(out, path),
-        None => out.extend_from_slice(b"null"),
-    }
+    opt_string(out, r.path.as_deref());
     out.extend_from_slice(b",\"category\":");
     string(out, category);
     if let Some(t) = &r.region_type {
@@ -49,51 +47,25 @@ pub(crate) fn write_linux_region(out: &mut Vec<u8>, r: &Region, category: &str) 
     }
     if let Some(offset) = r.offset {
         out.extend_from_slice(b",\"offset\":");
-        number(out, offset);
+        decimal(out, offset);
     }
     if let Some(inode) = r.inode {
         out.extend_from_slice(b",\"inode\":");
-        number(out, inode);
+        decimal(out, inode);
     }
     for (key, value) in KEYS.iter().zip(r.sizes.known()) {
         if let (Some(key), Some(value)) = (key, value) {
             out.extend_from_slice(key);
-            number(out, value);
+            decimal(out, value);
         }
     }
     for (name, value) in &r.sizes.extra {
         out.push(b',');
         string(out, name);
         out.push(b':');
-        number(out, *value);
+        decimal(out, *value);
     }
     out.push(b'}');
-}
-
-fn number(out: &mut Vec<u8>, n: u64) {
-    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
-}
-
-fn number_or_null(out: &mut Vec<u8>, n: Option<u64>) {
-    match n {
-        Some(n) => number(out, n),
-        None => out.extend_from_slice(b"null"),
-    }
-}
-
-/// A JSON string: as it is where no byte needs escaping (a quote, a
-/// backslash, a control character: what serde_json escapes), else as
-/// serde_json writes it.
-fn string(out: &mut Vec<u8>, s: &str) {
-    if s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-        // Into a `Vec`: it cannot fail.
-        let _ = serde_json::to_writer(&mut *out, s);
-        return;
-    }
-    out.reserve(s.len() + 2);
-    out.push(b'"');
-    out.extend_from_slice(s.as_bytes());
-    out.push(b'"');
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@
 
 mod dir;
 mod file;
+pub mod json_bytes;
 mod name;
 mod remove;
 mod staged;

@@ -6,7 +6,7 @@ use memtally_core::analyze::categorize;
 use memtally_core::model::sizes::KNOWN_KEYS;
 use memtally_core::model::Region;
 
-use crate::render::json_write::{opt_string, opt_u64, string};
+use memtally_core::write::json_bytes::{opt_string, opt_u64, string};
 
 /// Which value of a region a JSON key takes.
 #[derive(Debug, Clone, Copy)]
@@ -108,12 +108,12 @@ impl RegionWriter {
                 Field::End => opt_u64(w, r.end),
                 Field::Offset => opt_u64(w, r.offset),
                 Field::Inode => opt_u64(w, r.inode),
-                Field::Perms => string(w, &r.perms)?,
-                Field::Device => opt_string(w, r.device.as_deref())?,
-                Field::Path => opt_string(w, r.path.as_deref())?,
-                Field::VmFlags => opt_string(w, r.vm_flags.as_deref())?,
-                Field::Category => string(w, categorize(r).key())?,
-                Field::Attribute(i) => string(w, &r.attributes[i].1)?,
+                Field::Perms => string(w, &r.perms),
+                Field::Device => opt_string(w, r.device.as_deref()),
+                Field::Path => opt_string(w, r.path.as_deref()),
+                Field::VmFlags => opt_string(w, r.vm_flags.as_deref()),
+                Field::Category => string(w, categorize(r).key()),
+                Field::Attribute(i) => string(w, &r.attributes[i].1),
                 Field::Known(i) => opt_u64(w, known_values[i]),
                 Field::Extra(i) => opt_u64(w, Some(r.sizes.extra[i].1)),
             }

@@ -12,7 +12,7 @@ use memtally_core::model::{Flow, Purge};
 
 use super::VmmapStream;
 
-use crate::render::json_write::{opt_string, opt_u64, string};
+use memtally_core::write::json_bytes::{opt_string, opt_u64, string};
 
 /// `{"line":N`: the start of a region's object.
 pub(super) fn start(w: &mut Vec<u8>, line: usize) {
@@ -23,7 +23,7 @@ pub(super) fn start(w: &mut Vec<u8>, line: usize) {
 /// The rest of a region's object after its line number, `}` included.
 pub(super) fn rest(w: &mut Vec<u8>, r: &VRegion<'_>) -> io::Result<()> {
     w.extend_from_slice(b",\"region_type\":");
-    string(w, r.region_type)?;
+    string(w, r.region_type);
     w.extend_from_slice(b",\"start\":");
     opt_u64(w, r.start);
     w.extend_from_slice(b",\"end\":");
@@ -44,13 +44,13 @@ pub(super) fn rest(w: &mut Vec<u8>, r: &VRegion<'_>) -> io::Result<()> {
         Purge::Unmarked => b",\"purge\":\"-\"",
     });
     w.extend_from_slice(b",\"share_mode\":");
-    opt_string(w, r.share_mode)?;
+    opt_string(w, r.share_mode);
     w.extend_from_slice(b",\"protection\":");
-    string(w, r.prot)?;
+    string(w, r.prot);
     w.extend_from_slice(b",\"max_protection\":");
-    opt_string(w, r.max_prot)?;
+    opt_string(w, r.max_prot);
     w.extend_from_slice(b",\"detail\":");
-    opt_string(w, r.detail)?;
+    opt_string(w, r.detail);
     w.push(b'}');
     Ok(())
 }

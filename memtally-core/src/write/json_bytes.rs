@@ -1,9 +1,10 @@
 //! JSON values written straight into an output buffer, byte for byte as
 //! serde_json writes them: the hot paths of the streamed documents
-//! (`show` and `vmmap` with `--format json`), which print a region per
-//! mapping or line without building a value first.
+//! (`show` and `vmmap` with `--format json`, `snapshot`'s regions), which
+//! write a region per mapping or line without building a value first.
 
-pub(crate) fn opt_u64(w: &mut Vec<u8>, v: Option<u64>) {
+/// An integer, or `null`.
+pub fn opt_u64(w: &mut Vec<u8>, v: Option<u64>) {
     match v {
         Some(v) => decimal(w, v),
         None => w.extend_from_slice(b"null"),
@@ -24,7 +25,7 @@ const DIGIT_PAIRS: &[u8; 200] = b"\
 /// length was a call to `memmove` per number (5.6% of `vmmap --format
 /// json`'s perf samples). Not the `itoa` crate: it hands back the digits
 /// as a `&str` of their own length, whose copy is that same call.
-fn decimal(w: &mut Vec<u8>, mut v: u64) {
+pub fn decimal(w: &mut Vec<u8>, mut v: u64) {
     let len = v.checked_ilog10().map_or(1, |l| l as usize + 1);
     let mut digits = [0u8; 20];
     let mut i = len;
@@ -45,18 +46,18 @@ fn decimal(w: &mut Vec<u8>, mut v: u64) {
     w.truncate(at + len);
 }
 
-pub(crate) fn string(w: &mut Vec<u8>, s: &str) -> std::io::Result<()> {
-    // Text without quotes, backslashes or control characters (nearly every
-    // path, type and flag) is written as it is, as serde_json writes it;
-    // anything else goes through serde_json's escaper.
+/// A string. Text without quotes, backslashes or control characters
+/// (nearly every path, type and flag) is written as it is, as serde_json
+/// writes it; anything else goes through serde_json's escaper.
+pub fn string(w: &mut Vec<u8>, s: &str) {
     if plain(s.as_bytes()) {
         w.reserve(s.len() + 2);
         w.push(b'"');
         w.extend_from_slice(s.as_bytes());
         w.push(b'"');
-        Ok(())
     } else {
-        serde_json::to_writer(&mut *w, s).map_err(std::io::Error::from)
+        // A `str` into a `Vec`: serde_json cannot fail here.
+        let _ = serde_json::to_writer(&mut *w, s);
     }
 }
 
@@ -70,13 +71,11 @@ fn plain(s: &[u8]) -> bool {
     !escaped
 }
 
-pub(crate) fn opt_string(w: &mut Vec<u8>, s: Option<&str>) -> std::io::Result<()> {
+/// A string, or `null`.
+pub fn opt_string(w: &mut Vec<u8>, s: Option<&str>) {
     match s {
         Some(s) => string(w, s),
-        None => {
-            w.extend_from_slice(b"null");
-            Ok(())
-        }
+        None => w.extend_from_slice(b"null"),
     }
 }
 
@@ -98,7 +97,7 @@ mod tests {
         ];
         for s in cases {
             let mut w = Vec::new();
-            string(&mut w, s).unwrap();
+            string(&mut w, s);
             assert_eq!(w, serde_json::to_vec(s).unwrap(), "{s:?}");
         }
         let mut values = vec![None, Some(0), Some(9), Some(10), Some(u64::MAX)];
