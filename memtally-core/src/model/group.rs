@@ -108,9 +108,4 @@ impl Grouper {
     pub(crate) fn into_groups(self) -> Vec<Group> {
         self.groups
     }
-
-    /// The groups that hold at least one region, in order.
-    pub(crate) fn into_non_empty(self) -> Vec<Group> {
-        self.groups.into_iter().filter(|g| g.regions > 0).collect()
-    }
 }

@@ -10,9 +10,10 @@
 use std::collections::BTreeMap;
 use std::io::{Seek, SeekFrom, Write};
 
-use crate::analyze::category::{categorize, Category};
+use crate::analyze::category::categorize;
 use crate::analyze::shmem_swap::{self, Object};
-use crate::model::{Flow, Group, Region, RegionSink, Sizes};
+use crate::analyze::snapshot::CategorySums;
+use crate::model::{Flow, Group, Region, RegionSink};
 use crate::usecase::region_json::write_linux_region;
 use crate::usecase::spill::{copy, spill_file, ReadWriteSeek};
 
@@ -35,30 +36,6 @@ pub(crate) struct RegionsJson {
     regions: usize,
     /// Why the file could not be written (the read was stopped then).
     failed: Option<std::io::Error>,
-}
-
-/// A process's regions added up by category, one slot a category in
-/// table order (the document lists those present so): no key hashed or
-/// name made for each region, as a `Grouper` did (3% of `snapshot`).
-#[derive(Default)]
-struct CategorySums([(usize, Sizes); Category::ALL.len()]);
-
-impl CategorySums {
-    fn add(&mut self, category: Category, r: &Region) {
-        let (regions, sizes) = &mut self.0[category.index()];
-        *regions += 1;
-        sizes.add_region(r);
-    }
-
-    /// The categories that hold a region, in table order.
-    fn into_groups(self) -> Vec<Group> {
-        Category::ALL
-            .iter()
-            .zip(self.0)
-            .filter(|(_, (regions, _))| *regions > 0)
-            .map(|(c, (regions, sizes))| Group { key: c.key().to_string(), regions, sizes })
-            .collect()
-    }
 }
 
 impl RegionsJson {
