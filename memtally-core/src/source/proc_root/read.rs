@@ -62,38 +62,39 @@ impl ProcRoot {
         sink: &mut S,
         restart: impl Fn(&mut S),
     ) -> Result<Process> {
+        self.read_retrying(info.pid, Helpers::None, Some(info), sink, restart)
+    }
+
+    fn process_read(&self, pid: u32, helpers: Helpers, info: Option<&ProcInfo>) -> Result<Process> {
+        let mut regions = Vec::new();
+        let mut p = self.read_retrying(pid, helpers, info, &mut regions, Vec::clear)?;
+        p.regions = regions;
+        p.streamed = None;
+        Ok(p)
+    }
+
+    /// One process's regions into `sink`. A process that exec'd while
+    /// being read is read once more, from scratch and the old way (what
+    /// the selection read of it is from before the exec); `restart` is
+    /// called on the sink before each read.
+    fn read_retrying<S: RegionSink>(
+        &self,
+        pid: u32,
+        helpers: Helpers,
+        info: Option<&ProcInfo>,
+        sink: &mut S,
+        restart: impl Fn(&mut S),
+    ) -> Result<Process> {
         let mut tries = 0;
         loop {
             restart(sink);
-            let read = match tries {
-                0 => self.selected_helped(info, &mut *sink),
-                _ => self.process_helped(info.pid, Helpers::None, &mut [], &mut *sink),
+            let read = match (info, tries) {
+                (Some(info), 0) => self.selected_helped(info, &mut *sink),
+                _ => self.process_helped(pid, helpers, &mut [], &mut *sink),
             };
             match read {
                 Err(Error::Changed { .. } | Error::Unsteady { .. }) if tries == 0 => tries += 1,
                 read => return read,
-            }
-        }
-    }
-
-    fn process_read(&self, pid: u32, helpers: Helpers, info: Option<&ProcInfo>) -> Result<Process> {
-        // A process that exec'd while being read is read once more, from
-        // scratch (what the selection read of it is from before the exec).
-        let mut tries = 0;
-        loop {
-            let mut regions = Vec::new();
-            let read = match (info, tries) {
-                (Some(info), 0) => self.selected_helped(info, &mut regions),
-                _ => self.process_helped(pid, helpers, &mut [], &mut regions),
-            };
-            match read {
-                Ok(mut p) => {
-                    p.regions = regions;
-                    p.streamed = None;
-                    return Ok(p);
-                }
-                Err(Error::Changed { .. } | Error::Unsteady { .. }) if tries == 0 => tries += 1,
-                Err(e) => return Err(e),
             }
         }
     }
