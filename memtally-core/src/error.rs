@@ -373,6 +373,13 @@ impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
         Error::Io { path: path.into(), source }
     }
+
+    /// The open failed because memtally has as many files open as it may
+    /// (EMFILE, or the system's ENFILE): says nothing of the process.
+    pub(crate) fn is_out_of_descriptors(&self) -> bool {
+        matches!(self, Error::Io { source, .. }
+            if matches!(source.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)))
+    }
 }
 
 /// A result whose error is [`Error`].

@@ -35,7 +35,7 @@ pub fn write_text(blocks: Vec<Block>, width: Option<usize>, out: &mut dyn Write)
             Block::Heading(text) | Block::Line(text) => writeln!(out, "{text}")?,
             Block::Table(mut t) => {
                 t.fit(width);
-                out.write_all(t.render().as_bytes())?;
+                t.write_to(out)?;
             }
             Block::Note(text) => width::note(out, &text, width)?,
             Block::Blank => writeln!(out)?,

@@ -421,3 +421,56 @@ fn recorded_gpu_gtt_is_a_waterfall_line() {
     // Exactly: 1000000 − (400000 + 50000 + 300000 + 1000 + 10000 + 5000 + 1000 + 2000) kB − GTT.
     assert_eq!(m["unexplained"].as_i64(), Some(231_000 * 1024 - 128 * MIB as i64));
 }
+
+/// Sleeping children, killed and reaped when dropped (also when the test
+/// fails).
+struct Sleepers(Vec<std::process::Child>);
+
+impl Drop for Sleepers {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// memtally under a shell's `ulimit -n limit`, as `top --all --format json`.
+fn top_with_open_files(limit: u32) -> std::process::Output {
+    let bin = crate::support::memtally().get_program().to_owned();
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -n {limit} && exec \"$0\" top --all --format json"))
+        .arg(bin)
+        .output()
+        .unwrap()
+}
+
+/// A low limit on open files (`ulimit -n 40`) is no reason to leave
+/// processes out: the batch of files waiting for their close shrinks to
+/// fit it. Before, a full batch of 64 ran into the limit and every process
+/// after looked gone: one process listed, exit status 0. With no room at
+/// all, the scan fails with the system's reason instead of listing nobody.
+#[test]
+fn a_low_limit_on_open_files_lists_every_process_or_says_why_not() {
+    let kids = Sleepers(
+        (0..80).map(|_| std::process::Command::new("sleep").arg("60").spawn().unwrap()).collect(),
+    );
+    let out = top_with_open_files(40);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let top: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pids: Vec<u64> =
+        top["processes"].as_array().unwrap().iter().map(|p| p["pid"].as_u64().unwrap()).collect();
+    for kid in &kids.0 {
+        assert!(
+            pids.contains(&u64::from(kid.id())),
+            "child {} left out under ulimit -n 40",
+            kid.id()
+        );
+    }
+    let out = top_with_open_files(7);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "no file could be opened, yet exit 0: {stderr}");
+    assert!(stderr.contains("Too many open files"), "{stderr}");
+    drop(kids);
+}

@@ -27,6 +27,10 @@ pub fn list(root: &ProcRoot, needs: Needs) -> crate::error::Result<(Vec<ProcInfo
         match one {
             Ok(Some(info)) => out.push(info),
             Ok(None) => kthreads += 1,
+            // Out of descriptors, every process after would look gone too:
+            // a list of one with exit status 0 (`ulimit -n 40` at 100
+            // processes, when the batch of closes did not heed the limit).
+            Err(e) if e.is_out_of_descriptors() => return Err(e),
             Err(_) => vanished += 1,
         }
     }
