@@ -15,15 +15,16 @@ use std::sync::Mutex;
 
 /// How many read files wait for their close, at most (plus one per
 /// reading thread, each holding the file it reads), where the limit on
-/// open files leaves room (see [`batch`]). At 3,000 processes a batch of
-/// 64 took 0.13 `close_range` calls a process for JSON's four files, and
-/// 256 takes 0.04. What a held file keeps in the kernel is a few KiB
-/// (its `struct file` and the text it printed), 1 MiB or so for a batch.
-const BATCH: usize = 256;
+/// open files leaves room (see [`batch`]). Enough that the runs are long:
+/// 2-3 `close_range` calls a batch. A batch of 256 took 0.04 calls a
+/// process at 3,000 processes instead of 0.13, but 3-5% more CPU (15
+/// pairs, `top --all --format json`; why was not analysed: perhaps the
+/// kernel's buffers of 256 files held open, more than stay in cache).
+const BATCH: usize = 64;
 
 /// The batch this process can afford: [`BATCH`], or a quarter of the
 /// soft limit on open files where that is less (a shell's `ulimit -n
-/// 256` leaves three quarters to the reading threads and the rest of
+/// 40` leaves three quarters to the reading threads and the rest of
 /// memtally). Asked once.
 fn batch() -> usize {
     static AFFORDABLE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
