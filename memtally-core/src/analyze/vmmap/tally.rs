@@ -3,8 +3,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::{
-    footprint_of, footprint_part, opt_add, pow2_bucket, purge_index, same_type, Bucket,
-    CountMismatch, Footprint, Overcommit, PurgeCounts, TypeFilter,
+    footprint_of, footprint_part, opt_add, owned_unmapped, pow2_bucket, purge_index, same_type,
+    Bucket, CountMismatch, Footprint, Overcommit, PurgeCounts, TypeFilter,
 };
 use crate::model::vmmap::{Document, SplitSink, VRegion, VRegionSink, MAX_SAMPLES};
 use crate::model::{Flow, Purge, Sizes};
@@ -73,14 +73,24 @@ impl std::hash::Hasher for Fnv {
 
 type FnvMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
 
+/// Exact virtual size -> counts per purge state, while reading: hashed
+/// (foldhash's fast hash, one multiply for a `u64`) rather than a
+/// `BTreeMap` searched and maybe split once a region; sorted once, at
+/// [`Tally::finish`]. The keys are sizes read from the input, so the
+/// hash is seeded at random, as std's is.
+type ExactCounts = HashMap<u64, PurgeCounts, foldhash::fast::RandomState>;
+
 /// Everything kept per region type while reading.
 #[derive(Debug, Clone, Default)]
 struct TypeStats {
     name: String,
     lines: u64,
     selected: bool,
+    /// Whether the type is owned unmapped memory (its footprint is its
+    /// resident bytes): asked once a type.
+    owned_unmapped: bool,
     by_purge: [Acc; 4],
-    exact: BTreeMap<u64, PurgeCounts>,
+    exact: ExactCounts,
     /// Indexed by bit length of the bucket (0 for vsize 0).
     pow2: Vec<(PurgeCounts, u64)>,
     footprint: Footprint,
@@ -148,6 +158,7 @@ impl Tally {
                 self.stats.push(TypeStats {
                     name: r.region_type.to_string(),
                     selected: self.filter.matches(r.region_type),
+                    owned_unmapped: owned_unmapped(r.region_type),
                     ..Default::default()
                 });
                 self.index.insert(r.region_type.to_string(), i);
@@ -155,9 +166,9 @@ impl Tally {
             }
         };
         self.last = Some(i);
-        let fp = footprint_of(r);
-        opt_add(&mut self.whole_footprint, fp.map(|f| footprint_part(r.purge, f)));
         let st = &mut self.stats[i];
+        let fp = footprint_of(r, st.owned_unmapped);
+        opt_add(&mut self.whole_footprint, fp.map(|f| footprint_part(r.purge, f)));
         st.lines += 1;
         if !st.selected {
             return;
@@ -212,7 +223,7 @@ impl Tally {
                 total.merge(acc);
             }
             self.by_type.insert(st.name.clone(), all.bucket());
-            self.exact.insert(st.name.clone(), st.exact);
+            self.exact.insert(st.name.clone(), st.exact.into_iter().collect());
             let pow2 = st
                 .pow2
                 .iter()

@@ -1,6 +1,16 @@
 //! The lines of a `Read`, handed out in place from one fixed buffer (no
 //! copy, no allocation per line): the sequential parse and the split
 //! parse's second thread both read through it.
+//!
+//! UTF-8 is checked once a buffer, not once a line: a check of the
+//! bytes read so far (one call over up to a megabyte) covers every line
+//! inside them, so a line costs no call of its own (a line's own
+//! `from_utf8` was 157 instructions of the ~2,950 a region line cost;
+//! docs/benchmarks.md, vmmap). A line with an invalid byte is still
+//! handed out with it replaced, as before. The check is simdutf8's (made
+//! for this: SIMD, and where it stops, as std's `Utf8Error` says),
+//! about 16 instructions a line against std's 56 over the same buffers
+//! (callgrind, the benchmark's 100,000-line report).
 
 use std::borrow::Cow;
 use std::io::{ErrorKind, Read};
@@ -34,6 +44,12 @@ pub(crate) struct Lines<R> {
     eof: bool,
     /// Inside a line longer than the buffer.
     skipping: bool,
+    /// `buf[start..valid_end]` is known to be valid UTF-8 (when
+    /// `valid_end > start`; nothing is known otherwise). It ends on a
+    /// character boundary, so any line inside it is valid on its own:
+    /// a line starts after a `\n` and ends before one, and an ASCII byte
+    /// is never inside a character.
+    valid_end: usize,
 }
 
 impl<R: Read> Lines<R> {
@@ -46,12 +62,29 @@ impl<R: Read> Lines<R> {
     /// a parse in many parts touches its megabyte once, not once a part.
     pub(crate) fn with_buffer(reader: R, mut buf: Vec<u8>) -> Lines<R> {
         buf.resize(READ_BUFFER, 0);
-        Lines { reader, buf, start: 0, end: 0, eof: false, skipping: false }
+        Lines { reader, buf, start: 0, end: 0, eof: false, skipping: false, valid_end: 0 }
     }
 
     /// The buffer, for the next reader.
     pub(crate) fn into_buffer(self) -> Vec<u8> {
         self.buf
+    }
+
+    /// Whether `buf[from..to]` (a line, `from` its start) is valid
+    /// UTF-8: known already, or found by checking every byte from where
+    /// the last check stopped (or from `from`) to the end of what was read.
+    fn checked_to(&mut self, from: usize, to: usize) -> bool {
+        if to <= self.valid_end && from <= self.valid_end {
+            return true;
+        }
+        // A check that stopped inside this line (or before it) says
+        // nothing past the line: start over at the later of the two.
+        let check_from = if self.valid_end > from { self.valid_end } else { from };
+        self.valid_end = match simdutf8::compat::from_utf8(&self.buf[check_from..self.end]) {
+            Ok(_) => self.end,
+            Err(e) => check_from + e.valid_up_to(),
+        };
+        to <= self.valid_end
     }
 
     /// The next line; `Ok(None)` at the end of the input.
@@ -68,13 +101,21 @@ impl<R: Read> Lines<R> {
                 if std::mem::take(&mut self.skipping) {
                     continue;
                 }
-                let mut line = &self.buf[from..le];
-                while let [rest @ .., b'\n' | b'\r'] = line {
-                    line = rest;
+                let mut to = le;
+                while to > from && matches!(self.buf[to - 1], b'\n' | b'\r') {
+                    to -= 1;
                 }
-                let text = match std::str::from_utf8(line) {
-                    Ok(t) => Cow::Borrowed(t),
-                    Err(_) => String::from_utf8_lossy(line),
+                let valid = self.checked_to(from, to);
+                let line = &self.buf[from..to];
+                let text = if valid {
+                    // SAFETY: `checked_to` found the bytes from a line start
+                    // at or before `from` to `valid_end` valid UTF-8; the
+                    // line lies inside them and starts and ends on character
+                    // boundaries (after a `\n` or at a check's start, before
+                    // a `\n` or `\r` or at the end of what was checked).
+                    Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(line) })
+                } else {
+                    String::from_utf8_lossy(line)
                 };
                 let bytes = (le + 1).min(self.end) - from;
                 return Ok(Some(Next::Line(Line { text, bytes })));
@@ -85,10 +126,12 @@ impl<R: Read> Lines<R> {
             if self.start > 0 {
                 self.buf.copy_within(self.start..self.end, 0);
                 self.end -= self.start;
+                self.valid_end = self.valid_end.saturating_sub(self.start);
                 self.start = 0;
             }
             if self.end == self.buf.len() {
                 self.end = 0;
+                self.valid_end = 0;
                 if !std::mem::replace(&mut self.skipping, true) {
                     return Ok(Some(Next::TooLong));
                 }
@@ -99,6 +142,63 @@ impl<R: Read> Lines<R> {
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that hands out `step` bytes a call, so that reads end
+    /// inside characters and inside lines.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    fn texts(input: &[u8], step: usize) -> Vec<String> {
+        let mut lines = Lines::new(Trickle { bytes: input, step });
+        let mut out = Vec::new();
+        while let Some(next) = lines.next().unwrap() {
+            match next {
+                Next::Line(line) => out.push(line.text.into_owned()),
+                Next::TooLong => out.push("<too long>".into()),
+            }
+        }
+        out
+    }
+
+    /// UTF-8 checked once a buffer gives each line as a check of its own
+    /// would: valid lines as they are, a line with an invalid byte (or a
+    /// character cut short) with it replaced, and the lines after it
+    /// valid again, whatever the reads' sizes.
+    #[test]
+    fn lines_are_checked_as_one_line_at_a_time_would() {
+        let input: Vec<u8> = [
+            "a é 1\nü".as_bytes(),
+            b"\xff b\r\nok ",
+            "✓".as_bytes(),
+            b"\n\xe2\x9c\nplain\n\n",
+            "€ end".as_bytes(),
+        ]
+        .concat();
+        let input = &input[..];
+        let expected: Vec<String> = input
+            .split(|&b| b == b'\n')
+            .map(|l| String::from_utf8_lossy(l.strip_suffix(b"\r").unwrap_or(l)).into_owned())
+            .collect();
+        for step in [1, 2, 3, 5, 7, 64, READ_BUFFER] {
+            assert_eq!(texts(input, step), expected, "{step} bytes a read");
         }
     }
 }
