@@ -26,6 +26,11 @@ const DIGIT_PAIRS: &[u8; 200] = b"\
 /// json`'s perf samples). Not the `itoa` crate: it hands back the digits
 /// as a `&str` of their own length, whose copy is that same call.
 pub fn decimal(w: &mut Vec<u8>, mut v: u64) {
+    // One digit (most of smaps' figures are 0): one byte, no length.
+    if v < 10 {
+        w.push(b'0' + v as u8);
+        return;
+    }
     let len = v.checked_ilog10().map_or(1, |l| l as usize + 1);
     let mut digits = [0u8; 20];
     let mut i = len;
