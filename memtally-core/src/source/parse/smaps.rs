@@ -102,30 +102,48 @@ impl<R: BufRead> SmapsReader<R> {
                 let lines = &mut self.lines;
                 return Ok(lines.pending.take().map(|r| (lines.header_line, r)));
             }
-            // A whole line in what the input has buffered is parsed where
-            // it lies: no copy, and one memchr per line instead of
-            // read_until's per-call bookkeeping (docs/benchmarks.md).
+            // Every whole line in what the input has buffered is parsed
+            // where it lies: no copy, one `fill_buf` and `consume` for all
+            // of them, and one memchr per line instead of read_until's
+            // per-call bookkeeping (docs/benchmarks.md).
             let available = match self.input.fill_buf() {
                 Ok(b) => b,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(self.lines.read_error(e)),
             };
-            // Nearly every line is a size line in the kernel's own shape:
-            // read where it lies, its end found by reading it (no memchr).
-            if let Some(n) = self.lines.size_line_at(available) {
-                self.input.consume(n);
-                continue;
-            }
-            if let Some(i) = memchr::memchr(b'\n', available) {
-                if i > MAX_LINE {
-                    return Err(self.lines.too_long(&available[..=MAX_LINE]));
+            let mut used = 0;
+            let mut found = None;
+            while let Some(rest) = available.get(used..) {
+                // Nearly every line is a size line in the kernel's own
+                // shape: read to its end without a search for it.
+                if let Some(n) = self.lines.size_line_at(rest) {
+                    used += n;
+                    continue;
                 }
-                let done = self.lines.line(&available[..i]);
-                self.input.consume(i + 1);
-                match done? {
+                let Some(i) = memchr::memchr(b'\n', rest) else { break };
+                if i > MAX_LINE {
+                    found = Some(Err(self.lines.too_long(&rest[..=MAX_LINE])));
+                    break;
+                }
+                let done = self.lines.line(&rest[..i]);
+                used += i + 1;
+                match done {
+                    Ok(None) => {}
+                    done => {
+                        found = Some(done);
+                        break;
+                    }
+                }
+            }
+            self.input.consume(used);
+            match found {
+                Some(done) => match done? {
                     Some(region) => return Ok(Some(region)),
                     None => continue,
-                }
+                },
+                // What is left starts a line cut by the buffer's end.
+                None if used > 0 => continue,
+                None => {}
             }
             // The line runs past the buffer (or the file ends without a
             // newline): gather it, at most MAX_LINE bytes, so memory stays
@@ -328,10 +346,14 @@ pub(crate) fn parse_header(line: &[u8]) -> Option<Region> {
     }
     let inode = parse_dec(next_field(&mut rest)?)?;
     // The path is everything after the padding, spaces inside it included.
-    let path_start = rest.iter().position(|&b| b != b' ' && b != b'\t');
-    let path = path_start.map(|p| String::from_utf8_lossy(&rest[p..]).into_owned());
+    // The kernel pads to a column with spaces (some 25 of them): skipped
+    // eight at a time, then any tab among them.
+    let spaces = skip_spaces(rest, 0);
+    let path_start =
+        rest.get(spaces..).and_then(|r| r.iter().position(|&b| b != b' ' && b != b'\t')).map(|p| spaces + p);
+    let path = path_start.map(|p| owned_text(&rest[p..]));
 
-    let device = String::from_utf8_lossy(device).into_owned();
+    let device = owned_text(device);
     let mut backing = classify_backing(path.as_deref(), &device, inode);
     // A private mapping of /dev/zero is anonymous copy-on-write memory
     // (the kernel makes it so); only a shared one is shared memory.
@@ -344,7 +366,7 @@ pub(crate) fn parse_header(line: &[u8]) -> Option<Region> {
     let mut region = Region::new(backing);
     region.start = Some(start);
     region.end = Some(end);
-    region.perms = String::from_utf8_lossy(perms).into_owned();
+    region.perms = owned_text(perms);
     region.offset = Some(offset);
     region.device = Some(device);
     region.inode = Some(inode);
@@ -415,11 +437,18 @@ fn apply_key_line(
     let key = &line[..colon];
     let value = trim(&line[colon + 1..]);
     if key == b"VmFlags" {
-        region.vm_flags = Some(String::from_utf8_lossy(value).into_owned());
+        region.vm_flags = Some(owned_text(value));
         return Ok(());
     }
     let size = value.strip_suffix(b" kB").map(trim).and_then(parse_dec);
-    let index = smaps_key_index(key, *hint);
+    // A key already kept as it comes is no known key (`names` holds only
+    // those): smaps repeats two or three such keys a mapping, and each
+    // was a comparison with every known key.
+    let cached = names.iter().position(|(k, _)| k.as_slice() == key);
+    let index = match cached {
+        Some(_) => None,
+        None => smaps_key_index(key, *hint),
+    };
     if let Some(i) = index {
         *hint = i + 1;
     }
@@ -431,7 +460,7 @@ fn apply_key_line(
         }
         (Some(kb), None) => {
             unknown_room(region)?;
-            let name = cached_name(names, key)?;
+            let name = cached_name(names, cached, key)?;
             let bytes = kb.checked_mul(1024).ok_or("size overflows 64 bits")?;
             region.sizes.extra.push((name, bytes));
         }
@@ -444,8 +473,8 @@ fn apply_key_line(
         }
         (None, None) => {
             unknown_room(region)?;
-            let name = cached_name(names, key)?;
-            region.attributes.push((name, String::from_utf8_lossy(value).into_owned()))
+            let name = cached_name(names, cached, key)?;
+            region.attributes.push((name, owned_text(value)))
         }
     }
     Ok(())
@@ -475,9 +504,7 @@ fn expected_size(line: &[u8], hint: usize) -> Option<(usize, u64)> {
 #[inline]
 fn size_line(buf: &[u8], hint: usize) -> Option<(usize, u64, usize)> {
     let (i, mut at) = expected_key(buf, hint)?;
-    while buf.get(at) == Some(&b' ') {
-        at += 1;
-    }
+    at = skip_spaces(buf, at);
     let digits = at;
     let mut kb: u64 = 0;
     while let Some(&b) = buf.get(at).filter(|b| b.is_ascii_digit()) {
@@ -488,6 +515,28 @@ fn size_line(buf: &[u8], hint: usize) -> Option<(usize, u64, usize)> {
         return None;
     }
     Some((i, kb.checked_mul(1024)?, at + 4))
+}
+
+/// Where the first byte at or after `at` that is not a space is (or the
+/// end). Eight bytes a step: the kernel pads each key to 16 columns and
+/// its figure to 8, some 19 spaces a line, and a byte a step was half of
+/// [`size_line`]'s instructions.
+#[inline]
+fn skip_spaces(buf: &[u8], mut at: usize) -> usize {
+    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+    while let Some(eight) = buf.get(at..).and_then(|b| b.first_chunk::<8>()) {
+        // Zero bytes where `eight` has a space; the lowest other byte is
+        // the first that is not one.
+        let other = u64::from_le_bytes(*eight) ^ SPACES;
+        if other != 0 {
+            return at + (other.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while buf.get(at) == Some(&b' ') {
+        at += 1;
+    }
+    at
 }
 
 /// Which of the keys from `hint` on (a window of [`EXPECTED_WINDOW`])
@@ -577,9 +626,14 @@ fn unknown_room(region: &Region) -> Result<(), String> {
     Ok(())
 }
 
-/// The snake_case name of a smaps key, computed once per distinct key.
-fn cached_name(names: &mut Vec<(Vec<u8>, String)>, key: &[u8]) -> Result<String, String> {
-    if let Some((_, name)) = names.iter().find(|(k, _)| k == key) {
+/// The snake_case name of a smaps key, computed once per distinct key;
+/// `cached` is where `key` is in `names`, when it is.
+fn cached_name(
+    names: &mut Vec<(Vec<u8>, String)>,
+    cached: Option<usize>,
+    key: &[u8],
+) -> Result<String, String> {
+    if let Some((_, name)) = cached.and_then(|i| names.get(i)) {
         return Ok(name.clone());
     }
     if names.len() >= MAX_UNKNOWN {
@@ -591,6 +645,18 @@ fn cached_name(names: &mut Vec<(Vec<u8>, String)>, key: &[u8]) -> Result<String,
     let name = snake_case(&String::from_utf8_lossy(key));
     names.push((key.to_vec(), name.clone()));
     Ok(name)
+}
+
+/// `bytes` as an owned string, a byte that is not UTF-8 replaced as
+/// `String::from_utf8_lossy` replaces it. Valid text (every field the
+/// kernel prints but a path, and nearly every path) takes the plain
+/// check: the lossy path's chunk iterator cost some 80 instructions for
+/// a 4-byte `perms`, four times a mapping.
+fn owned_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
 }
 
 fn trim(s: &[u8]) -> &[u8] {
@@ -856,6 +922,17 @@ VmFlags: rd wr mr mw me gd ac
                 .read_all()
                 .unwrap_err();
         assert!(e.message.contains("overflows"), "{e}");
+    }
+
+    #[test]
+    fn spaces_are_skipped_to_the_first_other_byte() {
+        for n in 0..40 {
+            for tail in ["", "7", "\t", "\n"] {
+                let text = format!("ab{}{tail}", " ".repeat(n));
+                assert_eq!(skip_spaces(text.as_bytes(), 2), 2 + n, "{text:?}");
+            }
+        }
+        assert_eq!(skip_spaces(b"  ", 5), 5);
     }
 
     /// Size lines read where they lie in the buffer, without a search
