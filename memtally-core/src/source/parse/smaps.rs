@@ -948,6 +948,9 @@ VmFlags: rd wr mr mw me gd ac
             "Size: 8 kB \nRss: 8 kB\n",
             "Size: 8 kB\nRss: 18446744073709551616 kB\n",
             "Size: 8 kB\nRss: 18014398509481984 kB\n",
+            "Size: 8 kB\nRss: 0000000000000000004 kB\nPss: 00000000000000000004 kB\n",
+            "Size: 8 kB\nRss: 9999999999999999999 kB\n",
+            "Size: 8 kB\nRss: 18446744073709551615 kB\n",
             "Size: 8 kB\nRss: 4 kB\nPss_Dirty: 4 kB\nSwap: 1 kB\nLocked: 2 kB\n",
             "Size: 8 kB\nRss: 4 kB",
             "Size: 8 kB\nRss: 4 kb\nSizeX: 4 kB\nSize: 12 kB\n",
@@ -962,7 +965,7 @@ VmFlags: rd wr mr mw me gd ac
         }
         let r = parse(&format!("{head}{}", shapes[1]));
         assert_eq!((r[0].sizes.rss, r[0].sizes.pss), (Some(0), Some(7 * 1024)));
-        let r = parse(&format!("{head}{}", shapes[6]));
+        let r = parse(&format!("{head}Size: 8 kB\nRss: 4 kB\nPss_Dirty: 4 kB\nSwap: 1 kB\nLocked: 2 kB\n"));
         assert_eq!((r[0].sizes.swap, r[0].sizes.locked), (Some(1024), Some(2048)));
     }
 
