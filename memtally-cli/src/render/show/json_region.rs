@@ -6,7 +6,7 @@ use memtally_core::analyze::categorize;
 use memtally_core::model::sizes::KNOWN_KEYS;
 use memtally_core::model::Region;
 
-use memtally_core::write::json_bytes::{opt_string, opt_u64, string};
+use memtally_core::write::json_bytes::{opt_string, opt_u64, string, ShortBytes, SHORT_BYTES};
 
 /// Which value of a region a JSON key takes.
 #[derive(Debug, Clone, Copy)]
@@ -41,44 +41,29 @@ pub(super) struct RegionWriter {
     most_bytes: usize,
 }
 
-/// A key as its JSON bytes. One that fits in [`SHORT`] bytes (every key
-/// smaps has) is kept in a fixed array and written whole, then cut to
-/// length: two stores where a copy of its own length was a call to
-/// `memmove` per key (30 a region; 2.3% of `show --format json`'s
-/// instructions, callgrind).
-struct Key {
-    short: [u8; SHORT],
-    len: usize,
-    /// The bytes of a key longer than [`SHORT`]; empty otherwise.
-    long: Vec<u8>,
+/// A key as its JSON bytes: every key smaps has fits a [`ShortBytes`]
+/// (no call to `memmove` a key); a longer one is written from its own.
+enum Key {
+    Short(ShortBytes),
+    Long(Vec<u8>),
 }
-
-/// Room for `,"shmem_pmd_mapped":` and any longer key smaps prints today.
-const SHORT: usize = 32;
 
 /// The most bytes an integer takes (`u64::MAX`).
 const NUMBER_MOST: usize = 20;
 
 impl Key {
     fn new(bytes: Vec<u8>) -> Key {
-        let mut short = [0u8; SHORT];
-        match short.get_mut(..bytes.len()) {
-            Some(head) => {
-                head.copy_from_slice(&bytes);
-                Key { short, len: bytes.len(), long: Vec::new() }
-            }
-            None => Key { short, len: bytes.len(), long: bytes },
+        match ShortBytes::new(&bytes) {
+            Some(short) => Key::Short(short),
+            None => Key::Long(bytes),
         }
     }
 
     #[inline]
     fn write(&self, w: &mut Vec<u8>) {
-        if self.long.is_empty() {
-            let at = w.len();
-            w.extend_from_slice(&self.short);
-            w.truncate(at + self.len);
-        } else {
-            w.extend_from_slice(&self.long);
+        match self {
+            Key::Short(short) => short.write(w),
+            Key::Long(bytes) => w.extend_from_slice(bytes),
         }
     }
 }
@@ -130,7 +115,7 @@ impl RegionWriter {
             }
             serde_json::to_writer(&mut key, k)?;
             key.push(b':');
-            most_bytes += key.len().max(SHORT) + NUMBER_MOST;
+            most_bytes += key.len().max(SHORT_BYTES) + NUMBER_MOST;
             layout.push((Key::new(key), f));
         }
         self.layout = Some(layout);

@@ -349,8 +349,10 @@ pub(crate) fn parse_header(line: &[u8]) -> Option<Region> {
     // The kernel pads to a column with spaces (some 25 of them): skipped
     // eight at a time, then any tab among them.
     let spaces = skip_spaces(rest, 0);
-    let path_start =
-        rest.get(spaces..).and_then(|r| r.iter().position(|&b| b != b' ' && b != b'\t')).map(|p| spaces + p);
+    let path_start = rest
+        .get(spaces..)
+        .and_then(|r| r.iter().position(|&b| b != b' ' && b != b'\t'))
+        .map(|p| spaces + p);
     let path = path_start.map(|p| owned_text(&rest[p..]));
 
     let device = owned_text(device);
@@ -965,7 +967,9 @@ VmFlags: rd wr mr mw me gd ac
         }
         let r = parse(&format!("{head}{}", shapes[1]));
         assert_eq!((r[0].sizes.rss, r[0].sizes.pss), (Some(0), Some(7 * 1024)));
-        let r = parse(&format!("{head}Size: 8 kB\nRss: 4 kB\nPss_Dirty: 4 kB\nSwap: 1 kB\nLocked: 2 kB\n"));
+        let r = parse(&format!(
+            "{head}Size: 8 kB\nRss: 4 kB\nPss_Dirty: 4 kB\nSwap: 1 kB\nLocked: 2 kB\n"
+        ));
         assert_eq!((r[0].sizes.swap, r[0].sizes.locked), (Some(1024), Some(2048)));
     }
 
