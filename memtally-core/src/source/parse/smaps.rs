@@ -4,9 +4,13 @@
 //! found with `memchr` and parsed where it is (only a line cut by a buffer
 //! refill is gathered into the reader's own), so there is no whole-file
 //! string and no copy or allocation per key line. The key line the kernel
-//! prints next in its usual `Key:   N kB` shape is read by one comparison
-//! and one digit loop; every other line takes the general path, which
-//! gives the same result. A header line (`start-end perms offset dev
+//! prints next in its usual `Key:   N kB` shape is read by one masked
+//! comparison, a space skip eight bytes a step and one digit loop, to its
+//! newline (so no memchr for it: reading the line finds its end); every
+//! other line takes the general path, which gives the same result. These
+//! are hand-written because no crate finds the first byte unlike a given
+//! one or reads a line of a known shape; the figures are in
+//! `docs/benchmarks.md` (show --format json). A header line (`start-end perms offset dev
 //! inode [path]`) opens a region; `Key: N kB` lines fill its sizes by exact
 //! key; keys this build does not know are kept (`Sizes::extra` for sizes,
 //! `Region::attributes` for the rest). `maps` is the same format without
