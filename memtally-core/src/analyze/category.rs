@@ -192,9 +192,23 @@ pub fn is_shmem(region: &Region) -> bool {
 /// hugetlb pages counted in it.
 fn is_hugetlb(region: &Region) -> bool {
     region.backing == Backing::HugePages
-        || region.vm_flags.as_deref().is_some_and(|f| f.split_whitespace().any(|f| f == "ht"))
+        || region.vm_flags.as_deref().is_some_and(has_ht_flag)
         || region.sizes.shared_hugetlb.is_some_and(|v| v > 0)
         || region.sizes.private_hugetlb.is_some_and(|v| v > 0)
+}
+
+/// Whether `ht` is one of the whitespace-separated words of `flags`.
+/// The kernel's flags are ASCII, split here byte by byte on the six
+/// ASCII characters `char::is_whitespace` takes; `split_whitespace`'s
+/// Unicode decoding was 8% of `show --format json`'s instructions
+/// (callgrind, 20,000 mappings, two calls a mapping) and stays for text
+/// that is not ASCII.
+fn has_ht_flag(flags: &str) -> bool {
+    if !flags.is_ascii() {
+        return flags.split_whitespace().any(|f| f == "ht");
+    }
+    let space = |b: &u8| matches!(b, b' ' | b'\t'..=b'\r');
+    flags.as_bytes().split(space).any(|word| word == b"ht")
 }
 
 #[cfg(test)]
@@ -207,6 +221,31 @@ mod tests {
         for (i, c) in Category::ALL.iter().enumerate() {
             assert_eq!(c.index(), i, "{c:?}");
         }
+    }
+
+    #[test]
+    fn the_ht_flag_is_found_as_split_whitespace_finds_it() {
+        let cases = [
+            "rd wr mr mw me ac sd",
+            "rd wr ht",
+            "ht",
+            "ht rd",
+            " rd\tht\x0b",
+            "rd\x0bht\x0c",
+            "rd\x1fht",
+            "rdht wr",
+            "hth",
+            "rd\u{a0}ht",
+            "rd\u{85}ht wr",
+            "rd \u{e9}ht",
+            "",
+        ];
+        for flags in cases {
+            let want = flags.split_whitespace().any(|f| f == "ht");
+            assert_eq!(has_ht_flag(flags), want, "{flags:?}");
+        }
+        assert!(has_ht_flag("rd wr mr mw me ht de"));
+        assert!(!has_ht_flag("rd wr mr mw me de"));
     }
 
     fn cat(line: &str) -> Category {

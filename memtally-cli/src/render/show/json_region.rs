@@ -6,7 +6,7 @@ use memtally_core::analyze::categorize;
 use memtally_core::model::sizes::KNOWN_KEYS;
 use memtally_core::model::Region;
 
-use memtally_core::write::json_bytes::{opt_string, opt_u64, string};
+use memtally_core::write::json_bytes::{opt_string, opt_u64, string, ShortBytes, SHORT_BYTES};
 
 /// Which value of a region a JSON key takes.
 #[derive(Debug, Clone, Copy)]
@@ -33,8 +33,39 @@ pub(super) struct RegionWriter {
     attributes: Vec<String>,
     extras: Vec<String>,
     known: u64,
-    /// (`"key":` as JSON, field); `None` until the first region.
-    layout: Option<Vec<(Vec<u8>, Field)>>,
+    /// (`"key":` as JSON, `,` before each but the first; field); `None`
+    /// until the first region.
+    layout: Option<Vec<(Key, Field)>>,
+    /// What the layout's keys and figures take at most, reserved once a
+    /// region so that no key or number grows the buffer on its own.
+    most_bytes: usize,
+}
+
+/// A key as its JSON bytes: every key smaps has fits a [`ShortBytes`]
+/// (no call to `memmove` a key); a longer one is written from its own.
+enum Key {
+    Short(ShortBytes),
+    Long(Vec<u8>),
+}
+
+/// The most bytes an integer takes (`u64::MAX`).
+const NUMBER_MOST: usize = 20;
+
+impl Key {
+    fn new(bytes: Vec<u8>) -> Key {
+        match ShortBytes::new(&bytes) {
+            Some(short) => Key::Short(short),
+            None => Key::Long(bytes),
+        }
+    }
+
+    #[inline]
+    fn write(&self, w: &mut Vec<u8>) {
+        match self {
+            Key::Short(short) => short.write(w),
+            Key::Long(bytes) => w.extend_from_slice(bytes),
+        }
+    }
 }
 
 impl RegionWriter {
@@ -76,13 +107,19 @@ impl RegionWriter {
             keys.insert(k, Field::Extra(i));
         }
         let mut layout = Vec::with_capacity(keys.len());
+        let mut most_bytes = 2;
         for (k, f) in keys {
-            let mut key = Vec::with_capacity(k.len() + 3);
+            let mut key = Vec::with_capacity(k.len() + 4);
+            if !layout.is_empty() {
+                key.push(b',');
+            }
             serde_json::to_writer(&mut key, k)?;
             key.push(b':');
-            layout.push((key, f));
+            most_bytes += key.len().max(SHORT_BYTES) + NUMBER_MOST;
+            layout.push((Key::new(key), f));
         }
         self.layout = Some(layout);
+        self.most_bytes = most_bytes;
         self.known = known;
         self.attributes = r.attributes.iter().map(|(k, _)| k.clone()).collect();
         self.extras = r.sizes.extra.iter().map(|(k, _)| k.clone()).collect();
@@ -97,12 +134,11 @@ impl RegionWriter {
             self.relayout(r, known)?;
         }
         let layout = self.layout.as_deref().unwrap_or_default();
+        // One reserve for the region; strings reserve what they add.
+        w.reserve(self.most_bytes);
         w.push(b'{');
-        for (i, (key, field)) in layout.iter().enumerate() {
-            if i > 0 {
-                w.push(b',');
-            }
-            w.extend_from_slice(key);
+        for (key, field) in layout {
+            key.write(w);
             match *field {
                 Field::Start => opt_u64(w, r.start),
                 Field::End => opt_u64(w, r.end),

@@ -154,6 +154,8 @@ fn streamed_json_handles_every_region_shape() {
         if i % 6 == 2 {
             r.sizes.extra.push(("new_kernel_key".into(), i));
             r.sizes.extra.push(("another".into(), 1));
+            // Past the writer's fixed key room: written from its own bytes.
+            r.sizes.extra.push(("a_kernel_key_longer_than_thirty_two_bytes".into(), 3));
         }
         if i % 4 == 1 {
             r.attributes.push(("thp_eligible".into(), "1".into()));

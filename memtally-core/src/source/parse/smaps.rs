@@ -4,9 +4,13 @@
 //! found with `memchr` and parsed where it is (only a line cut by a buffer
 //! refill is gathered into the reader's own), so there is no whole-file
 //! string and no copy or allocation per key line. The key line the kernel
-//! prints next in its usual `Key:   N kB` shape is read by one comparison
-//! and one digit loop; every other line takes the general path, which
-//! gives the same result. A header line (`start-end perms offset dev
+//! prints next in its usual `Key:   N kB` shape is read by one masked
+//! comparison, a space skip eight bytes a step and one digit loop, to its
+//! newline (so no memchr for it: reading the line finds its end); every
+//! other line takes the general path, which gives the same result. These
+//! are hand-written because no crate finds the first byte unlike a given
+//! one or reads a line of a known shape; the figures are in
+//! `docs/benchmarks.md` (show --format json). A header line (`start-end perms offset dev
 //! inode [path]`) opens a region; `Key: N kB` lines fill its sizes by exact
 //! key; keys this build does not know are kept (`Sizes::extra` for sizes,
 //! `Region::attributes` for the rest). `maps` is the same format without
@@ -102,24 +106,48 @@ impl<R: BufRead> SmapsReader<R> {
                 let lines = &mut self.lines;
                 return Ok(lines.pending.take().map(|r| (lines.header_line, r)));
             }
-            // A whole line in what the input has buffered is parsed where
-            // it lies: no copy, and one memchr per line instead of
-            // read_until's per-call bookkeeping (docs/benchmarks.md).
+            // Every whole line in what the input has buffered is parsed
+            // where it lies: no copy, one `fill_buf` and `consume` for all
+            // of them, and one memchr per line instead of read_until's
+            // per-call bookkeeping (docs/benchmarks.md).
             let available = match self.input.fill_buf() {
                 Ok(b) => b,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(self.lines.read_error(e)),
             };
-            if let Some(i) = memchr::memchr(b'\n', available) {
-                if i > MAX_LINE {
-                    return Err(self.lines.too_long(&available[..=MAX_LINE]));
+            let mut used = 0;
+            let mut found = None;
+            while let Some(rest) = available.get(used..) {
+                // Nearly every line is a size line in the kernel's own
+                // shape: read to its end without a search for it.
+                if let Some(n) = self.lines.size_line_at(rest) {
+                    used += n;
+                    continue;
                 }
-                let done = self.lines.line(&available[..i]);
-                self.input.consume(i + 1);
-                match done? {
+                let Some(i) = memchr::memchr(b'\n', rest) else { break };
+                if i > MAX_LINE {
+                    found = Some(Err(self.lines.too_long(&rest[..=MAX_LINE])));
+                    break;
+                }
+                let done = self.lines.line(&rest[..i]);
+                used += i + 1;
+                match done {
+                    Ok(None) => {}
+                    done => {
+                        found = Some(done);
+                        break;
+                    }
+                }
+            }
+            self.input.consume(used);
+            match found {
+                Some(done) => match done? {
                     Some(region) => return Ok(Some(region)),
                     None => continue,
-                }
+                },
+                // What is left starts a line cut by the buffer's end.
+                None if used > 0 => continue,
+                None => {}
             }
             // The line runs past the buffer (or the file ends without a
             // newline): gather it, at most MAX_LINE bytes, so memory stays
@@ -188,6 +216,22 @@ impl LineState {
         apply_key_line(region, line, &mut self.hint, &mut self.names)
             .map_err(|message| ParseError { line: self.line_no, message, os_error: None })?;
         Ok(None)
+    }
+
+    /// The size line `buf` starts with, when it is the key expected next
+    /// in the kernel's usual shape and ends, newline and all, inside
+    /// `buf`: applied to the region being read, as [`line`](Self::line)
+    /// would apply it, and its length with the newline returned. `None`
+    /// (nothing applied) sends the line down the general path.
+    #[inline]
+    fn size_line_at(&mut self, buf: &[u8]) -> Option<usize> {
+        let region = self.pending.as_mut()?;
+        let (i, bytes, len) = size_line(buf, self.hint)?;
+        *region.sizes.slot_at(i)? = Some(bytes);
+        self.hint = i + 1;
+        self.line_no += 1;
+        self.fields_now += 1;
+        Some(len)
     }
 
     /// The end of input: an error when the last mapping was cut short.
@@ -306,10 +350,16 @@ pub(crate) fn parse_header(line: &[u8]) -> Option<Region> {
     }
     let inode = parse_dec(next_field(&mut rest)?)?;
     // The path is everything after the padding, spaces inside it included.
-    let path_start = rest.iter().position(|&b| b != b' ' && b != b'\t');
-    let path = path_start.map(|p| String::from_utf8_lossy(&rest[p..]).into_owned());
+    // The kernel pads to a column with spaces (some 25 of them): skipped
+    // eight at a time, then any tab among them.
+    let spaces = skip_spaces(rest, 0);
+    let path_start = rest
+        .get(spaces..)
+        .and_then(|r| r.iter().position(|&b| b != b' ' && b != b'\t'))
+        .map(|p| spaces + p);
+    let path = path_start.map(|p| owned_text(&rest[p..]));
 
-    let device = String::from_utf8_lossy(device).into_owned();
+    let device = owned_text(device);
     let mut backing = classify_backing(path.as_deref(), &device, inode);
     // A private mapping of /dev/zero is anonymous copy-on-write memory
     // (the kernel makes it so); only a shared one is shared memory.
@@ -322,7 +372,7 @@ pub(crate) fn parse_header(line: &[u8]) -> Option<Region> {
     let mut region = Region::new(backing);
     region.start = Some(start);
     region.end = Some(end);
-    region.perms = String::from_utf8_lossy(perms).into_owned();
+    region.perms = owned_text(perms);
     region.offset = Some(offset);
     region.device = Some(device);
     region.inode = Some(inode);
@@ -393,11 +443,18 @@ fn apply_key_line(
     let key = &line[..colon];
     let value = trim(&line[colon + 1..]);
     if key == b"VmFlags" {
-        region.vm_flags = Some(String::from_utf8_lossy(value).into_owned());
+        region.vm_flags = Some(owned_text(value));
         return Ok(());
     }
     let size = value.strip_suffix(b" kB").map(trim).and_then(parse_dec);
-    let index = smaps_key_index(key, *hint);
+    // A key already kept as it comes is no known key (`names` holds only
+    // those): smaps repeats two or three such keys a mapping, and each
+    // was a comparison with every known key.
+    let cached = names.iter().position(|(k, _)| k.as_slice() == key);
+    let index = match cached {
+        Some(_) => None,
+        None => smaps_key_index(key, *hint),
+    };
     if let Some(i) = index {
         *hint = i + 1;
     }
@@ -409,7 +466,7 @@ fn apply_key_line(
         }
         (Some(kb), None) => {
             unknown_room(region)?;
-            let name = cached_name(names, key)?;
+            let name = cached_name(names, cached, key)?;
             let bytes = kb.checked_mul(1024).ok_or("size overflows 64 bits")?;
             region.sizes.extra.push((name, bytes));
         }
@@ -422,8 +479,8 @@ fn apply_key_line(
         }
         (None, None) => {
             unknown_room(region)?;
-            let name = cached_name(names, key)?;
-            region.attributes.push((name, String::from_utf8_lossy(value).into_owned()))
+            let name = cached_name(names, cached, key)?;
+            region.attributes.push((name, owned_text(value)))
         }
     }
     Ok(())
@@ -434,25 +491,125 @@ fn apply_key_line(
 /// key line of a kernel's smaps is one, in the order of `KNOWN_KEYS`, so
 /// this one comparison and digit loop stand in for the colon search, the
 /// trims and the key lookup; any other line (`None`) takes the general
-/// path, which reads the same lines to the same result.
+/// path, which reads the same lines to the same result. (A line gathered
+/// across a buffer refill; one whole in the buffer goes through
+/// [`size_line`] first.)
 fn expected_size(line: &[u8], hint: usize) -> Option<(usize, u64)> {
-    let keys = crate::model::sizes::KNOWN_KEYS;
-    // The next key, or one of the few after it: `KNOWN_KEYS` also holds
-    // keys only `smaps_rollup` prints (`Pss_Anon` after `Pss_Dirty`).
-    let window = keys.get(hint..keys.len().min(hint + EXPECTED_WINDOW))?;
-    let (i, key) = window.iter().enumerate().find_map(|(i, k)| {
-        let key = k.smaps.as_bytes();
-        let found = !key.is_empty()
-            && line.len() > key.len() + 4
-            && line.starts_with(key)
-            && line[key.len()] == b':';
-        found.then_some((hint + i, key))
-    })?;
-    let rest = line[key.len() + 1..].strip_suffix(b" kB")?;
+    let (i, at) = expected_key(line, hint)?;
+    let rest = line[at..].strip_suffix(b" kB")?;
     let digits_at = rest.iter().position(|&b| b != b' ')?;
     let kb = parse_dec(&rest[digits_at..])?;
     Some((i, kb.checked_mul(1024)?))
 }
+
+/// The size line `buf` starts with, in the shape [`expected_size`] reads
+/// (`Key:`, spaces, digits, ` kB`, newline), read to its newline without
+/// searching for it: the key's index, its bytes and the line's length
+/// with the newline. The same lines give the same figures as the memchr
+/// and [`expected_size`] path; a line past [`MAX_LINE`] is left to it.
+#[inline]
+fn size_line(buf: &[u8], hint: usize) -> Option<(usize, u64, usize)> {
+    let (i, mut at) = expected_key(buf, hint)?;
+    at = skip_spaces(buf, at);
+    let digits = at;
+    let mut kb: u64 = 0;
+    while let Some(&b) = buf.get(at).filter(|b| b.is_ascii_digit()) {
+        kb = kb.checked_mul(10)?.checked_add((b - b'0') as u64)?;
+        at += 1;
+    }
+    if at == digits || buf.get(at..at + 4)? != b" kB\n" || at + 3 > MAX_LINE {
+        return None;
+    }
+    Some((i, kb.checked_mul(1024)?, at + 4))
+}
+
+/// Where the first byte at or after `at` that is not a space is (or the
+/// end). Eight bytes a step: the kernel pads each key to 16 columns and
+/// its figure to 8, some 19 spaces a line, and a byte a step was half of
+/// [`size_line`]'s instructions.
+#[inline]
+fn skip_spaces(buf: &[u8], mut at: usize) -> usize {
+    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+    while let Some(eight) = buf.get(at..).and_then(|b| b.first_chunk::<8>()) {
+        // Zero bytes where `eight` has a space; the lowest other byte is
+        // the first that is not one.
+        let other = u64::from_le_bytes(*eight) ^ SPACES;
+        if other != 0 {
+            return at + (other.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while buf.get(at) == Some(&b' ') {
+        at += 1;
+    }
+    at
+}
+
+/// Which of the keys from `hint` on (a window of [`EXPECTED_WINDOW`])
+/// `text` starts with, colon included: its index and where its value
+/// starts. A key and its colon are at most 16 bytes, so each key is one
+/// masked 16-byte comparison (no call to `memcmp` per key line: 6% of
+/// `show --format json`'s user time when it was `starts_with`).
+#[inline]
+fn expected_key(text: &[u8], hint: usize) -> Option<(usize, usize)> {
+    let end = KEY_PATTERNS.len().min(hint + EXPECTED_WINDOW);
+    let window = KEY_PATTERNS.get(hint..end)?;
+    let head = text.first_chunk::<16>().map(|h| u128::from_le_bytes(*h));
+    window.iter().enumerate().find_map(|(i, k)| {
+        let found = match head {
+            _ if k.len == 0 => false,
+            Some(h) => h & k.mask == k.bits,
+            // Shorter than 16 bytes: only the end of a buffer or a file.
+            None => text.get(..k.len) == Some(&k.bytes[..k.len]),
+        };
+        found.then_some((hint + i, k.len))
+    })
+}
+
+/// A known key with its colon (`Rss:`) as the first bytes of a line:
+/// the bytes, the same as a little-endian `u128`, and the mask of their
+/// length. `len` 0: a key smaps never prints.
+struct KeyPattern {
+    bytes: [u8; 16],
+    bits: u128,
+    mask: u128,
+    len: usize,
+}
+
+/// Beside each of `KNOWN_KEYS`, its [`KeyPattern`], made at compile time.
+static KEY_PATTERNS: [KeyPattern; crate::model::sizes::KNOWN_KEYS.len()] = {
+    let keys = crate::model::sizes::KNOWN_KEYS;
+    let mut out = [const { KeyPattern { bytes: [0; 16], bits: 0, mask: 0, len: 0 } }; {
+        crate::model::sizes::KNOWN_KEYS.len()
+    }];
+    let mut i = 0;
+    while i < keys.len() {
+        let key = keys[i].smaps.as_bytes();
+        // Every smaps key is under 16 bytes; a longer one would fail
+        // the build here rather than be matched wrongly.
+        assert!(key.len() < 16);
+        if !key.is_empty() {
+            let mut bytes = [0u8; 16];
+            let mut ones = [0u8; 16];
+            let mut j = 0;
+            while j < key.len() {
+                bytes[j] = key[j];
+                ones[j] = 0xff;
+                j += 1;
+            }
+            bytes[key.len()] = b':';
+            ones[key.len()] = 0xff;
+            out[i] = KeyPattern {
+                bytes,
+                bits: u128::from_le_bytes(bytes),
+                mask: u128::from_le_bytes(ones),
+                len: key.len() + 1,
+            };
+        }
+        i += 1;
+    }
+    out
+};
 
 /// How many keys from the hint on [`expected_size`] tries.
 const EXPECTED_WINDOW: usize = 4;
@@ -475,9 +632,14 @@ fn unknown_room(region: &Region) -> Result<(), String> {
     Ok(())
 }
 
-/// The snake_case name of a smaps key, computed once per distinct key.
-fn cached_name(names: &mut Vec<(Vec<u8>, String)>, key: &[u8]) -> Result<String, String> {
-    if let Some((_, name)) = names.iter().find(|(k, _)| k == key) {
+/// The snake_case name of a smaps key, computed once per distinct key;
+/// `cached` is where `key` is in `names`, when it is.
+fn cached_name(
+    names: &mut Vec<(Vec<u8>, String)>,
+    cached: Option<usize>,
+    key: &[u8],
+) -> Result<String, String> {
+    if let Some((_, name)) = cached.and_then(|i| names.get(i)) {
         return Ok(name.clone());
     }
     if names.len() >= MAX_UNKNOWN {
@@ -489,6 +651,18 @@ fn cached_name(names: &mut Vec<(Vec<u8>, String)>, key: &[u8]) -> Result<String,
     let name = snake_case(&String::from_utf8_lossy(key));
     names.push((key.to_vec(), name.clone()));
     Ok(name)
+}
+
+/// `bytes` as an owned string, a byte that is not UTF-8 replaced as
+/// `String::from_utf8_lossy` replaces it. Valid text (every field the
+/// kernel prints but a path, and nearly every path) takes the plain
+/// check: the lossy path's chunk iterator cost some 80 instructions for
+/// a 4-byte `perms`, four times a mapping.
+fn owned_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
 }
 
 fn trim(s: &[u8]) -> &[u8] {
@@ -754,6 +928,53 @@ VmFlags: rd wr mr mw me gd ac
                 .read_all()
                 .unwrap_err();
         assert!(e.message.contains("overflows"), "{e}");
+    }
+
+    #[test]
+    fn spaces_are_skipped_to_the_first_other_byte() {
+        for n in 0..40 {
+            for tail in ["", "7", "\t", "\n"] {
+                let text = format!("ab{}{tail}", " ".repeat(n));
+                assert_eq!(skip_spaces(text.as_bytes(), 2), 2 + n, "{text:?}");
+            }
+        }
+        assert_eq!(skip_spaces(b"  ", 5), 5);
+    }
+
+    /// Size lines read where they lie in the buffer, without a search
+    /// for their newline, read as the general path reads them (a 7-byte
+    /// buffer sends every line there), odd shapes and errors included.
+    #[test]
+    fn size_lines_read_in_place_read_as_the_general_path_does() {
+        let head = "1000-3000 rw-p 0 00:00 0\n";
+        let shapes = [
+            "Size:                  8 kB\nRss:                   4 kB\n",
+            "Size:8 kB\nRss:0 kB\nPss:  007 kB\n",
+            "Size: 8 kB\nRss:  kB\n",
+            "Size: 8 kB \nRss: 8 kB\n",
+            "Size: 8 kB\nRss: 18446744073709551616 kB\n",
+            "Size: 8 kB\nRss: 18014398509481984 kB\n",
+            "Size: 8 kB\nRss: 0000000000000000004 kB\nPss: 00000000000000000004 kB\n",
+            "Size: 8 kB\nRss: 9999999999999999999 kB\n",
+            "Size: 8 kB\nRss: 18446744073709551615 kB\n",
+            "Size: 8 kB\nRss: 4 kB\nPss_Dirty: 4 kB\nSwap: 1 kB\nLocked: 2 kB\n",
+            "Size: 8 kB\nRss: 4 kB",
+            "Size: 8 kB\nRss: 4 kb\nSizeX: 4 kB\nSize: 12 kB\n",
+            "Size: 8 kB\nRs",
+        ];
+        for shape in shapes {
+            let text = format!("{head}{shape}");
+            let whole = SmapsReader::new(text.as_bytes()).read_all();
+            let small =
+                SmapsReader::new(std::io::BufReader::with_capacity(7, text.as_bytes())).read_all();
+            assert_eq!(whole, small, "{shape:?}");
+        }
+        let r = parse(&format!("{head}{}", shapes[1]));
+        assert_eq!((r[0].sizes.rss, r[0].sizes.pss), (Some(0), Some(7 * 1024)));
+        let r = parse(&format!(
+            "{head}Size: 8 kB\nRss: 4 kB\nPss_Dirty: 4 kB\nSwap: 1 kB\nLocked: 2 kB\n"
+        ));
+        assert_eq!((r[0].sizes.swap, r[0].sizes.locked), (Some(1024), Some(2048)));
     }
 
     /// A line past the bound is refused whether it lies whole in the
