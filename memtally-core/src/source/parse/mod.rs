@@ -26,6 +26,8 @@ pub mod mounts;
 pub mod nvidia;
 pub mod pagemap;
 pub mod smaps;
+mod smaps_header;
+mod smaps_size_line;
 pub mod snapshot;
 pub mod snapshot_html;
 pub(crate) mod snapshot_region;

@@ -21,9 +21,12 @@
 
 use std::io::{BufRead, Read};
 
+pub(crate) use super::smaps_header::parse_header;
+use super::smaps_header::{is_header, parse_dec};
+use super::smaps_size_line::{expected_size, size_line};
 use super::ParseError;
 use crate::model::sizes::smaps_key_index;
-use crate::model::{snake_case, Backing, Region};
+use crate::model::{snake_case, Region};
 
 /// The longest line read (a real smaps line is under 5 KiB: a path is
 /// at most 4 KiB).
@@ -278,148 +281,6 @@ impl<R: BufRead> Iterator for SmapsReader<R> {
     }
 }
 
-/// A header starts with hex digits and a `-` (`7f3a...-7f3b... r-xp`); a
-/// key line starts with a name and a colon.
-fn is_header(line: &[u8]) -> bool {
-    let mut saw_hex = false;
-    for &b in line {
-        match b {
-            b'0'..=b'9' | b'a'..=b'f' | b'A'..=b'F' => saw_hex = true,
-            b'-' => return saw_hex,
-            _ => return false,
-        }
-    }
-    false
-}
-
-fn parse_hex(s: &[u8]) -> Option<u64> {
-    if s.is_empty() || s.len() > 16 {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &b in s {
-        let d = match b {
-            b'0'..=b'9' => b - b'0',
-            b'a'..=b'f' => b - b'a' + 10,
-            b'A'..=b'F' => b - b'A' + 10,
-            _ => return None,
-        };
-        v = (v << 4) | d as u64;
-    }
-    Some(v)
-}
-
-fn parse_dec(s: &[u8]) -> Option<u64> {
-    if s.is_empty() {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &b in s {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        v = v.checked_mul(10)?.checked_add((b - b'0') as u64)?;
-    }
-    Some(v)
-}
-
-/// Splits off the next space-separated field, skipping leading spaces.
-fn next_field<'a>(rest: &mut &'a [u8]) -> Option<&'a [u8]> {
-    let start = rest.iter().position(|&b| b != b' ')?;
-    let s = &rest[start..];
-    let end = s.iter().position(|&b| b == b' ').unwrap_or(s.len());
-    *rest = &s[end..];
-    Some(&s[..end])
-}
-
-/// Parses `start-end perms offset dev inode [path]`.
-pub(crate) fn parse_header(line: &[u8]) -> Option<Region> {
-    let mut rest = line;
-    let range = next_field(&mut rest)?;
-    let dash = range.iter().position(|&b| b == b'-')?;
-    let start = parse_hex(&range[..dash])?;
-    let end = parse_hex(&range[dash + 1..])?;
-    let perms = next_field(&mut rest)?;
-    if perms.len() != 4 {
-        return None;
-    }
-    let offset = parse_hex(next_field(&mut rest)?)?;
-    let device = next_field(&mut rest)?;
-    if !device.contains(&b':') {
-        return None;
-    }
-    let inode = parse_dec(next_field(&mut rest)?)?;
-    // The path is everything after the padding, spaces inside it included.
-    // The kernel pads to a column with spaces (some 25 of them): skipped
-    // eight at a time, then any tab among them.
-    let spaces = skip_spaces(rest, 0);
-    let path_start = rest
-        .get(spaces..)
-        .and_then(|r| r.iter().position(|&b| b != b' ' && b != b'\t'))
-        .map(|p| spaces + p);
-    let path = path_start.map(|p| owned_text(&rest[p..]));
-
-    let device = owned_text(device);
-    let mut backing = classify_backing(path.as_deref(), &device, inode);
-    // A private mapping of /dev/zero is anonymous copy-on-write memory
-    // (the kernel makes it so); only a shared one is shared memory.
-    if backing == Backing::SharedMemory
-        && perms.get(3) == Some(&b'p')
-        && path.as_deref().is_some_and(|p| p.starts_with("/dev/zero"))
-    {
-        backing = Backing::Anonymous;
-    }
-    let mut region = Region::new(backing);
-    region.start = Some(start);
-    region.end = Some(end);
-    region.perms = owned_text(perms);
-    region.offset = Some(offset);
-    region.device = Some(device);
-    region.inode = Some(inode);
-    region.path = path;
-    region.sizes.size = end.checked_sub(start);
-    Some(region)
-}
-
-/// Decides what a Linux mapping's pages come from, by its name.
-fn classify_backing(path: Option<&str>, device: &str, inode: u64) -> Backing {
-    let Some(p) = path else {
-        return Backing::Anonymous;
-    };
-    if p.starts_with("[anon_shmem:") {
-        return Backing::SharedMemory;
-    }
-    if p.starts_with('[') {
-        return match p {
-            "[vdso]" | "[vvar]" | "[vvar_vclock]" | "[vsyscall]" | "[uprobes]" | "[sigpage]"
-            | "[vectors]" => Backing::Kernel,
-            _ => Backing::Anonymous,
-        };
-    }
-    // MAP_HUGETLB memory: the kernel's own hugetlbfs file.
-    if p.starts_with("/anon_hugepage") {
-        return Backing::HugePages;
-    }
-    if p.starts_with("/dev/shm/")
-        || p.starts_with("memfd:")
-        || p.starts_with("/memfd:")
-        || p.starts_with("/SYSV")
-        || p.starts_with("/dev/zero")
-        || p.starts_with("/dmabuf:")
-        || p.starts_with("anon_inode:dmabuf")
-    {
-        return Backing::SharedMemory;
-    }
-    if p.starts_with("/dev/") || p.starts_with("anon_inode:") {
-        return Backing::Device;
-    }
-    // A name with no device and no inode is something the kernel made up.
-    if device == "00:00" && inode == 0 {
-        return Backing::Anonymous;
-    }
-    Backing::File
-}
-
 /// Applies one `Key: value [kB]` line to the region being read. `hint` is
 /// where the next known size key is expected; `names` caches the
 /// snake_case names of keys that are kept as they come.
@@ -486,134 +347,6 @@ fn apply_key_line(
     Ok(())
 }
 
-/// The line as the key expected at `hint` in its usual shape (`Key:`,
-/// spaces, digits, ` kB`): that key's index and its bytes. Nearly every
-/// key line of a kernel's smaps is one, in the order of `KNOWN_KEYS`, so
-/// this one comparison and digit loop stand in for the colon search, the
-/// trims and the key lookup; any other line (`None`) takes the general
-/// path, which reads the same lines to the same result. (A line gathered
-/// across a buffer refill; one whole in the buffer goes through
-/// [`size_line`] first.)
-fn expected_size(line: &[u8], hint: usize) -> Option<(usize, u64)> {
-    let (i, at) = expected_key(line, hint)?;
-    let rest = line[at..].strip_suffix(b" kB")?;
-    let digits_at = rest.iter().position(|&b| b != b' ')?;
-    let kb = parse_dec(&rest[digits_at..])?;
-    Some((i, kb.checked_mul(1024)?))
-}
-
-/// The size line `buf` starts with, in the shape [`expected_size`] reads
-/// (`Key:`, spaces, digits, ` kB`, newline), read to its newline without
-/// searching for it: the key's index, its bytes and the line's length
-/// with the newline. The same lines give the same figures as the memchr
-/// and [`expected_size`] path; a line past [`MAX_LINE`] is left to it.
-#[inline]
-fn size_line(buf: &[u8], hint: usize) -> Option<(usize, u64, usize)> {
-    let (i, mut at) = expected_key(buf, hint)?;
-    at = skip_spaces(buf, at);
-    let digits = at;
-    let mut kb: u64 = 0;
-    while let Some(&b) = buf.get(at).filter(|b| b.is_ascii_digit()) {
-        kb = kb.checked_mul(10)?.checked_add((b - b'0') as u64)?;
-        at += 1;
-    }
-    if at == digits || buf.get(at..at + 4)? != b" kB\n" || at + 3 > MAX_LINE {
-        return None;
-    }
-    Some((i, kb.checked_mul(1024)?, at + 4))
-}
-
-/// Where the first byte at or after `at` that is not a space is (or the
-/// end). Eight bytes a step: the kernel pads each key to 16 columns and
-/// its figure to 8, some 19 spaces a line, and a byte a step was half of
-/// [`size_line`]'s instructions.
-#[inline]
-fn skip_spaces(buf: &[u8], mut at: usize) -> usize {
-    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
-    while let Some(eight) = buf.get(at..).and_then(|b| b.first_chunk::<8>()) {
-        // Zero bytes where `eight` has a space; the lowest other byte is
-        // the first that is not one.
-        let other = u64::from_le_bytes(*eight) ^ SPACES;
-        if other != 0 {
-            return at + (other.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    while buf.get(at) == Some(&b' ') {
-        at += 1;
-    }
-    at
-}
-
-/// Which of the keys from `hint` on (a window of [`EXPECTED_WINDOW`])
-/// `text` starts with, colon included: its index and where its value
-/// starts. A key and its colon are at most 16 bytes, so each key is one
-/// masked 16-byte comparison (no call to `memcmp` per key line: 6% of
-/// `show --format json`'s user time when it was `starts_with`).
-#[inline]
-fn expected_key(text: &[u8], hint: usize) -> Option<(usize, usize)> {
-    let end = KEY_PATTERNS.len().min(hint + EXPECTED_WINDOW);
-    let window = KEY_PATTERNS.get(hint..end)?;
-    let head = text.first_chunk::<16>().map(|h| u128::from_le_bytes(*h));
-    window.iter().enumerate().find_map(|(i, k)| {
-        let found = match head {
-            _ if k.len == 0 => false,
-            Some(h) => h & k.mask == k.bits,
-            // Shorter than 16 bytes: only the end of a buffer or a file.
-            None => text.get(..k.len) == Some(&k.bytes[..k.len]),
-        };
-        found.then_some((hint + i, k.len))
-    })
-}
-
-/// A known key with its colon (`Rss:`) as the first bytes of a line:
-/// the bytes, the same as a little-endian `u128`, and the mask of their
-/// length. `len` 0: a key smaps never prints.
-struct KeyPattern {
-    bytes: [u8; 16],
-    bits: u128,
-    mask: u128,
-    len: usize,
-}
-
-/// Beside each of `KNOWN_KEYS`, its [`KeyPattern`], made at compile time.
-static KEY_PATTERNS: [KeyPattern; crate::model::sizes::KNOWN_KEYS.len()] = {
-    let keys = crate::model::sizes::KNOWN_KEYS;
-    let mut out = [const { KeyPattern { bytes: [0; 16], bits: 0, mask: 0, len: 0 } }; {
-        crate::model::sizes::KNOWN_KEYS.len()
-    }];
-    let mut i = 0;
-    while i < keys.len() {
-        let key = keys[i].smaps.as_bytes();
-        // Every smaps key is under 16 bytes; a longer one would fail
-        // the build here rather than be matched wrongly.
-        assert!(key.len() < 16);
-        if !key.is_empty() {
-            let mut bytes = [0u8; 16];
-            let mut ones = [0u8; 16];
-            let mut j = 0;
-            while j < key.len() {
-                bytes[j] = key[j];
-                ones[j] = 0xff;
-                j += 1;
-            }
-            bytes[key.len()] = b':';
-            ones[key.len()] = 0xff;
-            out[i] = KeyPattern {
-                bytes,
-                bits: u128::from_le_bytes(bytes),
-                mask: u128::from_le_bytes(ones),
-                len: key.len() + 1,
-            };
-        }
-        i += 1;
-    }
-    out
-};
-
-/// How many keys from the hint on [`expected_size`] tries.
-const EXPECTED_WINDOW: usize = 4;
-
 /// The most fields this build does not know one mapping may have (size
 /// keys and others together), and the most distinct such keys one file
 /// may have. The kernel prints about 25 keys per mapping and adds one or
@@ -658,14 +391,14 @@ fn cached_name(
 /// kernel prints but a path, and nearly every path) takes the plain
 /// check: the lossy path's chunk iterator cost some 80 instructions for
 /// a 4-byte `perms`, four times a mapping.
-fn owned_text(bytes: &[u8]) -> String {
+pub(super) fn owned_text(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
         Ok(text) => text.to_owned(),
         Err(_) => String::from_utf8_lossy(bytes).into_owned(),
     }
 }
 
-fn trim(s: &[u8]) -> &[u8] {
+pub(super) fn trim(s: &[u8]) -> &[u8] {
     let start = s.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(s.len());
     let end = s.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(start, |e| e + 1);
     &s[start..end]
@@ -674,6 +407,8 @@ fn trim(s: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Backing;
+    use crate::source::parse::smaps_size_line::skip_spaces;
     use std::fs::File;
 
     fn parse(text: &str) -> Vec<Region> {

@@ -2,15 +2,13 @@
 //! copy, no allocation per line): the sequential parse and the split
 //! parse's second thread both read through it.
 //!
-//! UTF-8 is checked once a buffer, not once a line: a check of the
-//! bytes read so far (one call over up to a megabyte) covers every line
-//! inside them, so a line costs no call of its own (a line's own
-//! `from_utf8` was 157 instructions of the ~2,950 a region line cost;
-//! docs/benchmarks.md, vmmap). A line with an invalid byte is still
-//! handed out with it replaced, as before. The check is simdutf8's (made
-//! for this: SIMD, and where it stops, as std's `Utf8Error` says),
-//! about 16 instructions a line against std's 56 over the same buffers
-//! (callgrind, the benchmark's 100,000-line report).
+//! Each line's UTF-8 is checked by simdutf8 (made for this: SIMD, and
+//! faster than std's `from_utf8` on lines of this length; std's was 157
+//! instructions of the ~2,950 a region line cost, docs/benchmarks.md,
+//! vmmap). A check once a buffer, handing lines out unchecked, was
+//! cheaper still (3%), but a parser may not skip the check (the layout
+//! test). A line with an invalid byte is handed out with it
+//! replaced, as before.
 
 use std::borrow::Cow;
 use std::io::{ErrorKind, Read};
@@ -44,12 +42,6 @@ pub(crate) struct Lines<R> {
     eof: bool,
     /// Inside a line longer than the buffer.
     skipping: bool,
-    /// `buf[start..valid_end]` is known to be valid UTF-8 (when
-    /// `valid_end > start`; nothing is known otherwise). It ends on a
-    /// character boundary, so any line inside it is valid on its own:
-    /// a line starts after a `\n` and ends before one, and an ASCII byte
-    /// is never inside a character.
-    valid_end: usize,
 }
 
 impl<R: Read> Lines<R> {
@@ -62,29 +54,12 @@ impl<R: Read> Lines<R> {
     /// a parse in many parts touches its megabyte once, not once a part.
     pub(crate) fn with_buffer(reader: R, mut buf: Vec<u8>) -> Lines<R> {
         buf.resize(READ_BUFFER, 0);
-        Lines { reader, buf, start: 0, end: 0, eof: false, skipping: false, valid_end: 0 }
+        Lines { reader, buf, start: 0, end: 0, eof: false, skipping: false }
     }
 
     /// The buffer, for the next reader.
     pub(crate) fn into_buffer(self) -> Vec<u8> {
         self.buf
-    }
-
-    /// Whether `buf[from..to]` (a line, `from` its start) is valid
-    /// UTF-8: known already, or found by checking every byte from where
-    /// the last check stopped (or from `from`) to the end of what was read.
-    fn checked_to(&mut self, from: usize, to: usize) -> bool {
-        if to <= self.valid_end && from <= self.valid_end {
-            return true;
-        }
-        // A check that stopped inside this line (or before it) says
-        // nothing past the line: start over at the later of the two.
-        let check_from = if self.valid_end > from { self.valid_end } else { from };
-        self.valid_end = match simdutf8::compat::from_utf8(&self.buf[check_from..self.end]) {
-            Ok(_) => self.end,
-            Err(e) => check_from + e.valid_up_to(),
-        };
-        to <= self.valid_end
     }
 
     /// The next line; `Ok(None)` at the end of the input.
@@ -105,17 +80,10 @@ impl<R: Read> Lines<R> {
                 while to > from && matches!(self.buf[to - 1], b'\n' | b'\r') {
                     to -= 1;
                 }
-                let valid = self.checked_to(from, to);
                 let line = &self.buf[from..to];
-                let text = if valid {
-                    // SAFETY: `checked_to` found the bytes from a line start
-                    // at or before `from` to `valid_end` valid UTF-8; the
-                    // line lies inside them and starts and ends on character
-                    // boundaries (after a `\n` or at a check's start, before
-                    // a `\n` or `\r` or at the end of what was checked).
-                    Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(line) })
-                } else {
-                    String::from_utf8_lossy(line)
+                let text = match simdutf8::basic::from_utf8(line) {
+                    Ok(t) => Cow::Borrowed(t),
+                    Err(_) => String::from_utf8_lossy(line),
                 };
                 let bytes = (le + 1).min(self.end) - from;
                 return Ok(Some(Next::Line(Line { text, bytes })));
@@ -126,12 +94,10 @@ impl<R: Read> Lines<R> {
             if self.start > 0 {
                 self.buf.copy_within(self.start..self.end, 0);
                 self.end -= self.start;
-                self.valid_end = self.valid_end.saturating_sub(self.start);
                 self.start = 0;
             }
             if self.end == self.buf.len() {
                 self.end = 0;
-                self.valid_end = 0;
                 if !std::mem::replace(&mut self.skipping, true) {
                     return Ok(Some(Next::TooLong));
                 }
