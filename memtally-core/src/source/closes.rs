@@ -16,7 +16,7 @@ use std::sync::Mutex;
 /// How many read files wait for their close, at most (plus one per
 /// reading thread, each holding the file it reads), where the limit on
 /// open files leaves room (see [`batch`]). Enough that the runs are long:
-/// 2-3 `close_range` calls a batch. A batch of 256 took 0.04 calls a
+/// 2-3 `close_range` calls a batch. A batch of 256 took 0.05 calls a
 /// process at 3,000 processes instead of 0.13, but 3-5% more CPU (15
 /// pairs, `top --all --format json`; why was not analysed: perhaps the
 /// kernel's buffers of 256 files held open, more than stay in cache).
