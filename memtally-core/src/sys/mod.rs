@@ -20,7 +20,9 @@
 //! - procfs, `openat2(2)` and `close_range(2)` are Linux's: elsewhere the
 //!   answers are "not procfs" and `ENOSYS` (the callers have a fallback);
 //! - memtally's own descriptors are `/proc/self/fd/N` on Linux and
-//!   `/dev/fd/N` on macOS ([`own_descriptor`]).
+//!   `/dev/fd/N` on macOS ([`own_descriptor`]);
+//! - macOS's processes are read through libproc, and its users through
+//!   the system's user database ([`libproc`]).
 
 use std::ffi::{CStr, CString, OsStr, OsString};
 use std::io;
@@ -31,6 +33,8 @@ use std::path::Path;
 use rustix::fs::{AtFlags, FileType, Mode, RawMode, RenameFlags, CWD};
 
 pub(crate) use rustix::fs::OFlags;
+
+pub(crate) mod libproc;
 
 /// One directory entry's name as the C calls take it.
 pub(crate) fn c_name(name: &OsStr) -> io::Result<CString> {
