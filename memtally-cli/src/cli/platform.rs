@@ -59,6 +59,9 @@ pub fn refusal(system: System, cli: &Cli) -> Option<String> {
             "on a Mac, memtally report --input FILE draws a saved vmmap report (vmmap -noCoalesce PID > FILE)"
         }
         (System::MacOs, "top") => "on a Mac, memtally top lists every process by footprint without it",
+        (System::MacOs, "snapshot") => {
+            "on a Mac, memtally vmmap --pid PID --format json > a.json is a snapshot of one process that diff, plot and report read"
+        }
         (System::MacOs, _) => {
             "on a Mac, use memtally (every process by footprint) or memtally vmmap --pid PID (one process's regions); --proc-root DIR reads a recording made on Linux"
         }
@@ -189,6 +192,8 @@ mod tests {
             );
             assert!(!line.contains('\n'), "{line}");
         }
+        let line = refused(System::MacOs, &["snapshot", "640"]).unwrap();
+        assert!(line.ends_with("memtally vmmap --pid PID --format json > a.json is a snapshot of one process that diff, plot and report read"), "{line}");
         let line = refused(System::MacOs, &["report"]).unwrap();
         assert!(line.ends_with("memtally report --input FILE draws a saved vmmap report (vmmap -noCoalesce PID > FILE)"), "{line}");
     }

@@ -45,7 +45,9 @@ pub struct VmmapArgs {
     /// With --pid: run `vmmap -summary PID` instead, the fast form: the
     /// summary table (footprint, GPU memory by purge state) without the
     /// region lines.
-    #[arg(long, requires = "pid", conflicts_with_all = ["regions", "histograms", "pow2"])]
+    // (`requires` alone is not enough: clap waives a requirement that
+    // conflicts with an argument given, and FILE conflicts with --pid.)
+    #[arg(long, requires = "pid", conflicts_with_all = ["file", "regions", "histograms", "pow2"])]
     pub summary: bool,
 
     /// Select region types whose name contains any of these: one value,
