@@ -161,6 +161,8 @@ pub(crate) fn mkdirat(dir: BorrowedFd<'_>, name: &CStr, perm: u32) -> io::Result
 /// A symbolic link held open, so that what is read of it is that link
 /// (its inode cannot be reused while it is held).
 pub(crate) struct Link {
+    /// Held (macOS reads the link by name; see [`read_link`]).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     fd: OwnedFd,
     /// Its directory and name: macOS reads a link by its name.
     #[cfg(not(target_os = "linux"))]
@@ -227,7 +229,6 @@ pub(crate) fn read_link(link: &Link) -> io::Result<OsString> {
         if !same() {
             return Err(changed());
         }
-        let _ = &link.fd;
         t
     };
     Ok(OsString::from_vec(target.into_bytes()))

@@ -114,7 +114,7 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
     if root.is_live() {
         use crate::source::libproc;
         let (all, gone) =
-            libproc::identities().map_err(|e| crate::Error::io("proc_listallpids", e))?;
+            libproc::identities().map_err(|e| crate::error::Error::io("proc_listallpids", e))?;
         let read = crate::usecase::read::read_libproc(
             &opts.select,
             &all,
