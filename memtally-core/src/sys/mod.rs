@@ -15,8 +15,10 @@
 //!   then checked to be the held one (see [`read_link`]);
 //! - the exclusive renames are `renameat2(2)` with `RENAME_NOREPLACE` /
 //!   `RENAME_EXCHANGE` on Linux and `renameatx_np(2)` with `RENAME_EXCL` /
-//!   `RENAME_SWAP` on macOS (rustix's `renameat_with`: APFS and HFS+ have
-//!   both);
+//!   `RENAME_SWAP` on macOS (rustix's `renameat_with`; APFS has both, a
+//!   file system without them refuses with `ENOTSUP`, and the write fails
+//!   with that error rather than fall back to a rename that could replace
+//!   or follow what it should not);
 //! - procfs, `openat2(2)` and `close_range(2)` are Linux's: elsewhere the
 //!   answers are "not procfs" and `ENOSYS` (the callers have a fallback);
 //! - memtally's own descriptors are `/proc/self/fd/N` on Linux and
@@ -211,7 +213,7 @@ pub(crate) fn open_link(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<Option<L
 /// (`readlinkat(fd, "")`), so it cannot be swapped in between. macOS has
 /// no such read: the name is read, then checked to still be the held link
 /// (device and inode) before and after; a name swapped meanwhile is an
-/// `ELOOP`-like error the walk retries. What is left open on macOS: a link
+/// `Interrupted` error the walk retries. What is left open on macOS: a link
 /// swapped out and back between the two checks (two renames in a window
 /// of one readlink, in a directory the attacker may write).
 pub(crate) fn read_link(link: &Link) -> io::Result<OsString> {
