@@ -13,6 +13,11 @@ mod ui;
 fn main() -> ExitCode {
     heap::one_arena();
     let cli = cli::parse();
+    // Most commands read Linux's /proc: elsewhere, one line and exit 2.
+    if let Some(line) = cli::platform::refusal(cli::platform::System::current(), &cli) {
+        eprintln!("memtally: {line}");
+        return ExitCode::from(exit::USAGE as u8);
+    }
     if let Err(e) = signal::install() {
         eprintln!("memtally: cannot take SIGINT, SIGTERM and SIGHUP: {e}");
         return ExitCode::from(exit::FAILURE as u8);

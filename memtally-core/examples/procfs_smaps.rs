@@ -7,10 +7,18 @@
 //! Reads and parses `/proc/PID/smaps` with `procfs::process::Process::smaps`
 //! and prints one JSON object: the number of mappings and every smaps key
 //! summed over them, in bytes (`VmFlags` and the like are left out).
+//! Linux only, as the `procfs` crate.
 
-use std::collections::BTreeMap;
-
+#[cfg(not(target_os = "linux"))]
 fn main() {
+    eprintln!("procfs_smaps: reads Linux's /proc; Linux only");
+    std::process::exit(2);
+}
+
+#[cfg(target_os = "linux")]
+fn main() {
+    use std::collections::BTreeMap;
+
     let pid: i32 = match std::env::args().nth(1).map(|a| a.parse()) {
         Some(Ok(pid)) => pid,
         _ => {

@@ -18,6 +18,7 @@ mod machine;
 mod man;
 #[cfg(feature = "serve")]
 mod metrics;
+pub(crate) mod platform;
 #[cfg(feature = "plot")]
 mod plot;
 mod progress;

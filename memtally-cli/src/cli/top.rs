@@ -5,7 +5,7 @@ use std::io::Write;
 use clap::Args;
 
 use memtally_core::analyze::top::{TopBy, TopSort};
-use memtally_core::model::Figure;
+use memtally_core::model::{Figure, Named};
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::top::{top, TopOptions};
 use memtally_core::Result;
@@ -44,7 +44,7 @@ pub struct TopArgs {
     /// Sort by these figures, largest first (comma-separated; pid smallest
     /// first; oom: highest OOM score first, with an OOM column, --by process only).
     #[arg(long, value_delimiter = ',', value_name = "FIELD")]
-    #[arg(default_value = "pss", value_parser = choice::<TopSort>())]
+    #[arg(default_value = DEFAULT_SORT.name(), value_parser = choice::<TopSort>())]
     pub sort: Vec<TopSort>,
 
     /// Add EXCLUSIVE: what each row gives back when its processes end
@@ -106,7 +106,7 @@ impl Default for TopArgs {
             percent: false,
             oom: false,
             columns: None,
-            sort: vec![TopSort::Figure(Figure::Pss)],
+            sort: vec![DEFAULT_SORT],
             exact: false,
             format: Format::Table,
         }
@@ -115,6 +115,19 @@ impl Default for TopArgs {
 
 /// Rows when `--top` is not given.
 const DEFAULT_ROWS: usize = 20;
+
+/// What rows are sorted by unless `--sort` says: PSS; on macOS, where
+/// libproc gives no PSS, Apple's footprint (Activity Monitor's Memory).
+const DEFAULT_SORT: TopSort =
+    TopSort::Figure(if cfg!(target_os = "macos") { Figure::Footprint } else { Figure::Pss });
+
+/// The figure columns of macOS's live processes unless `--columns` says:
+/// the ones libproc gives (the Linux ones would all be unknown).
+const LIBPROC_COLUMNS: &[TopSort] = &[
+    TopSort::Figure(Figure::Footprint),
+    TopSort::Figure(Figure::FootprintPeak),
+    TopSort::Figure(Figure::Rss),
+];
 
 pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
     // A table on a terminal, with no row count asked for, fits its screen.
@@ -130,7 +143,8 @@ pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
         let why = "--sort oom ranks processes by their OOM score: use it with --by process";
         return Err(memtally_core::Error::Usage(why.into()));
     }
-    let columns = args.columns.as_deref();
+    let libproc = cfg!(target_os = "macos") && root.is_live();
+    let columns = args.columns.as_deref().or(libproc.then_some(LIBPROC_COLUMNS));
     let oom = args.oom || sorts_oom || columns.is_some_and(|c| c.contains(&TopSort::Oom));
     let rows = args.top.unwrap_or(DEFAULT_ROWS).max(screen.unwrap_or(0));
     let opts = TopOptions::default()

@@ -9,7 +9,9 @@ use clap::Args;
 
 use memtally_core::analyze::vmmap::VmmapBy;
 use memtally_core::source::parse::vmmap::ParseOptions;
-use memtally_core::usecase::vmmap::{read, read_parts, seed_view, VmmapInput, VmmapOptions};
+use memtally_core::usecase::vmmap::{
+    read, read_parts, seed_view, VmmapForm, VmmapInput, VmmapOptions,
+};
 use memtally_core::{Error, Result};
 
 use crate::cli::choice::choice;
@@ -26,6 +28,8 @@ Examples:
                                            region-size histograms of one type
   memtally vmmap --pid 640 --types IOSurface
                                            run vmmap -noCoalesce 640 (macOS)
+  memtally vmmap --pid 640 --summary       run vmmap -summary 640: the summary
+                                           table only, much faster (macOS)
   memtally vmmap saved.txt --seed-view     the seed tool's three reports
   vmmap -noCoalesce 640 | memtally vmmap - --format json
                                            vmmap's output piped in, as JSON")]
@@ -37,6 +41,14 @@ pub struct VmmapArgs {
     /// Run `vmmap -noCoalesce PID` (found on PATH) and read its output.
     #[arg(long, value_name = "PID")]
     pub pid: Option<u32>,
+
+    /// With --pid: run `vmmap -summary PID` instead, the fast form: the
+    /// summary table (footprint, GPU memory by purge state) without the
+    /// region lines.
+    // (`requires` alone is not enough: clap waives a requirement that
+    // conflicts with an argument given, and FILE conflicts with --pid.)
+    #[arg(long, requires = "pid", conflicts_with_all = ["file", "regions", "histograms", "pow2"])]
+    pub summary: bool,
 
     /// Select region types whose name contains any of these: one value,
     /// comma-separated (`--types IOAccelerator,IOSurface`), or the option
@@ -104,8 +116,12 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
         ));
     }
     let input = match (&args.pid, &args.file) {
-        (Some(pid), _) => VmmapInput::Pid(*pid, Duration::from_secs(args.timeout)),
+        (Some(pid), _) => {
+            let form = if args.summary { VmmapForm::Summary } else { VmmapForm::Regions };
+            VmmapInput::Pid(*pid, Duration::from_secs(args.timeout), form)
+        }
         (None, Some(p)) if p.as_os_str() == "-" => VmmapInput::Stdin,
+        (None, Some(p)) if bare_pid(p).is_some() => return Err(no_such_file(p)),
         (None, Some(p)) => VmmapInput::File(p.clone()),
         (None, None) => {
             return Err(Error::Usage("give a FILE (or - for standard input) or --pid PID".into()))
@@ -167,4 +183,17 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
         Some(s) => s.finish(&view, out).map_err(stdout_error),
         None => print(&view, Format::Table, out),
     }
+}
+
+/// The PID a FILE argument looks like, where no file has that name
+/// (`memtally vmmap 640`): the user meant `--pid 640`.
+fn bare_pid(file: &std::path::Path) -> Option<u32> {
+    let pid = file.to_str()?.parse().ok()?;
+    (!file.exists()).then_some(pid)
+}
+
+/// `640: no such file; did you mean --pid 640?` (exit 3, as any missing file).
+fn no_such_file(file: &std::path::Path) -> Error {
+    let pid = bare_pid(file).map_or(String::new(), |p| format!("; did you mean --pid {p}?"));
+    Error::NotFound(format!("{}: no such file{pid}", file.display()))
 }

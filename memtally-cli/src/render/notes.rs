@@ -88,6 +88,10 @@ pub fn word(note: &Note) -> String {
             "{} of the PSS is tmpfs / shared memory (Pss_Shmem: /dev/shm, memfd, SysV, shared anonymous), also in USS where one process maps it: a process's exit does not free it while the file or segment exists. memtally show PID gives each process's shmem part.",
             human(*bytes)
         ),
+        Note::OthersMemory { count } => format!(
+            "{} of other users could not be read (macOS gives a process's memory to its own user and root alone): listed without figures; sudo memtally reads them.",
+            plural(*count, "process", "processes"),
+        ),
         Note::Restricted { count, hint, withheld: w } => format!(
             "{} could not be read in detail (permission denied: other users' or protected processes): they show RSS from status only, no PSS/USS/dirty, and are not in the PSS totals; {hint}.{}",
             plural(*count, "process", "processes"),

@@ -330,6 +330,7 @@ fn column(c: TopSort) -> Option<(&'static str, Figure)> {
         Figure::SharedDirty => ("SHR DIRTY", f),
         Figure::Gpu => ("GPU", f),
         Figure::Footprint => ("FOOTPRINT", f),
+        Figure::FootprintPeak => ("PEAK FOOTPRINT", f),
         Figure::FootprintPss => ("FOOTPRINT PSS", f),
         Figure::FootprintPssShmem => ("FOOTPRINT PSS+SHM", f),
         _ => ("?", f),

@@ -13,9 +13,7 @@ use std::time::{Duration, Instant};
 /// CPU time of this whole process (every thread: the list's reads run on
 /// several), on CLOCK_PROCESS_CPUTIME_ID.
 pub fn process_cpu() -> Duration {
-    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes into the one timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 

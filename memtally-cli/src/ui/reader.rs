@@ -123,12 +123,11 @@ impl Reader {
 /// Gives this thread (the reads) a lower priority than the UI thread, so
 /// a key is answered first on a busy machine: Linux's nice value belongs
 /// to each thread. Best effort; a failure leaves the reads as they were.
+/// (Elsewhere the nice value is the whole process's: nothing is done, and
+/// the explorer reads Linux's /proc anyway.)
 fn lower_priority() {
-    // SAFETY: plain syscalls on this thread's own id.
-    unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, tid, 10);
-    }
+    #[cfg(target_os = "linux")]
+    let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 10);
 }
 
 fn run(root: &ProcRoot, reader: &mut TopReader, measuring: &mut Measuring, job: Job) -> Done {

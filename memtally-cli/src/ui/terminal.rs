@@ -87,10 +87,12 @@ impl Drop for Session {
 
 /// Whether the terminal on standard input has gone away (hung up, closed).
 fn terminal_gone() -> bool {
-    let mut fd = libc::pollfd { fd: libc::STDIN_FILENO, events: libc::POLLIN, revents: 0 };
-    // SAFETY: poll(2) on one pollfd we own, with no timeout.
-    let n = unsafe { libc::poll(&mut fd, 1, 0) };
-    n > 0 && fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+    use rustix::event::{poll, PollFd, PollFlags};
+    let stdin = std::io::stdin();
+    let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
+    let zero = rustix::event::Timespec { tv_sec: 0, tv_nsec: 0 };
+    let n = poll(&mut fds, Some(&zero)).unwrap_or(0);
+    n > 0 && fds[0].revents().intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL)
 }
 
 /// See [`Session::start`]: exits the process when the terminal is gone,

@@ -18,9 +18,7 @@ use std::time::Instant;
 /// Nanoseconds on CLOCK_MONOTONIC (the clock of `Instant`, shared by
 /// every process on the machine).
 pub fn monotonic_ns() -> u64 {
-    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes into the one timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 

@@ -77,6 +77,7 @@ impl Named for TopSort {
         TopSort::Figure(Figure::SharedDirty),
         TopSort::Figure(Figure::Gpu),
         TopSort::Figure(Figure::Footprint),
+        TopSort::Figure(Figure::FootprintPeak),
         TopSort::Figure(Figure::FootprintPss),
         TopSort::Figure(Figure::FootprintPssShmem),
         TopSort::Processes,

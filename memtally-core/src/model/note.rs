@@ -127,6 +127,12 @@ pub enum Note {
         /// Bytes.
         bytes: u64,
     },
+    /// macOS: processes of other users, whose memory libproc gives to
+    /// root alone; listed without figures.
+    OthersMemory {
+        /// How many processes.
+        count: usize,
+    },
     /// Processes read from `status` only (permission denied on
     /// `smaps_rollup`): RSS, no PSS, not in the PSS totals.
     Restricted {

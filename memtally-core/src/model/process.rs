@@ -21,6 +21,8 @@ pub enum SizeSource {
     Status,
     /// macOS `vmmap` output.
     Vmmap,
+    /// macOS libproc (`proc_pid_rusage`): footprint, its peak and RSS.
+    Libproc,
 }
 
 /// One process: identity and, when read, its regions.

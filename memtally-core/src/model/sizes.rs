@@ -277,6 +277,10 @@ known_sizes! {
     /// anonymous pages a process shares (after fork) in full, so it does
     /// not add up across processes; `footprint_pss` does.
     footprint / Footprint = "", "FOOTPRINT", "Chromium's private memory footprint: status RssAnon + VmSwap, per process (not summable)";
+    /// The most the footprint has been over the process's life: macOS
+    /// `ri_lifetime_max_phys_footprint` (libproc). Per process; Linux
+    /// has no such figure.
+    footprint_peak / FootprintPeak = "", "FootprintPeak", "macOS: the most the physical footprint has been over the process's life (libproc), per process";
     /// Resident bytes touched during a `wss` interval: smaps `Referenced`
     /// read after the referenced bits were reset. Only `wss` gives it.
     touched / Touched = "", "Touched", "resident bytes touched during the interval (wss)";

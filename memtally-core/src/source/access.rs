@@ -371,6 +371,6 @@ mod tests {
     #[test]
     fn own_credentials_are_this_process() {
         let me = own().creds.clone().unwrap();
-        assert_eq!(me.euid(), unsafe { libc::geteuid() });
+        assert_eq!(me.euid(), rustix::process::geteuid().as_raw());
     }
 }

@@ -14,13 +14,13 @@
 use std::ffi::{CString, OsString};
 use std::fs::File;
 use std::io::{ErrorKind, Read};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::sys;
+use crate::sys::{self, OFlags};
 
 /// A file of a recording that is not a regular file.
 pub(crate) const NOT_REGULAR: &str =
@@ -60,14 +60,14 @@ impl Tree {
         let path = path.into();
         let c = CString::new(path.as_os_str().as_bytes())
             .map_err(|_| std::io::Error::from(ErrorKind::InvalidInput))?;
-        let fd = sys::openat(None, &c, libc::O_RDONLY | libc::O_DIRECTORY, 0)?;
+        let fd = sys::openat(None, &c, OFlags::RDONLY | OFlags::DIRECTORY, 0)?;
         Ok(Tree { dir: Arc::new(fd) })
     }
 
     /// Opens the regular file `rel` without blocking (a FIFO's open
     /// returns at once, and is then refused).
     pub fn open_file(&self, rel: &Path) -> std::io::Result<File> {
-        let flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY;
         let f = File::from(self.open_beneath(rel, flags)?);
         if !f.metadata()?.is_file() {
             return Err(std::io::Error::new(ErrorKind::InvalidData, NOT_REGULAR));
@@ -86,14 +86,13 @@ impl Tree {
 
     /// The subdirectory `rel`, held open as a tree of its own.
     pub fn subdir(&self, rel: &Path) -> std::io::Result<Tree> {
-        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
-        let fd = self.open_beneath(rel, flags)?;
+        let fd = self.open_beneath(rel, OFlags::RDONLY | OFlags::DIRECTORY)?;
         Ok(Tree { dir: Arc::new(fd) })
     }
 
     /// The names in the directory `rel` (`.` and `..` left out).
     pub fn list(&self, rel: &Path) -> std::io::Result<Vec<OsString>> {
-        let fd = self.open_beneath(rel, libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC)?;
+        let fd = self.open_beneath(rel, OFlags::RDONLY | OFlags::DIRECTORY)?;
         let names = sys::names(fd.as_fd())?;
         Ok(names.into_iter().map(|n| OsString::from_vec(n.into_bytes())).collect())
     }
@@ -102,11 +101,10 @@ impl Tree {
     pub fn kind(&self, rel: &Path) -> std::io::Result<Kind> {
         let (parent, name) = self.parent_of(rel)?;
         let at = parent.as_ref().map_or(self.dir.as_fd(), |p| p.as_fd());
-        let st = sys::fstatat(at, &name, false)?;
-        Ok(match st.st_mode & libc::S_IFMT {
-            libc::S_IFREG => Kind::File,
-            libc::S_IFDIR => Kind::Dir,
-            _ => Kind::Other,
+        Ok(match sys::fstatat(at, &name, false)?.kind {
+            sys::Kind::File => Kind::File,
+            sys::Kind::Dir => Kind::Dir,
+            sys::Kind::Link | sys::Kind::Other => Kind::Other,
         })
     }
 
@@ -123,22 +121,21 @@ impl Tree {
         let name = rel.file_name().ok_or_else(|| invalid_name(rel))?;
         let name = CString::new(name.as_bytes()).map_err(|_| invalid_name(rel))?;
         let parent = match rel.parent().filter(|p| !p.as_os_str().is_empty()) {
-            Some(p) => {
-                Some(self.open_beneath(p, libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC)?)
-            }
+            Some(p) => Some(self.open_beneath(p, OFlags::RDONLY | OFlags::DIRECTORY)?),
             None => None,
         };
         Ok((parent, name))
     }
 
     /// Opens `rel` beneath the tree, through no symbolic link.
-    fn open_beneath(&self, rel: &Path, flags: i32) -> std::io::Result<OwnedFd> {
+    fn open_beneath(&self, rel: &Path, flags: OFlags) -> std::io::Result<OwnedFd> {
         check_relative(rel)?;
-        let got = openat2(self.dir.as_raw_fd(), rel, flags);
+        let c = CString::new(rel.as_os_str().as_bytes()).map_err(|_| invalid_name(rel))?;
+        let got = sys::open_beneath(self.dir.as_fd(), &c, flags);
         match got {
             Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) => {
-                // No openat2 (Linux before 5.6, or a seccomp filter that
-                // refuses it): the same walk by hand.
+                // No openat2 (Linux before 5.6, a seccomp filter that
+                // refuses it, macOS): the same walk by hand.
                 walk(self.dir.as_fd(), rel, flags)
             }
             other => other,
@@ -262,11 +259,7 @@ pub fn open_stream(path: &Path) -> std::io::Result<File> {
     let kind = f.metadata()?.file_type();
     if kind.is_fifo() {
         // Opened; from here a read waits for the writer, as a pipe's does.
-        // SAFETY: F_GETFL/F_SETFL on an fd we own.
-        unsafe {
-            let fl = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
-            libc::fcntl(f.as_raw_fd(), libc::F_SETFL, fl & !libc::O_NONBLOCK);
-        }
+        sys::set_blocking(f.as_fd())?;
     } else if !kind.is_file() {
         return Err(std::io::Error::new(
             ErrorKind::InvalidData,
@@ -347,47 +340,9 @@ fn explain(e: std::io::Error) -> std::io::Error {
     }
 }
 
-#[cfg(target_os = "linux")]
-fn openat2(dir: i32, rel: &Path, flags: i32) -> std::io::Result<OwnedFd> {
-    /// `struct open_how` of linux/openat2.h (libc's is non-exhaustive).
-    #[repr(C)]
-    struct OpenHow {
-        flags: u64,
-        mode: u64,
-        resolve: u64,
-    }
-    let c = CString::new(rel.as_os_str().as_bytes()).map_err(|_| invalid_name(rel))?;
-    let how = OpenHow {
-        flags: flags as u64,
-        mode: 0,
-        resolve: libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_MAGICLINKS,
-    };
-    // SAFETY: openat2(2) reads `how` (of the size given) and the
-    // NUL-terminated path, both alive for the call.
-    let fd = unsafe {
-        libc::syscall(
-            libc::SYS_openat2,
-            dir,
-            c.as_ptr(),
-            &how as *const OpenHow,
-            std::mem::size_of::<OpenHow>(),
-        )
-    };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: a new fd, owned by nobody else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
-}
-
-#[cfg(not(target_os = "linux"))]
-fn openat2(_dir: i32, _rel: &Path, _flags: i32) -> std::io::Result<OwnedFd> {
-    Err(std::io::Error::from_raw_os_error(libc::ENOSYS))
-}
-
 /// `rel` opened one component at a time, each with `O_NOFOLLOW`: a link
 /// anywhere fails with `ELOOP` (or `ENOTDIR`), as `RESOLVE_NO_SYMLINKS`.
-fn walk(dir: BorrowedFd<'_>, rel: &Path, flags: i32) -> std::io::Result<OwnedFd> {
+fn walk(dir: BorrowedFd<'_>, rel: &Path, flags: OFlags) -> std::io::Result<OwnedFd> {
     let names: Vec<&std::ffi::OsStr> = rel
         .components()
         .filter_map(|c| match c {
@@ -401,9 +356,9 @@ fn walk(dir: BorrowedFd<'_>, rel: &Path, flags: i32) -> std::io::Result<OwnedFd>
     for (i, name) in names.iter().enumerate() {
         let last = i + 1 == names.len();
         let c = CString::new(name.as_bytes()).map_err(|_| invalid_name(rel))?;
-        let f = if last { flags } else { libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC };
+        let f = if last { flags } else { OFlags::RDONLY | OFlags::DIRECTORY };
         let from = at.as_ref().map_or(dir, |d| d.as_fd());
-        at = Some(sys::openat(Some(from), &c, f | libc::O_NOFOLLOW, 0)?);
+        at = Some(sys::openat(Some(from), &c, f | OFlags::NOFOLLOW, 0)?);
     }
     at.ok_or_else(|| invalid_name(rel))
 }
@@ -436,8 +391,7 @@ mod tests {
         }
         // The fallback walk refuses the same.
         for name in ["abs", "rel", "dirlink/f", "sub/inner"] {
-            let flags = libc::O_RDONLY | libc::O_CLOEXEC;
-            let e = walk(t.dir.as_fd(), Path::new(name), flags).unwrap_err();
+            let e = walk(t.dir.as_fd(), Path::new(name), OFlags::RDONLY).unwrap_err();
             assert!(matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)), "{name}: {e}");
         }
         assert_eq!(t.kind(Path::new("abs")).unwrap(), Kind::Other);
@@ -452,6 +406,7 @@ mod tests {
     fn fifos_devices_and_giants_are_refused_at_once() {
         let (d, t) = tree();
         let fifo = CString::new(d.path().join("in/fifo").as_os_str().as_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path valid for the call.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
         assert_eq!(t.read(Path::new("fifo"), 100).unwrap_err().kind(), ErrorKind::InvalidData);
         std::fs::File::create(d.path().join("in/big")).unwrap().set_len(1 << 30).unwrap();

@@ -29,13 +29,9 @@ const BATCH: usize = 64;
 fn batch() -> usize {
     static AFFORDABLE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *AFFORDABLE.get_or_init(|| {
-        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-        // SAFETY: getrlimit fills the struct it is given.
-        let soft = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
-            usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX)
-        } else {
-            1024
-        };
+        // Unlimited: no limit on the batch.
+        let soft = crate::sys::open_files_limit()
+            .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
         (soft / 4).clamp(1, BATCH)
     })
 }
@@ -111,22 +107,17 @@ impl Drop for Closes {
 /// Closes the descriptors `first..=last`, every one of them ours.
 fn close_run(first: RawFd, last: RawFd) {
     if first < last {
-        // SAFETY: close_range(2) with no flags closes exactly the numbers
-        // given, all held by this batch (see the module comment).
-        let rc = unsafe {
-            libc::syscall(libc::SYS_close_range, first as libc::c_uint, last as libc::c_uint, 0)
+        // SAFETY: every number of the run is held by this batch (see the
+        // module comment) and used by nothing after this.
+        let refused = match unsafe { crate::sys::close_range(first, last) } {
+            Ok(()) => return,
+            // Refused before it closed anything (a kernel before 5.9, a
+            // seccomp filter, macOS): one close each instead. Any other
+            // failure would leave us not knowing which are closed: those
+            // are left open rather than risk closing a number reused
+            // meanwhile.
+            Err(e) => matches!(e.raw_os_error(), Some(libc::ENOSYS | libc::EPERM | libc::EINVAL)),
         };
-        if rc == 0 {
-            return;
-        }
-        // Refused before it closed anything (a kernel before 5.9, or a
-        // seccomp filter): one close each instead. Any other failure
-        // would leave us not knowing which are closed: those are left
-        // open rather than risk closing a number reused meanwhile.
-        let refused = matches!(
-            std::io::Error::last_os_error().raw_os_error(),
-            Some(libc::ENOSYS | libc::EPERM | libc::EINVAL)
-        );
         if !refused {
             return;
         }
@@ -143,10 +134,11 @@ mod tests {
     use std::os::fd::AsRawFd;
 
     /// The device and inode the open descriptor `fd` refers to.
+    #[allow(clippy::unnecessary_cast)] // dev_t is i32 on macOS
     fn file_of(fd: RawFd) -> Option<(u64, u64)> {
         // SAFETY: fstat fills the zeroed struct it is given.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        (unsafe { libc::fstat(fd, &mut st) } == 0).then_some((st.st_dev, st.st_ino))
+        (unsafe { libc::fstat(fd, &mut st) } == 0).then_some((st.st_dev as u64, st.st_ino as u64))
     }
 
     /// Every file handed over is closed, in batches and at the drop; a

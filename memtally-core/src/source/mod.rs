@@ -11,6 +11,7 @@ pub(crate) mod drm_sysfs;
 pub mod enrich;
 pub mod gpu;
 pub(crate) mod json_frames;
+pub(crate) mod libproc;
 pub(crate) mod mounts;
 pub mod pages;
 pub mod parse;

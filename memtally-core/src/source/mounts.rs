@@ -70,13 +70,7 @@ pub(crate) fn mark_hugetlbfs(
 
 /// Bytes in use on the file system at `point` (blocks − free blocks).
 fn used(point: &str) -> Option<u64> {
-    let c = std::ffi::CString::new(point).ok()?;
-    // SAFETY: statvfs writes into the zeroed struct we own; the path is a valid C string.
-    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
-        return None;
-    }
-    Some((s.f_blocks as u64).saturating_sub(s.f_bfree as u64).saturating_mul(s.f_frsize as u64))
+    crate::sys::used_bytes(std::path::Path::new(point))
 }
 
 #[cfg(test)]

@@ -66,10 +66,8 @@ pub fn run_bounded(
             stderr: err.join().unwrap_or_default(),
         }),
         Ok(None) => {
-            // SAFETY: kill(2) on the child's own process group; no memory involved.
-            unsafe {
-                libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
-            }
+            // The child's own process group: whatever it started goes too.
+            let _ = crate::sys::kill_group(child.id());
             let _ = child.kill();
             let _ = child.wait();
             let _ = (out.join(), err.join());

@@ -1,13 +1,19 @@
-//! User names for uids, from `/etc/passwd` (no NSS: memtally stays a
-//! static, dependency-light reader, and a uid is always shown when no name
-//! is found).
+//! User names for uids, from `/etc/passwd` on Linux (no NSS: memtally
+//! stays a static, dependency-light reader, and a uid is always shown when
+//! no name is found); on macOS from the system's user database
+//! (`getpwuid_r`: its `/etc/passwd` holds only the system's own users).
 
 /// The login name of `uid`, if `/etc/passwd` has it.
+#[cfg(not(target_os = "macos"))]
 pub(crate) fn user_name(uid: u32) -> Option<String> {
     let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
     name_in_passwd(&passwd, uid)
 }
 
+#[cfg(target_os = "macos")]
+pub(crate) use crate::sys::libproc::{uid_of, user_name};
+
+#[cfg(not(target_os = "macos"))]
 fn name_in_passwd(passwd: &str, uid: u32) -> Option<String> {
     passwd.lines().find_map(|line| {
         let mut f = line.split(':');
@@ -19,6 +25,7 @@ fn name_in_passwd(passwd: &str, uid: u32) -> Option<String> {
 }
 
 /// The uid of a login name, if `/etc/passwd` has it.
+#[cfg(not(target_os = "macos"))]
 pub(crate) fn uid_of(name: &str) -> Option<u32> {
     let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
     passwd.lines().find_map(|line| {
@@ -30,6 +37,7 @@ pub(crate) fn uid_of(name: &str) -> Option<u32> {
 }
 
 /// Every (uid, name) in `/etc/passwd`.
+#[cfg(not(target_os = "macos"))]
 fn all_users() -> Vec<(u32, String)> {
     let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
     passwd
@@ -43,23 +51,35 @@ fn all_users() -> Vec<(u32, String)> {
         .collect()
 }
 
-/// uid -> name, reading `/etc/passwd` once, on first use.
+/// uid -> name, reading `/etc/passwd` once, on first use (on macOS each
+/// uid asked for, looked up once: there is no list of every user).
 #[derive(Debug, Default)]
 pub struct UserNames {
+    #[cfg(not(target_os = "macos"))]
     cache: std::sync::OnceLock<Vec<(u32, String)>>,
+    #[cfg(target_os = "macos")]
+    cache: std::sync::Mutex<Vec<(u32, String)>>,
 }
 
 impl UserNames {
-    /// The name of `uid`, its number when `/etc/passwd` has no name, `?`
-    /// when the uid is unknown.
+    /// The name of `uid`, its number when the system has no name for it,
+    /// `?` when the uid is unknown.
     pub fn name(&self, uid: Option<u32>) -> String {
         let Some(uid) = uid else { return "?".into() };
+        #[cfg(not(target_os = "macos"))]
         let all = self.cache.get_or_init(all_users);
+        #[cfg(target_os = "macos")]
+        let mut all = self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        #[cfg(target_os = "macos")]
+        if !all.iter().any(|(u, _)| *u == uid) {
+            let name = user_name(uid).unwrap_or_else(|| uid.to_string());
+            all.push((uid, name));
+        }
         all.iter().find(|(u, _)| *u == uid).map_or_else(|| uid.to_string(), |(_, n)| n.clone())
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_os = "macos")))]
 mod tests {
     #[test]
     fn finds_names_by_uid() {

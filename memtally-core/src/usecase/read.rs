@@ -4,8 +4,9 @@
 //! got nothing. What could not be read is kept, to be noted.
 
 use crate::analyze::select::Selection;
-use crate::error::{Error, Result};
-use crate::model::{Needs, Note, Process, Scan};
+use crate::error::{Error, Result, Unmatched};
+use crate::model::{Needs, Note, ProcInfo, ProcMemory, Process, Scan, SizeSource, Sizes};
+use crate::source::libproc::{self, BsdInfo, Rusage, Unread};
 use crate::source::{scan, ProcRoot};
 use crate::usecase::select::{require_read, select, Selected};
 use crate::usecase::Progress;
@@ -64,6 +65,67 @@ pub(crate) fn read_rollups(
     require_read(sel, &found)?;
     found.vanished += selected.vanished;
     Ok((selected, found))
+}
+
+/// The selection read through libproc (macOS `top`), what [`select`] and
+/// [`read_rollups`] do on `/proc`: from every process's identity (`all`,
+/// and how many exited while listed) and `usage`, the read of one
+/// process's memory. The PIDs named that were not there, and the scan:
+/// a process whose memory is refused (another user's, memtally not root)
+/// is listed without figures and counted in `restricted`. An error when
+/// a narrowed selection finds nothing.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))] // tested everywhere
+pub(crate) fn read_libproc(
+    sel: &Selection,
+    all: &[BsdInfo],
+    listed_gone: usize,
+    usage: &mut dyn FnMut(u32) -> std::result::Result<Rusage, Unread>,
+    progress: &dyn Progress,
+) -> Result<(Vec<u32>, Scan)> {
+    let infos: Vec<ProcInfo> = all.iter().map(libproc::identity).collect();
+    let mut missing: Vec<u32> = Vec::new();
+    for &pid in sel.pids.iter().chain(&sel.trees) {
+        if !infos.iter().any(|p| p.pid == pid) && !missing.contains(&pid) {
+            missing.push(pid);
+        }
+    }
+    let mut selected = sel.apply(infos);
+    // memtally itself, in a narrowed selection only when named (as `select`).
+    let me = std::process::id();
+    let before = selected.len();
+    if !sel.is_everything() && !sel.include_self && !sel.names(me) {
+        selected.retain(|p| p.pid != me);
+    }
+    if !sel.is_everything() && selected.is_empty() {
+        let mut why = Vec::new();
+        if !missing.is_empty() {
+            why.push(Unmatched::Missing(missing));
+        }
+        if before > 0 {
+            why.push(Unmatched::OnlySelf);
+        }
+        return Err(Error::NoMatch { asked: sel.selectors(), why });
+    }
+    let mut found =
+        Scan { vanished: if sel.is_everything() { listed_gone } else { 0 }, ..Scan::default() };
+    progress.start("reading processes", selected.len());
+    for info in selected {
+        let pid = info.pid;
+        let listed = |sizes| ProcMemory { info, source: SizeSource::Libproc, sizes };
+        match usage(pid) {
+            Ok(r) => found.processes.push(listed(libproc::memory(&r))),
+            Err(Unread::Denied) => {
+                found.restricted.push(pid);
+                found.processes.push(listed(Sizes::default()));
+            }
+            Err(Unread::Gone) => found.vanished += 1,
+            Err(Unread::Failed(why)) => found.failed.push((pid, format!("{why}; left out"))),
+        }
+        progress.step();
+    }
+    progress.finish();
+    require_read(sel, &found)?;
+    Ok((missing, found))
 }
 
 impl ReadProcesses {

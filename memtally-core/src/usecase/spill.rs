@@ -11,13 +11,19 @@ impl<T: Read + Write + Seek> ReadWriteSeek for T {}
 /// An unnamed file in the temporary directory (gone when closed), or
 /// memory where the file system cannot make one.
 pub(crate) fn spill_file() -> Box<dyn ReadWriteSeek> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .mode(0o600)
-        .custom_flags(libc::O_TMPFILE)
-        .open(std::env::temp_dir());
+    #[cfg(target_os = "linux")]
+    let file = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .mode(0o600)
+            .custom_flags(libc::O_TMPFILE)
+            .open(std::env::temp_dir())
+    };
+    // O_TMPFILE is Linux's: elsewhere the bytes stay in memory.
+    #[cfg(not(target_os = "linux"))]
+    let file: std::io::Result<std::fs::File> = Err(std::io::ErrorKind::Unsupported.into());
     match file {
         Ok(f) => Box::new(f),
         Err(_) => Box::new(std::io::Cursor::new(Vec::new())),

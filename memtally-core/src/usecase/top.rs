@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use crate::analyze::select::Selection;
 use crate::analyze::top::{build, dirty_field, TopBy, TopReport, TopSort};
 use crate::error::Result;
-use crate::model::{CgroupMemory, Figure, Needs, Note, ProcMemory, Scan};
+use crate::model::{CgroupMemory, Figure, Needs, Note, ProcMemory, Scan, SizeSource};
 use crate::source::cgroup::CgroupRoot;
 use crate::source::users::UserNames;
 use crate::source::{scan, ProcRoot};
@@ -106,8 +106,24 @@ pub struct Top {
     pub oom_scores: HashMap<u32, u32>,
 }
 
-/// Reads the selection and builds the view.
+/// Reads the selection and builds the view. On macOS the live system's
+/// processes are read through libproc (footprint, its peak, RSS); a
+/// recorded `/proc` tree is read as on Linux.
 pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Result<Top> {
+    #[cfg(target_os = "macos")]
+    if root.is_live() {
+        use crate::source::libproc;
+        let (all, gone) =
+            libproc::identities().map_err(|e| crate::error::Error::io("proc_listallpids", e))?;
+        let read = crate::usecase::read::read_libproc(
+            &opts.select,
+            &all,
+            gone,
+            &mut libproc::usage,
+            progress,
+        )?;
+        return Ok(libproc_view(read, opts));
+    }
     let needs = Needs {
         cmdline: opts.by == TopBy::Program || opts.every_identity,
         cgroup: opts.by == TopBy::Cgroup || opts.every_identity,
@@ -214,6 +230,39 @@ fn read(
     })
 }
 
+/// The view of the processes libproc read (macOS), from `read_libproc`'s
+/// (missing PIDs, scan): the same rows, sums, sorting and cuts as on
+/// Linux. What only `/proc` gives (the machine picture, GPU, cgroups, OOM
+/// scores, page frames) is absent, not zero.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))] // tested everywhere
+pub(crate) fn libproc_view((missing, scan): (Vec<u32>, Scan), opts: &TopOptions) -> Top {
+    let users = UserNames::default();
+    let user_name = |uid: Option<u32>| users.name(uid);
+    let mut report = build(&scan.processes, opts.by, &opts.sort, None, &user_name, None);
+    // libproc gives no PSS at all: no row lacks one among others (no `*`).
+    for row in &mut report.rows {
+        row.without_pss = 0;
+    }
+    let me = std::process::id();
+    let own_row = (opts.select.is_everything() && !opts.select.include_self)
+        .then(|| scan.processes.iter().position(|p| p.info.pid == me))
+        .flatten();
+    report.omitted = shown_rows(&mut report, opts, own_row);
+    Top {
+        report,
+        kernel_threads: 0,
+        missing,
+        users,
+        cgroups: HashMap::new(),
+        read_hint: None,
+        scan,
+        withheld: Vec::new(),
+        exact: None,
+        mem_total: None,
+        oom_scores: HashMap::new(),
+    }
+}
+
 /// Gives every process its command line: from `known` where the same
 /// (PID, name) was read before, else read now; `known` becomes this set.
 fn fill_known_cmdlines(
@@ -307,6 +356,11 @@ impl Top {
                 withheld: self.withheld.clone(),
             });
         }
+        // macOS (libproc): other users' processes, listed without figures.
+        let libproc = scan.processes.iter().any(|p| p.source == SizeSource::Libproc);
+        if libproc && !scan.restricted.is_empty() {
+            notes.push(Note::OthersMemory { count: scan.restricted.len() });
+        }
         if report.by == TopBy::Tree {
             notes.push(Note::SubtreeRows);
         }
@@ -364,4 +418,138 @@ fn shown_rows(report: &mut TopReport, opts: &TopOptions, own_row: Option<usize>)
         left_out = before - report.rows.len();
     }
     left_out + crate::analyze::group::keep_first(&mut report.rows, opts.top)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::{Error, Unmatched};
+    use crate::source::libproc::{BsdInfo, Rusage, Unread};
+    use crate::usecase::read::read_libproc;
+    use crate::usecase::select::SelectOptions;
+
+    const M: u64 = 1 << 20;
+
+    // macOS `top` through its pure half, on records built by hand (no Mac
+    // is on the project's machines; the figures are of the sizes Activity
+    // Monitor shows for such processes, not read from one): root's and
+    // WindowServer's memory refused as to a user who is not root.
+    fn records() -> Vec<(BsdInfo, std::result::Result<Rusage, Unread>)> {
+        let p = |pid, ppid, ruid, name: &str| BsdInfo {
+            pid,
+            ppid,
+            ruid,
+            comm: name.as_bytes().iter().copied().take(16).collect(),
+            name: name.as_bytes().to_vec(),
+            path: Some(format!("/Applications/{name}").into_bytes()),
+        };
+        let used = |footprint: u64, peak: u64, rss: u64| {
+            Ok(Rusage {
+                phys_footprint: footprint * M,
+                lifetime_max_phys_footprint: peak * M,
+                resident_size: rss * M,
+            })
+        };
+        vec![
+            (p(1, 0, 0, "launchd"), Err(Unread::Denied)),
+            (p(150, 1, 88, "WindowServer"), Err(Unread::Denied)),
+            (p(600, 1, 501, "Safari"), used(300, 450, 400)),
+            (p(640, 600, 501, "com.apple.WebKit.WebContent"), used(412, 658, 500)),
+            (p(641, 600, 501, "com.apple.WebKit.WebContent"), used(96, 120, 150)),
+            (p(700, 1, 501, "Terminal"), used(80, 90, 120)),
+            (p(701, 700, 501, "zsh"), used(3, 4, 6)),
+            (p(702, 700, 501, "sleep"), Err(Unread::Gone)),
+            (p(std::process::id(), 701, 501, "memtally"), used(9, 9, 12)),
+        ]
+    }
+
+    fn view(select: SelectOptions, by: TopBy) -> Result<Top> {
+        let all = records();
+        let infos: Vec<BsdInfo> = all.iter().map(|(b, _)| b.clone()).collect();
+        let mut usage =
+            |pid: u32| all.iter().find(|(b, _)| b.pid == pid).map(|(_, u)| u.clone()).unwrap();
+        let opts = TopOptions::default()
+            .with_select(select.resolve()?)
+            .with_by(by)
+            .with_sort(vec![TopSort::Figure(Figure::Footprint)]);
+        let read = read_libproc(&opts.select, &infos, 1, &mut usage, &Silent)?;
+        Ok(libproc_view(read, &opts))
+    }
+
+    fn keys(top: &Top) -> Vec<&str> {
+        top.report.rows.iter().map(|r| r.key.as_str()).collect()
+    }
+
+    #[test]
+    fn every_process_by_footprint_others_listed_without_figures() {
+        let top = view(SelectOptions::default(), TopBy::Process).unwrap();
+        // memtally itself: in the scan (and totals), not a row.
+        assert_eq!(keys(&top), ["640", "600", "641", "700", "701", "1", "150"]);
+        let first = &top.report.rows[0];
+        assert_eq!(first.sizes.footprint, Some(412 * M));
+        assert_eq!(first.sizes.footprint_peak, Some(658 * M));
+        assert_eq!(first.sizes.rss, Some(500 * M));
+        assert_eq!((first.sizes.pss, first.without_pss), (None, 0));
+        assert_eq!(top.scan.processes.len(), 8);
+        assert_eq!(top.scan.restricted, [1, 150]);
+        assert_eq!(top.scan.vanished, 2, "sleep exited before its read; one exited while listed");
+        assert!(top.scan.processes.iter().all(|p| p.source == SizeSource::Libproc));
+        assert_eq!(
+            top.notes(),
+            [Note::OthersMemory { count: 2 }, Note::ExitedDuringScan { count: 2 }]
+        );
+        assert!(top.report.machine.is_none() && top.mem_total.is_none());
+    }
+
+    #[test]
+    fn groups_count_their_processes_and_sum_only_what_adds_up() {
+        let top = view(SelectOptions::default(), TopBy::Program).unwrap();
+        let web = top.report.rows.iter().find(|r| r.key == "com.apple.WebKit.WebContent").unwrap();
+        assert_eq!(web.processes, 2);
+        // A page two processes share is in both footprints (as in both
+        // RSSes): a sum of either would count it twice, so none is made.
+        assert_eq!(
+            (web.sizes.footprint, web.sizes.rss, web.sizes.footprint_peak),
+            (None, None, None)
+        );
+        let alone = top.report.rows.iter().find(|r| r.key == "Safari").unwrap();
+        assert_eq!(alone.sizes.footprint, Some(300 * M), "one process: its own figures");
+        let top = view(SelectOptions::default().with_trees(vec![600]), TopBy::Tree).unwrap();
+        let rows: Vec<(&str, usize, usize)> =
+            top.report.rows.iter().map(|r| (r.key.as_str(), r.depth, r.processes)).collect();
+        assert_eq!(rows, [("600", 0, 3), ("640", 1, 1), ("641", 1, 1)]);
+        assert_eq!(top.notes(), [Note::SubtreeRows]);
+    }
+
+    #[test]
+    fn selections_narrow_as_on_linux() {
+        let pids = |s: SelectOptions| {
+            let mut v: Vec<u32> = view(s, TopBy::Process)
+                .unwrap()
+                .scan
+                .processes
+                .iter()
+                .map(|p| p.info.pid)
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(pids(SelectOptions::default().with_users(vec!["88".into()])), [150]);
+        assert_eq!(
+            pids(SelectOptions::default().with_name(Some("WebContent$".into()))),
+            [640, 641]
+        );
+        assert_eq!(pids(SelectOptions::default().with_trees(vec![700])), [700, 701]);
+        assert_eq!(pids(SelectOptions::default().with_pids(vec![600, 1])), [1, 600]);
+        let e = view(SelectOptions::default().with_pids(vec![9999]), TopBy::Process).unwrap_err();
+        assert!(
+            matches!(&e, Error::NoMatch { why, .. } if why == &[Unmatched::Missing(vec![9999])]),
+            "{e:?}"
+        );
+        let e = view(SelectOptions::default().with_name(Some("^memtally$".into())), TopBy::Process);
+        assert!(
+            matches!(&e, Err(Error::NoMatch { why, .. }) if why == &[Unmatched::OnlySelf]),
+            "{e:?}"
+        );
+    }
 }

@@ -18,6 +18,8 @@ use crate::model::{Figure, Flow, Group, Grouper, Region, RegionSink};
 use crate::source::parse::vmmap::{self as parse, ParseOptions};
 use crate::source::vmmap::{self, runner};
 
+pub use crate::source::vmmap::runner::VmmapForm;
+
 /// Where the report comes from.
 #[derive(Debug, Clone)]
 pub enum VmmapInput {
@@ -25,8 +27,9 @@ pub enum VmmapInput {
     File(PathBuf),
     /// Standard input.
     Stdin,
-    /// Run `vmmap -noCoalesce PID` (found on PATH), waiting at most this long.
-    Pid(u32, Duration),
+    /// Run `vmmap -noCoalesce PID` or `vmmap -summary PID` (found on
+    /// PATH), waiting at most this long.
+    Pid(u32, Duration, VmmapForm),
 }
 
 /// What to read and keep. Built from `default()` and the `with_*` setters.
@@ -95,9 +98,9 @@ impl VmmapReport {
 /// Opens the input: its name for messages and a reader.
 fn open(input: &VmmapInput) -> Result<(String, Box<dyn Read>)> {
     Ok(match input {
-        VmmapInput::Pid(pid, timeout) => {
-            let bytes = runner::run_vmmap(*pid, *timeout)?;
-            (format!("vmmap -noCoalesce {pid}"), Box::new(std::io::Cursor::new(bytes)))
+        VmmapInput::Pid(pid, timeout, form) => {
+            let bytes = runner::run_vmmap(*pid, *timeout, *form)?;
+            (format!("vmmap {} {pid}", form.flag()), Box::new(std::io::Cursor::new(bytes)))
         }
         VmmapInput::Stdin => ("standard input".to_string(), Box::new(std::io::stdin())),
         VmmapInput::File(p) => {

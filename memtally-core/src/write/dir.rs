@@ -7,7 +7,6 @@ use std::ffi::OsStr;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 
-use super::file::NewFile;
 use super::walk::{euid, refused, trusted, Missing, Reached, Walk};
 use crate::error::{Error, Result};
 use crate::sys;
@@ -67,24 +66,24 @@ impl Dir {
     /// everyone without the sticky bit (`/tmp` has it, and is fine).
     pub fn check(&self) -> Result<()> {
         let st = sys::fstat(self.fd()).map_err(|e| Error::io(&self.path, e))?;
-        if !trusted(st.st_uid) {
+        if !trusted(st.uid) {
             return Err(refused(
                 &self.path,
                 &format!(
                     "not written: the directory belongs to uid {}, who could replace what memtally writes there (memtally runs as uid {}); write into a directory of root's or your own",
-                    st.st_uid,
+                    st.uid,
                     euid()
                 ),
             ));
         }
-        let writable = st.st_mode & 0o022;
-        if writable != 0 && st.st_mode & libc::S_ISVTX == 0 {
+        let writable = st.perm & 0o022;
+        if writable != 0 && st.perm & 0o1000 == 0 {
             let who = if writable & 0o002 != 0 { "everyone" } else { "its group" };
             return Err(refused(
                 &self.path,
                 &format!(
                     "not written: the directory is writable by {who} (mode {:o}) without the sticky bit, so others could replace what memtally writes there; chmod go-w or +t it, or write elsewhere",
-                    st.st_mode & 0o7777
+                    st.perm
                 ),
             ));
         }
@@ -129,7 +128,7 @@ impl Dir {
             Err(e)
                 if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR))
                     && sys::fstatat(self.fd(), &c, false)
-                        .is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFLNK) =>
+                        .is_ok_and(|st| st.kind == sys::Kind::Link) =>
             {
                 return Err(refused(
                     &shown,
@@ -143,22 +142,8 @@ impl Dir {
         Ok(dir)
     }
 
-    /// Starts writing the file `name` in this directory (see
-    /// [`NewFile`]).
-    pub fn new_file(&self, name: &OsStr) -> Result<NewFile> {
-        NewFile::create_in(self, name, &self.path.join(name))
-    }
-
-    /// Writes `bytes` to the file `name` in this directory.
-    pub fn write_file(&self, name: &OsStr, bytes: &[u8]) -> Result<()> {
-        let mut f = self.new_file(name)?;
-        std::io::Write::write_all(&mut f, bytes).map_err(|e| Error::io(self.path.join(name), e))?;
-        f.commit()
-    }
-
-    /// Makes the durable the names made or renamed in it.
+    /// Makes durable the names made or renamed in it.
     pub(crate) fn sync(&self) {
-        // SAFETY: fsync(2) on a descriptor valid for the call.
-        let _ = unsafe { libc::fsync(std::os::fd::AsRawFd::as_raw_fd(&self.fd)) };
+        let _ = sys::fsync(self.fd());
     }
 }

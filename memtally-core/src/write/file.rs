@@ -1,6 +1,6 @@
 //! A file being written: a new file under a random name in the target's
 //! directory (held open), renamed over the target at commit, removed if
-//! dropped before.
+//! dropped before; and [`Dir`]'s ways to start one.
 
 use std::ffi::{CString, OsStr};
 use std::fs::File;
@@ -14,7 +14,7 @@ use super::target::{is_a_directory, target, Target};
 use super::unfinished::{self, Registered};
 use super::walk::{split, Missing};
 use crate::error::{Error, Result};
-use crate::sys;
+use crate::sys::{self, OFlags};
 
 /// A file being written: it takes the target's name only at
 /// [`commit`](NewFile::commit); dropped before that, it is removed.
@@ -42,8 +42,23 @@ struct Temp {
 impl Drop for Temp {
     fn drop(&mut self) {
         if !self.renamed {
-            let _ = sys::unlinkat(self.dir.fd(), &self.name, 0);
+            let _ = sys::unlinkat(self.dir.fd(), &self.name);
         }
+    }
+}
+
+impl Dir {
+    /// Starts writing the file `name` in this directory (see
+    /// [`NewFile`]).
+    pub fn new_file(&self, name: &OsStr) -> Result<NewFile> {
+        NewFile::create_in(self, name, &self.path().join(name))
+    }
+
+    /// Writes `bytes` to the file `name` in this directory.
+    pub fn write_file(&self, name: &OsStr, bytes: &[u8]) -> Result<()> {
+        let mut f = self.new_file(name)?;
+        f.write_all(bytes).map_err(|e| Error::io(self.path().join(name), e))?;
+        f.commit()
     }
 }
 
@@ -80,7 +95,7 @@ impl NewFile {
             sys::openat(
                 Some(dir.fd()),
                 c,
-                libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW,
+                OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW,
                 create_mode,
             )
         })

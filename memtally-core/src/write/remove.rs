@@ -22,10 +22,10 @@ fn remove(dir: BorrowedFd<'_>, name: &CStr, depth: u32) -> io::Result<()> {
     // A name that changes between the calls (a directory swapped for a
     // link) is tried again a few times.
     for _ in 0..8 {
-        match sys::unlinkat(dir, name, 0) {
+        match sys::unlinkat(dir, name) {
             Ok(()) => return Ok(()),
             Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(()),
-            Err(e) if e.raw_os_error() == Some(libc::EISDIR) => {}
+            Err(e) if sys::is_a_directory(&e) => {}
             Err(e) => return Err(e),
         }
         if depth >= MAX_DEPTH {
@@ -43,7 +43,7 @@ fn remove(dir: BorrowedFd<'_>, name: &CStr, depth: u32) -> io::Result<()> {
         for entry in sys::names(sub.as_fd())? {
             remove(sub.as_fd(), &entry, depth + 1)?;
         }
-        match sys::unlinkat(dir, name, libc::AT_REMOVEDIR) {
+        match sys::rmdirat(dir, name) {
             Ok(()) => return Ok(()),
             Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(()),
             // Swapped for a link or file, or filled again: another turn.

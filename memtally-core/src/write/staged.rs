@@ -50,20 +50,22 @@ impl Staged {
     }
 
     /// Gives the directory the mode 0755 and the name `name` in its
-    /// parent: with `RENAME_NOREPLACE` when the name is free, else with
-    /// `RENAME_EXCHANGE` (the name is never missing), after which what was
-    /// there (an earlier recording, a link, a file) is at the random name
-    /// and removed without following its links.
+    /// parent: renamed only if the name is free (`RENAME_NOREPLACE` on
+    /// Linux, `RENAME_EXCL` on macOS), else swapped with what is there in
+    /// one step (`RENAME_EXCHANGE`, `RENAME_SWAP`: the name is never
+    /// missing), after which what was there (an earlier recording, a
+    /// link, a file) is at the random name and removed without following
+    /// its links.
     pub fn install(mut self, name: &str) -> Result<()> {
         let shown = self.dir.path().to_path_buf();
         let err = |e| Error::io(&shown, e);
         let to = sys::c_name(name.as_ref()).map_err(err)?;
         sys::fchmod(self.dir.fd(), 0o755).map_err(err)?;
         let p = self.parent.fd();
-        let rename = || match sys::renameat2(p, &self.name, p, &to, libc::RENAME_NOREPLACE) {
+        let rename = || match sys::rename_noreplace(p, &self.name, &to) {
             Ok(()) => Ok(false),
             Err(e) if e.raw_os_error() == Some(libc::EEXIST) => {
-                sys::renameat2(p, &self.name, p, &to, libc::RENAME_EXCHANGE).map(|()| true)
+                sys::rename_exchange(p, &self.name, &to).map(|()| true)
             }
             Err(e) => Err(e),
         };

@@ -68,12 +68,11 @@ impl Walk {
     pub(crate) fn link_target(
         &mut self,
         dir: &Reached,
-        link: &OwnedFd,
+        link: &sys::Link,
         link_path: &Path,
     ) -> Result<(Reached, Option<OsString>)> {
         self.count(link_path)?;
-        let target =
-            PathBuf::from(sys::readlink(link.as_fd()).map_err(|e| Error::io(link_path, e))?);
+        let target = PathBuf::from(sys::read_link(link).map_err(|e| Error::io(link_path, e))?);
         let mut steps = steps(&target);
         let last = match steps.back() {
             Some(Step::Name(n)) if !target.as_os_str().as_encoded_bytes().ends_with(b"/") => {
@@ -152,9 +151,17 @@ impl Walk {
                                 continue;
                             };
                             self.count(&shown)?;
-                            let target = PathBuf::from(
-                                sys::readlink(link.as_fd()).map_err(|e| Error::io(&shown, e))?,
-                            );
+                            let target = match sys::read_link(&link) {
+                                Ok(t) => PathBuf::from(t),
+                                // Swapped while read (macOS): another turn.
+                                Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                                    self.links -= 1;
+                                    retry(&mut retries, &shown, e)?;
+                                    todo.push_front(Step::Name(name));
+                                    continue;
+                                }
+                                Err(e) => return Err(Error::io(&shown, e)),
+                            };
                             for s in steps(&target).into_iter().rev() {
                                 todo.push_front(s);
                             }
@@ -176,41 +183,38 @@ fn retry(retries: &mut u32, shown: &Path, e: io::Error) -> Result<()> {
     Ok(())
 }
 
-/// The link `name` in `at`, open (`O_PATH | O_NOFOLLOW`) once checked
+/// The link `name` in `at`, held open (`sys::open_link`) once checked
 /// that root or memtally's user owns it; `None` when `name` is no link.
 pub(crate) fn open_link(
     at: &Reached,
     name: &std::ffi::CStr,
     shown: &Path,
-) -> Result<Option<OwnedFd>> {
-    let fd = sys::openat(Some(at.fd.as_fd()), name, libc::O_PATH | libc::O_NOFOLLOW, 0)
-        .map_err(|e| Error::io(shown, e))?;
-    let st = sys::fstat(fd.as_fd()).map_err(|e| Error::io(shown, e))?;
-    if st.st_mode & libc::S_IFMT != libc::S_IFLNK {
+) -> Result<Option<sys::Link>> {
+    let Some(link) = sys::open_link(at.fd.as_fd(), name).map_err(|e| Error::io(shown, e))? else {
         return Ok(None);
-    }
-    if !trusted(st.st_uid) {
+    };
+    let st = link.meta();
+    if !trusted(st.uid) {
         return Err(refused(
             shown,
             &format!(
                 "a symbolic link owned by uid {}, not followed (memtally follows only links of root or of its own user, uid {}); name the directory it points to, if you trust it",
-                st.st_uid,
+                st.uid,
                 euid()
             ),
         ));
     }
-    Ok(Some(fd))
+    Ok(Some(link))
 }
 
 /// Root and memtally's own user: the owners whose links, and whose
 /// directories, memtally trusts.
-pub(crate) fn trusted(uid: libc::uid_t) -> bool {
+pub(crate) fn trusted(uid: u32) -> bool {
     uid == 0 || uid == euid()
 }
 
-pub(crate) fn euid() -> libc::uid_t {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() }
+pub(crate) fn euid() -> u32 {
+    sys::euid()
 }
 
 /// A refusal on `path`: exit 4 (permission), with the reason.

@@ -68,6 +68,7 @@ fn source_name(s: SizeSource) -> &'static str {
         SizeSource::Maps => "maps",
         SizeSource::Status => "status",
         SizeSource::Vmmap => "vmmap",
+        SizeSource::Libproc => "libproc",
     }
 }
 

@@ -163,6 +163,7 @@ fn source_name(p: &Process) -> &'static str {
         SizeSource::Maps => "maps: virtual sizes only",
         SizeSource::Status => "status: totals only",
         SizeSource::Vmmap => "vmmap",
+        SizeSource::Libproc => "libproc: footprint and resident totals only",
     }
 }
 

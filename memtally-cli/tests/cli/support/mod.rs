@@ -5,10 +5,14 @@
 //! pause), so forking from the multi-threaded test harness is sound.
 
 #![allow(dead_code)]
+// On macOS only the vmmap tests are compiled: most of this goes unused.
+#![cfg_attr(not(target_os = "linux"), allow(unused_imports))]
 
 pub mod lone;
 pub mod pages_child;
+#[cfg(target_os = "linux")]
 pub mod peer;
+#[cfg(target_os = "linux")]
 pub mod stall;
 pub mod swap;
 pub mod tmux;

@@ -320,16 +320,7 @@ impl ProcRoot {
 
 /// Whether `path` is on a procfs mount (statfs magic PROC_SUPER_MAGIC).
 fn is_procfs(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    const PROC_SUPER_MAGIC: i64 = 0x9fa0;
-    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return false };
-    // SAFETY: statfs(2) fills the zeroed struct it is given; `c` is a
-    // NUL-terminated path that outlives the call.
-    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
-    let ok = unsafe { libc::statfs(c.as_ptr(), &mut fs) } == 0;
-    #[allow(clippy::unnecessary_cast)] // f_type's width differs between libcs
-    let magic = fs.f_type as i64;
-    ok && magic == PROC_SUPER_MAGIC
+    crate::sys::path_is_procfs(path)
 }
 
 /// The files of a process that procfs prints as one record
@@ -384,8 +375,9 @@ mod tests {
     /// is delivered asynchronously, and until then the child's `status`
     /// and `stat` change between two reads that a test compares.
     fn stop(pid: u32) {
-        // SAFETY: kill(2) on the child the calling test started.
-        assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGSTOP) }, 0);
+        // The child the calling test started.
+        let child = rustix::process::Pid::from_raw(pid as i32).unwrap();
+        rustix::process::kill_process(child, rustix::process::Signal::STOP).unwrap();
         let status = format!("/proc/{pid}/status");
         let asked = std::time::Instant::now();
         while !std::fs::read_to_string(&status).unwrap_or_default().contains("State:\tT") {

@@ -1,6 +1,6 @@
-//! Runs `vmmap -noCoalesce PID` (found on PATH, no shell) with a time limit
-//! and returns what it printed. The parser never knows where its lines
-//! came from.
+//! Runs `vmmap -noCoalesce PID` or `vmmap -summary PID` (found on PATH, no
+//! shell) with a time limit and returns what it printed. The parser never
+//! knows where its lines came from.
 
 use std::path::Path;
 use std::time::Duration;
@@ -22,18 +22,38 @@ fn first_line(bytes: &[u8]) -> String {
     }
 }
 
-/// Runs `vmmap -noCoalesce PID`, waiting at most `timeout`.
-pub fn run_vmmap(pid: u32, timeout: Duration) -> Result<Vec<u8>> {
-    let exe = find_on_path("vmmap", std::env::var_os("PATH").as_deref()).ok_or(Error::NoVmmap)?;
-    run_tool(&exe, pid, timeout)
+/// Which report `vmmap` is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum VmmapForm {
+    /// `-noCoalesce`: every region line, then the summary table.
+    #[default]
+    Regions,
+    /// `-summary`: the summary table only (much faster: no region list).
+    Summary,
 }
 
-/// Runs `exe -noCoalesce PID`; split out so tests can name the tool.
-pub fn run_tool(exe: &Path, pid: u32, timeout: Duration) -> Result<Vec<u8>> {
-    let what = format!("vmmap -noCoalesce {pid}");
+impl VmmapForm {
+    /// The option that asks `vmmap` for it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            VmmapForm::Regions => "-noCoalesce",
+            VmmapForm::Summary => "-summary",
+        }
+    }
+}
+
+/// Runs `vmmap FLAG PID`, waiting at most `timeout`.
+pub fn run_vmmap(pid: u32, timeout: Duration, form: VmmapForm) -> Result<Vec<u8>> {
+    let exe = find_on_path("vmmap", std::env::var_os("PATH").as_deref()).ok_or(Error::NoVmmap)?;
+    run_tool(&exe, pid, timeout, form)
+}
+
+/// Runs `exe FLAG PID`; split out so tests can name the tool.
+pub fn run_tool(exe: &Path, pid: u32, timeout: Duration, form: VmmapForm) -> Result<Vec<u8>> {
+    let what = format!("vmmap {} {pid}", form.flag());
     let pid_arg = pid.to_string();
     // vmmap of a large process is tens of megabytes; a gigabyte is not vmmap.
-    let ran = run_bounded(exe, &["-noCoalesce", &pid_arg], timeout, 1 << 30)
+    let ran = run_bounded(exe, &[form.flag(), &pid_arg], timeout, 1 << 30)
         .map_err(|e| Error::Tool(format!("{what}: {e}")))?;
     let (status, stdout, stderr) = match ran {
         Ran::Exited { status, stdout, stderr } => (status, stdout, stderr),

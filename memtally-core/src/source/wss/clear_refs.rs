@@ -13,7 +13,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::error::{Error, LiveOnly, Result};
 use crate::source::proc_root::{read_small, ProcRoot};
-use crate::sys;
+use crate::sys::{self, OFlags};
 
 /// One process's `/proc` directory, held open.
 #[derive(Debug)]
@@ -31,10 +31,10 @@ pub(crate) fn hold(root: &ProcRoot, pid: u32) -> Result<Held> {
         return Err(live_only());
     }
     let path = CString::new(root.path().as_os_str().as_bytes()).map_err(|_| live_only())?;
-    let top = sys::openat(None, &path, libc::O_RDONLY | libc::O_DIRECTORY, 0)
+    let top = sys::openat(None, &path, OFlags::RDONLY | OFlags::DIRECTORY, 0)
         .map_err(|e| Error::io(root.path(), e))?;
     // Checked on the descriptor itself: what was opened is procfs.
-    if sys::fs_type(top.as_fd()).map_err(|e| Error::io(root.path(), e))? != sys::PROC_SUPER_MAGIC {
+    if !sys::is_procfs(top.as_fd()) {
         return Err(live_only());
     }
     let name = CString::new(pid.to_string()).expect("digits have no NUL");
@@ -50,7 +50,7 @@ impl Held {
         let path = root.pid_file(self.pid, file);
         let name = CString::new(file).expect("file names have no NUL");
         let explain = |e| root.explain(self.pid, path.clone(), e);
-        let fd = sys::openat(Some(self.dir.as_fd()), &name, libc::O_RDONLY | libc::O_NOFOLLOW, 0)
+        let fd = sys::openat(Some(self.dir.as_fd()), &name, OFlags::RDONLY | OFlags::NOFOLLOW, 0)
             .map_err(explain)?;
         let mut out = Vec::new();
         read_small(&mut File::from(fd), &mut out).map_err(explain)?;
@@ -73,7 +73,7 @@ impl Held {
     }
 
     fn open_clear_refs(&self, root: &ProcRoot) -> Result<File> {
-        let flags = libc::O_WRONLY | libc::O_NOFOLLOW | libc::O_NOCTTY;
+        let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NOCTTY;
         let fd = sys::openat(Some(self.dir.as_fd()), c"clear_refs", flags, 0)
             .map_err(|e| self.refused(root, e))?;
         Ok(File::from(fd))
