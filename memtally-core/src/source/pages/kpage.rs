@@ -71,7 +71,7 @@ pub(crate) fn read(
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(Error::Usage("a frame reader failed".into()))))
+            .map(|h| h.join().unwrap_or(Err(Error::ThreadPanicked { what: "a page frame reader" })))
             .collect()
     });
     let mut words = 0;
