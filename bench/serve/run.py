@@ -114,20 +114,25 @@ class Exporters:
 
 
 def per_scrape(exporters, extra):
-    rows = []
-    for name, port, p in exporters.list:
+    """SCRAPES rounds, each exporter scraped once a round in turn (never one
+    exporter's scrapes in a window of their own: a change of load between
+    windows would land in the comparison)."""
+    for _, port, _ in exporters.list:
         scrape(port)  # warm: the first scan of a new process list
-        time.sleep(1.2)
-        ticks = []
-        size = 0
-        for _ in range(SCRAPES):
+    time.sleep(1.2)
+    ticks = {name: [] for name, _, _ in exporters.list}
+    size = {}
+    for _ in range(SCRAPES):
+        for name, port, p in exporters.list:
             before = cpu_ticks(p.pid)
-            size = len(scrape(port))
-            ticks.append(cpu_ticks(p.pid) - before)
-            time.sleep(1.2)
-        ms = 1000.0 * sum(ticks) / len(ticks) / TICK
+            size[name] = len(scrape(port))
+            ticks[name].append(cpu_ticks(p.pid) - before)
+        time.sleep(1.2)
+    rows = []
+    for name, _, p in exporters.list:
+        ms = 1000.0 * sum(ticks[name]) / len(ticks[name]) / TICK
         rows.append((extra, processes(), name, ms, status_kb(p.pid, "VmRSS"),
-                     status_kb(p.pid, "VmHWM"), size))
+                     status_kb(p.pid, "VmHWM"), size[name]))
     return rows
 
 
@@ -179,7 +184,7 @@ def main():
             exporters.stop()
         shutil.rmtree(tmp, ignore_errors=True)
 
-    print(f"Per scrape ({SCRAPES} scrapes each, 1.2 s apart; CPU = utime + stime, {1000 // TICK} ms ticks):\n")
+    print(f"Per scrape ({SCRAPES} rounds, the exporters scraped in turn each round, 1.2 s apart; CPU = utime + stime, {1000 // TICK} ms ticks; load {os.getloadavg()[0]:.1f}):\n")
     print("| sleepers added | processes | exporter | CPU per scrape | RSS after | peak RSS | answer |")
     print("| ---: | ---: | --- | ---: | ---: | ---: | ---: |")
     for extra, procs, name, ms, rss, hwm, size in rows:

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The cost of `memtally ui` itself at its default 1 s refresh on a machine
 # with about PROCS processes, against htop and btop doing the same job:
-# each runs in a detached tmux window (200x50) for SECS seconds, showing
-# its process list, and its own CPU time (utime + stime from
+# all run at once, each in a detached tmux window (200x50), for the same
+# SECS seconds, showing its process list, and its own CPU time (utime + stime from
 # /proc/PID/stat, every thread included) and peak RSS (VmHWM) are read.
 #
 #   bench/ui/run.sh            # builds the release binary first
@@ -59,41 +59,49 @@ cpu_ticks() { # "utime stime" of a process (all its threads)
   echo "${12} ${13}"
 }
 
-# measure NAME KEYS COMMAND...: runs COMMAND as the window's process,
-# sends KEYS after start-up (to be on the process list), measures.
-measure() {
-  local name=$1 keys=$2
+# The programs run at the same time, each in its own tmux session
+# (200x50), over one measured window: each sees the same process list and
+# the same load, so their figures compare (one window after another, a
+# change of load between windows lands in the ratio).
+#
+# start NAME KEYS COMMAND...: runs COMMAND as a session's process, sends
+# KEYS after start-up (to be on the process list).
+names=()
+pids=()
+start() {
+  local name=$1 keys=$2 session="s${#names[@]}"
   shift 2
-  tmux -L "$SOCK" -f /dev/null new-session -d -s b -x 200 -y 50 \
+  tmux -L "$SOCK" -f /dev/null new-session -d -s "$session" -x 200 -y 50 \
     env HOME="$work/home" TERM=screen-256color LANG=C.UTF-8 "$@"
   tmux -L "$SOCK" set-option -g window-size manual >/dev/null
-  local pid
-  pid=$(tmux -L "$SOCK" display-message -p -t b '#{pane_pid}')
+  pids+=("$(tmux -L "$SOCK" display-message -p -t "$session" '#{pane_pid}')")
+  names+=("$name")
   sleep 1
-  if [ -n "$keys" ]; then tmux -L "$SOCK" send-keys -t b $keys; fi
-  sleep "$WARM"
-  local u0 s0 u1 s1
-  read -r u0 s0 < <(cpu_ticks "$pid")
-  sleep "$SECS"
-  read -r u1 s1 < <(cpu_ticks "$pid")
-  local hwm
-  hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")
-  tmux -L "$SOCK" kill-session -t b
-  awk -v n="$name" -v u=$((u1 - u0)) -v k=$((s1 - s0)) -v hz="$ticks" -v s="$SECS" -v h="$hwm" \
-    'BEGIN { d = u + k; printf "| %s | %.2f s (user %.2f, sys %.2f) | %.2f %% | %.1f MiB |\n", n, d / hz, u / hz, k / hz, 100 * d / hz / s, h / 1024 }'
+  if [ -n "$keys" ]; then tmux -L "$SOCK" send-keys -t "$session" $keys; fi
 }
 
-echo
-echo "| program | CPU in ${SECS} s | of one core | peak RSS (VmHWM) |"
-echo "| --- | --- | --- | --- |"
 want() { [ -z "${ONLY:-}" ] || [ "$ONLY" = "$1" ]; }
 if want memtally; then
   # shellcheck disable=SC2086
-  measure "memtally ui (process list)" Enter "$MEMTALLY" ui --interval 1s ${MEMTALLY_ARGS:-}
+  start "memtally ui (process list)" Enter "$MEMTALLY" ui --interval 1s ${MEMTALLY_ARGS:-}
 fi
 if want htop && command -v htop >/dev/null; then
-  measure "htop -d 10" "" htop -d 10
+  start "htop -d 10" "" htop -d 10
 fi
 if want btop && command -v btop >/dev/null; then
-  measure "btop (update_ms 1000)" "" btop --utf-force
+  start "btop (update_ms 1000)" "" btop --utf-force
 fi
+sleep "$WARM"
+declare -a u0 s0
+for i in "${!pids[@]}"; do read -r "u0[$i]" "s0[$i]" < <(cpu_ticks "${pids[$i]}"); done
+sleep "$SECS"
+echo
+echo "All ran at the same time, over the same ${SECS} s (load at the end: $(cut -d' ' -f1-3 /proc/loadavg))."
+echo "| program | CPU in ${SECS} s | of one core | peak RSS (VmHWM) |"
+echo "| --- | --- | --- | --- |"
+for i in "${!pids[@]}"; do
+  read -r u1 s1 < <(cpu_ticks "${pids[$i]}")
+  hwm=$(awk '/^VmHWM/ {print $2}' "/proc/${pids[$i]}/status")
+  awk -v n="${names[$i]}" -v u=$((u1 - u0[i])) -v k=$((s1 - s0[i])) -v hz="$ticks" -v s="$SECS" -v h="$hwm" \
+    'BEGIN { d = u + k; printf "| %s | %.2f s (user %.2f, sys %.2f) | %.2f %% | %.1f MiB |\n", n, d / hz, u / hz, k / hz, 100 * d / hz / s, h / 1024 }'
+done

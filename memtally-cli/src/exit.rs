@@ -38,7 +38,8 @@ pub fn exit_code(e: &Error) -> i32 {
         Error::KernelThread { .. }
         | Error::Parse { .. }
         | Error::UnreadableLines { .. }
-        | Error::NotComparable { .. } => BAD_INPUT,
+        | Error::NotComparable { .. }
+        | Error::KindsDiffer { .. } => BAD_INPUT,
         Error::Io { source, .. } => match source.kind() {
             std::io::ErrorKind::NotFound => NOT_FOUND,
             std::io::ErrorKind::PermissionDenied => PERMISSION,
@@ -51,7 +52,30 @@ pub fn exit_code(e: &Error) -> i32 {
         // A live-only figure asked of a recording: the request is wrong.
         | Error::LiveOnly { .. } => USAGE,
         Error::Tool(_) | Error::NoVmmap | Error::TimedOut { .. } => TOOL_FAILED,
+        Error::ThreadPanicked { .. } => FAILURE,
         // An error a newer library adds and this table does not know yet.
         _ => FAILURE,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicked_reader_is_a_failure_and_two_kinds_are_bad_input() {
+        let e = Error::ThreadPanicked { what: "a pagemap reader" };
+        assert_eq!(exit_code(&e), FAILURE);
+        assert_eq!(
+            e.to_string(),
+            "a pagemap reader stopped with a panic: a bug in memtally; please report it with the command that ran"
+        );
+        let e = Error::KindsDiffer {
+            before: "a.json".into(),
+            before_kind: "linux",
+            after: "b.txt".into(),
+            after_kind: "vmmap",
+        };
+        assert_eq!(exit_code(&e), BAD_INPUT);
     }
 }

@@ -238,6 +238,32 @@ pub enum Error {
         what: LiveOnly,
     },
 
+    /// Two documents to compare are of different systems: a Linux
+    /// snapshot and a vmmap report.
+    #[error(
+        "cannot compare a {before_kind} snapshot ({}) with a {after_kind} one ({}): compare two Linux snapshots or two vmmap reports",
+        before.display(),
+        after.display()
+    )]
+    KindsDiffer {
+        /// The earlier document.
+        before: PathBuf,
+        /// Its kind, as in JSON (`linux`, `vmmap`).
+        before_kind: &'static str,
+        /// The later document.
+        after: PathBuf,
+        /// Its kind.
+        after_kind: &'static str,
+    },
+
+    /// A thread memtally started to read stopped with a panic: a bug, not
+    /// the input's fault; nothing it read is used.
+    #[error("{what} stopped with a panic: a bug in memtally; please report it with the command that ran")]
+    ThreadPanicked {
+        /// Which thread (`a pagemap reader`).
+        what: &'static str,
+    },
+
     /// An external tool ran past its time limit and was stopped.
     #[error("{what} did not finish within {}s and was stopped", limit.as_secs())]
     TimedOut {

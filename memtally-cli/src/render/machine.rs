@@ -5,7 +5,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use memtally_core::analyze::machine::Machine;
+use memtally_core::analyze::machine::{Line, LineGroup, Machine};
 use memtally_core::usecase::machine::MachineView;
 
 use crate::render::blocks::{write_text, Block};
@@ -122,12 +122,12 @@ fn mounts(m: &Machine) -> String {
 
 /// Every line of the waterfall, with its source.
 pub fn waterfall(m: &Machine) -> Vec<Block> {
-    let width = m.lines.iter().map(|l| l.name.len()).max().unwrap_or(0);
+    let width = m.lines.iter().map(|l| l.name.name().len()).max().unwrap_or(0);
     let mut lines = Vec::new();
     for l in &m.lines {
         let mark = if l.reclaimable { "r" } else { " " };
         lines.push(format!("  {:<width$} {:>7} {mark}  {}", l.name, signed(l.bytes), l.source));
-        if l.name == "anon_unread" {
+        if l.name == Line::AnonUnread {
             if let Some(thp) = thp_anon(m) {
                 lines.push(format!(
                     "  {:<width$}            of process_anon + anon_unread: {thp}",
@@ -135,7 +135,7 @@ pub fn waterfall(m: &Machine) -> Vec<Block> {
                 ));
             }
         }
-        if l.name == "shmem_unmapped" && !m.shmem_mounts.is_empty() {
+        if l.name == Line::ShmemUnmapped && !m.shmem_mounts.is_empty() {
             lines.push(format!(
                 "  {:<width$}            by tmpfs mount (statvfs used, mapped pages included): {}",
                 "",
@@ -176,11 +176,12 @@ pub fn short(m: &Machine) -> Vec<Block> {
     for (group, bytes, parts) in m.groups() {
         let parts: Vec<String> = parts
             .iter()
-            .filter(|p| **p != group)
-            .map(|p| format!("{p} {}", signed(m.line(p).unwrap_or(0))))
+            // A group of one line named as the group says no more.
+            .filter(|p| p.name() != group.name())
+            .map(|p| format!("{p} {}", signed(m.line(*p).unwrap_or(0))))
             .collect();
         let mut parts = parts.join(", ");
-        if group == "processes" {
+        if group == LineGroup::Processes {
             if let Some(thp) = thp_anon(m) {
                 parts.push_str(&format!("; {thp}"));
             }

@@ -21,7 +21,6 @@ pub mod machine;
 pub mod notes;
 pub mod pages;
 #[cfg(feature = "serve")]
-pub mod pages_metrics;
 #[cfg(feature = "plot")]
 pub mod plot;
 #[cfg(feature = "serve")]

@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use memtally_core::analyze::machine::Line as MachineLine;
 use memtally_core::analyze::top::Machine;
 
 use crate::render::table::escape_controls;
@@ -43,7 +44,7 @@ pub fn lines(m: &Machine, gpu: Option<u64>) -> Vec<(String, String, u64, String)
         ));
         // THP is a part of the anonymous lines, not a line of its own.
         let thp = m.thp.and_then(|t| t.anon).filter(|&a| a > 0);
-        if let (Some(thp), "anon_unread") = (thp, l.name) {
+        if let (Some(thp), MachineLine::AnonUnread) = (thp, l.name) {
             out.push((
                 "    of them THP".into(),
                 human(thp),

@@ -113,9 +113,15 @@ fn a_linux_snapshot_and_a_vmmap_report_do_not_mix() {
     let linux = dir.path().join("l.json");
     let me = std::process::id().to_string();
     std::fs::write(&linux, run(&["show", &me, "--format", "json"]).stdout).unwrap();
+    // Two documents of different systems: bad input (5), as any document
+    // diff cannot compare, naming both kinds and what to compare instead.
     let out = run(&["diff", linux.to_str().unwrap(), &v]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot compare a linux snapshot"));
+    assert_eq!(out.status.code(), Some(5));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot compare a linux snapshot"), "{err}");
+    assert!(err.contains("with a vmmap one"), "{err}");
+    assert!(err.contains("compare two Linux snapshots or two vmmap reports"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
     let png = write(dir.path(), "x.png", "\u{89}PNG\r\n\u{1a}\n");
     let out = run(&["diff", &png, &v]);
     assert_eq!(out.status.code(), Some(5), "{}", String::from_utf8_lossy(&out.stderr));

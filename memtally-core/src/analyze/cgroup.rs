@@ -8,12 +8,55 @@ use serde::Serialize;
 use crate::analyze::signed::{bytes as signed, clamp};
 use crate::model::{CgroupMemory, ProcMemory, Sizes};
 
+/// What a part of `usage − Σ PSS` is; its JSON name is the snake_case
+/// of the variant (`page_cache_unmapped`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum PartName {
+    /// Anonymous pages charged here beyond the processes' share.
+    AnonNotInPss,
+    /// Page cache charged here that no process of it maps.
+    PageCacheUnmapped,
+    /// tmpfs, /dev/shm and SysV shm charged here, unmapped.
+    ShmemUnmapped,
+    /// Kernel memory.
+    Kernel,
+    /// Network buffers.
+    Sock,
+    /// What no part above names.
+    Other,
+    /// PSS the charge does not hold, subtracted.
+    BeyondUsage,
+}
+
+impl PartName {
+    /// The stable name (JSON, tables).
+    pub fn name(self) -> &'static str {
+        match self {
+            PartName::AnonNotInPss => "anon_not_in_pss",
+            PartName::PageCacheUnmapped => "page_cache_unmapped",
+            PartName::ShmemUnmapped => "shmem_unmapped",
+            PartName::Kernel => "kernel",
+            PartName::Sock => "sock",
+            PartName::Other => "other",
+            PartName::BeyondUsage => "beyond_usage",
+        }
+    }
+}
+
+impl std::fmt::Display for PartName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
 /// One part of `usage − Σ PSS`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Part {
-    /// What the part is (`page_cache_unmapped`, `kernel`, `other`, ...).
-    pub name: &'static str,
+    /// What the part is.
+    pub name: PartName,
     /// Bytes; only `beyond_usage` is negative (it is subtracted),
     /// every other part is 0 or more.
     pub bytes: i64,
@@ -99,7 +142,7 @@ pub fn parts(m: &CgroupMemory, s: &Sizes) -> Vec<Part> {
     if let Some(a) = m.anon {
         // Never below 0: PSS of pages charged elsewhere is the remainder's.
         push(
-            "anon_not_in_pss",
+            PartName::AnonNotInPss,
             signed(a.saturating_sub(anon)),
             "anon − Σ Pss_Anon: anonymous pages charged here beyond the processes' share",
         );
@@ -107,21 +150,21 @@ pub fn parts(m: &CgroupMemory, s: &Sizes) -> Vec<Part> {
     let sh = m.shmem.unwrap_or(0);
     if let Some(f) = m.file {
         push(
-            "page_cache_unmapped",
+            PartName::PageCacheUnmapped,
             signed(f.saturating_sub(sh).saturating_sub(file)),
             "file − shmem − Σ Pss_File: page cache charged here that no process of it maps",
         );
     }
     if m.shmem.is_some() {
         push(
-            "shmem_unmapped",
+            PartName::ShmemUnmapped,
             signed(sh.saturating_sub(shmem)),
             "shmem − Σ Pss_Shmem: tmpfs, /dev/shm and SysV shm charged here, unmapped",
         );
     }
     if let Some(k) = m.kernel.filter(|_| !m.usage_excludes_kernel()) {
         push(
-            "kernel",
+            PartName::Kernel,
             signed(k),
             if m.version == 1 {
                 "memory.kmem.usage_in_bytes"
@@ -131,7 +174,7 @@ pub fn parts(m: &CgroupMemory, s: &Sizes) -> Vec<Part> {
         );
     }
     if let Some(k) = m.sock {
-        push("sock", signed(k), "memory.stat sock: network buffers");
+        push(PartName::Sock, signed(k), "memory.stat sock: network buffers");
     }
     let named: i128 = out.iter().map(|p| i128::from(p.bytes)).sum();
     let rest = clamp(i128::from(usage) - i128::from(pss) - named);
@@ -139,13 +182,13 @@ pub fn parts(m: &CgroupMemory, s: &Sizes) -> Vec<Part> {
     // not hold: named as what it is and subtracted, never a negative line.
     out.push(if rest >= 0 {
         Part {
-            name: "other",
+            name: PartName::Other,
             bytes: rest,
             source: "usage − Σ PSS − the parts above: rounding, processes not read, figures read a moment apart",
         }
     } else {
         Part {
-            name: "beyond_usage",
+            name: PartName::BeyondUsage,
             bytes: rest,
             source: "Σ PSS + the parts above − usage, subtracted: pages these processes map that the kernel charged to other cgroups (where they were first touched), or counters read a moment apart",
         }
@@ -158,7 +201,7 @@ pub fn parts(m: &CgroupMemory, s: &Sizes) -> Vec<Part> {
 pub fn beside(m: &CgroupMemory) -> Vec<Part> {
     match m.kernel {
         Some(k) if m.usage_excludes_kernel() => vec![Part {
-            name: "kernel",
+            name: PartName::Kernel,
             bytes: signed(k),
             source:
                 "memory.kmem.usage_in_bytes: not in the v1 root's usage, which is rss + cache only",
@@ -170,6 +213,15 @@ pub fn beside(m: &CgroupMemory) -> Vec<Part> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn part_names_are_what_json_prints() {
+        use PartName::*;
+        for p in [AnonNotInPss, PageCacheUnmapped, ShmemUnmapped, Kernel, Sock, Other, BeyondUsage]
+        {
+            assert_eq!(serde_json::to_value(p).unwrap(), p.name());
+        }
+    }
 
     fn proc(cgroup: &str, anon: u64, file: u64, shmem: u64) -> ProcMemory {
         let mut p = crate::analyze::test_support::rollup_process(anon, file, shmem);
@@ -198,7 +250,7 @@ mod tests {
         assert_eq!(r.processes, 2, "/podx is not below /pod");
         assert_eq!(r.sizes.pss, Some(190));
         assert_eq!(r.working_set, Some(700));
-        let get = |n: &str| r.parts.iter().find(|p| p.name == n).unwrap().bytes;
+        let get = |n: &str| r.parts.iter().find(|p| p.name.name() == n).unwrap().bytes;
         assert_eq!(get("anon_not_in_pss"), 10);
         assert_eq!(get("page_cache_unmapped"), 500 - 210 - 30);
         assert_eq!(get("shmem_unmapped"), 200);
@@ -226,9 +278,9 @@ mod tests {
         let ps = [proc("/", 1 << 62, 0, 0), proc("/a", 1 << 62, 0, 0)];
         let r = &rows(&["/".into()], &ps, &|_| Some(m.clone()))[0];
         for p in &r.parts {
-            assert!(p.bytes >= 0 || p.name == "beyond_usage", "{} = {}", p.name, p.bytes);
+            assert!(p.bytes >= 0 || p.name == PartName::BeyondUsage, "{} = {}", p.name, p.bytes);
         }
-        let get = |n: &str| r.parts.iter().find(|p| p.name == n).unwrap().bytes;
+        let get = |n: &str| r.parts.iter().find(|p| p.name.name() == n).unwrap().bytes;
         assert_eq!(get("kernel"), i64::MAX);
         assert_eq!(get("anon_not_in_pss"), i64::MAX);
     }

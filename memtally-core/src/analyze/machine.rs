@@ -6,9 +6,11 @@
 
 use serde::Serialize;
 
+mod line;
 mod swap;
 mod thp;
 
+pub use line::{Line, LineGroup};
 pub use swap::{SwapFigures, ZramDevice};
 pub use thp::Thp;
 
@@ -19,12 +21,10 @@ use crate::model::{MemInfo, ProcMemory, Sizes};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MachineLine {
-    /// Stable name (JSON, CSV, the Prometheus `line` label).
-    pub name: &'static str,
-    /// The short-form group it belongs to: free, processes, cache, swap
-    /// (RAM compressed swap holds), kernel, hugetlb (the hugetlbfs pool),
-    /// drivers, unexplained.
-    pub group: &'static str,
+    /// Which line (its name: JSON, CSV, the Prometheus `line` label).
+    pub name: Line,
+    /// The short-form group it belongs to: [`Line::group`].
+    pub group: LineGroup,
     /// Bytes; only `unexplained` can be negative.
     pub bytes: i64,
     /// Whether the kernel can give it back under pressure (page cache,
@@ -32,6 +32,13 @@ pub struct MachineLine {
     pub reclaimable: bool,
     /// Where the figure comes from, to check it by hand.
     pub source: String,
+}
+
+impl MachineLine {
+    /// The line `name`, in its group.
+    pub(crate) fn new(name: Line, bytes: i64, reclaimable: bool, source: String) -> MachineLine {
+        MachineLine { name, group: name.group(), bytes, reclaimable, source }
+    }
 }
 
 /// The machine's memory, and how much of it processes explain.
@@ -87,8 +94,8 @@ pub struct Machine {
 impl Machine {
     /// The short form: one (group, bytes, names of its non-zero lines)
     /// per group, in waterfall order.
-    pub fn groups(&self) -> Vec<(&'static str, i64, Vec<&'static str>)> {
-        let mut out: Vec<(&'static str, i64, Vec<&'static str>)> = Vec::new();
+    pub fn groups(&self) -> Vec<(LineGroup, i64, Vec<Line>)> {
+        let mut out: Vec<(LineGroup, i64, Vec<Line>)> = Vec::new();
         for l in &self.lines {
             match out.iter_mut().find(|(g, _, _)| *g == l.group) {
                 Some(g) => g.1 = g.1.saturating_add(l.bytes),
@@ -106,22 +113,15 @@ impl Machine {
     /// Adds a line a driver reports (memory no meminfo field counts), just
     /// before the remainder, which shrinks by as much: the lines still add
     /// up to `total`.
-    pub fn add_driver_line(&mut self, name: &'static str, bytes: u64, source: String) {
-        let line = MachineLine {
-            name,
-            group: "drivers",
-            bytes: signed(bytes),
-            reclaimable: false,
-            source,
-        };
-        self.insert_line(&[], line);
+    pub fn add_driver_line(&mut self, name: Line, bytes: u64, source: String) {
+        self.insert_line(&[], MachineLine::new(name, signed(bytes), false, source));
     }
 
     /// Inserts a line of memory no other line counts right after the
     /// first of `after` that the waterfall has (else just before the
     /// remainder), and takes its bytes out of the remainder: the lines
     /// still add up to `total`.
-    fn insert_line(&mut self, after: &[&str], line: MachineLine) {
+    fn insert_line(&mut self, after: &[Line], line: MachineLine) {
         let last = self.lines.len().saturating_sub(1);
         let at = after
             .iter()
@@ -134,37 +134,11 @@ impl Machine {
         }
     }
 
-    /// A line's bytes by name.
-    pub fn line(&self, name: &str) -> Option<i64> {
+    /// A line's bytes.
+    pub fn line(&self, name: Line) -> Option<i64> {
         self.lines.iter().find(|l| l.name == name).map(|l| l.bytes)
     }
 }
-
-/// Every line name the waterfall can have, in order (the Prometheus
-/// `line` label's whole set).
-pub const LINE_NAMES: &[&str] = &[
-    "free",
-    "process_anon",
-    "process_file",
-    "process_shmem",
-    "anon_unread",
-    "page_cache_unmapped",
-    "shmem_unmapped",
-    "swap_cache",
-    "zswap",
-    "zram",
-    "slab_reclaimable",
-    "kernel_reclaimable_other",
-    "slab_unreclaimable",
-    "kernel_stack",
-    "page_tables",
-    "vmalloc",
-    "percpu",
-    "hugetlb_used",
-    "hugetlb_free",
-    "gpu_gtt",
-    "unexplained",
-];
 
 /// The machine picture; `None` when meminfo lacks MemTotal or MemFree.
 pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
@@ -185,31 +159,29 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
 
     let mut lines: Vec<MachineLine> = Vec::new();
     // A line for each figure this kernel has (`None`: no line).
-    let mut push = |name, group, bytes: Option<u64>, reclaimable, source: String| {
+    let mut push = |name, bytes: Option<u64>, reclaimable, source: String| {
         if let Some(bytes) = bytes {
-            lines.push(MachineLine { name, group, bytes: signed(bytes), reclaimable, source });
+            lines.push(MachineLine::new(name, signed(bytes), reclaimable, source));
         }
     };
-    push("free", "free", Some(free), false, "MemFree".into());
+    push(Line::Free, Some(free), false, "MemFree".into());
     let noun = if n == 1 { "process" } else { "processes" };
     let of = format!("of the {n} {noun} read (smaps_rollup)");
-    push("process_anon", "processes", Some(anon), false, format!("Σ Pss_Anon {of}"));
-    push("process_file", "processes", Some(file), true, format!("Σ Pss_File {of}"));
-    push("process_shmem", "processes", Some(shmem), false, format!("Σ Pss_Shmem {of}"));
+    push(Line::ProcessAnon, Some(anon), false, format!("Σ Pss_Anon {of}"));
+    push(Line::ProcessFile, Some(file), true, format!("Σ Pss_File {of}"));
+    push(Line::ProcessShmem, Some(shmem), false, format!("Σ Pss_Shmem {of}"));
     // PSS that a rollup gives but does not split (kernels before 5.x).
     let split = anon.saturating_add(file).saturating_add(shmem);
     let unsplit = pss.saturating_sub(split);
     push(
-        "process_unsplit",
-        "processes",
+        Line::ProcessUnsplit,
         (unsplit > 0).then_some(unsplit),
         false,
         "Σ Pss − Σ (Pss_Anon + Pss_File + Pss_Shmem): rounding, or kernels that do not split PSS"
             .into(),
     );
     push(
-        "anon_unread",
-        "processes",
+        Line::AnonUnread,
         f("AnonPages").map(|a| a.saturating_sub(anon.saturating_add(unsplit))),
         false,
         "AnonPages − Σ Pss_Anon: anonymous memory of processes not read".into(),
@@ -217,47 +189,42 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
     let shmem_total = f("Shmem");
     let buffers_cached = f("Buffers").zip(f("Cached")).map(|(b, c)| b.saturating_add(c));
     push(
-        "page_cache_unmapped",
-        "cache",
+        Line::PageCacheUnmapped,
         buffers_cached.map(|bc| bc.saturating_sub(shmem_total.unwrap_or(0)).saturating_sub(file)),
         true,
         "Buffers + Cached − Shmem − Σ Pss_File".into(),
     );
     push(
-        "shmem_unmapped",
-        "cache",
+        Line::ShmemUnmapped,
         shmem_total.map(|s| s.saturating_sub(shmem)),
         false,
         "Shmem − Σ Pss_Shmem: tmpfs, /dev/shm, SysV shm no read process maps".into(),
     );
-    push("swap_cache", "cache", f("SwapCached"), true, "SwapCached".into());
+    push(Line::SwapCache, f("SwapCached"), true, "SwapCached".into());
     push(
-        "zswap",
-        "swap",
+        Line::Zswap,
         f("Zswap"),
         false,
         "Zswap: RAM of zswap's compressed pool (holding Zswapped, uncompressed)".into(),
     );
     let sreclaim = f("SReclaimable");
-    push("slab_reclaimable", "kernel", sreclaim, true, "SReclaimable".into());
+    push(Line::SlabReclaimable, sreclaim, true, "SReclaimable".into());
     push(
-        "kernel_reclaimable_other",
-        "kernel",
+        Line::KernelReclaimableOther,
         f("KReclaimable").zip(sreclaim).map(|(k, s)| k.saturating_sub(s)),
         true,
         "KReclaimable − SReclaimable".into(),
     );
-    push("slab_unreclaimable", "kernel", f("SUnreclaim"), false, "SUnreclaim".into());
-    push("kernel_stack", "kernel", f("KernelStack"), false, "KernelStack".into());
+    push(Line::SlabUnreclaimable, f("SUnreclaim"), false, "SUnreclaim".into());
+    push(Line::KernelStack, f("KernelStack"), false, "KernelStack".into());
     push(
-        "page_tables",
-        "kernel",
+        Line::PageTables,
         f("PageTables").map(|p| p.saturating_add(z("SecPageTables"))),
         false,
         "PageTables + SecPageTables".into(),
     );
-    push("vmalloc", "kernel", f("VmallocUsed"), false, "VmallocUsed".into());
-    push("percpu", "kernel", f("Percpu"), false, "Percpu".into());
+    push(Line::Vmalloc, f("VmallocUsed"), false, "VmallocUsed".into());
+    push(Line::Percpu, f("Percpu"), false, "Percpu".into());
     // Hugetlb covers every pool size; the Free count is of the default size.
     let hugetlb = f("Hugetlb").map(|h| {
         let free_pages =
@@ -265,29 +232,25 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
         (h - free_pages, free_pages)
     });
     push(
-        "hugetlb_used",
-        "hugetlb",
+        Line::HugetlbUsed,
         hugetlb.map(|(used, _)| used),
         false,
         "Hugetlb − HugePages_Free × Hugepagesize".into(),
     );
     push(
-        "hugetlb_free",
-        "hugetlb",
+        Line::HugetlbFree,
         hugetlb.map(|(_, free)| free),
         false,
         "HugePages_Free × Hugepagesize: reserved in the pool, unused".into(),
     );
     let explained: i128 = lines.iter().map(|l| i128::from(l.bytes)).sum();
     let unexplained = clamp(i128::from(total) - explained);
-    lines.push(MachineLine {
-        name: "unexplained",
-        group: "unexplained",
-        bytes: unexplained,
-        reclaimable: false,
-        source: "MemTotal − every line above: drivers (GPU, network buffers), firmware, rounding"
-            .into(),
-    });
+    lines.push(MachineLine::new(
+        Line::Unexplained,
+        unexplained,
+        false,
+        "MemTotal − every line above: drivers (GPU, network buffers), firmware, rounding".into(),
+    ));
 
     let buff_cache = buffers_cached.map(|bc| bc.saturating_add(sreclaim.unwrap_or(0)));
     let used = match f("MemAvailable") {
@@ -299,7 +262,7 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
     let kernel = f("Slab").map(|_| {
         lines
             .iter()
-            .filter(|l| l.group == "kernel")
+            .filter(|l| l.group == LineGroup::Kernel)
             .map(|l| l.bytes.max(0) as u64)
             .fold(0, u64::saturating_add)
     });
@@ -354,7 +317,10 @@ mod tests {
         let mm = machine(&m, &ps).unwrap();
         let sum: i64 = mm.lines.iter().map(|l| l.bytes).sum();
         assert_eq!(sum, 24731184 * KB as i64);
-        let kb = |name: &str| mm.line(name).unwrap() / 1024;
+        let kb = |name: &str| {
+            let line = Line::ALL.iter().find(|l| l.name() == name).unwrap();
+            mm.line(*line).unwrap() / 1024
+        };
         assert_eq!(kb("free"), 14609652);
         assert_eq!(kb("process_anon"), 1_000_000);
         assert_eq!(kb("anon_unread"), 88476);
@@ -378,9 +344,10 @@ mod tests {
             + mm.cache_unmapped.unwrap() as i64
             + mm.unattributed;
         assert_eq!(legacy, mm.total as i64);
-        for l in &mm.lines {
-            assert!(LINE_NAMES.contains(&l.name), "{} is listed", l.name);
-        }
+        // In the order Line::ALL lists them.
+        let at: Vec<usize> =
+            mm.lines.iter().map(|l| Line::ALL.iter().position(|a| *a == l.name).unwrap()).collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
     }
 
     #[test]
@@ -389,15 +356,15 @@ mod tests {
             "MemTotal: 1000000 kB\nMemFree: 100000 kB\nBuffers: 1000 kB\nCached: 20000 kB\nShmem: 500 kB\nSReclaimable: 3000 kB\nSUnreclaim: 2000 kB\nSlab: 5000 kB\nAnonPages: 40000 kB\nHugePages_Total: 256\nHugePages_Free: 100\nHugepagesize: 2048 kB\nHugetlb: 524288 kB\n",
         );
         let mm = machine(&m, &[]).unwrap();
-        assert_eq!(mm.line("hugetlb_used"), Some(156 * 2048 * 1024));
-        assert_eq!(mm.line("hugetlb_free"), Some(100 * 2048 * 1024));
+        assert_eq!(mm.line(Line::HugetlbUsed), Some(156 * 2048 * 1024));
+        assert_eq!(mm.line(Line::HugetlbFree), Some(100 * 2048 * 1024));
         assert_eq!(mm.lines.iter().map(|l| l.bytes).sum::<i64>(), 1_000_000 * 1024);
         assert_eq!(mm.used, (1_000_000 - 100_000 - 1000 - 20000 - 3000) * 1024);
         assert_eq!(
             mm.unexplained,
             (1_000_000 - 100_000 - 40000 - 20500 - 500 - 5000 - 524288) * 1024
         );
-        let groups: Vec<&str> = mm.groups().iter().map(|g| g.0).collect();
+        let groups: Vec<&str> = mm.groups().iter().map(|g| g.0.name()).collect();
         assert_eq!(groups, ["free", "processes", "cache", "kernel", "hugetlb", "unexplained"]);
     }
 
@@ -406,11 +373,11 @@ mod tests {
         let m = meminfo(HERE);
         let mut mm = machine(&m, &[]).unwrap();
         let before = mm.unexplained;
-        mm.add_driver_line("gpu_gtt", 4096, "x".into());
+        mm.add_driver_line(Line::GpuGtt, 4096, "x".into());
         assert_eq!(mm.unexplained, before - 4096);
-        assert_eq!(mm.line("unexplained"), Some(before - 4096));
+        assert_eq!(mm.line(Line::Unexplained), Some(before - 4096));
         assert_eq!(mm.lines.iter().map(|l| l.bytes).sum::<i64>(), mm.total as i64);
-        assert_eq!(mm.lines[mm.lines.len() - 2].name, "gpu_gtt");
+        assert_eq!(mm.lines[mm.lines.len() - 2].name, Line::GpuGtt);
     }
 
     /// A crafted meminfo of 16 EiB and two processes of 8 EiB each: the
@@ -425,18 +392,18 @@ mod tests {
         let ps = [proc(half, 0, 0), proc(half, 4096, 0)];
         let mut mm = machine(&m, &ps).unwrap();
         assert_eq!(mm.processes_pss, u64::MAX, "saturated, not 4096");
-        assert_eq!(mm.line("free"), Some(i64::MAX), "not -1.0K");
+        assert_eq!(mm.line(Line::Free), Some(i64::MAX), "not -1.0K");
         for l in &mm.lines {
-            assert!(l.bytes >= 0 || l.name == "unexplained", "{} = {}", l.name, l.bytes);
+            assert!(l.bytes >= 0 || l.name == Line::Unexplained, "{} = {}", l.name, l.bytes);
         }
         assert!(mm.kernel.unwrap() >= 1 << 62, "{:?}", mm.kernel);
         assert_eq!(mm.buff_cache, Some(u64::MAX));
         for (g, bytes, _) in mm.groups() {
-            assert!(bytes >= 0 || g == "unexplained", "{g} = {bytes}");
+            assert!(bytes >= 0 || g == LineGroup::Unexplained, "{g} = {bytes}");
         }
-        mm.add_driver_line("gpu_gtt", u64::MAX, "x".into());
-        assert_eq!(mm.line("gpu_gtt"), Some(i64::MAX));
-        assert_eq!(mm.line("unexplained"), Some(mm.unexplained));
+        mm.add_driver_line(Line::GpuGtt, u64::MAX, "x".into());
+        assert_eq!(mm.line(Line::GpuGtt), Some(i64::MAX));
+        assert_eq!(mm.line(Line::Unexplained), Some(mm.unexplained));
     }
 
     #[test]

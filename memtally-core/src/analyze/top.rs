@@ -23,6 +23,19 @@ pub enum TopBy {
     Tree,
 }
 
+impl TopBy {
+    /// What its rows are, in the plural (`process trees`).
+    pub fn plural(self) -> &'static str {
+        match self {
+            TopBy::Process => "processes",
+            TopBy::Program => "programs",
+            TopBy::User => "users",
+            TopBy::Cgroup => "cgroups",
+            TopBy::Tree => "process trees",
+        }
+    }
+}
+
 impl Named for TopBy {
     const ALL: &'static [TopBy] =
         &[TopBy::Process, TopBy::Program, TopBy::User, TopBy::Cgroup, TopBy::Tree];

@@ -1,27 +1,27 @@
 //! Plain data shared by every source, analysis and output: one `Region`
 //! shape for Linux and macOS, its `Sizes`, and the process around them.
 
-pub mod cgroup;
+pub(crate) mod cgroup;
 pub mod gpu;
-pub mod group;
+pub(crate) mod group;
 pub mod guard;
-pub mod meminfo;
-pub mod named;
-pub mod note;
+pub(crate) mod meminfo;
+pub(crate) mod named;
+pub(crate) mod note;
 pub mod pages;
-pub mod process;
-pub mod region;
+pub(crate) mod process;
+pub(crate) mod region;
 pub mod series;
-pub mod sink;
+pub(crate) mod sink;
 pub mod sizes;
 mod sizes_de;
-pub mod snap_pages;
+pub(crate) mod snap_pages;
 mod snap_region_de;
 pub mod snapshot;
-pub mod summable;
+pub(crate) mod summable;
 pub mod vmmap;
 pub mod wss;
-pub mod zram;
+pub(crate) mod zram;
 
 pub use cgroup::CgroupMemory;
 pub use group::Group;

@@ -1,7 +1,7 @@
 //! Page-level figures: what the page frames under a process's mappings
 //! say (pagemap frame numbers, kpagecount, kpageflags), as plain data for
-//! the analyses. The readers are in `source::pages`; the decoders of the
-//! kernel's words in `source::parse::{pagemap, kpageflags}`.
+//! the analyses. The readers are in `source::pages`; the decoder of
+//! pagemap entries in `source::parse::pagemap`, the flags below.
 
 use serde::{Deserialize, Serialize};
 
@@ -309,5 +309,19 @@ impl PageStates {
                 *a = Some(a.unwrap_or(0) + b);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_by_their_kernel_bit_numbers() {
+        let f = PageFlags((1 << 12) | (1 << 14) | (1 << 22) | (1 << 6) | (1 << 5));
+        assert!(f.anon() && f.swapbacked() && f.thp() && f.active() && f.lru());
+        assert!(!f.shmem() && !f.ksm() && !f.zero_page());
+        assert!(PageFlags(1 << 14).shmem());
+        assert!(PageFlags(1 << 24).zero_page());
     }
 }

@@ -28,16 +28,6 @@ pub const SUMMABLE: &[Figure] = &[
     Figure::Gpu,
 ];
 
-/// Whether a sum of `figure` over several processes means something.
-pub fn is_summable(figure: Figure) -> bool {
-    match figure {
-        Figure::Uss | Figure::FootprintPss | Figure::FootprintPssShmem | Figure::SwapCounted => {
-            true
-        }
-        f => SUMMABLE.contains(&f),
-    }
-}
-
 impl Sizes {
     /// Leaves only what adds up across processes (see the module): for a
     /// sum over more than one process.
@@ -64,6 +54,17 @@ impl Sizes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether a sum of `figure` over several processes means something.
+    fn is_summable(figure: Figure) -> bool {
+        match figure {
+            Figure::Uss
+            | Figure::FootprintPss
+            | Figure::FootprintPssShmem
+            | Figure::SwapCounted => true,
+            f => SUMMABLE.contains(&f),
+        }
+    }
     use crate::model::Named;
 
     #[test]

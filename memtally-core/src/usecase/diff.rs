@@ -22,11 +22,12 @@ pub fn diff_files(before: &Path, after: &Path, opts: &DiffOptions) -> Result<Dif
     let b = load_digest_against(after, &a)?;
     let (ka, kb) = (a.snapshot.kind.name(), b.snapshot.kind.name());
     if ka != kb {
-        return Err(Error::Usage(format!(
-            "cannot compare a {ka} snapshot ({}) with a {kb} one ({})",
-            before.display(),
-            after.display()
-        )));
+        return Err(Error::KindsDiffer {
+            before: before.to_path_buf(),
+            before_kind: ka,
+            after: after.to_path_buf(),
+            after_kind: kb,
+        });
     }
     // `b` kept (at least) every region `a` lacks; a streamed `a` kept
     // none: the ones to list are read where they begin.

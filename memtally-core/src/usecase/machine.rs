@@ -2,7 +2,7 @@
 //! into lines that add up exactly), from meminfo and every process's
 //! `smaps_rollup`.
 
-use crate::analyze::machine::{machine as build, Machine};
+use crate::analyze::machine::{machine as build, Line, Machine};
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result};
 use crate::model::Needs;
@@ -64,7 +64,7 @@ pub fn add_drivers(root: &crate::source::ProcRoot, m: &mut crate::analyze::machi
         let cards: Vec<&str> = gtt.iter().map(|(c, _)| c.as_str()).collect();
         let total = gtt.iter().map(|(_, b)| b).sum();
         m.add_driver_line(
-            "gpu_gtt",
+            Line::GpuGtt,
             total,
             format!(
                 "GPU driver system memory: Σ /sys/class/drm/{{{}}}/device/mem_info_gtt_used",

@@ -14,7 +14,6 @@ pub mod metrics;
 pub mod metrics_pages;
 pub mod pages;
 pub mod plot;
-pub mod plot_stack;
 pub(crate) mod read;
 mod region_json;
 pub mod report;

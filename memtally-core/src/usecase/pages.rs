@@ -64,7 +64,9 @@ pub fn read_pages(
     let mut read = PageRead::default();
     let threads = crate::source::scan::default_threads().max(1);
     let chunk = procs.len().div_ceil(threads).max(1);
-    let results: Vec<Result<ProcPages>> = std::thread::scope(|s| {
+    // A reader that panicked fails the whole read: its processes' results
+    // are missing, and the rest would be matched to the wrong processes.
+    let results: Result<Vec<Vec<Result<ProcPages>>>> = std::thread::scope(|s| {
         let handles: Vec<_> = procs
             .chunks(chunk)
             .map(|part| {
@@ -75,8 +77,12 @@ pub fn read_pages(
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().map_err(|_| Error::ThreadPanicked { what: "a pagemap reader" }))
+            .collect()
     });
+    let results = results?.into_iter().flatten();
     for ((pid, _), r) in procs.iter().zip(results) {
         match r {
             Ok(p) => {

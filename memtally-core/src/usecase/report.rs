@@ -12,7 +12,7 @@ use crate::analyze::machine::Machine;
 use crate::analyze::report::{groups, machine_of, ReportBy, ReportGroup, Unread};
 use crate::analyze::select::Selection;
 use crate::analyze::trend::{fit, Trend};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::snapshot::{SnapProcess, Snapshot, SnapshotKind};
 use crate::model::{Note, ProcMemory};
 use crate::source::ProcRoot;
@@ -301,7 +301,10 @@ fn take_parallel(root: &ProcRoot, pids: &[u32]) -> Result<Taken> {
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("a read thread panicked")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or(Err(Error::ThreadPanicked { what: "a process reader" })))
+            .collect()
     });
     // A share all of whose processes exited is no failure of the whole.
     let mut ok: Vec<Taken> = Vec::new();

@@ -149,6 +149,170 @@ fn ui_imports() -> std::collections::BTreeMap<String, BTreeSet<String>> {
     edges
 }
 
+/// The code of Rust source `text` without its comments (doc links are
+/// not imports) and with each string literal emptied.
+fn without_comments(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = text[i..].find('\n').map_or(b.len(), |n| i + n);
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = text[i + 2..].find("*/").map_or(b.len(), |n| i + 2 + n + 2);
+            }
+            b'\'' if b.get(i + 1) == Some(&b'\\') => {
+                i = text[i + 2..].find('\'').map_or(b.len(), |n| i + 2 + n + 1);
+            }
+            b'\'' if b.get(i + 2) == Some(&b'\'') => i += 3,
+            b'"' => {
+                let mut j = i + 1;
+                while j < b.len() && b[j] != b'"' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                out.push_str("\"\"");
+                i = j + 1;
+            }
+            _ => {
+                let c = text[i..].chars().next().unwrap();
+                out.push(c);
+                i += c.len_utf8();
+            }
+        }
+    }
+    out
+}
+
+/// Every path `text` names from `crate::`, `super::` or `self::`, each
+/// item of a `{…}` group spelled out whole (`super::{a::X, b}` is
+/// `super::a::X` and `super::b`), as its segments.
+fn module_paths(text: &str) -> Vec<Vec<String>> {
+    fn expand(prefix: &[String], rest: &str, out: &mut Vec<Vec<String>>) {
+        let mut path = prefix.to_vec();
+        let mut rest = rest;
+        loop {
+            let rest_t = rest.trim_start();
+            if let Some(group) = rest_t.strip_prefix('{') {
+                let mut depth = 0;
+                let mut start = 0;
+                for (j, c) in group.char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth == 0 => {
+                            expand(&path, &group[start..j], out);
+                            return;
+                        }
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => {
+                            expand(&path, &group[start..j], out);
+                            start = j + 1;
+                        }
+                        _ => {}
+                    }
+                }
+                return;
+            }
+            let name: String =
+                rest_t.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if name.is_empty() {
+                break;
+            }
+            path.push(name.clone());
+            match rest_t[name.len()..].strip_prefix("::") {
+                Some(next) => rest = next,
+                None => break,
+            }
+        }
+        if path.len() > prefix.len() || !prefix.is_empty() {
+            out.push(path);
+        }
+    }
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    for head in ["crate::", "super::", "self::"] {
+        for (i, _) in text.match_indices(head) {
+            if i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_' || b[i - 1] == b':') {
+                continue; // `other_crate::`, or `super::super::` seen from its first word
+            }
+            let first = head.trim_end_matches(':').to_string();
+            expand(&[first], &text[i + head.len()..], &mut out);
+        }
+    }
+    out
+}
+
+/// The modules of a crate whose root is `root/lib.rs` or `root/main.rs`:
+/// each module's path (`["source", "parse", "smaps"]`) and its file.
+fn crate_files(root: &Path) -> std::collections::BTreeMap<Vec<String>, PathBuf> {
+    let mut out = std::collections::BTreeMap::new();
+    for f in rust_files(root) {
+        let rel = f.strip_prefix(root).unwrap();
+        let mut path: Vec<String> =
+            rel.iter().map(|c| c.to_string_lossy().trim_end_matches(".rs").to_string()).collect();
+        if matches!(path.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+            path.pop();
+        }
+        out.insert(path, f);
+    }
+    out
+}
+
+/// The file-level imports of the crate at `root`: each file (by module
+/// path) and the files whose items it names. A module naming its own
+/// descendants (it declares them, and re-exports from them) is no import.
+fn file_imports(root: &Path) -> std::collections::BTreeMap<String, BTreeSet<String>> {
+    let files = crate_files(root);
+    let mut edges = std::collections::BTreeMap::<String, BTreeSet<String>>::new();
+    for (module, file) in &files {
+        if test_only(file) {
+            continue;
+        }
+        let name = |m: &[String]| if m.is_empty() { "crate".to_string() } else { m.join("/") };
+        let entry = edges.entry(name(module)).or_default();
+        for path in module_paths(&without_comments(&code(file))) {
+            let mut at: Vec<String> = match path[0].as_str() {
+                "crate" => Vec::new(),
+                _ => module.clone(),
+            };
+            let mut segments = path[1..].iter().peekable();
+            if path[0] == "super" {
+                at.pop();
+                while segments.peek().is_some_and(|s| *s == "super") {
+                    segments.next();
+                    at.pop();
+                }
+            }
+            for s in segments {
+                let mut deeper = at.clone();
+                deeper.push(s.clone());
+                if !files.contains_key(&deeper) {
+                    break;
+                }
+                at = deeper;
+            }
+            if !at.starts_with(module) {
+                entry.insert(name(&at));
+            }
+        }
+    }
+    edges
+}
+
+/// Every circle of `edges`, one path around each (found one at a time:
+/// each found circle's last step is dropped before looking again).
+fn circles(edges: &std::collections::BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    let mut edges = edges.clone();
+    let mut out = Vec::new();
+    while let Some(c) = circle(&edges) {
+        let (from, to) = (&c[c.len() - 2], &c[c.len() - 1]);
+        edges.get_mut(from).unwrap().remove(to);
+        out.push(c);
+    }
+    out
+}
+
 /// The explorer's levels, one module each.
 const UI_LEVELS: [&str; 4] = ["machine", "processes", "categories", "mappings"];
 
@@ -438,4 +602,39 @@ fn the_library_names_no_command_line_flag() {
     }
     assert!(checked > 40, "only {checked} files checked");
     assert!(found.is_empty(), "flags named in the library (word them in the CLI): {found:#?}");
+}
+
+/// A file that imports another that imports it back is one job in two
+/// files: share a leaf both import, or make them one (DESIGN.md, "seams,
+/// not size caps"). Checked file by file in the library and the printers.
+#[test]
+fn no_files_import_in_a_circle_in_the_library_or_the_printers() {
+    let core = file_imports(&repo().join("memtally-core/src"));
+    assert!(core.len() > 100, "only {} library files read", core.len());
+    assert!(core["usecase/show"].contains("analyze/show"), "imports not seen: {core:?}");
+    let cli = file_imports(&repo().join("memtally-cli/src"));
+    let render: std::collections::BTreeMap<_, _> =
+        cli.into_iter().filter(|(m, _)| m.starts_with("render")).collect();
+    assert!(render.len() > 30, "only {} printer files read", render.len());
+    let found: Vec<(&str, Vec<Vec<String>>)> =
+        [("memtally-core/src", &core), ("memtally-cli/src/render", &render)]
+            .into_iter()
+            .map(|(what, edges)| (what, circles(edges)))
+            .filter(|(_, c)| !c.is_empty())
+            .collect();
+    assert!(found.is_empty(), "files that import in a circle: {found:#?}");
+}
+
+#[test]
+fn the_file_circle_checker_sees_every_way_of_naming_a_module() {
+    let paths = |t: &str| {
+        module_paths(&without_comments(t)).into_iter().map(|p| p.join("::")).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        paths("use super::{a::X, b::{c, d::E}};\nlet x = crate::model::Sizes::default();"),
+        ["crate::model::Sizes::default", "super::a::X", "super::b::c", "super::b::d::E"]
+    );
+    assert_eq!(paths("use super::super::x::Y; use self::z;"), ["super::super::x::Y", "self::z"]);
+    assert!(paths("// see crate::a\n/// [`X`](crate::b::X)\nlet s = \"crate::c\";").is_empty());
+    assert!(paths("use memtally_core::model::Sizes; other_crate::x();").is_empty());
 }

@@ -232,7 +232,7 @@ fn body(
                     b,
                     "<li>{}{}: {}</li>",
                     tables::swatch(svg::group_colour(group)),
-                    esc(group),
+                    group,
                     svg::signed(bytes)
                 );
             }

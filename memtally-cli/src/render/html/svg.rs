@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use memtally_core::analyze::machine::Machine;
+use memtally_core::analyze::machine::{LineGroup, Machine};
 
 use super::esc;
 use super::tree::{Kind, Node};
@@ -17,16 +17,16 @@ pub const TREEMAP_W: f64 = 1200.0;
 pub const TREEMAP_H: f64 = 640.0;
 
 /// The fill of a waterfall group.
-pub fn group_colour(group: &str) -> &'static str {
+pub fn group_colour(group: LineGroup) -> &'static str {
     match group {
-        "free" => "#8fd19e",
-        "processes" => "#4e79a7",
-        "cache" => "#f1ce63",
-        "swap" => "#9c755f",
-        "kernel" => "#b07aa1",
-        "hugetlb" => "#f28e2b",
-        "drivers" => "#76b7b2",
-        _ => "#e15759",
+        LineGroup::Free => "#8fd19e",
+        LineGroup::Processes => "#4e79a7",
+        LineGroup::Cache => "#f1ce63",
+        LineGroup::Swap => "#9c755f",
+        LineGroup::Kernel => "#b07aa1",
+        LineGroup::Hugetlb => "#f28e2b",
+        LineGroup::Drivers => "#76b7b2",
+        LineGroup::Unexplained => "#e15759",
     }
 }
 
@@ -97,7 +97,7 @@ pub fn waterfall(m: &Machine) -> String {
                 s,
                 r##"<rect class="part over" data-line="{}" data-group="{}" data-bytes="{}" x="{at:.2}" y="0" width="{over:.2}" height="44" fill="url(#over)" stroke="#e15759" stroke-width="1"><title>{title}: the lines add up to {} more than MemTotal</title></rect><line class="memtotal" x1="{at:.2}" y1="0" x2="{at:.2}" y2="52" stroke="#000" stroke-width="1.5"><title>MemTotal {}</title></line>"##,
                 l.name,
-                esc(l.group),
+                l.group,
                 l.bytes,
                 human(l.bytes.unsigned_abs()),
                 human(m.total)
@@ -108,7 +108,7 @@ pub fn waterfall(m: &Machine) -> String {
             s,
             r##"<rect class="part" data-line="{}" data-group="{}" data-bytes="{}" x="{x:.2}" y="0" width="{width:.2}" height="44" fill="{}" stroke="#fff" stroke-width="0.5"><title>{title}</title></rect>"##,
             l.name,
-            esc(l.group),
+            l.group,
             l.bytes,
             group_colour(l.group),
         );

@@ -239,7 +239,7 @@ pub fn waterfall_legend(m: &Machine) -> String {
             r#"<tr data-line="{0}"><td>{1}{0}</td><td>{2}</td><td class="n" data-v="{3}">{3}</td><td class="n">{4}</td><td>{5}</td></tr>"#,
             l.name,
             swatch(group_colour(l.group)),
-            esc(l.group),
+            l.group,
             l.bytes,
             signed(l.bytes),
             esc(&l.source)

@@ -46,13 +46,7 @@ impl Printer for SharedView {
         let mut blocks = vec![
             Block::Heading(format!(
                 "resident pages shared by pairs of {} (OF A'S PSS: what those pages are of A's PSS, and its share of all of it)",
-                match self.by.name() {
-                    "process" => "processes",
-                    "tree" => "process trees",
-                    "program" => "programs",
-                    "user" => "users",
-                    _ => "cgroups",
-                }
+                self.by.plural()
             )),
             Block::Table(t),
         ];

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::{Machine, MachineLine};
+use super::{Line, Machine, MachineLine};
 use crate::analyze::signed::bytes as signed;
 use crate::model::{MemInfo, ZramStat};
 
@@ -107,14 +107,8 @@ impl Machine {
         );
         let bytes = swap.zram_ram();
         self.insert_line(
-            &["zswap", "swap_cache"],
-            MachineLine {
-                name: "zram",
-                group: "swap",
-                bytes: signed(bytes),
-                reclaimable: false,
-                source,
-            },
+            &[Line::Zswap, Line::SwapCache],
+            MachineLine::new(Line::Zram, signed(bytes), false, source),
         );
     }
 }
@@ -122,6 +116,7 @@ impl Machine {
 #[cfg(test)]
 mod tests {
     use super::super::machine;
+    use super::Line;
     use crate::model::ZramStat;
 
     const KB: u64 = 1024;
@@ -138,8 +133,8 @@ mod tests {
         let s = mm.swap.as_ref().unwrap();
         assert_eq!((s.total, s.used, s.cached), (4194300 * KB, 194300 * KB, Some(300 * KB)));
         assert_eq!(s.zswap_ratio(), Some(4.0));
-        assert_eq!(mm.line("zswap"), Some(2048 * 1024));
-        let groups: Vec<&str> = mm.groups().iter().map(|g| g.0).collect();
+        assert_eq!(mm.line(Line::Zswap), Some(2048 * 1024));
+        let groups: Vec<&str> = mm.groups().iter().map(|g| g.0.name()).collect();
         assert_eq!(groups, ["free", "processes", "cache", "swap", "kernel", "unexplained"]);
         assert_eq!(mm.lines.iter().map(|l| l.bytes).sum::<i64>(), mm.total as i64);
     }
@@ -162,19 +157,19 @@ mod tests {
             vec!["zram2".into()],
         );
         let want = (110 << 20) + 4096;
-        assert_eq!(mm.line("zram"), Some(want));
+        assert_eq!(mm.line(Line::Zram), Some(want));
         assert_eq!(mm.unexplained, before - want);
-        assert_eq!(mm.line("unexplained"), Some(before - want));
+        assert_eq!(mm.line(Line::Unexplained), Some(before - want));
         assert_eq!(mm.lines.iter().map(|l| l.bytes).sum::<i64>(), mm.total as i64);
-        let at = |n: &str| mm.lines.iter().position(|l| l.name == n).unwrap();
-        assert_eq!(at("zram"), at("zswap") + 1);
+        let at = |n: Line| mm.lines.iter().position(|l| l.name == n).unwrap();
+        assert_eq!(at(Line::Zram), at(Line::Zswap) + 1);
         let s = mm.swap.as_ref().unwrap();
         assert_eq!(s.zram_ratio(), Some(3.0));
         assert_eq!(s.zram_unreadable, ["zram2"]);
         assert!(
-            mm.lines[at("zram")].source.contains("{zram0,zram1}"),
+            mm.lines[at(Line::Zram)].source.contains("{zram0,zram1}"),
             "{:?}",
-            mm.lines[at("zram")]
+            mm.lines[at(Line::Zram)]
         );
     }
 
@@ -184,6 +179,6 @@ mod tests {
         let before = mm.clone();
         mm.add_zram(Vec::new(), Vec::new());
         assert_eq!(mm.lines, before.lines);
-        assert!(mm.line("zram").is_none());
+        assert!(mm.line(Line::Zram).is_none());
     }
 }

@@ -71,7 +71,7 @@ pub(crate) fn read(
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(Error::Usage("a frame reader failed".into()))))
+            .map(|h| h.join().unwrap_or(Err(Error::ThreadPanicked { what: "a page frame reader" })))
             .collect()
     });
     let mut words = 0;
@@ -176,8 +176,8 @@ fn read_part(
     Ok(read_words)
 }
 
-/// Word `k` of a read of whole little-endian words (see
-/// `source::parse::kpageflags` for what the words mean).
+/// Word `k` of a read of whole little-endian words (kpageflags, kpagecount: see
+/// [`PageFlags`](crate::model::pages::PageFlags) for what the flags words mean).
 fn word(bytes: &[u8], k: usize) -> Option<u64> {
     let b = bytes.get(k * 8..k * 8 + 8)?;
     Some(u64::from_le_bytes(b.try_into().ok()?))

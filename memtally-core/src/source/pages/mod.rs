@@ -3,9 +3,9 @@
 //! [`scan`]), and the frames' map counts and flags (`kpage`). They read
 //! the live procfs only: a recorded tree has no page tables behind it.
 
-pub mod kconfig;
+pub(crate) mod kconfig;
 pub(crate) mod kpage;
 pub(crate) mod pagemap;
-pub mod scan;
+pub(crate) mod scan;
 
 pub(crate) use kpage::KpageFiles;

@@ -19,17 +19,16 @@
 
 pub mod fd_targets;
 pub mod fdinfo;
-pub mod kpageflags;
 pub mod meminfo;
 pub mod memory_stat;
 pub mod mounts;
 pub mod nvidia;
-pub mod pagemap;
+pub(crate) mod pagemap;
 pub mod smaps;
 mod smaps_header;
 mod smaps_size_line;
 pub mod snapshot;
-pub mod snapshot_html;
+pub(crate) mod snapshot_html;
 pub(crate) mod snapshot_region;
 pub mod stat;
 pub mod status;

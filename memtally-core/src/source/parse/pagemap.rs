@@ -76,14 +76,14 @@ pub fn words(input: &[u8]) -> Result<impl Iterator<Item = u64> + '_, ParseError>
     Ok(input.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))))
 }
 
-/// Decodes a pagemap read: one entry per page.
-pub fn parse(input: &[u8]) -> Result<Vec<Entry>, ParseError> {
-    Ok(words(input)?.map(decode).collect())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Decodes a pagemap read: one entry per page.
+    fn parse(input: &[u8]) -> Result<Vec<Entry>, ParseError> {
+        Ok(words(input)?.map(decode).collect())
+    }
 
     #[test]
     fn present_swapped_absent() {

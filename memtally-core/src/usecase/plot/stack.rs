@@ -5,12 +5,12 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use super::MAX_POINTS;
 use crate::error::{Error, Result};
 use crate::model::series::{Scope, SeriesFigure};
 use crate::model::Named;
 use crate::source::bounded::open_input;
 use crate::source::series::SeriesReader;
-use crate::usecase::plot::MAX_POINTS;
 
 /// One category's band: its figure at every sample of the chart.
 #[derive(Debug, Clone, PartialEq)]

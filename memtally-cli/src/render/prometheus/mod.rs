@@ -19,6 +19,8 @@ use memtally_core::model::{CgroupMemory, Figure as SizeFigure, Sizes, ZramStat};
 
 use crate::render::table::scrub_label;
 
+mod pages;
+
 /// The wire format of one exposition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exposition {
@@ -134,7 +136,7 @@ pub fn registry(m: &Metrics) -> Registry {
     if m.rows.iter().any(|r| r.cgroup.is_some()) {
         cgroup_figures(&mut reg, m, &labels_of);
     }
-    crate::render::pages_metrics::register(&mut reg, m, what, &labels_of);
+    pages::register(&mut reg, m, what, &labels_of);
 
     // The rest, added up.
     let rest = reg.sub_registry_with_prefix("memtally_other_processes");

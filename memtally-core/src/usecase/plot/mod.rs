@@ -17,7 +17,8 @@ use crate::source::bounded::open_input;
 use crate::source::series::{is_series_head, SeriesReader};
 use crate::usecase::snapshot::load;
 
-pub use crate::usecase::plot_stack::{stacked, Band, StackPlot};
+mod stack;
+pub use stack::{stacked, Band, StackPlot};
 
 /// What to plot. Built from `default()` and the `with_*` setters.
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@ use prometheus_client::registry::{Registry, Unit};
 
 use memtally_core::analyze::metrics::{MetricRow, Metrics};
 
-use crate::render::prometheus::Labels;
+use super::Labels;
 
 type Count = Gauge<u64, AtomicU64>;
 
