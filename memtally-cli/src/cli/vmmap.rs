@@ -9,11 +9,11 @@ use clap::Args;
 
 use memtally_core::analyze::vmmap::VmmapBy;
 use memtally_core::source::parse::vmmap::ParseOptions;
-use memtally_core::usecase::vmmap::{read, read_parts, seed_view, VmmapInput, VmmapOptions};
+use memtally_core::usecase::vmmap::{read, seed_view, VmmapInput, VmmapOptions};
 use memtally_core::{Error, Result};
 
 use crate::cli::choice::choice;
-use crate::render::vmmap::{seed, JsonPart, VmmapCsv, VmmapStream, VmmapView};
+use crate::render::vmmap::{seed, VmmapCsv, VmmapStream, VmmapView};
 use crate::render::{print, stdout_error, Format};
 
 #[derive(Debug, Args)]
@@ -147,11 +147,6 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
         Format::Table => None,
     };
     let report = match stream.as_mut() {
-        // JSON without groups: regions printed from the lines they are
-        // read from, a file read in parts on every core.
-        Some(s) if args.format == Format::Json && args.by.is_none() => {
-            read_parts(&input, &opts, &mut s.parts(out), JsonPart::default)?
-        }
         Some(s) => read(&input, &opts, &mut s.to(out))?,
         None => read(&input, &opts, &mut ())?,
     };

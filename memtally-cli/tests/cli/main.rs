@@ -73,7 +73,6 @@ mod vmmap_footprint;
 mod vmmap_over_time;
 mod vmmap_parity;
 mod vmmap_pid;
-mod vmmap_split;
 mod vmmap_view;
 mod vmmap_warnings;
 mod watch_summary;
