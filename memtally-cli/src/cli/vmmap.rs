@@ -13,6 +13,7 @@ use memtally_core::usecase::vmmap::{read, seed_view, VmmapInput, VmmapOptions};
 use memtally_core::{Error, Result};
 
 use crate::cli::choice::choice;
+use crate::cli::duration::duration;
 use crate::render::vmmap::{seed, VmmapCsv, VmmapStream, VmmapView};
 use crate::render::{print, stdout_error, Format};
 
@@ -83,9 +84,9 @@ pub struct VmmapArgs {
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
     pub page_size: Option<u64>,
 
-    /// Seconds to wait for vmmap with --pid.
-    #[arg(long, default_value_t = 120, value_name = "SECONDS")]
-    pub timeout: u64,
+    /// How long to wait for vmmap with --pid (`90s`, `5m`; a bare number is seconds).
+    #[arg(long, default_value = "120s", value_name = "DURATION", value_parser = duration)]
+    pub timeout: Duration,
 
     /// With --format csv: which table. Default: the regions, or the
     /// summary table for input without region lines (`vmmap -summary`).
@@ -104,7 +105,7 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
         ));
     }
     let input = match (&args.pid, &args.file) {
-        (Some(pid), _) => VmmapInput::Pid(*pid, Duration::from_secs(args.timeout)),
+        (Some(pid), _) => VmmapInput::Pid(*pid, args.timeout),
         (None, Some(p)) if p.as_os_str() == "-" => VmmapInput::Stdin,
         (None, Some(p)) => VmmapInput::File(p.clone()),
         (None, None) => {
