@@ -4,7 +4,7 @@
 # generated 1,000,000-line reports (as is, and with every 1,000th region
 # line unreadable), in each output the vmmap benchmark and its users
 # read: the table, --pow2, --format json, --types IOSurface, --format csv,
-# --page-size 1, --seed-view, --regions, --strict.
+# --page-size 1, --seed-view, --regions, --strict, --by (table and JSON).
 #   bench/vmmap/same_output.sh BASE_BINARY NEW_BINARY [LINES]
 # Exits 1 at the first difference (naming the file and the options).
 set -euo pipefail
@@ -19,7 +19,8 @@ while IFS= read -r f; do files+=("$f"); done < <(
   find "$repo/testdata" "$repo/../shared/fixtures/vmmap" -path '*vmmap*' -name '*.txt' -type f \
     ! -name SOURCES.md 2>/dev/null | sort)
 variants=("" "--pow2" "--format json" "--types IOSurface" "--format csv" "--page-size 1"
-          "--seed-view" "--regions" "--strict" "--format json --types IOSurface --pow2")
+          "--seed-view" "--regions" "--strict" "--format json --types IOSurface --pow2"
+          "--format json --by detail" "--by share-mode")
 checked=0
 for f in "${files[@]}"; do
   for v in "${variants[@]}"; do

@@ -11,6 +11,7 @@ use memtally_core::source::ProcRoot;
 use memtally_core::usecase::gpu::{gpu, GpuOptions};
 use memtally_core::Result;
 
+use crate::cli::duration::duration;
 use crate::cli::select::SelectArgs;
 use crate::render::gpu::GpuView;
 use crate::render::{print, Format};
@@ -28,15 +29,16 @@ pub struct GpuArgs {
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
 
-    /// Stop nvidia-smi after this many seconds (its figures are then left out, with a note).
-    #[arg(long, value_name = "SECONDS", default_value_t = 5)]
-    pub nvidia_timeout: u64,
+    /// Stop nvidia-smi after this long (`5s`, `500ms`; a bare number is
+    /// seconds): its figures are then left out, with a note.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = duration)]
+    pub nvidia_timeout: Duration,
 }
 
 pub fn run(root: &ProcRoot, args: &GpuArgs, out: &mut dyn Write) -> Result<()> {
     let opts = GpuOptions::default()
         .with_pid(args.pid)
         .with_select(args.select.selection(args.pid)?)
-        .with_nvidia_timeout(Duration::from_secs(args.nvidia_timeout));
+        .with_nvidia_timeout(args.nvidia_timeout);
     print(&GpuView { report: gpu(root, &opts)? }, args.format, out)
 }

@@ -40,7 +40,7 @@ pub struct MetricsArgs {
     /// A process whose reads have taken longer than this is not read
     /// further (no smaps): counted in
     /// memtally_processes_limited{reason="read_budget"}.
-    #[arg(long, value_name = "DURATION", default_value = "50ms", value_parser = humantime::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "50ms", value_parser = crate::cli::duration::duration)]
     pub read_budget: Duration,
 
     /// Also publish each row's exclusive bytes (memtally_process_exclusive_bytes,

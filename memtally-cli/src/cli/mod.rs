@@ -9,6 +9,7 @@ mod cgroup;
 mod choice;
 mod completions;
 mod diff;
+mod duration;
 #[cfg(feature = "serve")]
 mod export;
 mod files;

@@ -35,7 +35,7 @@ pub struct SnapshotArgs {
     pub exact: bool,
 
     /// Also measure the working set over DURATION first (as `memtally wss`: resets the selected processes' referenced bits, which the kernel's reclaim notices; a selection is required), then take the snapshot: `touched`, `working_set` and `cold` in each process's totals and categories.
-    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::cli::duration::duration)]
     pub wss: Option<std::time::Duration>,
 
     /// Write the snapshot here (`-` or absent: standard output).

@@ -10,12 +10,13 @@ use memtally_core::source::ProcRoot;
 use memtally_core::{Error, Result};
 
 use crate::cli::choice::choice;
+use crate::cli::duration::duration;
 
 #[derive(Debug, Args)]
 #[command(after_long_help = KEYS)]
 pub struct UiArgs {
     /// Time between refreshes (`500ms`, `1s`, `5s`).
-    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
+    #[arg(long, default_value = "1s", value_parser = duration)]
     pub interval: Duration,
 
     /// The share of one core, in percent, the explorer may take: where

@@ -9,13 +9,12 @@ use clap::Args;
 
 use memtally_core::analyze::vmmap::VmmapBy;
 use memtally_core::source::parse::vmmap::ParseOptions;
-use memtally_core::usecase::vmmap::{
-    read, read_parts, seed_view, VmmapForm, VmmapInput, VmmapOptions,
-};
+use memtally_core::usecase::vmmap::{read, seed_view, VmmapForm, VmmapInput, VmmapOptions};
 use memtally_core::{Error, Result};
 
 use crate::cli::choice::choice;
-use crate::render::vmmap::{seed, JsonPart, VmmapCsv, VmmapStream, VmmapView};
+use crate::cli::duration::duration;
+use crate::render::vmmap::{seed, VmmapCsv, VmmapStream, VmmapView};
 use crate::render::{print, stdout_error, Format};
 
 #[derive(Debug, Args)]
@@ -95,9 +94,9 @@ pub struct VmmapArgs {
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
     pub page_size: Option<u64>,
 
-    /// Seconds to wait for vmmap with --pid.
-    #[arg(long, default_value_t = 120, value_name = "SECONDS")]
-    pub timeout: u64,
+    /// How long to wait for vmmap with --pid (`90s`, `5m`; a bare number is seconds).
+    #[arg(long, default_value = "120s", value_name = "DURATION", value_parser = duration)]
+    pub timeout: Duration,
 
     /// With --format csv: which table. Default: the regions, or the
     /// summary table for input without region lines (`vmmap -summary`).
@@ -118,7 +117,7 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
     let input = match (&args.pid, &args.file) {
         (Some(pid), _) => {
             let form = if args.summary { VmmapForm::Summary } else { VmmapForm::Regions };
-            VmmapInput::Pid(*pid, Duration::from_secs(args.timeout), form)
+            VmmapInput::Pid(*pid, args.timeout, form)
         }
         (None, Some(p)) if p.as_os_str() == "-" => VmmapInput::Stdin,
         (None, Some(p)) if bare_pid(p).is_some() => return Err(no_such_file(p)),
@@ -163,11 +162,6 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
         Format::Table => None,
     };
     let report = match stream.as_mut() {
-        // JSON without groups: regions printed from the lines they are
-        // read from, a file read in parts on every core.
-        Some(s) if args.format == Format::Json && args.by.is_none() => {
-            read_parts(&input, &opts, &mut s.parts(out), JsonPart::default)?
-        }
         Some(s) => read(&input, &opts, &mut s.to(out))?,
         None => read(&input, &opts, &mut ())?,
     };

@@ -21,6 +21,7 @@ use memtally_core::usecase::wss::Wss;
 use memtally_core::write::NewFile;
 use memtally_core::{Error, Result};
 
+use crate::cli::duration::duration;
 use crate::cli::select::SelectArgs;
 use crate::render::errors::Worded;
 use crate::render::units::plural;
@@ -39,7 +40,7 @@ pub struct WatchArgs {
     pub select: SelectArgs,
 
     /// Time between samples (`500ms`, `1s`, `1m`).
-    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
+    #[arg(long, default_value = "1s", value_parser = duration)]
     pub interval: Duration,
 
     /// Stop after this many samples (default: until Ctrl-C, SIGTERM or SIGHUP).

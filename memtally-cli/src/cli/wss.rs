@@ -20,6 +20,7 @@ use memtally_core::write::NewFile;
 use memtally_core::{Error, Result};
 
 use crate::cli::choice::choice;
+use crate::cli::duration::duration;
 use crate::cli::select::SelectArgs;
 use crate::render::units::plural;
 use crate::render::wss::{
@@ -38,7 +39,7 @@ pub struct WssArgs {
     pub select: SelectArgs,
 
     /// How long to watch for touched pages (`100ms`, `1s`, `1m`).
-    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
+    #[arg(long, default_value = "1s", value_parser = duration)]
     pub interval: Duration,
 
     /// Measure this many intervals one after another (a series: a line,

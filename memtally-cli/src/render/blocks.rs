@@ -27,6 +27,12 @@ pub enum Block {
     Blank,
 }
 
+/// A section's title after an empty line (`By type:`, `Warnings:`).
+pub fn section(out: &mut Vec<Block>, title: String) {
+    out.push(Block::Blank);
+    out.push(Block::Heading(title));
+}
+
 /// The blocks as text for a terminal `width` columns wide (`None`: lines
 /// whole), every line ending in a newline.
 pub fn write_text(blocks: Vec<Block>, width: Option<usize>, out: &mut dyn Write) -> io::Result<()> {

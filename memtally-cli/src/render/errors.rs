@@ -66,8 +66,7 @@ impl fmt::Display for Worded<'_> {
             ),
             Error::TimedOut { what, limit } => write!(
                 f,
-                "{what} did not finish within {}s and was stopped; a large process can take longer: raise --timeout",
-                limit.as_secs()
+                "{what} did not finish within {limit:?} and was stopped; a large process can take longer: raise --timeout"
             ),
             Error::LiveOnly { root, what: what @ LiveOnly::WorkingSet } => write!(
                 f,
@@ -168,6 +167,11 @@ mod tests {
             worded(e),
             "vmmap -noCoalesce 5 did not finish within 3s and was stopped; a large process can take longer: raise --timeout"
         );
+        let e = Error::TimedOut {
+            what: "vmmap -noCoalesce 5".into(),
+            limit: Duration::from_millis(1500),
+        };
+        assert!(worded(e).contains(" within 1.5s and was stopped"), "a part of a second is kept");
         let e = Error::UnreadableLines {
             path: "f.txt".into(),
             count: 2,

@@ -136,7 +136,6 @@ mod vmmap_footprint;
 mod vmmap_over_time;
 mod vmmap_parity;
 mod vmmap_pid;
-mod vmmap_split;
 mod vmmap_view;
 mod vmmap_warnings;
 #[cfg(target_os = "linux")]

@@ -258,6 +258,42 @@ fn unreadable_lines_are_counted_and_strict_fails_with_line_numbers() {
     assert_eq!(err.lines().count(), 1, "{err}");
 }
 
+/// A file and the same bytes on standard input print the same, in every
+/// format (the source's name aside).
+#[test]
+fn a_file_and_standard_input_print_the_same() {
+    let f = fixture("04_modern_gpu_purge");
+    let bytes = std::fs::read(&f).unwrap();
+    for extra in [
+        &[][..],
+        &["--types", "IOAccelerator,IOSurface"][..],
+        &["--pow2", "--regions"][..],
+        &["--format", "json"][..],
+        &["--format", "json", "--types", "IOSurface", "--by", "purge"][..],
+        &["--format", "csv"][..],
+    ] {
+        let (from_file, err, code) = run(&[&["vmmap", &f][..], extra].concat());
+        assert_eq!(code, 0, "{err}");
+        let mut child = Command::new(BIN)
+            .args(["vmmap", "-"])
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&bytes).unwrap();
+        let from_stdin = child.wait_with_output().unwrap();
+        assert!(from_stdin.status.success());
+        let from_stdin = String::from_utf8(from_stdin.stdout).unwrap();
+        assert!(from_file.contains("IOSurface"), "{extra:?}: {from_file}");
+        assert_eq!(
+            from_file.replace(&f, "SOURCE"),
+            from_stdin.replace("standard input", "SOURCE"),
+            "vmmap {extra:?}"
+        );
+    }
+}
+
 #[test]
 fn stdin_and_errors() {
     let text = std::fs::read(fixture("04_modern_gpu_purge")).unwrap();

@@ -160,7 +160,26 @@ pub struct VRegion<'a> {
     pub detail: Option<&'a str>,
 }
 
-impl VRegion<'_> {
+impl<'a> VRegion<'a> {
+    /// A region kept as the model's [`Region`] (by [`to_region`](Self::to_region)),
+    /// borrowed again; a region without a type has `""`.
+    pub fn of(r: &'a Region) -> VRegion<'a> {
+        VRegion {
+            region_type: r.region_type.as_deref().unwrap_or_default(),
+            start: r.start,
+            end: r.end,
+            vsize: r.sizes.size,
+            resident: r.sizes.rss,
+            dirty: r.sizes.dirty,
+            swap: r.sizes.swap,
+            prot: &r.perms,
+            max_prot: r.max_perms.as_deref(),
+            share_mode: r.share_mode.as_deref(),
+            purge: r.purge,
+            detail: r.path.as_deref(),
+        }
+    }
+
     /// The owned model [`Region`].
     pub(crate) fn to_region(&self) -> Region {
         let mut r = Region::new(Backing::Unknown);
@@ -269,25 +288,6 @@ impl Diagnostics {
         }
     }
 
-    /// Appends the samples of lines read after these ones, numbered from 1
-    /// (line `line_offset + 1`), up to the cap.
-    pub(crate) fn append_samples(
-        &mut self,
-        unreadable: Vec<Problem>,
-        damaged: Vec<Problem>,
-        line_offset: usize,
-    ) {
-        for (to, from) in
-            [(&mut self.unreadable_samples, unreadable), (&mut self.damaged_samples, damaged)]
-        {
-            let room = MAX_SAMPLES.saturating_sub(to.len());
-            to.extend(from.into_iter().take(room).map(|mut p| {
-                p.line += line_offset;
-                p
-            }));
-        }
-    }
-
     pub(crate) fn note(&mut self, note: DocumentNote) {
         if !self.notes.contains(&note) && self.notes.len() < MAX_SAMPLES {
             self.notes.push(note);
@@ -352,25 +352,8 @@ pub trait VRegionSink {
     }
 }
 
-/// A sink the parse of a file in parts (`source::vmmap::split`) fills:
-/// the parts, of type `P`, are read on other threads, each into a sink of
-/// its own (so a part's [`region`](VRegionSink::region) must take every
-/// region), and appended to this one in order.
-pub trait SplitSink<P = Self>: VRegionSink {
-    /// Appends what `part` gathered from the lines that follow those
-    /// already added, leaving `part` empty for the next part; `part`
-    /// numbered its lines from 1, which is line `line_offset + 1` of the
-    /// input. [`Flow::Stop`] ends the read there, as from
-    /// [`region`](VRegionSink::region).
-    fn absorb(&mut self, part: &mut P, line_offset: usize) -> Flow;
-}
-
-/// A sink borrowed is a sink.
-impl<S: SplitSink<P> + ?Sized, P> SplitSink<P> for &mut S {
-    fn absorb(&mut self, part: &mut P, line_offset: usize) -> Flow {
-        (**self).absorb(part, line_offset)
-    }
-}
+/// Takes nothing: a read for its report alone.
+impl VRegionSink for () {}
 
 /// Keeps every region, as the model's [`Region`].
 impl VRegionSink for Vec<Region> {

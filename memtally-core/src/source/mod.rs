@@ -23,7 +23,7 @@ pub(crate) mod snapshot_digest;
 pub(crate) mod stamp;
 pub(crate) mod tool;
 pub(crate) mod users;
-pub mod vmmap;
+pub(crate) mod vmmap;
 pub(crate) mod wss;
 pub(crate) mod zram;
 

@@ -4,7 +4,7 @@
 //! read, kept only when asked; or the seed tool's view of it.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::analyze::group::{sort_groups, GroupSort};
@@ -13,10 +13,10 @@ use crate::analyze::vmmap::{
     SeedView, Tally, TotalCheck, TypeFilter, VmmapBy,
 };
 use crate::error::{Error, Result};
-use crate::model::vmmap::{Document, SplitSink, VRegion, VRegionSink};
-use crate::model::{Figure, Flow, Group, Grouper, Region, RegionSink};
+use crate::model::vmmap::{Document, VRegion, VRegionSink};
+use crate::model::{Figure, Flow, Group, Grouper, Region};
 use crate::source::parse::vmmap::{self as parse, ParseOptions};
-use crate::source::vmmap::{self, runner};
+use crate::source::vmmap::runner;
 
 pub use crate::source::vmmap::runner::VmmapForm;
 
@@ -118,15 +118,15 @@ fn open(input: &VmmapInput) -> Result<(String, Box<dyn Read>)> {
 }
 
 /// Reads the report; each selected region goes to `sink` as it is read
-/// when `stream_regions` is set, and a sink that answers [`Flow::Stop`]
-/// ends the read there (the report then covers the lines read).
+/// (borrowed from its line) when `stream_regions` is set, and a sink that
+/// answers [`Flow::Stop`] ends the read there (the report then covers the
+/// lines read).
 pub fn read(
     input: &VmmapInput,
     opts: &VmmapOptions,
-    sink: &mut impl RegionSink,
+    sink: &mut impl VRegionSink,
 ) -> Result<VmmapReport> {
     let (source, reader) = open(input)?;
-    let read_err = |e: std::io::Error| Error::io(source.clone(), e);
     let mut read = Selection {
         tally: Tally::new(TypeFilter::new(opts.types.clone())),
         kept: Vec::new(),
@@ -134,99 +134,10 @@ pub fn read(
         opts,
         sink,
     };
-    let want_regions = opts.keep_regions || opts.stream_regions || read.grouping.is_some();
-    let split = match input {
-        VmmapInput::File(p) if !want_regions => split_threads(p).map(|t| (p, t)),
-        _ => None,
-    };
-    let doc = if let Some((path, threads)) = split {
-        // Only the tally is kept: the file is read in parts on every core.
-        drop(reader);
-        let filter = read.tally.filter.clone();
-        let cuts = vmmap::split::part_cuts(std::fs::metadata(path).map_err(read_err)?.len());
-        let fresh = || Tally::new(filter.clone());
-        let (doc, _) = vmmap::split::parse_file_parts(
-            path,
-            opts.parse.clone(),
-            &cuts,
-            threads,
-            &mut read.tally,
-            fresh,
-        )
-        .map_err(read_err)?;
-        doc
-    } else {
-        parse::parse(reader, opts.parse.clone(), &mut read).map_err(read_err)?
-    };
+    let doc = parse::parse(reader, opts.parse.clone(), &mut read)
+        .map_err(|e| Error::io(source.clone(), e))?;
     let Selection { tally, kept, grouping, .. } = read;
     report(source, doc, tally, kept, grouping, opts)
-}
-
-/// Reads the report for a printer of the selected regions as they are
-/// read (`--format json`) that can print a part of them on another
-/// thread: a regular file is read in parts on every core, each part's
-/// regions into a sink made by `fresh`, appended to `sink` in order;
-/// other input goes to `sink` alone. Neither grouping nor kept regions
-/// (`by`, `keep_regions`: use [`read`]).
-pub fn read_parts<S, P, F>(
-    input: &VmmapInput,
-    opts: &VmmapOptions,
-    sink: &mut S,
-    fresh: F,
-) -> Result<VmmapReport>
-where
-    S: SplitSink<P>,
-    P: VRegionSink + Send,
-    F: Fn() -> P + Sync,
-{
-    let (source, reader) = open(input)?;
-    let read_err = |e: std::io::Error| Error::io(source.clone(), e);
-    let filter = TypeFilter::new(opts.types.clone());
-    let mut main = Tallied { tally: Tally::new(filter.clone()), sink };
-    let doc = match input {
-        VmmapInput::File(path) if split_threads(path).is_some() => {
-            drop(reader);
-            let threads = split_threads(path).unwrap_or(1);
-            let cuts = vmmap::split::part_cuts(std::fs::metadata(path).map_err(read_err)?.len());
-            let fresh = || Tallied { tally: Tally::new(filter.clone()), sink: fresh() };
-            vmmap::split::parse_file_parts(
-                path,
-                opts.parse.clone(),
-                &cuts,
-                threads,
-                &mut main,
-                fresh,
-            )
-            .map_err(read_err)?
-            .0
-        }
-        _ => parse::parse(reader, opts.parse.clone(), &mut main).map_err(read_err)?,
-    };
-    report(source, doc, main.tally, Vec::new(), None, opts)
-}
-
-/// The tally of every region, and a sink of the selected ones.
-struct Tallied<S> {
-    tally: Tally,
-    sink: S,
-}
-
-impl<S: VRegionSink> VRegionSink for Tallied<S> {
-    fn region(&mut self, n: usize, r: &VRegion<'_>) -> Flow {
-        self.tally.add(n, r);
-        if self.tally.filter.matches(r.region_type) {
-            self.sink.region(n, r)
-        } else {
-            Flow::Continue
-        }
-    }
-}
-
-impl<S: SplitSink<P>, P> SplitSink<Tallied<P>> for Tallied<S> {
-    fn absorb(&mut self, part: &mut Tallied<P>, line_offset: usize) -> Flow {
-        self.tally.absorb(&mut part.tally, line_offset);
-        self.sink.absorb(&mut part.sink, line_offset)
-    }
 }
 
 /// The report of what one read gathered.
@@ -280,29 +191,25 @@ struct Selection<'a, S> {
     sink: &'a mut S,
 }
 
-impl<S: RegionSink> VRegionSink for Selection<'_, S> {
+impl<S: VRegionSink> VRegionSink for Selection<'_, S> {
     fn region(&mut self, n: usize, r: &VRegion<'_>) -> Flow {
         self.tally.add(n, r);
-        let (keep, stream) = (self.opts.keep_regions, self.opts.stream_regions);
-        let grouped = self.grouping.is_some();
-        if !(keep || stream || grouped) || !self.tally.filter.matches(r.region_type) {
+        if !self.tally.filter.matches(r.region_type) {
             return Flow::Continue;
         }
-        let region = r.to_region();
-        if let Some((by, groups)) = self.grouping.as_mut() {
-            groups.add_region(&by.key(&region), &region);
-        }
-        match (keep, stream) {
-            (true, true) => {
-                self.kept.push((n, region.clone()));
-                self.sink.region(n, region)
+        if self.opts.keep_regions || self.grouping.is_some() {
+            let region = r.to_region();
+            if let Some((by, groups)) = self.grouping.as_mut() {
+                groups.add_region(&by.key(&region), &region);
             }
-            (true, false) => {
+            if self.opts.keep_regions {
                 self.kept.push((n, region));
-                Flow::Continue
             }
-            (false, true) => self.sink.region(n, region),
-            (false, false) => Flow::Continue,
+        }
+        if self.opts.stream_regions {
+            self.sink.region(n, r)
+        } else {
+            Flow::Continue
         }
     }
 }
@@ -315,15 +222,6 @@ pub fn seed_view(input: &VmmapInput, types: &[String], opts: &VmmapOptions) -> R
         .map_err(|e| Error::io(source.clone(), e))?;
     check(&source, &doc, opts.strict)?;
     Ok(view)
-}
-
-/// How many threads to read `path` in parts on: every CPU (at most 8),
-/// when it is a regular file of at least
-/// [`MIN_SPLIT_BYTES`](vmmap::split::MIN_SPLIT_BYTES) and there are two.
-fn split_threads(path: &Path) -> Option<usize> {
-    let meta = std::fs::metadata(path).ok()?;
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    (meta.is_file() && meta.len() >= vmmap::split::MIN_SPLIT_BYTES && cpus >= 2).then_some(cpus)
 }
 
 /// Refuses input that is not vmmap output, and unreadable lines under `strict`.

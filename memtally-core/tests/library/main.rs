@@ -15,4 +15,3 @@ mod races;
 mod rollup_parity;
 mod selections;
 mod snapshot_stream;
-mod vmmap_split;

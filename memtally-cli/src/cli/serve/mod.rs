@@ -84,7 +84,7 @@ pub struct ServeArgs {
 
 /// `--min-interval`: a duration of at least [`MIN_INTERVAL_FLOOR`].
 fn min_interval(s: &str) -> std::result::Result<Duration, String> {
-    let d = humantime::parse_duration(s).map_err(|e| e.to_string())?;
+    let d = crate::cli::duration::duration(s)?;
     if d < MIN_INTERVAL_FLOOR {
         return Err(format!(
             "{s} is too short: scans would follow each other without a pause and keep a core busy; give at least 1s"

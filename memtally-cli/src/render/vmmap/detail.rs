@@ -2,9 +2,8 @@
 //! histograms by virtual size (`--histograms`, `--pow2`) and the region
 //! list (`--regions`).
 
-use super::table::section;
 use super::VmmapView;
-use crate::render::blocks::Block;
+use crate::render::blocks::{section, Block};
 use crate::render::table::{Align, Table};
 use crate::render::units::{human, human_opt};
 use crate::render::width;

@@ -8,15 +8,18 @@ use serde::Serialize;
 use memtally_core::analyze::vmmap::{
     CountMismatch, Footprint, FootprintCheck, Overcommit, TotalCheck,
 };
-use memtally_core::model::vmmap::{Diagnostics, Header, MallocZoneRow, Problem, SummaryRow};
-use memtally_core::model::{Flow, Region, RegionSink, Sizes};
+use memtally_core::model::vmmap::{
+    Diagnostics, Header, MallocZoneRow, Problem, SummaryRow, VRegion, VRegionSink,
+};
+use memtally_core::model::{Flow, Sizes};
 
 use crate::render::stream_doc::{NoKeys, StreamDoc};
 
-use super::json_region::VmmapParts;
-use super::VmmapView;
+use super::{json_region, VmmapView};
 use crate::render::table::csv_text;
 
+// A region as the schema has it; `json_region` writes the same bytes
+// as serde_json would for it (its test checks).
 #[derive(Serialize, schemars::JsonSchema)]
 pub(super) struct JsonRegion<'a> {
     line: usize,
@@ -34,7 +37,8 @@ pub(super) struct JsonRegion<'a> {
     detail: Option<&'a str>,
 }
 
-pub(super) fn json_region(line: usize, r: &Region) -> JsonRegion<'_> {
+#[cfg(test)]
+pub(super) fn json_region(line: usize, r: &memtally_core::model::Region) -> JsonRegion<'_> {
     JsonRegion {
         line,
         region_type: r.region_type.as_deref(),
@@ -226,44 +230,34 @@ impl VmmapStream {
         Ok(())
     }
 
-    /// The stream as the sink of a read in parts
-    /// ([`read_parts`](memtally_core::usecase::vmmap::read_parts)), for
-    /// `--format json`: regions straight from the lines they were read
-    /// from, those of a part read on another thread as its `JsonPart`.
-    pub fn parts<'a>(&'a mut self, out: &'a mut dyn Write) -> VmmapParts<'a> {
-        VmmapParts { stream: self, out }
-    }
-
-    pub(super) fn started(&self) -> bool {
-        self.started
-    }
-
     /// Prints one selected region, read on input line `line`.
-    pub fn region(&mut self, line: usize, g: &Region, out: &mut dyn Write) -> io::Result<()> {
+    pub fn region(&mut self, line: usize, r: &VRegion<'_>, out: &mut dyn Write) -> io::Result<()> {
         if !self.started {
             self.start()?;
         }
         if self.json {
-            self.doc.item(|buf| {
-                serde_json::to_writer(buf, &json_region(line, g)).map_err(io::Error::other)
+            self.doc.item(|w| {
+                json_region::start(w, line);
+                json_region::rest(w, r)
             })?;
         } else {
             let o = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
+            let text = |t: Option<&str>| csv_text(t.unwrap_or_default().to_string());
             let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(self.doc.buf());
             w.write_record([
                 line.to_string(),
-                csv_text(g.region_type.clone().unwrap_or_default()),
-                o(g.start),
-                o(g.end),
-                o(g.sizes.size),
-                o(g.sizes.rss),
-                o(g.sizes.dirty),
-                o(g.sizes.swap),
-                g.purge.code().to_string(),
-                csv_text(g.share_mode.clone().unwrap_or_default()),
-                csv_text(g.perms.clone()),
-                csv_text(g.max_perms.clone().unwrap_or_default()),
-                csv_text(g.path.clone().unwrap_or_default()),
+                text(Some(r.region_type)),
+                o(r.start),
+                o(r.end),
+                o(r.vsize),
+                o(r.resident),
+                o(r.dirty),
+                o(r.swap),
+                r.purge.code().to_string(),
+                text(r.share_mode),
+                text(Some(r.prot)),
+                text(r.max_prot),
+                text(r.detail),
             ])?;
             w.flush()?;
         }
@@ -311,9 +305,9 @@ pub struct VmmapPrinting<'a> {
     out: &'a mut dyn Write,
 }
 
-impl RegionSink for VmmapPrinting<'_> {
-    fn region(&mut self, line: usize, region: Region) -> Flow {
-        let written = self.stream.region(line, &region, self.out);
+impl VRegionSink for VmmapPrinting<'_> {
+    fn region(&mut self, line: usize, r: &VRegion<'_>) -> Flow {
+        let written = self.stream.region(line, r, self.out);
         self.stream.doc.keep(written)
     }
 }
@@ -323,7 +317,7 @@ impl RegionSink for VmmapPrinting<'_> {
 pub(super) fn json(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
     let mut stream = VmmapStream::new(true);
     for (line, g) in &r.report.regions {
-        stream.region(*line, g, out)?;
+        stream.region(*line, &VRegion::of(g), out)?;
     }
     stream.finish(r, out)
 }

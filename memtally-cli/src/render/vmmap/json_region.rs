@@ -1,16 +1,12 @@
 //! A region of `vmmap --format json` written straight from the line it
 //! was read from: no owned copy of the region, no serializer, byte for
 //! byte what serde_json writes for [`JsonRegion`](super::json) (its keys
-//! in declaration order). And the part of the regions one reader thread
-//! prints (`source::vmmap::split`), which cannot know its lines' numbers
-//! until the parts before it are merged.
+//! in declaration order).
 
-use std::io::{self, Write};
+use std::io;
 
-use memtally_core::model::vmmap::{SplitSink, VRegion, VRegionSink};
-use memtally_core::model::{Flow, Purge};
-
-use super::VmmapStream;
+use memtally_core::model::vmmap::VRegion;
+use memtally_core::model::Purge;
 
 use memtally_core::write::json_bytes::{opt_string, opt_u64, string};
 
@@ -53,92 +49,6 @@ pub(super) fn rest(w: &mut Vec<u8>, r: &VRegion<'_>) -> io::Result<()> {
     opt_string(w, r.detail);
     w.push(b'}');
     Ok(())
-}
-
-/// The regions of one part, each object without its start (`{"line":N`),
-/// which the merge writes once it knows the line numbers.
-#[derive(Default)]
-pub struct JsonPart {
-    /// The objects' rests, one after the other.
-    pub(super) text: Vec<u8>,
-    /// For each region: where its rest ends in `text`, and its line in the part.
-    pub(super) ends: Vec<(usize, usize)>,
-    /// The first write that failed (none can into a `Vec`; kept for the
-    /// merge to report rather than hide).
-    pub(super) failed: Option<io::Error>,
-}
-
-impl JsonPart {
-    /// Empties the part for the next one, keeping its memory.
-    pub(super) fn clear(&mut self) {
-        self.text.clear();
-        self.ends.clear();
-    }
-}
-
-/// A part's regions, as it reads them.
-impl VRegionSink for JsonPart {
-    fn region(&mut self, line: usize, r: &VRegion<'_>) -> Flow {
-        if let Err(e) = rest(&mut self.text, r) {
-            self.failed.get_or_insert(e);
-        }
-        self.ends.push((self.text.len(), line));
-        Flow::Continue
-    }
-}
-
-/// A [`VmmapStream`] printing the regions of a read in parts.
-pub struct VmmapParts<'a> {
-    pub(super) stream: &'a mut VmmapStream,
-    pub(super) out: &'a mut dyn Write,
-}
-
-impl VmmapParts<'_> {
-    /// One region's object, its start and rest written by `write`.
-    fn item(&mut self, write: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> Flow {
-        let s = &mut *self.stream;
-        let written = (|| {
-            if !s.started() {
-                s.start()?;
-            }
-            s.doc.item(write)?;
-            s.doc.flush_if_full(self.out)
-        })();
-        s.doc.keep(written)
-    }
-}
-
-impl VRegionSink for VmmapParts<'_> {
-    fn region(&mut self, line: usize, r: &VRegion<'_>) -> Flow {
-        self.item(|w| {
-            start(w, line);
-            rest(w, r)
-        })
-    }
-}
-
-impl SplitSink<JsonPart> for VmmapParts<'_> {
-    fn absorb(&mut self, part: &mut JsonPart, line_offset: usize) -> Flow {
-        if let Some(e) = part.failed.take() {
-            self.stream.doc.keep(Err(e));
-            return Flow::Stop;
-        }
-        let mut from = 0;
-        for &(end, line) in &part.ends {
-            let text = &part.text[from..end];
-            from = end;
-            let flow = self.item(|w| {
-                start(w, line_offset + line);
-                w.extend_from_slice(text);
-                Ok(())
-            });
-            if flow.is_stop() {
-                return flow;
-            }
-        }
-        part.clear();
-        Flow::Continue
-    }
 }
 
 #[cfg(test)]

@@ -24,7 +24,6 @@ use crate::render::{width, Printer};
 pub use csv_tables::VmmapCsv;
 pub(crate) use json::schemas;
 pub use json::VmmapStream;
-pub use json_region::JsonPart;
 pub use seed::seed;
 
 /// A report and how to print it.

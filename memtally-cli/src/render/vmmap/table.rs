@@ -8,7 +8,7 @@ use memtally_core::model::vmmap::{Header, SummaryRow};
 use memtally_core::model::Purge;
 
 use super::{count_and_sizes, detail, VmmapView};
-use crate::render::blocks::Block;
+use crate::render::blocks::{section, Block};
 use crate::render::table::{Align, Table};
 use crate::render::units::{human, human_opt};
 
@@ -87,12 +87,6 @@ pub(super) fn blocks(r: &VmmapView, width: Option<usize>) -> Vec<Block> {
     detail::region_list(r, &mut out);
     warnings(r, &mut out);
     out
-}
-
-/// A section's title after an empty line (`By type:`, `Warnings:`).
-pub(super) fn section(out: &mut Vec<Block>, title: String) {
-    out.push(Block::Blank);
-    out.push(Block::Heading(title));
 }
 
 /// `--types`, or the seed's GPU types when none were given.

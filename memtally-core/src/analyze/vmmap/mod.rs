@@ -204,17 +204,7 @@ pub fn owned_unmapped(region_type: &str) -> bool {
 /// charges to the footprint before purgeable state and swap: its dirty
 /// bytes, or for owned unmapped memory its resident ones.
 pub(crate) fn charged(region_type: &str, dirty: Option<u64>, resident: Option<u64>) -> Option<u64> {
-    charged_as(owned_unmapped(region_type), dirty, resident)
-}
-
-/// [`charged`] for a type already known to be owned unmapped memory or
-/// not (the tally asks once a type, not once a region).
-pub(crate) fn charged_as(
-    owned_unmapped: bool,
-    dirty: Option<u64>,
-    resident: Option<u64>,
-) -> Option<u64> {
-    if owned_unmapped {
+    if owned_unmapped(region_type) {
         match (dirty, resident) {
             (None, None) => None,
             (d, r) => Some(d.unwrap_or(0).max(r.unwrap_or(0))),
@@ -288,9 +278,8 @@ pub type PurgeCounts = [u64; 4];
 
 /// dirty + swap (for owned unmapped memory resident + swap), when either
 /// is known.
-/// `owned_unmapped`: whether the region's type is ([`owned_unmapped`]).
-pub(crate) fn footprint_of(r: &VRegion, owned_unmapped: bool) -> Option<u64> {
-    match (charged_as(owned_unmapped, r.dirty, r.resident), r.swap) {
+pub(crate) fn footprint_of(r: &VRegion) -> Option<u64> {
+    match (charged(r.region_type, r.dirty, r.resident), r.swap) {
         (None, None) => None,
         (d, s) => Some(d.unwrap_or(0).saturating_add(s.unwrap_or(0))),
     }

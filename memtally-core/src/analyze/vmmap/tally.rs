@@ -1,12 +1,12 @@
 //! The streaming analyses over the selected regions of a vmmap report.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use super::{
-    footprint_of, footprint_part, opt_add, owned_unmapped, pow2_bucket, purge_index, same_type,
-    Bucket, CountMismatch, Footprint, Overcommit, PurgeCounts, TypeFilter,
+    footprint_of, footprint_part, opt_add, pow2_bucket, purge_index, same_type, Bucket,
+    CountMismatch, Footprint, Overcommit, PurgeCounts, TypeFilter,
 };
-use crate::model::vmmap::{Document, SplitSink, VRegion, VRegionSink, MAX_SAMPLES};
+use crate::model::vmmap::{Document, VRegion, VRegionSink, MAX_SAMPLES};
 use crate::model::{Flow, Purge, Sizes};
 
 /// Running sums of one (type, purge) cell.
@@ -48,51 +48,14 @@ impl Acc {
     }
 }
 
-/// FNV-1a: region type names are short and few; SipHash's defence against
-/// chosen keys is not needed for a table of them.
-#[derive(Debug, Clone, Copy)]
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-}
-
-type FnvMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
-
-/// Exact virtual size -> counts per purge state, while reading: hashed
-/// (foldhash's fast hash, one multiply for a `u64`) rather than a
-/// `BTreeMap` searched and maybe split once a region; sorted once, at
-/// [`Tally::finish`]. The keys are sizes read from the input, so the
-/// hash is seeded at random, as std's is.
-type ExactCounts = HashMap<u64, PurgeCounts, foldhash::fast::RandomState>;
-
 /// Everything kept per region type while reading.
 #[derive(Debug, Clone, Default)]
 struct TypeStats {
-    name: String,
     lines: u64,
     selected: bool,
-    /// Whether the type is owned unmapped memory (its footprint is its
-    /// resident bytes): asked once a type.
-    owned_unmapped: bool,
     by_purge: [Acc; 4],
-    exact: ExactCounts,
-    /// Indexed by bit length of the bucket (0 for vsize 0).
-    pow2: Vec<(PurgeCounts, u64)>,
+    exact: BTreeMap<u64, PurgeCounts>,
+    pow2: BTreeMap<u64, (PurgeCounts, u64)>,
     footprint: Footprint,
 }
 
@@ -102,10 +65,7 @@ struct TypeStats {
 pub struct Tally {
     /// Which region types are selected.
     pub filter: TypeFilter,
-    index: FnvMap<String, usize>,
-    stats: Vec<TypeStats>,
-    /// The type of the previous region: consecutive lines often share it.
-    last: Option<usize>,
+    stats: BTreeMap<String, TypeStats>,
     /// Regions read, of every type.
     pub regions_read: u64,
     /// Regions of the selected types.
@@ -144,31 +104,14 @@ impl Tally {
     /// Adds one region read from line `line`.
     pub fn add(&mut self, line: usize, r: &VRegion) {
         self.regions_read += 1;
-        let cached = self.last.filter(|&i| self.stats[i].name == r.region_type);
-        // A report has a few dozen types: comparing names is cheaper than
-        // hashing one, for the first few.
-        let scanned = || match self.stats.len() {
-            0..=SCANNED_TYPES => self.stats.iter().position(|st| st.name == r.region_type),
-            _ => self.index.get(r.region_type).copied(),
-        };
-        let i = match cached.or_else(scanned) {
-            Some(i) => i,
-            None => {
-                let i = self.stats.len();
-                self.stats.push(TypeStats {
-                    name: r.region_type.to_string(),
-                    selected: self.filter.matches(r.region_type),
-                    owned_unmapped: owned_unmapped(r.region_type),
-                    ..Default::default()
-                });
-                self.index.insert(r.region_type.to_string(), i);
-                i
-            }
-        };
-        self.last = Some(i);
-        let st = &mut self.stats[i];
-        let fp = footprint_of(r, st.owned_unmapped);
+        let fp = footprint_of(r);
         opt_add(&mut self.whole_footprint, fp.map(|f| footprint_part(r.purge, f)));
+        if !self.stats.contains_key(r.region_type) {
+            let selected = self.filter.matches(r.region_type);
+            self.stats
+                .insert(r.region_type.to_string(), TypeStats { selected, ..Default::default() });
+        }
+        let Some(st) = self.stats.get_mut(r.region_type) else { return };
         st.lines += 1;
         if !st.selected {
             return;
@@ -178,11 +121,7 @@ impl Tally {
         let p = purge_index(r.purge);
         st.by_purge[p].merge(&Acc::of(r));
         st.exact.entry(vsize).or_default()[p] += 1;
-        if st.pow2.is_empty() {
-            st.pow2.resize(65, ([0; 4], 0));
-        }
-        let bucket = pow2_bucket(vsize);
-        let b = &mut st.pow2[(64 - bucket.leading_zeros()) as usize];
+        let b = st.pow2.entry(pow2_bucket(vsize)).or_default();
         b.0[p] += 1;
         b.1 = b.1.saturating_add(vsize);
         st.footprint.add(&Footprint::of(r, fp));
@@ -206,8 +145,8 @@ impl Tally {
     /// Fills the public maps from what was added.
     pub fn finish(&mut self) {
         let mut total = Acc::default();
-        for st in std::mem::take(&mut self.stats) {
-            self.lines_per_type.insert(st.name.clone(), st.lines);
+        for (name, st) in std::mem::take(&mut self.stats) {
+            self.lines_per_type.insert(name.clone(), st.lines);
             if !st.selected {
                 continue;
             }
@@ -218,26 +157,17 @@ impl Tally {
                 }
                 let code =
                     [Purge::NonVolatile, Purge::Volatile, Purge::Empty, Purge::Unmarked][p].code();
-                self.breakdown.insert((st.name.clone(), code), acc.bucket());
+                self.breakdown.insert((name.clone(), code), acc.bucket());
                 all.merge(acc);
                 total.merge(acc);
             }
-            self.by_type.insert(st.name.clone(), all.bucket());
-            self.exact.insert(st.name.clone(), st.exact.into_iter().collect());
-            let pow2 = st
-                .pow2
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| b.0.iter().any(|&n| n > 0))
-                .map(|(bits, b)| (if bits == 0 { 0 } else { 1u64 << (bits - 1) }, *b))
-                .collect();
-            self.pow2.insert(st.name.clone(), pow2);
+            self.by_type.insert(name.clone(), all.bucket());
+            self.exact.insert(name.clone(), st.exact);
+            self.pow2.insert(name.clone(), st.pow2);
             self.footprint_total.add(&st.footprint);
-            self.footprint.insert(st.name, st.footprint);
+            self.footprint.insert(name, st.footprint);
         }
         self.total = total.bucket();
-        self.index.clear();
-        self.last = None;
     }
 
     /// Types whose region-line count differs from the summary COUNT. Empty
@@ -287,71 +217,10 @@ impl Tally {
     }
 }
 
-impl TypeStats {
-    /// Adds the figures of the same type's later regions (saturating).
-    fn merge(&mut self, o: TypeStats) {
-        self.lines = self.lines.saturating_add(o.lines);
-        for (a, b) in self.by_purge.iter_mut().zip(&o.by_purge) {
-            a.merge(b);
-        }
-        for (vsize, counts) in o.exact {
-            add_counts(self.exact.entry(vsize).or_default(), &counts);
-        }
-        if self.pow2.is_empty() {
-            self.pow2 = o.pow2;
-        } else {
-            for (a, b) in self.pow2.iter_mut().zip(o.pow2) {
-                add_counts(&mut a.0, &b.0);
-                a.1 = a.1.saturating_add(b.1);
-            }
-        }
-        self.footprint.add(&o.footprint);
-    }
-}
-
-/// Types looked up by comparing names rather than by the index.
-const SCANNED_TYPES: usize = 16;
-
-/// Adds counts per purge state.
-fn add_counts(to: &mut PurgeCounts, from: &PurgeCounts) {
-    for (a, b) in to.iter_mut().zip(from) {
-        *a = a.saturating_add(*b);
-    }
-}
-
 /// Takes every region: the tally never stops a read.
 impl VRegionSink for Tally {
     fn region(&mut self, line: usize, r: &VRegion<'_>) -> Flow {
         self.add(line, r);
-        Flow::Continue
-    }
-}
-
-impl SplitSink for Tally {
-    /// Both tallies must be unfinished and have the same filter.
-    fn absorb(&mut self, part: &mut Tally, line_offset: usize) -> Flow {
-        let later = std::mem::replace(part, Tally::new(part.filter.clone()));
-        self.regions_read += later.regions_read;
-        self.selected += later.selected;
-        opt_add(&mut self.whole_footprint, later.whole_footprint);
-        for st in later.stats {
-            match self.index.get(st.name.as_str()) {
-                Some(&i) => self.stats[i].merge(st),
-                None => {
-                    self.index.insert(st.name.clone(), self.stats.len());
-                    self.stats.push(st);
-                }
-            }
-        }
-        self.last = None;
-        self.overcommits += later.overcommits;
-        for mut o in later.overcommit_samples {
-            if self.overcommit_samples.len() >= MAX_SAMPLES {
-                break;
-            }
-            o.line += line_offset;
-            self.overcommit_samples.push(o);
-        }
         Flow::Continue
     }
 }
@@ -378,17 +247,14 @@ mod tests {
         }
     }
 
-    /// Two parts of a parse in parts, each with a huge region of the same
-    /// type: merged, every sum stops at u64::MAX (it wrapped, or panicked
-    /// with overflow checks on, when the merge added field by field).
+    /// Four huge regions of one type: every sum stops at u64::MAX (none
+    /// wraps, nor panics with overflow checks on).
     #[test]
-    fn merging_huge_tallies_saturates() {
-        let (mut first, mut second) = (Tally::default(), Tally::default());
-        for t in [&mut first, &mut second] {
-            t.add(1, &huge("IOSurface"));
-            t.add(2, &huge("IOSurface"));
+    fn huge_regions_saturate_every_sum() {
+        let mut first = Tally::default();
+        for line in 1..=4 {
+            first.add(line, &huge("IOSurface"));
         }
-        first.absorb(&mut second, 2);
         first.finish();
         let f = &first.footprint["IOSurface"];
         assert_eq!((f.regions, f.volatile_vsize, f.reclaimable), (4, u64::MAX, Some(u64::MAX)));

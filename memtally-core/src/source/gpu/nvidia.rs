@@ -58,8 +58,7 @@ fn run(exe: &Path, timeout: Duration) -> Result<Vec<u8>, String> {
         Ran::Exited { status, stdout, stderr } => (status, stdout, stderr),
         Ran::TimedOut => {
             return Err(format!(
-                "{what} did not answer within {}s and was stopped; NVIDIA figures left out",
-                timeout.as_secs()
+                "{what} did not answer within {timeout:?} and was stopped; NVIDIA figures left out"
             ))
         }
     };

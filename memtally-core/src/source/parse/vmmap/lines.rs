@@ -1,32 +1,17 @@
 //! The lines of a `Read`, handed out in place from one fixed buffer (no
-//! copy, no allocation per line): the sequential parse and the split
-//! parse's second thread both read through it.
-//!
-//! Each line's UTF-8 is checked by simdutf8 (made for this: SIMD, and
-//! faster than std's `from_utf8` on lines of this length; std's was 157
-//! instructions of the ~2,950 a region line cost, docs/benchmarks.md,
-//! vmmap). A check once a buffer, handing lines out unchecked, was
-//! cheaper still (3%), but a parser may not skip the check (the layout
-//! test). A line with an invalid byte is handed out with it
-//! replaced, as before.
+//! copy, no allocation per line), so memory stays flat however long the
+//! input. A line with an invalid UTF-8 byte is handed out with it replaced.
 
 use std::borrow::Cow;
 use std::io::{ErrorKind, Read};
 
 use super::READ_BUFFER;
 
-/// One line, without its line ending (`\n`, and any `\r` before it).
-pub(crate) struct Line<'a> {
-    /// Its text; invalid UTF-8 replaced.
-    pub text: Cow<'a, str>,
-    /// Bytes it took in the input, line ending included (the last line
-    /// of an input may lack one).
-    pub bytes: usize,
-}
-
 /// What comes next in the input.
 pub(crate) enum Next<'a> {
-    Line(Line<'a>),
+    /// One line, without its line ending (`\n`, and any `\r` before
+    /// it); invalid UTF-8 replaced.
+    Line(Cow<'a, str>),
     /// A line longer than the buffer: not vmmap output. The rest of it is
     /// skipped; the line after it comes next.
     TooLong,
@@ -46,20 +31,7 @@ pub(crate) struct Lines<R> {
 
 impl<R: Read> Lines<R> {
     pub(crate) fn new(reader: R) -> Lines<R> {
-        Lines::with_buffer(reader, Vec::new())
-    }
-
-    /// Reads through `buf` (resized to [`READ_BUFFER`]), a buffer an
-    /// earlier reader gave back with [`into_buffer`](Self::into_buffer):
-    /// a parse in many parts touches its megabyte once, not once a part.
-    pub(crate) fn with_buffer(reader: R, mut buf: Vec<u8>) -> Lines<R> {
-        buf.resize(READ_BUFFER, 0);
-        Lines { reader, buf, start: 0, end: 0, eof: false, skipping: false }
-    }
-
-    /// The buffer, for the next reader.
-    pub(crate) fn into_buffer(self) -> Vec<u8> {
-        self.buf
+        Lines { reader, buf: vec![0; READ_BUFFER], start: 0, end: 0, eof: false, skipping: false }
     }
 
     /// The next line; `Ok(None)` at the end of the input.
@@ -81,12 +53,12 @@ impl<R: Read> Lines<R> {
                     to -= 1;
                 }
                 let line = &self.buf[from..to];
-                let text = match simdutf8::basic::from_utf8(line) {
+                // std's check first: the lossy reader is slower on valid text.
+                let text = match std::str::from_utf8(line) {
                     Ok(t) => Cow::Borrowed(t),
                     Err(_) => String::from_utf8_lossy(line),
                 };
-                let bytes = (le + 1).min(self.end) - from;
-                return Ok(Some(Next::Line(Line { text, bytes })));
+                return Ok(Some(Next::Line(text)));
             }
             if self.eof {
                 return Ok(None);
@@ -137,19 +109,19 @@ mod tests {
         let mut out = Vec::new();
         while let Some(next) = lines.next().unwrap() {
             match next {
-                Next::Line(line) => out.push(line.text.into_owned()),
+                Next::Line(text) => out.push(text.into_owned()),
                 Next::TooLong => out.push("<too long>".into()),
             }
         }
         out
     }
 
-    /// UTF-8 checked once a buffer gives each line as a check of its own
-    /// would: valid lines as they are, a line with an invalid byte (or a
-    /// character cut short) with it replaced, and the lines after it
-    /// valid again, whatever the reads' sizes.
+    /// Each line as its own check would give it: valid lines as they
+    /// are, a line with an invalid byte (or a character cut short) with
+    /// it replaced, and the lines after it valid again, whatever the
+    /// reads' sizes.
     #[test]
-    fn lines_are_checked_as_one_line_at_a_time_would() {
+    fn lines_are_checked_one_at_a_time_whatever_the_reads() {
         let input: Vec<u8> = [
             "a é 1\nü".as_bytes(),
             b"\xff b\r\nok ",

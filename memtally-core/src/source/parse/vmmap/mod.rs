@@ -18,12 +18,11 @@
 //! [`Diagnostics`](crate::model::vmmap::Diagnostics).
 
 mod lines;
-mod list;
 pub(crate) mod parser;
-pub(crate) mod region_line;
-pub(crate) mod tokens;
+mod region_line;
+mod tokens;
 
-pub(crate) use lines::{Lines, Next};
+use lines::{Lines, Next};
 pub(crate) use parser::Parser;
 
 use std::io::{BufRead, Read};
@@ -53,45 +52,21 @@ pub fn parse<R: Read>(
     mut sink: impl VRegionSink,
 ) -> std::io::Result<Document> {
     let mut parser = Parser::new(opts);
-    parse_from(&mut parser, reader, 0, &mut sink)?;
-    Ok(parser.finish())
-}
-
-/// Feeds `parser` the lines of `reader`, numbered on from `line_no` (the
-/// number of lines read before), and returns the number of the last line
-/// read. [`parse`] is this from line 0.
-pub(crate) fn parse_from<R: Read, S: VRegionSink + ?Sized>(
-    parser: &mut Parser,
-    reader: R,
-    line_no: usize,
-    sink: &mut S,
-) -> std::io::Result<usize> {
     let mut lines = Lines::new(reader);
-    parse_lines(parser, &mut lines, line_no, sink).map(|(n, _)| n)
-}
-
-/// [`parse_from`] over `lines`: the number of the last line read, and
-/// whether `sink` stopped the read. The parse of a file in parts
-/// (`source::vmmap::split`) resumes with it, a part at a time.
-pub(crate) fn parse_lines<R: Read, S: VRegionSink + ?Sized>(
-    parser: &mut Parser,
-    lines: &mut Lines<R>,
-    mut line_no: usize,
-    sink: &mut S,
-) -> std::io::Result<(usize, bool)> {
+    let mut line_no = 0;
     while let Some(next) = lines.next()? {
         line_no += 1;
         match next {
-            Next::Line(line) => {
-                let record = parser.line(line_no, &line.text);
-                if sink.line(line_no, &line.text, record.as_ref()).is_stop() {
-                    return Ok((line_no, true));
+            Next::Line(text) => {
+                let record = parser.line(line_no, &text);
+                if sink.line(line_no, &text, record.as_ref()).is_stop() {
+                    break;
                 }
             }
             Next::TooLong => parser.oversized(line_no),
         }
     }
-    Ok((line_no, false))
+    Ok(parser.finish())
 }
 
 /// Bytes read at a time; also the longest line read (longer ones are

@@ -2,10 +2,10 @@
 //! in (header, region list, summary table, MALLOC ZONE table, legend), and
 //! what each line is read as.
 
-use super::region_line::{parse_region_line, parse_region_line_at, RegionLine};
+use super::region_line::{parse_region_line, RegionLine};
 use super::tokens::{
-    content, fact, find_byte, is_elision, is_size_token, looks_like_region, name_and_pid,
-    parse_size, prompt_command, split_row,
+    content, fact, is_elision, is_size_token, looks_like_region, name_and_pid, parse_size,
+    prompt_command, split_row,
 };
 use super::{ParseOptions, ASSUMED_PAGE_SIZE, READ_BUFFER};
 use crate::model::vmmap::{
@@ -14,7 +14,7 @@ use crate::model::vmmap::{
 
 /// A summary column; the size columns in [`SummaryRow::steps`] order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Col {
+enum Col {
     Virtual,
     Resident,
     Dirty,
@@ -55,7 +55,7 @@ impl Col {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Block {
+enum Block {
     None,
     Legend,
     /// Summary table rows follow; `None` columns when the header was unreadable.
@@ -76,13 +76,13 @@ pub(crate) enum Block {
 #[derive(Debug)]
 pub struct Parser {
     opts: ParseOptions,
-    pub(crate) doc: Document,
-    pub(crate) block: Block,
-    pub(super) pending_first_row: Option<Vec<String>>,
+    doc: Document,
+    block: Block,
+    pending_first_row: Option<Vec<String>>,
     /// A TOTAL row was read: the next blank line ends the table.
-    pub(super) after_total: bool,
+    after_total: bool,
     /// Region sizes are page counts: decided at the first region line.
-    pub(crate) region_pages: Option<bool>,
+    region_pages: Option<bool>,
 }
 
 impl Parser {
@@ -142,14 +142,12 @@ impl Parser {
             self.doc.diagnostics.other_lines += 1;
             return None;
         }
-        // The hot path: a region line outside the tables.
+        // A region line outside the tables: most lines of a report.
         let mut region_error = None;
-        if self.block == Block::None && !c.starts_with('=') {
-            if let Some(lb) = find_byte(c, b'[') {
-                match parse_region_line_at(c, lb) {
-                    Ok(line) => return self.region(line_no, c, line),
-                    Err(e) => region_error = Some(e),
-                }
+        if self.block == Block::None && !c.starts_with('=') && c.contains('[') {
+            match parse_region_line(c) {
+                Ok(line) => return self.region(line_no, c, line),
+                Err(e) => region_error = Some(e),
             }
         }
         if is_elision(c) {
@@ -200,7 +198,7 @@ impl Parser {
             }
             return None;
         }
-        if region_error.is_none() && self.block != Block::None && find_byte(c, b'[').is_some() {
+        if region_error.is_none() && self.block != Block::None && c.contains('[') {
             // A region line inside a table (a table header was damaged or
             // the table had no end): region lines never look like rows.
             if let Ok(line) = parse_region_line(c) {
@@ -453,12 +451,7 @@ impl Parser {
         ASSUMED_PAGE_SIZE
     }
 
-    pub(crate) fn region<'a>(
-        &mut self,
-        line_no: usize,
-        c: &str,
-        line: RegionLine<'a>,
-    ) -> Option<Record<'a>> {
+    fn region<'a>(&mut self, line_no: usize, c: &str, line: RegionLine<'a>) -> Option<Record<'a>> {
         let pages = match self.region_pages {
             Some(p) => p,
             None => {
