@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::analyze::group::{sort_groups, GroupSort};
 use crate::analyze::vmmap::{
     footprint_check, summary_footprint, total_check, CountMismatch, Footprint, FootprintCheck,
-    SeedView, Tally, TotalCheck, TypeFilter, VmmapBy,
+    FootprintFrom, SeedView, Tally, TotalCheck, TypeFilter, VmmapBy,
 };
 use crate::error::{Error, Result};
 use crate::model::vmmap::{Document, VRegion, VRegionSink};
@@ -78,8 +78,8 @@ pub struct VmmapReport {
     /// The footprint of the selected types: from the region lines, or from
     /// the summary table when the input has none (`vmmap -summary`).
     pub footprint: Footprint,
-    /// Where `footprint` comes from: `regions`, `summary`, or `none`.
-    pub footprint_from: &'static str,
+    /// Where `footprint` comes from.
+    pub footprint_from: FootprintFrom,
     /// The summary table's `TOTAL` row checked against the sum of its rows.
     pub total_check: Option<TotalCheck>,
     /// The header's `Physical footprint:` beside memtally's footprint of
@@ -158,11 +158,11 @@ fn report(
     });
     let mismatches = tally.count_check(&doc);
     let (footprint, footprint_from) = if tally.regions_read > 0 {
-        (tally.footprint_total.clone(), "regions")
+        (tally.footprint_total.clone(), FootprintFrom::Regions)
     } else if doc.summary.is_empty() {
-        (Footprint::default(), "none")
+        (Footprint::default(), FootprintFrom::None)
     } else {
-        (summary_footprint(&doc, &tally.filter), "summary")
+        (summary_footprint(&doc, &tally.filter), FootprintFrom::Summary)
     };
     let total_check = total_check(&doc);
     let regions_fp = tally.whole_footprint.filter(|_| tally.regions_read > 0);

@@ -131,7 +131,7 @@ pub fn vmmap(v: &VmmapReport) -> String {
         cell(Some(f.volatile_vsize)),
         cell(Some(f.empty_vsize)),
         cell(Some(f.nonvol_vsize)),
-        v.footprint_from
+        v.footprint_from.name()
     );
     s.push_str(r#"<table id="vmmap-purge" class="sortable"><thead><tr><th>Region type</th><th>Purge</th><th class="n">Regions</th><th class="n">Virtual</th><th class="n">Resident</th><th class="n">Dirty</th><th class="n">Swap</th></tr></thead><tbody>"#);
     for ((ty, purge), b) in &v.tally.breakdown {

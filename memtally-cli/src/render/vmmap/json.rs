@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use memtally_core::analyze::vmmap::{
-    CountMismatch, Footprint, FootprintCheck, Overcommit, TotalCheck,
+    CountMismatch, Footprint, FootprintCheck, FootprintFrom, Overcommit, TotalCheck,
 };
 use memtally_core::model::vmmap::{
     Diagnostics, Header, MallocZoneRow, Problem, SummaryRow, VRegion, VRegionSink,
@@ -76,7 +76,7 @@ struct JsonFootprint<'a> {
 
 #[derive(Serialize, schemars::JsonSchema)]
 struct JsonFootprintTotal<'a> {
-    from: &'a str,
+    from: FootprintFrom,
     #[serde(flatten)]
     footprint: &'a Footprint,
 }

@@ -2,7 +2,7 @@
 
 use memtally_core::analyze::vmmap::{
     bucket_footprint, bucket_reclaimable, row_footprint, row_reclaimable, Bucket, FootprintCheck,
-    GPU_TYPES,
+    FootprintFrom, GPU_TYPES,
 };
 use memtally_core::model::vmmap::{Header, SummaryRow};
 use memtally_core::model::Purge;
@@ -114,9 +114,9 @@ fn footprint_line(r: &VmmapView, out: &mut Vec<Block>) {
     let rep = r.report;
     let f = &rep.footprint;
     let from = match rep.footprint_from {
-        "regions" => "the region lines",
-        "summary" => "the summary table, rounded",
-        _ => return,
+        FootprintFrom::Regions => "the region lines",
+        FootprintFrom::Summary => "the summary table, rounded",
+        FootprintFrom::None => return,
     };
     out.push(Block::Blank);
     let Some(fp) = f.footprint else {
@@ -142,7 +142,10 @@ fn footprint_line(r: &VmmapView, out: &mut Vec<Block>) {
 /// memtally's footprint of every type beside the header's: agreeing
 /// within vmmap's rounding, or the difference.
 fn footprint_check_line(c: &FootprintCheck) -> String {
-    let from = if c.from == "regions" { "the region lines" } else { "the summary table" };
+    let from = match c.from {
+        FootprintFrom::Regions => "the region lines",
+        FootprintFrom::Summary | FootprintFrom::None => "the summary table",
+    };
     let ours = format!("memtally's of every type ({from}): {}", human(c.memtally));
     if c.agrees {
         return format!("{ours}, the same within vmmap's rounding ({})", human(c.rounding));

@@ -25,8 +25,8 @@ pub struct FootprintCheck {
     pub vmmap: u64,
     /// memtally's footprint of every type of the report, in bytes.
     pub memtally: u64,
-    /// Where memtally's comes from: `regions` or `summary`.
-    pub from: &'static str,
+    /// Where memtally's comes from: the region lines or the summary table.
+    pub from: FootprintFrom,
     /// `vmmap` - `memtally`, bytes: positive when the report holds less
     /// than the header counts.
     pub difference: i64,
@@ -38,6 +38,31 @@ pub struct FootprintCheck {
     pub agrees: bool,
 }
 
+/// Where a vmmap report's footprint comes from; its JSON name is the
+/// snake_case of the variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum FootprintFrom {
+    /// The region lines (every region read, whatever the selection).
+    Regions,
+    /// The summary table (a `vmmap -summary` run, or regions cut away).
+    Summary,
+    /// Neither: the input has no sizes to make one of.
+    None,
+}
+
+impl FootprintFrom {
+    /// The stable name (JSON, the report page).
+    pub fn name(self) -> &'static str {
+        match self {
+            FootprintFrom::Regions => "regions",
+            FootprintFrom::Summary => "summary",
+            FootprintFrom::None => "none",
+        }
+    }
+}
+
 /// The check, when the header states a footprint and memtally has one:
 /// from the region lines (`regions`, every region read, whatever the
 /// selection) or else from the summary table.
@@ -46,7 +71,7 @@ pub fn footprint_check(doc: &Document, regions: Option<u64>) -> Option<Footprint
     let printed = doc.header.facts.iter().find(|f| f.key == "Physical footprint");
     let mut halves = printed.map_or(0, |f| printed_step(&f.value, 1));
     let (memtally, from) = match regions {
-        Some(fp) => (fp, "regions"),
+        Some(fp) => (fp, FootprintFrom::Regions),
         None => {
             let every = TypeFilter::default();
             let fp = super::summary_footprint(doc, &every).footprint?;
@@ -57,7 +82,7 @@ pub fn footprint_check(doc: &Document, regions: Option<u64>) -> Option<Footprint
                     halves = halves.saturating_add(step);
                 }
             }
-            (fp, "summary")
+            (fp, FootprintFrom::Summary)
         }
     };
     let difference = i128::from(vmmap) - i128::from(memtally);
@@ -96,7 +121,7 @@ TOTAL                             1.3G   768.0M   512.0M    64.0M       0K      
     fn owned_unmapped_graphics_memory_is_in_the_footprint() {
         let (doc, _) = parse_all(OWNED.as_bytes(), ParseOptions::default()).unwrap();
         let c = footprint_check(&doc, None).expect("a header footprint");
-        assert_eq!((c.vmmap, c.memtally, c.from), (832 << 20, 832 << 20, "summary"));
+        assert_eq!((c.vmmap, c.memtally, c.from), (832 << 20, 832 << 20, FootprintFrom::Summary));
         assert!(c.agrees && c.difference == 0, "{c:?}");
         // A region list that holds 100M less than the header says.
         let c = footprint_check(&doc, Some(732 << 20)).unwrap();

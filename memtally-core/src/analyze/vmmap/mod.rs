@@ -10,7 +10,7 @@ mod seed_view;
 mod summary;
 mod tally;
 
-pub use footprint_check::{footprint_check, FootprintCheck};
+pub use footprint_check::{footprint_check, FootprintCheck, FootprintFrom};
 pub use footprint_diff::{footprint_diff, Delta, FootprintDiff, PurgeableDelta};
 
 pub use seed_view::{SeedSummary, SeedView};
