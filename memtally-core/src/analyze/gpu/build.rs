@@ -62,12 +62,18 @@ pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
         }
         let mut entries: BTreeMap<(String, String, String), GpuEntry> = BTreeMap::new();
         let mut proportional = 0u64;
+        // Σ drm-purgeable, each client's divided among its holders as its
+        // cost is: a client two processes hold is not purgeable twice.
+        let mut purgeable: Option<u64> = None;
         for (key, c) in &mine {
             let n = holders.get(key).map_or(1, |h| h.len().max(1)) as u64;
             let first_time = seen_clients.insert(key.clone());
             for (region, m) in &c.regions {
                 let k = (c.device().to_string(), c.driver.clone(), region.clone());
                 let share = m.cost().map(|b| b / n);
+                if let Some(p) = m.purgeable {
+                    purgeable = Some(purgeable.unwrap_or(0).saturating_add(p / n));
+                }
                 let e = entries.entry(k.clone()).or_insert_with(|| new_entry(c, region));
                 e.memory.add(m);
                 e.clients += 1;
@@ -100,9 +106,14 @@ pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
                 source: GpuSource::NvidiaSmi,
             };
             proportional = proportional.saturating_add(bytes);
-            let t = totals
-                .entry(("nvidia".into(), "nvidia".into(), "vram".into()))
-                .or_insert_with(|| GpuEntry { proportional: Some(0), clients: 0, ..e.clone() });
+            let t = totals.entry(("nvidia".into(), "nvidia".into(), "vram".into())).or_insert_with(
+                || GpuEntry {
+                    memory: DrmMemory::default(),
+                    proportional: Some(0),
+                    clients: 0,
+                    ..e.clone()
+                },
+            );
             t.memory.add(&e.memory);
             t.clients += 1;
             t.proportional = Some(t.proportional.unwrap_or(0).saturating_add(bytes));
@@ -133,7 +144,6 @@ pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
             continue;
         }
         let gpu: Vec<GpuEntry> = entries.into_values().collect();
-        let purgeable = sum_opt(gpu.iter().map(|e| e.memory.purgeable));
         let reclaimable = sum_opt([p.gpu.lazy_free, purgeable].into_iter());
         processes.push(GpuProcess {
             pid: p.pid,

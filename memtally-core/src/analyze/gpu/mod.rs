@@ -130,7 +130,9 @@ pub struct GpuProcess {
     pub clients: Vec<ClientView>,
     /// Resident bytes of GPU device and dma-buf mappings (smaps), when read.
     pub mapped: Option<u64>,
-    /// Σ `drm-purgeable-*`.
+    /// Σ `drm-purgeable-*` of its clients, each divided among the
+    /// processes holding it (as `proportional` divides the cost), so it
+    /// sums over processes.
     pub purgeable: Option<u64>,
     /// `LazyFree` + Σ `drm-purgeable-*`: see the module docs.
     pub reclaimable: Option<u64>,
@@ -259,7 +261,7 @@ mod tests {
             DrmMemory {
                 total: Some(total),
                 resident: Some(resident),
-                purgeable: Some(1),
+                purgeable: Some(64),
                 ..Default::default()
             },
         );
@@ -325,8 +327,28 @@ mod tests {
         assert_eq!(r.totals[0].memory.resident, Some(806));
         assert_eq!(r.totals[0].clients, 2);
         assert_eq!(r.proportional, 806, "proportional figures add up to the total");
-        assert_eq!(p10.reclaimable, Some(4097));
-        assert_eq!(p11.reclaimable, Some(2));
+        // Client 7's 64 purgeable bytes are halved between its holders,
+        // as its cost is; pid 11's own client's are its alone.
+        assert_eq!(p10.purgeable, Some(32));
+        assert_eq!(p11.purgeable, Some(32 + 64));
+        assert_eq!(p10.reclaimable, Some(4096 + 32));
+        assert_eq!(p11.reclaimable, Some(96));
+        assert_eq!(r.totals[0].memory.purgeable, Some(128), "the machine counts each client once");
+        assert_eq!(p10.gpu[0].memory.purgeable, Some(64), "an entry shows its clients whole");
+    }
+
+    #[test]
+    fn nvidia_smi_memory_counts_once_in_the_machine_table() {
+        let a = ProcGpu { pid: 10, nvidia: Some(300 << 20), ..Default::default() };
+        let b = ProcGpu { pid: 11, nvidia: Some(100 << 20), ..Default::default() };
+        let r = build(&[input(10, a), input(11, b)], &|_| true);
+        assert_eq!(r.totals.len(), 1);
+        assert_eq!(r.totals[0].memory.total, Some(400 << 20));
+        assert_eq!(r.totals[0].clients, 2);
+        assert_eq!(r.totals[0].proportional, Some(400 << 20));
+        assert_eq!(r.proportional, 400 << 20);
+        let p10 = r.processes.iter().find(|p| p.pid == 10).unwrap();
+        assert_eq!(p10.gpu[0].memory.total, Some(300 << 20));
     }
 
     #[test]
