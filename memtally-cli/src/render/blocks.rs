@@ -6,7 +6,7 @@
 
 use std::io::{self, Write};
 
-use crate::render::table::Table;
+use crate::render::table::{escape_controls, Table};
 use crate::render::width;
 
 /// One piece of a table view.
@@ -38,16 +38,25 @@ pub fn section(out: &mut Vec<Block>, title: String) {
 pub fn write_text(blocks: Vec<Block>, width: Option<usize>, out: &mut dyn Write) -> io::Result<()> {
     for block in blocks {
         match block {
-            Block::Heading(text) | Block::Line(text) => writeln!(out, "{text}")?,
+            Block::Heading(text) | Block::Line(text) => writeln!(out, "{}", safe(&text))?,
             Block::Table(mut t) => {
                 t.fit(width);
                 t.write_to(out)?;
             }
-            Block::Note(text) => width::note(out, &text, width)?,
+            Block::Note(text) => {
+                out.write_all(safe(&width::wrap("note: ", &text, width)).as_bytes())?
+            }
             Block::Blank => writeln!(out)?,
         }
     }
     Ok(())
+}
+
+/// `text` with each line's control characters escaped, its line breaks
+/// kept: a line can carry a name or a command line from a process, whose
+/// ESC or BEL a terminal would obey ([`escape_controls`]).
+fn safe(text: &str) -> String {
+    text.split('\n').map(|l| escape_controls(l.to_string())).collect::<Vec<_>>().join("\n")
 }
 
 #[cfg(test)]
@@ -85,7 +94,7 @@ mod tests {
             want.extend(t.render().bytes());
             writeln!(want).unwrap();
             writeln!(want, "(3 more rows not shown)").unwrap();
-            width::note(&mut want, note, width).unwrap();
+            want.extend(width::wrap("note: ", note, width).bytes());
             let got = text(
                 vec![
                     Block::Heading("pid 1  init  (from smaps)".into()),
@@ -168,5 +177,25 @@ mod tests {
         let python = ProcRoot::new(fixture("linux/python3-mmap/proc"));
         let classic = memtally_core::usecase::show::classic(&python, 11364).unwrap();
         assert_printed_by_blocks("classic", &classic, crate::render::classic::blocks(&classic));
+    }
+
+    /// A name or command line with ESC, BEL or a bidirectional control in
+    /// a heading, a line (`watch`'s verdict names a process) or a note
+    /// reaches the terminal escaped; line breaks of wrapped text stay.
+    #[test]
+    fn control_characters_in_lines_and_notes_are_escaped() {
+        let hostile = "pid 7 grows 1.0M/s, evil\x1b]2;owned\x07 \x1b[31mred\u{202e}";
+        let got = text(
+            vec![
+                Block::Heading(hostile.into()),
+                Block::Line(format!("verdict: {hostile}\nsecond line")),
+                Block::Note(hostile.into()),
+            ],
+            Some(40),
+        );
+        assert!(!got.chars().any(|c| c.is_control() && c != '\n' || c == '\u{202e}'), "{got:?}");
+        assert!(got.contains("evil?]2;owned? ?[31mred?"), "{got}");
+        assert!(got.contains("\nsecond line\n"), "{got:?}");
+        assert!(got.contains("note: "), "{got}");
     }
 }

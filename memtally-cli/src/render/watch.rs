@@ -437,4 +437,23 @@ mod verdict_tests {
             (0..5).map(|i| (i as f64, sample(1 << 20, Some(1 << 20)))).collect();
         assert_eq!(verdict(&flat), "verdict: no steady growth");
     }
+
+    /// Any user's arguments can hold ESC and BEL: the verdict names the
+    /// process that grows by its command line, escaped as the table is.
+    #[test]
+    fn the_verdict_escapes_a_command_line() {
+        let grows: Vec<(f64, Sample)> = (0..6u64)
+            .map(|i| {
+                let mut s = sample(1 << 30, Some(1 << 30));
+                let bytes = (i + 1) * (64 << 20);
+                let sizes = Sizes { rss: Some(bytes), pss: Some(bytes), ..Default::default() };
+                let label = "leak \x1b]0;pwned\x07\x1b[2J".to_string();
+                s.insert((Scope::Process, "42".to_string()), (label, sizes));
+                (i as f64, s)
+            })
+            .collect();
+        let v = verdict(&grows);
+        assert!(v.starts_with("verdict: memory grows steadily in 1 process: pid 42"), "{v}");
+        assert!(v.ends_with("leak ?]0;pwned??[2J"), "{v:?}");
+    }
 }

@@ -6,7 +6,7 @@
 //! character takes two columns, a combining mark none.
 
 use std::borrow::Cow;
-use std::io::{self, Write};
+use std::io;
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
@@ -263,11 +263,6 @@ pub fn fit_bytes(text: &[u8], width: Option<usize>) -> Vec<u8> {
         }
     }
     out
-}
-
-/// Prints `note: TEXT`, wrapped to `width`.
-pub fn note(out: &mut dyn Write, text: &str, width: Option<usize>) -> io::Result<()> {
-    out.write_all(wrap("note: ", text, width).as_bytes())
 }
 
 /// A rule of `-` under a table `table_width` columns wide, no wider than
