@@ -8,8 +8,9 @@ use memtally_core::Result;
 
 #[derive(Debug, Clone, Default, Args)]
 pub struct SelectArgs {
-    /// Only these processes (space- or comma-separated PIDs).
-    #[arg(long = "pid", value_name = "PID", num_args = 1.., value_delimiter = ',')]
+    /// Only these processes (space- or comma-separated PIDs); `-p` as in
+    /// ps, top, htop and pmap.
+    #[arg(long = "pid", short = 'p', value_name = "PID", num_args = 1.., value_delimiter = ',')]
     pub pids: Vec<u32>,
 
     /// Only processes whose name or command line matches this regular

@@ -27,7 +27,8 @@ pub struct TopArgs {
     pub by: TopBy,
 
     /// Show the first N rows (totals always cover every selected process)
-    /// [default: 20; on a terminal, as many as fit its height, at least 10].
+    /// [default: every row; a table on a terminal, as many as fit its
+    /// height, at least 10].
     #[arg(long, value_name = "N", conflicts_with = "all")]
     pub top: Option<usize>,
 
@@ -35,7 +36,7 @@ pub struct TopArgs {
     #[arg(long)]
     pub all: bool,
 
-    /// On a terminal too, print what a pipe gets: 20 rows, the machine's
+    /// On a terminal too, print what a pipe gets: every row, the machine's
     /// groups and every note in full (a terminal's screen shows each note
     /// in one line and the machine in two).
     #[arg(long)]
@@ -70,7 +71,7 @@ pub struct TopArgs {
 
     /// A %MEM column: each row's PSS as a share of MemTotal (as smem -p;
     /// htop's MEM% is the same from RSS).
-    #[arg(long, short = 'p')]
+    #[arg(long)]
     pub percent: bool,
 
     /// An OOM column: each process's OOM score (/proc/PID/oom_score, as
@@ -113,9 +114,6 @@ impl Default for TopArgs {
     }
 }
 
-/// Rows when `--top` is not given.
-const DEFAULT_ROWS: usize = 20;
-
 /// What rows are sorted by unless `--sort` says: PSS; on macOS, where
 /// libproc gives no PSS, Apple's footprint (Activity Monitor's Memory).
 const DEFAULT_SORT: TopSort =
@@ -146,12 +144,14 @@ pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
     let libproc = cfg!(target_os = "macos") && root.is_live();
     let columns = args.columns.as_deref().or(libproc.then_some(LIBPROC_COLUMNS));
     let oom = args.oom || sorts_oom || columns.is_some_and(|c| c.contains(&TopSort::Oom));
-    let rows = args.top.unwrap_or(DEFAULT_ROWS).max(screen.unwrap_or(0));
+    // A pipe gets every row, as ps, smem and ps_mem print them (`top |
+    // grep NAME` must find every process); a terminal's table, a screen.
+    let rows = if args.all { None } else { args.top.or(screen) };
     let opts = TopOptions::default()
         .with_select(args.select.selection(None)?)
         .with_by(args.by)
         .with_sort(args.sort.clone())
-        .with_top((!args.all).then_some(rows))
+        .with_top(rows)
         .with_min(args.min)
         .with_reverse(args.reverse)
         .with_oom(oom)

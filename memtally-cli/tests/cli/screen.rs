@@ -79,17 +79,33 @@ fn plain_memtally_fits_80x24_and_200x50() {
     }
 }
 
-/// Into a pipe nothing is shortened: 20 rows, the machine's groups and
-/// the notes in full, as before; `--full` does the same on a terminal.
+/// Into a pipe nothing is shortened: every row (as ps, smem and ps_mem
+/// print them, so `memtally top | grep NAME` finds every process), the
+/// machine's groups and the notes in full; `--full` does the same on a
+/// terminal. `-p PID` names a process, as in ps, top, htop and pmap.
 #[test]
 fn a_pipe_and_full_get_everything() {
-    let _sleepers = Sleepers::start(22);
+    let sleepers = Sleepers::start(22);
     let out = memtally().arg("top").output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("more rows not shown"), "{text}");
+    // Every one of the 22 (more than the 20 rows a pipe used to get).
+    for c in &sleepers.0 {
+        let pid = c.id().to_string();
+        assert!(
+            text.lines().any(|l| l.split_whitespace().next() == Some(pid.as_str())),
+            "sleeper {pid} has its row in a pipe:\n{text}"
+        );
+    }
     assert!(text.lines().any(|l| l.starts_with("  processes ")), "the machine's groups:\n{text}");
     assert!(!text.contains("notes in full"), "{text}");
+    let one = sleepers.0[0].id().to_string();
+    let out = memtally().args(["top", "-p", &one, "--format", "json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = doc["processes"].as_array().expect("rows");
+    assert_eq!(rows.len(), 1, "{doc}");
+    assert_eq!(rows[0]["pid"].to_string(), one);
     let Some(s) = screen_of(80, 24, &format!("{} top --full", env!("CARGO_BIN_EXE_memtally")))
     else {
         return;
