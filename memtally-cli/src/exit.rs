@@ -31,7 +31,8 @@ pub fn exit_code(e: &Error) -> i32 {
         | Error::Unsteady { .. }
         | Error::NotFound(_)
         | Error::NoMatch { .. }
-        | Error::NoneRead { .. } => NOT_FOUND,
+        | Error::NoneRead { .. }
+        | Error::NoProcessDirs { .. } => NOT_FOUND,
         Error::PermissionDenied { .. } | Error::ResetDenied { .. } | Error::FramesHidden { .. } => PERMISSION,
         Error::NoIdleTracking { denied: true, .. } => PERMISSION,
         Error::NoIdleTracking { denied: false, .. } => USAGE,
@@ -77,5 +78,7 @@ mod tests {
             after_kind: "vmmap",
         };
         assert_eq!(exit_code(&e), BAD_INPUT);
+        let e = Error::NoProcessDirs { root: "fixtures/x".into(), nested: 1 };
+        assert_eq!(exit_code(&e), NOT_FOUND);
     }
 }

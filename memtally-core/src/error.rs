@@ -238,6 +238,15 @@ pub enum Error {
         what: LiveOnly,
     },
 
+    /// A recorded tree (`--proc-root DIR`) holds no process directory.
+    #[error("no process directories under {}{}", root.display(), nested_hint(root, *nested))]
+    NoProcessDirs {
+        /// The directory given.
+        root: PathBuf,
+        /// Process directories in `root/proc`, where a recording often keeps them.
+        nested: usize,
+    },
+
     /// Two documents to compare are of different systems: a Linux
     /// snapshot and a vmmap report.
     #[error(
@@ -410,3 +419,12 @@ impl Error {
 
 /// A result whose error is [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// What `root/proc` holds, when it holds process directories: the
+/// directory that was meant.
+fn nested_hint(root: &std::path::Path, nested: usize) -> String {
+    match nested {
+        0 => String::new(),
+        n => format!(" ({} has {n}: give that directory)", root.join("proc").display()),
+    }
+}

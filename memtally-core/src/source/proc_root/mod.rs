@@ -214,8 +214,17 @@ impl ProcRoot {
     /// Every numeric entry of the tree: the processes it holds, sorted.
     pub fn pids(&self) -> Result<Vec<u32>> {
         let names = self.list(Path::new(".")).map_err(|e| Error::io(&self.root, e))?;
-        let mut pids: Vec<u32> =
-            names.iter().filter_map(|n| n.to_str().and_then(|s| s.parse().ok())).collect();
+        let mut pids = numbered(&names);
+        // A recording with neither a process directory nor the machine's
+        // meminfo is the wrong directory, often a recording's parent with
+        // the processes in DIR/proc; so is one whose DIR/proc has them. (A
+        // meminfo alone is a recording of the machine without processes.)
+        if pids.is_empty() && !self.is_procfs() {
+            let nested = self.list(Path::new("proc")).map_or(0, |n| numbered(&n).len());
+            if nested > 0 || !names.iter().any(|n| n == "meminfo") {
+                return Err(Error::NoProcessDirs { root: self.root.clone(), nested });
+            }
+        }
         pids.sort_unstable();
         Ok(pids)
     }
@@ -319,6 +328,11 @@ impl ProcRoot {
 }
 
 /// Whether `path` is on a procfs mount (statfs magic PROC_SUPER_MAGIC).
+/// The PIDs among directory entry names, unsorted.
+fn numbered(names: &[std::ffi::OsString]) -> Vec<u32> {
+    names.iter().filter_map(|n| n.to_str().and_then(|s| s.parse().ok())).collect()
+}
+
 fn is_procfs(path: &Path) -> bool {
     crate::sys::path_is_procfs(path)
 }
@@ -462,6 +476,31 @@ mod tests {
         assert!(!ProcRoot::new(recorded).is_procfs());
         assert!(!ProcRoot::new("/nonexistent/proc").is_procfs());
         assert!(!ProcRoot::new("bad\0path").is_procfs());
+    }
+
+    /// `--proc-root` at a recording's parent (the PIDs are in DIR/proc)
+    /// is an error that names the directory meant, not an empty table.
+    #[test]
+    fn a_tree_without_process_directories_says_where_they_are() {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/fixtures/linux");
+        let parent = fixture.join("python3-mmap");
+        let e = ProcRoot::new(&parent).pids().unwrap_err();
+        assert!(matches!(e, Error::NoProcessDirs { nested: 1, .. }), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "no process directories under {} ({} has 1: give that directory)",
+                parent.display(),
+                parent.join("proc").display()
+            )
+        );
+        assert_eq!(ProcRoot::new(parent.join("proc")).pids().unwrap(), [11364]);
+        let empty = tempfile::tempdir().unwrap();
+        let e = ProcRoot::new(empty.path()).pids().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("no process directories under {}", empty.path().display())
+        );
     }
 
     #[test]
