@@ -195,38 +195,75 @@ pub(crate) fn run_bounded(args: &[&str]) -> (Output, Duration) {
 }
 
 /// [`run_bounded`] with another deadline: `None` when memtally was
-/// killed there.
+/// killed there. The run is waited for, not polled: it returns as soon as
+/// memtally ends.
 pub(crate) fn run_bounded_for(args: &[&str], limit: Duration) -> Option<(Output, Duration)> {
-    let bin = memtally().get_program().to_owned();
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c").arg("ulimit -v 1048576; exec \"$0\" \"$@\"").arg(bin).args(args);
+    use std::os::unix::process::CommandExt;
+    use std::sync::{Arc, Condvar, Mutex};
+    let mut cmd = memtally();
+    cmd.args(args);
+    // 1 GiB of address space, as `ulimit -v 1048576`: set in the child
+    // between fork and exec (only async-signal-safe calls there).
+    unsafe {
+        cmd.pre_exec(|| {
+            let gib = libc::rlimit { rlim_cur: 1 << 30, rlim_max: 1 << 30 };
+            match libc::setrlimit(libc::RLIMIT_AS, &gib) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
     // Into files, not pipes: a pipe nobody drains would block the child.
     let (mut so, mut se) = (tempfile::tempfile().unwrap(), tempfile::tempfile().unwrap());
     cmd.stdin(Stdio::null()).stdout(so.try_clone().unwrap()).stderr(se.try_clone().unwrap());
     let start = Instant::now();
     // Reaped below with wait4 (std's wait would not give the rusage).
     #[allow(clippy::zombie_processes)]
-    let mut child = cmd.spawn().unwrap();
-    // Reaped with wait4 for the child's own peak resident memory.
+    let child = cmd.spawn().unwrap();
+    let pid = child.id() as libc::pid_t;
+    // (ended, killed): a watchdog kills memtally at the deadline. The child
+    // stays unreaped until `ended` is set, so the PID it kills is never
+    // another process's.
+    let state = Arc::new((Mutex::new((false, false)), Condvar::new()));
+    let dog = {
+        let state = Arc::clone(&state);
+        std::thread::spawn(move || {
+            let (lock, cv) = &*state;
+            let mut s = cv.wait_timeout_while(lock.lock().unwrap(), limit, |s| !s.0).unwrap().0;
+            if !s.0 {
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                s.1 = true;
+            }
+        })
+    };
+    // Waits for the end without reaping (WNOWAIT), then reaps with wait4
+    // for the child's own peak resident memory.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    while unsafe {
+        libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT)
+    } != 0
+    {
+        assert_eq!(std::io::Error::last_os_error().raw_os_error(), Some(libc::EINTR));
+    }
+    let took = start.elapsed();
+    let killed = {
+        let (lock, cv) = &*state;
+        let mut s = lock.lock().unwrap();
+        s.0 = true;
+        cv.notify_one();
+        s.1
+    };
+    dog.join().unwrap();
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     let mut raw = 0;
-    loop {
-        let pid = child.id() as libc::pid_t;
-        if unsafe { libc::wait4(pid, &mut raw, libc::WNOHANG, &mut ru) } == pid {
-            break;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    assert_eq!(unsafe { libc::wait4(pid, &mut raw, 0, &mut ru) }, pid);
+    if killed {
+        return None;
     }
     use std::io::{Read, Seek};
     use std::os::unix::process::ExitStatusExt;
     let status = std::process::ExitStatus::from_raw(raw);
     PEAK_KIB.with(|p| p.set(ru.ru_maxrss as u64));
-    let took = start.elapsed();
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     so.rewind().unwrap();
     so.read_to_end(&mut stdout).unwrap();

@@ -112,10 +112,15 @@ fn plant(kind: Hostile, target: &Path, secret: &Path) {
         }
         Hostile::Sparse => std::fs::File::create(target).unwrap().set_len(2 << 30).unwrap(),
         Hostile::EndlessKeys => {
-            let mut t = b"00400000-00401000 r-xp 00000000 08:01 1 /x\n".to_vec();
-            while t.len() < 8 << 20 {
-                t.extend_from_slice(format!("Unknown{}: 4 kB\n", t.len() % 1000).as_bytes());
-            }
+            // Made once, planted in every tree.
+            static KEYS: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+            let t = KEYS.get_or_init(|| {
+                let mut t = b"00400000-00401000 r-xp 00000000 08:01 1 /x\n".to_vec();
+                while t.len() < 8 << 20 {
+                    t.extend_from_slice(format!("Unknown{}: 4 kB\n", t.len() % 1000).as_bytes());
+                }
+                t
+            });
             std::fs::write(target, t).unwrap();
         }
         Hostile::DeepCgroup => {
@@ -216,50 +221,78 @@ fn check(what: &str, out: &std::process::Output, took: Duration, written: &[u8])
     }
 }
 
+/// The runs of one (file, kind): each in its own fresh tree, the eight
+/// commands one after the other. Gives (runs, faults).
+fn every_command_on(v1: bool, file: &str, kind: Hostile) -> (usize, Vec<String>) {
+    let (tmp, root, pid) = full_tree(v1);
+    let secret = secret(tmp.path());
+    let file = file.replace("PID", &pid);
+    plant(kind, &root.join(&file), &secret);
+    let r = root.to_str().unwrap();
+    let cap = tmp.path().join("cap");
+    let snap = tmp.path().join("snap.json");
+    let (c, s) = (cap.to_str().unwrap(), snap.to_str().unwrap());
+    let (mut runs, mut faults) = (0, Vec::new());
+    for args in [
+        vec!["show", &pid],
+        vec!["top", "--format", "json"],
+        vec!["top", "--by", "cgroup", "--format", "json"],
+        vec!["cgroup"],
+        vec!["gpu"],
+        vec!["export", "--by", "cgroup"],
+        vec!["capture", &pid, "-o", c],
+        vec!["snapshot", "--pid", &pid, "-o", s],
+    ] {
+        let mut full = vec!["--proc-root", r];
+        full.extend(&args);
+        let ran = run_bounded_for(&full, Duration::from_secs(10));
+        let mut written = Vec::new();
+        all_bytes(&cap, &mut written);
+        written.extend(std::fs::read(&snap).unwrap_or_default());
+        runs += 1;
+        let f = match ran {
+            Some((out, took)) => fault(&out, took, &written),
+            None => Some("hung for 10 s".to_string()),
+        };
+        if let Some(f) = f {
+            faults.push(format!("{file} as {kind:?}: {args:?}: {f}"));
+        }
+    }
+    (runs, faults)
+}
+
 fn every_command_on_every_file(v1: bool) {
+    // Every (file, kind) has its own tree, so two run side by side (more
+    // would crowd the 256 MiB captures of a 2-core machine past their 10 s).
+    let todo: Vec<(String, Hostile)> = files("PID", v1)
+        .into_iter()
+        .flat_map(|f| KINDS.iter().map(move |&k| (f.clone(), k)))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((file, kind)) = todo.get(i) else { break };
+                let result = every_command_on(v1, file, *kind);
+                done.lock().unwrap().push((i, *kind, result));
+            });
+        }
+    });
     // Every fault is gathered, then all are told: how many runs of each
-    // kind went wrong, and the first few.
+    // kind went wrong, and the first few (in the order of `todo`).
+    let mut done = done.into_inner().unwrap();
+    assert_eq!(done.len(), todo.len(), "every (file, kind) ran");
+    done.sort_by_key(|d| d.0);
     let (mut faults, mut runs) = (Vec::new(), 0usize);
     let mut by_kind: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
-    for file in files("PID", v1) {
-        for &kind in KINDS {
-            let (tmp, root, pid) = full_tree(v1);
-            let secret = secret(tmp.path());
-            let file = file.replace("PID", &pid);
-            plant(kind, &root.join(&file), &secret);
-            let r = root.to_str().unwrap();
-            let cap = tmp.path().join("cap");
-            let snap = tmp.path().join("snap.json");
-            let (c, s) = (cap.to_str().unwrap(), snap.to_str().unwrap());
-            for args in [
-                vec!["show", &pid],
-                vec!["top", "--format", "json"],
-                vec!["top", "--by", "cgroup", "--format", "json"],
-                vec!["cgroup"],
-                vec!["gpu"],
-                vec!["export", "--by", "cgroup"],
-                vec!["capture", &pid, "-o", c],
-                vec!["snapshot", "--pid", &pid, "-o", s],
-            ] {
-                let mut full = vec!["--proc-root", r];
-                full.extend(&args);
-                let ran = run_bounded_for(&full, Duration::from_secs(10));
-                let mut written = Vec::new();
-                all_bytes(&cap, &mut written);
-                written.extend(std::fs::read(&snap).unwrap_or_default());
-                runs += 1;
-                let tally = by_kind.entry(format!("{kind:?}")).or_default();
-                tally.1 += 1;
-                let f = match ran {
-                    Some((out, took)) => fault(&out, took, &written),
-                    None => Some("hung for 10 s".to_string()),
-                };
-                if let Some(f) = f {
-                    tally.0 += 1;
-                    faults.push(format!("{file} as {kind:?}: {args:?}: {f}"));
-                }
-            }
-        }
+    for (_, kind, (n, f)) in done {
+        let tally = by_kind.entry(format!("{kind:?}")).or_default();
+        tally.0 += f.len();
+        tally.1 += n;
+        runs += n;
+        faults.extend(f);
     }
     let first: Vec<&str> = faults.iter().take(10).map(|s| &s[..s.len().min(300)]).collect();
     assert!(
