@@ -120,6 +120,11 @@ impl RegionSink for ProcessFiles {
         self.add(&region);
         Flow::Continue
     }
+
+    fn restart(&mut self) -> bool {
+        *self = ProcessFiles::new(self.files_only);
+        true
+    }
 }
 
 /// One process's part in a file's row: what it maps of the file. Its own

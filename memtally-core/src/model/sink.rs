@@ -41,6 +41,14 @@ pub trait RegionSink {
     /// One region, read from input line `line` (its first line: an smaps
     /// header, a vmmap region line).
     fn region(&mut self, line: usize, region: Region) -> Flow;
+
+    /// Drops what the sink took of a read that did not stand (the process
+    /// exec'd while it was read), before the reader reads it once more
+    /// (a read plan's `retry`). `false`: it cannot (what it took is
+    /// printed), and the read's error stands.
+    fn restart(&mut self) -> bool {
+        false
+    }
 }
 
 /// Keeps every region.
@@ -49,6 +57,11 @@ impl RegionSink for Vec<Region> {
         self.push(region);
         Flow::Continue
     }
+
+    fn restart(&mut self) -> bool {
+        self.clear();
+        true
+    }
 }
 
 /// Takes every region and keeps none: for a caller that wants only what
@@ -56,6 +69,10 @@ impl RegionSink for Vec<Region> {
 impl RegionSink for () {
     fn region(&mut self, _line: usize, _region: Region) -> Flow {
         Flow::Continue
+    }
+
+    fn restart(&mut self) -> bool {
+        true
     }
 }
 
@@ -67,5 +84,9 @@ impl<S: RegionSink + ?Sized> RegionSink for &mut S {
 
     fn region(&mut self, line: usize, region: Region) -> Flow {
         (**self).region(line, region)
+    }
+
+    fn restart(&mut self) -> bool {
+        (**self).restart()
     }
 }

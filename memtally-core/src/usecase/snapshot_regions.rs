@@ -86,6 +86,11 @@ impl RegionsJson {
 }
 
 impl RegionSink for RegionsJson {
+    fn restart(&mut self) -> bool {
+        RegionsJson::restart(self);
+        true
+    }
+
     fn region(&mut self, _line: usize, r: Region) -> Flow {
         let category = categorize(&r);
         self.categories.add(category, &r);

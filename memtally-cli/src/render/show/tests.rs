@@ -5,7 +5,7 @@ use serde_json::Value;
 use memtally_core::analyze::group::GroupSort;
 use memtally_core::analyze::show::{build, finish, Fold, ShowBy, ShowReport};
 use memtally_core::model::{Backing, Figure, Flow, Named, Process, Region, RegionSink, SizeSource};
-use memtally_core::source::ProcRoot;
+use memtally_core::source::{ProcRoot, ReadPlan};
 
 use super::json::{json_value, RegionJson};
 use super::json_region::RegionWriter;
@@ -37,7 +37,7 @@ fn streamed(
     format: crate::render::Format,
     regions: bool,
 ) -> Vec<u8> {
-    /// The view's fold, then the printer, as `show_process_with` chains them.
+    /// The view's fold, then the printer, as `show` chains them.
     struct Both<'a> {
         fold: &'a mut Fold,
         print: Printing<'a>,
@@ -54,9 +54,8 @@ fn streamed(
     let (mut out, mut printed) = (Vec::new(), Vec::new());
     let mut stream = RegionStream::new(format, regions);
     let mut fold = Fold::new(by);
-    let p = root
-        .process_with(pid, &mut Both { fold: &mut fold, print: stream.to(&mut printed) })
-        .unwrap();
+    let both = &mut Both { fold: &mut fold, print: stream.to(&mut printed) };
+    let p = root.process(pid, ReadPlan::default(), both).unwrap();
     let report = finish(
         vec![p],
         fold,
@@ -76,7 +75,10 @@ fn streaming_prints_what_the_in_memory_view_prints() {
         let root = ProcRoot::new(tree.unwrap().path().join("proc"));
         let Ok(pids) = root.pids() else { continue };
         for pid in pids {
-            let p = [root.process(pid).unwrap()];
+            let mut regions = Vec::new();
+            let mut p = root.process(pid, ReadPlan::default(), &mut regions).unwrap();
+            (p.regions, p.streamed) = (regions, None);
+            let p = [p];
             for by in [ShowBy::Category, ShowBy::Path, ShowBy::Perms] {
                 let report = build(
                     p.to_vec(),
