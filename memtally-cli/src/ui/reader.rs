@@ -179,10 +179,10 @@ struct CategoryMappings {
 }
 
 impl RegionSink for CategoryMappings {
-    fn region(&mut self, _line: usize, region: Region) -> Flow {
-        if self.want.is_some_and(|c| categorize(&region) == c) {
+    fn region(&mut self, _line: usize, region: &Region) -> Flow {
+        if self.want.is_some_and(|c| categorize(region) == c) {
             if self.mappings.len() < MAX_MAPPINGS {
-                self.mappings.push(region);
+                self.mappings.push(region.clone());
             } else {
                 self.more += 1;
             }

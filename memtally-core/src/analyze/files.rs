@@ -116,8 +116,8 @@ impl ProcessFiles {
 }
 
 impl RegionSink for ProcessFiles {
-    fn region(&mut self, _line: usize, region: Region) -> Flow {
-        self.add(&region);
+    fn region(&mut self, _line: usize, region: &Region) -> Flow {
+        self.add(region);
         Flow::Continue
     }
 

@@ -11,6 +11,7 @@ pub mod note;
 pub mod pages;
 pub mod process;
 pub mod region;
+pub mod region_json;
 pub mod series;
 pub mod sink;
 pub mod sizes;

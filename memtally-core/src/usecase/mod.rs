@@ -16,7 +16,6 @@ pub mod pages;
 pub mod plot;
 pub mod plot_stack;
 pub(crate) mod read;
-mod region_json;
 pub mod report;
 pub mod select;
 pub mod shared;

@@ -145,8 +145,8 @@ impl<S: RegionSink> RegionSink for Folded<'_, S> {
         self.sink.begin(process)
     }
 
-    fn region(&mut self, line: usize, region: Region) -> Flow {
-        self.fold.add(&region);
+    fn region(&mut self, line: usize, region: &Region) -> Flow {
+        self.fold.add(region);
         self.sink.region(line, region)
     }
 }

@@ -289,18 +289,11 @@ impl<S: RegionSink> VRegionSink for Selection<'_, S> {
         if let Some((by, groups)) = self.grouping.as_mut() {
             groups.add_region(&by.key(&region), &region);
         }
-        match (keep, stream) {
-            (true, true) => {
-                self.kept.push((n, region.clone()));
-                self.sink.region(n, region)
-            }
-            (true, false) => {
-                self.kept.push((n, region));
-                Flow::Continue
-            }
-            (false, true) => self.sink.region(n, region),
-            (false, false) => Flow::Continue,
+        let flow = if stream { self.sink.region(n, &region) } else { Flow::Continue };
+        if keep {
+            self.kept.push((n, region));
         }
+        flow
     }
 }
 

@@ -74,8 +74,8 @@ fn show_of_a_process_killed_mid_read_is_never_a_complete_map() {
 struct Paths(Vec<String>);
 
 impl RegionSink for Paths {
-    fn region(&mut self, _line: usize, region: Region) -> Flow {
-        self.0.extend(region.path);
+    fn region(&mut self, _line: usize, region: &Region) -> Flow {
+        self.0.extend(region.path.clone());
         Flow::Continue
     }
 }

@@ -64,8 +64,8 @@ fn named(sizes: &Sizes, name: &str) -> Option<u64> {
 struct Kept(Vec<Region>);
 
 impl RegionSink for Kept {
-    fn region(&mut self, _line: usize, region: Region) -> Flow {
-        self.0.push(region);
+    fn region(&mut self, _line: usize, region: &Region) -> Flow {
+        self.0.push(region.clone());
         Flow::Continue
     }
 }

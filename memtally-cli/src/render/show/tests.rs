@@ -7,8 +7,10 @@ use memtally_core::analyze::show::{build, finish, Fold, ShowBy, ShowReport};
 use memtally_core::model::{Backing, Figure, Flow, Named, Process, Region, RegionSink, SizeSource};
 use memtally_core::source::{ProcRoot, ReadPlan};
 
-use super::json::{json_value, RegionJson};
-use super::json_region::RegionWriter;
+use memtally_core::analyze::categorize;
+use memtally_core::model::region_json::{RegionRef, RegionWriter, ShowRegion};
+
+use super::json::{json_value, region_json};
 use super::stream::Printing;
 use super::{csv, table, RegionStream};
 
@@ -46,8 +48,8 @@ fn streamed(
         fn begin(&mut self, p: &Process) -> Flow {
             self.print.begin(p)
         }
-        fn region(&mut self, line: usize, r: Region) -> Flow {
-            self.fold.add(&r);
+        fn region(&mut self, line: usize, r: &Region) -> Flow {
+            self.fold.add(r);
             self.print.region(line, r)
         }
     }
@@ -178,12 +180,12 @@ fn streamed_json_handles_every_region_shape() {
         footprint: None,
     }];
     // Byte for byte, key order included: the fast path's object is the
-    // derived one's, sorted.
-    let mut writer = RegionWriter::default();
+    // serde one's, sorted.
+    let mut writer = RegionWriter::<ShowRegion>::default();
     for r in &p[0].regions {
         let mut fast = Vec::new();
-        writer.write(r, &mut fast).unwrap();
-        let slow = serde_json::to_vec(&crate::render::json::sorted(&RegionJson::of(r)).unwrap());
+        writer.write(&RegionRef::linux(r, categorize(r).key()), &mut fast);
+        let slow = serde_json::to_vec(&crate::render::json::sorted(&region_json(r)).unwrap());
         assert_eq!(String::from_utf8(fast).unwrap(), String::from_utf8(slow.unwrap()).unwrap());
     }
     let report = build(p.to_vec(), ShowBy::Path, &[GroupSort::Figure(Figure::Dirty)], None);

@@ -1,57 +1,26 @@
 //! A region of `vmmap --format json` written straight from the line it
-//! was read from: no owned copy of the region, no serializer, byte for
-//! byte what serde_json writes for [`JsonRegion`](super::json) (its keys
-//! in declaration order). And the part of the regions one reader thread
+//! was read from (`region_json::VmmapRegion`): no owned copy of the
+//! region, no serializer. And the part of the regions one reader thread
 //! prints (`source::vmmap::split`), which cannot know its lines' numbers
 //! until the parts before it are merged.
 
 use std::io::{self, Write};
 
 use memtally_core::model::vmmap::{SplitSink, VRegion, VRegionSink};
-use memtally_core::model::{Flow, Purge};
+use memtally_core::model::Flow;
 
 use super::VmmapStream;
 
-use memtally_core::write::json_bytes::{opt_string, opt_u64, string};
+use memtally_core::model::region_json::{RegionRef, RegionWriter, VmmapRegion};
 
 /// `{"line":N`: the start of a region's object.
 pub(super) fn start(w: &mut Vec<u8>, line: usize) {
-    w.extend_from_slice(b"{\"line\":");
-    opt_u64(w, Some(line as u64));
+    RegionWriter::<VmmapRegion>::write_line(w, line);
 }
 
 /// The rest of a region's object after its line number, `}` included.
 pub(super) fn rest(w: &mut Vec<u8>, r: &VRegion<'_>) -> io::Result<()> {
-    w.extend_from_slice(b",\"region_type\":");
-    string(w, r.region_type);
-    w.extend_from_slice(b",\"start\":");
-    opt_u64(w, r.start);
-    w.extend_from_slice(b",\"end\":");
-    opt_u64(w, r.end);
-    w.extend_from_slice(b",\"vsize\":");
-    opt_u64(w, r.vsize);
-    w.extend_from_slice(b",\"resident\":");
-    opt_u64(w, r.resident);
-    w.extend_from_slice(b",\"dirty\":");
-    opt_u64(w, r.dirty);
-    w.extend_from_slice(b",\"swap\":");
-    opt_u64(w, r.swap);
-    // Each purge code, which needs no escaping, as one constant.
-    w.extend_from_slice(match r.purge {
-        Purge::NonVolatile => b",\"purge\":\"N\"",
-        Purge::Volatile => b",\"purge\":\"V\"",
-        Purge::Empty => b",\"purge\":\"E\"",
-        Purge::Unmarked => b",\"purge\":\"-\"",
-    });
-    w.extend_from_slice(b",\"share_mode\":");
-    opt_string(w, r.share_mode);
-    w.extend_from_slice(b",\"protection\":");
-    string(w, r.prot);
-    w.extend_from_slice(b",\"max_protection\":");
-    opt_string(w, r.max_prot);
-    w.extend_from_slice(b",\"detail\":");
-    opt_string(w, r.detail);
-    w.push(b'}');
+    RegionWriter::<VmmapRegion>::default().write_rest(&RegionRef::vmmap_line(0, r), w);
     Ok(())
 }
 
@@ -143,6 +112,7 @@ impl SplitSink<JsonPart> for VmmapParts<'_> {
 
 #[cfg(test)]
 mod tests {
+    use memtally_core::model::region_json::RegionObject;
     use memtally_core::model::{Backing, Purge, Region};
 
     use super::*;
@@ -201,8 +171,24 @@ mod tests {
             start(&mut w, line);
             rest(&mut w, r).unwrap();
             let o = owned(r);
-            let want = serde_json::to_vec(&super::super::json::json_region(line, &o)).unwrap();
-            assert_eq!(String::from_utf8(w).unwrap(), String::from_utf8(want).unwrap());
+            let mut whole = Vec::new();
+            RegionWriter::<VmmapRegion>::default().write(&RegionRef::vmmap(line, &o), &mut whole);
+            let serde = RegionObject::<VmmapRegion>::new(RegionRef::vmmap(line, &o));
+            let serde = serde_json::to_vec(&serde).unwrap();
+            let w = String::from_utf8(w).unwrap();
+            assert_eq!(w, String::from_utf8(whole).unwrap());
+            assert_eq!(w, String::from_utf8(serde).unwrap());
         }
+        // The keys and their order, as docs/vmmap-json.md has them.
+        let mut w = Vec::new();
+        start(&mut w, 1);
+        rest(&mut w, &plain).unwrap();
+        assert_eq!(
+            String::from_utf8(w).unwrap(),
+            "{\"line\":1,\"region_type\":\"IOSurface\",\"start\":4294967296,\
+             \"end\":18446744073709551615,\"vsize\":16777216,\"resident\":0,\"dirty\":4096,\
+             \"swap\":1,\"purge\":\"V\",\"share_mode\":\"SHM\",\"protection\":\"rw-\",\
+             \"max_protection\":\"rwx\",\"detail\":\"/usr/lib/dyld\"}"
+        );
     }
 }

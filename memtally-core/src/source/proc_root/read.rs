@@ -224,10 +224,10 @@ impl ProcRoot {
         let mut hugetlbfs = HugetlbfsMarks::new(self, pid);
         loop {
             match smaps.next_located() {
-                Ok(Some((line, mut r))) => {
-                    hugetlbfs.enrich(&mut r);
+                Ok(Some((line, r))) => {
+                    hugetlbfs.enrich(r);
                     for e in enrich.iter_mut() {
-                        e.enrich(&mut r);
+                        e.enrich(r);
                     }
                     if sink.region(line, r).is_stop() {
                         return Ok(Flow::Stop);
@@ -419,11 +419,11 @@ struct Summed<'a, S> {
 }
 
 impl<S: RegionSink> RegionSink for Summed<'_, S> {
-    fn region(&mut self, line: usize, region: Region) -> Flow {
+    fn region(&mut self, line: usize, region: &Region) -> Flow {
         if self.totals.regions == 0 && self.sink.begin(self.process).is_stop() {
             return Flow::Stop;
         }
-        self.totals.totals.add_region(&region);
+        self.totals.totals.add_region(region);
         self.totals.regions += 1;
         self.sink.region(line, region)
     }
