@@ -79,8 +79,8 @@ impl<D: RegionDoc> Serialize for RegionObject<'_, D> {
 
 /// The object's schema, from the same keys: each key's type (and
 /// description), those never left out required; the figures as
-/// [`Sizes`] describes them, any other name a figure too (or, beside the
-/// attributes, a string).
+/// [`Sizes`](crate::model::Sizes) describes them, any other name a
+/// figure too (or, beside the attributes, a string).
 #[cfg(feature = "schema")]
 impl<D: RegionDoc> schemars::JsonSchema for RegionObject<'_, D> {
     fn schema_name() -> std::borrow::Cow<'static, str> {

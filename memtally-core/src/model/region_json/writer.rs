@@ -244,7 +244,8 @@ impl Layout {
 }
 
 /// Appends region `r`, of category key `category`, as a snapshot writes
-/// it (the object of [`SnapRegion`] it would make).
+/// it (the object of the
+/// [`SnapRegion`](crate::model::snapshot::SnapRegion) it would make).
 pub fn write_linux_region(out: &mut Vec<u8>, r: &Region, category: &str) {
     RegionWriter::<SnapshotRegion>::default().write(&RegionRef::linux(r, category), out);
 }
