@@ -11,7 +11,8 @@ use std::io::Write;
 
 use memtally_core::analyze::Category;
 use memtally_core::source::ProcRoot;
-use memtally_core::usecase::show::{show_process, ShowOptions};
+use memtally_core::usecase::show::{show, ShowOptions, ShowView};
+use memtally_core::usecase::Silent;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Written with `?`, so a closed pipe (`| head`) ends the example quietly.
@@ -26,7 +27,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     // Regions are summed as they are read and not kept: any smaps size
     // runs in the same memory.
-    let report = show_process(&root, pid, &ShowOptions::default())?;
+    let view = ShowView::Process(pid);
+    let shown = show(&root, &view, &ShowOptions::default(), &mut (), &Silent)?;
+    let report = shown.into_regions().ok_or("a process's view is its regions")?;
     let kib = |v: Option<u64>| v.map_or("-".to_string(), |b| format!("{} KiB", b / 1024));
     writeln!(out, "pid {pid}: {}", report.processes[0].command().replace('\n', "\\n"))?;
     writeln!(

@@ -3,9 +3,12 @@
 //! One process, read from the live `/proc`, its memory by category:
 //!
 //! ```
-//! use memtally_core::{show_process, ProcRoot, ShowOptions};
+//! use memtally_core::{show, ProcRoot, ShowOptions, ShowView, Silent};
 //!
-//! let report = show_process(&ProcRoot::live(), std::process::id(), &ShowOptions::default())?;
+//! let view = ShowView::Process(std::process::id());
+//! let report = show(&ProcRoot::live(), &view, &ShowOptions::default(), &mut (), &Silent)?
+//!     .into_regions()
+//!     .expect("a process's view is its regions");
 //! for (category, group) in &report.categories {
 //!     println!("{:<24} {:?} bytes dirty", category.label(), group.sizes.dirty());
 //! }
@@ -14,9 +17,10 @@
 //! ```
 //!
 //! [`ProcRoot::new`] reads a recorded tree instead (what `memtally
-//! capture` writes) through the very same code. [`show_process_with`]
-//! hands each region to a [`RegionSink`] as it is read (and lets the sink
-//! stop the read); the other use cases (`top`, `gpu`, `diff`, `snapshot`,
+//! capture` writes) through the very same code. [`show`] hands each
+//! region to a [`RegionSink`] as it is read (and lets the sink stop the
+//! read), and [`ProcRoot::process`] reads one process as a [`ReadPlan`]
+//! says into any sink; the other use cases (`top`, `gpu`, `diff`, `snapshot`,
 //! `vmmap`) are in [`usecase`], each options in, a report out. Figures a
 //! source does not give are `None`, never a made-up zero.
 //!
@@ -58,8 +62,17 @@
 /// `#[non_exhaustive]` (a field added later breaks no caller), so outside
 /// this crate they are built from `default()` and these.
 macro_rules! setters {
+    ($options:ident<$lt:lifetime> { $($setter:ident: $field:ident: $ty:ty),+ $(,)? }) => {
+        impl<$lt> $options<$lt> {
+            setters!(@each $($setter: $field: $ty),+);
+        }
+    };
     ($options:ty { $($setter:ident: $field:ident: $ty:ty),+ $(,)? }) => {
         impl $options {
+            setters!(@each $($setter: $field: $ty),+);
+        }
+    };
+    (@each $($setter:ident: $field:ident: $ty:ty),+) => {
             $(
                 #[doc = concat!("These options with [`", stringify!($field), "`](Self::", stringify!($field), ") set.")]
                 #[must_use]
@@ -68,7 +81,6 @@ macro_rules! setters {
                     self
                 }
             )+
-        }
     };
 }
 
@@ -94,10 +106,10 @@ pub use model::snapshot::Snapshot;
 pub use model::{Figure, Flow, Note, Process, Region, RegionSink, Sizes};
 pub use source::parse::smaps::SmapsReader;
 pub use source::parse::ParseError;
-pub use source::ProcRoot;
+pub use source::{ProcRoot, ReadPlan};
 pub use usecase::gpu::GpuOptions;
 pub use usecase::select::SelectOptions;
-pub use usecase::show::{show_process, show_process_with, show_selection, ShowOptions};
+pub use usecase::show::{show, ShowOptions, ShowView, Shown};
 pub use usecase::snapshot::Taken;
 pub use usecase::top::{Top, TopOptions};
 pub use usecase::vmmap::{VmmapOptions, VmmapReport};

@@ -9,11 +9,9 @@ use memtally_core::analyze::show::ShowBy;
 use memtally_core::error::UseCase;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::select::require_selection;
-use memtally_core::usecase::show::{classic, show_process_with, show_selection, ShowOptions};
+use memtally_core::usecase::show::{show, ShowOptions, ShowView, Shown};
+use memtally_core::usecase::Silent;
 use memtally_core::{Error, Result};
-
-use memtally_core::usecase::pages::page_view;
-use memtally_core::usecase::top::{top, TopOptions};
 
 use crate::cli::choice::choice;
 use crate::cli::progress::with_progress;
@@ -103,48 +101,47 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
     let opts = ShowOptions::default().with_by(args.by).with_sort(sort).with_top(args.top);
     let sel = args.select.selection(args.pid.iter().copied())?;
     require_selection(&sel, UseCase::Show)?;
-    // Exactly one PID and nothing else: that process alone, streamed.
-    let single = args.pid.first().copied().filter(|_| {
-        sel.pids.len() == 1
-            && sel.trees.is_empty()
-            && sel.name.is_none()
-            && sel.uids.is_empty()
-            && sel.cgroup.is_none()
-    });
-    if args.pages {
-        let Some(pid) = single else {
-            return Err(Error::Usage("--pages shows one process: give just its PID".into()));
-        };
-        return print(&page_view(root, pid)?, args.format, out);
-    }
-    if args.exact {
-        let opts = TopOptions::default().with_select(sel).with_top(None).with_exact(true);
-        let view = with_progress(|progress| top(root, &opts, progress))?;
-        return print(&ExactShow(view), args.format, out);
-    }
-    if args.classic {
-        let Some(pid) = single else {
-            return Err(Error::Usage("--classic shows one process: give just its PID".into()));
-        };
-        return print(&classic(root, pid)?, args.format, out);
-    }
+    // `show PID`: that process alone, streamed (`--pid PID` is a selection).
+    let single = sel.single_pid().filter(|_| !args.pid.is_empty());
+    let one = |flag: &str| {
+        single.ok_or_else(|| Error::Usage(format!("{flag} shows one process: give just its PID")))
+    };
+    let view = if args.pages {
+        ShowView::Pages(one("--pages")?)
+    } else if args.exact {
+        ShowView::Exact(sel)
+    } else if args.classic {
+        ShowView::Classic(one("--classic")?)
+    } else if let Some(pid) = single {
+        ShowView::Process(pid)
+    } else {
+        ShowView::Selection(sel)
+    };
     let mut stream = RegionStream::new(args.format, args.regions);
-    // One process: its regions are printed (or summed) as they are read
-    // and never kept, so a smaps of any size runs in bounded memory.
-    if let Some(pid) = single {
-        // A write that fails (`| head` closed the pipe) stops the read.
-        let report = show_process_with(root, pid, &opts, &mut stream.to(out))?;
-        return stream.finish(&report, out).map_err(stdout_error);
-    }
-    let report = with_progress(|progress| show_selection(root, &sel, &opts, progress))?;
-    if args.format == Format::Json {
-        // Several processes: each with its own regions, in memory.
-        return print(&report, Format::Json, out);
-    }
-    stream.start(&report.processes).map_err(stdout_error)?;
-    for p in &report.processes {
-        for r in &p.regions {
-            stream.region(p, r, out).map_err(stdout_error)?;
+    let shown = match view {
+        // One process: its regions are printed (or summed) as they are
+        // read and never kept, so a smaps of any size runs in bounded
+        // memory; a write that fails (`| head` closed the pipe) stops the
+        // read.
+        ShowView::Process(_) => show(root, &view, &opts, &mut stream.to(out), &Silent)?,
+        _ => with_progress(|progress| show(root, &view, &opts, &mut (), progress))?,
+    };
+    let report = match shown {
+        Shown::Pages(pages) => return print(&pages, args.format, out),
+        Shown::Exact(top) => return print(&ExactShow(top), args.format, out),
+        Shown::Classic(classic) => return print(&classic, args.format, out),
+        Shown::Regions(report) => report,
+    };
+    if let ShowView::Selection(_) = view {
+        if args.format == Format::Json {
+            // Several processes: each with its own regions, in memory.
+            return print(&report, Format::Json, out);
+        }
+        stream.start(&report.processes).map_err(stdout_error)?;
+        for p in &report.processes {
+            for r in &p.regions {
+                stream.region(p, r, out).map_err(stdout_error)?;
+            }
         }
     }
     stream.finish(&report, out).map_err(stdout_error)

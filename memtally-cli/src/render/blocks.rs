@@ -175,7 +175,13 @@ mod tests {
         .unwrap();
         assert_printed_by_blocks("cgroup", &cgroups, crate::render::cgroup::blocks(&cgroups));
         let python = ProcRoot::new(fixture("linux/python3-mmap/proc"));
-        let classic = memtally_core::usecase::show::classic(&python, 11364).unwrap();
+        use memtally_core::usecase::show::{show, ShowOptions, ShowView, Shown};
+        let view = ShowView::Classic(11364);
+        let Ok(Shown::Classic(classic)) =
+            show(&python, &view, &ShowOptions::default(), &mut (), &Silent)
+        else {
+            panic!("the classic view of a recorded process")
+        };
         assert_printed_by_blocks("classic", &classic, crate::render::classic::blocks(&classic));
     }
 

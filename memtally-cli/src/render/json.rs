@@ -85,7 +85,8 @@ pub trait Entries {
     fn write_array(&mut self, out: &mut dyn Write) -> io::Result<()>;
 }
 
-/// The entries of an iterator, each serialized as it comes.
+/// The entries of an iterator, each serialized as it comes, its keys
+/// sorted as every document's.
 pub struct Each<I>(I);
 
 /// The entries of `items` as an array for [`line_with_arrays`].
@@ -100,7 +101,7 @@ impl<I: Iterator<Item = T>, T: Serialize> Entries for Each<I> {
             if i > 0 {
                 out.write_all(b",")?;
             }
-            serde_json::to_writer(&mut *out, &item)?;
+            serde_json::to_writer(&mut *out, &sorted(&item)?)?;
         }
         out.write_all(b"]")
     }

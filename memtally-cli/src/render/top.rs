@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use memtally_core::analyze::top::{dirty_field, TopBy, TopReport, TopRow, TopSort};
-use memtally_core::model::{Figure, Named, ProcMemory, Sizes};
+use memtally_core::model::{Figure, Named, Sizes};
 use memtally_core::usecase::top::Top;
 
 use crate::render::blocks::{write_text, Block};
@@ -68,10 +68,6 @@ fn footprint_column(report: &TopReport) -> Option<(&'static str, Figure)> {
         }
         _ => None,
     }
-}
-
-pub(crate) fn process<'a>(ctx: &'a Top, row: &TopRow) -> Option<&'a ProcMemory> {
-    row.process.map(|i| &ctx.scan.processes[i])
 }
 
 /// The table, the machine picture and the notes.
@@ -200,7 +196,7 @@ pub(crate) fn rows_table(report: &TopReport, ctx: &Top, shown: usize, listed: Li
         report
             .rows
             .iter()
-            .map(|r| process(ctx, r).map(|p| p.info.command()).unwrap_or_default())
+            .map(|r| ctx.process_of(r).map(|p| p.info.command()).unwrap_or_default())
             .collect()
     } else {
         Vec::new()
@@ -208,7 +204,7 @@ pub(crate) fn rows_table(report: &TopReport, ctx: &Top, shown: usize, listed: Li
     let distinguishing = width::distinguishing(&commands);
     for (i, row) in report.rows.iter().enumerate().take(shown) {
         let mut cells = Vec::new();
-        let p = process(ctx, row);
+        let p = ctx.process_of(row);
         if let Some(p) = p.filter(|_| per_process) {
             cells.push(p.info.pid.to_string());
             cells.push(ctx.users.name(p.info.uid));
@@ -415,7 +411,7 @@ fn csv(
     }
     w.write_record(&header)?;
     for (i, row) in report.rows.iter().enumerate() {
-        let mut rec: Vec<String> = match process(ctx, row).filter(|_| per_process) {
+        let mut rec: Vec<String> = match ctx.process_of(row).filter(|_| per_process) {
             Some(p) => vec![
                 p.info.pid.to_string(),
                 p.info.ppid.to_string(),
@@ -444,7 +440,7 @@ fn csv(
             };
             rec.extend([cell(|x| x.bytes), cell(|x| x.anon), cell(|x| x.swap), cell(|x| x.shmem)]);
         }
-        if let Some(p) = process(ctx, row).filter(|_| per_process) {
+        if let Some(p) = ctx.process_of(row).filter(|_| per_process) {
             rec.push(crate::render::table::csv_text(p.info.command()));
         }
         w.write_record(&rec)?;

@@ -3,9 +3,7 @@
 //! becomes one.
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
 
-use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use memtally_core::analyze::machine::Machine;
@@ -15,7 +13,6 @@ use memtally_core::usecase::top::Top;
 
 use crate::render::json;
 use crate::render::notes::words;
-use crate::render::top::process;
 
 /// Byte keys every process and row object carries (null where unknown).
 pub(crate) const JSON_FIGURES: &[Figure] = &[
@@ -102,9 +99,7 @@ struct RowExclusiveJson {
     exclusive_shmem: Option<u64>,
 }
 
-// Printed by hand (below), its keys and the figures' in one sorted order
-// as every document's; the derived schema still says what it holds.
-#[derive(schemars::JsonSchema)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ProcessJson<'a> {
     pid: u32,
     ppid: u32,
@@ -119,8 +114,7 @@ struct ProcessJson<'a> {
     figures: json::Figures<'a>,
 }
 
-// Printed by hand (below), as `ProcessJson` is.
-#[derive(schemars::JsonSchema)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct RowJson<'a> {
     key: &'a str,
     pid: Option<u32>,
@@ -179,7 +173,7 @@ fn row_json<'a>(i: usize, r: &'a TopRow, report: &TopReport, ctx: &'a Top) -> Ro
     let cgroup = (report.by == TopBy::Cgroup).then(|| ctx.cgroups.get(&r.key));
     RowJson {
         key: &r.key,
-        pid: process(ctx, r).map(|p| p.info.pid),
+        pid: ctx.process_of(r).map(|p| p.info.pid),
         depth: r.depth,
         processes: r.processes,
         processes_without_pss: r.without_pss,
@@ -220,8 +214,9 @@ fn json_head<'a>(report: &'a TopReport, ctx: &'a Top, notes: &[Note]) -> TopJson
 /// Prints the report as one `top --format json` document. The short
 /// keys go through a JSON value (sorted, as every document's); the
 /// processes and rows are written one at a time, each straight from the
-/// scan, so printing holds no copy of them (at 3,000 processes the
-/// value of the whole document was most of memtally's memory).
+/// scan (its keys sorted by way of its own value), so printing holds no
+/// copy of them (at 3,000 processes the value of the whole document was
+/// most of memtally's memory).
 pub(crate) fn print(
     report: &TopReport,
     ctx: &Top,
@@ -235,114 +230,6 @@ pub(crate) fn print(
         &json_head(report, ctx, notes),
         &mut [("processes", &mut json::each(processes)), ("rows", &mut json::each(rows))],
     )
-}
-
-/// A key of a process or row object: one of its own, or a figure.
-#[derive(Clone, Copy)]
-enum Key {
-    Own(&'static str),
-    Figure(Figure),
-}
-
-/// `own` and [`JSON_FIGURES`] as one list, sorted by name (the order of
-/// every other object's keys).
-fn sorted_keys(own: &[&'static str]) -> Vec<Key> {
-    let mut keys: Vec<(&'static str, Key)> = own.iter().map(|&k| (k, Key::Own(k))).collect();
-    keys.extend(JSON_FIGURES.iter().map(|&f| (f.name(), Key::Figure(f))));
-    keys.sort_by_key(|&(name, _)| name);
-    keys.into_iter().map(|(_, k)| k).collect()
-}
-
-impl Serialize for ProcessJson<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        static KEYS: OnceLock<Vec<Key>> = OnceLock::new();
-        let own = ["pid", "ppid", "uid", "user", "comm", "command", "program", "cgroup", "source"];
-        let keys = KEYS.get_or_init(|| sorted_keys(&own));
-        let mut map = serializer.serialize_map(Some(keys.len()))?;
-        for key in keys {
-            match *key {
-                Key::Figure(f) => map.serialize_entry(f.name(), &self.figures.sizes.figure(f))?,
-                Key::Own("pid") => map.serialize_entry("pid", &self.pid)?,
-                Key::Own("ppid") => map.serialize_entry("ppid", &self.ppid)?,
-                Key::Own("uid") => map.serialize_entry("uid", &self.uid)?,
-                Key::Own("user") => map.serialize_entry("user", &self.user)?,
-                Key::Own("comm") => map.serialize_entry("comm", self.comm)?,
-                Key::Own("command") => map.serialize_entry("command", &*self.command)?,
-                Key::Own("program") => map.serialize_entry("program", self.program)?,
-                Key::Own("cgroup") => map.serialize_entry("cgroup", &self.cgroup)?,
-                // "source", the one left.
-                Key::Own(k) => map.serialize_entry(k, &self.source)?,
-            }
-        }
-        map.end()
-    }
-}
-
-impl Serialize for RowJson<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        static KEYS: OnceLock<Vec<Key>> = OnceLock::new();
-        let own = [
-            "key",
-            "pid",
-            "depth",
-            "processes",
-            "processes_without_pss",
-            "subtree",
-            "cgroup",
-            "working_set",
-            "exclusive",
-            "exclusive_anon",
-            "exclusive_swap",
-            "exclusive_shmem",
-        ];
-        let keys = KEYS.get_or_init(|| sorted_keys(&own));
-        let mut map = serializer.serialize_map(None)?;
-        let x = self.exclusive.as_ref();
-        for key in keys {
-            match *key {
-                Key::Figure(f) => map.serialize_entry(f.name(), &self.figures.sizes.figure(f))?,
-                Key::Own("key") => map.serialize_entry("key", self.key)?,
-                Key::Own("pid") => map.serialize_entry("pid", &self.pid)?,
-                Key::Own("depth") => map.serialize_entry("depth", &self.depth)?,
-                Key::Own("processes") => map.serialize_entry("processes", &self.processes)?,
-                Key::Own(k @ "processes_without_pss") => {
-                    map.serialize_entry(k, &self.processes_without_pss)?
-                }
-                Key::Own("subtree") => map.serialize_entry("subtree", &self.subtree)?,
-                // The keys only some views have: left out where `None`.
-                Key::Own(k @ "cgroup") => {
-                    if let Some(c) = &self.cgroup {
-                        // Its keys sorted too, by way of a value (a few rows).
-                        let c = serde_json::to_value(c).map_err(serde::ser::Error::custom)?;
-                        map.serialize_entry(k, &c)?;
-                    }
-                }
-                Key::Own(k @ "working_set") => {
-                    if let Some(w) = &self.working_set {
-                        map.serialize_entry(k, w)?;
-                    }
-                }
-                Key::Own(k) => {
-                    if let Some(x) = x {
-                        map.serialize_entry(k, &x.field(k))?;
-                    }
-                }
-            }
-        }
-        map.end()
-    }
-}
-
-impl RowExclusiveJson {
-    /// The figure of key `k` (one of the four `exclusive*` keys).
-    fn field(&self, k: &str) -> Option<u64> {
-        match k {
-            "exclusive" => self.exclusive,
-            "exclusive_anon" => self.exclusive_anon,
-            "exclusive_swap" => self.exclusive_swap,
-            _ => self.exclusive_shmem,
-        }
-    }
 }
 
 /// The schema of this view's JSON document, its definitions gathered in

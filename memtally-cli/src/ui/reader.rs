@@ -13,8 +13,9 @@ use memtally_core::analyze::show::ShowReport;
 use memtally_core::analyze::top::{TopBy, TopSort};
 use memtally_core::model::{Figure, Flow, Region, RegionSink};
 use memtally_core::source::ProcRoot;
-use memtally_core::usecase::show::{show_process_with, ShowOptions};
+use memtally_core::usecase::show::{show, ShowOptions, ShowView};
 use memtally_core::usecase::top::{Top, TopReader};
+use memtally_core::usecase::Silent;
 use memtally_core::Error;
 
 use crate::render::errors::Worded;
@@ -146,10 +147,14 @@ fn run(root: &ProcRoot, reader: &mut TopReader, measuring: &mut Measuring, job: 
         }
         Job::Detail { pid, want } => {
             let mut kept = CategoryMappings { want, mappings: Vec::new(), more: 0 };
-            let read = show_process_with(root, pid, &ShowOptions::default(), &mut kept);
+            let view = ShowView::Process(pid);
+            let read = show(root, &view, &ShowOptions::default(), &mut kept, &Silent);
             let CategoryMappings { mut mappings, more, .. } = kept;
             let result = match read {
-                Ok(report) => {
+                Ok(shown) => {
+                    let Some(report) = shown.into_regions() else {
+                        unreachable!("a process's view is its regions")
+                    };
                     mappings.sort_by(|a, b| {
                         let key = |r: &Region| (r.sizes.dirty(), r.sizes.rss);
                         key(b).cmp(&key(a))
@@ -173,10 +178,10 @@ struct CategoryMappings {
 }
 
 impl RegionSink for CategoryMappings {
-    fn region(&mut self, _line: usize, region: Region) -> Flow {
-        if self.want.is_some_and(|c| categorize(&region) == c) {
+    fn region(&mut self, _line: usize, region: &Region) -> Flow {
+        if self.want.is_some_and(|c| categorize(region) == c) {
             if self.mappings.len() < MAX_MAPPINGS {
-                self.mappings.push(region);
+                self.mappings.push(region.clone());
             } else {
                 self.more += 1;
             }

@@ -2,8 +2,9 @@
 //! kernel ends its smaps early, at a mapping boundary, without an error.
 //! The capture must then fail (exit 3, no tree left) or keep the tree
 //! marked incomplete, never leave the part it read as the whole; and what
-//! reads a marked tree back says it is partial. (`show_process` under the
-//! same races is the library's: memtally-core/tests/library/races.rs.)
+//! reads a marked tree back says it is partial. (`show` of one process
+//! under the same races is the library's:
+//! memtally-core/tests/library/races.rs.)
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::model::{Backing, Region};
+use crate::model::{Backing, Group, Region, Sizes};
 
 /// A Linux mapping's category. The order is the order of table rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -204,6 +204,11 @@ fn is_hugetlb(region: &Region) -> bool {
 /// (callgrind, 20,000 mappings, two calls a mapping) and stays for text
 /// that is not ASCII.
 fn has_ht_flag(flags: &str) -> bool {
+    // Nearly every mapping's flags have no `h` at all: one search for the
+    // byte decides, and no word is split.
+    if !flags.as_bytes().contains(&b'h') {
+        return false;
+    }
     if !flags.is_ascii() {
         return flags.split_whitespace().any(|f| f == "ht");
     }
@@ -211,10 +216,34 @@ fn has_ht_flag(flags: &str) -> bool {
     flags.as_bytes().split(space).any(|word| word == b"ht")
 }
 
+/// Regions added up by category, one slot a category in table order (a
+/// view and a snapshot list those present so): no key hashed or name
+/// made for each region, as a `Grouper` did (docs/benchmarks.md).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CategorySums([(usize, Sizes); Category::ALL.len()]);
+
+impl CategorySums {
+    pub(crate) fn add(&mut self, category: Category, r: &Region) {
+        let (regions, sizes) = &mut self.0[category.index()];
+        *regions += 1;
+        sizes.add_region(r);
+    }
+
+    /// The categories that hold a region, in table order.
+    pub(crate) fn into_groups(self) -> Vec<(Category, Group)> {
+        Category::ALL
+            .iter()
+            .zip(self.0)
+            .filter(|(_, (regions, _))| *regions > 0)
+            .map(|(&c, (regions, sizes))| (c, Group { key: c.key().to_string(), regions, sizes }))
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::parse::smaps::parse_header;
+    use crate::source::parse::smaps_header::parse_header;
 
     #[test]
     fn each_category_is_at_its_index_in_the_table_order() {

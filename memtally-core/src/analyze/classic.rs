@@ -73,8 +73,8 @@ impl Classic {
 
 /// The seed's table as a sink: every mapping counted as it is read.
 impl RegionSink for Classic {
-    fn region(&mut self, _line: usize, region: Region) -> Flow {
-        self.add(&region);
+    fn region(&mut self, _line: usize, region: &Region) -> Flow {
+        self.add(region);
         Flow::Continue
     }
 }

@@ -116,9 +116,14 @@ impl ProcessFiles {
 }
 
 impl RegionSink for ProcessFiles {
-    fn region(&mut self, _line: usize, region: Region) -> Flow {
-        self.add(&region);
+    fn region(&mut self, _line: usize, region: &Region) -> Flow {
+        self.add(region);
         Flow::Continue
+    }
+
+    fn restart(&mut self) -> bool {
+        *self = ProcessFiles::new(self.files_only);
+        true
     }
 }
 

@@ -41,8 +41,21 @@ impl Selection {
 
     /// Whether nothing narrows the selection (every process is in it).
     pub fn is_everything(&self) -> bool {
-        self.pids.is_empty()
-            && self.name.is_none()
+        self.pids.is_empty() && self.pids_alone()
+    }
+
+    /// The one process the selection names, when it is exactly one PID
+    /// and nothing else narrows it (`show PID`: that process alone).
+    pub fn single_pid(&self) -> Option<u32> {
+        match self.pids.as_slice() {
+            [pid] if self.pids_alone() => Some(*pid),
+            _ => None,
+        }
+    }
+
+    /// Whether nothing but `pids` narrows the selection.
+    fn pids_alone(&self) -> bool {
+        self.name.is_none()
             && self.uids.is_empty()
             && self.trees.is_empty()
             && self.cgroup.is_none()
@@ -152,6 +165,22 @@ mod tests {
 
     fn pids(sel: &Selection) -> Vec<u32> {
         sel.apply(all()).iter().map(|p| p.pid).collect()
+    }
+
+    #[test]
+    fn a_single_pid_is_one_pid_and_nothing_else() {
+        assert_eq!(Selection::of_pids(vec![10]).single_pid(), Some(10));
+        assert_eq!(Selection::of_pids(vec![10, 11]).single_pid(), None);
+        assert_eq!(Selection::default().single_pid(), None);
+        for narrowed in [
+            Selection { trees: vec![10], ..Selection::of_pids(vec![10]) },
+            Selection { uids: vec![0], ..Selection::of_pids(vec![10]) },
+            Selection { cgroup: Some("/".into()), ..Selection::of_pids(vec![10]) },
+            Selection { name: Regex::new("x").ok(), ..Selection::of_pids(vec![10]) },
+        ] {
+            assert_eq!(narrowed.single_pid(), None, "{narrowed:?}");
+            assert!(!narrowed.is_everything());
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The `show` view of one or more processes: rows grouped by a key, sorted,
 //! cut to the top N, and the totals over every region.
 
-use crate::analyze::category::{categorize, is_shmem, Category};
+use crate::analyze::category::{categorize, is_shmem, Category, CategorySums};
 use crate::analyze::group::{process_total, sort_by_figures, GroupSort};
 use crate::analyze::rounding::{Rounding, TotalsFrom};
 use crate::analyze::shmem_swap;
@@ -120,7 +120,7 @@ impl ShowReport {
 pub struct Fold {
     by: ShowBy,
     /// One group per category, in `Category::ALL` order.
-    categories: Grouper,
+    categories: CategorySums,
     rows: Grouper,
     /// Regions added up so far.
     pub regions: usize,
@@ -133,7 +133,7 @@ impl Fold {
     pub fn new(by: ShowBy) -> Fold {
         Fold {
             by,
-            categories: Grouper::with_keys(Category::ALL.iter().map(|c| c.key())),
+            categories: CategorySums::default(),
             rows: Grouper::new(),
             regions: 0,
             shmem: Sizes::default(),
@@ -143,7 +143,7 @@ impl Fold {
     /// Adds one region.
     pub fn add(&mut self, r: &Region) {
         self.regions += 1;
-        self.categories.add_region(categorize(r).key(), r);
+        self.categories.add(categorize(r), r);
         if is_shmem(r) {
             self.shmem.add_region(r);
         }
@@ -171,8 +171,8 @@ pub fn build(
 
 /// The fold as a sink: every region of the view added as it is read.
 impl RegionSink for Fold {
-    fn region(&mut self, _line: usize, region: Region) -> Flow {
-        self.add(&region);
+    fn region(&mut self, _line: usize, region: &Region) -> Flow {
+        self.add(region);
         Flow::Continue
     }
 }
@@ -200,11 +200,10 @@ pub fn finish(
         shmem_swap::shares(&objects).iter().sum::<u64>()
     });
     totals.shmem_swap = shmem_swap;
-    let categories: Vec<(Category, Group)> = Category::ALL
-        .iter()
-        .copied()
-        .zip(fold.categories.into_groups())
-        .filter(|(_, g)| g.regions > 0)
+    let categories: Vec<(Category, Group)> = fold
+        .categories
+        .into_groups()
+        .into_iter()
         .map(|(c, g)| {
             let mut sizes = g.sizes.over_processes(n);
             if c == Category::SharedMemory {

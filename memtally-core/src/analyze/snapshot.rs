@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::analyze::category::{categorize, Category};
+use crate::analyze::category::{categorize, CategorySums};
 use crate::analyze::group::process_total;
 use crate::model::snapshot::{SnapProcess, SnapPurgeable, SnapRegion, Snapshot, SnapshotKind};
 use crate::model::vmmap::{Document, SummaryRow};
@@ -34,35 +34,11 @@ pub(crate) fn categories<'a>(regions: impl IntoIterator<Item = &'a Region>) -> V
     for r in regions {
         sums.add(categorize(r), r);
     }
-    sums.into_groups()
-}
-
-/// Regions added up by category, one slot a category in table order (a
-/// snapshot lists those present so): no key hashed or name made for each
-/// region, as a `Grouper` did (3% of `snapshot`).
-#[derive(Default)]
-pub(crate) struct CategorySums([(usize, Sizes); Category::ALL.len()]);
-
-impl CategorySums {
-    pub(crate) fn add(&mut self, category: Category, r: &Region) {
-        let (regions, sizes) = &mut self.0[category.index()];
-        *regions += 1;
-        sizes.add_region(r);
-    }
-
-    /// The categories that hold a region, in table order.
-    pub(crate) fn into_groups(self) -> Vec<Group> {
-        Category::ALL
-            .iter()
-            .zip(self.0)
-            .filter(|(_, (regions, _))| *regions > 0)
-            .map(|(c, (regions, sizes))| Group { key: c.key().to_string(), regions, sizes })
-            .collect()
-    }
+    sums.into_groups().into_iter().map(|(_, g)| g).collect()
 }
 
 /// A Linux region as a snapshot region (`snapshot`'s writer writes the
-/// same bytes without making one: `usecase::region_json`).
+/// same bytes without making one: `model::region_json`).
 pub(crate) fn linux_region(r: &Region) -> SnapRegion {
     SnapRegion {
         start: r.start,
@@ -228,6 +204,7 @@ pub(crate) fn vmmap_snapshot(doc: &Document, regions: &[Region]) -> Snapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analyze::category::Category;
     use crate::model::Backing;
 
     fn region(backing: Backing, path: Option<&str>, rss: u64) -> Region {

@@ -79,8 +79,9 @@ fn clean_file(r: &Region) -> u64 {
     }
 }
 
-/// Sets `touched`, `working_set` and `cold` of one mapping read after the
-/// reset; returns how many bytes the working set may be short by.
+/// The sizes of one mapping read after the reset with `touched`,
+/// `working_set` and `cold` set, and how many bytes the working set may
+/// be short by.
 ///
 /// smaps gives per mapping how much is dirty, clean and referenced, not
 /// which pages are which: the clean touched bytes are at least
@@ -88,9 +89,14 @@ fn clean_file(r: &Region) -> u64 {
 /// agree where a mapping is all clean (code, read-only data: the common
 /// case), all dirty, or all touched; elsewhere the lower bound is taken
 /// and the difference returned, for a note.
-pub fn figure_region(r: &mut Region) -> u64 {
-    let file = clean_file(r);
-    let s = &mut r.sizes;
+pub fn figure_region(r: &Region) -> (Sizes, u64) {
+    let mut sizes = r.sizes.clone();
+    let spread = figure(&mut sizes, clean_file(r));
+    (sizes, spread)
+}
+
+/// [`figure_region`] of sizes whose clean file bytes are `file`.
+fn figure(s: &mut Sizes, file: u64) -> u64 {
     let (Some(rss), Some(referenced)) = (s.rss, s.referenced) else { return 0 };
     let referenced = referenced.min(rss);
     let dirty = s.dirty().unwrap_or(0);
@@ -122,14 +128,19 @@ impl WssFold {
     }
 }
 
-impl RegionSink for WssFold {
-    fn region(&mut self, _line: usize, mut region: Region) -> Flow {
-        let spread = figure_region(&mut region);
+impl WssFold {
+    /// Adds one mapping, its `Referenced` replaced by `referenced` where
+    /// idle page tracking counted the pages touched.
+    pub fn add(&mut self, region: &Region, referenced: Option<u64>) {
+        let mut sizes = region.sizes.clone();
+        sizes.referenced = referenced.or(sizes.referenced);
+        sizes.size = sizes.size.or(region.vsize());
+        let spread = figure(&mut sizes, clean_file(region));
         if spread > 0 {
             self.spread.0 += spread;
             self.spread.1 += 1;
         }
-        let category = categorize(&region);
+        let category = categorize(region);
         let at = match self.categories.iter().position(|c| c.category == category) {
             Some(at) => at,
             None => {
@@ -138,8 +149,14 @@ impl RegionSink for WssFold {
             }
         };
         self.categories[at].regions += 1;
-        self.categories[at].sizes.add_region(&region);
-        self.totals.add_region(&region);
+        self.categories[at].sizes.add(&sizes);
+        self.totals.add(&sizes);
+    }
+}
+
+impl RegionSink for WssFold {
+    fn region(&mut self, _line: usize, region: &Region) -> Flow {
+        self.add(region, None);
         Flow::Continue
     }
 }
@@ -205,44 +222,45 @@ mod tests {
     #[test]
     fn clean_file_pages_count_when_touched_and_dirty_ones_always() {
         // Code: 8 MiB resident, 3 touched: the working set is the 3.
-        let mut code = region(Backing::File, 8 << 20, 3 << 20, 0);
-        assert_eq!(figure_region(&mut code), 0);
-        assert_eq!(code.sizes.touched, Some(3 << 20));
-        assert_eq!(code.sizes.working_set, Some(3 << 20));
-        assert_eq!(code.sizes.cold, Some(5 << 20));
+        let (code, spread) = figure_region(&region(Backing::File, 8 << 20, 3 << 20, 0));
+        assert_eq!(spread, 0);
+        assert_eq!(code.touched, Some(3 << 20));
+        assert_eq!(code.working_set, Some(3 << 20));
+        assert_eq!(code.cold, Some(5 << 20));
         // Heap: 64 MiB dirty, 16 touched: all 64 are in the working set.
-        let mut heap = region(Backing::Anonymous, 64 << 20, 16 << 20, 64 << 20);
-        assert_eq!(figure_region(&mut heap), 0);
-        assert_eq!(heap.sizes.working_set, Some(64 << 20));
-        assert_eq!(heap.sizes.cold, Some(48 << 20));
+        let (heap, spread) =
+            figure_region(&region(Backing::Anonymous, 64 << 20, 16 << 20, 64 << 20));
+        assert_eq!(spread, 0);
+        assert_eq!(heap.working_set, Some(64 << 20));
+        assert_eq!(heap.cold, Some(48 << 20));
         // Clean anonymous pages (the zero page, read only) are not file pages.
-        let mut zero = region(Backing::Anonymous, 4 << 20, 4 << 20, 0);
-        figure_region(&mut zero);
-        assert_eq!(zero.sizes.working_set, Some(0));
+        let (zero, _) = figure_region(&region(Backing::Anonymous, 4 << 20, 4 << 20, 0));
+        assert_eq!(zero.working_set, Some(0));
     }
 
     #[test]
     fn a_mixed_mapping_takes_the_lower_bound_and_says_by_how_much() {
         // 10 resident: 4 dirty, 6 clean file pages; 5 touched. At least 1
         // of the touched is clean (5 - 4), at most 5.
-        let mut data = region(Backing::File, 10 << 20, 5 << 20, 4 << 20);
-        assert_eq!(figure_region(&mut data), 4 << 20);
-        assert_eq!(data.sizes.working_set, Some(5 << 20));
-        assert_eq!(data.sizes.touched, Some(5 << 20));
+        let (data, spread) = figure_region(&region(Backing::File, 10 << 20, 5 << 20, 4 << 20));
+        assert_eq!(spread, 4 << 20);
+        assert_eq!(data.working_set, Some(5 << 20));
+        assert_eq!(data.touched, Some(5 << 20));
     }
 
     #[test]
     fn no_referenced_figure_leaves_the_figures_unknown() {
         let mut r = region(Backing::File, 4096, 0, 0);
         r.sizes.referenced = None;
-        assert_eq!(figure_region(&mut r), 0);
-        assert_eq!((r.sizes.touched, r.sizes.working_set, r.sizes.cold), (None, None, None));
+        let (s, spread) = figure_region(&r);
+        assert_eq!(spread, 0);
+        assert_eq!((s.touched, s.working_set, s.cold), (None, None, None));
     }
 
     #[test]
     fn categories_add_up_across_processes_in_table_order() {
         let mut a = WssFold::default();
-        a.region(1, region(Backing::Anonymous, 8192, 4096, 8192));
+        a.region(1, &region(Backing::Anonymous, 8192, 4096, 8192));
         let p = |fold: &WssFold| WssProcess {
             pid: 1,
             comm: "a".into(),

@@ -57,16 +57,6 @@ impl Grouper {
         }
     }
 
-    /// A grouper whose groups come in this order (a table's row order),
-    /// whatever order the regions come in; keys not listed follow.
-    pub(crate) fn with_keys<'a>(keys: impl IntoIterator<Item = &'a str>) -> Grouper {
-        let mut g = Grouper::new();
-        for k in keys {
-            g.slot(k);
-        }
-        g
-    }
-
     fn slot(&mut self, key: &str) -> &mut Group {
         let i = match self.index.get(key) {
             Some(&i) => i,

@@ -11,6 +11,7 @@ pub(crate) mod note;
 pub mod pages;
 pub(crate) mod process;
 pub(crate) mod region;
+pub mod region_json;
 pub mod series;
 pub(crate) mod sink;
 pub mod sizes;

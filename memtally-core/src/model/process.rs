@@ -45,7 +45,7 @@ pub struct Process {
     /// down, so the rollup's PSS figures are the exact ones.
     pub rollup: Option<Sizes>,
     /// Set when the regions were handed out as they were read and not
-    /// kept (`ProcRoot::process_with`): their sum and count.
+    /// kept (`ProcRoot::process` into a sink): their sum and count.
     pub streamed: Option<Streamed>,
     /// Chromium's "private memory footprint" from `status` (RssAnon +
     /// VmSwap), read beside the regions; `None` where status has neither.
@@ -53,7 +53,7 @@ pub struct Process {
 }
 
 /// What is left of regions that were streamed and not kept.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Streamed {
     /// The regions' figures summed (virtual size from the range where the
     /// source gave none).

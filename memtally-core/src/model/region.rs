@@ -176,3 +176,27 @@ impl Region {
         })
     }
 }
+
+/// Sums of regions (`Sizes` knows no region: a region holds its sizes).
+impl Sizes {
+    /// Adds a region's sizes, taking its virtual size from its address
+    /// range when the source gave no `size`.
+    pub(crate) fn add_region(&mut self, region: &Region) {
+        if region.sizes.size.is_none() {
+            if let Some(v) = region.vsize() {
+                self.size = Some(self.size.unwrap_or(0).saturating_add(v));
+            }
+        }
+        self.add(&region.sizes);
+    }
+
+    /// The sum over every region, each region's virtual size taken from
+    /// its address range when the source gave no `size`.
+    pub fn total<'a>(regions: impl IntoIterator<Item = &'a Region>) -> Sizes {
+        let mut sum = Sizes::default();
+        for r in regions {
+            sum.add_region(r);
+        }
+        sum
+    }
+}

@@ -39,23 +39,41 @@ pub trait RegionSink {
     }
 
     /// One region, read from input line `line` (its first line: an smaps
-    /// header, a vmmap region line).
-    fn region(&mut self, line: usize, region: Region) -> Flow;
+    /// header, a vmmap region line), lent for the call: the reader reads
+    /// the next into the same memory, so a sink that keeps it clones it.
+    fn region(&mut self, line: usize, region: &Region) -> Flow;
+
+    /// Drops what the sink took of a read that did not stand (the process
+    /// exec'd while it was read), before the reader reads it once more
+    /// (a read plan's `retry`). `false`: it cannot (what it took is
+    /// printed), and the read's error stands.
+    fn restart(&mut self) -> bool {
+        false
+    }
 }
 
 /// Keeps every region.
 impl RegionSink for Vec<Region> {
-    fn region(&mut self, _line: usize, region: Region) -> Flow {
-        self.push(region);
+    fn region(&mut self, _line: usize, region: &Region) -> Flow {
+        self.push(region.clone());
         Flow::Continue
+    }
+
+    fn restart(&mut self) -> bool {
+        self.clear();
+        true
     }
 }
 
 /// Takes every region and keeps none: for a caller that wants only what
 /// the reader returns (a report's sums).
 impl RegionSink for () {
-    fn region(&mut self, _line: usize, _region: Region) -> Flow {
+    fn region(&mut self, _line: usize, _region: &Region) -> Flow {
         Flow::Continue
+    }
+
+    fn restart(&mut self) -> bool {
+        true
     }
 }
 
@@ -65,7 +83,11 @@ impl<S: RegionSink + ?Sized> RegionSink for &mut S {
         (**self).begin(process)
     }
 
-    fn region(&mut self, line: usize, region: Region) -> Flow {
+    fn region(&mut self, line: usize, region: &Region) -> Flow {
         (**self).region(line, region)
+    }
+
+    fn restart(&mut self) -> bool {
+        (**self).restart()
     }
 }

@@ -9,7 +9,6 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::named::Named;
-use super::region::Region;
 
 /// Declares the known size keys once: the smaps key (if the kernel prints
 /// one), the field name (also the JSON name) and a short column label.
@@ -311,27 +310,6 @@ known_sizes! {
 }
 
 impl Sizes {
-    /// Adds a region's sizes, taking its virtual size from its address
-    /// range when the source gave no `size`.
-    pub(crate) fn add_region(&mut self, region: &Region) {
-        if region.sizes.size.is_none() {
-            if let Some(v) = region.vsize() {
-                self.size = Some(self.size.unwrap_or(0).saturating_add(v));
-            }
-        }
-        self.add(&region.sizes);
-    }
-
-    /// The sum over every region, each region's virtual size taken from
-    /// its address range when the source gave no `size`.
-    pub fn total<'a>(regions: impl IntoIterator<Item = &'a Region>) -> Sizes {
-        let mut sum = Sizes::default();
-        for r in regions {
-            sum.add_region(r);
-        }
-        sum
-    }
-
     /// Dirty bytes: vmmap's DIRTY column, or on Linux shared + private
     /// dirty. `None` when the source says nothing about dirtiness.
     pub fn dirty(&self) -> Option<u64> {

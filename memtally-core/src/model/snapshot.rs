@@ -136,36 +136,32 @@ pub struct SnapPurgeable {
 }
 
 /// One region of a snapshot process: where it is, what it is, its sizes.
-// Read back by a hand-written `Deserialize` (model/snap_region_de.rs)
+// Written, and its schema made, from the snapshot's region keys, as
+// `snapshot` streams its regions (`region_json`: its `Serialize` and
+// `JsonSchema` are there, beside the keys);
+// read back by a hand-written `Deserialize` (model/snap_region_de.rs)
 // that takes the same objects the derived one did, without buffering.
-#[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone)]
 pub struct SnapRegion {
     /// First address; `None` for placeholder ranges.
     pub start: Option<u64>,
     /// One past the last address; `None` for placeholder ranges.
     pub end: Option<u64>,
     /// Permissions as the source prints them (`rw-p`, `rw-`).
-    #[serde(default)]
     pub perms: String,
     /// Linux pathname or vmmap region detail; `None` when there is none.
     pub path: Option<String>,
     /// The category key (Linux, `heap`) or region type (vmmap, `MALLOC_SMALL`).
     pub category: String,
     /// vmmap's REGION TYPE; `None` on Linux.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region_type: Option<String>,
     /// vmmap's purge code (`N`, `V`, `E`, `-`); `None` on Linux.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub purge: Option<Purge>,
     /// Linux: the file offset of the mapping.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
     /// Linux: the inode of the backing file (0 when anonymous).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inode: Option<u64>,
     /// Its sizes, flattened beside the other keys in JSON.
-    #[serde(flatten)]
     pub sizes: Sizes,
 }
 

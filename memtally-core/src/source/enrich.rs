@@ -2,7 +2,7 @@
 //! it is parsed and before any sink sees it, from sources other than the
 //! file the region came from. The hugetlbfs marks (from the process's
 //! mounts) are one; a page-level reader (pagemap, kpageflags) plugs in
-//! here the same way, through `ProcRoot::process_enriched`.
+//! here the same way, through `ReadPlan::enrich`.
 
 use crate::model::Region;
 use crate::source::mounts::{hugetlbfs_points, mark_hugetlbfs};

@@ -29,5 +29,5 @@ pub(crate) mod zram;
 
 pub use access::withheld;
 pub use bounded::bytes_read;
-pub use proc_root::ProcRoot;
+pub use proc_root::{ProcRoot, ReadPlan};
 pub use users::UserNames;

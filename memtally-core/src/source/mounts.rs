@@ -79,7 +79,7 @@ mod tests {
     fn files_under_a_hugetlbfs_mount_are_huge_pages() {
         use crate::model::{Backing, Region};
         let region =
-            |line: &str| crate::source::parse::smaps::parse_header(line.as_bytes()).unwrap();
+            |line: &str| crate::source::parse::smaps_header::parse_header(line.as_bytes()).unwrap();
         let points = || vec!["/mnt/huge".to_string()];
         let mut loaded = None;
         let mut r: Region = region("1000-2000 rw-s 0 00:2f 9 /mnt/huge/x");

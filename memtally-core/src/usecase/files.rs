@@ -12,7 +12,7 @@ use crate::analyze::files::{FileSort, FileTally, FilesReport, ProcessFiles};
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result};
 use crate::model::{Figure, Needs, Note, SizeSource};
-use crate::source::{scan, ProcRoot};
+use crate::source::{scan, ProcRoot, ReadPlan};
 use crate::usecase::read::ReadProcesses;
 use crate::usecase::select::select;
 use crate::usecase::Progress;
@@ -136,18 +136,16 @@ pub fn files(root: &ProcRoot, opts: &FilesOptions, progress: &dyn Progress) -> R
 }
 
 /// One process's files, from its smaps alone (no rollup: this view adds
-/// up mappings, and the rollup would walk the page tables a second time);
-/// a process that exec'd while being read is read once more (as
-/// `ProcRoot::process` does), the first read's sums dropped.
+/// up mappings, and the rollup would walk the page tables a second time;
+/// no helper threads: processes are read one after another); a process
+/// that exec'd while being read is read once more, the first read's sums
+/// dropped.
 fn read_one(root: &ProcRoot, pid: u32, files_only: bool) -> Outcome {
-    let mut tries = 0;
-    loop {
-        let mut files = ProcessFiles::new(files_only);
-        match root.process_regions(pid, &mut files) {
-            Ok(p) if p.source == SizeSource::Maps => return Outcome::MapsOnly,
-            Ok(_) => return Outcome::Read(files),
-            Err(Error::Changed { .. } | Error::Unsteady { .. }) if tries == 0 => tries += 1,
-            Err(e) => return Outcome::Failed(e),
-        }
+    let mut files = ProcessFiles::new(files_only);
+    let plan = ReadPlan::default().with_threads(false).with_rollup(false).with_retry(true);
+    match root.process(pid, plan, &mut files) {
+        Ok(p) if p.source == SizeSource::Maps => Outcome::MapsOnly,
+        Ok(_) => Outcome::Read(files),
+        Err(e) => Outcome::Failed(e),
     }
 }

@@ -15,7 +15,6 @@ pub mod metrics_pages;
 pub mod pages;
 pub mod plot;
 pub(crate) mod read;
-mod region_json;
 pub mod report;
 pub mod select;
 pub mod shared;

@@ -7,7 +7,7 @@ use crate::analyze::select::Selection;
 use crate::error::{Error, Result, Unmatched};
 use crate::model::{Needs, Note, ProcInfo, ProcMemory, Process, Scan, SizeSource, Sizes};
 use crate::source::libproc::{self, BsdInfo, Rusage, Unread};
-use crate::source::{scan, ProcRoot};
+use crate::source::{scan, ProcRoot, ReadPlan};
 use crate::usecase::select::{require_read, select, Selected};
 use crate::usecase::Progress;
 
@@ -35,7 +35,7 @@ pub(crate) fn read_full(
     let mut read = ReadProcesses { vanished: selected.vanished, ..Default::default() };
     progress.start("reading processes", selected.infos.len());
     for info in &selected.infos {
-        match root.process(info.pid) {
+        match read_whole(root, info.pid) {
             Ok(p) => read.processes.push(p),
             Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => read.vanished += 1,
             Err(Error::KernelThread { .. }) => read.kernel_threads += 1,
@@ -45,6 +45,16 @@ pub(crate) fn read_full(
     }
     progress.finish();
     Ok((selected, read.require_some()?))
+}
+
+/// One process read on its own (with the plan's threads and rollup), its
+/// regions kept; a read an exec spoiled is read once more.
+pub(crate) fn read_whole(root: &ProcRoot, pid: u32) -> Result<Process> {
+    let mut regions = Vec::new();
+    let mut p = root.process(pid, ReadPlan::default().with_retry(true), &mut regions)?;
+    p.regions = regions;
+    p.streamed = None;
+    Ok(p)
 }
 
 /// The selection, each process read from its rollup (PSS without the

@@ -1,6 +1,9 @@
 //! `show`: one process's memory by category, path or permissions, its
 //! regions handed out as they are read (so a smaps of any size runs in
-//! bounded memory); or a selection of processes read in full and summed.
+//! bounded memory); or a selection of processes read in full and summed;
+//! or one of the other views of the same command (the seed's table, page
+//! states, what a selection gives back). One entry, [`show`], taking the
+//! view.
 
 use crate::analyze::classic::Classic;
 use crate::analyze::group::GroupSort;
@@ -8,8 +11,10 @@ use crate::analyze::select::Selection;
 use crate::analyze::show::{build, finish, Fold, ShowBy, ShowReport};
 use crate::error::Result;
 use crate::model::{Flow, Note, Process, Region, RegionSink};
-use crate::source::ProcRoot;
+use crate::source::{ProcRoot, ReadPlan};
+use crate::usecase::pages::{page_view, PageView};
 use crate::usecase::read::read_full;
+use crate::usecase::top::{top, Top, TopOptions};
 use crate::usecase::{gpu, Progress};
 
 /// How to group, sort and cut the rows. Built from `default()` and the
@@ -38,27 +43,86 @@ setters!(ShowOptions {
     with_top: top: Option<usize>,
 });
 
-/// One process: the view of all its regions (with the GPU rows, when the
-/// process has GPU memory). The regions are summed as they are read and
-/// not kept, so any smaps size runs in the same memory; to see each one
-/// as well, use [`show_process_with`]. The crate's first page reads this
-/// very process with it.
-pub fn show_process(root: &ProcRoot, pid: u32, opts: &ShowOptions) -> Result<ShowReport> {
-    show_process_with(root, pid, opts, &mut ())
+/// What `show` shows: one of its five views.
+#[derive(Debug, Clone)]
+pub enum ShowView {
+    /// One process by category, path or permissions: each region goes to
+    /// the sink as it is read and none is kept, so a smaps of any size
+    /// runs in the same memory (with the GPU rows, when the process has
+    /// GPU memory).
+    Process(u32),
+    /// Several processes, each with its regions kept, summed into one view
+    /// (PSS counts shared pages once in total); the sink takes none.
+    Selection(Selection),
+    /// The seed's table of one process: virtual kB by backing and
+    /// permissions, from `maps` as the seed reads it (so it works where
+    /// only maps is readable).
+    Classic(u32),
+    /// Page states per category of one process (kpageflags; live only).
+    Pages(u32),
+    /// What the selected processes give back when they end, together and
+    /// each alone, beside PSS and USS (root; live only).
+    Exact(Selection),
 }
 
-/// One process: each region goes to `sink` as it is read, then the view
-/// of all of them (with the GPU rows, when the process has GPU memory).
-/// A sink that stops the read gets back the view of the regions read
-/// until then, marked so, and no more is read (no GPU rows).
-pub fn show_process_with(
+/// What a [`ShowView`] found.
+#[derive(Debug)]
+pub enum Shown {
+    /// [`ShowView::Process`] and [`ShowView::Selection`].
+    Regions(ShowReport),
+    /// [`ShowView::Classic`].
+    Classic(Classic),
+    /// [`ShowView::Pages`].
+    Pages(PageView),
+    /// [`ShowView::Exact`].
+    Exact(Top),
+}
+
+/// `show`: reads what `view` names. [`ShowView::Process`] hands each
+/// region to `sink` as it is read, then the view of all of them; a sink
+/// that stops the read gets back the view of the regions read until
+/// then, marked so, and no more is read (no GPU rows). The other views
+/// take no sink; `progress` hears of the selections' reads.
+pub fn show(
+    root: &ProcRoot,
+    view: &ShowView,
+    opts: &ShowOptions,
+    sink: &mut impl RegionSink,
+    progress: &dyn Progress,
+) -> Result<Shown> {
+    Ok(match view {
+        ShowView::Process(pid) => Shown::Regions(process(root, *pid, opts, sink)?),
+        ShowView::Selection(sel) => Shown::Regions(selection(root, sel, opts, progress)?),
+        ShowView::Classic(pid) => Shown::Classic(classic(root, *pid)?),
+        ShowView::Pages(pid) => Shown::Pages(page_view(root, *pid)?),
+        ShowView::Exact(sel) => {
+            let opts =
+                TopOptions::default().with_select(sel.clone()).with_top(None).with_exact(true);
+            Shown::Exact(top(root, &opts, progress)?)
+        }
+    })
+}
+
+impl Shown {
+    /// The regions' view, for [`ShowView::Process`] and
+    /// [`ShowView::Selection`]; `None` for the others.
+    pub fn into_regions(self) -> Option<ShowReport> {
+        match self {
+            Shown::Regions(report) => Some(report),
+            Shown::Classic(_) | Shown::Pages(_) | Shown::Exact(_) => None,
+        }
+    }
+}
+
+/// One process, its regions handed to `sink` as they are read.
+fn process(
     root: &ProcRoot,
     pid: u32,
     opts: &ShowOptions,
     sink: &mut impl RegionSink,
 ) -> Result<ShowReport> {
     let mut folded = Folded { fold: Fold::new(opts.by), sink };
-    let process = root.process_with(pid, &mut folded)?;
+    let process = root.process(pid, ReadPlan::default(), &mut folded)?;
     let stopped = process.streamed.as_ref().is_some_and(|s| s.stopped);
     let mut report = finish(vec![process], folded.fold, &opts.sort, opts.top);
     if stopped {
@@ -81,16 +145,16 @@ impl<S: RegionSink> RegionSink for Folded<'_, S> {
         self.sink.begin(process)
     }
 
-    fn region(&mut self, line: usize, region: Region) -> Flow {
-        self.fold.add(&region);
+    fn region(&mut self, line: usize, region: &Region) -> Flow {
+        self.fold.add(region);
         self.sink.region(line, region)
     }
 }
 
-/// Several processes, each with its regions kept, summed into one view
-/// (PSS counts shared pages once in total). What could not be read is
-/// in the report's notes; when nothing could be, its reason is the error.
-pub fn show_selection(
+/// Several processes, each with its regions kept, summed into one view.
+/// What could not be read is in the report's notes; when nothing could
+/// be, its reason is the error.
+fn selection(
     root: &ProcRoot,
     sel: &Selection,
     opts: &ShowOptions,
@@ -111,9 +175,8 @@ fn incomplete_note(root: &ProcRoot, pid: u32) -> Option<Note> {
     root.incomplete(pid).map(|why| Note::RecordedIncomplete { pid, why: why.to_string() })
 }
 
-/// The seed's table (virtual kB by backing and permissions), from `maps`
-/// as the seed reads it, so it works where only maps is readable.
-pub fn classic(root: &ProcRoot, pid: u32) -> Result<Classic> {
+/// The seed's table, from `maps`.
+fn classic(root: &ProcRoot, pid: u32) -> Result<Classic> {
     let mut counts = Classic::default();
     root.stream_regions(pid, "maps", &mut counts)?;
     Ok(counts)

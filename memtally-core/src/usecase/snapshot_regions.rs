@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use std::io::{Seek, SeekFrom, Write};
 
 use crate::analyze::category::categorize;
+use crate::analyze::category::CategorySums;
 use crate::analyze::shmem_swap::{self, Object};
-use crate::analyze::snapshot::CategorySums;
+use crate::model::region_json::write_linux_region;
 use crate::model::{Flow, Group, Region, RegionSink};
-use crate::usecase::region_json::write_linux_region;
 use crate::usecase::spill::{copy, spill_file, ReadWriteSeek};
 
 /// The most bytes of region objects kept in memory before the rest go to
@@ -52,7 +52,7 @@ impl RegionsJson {
 
     /// The regions' categories, those present, in table order.
     pub(crate) fn take_categories(&mut self) -> Vec<Group> {
-        std::mem::take(&mut self.categories).into_groups()
+        std::mem::take(&mut self.categories).into_groups().into_iter().map(|(_, g)| g).collect()
     }
 
     /// The regions' swapped shared memory, by object.
@@ -86,15 +86,20 @@ impl RegionsJson {
 }
 
 impl RegionSink for RegionsJson {
-    fn region(&mut self, _line: usize, r: Region) -> Flow {
-        let category = categorize(&r);
-        self.categories.add(category, &r);
-        shmem_swap::add_region(&mut self.objects, &r);
+    fn restart(&mut self) -> bool {
+        RegionsJson::restart(self);
+        true
+    }
+
+    fn region(&mut self, _line: usize, r: &Region) -> Flow {
+        let category = categorize(r);
+        self.categories.add(category, r);
+        shmem_swap::add_region(&mut self.objects, r);
         if self.regions > 0 {
             self.bytes.push(b',');
         }
         self.regions += 1;
-        write_linux_region(&mut self.bytes, &r, category.key());
+        write_linux_region(&mut self.bytes, r, category.key());
         if self.bytes.len() < IN_MEMORY {
             return Flow::Continue;
         }
@@ -105,5 +110,39 @@ impl RegionSink for RegionsJson {
                 Flow::Stop
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analyze::category::categorize;
+    use crate::analyze::snapshot::linux_region;
+    use crate::model::region_json::write_linux_region;
+    use crate::source::parse::smaps::SmapsReader;
+
+    /// Every recorded mapping streams as the snapshot held whole writes
+    /// it (`linux_region`, serialized).
+    #[test]
+    fn every_recorded_region_streams_as_the_whole_snapshot_writes_it() {
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/fixtures/linux");
+        let mut compared = 0;
+        for tree in std::fs::read_dir(root).unwrap() {
+            let proc = tree.unwrap().path().join("proc");
+            let Ok(pids) = std::fs::read_dir(&proc) else { continue };
+            for pid in pids {
+                let smaps = pid.unwrap().path().join("smaps");
+                let Ok(text) = std::fs::read(&smaps) else { continue };
+                let mut reader = SmapsReader::new(&text[..]);
+                while let Some((_, r)) = reader.next_located().unwrap() {
+                    let mut streamed = Vec::new();
+                    write_linux_region(&mut streamed, r, categorize(r).key());
+                    let whole = serde_json::to_vec(&linux_region(r)).unwrap();
+                    assert_eq!(streamed, whole, "{}", smaps.display());
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 1000, "only {compared} regions compared");
     }
 }

@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 use crate::model::snapshot::{SnapProcess, Snapshot, SnapshotKind, Summing};
 use crate::model::{Needs, Note, ProcInfo, Process, SizeSource};
 use crate::source::users::UserNames;
-use crate::source::ProcRoot;
+use crate::source::{ProcRoot, ReadPlan};
 use crate::usecase::read::ReadProcesses;
 use crate::usecase::select::select;
 use crate::usecase::snapshot::moment;
@@ -60,7 +60,12 @@ pub fn take_into(
     let mut regions = RegionsJson::default();
     progress.start("reading processes", selected.infos.len());
     for info in &selected.infos {
-        match root.process_selected_with(info, &mut regions, RegionsJson::restart) {
+        // One process after another on this thread: no helper threads
+        // (each would cost more than it saves), what the selection read
+        // of it not read again.
+        let plan = ReadPlan::default().with_threads(false).with_known(Some(info)).with_retry(true);
+        regions.restart();
+        match root.process(info.pid, plan, &mut regions) {
             Ok(p) => match regions.take_failure() {
                 Some(e) => return Err((output.error)(e)),
                 None => doc.process(&p, info, &users, &mut regions).map_err(output.error)?,

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use crate::analyze::select::Selection;
-use crate::analyze::top::{build, dirty_field, TopBy, TopReport, TopSort};
+use crate::analyze::top::{build, dirty_field, TopBy, TopReport, TopRow, TopSort};
 use crate::error::Result;
 use crate::model::{CgroupMemory, Figure, Needs, Note, ProcMemory, Scan, SizeSource};
 use crate::source::cgroup::CgroupRoot;
@@ -337,6 +337,11 @@ impl TopReader {
 }
 
 impl Top {
+    /// The process a row is of (a row of one process), in the scan.
+    pub fn process_of(&self, row: &TopRow) -> Option<&ProcMemory> {
+        row.process.map(|i| &self.scan.processes[i])
+    }
+
     /// What the reader must know to trust the figures, in the order they
     /// are printed. Derived from the view and the scan, so both readers
     /// ([`top`], [`TopReader`]) carry the same notes.

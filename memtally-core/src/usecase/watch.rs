@@ -62,7 +62,7 @@ pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Samp
         let mut cats: BTreeMap<&'static str, Sizes> = BTreeMap::new();
         let read = pids.len();
         for pid in pids {
-            let Ok(p) = root.process(pid) else { continue };
+            let Ok(p) = crate::usecase::read::read_whole(root, pid) else { continue };
             for g in categories(&p.regions) {
                 let key = Category::ALL.iter().find(|c| c.key() == g.key).map_or("?", |c| c.key());
                 cats.entry(key).or_default().add(&g.sizes);

@@ -387,13 +387,17 @@ struct Touched<'a> {
 }
 
 impl RegionSink for Touched<'_> {
-    fn region(&mut self, line: usize, mut region: Region) -> Flow {
-        if let (Some(start), Some(end)) = (region.start, region.end) {
-            let from = self.addrs.partition_point(|&a| a < start);
-            let to = self.addrs.partition_point(|&a| a < end);
-            region.sizes.referenced = Some((to - from) as u64 * PAGE);
-        }
-        self.fold.region(line, region)
+    fn region(&mut self, _line: usize, region: &Region) -> Flow {
+        let touched = match (region.start, region.end) {
+            (Some(start), Some(end)) => {
+                let from = self.addrs.partition_point(|&a| a < start);
+                let to = self.addrs.partition_point(|&a| a < end);
+                Some((to - from) as u64 * PAGE)
+            }
+            _ => None,
+        };
+        self.fold.add(region, touched);
+        Flow::Continue
     }
 }
 

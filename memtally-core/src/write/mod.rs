@@ -25,7 +25,6 @@
 
 mod dir;
 mod file;
-pub mod json_bytes;
 mod name;
 mod remove;
 mod staged;

@@ -1,5 +1,5 @@
 //! The library on a machine where processes come and go: a churn of short
-//! processes while `top` reads every process and `show_selection` reads a
+//! processes while `top` reads every process and `show` of a selection reads a
 //! tree whose members exit under it. Each read returns a whole report or
 //! says the tree is gone; nothing fails in any other way. (The command
 //! line only maps these results to output and exit codes.)
@@ -7,10 +7,9 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::shown::show_many;
 use memtally_core::usecase::top;
-use memtally_core::{
-    show_selection, Error, ProcRoot, SelectOptions, ShowOptions, Silent, TopOptions,
-};
+use memtally_core::{Error, ProcRoot, SelectOptions, ShowOptions, Silent, TopOptions};
 
 /// Starts a shell that keeps forking short-lived children (bounded: at
 /// most `total` of them, and it stops itself after `secs`).
@@ -64,7 +63,7 @@ fn top_and_show_of_a_tree_survive_process_churn() {
         vanished_seen += read.scan.vanished;
         tops += 1;
         shows += 1;
-        match show_selection(&root, &tree, &ShowOptions::default(), &Silent) {
+        match show_many(&root, &tree, &ShowOptions::default()) {
             Ok(report) => {
                 assert!(!report.processes.is_empty(), "a whole report of nothing");
                 assert!(report.totals.size.unwrap_or(0) > 0, "{:?}", report.totals);

@@ -1,17 +1,17 @@
 //! A process that exits, execs or changes while the library reads it: the
 //! kernel ends its smaps early, at a mapping boundary, without an error.
-//! `show_process` must then fail with why (gone, changed), never return
+//! `show` of one process must then fail with why (gone, changed), never return
 //! the part it read as the whole. The command line's side (exit code 3,
 //! and `capture`, whose files are the command's) is tested in
 //! memtally-cli/tests/cli/exit_races.rs.
 
 use std::time::{Duration, Instant};
 
+use crate::support::shown::{show_many, show_one, show_one_with};
 use memtally_core::model::Note;
 use memtally_core::usecase::top;
 use memtally_core::{
-    show_process, show_process_with, show_selection, Error, Flow, ProcRoot, Region, RegionSink,
-    SelectOptions, ShowOptions, Silent, TopOptions,
+    Error, Flow, ProcRoot, Region, RegionSink, SelectOptions, ShowOptions, Silent, TopOptions,
 };
 
 use crate::support::child::{exec_loop, fork_ready, many_mappings, map_and_touch, Forked};
@@ -36,7 +36,7 @@ fn show_of_a_process_killed_mid_read_is_never_a_complete_map() {
     let root = ProcRoot::live();
     let probe = many_mappings(PAGES);
     let start = Instant::now();
-    let whole = show_process(&root, probe.pid as u32, &ShowOptions::default()).unwrap();
+    let whole = show_one(&root, probe.pid as u32, &ShowOptions::default()).unwrap();
     let full = start.elapsed();
     assert!(whole.region_count >= PAGES, "{} regions", whole.region_count);
     drop(probe);
@@ -45,9 +45,8 @@ fn show_of_a_process_killed_mid_read_is_never_a_complete_map() {
     for i in 0..runs {
         let child = many_mappings(PAGES);
         let pid = child.pid as u32;
-        let read = std::thread::spawn(move || {
-            show_process(&ProcRoot::live(), pid, &ShowOptions::default())
-        });
+        let read =
+            std::thread::spawn(move || show_one(&ProcRoot::live(), pid, &ShowOptions::default()));
         // Kills spread over the read, from its start to its end.
         std::thread::sleep(full * i / runs);
         child.kill();
@@ -75,8 +74,8 @@ fn show_of_a_process_killed_mid_read_is_never_a_complete_map() {
 struct Paths(Vec<String>);
 
 impl RegionSink for Paths {
-    fn region(&mut self, _line: usize, region: Region) -> Flow {
-        self.0.extend(region.path);
+    fn region(&mut self, _line: usize, region: &Region) -> Flow {
+        self.0.extend(region.path.clone());
         Flow::Continue
     }
 }
@@ -92,7 +91,7 @@ fn show_of_a_process_that_execs_mid_read_is_never_cut_short() {
     while start.elapsed() < Duration::from_secs(6) && runs < 300 {
         let mut paths = Paths::default();
         runs += 1;
-        match show_process_with(&root, pid, &ShowOptions::default(), &mut paths) {
+        match show_one_with(&root, pid, &ShowOptions::default(), &mut paths) {
             Ok(_) => {
                 // The stack and the vDSO sit at the top of the address
                 // space: a map cut short lacks them.
@@ -152,10 +151,10 @@ fn spawn_flapping() -> Forked {
 }
 
 /// When the regions sum to far less resident memory than the rollup read
-/// beside them (64 MiB went between the two reads), `show_process`, which
-/// handed the regions out as it read them, fails saying the process
-/// changed; `show_selection`, which keeps them, reads once more, and is
-/// whole (or fails the same way when that disagrees too).
+/// beside them (64 MiB went between the two reads), `show` of one
+/// process, which handed the regions out as it read them, fails saying
+/// the process changed; `show` of a selection, which keeps them, reads
+/// once more, and is whole (or fails the same way when that disagrees too).
 #[test]
 fn show_of_a_process_whose_rollup_disagrees_is_not_whole() {
     let child = spawn_flapping();
@@ -165,7 +164,7 @@ fn show_of_a_process_whose_rollup_disagrees_is_not_whole() {
     let (mut runs, mut whole, mut unsteady) = (0, 0, 0);
     while start.elapsed() < Duration::from_secs(10) && runs < 100 && unsteady < 2 {
         runs += 1;
-        match show_process(&root, pid, &ShowOptions::default()) {
+        match show_one(&root, pid, &ShowOptions::default()) {
             Ok(_) => whole += 1,
             Err(Error::Unsteady { pid: p, summed_kib, rollup_kib, .. }) => {
                 assert_eq!(p, pid);
@@ -179,7 +178,7 @@ fn show_of_a_process_whose_rollup_disagrees_is_not_whole() {
     let (mut again_runs, mut again_whole) = (0, 0);
     while again_runs < 3 && start.elapsed() < Duration::from_secs(20) {
         again_runs += 1;
-        match show_selection(&root, &sel, &ShowOptions::default(), &Silent) {
+        match show_many(&root, &sel, &ShowOptions::default()) {
             Ok(report) => {
                 assert!(report.notes.is_empty(), "{:?}", report.notes);
                 assert_eq!(report.processes.len(), 1);
@@ -191,7 +190,7 @@ fn show_of_a_process_whose_rollup_disagrees_is_not_whole() {
             Err(e) => panic!("{e:?}"),
         }
     }
-    eprintln!("{runs} shows of a process swinging by 64 MiB: {whole} whole, {unsteady} said it changed; show_selection: {again_whole} of {again_runs} whole");
+    eprintln!("{runs} shows of a process swinging by 64 MiB: {whole} whole, {unsteady} said it changed; a selection: {again_whole} of {again_runs} whole");
     assert!(unsteady > 0, "the rollup never disagreed with the regions: the test aimed badly");
 }
 
@@ -203,14 +202,14 @@ fn show_of_a_process_whose_rollup_disagrees_is_not_whole() {
 fn a_tree_marked_incomplete_is_read_back_as_partial() {
     let (_tmp, dir) = copied_fixture("python3-mmap");
     let root = ProcRoot::new(&dir);
-    let shown = show_process(&root, 11364, &ShowOptions::default()).unwrap();
+    let shown = show_one(&root, 11364, &ShowOptions::default()).unwrap();
     assert!(shown.notes.is_empty(), "{:?}", shown.notes);
     let whole = top::top(&root, &TopOptions::default(), &Silent).unwrap();
     assert!(!whole.partial() && whole.scan.failed.is_empty(), "{:?}", whole.scan.failed);
 
     std::fs::write(dir.join("11364/memtally-incomplete"), "exited while being recorded\n").unwrap();
     let root = ProcRoot::new(&dir);
-    let shown = show_process(&root, 11364, &ShowOptions::default()).unwrap();
+    let shown = show_one(&root, 11364, &ShowOptions::default()).unwrap();
     let want = Note::RecordedIncomplete { pid: 11364, why: "exited while being recorded".into() };
     assert_eq!(shown.notes, vec![want.clone()]);
     assert_eq!(shown.region_count, whole_regions(&dir), "every recorded region is still read");
@@ -232,7 +231,7 @@ fn a_tree_marked_incomplete_is_read_back_as_partial() {
         .map(|l| format!("{l}\n"))
         .collect();
     std::fs::write(dir.join("11364/status"), zombie).unwrap();
-    let shown = show_process(&ProcRoot::new(&dir), 11364, &ShowOptions::default()).unwrap();
+    let shown = show_one(&ProcRoot::new(&dir), 11364, &ShowOptions::default()).unwrap();
     assert_eq!(shown.notes, vec![want]);
 }
 
@@ -242,8 +241,8 @@ fn whole_regions(dir: &std::path::Path) -> usize {
 }
 
 /// `snapshot` (written as it reads, each region as it is parsed, through
-/// `ProcRoot::process_selected_with`: one open `stat` for both stamps, the
-/// selection's `status`) of a process that execs in a loop: each time, the
+/// `ProcRoot::process` with the selection's `ReadPlan::known`: one open
+/// `stat` for both stamps, the selection's `status`) of a process that execs in a loop: each time, the
 /// process is in the document whole (its stack and vDSO, at the top of the
 /// address space, are there) and once (its regions in address order: a
 /// read that did not stand left none of its own before the next read's),

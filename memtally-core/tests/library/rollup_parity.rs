@@ -1,4 +1,4 @@
-//! On every recorded tree, what `show_process` reads agrees with the
+//! On every recorded tree, what `show` of one process reads agrees with the
 //! kernel's own sums in the recorded `smaps_rollup`, figure by figure: the
 //! regions it hands out add up to the rollup, and the report's totals are
 //! the rollup's. The recording script keeps a tree only when its smaps and
@@ -8,12 +8,13 @@
 use std::path::PathBuf;
 
 use crate::support::rollup::rollup;
+use crate::support::shown::{show_one, show_one_with};
 use memtally_core::analyze::diff::diff;
 use memtally_core::model::Named;
 use memtally_core::usecase::snapshot;
 use memtally_core::{
-    show_process, show_process_with, DiffOptions, Figure, Flow, ProcRoot, Region, RegionSink,
-    SelectOptions, ShowOptions, Silent, Sizes,
+    DiffOptions, Figure, Flow, ProcRoot, Region, RegionSink, SelectOptions, ShowOptions, Silent,
+    Sizes,
 };
 
 /// Figures the kernel rounds down to kB per mapping in smaps but sums
@@ -63,8 +64,8 @@ fn named(sizes: &Sizes, name: &str) -> Option<u64> {
 struct Kept(Vec<Region>);
 
 impl RegionSink for Kept {
-    fn region(&mut self, _line: usize, region: Region) -> Flow {
-        self.0.push(region);
+    fn region(&mut self, _line: usize, region: &Region) -> Flow {
+        self.0.push(region.clone());
         Flow::Continue
     }
 }
@@ -78,8 +79,7 @@ fn totals_equal_the_recorded_smaps_rollup() {
         let root = dir.join("proc");
         let mut kept = Kept::default();
         let report =
-            show_process_with(&ProcRoot::new(&root), *pid, &ShowOptions::default(), &mut kept)
-                .unwrap();
+            show_one_with(&ProcRoot::new(&root), *pid, &ShowOptions::default(), &mut kept).unwrap();
         let regions = kept.0;
         let want = rollup(&root.join(pid.to_string()).join("smaps_rollup"));
         for k in [
@@ -138,7 +138,7 @@ fn totals_equal_the_recorded_smaps_rollup() {
 
 /// A rollup whose PSS is more than the rounding above its smaps' sum was
 /// taken at another instant (a sharer wrote or exited between the reads
-/// of a capture): `show_process` falls back to the regions' sums, and a
+/// of a capture): `show` of one process falls back to the regions' sums, and a
 /// diff of two snapshots of such a tree agrees with it and has nothing to
 /// correct. The variant is made here: the recorded python3-mmap tree,
 /// copied, with 2 MiB added to its rollup's Pss line.
@@ -170,15 +170,12 @@ fn a_rollup_of_another_instant_is_not_taken_for_the_exact_pss() {
 
     let proc_root = ProcRoot::new(&root);
     let mut kept = Kept::default();
-    let shown = show_process_with(&proc_root, 11364, &ShowOptions::default(), &mut kept).unwrap();
+    let shown = show_one_with(&proc_root, 11364, &ShowOptions::default(), &mut kept).unwrap();
     let regions_pss: u64 = kept.0.iter().filter_map(|r| r.sizes.pss).sum();
     assert_eq!(shown.totals.pss, Some(regions_pss));
     let rolled = rollup(&rollup_path)["pss"];
     assert!(rolled > regions_pss + 1024 * 1024, "the moved rollup is not what is shown");
-    assert_eq!(
-        show_process(&proc_root, 11364, &ShowOptions::default()).unwrap().totals,
-        shown.totals
-    );
+    assert_eq!(show_one(&proc_root, 11364, &ShowOptions::default()).unwrap().totals, shown.totals);
 
     let sel = SelectOptions::default().with_pids(vec![11364]).resolve().unwrap();
     let snap = snapshot::take(&proc_root, &sel, &Silent).unwrap().snapshot;

@@ -2,7 +2,6 @@
 
 use std::io::Write;
 
-use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use memtally_core::analyze::categorize;
@@ -10,77 +9,19 @@ use memtally_core::analyze::gpu::GpuShow;
 use memtally_core::analyze::group::process_total;
 use memtally_core::analyze::rounding::{Rounding, TotalsFrom};
 use memtally_core::analyze::show::{Row, ShowReport};
+use memtally_core::model::region_json::{RegionObject, RegionRef, ShowRegion};
 use memtally_core::model::{Named, Process, Region, SizeSource, Sizes};
 
 use crate::render::json;
 use crate::render::notes::{words, WithNotes};
 
-/// A region as JSON: addresses as integers, its attributes and sizes
-/// (bytes) beside its own keys. The streamed document writes the same
-/// object straight into its buffer ([`RegionWriter`](super::json_region::RegionWriter)).
-#[derive(Serialize, schemars::JsonSchema)]
-pub(super) struct RegionJson<'a> {
-    start: Option<u64>,
-    end: Option<u64>,
-    perms: &'a str,
-    offset: Option<u64>,
-    device: Option<&'a str>,
-    inode: Option<u64>,
-    path: Option<&'a str>,
-    category: &'static str,
-    vm_flags: Option<&'a str>,
-    #[serde(flatten)]
-    attributes: Attributes<'a>,
-    #[serde(flatten)]
-    sizes: &'a Sizes,
-}
+/// A region as `show` prints it (`region_json::ShowRegion`: its keys,
+/// sorted, the smaps attributes and the figures the mapping has).
+pub(super) type RegionJson<'a> = RegionObject<'a, ShowRegion>;
 
-impl RegionJson<'_> {
-    pub(super) fn of(r: &Region) -> RegionJson<'_> {
-        RegionJson {
-            start: r.start,
-            end: r.end,
-            perms: &r.perms,
-            offset: r.offset,
-            device: r.device.as_deref(),
-            inode: r.inode,
-            path: r.path.as_deref(),
-            category: categorize(r).key(),
-            vm_flags: r.vm_flags.as_deref(),
-            attributes: Attributes(&r.attributes),
-            sizes: &r.sizes,
-        }
-    }
-}
-
-/// A region's other smaps lines (`THPeligible`, `ProtectionKey`), each a key.
-struct Attributes<'a>(&'a [(String, String)]);
-
-/// The schema of those keys: named by smaps, so not known in advance; a
-/// string each. A region's size key this build does not know
-/// ([`Sizes::extra`]) sits beside them as an integer, so the region's
-/// other keys are either.
-impl schemars::JsonSchema for Attributes<'_> {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Attributes".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "object",
-            "additionalProperties": { "type": ["string", "integer"] },
-        })
-    }
-}
-
-impl Serialize for Attributes<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (k, v) in self.0 {
-            map.serialize_entry(k, v)?;
-        }
-        map.end()
-    }
+/// Region `r` as `show` prints it.
+pub(super) fn region_json(r: &Region) -> RegionJson<'_> {
+    RegionObject::new(RegionRef::linux(r, categorize(r).key()))
 }
 
 /// Which process the document is of (one process's document only).
@@ -206,7 +147,7 @@ struct ProcessJson<'a> {
 }
 
 fn regions(p: &Process) -> Vec<RegionJson<'_>> {
-    p.regions.iter().map(RegionJson::of).collect()
+    p.regions.iter().map(region_json).collect()
 }
 
 fn json_doc(report: &ShowReport) -> ShowJson<'_> {

@@ -3,7 +3,6 @@
 
 mod csv;
 mod json;
-mod json_region;
 mod stream;
 mod table;
 

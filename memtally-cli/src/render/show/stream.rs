@@ -8,8 +8,9 @@ use memtally_core::analyze::categorize;
 use memtally_core::analyze::show::ShowReport;
 use memtally_core::model::{Flow, Named, Process, Region, RegionSink};
 
+use memtally_core::model::region_json::{RegionRef, RegionWriter, ShowRegion};
+
 use super::json::{summary, ProcessHead};
-use super::json_region::RegionWriter;
 use super::{csv, csv_cell, figures, heading, table, COLUMNS, CSV_FIGURES};
 use crate::render::blocks::{write_text, Block};
 use crate::render::stream_doc::StreamDoc;
@@ -23,7 +24,7 @@ pub struct RegionStream {
     kind: StreamKind,
     started: bool,
     doc: StreamDoc,
-    writer: RegionWriter,
+    writer: RegionWriter<ShowRegion>,
     /// The terminal's width, asked once (tables are cut to it).
     width: Option<usize>,
     /// The figure columns (indices into `COLUMNS`) the `--regions` table
@@ -118,7 +119,11 @@ impl RegionStream {
         match self.kind {
             StreamKind::Json => {
                 let writer = &mut self.writer;
-                self.doc.item(|buf| writer.write(r, buf))?;
+                let r = RegionRef::linux(r, categorize(r).key());
+                self.doc.item(|buf| {
+                    writer.write(&r, buf);
+                    Ok(())
+                })?;
             }
             StreamKind::Csv => {
                 let mut rec = vec![
@@ -281,8 +286,8 @@ impl RegionSink for Printing<'_> {
         self.stream.doc.keep(started)
     }
 
-    fn region(&mut self, _line: usize, region: Region) -> Flow {
-        let written = self.stream.print(self.pid, &region, self.out);
+    fn region(&mut self, _line: usize, region: &Region) -> Flow {
+        let written = self.stream.print(self.pid, region, self.out);
         self.stream.doc.keep(written)
     }
 }

@@ -5,10 +5,12 @@ use serde_json::Value;
 use memtally_core::analyze::group::GroupSort;
 use memtally_core::analyze::show::{build, finish, Fold, ShowBy, ShowReport};
 use memtally_core::model::{Backing, Figure, Flow, Named, Process, Region, RegionSink, SizeSource};
-use memtally_core::source::ProcRoot;
+use memtally_core::source::{ProcRoot, ReadPlan};
 
-use super::json::{json_value, RegionJson};
-use super::json_region::RegionWriter;
+use memtally_core::analyze::categorize;
+use memtally_core::model::region_json::{RegionRef, RegionWriter, ShowRegion};
+
+use super::json::{json_value, region_json};
 use super::stream::Printing;
 use super::{csv, table, RegionStream};
 
@@ -37,7 +39,7 @@ fn streamed(
     format: crate::render::Format,
     regions: bool,
 ) -> Vec<u8> {
-    /// The view's fold, then the printer, as `show_process_with` chains them.
+    /// The view's fold, then the printer, as `show` chains them.
     struct Both<'a> {
         fold: &'a mut Fold,
         print: Printing<'a>,
@@ -46,17 +48,16 @@ fn streamed(
         fn begin(&mut self, p: &Process) -> Flow {
             self.print.begin(p)
         }
-        fn region(&mut self, line: usize, r: Region) -> Flow {
-            self.fold.add(&r);
+        fn region(&mut self, line: usize, r: &Region) -> Flow {
+            self.fold.add(r);
             self.print.region(line, r)
         }
     }
     let (mut out, mut printed) = (Vec::new(), Vec::new());
     let mut stream = RegionStream::new(format, regions);
     let mut fold = Fold::new(by);
-    let p = root
-        .process_with(pid, &mut Both { fold: &mut fold, print: stream.to(&mut printed) })
-        .unwrap();
+    let both = &mut Both { fold: &mut fold, print: stream.to(&mut printed) };
+    let p = root.process(pid, ReadPlan::default(), both).unwrap();
     let report = finish(
         vec![p],
         fold,
@@ -76,7 +77,10 @@ fn streaming_prints_what_the_in_memory_view_prints() {
         let root = ProcRoot::new(tree.unwrap().path().join("proc"));
         let Ok(pids) = root.pids() else { continue };
         for pid in pids {
-            let p = [root.process(pid).unwrap()];
+            let mut regions = Vec::new();
+            let mut p = root.process(pid, ReadPlan::default(), &mut regions).unwrap();
+            (p.regions, p.streamed) = (regions, None);
+            let p = [p];
             for by in [ShowBy::Category, ShowBy::Path, ShowBy::Perms] {
                 let report = build(
                     p.to_vec(),
@@ -176,12 +180,12 @@ fn streamed_json_handles_every_region_shape() {
         footprint: None,
     }];
     // Byte for byte, key order included: the fast path's object is the
-    // derived one's, sorted.
-    let mut writer = RegionWriter::default();
+    // serde one's, sorted.
+    let mut writer = RegionWriter::<ShowRegion>::default();
     for r in &p[0].regions {
         let mut fast = Vec::new();
-        writer.write(r, &mut fast).unwrap();
-        let slow = serde_json::to_vec(&crate::render::json::sorted(&RegionJson::of(r)).unwrap());
+        writer.write(&RegionRef::linux(r, categorize(r).key()), &mut fast);
+        let slow = serde_json::to_vec(&crate::render::json::sorted(&region_json(r)).unwrap());
         assert_eq!(String::from_utf8(fast).unwrap(), String::from_utf8(slow.unwrap()).unwrap());
     }
     let report = build(p.to_vec(), ShowBy::Path, &[GroupSort::Figure(Figure::Dirty)], None);

@@ -8,6 +8,7 @@ use serde::Serialize;
 use memtally_core::analyze::vmmap::{
     CountMismatch, Footprint, FootprintCheck, FootprintFrom, Overcommit, TotalCheck,
 };
+use memtally_core::model::region_json::{RegionObject, RegionRef, RegionWriter, VmmapRegion};
 use memtally_core::model::vmmap::{
     Diagnostics, Header, MallocZoneRow, Problem, SummaryRow, VRegion, VRegionSink,
 };
@@ -15,46 +16,8 @@ use memtally_core::model::{Flow, Sizes};
 
 use crate::render::stream_doc::{NoKeys, StreamDoc};
 
-use super::{json_region, VmmapView};
+use super::VmmapView;
 use crate::render::table::csv_text;
-
-// A region as the schema has it; `json_region` writes the same bytes
-// as serde_json would for it (its test checks).
-#[derive(Serialize, schemars::JsonSchema)]
-pub(super) struct JsonRegion<'a> {
-    line: usize,
-    region_type: Option<&'a str>,
-    start: Option<u64>,
-    end: Option<u64>,
-    vsize: Option<u64>,
-    resident: Option<u64>,
-    dirty: Option<u64>,
-    swap: Option<u64>,
-    purge: &'static str,
-    share_mode: Option<&'a str>,
-    protection: &'a str,
-    max_protection: Option<&'a str>,
-    detail: Option<&'a str>,
-}
-
-#[cfg(test)]
-pub(super) fn json_region(line: usize, r: &memtally_core::model::Region) -> JsonRegion<'_> {
-    JsonRegion {
-        line,
-        region_type: r.region_type.as_deref(),
-        start: r.start,
-        end: r.end,
-        vsize: r.sizes.size,
-        resident: r.sizes.rss,
-        dirty: r.sizes.dirty,
-        swap: r.sizes.swap,
-        purge: r.purge.code(),
-        share_mode: r.share_mode.as_deref(),
-        protection: &r.perms,
-        max_protection: r.max_perms.as_deref(),
-        detail: r.path.as_deref(),
-    }
-}
 
 #[derive(Serialize, schemars::JsonSchema)]
 struct JsonBreakdown<'a> {
@@ -236,9 +199,9 @@ impl VmmapStream {
             self.start()?;
         }
         if self.json {
-            self.doc.item(|w| {
-                json_region::start(w, line);
-                json_region::rest(w, r)
+            self.doc.item(|buf| {
+                RegionWriter::<VmmapRegion>::default().write(&RegionRef::vmmap_line(line, r), buf);
+                Ok(())
             })?;
         } else {
             let o = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
@@ -406,7 +369,7 @@ fn hist_row(vsize: u64, p: &[u64; 4], total: u64) -> JsonHistRow {
 /// keys after the regions (docs/schema/, [`crate::render::schema`]).
 pub(crate) fn schemas(g: &mut schemars::SchemaGenerator) -> [schemars::Schema; 2] {
     [
-        <JsonRegion as schemars::JsonSchema>::json_schema(g),
+        <RegionObject<VmmapRegion> as schemars::JsonSchema>::json_schema(g),
         <JsonDoc as schemars::JsonSchema>::json_schema(g),
     ]
 }

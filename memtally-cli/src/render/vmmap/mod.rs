@@ -6,7 +6,6 @@ mod csv;
 mod csv_tables;
 mod detail;
 mod json;
-mod json_region;
 mod notes;
 mod seed;
 mod table;

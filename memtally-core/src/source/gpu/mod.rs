@@ -104,7 +104,7 @@ struct MapsScan {
 }
 
 impl crate::model::RegionSink for MapsScan {
-    fn region(&mut self, _line: usize, r: crate::model::Region) -> crate::model::Flow {
+    fn region(&mut self, _line: usize, r: &crate::model::Region) -> crate::model::Flow {
         self.mappings += 1;
         if let Some(path) = r.path.as_deref() {
             if is_dmabuf_target(path) {

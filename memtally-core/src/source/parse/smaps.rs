@@ -21,16 +21,13 @@
 
 use std::io::{BufRead, Read};
 
-pub(crate) use super::smaps_header::parse_header;
-use super::smaps_header::{is_header, parse_dec};
+pub use super::smaps_fields::MAX_LINE;
+use super::smaps_fields::{parse_dec, trim};
+use super::smaps_header::{is_header, read_header, Spare};
 use super::smaps_size_line::{expected_size, size_line};
 use super::ParseError;
 use crate::model::sizes::smaps_key_index;
-use crate::model::{snake_case, Region};
-
-/// The longest line read (a real smaps line is under 5 KiB: a path is
-/// at most 4 KiB).
-pub const MAX_LINE: usize = 1 << 20;
+use crate::model::{snake_case, Backing, Region};
 
 /// How much of a bad line an error quotes.
 pub const QUOTE_MAX: usize = 200;
@@ -50,7 +47,10 @@ pub fn parse(input: impl BufRead) -> Result<Vec<Region>, ParseError> {
     SmapsReader::new(input).read_all()
 }
 
-/// Reads regions one at a time from smaps or maps text.
+/// Reads regions one at a time from smaps or maps text: each is read
+/// into one of two regions the reader keeps and lent out as it is done
+/// ([`next_located`](Self::next_located)), so reading a mapping moves no
+/// region and allocates nothing once the strings it needs have room.
 pub struct SmapsReader<R> {
     input: R,
     /// A line that did not fit in what `input` had buffered, gathered here
@@ -64,7 +64,12 @@ pub struct SmapsReader<R> {
 /// line borrowed from the input's buffer can be parsed in place.
 struct LineState {
     line_no: usize,
-    pending: Option<Region>,
+    /// The mapping being read (`slots[filling]`, when `pending`) and the
+    /// one lent out last, its header line read into the other.
+    slots: [Region; 2],
+    filling: usize,
+    pending: bool,
+    spare: Spare,
     /// Where in `KNOWN_KEYS` the next key line most likely is.
     hint: usize,
     /// snake_case names of the non-size keys seen so far (smaps repeats
@@ -87,7 +92,10 @@ impl<R: BufRead> SmapsReader<R> {
             done: false,
             lines: LineState {
                 line_no: 0,
-                pending: None,
+                slots: [Region::new(Backing::Unknown), Region::new(Backing::Unknown)],
+                filling: 0,
+                pending: false,
+                spare: Spare::default(),
                 hint: 0,
                 names: Vec::new(),
                 fields_now: 0,
@@ -97,17 +105,28 @@ impl<R: BufRead> SmapsReader<R> {
         }
     }
 
-    /// The next complete region, `Ok(None)` at the end of input.
+    /// The next complete region, `Ok(None)` at the end of input: an owned
+    /// copy of what [`next_located`](Self::next_located) lends.
     pub fn next_region(&mut self) -> Result<Option<Region>, ParseError> {
-        Ok(self.next_located()?.map(|(_, r)| r))
+        Ok(self.next_located()?.map(|(_, r)| r.clone()))
     }
 
-    /// The next complete region with the number of its header line.
-    pub fn next_located(&mut self) -> Result<Option<(usize, Region)>, ParseError> {
+    /// The next complete region with the number of its header line, lent
+    /// until the next call (a reader of many mappings reads each into the
+    /// same memory; the caller may change it, as the enrichers do).
+    pub fn next_located(&mut self) -> Result<Option<(usize, &mut Region)>, ParseError> {
+        let done = self.next_done()?;
+        let lines = &mut self.lines;
+        Ok(done.map(move |(line, slot)| (line, &mut lines.slots[slot])))
+    }
+
+    /// The next complete region: its header line and its slot.
+    fn next_done(&mut self) -> Result<Option<(usize, usize)>, ParseError> {
         loop {
             if self.done {
                 let lines = &mut self.lines;
-                return Ok(lines.pending.take().map(|r| (lines.header_line, r)));
+                let pending = std::mem::take(&mut lines.pending);
+                return Ok(pending.then_some((lines.header_line, lines.filling)));
             }
             // Every whole line in what the input has buffered is parsed
             // where it lies: no copy, one `fill_buf` and `consume` for all
@@ -190,33 +209,41 @@ impl<R: BufRead> SmapsReader<R> {
 }
 
 impl LineState {
-    /// Takes one line (its newline cut off); the region it completes, if
-    /// it is the header of the next.
-    fn line(&mut self, line: &[u8]) -> Result<Option<(usize, Region)>, ParseError> {
+    /// Takes one line (its newline cut off); the region it completes (its
+    /// header line and slot), if it is the header of the next.
+    fn line(&mut self, line: &[u8]) -> Result<Option<(usize, usize)>, ParseError> {
         self.line_no += 1;
         if line.is_empty() {
             return Ok(None);
         }
         if is_header(line) {
-            let region = parse_header(line).ok_or_else(|| ParseError {
-                line: self.line_no,
-                message: format!("not a mapping line: {}", quote(line)),
-                os_error: None,
+            // The next mapping goes into the other slot; the one it
+            // completes stays where it was read, to be lent out.
+            let done = self.pending.then_some(self.filling);
+            let next = done.map_or(self.filling, |d| 1 - d);
+            read_header(line, &mut self.slots[next], &mut self.spare).ok_or_else(|| {
+                ParseError {
+                    line: self.line_no,
+                    message: format!("not a mapping line: {}", quote(line)),
+                    os_error: None,
+                }
             })?;
+            (self.filling, self.pending) = (next, true);
             self.fields_most = self.fields_most.max(self.fields_now);
             self.fields_now = 0;
             let prev_line = std::mem::replace(&mut self.header_line, self.line_no);
-            return Ok(self.pending.replace(region).map(|prev| (prev_line, prev)));
+            return Ok(done.map(|slot| (prev_line, slot)));
         }
-        let Some(region) = self.pending.as_mut() else {
+        if !self.pending {
             return Err(ParseError {
                 line: self.line_no,
                 message: format!("a field before any mapping line: {}", quote(line)),
                 os_error: None,
             });
-        };
+        }
         self.fields_now += 1;
-        apply_key_line(region, line, &mut self.hint, &mut self.names)
+        let region = &mut self.slots[self.filling];
+        apply_key_line(region, line, &mut self.hint, &mut self.names, &mut self.spare)
             .map_err(|message| ParseError { line: self.line_no, message, os_error: None })?;
         Ok(None)
     }
@@ -226,9 +253,12 @@ impl LineState {
     /// `buf`: applied to the region being read, as [`line`](Self::line)
     /// would apply it, and its length with the newline returned. `None`
     /// (nothing applied) sends the line down the general path.
-    #[inline]
+    // Its one caller is the reader's loop over every line: inlined
+    // always, as the compiler left it to itself did not always do
+    // (docs/benchmarks.md, show --format json).
+    #[inline(always)]
     fn size_line_at(&mut self, buf: &[u8]) -> Option<usize> {
-        let region = self.pending.as_mut()?;
+        let region = self.pending.then_some(&mut self.slots[self.filling])?;
         let (i, bytes, len) = size_line(buf, self.hint)?;
         *region.sizes.slot_at(i)? = Some(bytes);
         self.hint = i + 1;
@@ -239,7 +269,7 @@ impl LineState {
 
     /// The end of input: an error when the last mapping was cut short.
     fn at_end(&self) -> Result<(), ParseError> {
-        if self.pending.is_some() && self.fields_now < self.fields_most {
+        if self.pending && self.fields_now < self.fields_most {
             return Err(ParseError {
                 line: self.line_no,
                 message: format!(
@@ -289,7 +319,13 @@ fn apply_key_line(
     line: &[u8],
     hint: &mut usize,
     names: &mut Vec<(Vec<u8>, String)>,
+    spare: &mut Spare,
 ) -> Result<(), String> {
+    // The last line of every mapping: no size key to try first.
+    if let Some(value) = line.strip_prefix(b"VmFlags:") {
+        spare.set_vm_flags(region, trim(value));
+        return Ok(());
+    }
     if let Some((i, bytes)) = expected_size(line, *hint) {
         if let Some(slot) = region.sizes.slot_at(i) {
             *slot = Some(bytes);
@@ -303,10 +339,6 @@ fn apply_key_line(
         .ok_or_else(|| format!("not a `Key: value` line: {}", quote(line)))?;
     let key = &line[..colon];
     let value = trim(&line[colon + 1..]);
-    if key == b"VmFlags" {
-        region.vm_flags = Some(owned_text(value));
-        return Ok(());
-    }
     let size = value.strip_suffix(b" kB").map(trim).and_then(parse_dec);
     // A key already kept as it comes is no known key (`names` holds only
     // those): smaps repeats two or three such keys a mapping, and each
@@ -327,7 +359,7 @@ fn apply_key_line(
         }
         (Some(kb), None) => {
             unknown_room(region)?;
-            let name = cached_name(names, cached, key)?;
+            let name = cached_name(names, cached, key)?.to_string();
             let bytes = kb.checked_mul(1024).ok_or("size overflows 64 bits")?;
             region.sizes.extra.push((name, bytes));
         }
@@ -341,7 +373,7 @@ fn apply_key_line(
         (None, None) => {
             unknown_room(region)?;
             let name = cached_name(names, cached, key)?;
-            region.attributes.push((name, owned_text(value)))
+            region.attributes.push(spare.attribute(name, value))
         }
     }
     Ok(())
@@ -367,48 +399,31 @@ fn unknown_room(region: &Region) -> Result<(), String> {
 
 /// The snake_case name of a smaps key, computed once per distinct key;
 /// `cached` is where `key` is in `names`, when it is.
-fn cached_name(
-    names: &mut Vec<(Vec<u8>, String)>,
+fn cached_name<'n>(
+    names: &'n mut Vec<(Vec<u8>, String)>,
     cached: Option<usize>,
     key: &[u8],
-) -> Result<String, String> {
-    if let Some((_, name)) = cached.and_then(|i| names.get(i)) {
-        return Ok(name.clone());
-    }
-    if names.len() >= MAX_UNKNOWN {
-        return Err(format!(
-            "more than {MAX_UNKNOWN} distinct keys this memtally does not know (the next is {}): not smaps text",
-            quote(key)
-        ));
-    }
-    let name = snake_case(&String::from_utf8_lossy(key));
-    names.push((key.to_vec(), name.clone()));
-    Ok(name)
-}
-
-/// `bytes` as an owned string, a byte that is not UTF-8 replaced as
-/// `String::from_utf8_lossy` replaces it. Valid text (every field the
-/// kernel prints but a path, and nearly every path) takes the plain
-/// check: the lossy path's chunk iterator cost some 80 instructions for
-/// a 4-byte `perms`, four times a mapping.
-pub(super) fn owned_text(bytes: &[u8]) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => text.to_owned(),
-        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
-    }
-}
-
-pub(super) fn trim(s: &[u8]) -> &[u8] {
-    let start = s.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(s.len());
-    let end = s.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(start, |e| e + 1);
-    &s[start..end]
+) -> Result<&'n str, String> {
+    let at = match cached {
+        Some(at) => at,
+        None if names.len() >= MAX_UNKNOWN => {
+            return Err(format!(
+                "more than {MAX_UNKNOWN} distinct keys this memtally does not know (the next is {}): not smaps text",
+                quote(key)
+            ));
+        }
+        None => {
+            names.push((key.to_vec(), snake_case(&String::from_utf8_lossy(key))));
+            names.len() - 1
+        }
+    };
+    Ok(&names[at].1)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Backing;
-    use crate::source::parse::smaps_size_line::skip_spaces;
+    use crate::source::parse::smaps_header::parse_header;
     use std::fs::File;
 
     fn parse(text: &str) -> Vec<Region> {
@@ -663,17 +678,6 @@ VmFlags: rd wr mr mw me gd ac
                 .read_all()
                 .unwrap_err();
         assert!(e.message.contains("overflows"), "{e}");
-    }
-
-    #[test]
-    fn spaces_are_skipped_to_the_first_other_byte() {
-        for n in 0..40 {
-            for tail in ["", "7", "\t", "\n"] {
-                let text = format!("ab{}{tail}", " ".repeat(n));
-                assert_eq!(skip_spaces(text.as_bytes(), 2), 2 + n, "{text:?}");
-            }
-        }
-        assert_eq!(skip_spaces(b"  ", 5), 5);
     }
 
     /// Size lines read where they lie in the buffer, without a search

@@ -2,9 +2,10 @@
 //! [path]`, read into the region it opens; split from `smaps.rs`, whose
 //! reader calls it once a mapping.
 
-use super::smaps::owned_text;
-use super::smaps_size_line::skip_spaces;
-use crate::model::{Backing, Region};
+use super::smaps_fields::{
+    clear_opt_text, parse_dec, parse_hex, set_opt_text, set_text, skip_spaces,
+};
+use crate::model::{Backing, Purge, Region, Sizes};
 
 /// A header starts with hex digits and a `-` (`7f3a...-7f3b... r-xp`); a
 /// key line starts with a name and a colon.
@@ -20,39 +21,8 @@ pub(super) fn is_header(line: &[u8]) -> bool {
     false
 }
 
-pub(super) fn parse_hex(s: &[u8]) -> Option<u64> {
-    if s.is_empty() || s.len() > 16 {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &b in s {
-        let d = match b {
-            b'0'..=b'9' => b - b'0',
-            b'a'..=b'f' => b - b'a' + 10,
-            b'A'..=b'F' => b - b'A' + 10,
-            _ => return None,
-        };
-        v = (v << 4) | d as u64;
-    }
-    Some(v)
-}
-
-pub(super) fn parse_dec(s: &[u8]) -> Option<u64> {
-    if s.is_empty() {
-        return None;
-    }
-    let mut v: u64 = 0;
-    for &b in s {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        v = v.checked_mul(10)?.checked_add((b - b'0') as u64)?;
-    }
-    Some(v)
-}
-
 /// Splits off the next space-separated field, skipping leading spaces.
-pub(super) fn next_field<'a>(rest: &mut &'a [u8]) -> Option<&'a [u8]> {
+fn next_field<'a>(rest: &mut &'a [u8]) -> Option<&'a [u8]> {
     let start = rest.iter().position(|&b| b != b' ')?;
     let s = &rest[start..];
     let end = s.iter().position(|&b| b == b' ').unwrap_or(s.len());
@@ -60,8 +30,40 @@ pub(super) fn next_field<'a>(rest: &mut &'a [u8]) -> Option<&'a [u8]> {
     Some(&s[..end])
 }
 
-/// Parses `start-end perms offset dev inode [path]`.
-pub(crate) fn parse_header(line: &[u8]) -> Option<Region> {
+/// What the reader keeps of the mappings before, so that reading the
+/// next into the same region allocates nothing: a string for each field
+/// a mapping has now and then, and the previous mapping's attribute
+/// pairs.
+#[derive(Debug, Default)]
+pub(super) struct Spare {
+    path: String,
+    vm_flags: String,
+    pub(super) attributes: Vec<(String, String)>,
+}
+
+impl Spare {
+    /// `value` as `region`'s `VmFlags`, in a string it keeps.
+    pub(super) fn set_vm_flags(&mut self, region: &mut Region, value: &[u8]) {
+        set_opt_text(&mut region.vm_flags, value, &mut self.vm_flags);
+    }
+
+    /// A `(name, value)` attribute pair, in strings a mapping before had.
+    pub(super) fn attribute(&mut self, name: &str, value: &[u8]) -> (String, String) {
+        let (mut k, mut v) = self.attributes.pop().unwrap_or_default();
+        if k != name {
+            k.clear();
+            k.push_str(name);
+        }
+        set_text(&mut v, value);
+        (k, v)
+    }
+}
+
+/// Reads `start-end perms offset dev inode [path]` into `region`, which
+/// it empties first (what the mapping before left, its strings kept for
+/// this one); `None` when the line is not a mapping line (the region is
+/// then left half read).
+pub(super) fn read_header(line: &[u8], region: &mut Region, spare: &mut Spare) -> Option<()> {
     let mut rest = line;
     let range = next_field(&mut rest)?;
     let dash = range.iter().position(|&b| b == b'-')?;
@@ -85,28 +87,43 @@ pub(crate) fn parse_header(line: &[u8]) -> Option<Region> {
         .get(spaces..)
         .and_then(|r| r.iter().position(|&b| b != b' ' && b != b'\t'))
         .map(|p| spaces + p);
-    let path = path_start.map(|p| owned_text(&rest[p..]));
-
-    let device = owned_text(device);
-    let mut backing = classify_backing(path.as_deref(), &device, inode);
+    match path_start {
+        Some(p) => set_opt_text(&mut region.path, &rest[p..], &mut spare.path),
+        None => clear_opt_text(&mut region.path, &mut spare.path),
+    }
+    set_opt_text(&mut region.device, device, &mut String::new());
+    set_text(&mut region.perms, perms);
+    clear_opt_text(&mut region.vm_flags, &mut spare.vm_flags);
+    // Last first: the next mapping takes them back in their order.
+    spare.attributes.extend(region.attributes.drain(..).rev());
+    let mut extra = std::mem::take(&mut region.sizes.extra);
+    extra.clear();
+    region.sizes = Sizes { size: end.checked_sub(start), extra, ..Sizes::default() };
+    let device = region.device.as_deref().unwrap_or_default();
+    let mut backing = classify_backing(region.path.as_deref(), device, inode);
     // A private mapping of /dev/zero is anonymous copy-on-write memory
     // (the kernel makes it so); only a shared one is shared memory.
     if backing == Backing::SharedMemory
         && perms.get(3) == Some(&b'p')
-        && path.as_deref().is_some_and(|p| p.starts_with("/dev/zero"))
+        && region.path.as_deref().is_some_and(|p| p.starts_with("/dev/zero"))
     {
         backing = Backing::Anonymous;
     }
-    let mut region = Region::new(backing);
+    region.backing = backing;
     region.start = Some(start);
     region.end = Some(end);
-    region.perms = owned_text(perms);
     region.offset = Some(offset);
-    region.device = Some(device);
     region.inode = Some(inode);
-    region.path = path;
-    region.sizes.size = end.checked_sub(start);
-    Some(region)
+    (region.max_perms, region.region_type, region.share_mode) = (None, None, None);
+    region.purge = Purge::Unmarked;
+    Some(())
+}
+
+/// A header line read into a region of its own (tests of what reads it).
+#[cfg(test)]
+pub(crate) fn parse_header(line: &[u8]) -> Option<Region> {
+    let mut region = Region::new(Backing::Unknown);
+    read_header(line, &mut region, &mut Spare::default()).map(|()| region)
 }
 
 /// Decides what a Linux mapping's pages come from, by its name.

@@ -5,8 +5,7 @@
 //! docs/benchmarks.md, show --format json). Any other line is `None`,
 //! and the general path in `smaps.rs` reads it to the same result.
 
-use super::smaps::MAX_LINE;
-use super::smaps_header::parse_dec;
+use super::smaps_fields::{parse_dec, skip_spaces, MAX_LINE};
 
 /// The line as the key expected at `hint` in its usual shape (`Key:`,
 /// spaces, digits, ` kB`): that key's index and its bytes. Nearly every
@@ -29,7 +28,7 @@ pub(super) fn expected_size(line: &[u8], hint: usize) -> Option<(usize, u64)> {
 /// searching for it: the key's index, its bytes and the line's length
 /// with the newline. The same lines give the same figures as the memchr
 /// and [`expected_size`] path; a line past [`MAX_LINE`] is left to it.
-#[inline]
+#[inline(always)]
 pub(super) fn size_line(buf: &[u8], hint: usize) -> Option<(usize, u64, usize)> {
     let (i, mut at) = expected_key(buf, hint)?;
     at = skip_spaces(buf, at);
@@ -45,34 +44,12 @@ pub(super) fn size_line(buf: &[u8], hint: usize) -> Option<(usize, u64, usize)> 
     Some((i, kb.checked_mul(1024)?, at + 4))
 }
 
-/// Where the first byte at or after `at` that is not a space is (or the
-/// end). Eight bytes a step: the kernel pads each key to 16 columns and
-/// its figure to 8, some 19 spaces a line, and a byte a step was half of
-/// [`size_line`]'s instructions.
-#[inline]
-pub(super) fn skip_spaces(buf: &[u8], mut at: usize) -> usize {
-    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
-    while let Some(eight) = buf.get(at..).and_then(|b| b.first_chunk::<8>()) {
-        // Zero bytes where `eight` has a space; the lowest other byte is
-        // the first that is not one.
-        let other = u64::from_le_bytes(*eight) ^ SPACES;
-        if other != 0 {
-            return at + (other.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    while buf.get(at) == Some(&b' ') {
-        at += 1;
-    }
-    at
-}
-
 /// Which of the keys from `hint` on (a window of [`EXPECTED_WINDOW`])
 /// `text` starts with, colon included: its index and where its value
 /// starts. A key and its colon are at most 16 bytes, so each key is one
 /// masked 16-byte comparison (no call to `memcmp` per key line: 6% of
 /// `show --format json`'s user time when it was `starts_with`).
-#[inline]
+#[inline(always)]
 pub(super) fn expected_key(text: &[u8], hint: usize) -> Option<(usize, usize)> {
     let end = KEY_PATTERNS.len().min(hint + EXPECTED_WINDOW);
     let window = KEY_PATTERNS.get(hint..end)?;

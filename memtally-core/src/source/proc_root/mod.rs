@@ -17,6 +17,8 @@ use crate::source::parse::status;
 mod explain;
 mod read;
 
+pub use read::ReadPlan;
+
 /// A `/proc` tree.
 #[derive(Debug, Clone)]
 pub struct ProcRoot {

@@ -21,88 +21,62 @@ use crate::source::parse::status::{self, Status};
 use crate::source::parse::ParseError;
 use crate::source::stamp;
 
+/// How to read one process ([`ProcRoot::process`]): its helper threads,
+/// what the selection already knows of it, what adds to each region,
+/// whether the kernel's sums are read beside the regions, and whether a
+/// read an exec spoiled is made once more. Built from `default()` (one
+/// process read on its own: threads, rollup, no retry) and the `with_*`
+/// setters.
+#[non_exhaustive]
+pub struct ReadPlan<'a> {
+    /// Two helper threads: one reading smaps ahead of the parser, one
+    /// reading the rollup beside it. For one big process (the read takes
+    /// less time); off for many processes one after another, where each
+    /// thread costs more CPU than it saves (docs/benchmarks.md).
+    pub threads: bool,
+    /// What the selection read of the process a moment before: then its
+    /// `status` is not read again (the footprint is the selection's), the
+    /// name comes from the `stat` read for the first stamp, and both
+    /// stamps read one open `stat` file: five files per process, each
+    /// opened once (issue 25). Used only for the process of its PID, and
+    /// only on procfs (a recorded tree is read as without it).
+    pub known: Option<&'a ProcInfo>,
+    /// Applied in turn to each region after the built-in hugetlbfs marks
+    /// and before the sink sees it ([`Enrich`]).
+    pub enrich: Vec<&'a mut dyn Enrich>,
+    /// Read `smaps_rollup`, the kernel's exact sums, beside the regions
+    /// (a second walk of the page tables, as costly as smaps). Without
+    /// it the totals are the regions' sums.
+    pub rollup: bool,
+    /// A read that an exec spoiled (or that lost mappings on the way) is
+    /// read once more, from scratch and without `known` (what the
+    /// selection read is from before the exec), when the sink can drop
+    /// what it took ([`RegionSink::restart`]).
+    pub retry: bool,
+}
+
+impl Default for ReadPlan<'_> {
+    fn default() -> Self {
+        ReadPlan { threads: true, known: None, enrich: Vec::new(), rollup: true, retry: false }
+    }
+}
+
+setters!(ReadPlan<'a> {
+    with_threads: threads: bool,
+    with_known: known: Option<&'a ProcInfo>,
+    with_enrich: enrich: Vec<&'a mut dyn Enrich>,
+    with_rollup: rollup: bool,
+    with_retry: retry: bool,
+});
+
 impl ProcRoot {
-    /// Reads one process's regions: smaps when it can, maps otherwise (then
-    /// only virtual sizes are known, and `source` says so). A kernel thread
-    /// or a process that cannot be read at all is an error.
-    pub fn process(&self, pid: u32) -> Result<Process> {
-        self.process_read(pid, Helpers::Threads, None)
-    }
-
-    /// Reads one process as [`process`](Self::process) does, on the
-    /// calling thread alone: the rollup after the regions, smaps without a
-    /// reading thread. For reading many processes one after another
-    /// (`snapshot`), where two threads started per process cost more CPU
-    /// than they save time.
-    pub fn process_alone(&self, pid: u32) -> Result<Process> {
-        self.process_read(pid, Helpers::None, None)
-    }
-
-    /// [`process_alone`](Self::process_alone) for a process the selection
-    /// identified: on procfs its `status` is not read again (the footprint
-    /// is the selection's, read a moment before), the name comes from the
-    /// `stat` read for the first stamp, and both stamps read one open
-    /// `stat` file. Five files per process, each opened once: `status`
-    /// (the selection's), `stat`, `cmdline`, `smaps`, `smaps_rollup`
-    /// (issue 25). A recorded tree is read as `process_alone` reads it.
-    pub fn process_selected(&self, info: &ProcInfo) -> Result<Process> {
-        self.process_read(info.pid, Helpers::None, Some(info))
-    }
-
-    /// [`process_selected`](Self::process_selected), handing each region
-    /// to `sink` as it is parsed instead of keeping it (the returned
-    /// process has no regions and their sums in `streamed`): `snapshot`
-    /// writes each region as it comes, so no process's regions are held.
-    /// A process that exec'd during the read is read once more, the old
-    /// way; `restart` is called on the sink before each read, so it drops
-    /// what it took of a read that did not stand.
-    pub fn process_selected_with<S: RegionSink>(
-        &self,
-        info: &ProcInfo,
-        sink: &mut S,
-        restart: impl Fn(&mut S),
-    ) -> Result<Process> {
-        self.read_retrying(info.pid, Helpers::None, Some(info), sink, restart)
-    }
-
-    fn process_read(&self, pid: u32, helpers: Helpers, info: Option<&ProcInfo>) -> Result<Process> {
-        let mut regions = Vec::new();
-        let mut p = self.read_retrying(pid, helpers, info, &mut regions, Vec::clear)?;
-        p.regions = regions;
-        p.streamed = None;
-        Ok(p)
-    }
-
-    /// One process's regions into `sink`. A process that exec'd while
-    /// being read is read once more, from scratch and the old way (what
-    /// the selection read of it is from before the exec); `restart` is
-    /// called on the sink before each read.
-    fn read_retrying<S: RegionSink>(
-        &self,
-        pid: u32,
-        helpers: Helpers,
-        info: Option<&ProcInfo>,
-        sink: &mut S,
-        restart: impl Fn(&mut S),
-    ) -> Result<Process> {
-        let mut tries = 0;
-        loop {
-            restart(sink);
-            let read = match (info, tries) {
-                (Some(info), 0) => self.selected_helped(info, &mut *sink),
-                _ => self.process_helped(pid, helpers, &mut [], &mut *sink),
-            };
-            match read {
-                Err(Error::Changed { .. } | Error::Unsteady { .. }) if tries == 0 => tries += 1,
-                read => return read,
-            }
-        }
-    }
-
-    /// Reads one process as [`process`](Self::process) does, but hands
-    /// each region to `sink` as it is parsed instead of keeping it: memory
-    /// stays bounded by one region, whatever the size of the smaps. The
-    /// returned process has no regions and its totals in `streamed`.
+    /// Reads one process as `plan` says, handing each region to `sink` as
+    /// it is parsed: smaps when it can, maps otherwise (then only virtual
+    /// sizes are known, and `source` says so). Memory stays bounded by one
+    /// region, whatever the size of the smaps: the returned process has
+    /// no regions (a sink keeps them: `Vec<Region>` is one) and their sums
+    /// in `streamed`. A kernel thread or a process that cannot be read at
+    /// all is an error.
     ///
     /// A sink that answers [`Flow::Stop`] ends the read there: the process
     /// comes back with `streamed.stopped` set, its totals those of the
@@ -111,79 +85,59 @@ impl ProcRoot {
     /// Errors found after regions were handed out (the process exited
     /// while being read: [`Error::Exited`]; it exec'd: [`Error::Changed`],
     /// see the `source::stamp` module) still return `Err`: the caller must
-    /// then drop what it made of them.
-    pub fn process_with(&self, pid: u32, sink: &mut impl RegionSink) -> Result<Process> {
-        self.process_enriched(pid, &mut [], sink)
-    }
-
-    /// [`process_with`](Self::process_with), with `enrich` applied in turn
-    /// to each region after the built-in ones and before the sink sees it.
-    pub fn process_enriched(
+    /// then drop what it made of them, unless `plan.retry` read it again.
+    pub fn process(
         &self,
         pid: u32,
-        enrich: &mut [&mut dyn Enrich],
+        mut plan: ReadPlan<'_>,
         sink: &mut impl RegionSink,
     ) -> Result<Process> {
-        self.process_helped(pid, Helpers::Threads, enrich, sink)
-    }
-
-    /// The read of [`process_selected`](Self::process_selected).
-    fn selected_helped(&self, info: &ProcInfo, sink: &mut impl RegionSink) -> Result<Process> {
-        let mut read = OneProcess::start_selected(self, info)?;
-        if read.regions(Helpers::None, &mut [], sink)?.is_stop() {
-            return Ok(read.stopped());
-        }
-        read.check()?;
-        read.rollup(|| self.rollup(info.pid).ok())
-    }
-
-    fn process_helped(
-        &self,
-        pid: u32,
-        helpers: Helpers,
-        enrich: &mut [&mut dyn Enrich],
-        sink: &mut impl RegionSink,
-    ) -> Result<Process> {
-        if helpers == Helpers::None {
-            let mut read = OneProcess::start(self, pid)?;
-            if read.regions(helpers, enrich, sink)?.is_stop() {
-                return Ok(read.stopped());
+        let known = plan.known.filter(|info| info.pid == pid);
+        match self.read_once(pid, known, &mut plan, sink) {
+            Err(Error::Changed { .. } | Error::Unsteady { .. }) if plan.retry && sink.restart() => {
+                self.read_once(pid, None, &mut plan, sink)
             }
-            read.check()?;
-            return read.rollup(|| self.rollup(pid).ok());
+            read => read,
         }
-        // The rollup is a second walk of the page tables: it runs on its
-        // own thread while smaps is read and parsed (docs/benchmarks.md).
-        // Not a scoped one: a read the sink stopped returns without waiting
-        // for it (on 60,000 mappings it takes longer than the rest of a
-        // stopped read, docs/benchmarks.md#early-stop).
-        let (sent, rollup) = std::sync::mpsc::sync_channel(1);
-        let root = self.clone();
-        std::thread::spawn(move || {
-            // A stopped read has dropped the receiver: nobody to tell.
-            let _ = sent.send(root.rollup(pid).ok());
-        });
-        let rollup = move || rollup.recv().ok().flatten();
-        let mut read = OneProcess::start(self, pid)?;
-        if read.regions(helpers, enrich, sink)?.is_stop() {
-            return Ok(read.stopped());
-        }
-        read.check()?;
-        read.rollup(rollup)
     }
 
-    /// [`process_with`](Self::process_with) without the rollup: for a
-    /// caller that wants each region's figures and no exact totals (the
-    /// rollup is a second walk of the page tables, as costly as smaps).
-    /// The stamps still tell an exit or exec while it was read. No helper
-    /// threads: its callers read many processes one after another.
-    pub fn process_regions(&self, pid: u32, sink: &mut impl RegionSink) -> Result<Process> {
-        let mut read = OneProcess::start(self, pid)?;
-        if read.regions(Helpers::None, &mut [], sink)?.is_stop() {
+    /// One read of the process: its steps in order, the rollup on its own
+    /// thread when the plan has threads. Not a scoped one: a read the sink
+    /// stopped returns without waiting for it (on 60,000 mappings it takes
+    /// longer than the rest of a stopped read, docs/benchmarks.md#early-stop).
+    fn read_once(
+        &self,
+        pid: u32,
+        known: Option<&ProcInfo>,
+        plan: &mut ReadPlan<'_>,
+        sink: &mut impl RegionSink,
+    ) -> Result<Process> {
+        let rollup = match (plan.rollup, plan.threads) {
+            (false, _) => Rollup::Skipped,
+            (true, false) => Rollup::After,
+            (true, true) => {
+                let (sent, beside) = std::sync::mpsc::sync_channel(1);
+                let root = self.clone();
+                std::thread::spawn(move || {
+                    // A stopped read has dropped the receiver: nobody to tell.
+                    let _ = sent.send(root.rollup(pid).ok());
+                });
+                Rollup::Beside(beside)
+            }
+        };
+        let mut read = match known {
+            Some(info) => OneProcess::start_selected(self, info)?,
+            None => OneProcess::start(self, pid)?,
+        };
+        if read.regions(plan.threads, &mut plan.enrich, sink)?.is_stop() {
             return Ok(read.stopped());
         }
         read.check()?;
-        read.rollup(|| None)
+        read.rollup(|| match rollup {
+            Rollup::Skipped => None,
+            Rollup::After => self.rollup(pid).ok(),
+            Rollup::Beside(beside) => beside.recv().ok().flatten(),
+        })
     }
 
     /// Reads `smaps_rollup`: the kernel's sums over every mapping.
@@ -231,19 +185,19 @@ impl ProcRoot {
         file: &str,
         sink: &mut impl RegionSink,
     ) -> Result<Flow> {
-        self.stream_enriched(pid, file, Helpers::Threads, &mut [], sink)
+        self.stream_enriched(pid, file, true, &mut [], sink)
     }
 
     fn stream_enriched(
         &self,
         pid: u32,
         file: &str,
-        helpers: Helpers,
+        threads: bool,
         enrich: &mut [&mut dyn Enrich],
         sink: &mut impl RegionSink,
     ) -> Result<Flow> {
         let f = self.open(pid, file)?;
-        if helpers == Helpers::None {
+        if !threads {
             let input = std::io::BufReader::with_capacity(crate::source::prefetch::CHUNK, f);
             return self.parse_into(pid, file, input, enrich, sink);
         }
@@ -270,10 +224,10 @@ impl ProcRoot {
         let mut hugetlbfs = HugetlbfsMarks::new(self, pid);
         loop {
             match smaps.next_located() {
-                Ok(Some((line, mut r))) => {
-                    hugetlbfs.enrich(&mut r);
+                Ok(Some((line, r))) => {
+                    hugetlbfs.enrich(r);
                     for e in enrich.iter_mut() {
-                        e.enrich(&mut r);
+                        e.enrich(r);
                     }
                     if sink.region(line, r).is_stop() {
                         return Ok(Flow::Stop);
@@ -290,14 +244,12 @@ impl ProcRoot {
     }
 }
 
-/// Whether a read of one process may start threads of its own: one for
-/// the rollup beside the regions and one reading smaps ahead of the
-/// parser (one big process: the read takes less time), or none (many
-/// processes one after another: each thread costs more than it saves).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Helpers {
-    Threads,
-    None,
+/// Where a read's rollup comes from: not read, read after the regions,
+/// or read on its own thread beside them.
+enum Rollup {
+    Skipped,
+    After,
+    Beside(std::sync::mpsc::Receiver<Option<Sizes>>),
 }
 
 /// The steps of reading one process, named after what each reads.
@@ -340,7 +292,7 @@ impl<'r> OneProcess<'r> {
     }
 
     /// Steps stamp, identity and status for a process the selection
-    /// identified (see [`ProcRoot::process_selected`]); as
+    /// identified (see [`ReadPlan::known`]); as
     /// [`start`](Self::start) where the tree is a recording, or the
     /// selection kept no footprint, or the name cannot be read from `stat`.
     fn start_selected(root: &'r ProcRoot, info: &ProcInfo) -> Result<OneProcess<'r>> {
@@ -361,17 +313,17 @@ impl<'r> OneProcess<'r> {
     /// handed out then: the file could not be opened).
     fn regions(
         &mut self,
-        helpers: Helpers,
+        threads: bool,
         enrich: &mut [&mut dyn Enrich],
         sink: &mut impl RegionSink,
     ) -> Result<Flow> {
         let (root, pid) = (self.root, self.process.pid);
         let mut summed = Summed { totals: &mut self.totals, process: &self.process, sink };
-        match root.stream_enriched(pid, "smaps", helpers, enrich, &mut summed) {
+        match root.stream_enriched(pid, "smaps", threads, enrich, &mut summed) {
             Err(smaps_err @ Error::PermissionDenied { .. }) => {
                 self.process.source = SizeSource::Maps;
                 let mut summed = Summed { totals: &mut self.totals, process: &self.process, sink };
-                let read = root.stream_enriched(pid, "maps", helpers, enrich, &mut summed);
+                let read = root.stream_enriched(pid, "maps", threads, enrich, &mut summed);
                 match read {
                     Ok(flow) if self.totals.regions > 0 => Ok(flow),
                     _ => Err(smaps_err),
@@ -467,11 +419,11 @@ struct Summed<'a, S> {
 }
 
 impl<S: RegionSink> RegionSink for Summed<'_, S> {
-    fn region(&mut self, line: usize, region: Region) -> Flow {
+    fn region(&mut self, line: usize, region: &Region) -> Flow {
         if self.totals.regions == 0 && self.sink.begin(self.process).is_stop() {
             return Flow::Stop;
         }
-        self.totals.totals.add_region(&region);
+        self.totals.totals.add_region(region);
         self.totals.regions += 1;
         self.sink.region(line, region)
     }
@@ -516,4 +468,60 @@ fn same_instant(rollup: &Sizes, sum: &Sizes, regions: usize, recorded: bool) -> 
 fn far_short(sum: &Sizes, rollup: &Sizes) -> bool {
     let (sum, rollup) = (sum.rss.unwrap_or(0), rollup.rss.unwrap_or(0));
     sum.saturating_add((rollup / 8).max(1 << 20)) < rollup
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts the regions it sees and marks each with an attribute.
+    struct Marks(usize);
+    impl Enrich for Marks {
+        fn enrich(&mut self, region: &mut Region) {
+            self.0 += 1;
+            region.attributes.push(("marked".into(), self.0.to_string()));
+        }
+    }
+
+    /// Every plan reads a recorded process to the same regions and sums:
+    /// threads or none, the selection's info or not, with or without the
+    /// rollup (then the totals are the regions' sums); an enricher sees
+    /// every region before the sink does.
+    #[test]
+    fn every_plan_reads_the_same_process_alike() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../testdata/fixtures/linux/python3-mmap/proc");
+        let root = ProcRoot::new(dir);
+        let read = |plan: ReadPlan<'_>| {
+            let mut regions = Vec::new();
+            let p = root.process(11364, plan, &mut regions).unwrap();
+            (p, regions)
+        };
+        let (whole, regions) = read(ReadPlan::default());
+        assert!(regions.len() > 100, "{}", regions.len());
+        assert!(whole.rollup.is_some());
+        let (infos, _, _) = crate::source::scan::list(&root, Default::default()).unwrap();
+        let info = infos.into_iter().find(|i| i.pid == 11364).unwrap();
+        for plan in [
+            ReadPlan::default().with_threads(false),
+            ReadPlan::default().with_threads(false).with_known(Some(&info)).with_retry(true),
+            ReadPlan::default().with_known(Some(&info)),
+        ] {
+            let (p, got) = read(plan);
+            assert_eq!(got, regions);
+            assert_eq!((p.rollup, p.streamed), (whole.rollup.clone(), whole.streamed.clone()));
+        }
+        let (p, got) = read(ReadPlan::default().with_rollup(false));
+        assert_eq!(got, regions);
+        assert_eq!(p.rollup, None);
+        let summed = Sizes { footprint: p.footprint, ..Sizes::total(&regions) };
+        assert_eq!(p.streamed.unwrap().totals, summed);
+        let mut marks = Marks(0);
+        let (_, marked) = read(ReadPlan::default().with_enrich(vec![&mut marks]));
+        assert_eq!(marks.0, regions.len());
+        for (i, (m, r)) in marked.iter().zip(&regions).enumerate() {
+            assert_eq!(m.attributes.last(), Some(&("marked".into(), (i + 1).to_string())));
+            assert_eq!(m.sizes, r.sizes);
+        }
+    }
 }

@@ -12,3 +12,4 @@ pub fn repo() -> PathBuf {
 pub mod child;
 pub mod recorded;
 pub mod rollup;
+pub mod shown;

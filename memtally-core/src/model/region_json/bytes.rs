@@ -1,10 +1,11 @@
 //! JSON values written straight into an output buffer, byte for byte as
-//! serde_json writes them: the hot paths of the streamed documents
-//! (`show` and `vmmap` with `--format json`, `snapshot`'s regions), which
-//! write a region per mapping or line without building a value first.
+//! serde_json writes them: what the region encoder writes a mapping's
+//! numbers, strings and keys with, a region per mapping or line and no
+//! value built first.
 
 /// An integer, or `null`.
-pub fn opt_u64(w: &mut Vec<u8>, v: Option<u64>) {
+#[inline]
+pub(super) fn opt_u64(w: &mut Vec<u8>, v: Option<u64>) {
     match v {
         Some(v) => decimal(w, v),
         None => w.extend_from_slice(b"null"),
@@ -19,18 +20,25 @@ const DIGIT_PAIRS: &[u8; 200] = b"\
     6061626364656667686970717273747576777879\
     8081828384858687888990919293949596979899";
 
-/// `v` in decimal digits, as serde_json prints integers: two digits a
-/// division, and appended as a fixed 20 bytes then cut to length, which
-/// the compiler writes as two stores where a copy of the digits' own
-/// length was a call to `memmove` per number (5.6% of `vmmap --format
-/// json`'s perf samples). Not the `itoa` crate: it hands back the digits
-/// as a `&str` of their own length, whose copy is that same call.
-pub fn decimal(w: &mut Vec<u8>, mut v: u64) {
-    // One digit (most of smaps' figures are 0): one byte, no length.
+/// `v` in decimal digits, as serde_json prints integers. One digit (most
+/// of smaps' figures are 0) is one byte, written where it is called;
+/// more go to [`digits`].
+#[inline]
+pub(super) fn decimal(w: &mut Vec<u8>, v: u64) {
     if v < 10 {
         w.push(b'0' + v as u8);
-        return;
+    } else {
+        digits(w, v);
     }
+}
+
+/// `v` (10 or more) in decimal digits: two digits a division, and
+/// appended as a fixed 20 bytes then cut to length, which the compiler
+/// writes as two stores where a copy of the digits' own length was a
+/// call to `memmove` per number. Not the `itoa` crate: it hands back the
+/// digits as a `&str` of their own length, whose copy is that same call.
+#[inline(never)]
+fn digits(w: &mut Vec<u8>, mut v: u64) {
     let len = v.checked_ilog10().map_or(1, |l| l as usize + 1);
     let mut digits = [0u8; 20];
     let mut i = len;
@@ -53,7 +61,7 @@ pub fn decimal(w: &mut Vec<u8>, mut v: u64) {
 
 /// How long a [`ShortBytes`] may be: room for `,"shmem_pmd_mapped":`
 /// and any longer key smaps or vmmap print today.
-pub const SHORT_BYTES: usize = 32;
+pub(super) const SHORT_BYTES: usize = 32;
 
 /// A few bytes written often (a key with its punctuation, `,"rss":`),
 /// kept in a fixed array and written whole, then cut to length: two
@@ -62,42 +70,57 @@ pub const SHORT_BYTES: usize = 32;
 /// instructions, callgrind). The buffer needs [`SHORT_BYTES`] of room
 /// beyond what it holds, which one reserve a region can give.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ShortBytes {
+pub(super) struct ShortBytes {
     bytes: [u8; SHORT_BYTES],
     len: usize,
 }
 
 impl ShortBytes {
     /// `bytes`, or `None` when longer than [`SHORT_BYTES`].
-    pub fn new(bytes: &[u8]) -> Option<ShortBytes> {
+    pub(super) fn new(bytes: &[u8]) -> Option<ShortBytes> {
         let mut fixed = [0u8; SHORT_BYTES];
         fixed.get_mut(..bytes.len())?.copy_from_slice(bytes);
         Some(ShortBytes { bytes: fixed, len: bytes.len() })
     }
 
+    /// `,"name":`, the bytes before a value of key `name`, made at
+    /// compile time: a name that needs escaping or does not fit fails
+    /// the build.
+    pub(super) const fn key(name: &str) -> ShortBytes {
+        let name = name.as_bytes();
+        assert!(name.len() + 4 <= SHORT_BYTES, "a key longer than a ShortBytes holds");
+        let mut bytes = [0u8; SHORT_BYTES];
+        bytes[0] = b',';
+        bytes[1] = b'"';
+        let mut i = 0;
+        while i < name.len() {
+            assert!(name[i] >= 0x20 && name[i] != b'"' && name[i] != b'\\', "a key to escape");
+            bytes[2 + i] = name[i];
+            i += 1;
+        }
+        bytes[2 + i] = b'"';
+        bytes[3 + i] = b':';
+        ShortBytes { bytes, len: name.len() + 4 }
+    }
+
     /// Appends the bytes.
     #[inline]
-    pub fn write(&self, w: &mut Vec<u8>) {
+    pub(super) fn write(&self, w: &mut Vec<u8>) {
         let at = w.len();
         w.extend_from_slice(&self.bytes);
         w.truncate(at + self.len);
     }
 
     /// How many bytes it holds.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.len
-    }
-
-    /// Whether it holds none.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 }
 
 /// A string. Text without quotes, backslashes or control characters
 /// (nearly every path, type and flag) is written as it is, as serde_json
 /// writes it; anything else goes through serde_json's escaper.
-pub fn string(w: &mut Vec<u8>, s: &str) {
+pub(super) fn string(w: &mut Vec<u8>, s: &str) {
     if plain(s.as_bytes()) {
         w.reserve(s.len() + 2);
         w.push(b'"');
@@ -120,7 +143,7 @@ fn plain(s: &[u8]) -> bool {
 }
 
 /// A string, or `null`.
-pub fn opt_string(w: &mut Vec<u8>, s: Option<&str>) {
+pub(super) fn opt_string(w: &mut Vec<u8>, s: Option<&str>) {
     match s {
         Some(s) => string(w, s),
         None => w.extend_from_slice(b"null"),
@@ -142,6 +165,9 @@ mod tests {
             assert_eq!(&w[at..], key);
         }
         assert_eq!(ShortBytes::new(&[b'k'; SHORT_BYTES + 1]), None);
+        let mut w = Vec::new();
+        ShortBytes::key("shmem_pmd_mapped").write(&mut w);
+        assert_eq!(w, b",\"shmem_pmd_mapped\":");
     }
 
     #[test]
