@@ -24,7 +24,18 @@ fn deep_sleeper(dir: &Path) -> (Killed, PathBuf) {
     let exe = deep.join("memtally-deep-sleeper");
     let sleep = ["/usr/bin/sleep", "/bin/sleep"].iter().find(|p| Path::new(p).exists()).unwrap();
     std::fs::copy(sleep, &exe).unwrap();
-    let child = Command::new(&exe).arg("600").stdout(Stdio::null()).spawn().unwrap();
+    // Another test's fork between the copy's open and close holds the
+    // new file open for writing until that child execs: exec then fails
+    // with ETXTBSY for a moment.
+    let child = (0..100)
+        .find_map(|_| match Command::new(&exe).arg("600").stdout(Stdio::null()).spawn() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                None
+            }
+            spawned => Some(spawned.unwrap()),
+        })
+        .expect("the copied sleep stayed busy for a second");
     let want = exe.to_string_lossy().into_owned();
     for _ in 0..500 {
         let maps =
