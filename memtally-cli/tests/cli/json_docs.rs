@@ -143,7 +143,7 @@ fn files_keys_are_the_documented_ones() {
 
 #[test]
 fn snapshot_and_diff_keys_are_the_documented_ones() {
-    let snap = run_json(&["--proc-root", &python_root(), "snapshot", "11364"]);
+    let snap = crate::support::run_snapshot(&["--proc-root", &python_root(), "snapshot", "11364"]);
     let documented_snap = documented("json.md", "`memtally snapshot`", 0);
     // `exact` and `wss` are there with `--exact` and `--wss` only (live:
     // tests/cli/snapshot_exact.rs).
@@ -288,8 +288,9 @@ fn every_json_document_carries_its_schema_version() {
     let snap_arg = snap.to_str().unwrap();
     let taken = run(&["--proc-root", &python, "snapshot", "11364", "-o", snap_arg]);
     assert!(taken.status.success());
-    let written: Value = serde_json::from_slice(&std::fs::read(&snap).unwrap()).unwrap();
-    assert!(written["memtally_snapshot"].is_u64(), "a snapshot has its format version");
+    let text = std::fs::read_to_string(&snap).unwrap();
+    let head: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(head["memtally_snapshot"], 2, "a snapshot's first line has its format version");
     for args in [
         &["--proc-root", &python, "top", "--format", "json"][..],
         &["--proc-root", &python, "top", "--by", "cgroup", "--format", "json"],

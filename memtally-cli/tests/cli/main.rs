@@ -57,6 +57,7 @@ mod show_rounding;
 mod signals;
 mod small_ones;
 mod snapshot_exact;
+mod snapshot_format1;
 mod top_columns;
 mod top_live;
 mod top_options;

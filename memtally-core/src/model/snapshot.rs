@@ -1,7 +1,10 @@
 //! A snapshot: everything memtally knew about a selection of processes at
-//! one moment, as one JSON document that `diff` and `plot` read back.
-//! Linux snapshots come from `memtally snapshot`; a macOS vmmap report
-//! becomes a snapshot of one process whose categories are region types.
+//! one moment, that `diff`, `report` and `plot` read back. Linux snapshots
+//! come from `memtally snapshot` (a file of JSON Lines, `model::snap_lines`);
+//! a macOS vmmap report becomes a snapshot of one process whose categories
+//! are region types. Serialized whole, a [`Snapshot`] is one JSON object
+//! (format 1): what a report page embeds, and what snapshot files were
+//! before format 2.
 
 use serde::{Deserialize, Serialize};
 
@@ -12,12 +15,13 @@ use super::region::Purge;
 use super::sizes::Sizes;
 use super::snap_pages::{SnapExact, SnapWss};
 
-/// The format version written in `memtally_snapshot`.
-pub(crate) const SNAPSHOT_VERSION: u32 = 1;
+/// The format of a snapshot as one JSON object, written in its
+/// `memtally_snapshot` (a file of JSON Lines is format 2).
+pub(crate) const DOCUMENT_VERSION: u32 = 1;
 
 /// What a selection of processes held at one moment: their totals,
-/// categories and regions, in bytes. The document `memtally snapshot`
-/// writes (docs/json.md), and what `diff` and `plot` read back.
+/// categories and regions, in bytes (docs/json.md): what `diff`, `report`
+/// and `plot` read back.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Snapshot {
@@ -212,7 +216,7 @@ impl Summing {
         // Sums over several processes: the summable figures only (model::summable).
         let n = self.processes;
         Snapshot {
-            memtally_snapshot: SNAPSHOT_VERSION,
+            memtally_snapshot: DOCUMENT_VERSION,
             kind,
             time: None,
             unix_time: None,

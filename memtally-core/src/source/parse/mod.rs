@@ -30,7 +30,7 @@ mod smaps_header;
 mod smaps_size_line;
 pub mod snapshot;
 pub mod snapshot_html;
-pub(crate) mod snapshot_region;
+pub(crate) mod snapshot_lines;
 pub mod stat;
 pub mod status;
 pub mod vmmap;
