@@ -19,7 +19,7 @@ use super::pages::Exclusive;
 use super::process::SizeSource;
 use super::sizes::Sizes;
 use super::snap_pages::{SnapExact, SnapWss};
-use super::snapshot::{SnapProcess, SnapPurgeable, SnapRegion, Snapshot, SnapshotKind};
+use super::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind};
 
 /// The format version a snapshot file's first line carries.
 pub const LINES_VERSION: u32 = 2;
@@ -67,8 +67,8 @@ pub enum SnapLine<R> {
     End(SnapEnd),
 }
 
-/// A process, after its regions: everything of [`SnapProcess`] but its
-/// regions and the figures only known once every process is read
+/// A process, after its regions: everything of a Linux [`SnapProcess`]
+/// but its regions and the figures only known once every process is read
 /// ([`SnapEnd`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -89,12 +89,6 @@ pub struct SnapProcessLine {
     pub totals: Sizes,
     /// Its regions added up by category.
     pub categories: Vec<Group>,
-    /// vmmap input without region lines: each summary row's purgeable columns.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub purgeable: Vec<SnapPurgeable>,
-    /// vmmap's `Physical footprint:` header, bytes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub physical_footprint: Option<u64>,
 }
 
 /// The regions since the last process line, taken back.
@@ -145,8 +139,6 @@ impl SnapProcessLine {
             source: p.source,
             totals,
             categories: p.categories,
-            purgeable: p.purgeable,
-            physical_footprint: p.physical_footprint,
         };
         (line, share, p.exclusive)
     }
@@ -163,8 +155,8 @@ impl SnapProcessLine {
             totals: self.totals,
             categories: self.categories,
             regions,
-            purgeable: self.purgeable,
-            physical_footprint: self.physical_footprint,
+            purgeable: Vec::new(),
+            physical_footprint: None,
             exclusive: None,
         }
     }
