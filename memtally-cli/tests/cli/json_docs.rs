@@ -169,7 +169,13 @@ fn snapshot_and_diff_keys_are_the_documented_ones() {
                 continue;
             }
         };
-        check(&kind, &documented("json.md", heading, table), &keys(&line[&kind]), optional, &none());
+        check(
+            &kind,
+            &documented("json.md", heading, table),
+            &keys(&line[&kind]),
+            optional,
+            &none(),
+        );
         seen.insert(kind);
     }
     check("snapshot lines", &kinds, &seen, &["dropped"], &none());

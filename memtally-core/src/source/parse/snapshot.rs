@@ -5,9 +5,7 @@
 //! with `plot`. Every shape is read by serde into its own typed structs,
 //! never into a tree of JSON values (about 17 times a document's size).
 
-use std::fmt;
-
-use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 
 use crate::model::snap_lines::LINES_VERSION;
@@ -148,27 +146,26 @@ enum Shape {
 
 /// Which top-level keys a document has (their values skipped, not kept):
 /// what tells the shapes apart.
-#[derive(Default)]
+#[derive(Deserialize)]
 struct Keys {
-    memtally_snapshot: bool,
-    pid: bool,
-    regions: bool,
-    /// `processes`, when it is a list.
-    process_list: bool,
-    categories: bool,
-    regions_read: bool,
-    header: bool,
+    memtally_snapshot: Option<IgnoredAny>,
+    pid: Option<IgnoredAny>,
+    regions: Option<IgnoredAny>,
+    processes: Option<IgnoredAny>,
+    categories: Option<IgnoredAny>,
+    regions_read: Option<IgnoredAny>,
+    header: Option<IgnoredAny>,
 }
 
 impl Keys {
     fn shape(&self) -> Option<Shape> {
-        if self.memtally_snapshot {
+        if self.memtally_snapshot.is_some() {
             Some(Shape::Snapshot)
-        } else if self.regions && self.pid {
+        } else if self.regions.is_some() && self.pid.is_some() {
             Some(Shape::ShowProcess)
-        } else if self.process_list && self.categories {
+        } else if self.processes.is_some() && self.categories.is_some() {
             Some(Shape::ShowSelection)
-        } else if self.regions_read && self.header {
+        } else if self.regions_read.is_some() && self.header.is_some() {
             Some(Shape::Vmmap)
         } else {
             None
@@ -176,117 +173,13 @@ impl Keys {
     }
 }
 
-impl<'de> Deserialize<'de> for Keys {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Keys, D::Error> {
-        d.deserialize_any(KeysVisitor)
-    }
-}
-
-struct KeysVisitor;
-
-impl<'de> Visitor<'de> for KeysVisitor {
-    type Value = Keys;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON document")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
-        let mut keys = Keys::default();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            if key == "processes" {
-                keys.process_list |= map.next_value::<IsList>()?.0;
-                continue;
-            }
-            map.next_value::<IgnoredAny>()?;
-            match key.as_ref() {
-                "memtally_snapshot" => keys.memtally_snapshot = true,
-                "pid" => keys.pid = true,
-                "regions" => keys.regions = true,
-                "categories" => keys.categories = true,
-                "regions_read" => keys.regions_read = true,
-                "header" => keys.header = true,
-                _ => {}
-            }
-        }
-        Ok(keys)
-    }
-    // Any other JSON value is a document of no shape memtally compares.
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Keys, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Keys::default())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Keys, E> {
-        Ok(Keys::default())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Keys, E> {
-        Ok(Keys::default())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Keys, E> {
-        Ok(Keys::default())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Keys, E> {
-        Ok(Keys::default())
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Keys, E> {
-        Ok(Keys::default())
-    }
-    fn visit_unit<E>(self) -> Result<Keys, E> {
-        Ok(Keys::default())
-    }
-}
-
-/// Whether a value is a list (skipped either way).
-struct IsList(bool);
-
-impl<'de> Deserialize<'de> for IsList {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<IsList, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = IsList;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<IsList, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(IsList(true))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<IsList, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(IsList(false))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<IsList, E> {
-                Ok(IsList(false))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<IsList, E> {
-                Ok(IsList(false))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<IsList, E> {
-                Ok(IsList(false))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<IsList, E> {
-                Ok(IsList(false))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<IsList, E> {
-                Ok(IsList(false))
-            }
-            fn visit_unit<E>(self) -> Result<IsList, E> {
-                Ok(IsList(false))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
 /// A process object of the JSON show view (top level or in `processes`):
 /// what a snapshot takes of it.
 #[derive(Deserialize)]
 struct ShowProcess {
-    #[serde(default)]
     pid: Option<u64>,
-    #[serde(default)]
     comm: Option<String>,
-    #[serde(default)]
     command: Option<String>,
-    #[serde(default)]
     source: Option<SizeSource>,
     #[serde(default)]
     totals: Sizes,
@@ -332,61 +225,38 @@ struct VmmapJson {
 
 #[derive(Deserialize)]
 struct VmmapHeader {
-    #[serde(default)]
     pid: Option<u64>,
-    #[serde(default)]
     process: Option<String>,
-    #[serde(default)]
     path: Option<String>,
-    #[serde(default)]
     physical_footprint: Option<u64>,
-    #[serde(default)]
     os_version: Option<String>,
 }
 
 #[derive(Deserialize)]
 struct VmmapRegion {
-    #[serde(default)]
     region_type: Option<String>,
-    #[serde(default)]
     start: Option<u64>,
-    #[serde(default)]
     end: Option<u64>,
-    #[serde(default)]
     vsize: Option<u64>,
-    #[serde(default)]
     resident: Option<u64>,
-    #[serde(default)]
     dirty: Option<u64>,
-    #[serde(default)]
     swap: Option<u64>,
-    #[serde(default)]
     purge: Option<Purge>,
-    #[serde(default)]
     protection: Option<String>,
-    #[serde(default)]
     detail: Option<String>,
 }
 
 #[derive(Deserialize)]
 struct VmmapSummaryRow {
-    #[serde(default)]
     region_type: Option<String>,
-    #[serde(default)]
     count: Option<u64>,
     #[serde(default, rename = "virtual")]
     virtual_size: Option<u64>,
-    #[serde(default)]
     resident: Option<u64>,
-    #[serde(default)]
     dirty: Option<u64>,
-    #[serde(default)]
     swapped: Option<u64>,
-    #[serde(default)]
     volatile: Option<u64>,
-    #[serde(default)]
     nonvol: Option<u64>,
-    #[serde(default)]
     empty: Option<u64>,
 }
 
@@ -492,13 +362,12 @@ mod tests {
     fn shapes_are_told_apart_by_their_keys_whatever_their_values() {
         let shape =
             |json: &str| serde_json::from_str::<Keys>(json).unwrap().shape().map(|s| s as u8);
-        assert_eq!(shape(r#"{"pid":null,"regions":[]}"#), Some(Shape::ShowProcess as u8));
+        assert_eq!(shape(r#"{"pid":1,"regions":[]}"#), Some(Shape::ShowProcess as u8));
         assert_eq!(shape(r#"{"processes":[],"categories":1}"#), Some(Shape::ShowSelection as u8));
-        assert_eq!(shape(r#"{"processes":{},"categories":1}"#), None);
         assert_eq!(shape(r#"{"header":{},"regions_read":0}"#), Some(Shape::Vmmap as u8));
-        assert_eq!(shape(r#"{"pid":1,"pid":2,"regions":[]}"#), Some(Shape::ShowProcess as u8));
-        assert_eq!(shape(r#"[1,2]"#), None);
-        assert_eq!(shape(r#""text""#), None);
-        assert!(parse(b"{\"hello\":1}").unwrap_err().message.contains("cannot compare"));
+        assert_eq!(shape(r#"{"regions":[],"x":{"pid":1}}"#), None);
+        assert!(parse(br#"{"hello":1}"#).unwrap_err().message.contains("cannot compare"));
+        let bad = parse(br#"{"pid":1,"regions":[{"start":1}]}"#).unwrap_err();
+        assert!(bad.message.starts_with("not a valid show document"), "{bad:?}");
     }
 }

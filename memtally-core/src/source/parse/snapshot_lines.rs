@@ -164,7 +164,12 @@ impl Order {
             match r.read_until(b'\n', &mut buf)? {
                 0 => return Ok((head, end)),
                 _ if buf.iter().all(u8::is_ascii_whitespace) => {}
-                _ => return Err(LinesError::Order { line: self.line, what: "nothing after the end line" }),
+                _ => {
+                    return Err(LinesError::Order {
+                        line: self.line,
+                        what: "nothing after the end line",
+                    })
+                }
             }
         }
     }
