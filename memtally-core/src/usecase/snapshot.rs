@@ -1,6 +1,8 @@
 //! Snapshots: everything `show` and `top` know about a selection at one
-//! moment, as one document; and reading any document memtally can
-//! compare (a snapshot, `show`/`vmmap` JSON, or saved vmmap text).
+//! moment, built whole in memory (a report page's; a file is written as it
+//! is read, `snapshot_stream`); and reading back any document memtally can
+//! compare (a snapshot file, `show`/`vmmap` JSON, a report page, or saved
+//! vmmap text).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
@@ -8,12 +10,11 @@ use std::path::Path;
 
 use crate::analyze::select::Selection;
 use crate::analyze::snapshot::{linux_snapshot, vmmap_snapshot, Moment};
-use crate::analyze::wss::WssProcess;
 use crate::error::{Error, PageFigure, Result, Uncomparable};
 use crate::model::pages::Exclusive;
 use crate::model::snap_pages::{ExactMethod, SnapExact};
-use crate::model::snapshot::{SnapProcess, Snapshot};
-use crate::model::{Note, ProcInfo, Sizes};
+use crate::model::snapshot::Snapshot;
+use crate::model::{Note, ProcInfo};
 use crate::source::parse::snapshot::{self as snapshot_file, Start};
 use crate::source::parse::snapshot_lines::{self, LinesError};
 use crate::source::parse::{snapshot_html, vmmap};
@@ -63,8 +64,8 @@ pub fn take(root: &ProcRoot, sel: &Selection, progress: &dyn Progress) -> Result
 }
 
 /// Adds to a snapshot just taken each process's exclusive figure and the
-/// selection's (`snapshot --exact`), its pages read now, after the
-/// regions. Live only ([`Error::LiveOnly`] for a recording); the frames'
+/// selection's (`report --exact`; `snapshot --exact` adds them to its end
+/// line, `snapshot_stream`), its pages read now, after the regions. Live only ([`Error::LiveOnly`] for a recording); the frames'
 /// map counts need CAP_SYS_ADMIN ([`Error::FramesHidden`] says so, and no
 /// figure is made up). A process whose pages could not be read (it
 /// exited meanwhile) keeps no figure, and a note says so.
@@ -118,22 +119,6 @@ pub(crate) fn exact_figures_of(
         },
         notes: figures.notes,
     })
-}
-
-/// Adds a working-set measurement's figures of process `p` (`touched`,
-/// `working_set` and `cold`) to its totals and categories.
-pub(crate) fn add_wss(p: &mut SnapProcess, w: &WssProcess) {
-    let copy = |to: &mut Sizes, from: &Sizes| {
-        to.touched = from.touched;
-        to.working_set = from.working_set;
-        to.cold = from.cold;
-    };
-    copy(&mut p.totals, &w.totals);
-    for c in &mut p.categories {
-        if let Some(wc) = w.categories.iter().find(|x| x.category.key() == c.key) {
-            copy(&mut c.sizes, &wc.sizes);
-        }
-    }
 }
 
 /// When and where: now, the host and kernel the /proc tree describes.

@@ -19,13 +19,13 @@ use crate::analyze::wss::{WssProcess, WssReport};
 use crate::error::{Error, Result};
 use crate::model::snap_lines::{SnapEnd, SnapHead, SnapLine, SnapProcessLine, LINES_VERSION};
 use crate::model::snap_pages::SnapWss;
-use crate::model::snapshot::{SnapRegion, SnapshotKind, Summing};
-use crate::model::{Group, Needs, Note, ProcInfo, Process, SizeSource};
+use crate::model::snapshot::{SnapProcess, SnapRegion, SnapshotKind, Summing};
+use crate::model::{Group, Needs, Note, ProcInfo, Process, SizeSource, Sizes};
 use crate::source::users::UserNames;
 use crate::source::ProcRoot;
 use crate::usecase::read::ReadProcesses;
 use crate::usecase::select::select;
-use crate::usecase::snapshot::{add_wss, exact_figures_of, moment, ExactFigures};
+use crate::usecase::snapshot::{exact_figures_of, moment, ExactFigures};
 use crate::usecase::snapshot_regions::{read_process, RegionLines};
 use crate::usecase::Progress;
 
@@ -246,5 +246,21 @@ impl<'a> Writer<'a> {
             exclusive,
         };
         self.write(&SnapLine::End(end))
+    }
+}
+
+/// Adds a working-set measurement's figures of process `p` (`touched`,
+/// `working_set` and `cold`) to its totals and categories.
+fn add_wss(p: &mut SnapProcess, w: &WssProcess) {
+    let copy = |to: &mut Sizes, from: &Sizes| {
+        to.touched = from.touched;
+        to.working_set = from.working_set;
+        to.cold = from.cold;
+    };
+    copy(&mut p.totals, &w.totals);
+    for c in &mut p.categories {
+        if let Some(wc) = w.categories.iter().find(|x| x.category.key() == c.key) {
+            copy(&mut c.sizes, &wc.sizes);
+        }
     }
 }
