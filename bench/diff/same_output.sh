@@ -12,7 +12,10 @@
 #   and `plot` of each, print byte for byte the same from NEW's files as
 #   BASE prints from the same snapshots in format 1 (NEW's converted by
 #   to_format1.py, so both hold one moment);
-# - format 1 still read: NEW's `diff` of BASE's own files is BASE's.
+# - format 1 still read: NEW's `diff` of BASE's own files is BASE's;
+# - the other documents (vmmap text and JSON, show JSON, report pages, each
+#   by BASE): `diff` of every pair of one kind, `report --input` and `plot`
+#   of each, print what BASE prints.
 set -euo pipefail
 base=$(readlink -f "$1"); new=$(readlink -f "$2")
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -64,5 +67,43 @@ for a in "${names[@]}"; do
   cmp -s "$work/c/$a.html" "$work/2/$a.html" || { bad=$((bad + 1)); echo "DIFFERS: report --input $a"; }
   cmp -s "$work/c/$a.svg" "$work/2/$a.svg" || { bad=$((bad + 1)); echo "DIFFERS: plot $a"; }
 done
-echo "${#names[@]} snapshots, $n checks, $bad differ"
+# The other documents diff, report and plot read (each by BASE): the
+# saved vmmap texts of ../shared and their `vmmap --format json`, `show
+# --format json` of each recorded tree's first process, and a report page
+# of each format-1 snapshot: every pair of one kind, in every format.
+mkdir -p "$work/o"
+for f in "$repo"/../shared/fixtures/vmmap/*.txt; do
+  [[ -f $f ]] || continue
+  t=$(basename "$f" .txt); cp "$f" "$work/o/$t.txt"
+  "$base" vmmap "$f" --format json > "$work/o/$t.vmmap.json" 2>/dev/null || rm -f "$work/o/$t.vmmap.json"
+done
+for root in "$repo"/testdata/fixtures/linux/*/proc; do
+  pid=$(cd "$root" && ls -d [0-9]* | head -1)
+  "$base" --proc-root "$root" show "$pid" --format json > "$work/o/$(basename "$(dirname "$root")").show.json" 2>/dev/null || true
+done
+for a in "${names[@]:0:4}"; do (cd "$work/1" && "$base" report --input "$a" -o "$work/o/$a.html" >/dev/null 2>&1) || true; done
+for kind in "*.txt *.vmmap.json" "*.show.json" "*.html"; do
+  # shellcheck disable=SC2086
+  docs=($(cd "$work/o" && ls $kind 2>/dev/null))
+  for a in "${docs[@]}"; do
+    for b in "${docs[@]}"; do
+      for fmt in table json csv; do
+        same "diff $a $b --format $fmt" "$(out "$work/o" "$base" diff "$a" "$b" --format $fmt --min-delta 0)" \
+             "$(out "$work/o" "$new" diff "$a" "$b" --format $fmt --min-delta 0)"
+      done
+    done
+    for bin in base new; do
+      b=$base; [[ $bin == new ]] && b=$new
+      (cd "$work/o" && "$b" report --input "$a" -o "$a.$bin.page" >/dev/null 2>&1 && "$b" plot "$a" -o "$a.$bin.svg" >/dev/null 2>&1) || true
+    done
+    for what in page svg; do
+      x="$work/o/$a.base.$what" y="$work/o/$a.new.$what"
+      # Refused by both (a page has no plot): the same.
+      [[ -f $x || -f $y ]] || continue
+      n=$((n + 1)); cmp -s "$x" "$y" || { bad=$((bad + 1)); echo "DIFFERS: $what of $a"; }
+    done
+  done
+done
+others=$(cd "$work/o" && ls *.txt *.json *.html 2>/dev/null | wc -l)
+echo "${#names[@]} snapshots, $others other documents, $n checks, $bad differ"
 [[ $bad == 0 ]]

@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use crate::analyze::select::Selection;
-use crate::analyze::snapshot::{linux_snapshot, vmmap_snapshot, Moment};
+use crate::analyze::snapshot::{linux_snapshot, Moment};
 use crate::error::{Error, PageFigure, Result, Uncomparable};
 use crate::model::pages::Exclusive;
 use crate::model::snap_pages::{ExactMethod, SnapExact};
@@ -230,5 +230,5 @@ fn from_vmmap_text(path: &Path, text: &str) -> Result<Snapshot> {
     if doc.regions == 0 && doc.summary.is_empty() {
         return Err(Error::NotComparable { path: path.to_path_buf(), input: Uncomparable::Text });
     }
-    Ok(vmmap_snapshot(&doc, &regions))
+    Ok(Snapshot::of_vmmap(&doc, &regions))
 }

@@ -9,10 +9,9 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 
 use crate::model::snap_lines::LINES_VERSION;
-use crate::model::snapshot::{
-    SnapProcess, SnapPurgeable, SnapRegion, Snapshot, SnapshotKind, DOCUMENT_VERSION,
-};
-use crate::model::{Group, Purge, SizeSource, Sizes};
+use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind, DOCUMENT_VERSION};
+use crate::model::vmmap::{Document, Header, SummaryRow};
+use crate::model::{Backing, Purge, Region, SizeSource, Sizes};
 use crate::source::parse::snapshot_lines::{self, LinesError};
 use crate::source::parse::ParseError;
 
@@ -213,25 +212,17 @@ impl From<ShowProcess> for SnapProcess {
 }
 
 /// The JSON view of a vmmap report (docs/vmmap-json.md): what a snapshot
-/// takes of it.
+/// takes of it, its header and summary rows as `vmmap` writes them.
 #[derive(Deserialize)]
 struct VmmapJson {
-    header: VmmapHeader,
+    header: Header,
     #[serde(default)]
     regions: Vec<VmmapRegion>,
     #[serde(default)]
-    summary: Vec<VmmapSummaryRow>,
+    summary: Vec<SummaryRow>,
 }
 
-#[derive(Deserialize)]
-struct VmmapHeader {
-    pid: Option<u64>,
-    process: Option<String>,
-    path: Option<String>,
-    physical_footprint: Option<u64>,
-    os_version: Option<String>,
-}
-
+/// A region of the JSON view.
 #[derive(Deserialize)]
 struct VmmapRegion {
     region_type: Option<String>,
@@ -246,101 +237,31 @@ struct VmmapRegion {
     detail: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct VmmapSummaryRow {
-    region_type: Option<String>,
-    count: Option<u64>,
-    #[serde(default, rename = "virtual")]
-    virtual_size: Option<u64>,
-    resident: Option<u64>,
-    dirty: Option<u64>,
-    swapped: Option<u64>,
-    volatile: Option<u64>,
-    nonvol: Option<u64>,
-    empty: Option<u64>,
-}
-
 impl VmmapJson {
+    /// The snapshot of the report, as of its text.
     fn into_snapshot(self) -> Snapshot {
-        let regions: Vec<SnapRegion> = self
+        let regions: Vec<Region> = self
             .regions
             .into_iter()
             .map(|r| {
-                let region_type = r.region_type.unwrap_or_default();
-                SnapRegion {
-                    start: r.start,
-                    end: r.end,
-                    perms: r.protection.unwrap_or_default(),
-                    path: r.detail,
-                    category: region_type.clone(),
-                    region_type: Some(region_type),
-                    purge: r.purge,
-                    offset: None,
-                    inode: None,
-                    sizes: Sizes {
-                        size: r.vsize,
-                        rss: r.resident,
-                        dirty: r.dirty,
-                        swap: r.swap,
-                        ..Default::default()
-                    },
-                }
+                let mut region = Region::new(Backing::Anonymous);
+                (region.start, region.end) = (r.start, r.end);
+                region.perms = r.protection.unwrap_or_default();
+                region.path = r.detail;
+                region.region_type = Some(r.region_type.unwrap_or_default());
+                region.purge = r.purge.unwrap_or_default();
+                region.sizes = Sizes {
+                    size: r.vsize,
+                    rss: r.resident,
+                    dirty: r.dirty,
+                    swap: r.swap,
+                    ..Default::default()
+                };
+                region
             })
             .collect();
-        let from_summary = regions.is_empty();
-        let categories = match from_summary {
-            true => self
-                .summary
-                .iter()
-                .map(|s| Group {
-                    key: s.region_type.clone().unwrap_or_default(),
-                    regions: s.count.unwrap_or(0) as usize,
-                    sizes: Sizes {
-                        size: s.virtual_size,
-                        rss: s.resident,
-                        dirty: s.dirty,
-                        swap: s.swapped,
-                        ..Default::default()
-                    },
-                })
-                .collect(),
-            false => SnapProcess::categories_of(&regions),
-        };
-        let mut totals = Sizes::default();
-        for c in &categories {
-            totals.add(&c.sizes);
-        }
-        let purgeable = match from_summary {
-            true => self
-                .summary
-                .into_iter()
-                .map(|s| SnapPurgeable {
-                    region_type: s.region_type.unwrap_or_default(),
-                    volatile: s.volatile,
-                    nonvol: s.nonvol,
-                    empty: s.empty,
-                })
-                .collect(),
-            false => Vec::new(),
-        };
-        let h = self.header;
-        let process = SnapProcess {
-            pid: h.pid.map(|p| p as u32),
-            ppid: None,
-            user: None,
-            comm: h.process.clone().unwrap_or_default(),
-            command: h.path.or(h.process).unwrap_or_default(),
-            source: SizeSource::Vmmap,
-            totals,
-            categories,
-            regions,
-            purgeable,
-            physical_footprint: h.physical_footprint,
-            exclusive: None,
-        };
-        let mut snap = Snapshot::of(vec![process], SnapshotKind::Vmmap);
-        snap.kernel = h.os_version;
-        snap
+        let doc = Document { header: self.header, summary: self.summary, ..Default::default() };
+        Snapshot::of_vmmap(&doc, &regions)
     }
 }
 
