@@ -15,6 +15,7 @@ pub mod series;
 pub mod sink;
 pub mod sizes;
 mod sizes_de;
+pub mod snap_digest;
 pub mod snap_lines;
 pub mod snap_pages;
 pub(crate) mod snap_region_de;

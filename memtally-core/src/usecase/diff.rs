@@ -14,9 +14,10 @@ use std::path::Path;
 
 use crate::analyze::diff::{diff_digests, unmatched, Diff, DiffOptions};
 use crate::error::{Error, Result};
+use crate::model::snap_digest::{Digest, RegionDigest};
 use crate::model::snap_lines::{SnapEnd, SnapHead, SnapLine, SnapProcessLine};
 use crate::model::snap_region_de::RegionRef;
-use crate::model::snapshot::{Digest, RegionDigest, SnapRegion, Snapshot, SnapshotKind};
+use crate::model::snapshot::{SnapRegion, Snapshot, SnapshotKind};
 use crate::source::bounded;
 use crate::source::parse::snapshot::Start;
 use crate::source::parse::snapshot_lines::{self, Records};

@@ -9,7 +9,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use memtally_core::analyze::diff::{diff_digests, DiffOptions};
-use memtally_core::model::snapshot::{Digest, Snapshot};
+use memtally_core::model::snap_digest::Digest;
+use memtally_core::model::snapshot::Snapshot;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::diff::diff_files;
 use memtally_core::usecase::snapshot::{load, take};
