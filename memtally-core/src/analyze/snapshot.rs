@@ -1,6 +1,5 @@
 //! Builds snapshots of Linux processes read in full (pure: the caller
-//! reads); a macOS vmmap report's is the model's own
-//! ([`Snapshot::of_vmmap`](crate::model::snapshot::Snapshot::of_vmmap)).
+//! reads); a macOS vmmap report's is the model's own (`Snapshot::of_vmmap`).
 
 use std::collections::BTreeMap;
 
