@@ -39,11 +39,10 @@ pub struct Fact {
     pub value: String,
 }
 
-/// What the report says about the process and the tool (read back from
-/// `vmmap --format json` as it is written there).
+/// What the report says about the process and the tool.
+// Read back from `vmmap --format json` as it is written there.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(default)]
 pub struct Header {
     /// The process name (`Process: NAME [PID]`).
     pub process: Option<String>,
@@ -81,7 +80,6 @@ pub struct Header {
 /// A summary-table row; a figure the table does not have is `None`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(default)]
 pub struct SummaryRow {
     /// The REGION TYPE (`MALLOC_SMALL`), or `TOTAL` for a total row.
     pub region_type: String,
