@@ -30,7 +30,7 @@ mod select;
 pub(crate) mod serve;
 mod shared;
 mod show;
-mod snapshot;
+pub(crate) mod snapshot;
 mod top;
 #[cfg(feature = "ui")]
 mod ui;

@@ -9,17 +9,17 @@ use clap::Args;
 use memtally_core::analyze::select::Selection;
 use memtally_core::analyze::wss::WssReport;
 use memtally_core::error::UseCase;
+use memtally_core::model::Note;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::select::require_selection;
-use memtally_core::usecase::snapshot::{add_exact, add_working_set, take};
-use memtally_core::usecase::snapshot_stream::{take_into, Output};
+use memtally_core::usecase::snapshot_stream::{take_into, Extras, Output};
 use memtally_core::usecase::wss::Wss;
-use memtally_core::write::{write_file, NewFile};
+use memtally_core::write::NewFile;
 use memtally_core::{Error, Result};
 
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
-use crate::render::notes::{document, word};
+use crate::render::notes::word;
 use crate::render::stdout_error;
 
 #[derive(Debug, Args)]
@@ -45,11 +45,6 @@ pub struct SnapshotArgs {
 
 pub fn run(root: &ProcRoot, args: &SnapshotArgs, out: &mut dyn Write) -> Result<()> {
     let sel = args.select.selection(args.pid)?;
-    if !args.exact && args.wss.is_none() {
-        return streamed(root, &sel, args.output.as_deref(), out);
-    }
-    // The page figures are added to the whole document (they are read
-    // after the regions, for the selection at once), so this path holds it.
     let measured = match args.wss {
         // A signal during the interval: nothing written (the exit
         // status says which signal, main.rs).
@@ -59,21 +54,34 @@ pub fn run(root: &ProcRoot, args: &SnapshotArgs, out: &mut dyn Write) -> Result<
         },
         None => None,
     };
-    let mut taken = with_progress(|progress| take(root, &sel, progress))?;
-    if let Some(report) = &measured {
-        add_working_set(&mut taken, report);
-    }
-    if args.exact {
-        add_exact(root, &sel, &mut taken)?;
-    }
-    let snapshot = document(taken);
-    let mut json = serde_json::to_vec(&snapshot).map_err(|e| Error::Usage(e.to_string()))?;
-    json.push(b'\n');
+    let extras = Extras::default().with_working_set(measured.as_ref()).with_exact(args.exact);
+    let take = |out: &mut dyn Write, error: &dyn Fn(std::io::Error) -> Error| {
+        let output = Output { out, word: &word, error };
+        with_progress(|progress| take_into(root, &sel, progress, extras, output))
+    };
     match args.output.as_deref() {
-        None => out.write_all(&json).map_err(stdout_error),
-        Some(p) if p == Path::new("-") => out.write_all(&json).map_err(stdout_error),
-        Some(p) => write_file(p, &json),
+        Some(p) if p != Path::new("-") => to_file(p, take),
+        _ => {
+            take(out, &stdout_error)?;
+            out.flush().map_err(stdout_error)
+        }
     }
+}
+
+/// A snapshot written by `take` to the file `p`, through its new name,
+/// renamed over the target once whole (memory flat in processes: it is
+/// written as it is read, usecase::snapshot_stream).
+pub fn to_file(
+    p: &Path,
+    take: impl FnOnce(&mut dyn Write, &dyn Fn(std::io::Error) -> Error) -> Result<Vec<Note>>,
+) -> Result<()> {
+    let mut file = NewFile::create(p)?;
+    let error = |e: std::io::Error| Error::io(p, e);
+    let mut buffered = BufWriter::with_capacity(64 << 10, &mut file);
+    take(&mut buffered, &error)?;
+    buffered.flush().map_err(error)?;
+    drop(buffered);
+    file.commit()
 }
 
 /// One working-set interval of the selection, as `memtally wss` measures
@@ -98,36 +106,4 @@ fn working_set(
         return Ok(None);
     }
     Ok(Some(wss.read(interval.as_secs_f64())))
-}
-
-/// The snapshot written as it is read (usecase::snapshot_stream): memory
-/// flat in processes; a file through its new name, renamed over the target
-/// once whole.
-fn streamed(
-    root: &ProcRoot,
-    sel: &Selection,
-    output: Option<&Path>,
-    out: &mut dyn Write,
-) -> Result<()> {
-    // Written as it is read (usecase::snapshot_stream): a file through
-    // its new name, renamed over the target once whole.
-    let take = |out: &mut dyn Write, error: &dyn Fn(std::io::Error) -> Error| {
-        let output = Output { out, word: &word, error };
-        with_progress(|progress| take_into(root, sel, progress, output))
-    };
-    match output {
-        Some(p) if p != Path::new("-") => {
-            let mut file = NewFile::create(p)?;
-            let error = |e: std::io::Error| Error::io(p, e);
-            let mut buffered = BufWriter::with_capacity(64 << 10, &mut file);
-            take(&mut buffered, &error)?;
-            buffered.flush().map_err(error)?;
-            drop(buffered);
-            file.commit()
-        }
-        _ => {
-            take(out, &stdout_error)?;
-            out.flush().map_err(stdout_error)
-        }
-    }
 }

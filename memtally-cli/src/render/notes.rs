@@ -2,9 +2,7 @@
 //! exporter print a note as [`word`] says it. The library hands notes out
 //! as data ([`Note`]); a sentence is the front end's choice.
 
-use memtally_core::model::snapshot::Snapshot;
 use memtally_core::model::{Note, Side, Withheld};
-use memtally_core::usecase::snapshot::Taken;
 use serde::Serialize;
 
 use crate::render::units::{human, plural};
@@ -188,13 +186,6 @@ fn side_name(side: Side) -> &'static str {
 
 fn figure_or_none(v: Option<u64>) -> String {
     v.map_or_else(|| "none".to_string(), |v| v.to_string())
-}
-
-/// The snapshot document of `taken`, its notes worded into it.
-pub fn document(taken: Taken) -> Snapshot {
-    let mut snapshot = taken.snapshot;
-    snapshot.notes.extend(taken.notes.iter().map(word));
-    snapshot
 }
 
 /// A library value serialized as it is, then its notes worded, as the

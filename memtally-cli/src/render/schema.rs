@@ -54,7 +54,7 @@ pub const DOCUMENTS: &[Document] = &[
     doc("watch", "memtally watch --format json: each line, a sample or the summary", watch),
     Document {
         name: "snapshot",
-        title: "a snapshot file (memtally snapshot, memtally capture)",
+        title: "each line of a snapshot file (memtally snapshot): the head line, then one record a line",
         build: snapshot,
         versioned: false,
     },
@@ -163,9 +163,14 @@ fn watch(g: &mut SchemaGenerator) -> Schema {
     schemars::json_schema!({ "oneOf": [sample, summary] })
 }
 
-/// A snapshot file: the model's own type, as the library writes it.
+/// A line of a snapshot file: the head, or a record (the library's own
+/// types, as it writes them).
 fn snapshot(g: &mut SchemaGenerator) -> Schema {
-    <memtally_core::model::snapshot::Snapshot as schemars::JsonSchema>::json_schema(g)
+    use memtally_core::model::snap_lines::{SnapHead, SnapLine};
+    use memtally_core::model::snapshot::SnapRegion;
+    let head = <SnapHead as schemars::JsonSchema>::json_schema(g);
+    let line = <SnapLine<SnapRegion> as schemars::JsonSchema>::json_schema(g);
+    schemars::json_schema!({ "oneOf": [head, line] })
 }
 
 /// Closes every object schema that lists its keys: `unevaluatedProperties:

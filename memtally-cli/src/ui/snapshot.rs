@@ -4,9 +4,8 @@
 use std::path::PathBuf;
 
 use memtally_core::analyze::select::Selection;
-use memtally_core::usecase::snapshot::take;
+use memtally_core::usecase::snapshot_stream::{take_into, Extras, Output};
 use memtally_core::usecase::Silent;
-use memtally_core::write::write_file;
 use memtally_core::{Error, Result};
 
 use crate::ui::app::{App, Level};
@@ -54,16 +53,15 @@ pub fn write(app: &App) -> Result<PathBuf> {
     if !sel.is_everything() && sel.pids.is_empty() {
         return Err(Error::Usage("nothing shown to snapshot".into()));
     }
-    let snapshot = take(&app.root, &sel, &Silent)?;
-    let snapshot = crate::render::notes::document(snapshot);
-    let mut json = serde_json::to_vec(&snapshot).map_err(|e| Error::Usage(e.to_string()))?;
-    json.push(b'\n');
     let stamp: String = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
         .to_string()
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .collect();
     let path = PathBuf::from(format!("memtally-snapshot-{stamp}.json"));
-    write_file(&path, &json)?;
+    crate::cli::snapshot::to_file(&path, |out, error| {
+        let output = Output { out, word: &crate::render::notes::word, error };
+        take_into(&app.root, &sel, &Silent, Extras::default(), output)
+    })?;
     Ok(path)
 }

@@ -579,11 +579,13 @@ fn diff_of_a_snapshot_whose_regions_were_edited_uses_the_regions_and_says_so() {
     let r = root.to_str().unwrap();
     ok(&run(&["--proc-root", r, "snapshot", "--pid", &pid, "-o", a.to_str().unwrap()]));
     // The second snapshot: one region grown by 4 KiB, the totals left alone.
-    let mut doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
-    let region = &mut doc["processes"][0]["regions"][0];
-    region["rss"] = (region["rss"].as_u64().unwrap() + 4096).into();
-    std::fs::write(&b, serde_json::to_string(&doc).unwrap()).unwrap();
+    let mut first = true;
+    crate::support::edit_snapshot(&a, &b, |v| {
+        if let Some(region) = v.get_mut("region").filter(|_| first) {
+            region["rss"] = (region["rss"].as_u64().unwrap() + 4096).into();
+            first = false;
+        }
+    });
     let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
     let out = run(&["diff", a, b, "--format", "json"]);
     ok(&out);

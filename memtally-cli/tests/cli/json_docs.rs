@@ -143,11 +143,45 @@ fn files_keys_are_the_documented_ones() {
 
 #[test]
 fn snapshot_and_diff_keys_are_the_documented_ones() {
-    let snap = run_json(&["--proc-root", &python_root(), "snapshot", "11364"]);
-    let documented_snap = documented("json.md", "`memtally snapshot`", 0);
-    // `exact` and `wss` are there with `--exact` and `--wss` only (live:
-    // tests/cli/snapshot_exact.rs).
-    check("snapshot", &documented_snap, &keys(&snap), &["exact", "wss"], &none());
+    let out = run(&["--proc-root", &python_root(), "snapshot", "11364"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Value> = String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect();
+    let heading = "`memtally snapshot`";
+    let kinds = documented("json.md", heading, 0);
+    // `exact`, `exclusive` and `wss` are there with `--exact` and `--wss`
+    // only (live: tests/cli/snapshot_exact.rs); `dropped` where a read
+    // did not stand.
+    check("snapshot head", &documented("json.md", heading, 1), &keys(&lines[0]), &["wss"], &none());
+    let mut seen = BTreeSet::new();
+    for line in &lines[1..] {
+        let kind = keys(line);
+        assert_eq!(kind.len(), 1, "a record of one key: {line}");
+        let kind = kind.into_iter().next().unwrap();
+        let (table, optional): (usize, &[&str]) = match kind.as_str() {
+            "process" => (2, &[]),
+            "end" => (3, &["exact", "exclusive"]),
+            _ => {
+                seen.insert(kind);
+                continue;
+            }
+        };
+        check(
+            &kind,
+            &documented("json.md", heading, table),
+            &keys(&line[&kind]),
+            optional,
+            &none(),
+        );
+        seen.insert(kind);
+    }
+    check("snapshot lines", &kinds, &seen, &["dropped"], &none());
+    let snap = crate::support::snapshot_value(&out.stdout);
+    let one = documented("json.md", heading, 4);
+    check("snapshot, one object", &one, &keys(&snap), &["exact", "wss"], &none());
     let dir = std::env::temp_dir().join(format!("memtally-json-docs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("a.json");
@@ -288,8 +322,9 @@ fn every_json_document_carries_its_schema_version() {
     let snap_arg = snap.to_str().unwrap();
     let taken = run(&["--proc-root", &python, "snapshot", "11364", "-o", snap_arg]);
     assert!(taken.status.success());
-    let written: Value = serde_json::from_slice(&std::fs::read(&snap).unwrap()).unwrap();
-    assert!(written["memtally_snapshot"].is_u64(), "a snapshot has its format version");
+    let text = std::fs::read_to_string(&snap).unwrap();
+    let head: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(head["memtally_snapshot"], 2, "a snapshot's first line has its format version");
     for args in [
         &["--proc-root", &python, "top", "--format", "json"][..],
         &["--proc-root", &python, "top", "--by", "cgroup", "--format", "json"],

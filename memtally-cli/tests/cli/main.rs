@@ -110,6 +110,7 @@ mod signals;
 mod small_ones;
 #[cfg(target_os = "linux")]
 mod snapshot_exact;
+mod snapshot_format1;
 #[cfg(target_os = "linux")]
 mod top_columns;
 #[cfg(target_os = "linux")]

@@ -2,14 +2,9 @@
 
 use std::time::Duration;
 
-use crate::support::{run, run_json, spawn_grower, spawn_steady_grower, MIB};
-use serde_json::Value;
+use crate::support::{read_snapshot, run, run_json, spawn_grower, spawn_steady_grower, MIB};
 
 const PAGE: i64 = 4096;
-
-fn read_json(path: &std::path::Path) -> Value {
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-}
 
 /// Three steps of 4 MiB between two snapshots: diff shows 12 MiB more
 /// private dirty in the process and in the heap category, within a page
@@ -26,8 +21,7 @@ fn diff_finds_heap_growth_in_the_right_place() {
     }
     assert!(run(&["snapshot", &pid, "-o", b.to_str().unwrap()]).status.success());
 
-    let snap = read_json(&a);
-    assert_eq!(snap["memtally_snapshot"], 1);
+    let snap = read_snapshot(&a);
     assert_eq!(snap["kind"], "linux");
     assert!(snap["time"].as_str().unwrap().ends_with('Z'));
     assert_eq!(snap["processes"][0]["pid"].as_u64(), Some(child.pid as u64));
@@ -293,7 +287,7 @@ fn plot_of_a_snapshot_carries_its_categories() {
         .status
         .success());
     let (svg, data) = crate::support::svg_data(&svg_path);
-    let s = read_json(&snap);
+    let s = read_snapshot(&snap);
     let cats = s["categories"].as_array().unwrap();
     let bars = data["bars"].as_array().unwrap();
     assert_eq!(bars.len(), cats.len());

@@ -242,11 +242,15 @@ fn recorded_outputs_match_their_schemas() {
     assert!(bad.is_empty(), "outputs that do not match their schema:\n{}", bad.join("\n"));
 }
 
-/// The snapshot file at `path` against the snapshot schema.
+/// Each line of the snapshot file at `path` against the snapshot schema.
 fn snapshot_file(path: &Path, bad: &mut Vec<String>) {
-    let doc: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).expect("snapshot JSON");
-    for e in errors("snapshot", &doc) {
-        bad.push(format!("snapshot {}: {e}", path.display()));
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.lines().count() > 2, "a head, records and an end: {}", path.display());
+    for (i, line) in text.lines().enumerate() {
+        let doc: Value = serde_json::from_str(line).expect("one JSON object a line");
+        for e in errors("snapshot", &doc) {
+            bad.push(format!("snapshot {} line {}: {e}", path.display(), i + 1));
+        }
     }
 }
 

@@ -26,7 +26,7 @@ fn snapshot(pid: u32, exact: bool, file: &std::path::Path) -> Value {
     }
     let out = run(&args);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap()
+    crate::support::read_snapshot(file)
 }
 
 #[test]
@@ -132,7 +132,7 @@ fn snapshot_wss(pid: u32, file: &std::path::Path) -> Value {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("resets the referenced bits of 1 selected process"), "said once: {err}");
-    serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap()
+    crate::support::read_snapshot(file)
 }
 
 #[test]

@@ -182,7 +182,7 @@ fn every_view_that_sums_over_processes_sums_proportional_figures_only() {
     }
 
     // snapshot totals and categories; diff of it.
-    let snap = run_json(&["snapshot", "--pid", &list]);
+    let snap = crate::support::run_snapshot(&["snapshot", "--pid", &list]);
     no_full_count("snapshot totals", &snap["totals"]);
     for c in snap["categories"].as_array().unwrap() {
         no_full_count("snapshot category", c);
@@ -263,7 +263,7 @@ fn footprints_match_status_and_the_rollup_of_a_live_child() {
         assert!(denied["footprint_pss"].is_null(), "no rollup, no summable footprint: {doc}");
     }
 
-    let snap = run_json(&["snapshot", "--pid", &p]);
+    let snap = crate::support::run_snapshot(&["snapshot", "--pid", &p]);
     assert_eq!(snap["processes"][0]["totals"]["footprint"].as_u64(), Some(footprint), "snapshot");
 
     let out = run(&["watch", &p, "--count", "1", "--format", "json"]);
@@ -422,7 +422,7 @@ fn swapped_shared_memory_counts_once_in_the_swap_pss_totals() {
     let shown = bytes(&cell(&text, "CATEGORY", "shared", "SWAP PSS"));
     assert!((shown - swapped as f64).abs() <= swapped as f64 * 0.01, "{shown}:\n{text}");
 
-    let snap = run_json(&["snapshot", "--pid", &list]);
+    let snap = crate::support::run_snapshot(&["snapshot", "--pid", &list]);
     assert_eq!(snap["totals"]["shmem_swap"].as_u64(), Some(swapped), "snapshot");
 
     // The exporter: the shares, once in all.

@@ -106,6 +106,48 @@ fn vmmap_json_output_is_a_snapshot_too() {
     check_vmmap_diff(&d);
 }
 
+/// A vmmap report reads back the same from its text and from its JSON:
+/// `diff` of the JSON of each recorded report prints what `diff` of the
+/// texts does. (Read as a tree of values, a report whose header has no
+/// `Path:` lost its process's name: `"path": null` was taken for a path.)
+#[test]
+fn a_vmmap_report_diffs_the_same_from_its_text_and_its_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut texts: Vec<std::path::PathBuf> =
+        std::fs::read_dir(crate::support::repo().join("testdata/fixtures/vmmap"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+            .collect();
+    texts.sort();
+    let json: Vec<String> = texts
+        .iter()
+        .map(|t| {
+            let out = run(&["vmmap", t.to_str().unwrap(), "--format", "json"]);
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let name = t.file_stem().unwrap().to_string_lossy();
+            let path = dir.path().join(format!("{name}.json"));
+            std::fs::write(&path, out.stdout).unwrap();
+            path.to_str().unwrap().to_string()
+        })
+        .collect();
+    assert!(texts.len() >= 10, "the recorded reports: {texts:?}");
+    for i in 0..texts.len() {
+        for j in [i, (i + 1) % texts.len()] {
+            let (a, b) = (texts[i].to_str().unwrap(), texts[j].to_str().unwrap());
+            let from_text = run(&["diff", a, b, "--format", "json", "--min-delta", "0"]);
+            let from_json =
+                run(&["diff", &json[i], &json[j], "--format", "json", "--min-delta", "0"]);
+            assert!(from_text.status.success(), "{}", String::from_utf8_lossy(&from_text.stderr));
+            assert_eq!(
+                String::from_utf8_lossy(&from_text.stdout),
+                String::from_utf8_lossy(&from_json.stdout),
+                "diff {a} {b}, from the texts and from their JSON"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_linux_snapshot_and_a_vmmap_report_do_not_mix() {
     let dir = tempfile::tempdir().unwrap();

@@ -5,7 +5,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::model::sizes::ROUNDED_PER_MAPPING;
-use crate::model::snapshot::{Digest, RegionSum, SnapProcess, SnapRegion, Snapshot, SnapshotKind};
+use crate::model::snap_digest::{Digest, RegionSum};
+use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind};
 use crate::model::{Figure, Group, Named, Note, Purge, Side, Sizes};
 
 /// A figure whose change `diff` compares and sorts by, largest growth first.

@@ -1,15 +1,12 @@
-//! Builds snapshots (pure: the caller reads): Linux processes read in
-//! full, and a macOS vmmap report as a snapshot of one process whose
-//! "categories" are vmmap region types, so `diff` and `plot` serve macOS
-//! as they serve Linux.
+//! Builds snapshots of Linux processes read in full (pure: the caller
+//! reads); a macOS vmmap report's is the model's own (`Snapshot::of_vmmap`).
 
 use std::collections::BTreeMap;
 
 use crate::analyze::category::{categorize, CategorySums};
 use crate::analyze::group::process_total;
-use crate::model::snapshot::{SnapProcess, SnapPurgeable, SnapRegion, Snapshot, SnapshotKind};
-use crate::model::vmmap::{Document, SummaryRow};
-use crate::model::{Group, Process, Region, SizeSource, Sizes};
+use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind};
+use crate::model::{Group, Process, Region, Sizes};
 
 /// Facts about the moment and the machine.
 #[derive(Debug, Clone, Default)]
@@ -112,93 +109,6 @@ impl Moment {
         snap.proc_root = self.proc_root;
         snap.machine = self.machine;
     }
-}
-
-/// A region of a vmmap report as a snapshot region.
-fn vmmap_region(r: &Region) -> SnapRegion {
-    SnapRegion {
-        start: r.start,
-        end: r.end,
-        perms: r.perms.clone(),
-        path: r.path.clone(),
-        category: r.region_type.clone().unwrap_or_default(),
-        region_type: r.region_type.clone(),
-        purge: Some(r.purge),
-        offset: None,
-        inode: None,
-        sizes: r.sizes.clone(),
-    }
-}
-
-/// A summary-table row's figures in the shared size vocabulary.
-fn summary_sizes(s: &SummaryRow) -> Sizes {
-    Sizes {
-        size: s.virtual_size,
-        rss: s.resident,
-        dirty: s.dirty,
-        swap: s.swapped,
-        ..Default::default()
-    }
-}
-
-/// The snapshot of one vmmap report. Where the report has no region
-/// lines (`vmmap -summary`, a crash report's `VM Region Summary`), the
-/// summary table gives the types.
-pub(crate) fn vmmap_snapshot(doc: &Document, regions: &[Region]) -> Snapshot {
-    let regions: Vec<SnapRegion> = regions.iter().map(vmmap_region).collect();
-    let categories: Vec<Group> = if regions.is_empty() {
-        doc.summary
-            .iter()
-            .map(|s| Group {
-                key: s.region_type.clone(),
-                regions: s.count.unwrap_or(0) as usize,
-                sizes: summary_sizes(s),
-            })
-            .collect()
-    } else {
-        SnapProcess::categories_of(&regions)
-    };
-    let mut totals = Sizes::default();
-    for c in &categories {
-        totals.add(&c.sizes);
-    }
-    let purgeable = match regions.is_empty() {
-        true => doc
-            .summary
-            .iter()
-            .map(|s| SnapPurgeable {
-                region_type: s.region_type.clone(),
-                volatile: s.volatile,
-                nonvol: s.nonvol,
-                empty: s.empty,
-            })
-            .collect(),
-        false => Vec::new(),
-    };
-    let h = &doc.header;
-    let process = SnapProcess {
-        pid: h.pid,
-        ppid: None,
-        user: None,
-        comm: h.process.clone().unwrap_or_default(),
-        command: h.path.clone().or_else(|| h.process.clone()).unwrap_or_default(),
-        source: SizeSource::Vmmap,
-        totals,
-        categories,
-        regions,
-        purgeable,
-        physical_footprint: h.physical_footprint,
-        exclusive: None,
-    };
-    let mut snap = Snapshot::of(vec![process], SnapshotKind::Vmmap);
-    snap.kernel = h.os_version.clone();
-    if doc.diagnostics.unreadable > 0 || doc.diagnostics.elisions > 0 {
-        snap.notes.push(format!(
-            "partial: {} unreadable line(s), {} elision(s) in the report",
-            doc.diagnostics.unreadable, doc.diagnostics.elisions
-        ));
-    }
-    snap
 }
 
 #[cfg(test)]

@@ -4,8 +4,9 @@
 //! kept as a string. A snapshot's region and row objects are read through
 //! [`SizesReader`], so reading one costs no allocation per figure.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::sync::LazyLock;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
@@ -29,13 +30,7 @@ impl SizesReader {
         map: &mut A,
     ) -> Result<(), A::Error> {
         let value = map.next_value::<Integer>()?.0;
-        // Length and first byte first: most keys differ there, and a full
-        // comparison per known name was a tenth of `diff`'s time.
-        let b = key.as_bytes();
-        let known = KNOWN_KEYS.iter().position(|k| {
-            k.name.len() == b.len() && k.name.as_bytes().first() == b.first() && k.name == key
-        });
-        match known {
+        match known_at(key) {
             Some(at) => {
                 if let Some(slot) = self.sizes.slot_at(at) {
                     *slot = value;
@@ -58,6 +53,16 @@ impl SizesReader {
         }
         sizes
     }
+}
+
+/// Where the figure named `key` is in [`KNOWN_KEYS`]: one hash and one
+/// comparison (a search of the names, each compared, was a tenth of
+/// `diff`'s time).
+fn known_at(key: &str) -> Option<usize> {
+    type Index = HashMap<&'static str, usize, foldhash::fast::FixedState>;
+    static INDEX: LazyLock<Index> =
+        LazyLock::new(|| KNOWN_KEYS.iter().enumerate().map(|(i, k)| (k.name, i)).collect());
+    INDEX.get(key).copied()
 }
 
 /// A JSON value read as a figure: `Some` for a non-negative integer,

@@ -1,21 +1,99 @@
-//! Reading a [`SnapRegion`] straight from its JSON object. The derived
-//! reader (`serde(flatten)` of its sizes) buffered every entry of every
-//! region as generic content and then built a map of strings to JSON
-//! values for the sizes: most of what `diff` spent. This one matches each
-//! key as it comes, reads the region's own fields typed and the rest as
-//! figures ([`SizesReader`]), with the same outcome on every input.
+//! Reading a snapshot region straight from its JSON object, as a
+//! [`RegionRef`]: each key matched as it comes (no tree of values, no
+//! buffering as `serde(flatten)` does), the region's own fields typed and
+//! the rest read as figures ([`SizesReader`]); strings borrowed from the
+//! input where they have no escape (a snapshot line read from a slice).
+//! [`SnapRegion`] is read through it and owned.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, Error, MapAccess, Visitor};
 
 use super::region::Purge;
-use super::sizes_de::{KeyInto, SizesReader};
-use super::snapshot::SnapRegion;
+use super::sizes::Sizes;
+use super::sizes_de::SizesReader;
+use super::snapshot::{path_key_of, region_id, SnapRegion};
+
+/// A snapshot region whose strings are borrowed where they can be.
+#[derive(Debug)]
+pub(crate) struct RegionRef<'a> {
+    pub start: Option<u64>,
+    pub end: Option<u64>,
+    pub perms: Cow<'a, str>,
+    pub path: Option<Cow<'a, str>>,
+    pub category: Cow<'a, str>,
+    pub region_type: Option<Cow<'a, str>>,
+    pub purge: Option<Purge>,
+    pub offset: Option<u64>,
+    pub inode: Option<u64>,
+    pub sizes: Sizes,
+}
+
+impl RegionRef<'_> {
+    /// The region, owned.
+    pub(crate) fn into_owned(self) -> SnapRegion {
+        SnapRegion {
+            start: self.start,
+            end: self.end,
+            perms: self.perms.into_owned(),
+            path: self.path.map(Cow::into_owned),
+            category: self.category.into_owned(),
+            region_type: self.region_type.map(Cow::into_owned),
+            purge: self.purge,
+            offset: self.offset,
+            inode: self.inode,
+            sizes: self.sizes,
+        }
+    }
+
+    /// [`SnapRegion::id`] of the owned region, without owning it.
+    pub(crate) fn id(&self) -> u64 {
+        region_id(self.start, self.end, &self.perms, self.path.as_deref())
+    }
+
+    /// [`SnapRegion`]'s per-path grouping name.
+    pub(crate) fn path_key(&self) -> &str {
+        path_key_of(self.path.as_deref(), self.region_type.as_deref())
+    }
+}
+
+impl<'de> Deserialize<'de> for RegionRef<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(RegionVisitor)
+    }
+}
 
 impl<'de> Deserialize<'de> for SnapRegion {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(RegionVisitor)
+        RegionRef::deserialize(d).map(RegionRef::into_owned)
+    }
+}
+
+/// A string, borrowed from the input when it has no escape.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(TextVisitor)
+    }
+}
+
+struct TextVisitor;
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(v.to_string())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(v)))
     }
 }
 
@@ -35,25 +113,24 @@ fn once<'de, T: Deserialize<'de>, A: MapAccess<'de>>(
 }
 
 impl<'de> Visitor<'de> for RegionVisitor {
-    type Value = SnapRegion;
+    type Value = RegionRef<'de>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a snapshot region object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SnapRegion, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RegionRef<'de>, A::Error> {
         let mut start: Option<Option<u64>> = None;
         let mut end: Option<Option<u64>> = None;
-        let mut perms: Option<String> = None;
-        let mut path: Option<Option<String>> = None;
-        let mut category: Option<String> = None;
-        let mut region_type: Option<Option<String>> = None;
+        let mut perms: Option<Text<'de>> = None;
+        let mut path: Option<Option<Text<'de>>> = None;
+        let mut category: Option<Text<'de>> = None;
+        let mut region_type: Option<Option<Text<'de>>> = None;
         let mut purge: Option<Option<Purge>> = None;
         let mut offset: Option<Option<u64>> = None;
         let mut inode: Option<Option<u64>> = None;
         let mut sizes = SizesReader::default();
-        let mut key = String::with_capacity(32);
-        while map.next_key_seed(KeyInto(&mut key))?.is_some() {
-            match key.as_str() {
+        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+            match key.as_ref() {
                 "start" => once(&mut start, "start", &mut map)?,
                 "end" => once(&mut end, "end", &mut map)?,
                 "perms" => once(&mut perms, "perms", &mut map)?,
@@ -66,13 +143,14 @@ impl<'de> Visitor<'de> for RegionVisitor {
                 other => sizes.entry(other, &mut map)?,
             }
         }
-        Ok(SnapRegion {
+        let text = |t: Option<Option<Text<'de>>>| t.flatten().map(|t| t.0);
+        Ok(RegionRef {
             start: start.flatten(),
             end: end.flatten(),
-            perms: perms.unwrap_or_default(),
-            path: path.flatten(),
-            category: category.ok_or_else(|| A::Error::missing_field("category"))?,
-            region_type: region_type.flatten(),
+            perms: perms.map_or(Cow::Borrowed(""), |t| t.0),
+            path: text(path),
+            category: category.ok_or_else(|| A::Error::missing_field("category"))?.0,
+            region_type: text(region_type),
             purge: purge.flatten(),
             offset: offset.flatten(),
             inode: inode.flatten(),

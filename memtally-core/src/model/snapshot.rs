@@ -1,23 +1,28 @@
 //! A snapshot: everything memtally knew about a selection of processes at
-//! one moment, as one JSON document that `diff` and `plot` read back.
-//! Linux snapshots come from `memtally snapshot`; a macOS vmmap report
-//! becomes a snapshot of one process whose categories are region types.
+//! one moment, that `diff`, `report` and `plot` read back. Linux snapshots
+//! come from `memtally snapshot` (a file of JSON Lines, `model::snap_lines`);
+//! a macOS vmmap report becomes a snapshot of one process whose categories
+//! are region types. Serialized whole, a [`Snapshot`] is one JSON object
+//! (format 1): what a report page embeds, and what snapshot files were
+//! before format 2.
 
 use serde::{Deserialize, Serialize};
 
 use super::group::{Group, Grouper};
 use super::pages::Exclusive;
 use super::process::SizeSource;
-use super::region::Purge;
+use super::region::{Purge, Region};
 use super::sizes::Sizes;
 use super::snap_pages::{SnapExact, SnapWss};
+use super::vmmap::{Document, SummaryRow};
 
-/// The format version written in `memtally_snapshot`.
-pub(crate) const SNAPSHOT_VERSION: u32 = 1;
+/// The format of a snapshot as one JSON object, written in its
+/// `memtally_snapshot` (a file of JSON Lines is format 2).
+pub(crate) const DOCUMENT_VERSION: u32 = 1;
 
 /// What a selection of processes held at one moment: their totals,
-/// categories and regions, in bytes. The document `memtally snapshot`
-/// writes (docs/json.md), and what `diff` and `plot` read back.
+/// categories and regions, in bytes (docs/json.md): what `diff`, `report`
+/// and `plot` read back.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Snapshot {
@@ -177,6 +182,97 @@ impl Snapshot {
     }
 }
 
+/// A region of a vmmap report as a snapshot region.
+fn vmmap_region(r: &Region) -> SnapRegion {
+    SnapRegion {
+        start: r.start,
+        end: r.end,
+        perms: r.perms.clone(),
+        path: r.path.clone(),
+        category: r.region_type.clone().unwrap_or_default(),
+        region_type: r.region_type.clone(),
+        purge: Some(r.purge),
+        offset: None,
+        inode: None,
+        sizes: r.sizes.clone(),
+    }
+}
+
+/// A summary-table row's figures in the shared size vocabulary.
+fn summary_sizes(s: &SummaryRow) -> Sizes {
+    Sizes {
+        size: s.virtual_size,
+        rss: s.resident,
+        dirty: s.dirty,
+        swap: s.swapped,
+        ..Default::default()
+    }
+}
+
+impl Snapshot {
+    /// The snapshot of one vmmap report (saved text, or `vmmap --format
+    /// json` read back): one process whose categories are its region types,
+    /// so `diff` and `plot` serve macOS as they serve Linux. Where the report
+    /// has no region lines (`vmmap -summary`, a crash report's `VM Region
+    /// Summary`), the summary table gives the types.
+    pub(crate) fn of_vmmap(doc: &Document, regions: &[Region]) -> Snapshot {
+        let regions: Vec<SnapRegion> = regions.iter().map(vmmap_region).collect();
+        let categories: Vec<Group> = if regions.is_empty() {
+            doc.summary
+                .iter()
+                .map(|s| Group {
+                    key: s.region_type.clone(),
+                    regions: s.count.unwrap_or(0) as usize,
+                    sizes: summary_sizes(s),
+                })
+                .collect()
+        } else {
+            SnapProcess::categories_of(&regions)
+        };
+        let mut totals = Sizes::default();
+        for c in &categories {
+            totals.add(&c.sizes);
+        }
+        let purgeable = match regions.is_empty() {
+            true => doc
+                .summary
+                .iter()
+                .map(|s| SnapPurgeable {
+                    region_type: s.region_type.clone(),
+                    volatile: s.volatile,
+                    nonvol: s.nonvol,
+                    empty: s.empty,
+                })
+                .collect(),
+            false => Vec::new(),
+        };
+        let h = &doc.header;
+        let process = SnapProcess {
+            pid: h.pid,
+            ppid: None,
+            user: None,
+            comm: h.process.clone().unwrap_or_default(),
+            command: h.path.clone().or_else(|| h.process.clone()).unwrap_or_default(),
+            source: SizeSource::Vmmap,
+            totals,
+            categories,
+            regions,
+            purgeable,
+            physical_footprint: h.physical_footprint,
+            exclusive: None,
+        };
+        let mut snap = Snapshot::of(vec![process], SnapshotKind::Vmmap);
+        snap.kernel = h.os_version.clone();
+        if doc.diagnostics.unreadable > 0 || doc.diagnostics.elisions > 0 {
+            snap.notes.push(format!(
+                "partial: {} unreadable line(s), {} elision(s) in the report",
+                doc.diagnostics.unreadable, doc.diagnostics.elisions
+            ));
+        }
+        snap
+    }
+}
+
 /// The whole snapshot's totals and categories, summed one process at a
 /// time (a snapshot written as it is read keeps no process).
 #[derive(Debug, Default)]
@@ -208,7 +304,7 @@ impl Summing {
         // Sums over several processes: the summable figures only (model::summable).
         let n = self.processes;
         Snapshot {
-            memtally_snapshot: SNAPSHOT_VERSION,
+            memtally_snapshot: DOCUMENT_VERSION,
             kind,
             time: None,
             unix_time: None,
@@ -277,191 +373,6 @@ pub(crate) fn region_id(
 pub(crate) fn path_key_of<'a>(path: Option<&'a str>, region_type: Option<&'a str>) -> &'a str {
     // Borrowed: a digest groups every region of a file by it.
     path.filter(|p| !p.is_empty()).or(region_type).unwrap_or("[anonymous]")
-}
-
-/// What `diff` needs of a snapshot, without every region: the snapshot
-/// with each process's regions cut to the ones kept (all, or only those
-/// missing from the other side), and per process (in the same order) its
-/// regions added up by path and the sorted identities of all of them.
-/// About 8 bytes a region, where the regions themselves took hundreds.
-#[derive(Debug, Clone)]
-pub struct Digest {
-    /// The snapshot; `processes[i].regions` holds only the kept regions.
-    pub snapshot: Snapshot,
-    /// Every region of every process added up by path (else region type,
-    /// else `[anonymous]`), in file order: the only per-path figures
-    /// `diff` prints. Kept for the side, not per process: a process's
-    /// groups were a `String` and a `Sizes` each, most of what a digest
-    /// held a process (at 50,000 processes, hundreds of MB).
-    path_sums: Grouper,
-    /// Per process: its regions' sizes added up (path by path, in
-    /// first-seen order) and how many there were; `None` for a process
-    /// without regions. What `diff` checks the stored totals against.
-    pub region_sums: Vec<Option<RegionSum>>,
-    /// Per process: [`SnapRegion::id`] of every region, sorted.
-    pub ids: Vec<Vec<u64>>,
-    /// Per process: the purge state of every region that has one (vmmap;
-    /// none on Linux), by [`SnapRegion::id`], sorted: so a region whose
-    /// state changed is kept on both sides for `diff` to list.
-    pub purges: Vec<Vec<(u64, Purge)>>,
-    /// Per process, beside `ids`: where each region's JSON begins in the
-    /// file it was streamed from (empty when it was not), so `diff` can
-    /// come back for the few regions it lists without reading it again.
-    pub offsets: Vec<Vec<u32>>,
-}
-
-impl Digest {
-    /// The digest of a snapshot read whole, keeping every region.
-    pub fn of(snapshot: Snapshot) -> Digest {
-        let mut d = Digest::empty(snapshot);
-        let digests: Vec<RegionDigest> = d
-            .snapshot
-            .processes
-            .iter()
-            .map(|p| {
-                let mut one = RegionDigest::default();
-                for r in &p.regions {
-                    one.add(r);
-                }
-                one
-            })
-            .collect();
-        for one in digests {
-            d.push(one);
-        }
-        d
-    }
-
-    /// A digest of `snapshot`'s head, its processes' figures to be pushed.
-    pub fn empty(snapshot: Snapshot) -> Digest {
-        Digest {
-            snapshot,
-            path_sums: Grouper::new(),
-            region_sums: Vec::new(),
-            ids: Vec::new(),
-            purges: Vec::new(),
-            offsets: Vec::new(),
-        }
-    }
-
-    /// Makes room for `processes` more processes, exactly.
-    pub fn reserve_exact(&mut self, processes: usize) {
-        self.snapshot.processes.reserve_exact(processes);
-        self.region_sums.reserve_exact(processes);
-        self.ids.reserve_exact(processes);
-        self.purges.reserve_exact(processes);
-        self.offsets.reserve_exact(processes);
-    }
-
-    /// Adds the next process's region figures (in `snapshot.processes` order).
-    pub fn push(&mut self, one: RegionDigest) {
-        let mut ids = one.ids;
-        let mut offsets = Vec::new();
-        if one.offsets.len() == ids.len() && !ids.is_empty() {
-            // The offsets follow their identities into sorted order, by a
-            // permutation: 8 bytes a region beside them, not a copy of both.
-            let mut order: Vec<u32> = (0..ids.len() as u32).collect();
-            order.sort_unstable_by_key(|&k| ids[k as usize]);
-            offsets = order.iter().map(|&k| one.offsets[k as usize]).collect();
-        }
-        ids.sort_unstable();
-        // Held to the end: made with room for the last process's regions.
-        ids.shrink_to_fit();
-        self.offsets.push(offsets);
-        let mut purges = one.purges;
-        purges.sort_unstable();
-        let groups = one.paths.into_groups();
-        // Summed group by group, as the groups were when each process
-        // kept them: the same figures, unknown keys in the same order.
-        let sum = (!groups.is_empty()).then(|| {
-            let mut sum = RegionSum { sizes: Sizes::default(), regions: 0 };
-            for g in &groups {
-                sum.sizes.add(&g.sizes);
-                sum.regions = sum.regions.saturating_add(g.regions as u64);
-            }
-            sum
-        });
-        for g in &groups {
-            self.path_sums.add_group(g);
-        }
-        self.region_sums.push(sum);
-        self.ids.push(ids);
-        self.purges.push(purges);
-    }
-}
-
-impl Digest {
-    /// Every process's regions added up by path, in first-seen order.
-    pub fn path_sums(&self) -> &[Group] {
-        self.path_sums.groups()
-    }
-}
-
-/// One process's regions added up (see [`Digest::region_sums`]).
-#[derive(Debug, Clone)]
-pub struct RegionSum {
-    /// Their sizes added up.
-    pub sizes: Sizes,
-    /// How many regions.
-    pub regions: u64,
-}
-
-/// One process's regions summed up as they go by (see [`Digest`]).
-#[derive(Debug, Default)]
-pub struct RegionDigest {
-    paths: Grouper,
-    ids: Vec<u64>,
-    purges: Vec<(u64, Purge)>,
-    /// Beside `ids`, when every region came with its offset.
-    offsets: Vec<u32>,
-}
-
-impl RegionDigest {
-    /// A digest with room for `regions` regions of `paths` paths (and
-    /// their offsets, when `offsets`).
-    pub(crate) fn with_capacity(regions: usize, paths: usize, offsets: bool) -> RegionDigest {
-        RegionDigest {
-            paths: Grouper::with_capacity(paths),
-            ids: Vec::with_capacity(regions),
-            purges: Vec::new(),
-            offsets: Vec::with_capacity(if offsets { regions } else { 0 }),
-        }
-    }
-
-    /// How many regions were counted in.
-    pub(crate) fn regions(&self) -> usize {
-        self.ids.len()
-    }
-
-    /// How many paths they had.
-    pub(crate) fn paths(&self) -> usize {
-        self.paths.groups().len()
-    }
-
-    /// Counts one region in.
-    pub fn add(&mut self, r: &SnapRegion) {
-        self.add_parts(r.path_key(), &r.sizes, r.id(), r.purge);
-    }
-
-    /// Counts in a region of this path key, sizes, identity and purge state.
-    pub(crate) fn add_parts(
-        &mut self,
-        path_key: &str,
-        sizes: &Sizes,
-        id: u64,
-        purge: Option<Purge>,
-    ) {
-        self.paths.add_sizes(path_key, 1, sizes);
-        self.ids.push(id);
-        if let Some(purge) = purge {
-            self.purges.push((id, purge));
-        }
-    }
-
-    /// Notes where the region counted in last begins in its file.
-    pub(crate) fn at(&mut self, offset: u32) {
-        self.offsets.push(offset);
-    }
 }
 
 #[cfg(test)]

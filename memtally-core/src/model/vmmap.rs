@@ -2,7 +2,7 @@
 //! MALLOC ZONE tables, what could not be read, and the region lines as
 //! they stream past (borrowed, so the parser allocates nothing per line).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::region::{Backing, Purge, Region};
 use super::sink::Flow;
@@ -30,7 +30,7 @@ pub fn printed_step(t: &str, bare: u64) -> u64 {
 }
 
 /// One `Key: value` line of the header or footer, as printed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Fact {
     /// The key, as printed (`Physical footprint`).
@@ -40,7 +40,8 @@ pub struct Fact {
 }
 
 /// What the report says about the process and the tool.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+// Read back from `vmmap --format json` as it is written there.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Header {
     /// The process name (`Process: NAME [PID]`).
@@ -77,7 +78,7 @@ pub struct Header {
 }
 
 /// A summary-table row; a figure the table does not have is `None`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SummaryRow {
     /// The REGION TYPE (`MALLOC_SMALL`), or `TOTAL` for a total row.

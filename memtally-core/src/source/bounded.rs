@@ -269,13 +269,6 @@ pub fn open_stream(path: &Path) -> std::io::Result<File> {
     Ok(f)
 }
 
-/// Reads a whole document named on the command line (see [`open_input`]).
-pub fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    open_input(path)?.read_to_end(&mut out)?;
-    Ok(out)
-}
-
 /// A document named on the command line: reads fail with `InvalidData`
 /// past [`MAX_INPUT`] bytes (a pipe can be endless).
 #[derive(Debug)]
@@ -415,6 +408,8 @@ mod tests {
         let e = open_input(Path::new("/dev/zero")).unwrap_err();
         assert!(e.to_string().contains("not a regular file or a pipe"), "{e}");
         // A FIFO with no writer reads as empty instead of hanging.
-        assert!(read_input(&d.path().join("in/fifo")).unwrap().is_empty());
+        let mut read = Vec::new();
+        open_input(&d.path().join("in/fifo")).unwrap().read_to_end(&mut read).unwrap();
+        assert!(read.is_empty());
     }
 }

@@ -23,7 +23,6 @@ pub mod show;
 pub mod snapshot;
 mod snapshot_regions;
 pub mod snapshot_stream;
-mod spill;
 pub mod top;
 pub mod vmmap;
 pub mod watch;

@@ -38,6 +38,28 @@ pub enum FramesFor {
     AllFlags,
 }
 
+/// Fails where pages cannot be read at all: a recorded tree.
+fn check_live(root: &ProcRoot, figure: PageFigure) -> Result<()> {
+    match root.is_procfs() {
+        true => Ok(()),
+        false => Err(Error::LiveOnly {
+            root: root.path().to_path_buf(),
+            what: crate::error::LiveOnly::Pages(figure),
+        }),
+    }
+}
+
+/// Fails where the frames' map counts and flags cannot be read (a recorded
+/// tree, no CAP_SYS_ADMIN): before anything is read for `figure`.
+pub(crate) fn check_frames(root: &ProcRoot, figure: PageFigure) -> Result<()> {
+    check_live(root, figure)?;
+    let flags = KpageFiles::under(root.path()).flags;
+    match std::fs::File::open(&flags) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(hidden(figure, &flags, e)),
+    }
+}
+
 /// Reads the pages of `procs` (PID, short name), and the map count and
 /// flags of the frames `which` says (which needs CAP_SYS_ADMIN: without
 /// it, an error that says so, never zeros).
@@ -48,19 +70,12 @@ pub fn read_pages(
     figure: PageFigure,
 ) -> Result<PageRead> {
     let frames = which != FramesFor::None;
-    if !root.is_procfs() {
-        return Err(Error::LiveOnly {
-            root: root.path().to_path_buf(),
-            what: crate::error::LiveOnly::Pages(figure),
-        });
+    match frames {
+        // Fail before reading every process when the frames are refused.
+        true => check_frames(root, figure)?,
+        false => check_live(root, figure)?,
     }
     let files = KpageFiles::under(root.path());
-    if frames {
-        // Fail before reading every process when the frames are refused.
-        if let Err(e) = std::fs::File::open(&files.flags) {
-            return Err(hidden(figure, &files.flags, e));
-        }
-    }
     let mut read = PageRead::default();
     let threads = crate::source::scan::default_threads().max(1);
     let chunk = procs.len().div_ceil(threads).max(1);

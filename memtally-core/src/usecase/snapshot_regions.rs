@@ -1,93 +1,107 @@
-//! One process's regions as `snapshot` writes them, taken from the reader
-//! one at a time: each is added to the process's categories and swapped
-//! shared memory, written as its JSON object and dropped, so no process's
-//! regions are ever held (issue 25: a process of 1,000,000 mappings held
-//! them twice, 2 GiB). The document puts a process's regions after its
-//! totals and categories, known only once the last region is read, so the
-//! objects wait as bytes: in memory up to [`IN_MEMORY`], then in an
-//! unnamed temporary file, and memory stays flat in the mappings.
+//! Where `snapshot` meets the reader, in one place: each process is read
+//! with its regions handed to [`RegionLines`] one at a time, each added to
+//! the process's categories and swapped shared memory, written as its
+//! `{"region":…}` line and dropped, so no region is ever held (issue 25: a
+//! process of 1,000,000 mappings held them twice, 2 GiB).
 
 use std::collections::BTreeMap;
-use std::io::{Seek, SeekFrom, Write};
+use std::io::Write;
 
 use crate::analyze::category::categorize;
 use crate::analyze::category::CategorySums;
 use crate::analyze::shmem_swap::{self, Object};
+use crate::error::Result;
 use crate::model::region_json::write_linux_region;
-use crate::model::{Flow, Group, Region, RegionSink};
-use crate::usecase::spill::{copy, spill_file, ReadWriteSeek};
+use crate::model::{Flow, Group, ProcInfo, Process, Region, RegionSink};
+use crate::source::{ProcRoot, ReadPlan};
 
-/// The most bytes of region objects kept in memory before the rest go to
-/// a file: some 2,000 mappings, more than almost any process has, so the
-/// file is made only for the rare large one.
-const IN_MEMORY: usize = 1 << 20;
+/// Reads the process `info` names, its regions written through `sink`.
+/// A read that did not stand (the process exec'd and is read again) has
+/// its region lines taken back by a `dropped` line; so has a failed one,
+/// by the caller ([`RegionLines::drop_written`]).
+pub(crate) fn read_process(
+    root: &ProcRoot,
+    info: &ProcInfo,
+    sink: &mut RegionLines<'_>,
+) -> Result<Process> {
+    // One process after another on this thread: no helper threads (each
+    // would cost more than it saves), what the selection read of it not
+    // read again.
+    let plan = ReadPlan::default().with_threads(false).with_known(Some(info)).with_retry(true);
+    root.process(info.pid, plan, sink)
+}
 
-/// One process's regions as the document's `regions` list holds them,
-/// with what its head needs of them.
-#[derive(Default)]
-pub(crate) struct RegionsJson {
+/// One process's regions as lines of the snapshot file, with what its
+/// process line and the end line need of them.
+pub(crate) struct RegionLines<'a> {
+    out: &'a mut dyn Write,
+    /// The file's first line, while it is not written yet.
+    head: &'a mut Option<Vec<u8>>,
     categories: CategorySums,
     objects: BTreeMap<Object, u64>,
-    /// The list's bytes (objects separated by commas, no brackets) not in
-    /// `file`; they follow its first `in_file` bytes.
-    bytes: Vec<u8>,
-    file: Option<Box<dyn ReadWriteSeek>>,
-    in_file: u64,
-    regions: usize,
-    /// Why the file could not be written (the read was stopped then).
+    /// Region lines written since the last process line.
+    written: u64,
+    line: Vec<u8>,
+    /// Why a line could not be written (the read was stopped then).
     failed: Option<std::io::Error>,
 }
 
-impl RegionsJson {
-    /// Drops every region taken: a new process, or a new read of one.
-    /// The file is kept for the next large process, written from its start.
-    pub(crate) fn restart(&mut self) {
+impl<'a> RegionLines<'a> {
+    /// Lines to `out`, `head` written before the first.
+    pub(crate) fn new(out: &'a mut dyn Write, head: &'a mut Option<Vec<u8>>) -> RegionLines<'a> {
+        RegionLines {
+            out,
+            head,
+            categories: CategorySums::default(),
+            objects: BTreeMap::new(),
+            written: 0,
+            line: Vec::with_capacity(1024),
+            failed: None,
+        }
+    }
+
+    /// Takes back every region line written since the last process line
+    /// (a `dropped` line), and what was summed of them.
+    pub(crate) fn drop_written(&mut self) {
+        if self.written > 0 {
+            let line = format!("{{\"dropped\":{{\"regions\":{}}}}}\n", self.written);
+            if let Err(e) = self.out.write_all(line.as_bytes()) {
+                self.failed.get_or_insert(e);
+            }
+        }
         self.categories = CategorySums::default();
         self.objects.clear();
-        self.bytes.clear();
-        self.in_file = 0;
-        self.regions = 0;
-        self.failed = None;
+        self.written = 0;
     }
 
-    /// The regions' categories, those present, in table order.
-    pub(crate) fn take_categories(&mut self) -> Vec<Group> {
-        std::mem::take(&mut self.categories).into_groups().into_iter().map(|(_, g)| g).collect()
-    }
-
-    /// The regions' swapped shared memory, by object.
-    pub(crate) fn take_objects(&mut self) -> BTreeMap<Object, u64> {
-        std::mem::take(&mut self.objects)
-    }
-
-    /// Why the regions could not all be kept, if they could not.
-    pub(crate) fn take_failure(&mut self) -> Option<std::io::Error> {
-        self.failed.take()
-    }
-
-    /// Writes the list's objects (between its brackets) to `out`.
-    pub(crate) fn write_to(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
-        if let Some(file) = self.file.as_mut().filter(|_| self.in_file > 0) {
-            file.seek(SeekFrom::Start(0))?;
-            copy(&mut **file, out, self.in_file)?;
+    /// The regions' categories, those present, in table order, and their
+    /// swapped shared memory by object; or why their lines could not all
+    /// be written.
+    pub(crate) fn finish(self) -> std::io::Result<(Vec<Group>, BTreeMap<Object, u64>)> {
+        match self.failed {
+            Some(e) => Err(e),
+            None => Ok((
+                self.categories.into_groups().into_iter().map(|(_, g)| g).collect(),
+                self.objects,
+            )),
         }
-        out.write_all(&self.bytes)
     }
 
-    /// Moves the bytes in memory to the end of the file.
-    fn spill(&mut self) -> std::io::Result<()> {
-        let file = self.file.get_or_insert_with(spill_file);
-        file.seek(SeekFrom::Start(self.in_file))?;
-        file.write_all(&self.bytes)?;
-        self.in_file += self.bytes.len() as u64;
-        self.bytes.clear();
-        Ok(())
+    fn write(&mut self, r: &Region, category: &str) -> std::io::Result<()> {
+        if let Some(head) = self.head.take() {
+            self.out.write_all(&head)?;
+        }
+        self.line.clear();
+        self.line.extend_from_slice(b"{\"region\":");
+        write_linux_region(&mut self.line, r, category);
+        self.line.extend_from_slice(b"}\n");
+        self.out.write_all(&self.line)
     }
 }
 
-impl RegionSink for RegionsJson {
+impl RegionSink for RegionLines<'_> {
     fn restart(&mut self) -> bool {
-        RegionsJson::restart(self);
+        self.drop_written();
         true
     }
 
@@ -95,54 +109,15 @@ impl RegionSink for RegionsJson {
         let category = categorize(r);
         self.categories.add(category, r);
         shmem_swap::add_region(&mut self.objects, r);
-        if self.regions > 0 {
-            self.bytes.push(b',');
-        }
-        self.regions += 1;
-        write_linux_region(&mut self.bytes, r, category.key());
-        if self.bytes.len() < IN_MEMORY {
-            return Flow::Continue;
-        }
-        match self.spill() {
-            Ok(()) => Flow::Continue,
+        match self.write(r, category.key()) {
+            Ok(()) => {
+                self.written += 1;
+                Flow::Continue
+            }
             Err(e) => {
                 self.failed = Some(e);
                 Flow::Stop
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::analyze::category::categorize;
-    use crate::analyze::snapshot::linux_region;
-    use crate::model::region_json::write_linux_region;
-    use crate::source::parse::smaps::SmapsReader;
-
-    /// Every recorded mapping streams as the snapshot held whole writes
-    /// it (`linux_region`, serialized).
-    #[test]
-    fn every_recorded_region_streams_as_the_whole_snapshot_writes_it() {
-        let root =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/fixtures/linux");
-        let mut compared = 0;
-        for tree in std::fs::read_dir(root).unwrap() {
-            let proc = tree.unwrap().path().join("proc");
-            let Ok(pids) = std::fs::read_dir(&proc) else { continue };
-            for pid in pids {
-                let smaps = pid.unwrap().path().join("smaps");
-                let Ok(text) = std::fs::read(&smaps) else { continue };
-                let mut reader = SmapsReader::new(&text[..]);
-                while let Some((_, r)) = reader.next_located().unwrap() {
-                    let mut streamed = Vec::new();
-                    write_linux_region(&mut streamed, r, categorize(r).key());
-                    let whole = serde_json::to_vec(&linux_region(r)).unwrap();
-                    assert_eq!(streamed, whole, "{}", smaps.display());
-                    compared += 1;
-                }
-            }
-        }
-        assert!(compared > 1000, "only {compared} regions compared");
     }
 }

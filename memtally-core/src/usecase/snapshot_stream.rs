@@ -1,75 +1,102 @@
-//! `snapshot` written as it is read: each process is read (on this
-//! thread, starting none), its regions written as they are parsed
-//! (`snapshot_regions`), its head once they are all read, so memory stays
-//! flat whatever the number of processes and of their mappings. The
-//! bytes are those of the [`Snapshot`] document serialized whole (its
-//! `processes` come before the keys summed over them: `totals`,
-//! `categories`, `notes`).
-//!
-//! One figure of a process is known only once every process is read: its
-//! share of swapped shared memory (`shmem_swap`, each object's swap split
-//! among its holders). A process holding none has a share of 0 and is
-//! written at once; from the first one holding some, processes go to a
-//! spill file (unnamed, in the temporary directory; in memory where none
-//! can be made) with their share's place marked, and are copied out with
-//! the shares filled in at the end.
+//! `snapshot` written as it is read, as a file of JSON Lines (format 2,
+//! `model::snap_lines`): the head line; each process read on this thread
+//! (starting none), its regions written a line each as they are parsed
+//! (`snapshot_regions`), then its process line (its totals and categories,
+//! known once its regions are read); the end line last, with the sums over
+//! every process and what is known only once every process is read: each
+//! process's share of swapped shared memory (each object's swap split
+//! among its holders) and, with `--exact`, the exclusive figures, read
+//! after the regions. A few figures a process are kept, nothing else, so
+//! memory stays flat in processes and in mappings.
 
-use std::collections::BTreeMap;
-use std::io::{Seek, SeekFrom, Write};
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
 
 use crate::analyze::select::Selection;
-use crate::analyze::shmem_swap::shares;
+use crate::analyze::shmem_swap::{shares, Object};
 use crate::analyze::snapshot::{linux_head, Moment};
+use crate::analyze::wss::{WssProcess, WssReport};
 use crate::error::{Error, Result};
-use crate::model::snapshot::{SnapProcess, Snapshot, SnapshotKind, Summing};
-use crate::model::{Needs, Note, ProcInfo, Process, SizeSource};
+use crate::model::snap_lines::{SnapEnd, SnapHead, SnapLine, SnapProcessLine, LINES_VERSION};
+use crate::model::snap_pages::SnapWss;
+use crate::model::snapshot::{SnapProcess, SnapRegion, SnapshotKind, Summing};
+use crate::model::{Group, Needs, Note, ProcInfo, Process, SizeSource, Sizes};
 use crate::source::users::UserNames;
-use crate::source::{ProcRoot, ReadPlan};
+use crate::source::ProcRoot;
 use crate::usecase::read::ReadProcesses;
 use crate::usecase::select::select;
-use crate::usecase::snapshot::moment;
-use crate::usecase::snapshot_regions::RegionsJson;
-use crate::usecase::spill::{copy, spill_file, ReadWriteSeek};
+use crate::usecase::snapshot::{exact_figures_of, moment, ExactFigures};
+use crate::usecase::snapshot_regions::{read_process, RegionLines};
 use crate::usecase::Progress;
 
 /// Where a streamed snapshot goes, and how its notes and write errors are
 /// worded (by the caller: the library words neither).
 pub struct Output<'a> {
-    /// The document is written here (buffer it: it is written in pieces).
+    /// The file is written here (buffer it: it is written in pieces).
     pub out: &'a mut dyn Write,
-    /// A note as the document's `notes` hold it.
+    /// A note as the file's `notes` hold it.
     pub word: &'a dyn Fn(&Note) -> String,
     /// A failed write as an error (it names the file written).
     pub error: &'a dyn Fn(std::io::Error) -> Error,
 }
 
+/// What a snapshot holds beside the regions and their sums.
+#[derive(Debug, Default, Clone, Copy)]
+#[non_exhaustive]
+pub struct Extras<'a> {
+    /// A working-set measurement made just before (`snapshot --wss`): its
+    /// figures join each measured process's totals and categories.
+    pub working_set: Option<&'a WssReport>,
+    /// Each process's exclusive figure and the selection's, their pages
+    /// read after every region (`snapshot --exact`; live only, needs
+    /// CAP_SYS_ADMIN).
+    pub exact: bool,
+}
+
+impl<'a> Extras<'a> {
+    /// With a working-set measurement's figures.
+    pub fn with_working_set(mut self, report: Option<&'a WssReport>) -> Extras<'a> {
+        self.working_set = report;
+        self
+    }
+
+    /// With the exclusive figures, or without.
+    pub fn with_exact(mut self, exact: bool) -> Extras<'a> {
+        self.exact = exact;
+        self
+    }
+}
+
 /// Reads the selection and writes its snapshot to `output` as it reads;
 /// returns what the snapshot leaves out (also worded into its `notes`).
-/// Nothing is written when nothing could be read (the error says why).
+/// Nothing is written when nothing could be read, or when `--exact`'s
+/// figures cannot be (the error says why); a read that fails later leaves
+/// a file without its end line, which no reader takes for whole.
 pub fn take_into(
     root: &ProcRoot,
     sel: &Selection,
     progress: &dyn Progress,
+    extras: Extras<'_>,
     output: Output<'_>,
 ) -> Result<Vec<Note>> {
+    if extras.exact {
+        crate::usecase::pages::check_frames(root, crate::error::PageFigure::Exclusive)?;
+    }
     let selected = select(root, sel, Needs::default())?;
     selected.require_any(root, sel)?;
     let mut read = ReadProcesses { vanished: selected.vanished, ..Default::default() };
-    let mut doc = Writer::new(moment(root), output.out);
+    let mut doc = Writer::new(moment(root), extras.working_set, output.out)?;
     let users = UserNames::default();
-    let mut regions = RegionsJson::default();
     progress.start("reading processes", selected.infos.len());
     for info in &selected.infos {
-        // One process after another on this thread: no helper threads
-        // (each would cost more than it saves), what the selection read
-        // of it not read again.
-        let plan = ReadPlan::default().with_threads(false).with_known(Some(info)).with_retry(true);
-        regions.restart();
-        match root.process(info.pid, plan, &mut regions) {
-            Ok(p) => match regions.take_failure() {
-                Some(e) => return Err((output.error)(e)),
-                None => doc.process(&p, info, &users, &mut regions).map_err(output.error)?,
-            },
+        let mut sink = RegionLines::new(&mut *doc.out, &mut doc.head);
+        let result = read_process(root, info, &mut sink);
+        if result.is_err() {
+            sink.drop_written();
+        }
+        let (categories, objects) = sink.finish().map_err(output.error)?;
+        match result {
+            Ok(p) => doc.process(&p, info, &users, categories, objects).map_err(output.error)?,
             Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => read.vanished += 1,
             Err(Error::KernelThread { .. }) => read.kernel_threads += 1,
             Err(e) => read.failed.push(e),
@@ -77,155 +104,163 @@ pub fn take_into(
         progress.step();
     }
     progress.finish();
-    if doc.written == 0 {
-        // Nothing was written: the reason instead (with no process read,
-        // `require_some` always gives one).
+    if doc.late.is_empty() {
+        // No process line was written: the reason instead (with no
+        // process read, `require_some` always gives one).
         return Err(match read.require_some() {
             Err(e) => e,
             Ok(_) => Error::NotFound("no selected process could be read".into()),
         });
     }
-    let notes = read.notes();
-    doc.finish(notes.iter().map(output.word).collect()).map_err(output.error)?;
+    let mut notes = read.notes();
+    if let Some(report) = extras.working_set {
+        notes.extend(report.notes.iter().cloned());
+    }
+    let exact = if extras.exact {
+        let procs: Vec<(u32, String)> = doc.late.iter().map(|l| (l.pid, l.comm.clone())).collect();
+        let figures = exact_figures_of(root, sel, &procs)?;
+        notes.extend(figures.notes.iter().cloned());
+        Some(figures)
+    } else {
+        None
+    };
+    doc.finish(notes.iter().map(output.word).collect(), exact).map_err(output.error)?;
     Ok(notes)
 }
 
-/// The document as far as it is written.
+/// The file as far as it is written.
 struct Writer<'a> {
     out: &'a mut dyn Write,
-    moment: Moment,
+    /// The first line, until a line after it is written.
+    head: Option<Vec<u8>>,
+    /// The working set measured, by pid.
+    working_set: HashMap<u32, &'a WssProcess>,
     sums: Summing,
-    written: usize,
-    /// The process being written, serialized without its regions.
-    head: Vec<u8>,
-    /// From the first process holding swapped shared memory on.
-    spill: Option<Spill>,
+    /// Each process written, what the end line needs of it.
+    late: Vec<Late>,
+    line: Vec<u8>,
 }
 
-/// Processes written aside until every share is known.
-struct Spill {
-    file: Box<dyn ReadWriteSeek>,
-    /// Each held process's swapped shared memory objects, and where in
-    /// `file` its share goes (`None`: it has no such figure, maps only).
-    held: Vec<(BTreeMap<crate::analyze::shmem_swap::Object, u64>, Option<u64>)>,
+/// What the end line needs of a process written.
+struct Late {
+    pid: u32,
+    comm: String,
+    /// Its swapped shared memory, by object.
+    objects: BTreeMap<Object, u64>,
+    /// Read from smaps (a process read from maps has no swap to share).
+    smaps: bool,
 }
-
-/// The key that opens the process list in the serialized document.
-const PROCESSES: &[u8] = b"\"processes\":[";
-/// A process's region list, as serialized with no regions.
-const NO_REGIONS: &[u8] = b"\"regions\":[]";
-/// A share not yet known, as serialized (no byte count comes near it).
-const UNKNOWN_SHARE: u64 = u64::MAX;
 
 impl<'a> Writer<'a> {
-    fn new(moment: Moment, out: &'a mut dyn Write) -> Writer<'a> {
-        Writer { out, moment, sums: Summing::default(), written: 0, head: Vec::new(), spill: None }
+    fn new(
+        moment: Moment,
+        working_set: Option<&'a WssReport>,
+        out: &'a mut dyn Write,
+    ) -> Result<Writer<'a>> {
+        let head = SnapHead {
+            memtally_snapshot: LINES_VERSION,
+            kind: SnapshotKind::Linux,
+            time: moment.time,
+            unix_time: moment.unix_time,
+            host: moment.host,
+            kernel: moment.kernel,
+            proc_root: moment.proc_root,
+            machine: moment.machine,
+            wss: working_set.map(|r| SnapWss { method: r.method, interval_s: r.interval_s }),
+        };
+        let mut bytes = serde_json::to_vec(&head).map_err(|e| Error::Usage(e.to_string()))?;
+        bytes.push(b'\n');
+        let working_set = working_set
+            .map(|r| r.processes.iter().map(|p| (p.pid, p)).collect())
+            .unwrap_or_default();
+        Ok(Writer {
+            out,
+            head: Some(bytes),
+            working_set,
+            sums: Summing::default(),
+            late: Vec::new(),
+            line: Vec::new(),
+        })
     }
 
-    /// The document with no processes, and where its process list is.
-    fn frame(&self, sums: Summing, notes: Vec<String>) -> std::io::Result<(Vec<u8>, usize)> {
-        let mut snap: Snapshot = sums.into_snapshot(SnapshotKind::Linux);
-        self.moment.clone().stamp(&mut snap);
-        snap.notes = notes;
-        let bytes = serde_json::to_vec(&snap)?;
-        // Its first `"processes":[` is the key: a string's quotes are escaped.
-        let at = find(&bytes, PROCESSES).ok_or_else(|| std::io::Error::other("no process list"))?;
-        Ok((bytes, at + PROCESSES.len()))
+    /// Writes `line` as one line of the file (the head first, if not yet).
+    fn write(&mut self, line: &SnapLine<SnapRegion>) -> std::io::Result<()> {
+        if let Some(head) = self.head.take() {
+            self.out.write_all(&head)?;
+        }
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, line)?;
+        self.line.push(b'\n');
+        self.out.write_all(&self.line)
     }
 
-    /// Writes process `p`, its regions those `regions` took as it was read.
+    /// Writes the line of process `p`, whose regions went before it.
     fn process(
         &mut self,
         p: &Process,
         info: &ProcInfo,
         users: &UserNames,
-        regions: &mut RegionsJson,
+        categories: Vec<Group>,
+        objects: BTreeMap<Object, u64>,
     ) -> std::io::Result<()> {
-        if self.written == 0 {
-            let (head, at) = self.frame(Summing::default(), Vec::new())?;
-            self.out.write_all(&head[..at])?;
-        }
-        let objects = regions.take_objects();
-        let mut snap: SnapProcess = linux_head(p, regions.take_categories(), 0);
+        let mut snap = linux_head(p, categories, 0);
         snap.ppid = Some(info.ppid);
         snap.user = info.uid.map(|uid| users.name(Some(uid)));
+        if let Some(w) = self.working_set.get(&p.pid) {
+            add_wss(&mut snap, w);
+        }
         self.sums.add(&snap);
-        let comma: &[u8] = if self.written == 0 { b"" } else { b"," };
-        self.written += 1;
-        if objects.is_empty() && self.spill.is_none() {
-            self.out.write_all(comma)?;
-            self.head.clear();
-            serde_json::to_writer(&mut self.head, &snap)?;
-            return spliced(&mut *self.out, &self.head, regions);
-        }
-        let spill = match &mut self.spill {
-            Some(s) => s,
-            None => self.spill.insert(Spill { file: spill_file(), held: Vec::new() }),
-        };
-        let smaps = p.source == SizeSource::Smaps;
-        if smaps {
-            snap.totals.shmem_swap = Some(UNKNOWN_SHARE);
-        }
-        let mut bytes = comma.to_vec();
-        serde_json::to_writer(&mut bytes, &snap)?;
-        let mark = format!("\"shmem_swap\":{UNKNOWN_SHARE}");
-        let start = spill.file.stream_position()?;
-        // The mark is in the process's totals, before its regions.
-        let cut = match find(&bytes, mark.as_bytes()).filter(|_| smaps) {
-            Some(at) => {
-                let number = at + mark.len() - UNKNOWN_SHARE.to_string().len();
-                spill.file.write_all(&bytes[..number])?;
-                spliced(&mut *spill.file, &bytes[at + mark.len()..], regions)?;
-                Some(start + number as u64)
-            }
-            None => {
-                spliced(&mut *spill.file, &bytes, regions)?;
-                None
-            }
-        };
-        spill.held.push((objects, cut));
-        Ok(())
+        self.late.push(Late {
+            pid: p.pid,
+            comm: snap.comm.clone(),
+            objects,
+            smaps: p.source == SizeSource::Smaps,
+        });
+        let (line, _, _) = SnapProcessLine::of(snap);
+        self.write(&SnapLine::Process(line))
     }
 
-    /// The held processes with their shares, then the keys summed over
-    /// every process.
-    fn finish(mut self, notes: Vec<String>) -> std::io::Result<()> {
-        if let Some(mut spill) = self.spill.take() {
-            let objects: Vec<_> = spill.held.iter().map(|(o, _)| o.clone()).collect();
-            let shares = shares(&objects);
-            self.sums.add_shmem_swap(shares.iter().sum());
-            let end = spill.file.stream_position()?;
-            spill.file.seek(SeekFrom::Start(0))?;
-            let mut at = 0;
-            for ((_, cut), share) in spill.held.iter().zip(shares) {
-                let Some(cut) = *cut else { continue };
-                copy(&mut spill.file, &mut *self.out, cut - at)?;
-                write!(self.out, "{share}")?;
-                at = cut;
-            }
-            copy(&mut spill.file, &mut *self.out, end - at)?;
+    /// The end line: the sums over every process, each one's share of
+    /// swapped shared memory, the exclusive figures.
+    fn finish(mut self, notes: Vec<String>, exact: Option<ExactFigures>) -> std::io::Result<()> {
+        let objects: Vec<_> =
+            self.late.iter_mut().map(|l| std::mem::take(&mut l.objects)).collect();
+        let shares = shares(&objects);
+        let swapped: u64 = shares.iter().sum();
+        if swapped > 0 {
+            self.sums.add_shmem_swap(swapped);
         }
-        let sums = std::mem::take(&mut self.sums);
-        let (tail, at) = self.frame(sums, notes)?;
-        self.out.write_all(&tail[at..])?;
-        self.out.write_all(b"\n")
+        let shmem_swap = self.late.iter().zip(shares).map(|(l, s)| l.smaps.then_some(s)).collect();
+        let sums = std::mem::take(&mut self.sums).into_snapshot(SnapshotKind::Linux);
+        let (exact, exclusive) = match exact {
+            Some(f) => (Some(f.exact), f.processes),
+            None => (None, Vec::new()),
+        };
+        let end = SnapEnd {
+            processes: self.late.len() as u64,
+            totals: sums.totals,
+            categories: sums.categories,
+            notes,
+            shmem_swap,
+            exact,
+            exclusive,
+        };
+        self.write(&SnapLine::End(end))
     }
 }
 
-/// Writes `head`, (the rest of) a process serialized with no regions, with
-/// the objects of `regions` in its empty list.
-fn spliced(to: &mut dyn Write, head: &[u8], regions: &mut RegionsJson) -> std::io::Result<()> {
-    // The last such key is the process's own: a string's quotes are escaped.
-    let list = head
-        .windows(NO_REGIONS.len())
-        .rposition(|w| w == NO_REGIONS)
-        .ok_or_else(|| std::io::Error::other("no region list"))?;
-    let inside = list + NO_REGIONS.len() - 1;
-    to.write_all(&head[..inside])?;
-    regions.write_to(to)?;
-    to.write_all(&head[inside..])
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+/// Adds a working-set measurement's figures of process `p` (`touched`,
+/// `working_set` and `cold`) to its totals and categories.
+fn add_wss(p: &mut SnapProcess, w: &WssProcess) {
+    let copy = |to: &mut Sizes, from: &Sizes| {
+        to.touched = from.touched;
+        to.working_set = from.working_set;
+        to.cold = from.cold;
+    };
+    copy(&mut p.totals, &w.totals);
+    for c in &mut p.categories {
+        if let Some(wc) = w.categories.iter().find(|x| x.category.key() == c.key) {
+            copy(&mut c.sizes, &wc.sizes);
+        }
+    }
 }

@@ -10,7 +10,7 @@ use memtally_core::analyze::show::{build, ShowBy};
 use memtally_core::analyze::snapshot::{linux_snapshot, Moment};
 use memtally_core::model::{Figure, Named, Process, SizeSource, Sizes};
 use memtally_core::source::parse::smaps::SmapsReader;
-use memtally_core::source::parse::snapshot::from_json;
+use memtally_core::source::parse::snapshot::parse;
 use proptest::prelude::*;
 
 /// One generated mapping: its header fields and kB figures with
@@ -173,7 +173,7 @@ proptest! {
         let parsed = SmapsReader::new(smaps_text(&regions).as_bytes()).read_all().unwrap();
         let snap = linux_snapshot(&[process(parsed)], Moment::default());
         let json = serde_json::to_value(&snap).unwrap();
-        let back = from_json(json.clone()).unwrap();
+        let back = parse(&serde_json::to_vec(&snap).unwrap()).unwrap();
         prop_assert_eq!(serde_json::to_value(&back).unwrap(), json);
         let d = diff(&snap, &back, &DiffOptions::default().with_sort(vec![DiffSort(Figure::Dirty)]).with_min_delta(0));
         prop_assert!(d.processes.is_empty() && d.categories.is_empty() && d.regions.is_empty());

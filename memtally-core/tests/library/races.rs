@@ -250,7 +250,8 @@ fn whole_regions(dir: &std::path::Path) -> usize {
 #[test]
 fn snapshot_of_a_process_that_execs_mid_read_is_never_cut_short() {
     use memtally_core::model::snapshot::Snapshot;
-    use memtally_core::usecase::snapshot_stream::{take_into, Output};
+    use memtally_core::source::parse::snapshot::parse;
+    use memtally_core::usecase::snapshot_stream::{take_into, Extras, Output};
     let tmp = tempfile::tempdir().unwrap();
     let mut looping = exec_loop(tmp.path(), 8);
     let pid = looping.id();
@@ -264,9 +265,9 @@ fn snapshot_of_a_process_that_execs_mid_read_is_never_cut_short() {
         let word = |n: &Note| format!("{n:?}");
         let error = |e| Error::io("test output", e);
         let output = Output { out: &mut doc, word: &word, error: &error };
-        match take_into(&root, &sel, &Silent, output) {
+        match take_into(&root, &sel, &Silent, Extras::default(), output) {
             Ok(_) => {
-                let snap: Snapshot = serde_json::from_slice(&doc).unwrap();
+                let snap: Snapshot = parse(&doc).unwrap();
                 let p = &snap.processes[0];
                 let has = |want: &str| p.regions.iter().any(|r| r.path.as_deref() == Some(want));
                 assert!(has("[stack]") && has("[vdso]"), "run {runs}: a map cut short");

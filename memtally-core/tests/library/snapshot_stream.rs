@@ -1,15 +1,17 @@
-//! `snapshot` written as it is read (`usecase::snapshot_stream`) writes
-//! the bytes of the whole document built in memory (`usecase::snapshot`),
-//! but for the moment it was taken: on every recorded /proc tree, and on
-//! a tree made here where two processes share swapped shared memory with
-//! one process between them (their shares are known only at the end).
+//! `snapshot` written as it is read (`usecase::snapshot_stream`, a file of
+//! JSON Lines) reads back as the whole document built in memory
+//! (`usecase::snapshot`), byte for byte once serialized, but for the moment
+//! it was taken: on every recorded /proc tree, and on a tree made here
+//! where two processes share swapped shared memory with one process
+//! between them (their shares are known only at the end).
 
 use std::path::{Path, PathBuf};
 
 use memtally_core::model::Note;
+use memtally_core::source::parse::snapshot::parse;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::snapshot::take;
-use memtally_core::usecase::snapshot_stream::{take_into, Output};
+use memtally_core::usecase::snapshot_stream::{take_into, Extras, Output};
 use memtally_core::usecase::Silent;
 use memtally_core::{Error, Selection};
 
@@ -28,18 +30,21 @@ fn timeless(mut doc: Vec<u8>) -> Vec<u8> {
     doc
 }
 
+/// The snapshot of every process of `root` built whole and streamed (read
+/// back), each serialized as one document, without their moments.
 fn both(root: &ProcRoot) -> (Vec<u8>, Vec<u8>) {
     let sel = Selection::of_pids(root.pids().unwrap());
     let taken = take(root, &sel, &Silent).unwrap();
     let mut whole = taken.snapshot;
     whole.notes = taken.notes.iter().map(word).collect();
-    let mut whole = serde_json::to_vec(&whole).unwrap();
-    whole.push(b'\n');
-    let mut streamed = Vec::new();
+    let whole = serde_json::to_vec(&whole).unwrap();
+    let mut lines = Vec::new();
     let error = |e| Error::io("test output", e);
-    let output = Output { out: &mut streamed, word: &word, error: &error };
-    let notes = take_into(root, &sel, &Silent, output).unwrap();
+    let output = Output { out: &mut lines, word: &word, error: &error };
+    let notes = take_into(root, &sel, &Silent, Extras::default(), output).unwrap();
     assert_eq!(notes.len(), taken.notes.len());
+    assert!(lines.starts_with(b"{\"memtally_snapshot\":2,"), "a file of format 2");
+    let streamed = serde_json::to_vec(&parse(&lines).unwrap()).unwrap();
     (timeless(whole), timeless(streamed))
 }
 
@@ -144,11 +149,10 @@ fn processes_sharing_swapped_shared_memory_get_their_shares_in_place() {
 }
 
 #[test]
-fn a_process_whose_regions_outgrow_memory_is_written_whole() {
-    // The browser's 839 mappings four times over: some 1.6 MB of region
-    // objects, past what the writer keeps in memory (1 MiB), so the rest
-    // wait in its file; two such processes holding swapped shared memory,
-    // so they go through the spill for shares too.
+fn large_processes_holding_swapped_shared_memory_are_written_whole() {
+    // The browser's 839 mappings four times over (some 1.6 MB of region
+    // lines) in two processes holding swapped shared memory, the gst
+    // process between them.
     let linux = repo().join("testdata/fixtures/linux");
     let dir = std::env::temp_dir().join(format!("memtally-snapshot-large-{}", std::process::id()));
     let _guard = TempTree(dir.clone());

@@ -139,6 +139,51 @@ pub fn run_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("valid JSON")
 }
 
+/// A `memtally snapshot` file's bytes (JSON Lines, format 2) read back by
+/// the library, as the one document a report page embeds (the snapshot's
+/// keys, each process with its `regions`).
+pub fn snapshot_value(bytes: &[u8]) -> serde_json::Value {
+    assert!(bytes.starts_with(b"{\"memtally_snapshot\":2,"), "a snapshot file of format 2");
+    let snap = memtally_core::source::parse::snapshot::parse(bytes).expect("a whole snapshot");
+    serde_json::to_value(snap).unwrap()
+}
+
+/// Rewrites the snapshot file at `path` (JSON Lines), each line's value
+/// handed to `edit` (a region line is `{"region": {...}}`).
+pub fn edit_snapshot(path: &Path, to: &Path, mut edit: impl FnMut(&mut serde_json::Value)) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        if i == 0 {
+            // The head keeps its key order: the version first.
+            out.push_str(line);
+        } else {
+            let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+            edit(&mut v);
+            out.push_str(&v.to_string());
+        }
+        out.push('\n');
+    }
+    std::fs::write(to, out).unwrap();
+}
+
+/// [`snapshot_value`] of the snapshot file at `path`.
+pub fn read_snapshot(path: &Path) -> serde_json::Value {
+    snapshot_value(&std::fs::read(path).unwrap())
+}
+
+/// [`snapshot_value`] of what `memtally ARGS` (a `snapshot` to standard
+/// output) printed, checked to succeed.
+pub fn run_snapshot(args: &[&str]) -> serde_json::Value {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "memtally {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    snapshot_value(&out.stdout)
+}
+
 /// The data an SVG of `memtally plot` carries in its `<desc>`, after
 /// checking that the file is well-formed XML.
 pub fn svg_data(path: &Path) -> (String, serde_json::Value) {

@@ -30,7 +30,7 @@ pub(crate) mod smaps_header;
 mod smaps_size_line;
 pub mod snapshot;
 pub(crate) mod snapshot_html;
-pub(crate) mod snapshot_region;
+pub(crate) mod snapshot_lines;
 pub mod stat;
 pub mod status;
 pub mod vmmap;

@@ -1,31 +1,139 @@
-//! Reads a snapshot back from JSON: a `memtally snapshot` document, or the
-//! JSON of `memtally show` or `memtally vmmap`, so any of them can be
-//! compared with `diff` and drawn with `plot`.
+//! Reads a snapshot back from JSON: a `memtally snapshot` file (JSON Lines,
+//! format 2, `snapshot_lines`; or one object, format 1: what a report page
+//! embeds and what files were before), or the JSON of `memtally show` or
+//! `memtally vmmap`, so any of them can be compared with `diff` and drawn
+//! with `plot`. Every shape is read by serde into its own typed structs,
+//! never into a tree of JSON values (about 17 times a document's size).
 
+use serde::de::IgnoredAny;
 use serde::Deserialize;
-use serde_json::Value;
 
-use crate::model::snapshot::{
-    SnapProcess, SnapPurgeable, SnapRegion, Snapshot, SnapshotKind, SNAPSHOT_VERSION,
-};
-use crate::model::{Group, Purge, SizeSource, Sizes};
+use crate::model::snap_lines::LINES_VERSION;
+use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind, DOCUMENT_VERSION};
+use crate::model::vmmap::{Document, Header, SummaryRow};
+use crate::model::{Backing, Purge, Region, SizeSource, Sizes};
+use crate::source::parse::snapshot_lines::{self, LinesError};
 use crate::source::parse::ParseError;
 
-/// Turns a JSON document into a snapshot, or says what it is not.
-pub fn from_json(value: Value) -> std::result::Result<Snapshot, ParseError> {
-    snapshot(value).map_err(|message| ParseError::at(0, message))
+/// How a document starts: as a snapshot of some format, or otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Start {
+    /// `{"memtally_snapshot":2`: a file of JSON Lines.
+    Lines,
+    /// `{"memtally_snapshot":1` (or not a number: serde says what is wrong).
+    Document,
+    /// `{"memtally_snapshot":N` of a format this build does not read.
+    Unknown(u64),
+    /// Anything else.
+    Other,
 }
 
-/// A JSON document's bytes into a [`Snapshot`], as [`from_json`] reads it.
-pub fn parse(input: &[u8]) -> std::result::Result<Snapshot, ParseError> {
-    let value = serde_json::from_slice(input)
-        .map_err(|e| ParseError::at(e.line(), format!("not valid JSON: {e}")))?;
-    from_json(value)
+/// What the first bytes of a document say it is (blanks skipped).
+pub(crate) fn start_of(head: &[u8]) -> Start {
+    const KEY: &[u8] = b"{\"memtally_snapshot\":";
+    let mut bytes = head.iter().copied().filter(|b| !b.is_ascii_whitespace());
+    if !KEY.iter().all(|&k| bytes.next() == Some(k)) {
+        return Start::Other;
+    }
+    let digits: Vec<u8> = bytes.take_while(u8::is_ascii_digit).take(20).collect();
+    match std::str::from_utf8(&digits).ok().and_then(|d| d.parse::<u64>().ok()) {
+        Some(v) if v == u64::from(LINES_VERSION) => Start::Lines,
+        Some(v) if v == u64::from(DOCUMENT_VERSION) => Start::Document,
+        Some(v) => Start::Unknown(v),
+        None => Start::Document,
+    }
+}
+
+/// The words for a format this build does not read.
+pub(crate) fn unknown_format(version: u64) -> String {
+    format!(
+        "snapshot format {version} is not one this memtally reads ({DOCUMENT_VERSION} or {LINES_VERSION})"
+    )
+}
+
+/// A JSON document's bytes into a [`Snapshot`]: any document `diff` reads.
+pub fn parse(input: &[u8]) -> Result<Snapshot, ParseError> {
+    match start_of(input) {
+        Start::Lines => snapshot_lines::snapshot(input).map_err(lines_error),
+        Start::Unknown(v) => Err(ParseError::at(1, unknown_format(v))),
+        Start::Document | Start::Other => match document(input)? {
+            Some(snap) => Ok(snap),
+            None => Err(ParseError::at(0, NOT_COMPARABLE)),
+        },
+    }
+}
+
+/// What a JSON document of no comparable shape is told.
+pub(crate) const NOT_COMPARABLE: &str = "a JSON document memtally cannot compare: expected a snapshot, or the JSON of a process or of a vmmap report";
+
+/// A snapshot file's error as a parser's: the line and what is wrong.
+pub(crate) fn lines_error(e: LinesError) -> ParseError {
+    match e {
+        LinesError::Io(e) => {
+            ParseError { line: 0, message: e.to_string(), os_error: e.raw_os_error() }
+        }
+        LinesError::Line { line, error } => {
+            // serde_json counts lines and columns within the line.
+            let whole = error.to_string();
+            let place = format!(" at line {} column {}", error.line(), error.column());
+            let message = whole.strip_suffix(&place).unwrap_or(&whole).to_string();
+            let message = match error.classify() {
+                serde_json::error::Category::Data => format!("not a valid snapshot: {message}"),
+                _ => format!("not valid JSON: {message}"),
+            };
+            ParseError::at(line as usize, format!("{message} (column {})", error.column()))
+        }
+        LinesError::Order { line, what } => {
+            ParseError::at(line as usize, format!("not a valid snapshot: expected {what}"))
+        }
+        LinesError::Version(v) => ParseError::at(1, unknown_format(u64::from(v))),
+    }
+}
+
+/// A one-object JSON document into a snapshot; `None` for JSON of a shape
+/// memtally cannot compare.
+pub(crate) fn document(input: &[u8]) -> Result<Option<Snapshot>, ParseError> {
+    let keys: Keys = serde_json::from_slice(input)
+        .map_err(|e| ParseError::at(0, format!("not valid JSON: {e}")))?;
+    let typed =
+        |what: &str, e: serde_json::Error| ParseError::at(0, format!("not a valid {what}: {e}"));
+    let snap = match keys.shape() {
+        None => return Ok(None),
+        Some(Shape::Snapshot) => {
+            let snap: Snapshot = serde_json::from_slice(input).map_err(|e| typed("snapshot", e))?;
+            check_document(snap.memtally_snapshot).map_err(|m| ParseError::at(0, m))?;
+            snap
+        }
+        Some(Shape::ShowProcess) => {
+            let p: ShowProcess =
+                serde_json::from_slice(input).map_err(|e| typed("show document", e))?;
+            Snapshot::of(vec![p.into()], SnapshotKind::Linux)
+        }
+        Some(Shape::ShowSelection) => {
+            let s: ShowSelection =
+                serde_json::from_slice(input).map_err(|e| typed("show document", e))?;
+            Snapshot::of(s.processes.into_iter().map(Into::into).collect(), SnapshotKind::Linux)
+        }
+        Some(Shape::Vmmap) => {
+            let v: VmmapJson =
+                serde_json::from_slice(input).map_err(|e| typed("vmmap document", e))?;
+            v.into_snapshot()
+        }
+    };
+    Ok(Some(snap))
+}
+
+/// A one-object snapshot's format version, checked.
+pub(crate) fn check_document(version: u32) -> Result<(), String> {
+    match version == DOCUMENT_VERSION {
+        true => Ok(()),
+        false => Err(unknown_format(u64::from(version))),
+    }
 }
 
 /// The documents a snapshot is read from.
 enum Shape {
-    /// A `memtally snapshot` document.
+    /// A `memtally snapshot` document of one object.
     Snapshot,
     /// The JSON of one process shown.
     ShowProcess,
@@ -35,191 +143,152 @@ enum Shape {
     Vmmap,
 }
 
-/// Which document `value` is, if it is one memtally writes.
-fn shape(value: &Value) -> Option<Shape> {
-    if value.get("memtally_snapshot").is_some() {
-        Some(Shape::Snapshot)
-    } else if value.get("regions").is_some() && value.get("pid").is_some() {
-        Some(Shape::ShowProcess)
-    } else if value.get("processes").is_some_and(Value::is_array)
-        && value.get("categories").is_some()
-    {
-        Some(Shape::ShowSelection)
-    } else if value.get("regions_read").is_some() && value.get("header").is_some() {
-        Some(Shape::Vmmap)
-    } else {
-        None
-    }
+/// Which top-level keys a document has (their values skipped, not kept):
+/// what tells the shapes apart.
+#[derive(Deserialize)]
+struct Keys {
+    memtally_snapshot: Option<IgnoredAny>,
+    pid: Option<IgnoredAny>,
+    regions: Option<IgnoredAny>,
+    processes: Option<IgnoredAny>,
+    categories: Option<IgnoredAny>,
+    regions_read: Option<IgnoredAny>,
+    header: Option<IgnoredAny>,
 }
 
-/// Whether `value` is a document memtally can compare (its reading may
-/// still fail on a damaged one).
-pub fn is_comparable(value: &Value) -> bool {
-    shape(value).is_some()
-}
-
-fn snapshot(value: Value) -> std::result::Result<Snapshot, String> {
-    match shape(&value) {
-        Some(Shape::Snapshot) => {
-            let version = value["memtally_snapshot"].as_u64().unwrap_or(0);
-            if version != SNAPSHOT_VERSION as u64 {
-                return Err(format!(
-                    "snapshot format {version} is not the one this memtally reads ({SNAPSHOT_VERSION})"
-                ));
-            }
-            serde_json::from_value(value).map_err(|e| format!("not a valid snapshot: {e}"))
+impl Keys {
+    fn shape(&self) -> Option<Shape> {
+        if self.memtally_snapshot.is_some() {
+            Some(Shape::Snapshot)
+        } else if self.regions.is_some() && self.pid.is_some() {
+            Some(Shape::ShowProcess)
+        } else if self.processes.is_some() && self.categories.is_some() {
+            Some(Shape::ShowSelection)
+        } else if self.regions_read.is_some() && self.header.is_some() {
+            Some(Shape::Vmmap)
+        } else {
+            None
         }
-        Some(Shape::ShowProcess) => Ok(Snapshot::of(vec![show_process(&value)?], SnapshotKind::Linux)),
-        Some(Shape::ShowSelection) => {
-            let procs = value["processes"].as_array().into_iter().flatten();
-            let processes = procs.map(show_process).collect::<std::result::Result<Vec<_>, _>>()?;
-            Ok(Snapshot::of(processes, SnapshotKind::Linux))
-        }
-        Some(Shape::Vmmap) => vmmap_json(&value),
-        None => Err("a JSON document memtally cannot compare: expected a snapshot, or the JSON of a process or of a vmmap report".into()),
     }
 }
 
-/// The JSON view of a vmmap report (docs/vmmap-json.md).
-fn vmmap_json(v: &Value) -> std::result::Result<Snapshot, String> {
-    let num = |o: &Value, k: &str| o.get(k).and_then(Value::as_u64);
-    let regions: Vec<SnapRegion> = v["regions"]
-        .as_array()
-        .map(|rs| {
-            rs.iter()
-                .map(|r| -> std::result::Result<SnapRegion, String> {
-                    let region_type = r
-                        .get("region_type")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string();
-                    Ok(SnapRegion {
-                        start: num(r, "start"),
-                        end: num(r, "end"),
-                        perms: r
-                            .get("protection")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string(),
-                        path: r.get("detail").and_then(Value::as_str).map(String::from),
-                        category: region_type.clone(),
-                        region_type: Some(region_type),
-                        purge: match r.get("purge") {
-                            Some(p) => Some(
-                                Purge::deserialize(p)
-                                    .map_err(|e| format!("regions: purge: {e}"))?,
-                            ),
-                            None => None,
-                        },
-                        offset: None,
-                        inode: None,
-                        sizes: Sizes {
-                            size: num(r, "vsize"),
-                            rss: num(r, "resident"),
-                            dirty: num(r, "dirty"),
-                            swap: num(r, "swap"),
-                            ..Default::default()
-                        },
-                    })
-                })
-                .collect()
-        })
-        .transpose()?
-        .unwrap_or_default();
-    let categories = if regions.is_empty() {
-        v["summary"]
-            .as_array()
-            .map(|rows| {
-                rows.iter()
-                    .map(|s| Group {
-                        key: s
-                            .get("region_type")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string(),
-                        regions: num(s, "count").unwrap_or(0) as usize,
-                        sizes: Sizes {
-                            size: num(s, "virtual"),
-                            rss: num(s, "resident"),
-                            dirty: num(s, "dirty"),
-                            swap: num(s, "swapped"),
-                            ..Default::default()
-                        },
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
-    } else {
-        SnapProcess::categories_of(&regions)
-    };
-    let mut totals = Sizes::default();
-    for c in &categories {
-        totals.add(&c.sizes);
+/// A process object of the JSON show view (top level or in `processes`):
+/// what a snapshot takes of it.
+#[derive(Deserialize)]
+struct ShowProcess {
+    pid: Option<u64>,
+    comm: Option<String>,
+    command: Option<String>,
+    source: Option<SizeSource>,
+    #[serde(default)]
+    totals: Sizes,
+    #[serde(default)]
+    regions: Vec<SnapRegion>,
+}
+
+/// The JSON show view of several processes.
+#[derive(Deserialize)]
+struct ShowSelection {
+    processes: Vec<ShowProcess>,
+}
+
+impl From<ShowProcess> for SnapProcess {
+    fn from(p: ShowProcess) -> SnapProcess {
+        SnapProcess {
+            pid: p.pid.map(|p| p as u32),
+            ppid: None,
+            user: None,
+            comm: p.comm.unwrap_or_default(),
+            command: p.command.unwrap_or_default(),
+            source: p.source.unwrap_or(SizeSource::Smaps),
+            totals: p.totals,
+            categories: SnapProcess::categories_of(&p.regions),
+            regions: p.regions,
+            purgeable: Vec::new(),
+            physical_footprint: None,
+            exclusive: None,
+        }
     }
-    let purgeable = match regions.is_empty() {
-        true => v["summary"]
-            .as_array()
+}
+
+/// The JSON view of a vmmap report (docs/vmmap-json.md): what a snapshot
+/// takes of it, its header and summary rows as `vmmap` writes them.
+#[derive(Deserialize)]
+struct VmmapJson {
+    header: Header,
+    #[serde(default)]
+    regions: Vec<VmmapRegion>,
+    #[serde(default)]
+    summary: Vec<SummaryRow>,
+}
+
+/// A region of the JSON view.
+#[derive(Deserialize)]
+struct VmmapRegion {
+    region_type: Option<String>,
+    start: Option<u64>,
+    end: Option<u64>,
+    vsize: Option<u64>,
+    resident: Option<u64>,
+    dirty: Option<u64>,
+    swap: Option<u64>,
+    purge: Option<Purge>,
+    protection: Option<String>,
+    detail: Option<String>,
+}
+
+impl VmmapJson {
+    /// The snapshot of the report, as of its text.
+    fn into_snapshot(self) -> Snapshot {
+        let regions: Vec<Region> = self
+            .regions
             .into_iter()
-            .flatten()
-            .map(|s| SnapPurgeable {
-                region_type: s["region_type"].as_str().unwrap_or_default().to_string(),
-                volatile: num(s, "volatile"),
-                nonvol: num(s, "nonvol"),
-                empty: num(s, "empty"),
+            .map(|r| {
+                let mut region = Region::new(Backing::Anonymous);
+                (region.start, region.end) = (r.start, r.end);
+                region.perms = r.protection.unwrap_or_default();
+                region.path = r.detail;
+                region.region_type = Some(r.region_type.unwrap_or_default());
+                region.purge = r.purge.unwrap_or_default();
+                region.sizes = Sizes {
+                    size: r.vsize,
+                    rss: r.resident,
+                    dirty: r.dirty,
+                    swap: r.swap,
+                    ..Default::default()
+                };
+                region
             })
-            .collect(),
-        false => Vec::new(),
-    };
-    let h = &v["header"];
-    let process = SnapProcess {
-        pid: num(h, "pid").map(|p| p as u32),
-        ppid: None,
-        user: None,
-        comm: h.get("process").and_then(Value::as_str).unwrap_or_default().to_string(),
-        command: h
-            .get("path")
-            .or_else(|| h.get("process"))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        source: SizeSource::Vmmap,
-        totals,
-        categories,
-        regions,
-        purgeable,
-        physical_footprint: num(h, "physical_footprint"),
-        exclusive: None,
-    };
-    let mut snap = Snapshot::of(vec![process], SnapshotKind::Vmmap);
-    snap.kernel = h.get("os_version").and_then(Value::as_str).map(String::from);
-    Ok(snap)
+            .collect();
+        let doc = Document { header: self.header, summary: self.summary, ..Default::default() };
+        Snapshot::of_vmmap(&doc, &regions)
+    }
 }
 
-/// A process object of the JSON show view (top level or in `processes`).
-fn show_process(v: &Value) -> std::result::Result<SnapProcess, String> {
-    let regions: Vec<SnapRegion> =
-        serde_json::from_value(v.get("regions").cloned().unwrap_or(Value::Array(vec![])))
-            .map_err(|e| format!("regions: {e}"))?;
-    let totals: Sizes = serde_json::from_value(
-        v.get("totals").cloned().unwrap_or(Value::Object(Default::default())),
-    )
-    .map_err(|e| format!("totals: {e}"))?;
-    let categories = SnapProcess::categories_of(&regions);
-    Ok(SnapProcess {
-        pid: v.get("pid").and_then(Value::as_u64).map(|p| p as u32),
-        ppid: None,
-        user: None,
-        comm: v.get("comm").and_then(Value::as_str).unwrap_or_default().to_string(),
-        command: v.get("command").and_then(Value::as_str).unwrap_or_default().to_string(),
-        source: match v.get("source") {
-            Some(s) => serde_json::from_value(s.clone()).map_err(|e| format!("source: {e}"))?,
-            None => SizeSource::Smaps,
-        },
-        totals,
-        categories,
-        regions,
-        purgeable: Vec::new(),
-        physical_footprint: None,
-        exclusive: None,
-    })
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_document_is_told_by_its_first_key_and_version() {
+        assert_eq!(start_of(b"{\"memtally_snapshot\":2,\"kind\":"), Start::Lines);
+        assert_eq!(start_of(b" {\n \"memtally_snapshot\" : 1 ,"), Start::Document);
+        assert_eq!(start_of(b"{\"memtally_snapshot\":12,"), Start::Unknown(12));
+        assert_eq!(start_of(b"{\"memtally_snapshot\":\"x\""), Start::Document);
+        assert_eq!(start_of(b"{\"pid\":1}"), Start::Other);
+        assert!(parse(b"{\"memtally_snapshot\":3}").unwrap_err().message.contains("format 3"));
+    }
+
+    #[test]
+    fn shapes_are_told_apart_by_their_keys_whatever_their_values() {
+        let shape =
+            |json: &str| serde_json::from_str::<Keys>(json).unwrap().shape().map(|s| s as u8);
+        assert_eq!(shape(r#"{"pid":1,"regions":[]}"#), Some(Shape::ShowProcess as u8));
+        assert_eq!(shape(r#"{"processes":[],"categories":1}"#), Some(Shape::ShowSelection as u8));
+        assert_eq!(shape(r#"{"header":{},"regions_read":0}"#), Some(Shape::Vmmap as u8));
+        assert_eq!(shape(r#"{"regions":[],"x":{"pid":1}}"#), None);
+        assert!(parse(br#"{"hello":1}"#).unwrap_err().message.contains("cannot compare"));
+        let bad = parse(br#"{"pid":1,"regions":[{"start":1}]}"#).unwrap_err();
+        assert!(bad.message.starts_with("not a valid show document"), "{bad:?}");
+    }
 }

@@ -48,10 +48,7 @@ pub fn embedded(input: &[u8]) -> Result<&[u8], ParseError> {
 pub fn parse(input: &[u8]) -> Result<Snapshot, ParseError> {
     let json = embedded(input)?;
     let line = 1 + input[..input.len() - json.len()].iter().filter(|&&b| b == b'\n').count();
-    let value = serde_json::from_slice(json).map_err(|e| {
-        ParseError::at(line, format!("the embedded memtally snapshot is not valid JSON: {e}"))
-    })?;
-    crate::source::parse::snapshot::from_json(value)
+    crate::source::parse::snapshot::parse(json)
         .map_err(|e| ParseError::at(line, format!("the embedded memtally snapshot: {}", e.message)))
 }
 
