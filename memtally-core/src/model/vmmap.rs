@@ -162,7 +162,7 @@ pub struct VRegion<'a> {
 }
 
 impl<'a> VRegion<'a> {
-    /// A region kept as the model's [`Region`] (by [`to_region`](Self::to_region)),
+    /// A region kept as the model's [`Region`] (by `to_region`),
     /// borrowed again; a region without a type has `""`.
     pub fn of(r: &'a Region) -> VRegion<'a> {
         VRegion {

@@ -8,7 +8,7 @@ pub(crate) mod capture;
 pub(crate) mod cgroup;
 pub(crate) mod closes;
 pub(crate) mod drm_sysfs;
-pub(crate) mod enrich;
+pub mod enrich;
 pub(crate) mod gpu;
 pub(crate) mod libproc;
 pub(crate) mod mounts;
