@@ -152,36 +152,11 @@ fn ui_imports() -> std::collections::BTreeMap<String, BTreeSet<String>> {
 /// The code of Rust source `text` without its comments (doc links are
 /// not imports) and with each string literal emptied.
 fn without_comments(text: &str) -> String {
-    let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                i = text[i..].find('\n').map_or(b.len(), |n| i + n);
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i = text[i + 2..].find("*/").map_or(b.len(), |n| i + 2 + n + 2);
-            }
-            b'\'' if b.get(i + 1) == Some(&b'\\') => {
-                i = text[i + 2..].find('\'').map_or(b.len(), |n| i + 2 + n + 1);
-            }
-            b'\'' if b.get(i + 2) == Some(&b'\'') => i += 3,
-            b'"' => {
-                let mut j = i + 1;
-                while j < b.len() && b[j] != b'"' {
-                    j += if b[j] == b'\\' { 2 } else { 1 };
-                }
-                out.push_str("\"\"");
-                i = j + 1;
-            }
-            _ => {
-                let c = text[i..].chars().next().unwrap();
-                out.push(c);
-                i += c.len_utf8();
-            }
-        }
-    }
+    scan(text, |piece| match piece {
+        Piece::Code(code) => out.push_str(code),
+        Piece::Literal(_) => out.push_str("\"\""),
+    });
     out
 }
 
@@ -334,22 +309,41 @@ fn levels_importing_levels(
 /// The string literals of Rust source `text`, comments skipped: each as
 /// written between its quotes (escapes left as they are).
 fn string_literals(text: &str) -> Vec<&str> {
-    let b = text.as_bytes();
     let mut out = Vec::new();
-    let mut i = 0;
+    scan(text, |piece| {
+        if let Piece::Literal(literal) = piece {
+            out.push(literal);
+        }
+    });
+    out
+}
+
+/// A piece of Rust source as [`scan`] hands it out.
+enum Piece<'t> {
+    /// A run of code between comments, char literals and string literals
+    /// (a lifetime is code).
+    Code(&'t str),
+    /// A string literal's text between its quotes (escapes left as they
+    /// are; raw strings too).
+    Literal(&'t str),
+}
+
+/// Walks Rust source `text` in pieces, in order; comments and char
+/// literals are left out.
+fn scan<'t>(text: &'t str, mut on: impl FnMut(Piece<'t>)) {
+    let b = text.as_bytes();
+    let (mut i, mut start) = (0, 0);
     while i < b.len() {
-        match b[i] {
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                i = text[i..].find('\n').map_or(b.len(), |n| i + n);
-            }
+        let skip_to = match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => text[i..].find('\n').map_or(b.len(), |n| i + n),
             b'/' if b.get(i + 1) == Some(&b'*') => {
-                i = text[i + 2..].find("*/").map_or(b.len(), |n| i + 2 + n + 2);
+                text[i + 2..].find("*/").map_or(b.len(), |n| i + 2 + n + 2)
             }
             // A char literal ('"', '\''), or a lifetime ('a), not a string.
             b'\'' if b.get(i + 1) == Some(&b'\\') => {
-                i = text[i + 2..].find('\'').map_or(b.len(), |n| i + 2 + n + 1);
+                text[i + 2..].find('\'').map_or(b.len(), |n| i + 2 + n + 1)
             }
-            b'\'' if b.get(i + 2) == Some(&b'\'') => i += 3,
+            b'\'' if b.get(i + 2) == Some(&b'\'') => i + 3,
             // A raw string: r"…", r#"…"#, br"…".
             b'r' if !b[..i].last().is_some_and(|c| c.is_ascii_alphanumeric() && *c != b'b')
                 && matches!(b.get(i + 1), Some(b'"' | b'#')) =>
@@ -362,21 +356,33 @@ fn string_literals(text: &str) -> Vec<&str> {
                 }
                 let close = format!("\"{}", "#".repeat(hashes));
                 let end = text[open + 1..].find(&close).map_or(b.len(), |n| open + 1 + n);
-                out.push(&text[open + 1..end]);
-                i = end + close.len();
+                on(Piece::Code(&text[start..i]));
+                on(Piece::Literal(&text[open + 1..end]));
+                i = (end + close.len()).min(b.len());
+                start = i;
+                continue;
             }
             b'"' => {
                 let mut j = i + 1;
                 while j < b.len() && b[j] != b'"' {
                     j += if b[j] == b'\\' { 2 } else { 1 };
                 }
-                out.push(&text[i + 1..j.min(b.len())]);
-                i = j + 1;
+                on(Piece::Code(&text[start..i]));
+                on(Piece::Literal(&text[i + 1..j.min(b.len())]));
+                i = (j + 1).min(b.len());
+                start = i;
+                continue;
             }
-            _ => i += 1,
-        }
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        on(Piece::Code(&text[start..i]));
+        i = skip_to.min(b.len());
+        start = i;
     }
-    out
+    on(Piece::Code(&text[start..]));
 }
 
 /// Whether a literal names a command-line option: `--` and a letter, at
