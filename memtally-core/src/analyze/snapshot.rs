@@ -1,29 +1,10 @@
 //! Builds snapshots of Linux processes read in full (pure: the caller
 //! reads); a macOS vmmap report's is the model's own (`Snapshot::of_vmmap`).
 
-use std::collections::BTreeMap;
-
 use crate::analyze::category::{categorize, CategorySums};
 use crate::analyze::group::process_total;
-use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind};
+use crate::model::snapshot::{Moment, SnapProcess, SnapRegion, Snapshot, SnapshotKind};
 use crate::model::{Group, Process, Region, Sizes};
-
-/// Facts about the moment and the machine.
-#[derive(Debug, Clone, Default)]
-pub struct Moment {
-    /// When, RFC 3339 UTC.
-    pub time: Option<String>,
-    /// When, seconds since the Unix epoch.
-    pub unix_time: Option<f64>,
-    /// The host name.
-    pub host: Option<String>,
-    /// The kernel release.
-    pub kernel: Option<String>,
-    /// The `/proc` tree read (`/proc`, or a recording).
-    pub proc_root: Option<String>,
-    /// `/proc/meminfo` in bytes, by meminfo name.
-    pub machine: Option<BTreeMap<String, u64>>,
-}
 
 /// The categories of some regions, in table order, only those present.
 pub(crate) fn categories<'a>(regions: impl IntoIterator<Item = &'a Region>) -> Vec<Group> {
@@ -96,18 +77,6 @@ pub(crate) fn linux_head(p: &Process, categories: Vec<Group>, shmem_swap: u64) -
         purgeable: Vec::new(),
         physical_footprint: None,
         exclusive: None,
-    }
-}
-
-impl Moment {
-    /// Puts when and where into `snap`.
-    pub(crate) fn stamp(self, snap: &mut Snapshot) {
-        snap.time = self.time;
-        snap.unix_time = self.unix_time;
-        snap.host = self.host;
-        snap.kernel = self.kernel;
-        snap.proc_root = self.proc_root;
-        snap.machine = self.machine;
     }
 }
 

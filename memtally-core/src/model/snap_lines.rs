@@ -10,8 +10,6 @@
 //! line is `{"end":…}`: the sums over every process, the notes, and the
 //! figures of each process known only once every process was read.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
 use super::group::Group;
@@ -19,7 +17,7 @@ use super::pages::Exclusive;
 use super::process::SizeSource;
 use super::sizes::Sizes;
 use super::snap_pages::{SnapExact, SnapWss};
-use super::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind};
+use super::snapshot::{Moment, SnapProcess, SnapRegion, Snapshot, SnapshotKind};
 
 /// The format version a snapshot file's first line carries.
 pub const LINES_VERSION: u32 = 2;
@@ -32,18 +30,9 @@ pub struct SnapHead {
     pub memtally_snapshot: u32,
     /// What was read: Linux processes or a vmmap report.
     pub kind: SnapshotKind,
-    /// When it was taken, RFC 3339 UTC.
-    pub time: Option<String>,
-    /// Seconds since the Unix epoch, for arithmetic.
-    pub unix_time: Option<f64>,
-    /// The host name, when known.
-    pub host: Option<String>,
-    /// Kernel release.
-    pub kernel: Option<String>,
-    /// The /proc tree read (`/proc`, or a recording).
-    pub proc_root: Option<String>,
-    /// `/proc/meminfo` in bytes, by meminfo name.
-    pub machine: Option<BTreeMap<String, u64>>,
+    /// When and where it was taken.
+    #[serde(flatten)]
+    pub moment: Moment,
     /// With `snapshot --wss DURATION`: the working-set measurement's method
     /// and interval (the figures are size keys of the processes' lines).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -182,21 +171,16 @@ impl SnapEnd {
         for (p, exclusive) in processes.iter_mut().zip(self.exclusive) {
             p.exclusive = exclusive;
         }
-        Some(Snapshot {
-            memtally_snapshot: super::snapshot::DOCUMENT_VERSION,
-            kind: head.kind,
-            time: head.time,
-            unix_time: head.unix_time,
-            host: head.host,
-            kernel: head.kernel,
-            proc_root: head.proc_root,
+        let mut snap = Snapshot {
             processes,
             totals: self.totals,
             categories: self.categories,
-            machine: head.machine,
             notes: self.notes,
             exact: self.exact,
             wss: head.wss,
-        })
+            ..Snapshot::of(Vec::new(), head.kind)
+        };
+        head.moment.stamp(&mut snap);
+        Some(snap)
     }
 }

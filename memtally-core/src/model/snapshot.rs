@@ -63,6 +63,49 @@ pub struct Snapshot {
     pub wss: Option<SnapWss>,
 }
 
+/// When and where a snapshot was taken: the keys a snapshot file's first
+/// line and a [`Snapshot`] share.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Moment {
+    /// When it was taken, RFC 3339 UTC.
+    pub time: Option<String>,
+    /// Seconds since the Unix epoch, for arithmetic.
+    pub unix_time: Option<f64>,
+    /// The host name, when known.
+    pub host: Option<String>,
+    /// Kernel release.
+    pub kernel: Option<String>,
+    /// The /proc tree read (`/proc`, or a recording).
+    pub proc_root: Option<String>,
+    /// `/proc/meminfo` in bytes, by meminfo name.
+    pub machine: Option<std::collections::BTreeMap<String, u64>>,
+}
+
+impl Moment {
+    /// Puts when and where into `snap`.
+    pub(crate) fn stamp(self, snap: &mut Snapshot) {
+        snap.time = self.time;
+        snap.unix_time = self.unix_time;
+        snap.host = self.host;
+        snap.kernel = self.kernel;
+        snap.proc_root = self.proc_root;
+        snap.machine = self.machine;
+    }
+
+    /// Takes when and where out of `snap`.
+    pub(crate) fn take(snap: &mut Snapshot) -> Moment {
+        Moment {
+            time: snap.time.take(),
+            unix_time: snap.unix_time.take(),
+            host: snap.host.take(),
+            kernel: snap.kernel.take(),
+            proc_root: snap.proc_root.take(),
+            machine: snap.machine.take(),
+        }
+    }
+}
+
 /// What a snapshot holds: Linux processes, or one process of a vmmap
 /// report (whose categories are region types). Two snapshots compare only
 /// when they are of one kind.

@@ -13,7 +13,7 @@ use crate::analyze::report::{groups, machine_of, ReportBy, ReportGroup, Unread};
 use crate::analyze::select::Selection;
 use crate::analyze::trend::{fit, Trend};
 use crate::error::{Error, Result};
-use crate::model::snapshot::{SnapProcess, Snapshot, SnapshotKind};
+use crate::model::snapshot::{Moment, SnapProcess, Snapshot, SnapshotKind};
 use crate::model::{Note, ProcMemory};
 use crate::source::ProcRoot;
 use crate::usecase::cgroup::{cgroups, CgroupOptions, CgroupView};
@@ -212,12 +212,8 @@ pub fn live(
             };
             head.processes.extend(rest);
             let mut snap = Snapshot::of(std::mem::take(&mut head.processes), SnapshotKind::Linux);
-            snap.time = head.time;
-            snap.unix_time = head.unix_time;
-            snap.host = head.host;
-            snap.kernel = head.kernel;
-            snap.proc_root = head.proc_root;
-            snap.machine = head.machine.or_else(|| root.meminfo().map(|m| m.fields));
+            Moment::take(&mut head).stamp(&mut snap);
+            snap.machine = snap.machine.or_else(|| root.meminfo().map(|m| m.fields));
             (Taken::new(snap, notes), count)
         }
         None => (take(root, sel, &Silent)?, 0),

@@ -9,10 +9,11 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use crate::analyze::select::Selection;
-use crate::analyze::snapshot::{linux_snapshot, Moment};
+use crate::analyze::snapshot::linux_snapshot;
 use crate::error::{Error, PageFigure, Result, Uncomparable};
 use crate::model::pages::Exclusive;
 use crate::model::snap_pages::{ExactMethod, SnapExact};
+use crate::model::snapshot::Moment;
 use crate::model::snapshot::Snapshot;
 use crate::model::{Note, ProcInfo};
 use crate::source::parse::snapshot::{self as snapshot_file, Start};

@@ -14,11 +14,12 @@ use std::io::Write;
 
 use crate::analyze::select::Selection;
 use crate::analyze::shmem_swap::{shares, Object};
-use crate::analyze::snapshot::{linux_head, Moment};
+use crate::analyze::snapshot::linux_head;
 use crate::analyze::wss::{WssProcess, WssReport};
 use crate::error::{Error, Result};
 use crate::model::snap_lines::{SnapEnd, SnapHead, SnapLine, SnapProcessLine, LINES_VERSION};
 use crate::model::snap_pages::SnapWss;
+use crate::model::snapshot::Moment;
 use crate::model::snapshot::{SnapProcess, SnapRegion, SnapshotKind, Summing};
 use crate::model::{Group, Needs, Note, ProcInfo, Process, SizeSource, Sizes};
 use crate::source::users::UserNames;
@@ -160,12 +161,7 @@ impl<'a> Writer<'a> {
         let head = SnapHead {
             memtally_snapshot: LINES_VERSION,
             kind: SnapshotKind::Linux,
-            time: moment.time,
-            unix_time: moment.unix_time,
-            host: moment.host,
-            kernel: moment.kernel,
-            proc_root: moment.proc_root,
-            machine: moment.machine,
+            moment,
             wss: working_set.map(|r| SnapWss { method: r.method, interval_s: r.interval_s }),
         };
         let mut bytes = serde_json::to_vec(&head).map_err(|e| Error::Usage(e.to_string()))?;

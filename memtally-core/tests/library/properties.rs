@@ -7,7 +7,8 @@
 use memtally_core::analyze::diff::{diff, DiffOptions, DiffSort};
 use memtally_core::analyze::group::GroupSort;
 use memtally_core::analyze::show::{build, ShowBy};
-use memtally_core::analyze::snapshot::{linux_snapshot, Moment};
+use memtally_core::analyze::snapshot::linux_snapshot;
+use memtally_core::model::snapshot::Moment;
 use memtally_core::model::{Figure, Named, Process, SizeSource, Sizes};
 use memtally_core::source::parse::smaps::SmapsReader;
 use memtally_core::source::parse::snapshot::parse;
