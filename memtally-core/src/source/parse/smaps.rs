@@ -60,6 +60,27 @@ pub struct SmapsReader<R> {
     lines: LineState,
 }
 
+/// What a [`SmapsReader`] leaves for the next one: memory, no figures
+/// (each mapping is read over whatever the one before left in it).
+#[derive(Debug)]
+pub struct ReaderMemory {
+    buf: Vec<u8>,
+    slots: [Region; 2],
+    spare: Spare,
+    names: Vec<(Vec<u8>, String)>,
+}
+
+impl Default for ReaderMemory {
+    fn default() -> Self {
+        ReaderMemory {
+            buf: Vec::with_capacity(256),
+            slots: [Region::new(Backing::Unknown), Region::new(Backing::Unknown)],
+            spare: Spare::default(),
+            names: Vec::new(),
+        }
+    }
+}
+
 /// What the reader knows between lines: kept apart from the input so a
 /// line borrowed from the input's buffer can be parsed in place.
 struct LineState {
@@ -86,23 +107,39 @@ struct LineState {
 impl<R: BufRead> SmapsReader<R> {
     /// A reader of smaps or maps text from `input`.
     pub fn new(input: R) -> Self {
+        Self::with_memory(input, ReaderMemory::default())
+    }
+
+    /// A reader of `input` in the memory an earlier reader left
+    /// ([`into_memory`](Self::into_memory)): its regions' strings, its
+    /// line buffer and key names, so reading process after process
+    /// allocates (and fragments the heap) only for what is new.
+    pub fn with_memory(input: R, memory: ReaderMemory) -> Self {
+        let ReaderMemory { mut buf, slots, spare, names } = memory;
+        buf.clear();
         SmapsReader {
             input,
-            buf: Vec::with_capacity(256),
+            buf,
             done: false,
             lines: LineState {
                 line_no: 0,
-                slots: [Region::new(Backing::Unknown), Region::new(Backing::Unknown)],
+                slots,
                 filling: 0,
                 pending: false,
-                spare: Spare::default(),
+                spare,
                 hint: 0,
-                names: Vec::new(),
+                names,
                 fields_now: 0,
                 fields_most: 0,
                 header_line: 0,
             },
         }
+    }
+
+    /// The memory this reader holds, for the next one.
+    pub fn into_memory(self) -> ReaderMemory {
+        let LineState { slots, spare, names, .. } = self.lines;
+        ReaderMemory { buf: self.buf, slots, spare, names }
     }
 
     /// The next complete region, `Ok(None)` at the end of input: an owned
@@ -502,6 +539,41 @@ VmFlags: rd wr mr mw me gd ac
         assert_eq!(r[1].start, Some(0x7ffd5b4cc000));
         assert_eq!(r[1].sizes.size, Some(132 * 1024));
         assert_eq!(r[1].backing, Backing::Anonymous);
+    }
+
+    /// A reader in an earlier reader's memory reads what a new one reads:
+    /// nothing of the files read before shows through (smaps after maps,
+    /// maps after smaps, a file cut short in between).
+    #[test]
+    fn a_reader_in_reused_memory_reads_as_a_new_one() {
+        let maps = "00400000-00452000 r-xp 00000000 08:02 173521      /usr/bin/dbus-daemon\n7f00-7f01 rw-p 00000000 00:00 0 \n";
+        let cut = &TWO[..TWO.len() / 2];
+        let texts = [TWO, maps, cut, TWO, maps, &synthetic_smaps(40), maps];
+        let mut memory = ReaderMemory::default();
+        for text in texts {
+            let mut reader = SmapsReader::with_memory(text.as_bytes(), memory);
+            let mut reused = Vec::new();
+            let mut end = Ok(());
+            loop {
+                match reader.next_located() {
+                    Ok(Some((_, r))) => reused.push(r.clone()),
+                    Ok(None) => break,
+                    Err(e) => {
+                        end = Err(e.to_string());
+                        break;
+                    }
+                }
+            }
+            memory = reader.into_memory();
+            let fresh = SmapsReader::new(text.as_bytes()).read_all().map_err(|e| e.to_string());
+            match fresh {
+                Ok(fresh) => {
+                    assert_eq!(end, Ok(()));
+                    assert_eq!(reused, fresh);
+                }
+                Err(fresh) => assert_eq!(end, Err(fresh)),
+            }
+        }
     }
 
     #[test]

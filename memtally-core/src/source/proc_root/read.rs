@@ -16,7 +16,7 @@ use crate::model::{
 };
 use crate::source::closes::Closes;
 use crate::source::enrich::{Enrich, HugetlbfsMarks};
-use crate::source::parse::smaps::SmapsReader;
+use crate::source::parse::smaps::{ReaderMemory, SmapsReader};
 use crate::source::parse::status::{self, Status};
 use crate::source::parse::ParseError;
 use crate::source::stamp;
@@ -218,9 +218,22 @@ impl ProcRoot {
         enrich: &mut [&mut dyn Enrich],
         sink: &mut impl RegionSink,
     ) -> Result<Flow> {
+        let mut smaps = SmapsReader::with_memory(input, READER_MEMORY.take());
+        let flow = self.parse_regions(pid, file, &mut smaps, enrich, sink);
+        READER_MEMORY.set(smaps.into_memory());
+        flow
+    }
+
+    fn parse_regions(
+        &self,
+        pid: u32,
+        file: &str,
+        smaps: &mut SmapsReader<impl BufRead>,
+        enrich: &mut [&mut dyn Enrich],
+        sink: &mut impl RegionSink,
+    ) -> Result<Flow> {
         // The path only for an error (it is an allocation or three).
         let path = || self.pid_file(pid, file);
-        let mut smaps = SmapsReader::new(input);
         let mut hugetlbfs = HugetlbfsMarks::new(self, pid);
         loop {
             match smaps.next_located() {
@@ -242,6 +255,12 @@ impl ProcRoot {
             }
         }
     }
+}
+
+thread_local! {
+    /// The smaps reader's memory, kept between the processes a thread
+    /// reads one after another (docs/benchmarks.md, "Scale").
+    static READER_MEMORY: std::cell::Cell<ReaderMemory> = std::cell::Cell::new(ReaderMemory::default());
 }
 
 /// Where a read's rollup comes from: not read, read after the regions,
