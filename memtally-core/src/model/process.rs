@@ -166,6 +166,9 @@ pub struct Scan {
     /// Processes not read whole: (pid, one-line reason, which says whether
     /// the process is listed with what could be read or left out).
     pub failed: Vec<(u32, String)>,
+    /// A recorded tree whose capture did not finish: why (processes it
+    /// selected are missing from the scan).
+    pub cut_short: Option<String>,
 }
 
 /// Which optional identity files to read (each costs a read per process).

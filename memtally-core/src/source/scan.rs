@@ -261,7 +261,11 @@ pub fn read_all(
     });
     // Sized once: grown by doubling, the old and new buffers of a list
     // of every process would both be held at its largest.
-    let mut scan = Scan { processes: Vec::with_capacity(infos.len()), ..Scan::default() };
+    let mut scan = Scan {
+        processes: Vec::with_capacity(infos.len()),
+        cut_short: root.cut_short(),
+        ..Scan::default()
+    };
     for (info, (outcome, marked)) in infos.into_iter().zip(outcomes) {
         if let (Some(why), false) = (marked, matches!(outcome, Outcome::Vanished)) {
             scan.failed.push((

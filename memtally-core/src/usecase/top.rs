@@ -381,6 +381,9 @@ impl Top {
         for (pid, why) in &scan.failed {
             notes.push(Note::Failed { pid: *pid, why: why.clone() });
         }
+        if let Some(why) = &scan.cut_short {
+            notes.push(Note::RecordingCutShort { why: why.clone() });
+        }
         notes.extend(self.exact.iter().flat_map(|e| e.notes.iter().cloned()));
         notes
     }
@@ -389,6 +392,7 @@ impl Top {
     pub fn partial(&self) -> bool {
         !self.scan.restricted.is_empty()
             || !self.scan.failed.is_empty()
+            || self.scan.cut_short.is_some()
             || self.exact.as_ref().is_some_and(|e| e.groups.iter().any(Option::is_none))
     }
 }
