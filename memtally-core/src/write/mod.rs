@@ -218,6 +218,29 @@ mod tests {
     }
 
     #[test]
+    fn a_held_directory_is_named_where_it_is_after_its_path_was_swapped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let given = tmp.path().join("out");
+        let d = Dir::create(&given).unwrap();
+        assert_eq!(d.written_path(), given);
+        // The path now leads to another directory: the writes went to the
+        // held one, which is named where it is.
+        let moved = tmp.path().join("moved");
+        std::fs::rename(&given, &moved).unwrap();
+        std::fs::create_dir(&given).unwrap();
+        d.write_file("f".as_ref(), b"x").unwrap();
+        assert_eq!(std::fs::read(moved.join("f")).unwrap(), b"x");
+        assert_eq!(d.written_path(), moved.canonicalize().unwrap());
+        // Removed only while empty and still at its path.
+        let e = Dir::create(&tmp.path().join("empty")).unwrap();
+        assert!(e.remove_if_empty());
+        assert!(!tmp.path().join("empty").exists());
+        // Its path leads to another (empty) directory: neither is removed.
+        assert!(!d.remove_if_empty());
+        assert!(given.is_dir() && moved.join("f").exists());
+    }
+
+    #[test]
     fn a_replaced_file_keeps_its_mode() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("f");
