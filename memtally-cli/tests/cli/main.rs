@@ -32,6 +32,8 @@ mod diff_memory;
 #[cfg(target_os = "linux")]
 mod early_stop;
 #[cfg(target_os = "linux")]
+mod escapes;
+#[cfg(target_os = "linux")]
 mod exit_races;
 #[cfg(target_os = "linux")]
 mod exporter_cost;
