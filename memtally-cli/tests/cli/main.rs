@@ -75,6 +75,8 @@ mod plots;
 #[cfg(target_os = "linux")]
 mod plots_look;
 #[cfg(target_os = "linux")]
+mod private_outputs;
+#[cfg(target_os = "linux")]
 mod privileges;
 #[cfg(target_os = "linux")]
 mod prom_rules;

@@ -236,7 +236,8 @@ fn capture_process(
         report.incomplete = Some(why.to_string());
         break (staging, report);
     };
-    staging.install(&pid.to_string())?;
+    // Private (0700) where it holds another user's or root's addresses.
+    staging.install(&pid.to_string(), from.output_access())?;
     // `record` made `dir`.
     for (dir, file) in dir.iter().flat_map(|d| MACHINE_FILES.iter().map(move |f| (d, f))) {
         let src = from.path().join(file);
