@@ -99,6 +99,11 @@ pub struct ProcInfo {
     /// it: the memory read takes the footprint (and, when the rollup is
     /// refused, the rest) from here instead of opening `status` again.
     pub status_sizes: Option<StatusSizes>,
+    /// When the process started, in clock ticks after boot (`stat` field
+    /// 22), read before its identity where a selection narrows (on the
+    /// live system): the mark that the process read or reset later is the
+    /// one selected, not another that took its PID. `None` elsewhere.
+    pub start_time: Option<u64>,
 }
 
 /// The four figures `status` gives of a process's memory, kept with its
@@ -178,4 +183,7 @@ pub(crate) struct Needs {
     pub cmdline: bool,
     /// The cgroup (to select by cgroup, group by cgroup).
     pub cgroup: bool,
+    /// The start time (to know the selected process later, whatever
+    /// takes its PID meanwhile).
+    pub start_time: bool,
 }

@@ -17,6 +17,7 @@
 //! read sees that.
 
 use crate::error::{Error, Result};
+use crate::model::ProcInfo;
 pub use crate::source::parse::stat::{self, Change, Stamp};
 use crate::source::ProcRoot;
 
@@ -28,6 +29,24 @@ pub fn stamp(root: &ProcRoot, pid: u32) -> Result<Option<Stamp>> {
     }
     let raw = root.read(pid, "stat")?;
     Ok(stat::parse(&raw).ok())
+}
+
+/// Whether the process a stamp `now` was taken of is the one its
+/// selection identified (`info`): the same start time, and the same
+/// owner where `uid` was read of it now. A PID another process took
+/// meanwhile (the selected one exited) is not. True where the selection
+/// kept no start time (a recorded tree, every process) or no stamp could
+/// be taken.
+pub fn same_life(info: &ProcInfo, now: Option<&Stamp>, uid: Option<u32>) -> bool {
+    let started = match (info.start_time, now) {
+        (Some(then), Some(now)) => then == now.start_time,
+        _ => true,
+    };
+    let owner = match (info.uid, uid) {
+        (Some(then), Some(now)) => then == now,
+        _ => true,
+    };
+    started && owner
 }
 
 /// Compares a stamp taken before a read with one taken now: `Ok(Same)`,

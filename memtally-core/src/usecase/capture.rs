@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result, UseCase};
-use crate::model::Needs;
+use crate::model::{Needs, ProcInfo};
 use crate::source::capture::{INCOMPLETE, MACHINE_FILES, PROCESS_FILES, TREE_INCOMPLETE};
 use crate::source::gpu::{self, FD_TARGETS};
+use crate::source::parse::status;
 use crate::source::proc_root::MAX_SMAPS;
 use crate::source::{stamp, ProcRoot};
 use crate::usecase::select::{require_selection, select};
@@ -78,12 +79,14 @@ pub fn capture(
     require_selection(sel, UseCase::Capture)?;
     let only_pids =
         sel.trees.is_empty() && sel.name.is_none() && sel.uids.is_empty() && sel.cgroup.is_none();
-    let pids: Vec<u32> = if only_pids {
-        sel.pids.clone()
+    // Who each process is, where a selection chose it: the one recorded
+    // must be it (see `stamp::same_life`).
+    let targets: Vec<Target> = if only_pids {
+        sel.pids.iter().map(|&pid| Target { pid, selected: None }).collect()
     } else {
         let selected = select(root, sel, Needs::default())?;
         selected.require_any(root, sel)?;
-        selected.infos.iter().map(|p| p.pid).collect()
+        selected.infos.into_iter().map(|p| Target { pid: p.pid, selected: Some(p) }).collect()
     };
     // A directory already there is refused (or not) before anything is read.
     let mut dir = match std::fs::symlink_metadata(out) {
@@ -91,8 +94,8 @@ pub fn capture(
         Err(_) => None,
     };
     let made = dir.is_none();
-    let mut done = Captured { selected: pids.len(), ..Captured::default() };
-    let result = record_all(root, &pids, out, &mut dir, &mut done, stop);
+    let mut done = Captured { selected: targets.len(), ..Captured::default() };
+    let result = record_all(root, &targets, out, &mut dir, &mut done, stop);
     if done.recorded.is_empty() {
         // Nothing recorded: the mark goes, and the directory if this
         // capture made it (a full disk leaves no empty directory).
@@ -111,11 +114,17 @@ pub fn capture(
     Ok(done)
 }
 
+/// A process to record, and what its selection read of it.
+struct Target {
+    pid: u32,
+    selected: Option<ProcInfo>,
+}
+
 /// Records `pids` one by one, then the machine's files, into `out`
 /// (`dir` once made), keeping the tree's mark until the last is in.
 fn record_all(
     root: &ProcRoot,
-    pids: &[u32],
+    pids: &[Target],
     out: &Path,
     dir: &mut Option<Dir>,
     done: &mut Captured,
@@ -124,12 +133,13 @@ fn record_all(
     if let Some(d) = dir {
         mark(d, pids.len())?;
     }
-    for &pid in pids {
+    for t in pids {
+        let pid = t.pid;
         if stop() {
             done.stopped = true;
             break;
         }
-        match capture_process(root, pid, out, dir, pids.len()) {
+        match capture_process(root, t, out, dir, pids.len()) {
             Ok(r) => done.recorded.push((pid, r)),
             Err(Failed::Process(e)) if pids.len() > 1 => done.skipped.push((pid, e)),
             Err(Failed::Process(e) | Failed::Output(e)) => return Err(e),
@@ -212,14 +222,14 @@ impl From<Error> for Failed {
 /// behind as if complete.
 fn capture_process(
     from: &ProcRoot,
-    pid: u32,
+    t: &Target,
     out: &Path,
     dir: &mut Option<Dir>,
     selected: usize,
 ) -> std::result::Result<CaptureReport, Failed> {
     let mut tries = 0;
     let (staging, mut report) = loop {
-        let (staging, mut report, change) = record(from, pid, out, dir, selected)?;
+        let (staging, mut report, change) = record(from, t, out, dir, selected)?;
         let why = match change {
             stamp::Change::Same => break (staging, report),
             // Dropped: the new directory goes with it.
@@ -237,7 +247,7 @@ fn capture_process(
         break (staging, report);
     };
     // Private (0700) where it holds another user's or root's addresses.
-    staging.install(&pid.to_string(), from.output_access())?;
+    staging.install(&t.pid.to_string(), from.output_access())?;
     // `record` made `dir`.
     for (dir, file) in dir.iter().flat_map(|d| MACHINE_FILES.iter().map(move |f| (d, f))) {
         let src = from.path().join(file);
@@ -255,12 +265,22 @@ fn capture_process(
 /// once installed, and whether the process stayed the same meanwhile.
 fn record(
     from: &ProcRoot,
-    pid: u32,
+    t: &Target,
     out: &Path,
     dir: &mut Option<Dir>,
     selected: usize,
 ) -> std::result::Result<(Staged, CaptureReport, stamp::Change), Failed> {
+    let pid = t.pid;
     let before = stamp::stamp(from, pid)?;
+    // The process the selection chose, not another that took its PID
+    // since (its owner read after the stamp: while the stamps agree, the
+    // PID is that process's).
+    if let Some(info) = &t.selected {
+        let status = from.read(pid, "status").ok().and_then(|b| status::parse(&b).ok());
+        if !stamp::same_life(info, before.as_ref(), status.and_then(|s| s.uid)) {
+            return Err(Failed::Process(Error::Exited { pid, comm: info.comm.clone() }));
+        }
+    }
     // smaps first: if it cannot be read there is nothing worth keeping.
     let smaps = from.read_up_to(pid, "smaps", MAX_SMAPS)?;
     let out_dir = match dir {
@@ -310,4 +330,41 @@ fn keep(dir: &Dir, name: &str, bytes: &[u8], report: &mut CaptureReport) -> Resu
     dir.write_file(name.as_ref(), bytes)?;
     report.written.push(dir.path().join(name));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process a selection chose is recorded only while its PID names
+    /// it: a PID now naming a process started at another time (or owned
+    /// by another user) is the selected one's exit, and nothing is kept.
+    #[test]
+    fn a_pid_now_naming_another_process_is_not_recorded() {
+        let root = ProcRoot::live();
+        let Ok(mut child) = std::process::Command::new("sleep").arg("60").spawn() else {
+            eprintln!("skipped: cannot start sleep");
+            return;
+        };
+        let sel = Selection::of_pids(vec![child.id()]);
+        let info = select(&root, &sel, Needs::default()).unwrap().infos.remove(0);
+        assert!(info.start_time.is_some());
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("rec");
+        let mut dir = None;
+        for other in [
+            ProcInfo { start_time: info.start_time.map(|t| t + 1), ..info.clone() },
+            ProcInfo { uid: info.uid.map(|u| u ^ 1), ..info.clone() },
+        ] {
+            let t = Target { pid: info.pid, selected: Some(other) };
+            let got = capture_process(&root, &t, &out, &mut dir, 1);
+            assert!(matches!(got, Err(Failed::Process(Error::Exited { .. }))));
+        }
+        assert!(!out.exists());
+        let t = Target { pid: info.pid, selected: Some(info) };
+        assert!(capture_process(&root, &t, &out, &mut dir, 1).is_ok());
+        assert!(out.join(child.id().to_string()).join("smaps").is_file());
+        let _ = child.kill();
+        let _ = child.wait();
+    }
 }

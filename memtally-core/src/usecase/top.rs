@@ -127,6 +127,7 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
     let needs = Needs {
         cmdline: opts.by == TopBy::Program || opts.every_identity,
         cgroup: opts.by == TopBy::Cgroup || opts.every_identity,
+        ..Needs::default()
     };
     read(root, opts, needs, progress, None)
 }
@@ -331,7 +332,7 @@ impl TopReader {
             reverse: false,
             oom: false,
         };
-        let needs = Needs { cmdline: false, cgroup: cgroups || by == TopBy::Cgroup };
+        let needs = Needs { cgroup: cgroups || by == TopBy::Cgroup, ..Needs::default() };
         read(root, &opts, needs, &Silent, Some(&mut self.cmdlines))
     }
 }
