@@ -374,7 +374,7 @@ mod tests {
     #[test]
     fn a_pid_now_naming_another_process_reads_as_vanished() {
         let root = ProcRoot::live();
-        let Ok(mut child) = std::process::Command::new("sleep").arg("60").spawn() else {
+        let Some(mut child) = crate::source::stamp::sleeping_child() else {
             eprintln!("skipped: cannot start sleep");
             return;
         };

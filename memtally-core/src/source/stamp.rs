@@ -145,6 +145,25 @@ fn comm_of(line: &[u8]) -> Option<String> {
     Some(String::from_utf8_lossy(name).trim_end_matches('\n').to_string())
 }
 
+/// A `sleep 60` child for tests, once its exec is done (named `sleep`,
+/// its address space built); `None` where it cannot be started.
+#[cfg(test)]
+pub(crate) fn sleeping_child() -> Option<std::process::Child> {
+    let child = std::process::Command::new("sleep").arg("60").spawn().ok()?;
+    let root = ProcRoot::live();
+    for _ in 0..500 {
+        let named = root.read(child.id(), "comm").is_ok_and(|c| c == b"sleep\n");
+        let built =
+            stamp(&root, child.id()).ok().flatten().is_some_and(|s| !s.under_construction());
+        if named && built {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    Some(child)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
