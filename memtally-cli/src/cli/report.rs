@@ -134,7 +134,7 @@ pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()
             };
             let report =
                 with_progress(|progress| live(root, &sel, args.by, detail, args.exact, progress))?;
-            access = root.output_access();
+            access = memtally_core::usecase::output_access(root);
             (report, root.path().display().to_string())
         }
     };

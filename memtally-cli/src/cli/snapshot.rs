@@ -11,6 +11,7 @@ use memtally_core::analyze::wss::WssReport;
 use memtally_core::error::UseCase;
 use memtally_core::model::Note;
 use memtally_core::source::ProcRoot;
+use memtally_core::usecase::output_access;
 use memtally_core::usecase::select::require_selection;
 use memtally_core::usecase::snapshot_stream::{take_into, Extras, Output};
 use memtally_core::usecase::wss::Wss;
@@ -60,7 +61,7 @@ pub fn run(root: &ProcRoot, args: &SnapshotArgs, out: &mut dyn Write) -> Result<
         with_progress(|progress| take_into(root, &sel, progress, extras, output))
     };
     match args.output.as_deref() {
-        Some(p) if p != Path::new("-") => to_file(p, root.output_access(), take),
+        Some(p) if p != Path::new("-") => to_file(p, output_access(root), take),
         _ => {
             take(out, &stdout_error)?;
             out.flush().map_err(stdout_error)

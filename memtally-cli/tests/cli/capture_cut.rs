@@ -125,7 +125,7 @@ fn a_capture_that_finished_within_the_grace_exits_0_whole() {
     let out = signal_when(&["capture", &pid, "-o", d], libc::SIGINT, || dir.is_dir());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{:?} {stderr}", out.status.signal());
-    assert_eq!(pid_dirs(&dir), [pid.clone()]);
+    assert_eq!(pid_dirs(&dir), std::slice::from_ref(&pid));
     assert!(!dir.join("memtally-incomplete").exists());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains(&format!("read it back with: memtally --proc-root {d} show {pid}")));

@@ -247,7 +247,7 @@ fn capture_process(
         break (staging, report);
     };
     // Private (0700) where it holds another user's or root's addresses.
-    staging.install(&t.pid.to_string(), from.output_access())?;
+    staging.install(&t.pid.to_string(), crate::usecase::output_access(from))?;
     // `record` made `dir`.
     for (dir, file) in dir.iter().flat_map(|d| MACHINE_FILES.iter().map(move |f| (d, f))) {
         let src = from.path().join(file);

@@ -54,6 +54,18 @@ pub enum Access {
     Private,
 }
 
+impl Access {
+    /// For a file holding the mapping addresses of processes read from
+    /// the live system (`live`) or from a recording: private when memtally
+    /// runs as root and reads the live system.
+    pub fn for_addresses(live: bool) -> Access {
+        match live && walk::euid() == 0 {
+            true => Access::Private,
+            false => Access::Umask,
+        }
+    }
+}
+
 use crate::error::{Error, Result};
 
 /// Writes `bytes` to `path` (see the module docs).

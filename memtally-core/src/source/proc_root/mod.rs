@@ -266,20 +266,6 @@ impl ProcRoot {
         }
     }
 
-    /// Who may read a file that holds what this tree gives of its
-    /// processes (their mapping addresses, which the kernel shows only to
-    /// a process's own user and root, to protect ASLR): memtally's user
-    /// alone when it reads the live system as root (every process is then
-    /// root's or another user's); as the umask says for a user's own
-    /// processes and for a recorded tree (whose files keep their own
-    /// modes).
-    pub fn output_access(&self) -> crate::write::Access {
-        match self.is_procfs() && crate::sys::euid() == 0 {
-            true => crate::write::Access::Private,
-            false => crate::write::Access::Umask,
-        }
-    }
-
     /// Why a capture marked `pid` as not recorded consistently (the
     /// `memtally-incomplete` file, cut to 200
     /// characters); `None` for a whole recording and for procfs.
