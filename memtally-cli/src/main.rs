@@ -43,7 +43,7 @@ fn main() -> ExitCode {
     };
     // A command a signal stopped has kept what it promised (the samples
     // taken, a whole file or none); its status still says it was stopped.
-    match signal::received() {
+    match signal::stopped_by() {
         Some(sig) => ExitCode::from(signal::exit_code(sig) as u8),
         None => ExitCode::from(code as u8),
     }

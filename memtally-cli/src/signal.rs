@@ -105,6 +105,23 @@ pub fn received() -> Option<i32> {
     }
 }
 
+/// Set by [`whole`].
+static WHOLE: AtomicUsize = AtomicUsize::new(0);
+
+/// Said by a command that made its whole output (a capture that recorded
+/// every process, an export that wrote its file) although a signal may
+/// have come meanwhile: it exits 0, not 128 + the signal's number, as it
+/// did what it was asked to within the signal's grace.
+pub fn whole() {
+    WHOLE.store(1, Ordering::SeqCst);
+}
+
+/// The signal a command was stopped by: the first one, unless the
+/// command said its output is [`whole`].
+pub fn stopped_by() -> Option<i32> {
+    received().filter(|_| WHOLE.load(Ordering::SeqCst) == 0)
+}
+
 /// The exit status for a command ended by `signal`.
 pub fn exit_code(signal: i32) -> i32 {
     exit::SIGNAL_BASE + signal

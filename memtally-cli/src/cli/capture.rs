@@ -28,7 +28,18 @@ pub struct CaptureArgs {
 
 pub fn run(root: &ProcRoot, args: &CaptureArgs, out: &mut dyn Write) -> Result<()> {
     let sel = args.select.selection(args.pid)?;
-    let done = capture(root, &sel, &args.output)?;
+    let done = capture(root, &sel, &args.output, &|| crate::signal::received().is_some())?;
+    if done.stopped {
+        eprintln!(
+            "memtally: capture stopped by a signal: {} of {} selected processes kept in {}, marked incomplete (read back as partial)",
+            done.recorded.len(),
+            done.selected,
+            done.dir.display()
+        );
+    } else {
+        // Whole: a signal that came meanwhile does not make it a failure.
+        crate::signal::whole();
+    }
     let mut say = || -> std::io::Result<()> {
         for (pid, e) in &done.skipped {
             writeln!(out, "skipped pid {pid}: {e}")?;
@@ -57,8 +68,9 @@ pub fn run(root: &ProcRoot, args: &CaptureArgs, out: &mut dyn Write) -> Result<(
         for (path, why) in &done.zram.1 {
             writeln!(out, "  left out {}: {why}", path.display())?;
         }
-        let dir = args.output.display();
+        let dir = done.dir.display();
         match done.recorded.as_slice() {
+            [] => Ok(()),
             [(one, _)] => writeln!(
                 out,
                 "into {dir}; read it back with: memtally --proc-root {dir} show {one}"

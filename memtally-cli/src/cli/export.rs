@@ -46,9 +46,12 @@ pub fn run(root: &ProcRoot, args: &ExportArgs, out: &mut dyn Write) -> Result<()
     let metrics = collect(root, &opts)?;
     let text = encode(&metrics, Exposition::Text);
     match &dir {
-        Some(dir) => dir.write_file(TEXTFILE_NAME.as_ref(), text.as_bytes()),
-        None => out.write_all(text.as_bytes()).map_err(stdout_error),
+        Some(dir) => dir.write_file(TEXTFILE_NAME.as_ref(), text.as_bytes())?,
+        None => out.write_all(text.as_bytes()).map_err(stdout_error)?,
     }
+    // Whole: a signal that came meanwhile does not make it a failure.
+    crate::signal::whole();
+    Ok(())
 }
 
 /// A file given where the directory should be: said as such.

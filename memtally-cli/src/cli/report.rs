@@ -12,7 +12,7 @@ use memtally_core::analyze::report::ReportBy;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::diff::diff_files;
 use memtally_core::usecase::report::{from_file, live, series, Detail, DEFAULT_DETAIL};
-use memtally_core::write::write_file;
+use memtally_core::write::{write_file_as, Access};
 use memtally_core::Result;
 
 use crate::cli::choice::choice;
@@ -109,12 +109,15 @@ pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()
             redacted: args.redact,
             max_size: args.max_size,
         };
-        return write_page(args, &crate::render::html::series::render(&series, &info), out);
+        let page = crate::render::html::series::render(&series, &info);
+        return write_page(args, &page, Access::Umask, out);
     }
     let mut diff = match args.diff.as_slice() {
         [a, b] => Some((diff_files(a, b, &DiffOptions::default())?, a, b)),
         _ => None,
     };
+    // A page of live processes read as root holds their addresses.
+    let mut access = Access::Umask;
     let (mut report, input) = match (&args.input, &diff) {
         (_, Some((_, a, b))) => {
             (from_file(b, args.by)?, format!("{} -> {}", a.display(), b.display()))
@@ -131,6 +134,7 @@ pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()
             };
             let report =
                 with_progress(|progress| live(root, &sel, args.by, detail, args.exact, progress))?;
+            access = memtally_core::usecase::output_access(root);
             (report, root.path().display().to_string())
         }
     };
@@ -140,13 +144,13 @@ pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()
     let input = if args.redact { "(redacted)".to_string() } else { input };
     let info = PageInfo { input, redacted: args.redact, max_size: args.max_size };
     let html = render(&report, &info, diff.as_ref().map(|(d, _, _)| d));
-    write_page(args, &html, out)
+    write_page(args, &html, access, out)
 }
 
-fn write_page(args: &ReportArgs, html: &str, out: &mut dyn Write) -> Result<()> {
+fn write_page(args: &ReportArgs, html: &str, access: Access, out: &mut dyn Write) -> Result<()> {
     match args.output.as_deref() {
         None => out.write_all(html.as_bytes()).map_err(stdout_error),
         Some(p) if p == Path::new("-") => out.write_all(html.as_bytes()).map_err(stdout_error),
-        Some(p) => write_file(p, html.as_bytes()),
+        Some(p) => write_file_as(p, access, html.as_bytes()),
     }
 }

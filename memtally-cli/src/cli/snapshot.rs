@@ -11,10 +11,11 @@ use memtally_core::analyze::wss::WssReport;
 use memtally_core::error::UseCase;
 use memtally_core::model::Note;
 use memtally_core::source::ProcRoot;
+use memtally_core::usecase::output_access;
 use memtally_core::usecase::select::require_selection;
 use memtally_core::usecase::snapshot_stream::{take_into, Extras, Output};
 use memtally_core::usecase::wss::Wss;
-use memtally_core::write::NewFile;
+use memtally_core::write::{Access, NewFile};
 use memtally_core::{Error, Result};
 
 use crate::cli::progress::with_progress;
@@ -60,7 +61,7 @@ pub fn run(root: &ProcRoot, args: &SnapshotArgs, out: &mut dyn Write) -> Result<
         with_progress(|progress| take_into(root, &sel, progress, extras, output))
     };
     match args.output.as_deref() {
-        Some(p) if p != Path::new("-") => to_file(p, take),
+        Some(p) if p != Path::new("-") => to_file(p, output_access(root), take),
         _ => {
             take(out, &stdout_error)?;
             out.flush().map_err(stdout_error)
@@ -69,13 +70,15 @@ pub fn run(root: &ProcRoot, args: &SnapshotArgs, out: &mut dyn Write) -> Result<
 }
 
 /// A snapshot written by `take` to the file `p`, through its new name,
-/// renamed over the target once whole (memory flat in processes: it is
+/// readable as `access` says (root's or another user's addresses: its
+/// user alone), renamed over the target once whole (memory flat in processes: it is
 /// written as it is read, usecase::snapshot_stream).
 pub fn to_file(
     p: &Path,
+    access: Access,
     take: impl FnOnce(&mut dyn Write, &dyn Fn(std::io::Error) -> Error) -> Result<Vec<Note>>,
 ) -> Result<()> {
-    let mut file = NewFile::create(p)?;
+    let mut file = NewFile::create_as(p, access)?;
     let error = |e: std::io::Error| Error::io(p, e);
     let mut buffered = BufWriter::with_capacity(64 << 10, &mut file);
     take(&mut buffered, &error)?;

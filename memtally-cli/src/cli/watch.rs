@@ -24,6 +24,7 @@ use memtally_core::{Error, Result};
 use crate::cli::duration::duration;
 use crate::cli::select::SelectArgs;
 use crate::render::errors::Worded;
+use crate::render::table::escape_controls;
 use crate::render::units::plural;
 use crate::render::watch::{
     columns, live_line, sample_csv, sample_csv_header, sample_json, Summary,
@@ -152,7 +153,15 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
         .and_then(|()| out.flush())
         .map_err(stdout_error)?;
         if let Some((w, path)) = file.as_mut() {
-            let rows = now.iter().map(|((scope, key), (label, sizes))| {
+            // Keys and labels are names from the processes (a mapping's
+            // path, a command line): escaped as every view escapes them.
+            let text: Vec<(String, String)> = now
+                .iter()
+                .map(|((_, key), (label, _))| {
+                    (escape_controls(key.clone()), escape_controls(label.clone()))
+                })
+                .collect();
+            let rows = now.iter().zip(&text).map(|(((scope, _), (_, sizes)), (key, label))| {
                 (*scope, key.as_str(), label.as_str(), sizes)
             });
             w.sample(t, rows).map_err(|e| Error::io(&*path, e))?;

@@ -22,6 +22,7 @@ use memtally_core::{Error, Result};
 use crate::cli::choice::choice;
 use crate::cli::duration::duration;
 use crate::cli::select::SelectArgs;
+use crate::render::table::escape_controls;
 use crate::render::units::plural;
 use crate::render::wss::{
     csv_header, method_line, notice, sample_csv, sample_json, series_line, WssView,
@@ -74,10 +75,8 @@ pub fn run(root: &ProcRoot, args: &WssArgs, out: &mut dyn Write) -> Result<()> {
     if args.count == 0 {
         return Err(Error::Usage("--count must be at least 1".into()));
     }
-    let mut wss = Wss::hold_with(root, &sel, args.method)?;
-    // Said once, before anything is reset: the reset is not free.
-    let processes = plural(wss.len(), "selected process", "selected processes");
-    eprintln!("{}", notice(wss.method(), &processes));
+    // The series file is refused (a directory, a place another user may
+    // write) before the notice that says a reset is coming.
     let mut file = match &args.output {
         Some(p) => {
             let w = SeriesWriter::with_figures(NewFile::create(p)?, SeriesFigure::WSS)
@@ -86,6 +85,10 @@ pub fn run(root: &ProcRoot, args: &WssArgs, out: &mut dyn Write) -> Result<()> {
         }
         None => None,
     };
+    let mut wss = Wss::hold_with(root, &sel, args.method)?;
+    // Said once, before anything is reset: the reset is not free.
+    let processes = plural(wss.len(), "selected process", "selected processes");
+    eprintln!("{}", notice(wss.method(), &processes));
     let series = args.count > 1;
     let start = Instant::now();
     let interval_s = args.interval.as_secs_f64();
@@ -116,10 +119,14 @@ pub fn run(root: &ProcRoot, args: &WssArgs, out: &mut dyn Write) -> Result<()> {
         }
         out.flush().map_err(stdout_error)?;
         if let Some((w, path)) = file.as_mut() {
-            let pids: Vec<String> = report.processes.iter().map(|p| p.pid.to_string()).collect();
+            let pids: Vec<(String, String)> = report
+                .processes
+                .iter()
+                .map(|p| (p.pid.to_string(), escape_controls(p.command.clone())))
+                .collect();
             let mut rows = vec![(Scope::Total, "total", "total", &report.totals)];
-            for (p, key) in report.processes.iter().zip(&pids) {
-                rows.push((Scope::Process, key.as_str(), p.command.as_str(), &p.totals));
+            for (p, (key, command)) in report.processes.iter().zip(&pids) {
+                rows.push((Scope::Process, key.as_str(), command.as_str(), &p.totals));
             }
             for c in &report.categories {
                 rows.push((Scope::Category, c.category.key(), c.category.label(), &c.sizes));

@@ -48,6 +48,9 @@ pub fn word(note: &Note) -> String {
         Note::RecordedIncomplete { pid, why } => {
             format!("pid {pid} was recorded incomplete ({why}): its figures may be short of the whole")
         }
+        Note::RecordingCutShort { why } => format!(
+            "the recording is incomplete ({why}): processes its capture selected are missing from these figures"
+        ),
         Note::LargeFolioAverage { bytes } => format!(
             "{} of the exclusive figures are pages of large folios, whose map count this kernel may give as the folio's average (CONFIG_NO_PAGE_MAPCOUNT, or a kernel whose configuration memtally could not read in /proc/config.gz or /boot): a partly shared large folio can be counted as the group's when it is not, or not when it is.",
             human(*bytes)

@@ -343,11 +343,13 @@ pub fn scrub_label(value: String) -> String {
     value.chars().map(|c| if c != '\n' && unsafe_char(c) { '?' } else { c }).collect()
 }
 
-/// A control character, or a bidirectional embedding, override or
-/// isolate (U+061C, U+200E/F, U+202A..U+202E, U+2066..U+2069).
+/// A control character, a line or paragraph separator (U+2028, U+2029:
+/// a line break to a terminal or an editor, as `\n` is), or a
+/// bidirectional embedding, override or isolate (U+061C, U+200E/F,
+/// U+202A..U+202E, U+2066..U+2069).
 fn unsafe_char(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 /// The width output is fitted to: [`width::output_width`].

@@ -59,9 +59,13 @@ pub fn write(app: &App) -> Result<PathBuf> {
         .filter(|c| c.is_ascii_alphanumeric())
         .collect();
     let path = PathBuf::from(format!("memtally-snapshot-{stamp}.json"));
-    crate::cli::snapshot::to_file(&path, |out, error| {
-        let output = Output { out, word: &crate::render::notes::word, error };
-        take_into(&app.root, &sel, &Silent, Extras::default(), output)
-    })?;
+    crate::cli::snapshot::to_file(
+        &path,
+        memtally_core::usecase::output_access(&app.root),
+        |out, error| {
+            let output = Output { out, word: &crate::render::notes::word, error };
+            take_into(&app.root, &sel, &Silent, Extras::default(), output)
+        },
+    )?;
     Ok(path)
 }

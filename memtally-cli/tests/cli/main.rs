@@ -13,6 +13,8 @@ mod support;
 #[cfg(target_os = "linux")]
 mod bad_bytes;
 #[cfg(target_os = "linux")]
+mod capture_cut;
+#[cfg(target_os = "linux")]
 mod categories;
 #[cfg(target_os = "linux")]
 mod cgroup;
@@ -29,6 +31,8 @@ mod deploy;
 mod diff_memory;
 #[cfg(target_os = "linux")]
 mod early_stop;
+#[cfg(target_os = "linux")]
+mod escapes;
 #[cfg(target_os = "linux")]
 mod exit_races;
 #[cfg(target_os = "linux")]
@@ -70,6 +74,8 @@ mod permissions;
 mod plots;
 #[cfg(target_os = "linux")]
 mod plots_look;
+#[cfg(target_os = "linux")]
+mod private_outputs;
 #[cfg(target_os = "linux")]
 mod privileges;
 #[cfg(target_os = "linux")]

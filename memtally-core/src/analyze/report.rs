@@ -160,6 +160,7 @@ pub fn machine_of(snapshot: &Snapshot) -> Option<Machine> {
                 program: program(p),
                 cgroup: None,
                 status_sizes: None,
+                start_time: None,
             },
             source: p.source,
             sizes: p.totals.clone(),

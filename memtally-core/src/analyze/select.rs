@@ -89,7 +89,7 @@ impl Selection {
 
     /// Which identity files the selection has to read.
     pub(crate) fn needs(&self) -> Needs {
-        Needs { cmdline: self.name.is_some(), cgroup: self.cgroup.is_some() }
+        Needs { cmdline: self.name.is_some(), cgroup: self.cgroup.is_some(), start_time: false }
     }
 
     /// Keeps the selected processes. `infos` must hold every process, so
@@ -150,6 +150,7 @@ mod tests {
             program: comm.into(),
             cgroup: Some(cgroup.into()),
             status_sizes: None,
+            start_time: None,
         }
     }
 

@@ -68,6 +68,12 @@ pub enum Note {
         /// Why, as the source says.
         why: String,
     },
+    /// A recorded tree whose capture did not finish (a signal, a kill, a
+    /// failed write): processes it selected are missing, and why.
+    RecordingCutShort {
+        /// Why, as the mark says.
+        why: String,
+    },
     /// Exclusive figures count pages of large folios whose map count the
     /// kernel may give as the folio's average (`CONFIG_NO_PAGE_MAPCOUNT`,
     /// or a kernel whose configuration memtally could not read).

@@ -99,6 +99,11 @@ pub struct ProcInfo {
     /// it: the memory read takes the footprint (and, when the rollup is
     /// refused, the rest) from here instead of opening `status` again.
     pub status_sizes: Option<StatusSizes>,
+    /// When the process started, in clock ticks after boot (`stat` field
+    /// 22), read before its identity where a selection narrows (on the
+    /// live system): the mark that the process read or reset later is the
+    /// one selected, not another that took its PID. `None` elsewhere.
+    pub start_time: Option<u64>,
 }
 
 /// The four figures `status` gives of a process's memory, kept with its
@@ -166,6 +171,9 @@ pub struct Scan {
     /// Processes not read whole: (pid, one-line reason, which says whether
     /// the process is listed with what could be read or left out).
     pub failed: Vec<(u32, String)>,
+    /// A recorded tree whose capture did not finish: why (processes it
+    /// selected are missing from the scan).
+    pub cut_short: Option<String>,
 }
 
 /// Which optional identity files to read (each costs a read per process).
@@ -175,4 +183,7 @@ pub(crate) struct Needs {
     pub cmdline: bool,
     /// The cgroup (to select by cgroup, group by cgroup).
     pub cgroup: bool,
+    /// The start time (to know the selected process later, whatever
+    /// takes its PID meanwhile).
+    pub start_time: bool,
 }

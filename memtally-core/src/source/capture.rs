@@ -19,3 +19,11 @@ pub const MACHINE_FILES: &[&str] = &["meminfo"];
 /// the tree (`ProcRoot::incomplete`) then report that process partial,
 /// with the line as a note, instead of as a whole.
 pub const INCOMPLETE: &str = "memtally-incomplete";
+
+/// Written into `DIR/` itself by a capture before its first process is
+/// installed, and removed once its last one is in: a capture ended
+/// midway (a signal, a full disk, a kill) leaves it, saying why where it
+/// could. Readers of the tree (`ProcRoot::cut_short`) then report the
+/// whole recording partial, with the line as a note. (The same name as
+/// [`INCOMPLETE`], one level up: a process directory is named by a PID.)
+pub const TREE_INCOMPLETE: &str = INCOMPLETE;

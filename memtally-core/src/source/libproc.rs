@@ -52,6 +52,7 @@ pub(crate) fn identity(bsd: &BsdInfo) -> ProcInfo {
         program,
         cgroup: None,
         status_sizes: None,
+        start_time: None,
     }
 }
 

@@ -50,6 +50,12 @@ pub fn identify(
     needs: Needs,
     closes: &Closes,
 ) -> crate::error::Result<Option<ProcInfo>> {
+    // Read first: a process that takes the PID between the two reads
+    // gives its identity with the old start time, and is then told apart.
+    let start_time = match needs.start_time {
+        true => crate::source::stamp::stamp(root, pid)?.map(|s| s.start_time),
+        false => None,
+    };
     let status = with_buffer(|buf| {
         root.read_reusing(pid, "status", buf, closes)
             .map(|()| status::parse(buf).unwrap_or_default())
@@ -65,6 +71,7 @@ pub fn identify(
         uid: status.uid,
         status_sizes: Some(status_sizes(&status)),
         comm: status.name.unwrap_or_default(),
+        start_time,
         ..Default::default()
     };
     info.program = info.comm.clone();
@@ -206,6 +213,10 @@ fn read_memory(root: &ProcRoot, info: &ProcInfo, closes: &Closes) -> Outcome {
     // denied smaps still leaves.
     let footprint = || from_status().ok().and_then(|s| s.footprint);
     let denied = match with_buffer(|buf| root.rollup_reusing(pid, buf, closes)) {
+        // Read of the process selected, not of another that took its PID
+        // (a stamp taken after the read: the PID was the selected
+        // process's until then).
+        Ok(_) if !still_selected(root, info) => return Outcome::Vanished,
         Ok(sizes) => {
             return Outcome::Read(
                 SizeSource::SmapsRollup,
@@ -240,6 +251,19 @@ fn read_memory(root: &ProcRoot, info: &ProcInfo, closes: &Closes) -> Outcome {
     }
 }
 
+/// Whether `info.pid` still names the process its selection identified
+/// (only a narrowed selection keeps a start time: one more `stat` read
+/// per process there, none for every process).
+fn still_selected(root: &ProcRoot, info: &ProcInfo) -> bool {
+    if info.start_time.is_none() {
+        return true;
+    }
+    match crate::source::stamp::stamp(root, info.pid) {
+        Ok(now) => crate::source::stamp::same_life(info, now.as_ref(), None),
+        Err(_) => false,
+    }
+}
+
 /// Reads the memory of every process in `infos`, on `threads` threads.
 /// `done` is called once per process read (from any of the threads).
 pub fn read_all(
@@ -261,7 +285,11 @@ pub fn read_all(
     });
     // Sized once: grown by doubling, the old and new buffers of a list
     // of every process would both be held at its largest.
-    let mut scan = Scan { processes: Vec::with_capacity(infos.len()), ..Scan::default() };
+    let mut scan = Scan {
+        processes: Vec::with_capacity(infos.len()),
+        cut_short: root.cut_short(),
+        ..Scan::default()
+    };
     for (info, (outcome, marked)) in infos.into_iter().zip(outcomes) {
         if let (Some(why), false) = (marked, matches!(outcome, Outcome::Vanished)) {
             scan.failed.push((
@@ -340,6 +368,26 @@ pub fn default_threads() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A narrowed selection's process read later is the one selected: a
+    /// PID that names a process started at another time reads as gone.
+    #[test]
+    fn a_pid_now_naming_another_process_reads_as_vanished() {
+        let root = ProcRoot::live();
+        let Some(mut child) = crate::source::stamp::sleeping_child() else {
+            eprintln!("skipped: cannot start sleep");
+            return;
+        };
+        let needs = Needs { start_time: true, ..Needs::default() };
+        let info = identify(&root, child.id(), needs, &Closes::default()).unwrap().unwrap();
+        assert!(info.start_time.is_some());
+        let read = read_memory(&root, &info, &Closes::default());
+        assert!(matches!(read, Outcome::Read(..)));
+        let later = ProcInfo { start_time: info.start_time.map(|t| t + 1), ..info };
+        assert!(matches!(read_memory(&root, &later, &Closes::default()), Outcome::Vanished));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
 
     #[test]
     fn par_map_keeps_order_and_covers_every_item() {

@@ -17,6 +17,7 @@
 //! read sees that.
 
 use crate::error::{Error, Result};
+use crate::model::ProcInfo;
 pub use crate::source::parse::stat::{self, Change, Stamp};
 use crate::source::ProcRoot;
 
@@ -28,6 +29,24 @@ pub fn stamp(root: &ProcRoot, pid: u32) -> Result<Option<Stamp>> {
     }
     let raw = root.read(pid, "stat")?;
     Ok(stat::parse(&raw).ok())
+}
+
+/// Whether the process a stamp `now` was taken of is the one its
+/// selection identified (`info`): the same start time, and the same
+/// owner where `uid` was read of it now. A PID another process took
+/// meanwhile (the selected one exited) is not. True where the selection
+/// kept no start time (a recorded tree, every process) or no stamp could
+/// be taken.
+pub fn same_life(info: &ProcInfo, now: Option<&Stamp>, uid: Option<u32>) -> bool {
+    let started = match (info.start_time, now) {
+        (Some(then), Some(now)) => then == now.start_time,
+        _ => true,
+    };
+    let owner = match (info.uid, uid) {
+        (Some(then), Some(now)) => then == now,
+        _ => true,
+    };
+    started && owner
 }
 
 /// Compares a stamp taken before a read with one taken now: `Ok(Same)`,
@@ -124,6 +143,25 @@ fn comm_of(line: &[u8]) -> Option<String> {
     let close = line.iter().rposition(|&b| b == b')')?;
     let name = line.get(open + 1..close)?;
     Some(String::from_utf8_lossy(name).trim_end_matches('\n').to_string())
+}
+
+/// A `sleep 60` child for tests, once its exec is done (named `sleep`,
+/// its address space built); `None` where it cannot be started.
+#[cfg(test)]
+pub(crate) fn sleeping_child() -> Option<std::process::Child> {
+    let child = std::process::Command::new("sleep").arg("60").spawn().ok()?;
+    let root = ProcRoot::live();
+    for _ in 0..500 {
+        let named = root.read(child.id(), "comm").is_ok_and(|c| c == b"sleep\n");
+        let built =
+            stamp(&root, child.id()).ok().flatten().is_some_and(|s| !s.under_construction());
+        if named && built {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    Some(child)
 }
 
 #[cfg(test)]

@@ -264,6 +264,21 @@ pub(crate) fn rename_exchange(dir: BorrowedFd<'_>, a: &CStr, b: &CStr) -> io::Re
     Ok(rustix::fs::renameat_with(dir, a, dir, b, RenameFlags::EXCHANGE)?)
 }
 
+/// The path the open file or directory `fd` has now (after a rename or a
+/// swapped link, where the path it was opened by leads elsewhere).
+#[cfg(target_os = "linux")]
+pub(crate) fn path_of(fd: BorrowedFd<'_>) -> io::Result<std::path::PathBuf> {
+    use std::os::fd::AsRawFd;
+    std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd()))
+}
+
+/// See the Linux version: `fcntl(F_GETPATH)`.
+#[cfg(target_os = "macos")]
+pub(crate) fn path_of(fd: BorrowedFd<'_>) -> io::Result<std::path::PathBuf> {
+    let c = rustix::fs::getpath(fd)?;
+    Ok(OsString::from_vec(c.into_bytes()).into())
+}
+
 /// Removes the entry `name` (not a directory) of `dir`.
 pub(crate) fn unlinkat(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<()> {
     Ok(rustix::fs::unlinkat(dir, name, AtFlags::empty())?)

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result, UseCase};
-use crate::model::Needs;
-use crate::source::capture::{INCOMPLETE, MACHINE_FILES, PROCESS_FILES};
+use crate::model::{Needs, ProcInfo};
+use crate::source::capture::{INCOMPLETE, MACHINE_FILES, PROCESS_FILES, TREE_INCOMPLETE};
 use crate::source::gpu::{self, FD_TARGETS};
+use crate::source::parse::status;
 use crate::source::proc_root::MAX_SMAPS;
 use crate::source::{stamp, ProcRoot};
 use crate::usecase::select::{require_selection, select};
@@ -43,6 +44,14 @@ pub struct Captured {
     /// picture's `zram` line reads it back), and (file, why) for those
     /// that could not be read.
     pub zram: crate::usecase::cgroup::Recorded,
+    /// How many processes were selected.
+    pub selected: usize,
+    /// Where the recording is: the path given while it still leads to
+    /// the directory written, else where that directory is now.
+    pub dir: PathBuf,
+    /// Whether `stop` ended the capture before its last process: the
+    /// tree keeps its [`TREE_INCOMPLETE`] mark, saying how many are in.
+    pub stopped: bool,
 }
 
 /// Records the selected processes into `out`. One named PID must be
@@ -51,39 +60,116 @@ pub struct Captured {
 /// another user could replace what is written in it (see
 /// [`Dir::check`]); it is made, with its parents, once the first
 /// process's smaps has been read (a capture that reads nothing makes
-/// nothing), and held open from then on: every file and directory of the
-/// recording is made beneath it, never by path.
-pub fn capture(root: &ProcRoot, sel: &Selection, out: &Path) -> Result<Captured> {
+/// nothing, and one that fails before it recorded anything removes the
+/// directory it made), and held open from then on: every file and
+/// directory of the recording is made beneath it, never by path.
+///
+/// The tree carries a [`TREE_INCOMPLETE`] mark from before its first
+/// process is installed until its last one is in: a capture ended
+/// midway (a signal, a full disk, a kill) leaves a tree that reads back
+/// as partial. `stop` is asked before each process: once it says so, the
+/// capture ends there, says why in the mark, and returns what it kept
+/// ([`Captured::stopped`]).
+pub fn capture(
+    root: &ProcRoot,
+    sel: &Selection,
+    out: &Path,
+    stop: &dyn Fn() -> bool,
+) -> Result<Captured> {
     require_selection(sel, UseCase::Capture)?;
     let only_pids =
         sel.trees.is_empty() && sel.name.is_none() && sel.uids.is_empty() && sel.cgroup.is_none();
-    let pids: Vec<u32> = if only_pids {
-        sel.pids.clone()
+    // Who each process is, where a selection chose it: the one recorded
+    // must be it (see `stamp::same_life`).
+    let targets: Vec<Target> = if only_pids {
+        sel.pids.iter().map(|&pid| Target { pid, selected: None }).collect()
     } else {
         let selected = select(root, sel, Needs::default())?;
         selected.require_any(root, sel)?;
-        selected.infos.iter().map(|p| p.pid).collect()
+        selected.infos.into_iter().map(|p| Target { pid: p.pid, selected: Some(p) }).collect()
     };
     // A directory already there is refused (or not) before anything is read.
     let mut dir = match std::fs::symlink_metadata(out) {
         Ok(_) => Some(Dir::create(out)?),
         Err(_) => None,
     };
-    let mut done = Captured::default();
-    for &pid in &pids {
-        match capture_process(root, pid, out, &mut dir) {
+    let made = dir.is_none();
+    let mut done = Captured { selected: targets.len(), ..Captured::default() };
+    let result = record_all(root, &targets, out, &mut dir, &mut done, stop);
+    if done.recorded.is_empty() {
+        // Nothing recorded: the mark goes, and the directory if this
+        // capture made it (a full disk leaves no empty directory).
+        if let Some(dir) = dir.take() {
+            let _ = dir.remove_file(TREE_INCOMPLETE.as_ref());
+            if made {
+                dir.remove_if_empty();
+            }
+        }
+    }
+    result?;
+    if done.recorded.is_empty() && !done.stopped {
+        return Err(Error::NotFound("no selected process could be recorded".into()));
+    }
+    done.dir = dir.map_or_else(|| out.to_path_buf(), |d| d.written_path());
+    Ok(done)
+}
+
+/// A process to record, and what its selection read of it.
+struct Target {
+    pid: u32,
+    selected: Option<ProcInfo>,
+}
+
+/// Records `pids` one by one, then the machine's files, into `out`
+/// (`dir` once made), keeping the tree's mark until the last is in.
+fn record_all(
+    root: &ProcRoot,
+    pids: &[Target],
+    out: &Path,
+    dir: &mut Option<Dir>,
+    done: &mut Captured,
+    stop: &dyn Fn() -> bool,
+) -> Result<()> {
+    if let Some(d) = dir {
+        mark(d, pids.len())?;
+    }
+    for t in pids {
+        let pid = t.pid;
+        if stop() {
+            done.stopped = true;
+            break;
+        }
+        match capture_process(root, t, out, dir, pids.len()) {
             Ok(r) => done.recorded.push((pid, r)),
             Err(Failed::Process(e)) if pids.len() > 1 => done.skipped.push((pid, e)),
             Err(Failed::Process(e) | Failed::Output(e)) => return Err(e),
         }
     }
     let Some(dir) = dir.as_ref().filter(|_| !done.recorded.is_empty()) else {
-        return Err(Error::NotFound("no selected process could be recorded".into()));
+        return Ok(());
     };
     let recorded: Vec<u32> = done.recorded.iter().map(|(pid, _)| *pid).collect();
     done.cgroups = crate::usecase::cgroup::record(root, &recorded, dir)?;
     done.zram = record_zram(root, dir)?;
-    Ok(done)
+    if done.stopped {
+        let why = format!(
+            "stopped early: {} of {} selected processes recorded, the rest left out",
+            done.recorded.len(),
+            pids.len()
+        );
+        dir.write_file(TREE_INCOMPLETE.as_ref(), format!("{why}\n").as_bytes())?;
+    } else {
+        dir.remove_file(TREE_INCOMPLETE.as_ref())?;
+    }
+    Ok(())
+}
+
+/// Marks the tree in `dir` incomplete until its last process is in.
+fn mark(dir: &Dir, selected: usize) -> Result<()> {
+    let why = format!(
+        "cut short: the capture of {selected} selected processes did not finish (a signal, a kill or a failed write ended it)"
+    );
+    dir.write_file(TREE_INCOMPLETE.as_ref(), format!("{why}\n").as_bytes())
 }
 
 /// Records every zram device's mm_stat into `out/sys/block/zramN/mm_stat`,
@@ -136,13 +222,14 @@ impl From<Error> for Failed {
 /// behind as if complete.
 fn capture_process(
     from: &ProcRoot,
-    pid: u32,
+    t: &Target,
     out: &Path,
     dir: &mut Option<Dir>,
+    selected: usize,
 ) -> std::result::Result<CaptureReport, Failed> {
     let mut tries = 0;
     let (staging, mut report) = loop {
-        let (staging, mut report, change) = record(from, pid, out, dir)?;
+        let (staging, mut report, change) = record(from, t, out, dir, selected)?;
         let why = match change {
             stamp::Change::Same => break (staging, report),
             // Dropped: the new directory goes with it.
@@ -159,7 +246,8 @@ fn capture_process(
         report.incomplete = Some(why.to_string());
         break (staging, report);
     };
-    staging.install(&pid.to_string())?;
+    // Private (0700) where it holds another user's or root's addresses.
+    staging.install(&t.pid.to_string(), crate::usecase::output_access(from))?;
     // `record` made `dir`.
     for (dir, file) in dir.iter().flat_map(|d| MACHINE_FILES.iter().map(move |f| (d, f))) {
         let src = from.path().join(file);
@@ -177,16 +265,31 @@ fn capture_process(
 /// once installed, and whether the process stayed the same meanwhile.
 fn record(
     from: &ProcRoot,
-    pid: u32,
+    t: &Target,
     out: &Path,
     dir: &mut Option<Dir>,
+    selected: usize,
 ) -> std::result::Result<(Staged, CaptureReport, stamp::Change), Failed> {
+    let pid = t.pid;
     let before = stamp::stamp(from, pid)?;
+    // The process the selection chose, not another that took its PID
+    // since (its owner read after the stamp: while the stamps agree, the
+    // PID is that process's).
+    if let Some(info) = &t.selected {
+        let status = from.read(pid, "status").ok().and_then(|b| status::parse(&b).ok());
+        if !stamp::same_life(info, before.as_ref(), status.and_then(|s| s.uid)) {
+            return Err(Failed::Process(Error::Exited { pid, comm: info.comm.clone() }));
+        }
+    }
     // smaps first: if it cannot be read there is nothing worth keeping.
     let smaps = from.read_up_to(pid, "smaps", MAX_SMAPS)?;
     let out_dir = match dir {
         Some(d) => d,
-        None => dir.insert(Dir::create(out).map_err(Failed::Output)?),
+        None => {
+            let made = dir.insert(Dir::create(out).map_err(Failed::Output)?);
+            mark(made, selected).map_err(Failed::Output)?;
+            made
+        }
     };
     let staging = Staged::new(out_dir, out.join(pid.to_string())).map_err(Failed::Output)?;
     let mut report = CaptureReport::default();
@@ -227,4 +330,41 @@ fn keep(dir: &Dir, name: &str, bytes: &[u8], report: &mut CaptureReport) -> Resu
     dir.write_file(name.as_ref(), bytes)?;
     report.written.push(dir.path().join(name));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process a selection chose is recorded only while its PID names
+    /// it: a PID now naming a process started at another time (or owned
+    /// by another user) is the selected one's exit, and nothing is kept.
+    #[test]
+    fn a_pid_now_naming_another_process_is_not_recorded() {
+        let root = ProcRoot::live();
+        let Some(mut child) = crate::source::stamp::sleeping_child() else {
+            eprintln!("skipped: cannot start sleep");
+            return;
+        };
+        let sel = Selection::of_pids(vec![child.id()]);
+        let info = select(&root, &sel, Needs::default()).unwrap().infos.remove(0);
+        assert!(info.start_time.is_some());
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("rec");
+        let mut dir = None;
+        for other in [
+            ProcInfo { start_time: info.start_time.map(|t| t + 1), ..info.clone() },
+            ProcInfo { uid: info.uid.map(|u| u ^ 1), ..info.clone() },
+        ] {
+            let t = Target { pid: info.pid, selected: Some(other) };
+            let got = capture_process(&root, &t, &out, &mut dir, 1);
+            assert!(matches!(got, Err(Failed::Process(Error::Exited { .. }))));
+        }
+        assert!(!out.exists());
+        let t = Target { pid: info.pid, selected: Some(info) };
+        assert!(capture_process(&root, &t, &out, &mut dir, 1).is_ok());
+        assert!(out.join(child.id().to_string()).join("smaps").is_file());
+        let _ = child.kill();
+        let _ = child.wait();
+    }
 }

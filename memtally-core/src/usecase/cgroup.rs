@@ -43,7 +43,7 @@ pub fn cgroups(
     opts: &CgroupOptions,
     progress: &dyn Progress,
 ) -> Result<CgroupView> {
-    let selected = select(root, &Selection::default(), Needs { cmdline: false, cgroup: true })?;
+    let selected = select(root, &Selection::default(), Needs { cgroup: true, ..Needs::default() })?;
     progress.start("reading processes", selected.infos.len());
     let found = scan::read_all(root, selected.infos, scan::default_threads(), &|| progress.step());
     progress.finish();

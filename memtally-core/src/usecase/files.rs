@@ -84,7 +84,7 @@ enum Outcome {
 
 /// Reads every selected process's smaps and adds its files up.
 pub fn files(root: &ProcRoot, opts: &FilesOptions, progress: &dyn Progress) -> Result<Files> {
-    let selected = select(root, &opts.select, Needs { cmdline: true, cgroup: false })?;
+    let selected = select(root, &opts.select, Needs { cmdline: true, ..Needs::default() })?;
     selected.require_any(root, &opts.select)?;
     progress.start("reading processes", selected.infos.len());
     let outcomes = scan::par_map(&selected.infos, scan::default_threads(), 1, |info| {

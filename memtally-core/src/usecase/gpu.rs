@@ -155,7 +155,7 @@ setters!(GpuOptions {
 /// The GPU view of the selected processes, shares counted across every
 /// process; partial where some processes' files could not be read.
 pub fn gpu(root: &ProcRoot, opts: &GpuOptions) -> Result<GpuReport> {
-    let needs = Needs { cmdline: true, cgroup: opts.select.cgroup.is_some() };
+    let needs = Needs { cmdline: true, cgroup: opts.select.cgroup.is_some(), ..Needs::default() };
     // Every process's fds are read so that shared clients and buffers are
     // divided among all their holders; the selection's files are read in full.
     let all = select(root, &Selection::default(), needs)?.infos;

@@ -56,7 +56,7 @@ pub fn collect(root: &ProcRoot, opts: &MetricsOptions) -> Result<Metrics> {
     let started = Instant::now();
     let bytes_before = crate::source::bytes_read();
     // `comm` is always read; the program needs the command line.
-    let needs = Needs { cmdline: true, cgroup: opts.by == MetricsBy::Cgroup };
+    let needs = Needs { cmdline: true, cgroup: opts.by == MetricsBy::Cgroup, ..Needs::default() };
     let selected = select(root, &opts.select, needs)?;
     let mut found = scan::read_all(root, selected.infos, scan::default_threads(), &|| {});
     crate::usecase::shmem_swap::add(root, &mut found.processes);

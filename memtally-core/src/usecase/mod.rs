@@ -48,3 +48,13 @@ pub trait Progress: Sync {
 pub struct Silent;
 
 impl Progress for Silent {}
+
+/// Who may read a file that holds what `root` gives of its processes
+/// (their mapping addresses, which the kernel shows only to a process's
+/// own user and root, to protect ASLR): memtally's user alone when it
+/// reads the live system as root (every process is then root's or
+/// another user's); as the umask says for a user's own processes and for
+/// a recorded tree (whose files keep their own modes).
+pub fn output_access(root: &crate::source::ProcRoot) -> crate::write::Access {
+    crate::write::Access::for_addresses(root.is_procfs())
+}

@@ -158,6 +158,9 @@ pub(crate) fn select(root: &ProcRoot, sel: &Selection, mut needs: Needs) -> Resu
     let wanted = sel.needs();
     needs.cmdline |= wanted.cmdline;
     needs.cgroup |= wanted.cgroup;
+    // A narrowed selection chose these processes: what is read or reset
+    // later must be they (see `stamp::same_life`).
+    needs.start_time |= root.is_procfs() && !sel.is_everything();
     let mut selected = Selected::default();
     if !sel.pids.is_empty() && sel.trees.is_empty() {
         let mut infos = Vec::new();

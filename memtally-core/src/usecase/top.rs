@@ -127,6 +127,7 @@ pub fn top(root: &ProcRoot, opts: &TopOptions, progress: &dyn Progress) -> Resul
     let needs = Needs {
         cmdline: opts.by == TopBy::Program || opts.every_identity,
         cgroup: opts.by == TopBy::Cgroup || opts.every_identity,
+        ..Needs::default()
     };
     read(root, opts, needs, progress, None)
 }
@@ -331,7 +332,7 @@ impl TopReader {
             reverse: false,
             oom: false,
         };
-        let needs = Needs { cmdline: false, cgroup: cgroups || by == TopBy::Cgroup };
+        let needs = Needs { cgroup: cgroups || by == TopBy::Cgroup, ..Needs::default() };
         read(root, &opts, needs, &Silent, Some(&mut self.cmdlines))
     }
 }
@@ -381,6 +382,9 @@ impl Top {
         for (pid, why) in &scan.failed {
             notes.push(Note::Failed { pid: *pid, why: why.clone() });
         }
+        if let Some(why) = &scan.cut_short {
+            notes.push(Note::RecordingCutShort { why: why.clone() });
+        }
         notes.extend(self.exact.iter().flat_map(|e| e.notes.iter().cloned()));
         notes
     }
@@ -389,6 +393,7 @@ impl Top {
     pub fn partial(&self) -> bool {
         !self.scan.restricted.is_empty()
             || !self.scan.failed.is_empty()
+            || self.scan.cut_short.is_some()
             || self.exact.as_ref().is_some_and(|e| e.groups.iter().any(Option::is_none))
     }
 }

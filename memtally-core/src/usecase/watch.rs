@@ -33,7 +33,8 @@ pub enum Categories {
 /// per category from smaps as `categories` says. A narrowed selection
 /// that finds no process is an error (nothing matched).
 pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Sample> {
-    let (_, mut found) = read_rollups(root, sel, Needs { cmdline: true, cgroup: false }, &Silent)?;
+    let (_, mut found) =
+        read_rollups(root, sel, Needs { cmdline: true, ..Needs::default() }, &Silent)?;
     crate::usecase::shmem_swap::add(root, &mut found.processes);
     // Categories for the processes read (those that exited meanwhile
     // have none to give).

@@ -18,6 +18,7 @@ use crate::model::wss::{IdleTracking, WssChoice, WssMethod};
 use crate::model::{Figure, Flow, Needs, Note, ProcInfo, Region, RegionSink, Sizes};
 use crate::source::pages::pagemap;
 use crate::source::parse::stat::{self, Change, Stamp};
+use crate::source::parse::status;
 use crate::source::wss::clear_refs::{self, Held};
 use crate::source::wss::idle;
 use crate::source::{stamp, ProcRoot};
@@ -310,6 +311,13 @@ fn check_one(root: &ProcRoot, info: ProcInfo, idle: bool) -> Result<Option<Track
         held.check(root)?;
     }
     let stamp = stamp_of(root, info.pid, &held)?;
+    // The held process is the one selected: the same start time and
+    // owner (a PID another user's process took is never reset).
+    let uid =
+        held.read(root, "status").ok().and_then(|b| status::parse(&b).ok()).and_then(|s| s.uid);
+    if !stamp::same_life(&info, Some(&stamp), uid) {
+        return Ok(None);
+    }
     Ok(Some(Tracked { info, stamp, reset_at: None }))
 }
 
@@ -435,6 +443,29 @@ mod tests {
             Err(Error::LiveOnly { root, what: LiveOnly::WorkingSet }) => assert_eq!(root, dir),
             other => panic!("expected LiveOnly, got {other:?}"),
         }
+    }
+
+    /// A held PID that names another process than the one selected (a
+    /// later start time, another owner: what a PID reused meanwhile
+    /// shows) is not tracked, so never reset; the selected one is.
+    #[test]
+    fn a_pid_now_naming_another_process_is_not_held() {
+        let root = ProcRoot::live();
+        let Some(mut child) = crate::source::stamp::sleeping_child() else {
+            eprintln!("skipped: cannot start sleep");
+            return;
+        };
+        let sel = SelectOptions::default().with_pids(vec![child.id()]).resolve().unwrap();
+        let info = select(&root, &sel, Needs::default()).unwrap().infos.remove(0);
+        let raw = root.read(child.id(), "stat").unwrap();
+        assert_eq!(info.start_time, Some(stat::parse(&raw).unwrap().start_time));
+        assert!(check_one(&root, info.clone(), true).unwrap().is_some());
+        let later = ProcInfo { start_time: info.start_time.map(|t| t + 1), ..info.clone() };
+        assert!(check_one(&root, later, true).unwrap().is_none());
+        let nobody = ProcInfo { uid: info.uid.map(|u| u ^ 1), ..info };
+        assert!(check_one(&root, nobody, true).unwrap().is_none());
+        let _ = child.kill();
+        let _ = child.wait();
     }
 
     /// This very process, held, reset and read: its figures add up

@@ -51,6 +51,24 @@ impl Dir {
         &self.path
     }
 
+    /// The path that leads to this very directory: the one it is shown
+    /// by while that still does, else where it is now (its path was
+    /// swapped for another directory or link meanwhile: what was written
+    /// is there, not behind the path given).
+    pub fn written_path(&self) -> PathBuf {
+        let same = match (std::fs::metadata(&self.path), sys::fstat(self.fd())) {
+            (Ok(m), Ok(st)) => {
+                use std::os::unix::fs::MetadataExt;
+                (m.dev(), m.ino()) == (st.dev, st.ino)
+            }
+            _ => false,
+        };
+        match same {
+            true => self.path.clone(),
+            false => sys::path_of(self.fd()).unwrap_or_else(|_| self.path.clone()),
+        }
+    }
+
     pub(crate) fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
     }
@@ -140,6 +158,33 @@ impl Dir {
         let dir = Dir { fd, path: shown };
         dir.check()?;
         Ok(dir)
+    }
+
+    /// Removes the file `name` in this directory, never following a link
+    /// (a link there is removed itself); one already gone is no error.
+    pub fn remove_file(&self, name: &OsStr) -> Result<()> {
+        let shown = self.path.join(name);
+        let c = sys::c_name(name).map_err(|e| Error::io(&shown, e))?;
+        match sys::unlinkat(self.fd(), &c) {
+            Err(e) if e.raw_os_error() != Some(libc::ENOENT) => Err(Error::io(&shown, e)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Removes this directory when it is empty and still the one its path
+    /// names (its parent opened as [`Dir::open`] walks, the entry compared
+    /// by device and inode): for a command that made it and then wrote
+    /// nothing into it. Whether it was removed.
+    pub fn remove_if_empty(self) -> bool {
+        let Some((parent, name)) = super::walk::split(&self.path) else { return false };
+        let (Ok(parent), Ok(c)) = (Dir::walk(parent, Missing::Fail), sys::c_name(name)) else {
+            return false;
+        };
+        let same = match (sys::fstat(self.fd()), sys::fstatat(parent.fd(), &c, false)) {
+            (Ok(a), Ok(b)) => a.same_file(&b),
+            _ => false,
+        };
+        same && sys::rmdirat(parent.fd(), &c).is_ok()
     }
 
     /// Makes durable the names made or renamed in it.

@@ -13,6 +13,7 @@ use super::name;
 use super::target::{is_a_directory, target, Target};
 use super::unfinished::{self, Registered};
 use super::walk::{split, Missing};
+use super::Access;
 use crate::error::{Error, Result};
 use crate::sys::{self, OFlags};
 
@@ -51,7 +52,7 @@ impl Dir {
     /// Starts writing the file `name` in this directory (see
     /// [`NewFile`]).
     pub fn new_file(&self, name: &OsStr) -> Result<NewFile> {
-        NewFile::create_in(self, name, &self.path().join(name))
+        NewFile::create_in(self, name, &self.path().join(name), Access::Umask)
     }
 
     /// Writes `bytes` to the file `name` in this directory.
@@ -65,13 +66,24 @@ impl Dir {
 impl NewFile {
     /// Starts writing `path` (see [`crate::write`]).
     pub fn create(path: &Path) -> Result<NewFile> {
+        NewFile::create_as(path, Access::Umask)
+    }
+
+    /// [`NewFile::create`], readable as `access` says (a private file is
+    /// 0600 from its creation: no one else ever opens it).
+    pub fn create_as(path: &Path, access: Access) -> Result<NewFile> {
         let Some((parent, name)) = split(path) else { return Err(is_a_directory(path)) };
         let dir = Dir::walk(parent, Missing::Fail)?;
-        NewFile::create_in(&dir, name, path)
+        NewFile::create_in(&dir, name, path, access)
     }
 
     /// Starts writing `name` in `dir`; errors name `shown`.
-    pub(crate) fn create_in(dir: &Dir, name: &OsStr, shown: &Path) -> Result<NewFile> {
+    pub(crate) fn create_in(
+        dir: &Dir,
+        name: &OsStr,
+        shown: &Path,
+        access: Access,
+    ) -> Result<NewFile> {
         let err = |e| Error::io(shown, e);
         let keep = match target(dir, name, shown)? {
             Target::Through(f) => {
@@ -90,6 +102,11 @@ impl NewFile {
         // does; one that replaces a file of memtally's user gets its
         // permission bits, set on the open file before it has a name
         // anyone else could open.
+        let keep = match access {
+            Access::Umask => keep,
+            // Never more than its owner's bits (and at most 0600 new).
+            Access::Private => Some(keep.map_or(0o600, |m| m & 0o700)),
+        };
         let create_mode = if keep.is_some() { 0o600 } else { 0o666 };
         let (fd, temp) = name::create_unique(".memtally-", ".tmp", |c| {
             sys::openat(

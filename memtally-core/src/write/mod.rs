@@ -40,16 +40,51 @@ pub use file::NewFile;
 pub use staged::Staged;
 pub use unfinished::remove_all as remove_unfinished;
 
+/// Who may read what memtally writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// As any program's new file: 0666 less the umask (a capture's
+    /// process directory 0755); a replaced file of memtally's own user
+    /// keeps its bits.
+    Umask,
+    /// memtally's user alone (0600, a directory 0700), from the moment
+    /// the file exists: for what holds what only that user may read (the
+    /// mapping addresses of another user's or root's process, which the
+    /// kernel hides from everyone else to protect ASLR).
+    Private,
+}
+
+impl Access {
+    /// For a file holding the mapping addresses of processes read from
+    /// the live system (`live`) or from a recording: private when memtally
+    /// runs as root and reads the live system.
+    pub fn for_addresses(live: bool) -> Access {
+        match live && walk::euid() == 0 {
+            true => Access::Private,
+            false => Access::Umask,
+        }
+    }
+}
+
 use crate::error::{Error, Result};
 
 /// Writes `bytes` to `path` (see the module docs).
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    write_with(path, |w| w.write_all(bytes))
+    write_with(path, Access::Umask, |w| w.write_all(bytes))
+}
+
+/// [`write_file`], readable as `access` says.
+pub fn write_file_as(path: &Path, access: Access, bytes: &[u8]) -> Result<()> {
+    write_with(path, access, |w| w.write_all(bytes))
 }
 
 /// Writes what `fill` writes to `path` (see the module docs).
-fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
-    let mut f = NewFile::create(path)?;
+fn write_with(
+    path: &Path,
+    access: Access,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let mut f = NewFile::create_as(path, access)?;
     fill(&mut f).map_err(|e| Error::io(path, e))?;
     f.commit()
 }
@@ -108,7 +143,8 @@ mod tests {
     fn a_failure_leaves_nothing_and_names_the_target() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("out");
-        let e = write_with(&p, |_| Err(std::io::Error::other("disk full"))).unwrap_err();
+        let e =
+            write_with(&p, Access::Umask, |_| Err(std::io::Error::other("disk full"))).unwrap_err();
         assert!(e.to_string().starts_with(&p.display().to_string()), "{e}");
         assert!(names(dir.path()).is_empty());
         let e = write_file(dir.path(), b"x").unwrap_err();
@@ -204,7 +240,7 @@ mod tests {
                 std::os::unix::fs::symlink(&elsewhere, dir.path().join("out/7/fdinfo/out"))
                     .unwrap();
             }
-            s.install("7").unwrap();
+            s.install("7", Access::Umask).unwrap();
             assert_eq!(names(&dir.path().join("out")), ["7"], "round {round}");
             assert_eq!(names(&elsewhere), ["keep"]);
         }
@@ -215,6 +251,29 @@ mod tests {
         s.dir().write_file("smaps".as_ref(), b"s").unwrap();
         drop(s);
         assert_eq!(names(&dir.path().join("out")), ["7"]);
+    }
+
+    #[test]
+    fn a_held_directory_is_named_where_it_is_after_its_path_was_swapped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let given = tmp.path().join("out");
+        let d = Dir::create(&given).unwrap();
+        assert_eq!(d.written_path(), given);
+        // The path now leads to another directory: the writes went to the
+        // held one, which is named where it is.
+        let moved = tmp.path().join("moved");
+        std::fs::rename(&given, &moved).unwrap();
+        std::fs::create_dir(&given).unwrap();
+        d.write_file("f".as_ref(), b"x").unwrap();
+        assert_eq!(std::fs::read(moved.join("f")).unwrap(), b"x");
+        assert_eq!(d.written_path(), moved.canonicalize().unwrap());
+        // Removed only while empty and still at its path.
+        let e = Dir::create(&tmp.path().join("empty")).unwrap();
+        assert!(e.remove_if_empty());
+        assert!(!tmp.path().join("empty").exists());
+        // Its path leads to another (empty) directory: neither is removed.
+        assert!(!d.remove_if_empty());
+        assert!(given.is_dir() && moved.join("f").exists());
     }
 
     #[test]

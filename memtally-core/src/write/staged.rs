@@ -10,6 +10,7 @@ use super::dir::Dir;
 use super::name;
 use super::remove::remove_tree;
 use super::unfinished::{self, Registered};
+use super::Access;
 use crate::error::{Error, Result};
 use crate::sys;
 
@@ -49,18 +50,23 @@ impl Staged {
         &self.dir
     }
 
-    /// Gives the directory the mode 0755 and the name `name` in its
+    /// Gives the directory the mode 0755 (0700 when `access` is
+    /// [`Access::Private`]) and the name `name` in its
     /// parent: renamed only if the name is free (`RENAME_NOREPLACE` on
     /// Linux, `RENAME_EXCL` on macOS), else swapped with what is there in
     /// one step (`RENAME_EXCHANGE`, `RENAME_SWAP`: the name is never
     /// missing), after which what was there (an earlier recording, a
     /// link, a file) is at the random name and removed without following
     /// its links.
-    pub fn install(mut self, name: &str) -> Result<()> {
+    pub fn install(mut self, name: &str, access: Access) -> Result<()> {
         let shown = self.dir.path().to_path_buf();
         let err = |e| Error::io(&shown, e);
         let to = sys::c_name(name.as_ref()).map_err(err)?;
-        sys::fchmod(self.dir.fd(), 0o755).map_err(err)?;
+        let mode = match access {
+            Access::Umask => 0o755,
+            Access::Private => 0o700,
+        };
+        sys::fchmod(self.dir.fd(), mode).map_err(err)?;
         let p = self.parent.fd();
         let rename = || match sys::rename_noreplace(p, &self.name, &to) {
             Ok(()) => Ok(false),

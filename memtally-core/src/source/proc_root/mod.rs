@@ -31,6 +31,22 @@ pub struct ProcRoot {
     tree: Option<std::result::Result<Tree, i32>>,
 }
 
+/// A capture's mark, as read: `None` when there is none; its line cut to
+/// 200 characters without control characters (an unreadable mark still
+/// marks).
+fn mark_text(read: Result<Vec<u8>>) -> Option<String> {
+    let raw = match read {
+        Ok(raw) => raw,
+        Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => return None,
+        Err(Error::NoSuchProcess { .. }) => return None,
+        // There but unreadable: still a mark.
+        Err(_) => Vec::new(),
+    };
+    let text = String::from_utf8_lossy(&raw);
+    let why: String = text.trim().chars().take(200).filter(|c| !c.is_control()).collect();
+    Some(if why.is_empty() { "marked incomplete".to_string() } else { why })
+}
+
 impl Default for ProcRoot {
     fn default() -> Self {
         ProcRoot::live()
@@ -257,16 +273,17 @@ impl ProcRoot {
         if self.is_procfs() {
             return None;
         }
-        let raw = match self.read(pid, crate::source::capture::INCOMPLETE) {
-            Ok(raw) => raw,
-            Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => return None,
-            Err(Error::NoSuchProcess { .. }) => return None,
-            // There but unreadable: still a mark.
-            Err(_) => Vec::new(),
-        };
-        let text = String::from_utf8_lossy(&raw);
-        let why: String = text.trim().chars().take(200).filter(|c| !c.is_control()).collect();
-        Some(if why.is_empty() { "marked incomplete".to_string() } else { why })
+        mark_text(self.read(pid, crate::source::capture::INCOMPLETE))
+    }
+
+    /// Why the capture that wrote this tree did not finish (its
+    /// `memtally-incomplete` file, cut to 200 characters): processes it
+    /// selected are missing. `None` for a whole recording and for procfs.
+    pub fn cut_short(&self) -> Option<String> {
+        if self.is_procfs() {
+            return None;
+        }
+        mark_text(self.read_path(&self.root.join(crate::source::capture::TREE_INCOMPLETE)))
     }
 
     /// Reads a whole small file (`status`, `cmdline`, `comm`): at most

@@ -93,9 +93,9 @@ impl ProcRoot {
         sink: &mut impl RegionSink,
     ) -> Result<Process> {
         let known = plan.known.filter(|info| info.pid == pid);
-        match self.read_once(pid, known, &mut plan, sink) {
+        match self.read_once(pid, known, known, &mut plan, sink) {
             Err(Error::Changed { .. } | Error::Unsteady { .. }) if plan.retry && sink.restart() => {
-                self.read_once(pid, None, &mut plan, sink)
+                self.read_once(pid, None, known, &mut plan, sink)
             }
             read => read,
         }
@@ -109,6 +109,7 @@ impl ProcRoot {
         &self,
         pid: u32,
         known: Option<&ProcInfo>,
+        selected: Option<&ProcInfo>,
         plan: &mut ReadPlan<'_>,
         sink: &mut impl RegionSink,
     ) -> Result<Process> {
@@ -129,6 +130,10 @@ impl ProcRoot {
             Some(info) => OneProcess::start_selected(self, info)?,
             None => OneProcess::start(self, pid)?,
         };
+        // The PID names the process selected, not another that took it.
+        if selected.is_some_and(|info| !stamp::same_life(info, read.before.as_ref(), None)) {
+            return Err(Error::Exited { pid, comm: read.process.comm.clone() });
+        }
         if read.regions(plan.threads, &mut plan.enrich, sink)?.is_stop() {
             return Ok(read.stopped());
         }
@@ -500,6 +505,29 @@ mod tests {
             self.0 += 1;
             region.attributes.push(("marked".into(), self.0.to_string()));
         }
+    }
+
+    /// A read planned for the process a selection identified fails as
+    /// exited when its PID names a process started at another time.
+    #[test]
+    fn a_pid_now_naming_another_process_is_not_read_as_the_selected_one() {
+        let root = ProcRoot::live();
+        let Some(mut child) = crate::source::stamp::sleeping_child() else {
+            eprintln!("skipped: cannot start sleep");
+            return;
+        };
+        let pid = child.id();
+        let stamp = crate::source::stamp::stamp(&root, pid).unwrap().unwrap();
+        let (comm, _) = root.identity(pid).unwrap();
+        let info =
+            ProcInfo { pid, comm, start_time: Some(stamp.start_time), ..ProcInfo::default() };
+        let plan = |info| ReadPlan::default().with_threads(false).with_known(Some(info));
+        root.process(pid, plan(&info), &mut Vec::new()).unwrap();
+        let later = ProcInfo { start_time: Some(stamp.start_time + 1), ..info.clone() };
+        let got = root.process(pid, plan(&later), &mut Vec::new());
+        assert!(matches!(got, Err(Error::Exited { .. })), "{got:?}");
+        let _ = child.kill();
+        let _ = child.wait();
     }
 
     /// Every plan reads a recorded process to the same regions and sums:
