@@ -1,0 +1,83 @@
+//! Commands run in this process on recorded inputs: the argument parsing,
+//! the command and its printer write into a buffer, as `memtally ARGS`
+//! would print into a pipe (no `COLUMNS`), without starting the binary for
+//! each case. What only the binary can show (live children, signals, a
+//! terminal, a server) is tested through it in tests/cli.
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Output};
+
+use clap::{CommandFactory, FromArgMatches};
+
+use crate::cli::{self, Cli};
+
+mod vmmap_csv;
+mod vmmap_footprint;
+mod vmmap_view;
+mod vmmap_warnings;
+
+/// `memtally ARGS` run here: its exit status, standard output, and the
+/// error line `main` prints on standard error.
+pub fn run(args: &[&str]) -> Output {
+    let parsed = Cli::command()
+        .try_get_matches_from(std::iter::once("memtally").chain(args.iter().copied()))
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
+        Ok(cli) => cli,
+        Err(e) => return output(e.exit_code(), Vec::new(), e.to_string()),
+    };
+    if let Some(line) = cli::platform::refusal(cli::platform::System::current(), &cli) {
+        return output(crate::exit::USAGE, Vec::new(), format!("memtally: {line}\n"));
+    }
+    let mut out = Vec::new();
+    match cli::run(cli, &mut out) {
+        Ok(()) => output(crate::exit::OK, out, String::new()),
+        Err(e) => {
+            let line = format!("memtally: {}\n", crate::render::errors::Worded(&e));
+            output(crate::exit::exit_code(&e), out, line)
+        }
+    }
+}
+
+fn output(code: i32, stdout: Vec<u8>, stderr: String) -> Output {
+    Output { status: ExitStatus::from_raw(code << 8), stdout, stderr: stderr.into_bytes() }
+}
+
+/// [`run`], which must succeed, its output parsed as JSON.
+pub fn run_json(args: &[&str]) -> serde_json::Value {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "memtally {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+/// The repository's top directory (the workspace), where `testdata/` is.
+pub fn repo() -> PathBuf {
+    let cli = Path::new(env!("CARGO_MANIFEST_DIR"));
+    cli.parent().unwrap_or(cli).to_path_buf()
+}
+
+/// A path below the repository's top directory, as a string (for arguments).
+pub fn repo_path(rel: &str) -> String {
+    repo().join(rel).display().to_string()
+}
+
+/// `../shared` beside the repository, when this checkout has it.
+pub fn shared() -> Option<PathBuf> {
+    let p = repo().join("../shared");
+    p.is_dir().then_some(p)
+}
+
+#[test]
+fn a_run_in_process_gives_the_exit_status_and_the_error_line() {
+    let out = run(&["vmmap", "/nonexistent/saved.txt"]);
+    assert_eq!(out.status.code(), Some(crate::exit::NOT_FOUND));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with("memtally: ") && err.contains("/nonexistent/saved.txt"), "{err}");
+    let usage = run(&["vmmap", "--no-such-flag"]);
+    assert_eq!(usage.status.code(), Some(crate::exit::USAGE));
+}
