@@ -24,24 +24,6 @@ pub fn output_width() -> Option<usize> {
     width_from(std::env::var("COLUMNS").ok().as_deref(), terminal)
 }
 
-#[cfg(test)]
-thread_local! {
-    /// The width of the commands a test runs in process (`crate::tests`),
-    /// in place of `COLUMNS` (one for every test thread) and the terminal:
-    /// `None`, as piped without `COLUMNS`, unless the test sets it.
-    pub static TEST_WIDTH: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
-}
-
-#[cfg(test)]
-fn test_width() -> Option<usize> {
-    TEST_WIDTH.with(std::cell::Cell::get)
-}
-
-#[cfg(not(test))]
-fn test_width() -> Option<usize> {
-    None
-}
-
 /// [`output_width`] from a `COLUMNS` value and a way to ask the terminal.
 fn width_from(columns: Option<&str>, terminal: impl FnOnce() -> Option<usize>) -> Option<usize> {
     match columns.and_then(|c| c.trim().parse::<usize>().ok()) {
@@ -373,6 +355,24 @@ fn options(command: &str) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(not(test))]
+fn test_width() -> Option<usize> {
+    None
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The width of the commands a test runs in process (`crate::tests`),
+    /// in place of `COLUMNS` (one for every test thread) and the terminal:
+    /// `None`, as piped without `COLUMNS`, unless the test sets it.
+    pub static TEST_WIDTH: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+#[cfg(test)]
+fn test_width() -> Option<usize> {
+    TEST_WIDTH.with(std::cell::Cell::get)
 }
 
 #[cfg(test)]

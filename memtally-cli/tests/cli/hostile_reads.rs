@@ -4,7 +4,8 @@
 //! file, endless unknown keys, a 300,000-component cgroup path. Each
 //! command that reads the file must end within seconds, in bounded memory
 //! (1 GiB of address space), with a short error or a marked result, and
-//! never show a byte of the outside file.
+//! never show a byte of the outside file. The devices and giants of every
+//! file are the `stress_` tests (`scripts/stress/run.sh`).
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
