@@ -12,6 +12,11 @@ use clap::{CommandFactory, FromArgMatches};
 
 use crate::cli::{self, Cli};
 
+// Recorded Linux trees: the Linux commands (refused elsewhere).
+#[cfg(target_os = "linux")]
+mod json_docs;
+#[cfg(target_os = "linux")]
+mod json_keys;
 mod vmmap_csv;
 mod vmmap_footprint;
 mod vmmap_view;
@@ -53,6 +58,16 @@ pub fn run_json(args: &[&str]) -> serde_json::Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+/// A `memtally snapshot` file's bytes (JSON Lines, format 2) read back by
+/// the library, as the one document a report page embeds (the snapshot's
+/// keys, each process with its `regions`).
+#[cfg(target_os = "linux")]
+pub fn snapshot_value(bytes: &[u8]) -> serde_json::Value {
+    assert!(bytes.starts_with(b"{\"memtally_snapshot\":2,"), "a snapshot file of format 2");
+    let snap = memtally_core::source::parse::snapshot::parse(bytes).expect("a whole snapshot");
+    serde_json::to_value(snap).unwrap()
 }
 
 /// The repository's top directory (the workspace), where `testdata/` is.
