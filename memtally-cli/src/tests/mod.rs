@@ -19,6 +19,8 @@ mod json_docs;
 mod json_keys;
 mod vmmap_csv;
 mod vmmap_footprint;
+mod vmmap_over_time;
+mod vmmap_parity;
 mod vmmap_view;
 mod vmmap_warnings;
 
@@ -68,6 +70,16 @@ pub fn snapshot_value(bytes: &[u8]) -> serde_json::Value {
     assert!(bytes.starts_with(b"{\"memtally_snapshot\":2,"), "a snapshot file of format 2");
     let snap = memtally_core::source::parse::snapshot::parse(bytes).expect("a whole snapshot");
     serde_json::to_value(snap).unwrap()
+}
+
+/// The data an SVG of `memtally plot` carries in its `<desc>`, after
+/// checking that the file is well-formed XML.
+pub fn svg_data(path: &Path) -> (String, serde_json::Value) {
+    let svg = std::fs::read_to_string(path).unwrap();
+    let xml = roxmltree::Document::parse(&svg).expect("well-formed XML");
+    let desc = xml.descendants().find(|n| n.has_tag_name("desc")).expect("a <desc>");
+    let data = serde_json::from_str(desc.text().unwrap()).expect("JSON in <desc>");
+    (svg.clone(), data)
 }
 
 /// The repository's top directory (the workspace), where `testdata/` is.

@@ -132,8 +132,6 @@ mod ui_pins;
 #[cfg(target_os = "linux")]
 mod ui_screens;
 mod vmmap_cli;
-mod vmmap_over_time;
-mod vmmap_parity;
 mod vmmap_pid;
 #[cfg(target_os = "linux")]
 mod watch_summary;
