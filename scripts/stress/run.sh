@@ -2,9 +2,10 @@
 # Size stress for memtally (issue: hostile input): a live process with
 # 200,000 mappings, a generated 1 GiB smaps, a generated 2 GiB vmmap file.
 # For each, the time and the peak memory (max RSS) of memtally, from
-# /usr/bin/time. Slow and large: outside the default test run.
+# /usr/bin/time. Then the tests too slow for `cargo test` (`#[ignore]`d,
+# named `stress_`). Slow and large: outside the default test run.
 #
-#   scripts/stress/run.sh            (all three)
+#   scripts/stress/run.sh            (all four)
 #   MAPPINGS=N SMAPS_BYTES=N VMMAP_LINES=N scripts/stress/run.sh
 #
 # Needs gcc, python3, /usr/bin/time (Debian package `time`), and root to
@@ -60,3 +61,8 @@ python3 "$repo/bench/vmmap/gen.py" --lines "$vmmap_lines" "$work/big.vmmap"
 echo "$(wc -c < "$work/big.vmmap") bytes"
 measure "memtally vmmap FILE" "$memtally" vmmap "$work/big.vmmap"
 measure "memtally vmmap FILE --format json" "$memtally" vmmap "$work/big.vmmap" --format json
+
+echo "== the slow tests outside the default run (#[ignore], named stress_)"
+# Hostile trees whose files are devices or 2 GB giants, and the explorer
+# answering keys while 500,000 mappings are read: minutes on a 2-core machine.
+(cd "$repo" && cargo test --locked -p memtally-cli --test cli -- --ignored stress_)

@@ -18,6 +18,9 @@ pub const ELLIPSIS: char = '…';
 /// terminal's width when standard output is one, else `None`: nothing is
 /// cut or wrapped (output into a pipe or a file stays whole).
 pub fn output_width() -> Option<usize> {
+    if cfg!(test) {
+        return test_width();
+    }
     width_from(std::env::var("COLUMNS").ok().as_deref(), terminal)
 }
 
@@ -45,6 +48,10 @@ fn terminal() -> Option<usize> {
 /// output is not a terminal. Only a terminal's output is fitted to a
 /// screen (a pipe or a file gets every row and every note in full).
 pub fn screen_height() -> Option<usize> {
+    // Tests print as into a pipe, whatever the test runner's output is.
+    if cfg!(test) {
+        return None;
+    }
     use std::io::IsTerminal;
     let stdout = io::stdout();
     if !stdout.is_terminal() {
@@ -348,6 +355,24 @@ fn options(command: &str) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(not(test))]
+fn test_width() -> Option<usize> {
+    None
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The width of the commands a test runs in process (`crate::tests`),
+    /// in place of `COLUMNS` (one for every test thread) and the terminal:
+    /// `None`, as piped without `COLUMNS`, unless the test sets it.
+    pub static TEST_WIDTH: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+#[cfg(test)]
+fn test_width() -> Option<usize> {
+    TEST_WIDTH.with(std::cell::Cell::get)
 }
 
 #[cfg(test)]

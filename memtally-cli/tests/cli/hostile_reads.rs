@@ -4,7 +4,8 @@
 //! file, endless unknown keys, a 300,000-component cgroup path. Each
 //! command that reads the file must end within seconds, in bounded memory
 //! (1 GiB of address space), with a short error or a marked result, and
-//! never show a byte of the outside file.
+//! never show a byte of the outside file. The devices and giants of every
+//! file are the `stress_` tests (`scripts/stress/run.sh`).
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
@@ -79,16 +80,21 @@ enum Hostile {
     DeepCgroup,
 }
 
+/// The kinds of the default run: links out of the tree, a FIFO, endless
+/// keys and a deep cgroup path.
 const KINDS: &[Hostile] = &[
     Hostile::Secret,
     Hostile::SecretRelative,
-    Hostile::Zero,
-    Hostile::Urandom,
     Hostile::Fifo,
-    Hostile::Sparse,
     Hostile::EndlessKeys,
     Hostile::DeepCgroup,
 ];
+
+/// The kinds without end or of 2 GB, in the stress run
+/// (`scripts/stress/run.sh`): `capture` copies up to 256 MiB of each, some
+/// seconds a file, minutes for every file. `hostile::devices_fifos_and_giants_…`
+/// keeps a device and a giant of each reader in the default run.
+const GIANT_KINDS: &[Hostile] = &[Hostile::Zero, Hostile::Urandom, Hostile::Sparse];
 
 fn plant(kind: Hostile, target: &Path, secret: &Path) {
     if target.exists() || target.symlink_metadata().is_ok() {
@@ -261,12 +267,12 @@ fn every_command_on(v1: bool, file: &str, kind: Hostile) -> (usize, Vec<String>)
     (runs, faults)
 }
 
-fn every_command_on_every_file(v1: bool) {
+fn every_command_on_every_file(v1: bool, kinds: &[Hostile]) {
     // Every (file, kind) has its own tree, so two run side by side (more
     // would crowd the 256 MiB captures of a 2-core machine past their 10 s).
     let todo: Vec<(String, Hostile)> = files("PID", v1)
         .into_iter()
-        .flat_map(|f| KINDS.iter().map(move |&k| (f.clone(), k)))
+        .flat_map(|f| kinds.iter().map(move |&k| (f.clone(), k)))
         .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let done = std::sync::Mutex::new(Vec::new());
@@ -304,12 +310,24 @@ fn every_command_on_every_file(v1: bool) {
 
 #[test]
 fn every_file_of_a_recorded_tree_spoiled_every_way_is_refused_or_marked() {
-    every_command_on_every_file(false);
+    every_command_on_every_file(false, KINDS);
 }
 
 #[test]
 fn every_file_of_a_recorded_v1_cgroup_tree_spoiled_every_way_is_refused_or_marked() {
-    every_command_on_every_file(true);
+    every_command_on_every_file(true, KINDS);
+}
+
+#[test]
+#[ignore = "stress: minutes; scripts/stress/run.sh runs it"]
+fn stress_every_file_of_a_recorded_tree_as_a_device_or_giant_is_refused_or_marked() {
+    every_command_on_every_file(false, GIANT_KINDS);
+}
+
+#[test]
+#[ignore = "stress: minutes; scripts/stress/run.sh runs it"]
+fn stress_every_file_of_a_recorded_v1_cgroup_tree_as_a_device_or_giant_is_refused_or_marked() {
+    every_command_on_every_file(true, GIANT_KINDS);
 }
 
 /// A directory of the tree as a link out of it: nothing beneath is read.

@@ -138,13 +138,7 @@ mod ui_pins;
 #[cfg(target_os = "linux")]
 mod ui_screens;
 mod vmmap_cli;
-mod vmmap_csv;
-mod vmmap_footprint;
-mod vmmap_over_time;
-mod vmmap_parity;
 mod vmmap_pid;
-mod vmmap_view;
-mod vmmap_warnings;
 #[cfg(target_os = "linux")]
 mod watch_summary;
 #[cfg(target_os = "linux")]

@@ -116,8 +116,18 @@ fn validator(name: &str) -> jsonschema::Validator {
 }
 
 /// What is wrong with `doc` by the schema `name` (empty when it is valid).
+/// Each schema is compiled once a thread: a snapshot file is checked line
+/// by line, and compiling the schema for every line took most of the run.
 fn errors(name: &str, doc: &Value) -> Vec<String> {
-    validator(name).iter_errors(doc).map(|e| format!("{} at {}", e, e.instance_path())).collect()
+    thread_local! {
+        static COMPILED: std::cell::RefCell<std::collections::HashMap<String, jsonschema::Validator>> =
+            Default::default();
+    }
+    COMPILED.with(|c| {
+        let mut c = c.borrow_mut();
+        let v = c.entry(name.to_string()).or_insert_with(|| validator(name));
+        v.iter_errors(doc).map(|e| format!("{} at {}", e, e.instance_path())).collect()
+    })
 }
 
 /// Runs memtally (it must succeed) and checks each JSON document it

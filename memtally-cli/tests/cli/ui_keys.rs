@@ -247,11 +247,13 @@ fn a_key_is_answered_while_100k_mappings_are_read_80x24() {
 }
 
 #[test]
-fn a_key_is_answered_while_500k_mappings_are_read_200x50() {
+#[ignore = "stress: 500,000 mappings; scripts/stress/run.sh runs it"]
+fn stress_a_key_is_answered_while_500k_mappings_are_read_200x50() {
     keys_answered_while_reading(500_000, 200, 50);
 }
 
 #[test]
-fn a_key_is_answered_while_500k_mappings_are_read_80x24() {
+#[ignore = "stress: 500,000 mappings; scripts/stress/run.sh runs it"]
+fn stress_a_key_is_answered_while_500k_mappings_are_read_80x24() {
     keys_answered_while_reading(500_000, 80, 24);
 }

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use crate::support::{repo_path, run_json, shared};
+use super::{repo_path, run_json, shared};
 
 fn published(prefix: &str) -> Option<std::path::PathBuf> {
     let Some(dir) = shared().map(|s| s.join("fixtures/vmmap")) else {
@@ -78,7 +78,7 @@ fn a_crash_report_with_a_region_info_block_keeps_its_gpu_summary_rows() {
             doc["summary"].as_array().unwrap().iter().any(|r| r["region_type"] == "IOSurface"),
             "{name}"
         );
-        let out = crate::support::run(&["vmmap", with.to_str().unwrap()]);
+        let out = super::run(&["vmmap", with.to_str().unwrap()]);
         let table = String::from_utf8(out.stdout).unwrap();
         assert!(table.contains("(from the summary table)"), "{name}: {table}");
         assert!(!table.contains("region line(s), but the summary table counts"), "{table}");

@@ -1,7 +1,7 @@
 //! macOS vmmap reports as snapshots: diff two saved reports (text or
 //! `memtally vmmap --format json`) and draw their region-size histogram.
 
-use crate::support::{run, run_json};
+use super::{run, run_json};
 use serde_json::Value;
 
 const BEFORE: &str = "\
@@ -114,7 +114,7 @@ fn vmmap_json_output_is_a_snapshot_too() {
 fn a_vmmap_report_diffs_the_same_from_its_text_and_its_json() {
     let dir = tempfile::tempdir().unwrap();
     let mut texts: Vec<std::path::PathBuf> =
-        std::fs::read_dir(crate::support::repo().join("testdata/fixtures/vmmap"))
+        std::fs::read_dir(super::repo().join("testdata/fixtures/vmmap"))
             .unwrap()
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|e| e == "txt"))
@@ -176,7 +176,7 @@ fn plot_of_a_vmmap_report_is_a_size_histogram() {
     let svg_path = dir.path().join("h.svg");
     let out = run(&["plot", &b, "-o", svg_path.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let (_, desc) = crate::support::svg_data(&svg_path);
+    let (_, desc) = super::svg_data(&svg_path);
     let bars: Vec<(String, u64, u64)> = desc["bars"]
         .as_array()
         .unwrap()
@@ -218,7 +218,7 @@ fn plot_of_a_vmmap_report_is_a_size_histogram() {
 /// selected region is there once, with or without `--types` and `--by`.
 #[test]
 fn streamed_json_and_csv_hold_every_selected_region() {
-    let dir = crate::support::repo().join("testdata/fixtures/vmmap");
+    let dir = super::repo().join("testdata/fixtures/vmmap");
     let mut seen = 0;
     for f in std::fs::read_dir(dir).unwrap() {
         let f = f.unwrap().path();
@@ -311,7 +311,7 @@ fn a_purge_flip_shows_in_the_footprint_and_reclaimable() {
 /// with its IOAccelerator (graphics) bytes marked volatile.
 #[test]
 fn summary_only_reports_diff_their_purgeable_columns() {
-    let Some(dir) = crate::support::shared().map(|s| s.join("fixtures/vmmap")) else {
+    let Some(dir) = super::shared().map(|s| s.join("fixtures/vmmap")) else {
         println!("skipping: ../shared/fixtures/vmmap is absent");
         return;
     };

@@ -6,10 +6,10 @@
 
 use std::path::PathBuf;
 
-use crate::support::{run, run_json};
+use super::{run, run_json};
 
 fn shared_file(prefix: &str) -> Option<String> {
-    let Some(dir) = crate::support::shared().map(|s| s.join("fixtures/vmmap")) else {
+    let Some(dir) = super::shared().map(|s| s.join("fixtures/vmmap")) else {
         println!("skipping: ../shared/fixtures/vmmap is absent");
         return None;
     };
@@ -24,7 +24,7 @@ fn shared_file(prefix: &str) -> Option<String> {
 }
 
 fn own(name: &str) -> String {
-    crate::support::repo_path(&format!("testdata/fixtures/vmmap/{name}.txt"))
+    super::repo_path(&format!("testdata/fixtures/vmmap/{name}.txt"))
 }
 
 fn table(args: &[&str]) -> String {

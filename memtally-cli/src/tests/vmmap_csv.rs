@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::support::{repo_path, run, run_json, shared};
+use super::{repo_path, run, run_json, shared};
 
 fn csv_of(args: &[&str]) -> Vec<csv::StringRecord> {
     let out = run(args);

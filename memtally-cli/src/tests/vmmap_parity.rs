@@ -5,16 +5,13 @@
 //! those files are compared with `--page-size 1`, which does the same.
 
 use std::path::PathBuf;
-use std::process::Command;
-
-const BIN: &str = env!("CARGO_BIN_EXE_memtally");
 
 fn shared_dir() -> PathBuf {
-    crate::support::repo().join("../shared/fixtures/vmmap")
+    super::repo().join("../shared/fixtures/vmmap")
 }
 
 fn run(args: &[&str]) -> (String, String, i32) {
-    let out = Command::new(BIN).args(args).output().expect("run memtally");
+    let out = super::run(args);
     (
         String::from_utf8(out.stdout).expect("utf-8 stdout"),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -31,7 +28,7 @@ fn is_pages(file: &str) -> bool {
 
 /// (golden name, fixture path) pairs; shared ones only when ../shared exists.
 fn cases() -> Vec<(PathBuf, PathBuf)> {
-    let golden = crate::support::repo().join("testdata/golden/vmmap");
+    let golden = super::repo().join("testdata/golden/vmmap");
     let mut out = Vec::new();
     let mut entries: Vec<PathBuf> = std::fs::read_dir(&golden)
         .expect("testdata/golden/vmmap")
@@ -42,7 +39,7 @@ fn cases() -> Vec<(PathBuf, PathBuf)> {
         let name = g.file_name().unwrap().to_str().unwrap().to_string();
         let base = name.rsplitn(3, '.').nth(2).expect("NAME.KIND.out").to_string();
         let fixture = if let Some(b) = base.strip_prefix("own_") {
-            crate::support::repo().join("testdata/fixtures/vmmap").join(format!("{b}.txt"))
+            super::repo().join("testdata/fixtures/vmmap").join(format!("{b}.txt"))
         } else if let Some(b) = base.strip_prefix("shared_") {
             if !shared_dir().is_dir() {
                 continue;
@@ -108,7 +105,7 @@ fn every_fixture_parses_with_only_known_losses() {
         ("12_unreadable", 3),
     ]
     .into_iter()
-    .map(|(n, u)| (crate::support::repo().join(format!("testdata/fixtures/vmmap/{n}.txt")), u))
+    .map(|(n, u)| (super::repo().join(format!("testdata/fixtures/vmmap/{n}.txt")), u))
     .collect();
     if shared_dir().is_dir() {
         for (prefix, unreadable) in [

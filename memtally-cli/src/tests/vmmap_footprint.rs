@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use crate::support::{repo, run, run_json, shared};
+use super::{repo, run, run_json, shared};
 
 fn inputs() -> Vec<std::path::PathBuf> {
     let mut dirs = vec![repo().join("testdata/fixtures/vmmap")];
