@@ -87,6 +87,8 @@ mod relro;
 #[cfg(target_os = "linux")]
 mod report;
 #[cfg(target_os = "linux")]
+mod report_budget;
+#[cfg(target_os = "linux")]
 mod report_exact;
 #[cfg(target_os = "linux")]
 mod schemas;

@@ -51,6 +51,9 @@ pub struct Node {
     /// Where this node came from in the snapshot (process index), for
     /// links to the process's detail.
     pub pid: Option<u32>,
+    /// How many nodes of the unfolded tree a "N smaller" node stands
+    /// for (0 for the others).
+    pub folded: usize,
     pub children: Vec<Node>,
 }
 
@@ -79,6 +82,7 @@ fn leaf(kind: Kind, label: String, s: &Sizes, k: SnapshotKind) -> Node {
         dirty: dirty_of(s, k),
         delta: None,
         pid: None,
+        folded: 0,
         children: Vec::new(),
     }
 }
@@ -131,6 +135,7 @@ pub fn build(report: &Report) -> Node {
                     dirty: None,
                     delta: None,
                     pid: Some(u.pid),
+                    folded: 0,
                     children: Vec::new(),
                 }
             }));
@@ -151,6 +156,7 @@ pub fn build(report: &Report) -> Node {
         dirty,
         delta: None,
         pid: None,
+        folded: 0,
         children: groups,
     }
 }
@@ -161,20 +167,26 @@ pub fn count(n: &Node) -> usize {
     1 + n.children.iter().map(count).sum::<usize>()
 }
 
-/// Folds the tree to at most about `budget` nodes: the smallest value a
-/// node may have to be kept is chosen so that the largest `budget` nodes
-/// stay; at each level the children below it become one "N smaller"
-/// node (never more than one per parent). Nodes of no size fold too.
+/// Folds the tree to at most `budget` nodes besides the root: the
+/// largest `budget` stay (of equal values, the first in depth-first
+/// order), and at each level the children that do not become one
+/// "N smaller" node (never more than one per parent; an earlier fold's
+/// node is folded again with its count). Nodes of no size fold too.
 pub fn fold(root: &mut Node, budget: usize) {
     let mut values = Vec::new();
     collect(root, &mut values);
-    let min = if values.len() <= budget {
-        1
+    let (min, mut ties) = if values.len() <= budget {
+        (1, usize::MAX)
     } else {
         values.sort_unstable_by(|a, b| b.cmp(a));
-        values[budget.max(1) - 1].max(1)
+        let min = values[budget.max(1) - 1].max(1);
+        // Of the nodes of exactly `min`, only as many as the budget has
+        // room for after the larger ones: a process of 60,000 mappings of
+        // one page each would otherwise keep them all.
+        let above = values.iter().take_while(|&&v| v > min).count();
+        (min, budget.saturating_sub(above))
     };
-    fold_below(root, min);
+    fold_below(root, min, &mut ties);
 }
 
 fn collect(n: &Node, out: &mut Vec<u64>) {
@@ -184,24 +196,36 @@ fn collect(n: &Node, out: &mut Vec<u64>) {
     }
 }
 
-fn fold_below(n: &mut Node, min: u64) {
-    let (keep, small): (Vec<Node>, Vec<Node>) = std::mem::take(&mut n.children)
-        .into_iter()
-        .partition(|c| c.value >= min && c.kind != Kind::Smaller);
+fn fold_below(n: &mut Node, min: u64, ties: &mut usize) {
+    let mut keep = Vec::new();
+    let mut small = Vec::new();
+    for c in std::mem::take(&mut n.children) {
+        let kept = c.kind != Kind::Smaller && (c.value > min || (c.value == min && *ties > 0));
+        if kept && c.value == min && *ties != usize::MAX {
+            *ties -= 1;
+        }
+        if kept {
+            keep.push(c);
+        } else {
+            small.push(c);
+        }
+    }
     n.children = keep;
     for c in &mut n.children {
-        fold_below(c, min);
+        fold_below(c, min, ties);
     }
     if !small.is_empty() {
         let value = small.iter().map(|c| c.value).fold(0u64, u64::saturating_add);
         let dirty = small.iter().map(|c| c.dirty).try_fold(0u64, |a, d| Some(a.saturating_add(d?)));
+        let folded = small.iter().map(|c| if c.kind == Kind::Smaller { c.folded } else { 1 }).sum();
         n.children.push(Node {
             kind: Kind::Smaller,
-            label: format!("{} smaller", small.len()),
+            label: format!("{folded} smaller"),
             value,
             dirty,
             delta: small.iter().map(|c| c.delta).try_fold(0i128, |a, d| Some(a + d?)),
             pid: None,
+            folded,
             children: Vec::new(),
         });
     }
@@ -239,8 +263,30 @@ mod tests {
             dirty: None,
             delta: None,
             pid: None,
+            folded: 0,
             children,
         }
+    }
+
+    #[test]
+    fn nodes_of_equal_size_fold_too_and_a_second_fold_keeps_the_count() {
+        // One process of 1,000 one-page mappings: all equal.
+        let leaves: Vec<Node> = (0..1000).map(|_| n(4096, vec![])).collect();
+        let mut root = n(4096 * 1000, vec![n(4096 * 1000, leaves)]);
+        fold(&mut root, 64);
+        assert!(count(&root) <= 66, "{} nodes", count(&root));
+        let kids = &root.children[0].children;
+        let last = kids.last().unwrap();
+        assert_eq!(last.kind, Kind::Smaller);
+        assert_eq!(kids.len() - 1 + last.folded, 1000);
+        assert_eq!(kids.iter().map(|c| c.value).sum::<u64>(), 4096 * 1000);
+        // Folded again to fewer: the new node counts what the old one held.
+        fold(&mut root, 8);
+        let kids = &root.children[0].children;
+        let last = kids.last().unwrap();
+        assert!(count(&root) <= 10, "{} nodes", count(&root));
+        assert_eq!(last.label, format!("{} smaller", 1000 - (kids.len() - 1)));
+        assert_eq!(kids.iter().map(|c| c.value).sum::<u64>(), 4096 * 1000);
     }
 
     #[test]
