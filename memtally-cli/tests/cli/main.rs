@@ -89,6 +89,8 @@ mod report;
 #[cfg(target_os = "linux")]
 mod report_budget;
 #[cfg(target_os = "linux")]
+mod report_columns;
+#[cfg(target_os = "linux")]
 mod report_exact;
 #[cfg(target_os = "linux")]
 mod schemas;

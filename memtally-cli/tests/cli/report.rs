@@ -99,8 +99,8 @@ pub(crate) fn rows(dom: &str) -> std::collections::HashMap<u64, Vec<i64>> {
 }
 
 /// Every process of the JSON is a row whose PSS, USS and swap cells are
-/// the JSON's figures (columns: pid, PSS, USS, dirty, swap, footprint,
-/// RSS); the footprint is the JSON's `pss_anon + swap_pss`.
+/// the JSON's figures (columns: pid, PSS, USS, dirty, SWAP PSS, FOOTPRINT
+/// PSS, RSS): `swap_pss + shmem_swap` and `pss_anon + swap_pss`, as `top`.
 fn assert_rows_match(dom: &str, json: &Value) {
     let rows = rows(dom);
     let procs = json["processes"].as_array().unwrap();
@@ -121,7 +121,11 @@ fn assert_rows_match(dom: &str, json: &Value) {
             (Some(a), Some(s)) => a + s,
             _ => -1,
         };
-        assert_eq!(cells[4], fig("swap"), "pid {pid}: swap");
+        let swap_pss = match (t["swap_pss"].as_i64(), t["shmem_swap"].as_i64()) {
+            (None, None) => -1,
+            (a, b) => a.unwrap_or(0) + b.unwrap_or(0),
+        };
+        assert_eq!(cells[4], swap_pss, "pid {pid}: SWAP PSS");
         assert_eq!(cells[5], footprint, "pid {pid}: footprint");
         assert_eq!(cells[6], fig("rss"), "pid {pid}: RSS");
     }
@@ -184,7 +188,7 @@ fn a_fragment_drills_down_to_the_process_and_the_path_leads_back() {
     let m = g.captures(&dom).expect("zoomed")[1].to_string();
     assert_ne!(m.split(' ').next(), Some("1"), "{m}");
     let labels = dom.split(r#"<g id="tm-labels">"#).nth(1).unwrap().split("</g>").next().unwrap();
-    assert!(labels.contains("file_code"), "{labels}");
+    assert!(labels.contains("file code"), "{labels}");
     let crumbs = Regex::new(r#"<p id="crumbs"[^>]*>(.*?)</p>"#).unwrap().captures(&dom).unwrap()[1]
         .to_string();
     assert!(crumbs.contains(r##"href="#n0""##) && crumbs.contains("all processes"), "{crumbs}");

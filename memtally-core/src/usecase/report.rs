@@ -254,7 +254,8 @@ pub fn live(
     notes.extend(
         top.notes().into_iter().filter(|n| matches!(n, Note::NoPssDirty | Note::PssShmem { .. })),
     );
-    let snapshot = taken.snapshot;
+    let mut snapshot = taken.snapshot;
+    from_top(&mut snapshot, &top.scan.processes);
     let groups = groups(&snapshot, &unread, by, &cgroup_of);
     // The GPU and cgroup views are what `gpu` and `cgroup` show, read only
     // where they have something to say: a failure of theirs leaves the
@@ -278,6 +279,25 @@ pub fn live(
         vmmap: None,
         summarized,
     })
+}
+
+/// What the full read of a process does not give and `top`'s read of it
+/// did, so the page's SWAP PSS and FOOTPRINT PSS are `top`'s figures: the
+/// process's share of the selection's swapped shared memory (an analysis
+/// over every process, `top`'s alone), and, where the rollup was dropped
+/// (read at another instant than smaps, whose mappings carry no
+/// Pss_Anon), the Pss_Anon of the rollup `top` read.
+fn from_top(snapshot: &mut Snapshot, top: &[ProcMemory]) {
+    let by_pid: HashMap<u32, &ProcMemory> = top.iter().map(|p| (p.info.pid, p)).collect();
+    for p in &mut snapshot.processes {
+        let Some(t) = p.pid.and_then(|pid| by_pid.get(&pid)) else { continue };
+        if p.totals.shmem_swap.is_none() {
+            p.totals.shmem_swap = t.sizes.shmem_swap;
+        }
+        if p.totals.pss_anon.is_none() {
+            p.totals.pss_anon = t.sizes.pss_anon;
+        }
+    }
 }
 
 /// The full read of `pids`, on as many threads as the machine has (up

@@ -4,6 +4,7 @@
 //! be read in detail, drawn hatched). Small nodes are folded, per level,
 //! into one "N smaller" node so the page stays within its size budget.
 
+use memtally_core::analyze::category::Category;
 use memtally_core::model::snapshot::{SnapProcess, SnapshotKind};
 use memtally_core::model::{Figure, Sizes};
 use memtally_core::usecase::report::Report;
@@ -94,7 +95,8 @@ fn process(p: &SnapProcess, k: SnapshotKind) -> Node {
         .categories
         .iter()
         .map(|c| {
-            let mut cat = leaf(Kind::Category, c.key.clone(), &c.sizes, k);
+            let label = category_label(&c.key, k).to_string();
+            let mut cat = leaf(Kind::Category, label, &c.sizes, k);
             cat.children = p
                 .regions
                 .iter()
@@ -105,6 +107,17 @@ fn process(p: &SnapProcess, k: SnapshotKind) -> Node {
         })
         .collect();
     n
+}
+
+/// A category as `show` prints it (`file read-only data`); a vmmap
+/// region type as it is.
+pub fn category_label(key: &str, kind: SnapshotKind) -> &str {
+    match kind {
+        SnapshotKind::Linux => {
+            Category::ALL.iter().find(|c| c.key() == key).map_or(key, |c| c.label())
+        }
+        SnapshotKind::Vmmap => key,
+    }
 }
 
 /// `comm (pid)`, or the command when the source gives no comm.
