@@ -30,7 +30,7 @@ Examples:
   memtally report --tree PID -o browser.html     a browser and its children
   memtally report --proc-root DIR -o r.html      a recorded tree (memtally capture)
   memtally report --input a.json -o a.html       a snapshot, vmmap output, or a report page
-  memtally report --redact -o share.html         arguments, user names, home paths replaced
+  memtally report --redact -o share.html         arguments, users, host, private paths replaced
   memtally report --diff a.json b.json -o g.html  what grew: treemap coloured by growth
   memtally diff report.html later.json           the page carries its snapshot")]
 pub struct ReportArgs {
@@ -74,9 +74,11 @@ pub struct ReportArgs {
     #[arg(long, value_name = "auto|N|all", default_value = "auto", value_parser = parse_detail)]
     pub detail: Detail,
 
-    /// Replace command-line arguments, user names and paths under home directories with
-    /// stable placeholders (`<arg1>`, `<user1>`, `~/<path1>`), and the names in user cgroups
-    /// (`user-<uid1>.slice/<unit1>.scope`); the page says it is redacted.
+    /// Replace command-line arguments, user names, the host name, paths under home
+    /// directories, names of temporary files and shared memory (`/tmp`, `/dev/shm`, `memfd:`)
+    /// and names of programs not run from a system path with stable placeholders (`<arg1>`,
+    /// `<user1>`, `<host>`, `~/<path1>`, `/tmp/<path2>`, `<prog1>`), and the names in user
+    /// cgroups (`user-<uid1>.slice/<unit1>.scope`); the page says it is redacted.
     #[arg(long)]
     pub redact: bool,
 

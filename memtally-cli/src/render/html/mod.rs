@@ -190,7 +190,7 @@ fn body(
     .collect();
     let _ = write!(b, r#"<p class="meta">{}</p>"#, esc(&facts.join(" · ")));
     let privacy = if info.redacted {
-        r#"<p class="meta redacted" id="privacy" data-redacted="yes">Redacted: command-line arguments, user names and paths under home directories are placeholders.</p>"#
+        r#"<p class="meta redacted" id="privacy" data-redacted="yes">Redacted: command-line arguments, user names, the host name, paths under home directories, the names of temporary files and shared memory objects, and the names of programs not installed on the system are placeholders.</p>"#
     } else {
         r#"<p class="meta" id="privacy" data-redacted="no">Not redacted: this page holds command lines, user names and paths (memtally report --redact replaces them).</p>"#
     };
