@@ -66,11 +66,11 @@ pub struct ReportArgs {
     pub diff: Vec<PathBuf>,
 
     /// Which processes to read in full (smaps: categories and mappings), the largest by PSS;
-    /// the others by their smaps_rollup totals (a note says how many). `auto`: up to 25 whose
-    /// mappings add up to at most 2,000 and RSS to a quarter of all (a process of more is passed
-    /// over, so the page costs about what `top --all` does; processes named by PID are all read
-    /// in full; a recorded tree: the 25 largest); N: the N
-    /// largest, whatever they cost; `all`: every one.
+    /// the others by their smaps_rollup totals (a note says how many). `auto`: the largest
+    /// always, then the next largest (up to 25) while they add up to at most 2,000 mappings and
+    /// a quarter of all RSS: the budget cuts the tail, never the head (processes named by PID are
+    /// all read in full; a recorded tree: the 25 largest); N: the N largest, whatever they cost;
+    /// `all`: every one.
     #[arg(long, value_name = "auto|N|all", default_value = "auto", value_parser = parse_detail)]
     pub detail: Detail,
 

@@ -645,12 +645,13 @@ fn recorded_zram_and_zswap_are_seen_and_a_negative_remainder_is_marked() {
     assert!(seen > 0, "a process with Pss_Anon and SwapPss");
 }
 
-/// The default `--detail auto`: the largest process, of 3,000 mappings
-/// (more than the 2,000 the page reads in full), is passed over and left
-/// to its rollup; the smaller one after it is read in full. `--detail 2`
-/// reads both, whatever they cost.
+/// The default `--detail auto`: the largest process is read in full even
+/// of 3,000 mappings (more than the 2,000 the budget holds): it is the
+/// one a user opens the page for; the budget cuts the tail after it, so
+/// the smaller one is left to its rollup. `--detail 2` reads both,
+/// whatever they cost.
 #[test]
-fn the_default_detail_passes_over_a_process_of_many_mappings() {
+fn the_default_detail_reads_the_largest_in_full_and_cuts_the_tail() {
     let many = crate::support::lone::spawn_mapper(3000, None);
     let small = lone(4 << 20);
     let (m, s) = (many.child.0.id(), small.child.0.id());
@@ -687,8 +688,8 @@ fn the_default_detail_passes_over_a_process_of_many_mappings() {
         |v: &[(u64, String, u64)], pid: u32| v.iter().find(|p| p.0 == pid as u64).cloned().unwrap();
     let (big, little) = (by(&auto, m), by(&auto, s));
     assert!(big.2 > little.2, "the mapper is the larger: {auto:?}");
-    assert_eq!(big.1, "smaps_rollup", "passed over: {auto:?}");
-    assert_eq!(little.1, "smaps", "read in full: {auto:?}");
+    assert_eq!(big.1, "smaps", "the largest, read in full: {auto:?}");
+    assert_eq!(little.1, "smaps_rollup", "past the budget: {auto:?}");
     let both = sources(&report(dir.path(), "both.html", &["--name", &name, "--detail", "2"]));
     assert!(both.iter().all(|p| p.1 == "smaps"), "{both:?}");
     let named = sources(&report(dir.path(), "named.html", &["--pid", &pids]));

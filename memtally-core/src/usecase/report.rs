@@ -72,16 +72,16 @@ pub enum Detail {
     All,
     /// The N largest by PSS, whatever their smaps costs.
     Largest(usize),
-    /// The largest by PSS, at most `processes` of them, whose mappings
-    /// (their `maps` lines) add up to at most `mappings` and whose
-    /// resident bytes to at most a quarter of every process's (or 64 MiB,
-    /// the more of the two): a process
-    /// of more than what is left is passed over (its rollup totals only)
-    /// and the next one tried. On a recorded tree (no kernel to walk
-    /// page tables) only `processes` holds. What a full read costs is its mappings (the
-    /// kernel writes some 25 lines of smaps for each, memtally parses and
-    /// draws them); one process of 20,000 mappings would cost the page
-    /// ten times `top`'s whole read.
+    /// The largest by PSS, in order: the largest always, then each next
+    /// one while the ones taken, it included, have at most `processes`
+    /// processes, `mappings` mappings (their `maps` lines) and a quarter
+    /// of every process's resident bytes (or 64 MiB, the more of the
+    /// two); the first that does not fit ends the list. The budget cuts
+    /// the long tail, never the head: the largest processes are the ones
+    /// a user opens the page for, whatever their smaps costs. On a
+    /// recorded tree (no kernel to walk page tables) only `processes`
+    /// holds. What a full read costs is its mappings (the kernel writes
+    /// some 25 lines of smaps for each, memtally parses and draws them).
     Budget {
         /// At most this many processes.
         processes: usize,
@@ -92,9 +92,8 @@ pub enum Detail {
 
 /// `report`'s default: the 25 largest processes, 2,000 mappings and a
 /// quarter of the resident bytes in all.
-/// Measured (docs/benchmarks.md): a page of every process in about the
-/// time of `top` of every process as JSON plus a fraction, with real categories
-/// for the largest processes of ordinary size.
+/// Measured (docs/benchmarks.md): a page of every process costs `top` of
+/// every process as JSON plus the full read of the largest ones.
 pub const DEFAULT_DETAIL: Detail = Detail::Budget { processes: 25, mappings: 2_000 };
 
 /// The share of all processes' resident bytes a budget reads in full:
@@ -104,10 +103,6 @@ const RSS_SHARE: u64 = 4;
 /// Resident bytes a budget may read in full whatever the share: a page
 /// of a few small processes reads them all.
 const RSS_FLOOR: u64 = 64 << 20;
-
-/// Candidates looked at per process a budget reads in full: bounds the
-/// `maps` reads when most of the largest processes are too big.
-const BUDGET_LOOKS: usize = 4;
 
 /// The PIDs to read in full out of `readable` (largest first), or `None`
 /// for every one.
@@ -121,29 +116,25 @@ fn chosen(root: &ProcRoot, readable: &[&ProcMemory], detail: Detail) -> Option<V
             chosen(root, readable, Detail::Largest(processes))
         }
         Detail::Budget { processes, mappings } => {
-            let mut left = mappings;
             // The kernel walks a process's page tables for its smaps as for
             // its rollup (and the full read reads both): the resident
             // bytes read in full, at most a quarter of all that `top` read.
             let all_rss: u64 = readable.iter().filter_map(|p| p.sizes.rss).sum();
-            let mut rss_left = (all_rss / RSS_SHARE).max(RSS_FLOOR);
+            let rss_budget = (all_rss / RSS_SHARE).max(RSS_FLOOR);
+            let (mut maps, mut rss) = (0usize, 0u64);
             let mut pids = Vec::new();
-            for p in readable.iter().take(processes.saturating_mul(BUDGET_LOOKS)) {
-                if pids.len() == processes {
+            for p in readable.iter().take(processes) {
+                // Unknown (a recorded tree without maps): counted as none,
+                // as a tree is read without the kernel's cost.
+                let n = root.mappings_up_to(p.info.pid, mappings.saturating_sub(maps)).unwrap_or(0);
+                let r = p.sizes.rss.unwrap_or(0);
+                let fits = maps + n <= mappings && rss + r <= rss_budget;
+                if !fits && !pids.is_empty() {
                     break;
                 }
-                let rss = p.sizes.rss.unwrap_or(0);
-                if rss > rss_left {
-                    continue;
-                }
-                // Unknown (a recorded tree without maps): read in full, as
-                // a tree is read without the kernel's cost.
-                let n = root.mappings_up_to(p.info.pid, left).unwrap_or(0);
-                if n <= left {
-                    left -= n;
-                    rss_left -= rss;
-                    pids.push(p.info.pid);
-                }
+                maps += n;
+                rss += r;
+                pids.push(p.info.pid);
             }
             (pids.len() < readable.len()).then_some(pids)
         }

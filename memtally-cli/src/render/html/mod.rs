@@ -114,7 +114,7 @@ pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
     if report.summarized > 0 {
         let full = report.snapshot.processes.len() - report.summarized;
         notes.push(format!(
-            "{} read in full (smaps: categories and mappings), the largest by PSS; the other {} are in these figures by their smaps_rollup totals, without categories or mappings (by default up to 2,000 mappings and a quarter of the resident bytes in all are read, a process of more is passed over; memtally report --detail N or --detail all reads more)",
+            "{} read in full (smaps: categories and mappings), the largest by PSS; the other {} are in these figures by their smaps_rollup totals, without categories or mappings (by default the largest always, then the next largest while they add up to at most 2,000 mappings and a quarter of the resident bytes; memtally report --detail N or --detail all reads more)",
             plural(full, "process was", "processes were"),
             plural(report.summarized, "process", "processes"),
         ));
