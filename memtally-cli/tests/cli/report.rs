@@ -221,26 +221,32 @@ fn no_request_leaves_the_page() {
     assert!(dom.contains(r#"data-node="n0""#));
 }
 
+/// The first screen (1280x800) is the headline and the treemap: its
+/// clean and dirty boxes are on it, the waterfall (its free part) is not;
+/// the waterfall follows, further down the page.
 #[test]
-fn the_screenshot_shows_the_picture_and_its_legend() {
+fn the_first_screen_shows_the_treemap_and_the_waterfall_follows() {
     let Some(bin) = chromium() else { return };
     let dir = tempfile::tempdir().unwrap();
     let page = report(dir.path(), "chromium.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
-    let shot = dir.path().join("shot.png");
-    headless(
-        &bin,
-        &url(&page, ""),
-        &[&format!("--screenshot={}", shot.display()), "--window-size=1280,900"],
-    );
-    let colours = colours(&shot);
-    assert!(colours.len() > 50, "only {} colours: blank?", colours.len());
-    // The treemap's clean and dirty ends and the waterfall's free part are drawn
-    // (legend swatches and boxes in those colours).
-    for (name, c) in
-        [("clean", (0x8a, 0xb8, 0xe6)), ("dirty", (0xd6, 0x27, 0x28)), ("free", (0x8f, 0xd1, 0x9e))]
-    {
-        assert!(has_colour(&colours, c), "no {name} pixel in the screenshot");
+    let shot = |name: &str, size: &str| {
+        let file = dir.path().join(name);
+        headless(
+            &bin,
+            &url(&page, ""),
+            &[&format!("--screenshot={}", file.display()), &format!("--window-size={size}")],
+        );
+        colours(&file)
+    };
+    let first = shot("first.png", "1280,800");
+    assert!(first.len() > 50, "only {} colours: blank?", first.len());
+    for (name, c) in [("clean", (0x8a, 0xb8, 0xe6)), ("dirty", (0xd6, 0x27, 0x28))] {
+        assert!(has_colour(&first, c), "no {name} pixel on the first screen");
     }
+    let free = (0x8f, 0xd1, 0x9e);
+    assert!(!has_colour(&first, free), "the waterfall follows the treemap");
+    let whole = shot("whole.png", "1280,2400");
+    assert!(has_colour(&whole, free), "no waterfall (free) pixel on the page");
 }
 
 /// The distinct colours of a PNG's pixels.

@@ -62,6 +62,20 @@ pub struct Report {
     /// Processes in the snapshot by their rollup totals only (no
     /// categories, no mappings): those past `live`'s `detail`.
     pub summarized: usize,
+    /// The largest programs by PSS, at most [`HEADLINE_PROGRAMS`], as
+    /// `top --by program` groups them (whatever `by` is): the page's
+    /// headline names them.
+    pub programs: Vec<ReportGroup>,
+}
+
+/// How many programs the page's headline names.
+pub const HEADLINE_PROGRAMS: usize = 3;
+
+/// The largest programs of `snapshot`, for the headline.
+fn largest_programs(snapshot: &Snapshot, unread: &[Unread]) -> Vec<ReportGroup> {
+    let mut programs = groups(snapshot, unread, ReportBy::Program, &HashMap::new());
+    programs.truncate(HEADLINE_PROGRAMS);
+    programs
 }
 
 /// Which processes [`live`] reads in full (smaps: categories and
@@ -257,7 +271,9 @@ pub fn live(
     });
     let cgroups = (by == ReportBy::Cgroup)
         .then(|| cgroups(root, &CgroupOptions::default(), &Silent).map_err(|e| e.to_string()));
+    let programs = largest_programs(&snapshot, &unread);
     Ok(Report {
+        programs,
         snapshot,
         notes,
         unread,
@@ -379,6 +395,7 @@ pub fn of_snapshot(snapshot: Snapshot, by: ReportBy) -> Report {
     let machine = machine_of(&snapshot);
     let groups = groups(&snapshot, &[], by, &HashMap::new());
     Report {
+        programs: largest_programs(&snapshot, &[]),
         machine_from_file: machine.is_some(),
         snapshot,
         notes: Vec::new(),

@@ -195,7 +195,11 @@ fn body(
         r#"<p class="meta" id="privacy" data-redacted="no">Not redacted: this page holds command lines, user names and paths (memtally report --redact replaces them).</p>"#
     };
     b.push_str(privacy);
-    b.push_str(r##"<nav class="noprint"><a href="#machine">machine</a><a href="#map">treemap</a><a href="#processes">processes</a><a href="#details">details</a><a href="#notes">notes</a><a href="#data">data</a></nav></header>"##);
+    b.push_str(r##"<nav class="noprint"><a href="#map">treemap</a><a href="#machine">machine</a><a href="#processes">processes</a><a href="#details">details</a><a href="#notes">notes</a><a href="#data">data</a></nav></header>"##);
+    b.push_str(&headline(report));
+    // The treemap first: of growth on a diff page, else of where the
+    // memory is; then the notes and the machine.
+    b.push_str(&map(report, root, diff));
     for n in notes.iter().chain(&s.notes) {
         let _ = write!(b, r#"<p class="note">{}</p>"#, esc(n));
     }
@@ -241,8 +245,68 @@ fn body(
         None => b.push_str("<p>No machine picture: it needs every process and the machine's meminfo (a live read of everything, or a snapshot that recorded them).</p>"),
     }
     b.push_str("</section>");
-    // The treemap: of growth on a diff page, else of where the memory is.
+    rest(b, report, notes)
+}
+
+/// The page's first line: the selection's PSS (resident for vmmap), its
+/// dirty share, and the three largest programs (a vmmap text's largest
+/// region types), from the report's own figures.
+fn headline(report: &Report) -> String {
+    let s = &report.snapshot;
     let kind = s.kind;
+    let vmmap = kind == memtally_core::model::snapshot::SnapshotKind::Vmmap;
+    let area = s.totals.figure(tree::area_figure(kind));
+    let mut parts = vec![format!(
+        "<b>{} {}</b> in {}",
+        if vmmap { "Resident" } else { "PSS" },
+        area.map_or_else(|| "-".to_string(), human),
+        plural(s.processes.len() + report.unread.len(), "process", "processes")
+    )];
+    if let (Some(d), Some(a)) = (tree::dirty_of(&s.totals, kind), area.filter(|&a| a > 0)) {
+        parts.push(format!(
+            "{:.0}% dirty ({} {})",
+            100.0 * d as f64 / a as f64,
+            esc(tables::dirty_name(report)),
+            human(d)
+        ));
+    }
+    let share = |v: u64| match area.filter(|&a| a > 0) {
+        Some(a) => format!(" ({:.0}%)", 100.0 * v as f64 / a as f64),
+        None => String::new(),
+    };
+    let largest: Vec<String> = if vmmap {
+        let mut types: Vec<_> = s.processes.iter().flat_map(|p| &p.categories).collect();
+        types.sort_by_key(|c| std::cmp::Reverse(c.sizes.figure(tree::area_figure(kind))));
+        types
+            .iter()
+            .take(memtally_core::usecase::report::HEADLINE_PROGRAMS)
+            .map(|c| {
+                let v = c.sizes.figure(tree::area_figure(kind)).unwrap_or(0);
+                format!("{} {}{}", esc(&c.key), human(v), share(v))
+            })
+            .collect()
+    } else {
+        report
+            .programs
+            .iter()
+            .map(|g| {
+                let v = g.totals.figure(tree::area_figure(kind)).unwrap_or(0);
+                format!("{} {}{}", esc(&g.key), human(v), share(v))
+            })
+            .collect()
+    };
+    if !largest.is_empty() {
+        let what = if vmmap { "largest region types" } else { "largest programs" };
+        parts.push(format!("{what}: {}", largest.join(", ")));
+    }
+    format!(r#"<p id="headline">{}</p>"#, parts.join(" · "))
+}
+
+/// The treemap's section: of growth on a diff page, else of where the
+/// memory is.
+fn map(report: &Report, root: &tree::Node, diff: Option<&Diff>) -> String {
+    let kind = report.snapshot.kind;
+    let mut b = String::new();
     if let Some(d) = diff {
         let area = if kind == memtally_core::model::snapshot::SnapshotKind::Vmmap {
             "resident"
@@ -254,7 +318,7 @@ fn body(
             svg::treemap(root, "dirty", area)
         );
         let _ = write!(b, r#"<div id="map">{}</div>"#, growth::section(d, &map));
-        return rest(b, report, notes);
+        return b;
     }
     let area = if kind == memtally_core::model::snapshot::SnapshotKind::Vmmap {
         "resident"
@@ -271,7 +335,7 @@ fn body(
     b.push_str(r#"<p id="crumbs" class="noprint"></p><p id="sel"></p>"#);
     b.push_str(&svg::treemap(root, dirty, area));
     b.push_str("</section>");
-    rest(b, report, notes)
+    b
 }
 
 /// The sections after the treemap: every process, details, the machine's

@@ -189,6 +189,12 @@ pub fn redact(report: &mut Report, diff: Option<&mut Diff>) {
             }
         };
     }
+    for g in &mut report.programs {
+        let procs = &report.snapshot.processes;
+        let system = g.processes.iter().all(|&i| system_program(&procs[i].command))
+            && g.unread.iter().all(|&i| system_program(&report.unread[i].command));
+        g.key = p.program(&g.key, system);
+    }
     if let Some(host) = &mut report.snapshot.host {
         *host = "<host>".into();
     }
