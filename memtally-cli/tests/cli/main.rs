@@ -97,6 +97,8 @@ mod report_headline;
 #[cfg(target_os = "linux")]
 mod report_redact;
 #[cfg(target_os = "linux")]
+mod report_vmmap;
+#[cfg(target_os = "linux")]
 mod schemas;
 #[cfg(target_os = "linux")]
 mod screen;

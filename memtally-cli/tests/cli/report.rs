@@ -381,7 +381,7 @@ fn a_vmmap_file_becomes_a_page_of_its_region_types() {
     let html = std::fs::read_to_string(&page).unwrap();
     let json = embedded(&page);
     assert_eq!(json["kind"], "vmmap");
-    assert!(html.contains("Area: resident"));
+    assert!(html.contains("Area: footprint"));
     // vmmap's own view: the footprint and every type by purgeable state.
     let vm = crate::support::run_json(&["vmmap", file.to_str().unwrap(), "--format", "json"]);
     let fp = vm["footprint_total"]["footprint"].as_u64().expect("a footprint");
@@ -389,10 +389,11 @@ fn a_vmmap_file_becomes_a_page_of_its_region_types() {
     assert!(html.contains(r#"<table id="vmmap-purge""#));
     // The region types are the process's boxes (machine n0, group n1, process n2).
     assert!(html.contains(r#"class="k-category" data-parent="n2" data-depth="3""#));
-    // Every type with resident bytes (those without fold into "N smaller").
-    let types = json["processes"][0]["categories"].as_array().unwrap();
-    for c in types.iter().filter(|c| c["rss"].as_u64() > Some(0)) {
-        let key = c["category"].as_str().unwrap();
+    // Every type with a footprint (those without fold into "N smaller").
+    for t in
+        vm["footprint"].as_array().unwrap().iter().filter(|t| t["footprint"].as_u64() > Some(0))
+    {
+        let key = t["region_type"].as_str().unwrap();
         assert!(html.contains(&format!(r#"data-label="{key}""#)), "{key}");
     }
 }

@@ -111,6 +111,10 @@ fn embedded(report: &Report, notes: &[String], budget: u64) -> (String, Option<S
 /// the treemap is the growth one and the growth tables come with it.
 pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
     let mut notes = words(&report.notes);
+    // A saved vmmap text's warnings, as `memtally vmmap` prints them.
+    if let Some(v) = &report.vmmap {
+        notes.extend(crate::render::vmmap::warning_lines(v));
+    }
     if report.summarized > 0 {
         let full = report.snapshot.processes.len() - report.summarized;
         notes.push(format!(
@@ -196,7 +200,7 @@ fn body(
     };
     b.push_str(privacy);
     b.push_str(r##"<nav class="noprint"><a href="#map">treemap</a><a href="#machine">machine</a><a href="#processes">processes</a><a href="#details">details</a><a href="#notes">notes</a><a href="#data">data</a></nav></header>"##);
-    b.push_str(&headline(report));
+    b.push_str(&headline(report, root));
     // The treemap first: of growth on a diff page, else of where the
     // memory is; then the notes and the machine.
     b.push_str(&map(report, root, diff));
@@ -251,18 +255,39 @@ fn body(
 /// The page's first line: the selection's PSS (resident for vmmap), its
 /// dirty share, and the three largest programs (a vmmap text's largest
 /// region types), from the report's own figures.
-fn headline(report: &Report) -> String {
+fn headline(report: &Report, root: &tree::Node) -> String {
     let s = &report.snapshot;
     let kind = s.kind;
     let vmmap = kind == memtally_core::model::snapshot::SnapshotKind::Vmmap;
-    let area = s.totals.figure(tree::area_figure(kind));
+    // vmmap: the footprint the treemap draws (its root's area).
+    let area = match vmmap {
+        true => Some(root.value),
+        false => s.totals.figure(tree::area_figure(kind)),
+    };
     let mut parts = vec![format!(
         "<b>{} {}</b> in {}",
-        if vmmap { "Resident" } else { "PSS" },
+        if vmmap { "Footprint" } else { "PSS" },
         area.map_or_else(|| "-".to_string(), human),
         plural(s.processes.len() + report.unread.len(), "process", "processes")
     )];
-    if let (Some(d), Some(a)) = (tree::dirty_of(&s.totals, kind), area.filter(|&a| a > 0)) {
+    // vmmap: the header's figure and memtally's check of it (the
+    // footprint is dirty bytes already: no dirty share).
+    if let Some(v) = &report.vmmap {
+        if let Some(p) = v.doc.header.physical_footprint {
+            let check = match &v.footprint_check {
+                Some(c) if c.agrees => ", memtally's the same within vmmap's rounding".to_string(),
+                Some(c) => format!(
+                    ", memtally's {} {} (see the vmmap section)",
+                    human(c.difference.unsigned_abs()),
+                    if c.difference > 0 { "less" } else { "more" }
+                ),
+                None => String::new(),
+            };
+            parts.push(format!("Physical footprint (vmmap's header) {}{check}", human(p)));
+        }
+    }
+    let dirty = tree::dirty_of(&s.totals, kind).filter(|_| !vmmap);
+    if let (Some(d), Some(a)) = (dirty, area.filter(|&a| a > 0)) {
         parts.push(format!(
             "{:.0}% dirty ({} {})",
             100.0 * d as f64 / a as f64,
@@ -275,15 +300,21 @@ fn headline(report: &Report) -> String {
         None => String::new(),
     };
     let largest: Vec<String> = if vmmap {
-        let mut types: Vec<_> = s.processes.iter().flat_map(|p| &p.categories).collect();
-        types.sort_by_key(|c| std::cmp::Reverse(c.sizes.figure(tree::area_figure(kind))));
+        // The types as the treemap draws them (under each process).
+        fn walk<'a>(n: &'a tree::Node, out: &mut Vec<&'a tree::Node>) {
+            match n.kind {
+                tree::Kind::Category => out.push(n),
+                _ => n.children.iter().for_each(|c| walk(c, out)),
+            }
+        }
+        let mut types: Vec<&tree::Node> = Vec::new();
+        walk(root, &mut types);
+        types.sort_by_key(|c| std::cmp::Reverse(c.value));
         types
             .iter()
+            .filter(|c| c.value > 0)
             .take(memtally_core::usecase::report::HEADLINE_PROGRAMS)
-            .map(|c| {
-                let v = c.sizes.figure(tree::area_figure(kind)).unwrap_or(0);
-                format!("{} {}{}", esc(&c.key), human(v), share(v))
-            })
+            .map(|c| format!("{} {}{}", esc(&c.label), human(c.value), share(c.value)))
             .collect()
     } else {
         report
@@ -321,14 +352,18 @@ fn map(report: &Report, root: &tree::Node, diff: Option<&Diff>) -> String {
         return b;
     }
     let area = if kind == memtally_core::model::snapshot::SnapshotKind::Vmmap {
-        "resident"
+        "footprint"
     } else {
         "PSS"
     };
     let dirty = tables::dirty_name(report);
     let _ = write!(
         b,
-        r#"<section id="map"><h2>Where the memory goes</h2><p>Area: {area}; colour: the {dirty} share. Machine → {} → process → category → mapping. Click to go down, the path above to go up; hover for figures.</p>"#,
+        r#"<section id="map"><h2>Where the memory goes</h2><p>Area: {}; colour: the {dirty} share. Machine → {} → process → category → mapping. Click to go down, the path above to go up; hover for figures.</p>"#,
+        match kind {
+            memtally_core::model::snapshot::SnapshotKind::Vmmap => "footprint (dirty + swapped, volatile purgeable left out, as memtally vmmap counts it)",
+            memtally_core::model::snapshot::SnapshotKind::Linux => "PSS",
+        },
         memtally_core::model::Named::name(report.by)
     );
     b.push_str(r#"<ul class="legend" id="legend"><li><span class="sw s-clean"></span>clean</li><li><span class="sw s-half"></span>half dirty</li><li><span class="sw s-dirty"></span>all dirty</li><li><span class="sw s-unk"></span>dirty unknown</li><li><span class="sw s-small"></span>N smaller, folded</li><li><span class="sw s-unread"></span>not readable (status RSS)</li></ul>"#);
@@ -381,7 +416,14 @@ fn rest(mut b: String, report: &Report, notes: &[String]) -> String {
     }
     b.push_str(r#"<section id="notes"><h2>Notes</h2>"#);
     if notes.is_empty() && s.notes.is_empty() {
-        b.push_str("<p>None: every selected process was read in full.</p>");
+        b.push_str(match kind {
+            memtally_core::model::snapshot::SnapshotKind::Linux => {
+                "<p>None: every selected process was read in full.</p>"
+            }
+            memtally_core::model::snapshot::SnapshotKind::Vmmap => {
+                "<p>None: every line of the input was read.</p>"
+            }
+        });
     }
     for n in notes.iter().chain(&s.notes) {
         let _ = write!(b, "<p>{}</p>", esc(n));

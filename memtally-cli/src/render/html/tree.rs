@@ -1,12 +1,14 @@
 //! The treemap's hierarchy: machine -> group -> process -> category ->
-//! mapping, each node's size the report's own figure (PSS; resident for
-//! vmmap input, which has no PSS; status RSS for a process that could not
-//! be read in detail, drawn hatched). Small nodes are folded, per level,
+//! mapping, each node's size the report's own figure (PSS; for vmmap
+//! input, which has no PSS, the footprint as `memtally vmmap` counts it;
+//! status RSS for a process that could not be read in detail, drawn
+//! hatched). Small nodes are folded, per level,
 //! into one "N smaller" node so the page stays within its size budget.
 
 use memtally_core::analyze::category::Category;
+use memtally_core::analyze::vmmap::{bucket_footprint, footprint_part, Bucket};
 use memtally_core::model::snapshot::{SnapProcess, SnapshotKind};
-use memtally_core::model::{Figure, Sizes};
+use memtally_core::model::{Figure, Purge, Sizes};
 use memtally_core::usecase::report::Report;
 
 /// What a node is.
@@ -88,9 +90,27 @@ fn leaf(kind: Kind, label: String, s: &Sizes, k: SnapshotKind) -> Node {
     }
 }
 
+/// A vmmap region's (or type's) footprint, as `memtally vmmap` counts
+/// it: dirty + swapped, volatile purgeable left out, owned unmapped
+/// memory at its resident size.
+fn vmmap_footprint(region_type: &str, purge: Purge, s: &Sizes) -> u64 {
+    bucket_footprint(region_type, purge, &Bucket { regions: 1, sizes: s.clone() }).unwrap_or(0)
+}
+
+/// The sum of `children`'s values.
+fn sum(children: &[Node]) -> u64 {
+    children.iter().map(|c| c.value).fold(0, u64::saturating_add)
+}
+
+/// The sum of `children`'s dirty bytes, where every one has them.
+fn sum_dirty(children: &[Node]) -> Option<u64> {
+    children.iter().map(|c| c.dirty).try_fold(0u64, |a, d| Some(a.saturating_add(d?)))
+}
+
 fn process(p: &SnapProcess, k: SnapshotKind) -> Node {
     let mut n = leaf(Kind::Process, label_of(p), &p.totals, k);
     n.pid = p.pid;
+    let vmmap = k == SnapshotKind::Vmmap;
     n.children = p
         .categories
         .iter()
@@ -101,11 +121,36 @@ fn process(p: &SnapProcess, k: SnapshotKind) -> Node {
                 .regions
                 .iter()
                 .filter(|r| r.category == c.key)
-                .map(|r| leaf(Kind::Mapping, r.path_label(), &r.sizes, k))
+                .map(|r| {
+                    let mut m = leaf(Kind::Mapping, r.path_label(), &r.sizes, k);
+                    if vmmap {
+                        let ty = r.region_type.as_deref().unwrap_or(&r.category);
+                        let purge = r.purge.unwrap_or_default();
+                        m.value = vmmap_footprint(ty, purge, &r.sizes);
+                        // The dirty bytes of the footprint: none of a
+                        // volatile region's.
+                        m.dirty = m.dirty.map(|d| footprint_part(purge, d));
+                    }
+                    m
+                })
                 .collect();
+            if vmmap {
+                // A type's footprint is its regions' (each by its own
+                // purge state); without regions (a summary), the type's.
+                if !cat.children.is_empty() {
+                    cat.value = sum(&cat.children);
+                    cat.dirty = sum_dirty(&cat.children);
+                } else {
+                    cat.value = vmmap_footprint(&c.key, Purge::Unmarked, &c.sizes);
+                }
+            }
             cat
         })
         .collect();
+    if vmmap {
+        n.value = sum(&n.children);
+        n.dirty = sum_dirty(&n.children);
+    }
     n
 }
 
@@ -153,6 +198,12 @@ pub fn build(report: &Report) -> Node {
                 }
             }));
             let mut n = leaf(Kind::Group, g.key.clone(), &g.totals, k);
+            if k == SnapshotKind::Vmmap {
+                // The footprint is drawn from the regions: the group's is
+                // its processes'.
+                n.value = sum(&children);
+                n.dirty = sum_dirty(&children);
+            }
             n.value = n.value.saturating_add(g.unread_rss);
             n.children = children;
             n
