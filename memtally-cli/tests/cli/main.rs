@@ -93,6 +93,8 @@ mod report_columns;
 #[cfg(target_os = "linux")]
 mod report_exact;
 #[cfg(target_os = "linux")]
+mod report_gpu;
+#[cfg(target_os = "linux")]
 mod report_headline;
 #[cfg(target_os = "linux")]
 mod report_redact;

@@ -248,8 +248,38 @@ fn body(
         }
         None => b.push_str("<p>No machine picture: it needs every process and the machine's meminfo (a live read of everything, or a snapshot that recorded them).</p>"),
     }
+    if let Some(Ok(g)) = &report.gpu {
+        b.push_str(&gpu_line(g));
+    }
     b.push_str("</section>");
     rest(b, report, notes)
+}
+
+/// GPU memory as a line of the machine: where its drivers say it lives.
+/// Device memory is outside MemTotal (not in the bar); system RAM is
+/// inside it, in the bar's drivers line where a driver reports its pool
+/// (amdgpu's GTT), else in `unexplained`.
+fn gpu_line(g: &memtally_core::analyze::gpu::GpuReport) -> String {
+    use memtally_core::analyze::gpu::Residence;
+    let parts: Vec<String> = g
+        .by_residence()
+        .into_iter()
+        .map(|(r, bytes)| {
+            let what = match r {
+                Some(Residence::SystemRam) => "in system RAM (inside MemTotal: in the bar's drivers line where the driver reports its pool, else in unexplained)",
+                Some(Residence::Device) => "in device memory (outside MemTotal: not in the bar)",
+                Some(Residence::Unknown) => "where the driver does not say",
+                None => "in dma-bufs no driver here exported",
+            };
+            format!(r#"<span data-v="{bytes}">{}</span> {what}"#, human(bytes))
+        })
+        .collect();
+    format!(
+        r##"<p id="gpu-machine">GPU memory: <b data-v="{}">{}</b> (<a href="#gpu">per process</a>): {}.</p>"##,
+        g.proportional,
+        human(g.proportional),
+        parts.join("; ")
+    )
 }
 
 /// The page's first line: the selection's PSS (resident for vmmap), its
@@ -326,6 +356,11 @@ fn headline(report: &Report, root: &tree::Node) -> String {
             })
             .collect()
     };
+    if let Some(Ok(g)) = report.gpu.as_ref().filter(|_| !vmmap) {
+        if g.proportional > 0 {
+            parts.push(format!("GPU memory {}", human(g.proportional)));
+        }
+    }
     if !largest.is_empty() {
         let what = if vmmap { "largest region types" } else { "largest programs" };
         parts.push(format!("{what}: {}", largest.join(", ")));
@@ -351,10 +386,11 @@ fn map(report: &Report, root: &tree::Node, diff: Option<&Diff>) -> String {
         let _ = write!(b, r#"<div id="map">{}</div>"#, growth::section(d, &map));
         return b;
     }
-    let area = if kind == memtally_core::model::snapshot::SnapshotKind::Vmmap {
-        "footprint"
-    } else {
-        "PSS"
+    let gpu = matches!(&report.gpu, Some(Ok(g)) if g.proportional > 0);
+    let area = match kind {
+        memtally_core::model::snapshot::SnapshotKind::Vmmap => "footprint",
+        memtally_core::model::snapshot::SnapshotKind::Linux if gpu => "PSS and GPU memory",
+        memtally_core::model::snapshot::SnapshotKind::Linux => "PSS",
     };
     let dirty = tables::dirty_name(report);
     let _ = write!(
@@ -362,6 +398,7 @@ fn map(report: &Report, root: &tree::Node, diff: Option<&Diff>) -> String {
         r#"<section id="map"><h2>Where the memory goes</h2><p>Area: {}; colour: the {dirty} share. Machine → {} → process → category → mapping. Click to go down, the path above to go up; hover for figures.</p>"#,
         match kind {
             memtally_core::model::snapshot::SnapshotKind::Vmmap => "footprint (dirty + swapped, volatile purgeable left out, as memtally vmmap counts it)",
+            memtally_core::model::snapshot::SnapshotKind::Linux if gpu => "PSS; beside the programs, GPU memory (as memtally gpu divides it) per process and where its driver says it lives: system RAM or device memory",
             memtally_core::model::snapshot::SnapshotKind::Linux => "PSS",
         },
         memtally_core::model::Named::name(report.by)

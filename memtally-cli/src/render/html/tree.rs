@@ -6,6 +6,7 @@
 //! into one "N smaller" node so the page stays within its size budget.
 
 use memtally_core::analyze::category::Category;
+use memtally_core::analyze::gpu::{GpuReport, Residence};
 use memtally_core::analyze::vmmap::{bucket_footprint, footprint_part, Bucket};
 use memtally_core::model::snapshot::{SnapProcess, SnapshotKind};
 use memtally_core::model::{Figure, Purge, Sizes};
@@ -23,6 +24,8 @@ pub enum Kind {
     Mapping,
     /// Siblings folded together to stay within the size budget.
     Smaller,
+    /// A process's GPU memory where its driver says it lives.
+    Gpu,
 }
 
 impl Kind {
@@ -35,6 +38,7 @@ impl Kind {
             Kind::Category => "category",
             Kind::Mapping => "mapping",
             Kind::Smaller => "smaller",
+            Kind::Gpu => "gpu",
         }
     }
 }
@@ -209,6 +213,10 @@ pub fn build(report: &Report) -> Node {
             n
         })
         .collect::<Vec<_>>();
+    let mut groups = groups;
+    if let Some(Ok(g)) = &report.gpu {
+        groups.extend(gpu_group(g));
+    }
     let value = groups.iter().map(|g| g.value).fold(0u64, u64::saturating_add);
     // Processes not read in detail have no dirty figure: the machine's is
     // that of the groups that have one.
@@ -223,6 +231,39 @@ pub fn build(report: &Report) -> Node {
         folded: 0,
         children: groups,
     }
+}
+
+/// The group of GPU memory, as `memtally gpu` counts it (shared clients
+/// and buffers divided among their holders): a box per process and place
+/// its driver says the memory lives (system RAM, device memory), beside
+/// the programs' PSS. `None` without GPU memory.
+fn gpu_group(g: &GpuReport) -> Option<Node> {
+    let mut children = Vec::new();
+    for p in &g.processes {
+        for (residence, bytes) in p.by_residence() {
+            let place = residence.map_or("dma-buf", Residence::label);
+            children.push(Node {
+                kind: Kind::Gpu,
+                label: format!("{} ({}) {place}", p.comm, p.pid),
+                value: bytes,
+                dirty: None,
+                delta: None,
+                pid: Some(p.pid),
+                folded: 0,
+                children: Vec::new(),
+            });
+        }
+    }
+    (g.proportional > 0).then(|| Node {
+        kind: Kind::Group,
+        label: "GPU memory".into(),
+        value: g.proportional,
+        dirty: None,
+        delta: None,
+        pid: None,
+        folded: 0,
+        children,
+    })
 }
 
 #[cfg(test)]
