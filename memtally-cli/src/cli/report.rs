@@ -30,7 +30,7 @@ Examples:
   memtally report --tree PID -o browser.html     a browser and its children
   memtally report --proc-root DIR -o r.html      a recorded tree (memtally capture)
   memtally report --input a.json -o a.html       a snapshot, vmmap output, or a report page
-  memtally report --redact -o share.html         arguments, user names, home paths replaced
+  memtally report --redact -o share.html         arguments, users, host, private paths replaced
   memtally report --diff a.json b.json -o g.html  what grew: treemap coloured by growth
   memtally diff report.html later.json           the page carries its snapshot")]
 pub struct ReportArgs {
@@ -66,17 +66,19 @@ pub struct ReportArgs {
     pub diff: Vec<PathBuf>,
 
     /// Which processes to read in full (smaps: categories and mappings), the largest by PSS;
-    /// the others by their smaps_rollup totals (a note says how many). `auto`: up to 25 whose
-    /// mappings add up to at most 2,000 and RSS to a quarter of all (a process of more is passed
-    /// over, so the page costs about what `top --all` does; processes named by PID are all read
-    /// in full; a recorded tree: the 25 largest); N: the N
-    /// largest, whatever they cost; `all`: every one.
+    /// the others by their smaps_rollup totals (a note says how many). `auto`: the largest
+    /// always, then the next largest (up to 25) while they add up to at most 2,000 mappings and
+    /// a quarter of all RSS: the budget cuts the tail, never the head (processes named by PID are
+    /// all read in full; a recorded tree: the 25 largest); N: the N largest, whatever they cost;
+    /// `all`: every one.
     #[arg(long, value_name = "auto|N|all", default_value = "auto", value_parser = parse_detail)]
     pub detail: Detail,
 
-    /// Replace command-line arguments, user names and paths under home directories with
-    /// stable placeholders (`<arg1>`, `<user1>`, `~/<path1>`), and the names in user cgroups
-    /// (`user-<uid1>.slice/<unit1>.scope`); the page says it is redacted.
+    /// Replace command-line arguments, user names, the host name, paths under home
+    /// directories, names of temporary files and shared memory (`/tmp`, `/dev/shm`, `memfd:`)
+    /// and names of programs not run from a system path with stable placeholders (`<arg1>`,
+    /// `<user1>`, `<host>`, `~/<path1>`, `/tmp/<path2>`, `<prog1>`), and the names in user
+    /// cgroups (`user-<uid1>.slice/<unit1>.scope`); the page says it is redacted.
     #[arg(long)]
     pub redact: bool,
 

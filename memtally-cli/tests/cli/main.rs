@@ -93,7 +93,19 @@ mod relro;
 #[cfg(target_os = "linux")]
 mod report;
 #[cfg(target_os = "linux")]
+mod report_budget;
+#[cfg(target_os = "linux")]
+mod report_columns;
+#[cfg(target_os = "linux")]
 mod report_exact;
+#[cfg(target_os = "linux")]
+mod report_gpu;
+#[cfg(target_os = "linux")]
+mod report_headline;
+#[cfg(target_os = "linux")]
+mod report_redact;
+#[cfg(target_os = "linux")]
+mod report_vmmap;
 #[cfg(target_os = "linux")]
 mod schemas;
 #[cfg(target_os = "linux")]

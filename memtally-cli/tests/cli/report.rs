@@ -99,8 +99,8 @@ pub(crate) fn rows(dom: &str) -> std::collections::HashMap<u64, Vec<i64>> {
 }
 
 /// Every process of the JSON is a row whose PSS, USS and swap cells are
-/// the JSON's figures (columns: pid, PSS, USS, dirty, swap, footprint,
-/// RSS); the footprint is the JSON's `pss_anon + swap_pss`.
+/// the JSON's figures (columns: pid, PSS, USS, dirty, SWAP PSS, FOOTPRINT
+/// PSS, RSS): `swap_pss + shmem_swap` and `pss_anon + swap_pss`, as `top`.
 fn assert_rows_match(dom: &str, json: &Value) {
     let rows = rows(dom);
     let procs = json["processes"].as_array().unwrap();
@@ -121,7 +121,11 @@ fn assert_rows_match(dom: &str, json: &Value) {
             (Some(a), Some(s)) => a + s,
             _ => -1,
         };
-        assert_eq!(cells[4], fig("swap"), "pid {pid}: swap");
+        let swap_pss = match (t["swap_pss"].as_i64(), t["shmem_swap"].as_i64()) {
+            (None, None) => -1,
+            (a, b) => a.unwrap_or(0) + b.unwrap_or(0),
+        };
+        assert_eq!(cells[4], swap_pss, "pid {pid}: SWAP PSS");
         assert_eq!(cells[5], footprint, "pid {pid}: footprint");
         assert_eq!(cells[6], fig("rss"), "pid {pid}: RSS");
     }
@@ -184,7 +188,7 @@ fn a_fragment_drills_down_to_the_process_and_the_path_leads_back() {
     let m = g.captures(&dom).expect("zoomed")[1].to_string();
     assert_ne!(m.split(' ').next(), Some("1"), "{m}");
     let labels = dom.split(r#"<g id="tm-labels">"#).nth(1).unwrap().split("</g>").next().unwrap();
-    assert!(labels.contains("file_code"), "{labels}");
+    assert!(labels.contains("file code"), "{labels}");
     let crumbs = Regex::new(r#"<p id="crumbs"[^>]*>(.*?)</p>"#).unwrap().captures(&dom).unwrap()[1]
         .to_string();
     assert!(crumbs.contains(r##"href="#n0""##) && crumbs.contains("all processes"), "{crumbs}");
@@ -217,26 +221,32 @@ fn no_request_leaves_the_page() {
     assert!(dom.contains(r#"data-node="n0""#));
 }
 
+/// The first screen (1280x800) is the headline and the treemap: its
+/// clean and dirty boxes are on it, the waterfall (its free part) is not;
+/// the waterfall follows, further down the page.
 #[test]
-fn the_screenshot_shows_the_picture_and_its_legend() {
+fn the_first_screen_shows_the_treemap_and_the_waterfall_follows() {
     let Some(bin) = chromium() else { return };
     let dir = tempfile::tempdir().unwrap();
     let page = report(dir.path(), "chromium.html", &["--proc-root", &repo_path(CHROMIUM_TREE)]);
-    let shot = dir.path().join("shot.png");
-    headless(
-        &bin,
-        &url(&page, ""),
-        &[&format!("--screenshot={}", shot.display()), "--window-size=1280,900"],
-    );
-    let colours = colours(&shot);
-    assert!(colours.len() > 50, "only {} colours: blank?", colours.len());
-    // The treemap's clean and dirty ends and the waterfall's free part are drawn
-    // (legend swatches and boxes in those colours).
-    for (name, c) in
-        [("clean", (0x8a, 0xb8, 0xe6)), ("dirty", (0xd6, 0x27, 0x28)), ("free", (0x8f, 0xd1, 0x9e))]
-    {
-        assert!(has_colour(&colours, c), "no {name} pixel in the screenshot");
+    let shot = |name: &str, size: &str| {
+        let file = dir.path().join(name);
+        headless(
+            &bin,
+            &url(&page, ""),
+            &[&format!("--screenshot={}", file.display()), &format!("--window-size={size}")],
+        );
+        colours(&file)
+    };
+    let first = shot("first.png", "1280,800");
+    assert!(first.len() > 50, "only {} colours: blank?", first.len());
+    for (name, c) in [("clean", (0x8a, 0xb8, 0xe6)), ("dirty", (0xd6, 0x27, 0x28))] {
+        assert!(has_colour(&first, c), "no {name} pixel on the first screen");
     }
+    let free = (0x8f, 0xd1, 0x9e);
+    assert!(!has_colour(&first, free), "the waterfall follows the treemap");
+    let whole = shot("whole.png", "1280,2400");
+    assert!(has_colour(&whole, free), "no waterfall (free) pixel on the page");
 }
 
 /// The distinct colours of a PNG's pixels.
@@ -371,7 +381,7 @@ fn a_vmmap_file_becomes_a_page_of_its_region_types() {
     let html = std::fs::read_to_string(&page).unwrap();
     let json = embedded(&page);
     assert_eq!(json["kind"], "vmmap");
-    assert!(html.contains("Area: resident"));
+    assert!(html.contains("Area: footprint"));
     // vmmap's own view: the footprint and every type by purgeable state.
     let vm = crate::support::run_json(&["vmmap", file.to_str().unwrap(), "--format", "json"]);
     let fp = vm["footprint_total"]["footprint"].as_u64().expect("a footprint");
@@ -379,10 +389,11 @@ fn a_vmmap_file_becomes_a_page_of_its_region_types() {
     assert!(html.contains(r#"<table id="vmmap-purge""#));
     // The region types are the process's boxes (machine n0, group n1, process n2).
     assert!(html.contains(r#"class="k-category" data-parent="n2" data-depth="3""#));
-    // Every type with resident bytes (those without fold into "N smaller").
-    let types = json["processes"][0]["categories"].as_array().unwrap();
-    for c in types.iter().filter(|c| c["rss"].as_u64() > Some(0)) {
-        let key = c["category"].as_str().unwrap();
+    // Every type with a footprint (those without fold into "N smaller").
+    for t in
+        vm["footprint"].as_array().unwrap().iter().filter(|t| t["footprint"].as_u64() > Some(0))
+    {
+        let key = t["region_type"].as_str().unwrap();
         assert!(html.contains(&format!(r#"data-label="{key}""#)), "{key}");
     }
 }
@@ -641,12 +652,13 @@ fn recorded_zram_and_zswap_are_seen_and_a_negative_remainder_is_marked() {
     assert!(seen > 0, "a process with Pss_Anon and SwapPss");
 }
 
-/// The default `--detail auto`: the largest process, of 3,000 mappings
-/// (more than the 2,000 the page reads in full), is passed over and left
-/// to its rollup; the smaller one after it is read in full. `--detail 2`
-/// reads both, whatever they cost.
+/// The default `--detail auto`: the largest process is read in full even
+/// of 3,000 mappings (more than the 2,000 the budget holds): it is the
+/// one a user opens the page for; the budget cuts the tail after it, so
+/// the smaller one is left to its rollup. `--detail 2` reads both,
+/// whatever they cost.
 #[test]
-fn the_default_detail_passes_over_a_process_of_many_mappings() {
+fn the_default_detail_reads_the_largest_in_full_and_cuts_the_tail() {
     let many = crate::support::lone::spawn_mapper(3000, None);
     let small = lone(4 << 20);
     let (m, s) = (many.child.0.id(), small.child.0.id());
@@ -683,8 +695,8 @@ fn the_default_detail_passes_over_a_process_of_many_mappings() {
         |v: &[(u64, String, u64)], pid: u32| v.iter().find(|p| p.0 == pid as u64).cloned().unwrap();
     let (big, little) = (by(&auto, m), by(&auto, s));
     assert!(big.2 > little.2, "the mapper is the larger: {auto:?}");
-    assert_eq!(big.1, "smaps_rollup", "passed over: {auto:?}");
-    assert_eq!(little.1, "smaps", "read in full: {auto:?}");
+    assert_eq!(big.1, "smaps", "the largest, read in full: {auto:?}");
+    assert_eq!(little.1, "smaps_rollup", "past the budget: {auto:?}");
     let both = sources(&report(dir.path(), "both.html", &["--name", &name, "--detail", "2"]));
     assert!(both.iter().all(|p| p.1 == "smaps"), "{both:?}");
     let named = sources(&report(dir.path(), "named.html", &["--pid", &pids]));

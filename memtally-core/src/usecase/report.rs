@@ -62,6 +62,20 @@ pub struct Report {
     /// Processes in the snapshot by their rollup totals only (no
     /// categories, no mappings): those past `live`'s `detail`.
     pub summarized: usize,
+    /// The largest programs by PSS, at most [`HEADLINE_PROGRAMS`], as
+    /// `top --by program` groups them (whatever `by` is): the page's
+    /// headline names them.
+    pub programs: Vec<ReportGroup>,
+}
+
+/// How many programs the page's headline names.
+pub const HEADLINE_PROGRAMS: usize = 3;
+
+/// The largest programs of `snapshot`, for the headline.
+fn largest_programs(snapshot: &Snapshot, unread: &[Unread]) -> Vec<ReportGroup> {
+    let mut programs = groups(snapshot, unread, ReportBy::Program, &HashMap::new());
+    programs.truncate(HEADLINE_PROGRAMS);
+    programs
 }
 
 /// Which processes [`live`] reads in full (smaps: categories and
@@ -72,16 +86,16 @@ pub enum Detail {
     All,
     /// The N largest by PSS, whatever their smaps costs.
     Largest(usize),
-    /// The largest by PSS, at most `processes` of them, whose mappings
-    /// (their `maps` lines) add up to at most `mappings` and whose
-    /// resident bytes to at most a quarter of every process's (or 64 MiB,
-    /// the more of the two): a process
-    /// of more than what is left is passed over (its rollup totals only)
-    /// and the next one tried. On a recorded tree (no kernel to walk
-    /// page tables) only `processes` holds. What a full read costs is its mappings (the
-    /// kernel writes some 25 lines of smaps for each, memtally parses and
-    /// draws them); one process of 20,000 mappings would cost the page
-    /// ten times `top`'s whole read.
+    /// The largest by PSS, in order: the largest always, then each next
+    /// one while the ones taken, it included, have at most `processes`
+    /// processes, `mappings` mappings (their `maps` lines) and a quarter
+    /// of every process's resident bytes (or 64 MiB, the more of the
+    /// two); the first that does not fit ends the list. The budget cuts
+    /// the long tail, never the head: the largest processes are the ones
+    /// a user opens the page for, whatever their smaps costs. On a
+    /// recorded tree (no kernel to walk page tables) only `processes`
+    /// holds. What a full read costs is its mappings (the kernel writes
+    /// some 25 lines of smaps for each, memtally parses and draws them).
     Budget {
         /// At most this many processes.
         processes: usize,
@@ -92,9 +106,8 @@ pub enum Detail {
 
 /// `report`'s default: the 25 largest processes, 2,000 mappings and a
 /// quarter of the resident bytes in all.
-/// Measured (docs/benchmarks.md): a page of every process in about the
-/// time of `top` of every process as JSON plus a fraction, with real categories
-/// for the largest processes of ordinary size.
+/// Measured (docs/benchmarks.md): a page of every process costs `top` of
+/// every process as JSON plus the full read of the largest ones.
 pub const DEFAULT_DETAIL: Detail = Detail::Budget { processes: 25, mappings: 2_000 };
 
 /// The share of all processes' resident bytes a budget reads in full:
@@ -104,10 +117,6 @@ const RSS_SHARE: u64 = 4;
 /// Resident bytes a budget may read in full whatever the share: a page
 /// of a few small processes reads them all.
 const RSS_FLOOR: u64 = 64 << 20;
-
-/// Candidates looked at per process a budget reads in full: bounds the
-/// `maps` reads when most of the largest processes are too big.
-const BUDGET_LOOKS: usize = 4;
 
 /// The PIDs to read in full out of `readable` (largest first), or `None`
 /// for every one.
@@ -121,29 +130,25 @@ fn chosen(root: &ProcRoot, readable: &[&ProcMemory], detail: Detail) -> Option<V
             chosen(root, readable, Detail::Largest(processes))
         }
         Detail::Budget { processes, mappings } => {
-            let mut left = mappings;
             // The kernel walks a process's page tables for its smaps as for
             // its rollup (and the full read reads both): the resident
             // bytes read in full, at most a quarter of all that `top` read.
             let all_rss: u64 = readable.iter().filter_map(|p| p.sizes.rss).sum();
-            let mut rss_left = (all_rss / RSS_SHARE).max(RSS_FLOOR);
+            let rss_budget = (all_rss / RSS_SHARE).max(RSS_FLOOR);
+            let (mut maps, mut rss) = (0usize, 0u64);
             let mut pids = Vec::new();
-            for p in readable.iter().take(processes.saturating_mul(BUDGET_LOOKS)) {
-                if pids.len() == processes {
+            for p in readable.iter().take(processes) {
+                // Unknown (a recorded tree without maps): counted as none,
+                // as a tree is read without the kernel's cost.
+                let n = root.mappings_up_to(p.info.pid, mappings.saturating_sub(maps)).unwrap_or(0);
+                let r = p.sizes.rss.unwrap_or(0);
+                let fits = maps + n <= mappings && rss + r <= rss_budget;
+                if !fits && !pids.is_empty() {
                     break;
                 }
-                let rss = p.sizes.rss.unwrap_or(0);
-                if rss > rss_left {
-                    continue;
-                }
-                // Unknown (a recorded tree without maps): read in full, as
-                // a tree is read without the kernel's cost.
-                let n = root.mappings_up_to(p.info.pid, left).unwrap_or(0);
-                if n <= left {
-                    left -= n;
-                    rss_left -= rss;
-                    pids.push(p.info.pid);
-                }
+                maps += n;
+                rss += r;
+                pids.push(p.info.pid);
             }
             (pids.len() < readable.len()).then_some(pids)
         }
@@ -250,7 +255,8 @@ pub fn live(
     notes.extend(
         top.notes().into_iter().filter(|n| matches!(n, Note::NoPssDirty | Note::PssShmem { .. })),
     );
-    let snapshot = taken.snapshot;
+    let mut snapshot = taken.snapshot;
+    from_top(&mut snapshot, &top.scan.processes);
     let groups = groups(&snapshot, &unread, by, &cgroup_of);
     // The GPU and cgroup views are what `gpu` and `cgroup` show, read only
     // where they have something to say: a failure of theirs leaves the
@@ -261,7 +267,9 @@ pub fn live(
     });
     let cgroups = (by == ReportBy::Cgroup)
         .then(|| cgroups(root, &CgroupOptions::default(), &Silent).map_err(|e| e.to_string()));
+    let programs = largest_programs(&snapshot, &unread);
     Ok(Report {
+        programs,
         snapshot,
         notes,
         unread,
@@ -274,6 +282,25 @@ pub fn live(
         vmmap: None,
         summarized,
     })
+}
+
+/// What the full read of a process does not give and `top`'s read of it
+/// did, so the page's SWAP PSS and FOOTPRINT PSS are `top`'s figures: the
+/// process's share of the selection's swapped shared memory (an analysis
+/// over every process, `top`'s alone), and, where the rollup was dropped
+/// (read at another instant than smaps, whose mappings carry no
+/// Pss_Anon), the Pss_Anon of the rollup `top` read.
+fn from_top(snapshot: &mut Snapshot, top: &[ProcMemory]) {
+    let by_pid: HashMap<u32, &ProcMemory> = top.iter().map(|p| (p.info.pid, p)).collect();
+    for p in &mut snapshot.processes {
+        let Some(t) = p.pid.and_then(|pid| by_pid.get(&pid)) else { continue };
+        if p.totals.shmem_swap.is_none() {
+            p.totals.shmem_swap = t.sizes.shmem_swap;
+        }
+        if p.totals.pss_anon.is_none() {
+            p.totals.pss_anon = t.sizes.pss_anon;
+        }
+    }
 }
 
 /// The full read of `pids`, on as many threads as the machine has (up
@@ -364,6 +391,7 @@ pub fn of_snapshot(snapshot: Snapshot, by: ReportBy) -> Report {
     let machine = machine_of(&snapshot);
     let groups = groups(&snapshot, &[], by, &HashMap::new());
     Report {
+        programs: largest_programs(&snapshot, &[]),
         machine_from_file: machine.is_some(),
         snapshot,
         notes: Vec::new(),

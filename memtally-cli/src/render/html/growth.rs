@@ -44,6 +44,7 @@ pub fn tree(diff: &Diff, pss: Figure) -> Node {
             dirty: None,
             delta: c.delta(pss),
             pid: c.pid,
+            folded: 0,
             children: Vec::new(),
         })
         .collect();
@@ -55,6 +56,7 @@ pub fn tree(diff: &Diff, pss: Figure) -> Node {
         dirty: None,
         delta: t.delta(pss),
         pid: None,
+        folded: 0,
         children,
     }
 }

@@ -111,10 +111,14 @@ fn embedded(report: &Report, notes: &[String], budget: u64) -> (String, Option<S
 /// the treemap is the growth one and the growth tables come with it.
 pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
     let mut notes = words(&report.notes);
+    // A saved vmmap text's warnings, as `memtally vmmap` prints them.
+    if let Some(v) = &report.vmmap {
+        notes.extend(crate::render::vmmap::warning_lines(v));
+    }
     if report.summarized > 0 {
         let full = report.snapshot.processes.len() - report.summarized;
         notes.push(format!(
-            "{} read in full (smaps: categories and mappings), the largest by PSS; the other {} are in these figures by their smaps_rollup totals, without categories or mappings (by default up to 2,000 mappings and a quarter of the resident bytes in all are read, a process of more is passed over; memtally report --detail N or --detail all reads more)",
+            "{} read in full (smaps: categories and mappings), the largest by PSS; the other {} are in these figures by their smaps_rollup totals, without categories or mappings (by default the largest always, then the next largest while they add up to at most 2,000 mappings and a quarter of the resident bytes; memtally report --detail N or --detail all reads more)",
             plural(full, "process was", "processes were"),
             plural(report.summarized, "process", "processes"),
         ));
@@ -190,12 +194,16 @@ fn body(
     .collect();
     let _ = write!(b, r#"<p class="meta">{}</p>"#, esc(&facts.join(" · ")));
     let privacy = if info.redacted {
-        r#"<p class="meta redacted" id="privacy" data-redacted="yes">Redacted: command-line arguments, user names and paths under home directories are placeholders.</p>"#
+        r#"<p class="meta redacted" id="privacy" data-redacted="yes">Redacted: command-line arguments, user names, the host name, paths under home directories, the names of temporary files and shared memory objects, and the names of programs not installed on the system are placeholders.</p>"#
     } else {
         r#"<p class="meta" id="privacy" data-redacted="no">Not redacted: this page holds command lines, user names and paths (memtally report --redact replaces them).</p>"#
     };
     b.push_str(privacy);
-    b.push_str(r##"<nav class="noprint"><a href="#machine">machine</a><a href="#map">treemap</a><a href="#processes">processes</a><a href="#details">details</a><a href="#notes">notes</a><a href="#data">data</a></nav></header>"##);
+    b.push_str(r##"<nav class="noprint"><a href="#map">treemap</a><a href="#machine">machine</a><a href="#processes">processes</a><a href="#details">details</a><a href="#notes">notes</a><a href="#data">data</a></nav></header>"##);
+    b.push_str(&headline(report, root));
+    // The treemap first: of growth on a diff page, else of where the
+    // memory is; then the notes and the machine.
+    b.push_str(&map(report, root, diff));
     for n in notes.iter().chain(&s.notes) {
         let _ = write!(b, r#"<p class="note">{}</p>"#, esc(n));
     }
@@ -240,9 +248,131 @@ fn body(
         }
         None => b.push_str("<p>No machine picture: it needs every process and the machine's meminfo (a live read of everything, or a snapshot that recorded them).</p>"),
     }
+    if let Some(Ok(g)) = &report.gpu {
+        b.push_str(&gpu_line(g));
+    }
     b.push_str("</section>");
-    // The treemap: of growth on a diff page, else of where the memory is.
+    rest(b, report, notes)
+}
+
+/// GPU memory as a line of the machine: where its drivers say it lives.
+/// Device memory is outside MemTotal (not in the bar); system RAM is
+/// inside it, in the bar's drivers line where a driver reports its pool
+/// (amdgpu's GTT), else in `unexplained`.
+fn gpu_line(g: &memtally_core::analyze::gpu::GpuReport) -> String {
+    use memtally_core::analyze::gpu::Residence;
+    let parts: Vec<String> = g
+        .by_residence()
+        .into_iter()
+        .map(|(r, bytes)| {
+            let what = match r {
+                Some(Residence::SystemRam) => "in system RAM (inside MemTotal: in the bar's drivers line where the driver reports its pool, else in unexplained)",
+                Some(Residence::Device) => "in device memory (outside MemTotal: not in the bar)",
+                Some(Residence::Unknown) => "where the driver does not say",
+                None => "in dma-bufs no driver here exported",
+            };
+            format!(r#"<span data-v="{bytes}">{}</span> {what}"#, human(bytes))
+        })
+        .collect();
+    format!(
+        r##"<p id="gpu-machine">GPU memory: <b data-v="{}">{}</b> (<a href="#gpu">per process</a>): {}.</p>"##,
+        g.proportional,
+        human(g.proportional),
+        parts.join("; ")
+    )
+}
+
+/// The page's first line: the selection's PSS (resident for vmmap), its
+/// dirty share, and the three largest programs (a vmmap text's largest
+/// region types), from the report's own figures.
+fn headline(report: &Report, root: &tree::Node) -> String {
+    let s = &report.snapshot;
     let kind = s.kind;
+    let vmmap = kind == memtally_core::model::snapshot::SnapshotKind::Vmmap;
+    // vmmap: the footprint the treemap draws (its root's area).
+    let area = match vmmap {
+        true => Some(root.value),
+        false => s.totals.figure(tree::area_figure(kind)),
+    };
+    let mut parts = vec![format!(
+        "<b>{} {}</b> in {}",
+        if vmmap { "Footprint" } else { "PSS" },
+        area.map_or_else(|| "-".to_string(), human),
+        plural(s.processes.len() + report.unread.len(), "process", "processes")
+    )];
+    // vmmap: the header's figure and memtally's check of it (the
+    // footprint is dirty bytes already: no dirty share).
+    if let Some(v) = &report.vmmap {
+        if let Some(p) = v.doc.header.physical_footprint {
+            let check = match &v.footprint_check {
+                Some(c) if c.agrees => ", memtally's the same within vmmap's rounding".to_string(),
+                Some(c) => format!(
+                    ", memtally's {} {} (see the vmmap section)",
+                    human(c.difference.unsigned_abs()),
+                    if c.difference > 0 { "less" } else { "more" }
+                ),
+                None => String::new(),
+            };
+            parts.push(format!("Physical footprint (vmmap's header) {}{check}", human(p)));
+        }
+    }
+    let dirty = tree::dirty_of(&s.totals, kind).filter(|_| !vmmap);
+    if let (Some(d), Some(a)) = (dirty, area.filter(|&a| a > 0)) {
+        parts.push(format!(
+            "{:.0}% dirty ({} {})",
+            100.0 * d as f64 / a as f64,
+            esc(tables::dirty_name(report)),
+            human(d)
+        ));
+    }
+    let share = |v: u64| match area.filter(|&a| a > 0) {
+        Some(a) => format!(" ({:.0}%)", 100.0 * v as f64 / a as f64),
+        None => String::new(),
+    };
+    let largest: Vec<String> = if vmmap {
+        // The types as the treemap draws them (under each process).
+        fn walk<'a>(n: &'a tree::Node, out: &mut Vec<&'a tree::Node>) {
+            match n.kind {
+                tree::Kind::Category => out.push(n),
+                _ => n.children.iter().for_each(|c| walk(c, out)),
+            }
+        }
+        let mut types: Vec<&tree::Node> = Vec::new();
+        walk(root, &mut types);
+        types.sort_by_key(|c| std::cmp::Reverse(c.value));
+        types
+            .iter()
+            .filter(|c| c.value > 0)
+            .take(memtally_core::usecase::report::HEADLINE_PROGRAMS)
+            .map(|c| format!("{} {}{}", esc(&c.label), human(c.value), share(c.value)))
+            .collect()
+    } else {
+        report
+            .programs
+            .iter()
+            .map(|g| {
+                let v = g.totals.figure(tree::area_figure(kind)).unwrap_or(0);
+                format!("{} {}{}", esc(&g.key), human(v), share(v))
+            })
+            .collect()
+    };
+    if let Some(Ok(g)) = report.gpu.as_ref().filter(|_| !vmmap) {
+        if g.proportional > 0 {
+            parts.push(format!("GPU memory {}", human(g.proportional)));
+        }
+    }
+    if !largest.is_empty() {
+        let what = if vmmap { "largest region types" } else { "largest programs" };
+        parts.push(format!("{what}: {}", largest.join(", ")));
+    }
+    format!(r#"<p id="headline">{}</p>"#, parts.join(" · "))
+}
+
+/// The treemap's section: of growth on a diff page, else of where the
+/// memory is.
+fn map(report: &Report, root: &tree::Node, diff: Option<&Diff>) -> String {
+    let kind = report.snapshot.kind;
+    let mut b = String::new();
     if let Some(d) = diff {
         let area = if kind == memtally_core::model::snapshot::SnapshotKind::Vmmap {
             "resident"
@@ -254,24 +384,30 @@ fn body(
             svg::treemap(root, "dirty", area)
         );
         let _ = write!(b, r#"<div id="map">{}</div>"#, growth::section(d, &map));
-        return rest(b, report, notes);
+        return b;
     }
-    let area = if kind == memtally_core::model::snapshot::SnapshotKind::Vmmap {
-        "resident"
-    } else {
-        "PSS"
+    let gpu = matches!(&report.gpu, Some(Ok(g)) if g.proportional > 0);
+    let area = match kind {
+        memtally_core::model::snapshot::SnapshotKind::Vmmap => "footprint",
+        memtally_core::model::snapshot::SnapshotKind::Linux if gpu => "PSS and GPU memory",
+        memtally_core::model::snapshot::SnapshotKind::Linux => "PSS",
     };
     let dirty = tables::dirty_name(report);
     let _ = write!(
         b,
-        r#"<section id="map"><h2>Where the memory goes</h2><p>Area: {area}; colour: the {dirty} share. Machine → {} → process → category → mapping. Click to go down, the path above to go up; hover for figures.</p>"#,
+        r#"<section id="map"><h2>Where the memory goes</h2><p>Area: {}; colour: the {dirty} share. Machine → {} → process → category → mapping. Click to go down, the path above to go up; hover for figures.</p>"#,
+        match kind {
+            memtally_core::model::snapshot::SnapshotKind::Vmmap => "footprint (dirty + swapped, volatile purgeable left out, as memtally vmmap counts it)",
+            memtally_core::model::snapshot::SnapshotKind::Linux if gpu => "PSS; beside the programs, GPU memory (as memtally gpu divides it) per process and where its driver says it lives: system RAM or device memory",
+            memtally_core::model::snapshot::SnapshotKind::Linux => "PSS",
+        },
         memtally_core::model::Named::name(report.by)
     );
     b.push_str(r#"<ul class="legend" id="legend"><li><span class="sw s-clean"></span>clean</li><li><span class="sw s-half"></span>half dirty</li><li><span class="sw s-dirty"></span>all dirty</li><li><span class="sw s-unk"></span>dirty unknown</li><li><span class="sw s-small"></span>N smaller, folded</li><li><span class="sw s-unread"></span>not readable (status RSS)</li></ul>"#);
     b.push_str(r#"<p id="crumbs" class="noprint"></p><p id="sel"></p>"#);
     b.push_str(&svg::treemap(root, dirty, area));
     b.push_str("</section>");
-    rest(b, report, notes)
+    b
 }
 
 /// The sections after the treemap: every process, details, the machine's
@@ -317,7 +453,14 @@ fn rest(mut b: String, report: &Report, notes: &[String]) -> String {
     }
     b.push_str(r#"<section id="notes"><h2>Notes</h2>"#);
     if notes.is_empty() && s.notes.is_empty() {
-        b.push_str("<p>None: every selected process was read in full.</p>");
+        b.push_str(match kind {
+            memtally_core::model::snapshot::SnapshotKind::Linux => {
+                "<p>None: every selected process was read in full.</p>"
+            }
+            memtally_core::model::snapshot::SnapshotKind::Vmmap => {
+                "<p>None: every line of the input was read.</p>"
+            }
+        });
     }
     for n in notes.iter().chain(&s.notes) {
         let _ = write!(b, "<p>{}</p>", esc(n));

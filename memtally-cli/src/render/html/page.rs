@@ -13,7 +13,7 @@ use super::esc;
 pub const STYLE: &str = r#"
 body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1240px;padding:0 12px;color:#222;background:#fff}
 h1{font-size:22px;margin:14px 0 4px}h2{font-size:18px;margin:22px 0 6px;border-bottom:1px solid #ddd}h3{font-size:15px;margin:14px 0 4px}
-.meta{color:#555;margin:0}.redacted{font-weight:bold}.note{background:#fff7e0;border-left:3px solid #f1ce63;padding:4px 8px;margin:4px 0}
+.meta{color:#555;margin:0}#headline{font-size:16px;margin:8px 0 2px}.redacted{font-weight:bold}.note{background:#fff7e0;border-left:3px solid #f1ce63;padding:4px 8px;margin:4px 0}
 table{border-collapse:collapse;font-size:13px;margin:4px 0}th,td{padding:2px 8px;border-bottom:1px solid #eee;text-align:left}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f4f4f4;cursor:pointer;user-select:none}
 tr.unread td{color:#777;font-style:italic}.legend{display:flex;flex-wrap:wrap;gap:4px 14px;padding:0;list-style:none;font-size:13px}

@@ -1,10 +1,14 @@
 //! `--redact`: a report to share without what about:memory's dumps leak.
-//! Command-line arguments, user names and paths under home directories
-//! become placeholders (`<arg1>`, `<user1>`, `~/<path1>`) numbered in the
-//! order they first appear, the same value always the same placeholder
-//! within one report, so a reader can still tell processes and mappings
-//! apart. Program names (a command's first word outside a home
-//! directory), `root` and system paths stay: they say what runs, not who.
+//! Command-line arguments, user names, the host name, paths under home
+//! directories, the names of temporary files and shared memory objects
+//! (`/tmp/…`, `/dev/shm/…`, `memfd:…`) and the names of programs that are
+//! not installed system programs become placeholders (`<arg1>`,
+//! `<user1>`, `<host>`, `~/<path1>`, `/tmp/<path2>`, `<prog1>`) numbered
+//! in the order they first appear, the same value always the same
+//! placeholder within one report, so a reader can still tell processes
+//! and mappings apart. What stays: `root`, kernel threads, system paths,
+//! and the names of programs run from an absolute path outside home and
+//! temporary directories (`/usr/bin/python3`): they say what runs, not who.
 
 use std::collections::HashMap;
 
@@ -19,6 +23,7 @@ struct Placeholders {
     paths: HashMap<String, usize>,
     uids: HashMap<String, usize>,
     units: HashMap<String, usize>,
+    programs: HashMap<String, usize>,
 }
 
 fn number(map: &mut HashMap<String, usize>, value: &str) -> usize {
@@ -32,6 +37,31 @@ fn under_home(path: &str) -> bool {
     ["/home/", "/root/", "/Users/", "/var/home/"].iter().any(|h| path.starts_with(h))
 }
 
+/// Directories outside home whose entries are named after a user, a
+/// session or a document: temporary files, shared memory objects, the
+/// per-user runtime directory. The directory stays, the name goes.
+const PRIVATE_DIRS: &[&str] = &["/tmp/", "/var/tmp/", "/dev/shm/", "/run/user/"];
+
+/// The name prefix of a `memfd_create` file as maps shows it.
+const MEMFD: &str = "/memfd:";
+
+/// What the kernel appends to the path of a mapping whose file is gone.
+const DELETED: &str = " (deleted)";
+
+/// Whether `command` runs an installed program: its first word is an
+/// absolute path outside home and the private directories (a kernel
+/// thread, `[name]`, too). Its name then says what runs, not who.
+fn system_program(command: &str) -> bool {
+    if command.starts_with('[') {
+        return true;
+    }
+    let first = command.split(' ').next().unwrap_or("");
+    first.starts_with('/')
+        && !under_home(first)
+        && !PRIVATE_DIRS.iter().any(|d| first.starts_with(d))
+        && !first.starts_with(MEMFD)
+}
+
 impl Placeholders {
     fn user(&mut self, name: &str) -> String {
         if name == "root" || name.is_empty() || name == "?" {
@@ -41,10 +71,30 @@ impl Placeholders {
     }
 
     fn path(&mut self, path: &str) -> String {
-        if !under_home(path) {
-            return path.to_string();
+        let (name, deleted) = match path.strip_suffix(DELETED) {
+            Some(name) => (name, DELETED),
+            None => (path, ""),
+        };
+        if under_home(name) {
+            return format!("~/<path{}>{deleted}", number(&mut self.paths, name));
         }
-        format!("~/<path{}>", number(&mut self.paths, path))
+        if let Some(dir) = PRIVATE_DIRS.iter().find(|d| name.starts_with(*d)) {
+            return format!("{dir}<path{}>{deleted}", number(&mut self.paths, name));
+        }
+        if name.starts_with(MEMFD) {
+            return format!("{MEMFD}<path{}>{deleted}", number(&mut self.paths, name));
+        }
+        path.to_string()
+    }
+
+    /// A program's name (a comm, a `--by program` group): kept when the
+    /// program is installed ([`system_program`] of its `command`), else
+    /// `<progN>`, numbered by the name.
+    fn program(&mut self, name: &str, system: bool) -> String {
+        if system || name.is_empty() {
+            return name.to_string();
+        }
+        format!("<prog{}>", number(&mut self.programs, name))
     }
 
     /// A cgroup path with its user parts replaced, its structure kept:
@@ -124,7 +174,32 @@ pub fn redact(report: &mut Report, diff: Option<&mut Diff>) {
         }
     }
     let by_user = report.by == memtally_core::analyze::report::ReportBy::User;
+    let by_cgroup = report.by == memtally_core::analyze::report::ReportBy::Cgroup;
+    // A program group keeps its name when every process in it runs an
+    // installed program (decided before the commands are redacted).
+    for g in &mut report.groups {
+        g.key = match (by_user, by_cgroup) {
+            (true, _) => p.user(&g.key),
+            (_, true) => p.cgroup(&g.key),
+            _ => {
+                let procs = &report.snapshot.processes;
+                let system = g.processes.iter().all(|&i| system_program(&procs[i].command))
+                    && g.unread.iter().all(|&i| system_program(&report.unread[i].command));
+                p.program(&g.key, system)
+            }
+        };
+    }
+    for g in &mut report.programs {
+        let procs = &report.snapshot.processes;
+        let system = g.processes.iter().all(|&i| system_program(&procs[i].command))
+            && g.unread.iter().all(|&i| system_program(&report.unread[i].command));
+        g.key = p.program(&g.key, system);
+    }
+    if let Some(host) = &mut report.snapshot.host {
+        *host = "<host>".into();
+    }
     for proc in &mut report.snapshot.processes {
+        proc.comm = p.program(&proc.comm, system_program(&proc.command));
         proc.command = p.command(&proc.command);
         proc.user = proc.user.as_deref().map(|u| p.user(u));
         for r in &mut proc.regions {
@@ -132,19 +207,10 @@ pub fn redact(report: &mut Report, diff: Option<&mut Diff>) {
         }
     }
     for u in &mut report.unread {
+        u.comm = p.program(&u.comm, system_program(&u.command));
         u.command = p.command(&u.command);
         u.user = u.user.as_deref().map(|x| p.user(x));
-    }
-    let by_cgroup = report.by == memtally_core::analyze::report::ReportBy::Cgroup;
-    for u in &mut report.unread {
         u.cgroup = u.cgroup.as_deref().map(|c| p.cgroup(c));
-    }
-    for g in &mut report.groups {
-        g.key = match (by_user, by_cgroup) {
-            (true, _) => p.user(&g.key),
-            (_, true) => p.cgroup(&g.key),
-            _ => p.path(&g.key),
-        };
     }
     if let Some(Ok(c)) = &mut report.cgroups {
         for row in &mut c.rows {
@@ -153,7 +219,21 @@ pub fn redact(report: &mut Report, diff: Option<&mut Diff>) {
     }
     if let Some(Ok(g)) = &mut report.gpu {
         for x in &mut g.processes {
+            x.comm = p.program(&x.comm, system_program(&x.command));
             x.command = p.command(&x.command);
+        }
+    }
+    // A saved vmmap text's own view: its `Process:` and `Path:`, and the
+    // regions it keeps (the tables draw types and figures only).
+    if let Some(v) = &mut report.vmmap {
+        let h = &mut v.doc.header;
+        let system = h.path.as_deref().is_some_and(system_program);
+        h.process = h.process.as_deref().map(|x| p.program(x, system));
+        h.path = h.path.as_deref().map(|x| p.command(x));
+        h.command = None;
+        h.facts.clear();
+        for (_, r) in &mut v.regions {
+            r.path = r.path.as_deref().map(|x| p.path(x));
         }
     }
     report.snapshot.proc_root = report.snapshot.proc_root.as_deref().map(|x| p.path(x));
@@ -187,6 +267,26 @@ mod tests {
         assert_eq!(p.path("/usr/lib/libc.so.6"), "/usr/lib/libc.so.6");
         assert_eq!(p.path("/home/ann/bin/tool"), "~/<path1>");
         assert_eq!(p.path("/Users/ann/Library/x.dylib"), "~/<path2>");
+    }
+
+    #[test]
+    fn temporary_files_shared_memory_and_home_programs_lose_their_names() {
+        let mut p = Placeholders::default();
+        assert_eq!(p.path("/dev/shm/ann-session.42"), "/dev/shm/<path1>");
+        assert_eq!(p.path("/tmp/report-q3.pdf (deleted)"), "/tmp/<path2> (deleted)");
+        assert_eq!(p.path("/memfd:ann-wayland-shm (deleted)"), "/memfd:<path3> (deleted)");
+        assert_eq!(p.path("/run/user/1000/pulse/x"), "/run/user/<path4>");
+        assert_eq!(p.path("/dev/shm/ann-session.42"), "/dev/shm/<path1>");
+        assert_eq!(p.path("/usr/lib/libc.so.6"), "/usr/lib/libc.so.6");
+        assert_eq!(p.path("/SYSV00000000 (deleted)"), "/SYSV00000000 (deleted)");
+        assert!(system_program("/usr/bin/python3 -c x"));
+        assert!(system_program("[kworker/0:1]"));
+        assert!(!system_program("/home/ann/bin/secret-tool --x"));
+        assert!(!system_program("/tmp/a.out"));
+        assert!(!system_program("postgres: checkpointer"));
+        assert_eq!(p.program("python3", true), "python3");
+        assert_eq!(p.program("secret-tool", false), "<prog1>");
+        assert_eq!(p.program("secret-tool", false), "<prog1>");
     }
 
     #[test]

@@ -133,6 +133,23 @@ pub fn vmmap(v: &VmmapReport) -> String {
         cell(Some(f.nonvol_vsize)),
         v.footprint_from.name()
     );
+    // The header's figure beside memtally's own, as `memtally vmmap`
+    // prints them.
+    if let Some(p) = v.doc.header.physical_footprint {
+        let _ = write!(
+            s,
+            r#"<p id="vmmap-physical">vmmap's physical footprint (whole process): <span data-v="{p}">{}</span>.</p>"#,
+            human_opt(Some(p))
+        );
+    }
+    if let Some(c) = &v.footprint_check {
+        let _ = write!(
+            s,
+            r#"<p id="vmmap-check" data-agrees="{}">{}.</p>"#,
+            c.agrees,
+            esc(&crate::render::vmmap::footprint_check_line(c))
+        );
+    }
     s.push_str(r#"<table id="vmmap-purge" class="sortable"><thead><tr><th>Region type</th><th>Purge</th><th class="n">Regions</th><th class="n">Virtual</th><th class="n">Resident</th><th class="n">Dirty</th><th class="n">Swap</th></tr></thead><tbody>"#);
     for ((ty, purge), b) in &v.tally.breakdown {
         let _ = write!(

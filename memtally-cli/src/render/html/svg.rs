@@ -200,6 +200,7 @@ fn draw(
     };
     let what = match n.kind {
         Kind::Unread => "RSS (status; not readable in detail, no PSS)".to_string(),
+        Kind::Gpu => "GPU memory (memtally gpu's share)".to_string(),
         _ => names.1.to_string(),
     };
     let pid = n.pid.map(|p| format!(r#" data-pid="{p}""#)).unwrap_or_default();

@@ -6,12 +6,12 @@ use std::fmt::Write as _;
 
 use memtally_core::analyze::machine::Machine;
 use memtally_core::model::snapshot::{SnapProcess, SnapshotKind};
-use memtally_core::model::{Named, SizeSource, Sizes};
+use memtally_core::model::{Figure, Named, SizeSource, Sizes};
 use memtally_core::usecase::report::Report;
 
 use super::esc;
 use super::svg::{group_colour, signed};
-use super::tree::{area_figure, dirty_of};
+use super::tree::{area_figure, category_label, dirty_of};
 use crate::render::units::human_opt;
 
 /// A figure cell: exact bytes in `data-v` (what sorting and the tests
@@ -23,36 +23,50 @@ fn cell(v: Option<u64>) -> String {
     }
 }
 
-/// The names of the dirty column: what [`dirty_of`] reads.
+/// The name of the dirty column, as `top` names it: what [`dirty_of`]
+/// reads.
 pub fn dirty_name(report: &Report) -> &'static str {
     match report.snapshot.kind {
-        SnapshotKind::Vmmap => "dirty",
+        SnapshotKind::Vmmap => "DIRTY",
         SnapshotKind::Linux => {
             if report.snapshot.totals.pss_dirty.is_some() {
-                "PSS dirty"
+                "PSS DIRTY"
             } else {
-                "private dirty"
+                "PRIV DIRTY"
             }
         }
     }
 }
 
-/// The columns of both process tables, after the name.
+/// The columns of both process tables, after the name: `top`'s names
+/// for `top`'s figures (`vmmap`'s for vmmap input).
 fn figure_heads(report: &Report) -> String {
-    let area = if report.snapshot.kind == SnapshotKind::Vmmap { "Resident" } else { "PSS" };
+    let (area, swap, footprint) = match report.snapshot.kind {
+        SnapshotKind::Vmmap => ("RESIDENT", "SWAP", "FOOTPRINT"),
+        SnapshotKind::Linux => ("PSS", "SWAP PSS", "FOOTPRINT PSS"),
+    };
     format!(
-        r#"<th class="n">{area}</th><th class="n">USS</th><th class="n">{}</th><th class="n">Swap</th><th class="n" title="Pss_Anon + SwapPss: the footprint that adds up across processes">Footprint</th><th class="n">RSS</th>"#,
-        esc(dirty_name(report))
+        r#"<th class="n">{area}</th><th class="n">USS</th><th class="n">{}</th><th class="n" title="{}">{swap}</th><th class="n" title="Pss_Anon + SwapPss: the footprint that adds up across processes, as top shows it">{footprint}</th><th class="n">RSS</th>"#,
+        esc(dirty_name(report)),
+        match report.snapshot.kind {
+            SnapshotKind::Vmmap => "swapped bytes",
+            SnapshotKind::Linux => "SwapPss and the process's share of swapped shared memory: every swapped byte once across processes, as top shows it",
+        }
     )
 }
 
 fn figure_cells(s: &Sizes, kind: SnapshotKind) -> String {
+    let swap = match kind {
+        SnapshotKind::Vmmap => s.swap,
+        // `top`'s SWAP PSS: SwapPss and swapped shared memory once.
+        SnapshotKind::Linux => s.figure(Figure::SwapCounted),
+    };
     format!(
         "{}{}{}{}{}{}",
         cell(s.figure(area_figure(kind))),
         cell(s.uss()),
         cell(dirty_of(s, kind)),
-        cell(s.swap),
+        cell(swap),
         // `footprint_pss`, the summable footprint (Pss_Anon + SwapPss),
         // as `top` and the JSON carry it: `-` where either is unknown.
         cell(s.footprint_pss()),
@@ -182,7 +196,7 @@ pub fn detail(p: &SnapProcess, report: &Report, mappings: usize) -> String {
         let _ = write!(
             s,
             r#"<tr><td>{}</td><td class="n" data-v="{}">{}</td>{}</tr>"#,
-            esc(&c.key),
+            esc(category_label(&c.key, kind)),
             c.regions,
             c.regions,
             figure_cells(&c.sizes, kind)
@@ -211,7 +225,7 @@ pub fn detail(p: &SnapProcess, report: &Report, mappings: usize) -> String {
                 r#"<tr><td><code>{}</code></td><td>{}</td><td>{}</td>{}</tr>"#,
                 esc(&name),
                 esc(&r.perms),
-                esc(&r.category),
+                esc(category_label(&r.category, kind)),
                 figure_cells(&r.sizes, kind)
             );
         }

@@ -1,11 +1,15 @@
 //! The treemap's hierarchy: machine -> group -> process -> category ->
-//! mapping, each node's size the report's own figure (PSS; resident for
-//! vmmap input, which has no PSS; status RSS for a process that could not
-//! be read in detail, drawn hatched). Small nodes are folded, per level,
+//! mapping, each node's size the report's own figure (PSS; for vmmap
+//! input, which has no PSS, the footprint as `memtally vmmap` counts it;
+//! status RSS for a process that could not be read in detail, drawn
+//! hatched). Small nodes are folded, per level,
 //! into one "N smaller" node so the page stays within its size budget.
 
+use memtally_core::analyze::category::Category;
+use memtally_core::analyze::gpu::{GpuReport, Residence};
+use memtally_core::analyze::vmmap::{bucket_footprint, footprint_part, Bucket};
 use memtally_core::model::snapshot::{SnapProcess, SnapshotKind};
-use memtally_core::model::{Figure, Sizes};
+use memtally_core::model::{Figure, Purge, Sizes};
 use memtally_core::usecase::report::Report;
 
 /// What a node is.
@@ -20,6 +24,8 @@ pub enum Kind {
     Mapping,
     /// Siblings folded together to stay within the size budget.
     Smaller,
+    /// A process's GPU memory where its driver says it lives.
+    Gpu,
 }
 
 impl Kind {
@@ -32,6 +38,7 @@ impl Kind {
             Kind::Category => "category",
             Kind::Mapping => "mapping",
             Kind::Smaller => "smaller",
+            Kind::Gpu => "gpu",
         }
     }
 }
@@ -51,6 +58,9 @@ pub struct Node {
     /// Where this node came from in the snapshot (process index), for
     /// links to the process's detail.
     pub pid: Option<u32>,
+    /// How many nodes of the unfolded tree a "N smaller" node stands
+    /// for (0 for the others).
+    pub folded: usize,
     pub children: Vec<Node>,
 }
 
@@ -79,28 +89,84 @@ fn leaf(kind: Kind, label: String, s: &Sizes, k: SnapshotKind) -> Node {
         dirty: dirty_of(s, k),
         delta: None,
         pid: None,
+        folded: 0,
         children: Vec::new(),
     }
+}
+
+/// A vmmap region's (or type's) footprint, as `memtally vmmap` counts
+/// it: dirty + swapped, volatile purgeable left out, owned unmapped
+/// memory at its resident size.
+fn vmmap_footprint(region_type: &str, purge: Purge, s: &Sizes) -> u64 {
+    bucket_footprint(region_type, purge, &Bucket { regions: 1, sizes: s.clone() }).unwrap_or(0)
+}
+
+/// The sum of `children`'s values.
+fn sum(children: &[Node]) -> u64 {
+    children.iter().map(|c| c.value).fold(0, u64::saturating_add)
+}
+
+/// The sum of `children`'s dirty bytes, where every one has them.
+fn sum_dirty(children: &[Node]) -> Option<u64> {
+    children.iter().map(|c| c.dirty).try_fold(0u64, |a, d| Some(a.saturating_add(d?)))
 }
 
 fn process(p: &SnapProcess, k: SnapshotKind) -> Node {
     let mut n = leaf(Kind::Process, label_of(p), &p.totals, k);
     n.pid = p.pid;
+    let vmmap = k == SnapshotKind::Vmmap;
     n.children = p
         .categories
         .iter()
         .map(|c| {
-            let mut cat = leaf(Kind::Category, c.key.clone(), &c.sizes, k);
+            let label = category_label(&c.key, k).to_string();
+            let mut cat = leaf(Kind::Category, label, &c.sizes, k);
             cat.children = p
                 .regions
                 .iter()
                 .filter(|r| r.category == c.key)
-                .map(|r| leaf(Kind::Mapping, r.path_label(), &r.sizes, k))
+                .map(|r| {
+                    let mut m = leaf(Kind::Mapping, r.path_label(), &r.sizes, k);
+                    if vmmap {
+                        let ty = r.region_type.as_deref().unwrap_or(&r.category);
+                        let purge = r.purge.unwrap_or_default();
+                        m.value = vmmap_footprint(ty, purge, &r.sizes);
+                        // The dirty bytes of the footprint: none of a
+                        // volatile region's.
+                        m.dirty = m.dirty.map(|d| footprint_part(purge, d));
+                    }
+                    m
+                })
                 .collect();
+            if vmmap {
+                // A type's footprint is its regions' (each by its own
+                // purge state); without regions (a summary), the type's.
+                if !cat.children.is_empty() {
+                    cat.value = sum(&cat.children);
+                    cat.dirty = sum_dirty(&cat.children);
+                } else {
+                    cat.value = vmmap_footprint(&c.key, Purge::Unmarked, &c.sizes);
+                }
+            }
             cat
         })
         .collect();
+    if vmmap {
+        n.value = sum(&n.children);
+        n.dirty = sum_dirty(&n.children);
+    }
     n
+}
+
+/// A category as `show` prints it (`file read-only data`); a vmmap
+/// region type as it is.
+pub fn category_label(key: &str, kind: SnapshotKind) -> &str {
+    match kind {
+        SnapshotKind::Linux => {
+            Category::ALL.iter().find(|c| c.key() == key).map_or(key, |c| c.label())
+        }
+        SnapshotKind::Vmmap => key,
+    }
 }
 
 /// `comm (pid)`, or the command when the source gives no comm.
@@ -131,15 +197,26 @@ pub fn build(report: &Report) -> Node {
                     dirty: None,
                     delta: None,
                     pid: Some(u.pid),
+                    folded: 0,
                     children: Vec::new(),
                 }
             }));
             let mut n = leaf(Kind::Group, g.key.clone(), &g.totals, k);
+            if k == SnapshotKind::Vmmap {
+                // The footprint is drawn from the regions: the group's is
+                // its processes'.
+                n.value = sum(&children);
+                n.dirty = sum_dirty(&children);
+            }
             n.value = n.value.saturating_add(g.unread_rss);
             n.children = children;
             n
         })
         .collect::<Vec<_>>();
+    let mut groups = groups;
+    if let Some(Ok(g)) = &report.gpu {
+        groups.extend(gpu_group(g));
+    }
     let value = groups.iter().map(|g| g.value).fold(0u64, u64::saturating_add);
     // Processes not read in detail have no dirty figure: the machine's is
     // that of the groups that have one.
@@ -151,8 +228,42 @@ pub fn build(report: &Report) -> Node {
         dirty,
         delta: None,
         pid: None,
+        folded: 0,
         children: groups,
     }
+}
+
+/// The group of GPU memory, as `memtally gpu` counts it (shared clients
+/// and buffers divided among their holders): a box per process and place
+/// its driver says the memory lives (system RAM, device memory), beside
+/// the programs' PSS. `None` without GPU memory.
+fn gpu_group(g: &GpuReport) -> Option<Node> {
+    let mut children = Vec::new();
+    for p in &g.processes {
+        for (residence, bytes) in p.by_residence() {
+            let place = residence.map_or("dma-buf", Residence::label);
+            children.push(Node {
+                kind: Kind::Gpu,
+                label: format!("{} ({}) {place}", p.comm, p.pid),
+                value: bytes,
+                dirty: None,
+                delta: None,
+                pid: Some(p.pid),
+                folded: 0,
+                children: Vec::new(),
+            });
+        }
+    }
+    (g.proportional > 0).then(|| Node {
+        kind: Kind::Group,
+        label: "GPU memory".into(),
+        value: g.proportional,
+        dirty: None,
+        delta: None,
+        pid: None,
+        folded: 0,
+        children,
+    })
 }
 
 #[cfg(test)]
@@ -161,20 +272,26 @@ pub fn count(n: &Node) -> usize {
     1 + n.children.iter().map(count).sum::<usize>()
 }
 
-/// Folds the tree to at most about `budget` nodes: the smallest value a
-/// node may have to be kept is chosen so that the largest `budget` nodes
-/// stay; at each level the children below it become one "N smaller"
-/// node (never more than one per parent). Nodes of no size fold too.
+/// Folds the tree to at most `budget` nodes besides the root: the
+/// largest `budget` stay (of equal values, the first in depth-first
+/// order), and at each level the children that do not become one
+/// "N smaller" node (never more than one per parent; an earlier fold's
+/// node is folded again with its count). Nodes of no size fold too.
 pub fn fold(root: &mut Node, budget: usize) {
     let mut values = Vec::new();
     collect(root, &mut values);
-    let min = if values.len() <= budget {
-        1
+    let (min, mut ties) = if values.len() <= budget {
+        (1, usize::MAX)
     } else {
         values.sort_unstable_by(|a, b| b.cmp(a));
-        values[budget.max(1) - 1].max(1)
+        let min = values[budget.max(1) - 1].max(1);
+        // Of the nodes of exactly `min`, only as many as the budget has
+        // room for after the larger ones: a process of 60,000 mappings of
+        // one page each would otherwise keep them all.
+        let above = values.iter().take_while(|&&v| v > min).count();
+        (min, budget.saturating_sub(above))
     };
-    fold_below(root, min);
+    fold_below(root, min, &mut ties);
 }
 
 fn collect(n: &Node, out: &mut Vec<u64>) {
@@ -184,24 +301,36 @@ fn collect(n: &Node, out: &mut Vec<u64>) {
     }
 }
 
-fn fold_below(n: &mut Node, min: u64) {
-    let (keep, small): (Vec<Node>, Vec<Node>) = std::mem::take(&mut n.children)
-        .into_iter()
-        .partition(|c| c.value >= min && c.kind != Kind::Smaller);
+fn fold_below(n: &mut Node, min: u64, ties: &mut usize) {
+    let mut keep = Vec::new();
+    let mut small = Vec::new();
+    for c in std::mem::take(&mut n.children) {
+        let kept = c.kind != Kind::Smaller && (c.value > min || (c.value == min && *ties > 0));
+        if kept && c.value == min && *ties != usize::MAX {
+            *ties -= 1;
+        }
+        if kept {
+            keep.push(c);
+        } else {
+            small.push(c);
+        }
+    }
     n.children = keep;
     for c in &mut n.children {
-        fold_below(c, min);
+        fold_below(c, min, ties);
     }
     if !small.is_empty() {
         let value = small.iter().map(|c| c.value).fold(0u64, u64::saturating_add);
         let dirty = small.iter().map(|c| c.dirty).try_fold(0u64, |a, d| Some(a.saturating_add(d?)));
+        let folded = small.iter().map(|c| if c.kind == Kind::Smaller { c.folded } else { 1 }).sum();
         n.children.push(Node {
             kind: Kind::Smaller,
-            label: format!("{} smaller", small.len()),
+            label: format!("{folded} smaller"),
             value,
             dirty,
             delta: small.iter().map(|c| c.delta).try_fold(0i128, |a, d| Some(a + d?)),
             pid: None,
+            folded,
             children: Vec::new(),
         });
     }
@@ -239,8 +368,30 @@ mod tests {
             dirty: None,
             delta: None,
             pid: None,
+            folded: 0,
             children,
         }
+    }
+
+    #[test]
+    fn nodes_of_equal_size_fold_too_and_a_second_fold_keeps_the_count() {
+        // One process of 1,000 one-page mappings: all equal.
+        let leaves: Vec<Node> = (0..1000).map(|_| n(4096, vec![])).collect();
+        let mut root = n(4096 * 1000, vec![n(4096 * 1000, leaves)]);
+        fold(&mut root, 64);
+        assert!(count(&root) <= 66, "{} nodes", count(&root));
+        let kids = &root.children[0].children;
+        let last = kids.last().unwrap();
+        assert_eq!(last.kind, Kind::Smaller);
+        assert_eq!(kids.len() - 1 + last.folded, 1000);
+        assert_eq!(kids.iter().map(|c| c.value).sum::<u64>(), 4096 * 1000);
+        // Folded again to fewer: the new node counts what the old one held.
+        fold(&mut root, 8);
+        let kids = &root.children[0].children;
+        let last = kids.last().unwrap();
+        assert!(count(&root) <= 10, "{} nodes", count(&root));
+        assert_eq!(last.label, format!("{} smaller", 1000 - (kids.len() - 1)));
+        assert_eq!(kids.iter().map(|c| c.value).sum::<u64>(), 4096 * 1000);
     }
 
     #[test]

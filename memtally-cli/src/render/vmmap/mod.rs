@@ -10,6 +10,8 @@ mod notes;
 mod seed;
 mod table;
 
+pub(crate) use table::{footprint_check_line, warning_lines};
+
 use std::io::{self, Write};
 
 use memtally_core::model::vmmap::SummaryRow;

@@ -6,6 +6,7 @@ use memtally_core::analyze::vmmap::{
 };
 use memtally_core::model::vmmap::{Header, SummaryRow};
 use memtally_core::model::Purge;
+use memtally_core::usecase::vmmap::VmmapReport;
 
 use super::{count_and_sizes, detail, VmmapView};
 use crate::render::blocks::{section, Block};
@@ -140,8 +141,8 @@ fn footprint_line(r: &VmmapView, out: &mut Vec<Block>) {
 }
 
 /// memtally's footprint of every type beside the header's: agreeing
-/// within vmmap's rounding, or the difference.
-fn footprint_check_line(c: &FootprintCheck) -> String {
+/// within vmmap's rounding, or the difference (the report page's too).
+pub(crate) fn footprint_check_line(c: &FootprintCheck) -> String {
     let from = match c.from {
         FootprintFrom::Regions => "the region lines",
         FootprintFrom::Summary | FootprintFrom::None => "the summary table",
@@ -375,13 +376,22 @@ fn summary_table(r: &VmmapView, out: &mut Vec<Block>) {
 }
 
 fn warnings(r: &VmmapView, out: &mut Vec<Block>) {
-    let d = &r.report.doc.diagnostics;
+    let lines = warning_lines(r.report);
+    if !lines.is_empty() {
+        section(out, "Warnings:".into());
+        out.extend(lines.into_iter().map(|l| Block::Line(format!("  {l}"))));
+    }
+}
+
+/// The table's warnings, one line each (the report page's notes too).
+pub(crate) fn warning_lines(report: &VmmapReport) -> Vec<String> {
+    let d = &report.doc.diagnostics;
     let mut lines: Vec<String> = Vec::new();
-    if r.report.tally.overcommits > 0 {
-        let s = &r.report.tally.overcommit_samples[0];
+    if report.tally.overcommits > 0 {
+        let s = &report.tally.overcommit_samples[0];
         lines.push(format!(
             "{} region(s) report dirty + swap above their virtual size (first: line {}, {} {} dirty + {} swap > {} vsize)",
-            r.report.tally.overcommits,
+            report.tally.overcommits,
             s.line,
             s.region_type,
             human(s.dirty),
@@ -389,7 +399,7 @@ fn warnings(r: &VmmapView, out: &mut Vec<Block>) {
             human(s.vsize)
         ));
     }
-    for m in &r.report.mismatches {
+    for m in &report.mismatches {
         lines.push(format!(
             "{}: {} region line(s), but the summary table counts {}",
             m.region_type, m.region_lines, m.summary_count
@@ -422,8 +432,5 @@ fn warnings(r: &VmmapView, out: &mut Vec<Block>) {
         ));
     }
     lines.extend(d.notes.iter().map(super::notes::document_note));
-    if !lines.is_empty() {
-        section(out, "Warnings:".into());
-        out.extend(lines.into_iter().map(|l| Block::Line(format!("  {l}"))));
-    }
+    lines
 }

@@ -16,9 +16,11 @@
 //! resident bytes of `PURGE=V` (volatile) and `PURGE=E` (empty) regions.
 
 mod build;
+mod residence;
 mod show;
 
 pub(crate) use build::build;
+pub use residence::{residence, Residence};
 pub(crate) use show::show_view;
 pub use show::GpuShow;
 
