@@ -13,6 +13,8 @@ mod support;
 #[cfg(target_os = "linux")]
 mod bad_bytes;
 #[cfg(target_os = "linux")]
+mod bounded_inputs;
+#[cfg(target_os = "linux")]
 mod categories;
 #[cfg(target_os = "linux")]
 mod cgroup;

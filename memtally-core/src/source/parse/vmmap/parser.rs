@@ -10,6 +10,7 @@ use super::tokens::{
 use super::{ParseOptions, ASSUMED_PAGE_SIZE, READ_BUFFER};
 use crate::model::vmmap::{
     printed_step, Document, DocumentNote, Fact, MallocZoneRow, Record, SummaryRow, VRegion,
+    MAX_TYPES, OTHER_TYPES,
 };
 
 /// A summary column; the size columns in [`SummaryRow::steps`] order.
@@ -83,6 +84,10 @@ pub struct Parser {
     after_total: bool,
     /// Region sizes are page counts: decided at the first region line.
     region_pages: Option<bool>,
+    /// Summary rows summed in the one row past [`MAX_TYPES`], and MALLOC
+    /// ZONE rows left out there.
+    folded_rows: u64,
+    cut_zones: u64,
 }
 
 impl Parser {
@@ -94,6 +99,8 @@ impl Parser {
             pending_first_row: None,
             after_total: false,
             region_pages: None,
+            folded_rows: 0,
+            cut_zones: 0,
         }
     }
 
@@ -111,6 +118,14 @@ impl Parser {
     pub fn finish(mut self) -> Document {
         if self.doc.header.page_size_assumed {
             self.doc.diagnostics.note(DocumentNote::PageSizeAssumed { bytes: ASSUMED_PAGE_SIZE });
+        }
+        if self.folded_rows > 0 {
+            let note = DocumentNote::SummaryRowsFolded { kept: MAX_TYPES, rows: self.folded_rows };
+            self.doc.diagnostics.note(note);
+        }
+        if self.cut_zones > 0 {
+            let note = DocumentNote::MallocZonesCut { kept: MAX_TYPES, rows: self.cut_zones };
+            self.doc.diagnostics.note(note);
         }
         self.doc
     }
@@ -367,9 +382,14 @@ impl Parser {
         }
         if row.total {
             self.after_total = true;
-            self.doc.summary_totals.push(row.clone());
-        } else {
+            if self.doc.summary_totals.len() < MAX_TYPES {
+                self.doc.summary_totals.push(row.clone());
+            }
+        } else if self.doc.summary.len() < MAX_TYPES {
             self.doc.summary.push(row.clone());
+        } else {
+            self.folded_rows += 1;
+            fold_row(&mut self.doc.summary, &row);
         }
         Some(Record::Summary(row))
     }
@@ -392,7 +412,10 @@ impl Parser {
             values: toks[first_num..].iter().map(|s| s.to_string()).collect(),
             line: line_no,
         };
-        self.doc.malloc_zones.push(row.clone());
+        match self.doc.malloc_zones.len() < MAX_TYPES {
+            true => self.doc.malloc_zones.push(row.clone()),
+            false => self.cut_zones += 1,
+        }
         Some(Record::MallocZone(row))
     }
 
@@ -500,5 +523,36 @@ impl Parser {
             purge: line.purge,
             detail: line.detail,
         }))
+    }
+}
+
+/// Adds a summary row past [`MAX_TYPES`] to the one row they are summed
+/// in ([`OTHER_TYPES`], after the rows kept; made by the first of them).
+fn fold_row(rows: &mut Vec<SummaryRow>, row: &SummaryRow) {
+    let other = match rows.get(MAX_TYPES) {
+        Some(_) => &mut rows[MAX_TYPES],
+        None => {
+            let first =
+                SummaryRow { region_type: OTHER_TYPES.to_string(), note: None, ..row.clone() };
+            rows.push(first);
+            return;
+        }
+    };
+    let add = |slot: &mut Option<u64>, v: Option<u64>| {
+        if let Some(v) = v {
+            *slot = Some(slot.unwrap_or(0).saturating_add(v));
+        }
+    };
+    add(&mut other.virtual_size, row.virtual_size);
+    add(&mut other.resident, row.resident);
+    add(&mut other.dirty, row.dirty);
+    add(&mut other.swapped, row.swapped);
+    add(&mut other.volatile, row.volatile);
+    add(&mut other.nonvol, row.nonvol);
+    add(&mut other.empty, row.empty);
+    add(&mut other.count, row.count);
+    // A sum of printed figures is off by at most the sum of their steps.
+    for (s, r) in other.steps.iter_mut().zip(row.steps) {
+        *s = s.saturating_add(r);
     }
 }
