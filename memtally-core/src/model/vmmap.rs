@@ -125,6 +125,31 @@ pub struct SummaryRow {
     pub steps: [u64; 7],
 }
 
+impl SummaryRow {
+    /// Adds `row`'s figures to this row's (saturating): the row that sums
+    /// the types past [`MAX_TYPES`]. A sum of printed figures is off by at
+    /// most the sum of their steps.
+    pub(crate) fn add(&mut self, row: &SummaryRow) {
+        for (slot, v) in [
+            (&mut self.virtual_size, row.virtual_size),
+            (&mut self.resident, row.resident),
+            (&mut self.dirty, row.dirty),
+            (&mut self.swapped, row.swapped),
+            (&mut self.volatile, row.volatile),
+            (&mut self.nonvol, row.nonvol),
+            (&mut self.empty, row.empty),
+            (&mut self.count, row.count),
+        ] {
+            if let Some(v) = v {
+                *slot = Some(slot.unwrap_or(0).saturating_add(v));
+            }
+        }
+        for (s, r) in self.steps.iter_mut().zip(row.steps) {
+            *s = s.saturating_add(r);
+        }
+    }
+}
+
 /// A MALLOC ZONE table row, kept apart from the summary; figures as printed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

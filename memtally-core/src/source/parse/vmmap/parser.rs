@@ -5,55 +5,13 @@
 use super::region_line::{parse_region_line, RegionLine};
 use super::tokens::{
     content, fact, is_elision, is_size_token, looks_like_region, name_and_pid, parse_size,
-    prompt_command, split_row,
+    prompt_command, split_row, Col,
 };
 use super::{ParseOptions, ASSUMED_PAGE_SIZE, READ_BUFFER};
 use crate::model::vmmap::{
     printed_step, Document, DocumentNote, Fact, MallocZoneRow, Record, SummaryRow, VRegion,
     MAX_TYPES, OTHER_TYPES,
 };
-
-/// A summary column; the size columns in [`SummaryRow::steps`] order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Col {
-    Virtual,
-    Resident,
-    Dirty,
-    Swapped,
-    Volatile,
-    Nonvol,
-    Empty,
-    Count,
-}
-
-impl Col {
-    fn name(self) -> &'static str {
-        match self {
-            Col::Virtual => "virtual",
-            Col::Resident => "resident",
-            Col::Dirty => "dirty",
-            Col::Swapped => "swapped",
-            Col::Volatile => "volatile",
-            Col::Nonvol => "nonvol",
-            Col::Empty => "empty",
-            Col::Count => "count",
-        }
-    }
-
-    fn from_word(w: &str) -> Option<Col> {
-        Some(match w {
-            "VIRTUAL" => Col::Virtual,
-            "RESIDENT" => Col::Resident,
-            "DIRTY" => Col::Dirty,
-            "SWAPPED" => Col::Swapped,
-            "VOLATILE" => Col::Volatile,
-            "NONVOL" => Col::Nonvol,
-            "EMPTY" => Col::Empty,
-            "REGION" | "COUNT" => Col::Count,
-            _ => return None,
-        })
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Block {
@@ -119,12 +77,14 @@ impl Parser {
         if self.doc.header.page_size_assumed {
             self.doc.diagnostics.note(DocumentNote::PageSizeAssumed { bytes: ASSUMED_PAGE_SIZE });
         }
-        if self.folded_rows > 0 {
-            let note = DocumentNote::SummaryRowsFolded { kept: MAX_TYPES, rows: self.folded_rows };
-            self.doc.diagnostics.note(note);
-        }
-        if self.cut_zones > 0 {
-            let note = DocumentNote::MallocZonesCut { kept: MAX_TYPES, rows: self.cut_zones };
+        let (kept, rows, zones) = (MAX_TYPES, self.folded_rows, self.cut_zones);
+        for note in [
+            (rows > 0).then_some(DocumentNote::SummaryRowsFolded { kept, rows }),
+            (zones > 0).then_some(DocumentNote::MallocZonesCut { kept, rows: zones }),
+        ]
+        .into_iter()
+        .flatten()
+        {
             self.doc.diagnostics.note(note);
         }
         self.doc
@@ -388,8 +348,16 @@ impl Parser {
         } else if self.doc.summary.len() < MAX_TYPES {
             self.doc.summary.push(row.clone());
         } else {
+            // Past MAX_TYPES rows, one more: the rest summed (made by the first).
             self.folded_rows += 1;
-            fold_row(&mut self.doc.summary, &row);
+            match self.doc.summary.get_mut(MAX_TYPES) {
+                Some(other) => other.add(&row),
+                None => self.doc.summary.push(SummaryRow {
+                    region_type: OTHER_TYPES.to_string(),
+                    note: None,
+                    ..row.clone()
+                }),
+            }
         }
         Some(Record::Summary(row))
     }
@@ -523,36 +491,5 @@ impl Parser {
             purge: line.purge,
             detail: line.detail,
         }))
-    }
-}
-
-/// Adds a summary row past [`MAX_TYPES`] to the one row they are summed
-/// in ([`OTHER_TYPES`], after the rows kept; made by the first of them).
-fn fold_row(rows: &mut Vec<SummaryRow>, row: &SummaryRow) {
-    let other = match rows.get(MAX_TYPES) {
-        Some(_) => &mut rows[MAX_TYPES],
-        None => {
-            let first =
-                SummaryRow { region_type: OTHER_TYPES.to_string(), note: None, ..row.clone() };
-            rows.push(first);
-            return;
-        }
-    };
-    let add = |slot: &mut Option<u64>, v: Option<u64>| {
-        if let Some(v) = v {
-            *slot = Some(slot.unwrap_or(0).saturating_add(v));
-        }
-    };
-    add(&mut other.virtual_size, row.virtual_size);
-    add(&mut other.resident, row.resident);
-    add(&mut other.dirty, row.dirty);
-    add(&mut other.swapped, row.swapped);
-    add(&mut other.volatile, row.volatile);
-    add(&mut other.nonvol, row.nonvol);
-    add(&mut other.empty, row.empty);
-    add(&mut other.count, row.count);
-    // A sum of printed figures is off by at most the sum of their steps.
-    for (s, r) in other.steps.iter_mut().zip(row.steps) {
-        *s = s.saturating_add(r);
     }
 }
