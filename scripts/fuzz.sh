@@ -19,7 +19,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-600}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(smaps vmmap fdinfo status stat fd_targets snapshot)
+[[ ${#targets[@]} -gt 0 ]] || targets=(smaps vmmap fdinfo status stat fd_targets snapshot report_page snapshot_file)
 cd "$repo/fuzz"
 seed() { # target, files...
     local dir=corpus/$1; shift

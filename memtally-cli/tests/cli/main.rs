@@ -13,6 +13,8 @@ mod support;
 #[cfg(target_os = "linux")]
 mod bad_bytes;
 #[cfg(target_os = "linux")]
+mod bounded_inputs;
+#[cfg(target_os = "linux")]
 mod capture_cut;
 #[cfg(target_os = "linux")]
 mod categories;

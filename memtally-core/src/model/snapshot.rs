@@ -6,15 +6,17 @@
 //! (format 1): what a report page embeds, and what snapshot files were
 //! before format 2.
 
+use std::collections::HashSet;
+
 use serde::{Deserialize, Serialize};
 
 use super::group::{Group, Grouper};
 use super::pages::Exclusive;
 use super::process::SizeSource;
-use super::region::{Purge, Region};
+use super::region::Purge;
 use super::sizes::Sizes;
 use super::snap_pages::{SnapExact, SnapWss};
-use super::vmmap::{Document, SummaryRow};
+use super::vmmap::{Document, SummaryRow, VRegion, MAX_TYPES, OTHER_TYPES};
 
 /// The format of a snapshot as one JSON object, written in its
 /// `memtally_snapshot` (a file of JSON Lines is format 2).
@@ -225,19 +227,52 @@ impl Snapshot {
     }
 }
 
-/// A region of a vmmap report as a snapshot region.
-fn vmmap_region(r: &Region) -> SnapRegion {
-    SnapRegion {
-        start: r.start,
-        end: r.end,
-        perms: r.perms.clone(),
-        path: r.path.clone(),
-        category: r.region_type.clone().unwrap_or_default(),
-        region_type: r.region_type.clone(),
-        purge: Some(r.purge),
-        offset: None,
-        inode: None,
-        sizes: r.sizes.clone(),
+impl SnapRegion {
+    /// A region line of a vmmap report as a snapshot region: its category
+    /// is its region type (see [`Snapshot::of_vmmap`] for how many).
+    pub(crate) fn of_vmmap(r: &VRegion<'_>) -> SnapRegion {
+        SnapRegion {
+            start: r.start,
+            end: r.end,
+            perms: r.prot.to_string(),
+            path: r.detail.map(str::to_string),
+            category: r.region_type.to_string(),
+            region_type: Some(r.region_type.to_string()),
+            purge: Some(r.purge),
+            offset: None,
+            inode: None,
+            sizes: Sizes {
+                size: r.vsize,
+                rss: r.resident,
+                dirty: r.dirty,
+                swap: r.swap,
+                ..Default::default()
+            },
+        }
+    }
+}
+
+/// The categories of a vmmap snapshot's regions: their region types, the
+/// first [`MAX_TYPES`] apart and the rest as one, [`OTHER_TYPES`]. Feed
+/// every region to [`fold`](Self::fold) as it is read.
+#[derive(Debug, Default)]
+pub(crate) struct VmmapTypes {
+    kept: HashSet<String>,
+    folded: u64,
+}
+
+impl VmmapTypes {
+    /// Renames `r`'s category [`OTHER_TYPES`] when its type is past the first [`MAX_TYPES`].
+    pub(crate) fn fold(&mut self, r: &mut SnapRegion) {
+        if self.kept.contains(&r.category) {
+            return;
+        }
+        if self.kept.len() < MAX_TYPES {
+            self.kept.insert(r.category.clone());
+        } else {
+            r.category = OTHER_TYPES.to_string();
+            self.folded += 1;
+        }
     }
 }
 
@@ -258,8 +293,13 @@ impl Snapshot {
     /// so `diff` and `plot` serve macOS as they serve Linux. Where the report
     /// has no region lines (`vmmap -summary`, a crash report's `VM Region
     /// Summary`), the summary table gives the types.
-    pub(crate) fn of_vmmap(doc: &Document, regions: &[Region]) -> Snapshot {
-        let regions: Vec<SnapRegion> = regions.iter().map(vmmap_region).collect();
+    /// The regions' categories must have gone through one [`VmmapTypes`],
+    /// which says how many were folded.
+    pub(crate) fn of_vmmap(
+        doc: &Document,
+        regions: Vec<SnapRegion>,
+        types: VmmapTypes,
+    ) -> Snapshot {
         let categories: Vec<Group> = if regions.is_empty() {
             doc.summary
                 .iter()
@@ -306,6 +346,12 @@ impl Snapshot {
         };
         let mut snap = Snapshot::of(vec![process], SnapshotKind::Vmmap);
         snap.kernel = h.os_version.clone();
+        if types.folded > 0 {
+            snap.notes.push(format!(
+                "more than {MAX_TYPES} region types: the {} region(s) of the types after the first {MAX_TYPES} are summed in one category, \"{OTHER_TYPES}\"",
+                types.folded
+            ));
+        }
         if doc.diagnostics.unreadable > 0 || doc.diagnostics.elisions > 0 {
             snap.notes.push(format!(
                 "partial: {} unreadable line(s), {} elision(s) in the report",

@@ -10,6 +10,16 @@ use super::sink::Flow;
 /// How many sample lines each diagnostic keeps (the counts are exact).
 pub(crate) const MAX_SAMPLES: usize = 50;
 
+/// The most region types a vmmap report is tallied by, and the most rows
+/// of its summary and MALLOC ZONE tables kept: a real report has a few
+/// dozen types and zones; a crafted one may have a type on every line.
+/// The region types past this many are summed in one row named
+/// [`OTHER_TYPES`] (the summary's rows likewise), and a note says so.
+pub const MAX_TYPES: usize = 1000;
+
+/// The row the region types past [`MAX_TYPES`] are summed in.
+pub const OTHER_TYPES: &str = "other types";
+
 /// One unit of the last digit of a size as printed, in bytes: `15.8G` is
 /// 0.1G, `2437K` 1K, `0.20` (pages) a hundredth of `bare`. What rounding
 /// to that digit can hide; 0 for a token that is not a size.
@@ -113,6 +123,31 @@ pub struct SummaryRow {
     /// where the column is absent.
     #[serde(skip)]
     pub steps: [u64; 7],
+}
+
+impl SummaryRow {
+    /// Adds `row`'s figures to this row's (saturating): the row that sums
+    /// the types past [`MAX_TYPES`]. A sum of printed figures is off by at
+    /// most the sum of their steps.
+    pub(crate) fn add(&mut self, row: &SummaryRow) {
+        for (slot, v) in [
+            (&mut self.virtual_size, row.virtual_size),
+            (&mut self.resident, row.resident),
+            (&mut self.dirty, row.dirty),
+            (&mut self.swapped, row.swapped),
+            (&mut self.volatile, row.volatile),
+            (&mut self.nonvol, row.nonvol),
+            (&mut self.empty, row.empty),
+            (&mut self.count, row.count),
+        ] {
+            if let Some(v) = v {
+                *slot = Some(slot.unwrap_or(0).saturating_add(v));
+            }
+        }
+        for (s, r) in self.steps.iter_mut().zip(row.steps) {
+            *s = s.saturating_add(r);
+        }
+    }
 }
 
 /// A MALLOC ZONE table row, kept apart from the summary; figures as printed.
@@ -271,6 +306,31 @@ pub enum DocumentNote {
     SummaryHeaderUnknown {
         /// The line of the header.
         line: usize,
+    },
+    /// The region lines name more than [`MAX_TYPES`] types: the regions of
+    /// the types after the first `kept` are summed in one row,
+    /// [`OTHER_TYPES`].
+    TypesFolded {
+        /// The types kept apart.
+        kept: usize,
+        /// The regions summed in the one row.
+        regions: u64,
+    },
+    /// The summary table has more than [`MAX_TYPES`] rows: those after the
+    /// first `kept` are summed in one row, [`OTHER_TYPES`].
+    SummaryRowsFolded {
+        /// The rows kept apart.
+        kept: usize,
+        /// The rows summed in the one row.
+        rows: u64,
+    },
+    /// The MALLOC ZONE table has more than [`MAX_TYPES`] rows: those after
+    /// the first `kept` are left out.
+    MallocZonesCut {
+        /// The rows kept.
+        kept: usize,
+        /// The rows left out.
+        rows: u64,
     },
 }
 

@@ -13,9 +13,9 @@ use crate::analyze::snapshot::linux_snapshot;
 use crate::error::{Error, PageFigure, Result, Uncomparable};
 use crate::model::pages::Exclusive;
 use crate::model::snap_pages::{ExactMethod, SnapExact};
-use crate::model::snapshot::Moment;
-use crate::model::snapshot::Snapshot;
-use crate::model::{Note, ProcInfo};
+use crate::model::snapshot::{Moment, SnapRegion, Snapshot, VmmapTypes};
+use crate::model::vmmap::{VRegion, VRegionSink};
+use crate::model::{Flow, Note, ProcInfo};
 use crate::source::parse::snapshot::{self as snapshot_file, Start};
 use crate::source::parse::snapshot_lines::{self, LinesError};
 use crate::source::parse::{snapshot_html, vmmap};
@@ -177,15 +177,27 @@ pub(crate) fn load_opened(
         Start::Unknown(v) => return Err(bad(snapshot_file::unknown_format(v))),
         Start::Other => {}
     }
+    // What the document is, from its first bytes (up to 64 KiB).
+    let head = r.fill_buf().map_err(|e| input_error(path, e))?;
+    if snapshot_html::is_html(head) {
+        return snapshot_html::read(r).map_err(|e| match e {
+            snapshot_html::ReadError::Io(e) => input_error(path, e),
+            snapshot_html::ReadError::Parse(e) => bad(e.message),
+        });
+    }
+    if let Err(e) = std::str::from_utf8(head) {
+        // Not UTF-8, unless a character is only cut at the end of the head.
+        if e.error_len().is_some() || head.len() < 4 {
+            return Err(bad("not UTF-8 text: not a memtally snapshot or JSON output".into()));
+        }
+    }
+    if head.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return from_vmmap_text(path, r);
+    }
     let mut bytes = Vec::new();
     r.read_to_end(&mut bytes).map_err(|e| input_error(path, e))?;
-    if snapshot_html::is_html(&bytes) {
-        return snapshot_html::parse(&bytes).map_err(|e| bad(e.message));
-    }
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|_| bad("not UTF-8 text: not a memtally snapshot or JSON output".into()))?;
-    if !text.trim_start().starts_with('{') {
-        return from_vmmap_text(path, text);
+    if std::str::from_utf8(&bytes).is_err() {
+        return Err(bad("not UTF-8 text: not a memtally snapshot or JSON output".into()));
     }
     match snapshot_file::document(&bytes).map_err(|e| bad(e.message))? {
         Some(snap) => Ok(snap),
@@ -224,12 +236,24 @@ pub(crate) fn input_error(path: &Path, e: std::io::Error) -> Error {
     }
 }
 
-/// Non-JSON input: a saved macOS vmmap report.
-fn from_vmmap_text(path: &Path, text: &str) -> Result<Snapshot> {
-    let (doc, regions) =
-        vmmap::parse_all(text.as_bytes(), Default::default()).map_err(|e| Error::io(path, e))?;
+/// Non-JSON input: a saved macOS vmmap report, read a line at a time,
+/// each region kept as a snapshot region only.
+fn from_vmmap_text(path: &Path, r: impl BufRead) -> Result<Snapshot> {
+    #[derive(Default)]
+    struct Regions(Vec<SnapRegion>, VmmapTypes);
+    impl VRegionSink for Regions {
+        fn region(&mut self, _line: usize, r: &VRegion<'_>) -> Flow {
+            let mut region = SnapRegion::of_vmmap(r);
+            self.1.fold(&mut region);
+            self.0.push(region);
+            Flow::Continue
+        }
+    }
+    let mut regions = Regions::default();
+    let doc =
+        vmmap::parse(r, Default::default(), &mut regions).map_err(|e| input_error(path, e))?;
     if doc.regions == 0 && doc.summary.is_empty() {
         return Err(Error::NotComparable { path: path.to_path_buf(), input: Uncomparable::Text });
     }
-    Ok(Snapshot::of_vmmap(&doc, &regions))
+    Ok(Snapshot::of_vmmap(&doc, regions.0, regions.1))
 }

@@ -13,7 +13,7 @@ use crate::analyze::vmmap::{
     FootprintFrom, SeedView, Tally, TotalCheck, TypeFilter, VmmapBy,
 };
 use crate::error::{Error, Result};
-use crate::model::vmmap::{Document, VRegion, VRegionSink};
+use crate::model::vmmap::{Document, DocumentNote, VRegion, VRegionSink, MAX_TYPES};
 use crate::model::{Figure, Flow, Group, Grouper, Region};
 use crate::source::parse::vmmap::{self as parse, ParseOptions};
 use crate::source::vmmap::runner;
@@ -143,13 +143,17 @@ pub fn read(
 /// The report of what one read gathered.
 fn report(
     source: String,
-    doc: Document,
+    mut doc: Document,
     mut tally: Tally,
     kept: Vec<(usize, Region)>,
     grouping: Option<(VmmapBy, Grouper)>,
     opts: &VmmapOptions,
 ) -> Result<VmmapReport> {
     tally.finish();
+    if tally.folded > 0 {
+        let note = DocumentNote::TypesFolded { kept: MAX_TYPES, regions: tally.folded };
+        doc.diagnostics.note(note);
+    }
     check(&source, &doc, opts.strict)?;
     let groups = grouping.map(|(by, g)| {
         let mut g = g.into_groups();

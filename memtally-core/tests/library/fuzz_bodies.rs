@@ -124,3 +124,40 @@ pub fn snapshot(data: &[u8]) {
     assert!(d.processes.is_empty(), "a snapshot equals itself");
     let _ = serde_json::to_string(&snap);
 }
+
+/// A `memtally report` page: the snapshot it embeds read back (and, when
+/// it reads, compared with itself as `diff` does).
+pub fn report_page(data: &[u8]) {
+    let _ = parse::snapshot_html::is_html(data);
+    let Ok(snap) = parse::snapshot_html::parse(data) else { return };
+    let d = diff(&snap, &snap, &DiffOptions::default().with_min_delta(0));
+    assert!(d.processes.is_empty(), "a page's snapshot equals itself");
+}
+
+/// A document in a file, as `diff` and `report --input` read it: a
+/// snapshot file of JSON Lines is read a line at a time into a digest and
+/// its listed regions fetched again where their lines begin; any other
+/// document whole. Loading and diffing agree on whether it reads.
+pub fn snapshot_file(data: &[u8]) {
+    use memtally_core::usecase;
+    let path = snapshot_file_path();
+    if std::fs::write(&path, data).is_err() {
+        return;
+    }
+    let loaded = usecase::snapshot::load(&path);
+    let opts = DiffOptions::default().with_min_delta(0);
+    let diffed = usecase::diff::diff_files(&path, &path, &opts);
+    assert_eq!(loaded.is_ok(), diffed.is_ok(), "load and diff read the same documents");
+    if let (Ok(snap), Ok(d)) = (loaded, diffed) {
+        assert!(d.processes.is_empty(), "a document equals itself");
+        let whole = diff(&snap, &snap, &opts);
+        assert_eq!(whole.processes.len(), d.processes.len());
+    }
+}
+
+/// Where [`snapshot_file`] writes its input: one file per process and thread.
+pub fn snapshot_file_path() -> std::path::PathBuf {
+    let thread = format!("{:?}", std::thread::current().id());
+    let thread: String = thread.chars().filter(char::is_ascii_digit).collect();
+    std::env::temp_dir().join(format!("memtally-fuzz-{}-{thread}.input", std::process::id()))
+}

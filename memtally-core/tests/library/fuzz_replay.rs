@@ -112,12 +112,11 @@ fn fd_targets_target_replays_its_seeds_and_crashers() {
     replay("fd_targets", seeds, Vec::new(), fuzz_bodies::fd_targets);
 }
 
-#[test]
-fn snapshot_target_replays_its_seeds_and_crashers() {
-    // scripts/fuzz.sh seeds with memtally's own snapshots of the recorded
-    // trees; made here from the same smaps by the library.
+/// Snapshots of the recorded trees made by the library: each smaps as a
+/// format-1 document, and each tree as a snapshot file (format 2).
+fn made_snapshots() -> Vec<(String, Vec<u8>)> {
     use memtally_core::model::{Process, SizeSource};
-    let made = fixtures("testdata/fixtures/linux", &["smaps"])
+    let mut made: Vec<(String, Vec<u8>)> = fixtures("testdata/fixtures/linux", &["smaps"])
         .into_iter()
         .map(|path| {
             let text = std::fs::read(&path).unwrap();
@@ -138,5 +137,71 @@ fn snapshot_target_replays_its_seeds_and_crashers() {
             (format!("a snapshot of {}", path.display()), serde_json::to_vec(&snap).unwrap())
         })
         .collect();
-    replay("snapshot", Vec::new(), made, fuzz_bodies::snapshot);
+    for tree in ["python3-mmap", "gst-launch-audiotestsrc"] {
+        use memtally_core::source::ProcRoot;
+        use memtally_core::usecase::snapshot_stream::{take_into, Extras, Output};
+        let root = ProcRoot::new(repo().join("testdata/fixtures/linux").join(tree).join("proc"));
+        let sel = memtally_core::Selection::of_pids(root.pids().unwrap());
+        let mut lines = Vec::new();
+        let error = |e| memtally_core::Error::io("seed", e);
+        let word = |n: &memtally_core::model::Note| format!("{n:?}");
+        let output = Output { out: &mut lines, word: &word, error: &error };
+        take_into(&root, &sel, &memtally_core::usecase::Silent, Extras::default(), output).unwrap();
+        assert!(lines.starts_with(b"{\"memtally_snapshot\":2,"), "a file of format 2");
+        made.push((format!("a snapshot file of {tree}"), lines));
+    }
+    made
+}
+
+#[test]
+fn snapshot_target_replays_its_seeds_and_crashers() {
+    // scripts/fuzz.sh seeds with memtally's own snapshots of the recorded
+    // trees; made here from the same smaps and trees by the library.
+    replay("snapshot", Vec::new(), made_snapshots(), fuzz_bodies::snapshot);
+}
+
+/// A report page around a one-object snapshot, as the HTML printer embeds it.
+fn page(json: &[u8]) -> Vec<u8> {
+    let json = String::from_utf8_lossy(json).replace('<', "\\u003c");
+    let open = memtally_core::source::parse::snapshot_html::OPEN;
+    format!("<!doctype html>\n<html><body><p>seed</p>\n{open}{json}</script></body></html>\n")
+        .into_bytes()
+}
+
+#[test]
+fn report_page_target_replays_its_seeds_and_crashers() {
+    let seeds = fixtures("testdata/snapshots/format1", &["report-a.html"]);
+    assert_eq!(seeds.len(), 1, "the recorded page");
+    let made = made_snapshots()
+        .into_iter()
+        .filter(|(_, json)| json.starts_with(b"{\"memtally_snapshot\":1"))
+        .map(|(name, json)| (format!("a page of {name}"), page(&json)))
+        .collect::<Vec<_>>();
+    let recorded = std::fs::read(&seeds[0]).unwrap();
+    for data in made.iter().map(|(_, d)| d).chain([&recorded]) {
+        let snap = memtally_core::source::parse::snapshot_html::parse(data).unwrap();
+        assert!(!snap.processes.is_empty(), "every page seed reads back");
+    }
+    replay("report_page", seeds, made, fuzz_bodies::report_page);
+}
+
+#[test]
+fn snapshot_file_target_replays_its_seeds_and_crashers() {
+    let mut seeds = fixtures("testdata/snapshots/format1", &["a.json", "b.json", "report-a.html"]);
+    seeds.extend(fixtures("testdata/fixtures/vmmap", &["04_modern_gpu_purge.txt"]));
+    // Every seed reads: the body's comparisons run on each (not only its
+    // early return on a document that does not read).
+    let path = fuzz_bodies::snapshot_file_path();
+    let made = made_snapshots();
+    for (name, data) in seeds
+        .iter()
+        .map(|p| (p.display().to_string(), std::fs::read(p).unwrap()))
+        .chain(made.clone())
+    {
+        std::fs::write(&path, &data).unwrap();
+        let loaded = memtally_core::usecase::snapshot::load(&path);
+        assert!(loaded.is_ok_and(|s| !s.processes.is_empty()), "{name} reads back");
+    }
+    replay("snapshot_file", seeds, made, fuzz_bodies::snapshot_file);
+    let _ = std::fs::remove_file(path);
 }

@@ -2,7 +2,7 @@
 //! the JSON's `unparsed.notes` alike: the library says what it assumed,
 //! the command line says which option changes it.
 
-use memtally_core::model::vmmap::DocumentNote;
+use memtally_core::model::vmmap::{DocumentNote, OTHER_TYPES};
 
 /// One note, as a line.
 pub(super) fn document_note(note: &DocumentNote) -> String {
@@ -18,6 +18,15 @@ pub(super) fn document_note(note: &DocumentNote) -> String {
         }
         DocumentNote::SummaryHeaderUnknown { line } => format!(
             "line {line}: summary table header not understood; its rows are counted as unreadable"
+        ),
+        DocumentNote::TypesFolded { kept, regions } => format!(
+            "more than {kept} region types: the {regions} region(s) of the types after the first {kept} are summed in one row, \"{OTHER_TYPES}\""
+        ),
+        DocumentNote::SummaryRowsFolded { kept, rows } => format!(
+            "the summary table has more than {kept} rows: the last {rows} are summed in one row, \"{OTHER_TYPES}\""
+        ),
+        DocumentNote::MallocZonesCut { kept, rows } => format!(
+            "the MALLOC ZONE table has more than {kept} rows: the last {rows} are left out"
         ),
     }
 }

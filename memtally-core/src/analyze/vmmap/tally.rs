@@ -6,7 +6,7 @@ use super::{
     footprint_of, footprint_part, opt_add, pow2_bucket, purge_index, same_type, Bucket,
     CountMismatch, Footprint, Overcommit, PurgeCounts, TypeFilter,
 };
-use crate::model::vmmap::{Document, VRegion, VRegionSink, MAX_SAMPLES};
+use crate::model::vmmap::{Document, VRegion, VRegionSink, MAX_SAMPLES, MAX_TYPES, OTHER_TYPES};
 use crate::model::{Flow, Purge, Sizes};
 
 /// Running sums of one (type, purge) cell.
@@ -93,6 +93,9 @@ pub struct Tally {
     pub overcommit_samples: Vec<Overcommit>,
     /// Every selected region added up.
     pub total: Bucket,
+    /// Regions of the types past the first [`MAX_TYPES`], tallied as one
+    /// type, [`OTHER_TYPES`] (0: every type is its own).
+    pub folded: u64,
 }
 
 impl Tally {
@@ -106,14 +109,23 @@ impl Tally {
         self.regions_read += 1;
         let fp = footprint_of(r);
         opt_add(&mut self.whole_footprint, fp.map(|f| footprint_part(r.purge, f)));
-        if !self.stats.contains_key(r.region_type) {
-            let selected = self.filter.matches(r.region_type);
-            self.stats
-                .insert(r.region_type.to_string(), TypeStats { selected, ..Default::default() });
+        let mut name = r.region_type;
+        if !self.stats.contains_key(name) {
+            // Past MAX_TYPES types, one more: the rest of them, whichever
+            // are selected (a folded region is tallied when its own
+            // type is).
+            if self.stats.len() >= MAX_TYPES {
+                name = OTHER_TYPES;
+                self.folded += 1;
+            }
+            if !self.stats.contains_key(name) {
+                let selected = name == OTHER_TYPES || self.filter.matches(name);
+                self.stats.insert(name.to_string(), TypeStats { selected, ..Default::default() });
+            }
         }
-        let Some(st) = self.stats.get_mut(r.region_type) else { return };
+        let Some(st) = self.stats.get_mut(name) else { return };
         st.lines += 1;
-        if !st.selected {
+        if !st.selected || (name != r.region_type && !self.filter.matches(r.region_type)) {
             return;
         }
         self.selected += 1;
@@ -173,9 +185,14 @@ impl Tally {
     /// Types whose region-line count differs from the summary COUNT. Empty
     /// when the input lacks either region lines or a COUNT column. Names
     /// vmmap spells two ways (`unused __DATA` in the region list, `unused
-    /// but dirty shlib __DATA` in the summary) are one type here.
+    /// but dirty shlib __DATA` in the summary) are one type here. Empty too
+    /// when types were folded (the one row sums types the summary names
+    /// apart).
     pub fn count_check(&self, doc: &Document) -> Vec<CountMismatch> {
-        if self.regions_read == 0 || !doc.summary.iter().any(|s| s.count.is_some()) {
+        if self.regions_read == 0 || self.folded > 0 {
+            return Vec::new();
+        }
+        if !doc.summary.iter().any(|s| s.count.is_some()) {
             return Vec::new();
         }
         let mut out = Vec::new();

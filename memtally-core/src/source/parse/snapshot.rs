@@ -9,9 +9,11 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 
 use crate::model::snap_lines::LINES_VERSION;
-use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind, DOCUMENT_VERSION};
+use crate::model::snapshot::{
+    SnapProcess, SnapRegion, Snapshot, SnapshotKind, VmmapTypes, DOCUMENT_VERSION,
+};
 use crate::model::vmmap::{Document, Header, SummaryRow};
-use crate::model::{Backing, Purge, Region, SizeSource, Sizes};
+use crate::model::{Purge, SizeSource, Sizes};
 use crate::source::parse::snapshot_lines::{self, LinesError};
 use crate::source::parse::ParseError;
 
@@ -240,28 +242,36 @@ struct VmmapRegion {
 impl VmmapJson {
     /// The snapshot of the report, as of its text.
     fn into_snapshot(self) -> Snapshot {
-        let regions: Vec<Region> = self
+        let mut types = VmmapTypes::default();
+        let regions: Vec<SnapRegion> = self
             .regions
             .into_iter()
             .map(|r| {
-                let mut region = Region::new(Backing::Anonymous);
-                (region.start, region.end) = (r.start, r.end);
-                region.perms = r.protection.unwrap_or_default();
-                region.path = r.detail;
-                region.region_type = Some(r.region_type.unwrap_or_default());
-                region.purge = r.purge.unwrap_or_default();
-                region.sizes = Sizes {
-                    size: r.vsize,
-                    rss: r.resident,
-                    dirty: r.dirty,
-                    swap: r.swap,
-                    ..Default::default()
+                let region_type = r.region_type.unwrap_or_default();
+                let mut region = SnapRegion {
+                    start: r.start,
+                    end: r.end,
+                    perms: r.protection.unwrap_or_default(),
+                    path: r.detail,
+                    category: region_type.clone(),
+                    region_type: Some(region_type),
+                    purge: Some(r.purge.unwrap_or_default()),
+                    offset: None,
+                    inode: None,
+                    sizes: Sizes {
+                        size: r.vsize,
+                        rss: r.resident,
+                        dirty: r.dirty,
+                        swap: r.swap,
+                        ..Default::default()
+                    },
                 };
+                types.fold(&mut region);
                 region
             })
             .collect();
         let doc = Document { header: self.header, summary: self.summary, ..Default::default() };
-        Snapshot::of_vmmap(&doc, &regions)
+        Snapshot::of_vmmap(&doc, regions, types)
     }
 }
 

@@ -3,6 +3,8 @@
 //! page itself can be handed to `diff` and `report` again. This finds that
 //! element and reads the JSON in it; nothing else of the page is parsed.
 
+use std::io::BufRead;
+
 use crate::model::snapshot::Snapshot;
 use crate::source::parse::ParseError;
 
@@ -28,32 +30,165 @@ pub fn is_html(input: &[u8]) -> bool {
     start.starts_with(b"<!doctype") || start.starts_with(b"<html")
 }
 
-/// The JSON between [`OPEN`] and its end, or what is wrong.
-pub fn embedded(input: &[u8]) -> Result<&[u8], ParseError> {
-    let open = OPEN.as_bytes();
-    let at = find(input, open).ok_or_else(|| {
-        ParseError::at(
-            0,
-            "an HTML page without an embedded memtally snapshot (not written by memtally report?)",
-        )
-    })?;
-    let body = &input[at + open.len()..];
-    let end = find(body, CLOSE).ok_or_else(|| {
-        ParseError::at(0, "the embedded memtally snapshot has no end (cut short?)")
-    })?;
-    Ok(&body[..end])
+/// A page without the element.
+fn without() -> ParseError {
+    ParseError::at(
+        0,
+        "an HTML page without an embedded memtally snapshot (not written by memtally report?)",
+    )
 }
 
-/// The snapshot a report page carries.
+/// A page that ends inside the element.
+fn no_end() -> ParseError {
+    ParseError::at(0, "the embedded memtally snapshot has no end (cut short?)")
+}
+
+/// The snapshot a report page carries (see [`read`]).
 pub fn parse(input: &[u8]) -> Result<Snapshot, ParseError> {
-    let json = embedded(input)?;
-    let line = 1 + input[..input.len() - json.len()].iter().filter(|&&b| b == b'\n').count();
-    crate::source::parse::snapshot::parse(json)
-        .map_err(|e| ParseError::at(line, format!("the embedded memtally snapshot: {}", e.message)))
+    read(input).map_err(|e| match e {
+        ReadError::Parse(e) => e,
+        ReadError::Io(e) => ParseError::at(0, e.to_string()),
+    })
 }
 
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w.eq_ignore_ascii_case(needle))
+/// Why a page read from a stream gave no snapshot.
+#[derive(Debug)]
+pub enum ReadError {
+    /// Reading failed.
+    Io(std::io::Error),
+    /// The page, or the snapshot in it, is not as [`parse`] reads it.
+    Parse(ParseError),
+}
+
+/// The snapshot a report page carries, read from a stream: the page up to
+/// the element passed over, the JSON in it read by serde as it comes (a
+/// snapshot object into its typed shape), nothing held whole. What it
+/// reads, and says of a page it cannot, is what [`parse`] does.
+pub fn read(mut r: impl BufRead) -> Result<Snapshot, ReadError> {
+    use crate::source::parse::snapshot::{check_document, start_of, Start};
+    let open = OPEN.as_bytes();
+    // Up to the end of the opening tag, counting lines. Its first byte,
+    // `<`, is in it nowhere else: a mismatch starts the match again.
+    let (mut matched, mut newlines) = (0, 0);
+    while matched < open.len() {
+        let chunk = r.fill_buf().map_err(ReadError::Io)?;
+        if chunk.is_empty() {
+            return Err(ReadError::Parse(without()));
+        }
+        let mut used = 0;
+        for &b in chunk {
+            used += 1;
+            newlines += usize::from(b == b'\n');
+            matched = match b.eq_ignore_ascii_case(&open[matched]) {
+                true => matched + 1,
+                false => usize::from(b == b'<'),
+            };
+            if matched == open.len() {
+                break;
+            }
+        }
+        r.consume(used);
+    }
+    let line = 1 + newlines;
+    let at = |e: ParseError| {
+        let message = format!("the embedded memtally snapshot: {}", e.message);
+        ReadError::Parse(ParseError::at(line, message))
+    };
+    let mut json = std::io::BufReader::with_capacity(64 << 10, Element { r, state: State::Body });
+    let head = json.fill_buf().map_err(ReadError::Io)?;
+    let start = start_of(head);
+    let read = match start {
+        Start::Lines => crate::source::parse::snapshot_lines::snapshot(&mut json)
+            .map_err(crate::source::parse::snapshot::lines_error),
+        Start::Document => serde_json::from_reader::<_, Snapshot>(&mut json)
+            .map_err(|e| ParseError::at(0, format!("not a valid snapshot: {e}")))
+            .and_then(|snap| {
+                check_document(snap.memtally_snapshot).map_err(|m| ParseError::at(0, m))?;
+                Ok(snap)
+            }),
+        Start::Unknown(_) | Start::Other => {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut json, &mut bytes).map_err(ReadError::Io)?;
+            crate::source::parse::snapshot::parse(&bytes)
+        }
+    };
+    // A page cut before the element's end says so, whatever the JSON read
+    // as (what is left of the element is read to find its end).
+    let _ = std::io::copy(&mut json, &mut std::io::sink());
+    match json.get_ref().state {
+        State::Cut => Err(ReadError::Parse(no_end())),
+        _ => read.map_err(at),
+    }
+}
+
+/// Where [`Element`] is in the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Inside the element.
+    Body,
+    /// Past its end (`</script`).
+    Closed,
+    /// The page ended inside it.
+    Cut,
+    /// A `<` inside it that does not end it.
+    Stray,
+}
+
+/// The bytes of the element a page carries its snapshot in, read from
+/// the page: up to the first `<`, which the writer never leaves in the
+/// JSON, and which must begin [`CLOSE`].
+struct Element<R> {
+    r: R,
+    state: State,
+}
+
+impl<R: BufRead> std::io::Read for Element<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.state != State::Body {
+            return Ok(0);
+        }
+        let chunk = self.r.fill_buf()?;
+        if chunk.is_empty() {
+            self.state = State::Cut;
+            return Ok(0);
+        }
+        let body = match memchr::memchr(b'<', chunk) {
+            Some(0) => {
+                // The end: `</script` (read a byte at a time: it may lie
+                // across the reader's buffer).
+                let mut tag = [0u8; 8];
+                let mut n = 0;
+                while n < CLOSE.len() {
+                    let chunk = self.r.fill_buf()?;
+                    let Some(&b) = chunk.first() else { break };
+                    if !b.eq_ignore_ascii_case(&CLOSE[n]) {
+                        break;
+                    }
+                    tag[n] = b;
+                    n += 1;
+                    self.r.consume(1);
+                }
+                self.state = match n == CLOSE.len() {
+                    true => State::Closed,
+                    // A `<` that is not the end: JSON never has one.
+                    false => State::Stray,
+                };
+                return match self.state {
+                    State::Closed => Ok(0),
+                    _ => Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "a `<` inside the embedded snapshot that does not end it",
+                    )),
+                };
+            }
+            Some(i) => i,
+            None => chunk.len(),
+        };
+        let n = body.min(buf.len());
+        buf[..n].copy_from_slice(&chunk[..n]);
+        self.r.consume(n);
+        Ok(n)
+    }
 }
 
 #[cfg(test)]
@@ -70,17 +205,25 @@ mod tests {
 
     #[test]
     fn the_element_ends_at_its_own_close_tag() {
+        // The JSON's `<` is escaped; the first `</script` ends it, in any case,
+        // and a page read a byte at a time reads the same.
         let page = format!(
-            "<!doctype html><p>x</p>{OPEN}{{\"a\":\"\\u003c/script>\"}}</script><script>1</script>"
+            "<!doctype html><p>x</p>{OPEN}{{\"memtally_snapshot\":1,\"kind\":\"li\\u003cnux\"}}</SCRIPT><script>1</script>"
         );
-        assert_eq!(embedded(page.as_bytes()).unwrap(), br#"{"a":"\u003c/script>"}"#);
+        let e = parse(page.as_bytes()).unwrap_err();
+        assert!(e.message.contains("unknown variant `li<nux`"), "{e:?}");
+        let bytewise = std::io::BufReader::with_capacity(1, page.as_bytes());
+        let ReadError::Parse(again) = read(bytewise).unwrap_err() else { panic!("a parse error") };
+        assert_eq!(again, e);
     }
 
     #[test]
     fn a_page_without_one_or_cut_short_says_so() {
-        assert!(embedded(b"<!doctype html><p>hi</p>").unwrap_err().message.contains("without"));
+        assert!(parse(b"<!doctype html><p>hi</p>").unwrap_err().message.contains("without"));
         let cut = format!("<!doctype html>{OPEN}{{\"memtally_snapshot\":1");
-        assert!(embedded(cut.as_bytes()).unwrap_err().message.contains("no end"));
+        assert!(parse(cut.as_bytes()).unwrap_err().message.contains("no end"));
+        let stray = format!("<!doctype html>{OPEN}{{\"memtally_snapshot\":1<b>}}</script>");
+        assert!(parse(stray.as_bytes()).unwrap_err().message.contains("does not end it"));
         let bad = format!("<!doctype html>\n{OPEN}{{]</script>");
         let e = parse(bad.as_bytes()).unwrap_err();
         assert_eq!(e.line, 2);

@@ -5,54 +5,13 @@
 use super::region_line::{parse_region_line, RegionLine};
 use super::tokens::{
     content, fact, is_elision, is_size_token, looks_like_region, name_and_pid, parse_size,
-    prompt_command, split_row,
+    prompt_command, split_row, Col,
 };
 use super::{ParseOptions, ASSUMED_PAGE_SIZE, READ_BUFFER};
 use crate::model::vmmap::{
     printed_step, Document, DocumentNote, Fact, MallocZoneRow, Record, SummaryRow, VRegion,
+    MAX_TYPES, OTHER_TYPES,
 };
-
-/// A summary column; the size columns in [`SummaryRow::steps`] order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Col {
-    Virtual,
-    Resident,
-    Dirty,
-    Swapped,
-    Volatile,
-    Nonvol,
-    Empty,
-    Count,
-}
-
-impl Col {
-    fn name(self) -> &'static str {
-        match self {
-            Col::Virtual => "virtual",
-            Col::Resident => "resident",
-            Col::Dirty => "dirty",
-            Col::Swapped => "swapped",
-            Col::Volatile => "volatile",
-            Col::Nonvol => "nonvol",
-            Col::Empty => "empty",
-            Col::Count => "count",
-        }
-    }
-
-    fn from_word(w: &str) -> Option<Col> {
-        Some(match w {
-            "VIRTUAL" => Col::Virtual,
-            "RESIDENT" => Col::Resident,
-            "DIRTY" => Col::Dirty,
-            "SWAPPED" => Col::Swapped,
-            "VOLATILE" => Col::Volatile,
-            "NONVOL" => Col::Nonvol,
-            "EMPTY" => Col::Empty,
-            "REGION" | "COUNT" => Col::Count,
-            _ => return None,
-        })
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Block {
@@ -83,6 +42,10 @@ pub struct Parser {
     after_total: bool,
     /// Region sizes are page counts: decided at the first region line.
     region_pages: Option<bool>,
+    /// Summary rows summed in the one row past [`MAX_TYPES`], and MALLOC
+    /// ZONE rows left out there.
+    folded_rows: u64,
+    cut_zones: u64,
 }
 
 impl Parser {
@@ -94,6 +57,8 @@ impl Parser {
             pending_first_row: None,
             after_total: false,
             region_pages: None,
+            folded_rows: 0,
+            cut_zones: 0,
         }
     }
 
@@ -111,6 +76,16 @@ impl Parser {
     pub fn finish(mut self) -> Document {
         if self.doc.header.page_size_assumed {
             self.doc.diagnostics.note(DocumentNote::PageSizeAssumed { bytes: ASSUMED_PAGE_SIZE });
+        }
+        let (kept, rows, zones) = (MAX_TYPES, self.folded_rows, self.cut_zones);
+        for note in [
+            (rows > 0).then_some(DocumentNote::SummaryRowsFolded { kept, rows }),
+            (zones > 0).then_some(DocumentNote::MallocZonesCut { kept, rows: zones }),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            self.doc.diagnostics.note(note);
         }
         self.doc
     }
@@ -367,9 +342,22 @@ impl Parser {
         }
         if row.total {
             self.after_total = true;
-            self.doc.summary_totals.push(row.clone());
-        } else {
+            if self.doc.summary_totals.len() < MAX_TYPES {
+                self.doc.summary_totals.push(row.clone());
+            }
+        } else if self.doc.summary.len() < MAX_TYPES {
             self.doc.summary.push(row.clone());
+        } else {
+            // Past MAX_TYPES rows, one more: the rest summed (made by the first).
+            self.folded_rows += 1;
+            match self.doc.summary.get_mut(MAX_TYPES) {
+                Some(other) => other.add(&row),
+                None => self.doc.summary.push(SummaryRow {
+                    region_type: OTHER_TYPES.to_string(),
+                    note: None,
+                    ..row.clone()
+                }),
+            }
         }
         Some(Record::Summary(row))
     }
@@ -392,7 +380,10 @@ impl Parser {
             values: toks[first_num..].iter().map(|s| s.to_string()).collect(),
             line: line_no,
         };
-        self.doc.malloc_zones.push(row.clone());
+        match self.doc.malloc_zones.len() < MAX_TYPES {
+            true => self.doc.malloc_zones.push(row.clone()),
+            false => self.cut_zones += 1,
+        }
         Some(Record::MallocZone(row))
     }
 

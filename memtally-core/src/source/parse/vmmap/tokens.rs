@@ -162,6 +162,48 @@ pub fn parse_size(t: &str, bare: u64) -> Option<u64> {
     Some(x as u64)
 }
 
+/// A summary column; the size columns in [`SummaryRow::steps`](crate::model::vmmap::SummaryRow::steps) order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Col {
+    Virtual,
+    Resident,
+    Dirty,
+    Swapped,
+    Volatile,
+    Nonvol,
+    Empty,
+    Count,
+}
+
+impl Col {
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Col::Virtual => "virtual",
+            Col::Resident => "resident",
+            Col::Dirty => "dirty",
+            Col::Swapped => "swapped",
+            Col::Volatile => "volatile",
+            Col::Nonvol => "nonvol",
+            Col::Empty => "empty",
+            Col::Count => "count",
+        }
+    }
+
+    pub(super) fn from_word(w: &str) -> Option<Col> {
+        Some(match w {
+            "VIRTUAL" => Col::Virtual,
+            "RESIDENT" => Col::Resident,
+            "DIRTY" => Col::Dirty,
+            "SWAPPED" => Col::Swapped,
+            "VOLATILE" => Col::Volatile,
+            "NONVOL" => Col::Nonvol,
+            "EMPTY" => Col::Empty,
+            "REGION" | "COUNT" => Col::Count,
+            _ => return None,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,168 @@
+//! Memory bounded by the work, not by the input's size (issue 35, item
+//! 2): a vmmap report with a region type on every line, and a summary
+//! table of as many rows, is read by `vmmap` in the same peak memory at
+//! 2 MB as at 16 MB; the types past the first 1000 are summed in one
+//! "other types" row that a note names, and every figure is kept.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Writes a vmmap report of `types` region lines, each of a type of its
+/// own (16K virtual, 8K dirty), and a summary table of as many rows.
+fn write_types(path: &Path, types: usize) {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    writeln!(f, "Process:         Many [4242]\nPath:            /Applications/Many.app\n").unwrap();
+    writeln!(f, "==== Writable regions for process 4242").unwrap();
+    writeln!(f, "REGION TYPE                    START - END         [ VSIZE  RSDNT  DIRTY   SWAP] PRT/MAX SHRMOD PURGE    REGION DETAIL").unwrap();
+    for i in 0..types {
+        let a = 0x1_0000_0000u64 + i as u64 * 0x4000;
+        writeln!(
+            f,
+            "TYPE_{i:08} {a:016x}-{:016x} [   16K    16K     8K     0K] rw-/rwx SM=PRV",
+            a + 0x4000
+        )
+        .unwrap();
+    }
+    writeln!(f, "\n==== Summary for process 4242").unwrap();
+    writeln!(f, "                                VIRTUAL RESIDENT    DIRTY  SWAPPED VOLATILE   NONVOL    EMPTY   REGION ").unwrap();
+    writeln!(f, "REGION TYPE                        SIZE     SIZE     SIZE     SIZE     SIZE     SIZE     SIZE    COUNT (non-coalesced) ").unwrap();
+    writeln!(f, "===========                     ======= ========    =====  ======= ========   ======    =====  ======= ").unwrap();
+    for i in 0..types {
+        writeln!(f, "TYPE_{i:08}                          16K      16K       8K       0K       0K       0K       0K        1 ").unwrap();
+    }
+    writeln!(f, "===========                     ======= ========    =====  ======= ========   ======    =====  ======= ").unwrap();
+    writeln!(f, "TOTAL                              {}K      {}K       {}K       0K       0K       0K       0K   {types} ", 16 * types, 16 * types, 8 * types).unwrap();
+    f.flush().unwrap();
+}
+
+/// A memory cgroup (v1) of this test's own, removed after: what a child
+/// in it used at most is its peak, whatever the test process holds (a
+/// child's `ru_maxrss` starts from the parent's peak when spawned with
+/// vfork, so it cannot tell).
+struct MemCgroup {
+    dir: PathBuf,
+}
+
+impl MemCgroup {
+    /// A new cgroup that may use at most `limit` bytes; `None` (with the
+    /// reason printed) where the v1 memory controller is not there.
+    fn new(name: &str, limit: u64) -> Option<MemCgroup> {
+        let base = Path::new("/sys/fs/cgroup/memory");
+        if !base.join("memory.max_usage_in_bytes").exists() {
+            eprintln!("skipped: no cgroup v1 memory controller at {}", base.display());
+            return None;
+        }
+        let dir = base.join(format!("memtally-test-{name}-{}", std::process::id()));
+        if let Err(e) = std::fs::create_dir(&dir) {
+            eprintln!("skipped: cannot make a memory cgroup ({e}): run as root");
+            return None;
+        }
+        let cg = MemCgroup { dir };
+        std::fs::write(cg.dir.join("memory.limit_in_bytes"), limit.to_string()).unwrap();
+        Some(cg)
+    }
+
+    /// Runs memtally with `args` in the cgroup, its standard output into
+    /// `out`: its exit code, standard error and peak memory (KiB).
+    fn run(&self, args: &[&str], out: &Path) -> (i32, String, u64) {
+        let err_path = match out == Path::new("/dev/null") {
+            true => std::env::temp_dir().join(format!("memtally-test-{}.err", std::process::id())),
+            false => out.with_extension("err"),
+        };
+        use std::os::fd::AsRawFd;
+        use std::os::unix::process::{CommandExt, ExitStatusExt};
+        std::fs::write(self.dir.join("memory.max_usage_in_bytes"), "0").unwrap();
+        let procs =
+            std::fs::OpenOptions::new().write(true).open(self.dir.join("cgroup.procs")).unwrap();
+        let fd = procs.as_raw_fd();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_memtally"));
+        cmd.args(args)
+            .env_remove("COLUMNS")
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(out).unwrap())
+            .stderr(std::fs::File::create(&err_path).unwrap());
+        // In the child before exec: into the cgroup ("0": the writer).
+        unsafe {
+            cmd.pre_exec(move || match libc::write(fd, b"0".as_ptr().cast(), 1) {
+                1 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            })
+        };
+        let status = cmd.status().unwrap();
+        drop(procs);
+        let err = std::fs::read_to_string(&err_path).unwrap();
+        if out == Path::new("/dev/null") {
+            let _ = std::fs::remove_file(&err_path);
+        }
+        let code = status.code().unwrap_or_else(|| {
+            panic!("memtally {args:?} died (signal {:?}): {err}", status.signal())
+        });
+        let peak = std::fs::read_to_string(self.dir.join("memory.max_usage_in_bytes")).unwrap();
+        (code, err, peak.trim().parse::<u64>().unwrap() >> 10)
+    }
+}
+
+impl Drop for MemCgroup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+#[test]
+fn vmmap_of_a_type_on_every_line_stays_flat_and_sums_the_rest_in_one_row() {
+    let Some(cg) = MemCgroup::new("vmmap-types", 1 << 30) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut peaks = Vec::new();
+    for types in [20_000, 160_000] {
+        let input = tmp.path().join(format!("{types}.txt"));
+        write_types(&input, types);
+        let out = tmp.path().join(format!("{types}.out"));
+        let (code, err, peak) = cg.run(&["vmmap", input.to_str().unwrap()], &out);
+        assert_eq!(code, 0, "{err}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        let folded = types - 1000;
+        let note = format!(
+            "more than 1000 region types: the {folded} region(s) of the types after the first 1000 are summed in one row, \"other types\""
+        );
+        assert!(text.contains(&note), "{text}");
+        // Every region is in the total, the folded ones in their row.
+        let row = |name: &str| {
+            text.lines()
+                .find(|l| l.starts_with(name))
+                .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        };
+        let other = row("other types").unwrap_or_else(|| panic!("an other-types row: {text}"));
+        assert_eq!(other[2], folded.to_string(), "{other:?}");
+        let total = row("total").unwrap_or_else(|| panic!("a total row: {text}"));
+        assert_eq!(total[1], types.to_string(), "{total:?}");
+        // The JSON (every region listed, so its peak is taken with the
+        // output thrown away: a file's pages would count).
+        let args = ["vmmap", input.to_str().unwrap(), "--format", "json"];
+        let (code, err, json_peak) = cg.run(&args, Path::new("/dev/null"));
+        assert_eq!(code, 0, "{err}");
+        if types == 20_000 {
+            let json_out = tmp.path().join(format!("{types}.json"));
+            assert_eq!(cg.run(&args, &json_out).0, 0);
+            let doc: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&json_out).unwrap()).unwrap();
+            assert_eq!(doc["regions_read"], types as u64);
+            let types_listed = doc["types"].as_array().map(Vec::len);
+            let summary = doc["summary"].as_array().unwrap();
+            assert_eq!(summary.len(), 1001, "1000 rows and the one they are summed in");
+            assert_eq!(summary[1000]["region_type"], "other types");
+            assert_eq!(summary[1000]["count"], folded as u64, "{types_listed:?}");
+        }
+        let size = std::fs::metadata(&input).unwrap().len();
+        eprintln!(
+            "vmmap of {types} types ({size} bytes): peak {peak} KiB, --format json {json_peak} KiB"
+        );
+        peaks.push((size, peak.max(json_peak)));
+    }
+    let ((small, small_peak), (big, big_peak)) = (peaks[0], peaks[1]);
+    let grew_kib = big_peak.saturating_sub(small_peak);
+    assert!(
+        grew_kib < 8 << 10,
+        "from {small} to {big} bytes of input the peak grew by {grew_kib} KiB ({small_peak} to {big_peak} KiB)"
+    );
+}
