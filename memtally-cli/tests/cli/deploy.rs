@@ -181,7 +181,7 @@ fn value_of<'a>(args: &'a [String], flag: &str) -> &'a str {
 fn daemonset_reads_the_host_proc_without_host_pid() {
     let docs = manifest();
     let kinds: Vec<&str> = docs.iter().filter_map(|d| d["kind"].as_str()).collect();
-    assert_eq!(kinds, ["Namespace", "DaemonSet", "Service"]);
+    assert_eq!(kinds, ["Namespace", "DaemonSet", "Service", "NetworkPolicy"]);
     let (pod, args) = daemonset();
     assert_ne!(pod["hostPID"].as_bool(), Some(true), "no host PID namespace");
     let c = &pod["containers"][0];

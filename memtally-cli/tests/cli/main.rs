@@ -37,6 +37,7 @@ mod exporter_cost;
 mod figures;
 #[cfg(target_os = "linux")]
 mod files;
+mod fleet_conventions;
 #[cfg(target_os = "linux")]
 mod gpu;
 #[cfg(target_os = "linux")]
@@ -59,6 +60,8 @@ mod machine_swap;
 #[cfg(target_os = "linux")]
 mod metrics_figures;
 #[cfg(target_os = "linux")]
+mod oom_kills;
+#[cfg(target_os = "linux")]
 mod over_time;
 #[cfg(target_os = "linux")]
 mod pages;
@@ -76,6 +79,8 @@ mod privileges;
 mod prom_rules;
 #[cfg(target_os = "linux")]
 mod prometheus;
+#[cfg(target_os = "linux")]
+mod prometheus_conventions;
 #[cfg(target_os = "linux")]
 mod prometheus_live;
 #[cfg(target_os = "linux")]

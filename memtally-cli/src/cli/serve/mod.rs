@@ -22,6 +22,7 @@
 mod admit;
 mod head;
 mod limits;
+mod own;
 
 use std::convert::Infallible;
 use std::io::Write;
@@ -33,7 +34,10 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{HeaderValue, ACCEPT, ALLOW, CONTENT_LENGTH, CONTENT_TYPE, TRANSFER_ENCODING};
+use hyper::header::{
+    HeaderValue, ACCEPT, ACCEPT_ENCODING, ALLOW, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE,
+    TRANSFER_ENCODING, VARY,
+};
 use hyper::{Method, Request, Response, StatusCode};
 
 use memtally_core::source::ProcRoot;
@@ -42,7 +46,7 @@ use memtally_core::{Error, Result};
 
 use crate::cli::metrics::MetricsArgs;
 use crate::render::errors::Worded;
-use crate::render::prometheus::{encode, Exposition};
+use crate::render::prometheus::{encode_registry, registry, Exposition};
 
 use limits::Slot;
 
@@ -93,11 +97,29 @@ fn min_interval(s: &str) -> std::result::Result<Duration, String> {
     Ok(d)
 }
 
-/// The last scan, encoded both ways.
+/// The last scan, encoded both ways, each plain and gzipped.
 struct Cached {
     at: Instant,
-    text: Bytes,
-    openmetrics: Bytes,
+    text: Encoded,
+    openmetrics: Encoded,
+}
+
+/// One exposition, plain and gzipped: compressed once per scan, not per
+/// scrape (a scrape is answered from the cache up to --min-interval).
+struct Encoded {
+    plain: Bytes,
+    gzip: Bytes,
+}
+
+impl Encoded {
+    fn new(text: String) -> Encoded {
+        use flate2::write::GzEncoder;
+        let mut gz =
+            GzEncoder::new(Vec::with_capacity(text.len() / 6), flate2::Compression::default());
+        // Writing into a Vec cannot fail.
+        let gzip = gz.write_all(text.as_bytes()).and_then(|()| gz.finish()).unwrap_or_default();
+        Encoded { plain: Bytes::from(text), gzip: Bytes::from(gzip) }
+    }
 }
 
 struct State {
@@ -110,6 +132,8 @@ struct State {
     last: Mutex<Option<Arc<Cached>>>,
     /// Held by the one scan running: `last` stays readable meanwhile.
     scanning: Mutex<()>,
+    /// When serve began, seconds since the epoch (`process_start_time_seconds`).
+    started: f64,
 }
 
 impl State {
@@ -128,10 +152,12 @@ impl State {
             return Ok(c);
         }
         let m = collect(&self.root, &self.opts)?;
+        let mut reg = registry(&m);
+        own::register(&mut reg, &own::Own::read(), self.started);
         let c = Arc::new(Cached {
             at: Instant::now(),
-            text: Bytes::from(encode(&m, Exposition::Text)),
-            openmetrics: Bytes::from(encode(&m, Exposition::OpenMetrics)),
+            text: Encoded::new(encode_registry(&reg, Exposition::Text)),
+            openmetrics: Encoded::new(encode_registry(&reg, Exposition::OpenMetrics)),
         });
         *self.last.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&c));
         Ok(c)
@@ -176,6 +202,7 @@ pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()>
         min_interval: args.min_interval,
         last: Mutex::new(None),
         scanning: Mutex::new(()),
+        started: own::now_unix(),
     });
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_io()
@@ -237,6 +264,9 @@ async fn handle(
         return Ok(reply(StatusCode::OK, "text/html; charset=utf-8", INDEX));
     }
     let format = negotiate(req.headers().get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()));
+    let gzip =
+        accepts_gzip(req.headers().get_all(ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok()));
+    let format = (format, gzip);
     // A recent scan is answered without waiting for anything.
     if let Some(c) = state.fresh() {
         return Ok(metrics(&c, format));
@@ -300,13 +330,40 @@ async fn handle(
     })
 }
 
-/// A scan's metrics as a 200 in `format`.
-fn metrics(c: &Cached, format: Exposition) -> Reply {
-    let body = match format {
-        Exposition::Text => c.text.clone(),
-        Exposition::OpenMetrics => c.openmetrics.clone(),
+/// A scan's metrics as a 200 in `format`, gzipped where the client
+/// accepts it (as Prometheus always does).
+fn metrics(c: &Cached, (format, gzip): (Exposition, bool)) -> Reply {
+    let encoded = match format {
+        Exposition::Text => &c.text,
+        Exposition::OpenMetrics => &c.openmetrics,
     };
-    reply(StatusCode::OK, format.content_type(), body)
+    let body = if gzip { encoded.gzip.clone() } else { encoded.plain.clone() };
+    let mut r = reply(StatusCode::OK, format.content_type(), body);
+    if gzip {
+        r.headers_mut().insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    }
+    r.headers_mut().insert(VARY, HeaderValue::from_static("accept-encoding"));
+    r
+}
+
+/// Whether the `Accept-Encoding` values accept gzip: `gzip` (or `x-gzip`,
+/// or `*`) with a quality above zero. Without the header: no.
+pub fn accepts_gzip<'a>(values: impl Iterator<Item = &'a str>) -> bool {
+    let (mut gzip, mut star) = (None, None);
+    for coding in values.flat_map(|v| v.split(',')) {
+        let mut parts = coding.split(';');
+        let name = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let q = parts
+            .filter_map(|p| p.trim().strip_prefix("q="))
+            .find_map(|q| q.trim().parse::<f32>().ok())
+            .unwrap_or(1.0);
+        match name.as_str() {
+            "gzip" | "x-gzip" => gzip = Some(gzip.map_or(q, |g: f32| g.max(q))),
+            "*" => star = Some(q),
+            _ => {}
+        }
+    }
+    gzip.or(star).is_some_and(|q| q > 0.0)
 }
 
 /// OpenMetrics when the `Accept` values rank `application/openmetrics-text`
@@ -361,6 +418,31 @@ mod tests {
             negotiate(["text/plain;q=0.2", "Application/OpenMetrics-Text; q=0.9"].into_iter()),
             Exposition::OpenMetrics
         );
+    }
+
+    #[test]
+    fn gzip_is_sent_where_accepted() {
+        let g = |s: &str| accepts_gzip(std::iter::once(s));
+        // What Prometheus sends.
+        assert!(g("gzip"));
+        assert!(g("gzip, deflate, br"));
+        assert!(g("br;q=1.0, gzip;q=0.8, *;q=0.1"));
+        assert!(g("*"));
+        assert!(!g("gzip;q=0"));
+        assert!(!g("identity"));
+        assert!(!g("br, *;q=0"));
+        assert!(!g("gzip;q=0, *"));
+        assert!(!accepts_gzip(std::iter::empty()));
+    }
+
+    #[test]
+    fn a_scan_is_gzipped_once_and_unzips_to_itself() {
+        let e = Encoded::new("memtally_x 1\n".repeat(1000));
+        assert!(e.gzip.len() < e.plain.len() / 10, "{} {}", e.gzip.len(), e.plain.len());
+        let mut back = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&e.gzip[..]), &mut back)
+            .unwrap();
+        assert_eq!(back.as_bytes(), &e.plain[..]);
     }
 
     #[test]
