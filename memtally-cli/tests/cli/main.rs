@@ -102,6 +102,8 @@ mod selections;
 #[cfg(target_os = "linux")]
 mod serve_load;
 #[cfg(target_os = "linux")]
+mod serve_tls;
+#[cfg(target_os = "linux")]
 mod show_errors;
 #[cfg(target_os = "linux")]
 mod show_live;

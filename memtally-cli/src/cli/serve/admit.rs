@@ -50,6 +50,7 @@ const WIND_DOWN: Duration = Duration::from_millis(500);
 pub async fn accept_loop(
     listener: std::net::TcpListener,
     state: Arc<State>,
+    tls: Option<tokio_rustls::TlsAcceptor>,
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::from_std(listener)?;
     let mut http = hyper::server::conn::http1::Builder::new();
@@ -73,37 +74,59 @@ pub async fn accept_loop(
                 continue;
             }
         };
+        // Beyond a cap a plain connection is answered 503; a TLS one is
+        // closed (a plain answer would be no TLS record).
         let Some(peer_slot) = Peers::take(&peers, peer.ip(), MAX_PER_PEER) else {
-            tokio::spawn(refuse(stream, BUSY_PEER));
+            if tls.is_none() {
+                tokio::spawn(refuse(stream, BUSY_PEER));
+            }
             continue;
         };
         let Some(wait_slot) = Slot::take(&waiting, MAX_WAITING) else {
-            tokio::spawn(refuse(stream, BUSY));
+            if tls.is_none() {
+                tokio::spawn(refuse(stream, BUSY));
+            }
             continue;
         };
-        let (state, live, http) = (Arc::clone(&state), Arc::clone(&live), http.clone());
+        let (state, live, http, tls) =
+            (Arc::clone(&state), Arc::clone(&live), http.clone(), tls.clone());
         tokio::spawn(async move {
             let _peer_slot = peer_slot;
             let now = tokio::time::Instant::now();
-            let head = read_head(
-                &stream,
-                MAX_HEADER_BYTES,
-                now + FIRST_BYTE_TIMEOUT,
-                now + HEADER_TIMEOUT,
-            )
-            .await;
+            let (first_byte, whole) = (now + FIRST_BYTE_TIMEOUT, now + HEADER_TIMEOUT);
+            let Some(acceptor) = tls else {
+                let mut stream = stream;
+                let head = read_head(&mut stream, MAX_HEADER_BYTES, first_byte, whole).await;
+                drop(wait_slot);
+                let Head::Read(head) = head else { return };
+                let Some(slot) = Slot::take(&live, MAX_CONNECTIONS) else {
+                    refuse(stream, BUSY).await;
+                    return;
+                };
+                return serve(http, state, Prefixed::new(head, stream), slot).await;
+            };
+            // TLS: the client's hello by the first-byte deadline, the
+            // handshake and the head within the head's.
+            if tokio::time::timeout_at(first_byte, stream.readable()).await.is_err() {
+                return;
+            }
+            let Ok(Ok(mut stream)) = tokio::time::timeout_at(whole, acceptor.accept(stream)).await
+            else {
+                return;
+            };
+            let head = read_head(&mut stream, MAX_HEADER_BYTES, whole, whole).await;
             drop(wait_slot);
             let Head::Read(head) = head else { return };
             let Some(slot) = Slot::take(&live, MAX_CONNECTIONS) else {
-                refuse(stream, BUSY).await;
+                use tokio::io::AsyncWriteExt;
+                let _ = tokio::time::timeout(Duration::from_secs(1), async {
+                    let _ = stream.write_all(BUSY).await;
+                    let _ = stream.shutdown().await;
+                })
+                .await;
                 return;
             };
-            let conn = http.serve_connection(
-                TokioIo::new(Prefixed::new(head, stream)),
-                hyper::service::service_fn(move |req| handle(Arc::clone(&state), req)),
-            );
-            let _slot = slot;
-            let _ = tokio::time::timeout(CONNECTION_LIFETIME, conn).await;
+            serve(http, state, Prefixed::new(head, stream), slot).await;
         });
     }
     // Stopped by a signal: no new connections; answers under way get a
@@ -114,6 +137,23 @@ pub async fn accept_loop(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     Ok(())
+}
+
+/// Serves the one request of a connection whose head was read whole.
+async fn serve<S>(
+    http: hyper::server::conn::http1::Builder,
+    state: Arc<State>,
+    io: Prefixed<S>,
+    slot: Slot,
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let conn = http.serve_connection(
+        TokioIo::new(io),
+        hyper::service::service_fn(move |req| handle(Arc::clone(&state), req)),
+    );
+    let _slot = slot;
+    let _ = tokio::time::timeout(CONNECTION_LIFETIME, conn).await;
 }
 
 /// Answers a connection beyond a cap with `answer` (a whole 503) and

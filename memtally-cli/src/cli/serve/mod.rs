@@ -23,10 +23,12 @@ mod admit;
 mod head;
 mod limits;
 mod own;
+mod web_config;
 
 use std::convert::Infallible;
 use std::io::Write;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -69,6 +71,10 @@ pub const MAX_SCRAPES_IN_FLIGHT: usize = 4;
 /// result marked stale (`x-memtally-stale`), or 503 when there is none.
 /// Under Prometheus's default scrape timeout (10 s).
 pub const SCAN_DEADLINE: Duration = Duration::from_secs(8);
+/// bcrypt checks of credentials not seen before, at once (tens of
+/// milliseconds each); more get 503 at once, so wrong passwords sent in a
+/// flood cost at most this many threads.
+pub const MAX_AUTH_CHECKS: usize = 2;
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -84,6 +90,13 @@ pub struct ServeArgs {
     /// of scanning again, so a burst of scrapes cannot load the host.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = min_interval)]
     pub min_interval: Duration,
+
+    /// TLS and basic auth, in the Prometheus exporter-toolkit's web
+    /// config format (YAML: tls_server_config with cert_file and key_file;
+    /// basic_auth_users mapping names to bcrypt hashes). Other keys are
+    /// refused.
+    #[arg(long = "web.config.file", value_name = "FILE")]
+    pub web_config_file: Option<PathBuf>,
 }
 
 /// `--min-interval`: a duration of at least [`MIN_INTERVAL_FLOOR`].
@@ -134,6 +147,10 @@ struct State {
     scanning: Mutex<()>,
     /// When serve began, seconds since the epoch (`process_start_time_seconds`).
     started: f64,
+    /// `basic_auth_users` of `--web.config.file`: who may be answered.
+    users: Option<web_config::Users>,
+    /// bcrypt checks under way (see [`MAX_AUTH_CHECKS`]).
+    auth_checks: Arc<AtomicUsize>,
 }
 
 impl State {
@@ -180,11 +197,16 @@ pub(crate) fn start_withheld(root: &ProcRoot) -> Option<String> {
 pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
     // Bad selection options fail now rather than at the first scrape.
     let opts = args.metrics.options_for(root)?;
+    let web = match &args.web_config_file {
+        Some(path) => web_config::WebConfig::load(path)?,
+        None => web_config::WebConfig { tls: None, users: None },
+    };
     let listener = std::net::TcpListener::bind(args.listen)
         .map_err(|e| Error::io(format!("--listen {}", args.listen), e))?;
     let addr = listener.local_addr().map_err(|e| Error::io("listening socket", e))?;
     listener.set_nonblocking(true).map_err(|e| Error::io("listening socket", e))?;
-    writeln!(out, "memtally: serving http://{addr}/metrics")
+    let scheme = if web.tls.is_some() { "https" } else { "http" };
+    writeln!(out, "memtally: serving {scheme}://{addr}/metrics")
         .and_then(|()| out.flush())
         .map_err(|e| Error::io("standard output", e))?;
     if let Some(w) = start_withheld(root) {
@@ -203,14 +225,16 @@ pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()>
         last: Mutex::new(None),
         scanning: Mutex::new(()),
         started: own::now_unix(),
+        users: web.users,
+        auth_checks: Arc::new(AtomicUsize::new(0)),
     });
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
-        .max_blocking_threads(MAX_SCRAPES_IN_FLIGHT)
+        .max_blocking_threads(MAX_SCRAPES_IN_FLIGHT + MAX_AUTH_CHECKS)
         .build()
         .map_err(|e| Error::io("tokio runtime", e))?;
-    let served = rt.block_on(admit::accept_loop(listener, state));
+    let served = rt.block_on(admit::accept_loop(listener, state, web.tls));
     // A scan still running after a signal is not waited for.
     rt.shutdown_timeout(Duration::from_millis(100));
     served.map_err(|e| Error::io(addr.to_string(), e))
@@ -241,6 +265,9 @@ async fn handle(
     state: Arc<State>,
     req: Request<Incoming>,
 ) -> std::result::Result<Reply, Infallible> {
+    if let Some(refused) = authorize(&state, &req).await {
+        return Ok(refused);
+    }
     let path = req.uri().path();
     if path != "/" && path != "/metrics" {
         return Ok(reply(StatusCode::NOT_FOUND, PLAIN, "not found: try /metrics\n"));
@@ -328,6 +355,52 @@ async fn handle(
             reply(StatusCode::INTERNAL_SERVER_ERROR, PLAIN, "scan failed\n")
         }
     })
+}
+
+/// `None` when the request may be answered (no `basic_auth_users`, or
+/// its credentials are right); else the answer: 401, or 503 when too many
+/// credentials are being checked already.
+async fn authorize(state: &Arc<State>, req: &Request<Incoming>) -> Option<Reply> {
+    let users = state.users.as_ref()?;
+    let auth = req.headers().get(hyper::header::AUTHORIZATION).map(|v| v.as_bytes().to_vec());
+    let verdict = match users.check_known(auth.as_deref()) {
+        Some(v) => v,
+        None => {
+            let Some(ticket) = Slot::take(&state.auth_checks, MAX_AUTH_CHECKS) else {
+                let mut r = reply(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    PLAIN,
+                    "busy: too many logins being checked now; try again\n",
+                );
+                r.headers_mut().insert("retry-after", HeaderValue::from_static("1"));
+                return Some(r);
+            };
+            let state = Arc::clone(state);
+            tokio::task::spawn_blocking(move || {
+                let _ticket = ticket;
+                state.users.as_ref().map(|u| u.check(auth.as_deref()))
+            })
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or(web_config::Verdict::Refused)
+        }
+    };
+    match verdict {
+        web_config::Verdict::Allowed => None,
+        web_config::Verdict::Refused => {
+            let mut r = reply(
+                StatusCode::UNAUTHORIZED,
+                PLAIN,
+                "unauthorized: this exporter asks for a user name and password\n",
+            );
+            r.headers_mut().insert(
+                hyper::header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Basic realm=\"memtally\""),
+            );
+            Some(r)
+        }
+    }
 }
 
 /// A scan's metrics as a 200 in `format`, gzipped where the client
