@@ -104,6 +104,8 @@ mod serve_load;
 #[cfg(target_os = "linux")]
 mod serve_tls;
 #[cfg(target_os = "linux")]
+mod serve_wide;
+#[cfg(target_os = "linux")]
 mod show_errors;
 #[cfg(target_os = "linux")]
 mod show_live;

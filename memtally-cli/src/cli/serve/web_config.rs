@@ -17,12 +17,9 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use sha2::{Digest, Sha256};
-use tokio_rustls::rustls;
-use tokio_rustls::rustls::pki_types::pem::PemObject;
-use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use yaml_rust2::{Yaml, YamlLoader};
 
 use memtally_core::{Error, Result};
@@ -33,7 +30,7 @@ const MAX_FILE: u64 = 1 << 20;
 /// What `--web.config.file` asks for.
 pub struct WebConfig {
     /// TLS on every connection, when `tls_server_config` is given.
-    pub tls: Option<tokio_rustls::TlsAcceptor>,
+    pub tls: Option<tls::Tls>,
     /// Who may scrape, when `basic_auth_users` is given.
     pub users: Option<Users>,
 }
@@ -104,7 +101,7 @@ impl WebConfig {
     }
 }
 
-fn tls_config(path: &Path, dir: &Path, v: &Yaml) -> Result<tokio_rustls::TlsAcceptor> {
+fn tls_config(path: &Path, dir: &Path, v: &Yaml) -> Result<tls::Tls> {
     let Yaml::Hash(h) = v else {
         return Err(bad(path, "tls_server_config is not a mapping of cert_file and key_file"));
     };
@@ -129,26 +126,87 @@ fn tls_config(path: &Path, dir: &Path, v: &Yaml) -> Result<tokio_rustls::TlsAcce
     let (Some(cert), Some(key)) = (cert, key) else {
         return Err(bad(path, "tls_server_config needs both cert_file and key_file"));
     };
-    let chain = CertificateDer::pem_slice_iter(&read(&cert)?)
-        .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| bad(&cert, format!("not a PEM certificate: {e}")))?;
-    if chain.is_empty() {
-        return Err(bad(&cert, "holds no PEM certificate"));
+    tls::acceptor(path, &cert, &key)
+}
+
+/// TLS: rustls on Linux; elsewhere none (ring's C build is not made for
+/// macOS from here), and a config asking for it is refused.
+pub mod tls {
+    #[cfg(target_os = "linux")]
+    pub use linux::*;
+    #[cfg(not(target_os = "linux"))]
+    pub use other::*;
+
+    #[cfg(target_os = "linux")]
+    mod linux {
+        use std::path::Path;
+        use std::sync::Arc;
+
+        use tokio_rustls::rustls;
+        use tokio_rustls::rustls::pki_types::pem::PemObject;
+        use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
+        use super::super::{bad, read};
+        use memtally_core::Result;
+
+        pub type Tls = tokio_rustls::TlsAcceptor;
+        pub type TlsStream = tokio_rustls::server::TlsStream<tokio::net::TcpStream>;
+
+        /// The TLS handshake of a new connection.
+        pub async fn accept(
+            tls: &Tls,
+            stream: tokio::net::TcpStream,
+        ) -> std::io::Result<TlsStream> {
+            tls.accept(stream).await
+        }
+
+        /// A TLS server of the certificate chain in `cert` and the key in `key` (PEM).
+        pub fn acceptor(_config: &Path, cert: &Path, key: &Path) -> Result<Tls> {
+            let chain = CertificateDer::pem_slice_iter(&read(cert)?)
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(|e| bad(cert, format!("not a PEM certificate: {e}")))?;
+            if chain.is_empty() {
+                return Err(bad(cert, "holds no PEM certificate"));
+            }
+            let key_der = PrivateKeyDer::from_pem_slice(&read(key)?)
+                .map_err(|e| bad(key, format!("not a PEM private key: {e}")))?;
+            // ring: rustls 0.23.48 marks its provider deprecated for want of
+            // post-quantum key exchange, which aws-lc-rs has; aws-lc-rs is a
+            // large C build (and a cmake step on some targets). TLS 1.3 and
+            // 1.2 with ring's suites are what exporter-toolkit offers too;
+            // move to aws-lc-rs when the static (musl) build takes it.
+            #[allow(deprecated)]
+            let provider = Arc::new(rustls::crypto::ring::default_provider());
+            let config = rustls::ServerConfig::builder_with_provider(provider)
+                .with_safe_default_protocol_versions()
+                .and_then(|b| b.with_no_client_auth().with_single_cert(chain, key_der))
+                .map_err(|e| {
+                    bad(key, format!("the certificate and key do not make a TLS server: {e}"))
+                })?;
+            Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
+        }
     }
-    let key_der = PrivateKeyDer::from_pem_slice(&read(&key)?)
-        .map_err(|e| bad(&key, format!("not a PEM private key: {e}")))?;
-    // ring: rustls 0.23.48 marks its provider deprecated for want of
-    // post-quantum key exchange, which aws-lc-rs has; aws-lc-rs is a large
-    // C build (and a cmake step on some targets). TLS 1.3 and 1.2 with
-    // ring's suites are what exporter-toolkit offers too; move to
-    // aws-lc-rs when the static (musl) build takes it.
-    #[allow(deprecated)]
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .and_then(|b| b.with_no_client_auth().with_single_cert(chain, key_der))
-        .map_err(|e| bad(&key, format!("the certificate and key do not make a TLS server: {e}")))?;
-    Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
+
+    #[cfg(not(target_os = "linux"))]
+    mod other {
+        use std::path::Path;
+
+        use super::super::bad;
+        use memtally_core::Result;
+
+        /// No TLS on this system: no value of it exists.
+        #[derive(Clone)]
+        pub enum Tls {}
+        pub type TlsStream = tokio::net::TcpStream;
+
+        pub async fn accept(tls: &Tls, _: tokio::net::TcpStream) -> std::io::Result<TlsStream> {
+            match *tls {}
+        }
+
+        pub fn acceptor(config: &Path, _: &Path, _: &Path) -> Result<Tls> {
+            Err(bad(config, "tls_server_config: TLS is built on Linux only"))
+        }
+    }
 }
 
 impl Users {
