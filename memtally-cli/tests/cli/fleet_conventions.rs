@@ -80,3 +80,42 @@ fn a_network_policy_admits_only_the_prometheus_namespace() {
     assert_eq!(ports.len(), 1);
     assert_eq!(ports[0]["port"].as_i64(), Some(9464));
 }
+
+/// Issue 38.2: the fleet manifests publish per program by default (no
+/// `pid` label to churn), and no dashboard query sums `delta()` over
+/// per-process series (a process entering the top N counted as growth).
+#[test]
+fn fleet_defaults_publish_per_program_and_growth_reads_program_series() {
+    let docs = manifest();
+    let ds = docs.iter().find(|d| d["kind"].as_str() == Some("DaemonSet")).unwrap();
+    let args: Vec<&str> = ds["spec"]["template"]["spec"]["containers"][0]["args"]
+        .as_vec()
+        .unwrap()
+        .iter()
+        .filter_map(Yaml::as_str)
+        .collect();
+    let by = args.iter().position(|a| *a == "--by").map(|i| args[i + 1]);
+    assert_eq!(by, Some("program"), "{args:?}");
+    let unit = read("deploy/systemd/memtally.service");
+    assert!(unit.contains("Environment=\"MEMTALLY_ARGS=--by program\"\n"), "{unit}");
+    let default = read("deploy/debian/default");
+    let set: Vec<&str> = default.lines().filter(|l| l.starts_with("MEMTALLY_ARGS=")).collect();
+    assert_eq!(set.len(), 1, "{default}");
+    assert!(set[0].contains("--by program"), "{default}");
+
+    let dashboard: serde_json::Value =
+        serde_json::from_str(&read("deploy/grafana/memtally.json")).unwrap();
+    let mut exprs = Vec::new();
+    for p in dashboard["panels"].as_array().unwrap() {
+        for t in p["targets"].as_array().into_iter().flatten() {
+            exprs.push(t["expr"].as_str().unwrap().to_string());
+        }
+    }
+    let per_pid_delta = regex::Regex::new(r"(delta|increase|rate)\(memtally_process_").unwrap();
+    let bad: Vec<&String> = exprs.iter().filter(|e| per_pid_delta.is_match(e)).collect();
+    assert!(bad.is_empty(), "growth summed over per-process series: {bad:?}");
+    assert!(
+        exprs.iter().any(|e| e.contains("delta(instance_program:memtally_pss_bytes:sum")),
+        "growth by program reads the program series"
+    );
+}
