@@ -8,12 +8,27 @@ use std::sync::atomic::AtomicU64;
 
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::{Registry, Unit};
 
 use memtally_core::analyze::metrics::Collector;
 
+/// The commit the binary was built from, where the build named it
+/// (`MEMTALLY_REVISION=$(git rev-parse --short HEAD) cargo build`).
+pub const REVISION: &str = match option_env!("MEMTALLY_REVISION") {
+    Some(r) => r,
+    None => "unknown",
+};
+
 /// Registers the exporter's own metrics of the scan `c`.
 pub fn register(reg: &mut Registry, c: &Collector) {
+    // `memtally_build_info{version,revision} 1`, as every exporter has one:
+    // dashboards and alerts see which build each host runs.
+    reg.register(
+        "memtally_build",
+        "Which memtally build publishes these figures: always 1",
+        Info::new(vec![("version", env!("CARGO_PKG_VERSION")), ("revision", REVISION)]),
+    );
     let g = Gauge::<u64, AtomicU64>::default();
     g.set(c.bytes_read);
     reg.register_with_unit(

@@ -181,7 +181,7 @@ fn value_of<'a>(args: &'a [String], flag: &str) -> &'a str {
 fn daemonset_reads_the_host_proc_without_host_pid() {
     let docs = manifest();
     let kinds: Vec<&str> = docs.iter().filter_map(|d| d["kind"].as_str()).collect();
-    assert_eq!(kinds, ["Namespace", "DaemonSet", "Service"]);
+    assert_eq!(kinds, ["Namespace", "DaemonSet", "Service", "NetworkPolicy"]);
     let (pod, args) = daemonset();
     assert_ne!(pod["hostPID"].as_bool(), Some(true), "no host PID namespace");
     let c = &pod["containers"][0];
@@ -266,14 +266,19 @@ fn daemonset_arguments_serve_a_host_proc_mounted_elsewhere() {
     let samples = crate::prometheus::parse(&text);
     let names: BTreeSet<&str> = samples.keys().map(|(n, _)| n.as_str()).collect();
     assert!(names.contains("memtally_machine_total_bytes"), "the machine picture: {names:?}");
+    // Per program (issue 38.2): the child's program row holds its 24 MiB
+    // (and whatever else runs the same program).
+    assert_eq!(value_of(&args, "--by"), "program");
+    let argv0 = std::fs::read(format!("/proc/{}/cmdline", child.pid)).unwrap();
+    let argv0 = String::from_utf8_lossy(argv0.split(|&b| b == 0).next().unwrap()).to_string();
+    let program = Path::new(&argv0).file_name().unwrap().to_string_lossy().to_string();
     let pss = samples
         .iter()
-        .find(|((n, l), _)| {
-            n == "memtally_process_pss_bytes" && l.contains(&format!("pid={},", child.pid))
-        })
+        .find(|((n, l), _)| n == "memtally_program_pss_bytes" && *l == format!("program={program}"))
         .map(|(_, v)| *v)
-        .unwrap_or_else(|| panic!("child {} in the exposition:\n{text}", child.pid));
+        .unwrap_or_else(|| panic!("program {program} in the exposition:\n{text}"));
     assert!(pss >= (24 * MIB) as f64, "the child's 24 MiB: {pss}");
+    assert!(!names.contains("memtally_process_pss_bytes"), "no per-process series by default");
     let scanned = samples.get(&("memtally_processes_scanned".to_string(), String::new()));
     assert!(scanned.is_some_and(|&n| n > 1.0), "every process of the host: {scanned:?}");
 }

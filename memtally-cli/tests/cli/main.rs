@@ -43,6 +43,7 @@ mod exporter_cost;
 mod figures;
 #[cfg(target_os = "linux")]
 mod files;
+mod fleet_conventions;
 #[cfg(target_os = "linux")]
 mod gpu;
 #[cfg(target_os = "linux")]
@@ -65,6 +66,8 @@ mod machine_swap;
 #[cfg(target_os = "linux")]
 mod metrics_figures;
 #[cfg(target_os = "linux")]
+mod oom_kills;
+#[cfg(target_os = "linux")]
 mod over_time;
 #[cfg(target_os = "linux")]
 mod pages;
@@ -84,6 +87,8 @@ mod privileges;
 mod prom_rules;
 #[cfg(target_os = "linux")]
 mod prometheus;
+#[cfg(target_os = "linux")]
+mod prometheus_conventions;
 #[cfg(target_os = "linux")]
 mod prometheus_live;
 #[cfg(target_os = "linux")]
@@ -116,6 +121,10 @@ mod screen;
 mod selections;
 #[cfg(target_os = "linux")]
 mod serve_load;
+#[cfg(target_os = "linux")]
+mod serve_tls;
+#[cfg(target_os = "linux")]
+mod serve_wide;
 #[cfg(target_os = "linux")]
 mod show_errors;
 #[cfg(target_os = "linux")]

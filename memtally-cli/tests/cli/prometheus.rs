@@ -28,6 +28,8 @@ pub fn parse(text: &str) -> BTreeMap<(String, String), f64> {
         .map(|s| {
             let v = match s.value {
                 prometheus_parse::Value::Gauge(v) => v,
+                // The counters: serve's own CPU seconds, the OOM kills.
+                prometheus_parse::Value::Counter(v) if s.metric.ends_with("_total") => v,
                 other => panic!("{}: not a gauge: {other:?}", s.metric),
             };
             let mut labels: Vec<String> =

@@ -171,6 +171,9 @@ pub struct Metrics {
     /// The page read behind the rows' exclusive figures (`--pages`);
     /// `None` where not asked for or refused.
     pub pages: Option<PagesRead>,
+    /// OOM kills on the machine since boot (`/proc/vmstat` `oom_kill`),
+    /// where the tree has it: machine-wide, whatever the selection.
+    pub oom_kills: Option<u64>,
 }
 
 /// What the page read of one scan (`--pages`) cost and left out.
@@ -255,7 +258,7 @@ pub fn build(
     }
     // The rest is a sum over processes: the summable figures only (model::summable).
     other.sizes = std::mem::take(&mut other.sizes).over_processes(other.processes);
-    Metrics { by, rows, other, machine: report.machine, collector, pages: None }
+    Metrics { by, rows, other, machine: report.machine, collector, pages: None, oom_kills: None }
 }
 
 #[cfg(test)]

@@ -21,6 +21,10 @@ pub struct CgroupMemory {
     pub high: Option<u64>,
     /// memory.peak (v2) or memory.max_usage_in_bytes (v1).
     pub peak: Option<u64>,
+    /// Processes the OOM killer killed in it: memory.events `oom_kill`
+    /// (v2) or memory.oom_control `oom_kill` (v1, Linux 4.13 and later).
+    /// A count, not bytes.
+    pub oom_kills: Option<u64>,
     /// memory.swap.current (v2) or memory.stat total_swap (v1).
     pub swap: Option<u64>,
     /// memory.stat: anon (v2) / total_rss (v1).

@@ -53,6 +53,8 @@ pub const FILES: &[&str] = &[
     "memory.limit_in_bytes",
     "memory.max_usage_in_bytes",
     "memory.kmem.usage_in_bytes",
+    "memory.events",
+    "memory.oom_control",
 ];
 
 /// Limits at or above this mean "no limit" (v1 prints PAGE_COUNTER_MAX pages).
@@ -160,6 +162,12 @@ impl CgroupRoot {
     }
 }
 
+/// The `oom_kill` count of a keyed file: v2's `memory.events`, v1's
+/// `memory.oom_control` (Linux 4.13 and later); `None` where absent.
+fn oom_kills(text: Option<String>) -> Option<u64> {
+    get(&memory_stat::parse(text?.as_bytes()).ok()?, "oom_kill")
+}
+
 fn get(stat: &[(String, u64)], key: &str) -> Option<u64> {
     stat.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
 }
@@ -196,6 +204,7 @@ fn from_v2(
         limit: limit(file("memory.max")),
         high: limit(file("memory.high")),
         peak: number(file("memory.peak")),
+        oom_kills: oom_kills(file("memory.events")),
         swap: number(file("memory.swap.current")),
         anon: s("anon"),
         file: s("file"),
@@ -226,6 +235,7 @@ fn from_v1(
         limit: limit(file("memory.limit_in_bytes")),
         high: None,
         peak: number(file("memory.max_usage_in_bytes")),
+        oom_kills: oom_kills(file("memory.oom_control")),
         swap: s("swap"),
         anon: s("rss"),
         file: s("cache"),

@@ -83,6 +83,7 @@ pub fn collect(root: &ProcRoot, opts: &MetricsOptions) -> Result<Metrics> {
         meminfo.as_ref(),
         collector,
     );
+    metrics.oom_kills = root.oom_kills();
     // What drivers hold (zram, GTT) leaves the waterfall's remainder, as in `top`.
     if let Some(m) = metrics.machine.as_mut() {
         crate::usecase::machine::add_drivers(root, m);

@@ -1,11 +1,15 @@
 //! Which connections are served, and for how long. A connection passes
-//! three gates, each refused with a quick 503 rather than queued:
+//! three gates, refused with a quick 503 rather than queued:
 //!
 //! 1. its peer holds fewer than [`MAX_PER_PEER`] connections (one local
 //!    user or one remote host cannot take every place);
-//! 2. fewer than [`MAX_WAITING`] connections are reading their request
-//!    heads, which must begin within [`FIRST_BYTE_TIMEOUT`] and be whole
-//!    within [`HEADER_TIMEOUT`];
+//! 2. it reads its request head among at most [`MAX_WAITING`]; the head
+//!    must begin within [`FIRST_BYTE_TIMEOUT`] and be whole within
+//!    [`HEADER_TIMEOUT`]. When all places are taken, the connection that
+//!    has waited longest is closed to make room ([`Waiting`]): a real
+//!    client's head arrives with its first packet, so slow sockets from
+//!    any number of addresses (a local user may bind all of 127/8, an
+//!    IPv6 customer a /56) cannot keep it out;
 //! 3. its head is whole, and fewer than [`MAX_CONNECTIONS`] requests are
 //!    being answered: slowloris sockets, which never finish a head, never
 //!    reach a serving place.
@@ -21,7 +25,7 @@ use std::time::Duration;
 use hyper_util::rt::{TokioIo, TokioTimer};
 
 use super::head::{read_head, Head, Prefixed};
-use super::limits::{Peers, Slot};
+use super::limits::{Peers, Slot, Waiting};
 use super::{handle, State, MAX_HEADERS, MAX_HEADER_BYTES};
 
 /// Connections one peer (an IPv4 address, an IPv6 /64) holds at once, in
@@ -38,8 +42,8 @@ pub const MAX_CONNECTIONS: usize = 64;
 /// A new connection must send its first byte within this time, or it is
 /// closed. Once a request has begun, [`HEADER_TIMEOUT`] applies.
 pub const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(1);
-/// Connections reading their request heads at once; more get 503. Apart
-/// from [`MAX_CONNECTIONS`]: silent and slow sockets never take the
+/// Connections reading their request heads at once; a new one beyond
+/// closes the one waiting longest. Apart from [`MAX_CONNECTIONS`]: silent and slow sockets never take the
 /// places of clients whose requests have arrived.
 pub const MAX_WAITING: usize = 512;
 /// How often the accept loop looks for a signal, and how long in-flight
@@ -50,6 +54,7 @@ const WIND_DOWN: Duration = Duration::from_millis(500);
 pub async fn accept_loop(
     listener: std::net::TcpListener,
     state: Arc<State>,
+    tls: Option<super::web_config::tls::Tls>,
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::from_std(listener)?;
     let mut http = hyper::server::conn::http1::Builder::new();
@@ -60,7 +65,7 @@ pub async fn accept_loop(
         .max_buf_size(MAX_HEADER_BYTES.max(8192) * 2)
         .max_headers(MAX_HEADERS);
     let live = Arc::new(AtomicUsize::new(0));
-    let waiting = Arc::new(AtomicUsize::new(0));
+    let waiting = Arc::new(Waiting::default());
     let peers = Arc::new(Peers::default());
     while crate::signal::received().is_none() {
         let (stream, peer) = match tokio::time::timeout(STOP_STEP, listener.accept()).await {
@@ -73,38 +78,61 @@ pub async fn accept_loop(
                 continue;
             }
         };
+        // Beyond a cap a plain connection is answered 503; a TLS one is
+        // closed (a plain answer would be no TLS record).
         let Some(peer_slot) = Peers::take(&peers, peer.ip(), MAX_PER_PEER) else {
-            tokio::spawn(refuse(stream, BUSY_PEER));
+            if tls.is_none() {
+                tokio::spawn(refuse(stream, BUSY_PEER));
+            }
             continue;
         };
-        let Some(wait_slot) = Slot::take(&waiting, MAX_WAITING) else {
-            tokio::spawn(refuse(stream, BUSY));
-            continue;
-        };
-        let (state, live, http) = (Arc::clone(&state), Arc::clone(&live), http.clone());
-        tokio::spawn(async move {
+        // Never refused for want of a waiting place: the one waiting
+        // longest is closed instead (issue 35.5: 200 loopback addresses × 4
+        // slowloris sockets took all 512 places, and most real scrapes got 503).
+        let (wait_slot, _) = Waiting::enter(&waiting, MAX_WAITING);
+        let ticket = wait_slot.id();
+        let (state, live, http, tls) =
+            (Arc::clone(&state), Arc::clone(&live), http.clone(), tls.clone());
+        let task = tokio::spawn(async move {
             let _peer_slot = peer_slot;
             let now = tokio::time::Instant::now();
-            let head = read_head(
-                &stream,
-                MAX_HEADER_BYTES,
-                now + FIRST_BYTE_TIMEOUT,
-                now + HEADER_TIMEOUT,
-            )
-            .await;
+            let (first_byte, whole) = (now + FIRST_BYTE_TIMEOUT, now + HEADER_TIMEOUT);
+            let Some(acceptor) = tls else {
+                let mut stream = stream;
+                let head = read_head(&mut stream, MAX_HEADER_BYTES, first_byte, whole).await;
+                drop(wait_slot);
+                let Head::Read(head) = head else { return };
+                let Some(slot) = Slot::take(&live, MAX_CONNECTIONS) else {
+                    refuse(stream, BUSY).await;
+                    return;
+                };
+                return serve(http, state, Prefixed::new(head, stream), slot).await;
+            };
+            // TLS: the client's hello by the first-byte deadline, the
+            // handshake and the head within the head's.
+            if tokio::time::timeout_at(first_byte, stream.readable()).await.is_err() {
+                return;
+            }
+            let handshake = super::web_config::tls::accept(&acceptor, stream);
+            let Ok(Ok(mut stream)) = tokio::time::timeout_at(whole, handshake).await else {
+                return;
+            };
+            let head = read_head(&mut stream, MAX_HEADER_BYTES, whole, whole).await;
             drop(wait_slot);
             let Head::Read(head) = head else { return };
             let Some(slot) = Slot::take(&live, MAX_CONNECTIONS) else {
-                refuse(stream, BUSY).await;
+                use tokio::io::AsyncWriteExt;
+                let _ = tokio::time::timeout(Duration::from_secs(1), async {
+                    let _ = stream.write_all(BUSY).await;
+                    let _ = stream.shutdown().await;
+                })
+                .await;
                 return;
             };
-            let conn = http.serve_connection(
-                TokioIo::new(Prefixed::new(head, stream)),
-                hyper::service::service_fn(move |req| handle(Arc::clone(&state), req)),
-            );
-            let _slot = slot;
-            let _ = tokio::time::timeout(CONNECTION_LIFETIME, conn).await;
+            serve(http, state, Prefixed::new(head, stream), slot).await;
         });
+        // Before the task first runs: this loop does not yield in between.
+        waiting.attach(ticket, task.abort_handle());
     }
     // Stopped by a signal: no new connections; answers under way get a
     // moment to finish.
@@ -114,6 +142,23 @@ pub async fn accept_loop(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     Ok(())
+}
+
+/// Serves the one request of a connection whose head was read whole.
+async fn serve<S>(
+    http: hyper::server::conn::http1::Builder,
+    state: Arc<State>,
+    io: Prefixed<S>,
+    slot: Slot,
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let conn = http.serve_connection(
+        TokioIo::new(io),
+        hyper::service::service_fn(move |req| handle(Arc::clone(&state), req)),
+    );
+    let _slot = slot;
+    let _ = tokio::time::timeout(CONNECTION_LIFETIME, conn).await;
 }
 
 /// Answers a connection beyond a cap with `answer` (a whole 503) and

@@ -6,7 +6,6 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
 use tokio::time::Instant;
 
 /// How reading a request head ended.
@@ -20,22 +19,21 @@ pub enum Head {
 
 /// Reads from `stream` until a request head is complete (or longer than
 /// `limit`): its first byte by `first_byte`, the whole head by `whole`.
-pub async fn read_head(
-    stream: &TcpStream,
+/// A plain socket or a TLS stream alike.
+pub async fn read_head<S: AsyncRead + Unpin>(
+    stream: &mut S,
     limit: usize,
     first_byte: Instant,
     whole: Instant,
 ) -> Head {
+    use tokio::io::AsyncReadExt;
     let mut head = Vec::new();
     let mut chunk = [0u8; 2048];
     loop {
         let deadline = if head.is_empty() { first_byte } else { whole };
-        if tokio::time::timeout_at(deadline, stream.readable()).await.is_err() {
-            return Head::Gone;
-        }
-        match stream.try_read(&mut chunk) {
-            Ok(0) => return Head::Gone,
-            Ok(n) => {
+        match tokio::time::timeout_at(deadline, stream.read(&mut chunk)).await {
+            Err(_) | Ok(Ok(0)) | Ok(Err(_)) => return Head::Gone,
+            Ok(Ok(n)) => {
                 // The end may straddle two reads: look from 3 bytes back.
                 let from = head.len().saturating_sub(3);
                 head.extend_from_slice(&chunk[..n]);
@@ -43,8 +41,6 @@ pub async fn read_head(
                     return Head::Read(head);
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-            Err(_) => return Head::Gone,
         }
     }
 }
@@ -57,19 +53,19 @@ fn ends_head(bytes: &[u8]) -> bool {
 
 /// A connection whose first bytes were read already: they are read
 /// again first, then the socket.
-pub struct Prefixed {
+pub struct Prefixed<S> {
     read: Vec<u8>,
     at: usize,
-    stream: TcpStream,
+    stream: S,
 }
 
-impl Prefixed {
-    pub fn new(read: Vec<u8>, stream: TcpStream) -> Prefixed {
+impl<S> Prefixed<S> {
+    pub fn new(read: Vec<u8>, stream: S) -> Prefixed<S> {
         Prefixed { read, at: 0, stream }
     }
 }
 
-impl AsyncRead for Prefixed {
+impl<S: AsyncRead + Unpin> AsyncRead for Prefixed<S> {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -86,7 +82,7 @@ impl AsyncRead for Prefixed {
     }
 }
 
-impl AsyncWrite for Prefixed {
+impl<S: AsyncWrite + Unpin> AsyncWrite for Prefixed<S> {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,

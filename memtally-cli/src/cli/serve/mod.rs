@@ -22,10 +22,13 @@
 mod admit;
 mod head;
 mod limits;
+mod own;
+mod web_config;
 
 use std::convert::Infallible;
 use std::io::Write;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -33,7 +36,10 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{HeaderValue, ACCEPT, ALLOW, CONTENT_LENGTH, CONTENT_TYPE, TRANSFER_ENCODING};
+use hyper::header::{
+    HeaderValue, ACCEPT, ACCEPT_ENCODING, ALLOW, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE,
+    TRANSFER_ENCODING, VARY,
+};
 use hyper::{Method, Request, Response, StatusCode};
 
 use memtally_core::source::ProcRoot;
@@ -42,7 +48,7 @@ use memtally_core::{Error, Result};
 
 use crate::cli::metrics::MetricsArgs;
 use crate::render::errors::Worded;
-use crate::render::prometheus::{encode, Exposition};
+use crate::render::prometheus::{encode_registry, registry, Exposition};
 
 use limits::Slot;
 
@@ -65,6 +71,10 @@ pub const MAX_SCRAPES_IN_FLIGHT: usize = 4;
 /// result marked stale (`x-memtally-stale`), or 503 when there is none.
 /// Under Prometheus's default scrape timeout (10 s).
 pub const SCAN_DEADLINE: Duration = Duration::from_secs(8);
+/// bcrypt checks of credentials not seen before, at once (tens of
+/// milliseconds each); more get 503 at once, so wrong passwords sent in a
+/// flood cost at most this many threads.
+pub const MAX_AUTH_CHECKS: usize = 2;
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -80,6 +90,13 @@ pub struct ServeArgs {
     /// of scanning again, so a burst of scrapes cannot load the host.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = min_interval)]
     pub min_interval: Duration,
+
+    /// TLS and basic auth, in the Prometheus exporter-toolkit's web
+    /// config format (YAML: tls_server_config with cert_file and key_file;
+    /// basic_auth_users mapping names to bcrypt hashes). Other keys are
+    /// refused.
+    #[arg(long = "web.config.file", value_name = "FILE")]
+    pub web_config_file: Option<PathBuf>,
 }
 
 /// `--min-interval`: a duration of at least [`MIN_INTERVAL_FLOOR`].
@@ -93,11 +110,29 @@ fn min_interval(s: &str) -> std::result::Result<Duration, String> {
     Ok(d)
 }
 
-/// The last scan, encoded both ways.
+/// The last scan, encoded both ways, each plain and gzipped.
 struct Cached {
     at: Instant,
-    text: Bytes,
-    openmetrics: Bytes,
+    text: Encoded,
+    openmetrics: Encoded,
+}
+
+/// One exposition, plain and gzipped: compressed once per scan, not per
+/// scrape (a scrape is answered from the cache up to --min-interval).
+struct Encoded {
+    plain: Bytes,
+    gzip: Bytes,
+}
+
+impl Encoded {
+    fn new(text: String) -> Encoded {
+        use flate2::write::GzEncoder;
+        let mut gz =
+            GzEncoder::new(Vec::with_capacity(text.len() / 6), flate2::Compression::default());
+        // Writing into a Vec cannot fail.
+        let gzip = gz.write_all(text.as_bytes()).and_then(|()| gz.finish()).unwrap_or_default();
+        Encoded { plain: Bytes::from(text), gzip: Bytes::from(gzip) }
+    }
 }
 
 struct State {
@@ -110,6 +145,12 @@ struct State {
     last: Mutex<Option<Arc<Cached>>>,
     /// Held by the one scan running: `last` stays readable meanwhile.
     scanning: Mutex<()>,
+    /// When serve began, seconds since the epoch (`process_start_time_seconds`).
+    started: f64,
+    /// `basic_auth_users` of `--web.config.file`: who may be answered.
+    users: Option<web_config::Users>,
+    /// bcrypt checks under way (see [`MAX_AUTH_CHECKS`]).
+    auth_checks: Arc<AtomicUsize>,
 }
 
 impl State {
@@ -128,10 +169,12 @@ impl State {
             return Ok(c);
         }
         let m = collect(&self.root, &self.opts)?;
+        let mut reg = registry(&m);
+        own::register(&mut reg, &own::Own::read(), self.started);
         let c = Arc::new(Cached {
             at: Instant::now(),
-            text: Bytes::from(encode(&m, Exposition::Text)),
-            openmetrics: Bytes::from(encode(&m, Exposition::OpenMetrics)),
+            text: Encoded::new(encode_registry(&reg, Exposition::Text)),
+            openmetrics: Encoded::new(encode_registry(&reg, Exposition::OpenMetrics)),
         });
         *self.last.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&c));
         Ok(c)
@@ -154,11 +197,16 @@ pub(crate) fn start_withheld(root: &ProcRoot) -> Option<String> {
 pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()> {
     // Bad selection options fail now rather than at the first scrape.
     let opts = args.metrics.options_for(root)?;
+    let web = match &args.web_config_file {
+        Some(path) => web_config::WebConfig::load(path)?,
+        None => web_config::WebConfig { tls: None, users: None },
+    };
     let listener = std::net::TcpListener::bind(args.listen)
         .map_err(|e| Error::io(format!("--listen {}", args.listen), e))?;
     let addr = listener.local_addr().map_err(|e| Error::io("listening socket", e))?;
     listener.set_nonblocking(true).map_err(|e| Error::io("listening socket", e))?;
-    writeln!(out, "memtally: serving http://{addr}/metrics")
+    let scheme = if web.tls.is_some() { "https" } else { "http" };
+    writeln!(out, "memtally: serving {scheme}://{addr}/metrics")
         .and_then(|()| out.flush())
         .map_err(|e| Error::io("standard output", e))?;
     if let Some(w) = start_withheld(root) {
@@ -176,14 +224,17 @@ pub fn run(root: &ProcRoot, args: &ServeArgs, out: &mut dyn Write) -> Result<()>
         min_interval: args.min_interval,
         last: Mutex::new(None),
         scanning: Mutex::new(()),
+        started: own::now_unix(),
+        users: web.users,
+        auth_checks: Arc::new(AtomicUsize::new(0)),
     });
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
-        .max_blocking_threads(MAX_SCRAPES_IN_FLIGHT)
+        .max_blocking_threads(MAX_SCRAPES_IN_FLIGHT + MAX_AUTH_CHECKS)
         .build()
         .map_err(|e| Error::io("tokio runtime", e))?;
-    let served = rt.block_on(admit::accept_loop(listener, state));
+    let served = rt.block_on(admit::accept_loop(listener, state, web.tls));
     // A scan still running after a signal is not waited for.
     rt.shutdown_timeout(Duration::from_millis(100));
     served.map_err(|e| Error::io(addr.to_string(), e))
@@ -214,6 +265,9 @@ async fn handle(
     state: Arc<State>,
     req: Request<Incoming>,
 ) -> std::result::Result<Reply, Infallible> {
+    if let Some(refused) = authorize(&state, &req).await {
+        return Ok(refused);
+    }
     let path = req.uri().path();
     if path != "/" && path != "/metrics" {
         return Ok(reply(StatusCode::NOT_FOUND, PLAIN, "not found: try /metrics\n"));
@@ -237,6 +291,9 @@ async fn handle(
         return Ok(reply(StatusCode::OK, "text/html; charset=utf-8", INDEX));
     }
     let format = negotiate(req.headers().get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()));
+    let gzip =
+        accepts_gzip(req.headers().get_all(ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok()));
+    let format = (format, gzip);
     // A recent scan is answered without waiting for anything.
     if let Some(c) = state.fresh() {
         return Ok(metrics(&c, format));
@@ -300,13 +357,86 @@ async fn handle(
     })
 }
 
-/// A scan's metrics as a 200 in `format`.
-fn metrics(c: &Cached, format: Exposition) -> Reply {
-    let body = match format {
-        Exposition::Text => c.text.clone(),
-        Exposition::OpenMetrics => c.openmetrics.clone(),
+/// `None` when the request may be answered (no `basic_auth_users`, or
+/// its credentials are right); else the answer: 401, or 503 when too many
+/// credentials are being checked already.
+async fn authorize(state: &Arc<State>, req: &Request<Incoming>) -> Option<Reply> {
+    let users = state.users.as_ref()?;
+    let auth = req.headers().get(hyper::header::AUTHORIZATION).map(|v| v.as_bytes().to_vec());
+    let verdict = match users.check_known(auth.as_deref()) {
+        Some(v) => v,
+        None => {
+            let Some(ticket) = Slot::take(&state.auth_checks, MAX_AUTH_CHECKS) else {
+                let mut r = reply(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    PLAIN,
+                    "busy: too many logins being checked now; try again\n",
+                );
+                r.headers_mut().insert("retry-after", HeaderValue::from_static("1"));
+                return Some(r);
+            };
+            let state = Arc::clone(state);
+            tokio::task::spawn_blocking(move || {
+                let _ticket = ticket;
+                state.users.as_ref().map(|u| u.check(auth.as_deref()))
+            })
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or(web_config::Verdict::Refused)
+        }
     };
-    reply(StatusCode::OK, format.content_type(), body)
+    match verdict {
+        web_config::Verdict::Allowed => None,
+        web_config::Verdict::Refused => {
+            let mut r = reply(
+                StatusCode::UNAUTHORIZED,
+                PLAIN,
+                "unauthorized: this exporter asks for a user name and password\n",
+            );
+            r.headers_mut().insert(
+                hyper::header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Basic realm=\"memtally\""),
+            );
+            Some(r)
+        }
+    }
+}
+
+/// A scan's metrics as a 200 in `format`, gzipped where the client
+/// accepts it (as Prometheus always does).
+fn metrics(c: &Cached, (format, gzip): (Exposition, bool)) -> Reply {
+    let encoded = match format {
+        Exposition::Text => &c.text,
+        Exposition::OpenMetrics => &c.openmetrics,
+    };
+    let body = if gzip { encoded.gzip.clone() } else { encoded.plain.clone() };
+    let mut r = reply(StatusCode::OK, format.content_type(), body);
+    if gzip {
+        r.headers_mut().insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    }
+    r.headers_mut().insert(VARY, HeaderValue::from_static("accept-encoding"));
+    r
+}
+
+/// Whether the `Accept-Encoding` values accept gzip: `gzip` (or `x-gzip`,
+/// or `*`) with a quality above zero. Without the header: no.
+pub fn accepts_gzip<'a>(values: impl Iterator<Item = &'a str>) -> bool {
+    let (mut gzip, mut star) = (None, None);
+    for coding in values.flat_map(|v| v.split(',')) {
+        let mut parts = coding.split(';');
+        let name = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let q = parts
+            .filter_map(|p| p.trim().strip_prefix("q="))
+            .find_map(|q| q.trim().parse::<f32>().ok())
+            .unwrap_or(1.0);
+        match name.as_str() {
+            "gzip" | "x-gzip" => gzip = Some(gzip.map_or(q, |g: f32| g.max(q))),
+            "*" => star = Some(q),
+            _ => {}
+        }
+    }
+    gzip.or(star).is_some_and(|q| q > 0.0)
 }
 
 /// OpenMetrics when the `Accept` values rank `application/openmetrics-text`
@@ -361,6 +491,31 @@ mod tests {
             negotiate(["text/plain;q=0.2", "Application/OpenMetrics-Text; q=0.9"].into_iter()),
             Exposition::OpenMetrics
         );
+    }
+
+    #[test]
+    fn gzip_is_sent_where_accepted() {
+        let g = |s: &str| accepts_gzip(std::iter::once(s));
+        // What Prometheus sends.
+        assert!(g("gzip"));
+        assert!(g("gzip, deflate, br"));
+        assert!(g("br;q=1.0, gzip;q=0.8, *;q=0.1"));
+        assert!(g("*"));
+        assert!(!g("gzip;q=0"));
+        assert!(!g("identity"));
+        assert!(!g("br, *;q=0"));
+        assert!(!g("gzip;q=0, *"));
+        assert!(!accepts_gzip(std::iter::empty()));
+    }
+
+    #[test]
+    fn a_scan_is_gzipped_once_and_unzips_to_itself() {
+        let e = Encoded::new("memtally_x 1\n".repeat(1000));
+        assert!(e.gzip.len() < e.plain.len() / 10, "{} {}", e.gzip.len(), e.plain.len());
+        let mut back = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&e.gzip[..]), &mut back)
+            .unwrap();
+        assert_eq!(back.as_bytes(), &e.plain[..]);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 use std::sync::atomic::{AtomicI64, AtomicU64};
 
+use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::{Registry, Unit};
@@ -215,6 +216,15 @@ pub fn registry(m: &Metrics) -> Registry {
         );
     }
 
+    if let Some(n) = m.oom_kills {
+        let c = Counter::<u64, AtomicU64>::default();
+        c.inc_by(n);
+        reg.register(
+            "memtally_machine_oom_kills",
+            "Processes the kernel's OOM killer killed since boot (/proc/vmstat oom_kill), whatever the selection",
+            c,
+        );
+    }
     let c = &m.collector;
     gauge(
         &mut reg,
@@ -333,12 +343,16 @@ fn gauge(reg: &mut Registry, name: &str, help: &str, v: u64) {
 
 /// Encodes `m` in the chosen format.
 pub fn encode(m: &Metrics, format: Exposition) -> String {
-    let reg = registry(m);
+    encode_registry(&registry(m), format)
+}
+
+/// Encodes a registry (one [`registry`] made, and added to) in the chosen format.
+pub fn encode_registry(reg: &Registry, format: Exposition) -> String {
     let mut out = String::new();
     // Writing into a String cannot fail.
     let _ = match format {
-        Exposition::Text => prometheus_client::encoding::prometheus_text::encode(&mut out, &reg),
-        Exposition::OpenMetrics => prometheus_client::encoding::text::encode(&mut out, &reg),
+        Exposition::Text => prometheus_client::encoding::prometheus_text::encode(&mut out, reg),
+        Exposition::OpenMetrics => prometheus_client::encoding::text::encode(&mut out, reg),
     };
     out
 }
@@ -384,6 +398,21 @@ fn cgroup_figures(
                 fam,
             );
         }
+    }
+    let kills = Family::<Labels, Counter<u64, AtomicU64>>::default();
+    let mut any = false;
+    for r in &m.rows {
+        if let Some(n) = r.cgroup.as_ref().and_then(|c| c.oom_kills) {
+            kills.get_or_create(&labels_of(r)).inc_by(n);
+            any = true;
+        }
+    }
+    if any {
+        reg.register(
+            "memtally_cgroup_charge_oom_kills",
+            "Processes the OOM killer killed in the cgroup: memory.events oom_kill (v2) or memory.oom_control oom_kill (v1). For the first --top cgroups by PSS",
+            kills,
+        );
     }
 }
 

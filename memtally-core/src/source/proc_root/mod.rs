@@ -208,6 +208,16 @@ impl ProcRoot {
         crate::source::parse::meminfo::parse(&raw).ok()
     }
 
+    /// OOM kills since boot: `vmstat`'s `oom_kill` (Linux 4.13 and
+    /// later); `None` where the file or the key is absent.
+    pub fn oom_kills(&self) -> Option<u64> {
+        let raw = self.read_path(&self.root.join("vmstat")).ok()?;
+        std::str::from_utf8(&raw)
+            .ok()?
+            .lines()
+            .find_map(|l| l.strip_prefix("oom_kill ")?.trim().parse().ok())
+    }
+
     /// The OOM killer's badness of a process (`PID/oom_score`, 0 to 2000:
     /// the one it kills first has the highest); `None` where the file is
     /// absent (a recorded tree without it, an exited process) or not a number.
