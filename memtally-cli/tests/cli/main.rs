@@ -114,6 +114,8 @@ mod snapshot_format1;
 #[cfg(target_os = "linux")]
 mod top_columns;
 #[cfg(target_os = "linux")]
+mod top_huge_columns;
+#[cfg(target_os = "linux")]
 mod top_live;
 #[cfg(target_os = "linux")]
 mod top_options;
