@@ -28,6 +28,8 @@ mod deploy;
 #[cfg(target_os = "linux")]
 mod diff_memory;
 #[cfg(target_os = "linux")]
+mod diff_several;
+#[cfg(target_os = "linux")]
 mod early_stop;
 #[cfg(target_os = "linux")]
 mod exit_races;
