@@ -128,6 +128,8 @@ mod ui;
 #[cfg(target_os = "linux")]
 mod ui_columns;
 #[cfg(target_os = "linux")]
+mod ui_groups;
+#[cfg(target_os = "linux")]
 mod ui_keys;
 #[cfg(target_os = "linux")]
 mod ui_pace;
