@@ -19,5 +19,8 @@ pub(super) fn document_note(note: &DocumentNote) -> String {
         DocumentNote::SummaryHeaderUnknown { line } => format!(
             "line {line}: summary table header not understood; its rows are counted as unreadable"
         ),
+        DocumentNote::SeveralReports { line, process } => format!(
+            "line {line}: a second report begins (Process: {process}): the input holds several reports, read as one (their regions and tables added together, the first header kept); split the input to read each"
+        ),
     }
 }

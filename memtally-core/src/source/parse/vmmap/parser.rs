@@ -4,8 +4,8 @@
 
 use super::region_line::{parse_region_line, RegionLine};
 use super::tokens::{
-    content, fact, is_elision, is_size_token, looks_like_region, name_and_pid, parse_size,
-    prompt_command, split_row,
+    content, fact, is_backtrace_frame, is_elision, is_size_token, looks_like_region, name_and_pid,
+    parse_size, prompt_command, split_row,
 };
 use super::{ParseOptions, ASSUMED_PAGE_SIZE, READ_BUFFER};
 use crate::model::vmmap::{
@@ -83,6 +83,8 @@ pub struct Parser {
     after_total: bool,
     /// Region sizes are page counts: decided at the first region line.
     region_pages: Option<bool>,
+    /// A second report began: its header facts are not the first's.
+    later_report: bool,
 }
 
 impl Parser {
@@ -94,6 +96,7 @@ impl Parser {
             pending_first_row: None,
             after_total: false,
             region_pages: None,
+            later_report: false,
         }
     }
 
@@ -139,6 +142,12 @@ impl Parser {
         if c.starts_with("VM Region Info:") {
             self.doc.header.crash_report = true;
             self.block = Block::RegionInfo;
+            self.doc.diagnostics.other_lines += 1;
+            return None;
+        }
+        // A crash report's backtrace frame (`0   AppKit  \t0x… -[NSApplication
+        // run] + 480`): prose to a vmmap reader, never a region line.
+        if is_backtrace_frame(c) {
             self.doc.diagnostics.other_lines += 1;
             return None;
         }
@@ -217,7 +226,7 @@ impl Parser {
             }
             Block::None => {}
         }
-        if self.header_fact(c) {
+        if self.header_fact(line_no, c) {
             return None;
         }
         if looks_like_region(c) {
@@ -397,7 +406,7 @@ impl Parser {
     }
 
     /// `Key: value` lines of the header and the summary footer.
-    fn header_fact(&mut self, c: &str) -> bool {
+    fn header_fact(&mut self, line_no: usize, c: &str) -> bool {
         if let Some(rest) = c.strip_prefix("Virtual Memory Map of process ") {
             let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
             let h = &mut self.doc.header;
@@ -416,6 +425,15 @@ impl Parser {
         }
         let Some((key, value)) = fact(c) else { return false };
         let h = &mut self.doc.header;
+        if key == "Process" && h.facts.iter().any(|f| f.key == "Process") {
+            // A second report: said, its header not mixed into the first's.
+            let note = DocumentNote::SeveralReports { line: line_no, process: value.into() };
+            self.doc.diagnostics.note(note);
+            self.later_report = true;
+        }
+        if self.later_report {
+            return true;
+        }
         match key {
             "Process" => {
                 let (name, pid) = name_and_pid(value);

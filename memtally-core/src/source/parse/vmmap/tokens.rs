@@ -59,6 +59,20 @@ pub(super) fn fact(c: &str) -> Option<(&str, &str)> {
     plausible.then(|| (key, value.trim()))
 }
 
+/// Whether `c` is a frame of a crash report's backtrace: a frame number,
+/// the image, then an address (`12  AppKit  0x000000018c4a2c2c -[NSApplication
+/// run] + 480`; the image and address parted by a tab or spaces).
+pub(super) fn is_backtrace_frame(c: &str) -> bool {
+    let mut words = c.split_whitespace();
+    let number = words.next().is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()));
+    let _image = words.next();
+    let address = words.next().is_some_and(|w| {
+        w.strip_prefix("0x")
+            .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
+    });
+    number && address
+}
+
 pub(super) fn looks_like_region(c: &str) -> bool {
     if c.contains("SM=") {
         return true;
