@@ -20,6 +20,8 @@ mod cgroup;
 mod classic_parity;
 mod completions;
 #[cfg(target_os = "linux")]
+mod cross_view;
+#[cfg(target_os = "linux")]
 mod csv_docs;
 #[cfg(target_os = "linux")]
 mod cuts;
