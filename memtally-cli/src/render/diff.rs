@@ -38,19 +38,6 @@ impl Printer for DiffView<'_> {
     }
 }
 
-/// The columns: Δ DIRTY or Δ PSS DIRTY, Δ PSS, Δ RSS, Δ SWAP or Δ SWAP
-/// PSS ([`super::diff_columns`]), Δ VIRTUAL.
-fn columns(d: &Diff) -> [(String, Figure); 5] {
-    let (dirty, swap) = (super::diff_columns::dirty(d), super::diff_columns::swap(d));
-    [
-        (format!("Δ {}", dirty.header), dirty.figure),
-        ("Δ PSS".into(), Figure::Pss),
-        ("Δ RSS".into(), Figure::Rss),
-        (format!("Δ {}", swap.header), swap.figure),
-        ("Δ VIRTUAL".into(), Figure::Size),
-    ]
-}
-
 fn delta_cell(c: &Change, f: Figure) -> String {
     c.delta(f).map_or_else(|| "-".into(), human_signed)
 }
@@ -61,7 +48,7 @@ fn section(d: &Diff, title: &str, rows: &[Change], limit: usize, first: &str) ->
     if rows.is_empty() {
         return vec![Block::Line(format!("{title}: no change"))];
     }
-    let columns = columns(d);
+    let columns = super::diff_columns::table(d);
     let mut headers: Vec<(&str, Align)> =
         columns.iter().map(|(h, _)| (h.as_str(), Align::Right)).collect();
     let dirty = super::diff_columns::dirty(d);

@@ -43,6 +43,19 @@ pub(crate) fn swap(d: &Diff) -> DiffFigure {
     first_known(&d.totals, &SWAP)
 }
 
+/// `diff`'s table columns: Δ DIRTY or Δ PSS DIRTY, Δ PSS, Δ RSS, Δ SWAP
+/// or Δ SWAP PSS, Δ VIRTUAL.
+pub(crate) fn table(d: &Diff) -> [(String, Figure); 5] {
+    let (dirty, swap) = (self::dirty(d), self::swap(d));
+    [
+        (format!("Δ {}", dirty.header), dirty.figure),
+        ("Δ PSS".into(), Figure::Pss),
+        ("Δ RSS".into(), Figure::Rss),
+        (format!("Δ {}", swap.header), swap.figure),
+        ("Δ VIRTUAL".into(), Figure::Size),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,12 +4,12 @@
 
 use super::region_line::{parse_region_line, RegionLine};
 use super::tokens::{
-    content, fact, is_backtrace_frame, is_elision, is_size_token, looks_like_region, name_and_pid,
-    parse_size, prompt_command, split_row,
+    content, fact, is_backtrace_frame, is_elision, is_size_token, looks_like_region, parse_size,
+    prompt_command, set_fact, split_row,
 };
 use super::{ParseOptions, ASSUMED_PAGE_SIZE, READ_BUFFER};
 use crate::model::vmmap::{
-    printed_step, Document, DocumentNote, Fact, MallocZoneRow, Record, SummaryRow, VRegion,
+    printed_step, Document, DocumentNote, MallocZoneRow, Record, SummaryRow, VRegion,
 };
 
 /// A summary column; the size columns in [`SummaryRow::steps`] order.
@@ -434,28 +434,7 @@ impl Parser {
         if self.later_report {
             return true;
         }
-        match key {
-            "Process" => {
-                let (name, pid) = name_and_pid(value);
-                h.process = Some(name.to_string());
-                h.pid = pid.or(h.pid);
-            }
-            "Path" => h.path = Some(value.to_string()),
-            "OS Version" => h.os_version = Some(value.to_string()),
-            "Code Type" => h.code_type = Some(value.to_string()),
-            "Output report format" => {
-                h.report_format = value.split_whitespace().next().map(str::to_string);
-            }
-            "Physical footprint" => h.physical_footprint = parse_size(value, 1),
-            "Physical footprint (peak)" => h.physical_footprint_peak = parse_size(value, 1),
-            "VM page size" => {
-                h.page_size = value.split_whitespace().next().and_then(|v| v.parse().ok());
-            }
-            _ => {}
-        }
-        if h.facts.len() < 64 {
-            h.facts.push(Fact { key: key.to_string(), value: value.to_string() });
-        }
+        set_fact(h, key, value);
         true
     }
 

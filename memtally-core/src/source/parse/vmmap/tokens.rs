@@ -1,6 +1,8 @@
 //! Small readers of vmmap text: publisher decoration stripped from a
 //! line, size tokens (`56.0M`, `0.20`, page counts), table rows split
-//! into name, figures and note.
+//! into name, figures and note, header facts (`Key: value`) read.
+
+use crate::model::vmmap::{Fact, Header};
 
 /// The line without publisher decoration: indents, `//` comment and `>`
 /// quote prefixes, trailing whitespace.
@@ -174,6 +176,33 @@ pub fn parse_size(t: &str, bare: u64) -> Option<u64> {
         return None;
     }
     Some(x as u64)
+}
+
+/// Sets what a header's `Key: value` fact says (the process, its path, the
+/// footprints, the page size) and keeps the fact (the first 64).
+pub(super) fn set_fact(h: &mut Header, key: &str, value: &str) {
+    match key {
+        "Process" => {
+            let (name, pid) = name_and_pid(value);
+            h.process = Some(name.to_string());
+            h.pid = pid.or(h.pid);
+        }
+        "Path" => h.path = Some(value.to_string()),
+        "OS Version" => h.os_version = Some(value.to_string()),
+        "Code Type" => h.code_type = Some(value.to_string()),
+        "Output report format" => {
+            h.report_format = value.split_whitespace().next().map(str::to_string);
+        }
+        "Physical footprint" => h.physical_footprint = parse_size(value, 1),
+        "Physical footprint (peak)" => h.physical_footprint_peak = parse_size(value, 1),
+        "VM page size" => {
+            h.page_size = value.split_whitespace().next().and_then(|v| v.parse().ok());
+        }
+        _ => {}
+    }
+    if h.facts.len() < 64 {
+        h.facts.push(Fact { key: key.to_string(), value: value.to_string() });
+    }
 }
 
 #[cfg(test)]
