@@ -81,10 +81,10 @@ pub struct TopArgs {
     pub oom: bool,
 
     /// Show these figure columns, in this order (comma-separated sort
-    /// names: pss,uss,swap_pss,footprint); PID, USER, PROCS and COMMAND
-    /// stay, and so do the columns other options add (--oom, -p). Table
-    /// and CSV; JSON keeps every key.
-    #[arg(long, value_delimiter = ',', value_name = "COLUMN", value_parser = choice::<TopSort>())]
+    /// names or any size key: pss,uss,swap_pss,footprint,anon_huge_pages,
+    /// hugetlb); PID, USER, PROCS and COMMAND stay, and so do the columns
+    /// other options add (--oom, -p). Table and CSV; JSON keeps every key.
+    #[arg(long, value_delimiter = ',', value_name = "COLUMN", value_parser = column_choice())]
     pub columns: Option<Vec<TopSort>>,
 
     /// Output format.
@@ -164,4 +164,21 @@ pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
         Some(lines) => print(&Screen { top: view, lines }, args.format, out),
         None => print(&view, args.format, out),
     }
+}
+
+/// The value parser of `--columns`: `--sort`'s names and every other
+/// figure (`anon_huge_pages`, `hugetlb`, `ksm`, …), each with its help.
+fn column_choice() -> impl clap::builder::TypedValueParser<Value = TopSort> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let sorts = TopSort::ALL.iter().map(|s| (s.name(), s.help()));
+    let others = Figure::ALL
+        .iter()
+        .filter(|f| !TopSort::ALL.contains(&TopSort::Figure(**f)))
+        .map(|f| (f.name(), f.help()));
+    let values = sorts.chain(others).map(|(name, help)| PossibleValue::new(name).help(help));
+    PossibleValuesParser::new(values).try_map(|name| {
+        TopSort::from_name(&name)
+            .or_else(|| Figure::from_name(&name).map(TopSort::Figure))
+            .ok_or_else(|| format!("{name}: not one of the possible values"))
+    })
 }

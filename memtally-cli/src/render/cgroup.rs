@@ -125,6 +125,15 @@ const COLUMNS: &[(&str, CgroupFigure)] = &[
 /// subtracted by its name.
 fn sum_line(r: &CgroupRow) -> String {
     let usage = CgroupFigure::Usage.of(r).unwrap_or(0);
+    if r.pss_unknown > 0 {
+        return format!(
+            "{}: usage {}, PSS unknown: {} of its {} could not be read (smaps takes the process's own user or root), so the usage is not split",
+            crate::render::table::escape_controls(r.path.clone()),
+            human(usage),
+            r.pss_unknown,
+            crate::render::units::plural(r.processes, "process", "processes"),
+        );
+    }
     let mut line = format!(
         "{}: usage {} = PSS {}",
         crate::render::table::escape_controls(r.path.clone()),
@@ -172,7 +181,7 @@ pub(crate) fn blocks(view: &CgroupView) -> Vec<Block> {
         t.row(cells);
     }
     let mut blocks = vec![Block::Heading(heading), Block::Table(t), Block::Blank];
-    for r in view.rows.iter().filter(|r| !r.parts.is_empty()) {
+    for r in view.rows.iter().filter(|r| !r.parts.is_empty() || r.pss_unknown > 0) {
         blocks.push(Block::Line(sum_line(r)));
     }
     blocks.push(Block::Note("USAGE is what the kernel charges the cgroup (memory.current, v1 memory.usage_in_bytes) and what LIMIT and the OOM killer act on; PSS counts only the processes' mapped pages. WSET = USAGE - inactive file pages, the working set kubelet and cAdvisor report and evict by. Rows include the cgroups below them.".into()));
@@ -218,4 +227,33 @@ impl Printer for CgroupView {
 /// `g` (docs/schema/, [`crate::render::schema`]).
 pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
     <CgroupJson as schemars::JsonSchema>::json_schema(g)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memtally_core::model::{CgroupMemory, Sizes};
+
+    /// Issue 37, item 15: where processes' PSS could not be read (no
+    /// privileges), the line says PSS is unknown and why, never `PSS 0`
+    /// with the processes' own pages called `anon_not_in_pss`.
+    #[test]
+    fn an_unknown_pss_is_said_not_printed_as_zero() {
+        let row = CgroupRow {
+            path: "/user.slice".into(),
+            processes: 3,
+            pss_unknown: 2,
+            sizes: Sizes::default(),
+            memory: Some(CgroupMemory { usage: Some(8 << 20), ..Default::default() }),
+            working_set: None,
+            parts: Vec::new(),
+            beside: Vec::new(),
+        };
+        let line = sum_line(&row);
+        assert_eq!(
+            line,
+            "/user.slice: usage 8.0M, PSS unknown: 2 of its 3 processes could not be read (smaps takes the process's own user or root), so the usage is not split"
+        );
+        assert!(!line.contains("PSS 0") && !line.contains("anon_not_in_pss"));
+    }
 }

@@ -38,32 +38,28 @@ impl Printer for DiffView<'_> {
     }
 }
 
-const COLUMNS: &[(&str, Figure)] = &[
-    ("Δ DIRTY", Figure::Dirty),
-    ("Δ PSS", Figure::Pss),
-    ("Δ RSS", Figure::Rss),
-    ("Δ SWAP", Figure::Swap),
-    ("Δ VIRTUAL", Figure::Size),
-];
-
 fn delta_cell(c: &Change, f: Figure) -> String {
     c.delta(f).map_or_else(|| "-".into(), human_signed)
 }
 
 /// One section of changes (processes, categories, paths): its title,
 /// its first `limit` rows, and how many more there are.
-fn section(title: &str, rows: &[Change], limit: usize, first: &str) -> Vec<Block> {
+fn section(d: &Diff, title: &str, rows: &[Change], limit: usize, first: &str) -> Vec<Block> {
     if rows.is_empty() {
         return vec![Block::Line(format!("{title}: no change"))];
     }
-    let mut headers: Vec<(&str, Align)> = COLUMNS.iter().map(|(h, _)| (*h, Align::Right)).collect();
-    headers.push(("DIRTY BEFORE → AFTER", Align::Right));
+    let columns = super::diff_columns::table(d);
+    let mut headers: Vec<(&str, Align)> =
+        columns.iter().map(|(h, _)| (h.as_str(), Align::Right)).collect();
+    let dirty = super::diff_columns::dirty(d);
+    let sides = format!("{} BEFORE → AFTER", dirty.header);
+    headers.push((&sides, Align::Right));
     headers.push((first, Align::Left));
     let mut t = Table::new(&headers);
     for c in rows.iter().take(limit) {
-        let mut cells: Vec<String> = COLUMNS.iter().map(|&(_, f)| delta_cell(c, f)).collect();
+        let mut cells: Vec<String> = columns.iter().map(|&(_, f)| delta_cell(c, f)).collect();
         let side = |s: &Option<Sizes>| {
-            s.as_ref().map_or_else(|| "·".to_string(), |s| human_opt(s.dirty()))
+            s.as_ref().map_or_else(|| "·".to_string(), |s| human_opt(s.figure(dirty.figure)))
         };
         cells.push(format!("{} → {}", side(&c.before), side(&c.after)));
         let mark = match c.status() {
@@ -103,13 +99,16 @@ fn blocks(d: &Diff, limit: usize) -> Vec<Block> {
             )
         })
         .unwrap_or_default();
+    let (dirty, swap) = (super::diff_columns::dirty(d), super::diff_columns::swap(d));
     let mut blocks = vec![
         Block::Line(format!(
-            "total{over}: dirty {}, PSS {}, RSS {}, swap {}",
-            delta_cell(t, Figure::Dirty),
+            "total{over}: {} {}, PSS {}, RSS {}, {} {}",
+            dirty.word,
+            delta_cell(t, dirty.figure),
             delta_cell(t, Figure::Pss),
             delta_cell(t, Figure::Rss),
-            delta_cell(t, Figure::Swap)
+            swap.word,
+            delta_cell(t, swap.figure)
         )),
         Block::Blank,
     ];
@@ -118,7 +117,7 @@ fn blocks(d: &Diff, limit: usize) -> Vec<Block> {
         ("categories", &d.categories, "CATEGORY"),
         ("paths", &d.paths, "PATH"),
     ] {
-        blocks.extend(section(title, rows, limit, first));
+        blocks.extend(section(d, title, rows, limit, first));
         blocks.push(Block::Blank);
     }
     let (appeared, vanished): (Vec<_>, Vec<_>) = d.regions.iter().partition(|r| r.appeared);

@@ -8,6 +8,7 @@ pub mod blocks;
 pub mod cgroup;
 pub mod classic;
 pub mod diff;
+mod diff_columns;
 mod diff_exact;
 mod diff_footprint;
 pub mod errors;

@@ -129,8 +129,12 @@ pub(crate) fn rows_table(report: &TopReport, ctx: &Top, shown: usize, listed: Li
     let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
     // The GPU column appears when some process has GPU memory.
     let gpu = report.totals.gpu.is_some().then_some(("GPU", Figure::Gpu));
-    // Huge pages and KSM: a column each where some process has any.
-    let nonzero = |f: Figure| report.totals.figure(f).is_some_and(|v| v > 0);
+    // Huge pages and KSM: a column each where some row has any. Their
+    // totals over several processes are rightly `-` (full counts).
+    let nonzero = |f: Figure| {
+        let some = |s: &Sizes| s.figure(f).is_some_and(|v| v > 0);
+        some(&report.totals) || report.rows.iter().any(|r| some(&r.sizes))
+    };
     let huge = [("THP", Figure::Thp), ("HUGETLB", Figure::Hugetlb), ("KSM", Figure::Ksm)]
         .into_iter()
         .filter(|&(_, f)| nonzero(f));
@@ -313,24 +317,58 @@ fn column(c: TopSort) -> Option<(&'static str, Figure)> {
         TopSort::Figure(f) => f,
         TopSort::Pid | TopSort::Processes | TopSort::Oom => return None,
     };
-    Some(match f {
-        Figure::Uss => ("USS", f),
-        Figure::Pss => ("PSS", f),
-        Figure::Rss => ("RSS", f),
-        Figure::Swap => ("SWAP", f),
+    match f {
         // As the default column: SwapPss and swapped shared memory once.
-        Figure::SwapPss => ("SWAP PSS", Figure::SwapCounted),
-        Figure::Dirty => ("DIRTY", f),
-        Figure::PssDirty => ("PSS DIRTY", f),
-        Figure::PrivateDirty => ("PRIV DIRTY", f),
-        Figure::SharedDirty => ("SHR DIRTY", f),
-        Figure::Gpu => ("GPU", f),
-        Figure::Footprint => ("FOOTPRINT", f),
-        Figure::FootprintPeak => ("PEAK FOOTPRINT", f),
-        Figure::FootprintPss => ("FOOTPRINT PSS", f),
-        Figure::FootprintPssShmem => ("FOOTPRINT PSS+SHM", f),
-        _ => ("?", f),
-    })
+        Figure::SwapPss => Some(("SWAP PSS", Figure::SwapCounted)),
+        f => Some((header(f), f)),
+    }
+}
+
+/// The column header of a figure, in `top`'s words (every figure has one:
+/// `--columns` may name any).
+pub(crate) fn header(f: Figure) -> &'static str {
+    match f {
+        Figure::Size => "VSIZE",
+        Figure::KernelPageSize => "KPAGESIZE",
+        Figure::MmuPageSize => "MMUPAGESIZE",
+        Figure::Rss => "RSS",
+        Figure::Pss => "PSS",
+        Figure::PssDirty => "PSS DIRTY",
+        Figure::PssAnon => "PSS ANON",
+        Figure::PssFile => "PSS FILE",
+        Figure::PssShmem => "PSS SHMEM",
+        Figure::SharedClean => "SHR CLEAN",
+        Figure::SharedDirty => "SHR DIRTY",
+        Figure::PrivateClean => "PRIV CLEAN",
+        Figure::PrivateDirty => "PRIV DIRTY",
+        Figure::Referenced => "REFERENCED",
+        Figure::Anonymous => "ANON",
+        Figure::Ksm => "KSM",
+        Figure::LazyFree => "LAZYFREE",
+        Figure::AnonHugePages => "ANON THP",
+        Figure::ShmemPmdMapped => "SHMEM THP",
+        Figure::FilePmdMapped => "FILE THP",
+        Figure::SharedHugetlb => "SHR HUGETLB",
+        Figure::PrivateHugetlb => "PRIV HUGETLB",
+        Figure::Swap => "SWAP",
+        Figure::SwapPss => "SWAP PSS",
+        Figure::Locked => "LOCKED",
+        Figure::Dirty => "DIRTY",
+        Figure::Gpu => "GPU",
+        Figure::ShmemSwap => "SHMEM SWAP",
+        Figure::Footprint => "FOOTPRINT",
+        Figure::FootprintPeak => "PEAK FOOTPRINT",
+        Figure::Touched => "TOUCHED",
+        Figure::WorkingSet => "WORKING SET",
+        Figure::Cold => "COLD",
+        Figure::Clean => "CLEAN",
+        Figure::Uss => "USS",
+        Figure::Thp => "THP",
+        Figure::Hugetlb => "HUGETLB",
+        Figure::FootprintPss => "FOOTPRINT PSS",
+        Figure::FootprintPssShmem => "FOOTPRINT PSS+SHM",
+        Figure::SwapCounted => "SWAP PSS",
+    }
 }
 
 impl Printer for Listed<'_> {

@@ -53,34 +53,55 @@ pub fn notice(method: WssMethod, processes: &str) -> String {
 /// What the columns mean, once under the table.
 const LEGEND: &str = "TOUCHED: resident bytes referenced during the interval. WORKING SET: the 2004 mail's working set, dirty pages plus clean file-backed pages touched during the interval. COLD: resident bytes not touched (RSS - TOUCHED). A page shared with other processes (a file page such as the C library's, a KSM page) counts as touched when any of them touched it: the kernel keeps one referenced flag per page.";
 
-/// The figure columns of both tables.
-const FIGURES: [&str; 5] = ["RSS", "DIRTY", "TOUCHED", "WORKING SET", "COLD"];
+/// Over several processes, the sums keep PSS and PSS DIRTY only.
+const SUMMED: &str = "Over several processes the totals and the categories add up PSS and PSS DIRTY only: RSS, DIRTY, TOUCHED, WORKING SET and COLD count a page shared by N processes N times, so they stand per process (`-` in the total).";
 
-fn figure_cells(s: &Sizes) -> Vec<String> {
-    vec![
-        human_opt(s.rss),
-        human_opt(s.dirty()),
-        human_opt(s.touched),
-        human_opt(s.working_set),
-        human_opt(s.cold),
-    ]
+/// A figure column: its header and its cell.
+type Column = (&'static str, fn(&Sizes) -> Option<u64>);
+
+/// The figure columns of one process's table.
+const FIGURES: [Column; 5] = [
+    ("RSS", |s| s.rss),
+    ("DIRTY", Sizes::dirty),
+    ("TOUCHED", |s| s.touched),
+    ("WORKING SET", |s| s.working_set),
+    ("COLD", |s| s.cold),
+];
+
+/// The figure columns of the process table of several: each process
+/// whole, the proportional figures first (the only ones the total has).
+const PROCESS_FIGURES: [Column; 7] = [
+    ("PSS", |s| s.pss),
+    ("PSS DIRTY", |s| s.pss_dirty),
+    ("RSS", |s| s.rss),
+    ("DIRTY", Sizes::dirty),
+    ("TOUCHED", |s| s.touched),
+    ("WORKING SET", |s| s.working_set),
+    ("COLD", |s| s.cold),
+];
+
+/// The figure columns of the categories of several processes added up.
+const SUMMED_FIGURES: [Column; 2] = [("PSS", |s| s.pss), ("PSS DIRTY", |s| s.pss_dirty)];
+
+fn figure_cells(columns: &[Column], s: &Sizes) -> Vec<String> {
+    columns.iter().map(|(_, cell)| human_opt(cell(s))).collect()
 }
 
-fn category_table(categories: &[WssCategory], totals: &Sizes) -> Table {
+fn category_table(columns: &[Column], categories: &[WssCategory], totals: &Sizes) -> Table {
     let mut headers = vec![("CATEGORY", Align::Left)];
-    headers.extend(FIGURES.iter().map(|h| (*h, Align::Right)));
+    headers.extend(columns.iter().map(|(h, _)| (*h, Align::Right)));
     headers.push(("REGIONS", Align::Right));
     let mut t = Table::new(&headers);
     let mut regions = 0;
     for c in categories {
         let mut cells = vec![c.category.label().to_string()];
-        cells.extend(figure_cells(&c.sizes));
+        cells.extend(figure_cells(columns, &c.sizes));
         cells.push(c.regions.to_string());
         regions += c.regions;
         t.row(cells);
     }
     let mut foot = vec!["total".to_string()];
-    foot.extend(figure_cells(totals));
+    foot.extend(figure_cells(columns, totals));
     foot.push(regions.to_string());
     t.footer(foot);
     t
@@ -88,19 +109,19 @@ fn category_table(categories: &[WssCategory], totals: &Sizes) -> Table {
 
 fn process_table(processes: &[WssProcess], totals: &Sizes) -> Table {
     let mut headers = vec![("PID", Align::Right)];
-    headers.extend(FIGURES.iter().map(|h| (*h, Align::Right)));
+    headers.extend(PROCESS_FIGURES.iter().map(|(h, _)| (*h, Align::Right)));
     headers.push(("COMMAND", Align::Left));
     let mut t = Table::new(&headers);
     let command = headers.len() - 1;
     t.narrow_first(command);
     for p in processes {
         let mut cells = vec![p.pid.to_string()];
-        cells.extend(figure_cells(&p.totals));
+        cells.extend(figure_cells(&PROCESS_FIGURES, &p.totals));
         cells.push(escape_controls(p.command.clone()));
         t.row(cells);
     }
     let mut foot = vec!["total".to_string()];
-    foot.extend(figure_cells(totals));
+    foot.extend(figure_cells(&PROCESS_FIGURES, totals));
     foot.push(String::new());
     t.footer(foot);
     t
@@ -123,7 +144,7 @@ pub fn blocks(report: &WssReport) -> Vec<Block> {
                 report.interval_s,
                 p.measured_s
             )));
-            blocks.push(Block::Table(category_table(&p.categories, &p.totals)));
+            blocks.push(Block::Table(category_table(&FIGURES, &p.categories, &p.totals)));
         }
         several => {
             blocks.push(Block::Heading(format!(
@@ -134,11 +155,15 @@ pub fn blocks(report: &WssReport) -> Vec<Block> {
             blocks.push(Block::Table(process_table(several, &report.totals)));
             blocks.push(Block::Blank);
             blocks.push(Block::Heading("by category, every process added up:".into()));
-            blocks.push(Block::Table(category_table(&report.categories, &report.totals)));
+            let table = category_table(&SUMMED_FIGURES, &report.categories, &report.totals);
+            blocks.push(Block::Table(table));
         }
     }
     blocks.push(Block::Blank);
     blocks.push(Block::Note(LEGEND.into()));
+    if n > 1 {
+        blocks.push(Block::Note(SUMMED.into()));
+    }
     blocks.push(Block::Note(method_line(report.method, report.idle_tracking)));
     for note in words(&report.notes) {
         blocks.push(Block::Note(note));
@@ -146,19 +171,31 @@ pub fn blocks(report: &WssReport) -> Vec<Block> {
     blocks
 }
 
-/// One line of a series' table: the totals of a sample.
+/// One line of a series' table: the totals of a sample (over several
+/// processes, the figures that add up).
 pub fn series_line(view: &WssView, out: &mut dyn Write) -> std::io::Result<()> {
     let r = view.report;
-    writeln!(
-        out,
-        "[{:7.1}s] touched {}  working set {}  cold {}  resident {}  {}",
-        view.elapsed_s,
-        human_opt(r.totals.touched),
-        human_opt(r.totals.working_set),
-        human_opt(r.totals.cold),
-        human_opt(r.totals.rss),
-        plural(r.processes.len(), "process", "processes"),
-    )?;
+    let t = &r.totals;
+    let processes = plural(r.processes.len(), "process", "processes");
+    if r.processes.len() > 1 {
+        let (pss, dirty) = (human_opt(t.pss), human_opt(t.pss_dirty));
+        let per = "touched, working set and cold per process: --format json or csv";
+        writeln!(
+            out,
+            "[{:7.1}s] pss {pss}  pss dirty {dirty}  {processes} ({per})",
+            view.elapsed_s
+        )?;
+    } else {
+        writeln!(
+            out,
+            "[{:7.1}s] touched {}  working set {}  cold {}  resident {}  {processes}",
+            view.elapsed_s,
+            human_opt(t.touched),
+            human_opt(t.working_set),
+            human_opt(t.cold),
+            human_opt(t.rss),
+        )?;
+    }
     for note in words(&r.notes) {
         writeln!(out, "  note: {note}")?;
     }
@@ -312,4 +349,79 @@ impl Printer for WssView<'_> {
 /// `g` (docs/schema/, [`crate::render::schema`]).
 pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
     <WssJson as schemars::JsonSchema>::json_schema(g)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memtally_core::analyze::wss::WssFold;
+    use memtally_core::model::{Backing, Region};
+
+    const MIB: u64 = 1 << 20;
+
+    /// Two processes that share an 8 MiB library (4 MiB PSS each) and
+    /// hold 4 MiB of heap each (all dirty), 3 MiB of it touched.
+    fn two() -> WssReport {
+        let mut lib = Region::new(Backing::File);
+        lib.path = Some("/usr/lib/libc.so.6".into());
+        lib.perms = "r-xp".into();
+        let s = &mut lib.sizes;
+        (s.rss, s.pss, s.pss_dirty, s.referenced) =
+            (Some(8 * MIB), Some(4 * MIB), Some(0), Some(2 * MIB));
+        (s.shared_clean, s.shared_dirty, s.private_clean, s.private_dirty) =
+            (Some(8 * MIB), Some(0), Some(0), Some(0));
+        let mut heap = Region::new(Backing::Anonymous);
+        heap.perms = "rw-p".into();
+        let s = &mut heap.sizes;
+        (s.rss, s.pss, s.pss_dirty, s.referenced) =
+            (Some(4 * MIB), Some(4 * MIB), Some(4 * MIB), Some(MIB));
+        (s.shared_clean, s.shared_dirty, s.private_clean, s.private_dirty) =
+            (Some(0), Some(0), Some(0), Some(4 * MIB));
+        let mut fold = WssFold::default();
+        fold.add(&lib, None);
+        fold.add(&heap, None);
+        let p = |pid| WssProcess::new(pid, "a".into(), "a".into(), 1.0, &fold);
+        WssReport::new(WssMethod::ClearRefs, IdleTracking::Absent, 1.0, vec![p(1), p(2)], vec![])
+    }
+
+    fn text(report: &WssReport) -> String {
+        let mut out = Vec::new();
+        write_text(blocks(report), Some(100), &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// Issue 37, item 1: the total of several processes adds up PSS and
+    /// PSS DIRTY (16M, 8M) and shows `-` for the figures that count a
+    /// shared page once per process (RSS would be 24M, 1.5 times PSS).
+    #[test]
+    fn several_processes_sum_the_proportional_figures_and_leave_the_rest_out() {
+        let text = text(&two());
+        let total = text.lines().find(|l| l.starts_with("total")).unwrap();
+        let cells: Vec<&str> = total.split_whitespace().collect();
+        assert_eq!(cells, ["total", "16.0M", "8.0M", "-", "-", "-", "-", "-"], "{text}");
+        let row = text.lines().find(|l| l.trim_start().starts_with("1 ")).unwrap();
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(cells, ["1", "8.0M", "4.0M", "12.0M", "4.0M", "3.0M", "6.0M", "9.0M", "a"]);
+        assert!(!text.contains("24.0M"), "no full count summed: {text}");
+        let by_category = &text[text.find("by category").unwrap()..];
+        let header = by_category.lines().nth(1).unwrap();
+        assert!(header.contains("PSS DIRTY") && !header.contains("RSS"), "{by_category}");
+        assert!(text.contains("add up PSS and PSS DIRTY only"), "{text}");
+    }
+
+    #[test]
+    fn a_series_line_of_several_processes_adds_up_pss() {
+        let report = two();
+        let view = WssView { report: &report, index: 0, elapsed_s: 1.0 };
+        let mut out = Vec::new();
+        series_line(&view, &mut out).unwrap();
+        let line = String::from_utf8(out).unwrap();
+        assert!(line.starts_with("[    1.0s] pss 16.0M  pss dirty 8.0M  2 processes"), "{line}");
+        let mut doc = Vec::new();
+        sample_json(&view, &mut doc).unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&doc).unwrap();
+        assert_eq!(doc["total"]["pss"], 16 * MIB);
+        assert!(doc["total"]["rss"].is_null() && doc["total"]["touched"].is_null(), "{doc}");
+        assert_eq!(doc["processes"][0]["rss"], 12 * MIB, "each process whole");
+    }
 }

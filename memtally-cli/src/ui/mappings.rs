@@ -41,6 +41,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Constraint::Length(figure_width(width(h), all_cells.iter().map(|c| c[i].clone())))
     }));
     widths.push(Constraint::Min(8));
+    // The path's room: the row less the fixed columns and the one-cell
+    // gaps between columns; cut as the CLI cuts a path, keeping the file
+    // name (`/usr/lib/…/libc.so.6`), where it lost its end unmarked.
+    let fixed: u16 =
+        widths.iter().map(|c| if let Constraint::Length(n) = c { *n } else { 0 }).sum();
+    let path_width = usize::from(list.width.saturating_sub(fixed + widths.len() as u16 - 1));
     let grey =
         if detail.gone.is_some() { Style::default().fg(Color::DarkGray) } else { Style::default() };
     let rows: Vec<Row> = maps
@@ -48,7 +54,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .map(|r| {
             let mut c = vec![Cell::from(range(r)), Cell::from(r.perms.clone())];
             c.extend(cells(&r.sizes, &cols).into_iter().map(right));
-            c.push(Cell::from(r.path.clone().map(escape_controls).unwrap_or_default()));
+            c.push(Cell::from(path_cell(r, path_width)));
             Row::new(c).style(grey)
         })
         .collect();
@@ -79,6 +85,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(text).block(block), info);
 }
 
+/// A mapping's path (controls escaped) in `width` columns, cut in the
+/// middle so the file name stays, as `show --by path` cuts it.
+fn path_cell(r: &Region, width: usize) -> String {
+    let path = r.path.clone().map(escape_controls).unwrap_or_default();
+    crate::render::width::cut_path(&path, width).into_owned()
+}
+
 /// How many rows the level has.
 pub fn len(app: &App) -> usize {
     mappings(app).len()
@@ -99,4 +112,22 @@ fn pack(parts: &mut [String], width: usize) -> Vec<Line<'static>> {
     }
     lines.push(Line::from(line));
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memtally_core::model::Backing;
+
+    /// Issue 37, item 13: at 80 columns the path column keeps the file
+    /// name and marks the cut (`/usr/lib/…/libc.so.6`), where it read
+    /// `/usr/lib/x86_`.
+    #[test]
+    fn a_long_path_keeps_its_file_name() {
+        let mut r = Region::new(Backing::File);
+        r.path = Some("/usr/lib/x86_64-linux-gnu/libgstaudio-1.0.so.0.2200.0".into());
+        let cell = path_cell(&r, 40);
+        assert_eq!(cell, "/usr/lib/…/libgstaudio-1.0.so.0.2200.0");
+        assert_eq!(path_cell(&r, 80), r.path.clone().unwrap(), "whole where it fits");
+    }
 }

@@ -23,6 +23,21 @@ use crate::ui::widgets::process_rows::{distinguishing, Columns, ProcRow};
 /// `chromium --type=renderer…` and a little more.
 const COMMAND_ROOM: usize = 30;
 
+/// A group's key column's room at least, before GROW/m and TREND are shown.
+const KEY_ROOM: usize = 20;
+
+/// A group's key in `width` columns, cut as `top` cuts it: a cgroup from
+/// the left (its leaf tells the rows apart), a program or user at its end,
+/// with `…` either way.
+fn key_cell(by: TopBy, key: &str, width: usize) -> String {
+    match by {
+        TopBy::Cgroup => crate::render::width::cut_left(key, width).into_owned(),
+        TopBy::Program | TopBy::User | TopBy::Process | TopBy::Tree => {
+            crate::render::width::cut(key, width).into_owned()
+        }
+    }
+}
+
 /// The columns of these rows: kept from the last frame when the rows are
 /// the same rows, else worked out by `build`.
 fn columns(app: &App, rows: &Rc<Vec<ProcRow>>, build: impl FnOnce() -> Columns) -> Rc<Columns> {
@@ -49,11 +64,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         vec![(key_header(top.report.by), false), ("PROCS", true)]
     };
     headers.extend(figures.iter().map(|(h, _)| (*h, true)));
+    // A group's key column takes the room the others leave (set below).
     let mut widths: Vec<Constraint> = if per_process {
         vec![Constraint::Length(7), Constraint::Length(8)]
     } else {
-        let key = if top.report.by == TopBy::Cgroup { (area.width / 2).clamp(20, 70) } else { 20 };
-        vec![Constraint::Length(key), Constraint::Length(5)]
+        vec![Constraint::Length(0), Constraint::Length(5)]
     };
     let history = app.history();
     let rate_of = |r: &ProcRow| if r.gone { None } else { app.rate(r) };
@@ -109,10 +124,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     };
     let grow_width = columns.grow_width;
     let mut command_width = room(&widths);
-    // Each column costs its width and the gap before it.
-    let with_grow = COMMAND_ROOM + usize::from(grow_width) + 1;
-    let show_grow = !per_process || command_width >= with_grow;
-    let show_trend = !per_process || command_width >= with_grow + 9;
+    // Each column costs its width and the gap before it. A group's key
+    // (program, user, cgroup) keeps its room as the command does: cut
+    // to fit, the figure headers stay whole (at 80 columns the cgroup
+    // column took half the row and `PSS DIRTY` read `SS DIRTY`).
+    let least = if per_process { COMMAND_ROOM } else { KEY_ROOM };
+    let with_grow = least + usize::from(grow_width) + 1;
+    let show_grow = command_width >= with_grow;
+    let show_trend = command_width >= with_grow + 9;
     if show_grow {
         headers.push(("GROW/m", true));
         widths.push(Constraint::Length(grow_width));
@@ -121,12 +140,15 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         headers.push(("TREND", false));
         widths.push(Constraint::Length(8));
     }
-    if per_process {
-        command_width = room(&widths);
-    }
+    command_width = room(&widths);
     if per_process {
         headers.push(("COMMAND", false));
         widths.push(Constraint::Min(6));
+    } else {
+        let widest = rows.iter().map(|r| crate::render::width::columns(&r.label)).max();
+        let key = command_width.min(widest.unwrap_or(0).max(KEY_ROOM)).max(6);
+        command_width = key;
+        widths[0] = Constraint::Length(u16::try_from(key).unwrap_or(u16::MAX));
     }
     // Only the rows on screen become cells: at 50,000 processes, building
     // every row's cells each frame made a key wait seconds. The window is
@@ -146,7 +168,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             let mut cells: Vec<Cell> = if per_process {
                 vec![right(r.label.clone()), Cell::from(r.user.clone())]
             } else {
-                vec![Cell::from(r.label.clone()), right(r.processes.to_string())]
+                let key = key_cell(top.report.by, &r.label, command_width);
+                vec![Cell::from(key), right(r.processes.to_string())]
             };
             for (_, f) in &figures {
                 cells.push(right(figure_cell(r, *f)));
@@ -218,4 +241,21 @@ fn pin_cell(app: &App, r: &ProcRow, c: PinColumn) -> String {
 /// How many rows the level has (for moving the cursor).
 pub fn len(app: &App) -> usize {
     app.process_rows().len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 37, item 13: the explorer cuts a cgroup as `top` does, from
+    /// the left with `…`, where it cut the leaf off on the right.
+    #[test]
+    fn a_group_key_is_cut_with_an_ellipsis_the_cgroup_from_the_left() {
+        let cg = "/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-firefox.scope";
+        let cut = key_cell(TopBy::Cgroup, cg, 25);
+        assert_eq!(cut, "…/app-gnome-firefox.scope");
+        assert_eq!(key_cell(TopBy::Cgroup, cg, 24), "…app-gnome-firefox.scope");
+        assert_eq!(key_cell(TopBy::Program, "gnome-shell-calendar-server", 12), "gnome-shell…");
+        assert_eq!(key_cell(TopBy::User, "root", 12), "root");
+    }
 }

@@ -24,6 +24,8 @@ mod cgroup;
 mod classic_parity;
 mod completions;
 #[cfg(target_os = "linux")]
+mod cross_view;
+#[cfg(target_os = "linux")]
 mod csv_docs;
 #[cfg(target_os = "linux")]
 mod cuts;
@@ -31,6 +33,8 @@ mod cuts;
 mod deploy;
 #[cfg(target_os = "linux")]
 mod diff_memory;
+#[cfg(target_os = "linux")]
+mod diff_several;
 #[cfg(target_os = "linux")]
 mod early_stop;
 #[cfg(target_os = "linux")]
@@ -143,6 +147,8 @@ mod snapshot_format1;
 #[cfg(target_os = "linux")]
 mod top_columns;
 #[cfg(target_os = "linux")]
+mod top_huge_columns;
+#[cfg(target_os = "linux")]
 mod top_live;
 #[cfg(target_os = "linux")]
 mod top_options;
@@ -152,6 +158,8 @@ mod totals;
 mod ui;
 #[cfg(target_os = "linux")]
 mod ui_columns;
+#[cfg(target_os = "linux")]
+mod ui_groups;
 #[cfg(target_os = "linux")]
 mod ui_keys;
 #[cfg(target_os = "linux")]

@@ -72,7 +72,13 @@ pub struct CgroupRow {
     pub path: String,
     /// Processes in this cgroup or below.
     pub processes: usize,
-    /// Σ of their figures (PSS, USS via private_*, Pss_Anon/File/Shmem).
+    /// Of them, those whose PSS could not be read (smaps denied: the
+    /// process's own user or root reads it; status only). With any, the
+    /// PSS sums are unknown and `parts` is empty: the difference between
+    /// usage and PSS cannot be named.
+    pub pss_unknown: usize,
+    /// Σ of their figures (PSS, USS via private_*, Pss_Anon/File/Shmem);
+    /// none where some process's PSS is unknown.
     #[serde(skip)]
     pub sizes: Sizes,
     /// The cgroup's own files; `None` when they could not be read.
@@ -102,20 +108,32 @@ pub fn rows(
         .iter()
         .map(|path| {
             let mut sizes = Sizes::default();
-            let mut n = 0;
+            let (mut n, mut pss_unknown) = (0, 0);
             for p in processes {
                 if p.info.cgroup.as_deref().is_some_and(|c| is_within(c, path)) {
                     sizes.add(&p.sizes);
                     n += 1;
+                    // Memory without PSS: status only (smaps denied), or
+                    // maps only; a zombie has no memory and no PSS to miss.
+                    let memory = p.sizes != Sizes::default();
+                    pss_unknown += usize::from(p.sizes.pss.is_none() && memory);
                 }
+            }
+            // A sum that leaves processes out is no PSS of the cgroup.
+            if pss_unknown > 0 {
+                sizes = Sizes::default();
             }
             let memory = memory(path);
             let working_set = memory.as_ref().and_then(|m| m.working_set());
-            let parts = memory.as_ref().map(|m| parts(m, &sizes)).unwrap_or_default();
+            let parts = match &memory {
+                Some(m) if pss_unknown == 0 => parts(m, &sizes),
+                _ => Vec::new(),
+            };
             let beside = memory.as_ref().map(beside).unwrap_or_default();
             CgroupRow {
                 path: path.clone(),
                 processes: n,
+                pss_unknown,
                 sizes,
                 memory,
                 working_set,
@@ -259,6 +277,24 @@ mod tests {
         let total: i64 = r.parts.iter().map(|p| p.bytes).sum::<i64>() + 190;
         assert_eq!(total, 1000);
         assert!(is_within("/a", "/") && is_within("/a/b", "/a") && !is_within("/ab", "/a"));
+    }
+
+    /// Issue 37, item 15: without privileges a process's smaps is denied
+    /// and it is read from status (RSS, no PSS). Its cgroup's PSS is then
+    /// unknown, not 0, and the charge is not split into parts (its own
+    /// anonymous pages are not "anon not in PSS").
+    #[test]
+    fn a_process_read_from_status_leaves_the_pss_unknown() {
+        let mut denied = proc("/pod/a", 0, 0, 0);
+        denied.sizes = Sizes { rss: Some(100), ..Default::default() };
+        let ps = [proc("/pod/b", 100, 30, 0), denied];
+        let m = CgroupMemory { usage: Some(1000), anon: Some(160), ..Default::default() };
+        let r = rows(&["/pod".into(), "/pod/b".into()], &ps, &|_| Some(m.clone()));
+        assert_eq!((r[0].processes, r[0].pss_unknown), (2, 1));
+        assert_eq!(r[0].sizes.pss, None, "no PSS of half the processes");
+        assert!(r[0].parts.is_empty(), "{:?}", r[0].parts);
+        assert_eq!((r[1].pss_unknown, r[1].sizes.pss), (0, Some(130)), "/pod/b was read");
+        assert!(!r[1].parts.is_empty());
     }
 
     /// memory.stat figures past i64::MAX (crafted, or a v1 counter gone

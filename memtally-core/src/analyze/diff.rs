@@ -26,6 +26,9 @@ impl Named for DiffSort {
         DiffSort(Figure::Swap),
         DiffSort(Figure::SwapPss),
         DiffSort(Figure::Size),
+        // Last, after the columns CSV readers knew before them: the dirty
+        // figure that adds up across processes.
+        DiffSort(Figure::PssDirty),
     ];
 
     fn name(self) -> &'static str {

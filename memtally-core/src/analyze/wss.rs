@@ -8,7 +8,7 @@
 use crate::analyze::category::{categorize, Category};
 use crate::analyze::trend::{Sample, Scope};
 use crate::model::wss::{IdleTracking, WssMethod};
-use crate::model::{Backing, Flow, Note, Region, RegionSink, Sizes};
+use crate::model::{Backing, Figure, Flow, Note, Region, RegionSink, Sizes};
 
 /// One process's working set.
 #[derive(Debug, Clone)]
@@ -53,16 +53,62 @@ pub struct WssReport {
     pub interval_s: f64,
     /// The processes measured.
     pub processes: Vec<WssProcess>,
-    /// Every process's categories added up, in table order.
+    /// Every process's categories added up, in table order; over several
+    /// processes only the summable figures (model::summable: PSS,
+    /// Pss_Dirty, the private ones), as `show --tree` sums them.
     pub categories: Vec<WssCategory>,
-    /// Every process added up.
+    /// Every process added up, as `categories` are.
     pub totals: Sizes,
     /// What the figures leave out: processes that exited during the
     /// interval, the spread of the working set, processes not read.
     pub notes: Vec<Note>,
 }
 
+impl WssProcess {
+    /// One process measured: its figures as `fold` summed its mappings.
+    pub fn new(pid: u32, comm: String, command: String, measured_s: f64, fold: &WssFold) -> Self {
+        WssProcess {
+            pid,
+            comm,
+            command,
+            measured_s,
+            totals: fold.totals.clone(),
+            categories: fold.categories(),
+        }
+    }
+}
+
 impl WssReport {
+    /// The report of `processes`: their sums by category and in total,
+    /// which over several processes keep only what adds up (RSS, DIRTY,
+    /// TOUCHED, WORKING SET and COLD count a page shared by N processes
+    /// N times: they stand per process). A note says when transparent huge
+    /// pages were touched (one referenced bit per huge page).
+    pub fn new(
+        method: WssMethod,
+        idle_tracking: IdleTracking,
+        interval_s: f64,
+        processes: Vec<WssProcess>,
+        mut notes: Vec<Note>,
+    ) -> Self {
+        let mut totals = Sizes::default();
+        for p in &processes {
+            totals.add(&p.totals);
+        }
+        if let Some(bytes) = totals.figure(Figure::Thp).filter(|&b| b > 0) {
+            notes.push(Note::TouchedHugePages { bytes });
+        }
+        WssReport {
+            method,
+            idle_tracking,
+            interval_s,
+            categories: sum_categories(&processes),
+            totals: totals.over_processes(processes.len()),
+            processes,
+            notes,
+        }
+    }
+
     /// Whether the figures leave something out (every note says what).
     pub fn partial(&self) -> bool {
         !self.notes.is_empty()
@@ -187,8 +233,9 @@ pub fn add_to_sample(report: &WssReport, sample: &mut Sample) {
     }
 }
 
-/// Every process's categories added up, in table order.
-pub fn sum_categories(processes: &[WssProcess]) -> Vec<WssCategory> {
+/// Every process's categories added up, in table order; over several
+/// processes, the summable figures only.
+fn sum_categories(processes: &[WssProcess]) -> Vec<WssCategory> {
     let mut out: Vec<WssCategory> = Vec::new();
     for c in processes.iter().flat_map(|p| &p.categories) {
         match out.iter_mut().find(|o| o.category == c.category) {
@@ -200,6 +247,9 @@ pub fn sum_categories(processes: &[WssProcess]) -> Vec<WssCategory> {
         }
     }
     out.sort_by_key(|c| Category::ALL.iter().position(|&k| k == c.category));
+    for c in &mut out {
+        c.sizes = std::mem::take(&mut c.sizes).over_processes(processes.len());
+    }
     out
 }
 
@@ -257,22 +307,43 @@ mod tests {
         assert_eq!((s.touched, s.working_set, s.cold), (None, None, None));
     }
 
+    /// Over several processes the sums keep what adds up: a library page
+    /// both map counts once in PSS, twice in RSS, so RSS, DIRTY, TOUCHED,
+    /// WORKING SET and COLD are left out of the sums (`-`); one process
+    /// keeps them all.
     #[test]
-    fn categories_add_up_across_processes_in_table_order() {
-        let mut a = WssFold::default();
-        a.region(1, &region(Backing::Anonymous, 8192, 4096, 8192));
-        let p = |fold: &WssFold| WssProcess {
-            pid: 1,
-            comm: "a".into(),
-            command: "a".into(),
-            measured_s: 1.0,
-            totals: fold.totals.clone(),
-            categories: fold.categories(),
+    fn sums_over_several_processes_keep_the_proportional_figures_only() {
+        let mut lib = region(Backing::File, 8 << 20, 2 << 20, 0);
+        lib.sizes.shared_clean = lib.sizes.private_clean.take();
+        lib.sizes.private_clean = Some(0);
+        lib.sizes.pss = Some(4 << 20);
+        lib.sizes.pss_dirty = Some(0);
+        let mut heap = region(Backing::Anonymous, 4 << 20, 1 << 20, 4 << 20);
+        heap.sizes.pss = Some(4 << 20);
+        heap.sizes.pss_dirty = Some(4 << 20);
+        let mut fold = WssFold::default();
+        fold.region(1, &lib);
+        fold.region(2, &heap);
+        let p = |pid| WssProcess::new(pid, "a".into(), "a".into(), 1.0, &fold);
+        let report = |n| {
+            let ps = (1..=n).map(p).collect();
+            WssReport::new(WssMethod::ClearRefs, IdleTracking::Absent, 1.0, ps, Vec::new())
         };
-        let sum = sum_categories(&[p(&a), p(&a)]);
-        assert_eq!(sum.len(), 1);
-        assert_eq!(sum[0].regions, 2);
-        assert_eq!(sum[0].sizes.touched, Some(8192));
-        assert_eq!(sum[0].sizes.cold, Some(8192));
+        let one = report(1);
+        assert_eq!(one.totals.rss, Some(12 << 20));
+        assert_eq!(one.totals.touched, Some(3 << 20));
+        assert_eq!(one.totals.cold, Some(9 << 20));
+        let two = report(2);
+        assert_eq!(two.totals.pss, Some(16 << 20), "PSS adds up");
+        assert_eq!(two.totals.pss_dirty, Some(8 << 20));
+        let full = [two.totals.rss, two.totals.dirty(), two.totals.touched, two.totals.cold];
+        assert_eq!(full, [None; 4], "full counts stand per process only");
+        assert_eq!(two.totals.working_set, None);
+        let regions: usize = two.categories.iter().map(|c| c.regions).sum();
+        assert_eq!(regions, 4, "both processes' mappings");
+        let pss: u64 = two.categories.iter().filter_map(|c| c.sizes.pss).sum();
+        assert_eq!(pss, 16 << 20);
+        assert!(two.categories.iter().all(|c| c.sizes.rss.is_none() && c.sizes.touched.is_none()));
+        assert_eq!(two.processes[1].totals.rss, Some(12 << 20), "each process whole");
     }
 }

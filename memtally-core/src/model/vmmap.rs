@@ -332,6 +332,15 @@ pub enum DocumentNote {
         /// The rows left out.
         rows: u64,
     },
+    /// A second report begins (its `Process:` line) after a first: the
+    /// input holds several reports, read as one (their regions and tables
+    /// added together, the first one's header kept).
+    SeveralReports {
+        /// The line where the second report's header begins.
+        line: usize,
+        /// The second report's process, as its `Process:` line names it.
+        process: String,
+    },
 }
 
 impl Diagnostics {

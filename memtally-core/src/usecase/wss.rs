@@ -11,11 +11,11 @@
 use std::time::Instant;
 
 use crate::analyze::select::Selection;
-use crate::analyze::wss::{sum_categories, WssFold, WssProcess, WssReport};
+use crate::analyze::wss::{WssFold, WssProcess, WssReport};
 use crate::error::{Error, LiveOnly, Result};
 use crate::model::pages::{ProcPages, PAGE};
 use crate::model::wss::{IdleTracking, WssChoice, WssMethod};
-use crate::model::{Figure, Flow, Needs, Note, ProcInfo, Region, RegionSink, Sizes};
+use crate::model::{Flow, Needs, Note, ProcInfo, Region, RegionSink};
 use crate::source::pages::pagemap;
 use crate::source::parse::stat::{self, Change, Stamp};
 use crate::source::parse::status;
@@ -180,22 +180,7 @@ impl Wss {
         if spread.0 > 0 {
             notes.push(Note::WorkingSetSpread { bytes: spread.0, regions: spread.1 });
         }
-        let mut totals = Sizes::default();
-        for p in &processes {
-            totals.add(&p.totals);
-        }
-        if let Some(bytes) = totals.figure(Figure::Thp).filter(|&b| b > 0) {
-            notes.push(Note::TouchedHugePages { bytes });
-        }
-        WssReport {
-            method: self.method(),
-            idle_tracking: self.idle_tracking,
-            interval_s,
-            categories: sum_categories(&processes),
-            processes,
-            totals,
-            notes,
-        }
+        WssReport::new(self.method(), self.idle_tracking, interval_s, processes, notes)
     }
 }
 
@@ -367,14 +352,7 @@ fn read_one(
     }
     let measured_s =
         t.reset_at.map_or(0.0, |r| read_mid.saturating_duration_since(r).as_secs_f64());
-    let process = WssProcess {
-        pid,
-        comm: t.info.comm.clone(),
-        command: t.info.command(),
-        measured_s,
-        totals: fold.totals.clone(),
-        categories: fold.categories(),
-    };
+    let process = WssProcess::new(pid, t.info.comm.clone(), t.info.command(), measured_s, &fold);
     Ok(Some((process, fold.spread)))
 }
 

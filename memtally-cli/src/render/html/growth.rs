@@ -10,16 +10,21 @@ use memtally_core::model::Figure;
 
 use super::esc;
 use super::tree::{Kind, Node};
+use crate::render::diff_columns;
 use crate::render::notes::words;
 use crate::render::units::{human_opt, human_signed};
 
-/// The figures of the growth tables: `diff`'s columns.
-const FIGURES: &[(&str, Figure)] = &[
-    ("Δ dirty", Figure::Dirty),
-    ("Δ PSS", Figure::Pss),
-    ("Δ RSS", Figure::Rss),
-    ("Δ swap", Figure::Swap),
-];
+/// The figures of the growth tables: `diff`'s columns (dirty and swap
+/// as `diff` picks them: PSS DIRTY and SWAP PSS over several processes).
+fn figures(d: &Diff) -> [(String, Figure); 4] {
+    let (dirty, swap) = (diff_columns::dirty(d), diff_columns::swap(d));
+    [
+        (format!("Δ {}", dirty.word), dirty.figure),
+        ("Δ PSS".into(), Figure::Pss),
+        ("Δ RSS".into(), Figure::Rss),
+        (format!("Δ {}", swap.word), swap.figure),
+    ]
+}
 
 /// The later side's figure, else the earlier's (a process that exited).
 fn area(c: &Change, f: Figure) -> u64 {
@@ -69,21 +74,22 @@ fn delta_cell(c: &Change, f: Figure) -> String {
 }
 
 /// One growth table, the first `limit` rows in `diff`'s order.
-pub fn table(id: &str, title: &str, rows: &[Change], limit: usize) -> String {
+pub fn table(d: &Diff, id: &str, title: &str, rows: &[Change], limit: usize) -> String {
     let mut s = format!(r#"<h3>{title}</h3>"#);
     if rows.is_empty() {
         s.push_str("<p>No change.</p>");
         return s;
     }
     let _ = write!(s, r#"<table id="{id}" class="sortable"><thead><tr><th>Name</th>"#);
-    for (h, _) in FIGURES {
+    let figures = figures(d);
+    for (h, _) in &figures {
         let _ = write!(s, r#"<th class="n">{h}</th>"#);
     }
     s.push_str(r#"<th class="n">PSS before</th><th class="n">PSS after</th></tr></thead><tbody>"#);
     for c in rows.iter().take(limit) {
         let pid = c.pid.map(|p| format!(r#" data-pid="{p}""#)).unwrap_or_default();
         let _ = write!(s, r#"<tr{pid}><td><code>{}</code></td>"#, esc(&c.label));
-        for &(_, f) in FIGURES {
+        for &(_, f) in &figures {
             s.push_str(&delta_cell(c, f));
         }
         let side =
@@ -108,16 +114,17 @@ pub fn section(diff: &Diff, treemap: &str) -> String {
     let t = &diff.totals;
     let over = diff.seconds.map(|s| format!(" over {s:.0} s")).unwrap_or_default();
     let mut s = format!(
-        r#"<section id="growth"><h2>What grew{over}</h2><p>Every process: PSS {} → {} ({}), dirty {}. Area: PSS (after; before for a process that is gone); colour: its PSS growth, red grew, green shrank, grey unchanged.</p><ul class="legend"><li><span class="sw s-dirty"></span>grew</li><li><span class="sw s-unk"></span>unchanged</li><li><span class="sw s-grew-not"></span>shrank</li></ul>"#,
+        r#"<section id="growth"><h2>What grew{over}</h2><p>Every process: PSS {} → {} ({}), {} {}. Area: PSS (after; before for a process that is gone); colour: its PSS growth, red grew, green shrank, grey unchanged.</p><ul class="legend"><li><span class="sw s-dirty"></span>grew</li><li><span class="sw s-unk"></span>unchanged</li><li><span class="sw s-grew-not"></span>shrank</li></ul>"#,
         human_opt(t.before.as_ref().and_then(|s| s.pss)),
         human_opt(t.after.as_ref().and_then(|s| s.pss)),
         t.delta(Figure::Pss).map_or_else(|| "-".into(), human_signed),
-        t.delta(Figure::Dirty).map_or_else(|| "-".into(), human_signed),
+        diff_columns::dirty(diff).word,
+        t.delta(diff_columns::dirty(diff).figure).map_or_else(|| "-".into(), human_signed),
     );
     s.push_str(treemap);
-    s.push_str(&table("growth-processes", "Processes", &diff.processes, 50));
-    s.push_str(&table("growth-categories", "Categories", &diff.categories, 30));
-    s.push_str(&table("growth-paths", "Paths", &diff.paths, 30));
+    s.push_str(&table(diff, "growth-processes", "Processes", &diff.processes, 50));
+    s.push_str(&table(diff, "growth-categories", "Categories", &diff.categories, 30));
+    s.push_str(&table(diff, "growth-paths", "Paths", &diff.paths, 30));
     for n in words(&diff.notes) {
         let _ = write!(s, r#"<p class="note">{}</p>"#, esc(&n));
     }

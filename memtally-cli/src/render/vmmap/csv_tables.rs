@@ -6,7 +6,7 @@
 use std::io::{self, Write};
 
 use memtally_core::analyze::vmmap::{
-    bucket_footprint, bucket_reclaimable, row_footprint, row_reclaimable,
+    bucket_footprint, bucket_reclaimable, row_footprint, row_reclaimable, total_footprint,
 };
 use memtally_core::model::vmmap::SummaryRow;
 use memtally_core::model::Purge;
@@ -53,7 +53,12 @@ pub(super) fn summary(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
     let rows = r.selected_summary().map(|s| ("row", s));
     let totals = r.report.doc.summary_totals.iter().map(|s| ("total", s));
     for (kind, s) in rows.chain(totals) {
-        w.write_record(summary_record(kind, s))?;
+        let mut rec = summary_record(kind, s);
+        if kind == "total" {
+            // As the headline counts it (see `total_footprint`).
+            rec[10] = cell(total_footprint(&r.report.doc));
+        }
+        w.write_record(rec)?;
     }
     w.flush()
 }

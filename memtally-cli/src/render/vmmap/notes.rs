@@ -28,5 +28,8 @@ pub(super) fn document_note(note: &DocumentNote) -> String {
         DocumentNote::MallocZonesCut { kept, rows } => format!(
             "the MALLOC ZONE table has more than {kept} rows: the last {rows} are left out"
         ),
+        DocumentNote::SeveralReports { line, process } => format!(
+            "line {line}: a second report begins (Process: {process}): the input holds several reports, read as one (their regions and tables added together, the first header kept); split the input to read each"
+        ),
     }
 }

@@ -1,8 +1,8 @@
 //! The human report of `memtally vmmap`.
 
 use memtally_core::analyze::vmmap::{
-    bucket_footprint, bucket_reclaimable, row_footprint, row_reclaimable, Bucket, FootprintCheck,
-    FootprintFrom, GPU_TYPES,
+    bucket_footprint, bucket_reclaimable, row_footprint, row_reclaimable, total_footprint, Bucket,
+    FootprintCheck, FootprintFrom, GPU_TYPES,
 };
 use memtally_core::model::vmmap::{Header, SummaryRow};
 use memtally_core::model::Purge;
@@ -151,10 +151,19 @@ pub(crate) fn footprint_check_line(c: &FootprintCheck) -> String {
     if c.agrees {
         return format!("{ours}, the same within vmmap's rounding ({})", human(c.rounding));
     }
+    // Worded by direction: below the header, the input may lack regions;
+    // above it, memtally counts something xnu's ledger does not.
+    let (more_or_less, why) = if c.difference > 0 {
+        (
+            "less",
+            "the input lacks regions (cut short?) or the header counts memory no region line shows",
+        )
+    } else {
+        ("more", "memtally counts memory the header does not (a region type xnu charges otherwise, or regions listed twice)")
+    };
     format!(
-        "{ours}: {} {} than vmmap's, more than its rounding ({}) explains: the input lacks regions (cut short?) or counts memory memtally cannot see",
+        "{ours}: {} {more_or_less} than vmmap's, more than its rounding ({}) explains: {why}",
         human(c.difference.unsigned_abs()),
-        if c.difference > 0 { "less" } else { "more" },
         human(c.rounding)
     )
 }
@@ -359,7 +368,13 @@ fn summary_table(r: &VmmapView, out: &mut Vec<Block>) {
         t.row(cells(s));
     }
     if let Some(c) = check {
-        t.footer(cells(&c.total));
+        // The TOTAL's footprint as the headline counts it (with the owned
+        // unmapped graphics memory, which vmmap's TOTAL has in RESIDENT only).
+        let mut foot = summary_cells(&c.total);
+        if with_fp {
+            foot.extend(fp_cells(total_footprint(&rep.doc), row_reclaimable(&c.total)));
+        }
+        t.footer(foot);
     }
     out.push(Block::Table(t));
     if let Some(c) = check {
@@ -433,4 +448,33 @@ pub(crate) fn warning_lines(report: &VmmapReport) -> Vec<String> {
     }
     lines.extend(d.notes.iter().map(super::notes::document_note));
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 37, item 11: the check is worded by direction; "cut short?"
+    /// only where memtally is below the header.
+    #[test]
+    fn the_footprint_check_is_worded_by_direction() {
+        let check = |difference: i64| FootprintCheck {
+            vmmap: 900 << 20,
+            memtally: (900i64 * (1 << 20) - difference) as u64,
+            from: FootprintFrom::Summary,
+            difference,
+            rounding: 1 << 19,
+            agrees: false,
+        };
+        let below = footprint_check_line(&check(100 << 20));
+        assert!(
+            below.contains("100M less than vmmap's") && below.contains("cut short?"),
+            "{below}"
+        );
+        let above = footprint_check_line(&check(-(3 << 20)));
+        assert!(above.contains("3.0M more than vmmap's"), "{above}");
+        assert!(
+            !above.contains("cut short") && above.contains("counts memory the header does not")
+        );
+    }
 }

@@ -128,4 +128,28 @@ TOTAL                             1.3G   768.0M   512.0M    64.0M       0K      
         assert_eq!(c.difference, 100 << 20);
         assert!(!c.agrees, "{c:?}");
     }
+
+    /// Issue 37, item 11: only `owned unmapped (graphics)` is charged at
+    /// its resident size; another owned unmapped type is charged as any
+    /// memory is (its dirty bytes: none). The TOTAL row's footprint
+    /// counts the graphics memory too, as the headline does.
+    #[test]
+    fn only_the_graphics_kind_of_owned_unmapped_memory_is_charged_resident() {
+        let doc = OWNED.replace(
+            "owned unmapped (graphics)         256.0M   256.0M       0K       0K       0K       0K       0K        2 \n",
+            "owned unmapped (graphics)         256.0M   256.0M       0K       0K       0K       0K       0K        2 \nowned unmapped memory              64.0M    64.0M       0K       0K       0K       0K       0K        1 \n",
+        );
+        assert!(doc.contains("owned unmapped memory"));
+        let (doc, _) = parse_all(doc.as_bytes(), ParseOptions::default()).unwrap();
+        let c = footprint_check(&doc, None).unwrap();
+        assert_eq!(c.memtally, 832 << 20, "not 896M: {c:?}");
+        assert!(c.agrees);
+        assert!(
+            !owned_unmapped("owned unmapped memory")
+                && owned_unmapped(" owned unmapped (graphics)")
+        );
+        let total = &doc.summary_totals[0];
+        assert_eq!(row_footprint(total), Some(576 << 20), "the TOTAL's own columns");
+        assert_eq!(super::super::total_footprint(&doc), Some(832 << 20));
+    }
 }

@@ -28,6 +28,15 @@ pub fn row_footprint(s: &SummaryRow) -> Option<u64> {
     Some(fp.saturating_sub(s.volatile.unwrap_or(0)))
 }
 
+/// The footprint of the summary's `TOTAL` row: the rows' footprints
+/// added up, as the headline adds them. vmmap's TOTAL has the owned
+/// unmapped graphics memory in RESIDENT only (it is never DIRTY), so a
+/// footprint of the TOTAL's own columns left it out (535M beside a
+/// headline of 922M on a macOS 26 report).
+pub fn total_footprint(doc: &Document) -> Option<u64> {
+    summary_footprint(doc, &TypeFilter::default()).footprint
+}
+
 /// A summary row's reclaimable bytes: its VOLATILE column.
 pub fn row_reclaimable(s: &SummaryRow) -> Option<u64> {
     s.volatile

@@ -4,13 +4,13 @@
 
 use super::region_line::{parse_region_line, RegionLine};
 use super::tokens::{
-    content, fact, is_elision, is_size_token, looks_like_region, name_and_pid, parse_size,
-    prompt_command, split_row, Col,
+    content, fact, is_backtrace_frame, is_elision, is_size_token, looks_like_region, parse_size,
+    prompt_command, set_fact, split_row, Col,
 };
 use super::{ParseOptions, ASSUMED_PAGE_SIZE, READ_BUFFER};
 use crate::model::vmmap::{
-    printed_step, Document, DocumentNote, Fact, MallocZoneRow, Record, SummaryRow, VRegion,
-    MAX_TYPES, OTHER_TYPES,
+    printed_step, Document, DocumentNote, MallocZoneRow, Record, SummaryRow, VRegion, MAX_TYPES,
+    OTHER_TYPES,
 };
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +46,8 @@ pub struct Parser {
     /// ZONE rows left out there.
     folded_rows: u64,
     cut_zones: u64,
+    /// A second report began: its header facts are not the first's.
+    later_report: bool,
 }
 
 impl Parser {
@@ -59,6 +61,7 @@ impl Parser {
             region_pages: None,
             folded_rows: 0,
             cut_zones: 0,
+            later_report: false,
         }
     }
 
@@ -114,6 +117,12 @@ impl Parser {
         if c.starts_with("VM Region Info:") {
             self.doc.header.crash_report = true;
             self.block = Block::RegionInfo;
+            self.doc.diagnostics.other_lines += 1;
+            return None;
+        }
+        // A crash report's backtrace frame (`0   AppKit  \t0x… -[NSApplication
+        // run] + 480`): prose to a vmmap reader, never a region line.
+        if is_backtrace_frame(c) {
             self.doc.diagnostics.other_lines += 1;
             return None;
         }
@@ -192,7 +201,7 @@ impl Parser {
             }
             Block::None => {}
         }
-        if self.header_fact(c) {
+        if self.header_fact(line_no, c) {
             return None;
         }
         if looks_like_region(c) {
@@ -388,7 +397,7 @@ impl Parser {
     }
 
     /// `Key: value` lines of the header and the summary footer.
-    fn header_fact(&mut self, c: &str) -> bool {
+    fn header_fact(&mut self, line_no: usize, c: &str) -> bool {
         if let Some(rest) = c.strip_prefix("Virtual Memory Map of process ") {
             let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
             let h = &mut self.doc.header;
@@ -407,28 +416,16 @@ impl Parser {
         }
         let Some((key, value)) = fact(c) else { return false };
         let h = &mut self.doc.header;
-        match key {
-            "Process" => {
-                let (name, pid) = name_and_pid(value);
-                h.process = Some(name.to_string());
-                h.pid = pid.or(h.pid);
-            }
-            "Path" => h.path = Some(value.to_string()),
-            "OS Version" => h.os_version = Some(value.to_string()),
-            "Code Type" => h.code_type = Some(value.to_string()),
-            "Output report format" => {
-                h.report_format = value.split_whitespace().next().map(str::to_string);
-            }
-            "Physical footprint" => h.physical_footprint = parse_size(value, 1),
-            "Physical footprint (peak)" => h.physical_footprint_peak = parse_size(value, 1),
-            "VM page size" => {
-                h.page_size = value.split_whitespace().next().and_then(|v| v.parse().ok());
-            }
-            _ => {}
+        if key == "Process" && h.facts.iter().any(|f| f.key == "Process") {
+            // A second report: said, its header not mixed into the first's.
+            let note = DocumentNote::SeveralReports { line: line_no, process: value.into() };
+            self.doc.diagnostics.note(note);
+            self.later_report = true;
         }
-        if h.facts.len() < 64 {
-            h.facts.push(Fact { key: key.to_string(), value: value.to_string() });
+        if self.later_report {
+            return true;
         }
+        set_fact(h, key, value);
         true
     }
 

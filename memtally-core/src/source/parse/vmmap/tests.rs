@@ -248,6 +248,60 @@ TOTAL                              8.4G     5288
     assert_eq!(doc.summary[1].note.as_deref(), Some("reserved VM address space (unallocated)"));
 }
 
+/// Issue 37, item 12: an AppKit crash report's backtrace (`-[NSApplication
+/// run]` frames, image and address parted by a tab) is prose, not three
+/// unreadable lines that mark the report PARTIAL.
+#[test]
+fn a_crash_reports_appkit_backtrace_is_prose() {
+    let text = "\
+Process:               TextEdit [4242]
+Thread 0 Crashed::  Dispatch queue: com.apple.main-thread
+0   libsystem_kernel.dylib        \t0x000000018a2b2a60 __pthread_kill + 8
+1   AppKit                        \t0x000000018e2f1c2c -[NSApplication run] + 480
+2   AppKit                        \t0x000000018e2c8d2c NSApplicationMain + 880
+3   AppKit                        \t0x000000018e51a2a0 +[NSWindow _windowWithNumber:] + 40
+
+VM Region Summary:
+                                VIRTUAL   REGION 
+REGION TYPE                        SIZE    COUNT (non-coalesced) 
+===========                     =======  ======= 
+IOSurface                         4096K        1 
+===========                     =======  ======= 
+TOTAL                             4096K        1 
+";
+    let (doc, regions) = parse_str(text, ParseOptions::default());
+    assert!(doc.header.crash_report);
+    assert_eq!(doc.diagnostics.unreadable, 0, "{:?}", doc.diagnostics.unreadable_samples);
+    assert!(regions.is_empty());
+    assert_eq!(doc.summary.len(), 1);
+    // A region line whose type is a number stays a region line.
+    let (_, r) = parse_str(
+        "12  7f0000000000-7f0000001000 [ 4K 4K 0K 0K ] rw-/rwx SM=PRV\n",
+        ParseOptions::default(),
+    );
+    assert_eq!(r.len(), 1);
+}
+
+/// Issue 37, item 12: two reports in one input are read as one, and a
+/// note says so (where the second begins, and whose it is).
+#[test]
+fn a_second_report_in_one_input_is_said() {
+    let one = "Process:         a [1]\nPhysical footprint:         1K\n\n";
+    let two = "Process:         b [2]\nPhysical footprint:         2K\n";
+    let (doc, _) = parse_str(&format!("{one}{two}"), ParseOptions::default());
+    assert_eq!(doc.header.process.as_deref(), Some("a"));
+    assert_eq!(doc.header.physical_footprint, Some(1024), "the first header kept");
+    assert!(
+        doc.diagnostics
+            .notes
+            .contains(&DocumentNote::SeveralReports { line: 4, process: "b [2]".into() }),
+        "{:?}",
+        doc.diagnostics.notes
+    );
+    let (doc, _) = parse_str(one, ParseOptions::default());
+    assert!(doc.diagnostics.notes.is_empty());
+}
+
 #[test]
 fn garbage_never_panics() {
     let junk = [

@@ -1,6 +1,8 @@
 //! Small readers of vmmap text: publisher decoration stripped from a
 //! line, size tokens (`56.0M`, `0.20`, page counts), table rows split
-//! into name, figures and note.
+//! into name, figures and note, header facts (`Key: value`) read.
+
+use crate::model::vmmap::{Fact, Header};
 
 /// The line without publisher decoration: indents, `//` comment and `>`
 /// quote prefixes, trailing whitespace.
@@ -57,6 +59,20 @@ pub(super) fn fact(c: &str) -> Option<(&str, &str)> {
         && key.starts_with(|ch: char| ch.is_ascii_alphabetic())
         && key.chars().all(|ch| ch.is_ascii_alphabetic() || " ()/-".contains(ch));
     plausible.then(|| (key, value.trim()))
+}
+
+/// Whether `c` is a frame of a crash report's backtrace: a frame number,
+/// the image, then an address (`12  AppKit  0x000000018c4a2c2c -[NSApplication
+/// run] + 480`; the image and address parted by a tab or spaces).
+pub(super) fn is_backtrace_frame(c: &str) -> bool {
+    let mut words = c.split_whitespace();
+    let number = words.next().is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()));
+    let _image = words.next();
+    let address = words.next().is_some_and(|w| {
+        w.strip_prefix("0x")
+            .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
+    });
+    number && address
 }
 
 pub(super) fn looks_like_region(c: &str) -> bool {
@@ -201,6 +217,33 @@ impl Col {
             "REGION" | "COUNT" => Col::Count,
             _ => return None,
         })
+    }
+}
+
+/// Sets what a header's `Key: value` fact says (the process, its path, the
+/// footprints, the page size) and keeps the fact (the first 64).
+pub(super) fn set_fact(h: &mut Header, key: &str, value: &str) {
+    match key {
+        "Process" => {
+            let (name, pid) = name_and_pid(value);
+            h.process = Some(name.to_string());
+            h.pid = pid.or(h.pid);
+        }
+        "Path" => h.path = Some(value.to_string()),
+        "OS Version" => h.os_version = Some(value.to_string()),
+        "Code Type" => h.code_type = Some(value.to_string()),
+        "Output report format" => {
+            h.report_format = value.split_whitespace().next().map(str::to_string);
+        }
+        "Physical footprint" => h.physical_footprint = parse_size(value, 1),
+        "Physical footprint (peak)" => h.physical_footprint_peak = parse_size(value, 1),
+        "VM page size" => {
+            h.page_size = value.split_whitespace().next().and_then(|v| v.parse().ok());
+        }
+        _ => {}
+    }
+    if h.facts.len() < 64 {
+        h.facts.push(Fact { key: key.to_string(), value: value.to_string() });
     }
 }
 
