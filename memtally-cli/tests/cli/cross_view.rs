@@ -150,8 +150,10 @@ fn one_process_has_the_same_figures_in_every_view() {
         v[..v.find('"').unwrap()].parse().unwrap()
     };
     assert_eq!(dom("PSS"), f.pss, "report PSS");
-    assert_eq!(dom("PSS dirty"), f.pss_dirty, "report PSS dirty");
-    assert_eq!(dom("Footprint"), f.footprint_pss, "report Footprint (Pss_Anon + SwapPss)");
+    // The table names its columns as `top` does (issue 37 item 4).
+    assert_eq!(dom("PSS DIRTY"), f.pss_dirty, "report PSS DIRTY");
+    assert_eq!(dom("SWAP PSS"), f.swap_pss, "report SWAP PSS (SwapPss + shmem_swap)");
+    assert_eq!(dom("FOOTPRINT PSS"), f.footprint_pss, "report FOOTPRINT PSS (Pss_Anon + SwapPss)");
 
     // The exporter: its series by the figure's name.
     let out = run(&["export", "--proc-root", root]);

@@ -44,8 +44,12 @@ const FIXED: u64 = 48 << 10;
 /// About what one treemap node takes on the page.
 const PER_NODE: u64 = 330;
 
-/// HTML text: `&`, `<`, `>` and quotes escaped.
+/// HTML text: `&`, `<`, `>` and quotes escaped, and what a text view
+/// escapes (control characters, line and paragraph separators, direction
+/// marks: [`escape_controls`](crate::render::table::escape_controls)) as
+/// it escapes them, so a name shows the same on the page as in `top`.
 pub fn esc(s: &str) -> String {
+    let s = crate::render::table::escape_controls(s.to_string());
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -468,4 +472,21 @@ fn rest(mut b: String, report: &Report, notes: &[String]) -> String {
     b.push_str("</section>");
     b.push_str(r#"<section id="data"><h2>Data</h2><p>This page carries its snapshot (the JSON <code>memtally snapshot</code> writes): <code>memtally diff this.html other.json</code> and <code>memtally report --input this.html</code> read it back.</p></section>"#);
     b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::esc;
+
+    /// Names from the input reach the page as the text views print them:
+    /// ESC, NUL, BEL, U+2028 and a direction override never raw, markup
+    /// escaped.
+    #[test]
+    fn page_text_escapes_controls_as_the_text_views_do() {
+        let name = "a\u{1b}[31mb\u{0}c\u{7}d\u{2028}e\u{202E}f<g>&\"h\ni";
+        let page = esc(name);
+        assert_eq!(page, "a?[31mb?c?d?e?f&lt;g&gt;&amp;&quot;h\\ni");
+        assert!(!page.chars().any(|c| c.is_control() || c == '\u{2028}'));
+        assert_eq!(esc("/usr/lib/libc.so.6 (deleted)"), "/usr/lib/libc.so.6 (deleted)");
+    }
 }
