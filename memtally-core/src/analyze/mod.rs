@@ -8,6 +8,7 @@ pub mod cgroup;
 pub mod classic;
 pub mod diff;
 pub mod diff_exact;
+pub mod faults;
 pub(crate) mod exclusive;
 pub mod files;
 pub mod gpu;
