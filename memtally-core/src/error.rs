@@ -307,6 +307,8 @@ pub enum UseCase {
     Capture,
     /// Measure processes' working set (it resets their referenced bits).
     Wss,
+    /// Sample processes' page faults.
+    Faults,
 }
 
 impl std::fmt::Display for UseCase {
@@ -315,6 +317,7 @@ impl std::fmt::Display for UseCase {
             UseCase::Show => "show",
             UseCase::Capture => "capture",
             UseCase::Wss => "wss",
+            UseCase::Faults => "faults",
         })
     }
 }

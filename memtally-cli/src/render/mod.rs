@@ -11,6 +11,7 @@ pub mod diff;
 mod diff_exact;
 mod diff_footprint;
 pub mod errors;
+pub mod faults;
 #[cfg(feature = "serve")]
 pub mod exporter_metrics;
 pub mod files;

@@ -7,6 +7,8 @@
 pub mod capture;
 pub mod cgroup;
 pub mod diff;
+#[cfg(target_os = "linux")]
+pub mod faults;
 pub mod files;
 pub mod gpu;
 pub mod machine;

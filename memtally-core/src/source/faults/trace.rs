@@ -70,7 +70,11 @@ impl Target {
     }
 
     fn reread(&mut self, root: &ProcRoot, pid: u32) {
+        // A process that ended reads as no mapping: keep the last ones known.
         let Ok(regions) = root.read_regions(pid, "smaps") else { return };
+        if regions.is_empty() {
+            return;
+        }
         self.mappings = regions
             .iter()
             .filter_map(|r| {
