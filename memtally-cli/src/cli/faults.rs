@@ -71,8 +71,23 @@ pub fn run(root: &ProcRoot, args: &FaultsArgs, out: &mut dyn Write) -> Result<()
         return Err(Error::Usage("--for must be longer than 0".into()));
     }
     let sel = args.select.selection(args.pid)?;
-    let opts = FaultOptions { period: args.sample, duration: args.duration, top: args.top, ..Default::default() };
-    let report = faults(root, &sel, &opts, &|| signal::received().is_some())?;
+    let opts = FaultOptions {
+        period: args.sample,
+        duration: args.duration,
+        top: args.top,
+        ..Default::default()
+    };
+    let started = std::sync::Once::new();
+    let stop = || {
+        started.call_once(|| {
+            eprintln!(
+                "recording page faults for {}s; Ctrl-C ends it and prints what was recorded",
+                args.duration.as_secs_f64()
+            )
+        });
+        signal::received().is_some()
+    };
+    let report = faults(root, &sel, &opts, &stop)?;
     // What was recorded is printed even when a signal ended the recording.
     let _promise = Finishing::hold();
     match args.format {
@@ -85,5 +100,7 @@ pub fn run(root: &ProcRoot, args: &FaultsArgs, out: &mut dyn Write) -> Result<()
 
 #[cfg(not(target_os = "linux"))]
 pub fn run(_root: &ProcRoot, _args: &FaultsArgs, _out: &mut dyn Write) -> Result<()> {
-    Err(memtally_core::Error::Usage("faults samples page faults with Linux's perf_event_open: Linux only".into()))
+    Err(memtally_core::Error::Usage(
+        "faults samples page faults with Linux's perf_event_open: Linux only".into(),
+    ))
 }

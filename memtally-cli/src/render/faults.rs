@@ -36,7 +36,11 @@ pub fn table(r: &FaultReport, width: Option<usize>, out: &mut dyn Write) -> io::
             n => format!(", one in {n} faults (bytes scaled by {n})"),
         }
     )?;
-    writeln!(out, "{:<24} {:>10} {:>10} {:>10} {:>10}", "CATEGORY", "FAULTED", "WRITE", "READ", "UNKNOWN")?;
+    writeln!(
+        out,
+        "{:<24} {:>10} {:>10} {:>10} {:>10}",
+        "CATEGORY", "FAULTED", "WRITE", "READ", "UNKNOWN"
+    )?;
     for c in &r.categories {
         let b = &c.bytes;
         let (all, w, rd, u) = (human(b.bytes), human(b.write), human(b.read), human(b.unknown));
@@ -48,7 +52,12 @@ pub fn table(r: &FaultReport, width: Option<usize>, out: &mut dyn Write) -> io::
     for c in &r.categories {
         writeln!(out)?;
         let shown = c.stacks.len();
-        writeln!(out, "{}: top {shown} of {} stacks, innermost frame first", label(c), c.stacks_total)?;
+        writeln!(
+            out,
+            "{}: top {shown} of {} stacks, innermost frame first",
+            label(c),
+            c.stacks_total
+        )?;
         for s in &c.stacks {
             let line = format!("{:>10}  {}", human(s.bytes.bytes), s.frames.join(" < "));
             writeln!(out, "{}", width.map_or(line.as_str().into(), |w| cut(&line, w)))?;

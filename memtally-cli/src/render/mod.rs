@@ -11,9 +11,9 @@ pub mod diff;
 mod diff_exact;
 mod diff_footprint;
 pub mod errors;
-pub mod faults;
 #[cfg(feature = "serve")]
 pub mod exporter_metrics;
+pub mod faults;
 pub mod files;
 pub mod gpu;
 pub mod html;

@@ -78,13 +78,15 @@ impl FaultTally {
         }
         let mut categories: Vec<FaultCategory> = categories.into_values().collect();
         for c in &mut categories {
-            c.stacks.sort_by(|a, b| b.bytes.bytes.cmp(&a.bytes.bytes).then(a.frames.cmp(&b.frames)));
+            c.stacks
+                .sort_by(|a, b| b.bytes.bytes.cmp(&a.bytes.bytes).then(a.frames.cmp(&b.frames)));
             c.stacks_total = c.stacks.len();
             c.stacks.truncate(top);
             c.mappings
                 .sort_by(|a, b| b.bytes.bytes.cmp(&a.bytes.bytes).then(a.mapping.cmp(&b.mapping)));
         }
-        categories.sort_by(|a, b| b.bytes.bytes.cmp(&a.bytes.bytes).then(a.category.cmp(&b.category)));
+        categories
+            .sort_by(|a, b| b.bytes.bytes.cmp(&a.bytes.bytes).then(a.category.cmp(&b.category)));
         let mut processes: Vec<FaultProcess> = self
             .processes
             .into_iter()
@@ -138,7 +140,8 @@ mod tests {
         t.add(&f(&[0x10, 0x20], FaultAccess::Write, heap));
         t.add(&f(&[0x11, 0x20], FaultAccess::Write, heap));
         t.add(&f(&[0x30], FaultAccess::Read, None));
-        let name = |_pid, ip: u64| vec![if ip < 0x20 { "touch".to_string() } else { format!("f{ip:x}") }];
+        let name =
+            |_pid, ip: u64| vec![if ip < 0x20 { "touch".to_string() } else { format!("f{ip:x}") }];
         let r = t.finish(10, name, |pid| format!("p{pid}"), header());
         assert_eq!(r.bytes.bytes, 3 * 4096);
         assert_eq!(r.categories[0].category, heap);

@@ -107,8 +107,7 @@ pub(crate) fn open(tid: u32, cpu: u32, s: &Sampling) -> io::Result<OwnedFd> {
         wakeup_watermark: s.watermark,
         ..Attr::default()
     };
-    let pid = libc::pid_t::try_from(tid)
-        .map_err(|_| io::Error::from_raw_os_error(libc::ESRCH))?;
+    let pid = libc::pid_t::try_from(tid).map_err(|_| io::Error::from_raw_os_error(libc::ESRCH))?;
     // SAFETY: `attr` is a live, fully initialised perf_event_attr of the
     // size it says; the other arguments are plain integers.
     let fd = unsafe {

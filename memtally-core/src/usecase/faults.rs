@@ -13,6 +13,7 @@ pub use crate::source::faults::FaultOptions;
 /// Records the page faults of the selected (live) processes, and of the
 /// threads and children they start meanwhile, until `opts.duration`
 /// has passed, `stop()` answers true, or every selected process ended.
+/// `stop` is first asked once the faults are being counted.
 pub fn faults(
     root: &ProcRoot,
     sel: &Selection,

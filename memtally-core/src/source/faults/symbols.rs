@@ -33,8 +33,10 @@ impl Binary {
 
     /// The address in the binary of a byte at `offset` in the file.
     fn address(&self, offset: u64) -> Option<u64> {
-        let &(start, _, addr) =
-            self.segments.iter().find(|&&(start, size, _)| offset >= start && offset < start + size)?;
+        let &(start, _, addr) = self
+            .segments
+            .iter()
+            .find(|&&(start, size, _)| offset >= start && offset < start + size)?;
         Some(offset - start + addr)
     }
 

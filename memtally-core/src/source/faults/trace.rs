@@ -181,17 +181,25 @@ impl Events {
                         Err(e) if denied(&e) => return Err(denied_error(pid, &e)),
                         // An offline CPU, or a thread that ended meanwhile.
                         Err(e) if matches!(e.raw_os_error(), Some(libc::ENODEV | libc::ESRCH)) => {}
-                        Err(e) => return Err(Error::io(format!("perf_event_open for thread {tid}"), e)),
+                        Err(e) => {
+                            return Err(Error::io(format!("perf_event_open for thread {tid}"), e))
+                        }
                     }
                 }
             }
         }
-        let mut events =
-            Events { rings: Vec::new(), others: Vec::new(), kernel_faults_seen: !sampling.exclude_kernel };
+        let mut events = Events {
+            rings: Vec::new(),
+            others: Vec::new(),
+            kernel_faults_seen: !sampling.exclude_kernel,
+        };
         for fds in per_cpu {
             let mut fds = fds.into_iter();
             let Some(first) = fds.next() else { continue };
-            let ring = match Ring::map(first.try_clone().map_err(|e| Error::io("perf buffer", e))?, opts.ring_pages) {
+            let ring = match Ring::map(
+                first.try_clone().map_err(|e| Error::io("perf buffer", e))?,
+                opts.ring_pages,
+            ) {
                 // Beyond perf_event_mlock_kb for a user without CAP_IPC_LOCK.
                 Err(e) if denied(&e) => Ring::map(first, 8),
                 ring => ring,
@@ -227,7 +235,8 @@ fn ended(root: &ProcRoot, pid: u32) -> bool {
 }
 
 /// Records the faults of `pids` (live processes) until `opts.duration`
-/// has passed, `stop()` says so, or every one of them has ended.
+/// has passed, `stop()` says so, or every one of them has ended. `stop`
+/// is first asked once the events are counting.
 pub fn record(
     root: &ProcRoot,
     pids: &[u32],
@@ -246,19 +255,18 @@ pub fn record(
     let (mut samples, mut lost) = (0u64, 0u64);
     let mut last_check = start;
     let mut batch: Vec<Sample> = Vec::new();
-    let mut drain = |events: &mut Events,
-                     tally: &mut FaultTally,
-                     targets: &mut HashMap<u32, Target>| {
-        for ring in &mut events.rings {
-            ring.drain(|bytes| match record::parse(bytes) {
-                Some(Record::Sample(s)) => batch.push(s),
-                Some(Record::Lost(n)) => lost += n,
-                Some(Record::Other) | None => {}
-            });
-        }
-        samples += batch.len() as u64;
-        place(root, &mut batch, targets, tally, page);
-    };
+    let mut drain =
+        |events: &mut Events, tally: &mut FaultTally, targets: &mut HashMap<u32, Target>| {
+            for ring in &mut events.rings {
+                ring.drain(|bytes| match record::parse(bytes) {
+                    Some(Record::Sample(s)) => batch.push(s),
+                    Some(Record::Lost(n)) => lost += n,
+                    Some(Record::Other) | None => {}
+                });
+            }
+            samples += batch.len() as u64;
+            place(root, &mut batch, targets, tally, page);
+        };
     loop {
         let elapsed = start.elapsed();
         if stop() || elapsed >= opts.duration {
@@ -283,7 +291,10 @@ pub fn record(
     let mut symbols = Symbols::default();
     let mut names: HashMap<(u32, u64), Vec<String>> = HashMap::new();
     let name = |pid: u32, ip: u64| {
-        names.entry((pid, ip)).or_insert_with(|| frame_names(targets.get(&pid), &mut symbols, ip)).clone()
+        names
+            .entry((pid, ip))
+            .or_insert_with(|| frame_names(targets.get(&pid), &mut symbols, ip))
+            .clone()
     };
     let commands: HashMap<u32, String> =
         targets.iter().map(|(&pid, t)| (pid, t.command.clone())).collect();

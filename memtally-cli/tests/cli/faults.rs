@@ -1,0 +1,174 @@
+//! `memtally faults` on a C child whose three functions touch 48 MiB of
+//! heap, 16 MiB of a second anonymous mapping and write 8 MiB of a
+//! MAP_PRIVATE file: each function is found, with its bytes in the right
+//! category, and the total agrees with the child's RSS growth (and the
+//! written bytes with its Private_Dirty growth), built with frame
+//! pointers and without. Ctrl-C ends the recording and keeps it.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::support::{memtally, Killed};
+
+const MIB: u64 = 1 << 20;
+
+const CHILD_C: &str = r#"
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#define MIB (1024UL * 1024UL)
+/* Transparent huge pages off: one fault is one base page. */
+__attribute__((noinline)) void touch_heap(size_t n) {
+    volatile char *p = malloc(n);
+    madvise((void *)((unsigned long)p & ~4095UL), n, MADV_NOHUGEPAGE);
+    for (size_t i = 0; i < n; i += 4096) p[i] = 1;
+}
+__attribute__((noinline)) void touch_anon(size_t n) {
+    volatile char *p = mmap(0, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    madvise((void *)p, n, MADV_NOHUGEPAGE);
+    for (size_t i = 0; i < n; i += 4096) p[i] = 2;
+}
+__attribute__((noinline)) void write_file(const char *path, size_t n) {
+    int fd = open(path, O_RDWR);
+    volatile char *p = mmap(0, n, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    for (size_t i = 0; i < n; i += 4096) p[i] = 3;
+}
+int main(int argc, char **argv) {
+    char c;
+    if (write(1, "ready\n", 6) != 6 || read(0, &c, 1) != 1) return 1;
+    touch_heap(48 * MIB);
+    touch_anon(16 * MIB);
+    write_file(argv[1], 8 * MIB);
+    if (write(1, "done\n", 5) != 5) return 1;
+    for (;;) pause();
+}
+"#;
+
+/// `Rss` and `Private_Dirty` of smaps_rollup, in bytes.
+fn rollup(pid: u32) -> (u64, u64) {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap();
+    let kb = |key: &str| {
+        let line = text.lines().find(|l| l.starts_with(key)).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+    };
+    (kb("Rss:"), kb("Private_Dirty:"))
+}
+
+/// Bytes of the category's stacks whose innermost frame is `function`,
+/// and the category's bytes.
+fn attributed(doc: &Value, category: &str, function: &str) -> (u64, u64) {
+    let Some(c) = doc["categories"].as_array().unwrap().iter().find(|c| c["category"] == category)
+    else {
+        return (0, 0);
+    };
+    let mine = c["stacks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["frames"][0] == function)
+        .map(|s| s["bytes"].as_u64().unwrap())
+        .sum();
+    (mine, c["bytes"].as_u64().unwrap())
+}
+
+fn within(a: u64, b: u64, share: f64) -> bool {
+    (a as f64 - b as f64).abs() <= share * b as f64
+}
+
+#[test]
+fn three_functions_found_in_their_categories_and_rss_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("grow.c");
+    std::fs::write(&src, CHILD_C).unwrap();
+    let file = dir.path().join("data");
+    std::fs::write(&file, vec![0u8; 8 << 20]).unwrap();
+    for (name, flag) in [("fp", "-fno-omit-frame-pointer"), ("nofp", "-fomit-frame-pointer")] {
+        let exe = dir.path().join(name);
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        let built = Command::new(&cc).args(["-O2", "-g", flag, "-o"]).arg(&exe).arg(&src).status();
+        assert!(built.is_ok_and(|s| s.success()), "{cc} builds the test child");
+        let Some(doc) = trace(&exe, &file) else { return };
+        let (rss, dirty, doc) = doc;
+        let pairs = [
+            ("heap", "touch_heap", 48 * MIB),
+            ("heap", "touch_anon", 16 * MIB),
+            ("file_data", "write_file", 8 * MIB),
+        ];
+        for (category, function, bytes) in pairs {
+            let (mine, _) = attributed(&doc, category, function);
+            assert!(
+                mine as f64 >= 0.95 * bytes as f64 && mine <= bytes + MIB,
+                "{name}: {function}: {mine} bytes in {category}, wanted {bytes}: {doc:#}"
+            );
+        }
+        let heap =
+            attributed(&doc, "heap", "touch_heap").0 + attributed(&doc, "heap", "touch_anon").0;
+        let (_, heap_all) = attributed(&doc, "heap", "-");
+        assert!(heap as f64 >= 0.95 * heap_all as f64, "{name}: heap {heap} of {heap_all}");
+        let (file_mine, file_all) = attributed(&doc, "file_data", "write_file");
+        assert!(file_mine as f64 >= 0.95 * file_all as f64, "{name}: {file_mine} of {file_all}");
+        let total = doc["bytes"].as_u64().unwrap();
+        assert!(within(total, rss, 0.02), "{name}: faulted {total}, RSS grew {rss}");
+        let written = doc["write"].as_u64().unwrap();
+        assert!(
+            within(written, dirty, 0.02),
+            "{name}: written {written}, Private_Dirty grew {dirty}"
+        );
+        assert_eq!(doc["lost"], 0, "{name}: no sample lost");
+        if name == "fp" {
+            let frames = &doc["categories"][0]["stacks"][0]["frames"];
+            assert_eq!(
+                frames[1], "main",
+                "{name}: the caller from the frame-pointer chain: {doc:#}"
+            );
+        }
+    }
+}
+
+/// Starts the child, records its faults while it grows, ends the
+/// recording with SIGINT; `None` (printed why) where faults cannot be
+/// sampled here. The RSS and Private_Dirty growth, and the document.
+fn trace(exe: &std::path::Path, file: &std::path::Path) -> Option<(u64, u64, Value)> {
+    let mut child =
+        Command::new(exe).arg(file).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let child = Killed(child);
+    let pid = child.0.id();
+    let mut ready = [0u8; 6];
+    out.read_exact(&mut ready).unwrap();
+    let before = rollup(pid);
+    let mut rec = memtally()
+        .args(["faults", &pid.to_string(), "--for", "60s", "--top", "50", "--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(rec.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    if !line.starts_with("recording") {
+        let status = rec.wait().unwrap();
+        assert_eq!(status.code(), Some(4), "only a refusal skips: {line}");
+        eprintln!("skipped: page faults cannot be sampled here: {line}");
+        return None;
+    }
+    stdin.write_all(b"x").unwrap();
+    let mut done = [0u8; 5];
+    out.read_exact(&mut done).unwrap();
+    assert_eq!(&done, b"done\n");
+    let after = rollup(pid);
+    // Let the recorder drain what the child did, then end it as Ctrl-C would.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: a plain kill(2) of the recorder this test started.
+    assert_eq!(unsafe { libc::kill(rec.id() as i32, libc::SIGINT) }, 0);
+    let output = rec.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "ended by SIGINT");
+    let doc: Value = serde_json::from_slice(&output.stdout).expect("the recording is printed");
+    drop(child);
+    Some((after.0 - before.0, after.1 - before.1, doc))
+}
