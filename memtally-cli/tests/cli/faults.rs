@@ -119,6 +119,8 @@ fn three_functions_found_in_their_categories_and_rss_agrees() {
             "{name}: written {written}, Private_Dirty grew {dirty}"
         );
         assert_eq!(doc["lost"], 0, "{name}: no sample lost");
+        let invalid = crate::schemas::errors("faults", &doc);
+        assert!(invalid.is_empty(), "{name}: docs/schema/faults.json: {invalid:?}");
         if name == "fp" {
             let frames = &doc["categories"][0]["stacks"][0]["frames"];
             assert_eq!(

@@ -67,6 +67,7 @@ const COMMAND_SCHEMAS: &[(&str, &[&str])] = &[
     ("diff", &["diff"]),
     ("watch", &["watch"]),
     ("wss", &["wss"]),
+    ("faults", &["faults"]),
     ("vmmap", &["vmmap"]),
     ("gpu", &["gpu"]),
     ("machine", &["machine"]),
@@ -116,7 +117,7 @@ fn validator(name: &str) -> jsonschema::Validator {
 }
 
 /// What is wrong with `doc` by the schema `name` (empty when it is valid).
-fn errors(name: &str, doc: &Value) -> Vec<String> {
+pub(crate) fn errors(name: &str, doc: &Value) -> Vec<String> {
     validator(name).iter_errors(doc).map(|e| format!("{} at {}", e, e.instance_path())).collect()
 }
 
@@ -287,6 +288,7 @@ fn live_outputs_match_their_schemas() {
     check("cgroup", &["cgroup", "--format", "json"], &mut bad);
     check("gpu", &["gpu", "--format", "json"], &mut bad);
     check("wss", &["wss", &pid, "--interval", "50ms", "--format", "json"], &mut bad);
+    check("faults", &["faults", &pid, "--for", "100ms", "--format", "json"], &mut bad);
     // The page-level documents (root: page frame numbers).
     check("show-pages", &["show", &pid, "--pages", "--format", "json"], &mut bad);
     check("show-exact", &["show", "--pid", &pid, "--exact", "--format", "json"], &mut bad);
