@@ -29,6 +29,11 @@ mod flag {
     pub const INHERIT: u64 = 1 << 1;
     pub const EXCLUDE_KERNEL: u64 = 1 << 5;
     pub const EXCLUDE_HV: u64 = 1 << 6;
+    pub const MMAP: u64 = 1 << 8;
+    pub const COMM: u64 = 1 << 9;
+    pub const TASK: u64 = 1 << 13;
+    pub const MMAP_DATA: u64 = 1 << 17;
+    pub const MMAP2: u64 = 1 << 23;
     pub const WATERMARK: u64 = 1 << 14;
     pub const EXCLUDE_CALLCHAIN_KERNEL: u64 = 1 << 21;
 }
@@ -83,6 +88,9 @@ pub(crate) struct Sampling {
     pub sample_type: u64,
     /// Leave out events the kernel takes in kernel mode.
     pub exclude_kernel: bool,
+    /// Also record mappings made (`PERF_RECORD_MMAP2`, data ones too),
+    /// names (`COMM`) and forks (`FORK`) of the traced tasks.
+    pub side_records: bool,
     /// Wake a poller when this many bytes are waiting.
     pub watermark: u32,
 }
@@ -94,6 +102,9 @@ pub(crate) struct Sampling {
 pub(crate) fn open(tid: u32, cpu: u32, s: &Sampling) -> io::Result<OwnedFd> {
     let mut flags = flag::DISABLED | flag::INHERIT | flag::EXCLUDE_HV;
     flags |= flag::EXCLUDE_CALLCHAIN_KERNEL | flag::WATERMARK;
+    if s.side_records {
+        flags |= flag::MMAP | flag::MMAP_DATA | flag::MMAP2 | flag::COMM | flag::TASK;
+    }
     if s.exclude_kernel {
         flags |= flag::EXCLUDE_KERNEL;
     }

@@ -23,6 +23,8 @@ pub(crate) mod record;
 #[cfg(target_os = "linux")]
 mod symbols;
 #[cfg(target_os = "linux")]
+mod target;
+#[cfg(target_os = "linux")]
 mod trace;
 
 #[cfg(target_os = "linux")]

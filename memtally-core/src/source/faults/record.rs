@@ -4,6 +4,12 @@
 
 /// `PERF_RECORD_LOST`: the kernel dropped records, the buffer was full.
 const RECORD_LOST: u32 = 2;
+/// `PERF_RECORD_COMM`: a thread's name changed (an exec).
+const RECORD_COMM: u32 = 3;
+/// `PERF_RECORD_FORK`: a thread or process started.
+const RECORD_FORK: u32 = 7;
+/// `PERF_RECORD_MMAP2`: a mapping was made.
+const RECORD_MMAP2: u32 = 10;
 /// `PERF_RECORD_SAMPLE`.
 const RECORD_SAMPLE: u32 = 9;
 /// `PERF_RECORD_LOST_SAMPLES`.
@@ -27,10 +33,60 @@ pub(crate) struct Sample {
     pub stack: Vec<u64>,
 }
 
+/// A mapping made (`PERF_RECORD_MMAP2`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Mmap {
+    pub pid: u32,
+    pub start: u64,
+    pub len: u64,
+    pub offset: u64,
+    pub major: u32,
+    pub minor: u32,
+    pub inode: u64,
+    /// `PROT_*` bits.
+    pub prot: u32,
+    /// `MAP_*` bits.
+    pub flags: u32,
+    /// The file, `//anon`, `[heap]`, `[stack]`, ...
+    pub path: String,
+}
+
+impl Mmap {
+    /// The mapping as a line of `/proc/PID/maps`, for the maps parser.
+    pub(crate) fn maps_line(&self) -> String {
+        let bit = |b: u32, c: char| if self.prot & b != 0 { c } else { '-' };
+        let share = if self.flags & 1 != 0 { 's' } else { 'p' };
+        let path = if self.path == "//anon" { "" } else { self.path.as_str() };
+        format!(
+            "{:x}-{:x} {}{}{}{share} {:08x} {:02x}:{:02x} {} {path}\n",
+            self.start,
+            self.start + self.len,
+            bit(1, 'r'),
+            bit(2, 'w'),
+            bit(4, 'x'),
+            self.offset,
+            self.major,
+            self.minor,
+            self.inode,
+        )
+    }
+}
+
 /// A record that matters here.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Record {
     Sample(Sample),
+    Mmap(Mmap),
+    /// A new process (`pid`) forked from `parent`; a new thread has both the same.
+    Fork {
+        pid: u32,
+        parent: u32,
+    },
+    /// A process's new name (after an exec).
+    Comm {
+        pid: u32,
+        comm: String,
+    },
     /// So many samples (or records) were lost.
     Lost(u64),
     /// A record of another type, skipped.
@@ -52,6 +108,13 @@ impl Cursor<'_> {
         let (head, rest) = self.0.split_first_chunk::<8>()?;
         self.0 = rest;
         Some(u64::from_ne_bytes(*head))
+    }
+    /// A NUL-terminated string (padded to 8 bytes), the rest if no NUL.
+    fn text(&mut self) -> String {
+        let end = self.0.iter().position(|&b| b == 0).unwrap_or(self.0.len());
+        let s = String::from_utf8_lossy(&self.0[..end]).into_owned();
+        self.0 = &[];
+        s
     }
     fn u32(&mut self) -> Option<u32> {
         let (head, rest) = self.0.split_first_chunk::<4>()?;
@@ -91,6 +154,37 @@ pub(crate) fn parse(bytes: &[u8]) -> Option<Record> {
             Some(Record::Lost(c.u64()?))
         }
         RECORD_LOST_SAMPLES => Some(Record::Lost(c.u64()?)),
+        RECORD_FORK => {
+            let pid = c.u32()?;
+            let parent = c.u32()?;
+            Some(Record::Fork { pid, parent })
+        }
+        RECORD_COMM => {
+            let pid = c.u32()?;
+            let _tid = c.u32()?;
+            Some(Record::Comm { pid, comm: c.text() })
+        }
+        RECORD_MMAP2 => {
+            let pid = c.u32()?;
+            let _tid = c.u32()?;
+            let (start, len, offset) = (c.u64()?, c.u64()?, c.u64()?);
+            let (major, minor, inode) = (c.u32()?, c.u32()?, c.u64()?);
+            let _generation = c.u64()?;
+            let (prot, flags) = (c.u32()?, c.u32()?);
+            let path = c.text();
+            Some(Record::Mmap(Mmap {
+                pid,
+                start,
+                len,
+                offset,
+                major,
+                minor,
+                inode,
+                prot,
+                flags,
+                path,
+            }))
+        }
         _ => Some(Record::Other),
     }
 }
@@ -121,10 +215,25 @@ mod tests {
     }
 
     #[test]
+    fn a_mapping_reads_as_its_maps_line() {
+        let mut words =
+            vec![u64::from_ne_bytes([7, 0, 0, 0, 7, 0, 0, 0]), 0x7f00_0000, 0x2000, 0x1000];
+        words.push(u64::from_ne_bytes([8, 0, 0, 0, 1, 0, 0, 0])); // major 8, minor 1
+        words.extend([42, 0]);
+        words.push(u64::from_ne_bytes([3, 0, 0, 0, 2, 0, 0, 0])); // rw-, MAP_PRIVATE
+        words.push(u64::from_ne_bytes(*b"/lib/x\0\0"));
+        let Some(Record::Mmap(m)) = parse(&record(10, &words)) else { panic!() };
+        assert_eq!(m.path, "/lib/x");
+        assert_eq!(m.maps_line(), "7f000000-7f002000 rw-p 00001000 08:01 42 /lib/x\n");
+        let words = [u64::from_ne_bytes([9, 0, 0, 0, 7, 0, 0, 0]), 0, 0];
+        assert_eq!(parse(&record(7, &words)), Some(Record::Fork { pid: 9, parent: 7 }));
+    }
+
+    #[test]
     fn lost_records_are_counted_and_a_short_record_is_none() {
         assert_eq!(parse(&record(2, &[5, 42])), Some(Record::Lost(42)));
         assert_eq!(parse(&record(13, &[17])), Some(Record::Lost(17)));
-        assert_eq!(parse(&record(3, &[1])), Some(Record::Other));
+        assert_eq!(parse(&record(4, &[1])), Some(Record::Other));
         let r = record(9, &[0x401000, 0, 0, 0, 1, 4, 1]);
         assert_eq!(parse(&r), None, "a chain of 4 with one entry is cut short");
     }

@@ -6,13 +6,16 @@
 use std::collections::HashMap;
 use std::fs::File;
 
-use object::{Object, ObjectSegment, ReadCache};
+use object::{Object, ObjectSegment, ObjectSymbol, ReadCache, SymbolKind};
 
 /// One binary, opened once.
 struct Binary {
     loader: addr2line::Loader,
     /// Its loadable segments: (file offset, file size, address).
     segments: Vec<(u64, u64, u64)>,
+    /// Its function symbols (static and dynamic): address, size, name,
+    /// by address.
+    functions: Vec<(u64, u64, String)>,
 }
 
 impl Binary {
@@ -27,8 +30,16 @@ impl Binary {
                 (offset, size, s.address())
             })
             .collect();
+        let mut functions: Vec<(u64, u64, String)> = obj
+            .symbols()
+            .chain(obj.dynamic_symbols())
+            .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
+            .filter_map(|s| Some((s.address(), s.size(), s.name().ok()?.to_string())))
+            .collect();
+        functions.sort();
+        functions.dedup_by_key(|f| f.0);
         let loader = addr2line::Loader::new(path).ok()?;
-        Some(Binary { loader, segments })
+        Some(Binary { loader, segments, functions })
     }
 
     /// The address in the binary of a byte at `offset` in the file.
@@ -53,8 +64,14 @@ impl Binary {
             }
         }
         if names.is_empty() {
-            if let Some(s) = self.loader.find_symbol(probe) {
-                names.push(addr2line::demangle_auto(s.into(), None).into_owned());
+            // The symbol table's function that holds the address (the
+            // nearest one below would name another's code where a stripped
+            // binary keeps only its exported symbols).
+            let i = self.functions.partition_point(|f| f.0 <= probe);
+            if let Some((addr, size, name)) = i.checked_sub(1).map(|i| &self.functions[i]) {
+                if probe < addr + size {
+                    names.push(addr2line::demangle_auto(name.into(), None).into_owned());
+                }
             }
         }
         names
@@ -98,7 +115,8 @@ mod tests {
                 let lo = u64::from_str_radix(lo, 16).ok()?;
                 let hi = u64::from_str_radix(hi, 16).ok()?;
                 let off = u64::from_str_radix(f[2], 16).ok()?;
-                (lo <= ip && ip < hi).then(|| (f.get(5)?.to_string(), ip - lo + off))
+                let path = f.get(5)?.to_string();
+                (lo <= ip && ip < hi).then_some((path, ip - lo + off))
             })
             .expect("a file mapping holds this code");
         let names = Symbols::default().names(&path, offset);

@@ -2,23 +2,21 @@
 //! thread and CPU (inherited by the threads and children started
 //! meanwhile), one ring buffer per CPU, drained as it fills; each sample
 //! placed in the mapping its address fell in (smaps read at the start,
-//! and again for an address no known mapping holds), told read or write
-//! from its page right then, and summed by stack.
+//! then the mappings, forks and execs the kernel reports in the same
+//! buffer; smaps again for an address no known mapping holds), told read
+//! or write from its page right then, and summed by stack.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io;
 use std::os::fd::OwnedFd;
-use std::os::unix::fs::FileExt;
 use std::time::{Duration, Instant};
 
 use crate::analyze::faults::{FaultTally, PlacedFault};
-use crate::analyze::{categorize, Category};
 use crate::error::{Error, Result};
 use crate::model::faults::{FaultAccess, FaultBytes, FaultReport};
-use crate::model::Backing;
 use crate::source::faults::record::{self, Record, Sample, SAMPLE_TYPE};
 use crate::source::faults::symbols::Symbols;
+use crate::source::faults::target::{frame_names, Target};
 use crate::source::ProcRoot;
 use crate::sys::perf::{self, Ring, Sampling};
 
@@ -38,92 +36,6 @@ pub struct FaultOptions {
 impl Default for FaultOptions {
     fn default() -> FaultOptions {
         FaultOptions { period: 1, duration: Duration::from_secs(30), top: 10, ring_pages: 512 }
-    }
-}
-
-/// One mapping of a traced process.
-struct Mapping {
-    start: u64,
-    end: u64,
-    category: Category,
-    name: String,
-    writable: bool,
-    private: bool,
-    /// The file and the offset of `start` in it.
-    file: Option<(String, u64)>,
-}
-
-/// A traced process: its mappings as last read, its pagemap.
-struct Target {
-    command: String,
-    mappings: Vec<Mapping>,
-    pagemap: Option<File>,
-}
-
-impl Target {
-    fn read(root: &ProcRoot, pid: u32) -> Target {
-        let command = root.identity(pid).map(|(comm, _)| comm).unwrap_or_default();
-        let pagemap = File::open(root.pid_file(pid, "pagemap")).ok();
-        let mut t = Target { command, mappings: Vec::new(), pagemap };
-        t.reread(root, pid);
-        t
-    }
-
-    fn reread(&mut self, root: &ProcRoot, pid: u32) {
-        // A process that ended reads as no mapping: keep the last ones known.
-        let Ok(regions) = root.read_regions(pid, "smaps") else { return };
-        if regions.is_empty() {
-            return;
-        }
-        self.mappings = regions
-            .iter()
-            .filter_map(|r| {
-                let perms = r.perms.as_bytes();
-                Some(Mapping {
-                    start: r.start?,
-                    end: r.end?,
-                    category: categorize(r),
-                    name: r.path.clone().unwrap_or_else(|| "[anon]".into()),
-                    writable: perms.get(1) == Some(&b'w'),
-                    private: perms.get(3) == Some(&b'p'),
-                    file: match (r.backing, &r.path) {
-                        (Backing::File, Some(p)) => Some((p.clone(), r.offset.unwrap_or(0))),
-                        _ => None,
-                    },
-                })
-            })
-            .collect();
-        self.mappings.sort_by_key(|m| m.start);
-    }
-
-    fn find(&self, addr: u64) -> Option<&Mapping> {
-        let i = self.mappings.partition_point(|m| m.start <= addr).checked_sub(1)?;
-        let m = &self.mappings[i];
-        (addr < m.end).then_some(m)
-    }
-
-    /// Read or write, from the page at `addr` now (see `FaultAccess`):
-    /// pagemap's present (63), file-or-shared (61) and exclusively mapped
-    /// (56) bits.
-    fn access(&self, m: &Mapping, addr: u64, page: u64) -> FaultAccess {
-        if !m.writable {
-            return FaultAccess::Read;
-        }
-        if !m.private {
-            return FaultAccess::Unknown;
-        }
-        let mut entry = [0u8; 8];
-        let read = self.pagemap.as_ref().map(|f| f.read_exact_at(&mut entry, addr / page * 8));
-        let entry = match read {
-            Some(Ok(())) => u64::from_ne_bytes(entry),
-            _ => return FaultAccess::Unknown,
-        };
-        match (entry >> 63 & 1, entry >> 61 & 1, entry >> 56 & 1) {
-            (0, _, _) => FaultAccess::Unknown,
-            (_, 1, _) => FaultAccess::Read,
-            (_, _, 1) => FaultAccess::Write,
-            _ => FaultAccess::Read,
-        }
     }
 }
 
@@ -160,6 +72,7 @@ impl Events {
             period: opts.period.max(1),
             sample_type: SAMPLE_TYPE,
             exclude_kernel: false,
+            side_records: true,
             watermark: (opts.ring_pages * perf::page_size() / 4) as u32,
         };
         let mut per_cpu: Vec<Vec<OwnedFd>> = (0..cpus()).map(|_| Vec::new()).collect();
@@ -244,29 +157,20 @@ pub fn record(
     stop: &dyn Fn() -> bool,
 ) -> Result<FaultReport> {
     let mut events = Events::open(root, pids, opts)?;
-    let mut targets: HashMap<u32, Target> =
-        pids.iter().map(|&pid| (pid, Target::read(root, pid))).collect();
+    let mut rec = Recorder {
+        root,
+        targets: pids.iter().map(|&pid| (pid, Target::read(root, pid))).collect(),
+        tally: FaultTally::default(),
+        samples: 0,
+        lost: 0,
+        page: perf::page_size() as u64,
+        reread: Vec::new(),
+    };
     for fd in events.all() {
         perf::enable(fd).map_err(|e| Error::io("perf_event enable", e))?;
     }
-    let page = perf::page_size() as u64;
     let start = Instant::now();
-    let mut tally = FaultTally::default();
-    let (mut samples, mut lost) = (0u64, 0u64);
     let mut last_check = start;
-    let mut batch: Vec<Sample> = Vec::new();
-    let mut drain =
-        |events: &mut Events, tally: &mut FaultTally, targets: &mut HashMap<u32, Target>| {
-            for ring in &mut events.rings {
-                ring.drain(|bytes| match record::parse(bytes) {
-                    Some(Record::Sample(s)) => batch.push(s),
-                    Some(Record::Lost(n)) => lost += n,
-                    Some(Record::Other) | None => {}
-                });
-            }
-            samples += batch.len() as u64;
-            place(root, &mut batch, targets, tally, page);
-        };
     loop {
         let elapsed = start.elapsed();
         if stop() || elapsed >= opts.duration {
@@ -275,7 +179,7 @@ pub fn record(
         let fds: Vec<&OwnedFd> = events.rings.iter().map(Ring::fd).collect();
         let left = (opts.duration - elapsed).min(Duration::from_millis(50));
         perf::wait(&fds, left.as_millis().max(1) as i32).map_err(|e| Error::io("poll", e))?;
-        drain(&mut events, &mut tally, &mut targets);
+        rec.drain(&mut events);
         if last_check.elapsed() >= Duration::from_millis(200) {
             last_check = Instant::now();
             if pids.iter().all(|&pid| ended(root, pid)) {
@@ -286,82 +190,102 @@ pub fn record(
     for fd in events.all() {
         let _ = perf::disable(fd);
     }
-    drain(&mut events, &mut tally, &mut targets);
-    let seconds = start.elapsed().as_secs_f64();
-    let mut symbols = Symbols::default();
-    let mut names: HashMap<(u32, u64), Vec<String>> = HashMap::new();
-    let name = |pid: u32, ip: u64| {
-        names
-            .entry((pid, ip))
-            .or_insert_with(|| frame_names(targets.get(&pid), &mut symbols, ip))
-            .clone()
-    };
-    let commands: HashMap<u32, String> =
-        targets.iter().map(|(&pid, t)| (pid, t.command.clone())).collect();
+    rec.drain(&mut events);
     let header = FaultReport {
-        seconds,
+        seconds: start.elapsed().as_secs_f64(),
         sample_period: opts.period.max(1),
-        page_size: page,
-        samples,
-        lost,
+        page_size: rec.page,
+        samples: rec.samples,
+        lost: rec.lost,
         kernel_faults_seen: events.kernel_faults_seen,
         bytes: FaultBytes::default(),
         processes: Vec::new(),
         categories: Vec::new(),
     };
-    let command = |pid: u32| commands.get(&pid).cloned().unwrap_or_default();
+    let Recorder { targets, tally, .. } = rec;
+    let mut symbols = Symbols::default();
+    let mut names: HashMap<(u32, u64), Vec<String>> = HashMap::new();
+    let name = |pid: u32, ip: u64| {
+        let found = || frame_names(targets.get(&pid), &mut symbols, ip);
+        names.entry((pid, ip)).or_insert_with(found).clone()
+    };
+    let command = |pid: u32| targets.get(&pid).map(|t| t.command.clone()).unwrap_or_default();
     Ok(tally.finish(opts.top, name, command, header))
 }
 
-/// Places a batch of samples and counts them; a process met for the first
-/// time is read, and one whose address fell in no known mapping is read
-/// again (once a batch).
-fn place(
-    root: &ProcRoot,
-    batch: &mut Vec<Sample>,
-    targets: &mut HashMap<u32, Target>,
-    tally: &mut FaultTally,
+/// What the records read so far made.
+struct Recorder<'a> {
+    root: &'a ProcRoot,
+    targets: HashMap<u32, Target>,
+    tally: FaultTally,
+    samples: u64,
+    lost: u64,
     page: u64,
-) {
-    let mut reread: Vec<u32> = Vec::new();
-    for s in batch.iter() {
-        let t = targets.entry(s.pid).or_insert_with(|| Target::read(root, s.pid));
-        if t.find(s.addr).is_none() && !reread.contains(&s.pid) {
-            reread.push(s.pid);
-            t.reread(root, s.pid);
+    /// The processes whose smaps were read again in this drain.
+    reread: Vec<u32>,
+}
+
+impl Recorder<'_> {
+    /// Takes every record waiting in the rings, in order.
+    fn drain(&mut self, events: &mut Events) {
+        self.reread.clear();
+        for ring in &mut events.rings {
+            ring.drain(|bytes| match record::parse(bytes) {
+                Some(r) => self.take(r),
+                None => {}
+            });
         }
     }
-    for mut s in batch.drain(..) {
+
+    fn take(&mut self, r: Record) {
+        let root = self.root;
+        match r {
+            Record::Sample(s) => self.place(s),
+            Record::Lost(n) => self.lost += n,
+            Record::Mmap(m) => {
+                let t = self.targets.entry(m.pid).or_insert_with(|| Target::read(root, m.pid));
+                t.mapped(&m);
+            }
+            Record::Fork { pid, parent } if pid != parent && !self.targets.contains_key(&pid) => {
+                let t = match self.targets.get(&parent) {
+                    Some(p) => Target::forked(root, pid, p),
+                    None => Target::read(root, pid),
+                };
+                self.targets.insert(pid, t);
+            }
+            Record::Comm { pid, comm } => {
+                if let Some(t) = self.targets.get_mut(&pid) {
+                    t.command = comm;
+                }
+            }
+            Record::Fork { .. } | Record::Other => {}
+        }
+    }
+
+    /// Places a sample and counts it; a process met for the first time is
+    /// read, and one whose address fell in no known mapping is read again
+    /// (once a drain).
+    fn place(&mut self, mut s: Sample) {
+        self.samples += 1;
+        let root = self.root;
+        let t = self.targets.entry(s.pid).or_insert_with(|| Target::read(root, s.pid));
+        if t.find(s.addr).is_none() && !self.reread.contains(&s.pid) {
+            self.reread.push(s.pid);
+            t.reread(root, s.pid);
+        }
         // A return address points after its call: look one byte back.
         for ip in s.stack.iter_mut().skip(1) {
             *ip = ip.saturating_sub(1);
         }
-        let t = &targets[&s.pid];
         let m = t.find(s.addr);
-        let access = m.map_or(FaultAccess::Unknown, |m| t.access(m, s.addr, page));
-        tally.add(&PlacedFault {
+        let access = m.map_or(FaultAccess::Unknown, |m| t.access(m, s.addr, self.page));
+        self.tally.add(&PlacedFault {
             pid: s.pid,
-            category: m.map(|m| m.category),
-            mapping: m.map_or("[unmapped]", |m| &m.name),
+            category: m.map(|m| m.category()),
+            mapping: m.map_or("[unmapped]", |m| m.name()),
             access,
-            bytes: s.period * page,
+            bytes: s.period * self.page,
             stack: &s.stack,
         });
     }
-}
-
-/// The function names at `ip` (innermost first), else `FILE+0xOFFSET`,
-/// else `[unknown]`.
-fn frame_names(target: Option<&Target>, symbols: &mut Symbols, ip: u64) -> Vec<String> {
-    let Some(m) = target.and_then(|t| t.find(ip)) else { return vec!["[unknown]".into()] };
-    let Some((path, offset)) = &m.file else {
-        return vec![format!("{}+0x{:x}", m.name, ip - m.start)];
-    };
-    let at = ip - m.start + offset;
-    let names = symbols.names(path, at);
-    if names.is_empty() {
-        let base = path.rsplit('/').next().unwrap_or(path);
-        return vec![format!("{base}+0x{at:x}")];
-    }
-    names
 }
