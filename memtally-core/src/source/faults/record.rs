@@ -82,10 +82,11 @@ pub(crate) enum Record {
         pid: u32,
         parent: u32,
     },
-    /// A process's new name (after an exec).
+    /// A process's new name; `exec`: an exec gave it (a new address space).
     Comm {
         pid: u32,
         comm: String,
+        exec: bool,
     },
     /// So many samples (or records) were lost.
     Lost(u64),
@@ -127,7 +128,7 @@ impl Cursor<'_> {
 pub(crate) fn parse(bytes: &[u8]) -> Option<Record> {
     let mut c = Cursor(bytes);
     let kind = c.u32()?;
-    let _misc_and_size = c.u32()?;
+    let misc = c.u32()? & 0xffff;
     match kind {
         RECORD_SAMPLE => {
             let ip = c.u64()?;
@@ -162,7 +163,8 @@ pub(crate) fn parse(bytes: &[u8]) -> Option<Record> {
         RECORD_COMM => {
             let pid = c.u32()?;
             let _tid = c.u32()?;
-            Some(Record::Comm { pid, comm: c.text() })
+            // PERF_RECORD_MISC_COMM_EXEC
+            Some(Record::Comm { pid, comm: c.text(), exec: misc & (1 << 13) != 0 })
         }
         RECORD_MMAP2 => {
             let pid = c.u32()?;

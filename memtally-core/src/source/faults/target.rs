@@ -68,6 +68,13 @@ impl Target {
         Target { command: parent.command.clone(), mappings: parent.mappings.clone(), pagemap }
     }
 
+    /// The process exec'd: a new address space, whose mappings the
+    /// records that follow report; the pagemap held is the old one's.
+    pub(crate) fn exec(&mut self, root: &ProcRoot, pid: u32) {
+        self.mappings.clear();
+        self.pagemap = File::open(root.pid_file(pid, "pagemap")).ok();
+    }
+
     /// A mapping the process made: it replaces what it overlaps (a part
     /// left either side stays). Categorised as smaps would be, less what
     /// only smaps has (a RELRO mapping's written pages).

@@ -253,8 +253,11 @@ impl Recorder<'_> {
                 };
                 self.targets.insert(pid, t);
             }
-            Record::Comm { pid, comm } => {
+            Record::Comm { pid, comm, exec } => {
                 if let Some(t) = self.targets.get_mut(&pid) {
+                    if exec {
+                        t.exec(root, pid);
+                    }
                     t.command = comm;
                 }
             }
