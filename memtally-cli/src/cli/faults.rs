@@ -47,6 +47,11 @@ pub struct FaultsArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub sample: u64,
 
+    /// Pages of each CPU's sample buffer (a power of two, as perf's -m);
+    /// samples that find it full are lost, counted and said.
+    #[arg(long, value_name = "PAGES", default_value_t = 512)]
+    pub buffer_pages: usize,
+
     /// Stacks kept per category.
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub top: usize,
@@ -67,6 +72,11 @@ pub fn run(root: &ProcRoot, args: &FaultsArgs, out: &mut dyn Write) -> Result<()
     if args.sample == 0 {
         return Err(Error::Usage("--sample must be at least 1".into()));
     }
+    if !args.buffer_pages.is_power_of_two() {
+        return Err(Error::Usage(
+            "--buffer-pages must be a power of two (1, 2, 4, ... 512)".into(),
+        ));
+    }
     if args.duration.is_zero() {
         return Err(Error::Usage("--for must be longer than 0".into()));
     }
@@ -75,7 +85,7 @@ pub fn run(root: &ProcRoot, args: &FaultsArgs, out: &mut dyn Write) -> Result<()
         period: args.sample,
         duration: args.duration,
         top: args.top,
-        ..Default::default()
+        ring_pages: args.buffer_pages,
     };
     let started = std::sync::Once::new();
     let stop = || {

@@ -174,3 +174,100 @@ fn trace(exe: &std::path::Path, file: &std::path::Path) -> Option<(u64, u64, Val
     drop(child);
     Some((after.0 - before.0, after.1 - before.1, doc))
 }
+
+/// Without the privilege, one line says what is needed, and the exit
+/// code is 4 (a permission).
+#[test]
+fn without_the_privilege_one_line_says_what_is_needed() {
+    let child = crate::support::lone::lone(MIB as usize);
+    let pid = child.child.0.id().to_string();
+    if unsafe { libc::geteuid() } != 0 || Command::new("setpriv").arg("--version").output().is_err()
+    {
+        eprintln!("skipped: needs root and setpriv to run as uid 65534");
+        return;
+    }
+    let out = crate::privileges::memtally_with(&[], &["faults", &pid, "--for", "1s"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid").unwrap();
+    if paranoid.trim().parse::<i32>().unwrap() < 0 {
+        eprintln!("skipped: perf_event_paranoid is -1, nothing is refused");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.contains("CAP_PERFMON") && err.contains("perf_event_paranoid"), "{err}");
+}
+
+/// A full buffer loses samples: they are counted, in JSON and in a note
+/// under the table, never passed off as no faults. The recorder is
+/// stopped (SIGSTOP) while the child faults, so its one-page buffer fills.
+#[test]
+fn lost_samples_are_counted_and_said() {
+    let (_dir, exe) = crate::support::lone::build("faulter", FAULTER_C);
+    let mut child =
+        Command::new(&exe).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let child = Killed(child);
+    let mut ready = [0u8; 6];
+    out.read_exact(&mut ready).unwrap();
+    let pid = child.0.id().to_string();
+    for format in ["json", "table"] {
+        let mut rec = memtally()
+            .args(["faults", &pid, "--for", "60s", "--buffer-pages", "1", "--format", format])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut err = BufReader::new(rec.stderr.take().unwrap());
+        let mut line = String::new();
+        err.read_line(&mut line).unwrap();
+        if !line.starts_with("recording") {
+            eprintln!("skipped: page faults cannot be sampled here: {line}");
+            return;
+        }
+        // SAFETY: kill(2) of the recorder this test started.
+        assert_eq!(unsafe { libc::kill(rec.id() as i32, libc::SIGSTOP) }, 0);
+        stdin.write_all(b"x").unwrap();
+        let mut done = [0u8; 5];
+        out.read_exact(&mut done).unwrap();
+        assert_eq!(unsafe { libc::kill(rec.id() as i32, libc::SIGCONT) }, 0);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert_eq!(unsafe { libc::kill(rec.id() as i32, libc::SIGINT) }, 0);
+        let output = rec.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&output.stdout);
+        if format == "json" {
+            let doc: Value = serde_json::from_str(&text).unwrap();
+            let (lost, samples) = (doc["lost"].as_u64().unwrap(), doc["samples"].as_u64().unwrap());
+            assert!(
+                lost > 1000,
+                "16 MiB is 4096 faults; a page holds few: lost {lost}, read {samples}"
+            );
+            assert!(
+                samples + lost >= 4096,
+                "every fault is read or counted lost: {samples} + {lost}"
+            );
+        } else {
+            assert!(text.contains("samples were lost"), "{text}");
+        }
+    }
+}
+
+/// Touches 16 MiB of new memory for each byte read on standard input.
+const FAULTER_C: &str = r#"
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+int main(void) {
+    char c;
+    if (write(1, "ready\n", 6) != 6) return 1;
+    while (read(0, &c, 1) == 1) {
+        size_t n = 16 << 20;
+        volatile char *p = mmap(0, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        madvise((void *)p, n, MADV_NOHUGEPAGE);
+        for (size_t i = 0; i < n; i += 4096) p[i] = 1;
+        if (write(1, "done\n", 5) != 5) return 1;
+    }
+    return 0;
+}
+"#;

@@ -156,6 +156,17 @@ pub(crate) fn disable(fd: &OwnedFd) -> io::Result<()> {
     ioctl(fd, IOC_DISABLE, 0)
 }
 
+/// How many events `fd` counted (those of children that ended included).
+pub(crate) fn count(fd: &OwnedFd) -> io::Result<u64> {
+    let mut value = [0u8; 8];
+    // SAFETY: reads at most 8 bytes into a buffer of 8.
+    match unsafe { libc::read(fd.as_raw_fd(), value.as_mut_ptr().cast(), 8) } {
+        8 => Ok(u64::from_ne_bytes(value)),
+        -1 => Err(io::Error::last_os_error()),
+        _ => Err(io::Error::from(io::ErrorKind::UnexpectedEof)),
+    }
+}
+
 /// Sends `fd`'s samples to `into`'s ring buffer.
 pub(crate) fn set_output(fd: &OwnedFd, into: &OwnedFd) -> io::Result<()> {
     ioctl(fd, IOC_SET_OUTPUT, into.as_raw_fd())

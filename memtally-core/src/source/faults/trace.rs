@@ -191,6 +191,14 @@ pub fn record(
         let _ = perf::disable(fd);
     }
     rec.drain(&mut events);
+    // The kernel writes its count of lost samples only before its next
+    // record, which may never come: what the events counted, less what
+    // was read, is lost too (children still running are not counted in
+    // it, so this never overstates).
+    let period = opts.period.max(1);
+    let expected: u64 =
+        events.all().filter_map(|fd| perf::count(fd).ok()).map(|n| n / period).sum();
+    rec.lost = rec.lost.max(expected.saturating_sub(rec.samples));
     let header = FaultReport {
         seconds: start.elapsed().as_secs_f64(),
         sample_period: opts.period.max(1),
