@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use memtally_core::model::faults::{FaultCategory, FaultReport};
+use memtally_core::analyze::fault_report::{FaultCategory, FaultReport};
 
 use crate::render::json;
 use crate::render::units::human;
@@ -115,8 +115,8 @@ pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use memtally_core::analyze::fault_report::{FaultBytes, FaultStack};
     use memtally_core::analyze::Category;
-    use memtally_core::model::faults::{FaultBytes, FaultStack};
 
     fn report() -> FaultReport {
         let bytes = FaultBytes { bytes: 8192, read: 0, write: 8192, unknown: 0 };

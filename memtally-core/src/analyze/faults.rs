@@ -4,10 +4,10 @@
 
 use std::collections::HashMap;
 
-use crate::analyze::Category;
-use crate::model::faults::{
+use crate::analyze::fault_report::{
     FaultAccess, FaultBytes, FaultCategory, FaultMapping, FaultProcess, FaultReport, FaultStack,
 };
+use crate::analyze::Category;
 
 /// One sampled fault, its address already placed in a mapping.
 #[derive(Debug, Clone)]

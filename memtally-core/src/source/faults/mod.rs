@@ -28,4 +28,4 @@ mod target;
 mod trace;
 
 #[cfg(target_os = "linux")]
-pub use trace::{record, FaultOptions};
+pub use trace::{record, FaultOptions, Recorded};

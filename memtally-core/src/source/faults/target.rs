@@ -5,7 +5,6 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
-use crate::analyze::{categorize, Category};
 use crate::model::faults::FaultAccess;
 use crate::model::{Backing, Region};
 use crate::source::faults::record::Mmap;
@@ -18,8 +17,7 @@ use crate::source::ProcRoot;
 pub(crate) struct Mapping {
     start: u64,
     end: u64,
-    category: Category,
-    name: String,
+    region: Region,
     writable: bool,
     private: bool,
     /// The file and the offset of `start` in it.
@@ -39,8 +37,7 @@ impl Mapping {
         Some(Mapping {
             start: r.start?,
             end: r.end?,
-            category: categorize(r),
-            name: r.path.clone().unwrap_or_else(|| "[anon]".into()),
+            region: r.clone(),
             writable: perms.get(1) == Some(&b'w'),
             private: perms.get(3) == Some(&b'p'),
             file: match (r.backing, &r.path) {
@@ -50,14 +47,9 @@ impl Mapping {
         })
     }
 
-    /// The category of the mapping the address fell in.
-    pub(crate) fn category(&self) -> Category {
-        self.category
-    }
-
-    /// Its name (a path, `[heap]`, `[anon]`).
-    pub(crate) fn name(&self) -> &str {
-        &self.name
+    /// The mapping as smaps (or the kernel's record of it) gave it.
+    pub(crate) fn region(&self) -> &Region {
+        &self.region
     }
 }
 
@@ -161,7 +153,8 @@ impl Target {
 pub(crate) fn frame_names(target: Option<&Target>, symbols: &mut Symbols, ip: u64) -> Vec<String> {
     let Some(m) = target.and_then(|t| t.find(ip)) else { return vec!["[unknown]".into()] };
     let Some((path, offset)) = &m.file else {
-        return vec![format!("{}+0x{:x}", m.name, ip - m.start)];
+        let name = m.region.path.as_deref().unwrap_or("[anon]");
+        return vec![format!("{name}+0x{:x}", ip - m.start)];
     };
     let at = ip - m.start + offset;
     let names = symbols.names(path, at);

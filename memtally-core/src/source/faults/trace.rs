@@ -11,9 +11,8 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::time::{Duration, Instant};
 
-use crate::analyze::faults::{FaultTally, PlacedFault};
 use crate::error::{Error, Result};
-use crate::model::faults::{FaultAccess, FaultBytes, FaultReport};
+use crate::model::faults::{FaultAccess, FaultSample};
 use crate::source::faults::record::{self, Record, Sample, SAMPLE_TYPE};
 use crate::source::faults::symbols::Symbols;
 use crate::source::faults::target::{frame_names, Target};
@@ -147,20 +146,52 @@ fn ended(root: &ProcRoot, pid: u32) -> bool {
     }
 }
 
-/// Records the faults of `pids` (live processes) until `opts.duration`
-/// has passed, `stop()` says so, or every one of them has ended. `stop`
-/// is first asked once the events are counting.
+/// What a recording leaves besides its samples: its figures, and the
+/// processes' mappings to name the stacks' frames with.
+pub struct Recorded {
+    /// How long it recorded, in seconds.
+    pub seconds: f64,
+    /// Samples read.
+    pub samples: u64,
+    /// Samples lost (the buffer was full).
+    pub lost: u64,
+    /// Bytes a fault stands for.
+    pub page_size: u64,
+    /// Whether faults taken in kernel mode were counted.
+    pub kernel_faults_seen: bool,
+    targets: HashMap<u32, Target>,
+    symbols: Symbols,
+}
+
+impl Recorded {
+    /// The functions at `ip` in process `pid` (innermost first; inlined
+    /// ones too), else `FILE+0xOFFSET`, else `[unknown]`.
+    pub fn frames(&mut self, pid: u32, ip: u64) -> Vec<String> {
+        frame_names(self.targets.get(&pid), &mut self.symbols, ip)
+    }
+
+    /// The short name of process `pid` (its last, after an exec).
+    pub fn command(&self, pid: u32) -> String {
+        self.targets.get(&pid).map(|t| t.command.clone()).unwrap_or_default()
+    }
+}
+
+/// Records the faults of `pids` (live processes), each sample handed to
+/// `sink`, until `opts.duration` has passed, `stop()` says so, or every
+/// one of them has ended. `stop` is first asked once the events are
+/// counting.
 pub fn record(
     root: &ProcRoot,
     pids: &[u32],
     opts: &FaultOptions,
     stop: &dyn Fn() -> bool,
-) -> Result<FaultReport> {
+    sink: &mut dyn FnMut(FaultSample<'_>),
+) -> Result<Recorded> {
     let mut events = Events::open(root, pids, opts)?;
     let mut rec = Recorder {
         root,
         targets: pids.iter().map(|&pid| (pid, Target::read(root, pid))).collect(),
-        tally: FaultTally::default(),
+        sink,
         samples: 0,
         lost: 0,
         page: perf::page_size() as u64,
@@ -198,41 +229,29 @@ pub fn record(
     let period = opts.period.max(1);
     let expected: u64 =
         events.all().filter_map(|fd| perf::count(fd).ok()).map(|n| n / period).sum();
-    rec.lost = rec.lost.max(expected.saturating_sub(rec.samples));
-    let header = FaultReport {
+    let lost = rec.lost.max(expected.saturating_sub(rec.samples));
+    Ok(Recorded {
         seconds: start.elapsed().as_secs_f64(),
-        sample_period: opts.period.max(1),
-        page_size: rec.page,
         samples: rec.samples,
-        lost: rec.lost,
+        lost,
+        page_size: rec.page,
         kernel_faults_seen: events.kernel_faults_seen,
-        bytes: FaultBytes::default(),
-        processes: Vec::new(),
-        categories: Vec::new(),
-    };
-    let Recorder { targets, tally, .. } = rec;
-    let mut symbols = Symbols::default();
-    let mut names: HashMap<(u32, u64), Vec<String>> = HashMap::new();
-    let name = |pid: u32, ip: u64| {
-        let found = || frame_names(targets.get(&pid), &mut symbols, ip);
-        names.entry((pid, ip)).or_insert_with(found).clone()
-    };
-    let command = |pid: u32| targets.get(&pid).map(|t| t.command.clone()).unwrap_or_default();
-    Ok(tally.finish(opts.top, name, command, header))
+        targets: rec.targets,
+        symbols: Symbols::default(),
+    })
 }
 
 /// What the records read so far made.
 struct Recorder<'a> {
     root: &'a ProcRoot,
     targets: HashMap<u32, Target>,
-    tally: FaultTally,
+    sink: &'a mut dyn FnMut(FaultSample<'_>),
     samples: u64,
     lost: u64,
     page: u64,
     /// The processes whose smaps were read again in this drain.
     reread: Vec<u32>,
 }
-
 impl Recorder<'_> {
     /// Takes every record waiting in the rings, in order.
     fn drain(&mut self, events: &mut Events) {
@@ -290,10 +309,9 @@ impl Recorder<'_> {
         }
         let m = t.find(s.addr);
         let access = m.map_or(FaultAccess::Unknown, |m| t.access(m, s.addr, self.page));
-        self.tally.add(&PlacedFault {
+        (self.sink)(FaultSample {
             pid: s.pid,
-            category: m.map(|m| m.category()),
-            mapping: m.map_or("[unmapped]", |m| m.name()),
+            region: m.map(|m| m.region()),
             access,
             bytes: s.period * self.page,
             stack: &s.stack,
