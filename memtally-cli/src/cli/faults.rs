@@ -21,11 +21,14 @@ pub enum FaultsFormat {
     /// Bytes by category and the top stacks of each, for people.
     #[default]
     Table,
-    /// One `category;outer;...;inner BYTES` line a stack (flamegraph.pl,
-    /// inferno, speedscope).
+    /// One `category;access;outer;...;inner BYTES` line a stack
+    /// (flamegraph.pl, inferno, speedscope).
     Folded,
     /// One JSON document, exact bytes (docs/schema/faults.json).
     Json,
+    /// A flame graph (SVG): categories at the root, then write (red),
+    /// read (blue) or unknown, then the stacks.
+    Svg,
 }
 
 #[derive(Debug, Args)]
@@ -104,6 +107,7 @@ pub fn run(root: &ProcRoot, args: &FaultsArgs, out: &mut dyn Write) -> Result<()
         FaultsFormat::Table => render::table(&report, width::output_width(), out),
         FaultsFormat::Folded => render::folded(&report, out),
         FaultsFormat::Json => render::json(&report, out),
+        FaultsFormat::Svg => render::svg(&report, out),
     }
     .map_err(stdout_error)
 }

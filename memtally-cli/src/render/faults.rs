@@ -84,22 +84,94 @@ pub fn notes(r: &FaultReport) -> Vec<String> {
     notes
 }
 
-/// Folded stacks: `category;outermost;...;innermost BYTES` a line, the
-/// category as the root frame (so a flame graph splits by it first) and
-/// the bytes as the count. Only the stacks the report kept (`--top`).
+/// Folded stacks: `category;access;outermost;...;innermost BYTES` a
+/// line, the category and `write`, `read` or `unknown` as the root frames
+/// (so a flame graph splits by them first) and the bytes as the count.
+/// Only the stacks the report kept (`--top`).
 pub fn folded(r: &FaultReport, out: &mut dyn Write) -> io::Result<()> {
-    for c in &r.categories {
-        for s in &c.stacks {
-            let mut line = String::from(key(c));
-            for f in s.frames.iter().rev() {
-                line.push(';');
-                // A frame's own `;` or newline would split it.
-                line.extend(f.chars().map(|ch| if ch == ';' || ch == '\n' { ':' } else { ch }));
-            }
-            writeln!(out, "{line} {}", s.bytes.bytes)?;
-        }
+    for line in folded_lines(r) {
+        writeln!(out, "{line}")?;
     }
     Ok(())
+}
+
+fn folded_lines(r: &FaultReport) -> Vec<String> {
+    let mut lines = Vec::new();
+    for c in &r.categories {
+        for s in &c.stacks {
+            let b = &s.bytes;
+            for (access, bytes) in [(WRITE, b.write), (READ, b.read), (UNKNOWN, b.unknown)] {
+                if bytes == 0 {
+                    continue;
+                }
+                let mut line = format!("{};{access}", key(c));
+                for f in s.frames.iter().rev() {
+                    line.push(';');
+                    // A frame's own `;` or newline would split it.
+                    line.extend(f.chars().map(|ch| if ch == ';' || ch == '\n' { ':' } else { ch }));
+                }
+                lines.push(format!("{line} {bytes}"));
+            }
+        }
+    }
+    lines
+}
+
+/// The access frames of folded stacks and the flame graph.
+const WRITE: &str = "write";
+const READ: &str = "read";
+const UNKNOWN: &str = "unknown";
+
+/// The flame graph (inferno): the category frames at the root, each in
+/// its colour, then `write` (red: dirtied), `read` (blue: clean) or
+/// `unknown` (grey), then the stacks, outermost first.
+pub fn svg(r: &FaultReport, out: &mut dyn Write) -> io::Result<()> {
+    use inferno::flamegraph::color::{BasicPalette, Color, Palette, PaletteMap};
+    use inferno::flamegraph::{from_lines, Options};
+
+    let rgb = |(r, g, b): (u8, u8, u8)| Color { r, g, b };
+    let mut colours = PaletteMap::default();
+    for c in &r.categories {
+        colours.insert(key(c), rgb(category_colour(c)));
+    }
+    colours.insert(WRITE, rgb((220, 60, 50)));
+    colours.insert(READ, rgb((70, 120, 210)));
+    colours.insert(UNKNOWN, rgb((160, 160, 160)));
+    let mut opts = Options::default();
+    opts.palette_map = Some(&mut colours);
+    opts.colors = Palette::Basic(BasicPalette::Mem);
+    opts.deterministic = true;
+    opts.hash = true;
+    opts.title = "Page faults by category, read or written".into();
+    opts.count_name = "bytes".into();
+    opts.name_type = "Function:".into();
+    let lines = folded_lines(r);
+    if lines.is_empty() {
+        return writeln!(out, "<svg xmlns=\"http://www.w3.org/2000/svg\"><text y=\"20\">no page faults recorded</text></svg>");
+    }
+    from_lines(&mut opts, lines.iter().map(String::as_str), out)
+}
+
+/// A colour for each category, told apart at a glance.
+fn category_colour(c: &FaultCategory) -> (u8, u8, u8) {
+    use memtally_core::analyze::Category as C;
+    match c.category {
+        None => (120, 120, 120),
+        Some(C::Heap) => (236, 150, 60),
+        Some(C::Stack) => (240, 200, 80),
+        Some(C::FileCode) => (110, 180, 110),
+        Some(C::FileRodata) => (150, 200, 150),
+        Some(C::Relro) => (90, 160, 160),
+        Some(C::FileData) => (60, 150, 120),
+        Some(C::AnonNamed) => (230, 120, 100),
+        Some(C::AnonOther) => (200, 140, 120),
+        Some(C::WritableExec) => (200, 80, 160),
+        Some(C::Guard) => (180, 180, 180),
+        Some(C::SharedMemory) => (150, 110, 210),
+        Some(C::HugePages) => (190, 130, 60),
+        Some(C::Device) => (90, 110, 220),
+        Some(C::Kernel) => (130, 130, 170),
+    }
 }
 
 /// The JSON document (docs/json.md, "faults").
@@ -143,7 +215,17 @@ mod tests {
     fn folded_lines_root_at_the_category_outermost_first() {
         let mut out = Vec::new();
         folded(&report(), &mut out).unwrap();
-        assert_eq!(String::from_utf8(out).unwrap(), "heap;main:x;touch 8192\n");
+        assert_eq!(String::from_utf8(out).unwrap(), "heap;write;main:x;touch 8192\n");
+    }
+
+    #[test]
+    fn the_flame_graph_is_svg_with_the_category_frame() {
+        let mut out = Vec::new();
+        svg(&report(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("<?xml") && text.contains("<svg"), "{}", &text[..100]);
+        assert!(text.contains(">heap<") || text.contains("heap ("), "the root frame");
+        assert!(text.contains("rgb(236,150,60)"), "the heap colour");
     }
 
     #[test]

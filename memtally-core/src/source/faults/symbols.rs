@@ -1,7 +1,7 @@
 //! Names a return address in a file mapping: the function from the
-//! binary's DWARF (inlined frames too) or its symbol table, through the
-//! addr2line crate (which also finds a separate debug file under
-//! /usr/lib/debug by build id or `.gnu_debuglink`; never the network).
+//! binary's DWARF (inlined frames too, through the addr2line crate) or
+//! its symbol table (a function whose size holds the address). Separate
+//! debug files (/usr/lib/debug) are not looked up yet.
 
 use std::collections::HashMap;
 use std::fs::File;
