@@ -90,6 +90,10 @@ pub fn run(root: &ProcRoot, args: &FaultsArgs, out: &mut dyn Write) -> Result<()
         top: args.top,
         ring_pages: args.buffer_pages,
     };
+    // The recording is the promise: after Ctrl-C it ends within 50 ms by
+    // itself, then names its stacks (seconds for a large binary's DWARF)
+    // and prints them; a second signal still ends it at once.
+    let _promise = Finishing::hold();
     let started = std::sync::Once::new();
     let stop = || {
         started.call_once(|| {
@@ -101,8 +105,6 @@ pub fn run(root: &ProcRoot, args: &FaultsArgs, out: &mut dyn Write) -> Result<()
         signal::received().is_some()
     };
     let report = faults(root, &sel, &opts, &stop)?;
-    // What was recorded is printed even when a signal ended the recording.
-    let _promise = Finishing::hold();
     match args.format {
         FaultsFormat::Table => render::table(&report, width::output_width(), out),
         FaultsFormat::Folded => render::folded(&report, out),

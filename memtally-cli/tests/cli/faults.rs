@@ -91,7 +91,9 @@ fn three_functions_found_in_their_categories_and_rss_agrees() {
         let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
         let built = Command::new(&cc).args(["-O2", "-g", flag, "-o"]).arg(&exe).arg(&src).status();
         assert!(built.is_ok_and(|s| s.success()), "{cc} builds the test child");
-        let Some(doc) = trace(&exe, &file) else { return };
+        let mut command = Command::new(&exe);
+        command.arg(&file);
+        let Some(doc) = trace(command) else { return };
         let (rss, dirty, doc) = doc;
         let pairs = [
             ("heap", "touch_heap", 48 * MIB),
@@ -134,9 +136,8 @@ fn three_functions_found_in_their_categories_and_rss_agrees() {
 /// Starts the child, records its faults while it grows, ends the
 /// recording with SIGINT; `None` (printed why) where faults cannot be
 /// sampled here. The RSS and Private_Dirty growth, and the document.
-fn trace(exe: &std::path::Path, file: &std::path::Path) -> Option<(u64, u64, Value)> {
-    let mut child =
-        Command::new(exe).arg(file).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+fn trace(mut command: Command) -> Option<(u64, u64, Value)> {
+    let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
     let mut out = child.stdout.take().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let child = Killed(child);
@@ -173,6 +174,49 @@ fn trace(exe: &std::path::Path, file: &std::path::Path) -> Option<(u64, u64, Val
     let doc: Value = serde_json::from_slice(&output.stdout).expect("the recording is printed");
     drop(child);
     Some((after.0 - before.0, after.1 - before.1, doc))
+}
+
+/// A real program: python3 growing a list. Its heap grows by what the
+/// list holds, written, and the stacks name the interpreter's allocating
+/// functions (where its binary has symbols: else skipped, said why). The
+/// `python3` on PATH may be a wrapper that execs the interpreter: the
+/// recording follows the exec.
+#[test]
+fn python_growing_a_list_names_its_allocator() {
+    let script =
+        "import sys\nsys.stdout.write('ready\\n'); sys.stdout.flush()\nsys.stdin.read(1)\n\
+                  x = ['item %d' % i * 4 for i in range(200000)]\n\
+                  sys.stdout.write('done\\n'); sys.stdout.flush()\nsys.stdin.read(1)\n";
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let mut command = Command::new("python3");
+    command.args(["-c", script]);
+    let Some((rss, _, doc)) = trace(command) else { return };
+    let heap = doc["categories"].as_array().unwrap().iter().find(|c| c["category"] == "heap");
+    let heap = heap.unwrap_or_else(|| panic!("a heap category: {doc:#}"));
+    let written = heap["write"].as_u64().unwrap();
+    assert!(written >= 16 * MIB, "the list's strings are written heap: {written}");
+    assert!(
+        within(doc["bytes"].as_u64().unwrap(), rss, 0.05),
+        "faulted vs RSS growth {rss}: {doc:#}"
+    );
+    let names: Vec<&str> = heap["stacks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["frames"].as_array().unwrap().iter().filter_map(|f| f.as_str()))
+        .filter(|f| !f.contains("+0x") && !f.starts_with('['))
+        .collect();
+    if names.is_empty() {
+        eprintln!("skipped: this python3 has no symbols for its allocator: {doc:#}");
+        return;
+    }
+    assert!(
+        names.iter().any(|n| n.contains("Malloc") || n.contains("alloc") || n.contains("PyList")),
+        "an allocating function is named: {names:?}"
+    );
 }
 
 /// Without the privilege, one line says what is needed, and the exit

@@ -19,6 +19,7 @@ pub(crate) struct Mapping {
     end: u64,
     region: Region,
     writable: bool,
+    executable: bool,
     private: bool,
     /// The file and the offset of `start` in it.
     file: Option<(String, u64)>,
@@ -39,6 +40,7 @@ impl Mapping {
             end: r.end?,
             region: r.clone(),
             writable: perms.get(1) == Some(&b'w'),
+            executable: perms.get(2) == Some(&b'x'),
             private: perms.get(3) == Some(&b'p'),
             file: match (r.backing, &r.path) {
                 (Backing::File, Some(p)) => Some((p.clone(), r.offset.unwrap_or(0))),
@@ -121,6 +123,11 @@ impl Target {
         let i = self.mappings.partition_point(|m| m.start <= addr).checked_sub(1)?;
         let m = &self.mappings[i];
         (addr < m.end).then_some(m)
+    }
+
+    /// Whether `ip` is in an executable mapping (code can return there).
+    pub(crate) fn executable(&self, ip: u64) -> bool {
+        self.find(ip).is_some_and(|m| m.executable)
     }
 
     /// Read or write, from the page at `addr` now (see `FaultAccess`):

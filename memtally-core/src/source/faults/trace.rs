@@ -307,6 +307,12 @@ impl Recorder<'_> {
         for ip in s.stack.iter_mut().skip(1) {
             *ip = ip.saturating_sub(1);
         }
+        // A caller's address outside any executable mapping is where a
+        // frame-pointer walk left the rails (code built without frame
+        // pointers): the frames from there on are not callers.
+        if let Some(cut) = s.stack.iter().skip(1).position(|&ip| !t.executable(ip)) {
+            s.stack.truncate(cut + 1);
+        }
         let m = t.find(s.addr);
         let access = m.map_or(FaultAccess::Unknown, |m| t.access(m, s.addr, self.page));
         (self.sink)(FaultSample {
