@@ -315,3 +315,43 @@ int main(void) {
     return 0;
 }
 "#;
+
+/// `--sample N` takes one fault in N and scales the bytes by N: 16 MiB
+/// touched reads as 16 MiB from about 4096 / N samples.
+#[test]
+fn one_in_n_is_sampled_and_scaled() {
+    let (_dir, exe) = crate::support::lone::build("faulter", FAULTER_C);
+    let mut child =
+        Command::new(&exe).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let child = Killed(child);
+    let mut ready = [0u8; 6];
+    out.read_exact(&mut ready).unwrap();
+    let pid = child.0.id().to_string();
+    let mut rec = memtally()
+        .args(["faults", &pid, "--for", "60s", "--sample", "8", "--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(rec.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    if !line.starts_with("recording") {
+        eprintln!("skipped: page faults cannot be sampled here: {line}");
+        return;
+    }
+    stdin.write_all(b"x").unwrap();
+    let mut done = [0u8; 5];
+    out.read_exact(&mut done).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: kill(2) of the recorder this test started.
+    assert_eq!(unsafe { libc::kill(rec.id() as i32, libc::SIGINT) }, 0);
+    let doc: Value = serde_json::from_slice(&rec.wait_with_output().unwrap().stdout).unwrap();
+    assert_eq!(doc["sample_period"], 8);
+    let samples = doc["samples"].as_u64().unwrap();
+    assert!((500..=530).contains(&samples), "about 4096 / 8 samples: {samples}");
+    let heap = attributed(&doc, "heap", "-").1;
+    assert!(within(heap, 16 * MIB, 0.03), "16 MiB, scaled: {heap}");
+}

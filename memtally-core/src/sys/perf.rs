@@ -20,7 +20,6 @@ pub(crate) mod sample {
     pub const TIME: u64 = 1 << 2;
     pub const ADDR: u64 = 1 << 3;
     pub const CALLCHAIN: u64 = 1 << 5;
-    pub const PERIOD: u64 = 1 << 8;
 }
 
 /// Bits of the attribute's flag word (`disabled`, `inherit`, ...).

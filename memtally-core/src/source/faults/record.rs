@@ -27,8 +27,6 @@ pub(crate) struct Sample {
     pub tid: u32,
     /// The faulting address.
     pub addr: u64,
-    /// How many faults this sample stands for.
-    pub period: u64,
     /// The user call chain, the faulting instruction first.
     pub stack: Vec<u64>,
 }
@@ -95,11 +93,12 @@ pub(crate) enum Record {
 }
 
 /// The `PERF_SAMPLE_*` bits the parser reads, in their order in a sample:
-/// IP, TID, TIME, ADDR, PERIOD, CALLCHAIN.
+/// IP, TID, TIME, ADDR, CALLCHAIN. Not PERIOD: with it, the kernel
+/// samples every software event whatever the sample period.
 #[cfg(target_os = "linux")]
 pub(crate) const SAMPLE_TYPE: u64 = {
     use crate::sys::perf::sample::*;
-    IP | TID | TIME | ADDR | PERIOD | CALLCHAIN
+    IP | TID | TIME | ADDR | CALLCHAIN
 };
 
 struct Cursor<'a>(&'a [u8]);
@@ -136,7 +135,6 @@ pub(crate) fn parse(bytes: &[u8]) -> Option<Record> {
             let tid = c.u32()?;
             let _time = c.u64()?;
             let addr = c.u64()?;
-            let period = c.u64()?;
             let nr = c.u64()?;
             let mut stack = Vec::with_capacity(nr.min(128) as usize);
             for _ in 0..nr {
@@ -148,7 +146,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Option<Record> {
             if stack.is_empty() && ip != 0 {
                 stack.push(ip);
             }
-            Some(Record::Sample(Sample { pid, tid, addr, period, stack }))
+            Some(Record::Sample(Sample { pid, tid, addr, stack }))
         }
         RECORD_LOST => {
             let _id = c.u64()?;
@@ -210,9 +208,9 @@ mod tests {
     fn a_sample_with_its_user_chain_and_markers_dropped() {
         let pid_tid = u64::from_ne_bytes([7, 0, 0, 0, 9, 0, 0, 0]);
         let user = (-512i64) as u64; // PERF_CONTEXT_USER
-        let r = record(9, &[0x401000, pid_tid, 123, 0x7f00_1000, 1, 3, user, 0x401000, 0x402000]);
+        let r = record(9, &[0x401000, pid_tid, 123, 0x7f00_1000, 3, user, 0x401000, 0x402000]);
         let Some(Record::Sample(s)) = parse(&r) else { panic!("{:?}", parse(&r)) };
-        assert_eq!((s.pid, s.tid, s.addr, s.period), (7, 9, 0x7f00_1000, 1));
+        assert_eq!((s.pid, s.tid, s.addr), (7, 9, 0x7f00_1000));
         assert_eq!(s.stack, vec![0x401000, 0x402000]);
     }
 
@@ -236,7 +234,7 @@ mod tests {
         assert_eq!(parse(&record(2, &[5, 42])), Some(Record::Lost(42)));
         assert_eq!(parse(&record(13, &[17])), Some(Record::Lost(17)));
         assert_eq!(parse(&record(4, &[1])), Some(Record::Other));
-        let r = record(9, &[0x401000, 0, 0, 0, 1, 4, 1]);
+        let r = record(9, &[0x401000, 0, 0, 0, 4, 1]);
         assert_eq!(parse(&r), None, "a chain of 4 with one entry is cut short");
     }
 }

@@ -195,6 +195,7 @@ pub fn record(
         samples: 0,
         lost: 0,
         page: perf::page_size() as u64,
+        period: opts.period.max(1),
         reread: Vec::new(),
     };
     for fd in events.all() {
@@ -249,6 +250,8 @@ struct Recorder<'a> {
     samples: u64,
     lost: u64,
     page: u64,
+    /// Faults a sample stands for.
+    period: u64,
     /// The processes whose smaps were read again in this drain.
     reread: Vec<u32>,
 }
@@ -319,7 +322,7 @@ impl Recorder<'_> {
             pid: s.pid,
             region: m.map(|m| m.region()),
             access,
-            bytes: s.period * self.page,
+            bytes: self.period * self.page,
             stack: &s.stack,
         });
     }
