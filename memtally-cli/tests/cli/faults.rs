@@ -145,21 +145,8 @@ fn trace(mut command: Command) -> Option<(u64, u64, Value)> {
     let mut ready = [0u8; 6];
     out.read_exact(&mut ready).unwrap();
     let before = rollup(pid);
-    let mut rec = memtally()
-        .args(["faults", &pid.to_string(), "--for", "60s", "--top", "50", "--format", "json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(rec.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
-    if !line.starts_with("recording") {
-        let status = rec.wait().unwrap();
-        assert_eq!(status.code(), Some(4), "only a refusal skips: {line}");
-        eprintln!("skipped: page faults cannot be sampled here: {line}");
-        return None;
-    }
+    let pid_arg = pid.to_string();
+    let (rec, _err) = recorder(&[&pid_arg, "--for", "60s", "--top", "50", "--format", "json"])?;
     stdin.write_all(b"x").unwrap();
     let mut done = [0u8; 5];
     out.read_exact(&mut done).unwrap();
@@ -257,19 +244,8 @@ fn lost_samples_are_counted_and_said() {
     out.read_exact(&mut ready).unwrap();
     let pid = child.0.id().to_string();
     for format in ["json", "table"] {
-        let mut rec = memtally()
-            .args(["faults", &pid, "--for", "60s", "--buffer-pages", "1", "--format", format])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut err = BufReader::new(rec.stderr.take().unwrap());
-        let mut line = String::new();
-        err.read_line(&mut line).unwrap();
-        if !line.starts_with("recording") {
-            eprintln!("skipped: page faults cannot be sampled here: {line}");
-            return;
-        }
+        let args = ["--for", "60s", "--buffer-pages", "1", "--format", format];
+        let Some((rec, _err)) = recorder(&[&[pid.as_str()][..], &args].concat()) else { return };
         // SAFETY: kill(2) of the recorder this test started.
         assert_eq!(unsafe { libc::kill(rec.id() as i32, libc::SIGSTOP) }, 0);
         stdin.write_all(b"x").unwrap();
@@ -329,19 +305,10 @@ fn one_in_n_is_sampled_and_scaled() {
     let mut ready = [0u8; 6];
     out.read_exact(&mut ready).unwrap();
     let pid = child.0.id().to_string();
-    let mut rec = memtally()
-        .args(["faults", &pid, "--for", "60s", "--sample", "8", "--format", "json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(rec.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
-    if !line.starts_with("recording") {
-        eprintln!("skipped: page faults cannot be sampled here: {line}");
+    let Some((rec, _err)) = recorder(&[&pid, "--for", "60s", "--sample", "8", "--format", "json"])
+    else {
         return;
-    }
+    };
     stdin.write_all(b"x").unwrap();
     let mut done = [0u8; 5];
     out.read_exact(&mut done).unwrap();
@@ -354,4 +321,27 @@ fn one_in_n_is_sampled_and_scaled() {
     assert!((500..=530).contains(&samples), "about 4096 / 8 samples: {samples}");
     let heap = attributed(&doc, "heap", "-").1;
     assert!(within(heap, 16 * MIB, 0.03), "16 MiB, scaled: {heap}");
+}
+
+/// Starts `memtally faults ARGS`, its stderr's first line read: `None`
+/// (the refusal printed, exit code 4 checked) where faults cannot be
+/// sampled here. The reader keeps its stderr open.
+fn recorder(args: &[&str]) -> Option<(std::process::Child, BufReader<std::process::ChildStderr>)> {
+    let mut rec = memtally()
+        .arg("faults")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(rec.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    if line.starts_with("recording") {
+        return Some((rec, err));
+    }
+    let status = rec.wait().unwrap();
+    assert_eq!(status.code(), Some(4), "only a refusal skips: {line}");
+    eprintln!("skipped: page faults cannot be sampled here: {line}");
+    None
 }

@@ -99,7 +99,7 @@ mod tests {
 
     #[inline(never)]
     fn a_function_to_find() -> usize {
-        a_function_to_find as usize
+        a_function_to_find as *const () as usize
     }
 
     /// This very test binary's function is found at its address.

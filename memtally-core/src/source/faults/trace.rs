@@ -260,9 +260,11 @@ impl Recorder<'_> {
     fn drain(&mut self, events: &mut Events) {
         self.reread.clear();
         for ring in &mut events.rings {
-            ring.drain(|bytes| match record::parse(bytes) {
-                Some(r) => self.take(r),
-                None => {}
+            ring.drain(|bytes| {
+                // A record cut short is skipped (the kernel writes whole ones).
+                if let Some(r) = record::parse(bytes) {
+                    self.take(r)
+                }
             });
         }
     }
