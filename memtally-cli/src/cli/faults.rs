@@ -64,7 +64,6 @@ pub struct FaultsArgs {
     pub format: FaultsFormat,
 }
 
-#[cfg(target_os = "linux")]
 pub fn run(root: &ProcRoot, args: &FaultsArgs, out: &mut dyn Write) -> Result<()> {
     use memtally_core::usecase::faults::{faults, FaultOptions};
     use memtally_core::Error;
@@ -112,11 +111,4 @@ pub fn run(root: &ProcRoot, args: &FaultsArgs, out: &mut dyn Write) -> Result<()
         FaultsFormat::Svg => render::svg(&report, out),
     }
     .map_err(stdout_error)
-}
-
-#[cfg(not(target_os = "linux"))]
-pub fn run(_root: &ProcRoot, _args: &FaultsArgs, _out: &mut dyn Write) -> Result<()> {
-    Err(memtally_core::Error::Usage(
-        "faults samples page faults with Linux's perf_event_open: Linux only".into(),
-    ))
 }

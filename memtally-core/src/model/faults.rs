@@ -1,6 +1,8 @@
 //! One sampled page fault as the recorder hands it on: where it fell,
 //! whether it read or wrote, what it stands for, and its call stack.
 
+use std::time::Duration;
+
 use serde::Serialize;
 
 use crate::model::Region;
@@ -38,4 +40,23 @@ pub struct FaultSample<'a> {
     /// Its call stack, innermost first (return addresses moved back into
     /// their calls).
     pub stack: &'a [u64],
+}
+
+/// What to record, and for how long.
+#[derive(Debug, Clone)]
+pub struct FaultOptions {
+    /// One sample every this many faults (1: every fault).
+    pub period: u64,
+    /// Stop after this long.
+    pub duration: Duration,
+    /// Stacks kept per category in the report.
+    pub top: usize,
+    /// Data pages of each CPU's ring buffer (a power of two).
+    pub ring_pages: usize,
+}
+
+impl Default for FaultOptions {
+    fn default() -> FaultOptions {
+        FaultOptions { period: 1, duration: Duration::from_secs(30), top: 10, ring_pages: 512 }
+    }
 }

@@ -1,16 +1,15 @@
 //! `faults`: the page faults of a selection over a time, sampled with
-//! their call stacks, by category (see `source::faults`). Linux only.
+//! their call stacks, by category (see `source::faults`). Linux only:
+//! elsewhere a usage error says so.
 
-use crate::analyze::categorize;
-use crate::analyze::fault_report::{FaultBytes, FaultReport};
-use crate::analyze::faults::{FaultTally, PlacedFault};
+use crate::analyze::fault_report::FaultReport;
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result, UseCase};
 use crate::model::Needs;
 use crate::source::ProcRoot;
 use crate::usecase::select::{require_selection, select};
 
-pub use crate::source::faults::FaultOptions;
+pub use crate::model::faults::FaultOptions;
 
 /// Records the page faults of the selected (live) processes, and of the
 /// threads and children they start meanwhile, until `opts.duration`
@@ -32,6 +31,26 @@ pub fn faults(
     let selected = select(root, sel, Needs::default())?;
     selected.require_any(root, sel)?;
     let pids: Vec<u32> = selected.infos.iter().map(|i| i.pid).collect();
+    record(root, &pids, opts, stop)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn record(_: &ProcRoot, _: &[u32], _: &FaultOptions, _: &dyn Fn() -> bool) -> Result<FaultReport> {
+    Err(Error::Usage("faults samples page faults with Linux's perf_event_open: Linux only".into()))
+}
+
+/// The recording, categorised, summed and its frames named.
+#[cfg(target_os = "linux")]
+fn record(
+    root: &ProcRoot,
+    pids: &[u32],
+    opts: &FaultOptions,
+    stop: &dyn Fn() -> bool,
+) -> Result<FaultReport> {
+    use crate::analyze::categorize;
+    use crate::analyze::fault_report::FaultBytes;
+    use crate::analyze::faults::{FaultTally, PlacedFault};
+
     let mut tally = FaultTally::default();
     let mut sink = |s: crate::model::faults::FaultSample<'_>| {
         tally.add(&PlacedFault {
@@ -43,7 +62,7 @@ pub fn faults(
             stack: s.stack,
         })
     };
-    let mut rec = crate::source::faults::record(root, &pids, opts, stop, &mut sink)?;
+    let mut rec = crate::source::faults::record(root, pids, opts, stop, &mut sink)?;
     let header = FaultReport {
         seconds: rec.seconds,
         sample_period: opts.period.max(1),

@@ -7,7 +7,6 @@
 pub mod capture;
 pub mod cgroup;
 pub mod diff;
-#[cfg(target_os = "linux")]
 pub mod faults;
 pub mod files;
 pub mod gpu;

@@ -19,6 +19,7 @@
 //! instruction) right; the callers above it may be missing or wrong.
 //! DWARF unwinding of a copied user stack is not done.
 
+#[cfg(target_os = "linux")]
 pub(crate) mod record;
 #[cfg(target_os = "linux")]
 mod symbols;
@@ -28,4 +29,4 @@ mod target;
 mod trace;
 
 #[cfg(target_os = "linux")]
-pub use trace::{record, FaultOptions, Recorded};
+pub use trace::{record, Recorded};

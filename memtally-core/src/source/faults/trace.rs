@@ -12,31 +12,12 @@ use std::os::fd::OwnedFd;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::model::faults::{FaultAccess, FaultSample};
+use crate::model::faults::{FaultAccess, FaultOptions, FaultSample};
 use crate::source::faults::record::{self, Record, Sample, SAMPLE_TYPE};
 use crate::source::faults::symbols::Symbols;
 use crate::source::faults::target::{frame_names, Target};
 use crate::source::ProcRoot;
 use crate::sys::perf::{self, Ring, Sampling};
-
-/// What to record, and for how long.
-#[derive(Debug, Clone)]
-pub struct FaultOptions {
-    /// One sample every this many faults (1: every fault).
-    pub period: u64,
-    /// Stop after this long.
-    pub duration: Duration,
-    /// Stacks kept per category in the report.
-    pub top: usize,
-    /// Data pages of each CPU's ring buffer (a power of two).
-    pub ring_pages: usize,
-}
-
-impl Default for FaultOptions {
-    fn default() -> FaultOptions {
-        FaultOptions { period: 1, duration: Duration::from_secs(30), top: 10, ring_pages: 512 }
-    }
-}
 
 /// The open events: one ring per CPU, the others writing into it.
 struct Events {
