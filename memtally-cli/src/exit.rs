@@ -33,7 +33,8 @@ pub fn exit_code(e: &Error) -> i32 {
         | Error::NoMatch { .. }
         | Error::NoneRead { .. }
         | Error::NoProcessDirs { .. } => NOT_FOUND,
-        Error::PermissionDenied { .. } | Error::ResetDenied { .. } | Error::FramesHidden { .. } => PERMISSION,
+        Error::PermissionDenied { .. } | Error::ResetDenied { .. } | Error::FramesHidden { .. }
+        | Error::FaultsDenied { .. } => PERMISSION,
         Error::NoIdleTracking { denied: true, .. } => PERMISSION,
         Error::NoIdleTracking { denied: false, .. } => USAGE,
         Error::KernelThread { .. }

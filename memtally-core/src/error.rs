@@ -265,6 +265,17 @@ pub enum Error {
         after_kind: &'static str,
     },
 
+    /// Page faults cannot be sampled here (`perf_event_open` refused).
+    #[error(
+        "cannot sample the page faults of process {pid}: {why}; run memtally as root, give it CAP_PERFMON, or set kernel.perf_event_paranoid to 1 or less (0 to see faults the kernel takes for it); another user's process needs root or CAP_PERFMON either way"
+    )]
+    FaultsDenied {
+        /// The process.
+        pid: u32,
+        /// What perf_event_open answered, and the paranoid setting.
+        why: String,
+    },
+
     /// A thread memtally started to read stopped with a panic: a bug, not
     /// the input's fault; nothing it read is used.
     #[error("{what} stopped with a panic: a bug in memtally; please report it with the command that ran")]
@@ -296,6 +307,8 @@ pub enum UseCase {
     Capture,
     /// Measure processes' working set (it resets their referenced bits).
     Wss,
+    /// Sample processes' page faults.
+    Faults,
 }
 
 impl std::fmt::Display for UseCase {
@@ -304,6 +317,7 @@ impl std::fmt::Display for UseCase {
             UseCase::Show => "show",
             UseCase::Capture => "capture",
             UseCase::Wss => "wss",
+            UseCase::Faults => "faults",
         })
     }
 }

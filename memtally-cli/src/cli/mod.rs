@@ -12,6 +12,7 @@ mod diff;
 mod duration;
 #[cfg(feature = "serve")]
 mod export;
+mod faults;
 mod files;
 mod gpu;
 mod help;
@@ -80,6 +81,7 @@ Examples:
   memtally report -o report.html    one self-contained HTML page: treemap, waterfall, every process
   memtally watch PID -o s.csv       growth rates; memtally plot s.csv -o s.svg
   memtally wss PID --interval 5s    what it touched in 5 s: its working set, and what is cold
+  memtally faults PID --for 30s     which code made its memory grow: page faults by stack (root)
   memtally vmmap saved.txt          macOS vmmap: GPU memory by purgeable state
   memtally cgroup [PATH]            containers: charge, limit, working set beside their processes' PSS
   memtally machine                  MemTotal split into lines that add up, each with its source
@@ -128,6 +130,9 @@ pub enum Command {
     /// touched). Resets the selected processes' referenced bits (clear_refs), which may sway the
     /// kernel's reclaim; never any other process's.
     Wss(wss::WssArgs),
+    /// Which code made the memory grow: page faults sampled with their call stacks
+    /// (perf_event_open), bytes by category, read or written, and the top stacks of each.
+    Faults(faults::FaultsArgs),
     /// Draw a watch series or a snapshot as an SVG chart.
     #[cfg(feature = "plot")]
     Plot(plot::PlotArgs),
@@ -178,6 +183,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
         Some(Command::Report(args)) => report::run(&root, &args, out),
         Some(Command::Watch(args)) => watch::run(&root, &args, out),
         Some(Command::Wss(args)) => wss::run(&root, &args, out),
+        Some(Command::Faults(args)) => faults::run(&root, &args, out),
         #[cfg(feature = "plot")]
         Some(Command::Plot(args)) => plot::run(&args, out),
         Some(Command::Vmmap(args)) => vmmap::run(&args, out),

@@ -98,6 +98,7 @@ fn needs(command: Option<&Command>) -> (&'static str, Needs) {
         Command::Snapshot(_) => ("snapshot", Proc),
         Command::Watch(_) => ("watch", Proc),
         Command::Wss(_) => ("wss", Proc),
+        Command::Faults(_) => ("faults", Proc),
         Command::Capture(_) => ("capture", Proc),
         #[cfg(feature = "serve")]
         Command::Serve(_) => ("serve", Proc),

@@ -27,6 +27,9 @@ impl fmt::Display for Worded<'_> {
             Error::NoSelection { use_case: UseCase::Wss } => f.write_str(
                 "wss needs a PID or a selection (--pid, --tree, --name, --user, --cgroup): it resets the referenced bits of the processes it measures, so it never measures every process unasked",
             ),
+            Error::NoSelection { use_case: UseCase::Faults } => f.write_str(
+                "faults needs a PID or a selection (--pid, --tree, --name, --user, --cgroup)",
+            ),
             Error::NoSelection { use_case: UseCase::Capture } => f.write_str(
                 "capture needs a PID or a selection (--pid, --tree, --name, --user, --cgroup)",
             ),

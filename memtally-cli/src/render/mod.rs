@@ -14,6 +14,7 @@ mod diff_footprint;
 pub mod errors;
 #[cfg(feature = "serve")]
 pub mod exporter_metrics;
+pub mod faults;
 pub mod files;
 pub mod gpu;
 pub mod html;

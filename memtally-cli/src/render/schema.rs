@@ -38,6 +38,7 @@ pub const DOCUMENTS: &[Document] = &[
     doc("cgroup", "memtally cgroup --format json", crate::render::cgroup::schema),
     doc("gpu", "memtally gpu --format json", crate::render::gpu::schema),
     doc("wss", "memtally wss --format json", crate::render::wss::schema),
+    doc("faults", "memtally faults --format json", crate::render::faults::schema),
     doc("shared", "memtally shared --format json", crate::render::pages::shared::schema),
     doc(
         "show-pages",

@@ -44,6 +44,8 @@ mod exit_races;
 #[cfg(target_os = "linux")]
 mod exporter_cost;
 #[cfg(target_os = "linux")]
+mod faults;
+#[cfg(target_os = "linux")]
 mod figures;
 #[cfg(target_os = "linux")]
 mod files;

@@ -67,6 +67,7 @@ const COMMAND_SCHEMAS: &[(&str, &[&str])] = &[
     ("diff", &["diff"]),
     ("watch", &["watch"]),
     ("wss", &["wss"]),
+    ("faults", &["faults"]),
     ("vmmap", &["vmmap"]),
     ("gpu", &["gpu"]),
     ("machine", &["machine"]),
@@ -118,7 +119,7 @@ fn validator(name: &str) -> jsonschema::Validator {
 /// What is wrong with `doc` by the schema `name` (empty when it is valid).
 /// Each schema is compiled once a thread: a snapshot file is checked line
 /// by line, and compiling the schema for every line took most of the run.
-fn errors(name: &str, doc: &Value) -> Vec<String> {
+pub(crate) fn errors(name: &str, doc: &Value) -> Vec<String> {
     thread_local! {
         static COMPILED: std::cell::RefCell<std::collections::HashMap<String, jsonschema::Validator>> =
             Default::default();
@@ -297,6 +298,7 @@ fn live_outputs_match_their_schemas() {
     check("cgroup", &["cgroup", "--format", "json"], &mut bad);
     check("gpu", &["gpu", "--format", "json"], &mut bad);
     check("wss", &["wss", &pid, "--interval", "50ms", "--format", "json"], &mut bad);
+    check("faults", &["faults", &pid, "--for", "100ms", "--format", "json"], &mut bad);
     // The page-level documents (root: page frame numbers).
     check("show-pages", &["show", &pid, "--pages", "--format", "json"], &mut bad);
     check("show-exact", &["show", "--pid", &pid, "--exact", "--format", "json"], &mut bad);

@@ -9,6 +9,8 @@ pub mod classic;
 pub mod diff;
 pub mod diff_exact;
 pub(crate) mod exclusive;
+pub mod fault_report;
+pub mod faults;
 pub mod files;
 pub mod gpu;
 pub mod group;

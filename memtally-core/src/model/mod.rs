@@ -2,6 +2,7 @@
 //! shape for Linux and macOS, its `Sizes`, and the process around them.
 
 pub(crate) mod cgroup;
+pub mod faults;
 pub mod gpu;
 pub(crate) mod group;
 pub mod guard;

@@ -37,6 +37,8 @@ use rustix::fs::{AtFlags, FileType, Mode, RawMode, RenameFlags, CWD};
 pub(crate) use rustix::fs::OFlags;
 
 pub(crate) mod libproc;
+#[cfg(target_os = "linux")]
+pub(crate) mod perf;
 
 /// One directory entry's name as the C calls take it.
 pub(crate) fn c_name(name: &OsStr) -> io::Result<CString> {

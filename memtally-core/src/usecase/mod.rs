@@ -7,6 +7,7 @@
 pub mod capture;
 pub mod cgroup;
 pub mod diff;
+pub mod faults;
 pub mod files;
 pub mod gpu;
 pub mod machine;

@@ -1,0 +1,347 @@
+//! `memtally faults` on a C child whose three functions touch 48 MiB of
+//! heap, 16 MiB of a second anonymous mapping and write 8 MiB of a
+//! MAP_PRIVATE file: each function is found, with its bytes in the right
+//! category, and the total agrees with the child's RSS growth (and the
+//! written bytes with its Private_Dirty growth), built with frame
+//! pointers and without. Ctrl-C ends the recording and keeps it.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::support::{memtally, Killed};
+
+const MIB: u64 = 1 << 20;
+
+const CHILD_C: &str = r#"
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#define MIB (1024UL * 1024UL)
+/* Transparent huge pages off: one fault is one base page. */
+__attribute__((noinline)) void touch_heap(size_t n) {
+    volatile char *p = malloc(n);
+    madvise((void *)((unsigned long)p & ~4095UL), n, MADV_NOHUGEPAGE);
+    for (size_t i = 0; i < n; i += 4096) p[i] = 1;
+}
+__attribute__((noinline)) void touch_anon(size_t n) {
+    volatile char *p = mmap(0, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    madvise((void *)p, n, MADV_NOHUGEPAGE);
+    for (size_t i = 0; i < n; i += 4096) p[i] = 2;
+}
+__attribute__((noinline)) void write_file(const char *path, size_t n) {
+    int fd = open(path, O_RDWR);
+    volatile char *p = mmap(0, n, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    for (size_t i = 0; i < n; i += 4096) p[i] = 3;
+}
+int main(int argc, char **argv) {
+    char c;
+    if (write(1, "ready\n", 6) != 6 || read(0, &c, 1) != 1) return 1;
+    touch_heap(48 * MIB);
+    touch_anon(16 * MIB);
+    write_file(argv[1], 8 * MIB);
+    if (write(1, "done\n", 5) != 5) return 1;
+    for (;;) pause();
+}
+"#;
+
+/// `Rss` and `Private_Dirty` of smaps_rollup, in bytes.
+fn rollup(pid: u32) -> (u64, u64) {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap();
+    let kb = |key: &str| {
+        let line = text.lines().find(|l| l.starts_with(key)).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+    };
+    (kb("Rss:"), kb("Private_Dirty:"))
+}
+
+/// Bytes of the category's stacks whose innermost frame is `function`,
+/// and the category's bytes.
+fn attributed(doc: &Value, category: &str, function: &str) -> (u64, u64) {
+    let Some(c) = doc["categories"].as_array().unwrap().iter().find(|c| c["category"] == category)
+    else {
+        return (0, 0);
+    };
+    let mine = c["stacks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["frames"][0] == function)
+        .map(|s| s["bytes"].as_u64().unwrap())
+        .sum();
+    (mine, c["bytes"].as_u64().unwrap())
+}
+
+fn within(a: u64, b: u64, share: f64) -> bool {
+    (a as f64 - b as f64).abs() <= share * b as f64
+}
+
+#[test]
+fn three_functions_found_in_their_categories_and_rss_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("grow.c");
+    std::fs::write(&src, CHILD_C).unwrap();
+    let file = dir.path().join("data");
+    std::fs::write(&file, vec![0u8; 8 << 20]).unwrap();
+    for (name, flag) in [("fp", "-fno-omit-frame-pointer"), ("nofp", "-fomit-frame-pointer")] {
+        let exe = dir.path().join(name);
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        let built = Command::new(&cc).args(["-O2", "-g", flag, "-o"]).arg(&exe).arg(&src).status();
+        assert!(built.is_ok_and(|s| s.success()), "{cc} builds the test child");
+        let mut command = Command::new(&exe);
+        command.arg(&file);
+        let Some(doc) = trace(command) else { return };
+        let (rss, dirty, doc) = doc;
+        let pairs = [
+            ("heap", "touch_heap", 48 * MIB),
+            ("heap", "touch_anon", 16 * MIB),
+            ("file_data", "write_file", 8 * MIB),
+        ];
+        for (category, function, bytes) in pairs {
+            let (mine, _) = attributed(&doc, category, function);
+            assert!(
+                mine as f64 >= 0.95 * bytes as f64 && mine <= bytes + MIB,
+                "{name}: {function}: {mine} bytes in {category}, wanted {bytes}: {doc:#}"
+            );
+        }
+        let heap =
+            attributed(&doc, "heap", "touch_heap").0 + attributed(&doc, "heap", "touch_anon").0;
+        let (_, heap_all) = attributed(&doc, "heap", "-");
+        assert!(heap as f64 >= 0.95 * heap_all as f64, "{name}: heap {heap} of {heap_all}");
+        let (file_mine, file_all) = attributed(&doc, "file_data", "write_file");
+        assert!(file_mine as f64 >= 0.95 * file_all as f64, "{name}: {file_mine} of {file_all}");
+        let total = doc["bytes"].as_u64().unwrap();
+        assert!(within(total, rss, 0.02), "{name}: faulted {total}, RSS grew {rss}");
+        let written = doc["write"].as_u64().unwrap();
+        assert!(
+            within(written, dirty, 0.02),
+            "{name}: written {written}, Private_Dirty grew {dirty}"
+        );
+        assert_eq!(doc["lost"], 0, "{name}: no sample lost");
+        let invalid = crate::schemas::errors("faults", &doc);
+        assert!(invalid.is_empty(), "{name}: docs/schema/faults.json: {invalid:?}");
+        if name == "fp" {
+            let frames = &doc["categories"][0]["stacks"][0]["frames"];
+            assert_eq!(
+                frames[1], "main",
+                "{name}: the caller from the frame-pointer chain: {doc:#}"
+            );
+        }
+    }
+}
+
+/// Starts the child, records its faults while it grows, ends the
+/// recording with SIGINT; `None` (printed why) where faults cannot be
+/// sampled here. The RSS and Private_Dirty growth, and the document.
+fn trace(mut command: Command) -> Option<(u64, u64, Value)> {
+    let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let child = Killed(child);
+    let pid = child.0.id();
+    let mut ready = [0u8; 6];
+    out.read_exact(&mut ready).unwrap();
+    let before = rollup(pid);
+    let pid_arg = pid.to_string();
+    let (rec, _err) = recorder(&[&pid_arg, "--for", "60s", "--top", "50", "--format", "json"])?;
+    stdin.write_all(b"x").unwrap();
+    let mut done = [0u8; 5];
+    out.read_exact(&mut done).unwrap();
+    assert_eq!(&done, b"done\n");
+    let after = rollup(pid);
+    // Let the recorder drain what the child did, then end it as Ctrl-C would.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: a plain kill(2) of the recorder this test started.
+    assert_eq!(unsafe { libc::kill(rec.id() as i32, libc::SIGINT) }, 0);
+    let output = rec.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "ended by SIGINT");
+    let doc: Value = serde_json::from_slice(&output.stdout).expect("the recording is printed");
+    drop(child);
+    Some((after.0 - before.0, after.1 - before.1, doc))
+}
+
+/// A real program: python3 growing a list. Its heap grows by what the
+/// list holds, written, and the stacks name the interpreter's allocating
+/// functions (where its binary has symbols: else skipped, said why). The
+/// `python3` on PATH may be a wrapper that execs the interpreter: the
+/// recording follows the exec.
+#[test]
+fn python_growing_a_list_names_its_allocator() {
+    let script =
+        "import sys\nsys.stdout.write('ready\\n'); sys.stdout.flush()\nsys.stdin.read(1)\n\
+                  x = ['item %d' % i * 4 for i in range(200000)]\n\
+                  sys.stdout.write('done\\n'); sys.stdout.flush()\nsys.stdin.read(1)\n";
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let mut command = Command::new("python3");
+    command.args(["-c", script]);
+    let Some((rss, _, doc)) = trace(command) else { return };
+    let heap = doc["categories"].as_array().unwrap().iter().find(|c| c["category"] == "heap");
+    let heap = heap.unwrap_or_else(|| panic!("a heap category: {doc:#}"));
+    let written = heap["write"].as_u64().unwrap();
+    assert!(written >= 16 * MIB, "the list's strings are written heap: {written}");
+    assert!(
+        within(doc["bytes"].as_u64().unwrap(), rss, 0.05),
+        "faulted vs RSS growth {rss}: {doc:#}"
+    );
+    let names: Vec<&str> = heap["stacks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["frames"].as_array().unwrap().iter().filter_map(|f| f.as_str()))
+        .filter(|f| !f.contains("+0x") && !f.starts_with('['))
+        .collect();
+    if names.is_empty() {
+        eprintln!("skipped: this python3 has no symbols for its allocator: {doc:#}");
+        return;
+    }
+    assert!(
+        names.iter().any(|n| n.contains("Malloc") || n.contains("alloc") || n.contains("PyList")),
+        "an allocating function is named: {names:?}"
+    );
+}
+
+/// Without the privilege, one line says what is needed, and the exit
+/// code is 4 (a permission).
+#[test]
+fn without_the_privilege_one_line_says_what_is_needed() {
+    let child = crate::support::lone::lone(MIB as usize);
+    let pid = child.child.0.id().to_string();
+    if unsafe { libc::geteuid() } != 0 || Command::new("setpriv").arg("--version").output().is_err()
+    {
+        eprintln!("skipped: needs root and setpriv to run as uid 65534");
+        return;
+    }
+    let out = crate::privileges::memtally_with(&[], &["faults", &pid, "--for", "1s"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid").unwrap();
+    if paranoid.trim().parse::<i32>().unwrap() < 0 {
+        eprintln!("skipped: perf_event_paranoid is -1, nothing is refused");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.contains("CAP_PERFMON") && err.contains("perf_event_paranoid"), "{err}");
+}
+
+/// A full buffer loses samples: they are counted, in JSON and in a note
+/// under the table, never passed off as no faults. The recorder is
+/// stopped (SIGSTOP) while the child faults, so its one-page buffer fills.
+#[test]
+fn lost_samples_are_counted_and_said() {
+    let (_dir, exe) = crate::support::lone::build("faulter", FAULTER_C);
+    let mut child =
+        Command::new(&exe).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let child = Killed(child);
+    let mut ready = [0u8; 6];
+    out.read_exact(&mut ready).unwrap();
+    let pid = child.0.id().to_string();
+    for format in ["json", "table"] {
+        let args = ["--for", "60s", "--buffer-pages", "1", "--format", format];
+        let Some((rec, _err)) = recorder(&[&[pid.as_str()][..], &args].concat()) else { return };
+        // SAFETY: kill(2) of the recorder this test started.
+        assert_eq!(unsafe { libc::kill(rec.id() as i32, libc::SIGSTOP) }, 0);
+        stdin.write_all(b"x").unwrap();
+        let mut done = [0u8; 5];
+        out.read_exact(&mut done).unwrap();
+        assert_eq!(unsafe { libc::kill(rec.id() as i32, libc::SIGCONT) }, 0);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert_eq!(unsafe { libc::kill(rec.id() as i32, libc::SIGINT) }, 0);
+        let output = rec.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&output.stdout);
+        if format == "json" {
+            let doc: Value = serde_json::from_str(&text).unwrap();
+            let (lost, samples) = (doc["lost"].as_u64().unwrap(), doc["samples"].as_u64().unwrap());
+            assert!(
+                lost > 1000,
+                "16 MiB is 4096 faults; a page holds few: lost {lost}, read {samples}"
+            );
+            assert!(
+                samples + lost >= 4096,
+                "every fault is read or counted lost: {samples} + {lost}"
+            );
+        } else {
+            assert!(text.contains("samples were lost"), "{text}");
+        }
+    }
+}
+
+/// Touches 16 MiB of new memory for each byte read on standard input.
+const FAULTER_C: &str = r#"
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+int main(void) {
+    char c;
+    if (write(1, "ready\n", 6) != 6) return 1;
+    while (read(0, &c, 1) == 1) {
+        size_t n = 16 << 20;
+        volatile char *p = mmap(0, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        madvise((void *)p, n, MADV_NOHUGEPAGE);
+        for (size_t i = 0; i < n; i += 4096) p[i] = 1;
+        if (write(1, "done\n", 5) != 5) return 1;
+    }
+    return 0;
+}
+"#;
+
+/// `--sample N` takes one fault in N and scales the bytes by N: 16 MiB
+/// touched reads as 16 MiB from about 4096 / N samples.
+#[test]
+fn one_in_n_is_sampled_and_scaled() {
+    let (_dir, exe) = crate::support::lone::build("faulter", FAULTER_C);
+    let mut child =
+        Command::new(&exe).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let child = Killed(child);
+    let mut ready = [0u8; 6];
+    out.read_exact(&mut ready).unwrap();
+    let pid = child.0.id().to_string();
+    let Some((rec, _err)) = recorder(&[&pid, "--for", "60s", "--sample", "8", "--format", "json"])
+    else {
+        return;
+    };
+    stdin.write_all(b"x").unwrap();
+    let mut done = [0u8; 5];
+    out.read_exact(&mut done).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: kill(2) of the recorder this test started.
+    assert_eq!(unsafe { libc::kill(rec.id() as i32, libc::SIGINT) }, 0);
+    let doc: Value = serde_json::from_slice(&rec.wait_with_output().unwrap().stdout).unwrap();
+    assert_eq!(doc["sample_period"], 8);
+    let samples = doc["samples"].as_u64().unwrap();
+    assert!((500..=530).contains(&samples), "about 4096 / 8 samples: {samples}");
+    let heap = attributed(&doc, "heap", "-").1;
+    assert!(within(heap, 16 * MIB, 0.03), "16 MiB, scaled: {heap}");
+}
+
+/// Starts `memtally faults ARGS`, its stderr's first line read: `None`
+/// (the refusal printed, exit code 4 checked) where faults cannot be
+/// sampled here. The reader keeps its stderr open.
+fn recorder(args: &[&str]) -> Option<(std::process::Child, BufReader<std::process::ChildStderr>)> {
+    let mut rec = memtally()
+        .arg("faults")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(rec.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    if line.starts_with("recording") {
+        return Some((rec, err));
+    }
+    let status = rec.wait().unwrap();
+    assert_eq!(status.code(), Some(4), "only a refusal skips: {line}");
+    eprintln!("skipped: page faults cannot be sampled here: {line}");
+    None
+}

@@ -1,0 +1,155 @@
+//! Sums sampled page faults by category, mapping, process and call
+//! stack, and names the stacks' frames at the end: no I/O here (the
+//! namer is handed in).
+
+use std::collections::HashMap;
+
+use crate::analyze::fault_report::{
+    FaultAccess, FaultBytes, FaultCategory, FaultMapping, FaultProcess, FaultReport, FaultStack,
+};
+use crate::analyze::Category;
+
+/// One sampled fault, its address already placed in a mapping.
+#[derive(Debug, Clone)]
+pub struct PlacedFault<'a> {
+    /// The process it was taken in.
+    pub pid: u32,
+    /// The category of the mapping the address fell in; `None`: none found.
+    pub category: Option<Category>,
+    /// That mapping's name.
+    pub mapping: &'a str,
+    /// Read or write.
+    pub access: FaultAccess,
+    /// The bytes the sample stands for (period × page size).
+    pub bytes: u64,
+    /// Return addresses, innermost first.
+    pub stack: &'a [u64],
+}
+
+/// The running sums.
+#[derive(Debug, Default)]
+pub struct FaultTally {
+    stacks: HashMap<(Option<Category>, u32, Vec<u64>), FaultBytes>,
+    mappings: HashMap<(Option<Category>, String), FaultBytes>,
+    processes: HashMap<u32, FaultBytes>,
+    total: FaultBytes,
+}
+
+impl FaultTally {
+    /// Counts one fault.
+    pub fn add(&mut self, f: &PlacedFault<'_>) {
+        let key = (f.category, f.pid, f.stack.to_vec());
+        self.stacks.entry(key).or_default().add(f.access, f.bytes);
+        let mapping = (f.category, f.mapping.to_string());
+        self.mappings.entry(mapping).or_default().add(f.access, f.bytes);
+        self.processes.entry(f.pid).or_default().add(f.access, f.bytes);
+        self.total.add(f.access, f.bytes);
+    }
+
+    /// The processes faults were counted for.
+    pub fn pids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.processes.keys().copied()
+    }
+
+    /// The report: per category its `top` stacks (frames named by
+    /// `name(pid, address)`; stacks whose names agree are one) and
+    /// mappings; `command(pid)` names the processes.
+    pub fn finish(
+        self,
+        top: usize,
+        mut name: impl FnMut(u32, u64) -> Vec<String>,
+        command: impl Fn(u32) -> String,
+        header: FaultReport,
+    ) -> FaultReport {
+        let mut named: HashMap<(Option<Category>, Vec<String>), FaultBytes> = HashMap::new();
+        for ((category, pid, stack), bytes) in self.stacks {
+            let frames = stack.iter().flat_map(|&ip| name(pid, ip)).collect();
+            named.entry((category, frames)).or_default().merge(&bytes);
+        }
+        let mut categories: HashMap<Option<Category>, FaultCategory> = HashMap::new();
+        for ((category, frames), bytes) in named {
+            let c = categories.entry(category).or_insert_with(|| empty(category));
+            c.bytes.merge(&bytes);
+            c.stacks.push(FaultStack { frames, bytes });
+        }
+        for ((category, mapping), bytes) in self.mappings {
+            let c = categories.entry(category).or_insert_with(|| empty(category));
+            c.mappings.push(FaultMapping { mapping, bytes });
+        }
+        let mut categories: Vec<FaultCategory> = categories.into_values().collect();
+        for c in &mut categories {
+            c.stacks
+                .sort_by(|a, b| b.bytes.bytes.cmp(&a.bytes.bytes).then(a.frames.cmp(&b.frames)));
+            c.stacks_total = c.stacks.len();
+            c.stacks.truncate(top);
+            c.mappings
+                .sort_by(|a, b| b.bytes.bytes.cmp(&a.bytes.bytes).then(a.mapping.cmp(&b.mapping)));
+        }
+        categories
+            .sort_by(|a, b| b.bytes.bytes.cmp(&a.bytes.bytes).then(a.category.cmp(&b.category)));
+        let mut processes: Vec<FaultProcess> = self
+            .processes
+            .into_iter()
+            .map(|(pid, bytes)| FaultProcess { pid, command: command(pid), bytes })
+            .collect();
+        processes.sort_by(|a, b| b.bytes.bytes.cmp(&a.bytes.bytes).then(a.pid.cmp(&b.pid)));
+        FaultReport { bytes: self.total, processes, categories, ..header }
+    }
+}
+
+fn empty(category: Option<Category>) -> FaultCategory {
+    FaultCategory {
+        category,
+        bytes: FaultBytes::default(),
+        stacks: Vec::new(),
+        stacks_total: 0,
+        mappings: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header() -> FaultReport {
+        FaultReport {
+            seconds: 1.0,
+            sample_period: 1,
+            page_size: 4096,
+            samples: 3,
+            lost: 0,
+            kernel_faults_seen: true,
+            bytes: FaultBytes::default(),
+            processes: Vec::new(),
+            categories: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn stacks_that_name_alike_are_one_and_categories_sort_by_bytes() {
+        let mut t = FaultTally::default();
+        let heap = Some(Category::Heap);
+        let f = |stack: &'static [u64], access, category| PlacedFault {
+            pid: 1,
+            category,
+            mapping: "[heap]",
+            access,
+            bytes: 4096,
+            stack,
+        };
+        t.add(&f(&[0x10, 0x20], FaultAccess::Write, heap));
+        t.add(&f(&[0x11, 0x20], FaultAccess::Write, heap));
+        t.add(&f(&[0x30], FaultAccess::Read, None));
+        let name =
+            |_pid, ip: u64| vec![if ip < 0x20 { "touch".to_string() } else { format!("f{ip:x}") }];
+        let r = t.finish(10, name, |pid| format!("p{pid}"), header());
+        assert_eq!(r.bytes.bytes, 3 * 4096);
+        assert_eq!(r.categories[0].category, heap);
+        assert_eq!(r.categories[0].stacks.len(), 1, "{:?}", r.categories[0].stacks);
+        assert_eq!(r.categories[0].stacks[0].frames, ["touch", "f20"]);
+        assert_eq!(r.categories[0].bytes.write, 2 * 4096);
+        assert_eq!(r.categories[1].category, None);
+        assert_eq!(r.categories[1].bytes.read, 4096);
+        assert_eq!(r.processes[0].command, "p1");
+    }
+}
