@@ -24,6 +24,7 @@ pub(crate) mod platform;
 mod plot;
 mod progress;
 mod report;
+#[cfg(feature = "schema")]
 mod schema;
 mod select;
 #[cfg(feature = "serve")]
@@ -153,6 +154,8 @@ pub enum Command {
     #[command(hide = true)]
     Man(man::ManArgs),
     /// Print the JSON Schema of a JSON output (docs/schema/NAME.json).
+    /// A developer's command: only in a build with the `schema` feature.
+    #[cfg(feature = "schema")]
     #[command(hide = true)]
     Schema(schema::SchemaArgs),
 }
@@ -191,6 +194,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
         Some(Command::Top(args)) => top::run(&root, &args, out),
         Some(Command::Completions(args)) => completions::run(&args, out),
         Some(Command::Man(args)) => man::run(&args, out),
+        #[cfg(feature = "schema")]
         Some(Command::Schema(args)) => schema::run(&args, out),
         #[cfg(feature = "ui")]
         Some(Command::Ui(args)) => ui::run(&root, &args, out),

@@ -49,6 +49,7 @@ fn counters(c: &Classic) -> [(&'static str, u64); 9] {
 
 /// The schema of the JSON document: each counter bytes, every one there,
 /// nothing else (docs/schema/, [`crate::render::schema`]).
+#[cfg(feature = "schema")]
 pub(crate) fn schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = counters(&Classic::default()).iter().map(|(k, _)| *k).collect();
     let properties: serde_json::Map<String, serde_json::Value> =

@@ -200,7 +200,8 @@ fn purge_changes(d: &Diff, limit: usize) -> Vec<Block> {
 
 /// One changed thing (the totals, a process, a category, a path): its
 /// key under the name of what it is, both sides and the difference.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct ChangeJson<'a> {
     #[serde(flatten)]
     key: KeyJson<'a>,
@@ -212,7 +213,8 @@ struct ChangeJson<'a> {
 }
 
 /// The name a change's key goes by.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 enum KeyJson<'a> {
     Key(&'a str),
@@ -234,7 +236,8 @@ impl<'a> ChangeJson<'a> {
 }
 
 /// A process's change, with its PID and command line.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct ProcessChangeJson<'a> {
     #[serde(flatten)]
     change: ChangeJson<'a>,
@@ -268,6 +271,7 @@ impl Serialize for DeltaJson<'_> {
 
 /// The schema of that map: each figure signed bytes or null, and a size
 /// key this build does not know ([`Sizes::extra`](memtally_core::model::Sizes)) the same.
+#[cfg(feature = "schema")]
 impl schemars::JsonSchema for DeltaJson<'_> {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "Delta".into()
@@ -286,7 +290,8 @@ impl schemars::JsonSchema for DeltaJson<'_> {
 }
 
 /// The JSON document without its regions (see [`Document`]).
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct DiffHead<'a> {
     seconds: Option<f64>,
     totals: ChangeJson<'a>,
@@ -329,7 +334,8 @@ fn json_head(d: &Diff) -> DiffHead<'_> {
 }
 
 /// A region whose purgeable state changed.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct PurgeJson<'a> {
     pid: Option<u32>,
     start: Option<u64>,
@@ -360,7 +366,8 @@ impl PurgeJson<'_> {
 }
 
 /// A region that appeared or vanished: the snapshot's region and whose.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct RegionChangeJson<'a> {
     #[serde(flatten)]
     region: &'a SnapRegion,
@@ -506,6 +513,7 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
 
 /// The schemas of the document's parts: its head (every key but the
 /// regions) and one region (docs/schema/, [`crate::render::schema`]).
+#[cfg(feature = "schema")]
 pub(crate) fn schemas(g: &mut schemars::SchemaGenerator) -> [schemars::Schema; 2] {
     [
         <DiffHead as schemars::JsonSchema>::json_schema(g),

@@ -25,6 +25,7 @@ pub mod pages;
 pub mod plot;
 #[cfg(feature = "serve")]
 pub mod prometheus;
+#[cfg(feature = "schema")]
 pub mod schema;
 pub mod show;
 pub mod stream_doc;
