@@ -7,6 +7,8 @@ mod heap;
 mod render;
 mod signal;
 mod stdout;
+#[cfg(test)]
+mod testdata;
 #[cfg(feature = "ui")]
 mod ui;
 
