@@ -10,6 +10,7 @@ pub mod classic;
 pub mod diff;
 mod diff_exact;
 mod diff_footprint;
+mod diff_json;
 pub mod errors;
 #[cfg(feature = "serve")]
 pub mod exporter_metrics;
