@@ -26,7 +26,11 @@ trap cleanup EXIT
 
 dpkg -i "$deb"
 [ "$(command -v memtally)" = /usr/bin/memtally ] || fail "memtally is not /usr/bin/memtally"
-[ "$(memtally --version)" = "memtally $want_version" ] || fail "memtally --version: $(memtally --version)"
+# `memtally VERSION (COMMIT)`, or `memtally VERSION` built outside a git checkout.
+case "$(memtally --version)" in
+  "memtally $want_version" | "memtally $want_version ("*")") ;;
+  *) fail "memtally --version: $(memtally --version)" ;;
+esac
 memtally top --pid $$ --format json > /dev/null || fail "memtally top does not run"
 
 for page in $(memtally man --list); do

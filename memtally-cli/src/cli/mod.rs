@@ -52,7 +52,7 @@ use memtally_core::Result;
 /// swapped bytes per mapping) and macOS vmmap output, and shows what each
 /// process's memory is, by category, path or region.
 #[derive(Debug, Parser)]
-#[command(name = "memtally", version, about, long_about = None, after_help = EXAMPLES)]
+#[command(name = "memtally", version = env!("MEMTALLY_VERSION"), about, long_about = None, after_help = EXAMPLES)]
 pub struct Cli {
     /// Read this recorded /proc tree instead of the live /proc (see `memtally capture`).
     #[arg(long, global = true, value_name = "DIR")]

@@ -131,6 +131,7 @@ mod ui_pace;
 mod ui_pins;
 #[cfg(target_os = "linux")]
 mod ui_screens;
+mod version;
 mod vmmap_cli;
 mod vmmap_csv;
 mod vmmap_footprint;
