@@ -8,6 +8,8 @@ mod render;
 mod signal;
 mod stdout;
 #[cfg(test)]
+mod testdata;
+#[cfg(test)]
 mod tests;
 #[cfg(feature = "ui")]
 mod ui;

@@ -89,6 +89,8 @@ pub mod error;
 pub mod model;
 pub mod source;
 mod sys;
+#[cfg(test)]
+mod testdata;
 pub mod usecase;
 pub mod write;
 

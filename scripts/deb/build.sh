@@ -53,7 +53,14 @@ install -d "$doc"
 gzip -9n < README.md > "$doc/README.md.gz"
 first_year=$(git log --reverse --format=%ad --date=format:%Y 2>/dev/null | sed -n 1p || true)
 last_year=$(git log -1 --format=%ad --date=format:%Y 2>/dev/null || date +%Y)
-cat > "$doc/copyright" <<COPYRIGHT
+# The licence texts themselves: MIT in full (LICENSE-MIT, as a Debian
+# copyright paragraph: each line indented, empty lines as " ."), Apache-2.0
+# by reference to the copy every Debian system has; and the notice of the
+# DejaVu Sans font that `memtally plot` embeds in the binary (the dejavu
+# crate), which its licence asks to go with every copy.
+indent() { sed -e 's/^[[:space:]]*$/./' -e 's/^/ /' "$@"; }
+{
+  cat <<COPYRIGHT
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: memtally
 Source: https://github.com/memtally/memtally
@@ -61,9 +68,29 @@ Source: https://github.com/memtally/memtally
 Files: *
 Copyright: ${first_year:-$last_year}-$last_year memtally maintainers
 License: MIT or Apache-2.0
+
+Files: usr/bin/memtally
+Copyright: ${first_year:-$last_year}-$last_year memtally maintainers
+ Copyright (c) 2003 by Bitstream, Inc. All Rights Reserved.
+ Bitstream Vera is a trademark of Bitstream, Inc.
+ DejaVu changes are in public domain.
+License: (MIT or Apache-2.0) and bitstream-vera
+Comment: The binary embeds the DejaVu Sans font (DejaVu fonts 2.37, through
+ the dejavu crate) to measure the text of the charts of memtally plot.
+
+License: MIT
+COPYRIGHT
+  sed -n '5,$p' LICENSE-MIT | indent
+  cat <<COPYRIGHT
+
+License: Apache-2.0
  On Debian systems the Apache License 2.0 is in
  /usr/share/common-licenses/Apache-2.0.
+
+License: bitstream-vera
 COPYRIGHT
+  indent deploy/debian/dejavu-notice
+} > "$doc/copyright"
 printf 'memtally (%s) unstable; urgency=medium\n\n  * Built from the repository by scripts/deb/build.sh.\n\n -- %s  %s\n' \
   "$version" "${DEB_MAINTAINER:-memtally maintainers <maintainers@memtally.invalid>}" \
   "$(date -R -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")" \

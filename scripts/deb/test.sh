@@ -13,6 +13,7 @@ deb=${1:-$(scripts/deb/build.sh target/debian | tail -n 1)}
 echo "deb: $deb ($(du -k "$deb" | cut -f1) KiB)"
 dpkg-deb --info "$deb" | sed -n 's/^ *\(Package\|Version\|Depends\|Installed-Size\):/  &/p'
 want_version=$(dpkg-deb --field "$deb" Version)
+fail() { echo "deb test: $*" >&2; exit 1; }
 # Debian's own package checker: no error and no warning.
 if command -v lintian >/dev/null; then
   lintian --fail-on error,warning --tag-display-limit 0 "$deb" 2>&1 | grep -v 'root privileges' || true
@@ -22,11 +23,14 @@ fi
 
 cleanup() { dpkg --purge memtally >/dev/null 2>&1 || true; }
 trap cleanup EXIT
-fail() { echo "deb test: $*" >&2; exit 1; }
 
 dpkg -i "$deb"
 [ "$(command -v memtally)" = /usr/bin/memtally ] || fail "memtally is not /usr/bin/memtally"
-[ "$(memtally --version)" = "memtally $want_version" ] || fail "memtally --version: $(memtally --version)"
+# `memtally VERSION (COMMIT)`, or `memtally VERSION` built outside a git checkout.
+case "$(memtally --version)" in
+  "memtally $want_version" | "memtally $want_version ("*")") ;;
+  *) fail "memtally --version: $(memtally --version)" ;;
+esac
 memtally top --pid $$ --format json > /dev/null || fail "memtally top does not run"
 
 for page in $(memtally man --list); do
@@ -63,6 +67,16 @@ if systemd-analyze security --help 2>/dev/null | grep -- --offline >/dev/null; t
 fi
 
 grep -qx /etc/default/memtally /var/lib/dpkg/info/memtally.conffiles || fail "/etc/default/memtally is not a conffile"
+
+# The licence texts: the MIT paragraph is LICENSE-MIT's permission text
+# word for word (as a paragraph carries it: one space in front, empty lines
+# as " ."), and Apache-2.0 is named.
+copyright=/usr/share/doc/memtally/copyright
+mit=$(awk '/^License: MIT$/ { p = 1; next } p && /^$/ { exit } p' "$copyright")
+[ "$mit" = "$(sed -n '5,$p' LICENSE-MIT | sed -e 's/^$/./' -e 's/^/ /')" ] \
+  || fail "$copyright does not carry the text of LICENSE-MIT"
+grep -q '^License: Apache-2.0$' "$copyright" || fail "$copyright has no Apache-2.0 licence paragraph"
+echo "copyright: MIT text, Apache-2.0 reference"
 
 dpkg -r memtally
 [ ! -e /usr/bin/memtally ] || fail "dpkg -r left /usr/bin/memtally"

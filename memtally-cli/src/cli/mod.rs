@@ -25,6 +25,7 @@ pub(crate) mod platform;
 mod plot;
 mod progress;
 mod report;
+#[cfg(feature = "schema")]
 mod schema;
 mod select;
 #[cfg(feature = "serve")]
@@ -52,7 +53,7 @@ use memtally_core::Result;
 /// swapped bytes per mapping) and macOS vmmap output, and shows what each
 /// process's memory is, by category, path or region.
 #[derive(Debug, Parser)]
-#[command(name = "memtally", version, about, long_about = None, after_help = EXAMPLES)]
+#[command(name = "memtally", version = env!("MEMTALLY_VERSION"), about, long_about = None, after_help = EXAMPLES)]
 pub struct Cli {
     /// Read this recorded /proc tree instead of the live /proc (see `memtally capture`).
     #[arg(long, global = true, value_name = "DIR")]
@@ -158,6 +159,8 @@ pub enum Command {
     #[command(hide = true)]
     Man(man::ManArgs),
     /// Print the JSON Schema of a JSON output (docs/schema/NAME.json).
+    /// A developer's command: only in a build with the `schema` feature.
+    #[cfg(feature = "schema")]
     #[command(hide = true)]
     Schema(schema::SchemaArgs),
 }
@@ -197,6 +200,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
         Some(Command::Top(args)) => top::run(&root, &args, out),
         Some(Command::Completions(args)) => completions::run(&args, out),
         Some(Command::Man(args)) => man::run(&args, out),
+        #[cfg(feature = "schema")]
         Some(Command::Schema(args)) => schema::run(&args, out),
         #[cfg(feature = "ui")]
         Some(Command::Ui(args)) => ui::run(&root, &args, out),

@@ -86,6 +86,7 @@ fn needs(command: Option<&Command>) -> (&'static str, Needs) {
         Command::Plot(_) => ("plot", Files),
         Command::Completions(_) => ("completions", Files),
         Command::Man(_) => ("man", Files),
+        #[cfg(feature = "schema")]
         Command::Schema(_) => ("schema", Files),
         // A saved report or snapshot drawn (`--input`, `--diff`) is a file.
         Command::Report(a) if a.input.is_some() || !a.diff.is_empty() => ("report", Files),

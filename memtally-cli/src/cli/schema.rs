@@ -1,7 +1,9 @@
 //! `memtally schema [NAME]`: the JSON Schema of a JSON output
 //! (docs/schema/NAME.json), built from the types that print it.
 //! `--list` names them. Hidden from `--help`: it regenerates the
-//! committed files (tests/cli/schemas.rs, `MEMTALLY_BLESS=1`).
+//! committed files (tests/cli/schemas.rs, `MEMTALLY_BLESS=1`). Only in a
+//! build with the `schema` feature (the test command's), not the
+//! installed binary.
 
 use std::io::Write;
 

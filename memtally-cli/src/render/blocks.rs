@@ -136,10 +136,6 @@ mod tests {
         assert!(rest.is_empty(), "{name} printed lines of no block: {rest}");
     }
 
-    fn fixture(path: &str) -> std::path::PathBuf {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/fixtures").join(path)
-    }
-
     /// Real views, built from recorded fixtures, each with every part it
     /// can print (vmmap's histograms and region list, gpu's three tables
     /// and its notes, cgroup's named differences).
@@ -148,9 +144,10 @@ mod tests {
         use memtally_core::usecase::vmmap::{read, VmmapInput};
         use memtally_core::{GpuOptions, ProcRoot, Silent, VmmapOptions};
 
+        let Some(fixtures) = crate::testdata::testdata("fixtures") else { return };
         let width = width::output_width();
         for name in ["04_modern_gpu_purge.txt", "09_summary_only.txt", "12_unreadable.txt"] {
-            let input = VmmapInput::File(fixture("vmmap").join(name));
+            let input = VmmapInput::File(fixtures.join("vmmap").join(name));
             let opts = VmmapOptions::default().with_keep_regions(true);
             let report = read(&input, &opts, &mut ()).unwrap();
             let view = VmmapView {
@@ -162,7 +159,7 @@ mod tests {
             };
             assert_printed_by_blocks(name, &view, view.blocks(width));
         }
-        let machine = ProcRoot::new(fixture("gpu/machine"));
+        let machine = ProcRoot::new(fixtures.join("gpu/machine"));
         let report = memtally_core::usecase::gpu::gpu(&machine, &GpuOptions::default()).unwrap();
         assert!(!report.totals.is_empty(), "the recorded machine has GPU clients");
         let gpu = GpuView { report };
@@ -174,7 +171,7 @@ mod tests {
         )
         .unwrap();
         assert_printed_by_blocks("cgroup", &cgroups, crate::render::cgroup::blocks(&cgroups));
-        let python = ProcRoot::new(fixture("linux/python3-mmap/proc"));
+        let python = ProcRoot::new(fixtures.join("linux/python3-mmap/proc"));
         use memtally_core::usecase::show::{show, ShowOptions, ShowView, Shown};
         let view = ShowView::Classic(11364);
         let Ok(Shown::Classic(classic)) =

@@ -16,7 +16,8 @@ use crate::render::units::{human, human_opt};
 use crate::render::{width, Printer};
 
 /// The JSON document (docs/json.md, "cgroup").
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct CgroupJson<'a> {
     layout: Option<LayoutJson<'a>>,
     processes: usize,
@@ -25,7 +26,8 @@ struct CgroupJson<'a> {
 }
 
 /// Which cgroup hierarchy was read: `v1` or `v2`, and where.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct LayoutJson<'a> {
     version: u8,
     dir: &'a Path,
@@ -33,7 +35,8 @@ struct LayoutJson<'a> {
 
 /// A row: the library's own (path, processes, memory, working set,
 /// parts) and its processes' PSS figures.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct CgroupRowJson<'a> {
     #[serde(flatten)]
     row: &'a CgroupRow,
@@ -225,6 +228,7 @@ impl Printer for CgroupView {
 
 /// The schema of this view's JSON document, its definitions gathered in
 /// `g` (docs/schema/, [`crate::render::schema`]).
+#[cfg(feature = "schema")]
 pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
     <CgroupJson as schemars::JsonSchema>::json_schema(g)
 }

@@ -49,6 +49,7 @@ fn counters(c: &Classic) -> [(&'static str, u64); 9] {
 
 /// The schema of the JSON document: each counter bytes, every one there,
 /// nothing else (docs/schema/, [`crate::render::schema`]).
+#[cfg(feature = "schema")]
 pub(crate) fn schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = counters(&Classic::default()).iter().map(|(k, _)| *k).collect();
     let properties: serde_json::Map<String, serde_json::Value> =
@@ -59,7 +60,7 @@ pub(crate) fn schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 /// Perl prints numbers with `%.15g`; page-aligned sizes are whole kB, but
 /// an unaligned range would give a fraction, printed as Perl would.
 fn perl_kb(bytes: u64) -> String {
-    if bytes % 1024 == 0 {
+    if bytes.is_multiple_of(1024) {
         return (bytes / 1024).to_string();
     }
     // %.15g keeps 15 significant digits and drops trailing zeros.

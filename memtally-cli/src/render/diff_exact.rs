@@ -78,7 +78,8 @@ pub(crate) fn exact_changes(d: &Diff, limit: usize) -> Vec<Block> {
 }
 
 /// `exact` in the diff's JSON: the selection and each process.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(crate) struct ExactDiffJson<'a> {
     selection: ExactChangeJson<'a>,
     processes: Vec<ExactChangeJson<'a>>,
@@ -86,7 +87,8 @@ pub(crate) struct ExactDiffJson<'a> {
 
 /// One figure before and after (`null` where the side lacks it) and the
 /// signed change of each of its parts.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct ExactChangeJson<'a> {
     /// The process; `null` for the selection.
     pid: Option<u32>,
@@ -98,7 +100,8 @@ struct ExactChangeJson<'a> {
 }
 
 /// Signed bytes, `null` where a side was read without a figure.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct ExactDeltaJson {
     exclusive: Option<i64>,
     anon: Option<i64>,

@@ -181,7 +181,8 @@ fn command(view: &Files, m: &Mapper) -> String {
 }
 
 /// The documented JSON document (docs/json.md, "files").
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct FilesJson<'a> {
     files: Vec<FileJson<'a>>,
     files_omitted: usize,
@@ -193,7 +194,8 @@ struct FilesJson<'a> {
 }
 
 /// One file's row.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct FileJson<'a> {
     path: &'a str,
     backing: String,
@@ -230,7 +232,8 @@ impl<'a> FileJson<'a> {
 }
 
 /// One process's part of a file.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct MapperJson<'a> {
     pid: u32,
     command: &'a str,
@@ -242,6 +245,7 @@ struct MapperJson<'a> {
 }
 
 /// The JSON Schema of this document (docs/schema/).
+#[cfg(feature = "schema")]
 pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
     <FilesJson as schemars::JsonSchema>::json_schema(g)
 }

@@ -147,7 +147,8 @@ pub(crate) fn blocks(report: &GpuReport) -> Vec<Block> {
 
 /// The documented JSON document (docs/gpu-json.md): the library's report,
 /// each process and the whole with its notes worded.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct GpuJson<'a> {
     processes: Vec<WithNotes<'a, GpuProcess>>,
     totals: &'a [GpuEntry],
@@ -236,6 +237,7 @@ fn csv(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
 
 /// The schema of this view's JSON document, its definitions gathered in
 /// `g` (docs/schema/, [`crate::render::schema`]).
+#[cfg(feature = "schema")]
 pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
     <GpuJson as schemars::JsonSchema>::json_schema(g)
 }

@@ -25,6 +25,22 @@ pub const SCHEMA_KEY: &str = "schema";
 /// version, `memtally_snapshot`, instead.
 pub const SCHEMA_VERSION: u64 = 1;
 
+/// A document [`line`] and the streamed documents print. With the
+/// `schema` feature (the schema test's build, tests/cli/schemas.rs) it
+/// must also have a JSON Schema (docs/schema/, `memtally schema`): a
+/// printed type without `#[derive(JsonSchema)]` does not compile there.
+/// The installed binary, built without it, carries no schema code.
+#[cfg(feature = "schema")]
+pub trait Doc: Serialize + schemars::JsonSchema {}
+#[cfg(feature = "schema")]
+impl<T: Serialize + schemars::JsonSchema + ?Sized> Doc for T {}
+/// A document [`line`] and the streamed documents print (with the
+/// `schema` feature, one that has a JSON Schema too).
+#[cfg(not(feature = "schema"))]
+pub trait Doc: Serialize {}
+#[cfg(not(feature = "schema"))]
+impl<T: Serialize + ?Sized> Doc for T {}
+
 /// `doc` as a JSON value: every object's keys sorted.
 pub fn sorted(doc: &impl Serialize) -> io::Result<serde_json::Value> {
     serde_json::to_value(doc).map_err(io::Error::other)
@@ -38,10 +54,9 @@ pub fn with_schema(keys: &mut serde_json::Map<String, serde_json::Value>) {
 }
 
 /// Prints the document `doc` with its keys sorted, the [`SCHEMA_KEY`]
-/// among them, and a newline. A document must have a JSON Schema
-/// (docs/schema/, [`crate::render::schema`]): a printed type without
-/// `#[derive(JsonSchema)]` does not compile.
-pub fn line(out: &mut dyn Write, doc: &(impl Serialize + schemars::JsonSchema)) -> io::Result<()> {
+/// among them, and a newline. A [`Doc`]: with the `schema` feature, a
+/// printed type without `#[derive(JsonSchema)]` does not compile.
+pub fn line(out: &mut dyn Write, doc: &impl crate::render::json::Doc) -> io::Result<()> {
     let mut doc = sorted(doc)?;
     if let serde_json::Value::Object(keys) = &mut doc {
         with_schema(keys);
@@ -56,7 +71,7 @@ pub fn line(out: &mut dyn Write, doc: &(impl Serialize + schemars::JsonSchema)) 
 /// iterator (`doc` holds it empty), so no copy of it is built.
 pub fn line_with_arrays(
     out: &mut dyn Write,
-    doc: &(impl Serialize + schemars::JsonSchema),
+    doc: &impl crate::render::json::Doc,
     arrays: &mut [(&str, &mut dyn Entries)],
 ) -> io::Result<()> {
     let mut doc = sorted(doc)?;
@@ -118,6 +133,7 @@ pub struct Figures<'a> {
 /// The schema of those maps: any figure by name, bytes or null. Which
 /// figures a view prints is chosen at run time (`--sort`, `wss`), so each
 /// is allowed and none required; a key that is no figure is not.
+#[cfg(feature = "schema")]
 impl schemars::JsonSchema for Figures<'_> {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "Figures".into()

@@ -15,7 +15,8 @@ use crate::render::Printer;
 
 /// The JSON document (docs/json.md, "machine"): the library's waterfall
 /// and how many processes it rests on.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct MachineJson<'a> {
     #[serde(flatten)]
     machine: &'a Machine,
@@ -251,6 +252,7 @@ impl Printer for MachineView {
 
 /// The schema of this view's JSON document, its definitions gathered in
 /// `g` (docs/schema/, [`crate::render::schema`]).
+#[cfg(feature = "schema")]
 pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
     <MachineJson as schemars::JsonSchema>::json_schema(g)
 }

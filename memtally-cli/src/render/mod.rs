@@ -11,6 +11,7 @@ pub mod diff;
 mod diff_columns;
 mod diff_exact;
 mod diff_footprint;
+mod diff_json;
 pub mod errors;
 #[cfg(feature = "serve")]
 pub mod exporter_metrics;
@@ -27,6 +28,7 @@ pub mod pages;
 pub mod plot;
 #[cfg(feature = "serve")]
 pub mod prometheus;
+#[cfg(feature = "schema")]
 pub mod schema;
 pub mod show;
 pub mod stream_doc;

@@ -193,7 +193,8 @@ fn figure_or_none(v: Option<u64>) -> String {
 
 /// A library value serialized as it is, then its notes worded, as the
 /// last key: for values whose own `notes` the library leaves unserialized.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WithNotes<'a, T: Serialize> {
     #[serde(flatten)]
     pub value: &'a T,

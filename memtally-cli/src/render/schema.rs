@@ -153,7 +153,7 @@ fn vmmap(g: &mut SchemaGenerator) -> Schema {
 
 /// diff's document: the head, with the regions written one at a time.
 fn diff(g: &mut SchemaGenerator) -> Schema {
-    let [mut head, region] = crate::render::diff::schemas(g);
+    let [mut head, region] = crate::render::diff_json::schemas(g);
     with_array(&mut head, "regions", region);
     head
 }

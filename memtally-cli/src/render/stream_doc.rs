@@ -33,6 +33,7 @@ impl Default for StreamDoc {
 pub struct NoKeys;
 
 /// No keys: an object that has none.
+#[cfg(feature = "schema")]
 impl schemars::JsonSchema for NoKeys {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "NoKeys".into()
@@ -67,11 +68,7 @@ impl StreamDoc {
 
     /// `{`, the keys of `head` (sorted), and the opening of the array `key`.
     /// Head and tail must have a JSON Schema, as [`json::line`](crate::render::json::line)'s documents.
-    pub fn open(
-        &mut self,
-        head: &(impl Serialize + schemars::JsonSchema),
-        key: &str,
-    ) -> io::Result<()> {
+    pub fn open(&mut self, head: &impl crate::render::json::Doc, key: &str) -> io::Result<()> {
         self.buf.push(b'{');
         for (k, v) in keys(head)? {
             serde_json::to_writer(&mut self.buf, &k)?;
@@ -105,7 +102,7 @@ impl StreamDoc {
 
     /// `]`, the keys of `tail` (sorted, the document's `schema` among
     /// them) and `}` with a newline.
-    pub fn close(&mut self, tail: &(impl Serialize + schemars::JsonSchema)) -> io::Result<()> {
+    pub fn close(&mut self, tail: &impl crate::render::json::Doc) -> io::Result<()> {
         self.buf.push(b']');
         let mut tail = keys(tail)?;
         crate::render::json::with_schema(&mut tail);
@@ -148,13 +145,14 @@ impl StreamDoc {
 mod tests {
     use super::*;
 
-    #[derive(Serialize, schemars::JsonSchema)]
+    #[derive(Serialize)]
+    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
     struct Head {
         pid: u32,
         comm: &'static str,
     }
 
-    fn doc(items: &[u32], head: &(impl Serialize + schemars::JsonSchema)) -> String {
+    fn doc(items: &[u32], head: &impl crate::render::json::Doc) -> String {
         let mut d = StreamDoc::default();
         d.open(head, "regions").unwrap();
         for i in items {

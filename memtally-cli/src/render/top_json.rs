@@ -49,7 +49,8 @@ fn figures_json(sizes: &Sizes) -> json::Figures<'_> {
 }
 
 /// The documented JSON document (docs/json.md, "top").
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct TopJson<'a> {
     by: &'static str,
     processes: Vec<ProcessJson<'a>>,
@@ -70,7 +71,8 @@ struct TopJson<'a> {
 }
 
 /// The exclusive figures of a row or of the selection (`--exact`).
-#[derive(Serialize, Clone, Copy, schemars::JsonSchema)]
+#[derive(Serialize, Clone, Copy)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct ExclusiveJson {
     exclusive: u64,
     exclusive_anon: u64,
@@ -91,7 +93,8 @@ impl ExclusiveJson {
 
 /// A row's exclusive keys: numbers, or `null` each where a member's pages
 /// could not be read.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct RowExclusiveJson {
     exclusive: Option<u64>,
     exclusive_anon: Option<u64>,
@@ -99,7 +102,8 @@ struct RowExclusiveJson {
     exclusive_shmem: Option<u64>,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct ProcessJson<'a> {
     pid: u32,
     ppid: u32,
@@ -114,7 +118,8 @@ struct ProcessJson<'a> {
     figures: json::Figures<'a>,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct RowJson<'a> {
     key: &'a str,
     pid: Option<u32>,
@@ -136,7 +141,8 @@ struct RowJson<'a> {
     exclusive: Option<RowExclusiveJson>,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct FailedJson<'a> {
     pid: u32,
     error: &'a str,
@@ -234,6 +240,7 @@ pub(crate) fn print(
 
 /// The schema of this view's JSON document, its definitions gathered in
 /// `g` (docs/schema/, [`crate::render::schema`]).
+#[cfg(feature = "schema")]
 pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
     <TopJson as schemars::JsonSchema>::json_schema(g)
 }

@@ -104,9 +104,10 @@ fn figures_json(sizes: &Sizes, wss: bool) -> json::Figures<'_> {
 }
 
 /// One line of `watch --format json` per sample (docs/json.md).
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct SampleJson<'a> {
-    #[schemars(extend("const" = "sample"))]
+    #[cfg_attr(feature = "schema", schemars(extend("const" = "sample")))]
     r#type: &'static str,
     index: usize,
     elapsed_s: f64,
@@ -115,7 +116,8 @@ struct SampleJson<'a> {
     categories: Vec<SampledCategory<'a>>,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct SampledProcess<'a> {
     pid: Option<u32>,
     command: &'a str,
@@ -123,7 +125,8 @@ struct SampledProcess<'a> {
     figures: json::Figures<'a>,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct SampledCategory<'a> {
     category: &'a str,
     label: &'a str,
@@ -201,9 +204,10 @@ fn rate(v: f64) -> String {
 
 /// The samples of one watch, (seconds since the first, sample).
 /// The last line of `watch --format json` (docs/json.md).
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct SummaryJson<'a> {
-    #[schemars(extend("const" = "summary"))]
+    #[cfg_attr(feature = "schema", schemars(extend("const" = "summary")))]
     r#type: &'static str,
     samples: usize,
     seconds: f64,
@@ -211,7 +215,8 @@ struct SummaryJson<'a> {
 }
 
 /// One series' growth rates, bytes per second.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct TrendJson<'a> {
     scope: Scope,
     key: &'a str,
@@ -402,6 +407,7 @@ pub(crate) fn summary(series: &[(f64, Sample)], all: bool) -> Vec<Block> {
 
 /// The schemas of `watch --format json`'s two kinds of line, a sample and
 /// the closing summary (docs/schema/, [`crate::render::schema`]).
+#[cfg(feature = "schema")]
 pub(crate) fn schemas(g: &mut schemars::SchemaGenerator) -> [schemars::Schema; 2] {
     [
         <SampleJson as schemars::JsonSchema>::json_schema(g),

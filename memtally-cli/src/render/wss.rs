@@ -203,7 +203,8 @@ pub fn series_line(view: &WssView, out: &mut dyn Write) -> std::io::Result<()> {
 }
 
 /// The JSON document of one sample (docs/json.md, "wss").
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct WssJson<'a> {
     index: usize,
     elapsed_s: f64,
@@ -217,7 +218,8 @@ struct WssJson<'a> {
     total: &'a Sizes,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct ProcessJson<'a> {
     pid: u32,
     comm: &'a str,
@@ -228,7 +230,8 @@ struct ProcessJson<'a> {
     categories: Vec<CategoryJson<'a>>,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct CategoryJson<'a> {
     category: &'static str,
     label: &'static str,
@@ -347,6 +350,7 @@ impl Printer for WssView<'_> {
 
 /// The schema of this view's JSON document, its definitions gathered in
 /// `g` (docs/schema/, [`crate::render::schema`]).
+#[cfg(feature = "schema")]
 pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
     <WssJson as schemars::JsonSchema>::json_schema(g)
 }

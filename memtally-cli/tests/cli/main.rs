@@ -170,6 +170,7 @@ mod ui_pace;
 mod ui_pins;
 #[cfg(target_os = "linux")]
 mod ui_screens;
+mod version;
 mod vmmap_cli;
 mod vmmap_pid;
 #[cfg(target_os = "linux")]

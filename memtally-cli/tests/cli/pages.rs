@@ -54,7 +54,7 @@ fn a_family_gives_back_its_own_pages_and_a_child_alone_its_private_ones() {
     let pss_anon: u64 = family.pids.iter().map(|&p| rollup_of(p)["pss_anon"]).sum();
     let anon = num(row, "exclusive_anon");
     assert!(
-        anon % PAGE == 0 && anon >= pss_anon && anon - pss_anon <= 3 * 1024,
+        anon.is_multiple_of(PAGE) && anon >= pss_anon && anon - pss_anon <= 3 * 1024,
         "exclusive anon {anon} vs the family's Pss_Anon {pss_anon}"
     );
     assert!(anon >= (96 * MIB) as u64, "the 64 MiB before the fork and 16 MiB each: {anon}");

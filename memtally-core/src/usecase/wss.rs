@@ -413,8 +413,9 @@ mod tests {
     /// anything is selected or held.
     #[test]
     fn a_recorded_tree_is_live_only() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../testdata/fixtures/linux/python3-mmap/proc");
+        let Some(dir) = crate::testdata::testdata("fixtures/linux/python3-mmap/proc") else {
+            return;
+        };
         let root = ProcRoot::new(&dir);
         let sel = SelectOptions::default().with_pids(vec![11364]).resolve().unwrap();
         match Wss::hold(&root, &sel) {

@@ -20,7 +20,8 @@ use crate::render::{width, Printer};
 pub struct ExactShow(pub Top);
 
 /// One line: figures of one process, or of the selection together.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Line {
     pid: Option<u32>,
     command: Option<String>,
@@ -156,7 +157,8 @@ impl Printer for ExactShow {
     }
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct ExactJson {
     processes: Vec<Line>,
     together: Line,
@@ -165,6 +167,7 @@ struct ExactJson {
 }
 
 /// The JSON Schema of this document (docs/schema/).
+#[cfg(feature = "schema")]
 pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
     <ExactJson as schemars::JsonSchema>::json_schema(g)
 }

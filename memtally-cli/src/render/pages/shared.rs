@@ -99,14 +99,16 @@ impl Printer for SharedView {
     }
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Side<'a> {
     key: &'a str,
     label: &'a str,
     processes: usize,
     pss: Option<u64>,
 }
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct PairJson<'a> {
     a: Side<'a>,
     b: Side<'a>,
@@ -114,7 +116,8 @@ struct PairJson<'a> {
     pss_a: u64,
     pss_b: u64,
 }
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct SharedJson<'a> {
     by: &'static str,
     pairs: Vec<PairJson<'a>>,
@@ -122,6 +125,7 @@ struct SharedJson<'a> {
 }
 
 /// The JSON Schema of this document (docs/schema/).
+#[cfg(feature = "schema")]
 pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
     <SharedJson as schemars::JsonSchema>::json_schema(g)
 }

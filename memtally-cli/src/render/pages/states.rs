@@ -132,13 +132,15 @@ impl Printer for PageView {
     }
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Row<'a> {
     category: &'static str,
     #[serde(flatten)]
     states: &'a PageStates,
 }
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct PagesJson<'a> {
     pid: u32,
     comm: &'a str,
@@ -153,6 +155,7 @@ struct PagesJson<'a> {
 }
 
 /// The JSON Schema of this document (docs/schema/).
+#[cfg(feature = "schema")]
 pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
     <PagesJson as schemars::JsonSchema>::json_schema(g)
 }

@@ -25,7 +25,8 @@ pub(super) fn region_json(r: &Region) -> RegionJson<'_> {
 }
 
 /// Which process the document is of (one process's document only).
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(super) struct ProcessHead<'a> {
     pid: u32,
     comm: &'a str,
@@ -41,7 +42,8 @@ impl ProcessHead<'_> {
 
 /// Every key of the document but the regions and which process: what
 /// needs every region, printed after them when they stream.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(super) struct ShowSummary<'a> {
     partial: bool,
     notes: Vec<String>,
@@ -57,7 +59,8 @@ pub(super) struct ShowSummary<'a> {
 }
 
 /// The totals' size keys, and the summable footprint derived from them.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct TotalsJson<'a> {
     #[serde(flatten)]
     sizes: &'a Sizes,
@@ -67,14 +70,16 @@ struct TotalsJson<'a> {
 }
 
 /// Shared memory's figures, and its USS.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct ShmemJson<'a> {
     #[serde(flatten)]
     sizes: &'a Sizes,
     uss: Option<u64>,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct CategoryJson<'a> {
     category: &'a str,
     label: &'static str,
@@ -83,7 +88,8 @@ struct CategoryJson<'a> {
     sizes: &'a Sizes,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct RowJson<'a> {
     key: &'a str,
     label: &'a str,
@@ -125,7 +131,8 @@ pub(super) fn summary(report: &ShowReport) -> ShowSummary<'_> {
 
 /// The document held whole: one process's (its head, summary and regions)
 /// or several processes' (`show --tree`: the summary, then each process).
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct ShowJson<'a> {
     #[serde(flatten)]
     head: Option<ProcessHead<'a>>,
@@ -138,7 +145,8 @@ struct ShowJson<'a> {
 }
 
 /// One process of several, with its own totals and regions.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct ProcessJson<'a> {
     #[serde(flatten)]
     head: ProcessHead<'a>,
@@ -175,6 +183,7 @@ fn json_doc(report: &ShowReport) -> ShowJson<'_> {
 
 /// The schema of this view's JSON document, its definitions gathered in
 /// `g` (docs/schema/, [`crate::render::schema`]).
+#[cfg(feature = "schema")]
 pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
     <ShowJson as schemars::JsonSchema>::json_schema(g)
 }

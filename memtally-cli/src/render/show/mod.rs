@@ -17,6 +17,7 @@ use crate::render::Printer;
 
 pub use self::csv::csv;
 pub use json::json;
+#[cfg(feature = "schema")]
 pub(crate) use json::schema;
 pub use stream::RegionStream;
 pub use table::table;

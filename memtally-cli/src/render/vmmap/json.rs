@@ -8,7 +8,7 @@ use serde::Serialize;
 use memtally_core::analyze::vmmap::{
     CountMismatch, Footprint, FootprintCheck, FootprintFrom, Overcommit, TotalCheck,
 };
-use memtally_core::model::region_json::{RegionObject, RegionRef, RegionWriter, VmmapRegion};
+use memtally_core::model::region_json::{RegionRef, RegionWriter, VmmapRegion};
 use memtally_core::model::vmmap::{
     Diagnostics, Header, MallocZoneRow, Problem, SummaryRow, VRegion, VRegionSink,
 };
@@ -19,7 +19,8 @@ use crate::render::stream_doc::{NoKeys, StreamDoc};
 use super::VmmapView;
 use crate::render::table::csv_text;
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct JsonBreakdown<'a> {
     region_type: &'a str,
     purge: &'a str,
@@ -30,21 +31,24 @@ struct JsonBreakdown<'a> {
     swap: Option<u64>,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct JsonFootprint<'a> {
     region_type: &'a str,
     #[serde(flatten)]
     footprint: &'a Footprint,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct JsonFootprintTotal<'a> {
     from: FootprintFrom,
     #[serde(flatten)]
     footprint: &'a Footprint,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct JsonHistRow {
     vsize: u64,
     regions: u64,
@@ -55,34 +59,39 @@ struct JsonHistRow {
     total_vsize: u64,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct JsonHistogram<'a> {
     region_type: &'a str,
     exact: Vec<JsonHistRow>,
     pow2: Vec<JsonHistRow>,
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct JsonMalloc<'a> {
     columns: &'a [String],
     rows: &'a [MallocZoneRow],
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct JsonWarnings<'a> {
     overcommit_regions: u64,
     overcommit_samples: &'a [Overcommit],
     count_mismatches: &'a [CountMismatch],
 }
 
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct JsonGroup<'a> {
     key: &'a str,
     groups: Vec<JsonGroupRow<'a>>,
 }
 
 /// A group as vmmap JSON has always written it: sizes in their own object.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct JsonGroupRow<'a> {
     key: &'a str,
     regions: usize,
@@ -91,7 +100,8 @@ struct JsonGroupRow<'a> {
 
 /// Every key of the document but `regions`, which come first (as they
 /// are read), then these, sorted.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct JsonDoc<'a> {
     source: &'a str,
     types: &'a [String],
@@ -117,7 +127,8 @@ struct JsonDoc<'a> {
 
 /// The diagnostics as docs/vmmap-json.md has them: the model's fields,
 /// its notes worded.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct JsonDiagnostics<'a> {
     lines: u64,
     unreadable: u64,
@@ -367,9 +378,10 @@ fn hist_row(vsize: u64, p: &[u64; 4], total: u64) -> JsonHistRow {
 
 /// The schemas of the streamed document's parts: one region, and the
 /// keys after the regions (docs/schema/, [`crate::render::schema`]).
+#[cfg(feature = "schema")]
 pub(crate) fn schemas(g: &mut schemars::SchemaGenerator) -> [schemars::Schema; 2] {
     [
-        <RegionObject<VmmapRegion> as schemars::JsonSchema>::json_schema(g),
+        <memtally_core::model::region_json::RegionObject<VmmapRegion> as schemars::JsonSchema>::json_schema(g),
         <JsonDoc as schemars::JsonSchema>::json_schema(g),
     ]
 }

@@ -23,6 +23,7 @@ use crate::render::units::human_opt;
 use crate::render::{width, Printer};
 
 pub use csv_tables::VmmapCsv;
+#[cfg(feature = "schema")]
 pub(crate) use json::schemas;
 pub use json::VmmapStream;
 pub use seed::seed;

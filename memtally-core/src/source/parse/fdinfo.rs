@@ -306,7 +306,7 @@ mod tests {
                 x ^= x << 17;
                 bytes.push(alphabet[(x % alphabet.len() as u64) as usize]);
             }
-            let _ = parse(bytes.as_slice(), 1, None, x % 2 == 0);
+            let _ = parse(bytes.as_slice(), 1, None, x.is_multiple_of(2));
             let _ = crate::source::parse::nvidia::parse(&bytes);
             let _ = crate::source::parse::fd_targets::parse(&bytes);
         }

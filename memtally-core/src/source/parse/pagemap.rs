@@ -67,7 +67,7 @@ pub fn decode(raw: u64) -> Entry {
 
 /// The raw u64 words of a pagemap read (a whole number of 8-byte entries).
 pub fn words(input: &[u8]) -> Result<impl Iterator<Item = u64> + '_, ParseError> {
-    if input.len() % 8 != 0 {
+    if !input.len().is_multiple_of(8) {
         return Err(ParseError::at(
             0,
             format!("{} bytes is not a whole number of 8-byte entries", input.len()),

@@ -499,10 +499,10 @@ mod tests {
         std::fs::remove_file(&link).unwrap();
         std::fs::remove_dir(&dir).unwrap();
         assert!(procfs && !live);
-        let recorded = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../testdata/fixtures/linux/python3-mmap/proc");
-        assert!(recorded.is_dir());
-        assert!(!ProcRoot::new(recorded).is_procfs());
+        if let Some(recorded) = crate::testdata::testdata("fixtures/linux/python3-mmap/proc") {
+            assert!(recorded.is_dir());
+            assert!(!ProcRoot::new(recorded).is_procfs());
+        }
         assert!(!ProcRoot::new("/nonexistent/proc").is_procfs());
         assert!(!ProcRoot::new("bad\0path").is_procfs());
     }
@@ -511,7 +511,7 @@ mod tests {
     /// is an error that names the directory meant, not an empty table.
     #[test]
     fn a_tree_without_process_directories_says_where_they_are() {
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/fixtures/linux");
+        let Some(fixture) = crate::testdata::testdata("fixtures/linux") else { return };
         let parent = fixture.join("python3-mmap");
         let e = ProcRoot::new(&parent).pids().unwrap_err();
         assert!(matches!(e, Error::NoProcessDirs { nested: 1, .. }), "{e:?}");
