@@ -30,25 +30,34 @@ impl Own {
     /// This process's figures now.
     pub fn read() -> Own {
         let cpu = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
-        let mut own = Own {
+        let (virtual_bytes, resident, open_fds) = memory_and_files();
+        Own {
             cpu_seconds: Some(cpu.tv_sec as f64 + cpu.tv_nsec as f64 / 1e9),
             max_fds: rustix::process::getrlimit(rustix::process::Resource::Nofile).current,
-            ..Own::default()
-        };
-        #[cfg(target_os = "linux")]
-        {
-            let page = rustix::param::page_size() as u64;
-            if let Ok(statm) = std::fs::read_to_string("/proc/self/statm") {
-                let mut pages = statm.split_ascii_whitespace().map(|n| n.parse::<u64>().ok());
-                own.virtual_bytes = pages.next().flatten().map(|n| n * page);
-                own.resident = pages.next().flatten().map(|n| n * page);
-            }
-            own.open_fds = std::fs::read_dir("/proc/self/fd")
-                .ok()
-                .map(|d| d.filter(|e| e.is_ok()).count() as u64);
+            virtual_bytes,
+            resident,
+            open_fds,
         }
-        own
     }
+}
+
+/// Virtual and resident bytes (`/proc/self/statm`) and open file
+/// descriptors (`/proc/self/fd`).
+#[cfg(target_os = "linux")]
+fn memory_and_files() -> (Option<u64>, Option<u64>, Option<u64>) {
+    let page = rustix::param::page_size() as u64;
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let mut pages = statm.split_ascii_whitespace().map(|n| n.parse::<u64>().ok().map(|n| n * page));
+    let (virtual_bytes, resident) = (pages.next().flatten(), pages.next().flatten());
+    let open_fds =
+        std::fs::read_dir("/proc/self/fd").ok().map(|d| d.filter(|e| e.is_ok()).count() as u64);
+    (virtual_bytes, resident, open_fds)
+}
+
+/// Not read on this system (no `/proc`).
+#[cfg(not(target_os = "linux"))]
+fn memory_and_files() -> (Option<u64>, Option<u64>, Option<u64>) {
+    (None, None, None)
 }
 
 /// The wall-clock time now, seconds since the epoch: the start time
