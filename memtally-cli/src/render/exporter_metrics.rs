@@ -13,11 +13,11 @@ use prometheus_client::registry::{Registry, Unit};
 
 use memtally_core::analyze::metrics::Collector;
 
-/// The commit the binary was built from, where the build named it
-/// (`MEMTALLY_REVISION=$(git rev-parse --short HEAD) cargo build`).
-pub const REVISION: &str = match option_env!("MEMTALLY_REVISION") {
-    Some(r) => r,
-    None => "unknown",
+/// The commit the binary was built from (build.rs: the one `--version`
+/// names), `unknown` where it was built outside a git checkout.
+pub const REVISION: &str = match env!("MEMTALLY_COMMIT").as_bytes() {
+    [] => "unknown",
+    _ => env!("MEMTALLY_COMMIT"),
 };
 
 /// Registers the exporter's own metrics of the scan `c`.

@@ -359,6 +359,7 @@ pub(crate) fn header(f: Figure) -> &'static str {
         Figure::ShmemSwap => "SHMEM SWAP",
         Figure::Footprint => "FOOTPRINT",
         Figure::FootprintPeak => "PEAK FOOTPRINT",
+        Figure::RssPeak => "PEAK RSS",
         Figure::Touched => "TOUCHED",
         Figure::WorkingSet => "WORKING SET",
         Figure::Cold => "COLD",

@@ -39,6 +39,7 @@ pub(crate) const JSON_FIGURES: &[Figure] = &[
     Figure::PrivateHugetlb,
     Figure::Ksm,
     Figure::Footprint,
+    Figure::RssPeak,
     Figure::FootprintPss,
     Figure::ShmemSwap,
     Figure::FootprintPssShmem,

@@ -120,6 +120,8 @@ mod report_redact;
 #[cfg(target_os = "linux")]
 mod report_vmmap;
 #[cfg(target_os = "linux")]
+mod rss_peak;
+#[cfg(target_os = "linux")]
 mod schemas;
 #[cfg(target_os = "linux")]
 mod screen;

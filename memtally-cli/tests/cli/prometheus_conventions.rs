@@ -67,11 +67,14 @@ fn serve_answers_gzip_to_those_who_ask_and_publishes_build_and_process_figures()
         .to_ascii_lowercase();
     assert!(!head.contains("content-encoding"), "{head}");
 
+    // The revision is the commit `--version` names (built in this checkout).
+    let version_line = crate::support::run(&["--version"]).stdout;
+    let version_line = String::from_utf8(version_line).unwrap();
+    let commit = version_line.trim().rsplit_once('(').map(|(_, c)| c.trim_end_matches(')'));
+    let commit = commit.expect("--version names the commit in a git checkout");
     let version = env!("CARGO_PKG_VERSION");
-    assert!(
-        plain.contains(&format!("memtally_build_info{{version=\"{version}\",revision=\"")),
-        "{plain}"
-    );
+    let info = format!("memtally_build_info{{version=\"{version}\",revision=\"{commit}\"}} 1");
+    assert!(plain.contains(&info), "{info} in {plain}");
     let names = names(&plain);
     for name in [
         "process_cpu_seconds_total",

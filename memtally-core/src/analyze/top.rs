@@ -91,6 +91,7 @@ impl Named for TopSort {
         TopSort::Figure(Figure::Gpu),
         TopSort::Figure(Figure::Footprint),
         TopSort::Figure(Figure::FootprintPeak),
+        TopSort::Figure(Figure::RssPeak),
         TopSort::Figure(Figure::FootprintPss),
         TopSort::Figure(Figure::FootprintPssShmem),
         TopSort::Processes,

@@ -106,8 +106,8 @@ pub struct ProcInfo {
     pub start_time: Option<u64>,
 }
 
-/// The four figures `status` gives of a process's memory, kept with its
-/// identity until the memory read: four numbers rather than a whole
+/// The figures `status` gives of a process's memory, kept with its
+/// identity until the memory read: five numbers rather than a whole
 /// [`Sizes`] (over 500 bytes), since a scan holds one per process.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StatusSizes {
@@ -119,6 +119,8 @@ pub struct StatusSizes {
     pub size: Option<u64>,
     /// RssAnon + VmSwap (see `Sizes::footprint`).
     pub footprint: Option<u64>,
+    /// VmHWM (see `Sizes::rss_peak`).
+    pub rss_peak: Option<u64>,
 }
 
 impl StatusSizes {
@@ -129,6 +131,7 @@ impl StatusSizes {
             swap: self.swap,
             size: self.size,
             footprint: self.footprint,
+            rss_peak: self.rss_peak,
             ..Default::default()
         }
     }

@@ -280,6 +280,10 @@ known_sizes! {
     /// `ri_lifetime_max_phys_footprint` (libproc). Per process; Linux
     /// has no such figure.
     footprint_peak / FootprintPeak = "", "FootprintPeak", "macOS: the most the physical footprint has been over the process's life (libproc), per process";
+    /// The most resident the process has been over its life: Linux
+    /// `status` VmHWM (RSS's high-water mark). Per process, read with the
+    /// rollup by `top`, `serve` and `export`; not summable.
+    rss_peak / RssPeak = "", "RssPeak", "Linux: the most resident the process has been over its life (status VmHWM), per process (not summable)";
     /// Resident bytes touched during a `wss` interval: smaps `Referenced`
     /// read after the referenced bits were reset. Only `wss` gives it.
     touched / Touched = "", "Touched", "resident bytes touched during the interval (wss)";

@@ -89,7 +89,13 @@ pub fn identify(
 
 /// The figures `status` gives of a process's memory.
 fn status_sizes(s: &status::Status) -> StatusSizes {
-    StatusSizes { rss: s.vm_rss, swap: s.vm_swap, size: s.vm_size, footprint: s.footprint() }
+    StatusSizes {
+        rss: s.vm_rss,
+        swap: s.vm_swap,
+        size: s.vm_size,
+        footprint: s.footprint(),
+        rss_peak: s.vm_hwm,
+    }
 }
 
 /// The command line joined, where it can be read. Joined as soon as it
@@ -209,26 +215,24 @@ fn read_memory(root: &ProcRoot, info: &ProcInfo, closes: &Closes) -> Outcome {
                 .map(|()| status_sizes(&status::parse(buf).unwrap_or_default()))
         }),
     };
-    // The footprint is status's (RssAnon + VmSwap), the one figure a
-    // denied smaps still leaves.
-    let footprint = || from_status().ok().and_then(|s| s.footprint);
+    // The footprint (RssAnon + VmSwap) and the peak RSS (VmHWM) are
+    // status's: figures a denied smaps still leaves.
+    let with_status = |sizes: Sizes| {
+        let s = from_status().unwrap_or_default();
+        Sizes { footprint: s.footprint, rss_peak: s.rss_peak, ..sizes }
+    };
     let denied = match with_buffer(|buf| root.rollup_reusing(pid, buf, closes)) {
         // Read of the process selected, not of another that took its PID
         // (a stamp taken after the read: the PID was the selected
         // process's until then).
         Ok(_) if !still_selected(root, info) => return Outcome::Vanished,
-        Ok(sizes) => {
-            return Outcome::Read(
-                SizeSource::SmapsRollup,
-                Box::new(Sizes { footprint: footprint(), ..sizes }),
-            )
-        }
+        Ok(sizes) => return Outcome::Read(SizeSource::SmapsRollup, Box::new(with_status(sizes))),
         Err(Error::NoSuchProcess { .. }) => return Outcome::Vanished,
         Err(Error::PermissionDenied { .. }) => true,
         // No rollup (kernel before 4.14, or a capture without it): sum smaps.
         Err(_) => match root.read_regions(pid, "smaps") {
             Ok(regions) => {
-                let sizes = Sizes { footprint: footprint(), ..Sizes::total(&regions) };
+                let sizes = with_status(Sizes::total(&regions));
                 return Outcome::Read(SizeSource::Smaps, Box::new(sizes));
             }
             Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => return Outcome::Vanished,
@@ -433,14 +437,20 @@ mod tests {
         assert!(std::mem::size_of::<Sizes>() > 500);
         assert!(std::mem::size_of::<ProcInfo>() <= 200, "{}", std::mem::size_of::<ProcInfo>());
         assert!(std::mem::size_of::<(Outcome, Option<String>)>() <= 64);
-        let s = StatusSizes { rss: Some(1), swap: Some(2), size: Some(3), footprint: Some(4) };
+        let s = StatusSizes {
+            rss: Some(1),
+            swap: Some(2),
+            size: Some(3),
+            footprint: Some(4),
+            rss_peak: Some(5),
+        };
         let sizes = s.sizes();
         assert_eq!(
-            (sizes.rss, sizes.swap, sizes.size, sizes.footprint),
-            (s.rss, s.swap, s.size, s.footprint)
+            (sizes.rss, sizes.swap, sizes.size, sizes.footprint, sizes.rss_peak),
+            (s.rss, s.swap, s.size, s.footprint, s.rss_peak)
         );
         assert_eq!(
-            Sizes { rss: None, swap: None, size: None, footprint: None, ..sizes },
+            Sizes { rss: None, swap: None, size: None, footprint: None, rss_peak: None, ..sizes },
             Sizes::default()
         );
     }

@@ -28,6 +28,8 @@ pub struct Status {
     pub rss_shmem: Option<u64>,
     /// `VmSwap`: swapped out anonymous memory.
     pub vm_swap: Option<u64>,
+    /// `VmHWM`: the most resident the process has been (its RSS high-water mark).
+    pub vm_hwm: Option<u64>,
 }
 
 impl Status {
@@ -69,6 +71,7 @@ pub fn parse(input: &[u8]) -> Result<Status, ParseError> {
             "RssFile" => s.rss_file = kb(value),
             "RssShmem" => s.rss_shmem = kb(value),
             "VmSwap" => s.vm_swap = kb(value),
+            "VmHWM" => s.vm_hwm = kb(value),
             _ => {}
         }
     }
@@ -127,13 +130,14 @@ mod tests {
 
     #[test]
     fn reads_the_fields_it_needs() {
-        let s = parse(b"Name:\tgst-launch-1.0\nState:\tZ (zombie)\nPPid:\t1\nUid:\t1000\t1000\t1000\t1000\nKthread:\t0\nVmRSS:\t    8524 kB\n").unwrap();
+        let s = parse(b"Name:\tgst-launch-1.0\nState:\tZ (zombie)\nPPid:\t1\nUid:\t1000\t1000\t1000\t1000\nKthread:\t0\nVmHWM:\t   10240 kB\nVmRSS:\t    8524 kB\n").unwrap();
         assert_eq!(s.name.as_deref(), Some("gst-launch-1.0"));
         assert_eq!(s.ppid, Some(1));
         assert_eq!(s.state, Some('Z'));
         assert_eq!(s.uid, Some(1000));
         assert_eq!(s.kthread, Some(false));
         assert_eq!(s.vm_rss, Some(8524 * 1024));
+        assert_eq!(s.vm_hwm, Some(10240 * 1024));
         assert_eq!(s.vm_swap, None);
     }
 }
