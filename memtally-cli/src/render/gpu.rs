@@ -49,7 +49,12 @@ const FIGURES: &[(&str, ReadDrm)] = &[
 ];
 
 fn entry_cells(e: &GpuEntry) -> Vec<String> {
-    let mut c = vec![e.driver.clone(), e.device.clone(), e.region.clone()];
+    // nvidia-smi's entries say what the process uses the GPU for.
+    let region = match e.nvidia_use {
+        Some(u) => format!("{} ({})", e.region, u.word()),
+        None => e.region.clone(),
+    };
+    let mut c = vec![e.driver.clone(), e.device.clone(), region];
     c.extend(FIGURES.iter().map(|(_, read)| human_opt(read(&e.memory))));
     c.push(e.clients.to_string());
     c

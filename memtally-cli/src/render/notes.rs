@@ -116,9 +116,10 @@ pub fn word(note: &Note) -> String {
         ),
         Note::Failed { pid, why } => format!("pid {pid}: {why}"),
         Note::NvidiaFailed { why } => why.clone(),
-        Note::NvidiaWithoutFigure { pid } => {
-            format!("nvidia-smi lists pid {pid} without a used-memory figure ([N/A])")
-        }
+        Note::NvidiaWithoutFigure { count, why } => format!(
+            "nvidia-smi lists {} without a used-memory figure ({why}): unknown, not counted",
+            plural(*count, "process", "processes")
+        ),
         Note::NvidiaUnknown { pids } => format!(
             "nvidia-smi lists processes not seen here (another PID namespace?): {}",
             list(pids)

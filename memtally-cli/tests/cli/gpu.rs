@@ -1,13 +1,13 @@
 //! `memtally gpu`, `show` and `top` GPU figures on the hand-written
-//! recorded tree in testdata/fixtures/gpu/machine (see its README), a
-//! stand-in `nvidia-smi` on PATH, and a live DRM device where one exists.
+//! recorded tree in testdata/fixtures/gpu/machine (see its README) and a
+//! live DRM device where one exists (nvidia-smi: `gpu_nvidia.rs`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
-const MIB: u64 = 1 << 20;
+pub(crate) const MIB: u64 = 1 << 20;
 const KIB: u64 = 1 << 10;
 
 fn fixture() -> PathBuf {
@@ -18,7 +18,7 @@ fn memtally(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_memtally")).args(args).output().expect("run memtally")
 }
 
-fn json_of(out: &Output) -> Value {
+pub(crate) fn json_of(out: &Output) -> Value {
     assert!(
         out.status.success(),
         "status {:?}, stderr: {}",
@@ -35,7 +35,7 @@ fn recorded(args: &[&str]) -> Value {
     json_of(&memtally(&all))
 }
 
-fn process(doc: &Value, pid: u64) -> &Value {
+pub(crate) fn process(doc: &Value, pid: u64) -> &Value {
     doc["processes"]
         .as_array()
         .unwrap()
@@ -44,7 +44,7 @@ fn process(doc: &Value, pid: u64) -> &Value {
         .unwrap_or_else(|| panic!("pid {pid} not in {doc}"))
 }
 
-fn entry<'a>(p: &'a Value, driver: &str, region: &str) -> &'a Value {
+pub(crate) fn entry<'a>(p: &'a Value, driver: &str, region: &str) -> &'a Value {
     p["gpu"]
         .as_array()
         .unwrap()
@@ -54,7 +54,7 @@ fn entry<'a>(p: &'a Value, driver: &str, region: &str) -> &'a Value {
 }
 
 /// (total, shared, resident, purgeable, active); `None` is JSON null.
-fn figures(e: &Value) -> [Option<u64>; 5] {
+pub(crate) fn figures(e: &Value) -> [Option<u64>; 5] {
     ["total", "shared", "resident", "purgeable", "active"].map(|k| {
         assert!(e.get(k).is_some(), "{k} missing (should be null when unknown) in {e}");
         e[k].as_u64()
@@ -214,102 +214,6 @@ fn table_and_csv() {
     assert!(text.starts_with("pid,kind,driver,device,pdev,region,total,"), "{text}");
     assert!(text.contains(&format!("200,drm,xe,0000:03:00.0,0000:03:00.0,vram0,{},", 256 * MIB)));
     assert!(text.contains(&format!("200,dmabuf,,,,,{},,,,,2,{},", 4 * MIB, 3 * MIB / 2)));
-}
-
-// ---- nvidia-smi stand-ins ----
-
-/// Writes an executable `nvidia-smi` script into a fresh directory.
-fn stand_in(body: &str) -> tempfile::TempDir {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("nvidia-smi");
-    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    dir
-}
-
-/// The notes about nvidia-smi (others may say that some processes' files
-/// could not be read, which depends on the machine).
-fn nvidia_notes(doc: &Value) -> Vec<String> {
-    doc["notes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|n| n.as_str())
-        .filter(|n| n.contains("nvidia-smi"))
-        .map(String::from)
-        .collect()
-}
-
-fn live_gpu(path: &Path, extra: &[&str]) -> (Value, std::time::Duration) {
-    let me = std::process::id().to_string();
-    let mut args = vec!["gpu", "--pid", &me, "--format", "json"];
-    args.extend(extra);
-    let start = std::time::Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_memtally"))
-        .args(&args)
-        .env(
-            "PATH",
-            std::env::join_paths([path, Path::new("/usr/bin"), Path::new("/bin")]).unwrap(),
-        )
-        .output()
-        .unwrap();
-    (json_of(&out), start.elapsed())
-}
-
-#[test]
-fn nvidia_smi_good() {
-    let me = std::process::id();
-    // The arguments must be exactly the documented query; anything else fails.
-    let dir = stand_in(&format!(
-        "[ \"$*\" = '--query-compute-apps=pid,used_memory --format=csv,noheader,nounits' ] || {{ echo \"bad args: $*\" >&2; exit 2; }}\necho '{me}, 512'\necho '{me}, 10'\necho '1, [N/A]'"
-    ));
-    let (doc, _) = live_gpu(dir.path(), &[]);
-    let p = process(&doc, u64::from(me));
-    let e = entry(p, "nvidia", "vram");
-    assert_eq!(e["source"], "nvidia-smi");
-    assert_eq!(figures(e), [Some(522 * MIB), None, None, None, None]);
-    assert_eq!(p["proportional"], 522 * MIB);
-}
-
-#[test]
-fn nvidia_smi_hanging_is_stopped_with_a_note() {
-    let dir = stand_in("sleep 30");
-    let (doc, took) = live_gpu(dir.path(), &["--nvidia-timeout", "1"]);
-    assert!(took < std::time::Duration::from_secs(10), "took {took:?}");
-    let notes = doc["notes"].to_string();
-    assert!(notes.contains("did not answer within 1s and was stopped"), "{notes}");
-    assert!(doc["processes"].as_array().unwrap().is_empty());
-}
-
-#[test]
-fn nvidia_smi_failing_or_garbage_is_one_note() {
-    let dir = stand_in(
-        "echo \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\" >&2\nexit 9",
-    );
-    let (doc, _) = live_gpu(dir.path(), &[]);
-    let notes = nvidia_notes(&doc);
-    assert_eq!(notes.len(), 1, "{notes:?}");
-    let n = notes[0].as_str();
-    assert!(n.contains("failed with status 9") && n.contains("couldn't communicate"), "{n}");
-    assert!(!n.contains('\n'));
-
-    let dir = stand_in("echo 'pid, used_gpu_memory [MiB]'\necho 'hello'");
-    let (doc, _) = live_gpu(dir.path(), &[]);
-    let notes = nvidia_notes(&doc);
-    assert_eq!(notes.len(), 1, "{notes:?}");
-    assert!(notes[0].contains("not `pid, used_memory`"), "{notes:?}");
-}
-
-#[test]
-fn nvidia_smi_missing_is_silent() {
-    if Path::new("/usr/bin/nvidia-smi").exists() || Path::new("/bin/nvidia-smi").exists() {
-        println!("skipped: a real nvidia-smi is installed here");
-        return;
-    }
-    let empty = tempfile::tempdir().unwrap();
-    let (doc, _) = live_gpu(empty.path(), &[]);
-    assert_eq!(nvidia_notes(&doc), Vec::<String>::new());
 }
 
 #[test]

@@ -55,6 +55,8 @@ mod gpu;
 #[cfg(target_os = "linux")]
 mod gpu_notes;
 #[cfg(target_os = "linux")]
+mod gpu_nvidia;
+#[cfg(target_os = "linux")]
 mod gpu_selection;
 mod help_text;
 #[cfg(target_os = "linux")]

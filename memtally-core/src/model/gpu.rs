@@ -120,8 +120,9 @@ pub(crate) struct ProcGpu {
     pub mapped: Option<u64>,
     /// `LazyFree` from smaps_rollup, when read (for the reclaimable figure).
     pub lazy_free: Option<u64>,
-    /// `nvidia-smi` used memory, bytes, when the tool ran and listed the process.
-    pub nvidia: Option<u64>,
+    /// What `nvidia-smi` lists for the process, one entry per GPU; empty
+    /// when the tool did not run or did not list it.
+    pub nvidia: Vec<NvidiaMemory>,
     /// Why `smaps` was not read (the exporter's guard), if it was not.
     #[serde(skip)]
     pub limited: Option<crate::model::guard::Limited>,
@@ -136,6 +137,60 @@ impl ProcGpu {
         self.drm.is_empty()
             && self.dmabufs.is_empty()
             && self.dmabuf_maps.is_empty()
-            && self.nvidia.is_none()
+            && self.nvidia.is_empty()
     }
+}
+
+/// What a process uses an NVIDIA GPU for: `<type>` in `nvidia-smi -q -x`
+/// (`G`, `C`, `C+G`, `M`, `M+C`, as its manual lists them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum NvidiaUse {
+    /// `G`: a graphics context (a compositor, a browser, a game).
+    Graphics,
+    /// `C`: a compute context (CUDA).
+    Compute,
+    /// `C+G`: both.
+    ComputeAndGraphics,
+    /// `M`: an MPS (Multi-Process Service) compute context.
+    Mps,
+    /// `M+C`: MPS and plain compute contexts.
+    MpsAndCompute,
+}
+
+impl NvidiaUse {
+    /// The word the views print (as JSON spells it).
+    pub fn word(self) -> &'static str {
+        match self {
+            NvidiaUse::Graphics => "graphics",
+            NvidiaUse::Compute => "compute",
+            NvidiaUse::ComputeAndGraphics => "compute-and-graphics",
+            NvidiaUse::Mps => "mps",
+            NvidiaUse::MpsAndCompute => "mps-and-compute",
+        }
+    }
+}
+
+/// A used-memory figure `nvidia-smi` gave, or why it gave none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum NvidiaUsed {
+    /// Bytes.
+    Bytes(u64),
+    /// No figure: what it printed instead (`N/A`, `[Insufficient Permissions]`).
+    Unknown(String),
+}
+
+/// One process's memory on one NVIDIA GPU, as `nvidia-smi -q -x` lists it
+/// (several `<process_info>` of one process on one GPU, MIG instances, added up).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct NvidiaMemory {
+    /// The GPU's `<uuid>` (`GPU-…`).
+    pub gpu_uuid: String,
+    /// What the process uses it for.
+    pub kind: NvidiaUse,
+    /// Its `<used_memory>`.
+    pub used: NvidiaUsed,
 }

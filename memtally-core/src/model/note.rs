@@ -186,10 +186,13 @@ pub enum Note {
         /// Why, as the source says.
         why: String,
     },
-    /// `nvidia-smi` listed a process without a used-memory figure.
+    /// `nvidia-smi` listed processes without a used-memory figure: their
+    /// figure is unknown (one note per word it printed instead).
     NvidiaWithoutFigure {
-        /// The process.
-        pid: u32,
+        /// How many processes.
+        count: usize,
+        /// What it printed instead (`N/A`, `[Insufficient Permissions]`).
+        why: String,
     },
     /// `nvidia-smi` listed processes this /proc does not show.
     NvidiaUnknown {

@@ -3,13 +3,14 @@
 //! all their holders), plus `nvidia-smi` on the live system when asked.
 //! `gpu` shows it all, `top` a column, `show` rows, metrics gauges.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::time::Duration;
 
 use crate::analyze::gpu::{build, show_view, GpuInput, GpuReport, GpuShow};
 use crate::analyze::metrics::GpuFigures;
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result};
+use crate::model::gpu::NvidiaUsed;
 use crate::model::guard::{LimitedCounts, ReadGuard};
 use crate::model::{Needs, Note, ProcInfo, ProcMemory};
 use crate::source::gpu::nvidia::{self, Nvidia};
@@ -67,12 +68,27 @@ pub(crate) fn read_machine(
             Nvidia::Failed(why) => notes.push(Note::NvidiaFailed { why }),
             Nvidia::Usage(usage) => {
                 let mut unknown = Vec::new();
-                for (pid, bytes) in usage {
-                    match (by_pid.get_mut(&pid), bytes) {
-                        (Some(g), Some(b)) => g.nvidia = Some(b),
-                        (Some(_), None) => notes.push(Note::NvidiaWithoutFigure { pid }),
-                        (None, _) => unknown.push(pid),
+                // The processes without a figure, by what nvidia-smi printed instead.
+                let mut without: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
+                for (pid, memory) in usage {
+                    // A process whose files could not be read is still seen here.
+                    if !by_pid.contains_key(&pid) && !pids.contains(&pid) {
+                        if !unknown.contains(&pid) {
+                            unknown.push(pid);
+                        }
+                        continue;
                     }
+                    if let NvidiaUsed::Unknown(why) = &memory.used {
+                        without.entry(why.clone()).or_default().insert(pid);
+                    }
+                    let g = by_pid.entry(pid).or_insert_with(|| crate::model::gpu::ProcGpu {
+                        pid,
+                        ..Default::default()
+                    });
+                    g.nvidia.push(memory);
+                }
+                for (why, pids) in without {
+                    notes.push(Note::NvidiaWithoutFigure { count: pids.len(), why });
                 }
                 if !unknown.is_empty() {
                     notes.push(Note::NvidiaUnknown { pids: unknown });

@@ -66,7 +66,7 @@ pub fn vmmap(data: &[u8]) {
 }
 
 /// DRM and dma-buf fdinfo, and the other small `/proc` and tool formats
-/// (nvidia-smi CSV, meminfo, mounts, cgroup memory.stat, zram mm_stat).
+/// (nvidia-smi XML, meminfo, mounts, cgroup memory.stat, zram mm_stat).
 pub fn fdinfo(data: &[u8]) {
     for (fd, node, dmabuf) in [(3, "/dev/dri/renderD128", false), (4, "/dmabuf:", true)] {
         let parsed = parse::fdinfo::parse(data, fd, Some(node), dmabuf);

@@ -7,7 +7,7 @@ use super::{
     client_key, new_entry, sum_opt, Buffer, ClientKey, ClientView, DmaBufShare, GpuEntry, GpuInput,
     GpuProcess, GpuReport, GpuSource,
 };
-use crate::model::gpu::DrmMemory;
+use crate::model::gpu::{DrmMemory, NvidiaUsed};
 use crate::model::Note;
 
 /// Builds the view from every process read (so shares are machine-wide),
@@ -93,31 +93,42 @@ pub fn build(inputs: &[GpuInput], keep: &dyn Fn(u32) -> bool) -> GpuReport {
                 }
             }
         }
-        if let Some(bytes) = p.gpu.nvidia {
+        // nvidia-smi: one entry per GPU, keyed by its UUID; an unknown
+        // figure stays unknown (the note says how many), never 0.
+        for n in &p.gpu.nvidia {
+            let bytes = match n.used {
+                NvidiaUsed::Bytes(b) => Some(b),
+                NvidiaUsed::Unknown(_) => None,
+            };
             let e = GpuEntry {
-                device: "nvidia".into(),
+                device: n.gpu_uuid.clone(),
                 pdev: None,
                 driver: "nvidia".into(),
                 region: "vram".into(),
-                memory: DrmMemory { total: Some(bytes), ..Default::default() },
+                memory: DrmMemory { total: bytes, ..Default::default() },
                 clients: 1,
                 shared_clients: 0,
-                proportional: Some(bytes),
+                proportional: bytes,
                 source: GpuSource::NvidiaSmi,
+                nvidia_use: Some(n.kind),
             };
-            proportional = proportional.saturating_add(bytes);
-            let t = totals.entry(("nvidia".into(), "nvidia".into(), "vram".into())).or_insert_with(
-                || GpuEntry {
-                    memory: DrmMemory::default(),
-                    proportional: Some(0),
-                    clients: 0,
-                    ..e.clone()
-                },
-            );
+            let key = (n.gpu_uuid.clone(), "nvidia".to_string(), "vram".to_string());
+            if let Some(b) = bytes {
+                proportional = proportional.saturating_add(b);
+            }
+            let t = totals.entry(key.clone()).or_insert_with(|| GpuEntry {
+                memory: DrmMemory::default(),
+                proportional: None,
+                clients: 0,
+                nvidia_use: None,
+                ..e.clone()
+            });
             t.memory.add(&e.memory);
             t.clients += 1;
-            t.proportional = Some(t.proportional.unwrap_or(0).saturating_add(bytes));
-            entries.insert(("nvidia".into(), "nvidia".into(), "vram".into()), e);
+            if let Some(b) = bytes {
+                t.proportional = Some(t.proportional.unwrap_or(0).saturating_add(b));
+            }
+            entries.insert(key, e);
         }
         // Buffers held by fd or mapped, each once per process.
         let inodes: BTreeSet<u64> = p

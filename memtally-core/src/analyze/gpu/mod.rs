@@ -8,7 +8,8 @@
 //!   figure divides it among its holders (like PSS), so it sums.
 //! - A dma-buf is one inode across the machine, whether a process holds an
 //!   fd to it or only maps it. A process's `pss` is Σ size ÷ holders.
-//! - `nvidia-smi`'s used memory is its own source, one entry per process.
+//! - `nvidia-smi`'s used memory is its own source, one entry per process
+//!   and GPU (its UUID the device), graphics and compute alike.
 //!
 //! The reclaimable figure means the same on Linux and macOS: resident
 //! memory the system may take back without asking the process. Linux:
@@ -28,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::model::gpu::{DrmMemory, ProcGpu};
+use crate::model::gpu::{DrmMemory, NvidiaUse, ProcGpu};
 use crate::model::{Note, Purge, Region};
 
 /// Where an entry's figures come from.
@@ -38,7 +39,7 @@ use crate::model::{Note, Purge, Region};
 pub enum GpuSource {
     /// `/proc/PID/fdinfo/N` of DRM fds.
     Fdinfo,
-    /// `nvidia-smi --query-compute-apps`.
+    /// `nvidia-smi -q -x`.
     NvidiaSmi,
 }
 
@@ -67,6 +68,10 @@ pub struct GpuEntry {
     pub proportional: Option<u64>,
     /// Where the figures come from.
     pub source: GpuSource,
+    /// nvidia-smi's `<type>` of a process's entry (graphics, compute);
+    /// absent elsewhere (DRM entries, the machine's totals).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nvidia_use: Option<NvidiaUse>,
 }
 
 /// A process's dma-bufs.
@@ -226,6 +231,7 @@ pub(crate) fn new_entry(c: &crate::model::gpu::DrmClient, region: &str) -> GpuEn
         shared_clients: 0,
         proportional: None,
         source: GpuSource::Fdinfo,
+        nvidia_use: None,
     }
 }
 
@@ -340,17 +346,45 @@ mod tests {
     }
 
     #[test]
-    fn nvidia_smi_memory_counts_once_in_the_machine_table() {
-        let a = ProcGpu { pid: 10, nvidia: Some(300 << 20), ..Default::default() };
-        let b = ProcGpu { pid: 11, nvidia: Some(100 << 20), ..Default::default() };
-        let r = build(&[input(10, a), input(11, b)], &|_| true);
-        assert_eq!(r.totals.len(), 1);
+    fn nvidia_smi_memory_counts_once_per_gpu_in_the_machine_table() {
+        use crate::model::gpu::{NvidiaMemory, NvidiaUsed};
+        let on = |uuid: &str, kind, used| NvidiaMemory { gpu_uuid: uuid.into(), kind, used };
+        let a = ProcGpu {
+            pid: 10,
+            nvidia: vec![
+                on("GPU-a", NvidiaUse::Graphics, NvidiaUsed::Bytes(300 << 20)),
+                on("GPU-b", NvidiaUse::Graphics, NvidiaUsed::Bytes(50 << 20)),
+            ],
+            ..Default::default()
+        };
+        let b = ProcGpu {
+            pid: 11,
+            nvidia: vec![on("GPU-a", NvidiaUse::Compute, NvidiaUsed::Bytes(100 << 20))],
+            ..Default::default()
+        };
+        let c = ProcGpu {
+            pid: 12,
+            nvidia: vec![on("GPU-b", NvidiaUse::Compute, NvidiaUsed::Unknown("N/A".into()))],
+            ..Default::default()
+        };
+        let r = build(&[input(10, a), input(11, b), input(12, c)], &|_| true);
+        let devices: Vec<&str> = r.totals.iter().map(|t| t.device.as_str()).collect();
+        assert_eq!(devices, ["GPU-a", "GPU-b"]);
         assert_eq!(r.totals[0].memory.total, Some(400 << 20));
         assert_eq!(r.totals[0].clients, 2);
         assert_eq!(r.totals[0].proportional, Some(400 << 20));
-        assert_eq!(r.proportional, 400 << 20);
+        assert_eq!(r.totals[1].memory.total, Some(50 << 20), "the unknown figure adds nothing");
+        assert_eq!(r.totals[1].clients, 2);
+        assert_eq!(r.proportional, 450 << 20);
         let p10 = r.processes.iter().find(|p| p.pid == 10).unwrap();
+        assert_eq!(p10.gpu.len(), 2);
         assert_eq!(p10.gpu[0].memory.total, Some(300 << 20));
+        assert_eq!(p10.gpu[0].nvidia_use, Some(NvidiaUse::Graphics));
+        assert_eq!(p10.proportional, 350 << 20);
+        let p12 = r.processes.iter().find(|p| p.pid == 12).expect("shown, its figure unknown");
+        assert_eq!(p12.gpu[0].memory.total, None);
+        assert_eq!(p12.gpu[0].proportional, None);
+        assert_eq!(p12.proportional, 0);
     }
 
     #[test]

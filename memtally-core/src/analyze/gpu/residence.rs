@@ -101,6 +101,7 @@ mod tests {
             shared_clients: 0,
             proportional: Some(1),
             source: super::super::GpuSource::Fdinfo,
+            nvidia_use: None,
         }
     }
 

@@ -1,18 +1,21 @@
 //! NVIDIA's proprietary driver publishes no memory in fdinfo; where
 //! `nvidia-smi` is on PATH, its per-process used memory is read instead:
-//! `nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits`
-//! (no shell, with a time limit). A missing tool is silently not used; a
-//! hang, a failure or output that is not `pid, MiB` lines becomes one note.
+//! `nvidia-smi -q -x` (no shell, with a time limit), the XML report that
+//! lists graphics and compute processes of each GPU by its UUID (the
+//! `--query-compute-apps` CSV lists compute processes only). A missing
+//! tool is silently not used; a hang, a failure or output that is not
+//! its XML report becomes one note.
 
 use std::path::Path;
 use std::time::Duration;
 
+use crate::model::gpu::NvidiaMemory;
 use crate::source::parse::nvidia::parse;
 use crate::source::tool::{describe, find_on_path, run_bounded, Ran};
 
-/// The arguments, as the NVIDIA documentation gives them.
-pub const ARGS: &[&str] =
-    &["--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits"];
+/// The arguments, as the NVIDIA documentation gives them: the whole
+/// report (`-q`) as XML (`-x`).
+pub const ARGS: &[&str] = &["-q", "-x"];
 
 /// How long `nvidia-smi` may take before it is stopped.
 pub const TIMEOUT: Duration = Duration::from_secs(5);
@@ -22,9 +25,9 @@ pub const TIMEOUT: Duration = Duration::from_secs(5);
 pub enum Nvidia {
     /// Not on PATH: nothing to say.
     Missing,
-    /// It answered: (pid, used bytes; `None` where it printed `[N/A]`),
-    /// one entry per process (several GPUs' lines added up).
-    Usage(Vec<(u32, Option<u64>)>),
+    /// It answered: (pid, its memory on one GPU), one entry per process
+    /// and GPU.
+    Usage(Vec<(u32, NvidiaMemory)>),
     /// It hung, failed, or printed something else: one line for a note.
     Failed(String),
 }
@@ -49,10 +52,10 @@ pub fn query_with(exe: &Path, timeout: Duration) -> Nvidia {
     }
 }
 
-/// Runs the tool (see `source::tool`); its output is a process list, so
-/// at most 4 MiB of it is kept.
+/// Runs the tool (see `source::tool`); its output is a report of a few
+/// KiB per GPU and process, so at most 4 MiB of it is kept.
 fn run(exe: &Path, timeout: Duration) -> Result<Vec<u8>, String> {
-    let what = "nvidia-smi --query-compute-apps";
+    let what = "nvidia-smi -q -x";
     let ran = run_bounded(exe, ARGS, timeout, 4 << 20).map_err(|e| format!("{what}: {e}"))?;
     let (status, stdout, stderr) = match ran {
         Ran::Exited { status, stdout, stderr } => (status, stdout, stderr),

@@ -7,7 +7,7 @@
 //! One signature: each module's `parse(input: &[u8]) -> Result<T,
 //! ParseError>` over a whole small file (`status`, `stat`, `meminfo`,
 //! `mounts`, cgroup `memory.stat`, zram `mm_stat`, `fd_targets`, `fdinfo` with its fd's
-//! link, nvidia-smi CSV, snapshot JSON). A format in which every line is
+//! link, nvidia-smi XML, snapshot JSON). A format in which every line is
 //! optional (status, meminfo, mounts, memory.stat, fd_targets) skips the
 //! lines it cannot read and so never fails; it returns `Result` all the
 //! same, and says in its comment what it accepts. The two that stream (a
