@@ -59,7 +59,7 @@ const FIGURES: &[Figure] = &[
     ("hugetlb", "hugetlbfs pages mapped (Shared_Hugetlb + Private_Hugetlb; in neither RSS nor PSS), shared ones counted in full. Not summable", |s| s.figure(SizeFigure::Hugetlb)),
     ("shmem_swap", "Swapped shared memory (tmpfs, /dev/shm, memfd, SysV) that SwapPss leaves out: this process's share, each object counted once across the scan (swap_pss + shmem_swap is the swap it holds). Summable over processes", |s| s.shmem_swap),
     ("footprint", "Chromium's private memory footprint: status RssAnon + VmSwap, per process only. Not summable: anonymous pages shared after fork count in full in each (sum footprint_pss instead)", |s| s.footprint),
-    ("rss_peak", "The most resident the process has been over its life (status VmHWM), shared pages counted in full. Per process only, not summable", |s| s.rss_peak),
+    ("rss_peak", "The most resident the process has been over its life (status VmHWM), per process only. Not summable: shared pages count in full, and peaks of different moments do not add up", |s| s.rss_peak),
     ("footprint_pss", "The footprint in summable form: Pss_Anon + SwapPss, shared anonymous pages divided among the processes mapping them. Summable over processes", |s| s.footprint_pss()),
 ];
 
