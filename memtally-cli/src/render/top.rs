@@ -410,6 +410,11 @@ pub fn key_header(by: TopBy) -> &'static str {
 
 /// One CSV line per row, exact bytes, empty cells where unknown; the
 /// figure columns `columns` chooses (`--columns`), else every one.
+/// Figures the CSV gained after its header was first documented: they
+/// follow every earlier column, `command` included, so a reader by
+/// position keeps its columns (CHANGELOG, "Compatibility").
+const CSV_ADDED: &[Figure] = &[Figure::RssPeak];
+
 fn csv(
     report: &TopReport,
     ctx: &Top,
@@ -428,8 +433,12 @@ fn csv(
                 .collect();
             &chosen
         }
-        None => JSON_FIGURES,
+        None => {
+            chosen = JSON_FIGURES.iter().copied().filter(|f| !CSV_ADDED.contains(f)).collect();
+            &chosen
+        }
     };
+    let added = if columns.is_none() { CSV_ADDED } else { &[] };
     let mut w = csv::Writer::from_writer(out);
     let per_process = matches!(report.by, TopBy::Process | TopBy::Tree);
     let tree = report.by == TopBy::Tree;
@@ -449,6 +458,7 @@ fn csv(
     if per_process {
         header.push("command");
     }
+    header.extend(added.iter().map(|f| f.name()));
     w.write_record(&header)?;
     for (i, row) in report.rows.iter().enumerate() {
         let mut rec: Vec<String> = match ctx.process_of(row).filter(|_| per_process) {
@@ -483,6 +493,9 @@ fn csv(
         if let Some(p) = ctx.process_of(row).filter(|_| per_process) {
             rec.push(crate::render::table::csv_text(p.info.command()));
         }
+        rec.extend(
+            added.iter().map(|&f| row.sizes.figure(f).map_or(String::new(), |v| v.to_string())),
+        );
         w.write_record(&rec)?;
     }
     w.flush()
