@@ -50,7 +50,7 @@ pub struct Captured {
     /// the directory written, else where that directory is now.
     pub dir: PathBuf,
     /// Whether `stop` ended the capture before its last process: the
-    /// tree keeps its [`TREE_INCOMPLETE`] mark, saying how many are in.
+    /// tree keeps its `memtally-incomplete` mark, saying how many are in.
     pub stopped: bool,
 }
 
@@ -64,7 +64,7 @@ pub struct Captured {
 /// directory it made), and held open from then on: every file and
 /// directory of the recording is made beneath it, never by path.
 ///
-/// The tree carries a [`TREE_INCOMPLETE`] mark from before its first
+/// The tree carries a `memtally-incomplete` mark from before its first
 /// process is installed until its last one is in: a capture ended
 /// midway (a signal, a full disk, a kill) leaves a tree that reads back
 /// as partial. `stop` is asked before each process: once it says so, the
