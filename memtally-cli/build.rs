@@ -17,6 +17,13 @@ fn main() {
         None => println!("cargo:rustc-env=MEMTALLY_VERSION={version}"),
     }
     println!("cargo:rustc-env=MEMTALLY_COMMIT={}", commit.as_deref().unwrap_or(""));
+    // `memtally_repo`: built in the repository, not from the published
+    // crate (which carries neither `src/tests/` nor the recordings those
+    // in-process printer tests read).
+    println!("cargo::rustc-check-cfg=cfg(memtally_repo)");
+    if !Path::new(&package).join("Cargo.toml.orig").exists() {
+        println!("cargo::rustc-cfg=memtally_repo");
+    }
     println!("cargo:rerun-if-changed=build.rs");
 }
 
