@@ -47,6 +47,7 @@ install -d "$pkg/usr/share/bash-completion/completions" \
 
 install -D -m 0644 deploy/systemd/memtally.service "$pkg/lib/systemd/system/memtally.service"
 install -D -m 0644 deploy/debian/default "$pkg/etc/default/memtally"
+install -D -m 0644 deploy/debian/lintian-overrides "$pkg/usr/share/lintian/overrides/memtally"
 
 doc=$pkg/usr/share/doc/memtally
 install -d "$doc"
