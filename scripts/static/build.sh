@@ -2,8 +2,9 @@
 # Builds the static binary: target/x86_64-unknown-linux-musl/release/memtally
 # and checks that it is statically linked and runs (version, a real scan
 # of this shell, the man page and a completion script). Adds the rustup
-# target when it is missing (no musl C toolchain is needed: nothing in the
-# dependency tree compiles C, and Rust's musl target brings its own libc).
+# target when it is missing. Rust's musl target brings its own libc; ring
+# (serve's TLS) compiles C, with Debian's musl-tools (x86_64-linux-musl-gcc),
+# which .ci/run installs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 target=x86_64-unknown-linux-musl
