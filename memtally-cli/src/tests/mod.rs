@@ -5,7 +5,7 @@
 //! terminal, a server) is tested through it in tests/cli.
 
 use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{ExitStatus, Output};
 
 use clap::{CommandFactory, FromArgMatches};
@@ -82,22 +82,9 @@ pub fn svg_data(path: &Path) -> (String, serde_json::Value) {
     (svg.clone(), data)
 }
 
-/// The repository's top directory (the workspace), where `testdata/` is.
-pub fn repo() -> PathBuf {
-    let cli = Path::new(env!("CARGO_MANIFEST_DIR"));
-    cli.parent().unwrap_or(cli).to_path_buf()
-}
-
-/// A path below the repository's top directory, as a string (for arguments).
-pub fn repo_path(rel: &str) -> String {
-    repo().join(rel).display().to_string()
-}
-
-/// `../shared` beside the repository, when this checkout has it.
-pub fn shared() -> Option<PathBuf> {
-    let p = repo().join("../shared");
-    p.is_dir().then_some(p)
-}
+#[path = "../../tests/cli/support/paths.rs"]
+mod paths;
+pub use paths::{repo, repo_path, shared};
 
 #[test]
 fn a_run_in_process_gives_the_exit_status_and_the_error_line() {

@@ -19,7 +19,7 @@ pub mod tmux;
 pub mod zram;
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 pub const MIB: usize = 1024 * 1024;
@@ -238,22 +238,8 @@ impl Server {
     }
 }
 
-/// The repository's top directory (the workspace), where `testdata/` is.
-pub fn repo() -> PathBuf {
-    let cli = Path::new(env!("CARGO_MANIFEST_DIR"));
-    cli.parent().unwrap_or(cli).to_path_buf()
-}
-
-/// A path below the repository's top directory, as a string (for arguments).
-pub fn repo_path(rel: &str) -> String {
-    repo().join(rel).display().to_string()
-}
-
-/// `../shared` beside the repository, when this checkout has it.
-pub fn shared() -> Option<PathBuf> {
-    let p = repo().join("../shared");
-    p.is_dir().then_some(p)
-}
+mod paths;
+pub use paths::{repo, repo_path, shared};
 
 pub use lone::spawn_grower;
 
