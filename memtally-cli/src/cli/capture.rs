@@ -68,6 +68,13 @@ pub fn run(root: &ProcRoot, args: &CaptureArgs, out: &mut dyn Write) -> Result<(
         for (path, why) in &done.zram.1 {
             writeln!(out, "  left out {}: {why}", path.display())?;
         }
+        for path in &done.nvidia.0 {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            writeln!(out, "recorded nvidia-smi -q -x ({name})")?;
+        }
+        for (path, why) in &done.nvidia.1 {
+            writeln!(out, "  left out {}: {why}", path.display())?;
+        }
         let dir = done.dir.display();
         match done.recorded.as_slice() {
             [] => Ok(()),

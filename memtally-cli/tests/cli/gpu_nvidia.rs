@@ -165,3 +165,50 @@ fn nvidia_smi_missing_is_silent() {
     let (doc, _) = live_gpu(empty.path(), &[]);
     assert_eq!(nvidia_notes(&doc), Vec::<String>::new());
 }
+
+#[test]
+fn capture_keeps_what_nvidia_smi_said() {
+    // A recording of a CUDA process has no GPU figures in /proc: capture
+    // keeps nvidia-smi's report, and `gpu` on the recording reads it back
+    // with no nvidia-smi on PATH.
+    let me = std::process::id();
+    let dir = two_gpus();
+    let rec = tempfile::tempdir().unwrap();
+    let out_dir = rec.path().join("rec");
+    let pid = me.to_string();
+    let out_str = out_dir.to_str().unwrap();
+    let cap = with_stand_in(dir.path(), &["capture", &pid, "-o", out_str]);
+    let said = String::from_utf8_lossy(&cap.stdout);
+    assert!(cap.status.success(), "{said}{}", String::from_utf8_lossy(&cap.stderr));
+    assert!(said.contains("recorded nvidia-smi -q -x (nvidia-smi.xml)"), "{said}");
+    let no_tool = tempfile::tempdir().unwrap();
+    let out = with_stand_in(
+        no_tool.path(),
+        &["--proc-root", out_str, "gpu", "--pid", &pid, "--format", "json"],
+    );
+    let doc = json_of(&out);
+    let p = process(&doc, u64::from(me));
+    assert_eq!(p["proportional"], 184 * MIB, "{p}");
+    assert_eq!(entry(p, "nvidia", "vram")["nvidia_use"], "graphics");
+    // Without the stand-in, capture records no report and says nothing of it.
+    let rec2 = rec.path().join("rec2");
+    let cap = with_stand_in(no_tool.path(), &["capture", &pid, "-o", rec2.to_str().unwrap()]);
+    assert!(cap.status.success());
+    assert!(!String::from_utf8_lossy(&cap.stdout).contains("nvidia"));
+    assert!(!rec2.join("nvidia-smi.xml").exists());
+}
+
+#[test]
+fn a_recorded_h100_report_is_read_whole() {
+    // What nvidia-smi printed on an H100 (testdata/fixtures/gpu/README.md),
+    // served with this test's PID in place of the recorded python3's.
+    let xml = crate::support::repo().join("testdata/fixtures/gpu/nvidia/h100-q-x.xml");
+    let me = std::process::id();
+    let dir = stand_in(&format!("sed 's|<pid>2747</pid>|<pid>{me}</pid>|' '{}'", xml.display()));
+    let (doc, _) = live_gpu(dir.path(), &[]);
+    let e = entry(process(&doc, u64::from(me)), "nvidia", "vram");
+    assert_eq!(e["device"], "GPU-823b4e3d-003f-f673-1bda-769820b57c10");
+    assert_eq!(e["nvidia_use"], "compute");
+    assert_eq!(figures(e), [Some(4706 * MIB), None, None, None, None]);
+    assert_eq!(nvidia_notes(&doc), Vec::<String>::new());
+}

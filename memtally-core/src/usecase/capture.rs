@@ -44,6 +44,10 @@ pub struct Captured {
     /// picture's `zram` line reads it back), and (file, why) for those
     /// that could not be read.
     pub zram: crate::usecase::cgroup::Recorded,
+    /// `nvidia-smi -q -x`'s report (`nvidia-smi.xml`: `gpu` and the
+    /// GPU rows read it back), where the tool is on PATH of a live
+    /// machine, or why it could not be kept.
+    pub nvidia: crate::usecase::cgroup::Recorded,
     /// How many processes were selected.
     pub selected: usize,
     /// Where the recording is: the path given while it still leads to
@@ -151,6 +155,7 @@ fn record_all(
     let recorded: Vec<u32> = done.recorded.iter().map(|(pid, _)| *pid).collect();
     done.cgroups = crate::usecase::cgroup::record(root, &recorded, dir)?;
     done.zram = record_zram(root, dir)?;
+    done.nvidia = record_nvidia(root, dir)?;
     if done.stopped {
         let why = format!(
             "stopped early: {} of {} selected processes recorded, the rest left out",
@@ -189,6 +194,23 @@ fn record_zram(from: &ProcRoot, out: &Dir) -> Result<crate::usecase::cgroup::Rec
         }
     }
     Ok((written, skipped))
+}
+
+/// Records what `nvidia-smi -q -x` says of the live machine into
+/// `out/nvidia-smi.xml`: NVIDIA's driver publishes no per-process memory
+/// in /proc, so without it a recording of a CUDA process has no GPU
+/// figures. Nothing is recorded where the tool is not on PATH.
+fn record_nvidia(from: &ProcRoot, out: &Dir) -> Result<crate::usecase::cgroup::Recorded> {
+    use crate::source::gpu::nvidia;
+    let name = Path::new(nvidia::RECORDED);
+    match nvidia::report(nvidia::TIMEOUT).filter(|_| from.is_live()) {
+        None => Ok((Vec::new(), Vec::new())),
+        Some(Ok(bytes)) => {
+            out.write_file(name.as_os_str(), &bytes)?;
+            Ok((vec![out.path().join(name)], Vec::new()))
+        }
+        Some(Err(why)) => Ok((Vec::new(), vec![(name.to_path_buf(), why)])),
+    }
 }
 
 /// Why one process was not recorded: itself (skipped in a selection), or

@@ -33,7 +33,8 @@ pub(crate) struct MachineGpu {
 /// machine-wide), those `shown` accepts in full and the others only as
 /// holders (their fds; their mappings only where a shown process holds a
 /// dma-buf, since only a buffer's holders divide it), and, on the live
-/// system and when `nvidia_timeout` is given, asks `nvidia-smi`.
+/// system and when `nvidia_timeout` is given, asks `nvidia-smi` (in a
+/// recording, reads what it said at the capture).
 pub(crate) fn read_machine(
     root: &ProcRoot,
     infos: &[ProcInfo],
@@ -61,9 +62,11 @@ pub(crate) fn read_machine(
     let mut notes = Vec::new();
     let mut by_pid: HashMap<u32, crate::model::gpu::ProcGpu> =
         scan.processes.into_iter().map(|g| (g.pid, g)).collect();
-    // nvidia-smi describes the live machine, never a recorded tree.
-    if let Some(timeout) = nvidia_timeout.filter(|_| root.is_live()) {
-        match nvidia::query(timeout) {
+    // nvidia-smi describes the live machine; a recorded tree keeps what
+    // it said at the capture.
+    if let Some(timeout) = nvidia_timeout {
+        let said = if root.is_live() { nvidia::query(timeout) } else { nvidia::recorded(root) };
+        match said {
             Nvidia::Missing => {}
             Nvidia::Failed(why) => notes.push(Note::NvidiaFailed { why }),
             Nvidia::Usage(usage) => {
@@ -118,7 +121,8 @@ pub(crate) fn read_machine(
 
 /// Reads the GPU files of every process of the tree when the machine or
 /// tree can have GPU memory at all (a DRM or dma-buf device, recorded fd
-/// targets, or `nvidia-smi` on PATH when it is to be asked), those
+/// targets, `nvidia-smi` on PATH when it is to be asked, or its recorded
+/// report), those
 /// `shown` accepts in full and the others as holders ([`read_machine`]);
 /// `None` otherwise, at the cost of a directory listing.
 pub(crate) fn whole_tree(
@@ -128,10 +132,13 @@ pub(crate) fn whole_tree(
     shown: &(dyn Fn(u32) -> bool + Sync),
 ) -> Option<MachineGpu> {
     let pids = root.pids().ok()?;
-    let nvidia_on_path = nvidia_timeout.is_some()
-        && root.is_live()
-        && find_on_path("nvidia-smi", std::env::var_os("PATH").as_deref()).is_some();
-    if !nvidia_on_path && !worth_reading(root, &pids) {
+    let nvidia = nvidia_timeout.is_some()
+        && if root.is_live() {
+            find_on_path("nvidia-smi", std::env::var_os("PATH").as_deref()).is_some()
+        } else {
+            !matches!(nvidia::recorded(root), Nvidia::Missing)
+        };
+    if !nvidia && !worth_reading(root, &pids) {
         return None;
     }
     let infos: Vec<ProcInfo> =

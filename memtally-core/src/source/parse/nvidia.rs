@@ -164,6 +164,28 @@ mod tests {
     }
 
     #[test]
+    fn reads_a_recorded_h100_report() {
+        // What driver 580.159.04 printed on an H100 while python3 held
+        // 4 GiB in torch (testdata/fixtures/gpu/README.md): the whole
+        // report, MIG, clocks, NVLink and all, yields its one process.
+        let Some(file) = crate::testdata::testdata("fixtures/gpu/nvidia/h100-q-x.xml") else {
+            return;
+        };
+        let report = std::fs::read(file).unwrap();
+        assert_eq!(
+            parse(&report).unwrap(),
+            vec![(
+                2747,
+                mem(
+                    "GPU-823b4e3d-003f-f673-1bda-769820b57c10",
+                    NvidiaUse::Compute,
+                    NvidiaUsed::Bytes(4706 << 20)
+                )
+            )]
+        );
+    }
+
+    #[test]
     fn garbage_is_one_error() {
         for (text, says) in [
             ("No devices were found\n", "no XML document"),
