@@ -59,6 +59,13 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub proc_root: Option<PathBuf>,
 
+    /// Read cgroups from the host's cgroup filesystem mounted at DIR
+    /// instead of /sys/fs/cgroup (in a container: where the host's
+    /// /sys/fs/cgroup is mounted, beside --proc-root /host/proc). Inside a
+    /// private cgroup namespace, cgroup paths are then named as on the host.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cgroup_root: Option<PathBuf>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -169,7 +176,11 @@ pub use help::parse;
 
 impl Cli {
     pub fn proc_root(&self) -> ProcRoot {
-        self.proc_root.clone().map(ProcRoot::new).unwrap_or_default()
+        let root = self.proc_root.clone().map(ProcRoot::new).unwrap_or_default();
+        match &self.cgroup_root {
+            Some(dir) => root.with_cgroup_root(dir),
+            None => root,
+        }
     }
 }
 

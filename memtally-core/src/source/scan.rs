@@ -82,7 +82,8 @@ pub fn identify(
         info.cgroup = with_buffer(|buf| {
             let read = root.read_reusing(pid, "cgroup", buf, closes).ok();
             read.and_then(|()| cgroup_path(&String::from_utf8_lossy(buf)))
-        });
+        })
+        .map(|path| crate::source::cgroup_ns::to_host(root, path));
     }
     Ok(Some(info))
 }

@@ -1,0 +1,212 @@
+//! Cgroups read from inside a private cgroup namespace (issue 38.1): what
+//! a pod on cgroup v2 gets, made here with `unshare -C -m`. The namespace
+//! sees its own cgroup view at /sys/fs/cgroup (as a container runtime
+//! mounts it) and the host's cgroup filesystem bind-mounted elsewhere (the
+//! DaemonSet's hostPath); with `--cgroup-root` there, memtally names every
+//! cgroup by its host path and reads its charge from the host's tree. On
+//! the v1 memory controller and on a v2 tree holding the memory
+//! controller, where the machine has them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One hierarchy holding the memory controller.
+struct Hierarchy {
+    /// Where it is mounted (`/sys/fs/cgroup/memory`, `/sys/fs/cgroup`).
+    mount: PathBuf,
+    /// Its mount point below `/sys/fs/cgroup` (`memory`, `` for v2 alone).
+    below: &'static str,
+    /// How the namespace mounts its own view there.
+    mount_view: &'static str,
+    /// The charge file.
+    usage: &'static str,
+    v2: bool,
+}
+
+fn v1() -> Result<Hierarchy, String> {
+    let mount = PathBuf::from("/sys/fs/cgroup/memory");
+    if !mount.join("memory.usage_in_bytes").is_file() {
+        return Err("no v1 memory controller at /sys/fs/cgroup/memory".into());
+    }
+    Ok(Hierarchy {
+        mount,
+        below: "memory",
+        mount_view: "mount -t cgroup -o memory cgroup",
+        usage: "memory.usage_in_bytes",
+        v2: false,
+    })
+}
+
+fn v2() -> Result<Hierarchy, String> {
+    for below in ["", "unified"] {
+        let mount = Path::new("/sys/fs/cgroup").join(below);
+        let controllers = std::fs::read_to_string(mount.join("cgroup.controllers"));
+        if controllers.is_ok_and(|c| c.split_whitespace().any(|w| w == "memory")) {
+            return Ok(Hierarchy {
+                mount,
+                below,
+                mount_view: "mount -t cgroup2 cgroup2",
+                usage: "memory.current",
+                v2: true,
+            });
+        }
+    }
+    Err("no v2 cgroup tree holds the memory controller here (/sys/fs/cgroup, /sys/fs/cgroup/unified)".into())
+}
+
+/// The cgroups a test made, removed on drop (their processes killed first),
+/// the deepest first.
+struct Made(Vec<PathBuf>, Vec<std::process::Child>);
+
+impl Drop for Made {
+    fn drop(&mut self) {
+        for c in &mut self.1 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        for dir in self.0.iter().rev() {
+            // A process just killed may take a moment to leave the cgroup.
+            for _ in 0..50 {
+                if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        }
+    }
+}
+
+fn reason_to_skip() -> Option<String> {
+    if unsafe { libc::geteuid() } != 0 {
+        return Some("not root: making cgroups and namespaces needs it".into());
+    }
+    if Command::new("unshare").arg("--version").output().is_err() {
+        return Some("no unshare(1) here".into());
+    }
+    None
+}
+
+/// Makes `top/ns/inner` (the namespace's root, three levels down) and
+/// `top/t` (a cgroup outside it, holding a sleeping child); runs memtally
+/// inside a new cgroup namespace rooted at `top/ns/inner`, with the host's
+/// cgroup filesystem bind-mounted and given as `--cgroup-root`; checks the
+/// names and charges against the host's own reads.
+fn names_and_charges_are_the_hosts(h: &Hierarchy) {
+    let top_name = format!("memtally-cgns-{}", std::process::id());
+    let top = h.mount.join(&top_name);
+    let (ns, inner, t) = (top.join("ns"), top.join("ns/inner"), top.join("t"));
+    let mut made = Made(Vec::new(), Vec::new());
+    for dir in [&top, &ns, &inner, &t] {
+        if let Err(e) = std::fs::create_dir(dir) {
+            println!("skipped: cannot make {}: {e}", dir.display());
+            return;
+        }
+        made.0.push(dir.clone());
+        if h.v2 && (dir == &top || dir == &ns) {
+            std::fs::write(dir.join("cgroup.subtree_control"), "+memory").unwrap();
+        }
+    }
+    let child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("echo $$ > {}/cgroup.procs && exec sleep 120", t.display()))
+        .spawn()
+        .unwrap();
+    let child_pid = child.id();
+    made.1.push(child);
+    // The child is in its cgroup once its line says so.
+    let want = format!("/{top_name}/t");
+    let in_t = || {
+        std::fs::read_to_string(format!("/proc/{child_pid}/cgroup"))
+            .is_ok_and(|c| c.lines().any(|l| l.ends_with(&format!(":{want}"))))
+    };
+    for _ in 0..100 {
+        if in_t() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(in_t(), "the child moved into {want}");
+
+    let host = tempfile::tempdir().unwrap();
+    let host_view = host.path().join("cgroup");
+    std::fs::create_dir(&host_view).unwrap();
+    let view = Path::new("/sys/fs/cgroup").join(h.below);
+    let bin = env!("CARGO_BIN_EXE_memtally");
+    // Inside: the host's cgroup filesystem bind-mounted at host_view, then
+    // the namespace's own view mounted over /sys/fs/cgroup/... (rooted at
+    // the namespace's root, as a container runtime mounts it).
+    let inside = format!(
+        "mount --rbind /sys/fs/cgroup {hv} && umount -l {view} && {mv} {view} && cat /proc/{child_pid}/cgroup >&2 && exec {bin} --cgroup-root {hv} top --by cgroup --all --format json",
+        hv = host_view.display(),
+        view = view.display(),
+        mv = h.mount_view,
+    );
+    let before = std::fs::read_to_string(t.join(h.usage)).unwrap();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "echo $$ > {}/cgroup.procs && exec unshare -C -m sh -c '{inside}'",
+            inner.display()
+        ))
+        .output()
+        .unwrap();
+    let after = std::fs::read_to_string(t.join(h.usage)).unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // The namespace is real: the child's own line, read inside, climbs.
+    assert!(stderr.contains(":/../../t"), "read inside the namespace: {stderr}");
+    let top_json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = top_json["rows"].as_array().unwrap();
+    let keys: Vec<&str> = rows.iter().map(|r| r["key"].as_str().unwrap()).collect();
+    assert!(keys.iter().all(|k| !k.starts_with("/..")), "host paths only: {keys:?}");
+    let row = |key: &str| {
+        rows.iter().find(|r| r["key"] == key).unwrap_or_else(|| panic!("{key} in {keys:?}"))
+    };
+    // The child's cgroup, outside the namespace: its host path and the
+    // charge the host reads.
+    let t_row = row(&want);
+    assert_eq!(t_row["processes"], 1, "{t_row}");
+    let usage = t_row["cgroup"]["usage"].as_u64().expect("a charge read from the host's tree");
+    let (before, after): (u64, u64) =
+        (before.trim().parse().unwrap(), after.trim().parse().unwrap());
+    assert!(usage > 0);
+    assert!(
+        (before.min(after)..=before.max(after)).contains(&usage),
+        "{want}: {usage} read inside, {before}..{after} on the host"
+    );
+    let child_row = top_json["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["pid"] == child_pid)
+        .unwrap_or_else(|| panic!("the child {child_pid} listed"));
+    assert_eq!(child_row["cgroup"], want.as_str());
+    // The namespace's own root, where memtally runs: its host path.
+    let inner_row = row(&format!("/{top_name}/ns/inner"));
+    assert!(inner_row["processes"].as_u64().unwrap() >= 1, "{inner_row}");
+    assert!(inner_row["cgroup"]["usage"].as_u64().is_some(), "{inner_row}");
+}
+
+#[test]
+fn inside_a_cgroup_namespace_v1_names_and_charges_are_the_hosts() {
+    if let Some(why) = reason_to_skip() {
+        println!("skipped: {why}");
+        return;
+    }
+    match v1() {
+        Ok(h) => names_and_charges_are_the_hosts(&h),
+        Err(why) => println!("skipped: {why}"),
+    }
+}
+
+#[test]
+fn inside_a_cgroup_namespace_v2_names_and_charges_are_the_hosts() {
+    if let Some(why) = reason_to_skip() {
+        println!("skipped: {why}");
+        return;
+    }
+    match v2() {
+        Ok(h) => names_and_charges_are_the_hosts(&h),
+        Err(why) => println!("skipped: {why}"),
+    }
+}
