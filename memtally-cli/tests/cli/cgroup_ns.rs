@@ -210,3 +210,79 @@ fn inside_a_cgroup_namespace_v2_names_and_charges_are_the_hosts() {
         Err(why) => println!("skipped: {why}"),
     }
 }
+
+/// The DaemonSet's arguments as written (the node's /proc and cgroup tree
+/// at the test's paths, a free loopback port, every row published) serve
+/// every cgroup series the recording rules, alerts and dashboard read, for
+/// a cgroup of the test's own with a limit, named by its host path. Before
+/// issue 38.1 the manifest published per program only: no cgroup series.
+#[test]
+fn daemonset_arguments_serve_the_cgroup_series_the_rules_read() {
+    if let Some(why) = reason_to_skip() {
+        println!("skipped: {why}");
+        return;
+    }
+    let h = match v1().or_else(|e1| v2().map_err(|e2| format!("{e1}; {e2}"))) {
+        Ok(h) => h,
+        Err(why) => return println!("skipped: {why}"),
+    };
+    let name = format!("memtally-cgds-{}", std::process::id());
+    let dir = h.mount.join(&name);
+    if let Err(e) = std::fs::create_dir(&dir) {
+        return println!("skipped: cannot make {}: {e}", dir.display());
+    }
+    let mut made = Made(vec![dir.clone()], Vec::new());
+    let limit = 256 * 1024 * 1024u64;
+    let limit_file = if h.v2 { "memory.max" } else { "memory.limit_in_bytes" };
+    std::fs::write(dir.join(limit_file), limit.to_string()).unwrap();
+    made.1.push(
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!("echo $$ > {}/cgroup.procs && exec sleep 120", dir.display()))
+            .spawn()
+            .unwrap(),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(100));
+
+    let (_, args) = crate::deploy::daemonset();
+    let host = tempfile::tempdir().unwrap();
+    let (host_proc, host_cgroup) = (host.path().join("proc"), host.path().join("cgroup"));
+    std::os::unix::fs::symlink("/proc", &host_proc).unwrap();
+    std::os::unix::fs::symlink("/sys/fs/cgroup", &host_cgroup).unwrap();
+    let mut run_args: Vec<String> = args[1..].to_vec();
+    for (flag, value) in [
+        ("--proc-root", host_proc.display().to_string()),
+        ("--cgroup-root", host_cgroup.display().to_string()),
+        ("--listen", "127.0.0.1:0".into()),
+        ("--top", "100000".into()),
+    ] {
+        let i = run_args.iter().position(|a| a == flag).unwrap_or_else(|| panic!("{flag}"));
+        run_args[i + 1] = value;
+    }
+    let refs: Vec<&str> = run_args.iter().map(String::as_str).collect();
+    let server = crate::support::Server::start(&refs);
+    let text = crate::deploy::scrape(server.addr);
+    let served = crate::deploy::exposed(&text);
+
+    // Every memtally_cgroup_* name the rules, alerts and dashboard read.
+    let mut exprs: Vec<String> = crate::prom_rules::rule_files()
+        .iter()
+        .flat_map(|f| crate::prom_rules::rules(f))
+        .filter_map(|r| r["expr"].as_str().map(String::from))
+        .collect();
+    crate::deploy::queries(&crate::deploy::dashboard(), &mut exprs);
+    let re = regex::Regex::new(r"memtally_cgroup_[a-z_]+").unwrap();
+    let read: std::collections::BTreeSet<&str> =
+        exprs.iter().flat_map(|e| re.find_iter(e).map(|m| m.as_str())).collect();
+    assert!(read.len() >= 5, "the rules read cgroup series: {read:?}");
+    let missing: Vec<&&str> = read.iter().filter(|n| !served.contains(**n)).collect();
+    assert!(missing.is_empty(), "read but not served: {missing:?}");
+
+    // The test's cgroup, by its host path, with its limit; and the
+    // per-program series still there.
+    let samples = crate::prometheus::parse(&text);
+    let key = ("memtally_cgroup_charge_limit_bytes".to_string(), format!("cgroup=/{name}"));
+    assert_eq!(samples.get(&key), Some(&(limit as f64)), "{key:?}");
+    assert!(served.contains("memtally_program_pss_bytes"));
+    assert!(!served.contains("memtally_process_pss_bytes"), "no per-process series");
+}
