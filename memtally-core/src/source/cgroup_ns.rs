@@ -1,5 +1,7 @@
-//! Cgroup paths as the host names them, read from inside a private cgroup
-//! namespace (a pod on cgroup v2, `unshare -C`).
+//! The cgroup path of a process: which line of `/proc/PID/cgroup` names
+//! the cgroup memory is charged to, and that path as the host names it,
+//! read from inside a private cgroup namespace (a pod on cgroup v2,
+//! `unshare -C`).
 //!
 //! The kernel's rule (Documentation/admin-guide/cgroup-v2.rst, "Namespace",
 //! and cgroup_namespaces(7)): the third field of each `/proc/PID/cgroup`
@@ -31,7 +33,36 @@ use std::path::PathBuf;
 
 use crate::source::bounded::Kind;
 use crate::source::cgroup::{CgroupRoot, Layout};
-use crate::source::{scan, ProcRoot};
+use crate::source::ProcRoot;
+
+/// The cgroup path of `/proc/PID/cgroup` that memory is charged to: the
+/// v1 `memory` controller's line when there is one (hybrid and v1 hosts,
+/// where the unified `0::` line says `/` or names a tree with no memory
+/// controller), else the v2 line (`0::/path`), else the first v1
+/// hierarchy's path.
+pub fn cgroup_path(text: &str) -> Option<String> {
+    let (mut unified, mut first) = (None, None);
+    for line in text.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        // Longer than a path can be: crafted, not the kernel's (each of
+        // its ancestors would be a row).
+        if path.len() > crate::source::cgroup::MAX_PATH {
+            continue;
+        }
+        if controllers.split(',').any(|c| c == "memory") {
+            return Some(path.to_string());
+        }
+        if id == "0" && controllers.is_empty() {
+            unified.get_or_insert_with(|| path.to_string());
+        }
+        first.get_or_insert_with(|| path.to_string());
+    }
+    unified.or(first)
+}
 
 /// The most directories walked looking for the namespace root.
 const MAX_WALK: usize = 1 << 16;
@@ -75,7 +106,7 @@ fn ns_root(root: &ProcRoot) -> Option<String> {
     if !root.is_procfs() {
         return None;
     }
-    let line = |raw: Vec<u8>| scan::cgroup_path(&String::from_utf8_lossy(&raw));
+    let line = |raw: Vec<u8>| cgroup_path(&String::from_utf8_lossy(&raw));
     let depth = depth_of_root(&line(root.read(1, "cgroup").ok()?)?);
     if depth == 0 {
         return None;
@@ -123,6 +154,27 @@ fn ns_root(root: &ProcRoot) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cgroup_is_the_memory_controllers_path() {
+        assert_eq!(
+            cgroup_path("0::/user.slice/session-1.scope\n").as_deref(),
+            Some("/user.slice/session-1.scope")
+        );
+        // Hybrid: memory is charged in the v1 memory hierarchy.
+        assert_eq!(
+            cgroup_path("12:memory:/docker/abc\n11:cpu:/docker/abc\n0::/init.scope\n").as_deref(),
+            Some("/docker/abc")
+        );
+        // This kind of host: the unified line says nothing (`0::/`).
+        let here = "9:name=systemd:/\n4:memory:/process_api/84c2\n1:cpu:/\n0::/\n";
+        assert_eq!(cgroup_path(here).as_deref(), Some("/process_api/84c2"));
+        assert_eq!(cgroup_path("5:cpu,memory:/a\n0::/\n").as_deref(), Some("/a"));
+        assert_eq!(cgroup_path("12:cpu:/docker/abc\n").as_deref(), Some("/docker/abc"));
+        assert_eq!(cgroup_path("3:cpu:/x\n0::/y\n").as_deref(), Some("/y"));
+        assert_eq!(cgroup_path("garbage\n0::/y\n").as_deref(), Some("/y"));
+        assert_eq!(cgroup_path(""), None);
+    }
 
     #[test]
     fn paths_climb_from_the_namespace_root() {
