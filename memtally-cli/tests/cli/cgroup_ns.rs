@@ -86,13 +86,24 @@ fn reason_to_skip() -> Option<String> {
     None
 }
 
+/// How the namespace sees the cgroup filesystem.
+#[derive(Clone, Copy, PartialEq)]
+enum View {
+    /// Its own view at /sys/fs/cgroup (as a container runtime mounts it),
+    /// the host's tree bind-mounted elsewhere and given as `--cgroup-root`.
+    OwnAndHosts,
+    /// `unshare -C` alone: the host's tree still at /sys/fs/cgroup, no option.
+    Hosts,
+}
+
 /// Makes `top/ns/inner` (the namespace's root, three levels down) and
 /// `top/t` (a cgroup outside it, holding a sleeping child); runs memtally
-/// inside a new cgroup namespace rooted at `top/ns/inner`, with the host's
-/// cgroup filesystem bind-mounted and given as `--cgroup-root`; checks the
-/// names and charges against the host's own reads.
-fn names_and_charges_are_the_hosts(h: &Hierarchy) {
-    let top_name = format!("memtally-cgns-{}", std::process::id());
+/// inside a new cgroup namespace rooted at `top/ns/inner`, seeing the
+/// cgroup filesystem as `view` says; checks the names and charges against
+/// the host's own reads.
+fn names_and_charges_are_the_hosts(h: &Hierarchy, view: View) {
+    let tag = if view == View::Hosts { "plain" } else { "own" };
+    let top_name = format!("memtally-cgns-{tag}-{}", std::process::id());
     let top = h.mount.join(&top_name);
     let (ns, inner, t) = (top.join("ns"), top.join("ns/inner"), top.join("t"));
     let mut made = Made(Vec::new(), Vec::new());
@@ -130,22 +141,28 @@ fn names_and_charges_are_the_hosts(h: &Hierarchy) {
     let host = tempfile::tempdir().unwrap();
     let host_view = host.path().join("cgroup");
     std::fs::create_dir(&host_view).unwrap();
-    let view = Path::new("/sys/fs/cgroup").join(h.below);
+    let own_view = Path::new("/sys/fs/cgroup").join(h.below);
     let bin = env!("CARGO_BIN_EXE_memtally");
     // Inside: the host's cgroup filesystem bind-mounted at host_view, then
     // the namespace's own view mounted over /sys/fs/cgroup/... (rooted at
     // the namespace's root, as a container runtime mounts it).
-    let inside = format!(
-        "mount --rbind /sys/fs/cgroup {hv} && umount -l {view} && {mv} {view} && cat /proc/{child_pid}/cgroup >&2 && exec {bin} --cgroup-root {hv} top --by cgroup --all --format json",
-        hv = host_view.display(),
-        view = view.display(),
-        mv = h.mount_view,
-    );
+    let inside = match view {
+        View::OwnAndHosts => format!(
+            "mount --rbind /sys/fs/cgroup {hv} && umount -l {own} && {mv} {own} && cat /proc/{child_pid}/cgroup >&2 && exec {bin} --cgroup-root {hv} top --by cgroup --all --format json",
+            hv = host_view.display(),
+            own = own_view.display(),
+            mv = h.mount_view,
+        ),
+        View::Hosts => format!(
+            "cat /proc/{child_pid}/cgroup >&2 && exec {bin} top --by cgroup --all --format json"
+        ),
+    };
+    let unshare = if view == View::Hosts { "unshare -C" } else { "unshare -C -m" };
     let before = std::fs::read_to_string(t.join(h.usage)).unwrap();
     let out = Command::new("sh")
         .arg("-c")
         .arg(format!(
-            "echo $$ > {}/cgroup.procs && exec unshare -C -m sh -c '{inside}'",
+            "echo $$ > {}/cgroup.procs && exec {unshare} sh -c '{inside}'",
             inner.display()
         ))
         .output()
@@ -194,7 +211,22 @@ fn inside_a_cgroup_namespace_v1_names_and_charges_are_the_hosts() {
         return;
     }
     match v1() {
-        Ok(h) => names_and_charges_are_the_hosts(&h),
+        Ok(h) => names_and_charges_are_the_hosts(&h, View::OwnAndHosts),
+        Err(why) => println!("skipped: {why}"),
+    }
+}
+
+/// `unshare -C memtally top --by cgroup` as the issue ran it: the host's
+/// tree still at /sys/fs/cgroup. Before, the names were `/../…`, the
+/// charges blank, and the reader's own row (`/`) had the host root's.
+#[test]
+fn unshare_c_alone_names_and_charges_are_the_hosts() {
+    if let Some(why) = reason_to_skip() {
+        println!("skipped: {why}");
+        return;
+    }
+    match v1().or_else(|e1| v2().map_err(|e2| format!("{e1}; {e2}"))) {
+        Ok(h) => names_and_charges_are_the_hosts(&h, View::Hosts),
         Err(why) => println!("skipped: {why}"),
     }
 }
@@ -206,7 +238,7 @@ fn inside_a_cgroup_namespace_v2_names_and_charges_are_the_hosts() {
         return;
     }
     match v2() {
-        Ok(h) => names_and_charges_are_the_hosts(&h),
+        Ok(h) => names_and_charges_are_the_hosts(&h, View::OwnAndHosts),
         Err(why) => println!("skipped: {why}"),
     }
 }

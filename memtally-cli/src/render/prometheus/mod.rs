@@ -298,8 +298,8 @@ pub fn encode_registry(reg: &Registry, format: Exposition) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memtally_core::analyze::top::TopBy;
     use memtally_core::analyze::metrics::{build, Collector};
+    use memtally_core::analyze::top::TopBy;
     use memtally_core::model::SizeSource;
     use memtally_core::model::{ProcInfo, ProcMemory};
     use std::collections::{BTreeMap, HashMap};
