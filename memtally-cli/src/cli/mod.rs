@@ -186,6 +186,11 @@ impl Cli {
 
 /// Runs the parsed command line, writing to `out`.
 pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
+    // A cgroup tree that is not there is said now, not left as blank charges.
+    if let Some(dir) = &cli.cgroup_root {
+        std::fs::read_dir(dir)
+            .map_err(|e| memtally_core::Error::io(format!("--cgroup-root {}", dir.display()), e))?;
+    }
     let root = cli.proc_root();
     match cli.command {
         Some(Command::Show(args)) => show::run(&root, &args, out),

@@ -318,3 +318,17 @@ fn daemonset_arguments_serve_the_cgroup_series_the_rules_read() {
     assert!(served.contains("memtally_program_pss_bytes"));
     assert!(!served.contains("memtally_process_pss_bytes"), "no per-process series");
 }
+
+/// A `--cgroup-root` that is not there is one clear line and exit 3 (an
+/// I/O error, as a missing `--proc-root`), not blank charges.
+#[test]
+fn a_missing_cgroup_root_is_said() {
+    let out =
+        crate::support::run(&["--cgroup-root", "/nonexistent/cgroup", "top", "--by", "cgroup"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--cgroup-root /nonexistent/cgroup"), "{err}");
+    let help = crate::support::run(&["top", "--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--cgroup-root <DIR>"));
+}
