@@ -7,7 +7,9 @@
 //! - the Kubernetes DaemonSet parses as YAML, its container's arguments
 //!   are accepted by `memtally serve` (a misspelled one exits 2), and run
 //!   as written against a host /proc seen through another path, as the
-//!   pod sees the node's, they serve live figures.
+//!   pod sees the node's, they serve live figures; the node's cgroup tree
+//!   is mounted read-only where `--cgroup-root` reads it (cgroup_ns.rs
+//!   runs the arguments for the cgroup series the rules read).
 //!
 //! Every socket is on 127.0.0.1; every wait is bounded.
 

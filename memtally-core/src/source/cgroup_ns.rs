@@ -64,7 +64,8 @@ pub fn cgroup_path(text: &str) -> Option<String> {
     unified.or(first)
 }
 
-/// The most directories walked looking for the namespace root.
+/// The most names listed (files and directories) looking for the
+/// namespace root: a node's tree a few levels down is some thousands.
 const MAX_WALK: usize = 1 << 16;
 
 /// `path` (the third field of a `/proc/PID/cgroup` line of `root`) as the
