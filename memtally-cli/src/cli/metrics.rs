@@ -25,9 +25,12 @@ pub struct MetricsArgs {
     #[arg(long, value_name = "N", default_value_t = 50)]
     pub top: usize,
 
-    /// One series per process, or added up per program or cgroup.
-    #[arg(long, value_parser = choice::<MetricsBy>(), default_value = "process")]
-    pub by: MetricsBy,
+    /// One series per process, or added up per program or cgroup. Given
+    /// again, each grouping is published beside the first (`--by program
+    /// --by cgroup`: per program, and per cgroup with its charge), from one
+    /// scan; memtally_other_processes_* are the first grouping's rest.
+    #[arg(long, value_parser = choice::<MetricsBy>(), default_value = "process", action = clap::ArgAction::Append)]
+    pub by: Vec<MetricsBy>,
 
     /// A process with more mappings than N is not read mapping by mapping
     /// (smaps, which the GPU figures read for processes with GPU files):
@@ -63,7 +66,8 @@ impl MetricsArgs {
         Ok(MetricsOptions::default()
             .with_select(select)
             .with_top(self.top)
-            .with_by(self.by)
+            .with_by(self.by.first().copied().unwrap_or_default())
+            .with_also(self.by.iter().skip(1).copied().collect())
             .with_guard(guard)
             .with_pages(self.pages))
     }

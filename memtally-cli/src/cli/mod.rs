@@ -59,6 +59,13 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub proc_root: Option<PathBuf>,
 
+    /// Read cgroups from the host's cgroup filesystem mounted at DIR
+    /// instead of /sys/fs/cgroup (in a container: where the host's
+    /// /sys/fs/cgroup is mounted, beside --proc-root /host/proc). Inside a
+    /// private cgroup namespace, cgroup paths are then named as on the host.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cgroup_root: Option<PathBuf>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -169,12 +176,21 @@ pub use help::parse;
 
 impl Cli {
     pub fn proc_root(&self) -> ProcRoot {
-        self.proc_root.clone().map(ProcRoot::new).unwrap_or_default()
+        let root = self.proc_root.clone().map(ProcRoot::new).unwrap_or_default();
+        match &self.cgroup_root {
+            Some(dir) => root.with_cgroup_root(dir),
+            None => root,
+        }
     }
 }
 
 /// Runs the parsed command line, writing to `out`.
 pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
+    // A cgroup tree that is not there is said now, not left as blank charges.
+    if let Some(dir) = &cli.cgroup_root {
+        std::fs::read_dir(dir)
+            .map_err(|e| memtally_core::Error::io(format!("--cgroup-root {}", dir.display()), e))?;
+    }
     let root = cli.proc_root();
     match cli.command {
         Some(Command::Show(args)) => show::run(&root, &args, out),

@@ -7,7 +7,9 @@
 //! - the Kubernetes DaemonSet parses as YAML, its container's arguments
 //!   are accepted by `memtally serve` (a misspelled one exits 2), and run
 //!   as written against a host /proc seen through another path, as the
-//!   pod sees the node's, they serve live figures.
+//!   pod sees the node's, they serve live figures; the node's cgroup tree
+//!   is mounted read-only where `--cgroup-root` reads it (cgroup_ns.rs
+//!   runs the arguments for the cgroup series the rules read).
 //!
 //! Every socket is on 127.0.0.1; every wait is bounded.
 
@@ -22,7 +24,7 @@ use yaml_rust2::{Yaml, YamlLoader};
 
 use crate::support::{memtally, repo, spawn, Mapping, Server, MIB};
 
-fn scrape(addr: SocketAddr) -> String {
+pub(crate) fn scrape(addr: SocketAddr) -> String {
     let agent: ureq::Agent =
         ureq::Agent::config_builder().timeout_global(Some(Duration::from_secs(30))).build().into();
     let mut resp = agent.get(format!("http://{addr}/metrics")).call().expect("/metrics answers");
@@ -30,13 +32,13 @@ fn scrape(addr: SocketAddr) -> String {
 }
 
 /// The metric names of a text exposition (every sample line understood).
-fn exposed(text: &str) -> BTreeSet<String> {
+pub(crate) fn exposed(text: &str) -> BTreeSet<String> {
     crate::prometheus::parse(text).into_keys().map(|(name, _)| name).collect()
 }
 
 /// Every `expr` in the dashboard (panels, rows, any depth) and the
 /// template variables' queries.
-fn queries(v: &Value, out: &mut Vec<String>) {
+pub(crate) fn queries(v: &Value, out: &mut Vec<String>) {
     match v {
         Value::Object(map) => {
             for (k, v) in map {
@@ -63,7 +65,7 @@ fn metric_names(expr: &str) -> BTreeSet<String> {
         .collect()
 }
 
-fn dashboard() -> Value {
+pub(crate) fn dashboard() -> Value {
     let path = repo().join("deploy/grafana/memtally.json");
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).expect("the dashboard is JSON")
 }
@@ -159,7 +161,7 @@ fn manifest() -> Vec<Yaml> {
 }
 
 /// The DaemonSet's pod spec and its memtally container's arguments.
-fn daemonset() -> (Yaml, Vec<String>) {
+pub(crate) fn daemonset() -> (Yaml, Vec<String>) {
     let docs = manifest();
     let ds = docs.iter().find(|d| d["kind"].as_str() == Some("DaemonSet")).expect("a DaemonSet");
     let pod = ds["spec"]["template"]["spec"].clone();
@@ -200,6 +202,18 @@ fn daemonset_reads_the_host_proc_without_host_pid() {
         .find(|v| v["name"] == mount["name"])
         .expect("the mount's volume");
     assert_eq!(volume["hostPath"]["path"].as_str(), Some("/proc"), "the node's /proc");
+    // And the node's cgroup tree, where --cgroup-root reads it (issue 38.1).
+    let cgroup_root = value_of(&args, "--cgroup-root");
+    let mount = c["volumeMounts"]
+        .as_vec()
+        .unwrap()
+        .iter()
+        .find(|m| m["mountPath"].as_str() == Some(cgroup_root))
+        .expect("--cgroup-root is where a volume is mounted");
+    assert_eq!(mount["readOnly"].as_bool(), Some(true));
+    let volume = pod["volumes"].as_vec().unwrap().iter().find(|v| v["name"] == mount["name"]);
+    let host = volume.expect("the mount's volume")["hostPath"]["path"].as_str();
+    assert_eq!(host, Some("/sys/fs/cgroup"), "the node's cgroup tree");
     let sc = &c["securityContext"];
     assert_eq!(sc["readOnlyRootFilesystem"].as_bool(), Some(true));
     assert_eq!(sc["allowPrivilegeEscalation"].as_bool(), Some(false));
@@ -255,6 +269,8 @@ fn daemonset_arguments_serve_a_host_proc_mounted_elsewhere() {
     let mut run_args: Vec<String> = args[1..].to_vec();
     let i = run_args.iter().position(|a| a == "--proc-root").unwrap();
     run_args[i + 1] = host_proc.display().to_string();
+    let i = run_args.iter().position(|a| a == "--cgroup-root").unwrap();
+    run_args[i + 1] = "/sys/fs/cgroup".into();
     let i = run_args.iter().position(|a| a == "--listen").unwrap();
     run_args[i + 1] = "127.0.0.1:0".into();
     // Publish every process, so the child is one of the rows.

@@ -94,14 +94,16 @@ fn fleet_defaults_publish_per_program_and_growth_reads_program_series() {
         .iter()
         .filter_map(Yaml::as_str)
         .collect();
-    let by = args.iter().position(|a| *a == "--by").map(|i| args[i + 1]);
-    assert_eq!(by, Some("program"), "{args:?}");
+    // Per program and per cgroup (issue 38.1: the cgroup rules read the
+    // cgroup series); never per process.
+    let by: Vec<&str> = args.windows(2).filter(|w| w[0] == "--by").map(|w| w[1]).collect();
+    assert_eq!(by, ["program", "cgroup"], "{args:?}");
     let unit = read("deploy/systemd/memtally.service");
-    assert!(unit.contains("Environment=\"MEMTALLY_ARGS=--by program\"\n"), "{unit}");
+    assert!(unit.contains("Environment=\"MEMTALLY_ARGS=--by program --by cgroup\"\n"), "{unit}");
     let default = read("deploy/debian/default");
     let set: Vec<&str> = default.lines().filter(|l| l.starts_with("MEMTALLY_ARGS=")).collect();
     assert_eq!(set.len(), 1, "{default}");
-    assert!(set[0].contains("--by program"), "{default}");
+    assert!(set[0].contains("--by program --by cgroup"), "{default}");
 
     let dashboard: serde_json::Value =
         serde_json::from_str(&read("deploy/grafana/memtally.json")).unwrap();

@@ -119,3 +119,38 @@ fn live_pss_dirty_of_a_known_child() {
     );
     promtool_accepts(&text);
 }
+
+/// `--by` given twice publishes both groupings of one scan (issue 38.1:
+/// the fleet manifests publish per program and per cgroup, the cgroup rows
+/// with their charge); the rest past --top is the first grouping's. Given
+/// twice the same, it is published once.
+#[test]
+fn by_program_and_by_cgroup_at_once() {
+    use crate::cgroup::record_process;
+    let dir = tempfile::tempdir().unwrap();
+    record_process(dir.path(), 10, "web", "0::/app/a\n", [4000, 0, 0]);
+    record_process(dir.path(), 11, "web", "0::/app/b\n", [1000, 0, 0]);
+    record_process(dir.path(), 12, "db", "0::/app/b\n", [2000, 0, 0]);
+    let cg = dir.path().join("sys/fs/cgroup");
+    std::fs::create_dir_all(cg.join("app/a")).unwrap();
+    std::fs::write(cg.join("cgroup.controllers"), "memory\n").unwrap();
+    std::fs::write(cg.join("app/a/memory.current"), "4200000\n").unwrap();
+    let root = dir.path().to_str().unwrap();
+    let both = ["export", "--proc-root", root, "--top", "1", "--by", "program", "--by", "cgroup"];
+    let text = export(&both);
+    let s = crate::prometheus::parse(&text);
+    let get = |name: &str, labels: &str| s.get(&(name.to_string(), labels.to_string())).copied();
+    assert_eq!(get("memtally_program_pss_bytes", "program=web"), Some(5000.0 * 1024.0), "{text}");
+    assert_eq!(get("memtally_cgroup_pss_bytes", "cgroup=/app/a"), Some(4000.0 * 1024.0));
+    assert_eq!(get("memtally_cgroup_charge_usage_bytes", "cgroup=/app/a"), Some(4200000.0));
+    assert_eq!(get("memtally_other_processes_pss_bytes", ""), Some(2000.0 * 1024.0), "db's");
+    assert!(s.keys().all(|(n, _)| !n.starts_with("memtally_process_")), "{text}");
+    // The same grouping twice: once.
+    let keys = |args: &[&str]| -> Vec<(String, String)> {
+        crate::prometheus::parse(&export(args)).into_keys().collect()
+    };
+    let once = ["export", "--proc-root", root, "--by", "program"];
+    assert_eq!(keys(&[&once[..], &["--by", "program"]].concat()), keys(&once));
+    // Each grouping's HELP and TYPE lines once: promtool takes it.
+    promtool_accepts(&text);
+}

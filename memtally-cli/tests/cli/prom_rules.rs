@@ -21,7 +21,7 @@ fn rules_dir() -> PathBuf {
     repo().join("deploy/prometheus")
 }
 
-fn rule_files() -> [PathBuf; 2] {
+pub(crate) fn rule_files() -> [PathBuf; 2] {
     [rules_dir().join("memtally.rules.yml"), rules_dir().join("memtally.alerts.yml")]
 }
 
@@ -35,7 +35,7 @@ fn yaml(path: &Path) -> Yaml {
 }
 
 /// Every rule of a rules file.
-fn rules(path: &Path) -> Vec<Yaml> {
+pub(crate) fn rules(path: &Path) -> Vec<Yaml> {
     let doc = yaml(path);
     let groups = doc["groups"].as_vec().expect("groups").clone();
     groups.iter().flat_map(|g| g["rules"].as_vec().expect("rules").clone()).collect()

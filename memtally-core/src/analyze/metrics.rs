@@ -174,6 +174,10 @@ pub struct Metrics {
     /// OOM kills on the machine since boot (`/proc/vmstat` `oom_kill`),
     /// where the tree has it: machine-wide, whatever the selection.
     pub oom_kills: Option<u64>,
+    /// The same scan's rows grouped another way too (`--by program --by
+    /// cgroup`): their rows only; the rest, machine and scan figures are
+    /// this one's.
+    pub also: Vec<Metrics>,
 }
 
 /// What the page read of one scan (`--pages`) cost and left out.
@@ -258,7 +262,16 @@ pub fn build(
     }
     // The rest is a sum over processes: the summable figures only (model::summable).
     other.sizes = std::mem::take(&mut other.sizes).over_processes(other.processes);
-    Metrics { by, rows, other, machine: report.machine, collector, pages: None, oom_kills: None }
+    Metrics {
+        by,
+        rows,
+        other,
+        machine: report.machine,
+        collector,
+        pages: None,
+        oom_kills: None,
+        also: Vec::new(),
+    }
 }
 
 #[cfg(test)]

@@ -71,7 +71,11 @@ impl CgroupRoot {
     /// The cgroup tree that goes with a `/proc` tree: the live one for the
     /// live `/proc`, `DIR/sys/fs/cgroup` for a recording in `DIR` (reached
     /// beneath the recording, through no link).
+    /// `--cgroup-root DIR`, where given, is read instead of either.
     pub fn for_proc(proc: &ProcRoot) -> CgroupRoot {
+        if let Some(dir) = proc.cgroup_root() {
+            return CgroupRoot::new(dir);
+        }
         match proc.subtree(Path::new(RECORDED)) {
             None => CgroupRoot::new("/sys/fs/cgroup"),
             Some(tree) => CgroupRoot {
@@ -100,6 +104,15 @@ impl CgroupRoot {
             std::io::Error::new(std::io::ErrorKind::InvalidData, "not inside the cgroup tree")
         })?;
         tree.read(rel, MAX_FILE)
+    }
+
+    /// The names in the directory `path` (under the root).
+    pub fn list(&self, path: &Path) -> std::io::Result<Vec<std::ffi::OsString>> {
+        let tree = self.tree.as_ref().map_err(|&e| std::io::Error::from_raw_os_error(e))?;
+        let rel = self.rel(path).ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidData, "not inside the cgroup tree")
+        })?;
+        tree.list(rel)
     }
 
     fn text(&self, path: &Path) -> Option<String> {

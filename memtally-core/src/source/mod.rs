@@ -6,6 +6,7 @@ pub(crate) mod access;
 pub(crate) mod bounded;
 pub(crate) mod capture;
 pub(crate) mod cgroup;
+pub(crate) mod cgroup_ns;
 pub(crate) mod closes;
 pub(crate) mod drm_sysfs;
 pub mod enrich;

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::Error;
 use crate::model::{Needs, ProcInfo, ProcMemory, Scan, SizeSource, Sizes, StatusSizes};
+use crate::source::cgroup_ns;
 use crate::source::closes::Closes;
 use crate::source::parse::status;
 use crate::source::proc_root::join_cmdline;
@@ -81,8 +82,9 @@ pub fn identify(
     if needs.cgroup {
         info.cgroup = with_buffer(|buf| {
             let read = root.read_reusing(pid, "cgroup", buf, closes).ok();
-            read.and_then(|()| cgroup_path(&String::from_utf8_lossy(buf)))
-        });
+            read.and_then(|()| cgroup_ns::cgroup_path(&String::from_utf8_lossy(buf)))
+        })
+        .map(|path| cgroup_ns::to_host(root, path));
     }
     Ok(Some(info))
 }
@@ -157,35 +159,6 @@ fn set_cmdline(info: &mut ProcInfo, cmdline: Option<String>) {
     if let Some(first) = info.cmdline.split(' ').next().filter(|w| !w.is_empty()) {
         info.program = first.rsplit('/').next().unwrap_or(first).to_string();
     }
-}
-
-/// The cgroup path of `/proc/PID/cgroup` that memory is charged to: the
-/// v1 `memory` controller's line when there is one (hybrid and v1 hosts,
-/// where the unified `0::` line says `/` or names a tree with no memory
-/// controller), else the v2 line (`0::/path`), else the first v1
-/// hierarchy's path.
-pub fn cgroup_path(text: &str) -> Option<String> {
-    let (mut unified, mut first) = (None, None);
-    for line in text.lines() {
-        let mut parts = line.splitn(3, ':');
-        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
-        else {
-            continue;
-        };
-        // Longer than a path can be: crafted, not the kernel's (each of
-        // its ancestors would be a row).
-        if path.len() > crate::source::cgroup::MAX_PATH {
-            continue;
-        }
-        if controllers.split(',').any(|c| c == "memory") {
-            return Some(path.to_string());
-        }
-        if id == "0" && controllers.is_empty() {
-            unified.get_or_insert_with(|| path.to_string());
-        }
-        first.get_or_insert_with(|| path.to_string());
-    }
-    unified.or(first)
 }
 
 /// What happened reading one process's memory. The figures are boxed:
@@ -455,26 +428,5 @@ mod tests {
             Sizes { rss: None, swap: None, size: None, footprint: None, rss_peak: None, ..sizes },
             Sizes::default()
         );
-    }
-
-    #[test]
-    fn cgroup_is_the_memory_controllers_path() {
-        assert_eq!(
-            cgroup_path("0::/user.slice/session-1.scope\n").as_deref(),
-            Some("/user.slice/session-1.scope")
-        );
-        // Hybrid: memory is charged in the v1 memory hierarchy.
-        assert_eq!(
-            cgroup_path("12:memory:/docker/abc\n11:cpu:/docker/abc\n0::/init.scope\n").as_deref(),
-            Some("/docker/abc")
-        );
-        // This kind of host: the unified line says nothing (`0::/`).
-        let here = "9:name=systemd:/\n4:memory:/process_api/84c2\n1:cpu:/\n0::/\n";
-        assert_eq!(cgroup_path(here).as_deref(), Some("/process_api/84c2"));
-        assert_eq!(cgroup_path("5:cpu,memory:/a\n0::/\n").as_deref(), Some("/a"));
-        assert_eq!(cgroup_path("12:cpu:/docker/abc\n").as_deref(), Some("/docker/abc"));
-        assert_eq!(cgroup_path("3:cpu:/x\n0::/y\n").as_deref(), Some("/y"));
-        assert_eq!(cgroup_path("garbage\n0::/y\n").as_deref(), Some("/y"));
-        assert_eq!(cgroup_path(""), None);
     }
 }

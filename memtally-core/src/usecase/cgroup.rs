@@ -121,7 +121,7 @@ pub fn record(from: &ProcRoot, pids: &[u32], out: &Dir) -> Result<Recorded> {
         let Some(path) = from
             .read(pid, "cgroup")
             .ok()
-            .and_then(|b| scan::cgroup_path(&String::from_utf8_lossy(&b)))
+            .and_then(|b| crate::source::cgroup_ns::cgroup_path(&String::from_utf8_lossy(&b)))
         else {
             continue;
         };

@@ -24,6 +24,9 @@ pub struct MetricsOptions {
     pub top: usize,
     /// How the rows are grouped.
     pub by: MetricsBy,
+    /// Other groupings of the same scan published beside (`--by` given
+    /// again): their rows, the first `top` of each.
+    pub also: Vec<MetricsBy>,
     /// The bounds of each process's reads beyond the cheap tier.
     pub guard: ReadGuard,
     /// Read the published rows' pages for their exclusive figures
@@ -37,6 +40,7 @@ impl Default for MetricsOptions {
             select: Selection::default(),
             top: 50,
             by: MetricsBy::Process,
+            also: Vec::new(),
             guard: ReadGuard::default(),
             pages: false,
         }
@@ -47,6 +51,7 @@ setters!(MetricsOptions {
     with_select: select: Selection,
     with_top: top: usize,
     with_by: by: MetricsBy,
+    with_also: also: Vec<MetricsBy>,
     with_guard: guard: ReadGuard,
     with_pages: pages: bool,
 });
@@ -56,7 +61,8 @@ pub fn collect(root: &ProcRoot, opts: &MetricsOptions) -> Result<Metrics> {
     let started = Instant::now();
     let bytes_before = crate::source::bytes_read();
     // `comm` is always read; the program needs the command line.
-    let needs = Needs { cmdline: true, cgroup: opts.by == MetricsBy::Cgroup, ..Needs::default() };
+    let cgroup = opts.by == MetricsBy::Cgroup || opts.also.contains(&MetricsBy::Cgroup);
+    let needs = Needs { cmdline: true, cgroup, ..Needs::default() };
     let selected = select(root, &opts.select, needs)?;
     let mut found = scan::read_all(root, selected.infos, scan::default_threads(), &|| {});
     crate::usecase::shmem_swap::add(root, &mut found.processes);
@@ -91,14 +97,31 @@ pub fn collect(root: &ProcRoot, opts: &MetricsOptions) -> Result<Metrics> {
     if opts.pages {
         crate::usecase::metrics_pages::add(root, &found.processes, &mut metrics, opts.guard);
     }
-    // Cgroup rows carry the cgroup's own charge, limits and memory.stat.
-    if opts.by == MetricsBy::Cgroup {
-        let croot = CgroupRoot::for_proc(root);
-        if let Some(layout) = croot.layout() {
-            for r in &mut metrics.rows {
-                r.cgroup = croot.read(&layout, &r.key);
-            }
+    for &by in opts.also.iter().filter(|&&b| b != opts.by) {
+        let gpu = gpu_figures.as_ref();
+        let more =
+            build(&found.processes, by.into(), opts.top, gpu, None, metrics.collector.clone());
+        if !metrics.also.iter().any(|m| m.by == more.by) {
+            metrics.also.push(more);
         }
     }
+    // Cgroup rows carry the cgroup's own charge, limits and memory.stat.
+    let cgroups = crate::analyze::top::TopBy::from(MetricsBy::Cgroup);
+    if metrics.by == cgroups {
+        add_charges(root, &mut metrics.rows);
+    }
+    for m in metrics.also.iter_mut().filter(|m| m.by == cgroups) {
+        add_charges(root, &mut m.rows);
+    }
     Ok(metrics)
+}
+
+/// The cgroup rows' own charge, limits and memory.stat.
+fn add_charges(root: &ProcRoot, rows: &mut [crate::analyze::metrics::MetricRow]) {
+    let croot = CgroupRoot::for_proc(root);
+    if let Some(layout) = croot.layout() {
+        for r in rows {
+            r.cgroup = croot.read(&layout, &r.key);
+        }
+    }
 }

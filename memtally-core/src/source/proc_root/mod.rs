@@ -29,6 +29,12 @@ pub struct ProcRoot {
     /// file opened beneath it through no link (see `source::bounded`);
     /// the error number when it could not be opened.
     tree: Option<std::result::Result<Tree, i32>>,
+    /// Where the host's cgroup filesystem is (`--cgroup-root`); `None`:
+    /// the live `/sys/fs/cgroup`, or a recording's own copy.
+    cgroup_root: Option<PathBuf>,
+    /// Where the reader's cgroup namespace root lies on that tree, worked
+    /// out once (`source::cgroup_ns`) and shared by every clone.
+    cgroup_ns: std::sync::Arc<std::sync::OnceLock<Option<String>>>,
 }
 
 /// A capture's mark, as read: `None` when there is none; its line cut to
@@ -68,7 +74,27 @@ impl ProcRoot {
         // calls per process); its files are the kernel's.
         let tree = (root != Path::new("/proc"))
             .then(|| Tree::open(&root).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO)));
-        ProcRoot { root, procfs, tree }
+        ProcRoot { root, procfs, tree, cgroup_root: None, cgroup_ns: Default::default() }
+    }
+
+    /// The same tree, with the host's cgroup filesystem read at `dir`
+    /// (`--cgroup-root`: where a container mounts the host's
+    /// `/sys/fs/cgroup`) instead of the live `/sys/fs/cgroup`.
+    pub fn with_cgroup_root(mut self, dir: impl Into<PathBuf>) -> ProcRoot {
+        self.cgroup_root = Some(dir.into());
+        self.cgroup_ns = Default::default();
+        self
+    }
+
+    /// The cgroup filesystem given with [`with_cgroup_root`](Self::with_cgroup_root).
+    pub fn cgroup_root(&self) -> Option<&Path> {
+        self.cgroup_root.as_deref()
+    }
+
+    /// The memo of where the reader's cgroup namespace root lies on the
+    /// host's tree (filled by `source::cgroup_ns`).
+    pub(crate) fn cgroup_ns(&self) -> &std::sync::OnceLock<Option<String>> {
+        &self.cgroup_ns
     }
 
     /// The recorded tree's directory, or why it could not be opened.
