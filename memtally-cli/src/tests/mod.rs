@@ -14,6 +14,8 @@ use crate::cli::{self, Cli};
 
 // Recorded Linux trees: the Linux commands (refused elsewhere).
 #[cfg(target_os = "linux")]
+mod interop;
+#[cfg(target_os = "linux")]
 mod json_docs;
 #[cfg(target_os = "linux")]
 mod json_keys;
