@@ -19,7 +19,7 @@ use memtally_core::usecase::wss::Wss;
 use memtally_core::write::{Access, NewFile};
 use memtally_core::{Error, Result};
 
-use crate::cli::choice::choice;
+use crate::cli::choice::byte_figure;
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
 use crate::render::notes::word;
@@ -53,7 +53,7 @@ pub struct SnapshotArgs {
     pub format: SnapshotFormat,
 
     /// With --format folded: the figure each line counts [default: pss].
-    #[arg(long, value_name = "FIGURE", value_parser = choice::<Figure>())]
+    #[arg(long, value_name = "FIGURE", value_parser = byte_figure())]
     pub figure: Option<Figure>,
 }
 
@@ -63,7 +63,7 @@ pub enum SnapshotFormat {
     /// The snapshot file: JSON Lines (docs/json.md).
     #[default]
     Snapshot,
-    /// Folded stacks, `program;pid;category;mapping BYTES` a line (docs/folded.md).
+    /// Folded stacks, `program;pid;category;mapping BYTES` a line (docs/interop.md).
     Folded,
 }
 

@@ -10,7 +10,7 @@ use memtally_core::source::ProcRoot;
 use memtally_core::usecase::top::{top, TopOptions};
 use memtally_core::Result;
 
-use crate::cli::choice::choice;
+use crate::cli::choice::{byte_figure, choice};
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
 use crate::render::top::Listed;
@@ -96,7 +96,7 @@ pub struct TopArgs {
 
     /// With --format folded: the figure each line counts [default: pss;
     /// on macOS footprint, as --sort].
-    #[arg(long, value_name = "FIGURE", value_parser = choice::<Figure>())]
+    #[arg(long, value_name = "FIGURE", value_parser = byte_figure())]
     pub figure: Option<Figure>,
 }
 
@@ -110,7 +110,7 @@ pub enum TopFormat {
     Json,
     /// Comma-separated values with a header row, exact bytes.
     Csv,
-    /// Folded stacks, `program;pid BYTES` a line (docs/folded.md).
+    /// Folded stacks, `program;pid BYTES` a line (docs/interop.md).
     Folded,
 }
 

@@ -78,7 +78,7 @@ pub struct WatchArgs {
     /// row per sample (header once, exact bytes); `json` JSON Lines: one
     /// object per sample, then the summary (docs/json.md); `perfetto`
     /// counter tracks in the Chrome trace event JSON that ui.perfetto.dev
-    /// opens, closed when the watch ends (docs/perfetto.md).
+    /// opens, closed when the watch ends (docs/interop.md).
     #[arg(long, value_enum, default_value_t = WatchFormat::Table)]
     pub format: WatchFormat,
 }
@@ -93,7 +93,7 @@ pub enum WatchFormat {
     Json,
     /// One row per sample, header once, exact bytes.
     Csv,
-    /// Counter tracks in the Chrome trace event JSON (docs/perfetto.md).
+    /// Counter tracks in the Chrome trace event JSON (docs/interop.md).
     Perfetto,
 }
 

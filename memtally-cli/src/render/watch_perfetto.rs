@@ -3,8 +3,9 @@
 //! ui.perfetto.dev and chrome://tracing open. Written as samples arrive,
 //! an event a line; [`Trace::finish`] closes the document (the watch calls
 //! it at --count's end, at Ctrl-C, SIGTERM or SIGHUP) so the file is one
-//! valid JSON value. docs/perfetto.md says what each track is;
-//! docs/schema/perfetto-trace.json is its shape.
+//! valid JSON value. docs/interop.md says what each track is;
+//! testdata/schema/trace-event-format.json, written from the format's
+//! document rather than from these types, is its shape.
 //!
 //! Each figure of a series is one counter (`"ph":"C"`) with one argument,
 //! `bytes` (a counter of several arguments is drawn stacked, which these
