@@ -11,7 +11,7 @@
 //! `bytes` (a counter of several arguments is drawn stacked, which these
 //! figures are not): a process's under its PID, named by the figure
 //! (`pss`); the selection's total (`total pss`) and its categories
-//! (`heap pss`) under PID 0, which no process has. A `process_name`
+//! (`heap pss`) under [`SELECTION_PID`], which no process has. A `process_name`
 //! metadata event (`"ph":"M"`) names each PID the first time it appears.
 //! Timestamps are microseconds since the watch started.
 
@@ -25,8 +25,11 @@ use memtally_core::model::Named;
 
 use crate::render::watch::columns;
 
-/// The PID the selection's total and categories are drawn under.
-pub const SELECTION_PID: u32 = 0;
+/// The PID the selection's total and categories are drawn under:
+/// Linux's PID_MAX_LIMIT (2^22), which no process has (PIDs stay below
+/// `pid_max`, at most this), nor a macOS one. Not 0: trace processors
+/// take PID 0 for the kernel's idle task.
+pub const SELECTION_PID: u32 = 1 << 22;
 
 /// A trace being written.
 #[derive(Debug, Default)]

@@ -13,6 +13,8 @@ use serde_json::Value;
 
 use super::{repo_path, run, run_json};
 
+const SELECTION: u64 = crate::render::watch_perfetto::SELECTION_PID as u64;
+
 fn renderer() -> String {
     repo_path("testdata/fixtures/linux/chromium-renderer/proc")
 }
@@ -203,11 +205,15 @@ fn watch_perfetto_is_a_trace_of_one_counter_per_figure_and_sample() {
         for figure in ["pss", "rss", "swap_pss", "pss_dirty"] {
             assert_eq!(at(11364, figure), process[figure].as_u64(), "{figure} at {ts}");
             let total = sample["total"][figure].as_u64();
-            assert_eq!(at(0, &format!("total {figure}")), total, "total {figure} at {ts}");
+            assert_eq!(at(SELECTION, &format!("total {figure}")), total, "total {figure} at {ts}");
         }
         for c in sample["categories"].as_array().unwrap() {
             let key = c["category"].as_str().unwrap();
-            assert_eq!(at(0, &format!("{key} pss")), c["pss"].as_u64(), "{key} pss at {ts}");
+            assert_eq!(
+                at(SELECTION, &format!("{key} pss")),
+                c["pss"].as_u64(),
+                "{key} pss at {ts}"
+            );
         }
     }
     // The schema tells a wrong trace: a counter of a string, an event of
