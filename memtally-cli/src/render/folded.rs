@@ -1,11 +1,16 @@
 //! Folded stacks, the text flamegraph.pl, inferno, speedscope and
 //! Pyroscope read: a line per stack, its frames outermost first joined by
-//! `;`, a space, then an integer count (here bytes). A frame's own `;` or
-//! line break would split it, so each becomes `:` (the one replacement,
-//! in every folded output: `faults`, `top`, `snapshot`); a frame may hold
-//! spaces, since readers take the count after the line's last space.
+//! `;`, a space, then an integer count (here bytes). A frame is a name
+//! from a process (a command, a path): its control characters are escaped
+//! as every text view escapes them (`\n`, `\t`, `?`: table::escape_controls),
+//! so no line break splits a line, and its own `;`, which would split the
+//! frame, becomes `:`; the same in every folded output (`faults`, `top`,
+//! `snapshot`). A frame may hold spaces, since readers take the count
+//! after the line's last space.
 
 use std::io::{self, Write};
+
+use crate::render::table::escape_controls;
 
 /// Appends `name` to `line` as one frame (after a `;` unless `line` is
 /// empty).
@@ -13,7 +18,8 @@ pub fn push_frame(line: &mut String, name: &str) {
     if !line.is_empty() {
         line.push(';');
     }
-    line.extend(name.chars().map(|ch| if matches!(ch, ';' | '\n' | '\r') { ':' } else { ch }));
+    let name = escape_controls(name.to_string());
+    line.extend(name.chars().map(|ch| if ch == ';' { ':' } else { ch }));
 }
 
 /// The folded line of `frames` with `count`, without its line break.
@@ -46,7 +52,7 @@ mod tests {
 
     #[test]
     fn frames_join_with_semicolons_and_their_own_are_replaced() {
-        assert_eq!(line(["a b", "c;d", "e\nf"], 42), "a b;c:d;e:f 42");
+        assert_eq!(line(["a b", "c;d", "e\nf", "g\x1bh\r"], 42), "a b;c:d;e\\nf;g?h? 42");
         assert_eq!(line(["x"], 0), "x 0");
     }
 }

@@ -2,8 +2,11 @@
 //! live child: what it printed is one whole JSON document (the trace
 //! closed after the last sample) that the trace event format's schema
 //! (testdata/schema/trace-event-format.json) accepts, with the child's
-//! counters in every sample, and the status is 143. (The folded stacks
-//! and the trace on recorded trees, in process: src/tests/interop.rs.)
+//! counters in every sample, and the status is 143. Folded stacks of
+//! names with `;`, line breaks and terminal controls keep their frames
+//! and carry nothing raw; a live child's touched memory is in its stack.
+//! (The folded stacks and the trace on recorded trees, in process:
+//! src/tests/interop.rs.)
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
@@ -12,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{memtally, repo_path, spawn, Killed, Mapping, MIB};
+use crate::support::{copied_fixture, memtally, repo_path, run, spawn, Killed, Mapping, MIB};
 
 #[test]
 fn watch_perfetto_trace_is_whole_after_sigterm() {
@@ -87,4 +90,69 @@ fn watch_perfetto_trace_is_whole_after_sigterm() {
 
 fn tail(text: &str) -> &str {
     &text[text.len().saturating_sub(300)..]
+}
+
+/// `memtally ARGS`, which must succeed, as text.
+fn text(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(out.status.success(), "memtally {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn folded_frames_of_hostile_names_stay_whole_and_carry_nothing_raw() {
+    let (_tmp, dir) = copied_fixture("python3-mmap");
+    let pid = dir.join("11364");
+    // The kernel writes a path's line break as `\\012`: no raw one in smaps.
+    let hostile = "/usr/lib/a;bc\x1b[31md.so";
+    for f in ["smaps", "maps"] {
+        let text = std::fs::read_to_string(pid.join(f)).unwrap();
+        let edited = text.replace("/usr/lib/x86_64-linux-gnu/libz.so.1.2.13", hostile);
+        assert_ne!(text, edited, "{f} names libz");
+        std::fs::write(pid.join(f), edited).unwrap();
+    }
+    std::fs::write(pid.join("cmdline"), "/bin/py;th\non\x1b]0;t\x07\0-c\0x\0").unwrap();
+    let root = dir.to_str().unwrap();
+    for (args, frames) in [
+        (&["top", "--format", "folded"][..], 2),
+        (&["snapshot", "--format", "folded", "--figure", "rss"], 4),
+    ] {
+        let folded = text(&[&["--proc-root", root][..], args].concat());
+        assert!(!folded.is_empty(), "{args:?}");
+        for bad in ['\x1b', '\x07', '\0'] {
+            assert!(!folded.contains(bad), "{args:?}: raw {bad:?}: {folded}");
+        }
+        for line in folded.lines() {
+            let (stack, count) = line.rsplit_once(' ').unwrap();
+            assert!(count.parse::<u64>().is_ok(), "{line:?}");
+            let stack: Vec<&str> = stack.split(';').collect();
+            assert_eq!(stack.len(), frames, "{args:?}: {line:?}");
+            assert_eq!(stack[0], "py:th\\non?]0:t?", "the program, escaped: {line:?}");
+        }
+        if frames == 4 {
+            let want = "/usr/lib/a:bc?[31md.so";
+            assert!(folded
+                .lines()
+                .any(|l| l.split(';').nth(3).is_some_and(|m| m.starts_with(want))));
+        }
+    }
+}
+
+#[test]
+fn a_live_childs_touched_memory_is_in_its_folded_stacks() {
+    let child = spawn(Mapping::Anonymous(8 * MIB));
+    let pid = child.pid.to_string();
+    let folded = text(&["snapshot", &pid, "--format", "folded", "--figure", "private_dirty"]);
+    let anon: u64 = folded
+        .lines()
+        .filter(|l| l.split(';').nth(1) == Some(pid.as_str()))
+        .filter(|l| l.split(';').nth(2).is_some_and(|c| c == "heap" || c == "anon_other"))
+        .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+        .sum();
+    assert!(anon >= 8 * MIB as u64, "8 MiB written, {anon} private dirty anonymous: {folded}");
+    let top = text(&["top", "--pid", &pid, "--format", "folded", "--figure", "private_dirty"]);
+    let line = top.lines().next().expect("one line");
+    assert!(line.split(' ').next().unwrap().ends_with(&format!(";{pid}")), "{top}");
+    let bytes: u64 = line.rsplit_once(' ').unwrap().1.parse().unwrap();
+    assert!(bytes >= 8 * MIB as u64, "{top}");
 }
