@@ -9,8 +9,9 @@ use clap::Args;
 use memtally_core::analyze::select::Selection;
 use memtally_core::analyze::wss::WssReport;
 use memtally_core::error::UseCase;
-use memtally_core::model::Note;
+use memtally_core::model::{Figure, Note, ProcInfo};
 use memtally_core::source::ProcRoot;
+use memtally_core::usecase::by_mapping::{self, MappingSums};
 use memtally_core::usecase::output_access;
 use memtally_core::usecase::select::require_selection;
 use memtally_core::usecase::snapshot_stream::{take_into, Extras, Output};
@@ -18,6 +19,7 @@ use memtally_core::usecase::wss::Wss;
 use memtally_core::write::{Access, NewFile};
 use memtally_core::{Error, Result};
 
+use crate::cli::choice::byte_figure;
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
 use crate::render::notes::word;
@@ -42,10 +44,38 @@ pub struct SnapshotArgs {
     /// Write the snapshot here (`-` or absent: standard output).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// What to write: `snapshot` the snapshot file (JSON Lines, for
+    /// diff, plot and report); `folded` one line per process and mapping,
+    /// `program;pid;category;mapping BYTES`, the folded stacks flame graph
+    /// tools read (inferno, flamegraph.pl, speedscope, Pyroscope).
+    #[arg(long, value_enum, default_value_t = SnapshotFormat::Snapshot)]
+    pub format: SnapshotFormat,
+
+    /// With --format folded: the figure each line counts [default: pss].
+    #[arg(long, value_name = "FIGURE", value_parser = byte_figure())]
+    pub figure: Option<Figure>,
+}
+
+/// What `snapshot` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum SnapshotFormat {
+    /// The snapshot file: JSON Lines (docs/json.md).
+    #[default]
+    Snapshot,
+    /// Folded stacks, `program;pid;category;mapping BYTES` a line (docs/interop.md).
+    Folded,
 }
 
 pub fn run(root: &ProcRoot, args: &SnapshotArgs, out: &mut dyn Write) -> Result<()> {
     let sel = args.select.selection(args.pid)?;
+    if args.format == SnapshotFormat::Folded {
+        return folded(root, &sel, args, out);
+    }
+    if args.figure.is_some() {
+        let why = "--figure chooses what --format folded counts: use it with --format folded";
+        return Err(Error::Usage(why.into()));
+    }
     let measured = match args.wss {
         // A signal during the interval: nothing written (the exit
         // status says which signal, main.rs).
@@ -67,6 +97,52 @@ pub fn run(root: &ProcRoot, args: &SnapshotArgs, out: &mut dyn Write) -> Result<
             out.flush().map_err(stdout_error)
         }
     }
+}
+
+/// `snapshot --format folded`: each process's figure by category and
+/// mapping, a line each, written as each process is read (memory follows
+/// one process's mappings); what could not be read said on stderr.
+fn folded(
+    root: &ProcRoot,
+    sel: &Selection,
+    args: &SnapshotArgs,
+    out: &mut dyn Write,
+) -> Result<()> {
+    if args.exact || args.wss.is_some() {
+        let why = "--exact and --wss add per-process figures to the snapshot file: --format folded counts the mappings' own";
+        return Err(Error::Usage(why.into()));
+    }
+    let figure = args.figure.unwrap_or(Figure::Pss);
+    let take = |out: &mut dyn Write, error: &dyn Fn(std::io::Error) -> Error| {
+        let mut each = |info: &ProcInfo, sums: &MappingSums| {
+            let pid = info.pid.to_string();
+            for ((category, mapping), bytes) in sums {
+                let frames = [info.program.as_str(), &pid, category.key(), mapping];
+                crate::render::folded::write(out, frames, *bytes).map_err(error)?;
+            }
+            Ok(())
+        };
+        with_progress(|progress| by_mapping::each_process(root, sel, figure, progress, &mut each))
+    };
+    let notes = match args.output.as_deref() {
+        Some(p) if p != Path::new("-") => {
+            let mut notes = Vec::new();
+            to_file(p, output_access(root), |out, error| {
+                notes = take(out, error)?;
+                Ok(Vec::new())
+            })?;
+            notes
+        }
+        _ => {
+            let notes = take(out, &stdout_error)?;
+            out.flush().map_err(stdout_error)?;
+            notes
+        }
+    };
+    for note in notes {
+        eprintln!("memtally: note: {}", word(&note));
+    }
+    Ok(())
 }
 
 /// A snapshot written by `take` to the file `p`, through its new name,

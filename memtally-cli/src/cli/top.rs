@@ -10,12 +10,12 @@ use memtally_core::source::ProcRoot;
 use memtally_core::usecase::top::{top, TopOptions};
 use memtally_core::Result;
 
-use crate::cli::choice::choice;
+use crate::cli::choice::{byte_figure, choice};
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
 use crate::render::top::Listed;
 use crate::render::top_screen::Screen;
-use crate::render::{print, width, Format};
+use crate::render::{print, stdout_error, width, Format};
 
 #[derive(Debug, Args)]
 pub struct TopArgs {
@@ -87,9 +87,31 @@ pub struct TopArgs {
     #[arg(long, value_delimiter = ',', value_name = "COLUMN", value_parser = column_choice())]
     pub columns: Option<Vec<TopSort>>,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    /// Output format: `folded` is one line per selected process,
+    /// `program;pid BYTES` (`user;…` or `cgroup;…` first with --by user
+    /// or cgroup), the folded stacks flame graph tools read (inferno,
+    /// flamegraph.pl, speedscope, Pyroscope); BYTES is --figure's.
+    #[arg(long, value_enum, default_value_t = TopFormat::Table)]
+    pub format: TopFormat,
+
+    /// With --format folded: the figure each line counts [default: pss;
+    /// on macOS footprint, as --sort].
+    #[arg(long, value_name = "FIGURE", value_parser = byte_figure())]
+    pub figure: Option<Figure>,
+}
+
+/// `top`'s output formats: every view's three, and folded stacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum TopFormat {
+    /// Aligned columns with readable units.
+    #[default]
+    Table,
+    /// One JSON document, exact bytes (see docs/json.md).
+    Json,
+    /// Comma-separated values with a header row, exact bytes.
+    Csv,
+    /// Folded stacks, `program;pid BYTES` a line (docs/interop.md).
+    Folded,
 }
 
 impl Default for TopArgs {
@@ -109,7 +131,8 @@ impl Default for TopArgs {
             columns: None,
             sort: vec![DEFAULT_SORT],
             exact: false,
-            format: Format::Table,
+            format: TopFormat::Table,
+            figure: None,
         }
     }
 }
@@ -129,7 +152,17 @@ const LIBPROC_COLUMNS: &[TopSort] = &[
 
 pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
     // A table on a terminal, with no row count asked for, fits its screen.
-    let screen = (args.format == Format::Table && args.top.is_none() && !args.all && !args.full)
+    let format = match args.format {
+        TopFormat::Table => Format::Table,
+        TopFormat::Json => Format::Json,
+        TopFormat::Csv => Format::Csv,
+        TopFormat::Folded => return folded(root, args, out),
+    };
+    if args.figure.is_some() {
+        let why = "--figure chooses what --format folded counts: use it with --format folded";
+        return Err(memtally_core::Error::Usage(why.into()));
+    }
+    let screen = (format == Format::Table && args.top.is_none() && !args.all && !args.full)
         .then(width::screen_height)
         .flatten();
     if args.reverse && args.by == TopBy::Tree {
@@ -155,15 +188,53 @@ pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
         .with_min(args.min)
         .with_reverse(args.reverse)
         .with_oom(oom)
-        .with_every_identity(args.format != Format::Table)
+        .with_every_identity(format != Format::Table)
         .with_exact(args.exact);
     let view = with_progress(|progress| top(root, &opts, progress))?;
     let pids = args.list_pids && !matches!(args.by, TopBy::Process | TopBy::Tree);
     let view = Listed { top: &view, pids, percent: args.percent, columns };
     match screen {
-        Some(lines) => print(&Screen { top: view, lines }, args.format, out),
-        None => print(&view, args.format, out),
+        Some(lines) => print(&Screen { top: view, lines }, format, out),
+        None => print(&view, format, out),
     }
+}
+
+/// `top --format folded`: every selected process, one line each, so the
+/// flame graph adds up to the total; the options that cut, order or
+/// decorate rows have no meaning there and are refused.
+fn folded(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
+    let refused = [
+        (args.by == TopBy::Tree, "--by tree"),
+        (args.top.is_some(), "--top"),
+        (args.min.is_some(), "--min"),
+        (args.reverse, "--reverse"),
+        (args.columns.is_some(), "--columns"),
+        (args.list_pids, "--list-pids"),
+        (args.percent, "--percent"),
+        (args.oom || args.sort.contains(&TopSort::Oom), "--oom"),
+        (args.exact, "--exact"),
+    ];
+    if let Some((_, option)) = refused.iter().find(|(given, _)| *given) {
+        let why = format!(
+            "--format folded is every selected process as a stack, one line each: {option} does not apply to it"
+        );
+        return Err(memtally_core::Error::Usage(why));
+    }
+    let opts = TopOptions::default()
+        .with_select(args.select.selection(None)?)
+        .with_by(args.by)
+        .with_top(None)
+        .with_every_identity(true);
+    let view = with_progress(|progress| top(root, &opts, progress))?;
+    let figure = args.figure.unwrap_or(match DEFAULT_SORT {
+        TopSort::Figure(f) => f,
+        TopSort::Processes | TopSort::Pid | TopSort::Oom => Figure::Pss,
+    });
+    crate::render::top_folded::folded(&view, figure, out).map_err(stdout_error)?;
+    for note in view.notes() {
+        eprintln!("memtally: note: {}", crate::render::notes::word(&note));
+    }
+    Ok(())
 }
 
 /// The value parser of `--columns`: `--sort`'s names and every other

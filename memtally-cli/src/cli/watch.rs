@@ -29,6 +29,7 @@ use crate::render::units::plural;
 use crate::render::watch::{
     columns, live_line, sample_csv, sample_csv_header, sample_json, Summary,
 };
+use crate::render::watch_perfetto::Trace;
 use crate::render::{print, stdout_error, Format};
 use crate::signal::{self, Finishing};
 
@@ -75,9 +76,25 @@ pub struct WatchArgs {
 
     /// Output: `table` prints a line per sample and a summary; `csv` one
     /// row per sample (header once, exact bytes); `json` JSON Lines: one
-    /// object per sample, then the summary (docs/json.md).
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    /// object per sample, then the summary (docs/json.md); `perfetto`
+    /// counter tracks in the Chrome trace event JSON that ui.perfetto.dev
+    /// opens, closed when the watch ends (docs/interop.md).
+    #[arg(long, value_enum, default_value_t = WatchFormat::Table)]
+    pub format: WatchFormat,
+}
+
+/// `watch`'s output formats: every view's three, and a Perfetto trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum WatchFormat {
+    /// A line per sample, then the summary, for people.
+    #[default]
+    Table,
+    /// JSON Lines: one object per sample, then the summary (docs/json.md).
+    Json,
+    /// One row per sample, header once, exact bytes.
+    Csv,
+    /// Counter tracks in the Chrome trace event JSON (docs/interop.md).
+    Perfetto,
 }
 
 pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()> {
@@ -109,6 +126,8 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
         }
         None => None,
     };
+    let perfetto = args.format == WatchFormat::Perfetto;
+    let mut trace = Trace::default();
     let start = Instant::now();
     let mut series: Vec<(f64, Sample)> = Vec::new();
     let mut n = 0usize;
@@ -131,7 +150,13 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
                 eprintln!("memtally: watch stopped after {samples}: {}", Worded(&e));
                 break;
             }
-            Err(e) => return Err(e),
+            Err(e) => {
+                // What was written stays one JSON document.
+                if perfetto {
+                    trace.finish(out).map_err(stdout_error)?;
+                }
+                return Err(e);
+            }
         };
         // The working set since the last sample (none at the first), then
         // the reset that starts the next interval.
@@ -143,12 +168,13 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
         }
         let with_wss = args.wss;
         match args.format {
-            Format::Table => live_line(t, &now, series.last().map(|(_, s)| s), out),
-            Format::Csv if n == 0 => {
+            WatchFormat::Table => live_line(t, &now, series.last().map(|(_, s)| s), out),
+            WatchFormat::Csv if n == 0 => {
                 sample_csv_header(with_wss, out).and_then(|()| sample_csv(t, &now, with_wss, out))
             }
-            Format::Csv => sample_csv(t, &now, with_wss, out),
-            Format::Json => sample_json(n, t, &now, with_wss, out),
+            WatchFormat::Csv => sample_csv(t, &now, with_wss, out),
+            WatchFormat::Json => sample_json(n, t, &now, with_wss, out),
+            WatchFormat::Perfetto => trace.sample(t, &now, with_wss, out),
         }
         .and_then(|()| out.flush())
         .map_err(stdout_error)?;
@@ -178,9 +204,13 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
     if let Some((w, path)) = file {
         w.into_inner().map_err(|e| Error::io(&path, e))?.commit()?;
     }
+    let summary = Summary { series: &series, all: args.all };
     match args.format {
-        // CSV is the samples alone: one row each, nothing after them.
-        Format::Csv => Ok(()),
-        _ => print(&Summary { series: &series, all: args.all }, args.format, out),
+        // CSV is the samples alone: one row each, nothing after them; a
+        // trace is closed, and is the samples alone too.
+        WatchFormat::Csv => Ok(()),
+        WatchFormat::Perfetto => trace.finish(out).map_err(stdout_error),
+        WatchFormat::Table => print(&summary, Format::Table, out),
+        WatchFormat::Json => print(&summary, Format::Json, out),
     }
 }

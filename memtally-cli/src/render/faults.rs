@@ -6,9 +6,9 @@ use std::io::{self, Write};
 
 use memtally_core::analyze::fault_report::{FaultCategory, FaultReport};
 
-use crate::render::json;
 use crate::render::units::human;
 use crate::render::width::cut;
+use crate::render::{folded, json};
 
 /// The category's label, or what an address in no mapping is.
 fn label(c: &FaultCategory) -> &'static str {
@@ -104,13 +104,11 @@ fn folded_lines(r: &FaultReport) -> Vec<String> {
                 if bytes == 0 {
                     continue;
                 }
-                let mut line = format!("{};{access}", key(c));
-                for f in s.frames.iter().rev() {
-                    line.push(';');
-                    // A frame's own `;` or newline would split it.
-                    line.extend(f.chars().map(|ch| if ch == ';' || ch == '\n' { ':' } else { ch }));
-                }
-                lines.push(format!("{line} {bytes}"));
+                let frames = [key(c), access].into_iter();
+                lines.push(folded::line(
+                    frames.chain(s.frames.iter().rev().map(String::as_str)),
+                    bytes,
+                ));
             }
         }
     }

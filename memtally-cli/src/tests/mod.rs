@@ -16,6 +16,8 @@ use crate::cli::{self, Cli};
 #[cfg(target_os = "linux")]
 mod gpu_cuda;
 #[cfg(target_os = "linux")]
+mod interop;
+#[cfg(target_os = "linux")]
 mod json_docs;
 #[cfg(target_os = "linux")]
 mod json_keys;

@@ -69,6 +69,8 @@ mod hostile_writes;
 #[cfg(target_os = "linux")]
 mod huge_pages;
 #[cfg(target_os = "linux")]
+mod interop;
+#[cfg(target_os = "linux")]
 mod json_docs;
 #[cfg(target_os = "linux")]
 mod machine_swap;

@@ -227,7 +227,7 @@ pub(crate) fn build(
 }
 
 /// The key of a program, user or cgroup row that `p` adds to.
-fn group_key(p: &ProcMemory, by: TopBy, user_name: &dyn Fn(Option<u32>) -> String) -> String {
+pub fn group_key(p: &ProcMemory, by: TopBy, user_name: &dyn Fn(Option<u32>) -> String) -> String {
     match by {
         TopBy::Program => p.info.program.clone(),
         TopBy::User => user_name(p.info.uid),

@@ -161,6 +161,14 @@ pub const MAX_EXTRA: usize = 64;
 /// size): a sum of them means nothing, so sums leave them out.
 const PER_MAPPING: &[Figure] = &[Figure::KernelPageSize, Figure::MmuPageSize];
 
+impl Figure {
+    /// Whether the figure counts bytes that add up over mappings (every
+    /// figure but a page size).
+    pub fn counts_bytes(self) -> bool {
+        !PER_MAPPING.contains(&self)
+    }
+}
+
 /// The proportional figures: `smaps` rounds each mapping's down to a kB
 /// where `smaps_rollup` sums them exactly, so a process's total from its
 /// mappings may fall short of the rollup's by up to 1 KiB a mapping.

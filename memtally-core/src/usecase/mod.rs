@@ -4,6 +4,7 @@
 //! input into options, call the use case, print the result), so every
 //! front end shows the same figures from the same code.
 
+pub mod by_mapping;
 pub mod capture;
 pub mod cgroup;
 pub mod diff;

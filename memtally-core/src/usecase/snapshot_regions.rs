@@ -15,14 +15,15 @@ use crate::model::region_json::write_linux_region;
 use crate::model::{Flow, Group, ProcInfo, Process, Region, RegionSink};
 use crate::source::{ProcRoot, ReadPlan};
 
-/// Reads the process `info` names, its regions written through `sink`.
+/// Reads the process `info` names, its regions handed to `sink` (the
+/// snapshot's [`RegionLines`], or `by_mapping`'s sums).
 /// A read that did not stand (the process exec'd and is read again) has
 /// its region lines taken back by a `dropped` line; so has a failed one,
 /// by the caller ([`RegionLines::drop_written`]).
 pub(crate) fn read_process(
     root: &ProcRoot,
     info: &ProcInfo,
-    sink: &mut RegionLines<'_>,
+    sink: &mut impl RegionSink,
 ) -> Result<Process> {
     // One process after another on this thread: no helper threads (each
     // would cost more than it saves), what the selection read of it not
