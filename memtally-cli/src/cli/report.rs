@@ -183,6 +183,11 @@ fn record_faults(
         return Err(memtally_core::Error::Usage("--faults must be longer than 0".into()));
     }
     let sel = args.select.selection(args.pid)?;
+    if sel.is_everything() {
+        return Err(memtally_core::Error::Usage(
+            "report --faults records the faults of a PID or a selection (--pid, --tree, --name, --user, --cgroup), not of every process".into(),
+        ));
+    }
     let opts = FaultOptions { duration, ..FaultOptions::default() };
     let _promise = crate::signal::Finishing::hold();
     let started = std::sync::Once::new();

@@ -183,3 +183,13 @@ fn a_file_that_is_no_recording_is_one_error_line() {
         "{err}"
     );
 }
+
+#[test]
+fn recording_faults_takes_a_selection() {
+    let out = run(&["report", "--faults", "1s"]);
+    assert_eq!(out.status.code(), Some(2), "a usage error");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with("memtally: report --faults records the faults of a PID"), "{err}");
+    let out = run(&["report", "--faults", "0s", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+}
