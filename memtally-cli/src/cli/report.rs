@@ -116,6 +116,12 @@ fn parse_detail(s: &str) -> std::result::Result<Detail, String> {
 pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()> {
     // A watch series is drawn as one (small multiples and the verdict).
     if let Some(mut series) = args.input.as_deref().map(series).transpose()?.flatten() {
+        if args.faults_input.is_some() {
+            return Err(memtally_core::Error::Usage(
+                "a watch series' page has no treemap: --faults-input draws on a page of processes"
+                    .into(),
+            ));
+        }
         if args.redact {
             redact_series(&mut series);
         }
