@@ -4,6 +4,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use clap::Args;
 
@@ -17,6 +18,7 @@ use memtally_core::Result;
 
 use crate::cli::choice::choice;
 use crate::cli::diff::parse_size;
+use crate::cli::duration::duration;
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
 use crate::render::html::redact::{redact, redact_series};
@@ -32,6 +34,7 @@ Examples:
   memtally report --input a.json -o a.html       a snapshot, vmmap output, or a report page
   memtally report --redact -o share.html         arguments, users, host, private paths replaced
   memtally report --diff a.json b.json -o g.html  what grew: treemap coloured by growth
+  memtally report PID --faults 10s -o f.html     which code filled each box (page faults)
   memtally diff report.html later.json           the page carries its snapshot")]
 pub struct ReportArgs {
     /// One process; or a selection (--tree, --pid, --name, --user, --cgroup); every process when none.
@@ -87,6 +90,17 @@ pub struct ReportArgs {
     /// --input shows the column when it was taken with `snapshot --exact`.
     #[arg(long, conflicts_with_all = ["input", "diff"])]
     pub exact: bool,
+
+    /// First record the selection's page faults for this long (`10s`, `2m`; Ctrl-C ends it
+    /// sooner), as `memtally faults` does, then read it: the page gets a section of the call
+    /// stacks that filled each category and mapping, linked from their treemap boxes. Live
+    /// processes only; needs what `faults` needs (docs/privileges.md).
+    #[arg(long, value_name = "DURATION", value_parser = duration, conflicts_with_all = ["input", "diff", "faults_input"])]
+    pub faults: Option<Duration>,
+
+    /// The faults section from a recording saved with `memtally faults --format json`.
+    #[arg(long, value_name = "FILE")]
+    pub faults_input: Option<PathBuf>,
 }
 
 fn parse_detail(s: &str) -> std::result::Result<Detail, String> {
@@ -102,6 +116,12 @@ fn parse_detail(s: &str) -> std::result::Result<Detail, String> {
 pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()> {
     // A watch series is drawn as one (small multiples and the verdict).
     if let Some(mut series) = args.input.as_deref().map(series).transpose()?.flatten() {
+        if args.faults_input.is_some() {
+            return Err(memtally_core::Error::Usage(
+                "a watch series' page has no treemap: --faults-input draws on a page of processes"
+                    .into(),
+            ));
+        }
         if args.redact {
             redact_series(&mut series);
         }
@@ -114,6 +134,13 @@ pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()
         let page = crate::render::html::series::render(&series, &info);
         return write_page(args, &page, Access::Umask, out);
     }
+    // The faults, recorded before the read (so the page's figures are
+    // those the faults made), or read back.
+    let faults = match (args.faults, &args.faults_input) {
+        (Some(d), _) => Some(record_faults(root, args, d)?),
+        (None, Some(path)) => Some(memtally_core::usecase::faults::load(path)?),
+        (None, None) => None,
+    };
     let mut diff = match args.diff.as_slice() {
         [a, b] => Some((diff_files(a, b, &DiffOptions::default())?, a, b)),
         _ => None,
@@ -140,6 +167,7 @@ pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()
             (report, root.path().display().to_string())
         }
     };
+    report.faults = faults;
     if args.redact {
         redact(&mut report, diff.as_mut().map(|(d, _, _)| d));
     }
@@ -147,6 +175,38 @@ pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()
     let info = PageInfo { input, redacted: args.redact, max_size: args.max_size };
     let html = render(&report, &info, diff.as_ref().map(|(d, _, _)| d));
     write_page(args, &html, access, out)
+}
+
+/// `--faults`: the selection's page faults over `duration`, as `faults`
+/// records them (Ctrl-C ends the recording, and the page is still made).
+fn record_faults(
+    root: &ProcRoot,
+    args: &ReportArgs,
+    duration: Duration,
+) -> Result<memtally_core::analyze::fault_report::FaultReport> {
+    use memtally_core::usecase::faults::{faults, FaultOptions};
+    if duration.is_zero() {
+        return Err(memtally_core::Error::Usage("--faults must be longer than 0".into()));
+    }
+    let sel = args.select.selection(args.pid)?;
+    if sel.is_everything() {
+        return Err(memtally_core::Error::Usage(
+            "report --faults records the faults of a PID or a selection (--pid, --tree, --name, --user, --cgroup), not of every process".into(),
+        ));
+    }
+    let opts = FaultOptions { duration, ..FaultOptions::default() };
+    let _promise = crate::signal::Finishing::hold();
+    let started = std::sync::Once::new();
+    let stop = || {
+        started.call_once(|| {
+            eprintln!(
+                "recording page faults for {}s; Ctrl-C ends it and makes the page",
+                duration.as_secs_f64()
+            )
+        });
+        crate::signal::received().is_some()
+    };
+    faults(root, &sel, &opts, &stop)
 }
 
 fn write_page(args: &ReportArgs, html: &str, access: Access, out: &mut dyn Write) -> Result<()> {

@@ -7,8 +7,11 @@ use std::io::{self, Write};
 use memtally_core::analyze::fault_report::{FaultCategory, FaultReport};
 
 use crate::render::units::human;
-use crate::render::width::cut;
+use crate::render::width::{cut, cut_path};
 use crate::render::{folded, json};
+
+/// Columns of a mapping's line before its name: four figures and a gap.
+const FIGURES: usize = 4 * 11 + 1;
 
 /// The category's label, or what an address in no mapping is.
 fn label(c: &FaultCategory) -> &'static str {
@@ -60,6 +63,26 @@ pub fn table(r: &FaultReport, width: Option<usize>, out: &mut dyn Write) -> io::
         )?;
         for s in &c.stacks {
             let line = format!("{:>10}  {}", human(s.bytes.bytes), s.frames.join(" < "));
+            writeln!(out, "{}", width.map_or(line.as_str().into(), |w| cut(&line, w)))?;
+        }
+        if c.mappings.is_empty() {
+            continue;
+        }
+        writeln!(out, "{}: the mappings they fell in", label(c))?;
+        writeln!(
+            out,
+            "{:>10} {:>10} {:>10} {:>10}  MAPPING",
+            "FAULTED", "WRITE", "READ", "UNKNOWN"
+        )?;
+        for m in &c.mappings {
+            let b = &m.bytes;
+            let (all, w, rd, u) = (human(b.bytes), human(b.write), human(b.read), human(b.unknown));
+            // The path cut in its middle, so its file name stays.
+            let name = match width {
+                Some(w) => cut_path(&m.mapping, w.saturating_sub(FIGURES)),
+                None => m.mapping.as_str().into(),
+            };
+            let line = format!("{all:>10} {w:>10} {rd:>10} {u:>10}  {name}");
             writeln!(out, "{}", width.map_or(line.as_str().into(), |w| cut(&line, w)))?;
         }
     }
@@ -186,7 +209,7 @@ pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memtally_core::analyze::fault_report::{FaultBytes, FaultStack};
+    use memtally_core::analyze::fault_report::{FaultBytes, FaultMapping, FaultStack};
     use memtally_core::analyze::Category;
 
     fn report() -> FaultReport {
@@ -205,7 +228,12 @@ mod tests {
                 bytes,
                 stacks: vec![FaultStack { frames: vec!["touch".into(), "main;x".into()], bytes }],
                 stacks_total: 1,
-                mappings: Vec::new(),
+                mappings: vec![FaultMapping {
+                    mapping: format!("/home/ann/{}data.bin", "long-directory-name/".repeat(9)),
+                    bytes,
+                    stacks: Vec::new(),
+                    stacks_total: 0,
+                }],
             }],
         }
     }
@@ -234,5 +262,27 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("3 samples were lost"), "{text}");
         assert!(text.contains("touch < main;x"), "{text}");
+    }
+
+    /// Each category's mappings, with their bytes written and read, cut
+    /// to the terminal's width as the stacks are; whole without one.
+    #[test]
+    fn the_table_lists_each_categorys_mappings_cut_to_the_width() {
+        for width in [80, 200] {
+            let mut out = Vec::new();
+            table(&report(), Some(width), &mut out).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            let row = text.lines().find(|l| l.contains("/home/ann/")).expect(&text);
+            assert!(row.chars().count() <= width, "{width}: {row}");
+            assert!(row.ends_with("/data.bin"), "the file name kept: {row}");
+            let figures: Vec<&str> = row.split_whitespace().take(4).collect();
+            assert_eq!(figures, ["8.0K", "8.0K", "0", "0"], "faulted, write, read, unknown: {row}");
+            assert!(text.contains("heap / anon rw: the mappings they fell in"), "{text}");
+            assert!(text.contains("MAPPING"), "{text}");
+        }
+        let mut out = Vec::new();
+        table(&report(), None, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("long-directory-name/data.bin"), "whole without a terminal: {text}");
     }
 }

@@ -21,6 +21,8 @@ mod interop;
 mod json_docs;
 #[cfg(target_os = "linux")]
 mod json_keys;
+#[cfg(target_os = "linux")]
+mod report_faults;
 mod vmmap_csv;
 mod vmmap_footprint;
 mod vmmap_over_time;

@@ -14,7 +14,8 @@ use crate::support::{memtally, Killed};
 
 const MIB: u64 = 1 << 20;
 
-const CHILD_C: &str = r#"
+/// The C child (report_faults.rs starts it too).
+pub(crate) const CHILD_C: &str = r#"
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -117,6 +117,8 @@ mod report_columns;
 #[cfg(target_os = "linux")]
 mod report_exact;
 #[cfg(target_os = "linux")]
+mod report_faults;
+#[cfg(target_os = "linux")]
 mod report_gpu;
 #[cfg(target_os = "linux")]
 mod report_headline;

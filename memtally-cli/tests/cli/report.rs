@@ -507,6 +507,11 @@ fn a_watch_series_page_has_small_multiples_and_the_growth_verdict() {
         "{}",
         String::from_utf8_lossy(&d.stderr)
     );
+    // A series has no boxes for a faults section: said, not dropped.
+    let csv = csv.to_str().unwrap();
+    let f = run(&["report", "--input", csv, "--faults-input", csv]);
+    assert_eq!(f.status.code(), Some(2), "{}", String::from_utf8_lossy(&f.stderr));
+    assert!(String::from_utf8_lossy(&f.stderr).contains("a watch series' page has no treemap"));
 }
 
 #[test]

@@ -2,12 +2,12 @@
 //! memory go": the seed mail's file-backed / anonymous split, brought up to
 //! date with the names modern kernels and allocators give mappings.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::{Backing, Group, Region, Sizes};
 
 /// A Linux mapping's category. The order is the order of table rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Category {

@@ -2,13 +2,13 @@
 //! with their call stacks, as bytes per category of the faulting
 //! address's mapping and per stack.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::analyze::Category;
 pub use crate::model::faults::FaultAccess;
 
 /// Faulted bytes, split by [`FaultAccess`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FaultBytes {
     /// Every faulted byte: read + write + unknown.
@@ -42,7 +42,7 @@ impl FaultBytes {
 }
 
 /// One call stack and the bytes its faults made resident or dirtied.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FaultStack {
     /// Function names, the faulting one first (innermost first). A frame
@@ -55,7 +55,7 @@ pub struct FaultStack {
 }
 
 /// One mapping the faults of a category fell in.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FaultMapping {
     /// Its path or name (`[heap]`, a file, `[anon]` for an unnamed one).
@@ -63,10 +63,17 @@ pub struct FaultMapping {
     /// Its faulted bytes.
     #[serde(flatten)]
     pub bytes: FaultBytes,
+    /// The stacks whose faults fell in it, most bytes first (the top
+    /// ones: see `stacks_total`).
+    #[serde(default)]
+    pub stacks: Vec<FaultStack>,
+    /// How many distinct stacks there were in all.
+    #[serde(default)]
+    pub stacks_total: usize,
 }
 
 /// The faults whose addresses fell in one category's mappings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FaultCategory {
     /// The category; null for addresses in no mapping memtally could read
@@ -84,7 +91,7 @@ pub struct FaultCategory {
 }
 
 /// One traced process.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FaultProcess {
     /// Its PID.
@@ -97,7 +104,7 @@ pub struct FaultProcess {
 }
 
 /// The whole recording.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FaultReport {
     /// How long the faults were recorded, in seconds.

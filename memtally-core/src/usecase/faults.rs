@@ -34,6 +34,18 @@ pub fn faults(
     record(root, &pids, opts, stop)
 }
 
+/// A recording read back: the document `faults --format json` printed.
+pub fn load(path: &std::path::Path) -> Result<FaultReport> {
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let file = crate::source::bounded::open_input(path).map_err(io)?;
+    serde_json::from_reader(std::io::BufReader::new(file)).map_err(|e| Error::Parse {
+        path: path.to_path_buf(),
+        message: format!(
+            "not a page-fault recording (the JSON document `memtally faults` prints): {e}"
+        ),
+    })
+}
+
 #[cfg(not(target_os = "linux"))]
 fn record(_: &ProcRoot, _: &[u32], _: &FaultOptions, _: &dyn Fn() -> bool) -> Result<FaultReport> {
     Err(Error::Usage("faults samples page faults with Linux's perf_event_open: Linux only".into()))

@@ -7,6 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use crate::analyze::fault_report::FaultReport;
 use crate::analyze::gpu::GpuReport;
 use crate::analyze::machine::Machine;
 use crate::analyze::report::{groups, machine_of, ReportBy, ReportGroup, Unread};
@@ -66,6 +67,9 @@ pub struct Report {
     /// `top --by program` groups them (whatever `by` is): the page's
     /// headline names them.
     pub programs: Vec<ReportGroup>,
+    /// The page faults recorded for the page (`report --faults`, or read
+    /// back with `--faults-input`): which code filled the boxes.
+    pub faults: Option<FaultReport>,
 }
 
 /// How many programs the page's headline names.
@@ -281,6 +285,7 @@ pub fn live(
         cgroups,
         vmmap: None,
         summarized,
+        faults: None,
     })
 }
 
@@ -403,6 +408,7 @@ pub fn of_snapshot(snapshot: Snapshot, by: ReportBy) -> Report {
         cgroups: None,
         vmmap: None,
         summarized: 0,
+        faults: None,
     }
 }
 

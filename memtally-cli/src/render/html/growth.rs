@@ -50,6 +50,7 @@ pub fn tree(diff: &Diff, pss: Figure) -> Node {
             delta: c.delta(pss),
             pid: c.pid,
             folded: 0,
+            link: None,
             children: Vec::new(),
         })
         .collect();
@@ -62,6 +63,7 @@ pub fn tree(diff: &Diff, pss: Figure) -> Node {
         delta: t.delta(pss),
         pid: None,
         folded: 0,
+        link: None,
         children,
     }
 }

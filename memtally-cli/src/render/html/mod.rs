@@ -5,6 +5,7 @@
 //! No request leaves the file (inline style, SVG and script, allowed by
 //! their hashes); the page reads and prints with scripts off.
 
+mod faults;
 mod growth;
 mod page;
 pub mod redact;
@@ -129,14 +130,23 @@ pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
     }
     let (json, cut) = embedded(report, &notes, info.max_size);
     notes.extend(cut);
+    // The faults section first: it takes its share of the budget, and
+    // the treemap's boxes link to what it shows.
+    let share = info.max_size / faults::BUDGET_SHARE;
+    let faults = report.faults.as_ref().map(|f| (f, faults::section(f, share)));
+    let links = |pid: Option<u32>, category: &str, mapping: Option<&str>| {
+        let (f, (shown, _)) = faults.as_ref()?;
+        faults::link(f, *shown, pid, category, mapping)
+    };
+    let section = faults.as_ref().map_or("", |(_, (_, html))| html.as_str());
     let mut full = match diff {
         Some(d) => growth::tree(d, tree::area_figure(report.snapshot.kind)),
-        None => tree::build(report),
+        None => tree::build(report, &links),
     };
     let table_guess = 420 * (report.snapshot.processes.len() + report.unread.len()) as u64;
     let mut budget = info
         .max_size
-        .saturating_sub(json.len() as u64 + FIXED + table_guess)
+        .saturating_sub(json.len() as u64 + FIXED + table_guess + section.len() as u64)
         .checked_div(PER_NODE)
         .unwrap_or(0)
         .max(64) as usize;
@@ -144,8 +154,11 @@ pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
     loop {
         let mut root = full.clone();
         tree::fold(&mut root, budget);
-        let html =
-            page::page(&title(report), &body(report, info, &root, &notes, diff), Some(&json));
+        let html = page::page(
+            &title(report),
+            &body(report, info, &root, &notes, diff, section),
+            Some(&json),
+        );
         if html.len() as u64 <= info.max_size {
             return html;
         }
@@ -159,7 +172,7 @@ pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
             ));
             return page::page(
                 &title(report),
-                &body(report, info, &root, &notes, diff),
+                &body(report, info, &root, &notes, diff, section),
                 Some(&json),
             );
         }
@@ -183,6 +196,7 @@ fn body(
     root: &tree::Node,
     notes: &[String],
     diff: Option<&Diff>,
+    faults: &str,
 ) -> String {
     let s = &report.snapshot;
     let mut b = String::new();
@@ -203,11 +217,16 @@ fn body(
         r#"<p class="meta" id="privacy" data-redacted="no">Not redacted: this page holds command lines, user names and paths (memtally report --redact replaces them).</p>"#
     };
     b.push_str(privacy);
-    b.push_str(r##"<nav class="noprint"><a href="#map">treemap</a><a href="#machine">machine</a><a href="#processes">processes</a><a href="#details">details</a><a href="#notes">notes</a><a href="#data">data</a></nav></header>"##);
+    let to_faults = if faults.is_empty() { "" } else { r##"<a href="#faults">faults</a>"## };
+    let _ = write!(
+        b,
+        r##"<nav class="noprint"><a href="#map">treemap</a>{to_faults}<a href="#machine">machine</a><a href="#processes">processes</a><a href="#details">details</a><a href="#notes">notes</a><a href="#data">data</a></nav></header>"##
+    );
     b.push_str(&headline(report, root));
     // The treemap first: of growth on a diff page, else of where the
     // memory is; then the notes and the machine.
     b.push_str(&map(report, root, diff));
+    b.push_str(faults);
     for n in notes.iter().chain(&s.notes) {
         let _ = write!(b, r#"<p class="note">{}</p>"#, esc(n));
     }

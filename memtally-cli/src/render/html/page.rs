@@ -19,7 +19,7 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f4f4
 tr.unread td{color:#777;font-style:italic}.legend{display:flex;flex-wrap:wrap;gap:4px 14px;padding:0;list-style:none;font-size:13px}
 .sw{display:inline-block;width:12px;height:12px;vertical-align:-1px;margin-right:4px;border:1px solid #999}
 svg text{font:11px system-ui,sans-serif;fill:#111;pointer-events:none}svg text.d1{font-weight:bold}
-#treemap rect{cursor:pointer}#crumbs a{margin-right:4px}#sel{min-height:1.4em;font-weight:bold}
+#treemap rect{cursor:pointer}#crumbs a{margin-right:4px}tr.other td{color:#555;font-style:italic}#sel{min-height:1.4em;font-weight:bold}
 code{font-size:12px;word-break:break-all}nav a{margin-right:10px}
 td.cmd code{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:3;overflow:hidden}td.cmd:hover code{display:block}
 .s-clean{background:#8ab8e6}.s-half{background:#b06f87}.s-dirty{background:#d62728}.s-unk{background:#b0b8c0}
@@ -44,7 +44,8 @@ var kids=all.querySelectorAll('rect[data-parent="'+e.id+'"]');
 while(crumbs.firstChild)crumbs.removeChild(crumbs.firstChild);
 var path=[];for(var p=e;p;p=up(p))path.unshift(p);
 path.forEach(function(p){var a=document.createElement('a');a.href='#'+p.id;a.textContent=p.getAttribute('data-label');crumbs.appendChild(a);crumbs.appendChild(document.createTextNode(' \u203a '));});
-sel.textContent=e.querySelector('title').textContent;sel.setAttribute('data-node',e.id);}
+sel.textContent=e.querySelector('title').textContent;sel.setAttribute('data-node',e.id);
+var f=e.getAttribute('data-faults');if(f){var a=document.createElement('a');a.href='#'+f;a.textContent=' \u2192 the stacks that filled it';sel.appendChild(a);}}
 function label(k,r,sx,sy,d){var b=R(k),x=(b.x-r.x)*sx,y=(b.y-r.y)*sy,w=b.w*sx,h=b.h*sy;if(w<46||h<13)return;
 if(all.querySelector('rect[data-parent="'+k.id+'"]')&&!(b.h>40&&b.w>60))return;var t=document.createElementNS(ns,'text');t.setAttribute('x',x+3);t.setAttribute('y',y+11);
 t.setAttribute('class','d'+d);var s=k.getAttribute('data-label')+' '+hum(+k.getAttribute('data-v')),n=Math.max(1,Math.floor((w-6)/6.5));t.textContent=s.length>n?s.slice(0,n-1)+'\u2026':s;lab.appendChild(t);}

@@ -157,6 +157,17 @@ impl Placeholders {
 /// beside it (process labels, paths, the regions that came and went).
 pub fn redact(report: &mut Report, diff: Option<&mut Diff>) {
     let mut p = Placeholders::default();
+    // The mappings' paths before they are replaced: the faults section's
+    // frames name their files by them.
+    let paths: Vec<String> = match report.faults {
+        Some(_) => report
+            .snapshot
+            .processes
+            .iter()
+            .flat_map(|s| s.regions.iter().filter_map(|r| r.path.clone()))
+            .collect(),
+        None => Vec::new(),
+    };
     if let Some(d) = diff {
         for c in &mut d.processes {
             c.label = p.command(&c.label);
@@ -237,6 +248,61 @@ pub fn redact(report: &mut Report, diff: Option<&mut Diff>) {
         }
     }
     report.snapshot.proc_root = report.snapshot.proc_root.as_deref().map(|x| p.path(x));
+    if let Some(f) = &mut report.faults {
+        redact_faults(&mut p, f, &report.snapshot.processes, paths);
+    }
+}
+
+/// The faults section's private strings, as the rest of the page's: the
+/// processes' names, the mappings' paths (the same placeholder as the
+/// treemap's box, so the box still links to its entry), and in the
+/// stacks a frame without a symbol (`FILE+0xOFFSET`) whose file is one
+/// of those paths (or of `paths`, the snapshot's before redaction), or
+/// its name. Function names stay: they say what code
+/// ran (docs/report.md says so).
+fn redact_faults(
+    p: &mut Placeholders,
+    f: &mut memtally_core::analyze::fault_report::FaultReport,
+    processes: &[memtally_core::model::snapshot::SnapProcess],
+    paths: Vec<String>,
+) {
+    for x in &mut f.processes {
+        let command = processes.iter().find(|s| s.pid == Some(x.pid)).map(|s| s.command.as_str());
+        x.command = p.program(&x.command, command.is_some_and(system_program));
+    }
+    // The private files by the name a frame gives them (its last part),
+    // and by their whole path.
+    let mut private: HashMap<String, String> = HashMap::new();
+    let mapped = f.categories.iter().flat_map(|c| c.mappings.iter().map(|m| m.mapping.clone()));
+    for path in mapped.chain(paths).collect::<Vec<_>>() {
+        let hidden = p.path(&path);
+        if hidden != path {
+            let base = path.rsplit('/').next().unwrap_or(&path).to_string();
+            private.insert(base, hidden.clone());
+            private.insert(path, hidden);
+        }
+    }
+    let mut frame = |name: &str| -> String {
+        let Some((file, offset)) = name.rsplit_once("+0x") else { return name.to_string() };
+        match private.get(file) {
+            Some(hidden) => format!("{hidden}+0x{offset}"),
+            None if file.starts_with('/') => format!("{}+0x{offset}", p.path(file)),
+            None => name.to_string(),
+        }
+    };
+    for c in &mut f.categories {
+        let stacks = c.stacks.iter_mut().chain(c.mappings.iter_mut().flat_map(|m| &mut m.stacks));
+        for s in stacks {
+            for name in &mut s.frames {
+                *name = frame(name);
+            }
+        }
+    }
+    for c in &mut f.categories {
+        for m in &mut c.mappings {
+            m.mapping = p.path(&m.mapping);
+        }
+    }
 }
 
 /// Redacts a watch series' labels (its processes' command lines).

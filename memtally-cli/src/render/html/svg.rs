@@ -203,7 +203,12 @@ fn draw(
         Kind::Gpu => "GPU memory (memtally gpu's share)".to_string(),
         _ => names.1.to_string(),
     };
-    let pid = n.pid.map(|p| format!(r#" data-pid="{p}""#)).unwrap_or_default();
+    let mut pid = n.pid.map(|p| format!(r#" data-pid="{p}""#)).unwrap_or_default();
+    // The faults section's entry of the stacks that filled the box (an
+    // id the page made: no escaping needed, escaped all the same).
+    if let Some(link) = &n.link {
+        let _ = write!(pid, r#" data-faults="{}""#, esc(link));
+    }
     let _ = write!(
         rects,
         r##"<rect id="n{id}" class="k-{}" data-parent="{}" data-depth="{depth}" data-v="{}"{pid} data-label="{}" x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="{}" stroke="#fff" stroke-width="{}" vector-effect="non-scaling-stroke"><title>{} — {}: {}{}</title></rect>"##,

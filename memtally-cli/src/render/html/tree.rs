@@ -61,6 +61,9 @@ pub struct Node {
     /// How many nodes of the unfolded tree a "N smaller" node stands
     /// for (0 for the others).
     pub folded: usize,
+    /// The id of the faults section's entry of the stacks that filled
+    /// this box (a category or mapping of a traced process), if any.
+    pub link: Option<String>,
     pub children: Vec<Node>,
 }
 
@@ -90,6 +93,7 @@ fn leaf(kind: Kind, label: String, s: &Sizes, k: SnapshotKind) -> Node {
         delta: None,
         pid: None,
         folded: 0,
+        link: None,
         children: Vec::new(),
     }
 }
@@ -111,7 +115,7 @@ fn sum_dirty(children: &[Node]) -> Option<u64> {
     children.iter().map(|c| c.dirty).try_fold(0u64, |a, d| Some(a.saturating_add(d?)))
 }
 
-fn process(p: &SnapProcess, k: SnapshotKind) -> Node {
+fn process(p: &SnapProcess, k: SnapshotKind, links: &Links) -> Node {
     let mut n = leaf(Kind::Process, label_of(p), &p.totals, k);
     n.pid = p.pid;
     let vmmap = k == SnapshotKind::Vmmap;
@@ -121,12 +125,15 @@ fn process(p: &SnapProcess, k: SnapshotKind) -> Node {
         .map(|c| {
             let label = category_label(&c.key, k).to_string();
             let mut cat = leaf(Kind::Category, label, &c.sizes, k);
+            cat.link = links(p.pid, &c.key, None);
             cat.children = p
                 .regions
                 .iter()
                 .filter(|r| r.category == c.key)
                 .map(|r| {
                     let mut m = leaf(Kind::Mapping, r.path_label(), &r.sizes, k);
+                    let name = super::faults::mapping_name(r.path.as_deref());
+                    m.link = links(p.pid, &c.key, Some(name));
                     if vmmap {
                         let ty = r.region_type.as_deref().unwrap_or(&r.category);
                         let purge = r.purge.unwrap_or_default();
@@ -178,8 +185,13 @@ pub fn label_of(p: &SnapProcess) -> String {
     }
 }
 
-/// The whole hierarchy, unfolded.
-pub fn build(report: &Report) -> Node {
+/// Where a box links, by its process, category key and mapping name
+/// (`None`: the category's box): see [`super::faults::link`].
+pub type Links<'a> = dyn Fn(Option<u32>, &str, Option<&str>) -> Option<String> + 'a;
+
+/// The whole hierarchy, unfolded; its category and mapping boxes link as
+/// `links` says.
+pub fn build(report: &Report, links: &Links) -> Node {
     let k = report.snapshot.kind;
     let procs = &report.snapshot.processes;
     let groups = report
@@ -187,7 +199,7 @@ pub fn build(report: &Report) -> Node {
         .iter()
         .map(|g| {
             let mut children: Vec<Node> =
-                g.processes.iter().map(|&i| process(&procs[i], k)).collect();
+                g.processes.iter().map(|&i| process(&procs[i], k, links)).collect();
             children.extend(g.unread.iter().map(|&i| {
                 let u = &report.unread[i];
                 Node {
@@ -198,6 +210,7 @@ pub fn build(report: &Report) -> Node {
                     delta: None,
                     pid: Some(u.pid),
                     folded: 0,
+                    link: None,
                     children: Vec::new(),
                 }
             }));
@@ -229,6 +242,7 @@ pub fn build(report: &Report) -> Node {
         delta: None,
         pid: None,
         folded: 0,
+        link: None,
         children: groups,
     }
 }
@@ -250,6 +264,7 @@ fn gpu_group(g: &GpuReport) -> Option<Node> {
                 delta: None,
                 pid: Some(p.pid),
                 folded: 0,
+                link: None,
                 children: Vec::new(),
             });
         }
@@ -262,6 +277,7 @@ fn gpu_group(g: &GpuReport) -> Option<Node> {
         delta: None,
         pid: None,
         folded: 0,
+        link: None,
         children,
     })
 }
@@ -331,6 +347,7 @@ fn fold_below(n: &mut Node, min: u64, ties: &mut usize) {
             delta: small.iter().map(|c| c.delta).try_fold(0i128, |a, d| Some(a + d?)),
             pid: None,
             folded,
+            link: None,
             children: Vec::new(),
         });
     }
@@ -369,6 +386,7 @@ mod tests {
             delta: None,
             pid: None,
             folded: 0,
+            link: None,
             children,
         }
     }
