@@ -23,7 +23,6 @@ pub mod json;
 pub mod machine;
 pub mod notes;
 pub mod pages;
-#[cfg(feature = "serve")]
 #[cfg(feature = "plot")]
 pub mod plot;
 #[cfg(feature = "serve")]
@@ -32,6 +31,7 @@ pub mod prometheus;
 pub mod schema;
 pub mod show;
 pub mod stream_doc;
+pub mod svg;
 pub mod table;
 pub mod top;
 pub mod top_json;
