@@ -31,6 +31,8 @@ pub mod prometheus;
 pub mod schema;
 pub mod show;
 pub mod stream_doc;
+// The report draws with part of the writer; `plot` with all of it.
+#[cfg_attr(not(feature = "plot"), allow(dead_code))]
 pub mod svg;
 pub mod table;
 pub mod top;
