@@ -56,9 +56,9 @@ first_year=$(git log --reverse --format=%ad --date=format:%Y 2>/dev/null | sed -
 last_year=$(git log -1 --format=%ad --date=format:%Y 2>/dev/null || date +%Y)
 # The licence texts themselves: MIT in full (LICENSE-MIT, as a Debian
 # copyright paragraph: each line indented, empty lines as " ."), Apache-2.0
-# by reference to the copy every Debian system has; and the notice of the
-# DejaVu Sans font that `memtally plot` embeds in the binary (the dejavu
-# crate), which its licence asks to go with every copy.
+# by reference to the copy every Debian system has. The binary embeds no
+# third-party work with a notice of its own (no font: `plot` sets its text
+# in the viewer's fonts).
 indent() { sed -e 's/^[[:space:]]*$/./' -e 's/^/ /' "$@"; }
 {
   cat <<COPYRIGHT
@@ -70,15 +70,6 @@ Files: *
 Copyright: ${first_year:-$last_year}-$last_year memtally maintainers
 License: MIT or Apache-2.0
 
-Files: usr/bin/memtally
-Copyright: ${first_year:-$last_year}-$last_year memtally maintainers
- Copyright (c) 2003 by Bitstream, Inc. All Rights Reserved.
- Bitstream Vera is a trademark of Bitstream, Inc.
- DejaVu changes are in public domain.
-License: (MIT or Apache-2.0) and bitstream-vera
-Comment: The binary embeds the DejaVu Sans font (DejaVu fonts 2.37, through
- the dejavu crate) to measure the text of the charts of memtally plot.
-
 License: MIT
 COPYRIGHT
   sed -n '5,$p' LICENSE-MIT | indent
@@ -87,10 +78,7 @@ COPYRIGHT
 License: Apache-2.0
  On Debian systems the Apache License 2.0 is in
  /usr/share/common-licenses/Apache-2.0.
-
-License: bitstream-vera
 COPYRIGHT
-  indent deploy/debian/dejavu-notice
 } > "$doc/copyright"
 printf 'memtally (%s) unstable; urgency=medium\n\n  * Built from the repository by scripts/deb/build.sh.\n\n -- %s  %s\n' \
   "$version" "${DEB_MAINTAINER:-memtally maintainers <maintainers@memtally.invalid>}" \

@@ -57,7 +57,6 @@ pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
         .with_types(args.types.clone())
         .with_stack(args.stack);
     let data = plot(&args.input, &opts)?;
-    let svg = chart(&data).map_err(|message| Error::Parse { path: args.input.clone(), message })?;
-    write_file(&args.output, svg.as_bytes())?;
+    write_file(&args.output, chart(&data).as_bytes())?;
     writeln!(out, "wrote {}", args.output.display()).map_err(|e| Error::io("standard output", e))
 }

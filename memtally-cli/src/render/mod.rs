@@ -24,7 +24,6 @@ pub mod json;
 pub mod machine;
 pub mod notes;
 pub mod pages;
-#[cfg(feature = "serve")]
 #[cfg(feature = "plot")]
 pub mod plot;
 #[cfg(feature = "serve")]
@@ -33,6 +32,9 @@ pub mod prometheus;
 pub mod schema;
 pub mod show;
 pub mod stream_doc;
+// The report draws with part of the writer; `plot` with all of it.
+#[cfg_attr(not(feature = "plot"), allow(dead_code))]
+pub mod svg;
 pub mod table;
 pub mod top;
 pub mod top_folded;

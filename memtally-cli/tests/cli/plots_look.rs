@@ -114,13 +114,14 @@ fn a_lone_process_total_is_dashed_named_and_no_legend_sits_on_a_line() {
     let (text, data) = svg_data(&svg);
     let doc = Document::parse(&text).unwrap();
     let lines = data_lines(&doc);
-    // The total is black and dashed: many short pieces, drawn after
-    // (over) the process's one line of another colour.
+    // The total is black and dashed (one line with a dash pattern), drawn
+    // after (over) the process's one line of another colour.
     let total: Vec<&Node> =
         lines.iter().filter(|n| n.attribute("stroke") == Some("#000000")).collect();
     let others: Vec<&Node> =
         lines.iter().filter(|n| n.attribute("stroke") != Some("#000000")).collect();
-    assert!(total.len() > 10, "the total is dashed: {} pieces", total.len());
+    assert_eq!(total.len(), 1, "one total line");
+    assert_eq!(total[0].attribute("stroke-dasharray"), Some("7 4"), "the total is dashed");
     assert!(others.len() == 1, "one process line: {}", others.len());
     let last_process = lines.iter().rposition(|n| n.attribute("stroke") != Some("#000000"));
     let first_total = lines.iter().position(|n| n.attribute("stroke") == Some("#000000"));
@@ -150,6 +151,119 @@ fn a_lone_process_total_is_dashed_named_and_no_legend_sits_on_a_line() {
     // applies it to the fill and draws them black.
     let with_opacity = doc.descendants().filter(|n| n.attribute("opacity").is_some()).count();
     assert_eq!(with_opacity, 0, "elements with opacity=");
+}
+
+/// The plotting area's edges: the vertical grid lines' ends (top,
+/// bottom) and the horizontal ones' (left, right).
+fn area(doc: &Document) -> (f64, f64, f64, f64) {
+    let lines: Vec<Node> = doc.descendants().filter(|n| n.has_tag_name("line")).collect();
+    let vertical = lines.iter().filter(|l| num(**l, "x1") == num(**l, "x2"));
+    let horizontal = lines.iter().filter(|l| num(**l, "y1") == num(**l, "y2"));
+    let top = vertical.clone().map(|l| num(*l, "y1").min(num(*l, "y2"))).fold(f64::MAX, f64::min);
+    let bottom = vertical.map(|l| num(*l, "y1").max(num(*l, "y2"))).fold(0.0, f64::max);
+    let left =
+        horizontal.clone().map(|l| num(*l, "x1").min(num(*l, "x2"))).fold(f64::MAX, f64::min);
+    let right = horizontal.map(|l| num(*l, "x1").max(num(*l, "x2"))).fold(0.0, f64::max);
+    (left, top, right, bottom)
+}
+
+/// No font rides in the file: text is set in the viewer's sans-serif.
+fn no_font(doc: &Document, text: &str) {
+    assert!(!text.contains("font-face") && !text.contains("base64"), "an embedded font");
+    assert!(!doc.descendants().any(|n| n.has_tag_name("font") || n.has_tag_name("style")));
+    let texts: Vec<Node> = doc.descendants().filter(|n| n.has_tag_name("text")).collect();
+    assert!(texts.len() > 5, "texts: {}", texts.len());
+    assert!(texts.iter().all(|n| n.attribute("font-family") == Some("sans-serif")));
+}
+
+/// The chart of a recorded process's series is XML whose lines pass
+/// exactly through the series' samples (the CSV's, on the drawn axes),
+/// with the labels as text and no font embedded.
+#[test]
+fn a_series_chart_draws_the_samples_and_labels_and_embeds_no_font() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = series(dir.path());
+    let svg = dir.path().join("l.svg");
+    plot(&csv, &svg, &[]);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let doc = Document::parse(&text).expect("well-formed XML");
+    no_font(&doc, &text);
+    // The samples as `watch` wrote them: the total's and the process's.
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    // Counted from the end: the label before the figures is quoted and
+    // holds commas.
+    let from_end = header.len() - header.iter().position(|h| *h == "pss").unwrap();
+    let samples = |scope: &str| -> Vec<(f64, f64)> {
+        csv.lines()
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|f| f[1] == scope)
+            .map(|f| (f[0].parse().unwrap(), f[f.len() - from_end].parse::<f64>().unwrap()))
+            .map(|(t, v)| (t, v / 1048576.0))
+            .collect()
+    };
+    let (total, process) = (samples("total"), samples("process"));
+    assert_eq!(total.len(), 3);
+    assert_eq!(process.len(), 3);
+    let (left, top, right, bottom) = area(&doc);
+    let t_max = total.iter().map(|p| p.0).fold(0.0, f64::max);
+    let y_end = top_tick(&doc);
+    let at = |(t, v): (f64, f64)| {
+        (left + t / t_max * (right - left), bottom - v / y_end * (bottom - top))
+    };
+    let lines = data_lines(&doc);
+    for (colour, want) in [(true, &total), (false, &process)] {
+        let line = lines
+            .iter()
+            .find(|n| (n.attribute("stroke") == Some("#000000")) == colour)
+            .expect("the line");
+        let drawn = points(*line);
+        assert_eq!(drawn.len(), want.len());
+        for (d, w) in drawn.iter().zip(want.iter()) {
+            let (x, y) = at(*w);
+            assert!((d.0 - x).abs() < 0.01 && (d.1 - y).abs() < 0.01, "{d:?} for {w:?} at {x},{y}");
+        }
+    }
+    let texts: Vec<&str> =
+        doc.descendants().filter(|n| n.has_tag_name("text")).filter_map(|n| n.text()).collect();
+    for label in [format!("total pss (= process {PID}, the only one)"), format!("{PID} python3")] {
+        assert!(texts.iter().any(|t| t.starts_with(&label)), "{label:?} in {texts:?}");
+    }
+    assert!(texts.contains(&"seconds") && texts.contains(&"MiB"), "axis names: {texts:?}");
+}
+
+/// The bars of a recorded snapshot (format 1's `a.json`) are as long as
+/// their values on the drawn axis, each labelled, no font embedded.
+#[test]
+fn snapshot_bars_are_as_long_as_their_values_and_labelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("b.svg");
+    plot(&repo().join("testdata/snapshots/format1/a.json"), &svg, &[]);
+    let (text, data) = svg_data(&svg);
+    let doc = Document::parse(&text).unwrap();
+    no_font(&doc, &text);
+    // The value axis: its grid lines from 0 (left) to its end (right).
+    let grid = doc.descendants().filter(|n| n.has_tag_name("line")).map(|l| num(l, "x1"));
+    let (left, right) = (grid.clone().fold(f64::MAX, f64::min), grid.fold(0.0, f64::max));
+    let end = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text().and_then(|t| t.trim().parse::<f64>().ok()))
+        .fold(0.0, f64::max);
+    let light: Vec<Node> =
+        doc.descendants().filter(|n| n.attribute("fill") == Some("#9ECAE1")).collect();
+    let texts: Vec<&str> = doc.descendants().filter_map(|n| n.text()).collect();
+    let bars = data["bars"].as_array().unwrap();
+    assert_eq!(bars.len(), 6);
+    for (i, b) in bars.iter().enumerate() {
+        let label = b["label"].as_str().unwrap();
+        assert!(texts.contains(&label), "{label:?} drawn");
+        let mib = b["value"].as_f64().unwrap() / 1048576.0;
+        let width = num(light[i], "width");
+        let want = mib / end * (right - left);
+        assert!((width - want).abs() < 0.01, "{label}: {width} px for {mib} MiB (want {want})");
+        assert_eq!(num(light[i], "x"), left);
+    }
 }
 
 /// A snapshot's bars end under a round axis end at least 5% past the largest.

@@ -45,25 +45,7 @@ const FIXED: u64 = 48 << 10;
 /// About what one treemap node takes on the page.
 const PER_NODE: u64 = 330;
 
-/// HTML text: `&`, `<`, `>` and quotes escaped, and what a text view
-/// escapes (control characters, line and paragraph separators, direction
-/// marks: [`escape_controls`](crate::render::table::escape_controls)) as
-/// it escapes them, so a name shows the same on the page as in `top`.
-pub fn esc(s: &str) -> String {
-    let s = crate::render::table::escape_controls(s.to_string());
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::render::svg::esc;
 
 /// The snapshot as JSON to embed in a `<script>` element: every `<`
 /// written `\u003c` (JSON reads it back the same), so no `</script>` in a

@@ -11,6 +11,7 @@ use memtally_core::usecase::plot::SeriesLine;
 use memtally_core::usecase::report::SeriesReport;
 
 use super::{esc, page, PageInfo};
+use crate::render::svg::{Paint, Svg};
 use crate::render::units::{human, human_signed};
 
 const W: f64 = 380.0;
@@ -48,23 +49,22 @@ fn multiple(line: &SeriesLine, trend: Option<&Trend>, scope: &str) -> String {
             H / 2.0
         }
     };
-    let mut pts = String::new();
-    for &(t, v) in &line.points {
-        let _ = write!(pts, "{:.1},{:.1} ", x(t), y(v));
-    }
     let steady = trend.is_some_and(Trend::grows_steadily);
+    let mut svg = Svg::bare(W, H);
+    svg.rect(0.0, 0.0, W, H, Paint::fill("#f7f7f7"));
+    let colour = if steady { "#d62728" } else { "#4e79a7" };
+    svg.polyline(line.points.iter().map(|&(t, v)| (x(t), y(v))), Paint::stroke(colour, 2.0));
     let first = line.points.first().map_or(0, |p| p.1);
     let last = line.points.last().map_or(0, |p| p.1);
     format!(
-        r##"<figure class="multiple" data-key="{}" data-steady="{steady}"><figcaption><b>{}</b> <code>{}</code><br>{} → {}: {}</figcaption><svg viewBox="0 0 {W} {H}" width="{W}" height="{H}" xmlns="http://www.w3.org/2000/svg"><rect width="{W}" height="{H}" fill="#f7f7f7"/><polyline points="{}" fill="none" stroke="{}" stroke-width="2"/></svg></figure>"##,
+        r##"<figure class="multiple" data-key="{}" data-steady="{steady}"><figcaption><b>{}</b> <code>{}</code><br>{} → {}: {}</figcaption>{}</figure>"##,
         esc(&line.key),
         esc(scope),
         esc(&line.label),
         human(first),
         human(last),
         esc(&verdict(trend)),
-        pts.trim_end(),
-        if steady { "#d62728" } else { "#4e79a7" },
+        svg.finish(),
     )
 }
 

@@ -1,6 +1,9 @@
 //! The value and label axes of memtally's charts: ticks at round steps
 //! ending at a ceiling just above the data, and one slot per bar.
 
+use super::{GRID, GRID_LIGHT, INK};
+use crate::render::svg::{Anchor, Paint, Svg, Text};
+
 /// Room above the largest value: the axis ends at least 5% past it, so
 /// the largest bar or the top of a line never touches the frame.
 pub const HEADROOM: f64 = 1.05;
@@ -27,71 +30,110 @@ pub fn nice_ticks(max: f64, whole: bool) -> Vec<f64> {
     (0..=count).map(|k| k as f64 * step).collect()
 }
 
-/// A value axis whose ticks are exactly the given ones (the last one its
-/// end), printed by [`tick_text`].
-pub(super) struct Axis {
-    inner: plotters::coord::types::RangedCoordf64,
-    ticks: Vec<f64>,
+/// The plotting area in pixels, and the values its edges stand for: x
+/// from 0 at `left` to `x_end` at `right`, y from 0 at `bottom` to
+/// `y_end` at `top`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Area {
+    pub(super) left: f64,
+    pub(super) right: f64,
+    pub(super) top: f64,
+    pub(super) bottom: f64,
+    pub(super) x_end: f64,
+    pub(super) y_end: f64,
 }
 
-impl Axis {
-    pub(super) fn new(ticks: Vec<f64>) -> Axis {
-        let end = ticks.last().copied().unwrap_or(1.0);
-        Axis { inner: (0.0..end).into(), ticks }
+impl Area {
+    pub(super) fn x(&self, v: f64) -> f64 {
+        self.left + v / self.x_end.max(f64::MIN_POSITIVE) * (self.right - self.left)
     }
-}
 
-impl plotters::coord::ranged1d::Ranged for Axis {
-    type FormatOption = plotters::coord::ranged1d::NoDefaultFormatting;
-    type ValueType = f64;
-    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        self.inner.map(value, limit)
-    }
-    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, _hint: H) -> Vec<f64> {
-        self.ticks.clone()
-    }
-    fn range(&self) -> std::ops::Range<f64> {
-        self.inner.range()
+    pub(super) fn y(&self, v: f64) -> f64 {
+        self.bottom - v / self.y_end.max(f64::MIN_POSITIVE) * (self.bottom - self.top)
     }
 }
 
-impl plotters::coord::ranged1d::ValueFormatter<f64> for Axis {
-    fn format(value: &f64) -> String {
-        tick_text(*value)
-    }
+/// Light grid lines between two ticks: the step cut in this many.
+const FINE: usize = 5;
+
+/// Where the light grid lines go: every fifth of a step from 0 to `end`,
+/// but on the ticks (which get bold ones).
+fn fine(ticks: &[f64], end: f64) -> Vec<f64> {
+    let step = match ticks {
+        [a, b, ..] => (b - a) / FINE as f64,
+        _ => return Vec::new(),
+    };
+    (1..)
+        .map(|k| k as f64 * step)
+        .take_while(|v| *v <= end * (1.0 + 1e-9))
+        .enumerate()
+        .filter(|(k, _)| (k + 1) % FINE != 0)
+        .map(|(_, v)| v)
+        .collect()
 }
 
-/// The bars' axis: one slot per bar, `0..n`, a key point (its label) at
-/// each slot's middle; nothing above the last bar.
-pub(super) struct Labels {
-    pub(super) n: usize,
-    pub(super) centers: Vec<f64>,
+/// Length of a tick mark outside the area, pixels.
+const TICK: f64 = 5.0;
+/// Size of ticks' and axes' text, pixels.
+pub(super) const LABEL_SIZE: f64 = 12.0;
+const LABEL: Text = Text { size: LABEL_SIZE, anchor: Anchor::End };
+
+/// The x axis: light grid lines between the ticks, a grid line, a mark and the value under each tick, the
+/// axis line, its name under the values.
+pub(super) fn x_axis(svg: &mut Svg, a: &Area, ticks: &[f64], name: &str) {
+    for t in fine(ticks, a.x_end) {
+        let x = a.x(t);
+        svg.line((x, a.bottom), (x, a.top), Paint::stroke(GRID_LIGHT, 1.0));
+    }
+    for &t in ticks {
+        let x = a.x(t);
+        svg.line((x, a.bottom), (x, a.top), Paint::stroke(GRID, 1.0));
+    }
+    svg.polyline([(a.left, a.bottom), (a.right, a.bottom)], Paint::stroke(INK, 1.0));
+    for &t in ticks {
+        let x = a.x(t);
+        svg.polyline([(x, a.bottom), (x, a.bottom + TICK)], Paint::stroke(INK, 1.0));
+        svg.text(x, a.bottom + TICK + 4.0, &tick_text(t), Text { anchor: Anchor::Below, ..LABEL });
+    }
+    let middle = (a.left + a.right) / 2.0;
+    svg.text(middle, a.bottom + 36.0, name, Text { anchor: Anchor::Middle, ..LABEL });
 }
 
-impl plotters::coord::ranged1d::Ranged for Labels {
-    type FormatOption = plotters::coord::ranged1d::NoDefaultFormatting;
-    type ValueType = f64;
-    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        let inner: plotters::coord::types::RangedCoordf64 = (0.0..self.n as f64).into();
-        inner.map(value, limit)
+/// The y axis of values: light grid lines between the ticks, a grid line, a mark and the value left of each
+/// tick, the axis line, its name turned up at the far left.
+pub(super) fn y_axis(svg: &mut Svg, a: &Area, ticks: &[f64], name: &str, name_x: f64) {
+    for t in fine(ticks, a.y_end) {
+        let y = a.y(t);
+        svg.line((a.left, y), (a.right, y), Paint::stroke(GRID_LIGHT, 1.0));
     }
-    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, _hint: H) -> Vec<f64> {
-        self.centers.clone()
+    for &t in ticks {
+        let y = a.y(t);
+        svg.line((a.left, y), (a.right, y), Paint::stroke(GRID, 1.0));
     }
-    fn range(&self) -> std::ops::Range<f64> {
-        0.0..self.n as f64
+    svg.polyline([(a.left, a.top), (a.left, a.bottom)], Paint::stroke(INK, 1.0));
+    for &t in ticks {
+        let y = a.y(t);
+        svg.polyline([(a.left - TICK, y), (a.left, y)], Paint::stroke(INK, 1.0));
+        svg.text(a.left - TICK - 4.0, y, &tick_text(t), LABEL);
     }
+    let middle = (a.top + a.bottom) / 2.0;
+    svg.text(name_x, middle, name, Text { anchor: Anchor::Up, ..LABEL });
 }
 
-impl plotters::coord::ranged1d::ValueFormatter<f64> for Labels {
-    /// The labels are the bars' own (the chart's label formatter).
-    fn format(_value: &f64) -> String {
-        String::new()
+/// The y axis of bars: each label left of its slot's middle, with a
+/// mark, and the axis line; `labels` top down, one slot each.
+pub(super) fn y_labels(svg: &mut Svg, a: &Area, labels: &[String]) {
+    svg.polyline([(a.left, a.top), (a.left, a.bottom)], Paint::stroke(INK, 1.0));
+    let slot = (a.bottom - a.top) / labels.len().max(1) as f64;
+    for (i, label) in labels.iter().enumerate() {
+        let y = a.top + slot * (i as f64 + 0.5);
+        svg.polyline([(a.left - TICK, y), (a.left, y)], Paint::stroke(INK, 1.0));
+        svg.text(a.left - TICK - 4.0, y, label, LABEL);
     }
 }
 
 /// A tick's text: no decimals for a whole number, else as few as it needs.
-pub(super) fn tick_text(v: f64) -> String {
+fn tick_text(v: f64) -> String {
     if (v - v.round()).abs() < 1e-9 {
         format!("{}", v.round() as i64)
     } else {
@@ -121,6 +163,8 @@ mod tests {
             assert!(*t.last().unwrap() >= max && *t.last().unwrap() - step < max, "{max}: {t:?}");
         }
         assert_eq!(tick_text(5.0), "5");
+        assert_eq!(fine(&[0.0, 10.0, 20.0], 20.0), [2.0, 4.0, 6.0, 8.0, 12.0, 14.0, 16.0, 18.0]);
+        assert_eq!(fine(&[0.0, 10.0], 13.0), [2.0, 4.0, 6.0, 8.0, 12.0]);
         assert_eq!(tick_text(0.25), "0.25");
     }
 }

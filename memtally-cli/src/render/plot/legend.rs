@@ -1,74 +1,57 @@
 //! A chart's legend, drawn in a strip of its own under the plotting area:
 //! it can never hide a line or a bar, however the data runs.
 
-use plotters::coord::Shift;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use super::{INK, WIDTH};
+use crate::render::svg::{Anchor, Paint, Svg, Text};
 
 /// What an entry's sample looks like.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Swatch {
     /// A line of this colour.
-    Line(RGBColor),
+    Line(&'static str),
     /// A dashed line of this colour (the total).
-    Dashed(RGBColor),
+    Dashed(&'static str),
     /// A filled box (a bar, a stacked area).
-    Fill(RGBColor),
+    Fill(&'static str),
 }
 
 /// One entry: its sample and its text.
 pub(super) type Entry = (Swatch, String);
 
 /// Height of one entry's row, pixels.
-const ROW: u32 = 20;
-/// Entries per row.
+const ROW: f64 = 20.0;
+/// Entries per row. A column is at least (960 - 216 - 16) / 2 = 364
+/// pixels; a label is at most 48 characters (series labels are cut so),
+/// about 48 × 7 = 336 pixels at 13 px: it stays in its column.
 const COLUMNS: usize = 2;
 /// The strip's width: its left edge to this far from the chart's right.
-const RIGHT_MARGIN: i32 = 16;
+const RIGHT_MARGIN: f64 = 16.0;
+/// The entries' text.
+const LABEL: Text = Text { size: 13.0, anchor: Anchor::Start };
 
 /// The strip's height for `n` entries: whole rows and a margin.
-pub(super) fn height(n: usize) -> u32 {
-    (n.div_ceil(COLUMNS).max(1) as u32) * ROW + 16
+pub(super) fn height(n: usize) -> f64 {
+    n.div_ceil(COLUMNS).max(1) as f64 * ROW + 16.0
 }
 
-/// Draws the entries into `area` (the strip), framed, from its top left,
-/// left to right then down.
-pub(super) fn draw(
-    area: &DrawingArea<SVGBackend, Shift>,
-    entries: &[Entry],
-    left: i32,
-) -> Result<(), String> {
-    let err = |e: DrawingAreaErrorKind<_>| e.to_string();
-    let rows = entries.len().div_ceil(COLUMNS).max(1) as i32;
-    let width = area.dim_in_pixel().0 as i32 - left - RIGHT_MARGIN;
-    let column = width / COLUMNS as i32;
-    let (top, row) = (4, ROW as i32);
-    area.draw(&Rectangle::new([(left, top), (left + width, top + rows * row + 4)], BLACK))
-        .map_err(err)?;
+/// Draws the entries into the strip that starts at `top`, framed, from
+/// `left`, left to right then down.
+pub(super) fn draw(svg: &mut Svg, top: f64, entries: &[Entry], left: f64) {
+    let rows = entries.len().div_ceil(COLUMNS).max(1) as f64;
+    let width = WIDTH - left - RIGHT_MARGIN;
+    let column = (width / COLUMNS as f64).floor();
+    let top = top + 4.0;
+    svg.rect(left, top, width, rows * ROW + 4.0, Paint::stroke(INK, 1.0));
     for (i, (swatch, label)) in entries.iter().enumerate() {
-        let x = left + 10 + column * (i % COLUMNS) as i32;
-        let y = top + 2 + row * (i / COLUMNS) as i32 + row / 2;
+        let x = left + 10.0 + column * (i % COLUMNS) as f64;
+        let y = top + 2.0 + ROW * (i / COLUMNS) as f64 + ROW / 2.0;
         match *swatch {
-            Swatch::Line(c) => area
-                .draw(&PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(2)))
-                .map_err(err)?,
+            Swatch::Line(c) => svg.polyline([(x, y), (x + 24.0, y)], Paint::stroke(c, 2.0)),
             Swatch::Dashed(c) => {
-                let dashes =
-                    DashedLineSeries::new(vec![(x, y), (x + 24, y)], 7, 4, c.stroke_width(2));
-                for dash in dashes {
-                    area.draw(&dash).map_err(err)?;
-                }
+                svg.polyline([(x, y), (x + 24.0, y)], Paint::stroke(c, 2.0).dashed(7.0, 4.0))
             }
-            Swatch::Fill(c) => area
-                .draw(&Rectangle::new([(x, y - 6), (x + 24, y + 6)], c.filled()))
-                .map_err(err)?,
+            Swatch::Fill(c) => svg.rect(x, y - 6.0, 24.0, 12.0, Paint::fill(c)),
         }
-        // Centred on the swatch (renderers that ignore `dy` put it a
-        // little higher, still beside its swatch).
-        let font =
-            TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-        let text = Text::new(label.clone(), (x + 32, y), font);
-        area.draw(&text).map_err(err)?;
+        svg.text(x + 32.0, y, label, LABEL);
     }
-    Ok(())
 }

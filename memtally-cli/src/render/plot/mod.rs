@@ -1,24 +1,22 @@
-//! Charts as SVG, drawn with plotters, of what `plot`'s use case chose.
-//! Each chart carries the numbers it draws in its `<desc>` (JSON), so it
-//! is checkable and accessible, not just pixels.
+//! Charts as SVG, drawn by the one SVG writer ([`crate::render::svg`]),
+//! of what `plot`'s use case chose. Each chart carries the numbers it
+//! draws in its `<desc>` (JSON), so it is checkable and accessible, not
+//! just pixels.
 
 mod axis;
 mod legend;
 mod stack;
-mod svg;
 
-use axis::value_ticks;
+use axis::{nice_ticks, value_ticks, Area};
 
+use crate::render::svg::{Anchor, Paint, Svg, Text};
 use crate::render::table::escape_controls;
-use axis::{Axis, Labels};
 use legend::{Entry, Swatch};
 use memtally_core::model::{Figure, Named};
 use memtally_core::usecase::plot::{
     CategoryPlot, HistogramPlot, Plot, SeriesLine, SeriesPlot, Subject,
 };
-use plotters::prelude::*;
 use serde_json::json;
-use svg::{portable_opacity, with_description};
 
 /// One line of a time-series chart.
 #[derive(Debug, Clone)]
@@ -41,7 +39,7 @@ pub struct Bar {
 }
 
 /// The chart of `plot`'s data: lines over time, or bars.
-pub fn chart(plot: &Plot) -> Result<String, String> {
+pub fn chart(plot: &Plot) -> String {
     match plot {
         Plot::Series(s) => series_chart(s),
         Plot::Histogram(h) => histogram_chart(h),
@@ -51,7 +49,7 @@ pub fn chart(plot: &Plot) -> Result<String, String> {
 }
 
 /// The total and the processes that grew most, over time.
-fn series_chart(s: &SeriesPlot) -> Result<String, String> {
+fn series_chart(s: &SeriesPlot) -> String {
     let figure = s.figure.name();
     // A series of one process has a total equal to it: the legend says
     // so, since the dashed total then runs exactly on the process's line.
@@ -95,7 +93,7 @@ fn series_labels(procs: &[SeriesLine]) -> Vec<Line> {
 
 /// Regions by virtual size, in power-of-two buckets: how many regions of
 /// each size, and (darker) how many of them are purgeable.
-fn histogram_chart(h: &HistogramPlot) -> Result<String, String> {
+fn histogram_chart(h: &HistogramPlot) -> String {
     let bars: Vec<Bar> = h
         .buckets
         .iter()
@@ -112,7 +110,7 @@ fn histogram_chart(h: &HistogramPlot) -> Result<String, String> {
 }
 
 /// Where the memory goes: the measure per category, dirty inside.
-fn category_chart(c: &CategoryPlot) -> Result<String, String> {
+fn category_chart(c: &CategoryPlot) -> String {
     let bars: Vec<Bar> = c
         .bars
         .iter()
@@ -130,118 +128,103 @@ fn category_chart(c: &CategoryPlot) -> Result<String, String> {
     bars_svg(&format!("memtally: {measure} by category ({who})"), &bars, "bytes", legend)
 }
 
-type DrawResult = Result<(), String>;
-
-pub(super) fn font() -> DrawResult {
-    // Text metrics come from the embedded DejaVu Sans, so charts look the
-    // same on machines without fonts installed. Registering twice is harmless.
-    plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
-        .map_err(|_| "the embedded font could not be loaded".to_string())
-}
-
 pub(super) fn mib(b: u64) -> f64 {
     b as f64 / (1024.0 * 1024.0)
 }
 
-const COLORS: [RGBColor; 6] = [
-    RGBColor(31, 119, 180),
-    RGBColor(214, 39, 40),
-    RGBColor(44, 160, 44),
-    RGBColor(255, 127, 14),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-];
+/// The processes' line colours, in turn.
+const COLORS: [&str; 6] = ["#1F77B4", "#D62728", "#2CA02C", "#FF7F0E", "#9467BD", "#8C564B"];
 
-/// The total's colour: black, apart from every process colour.
-pub(super) const TOTAL: RGBColor = RGBColor(0, 0, 0);
+/// The total's colour: black, apart from every process colour; also the
+/// axes' and the text's.
+pub(super) const TOTAL: &str = "#000000";
+pub(super) const INK: &str = "#000000";
 
-/// Grid lines in solid greys (no opacity for a renderer to get wrong).
-pub(super) const GRID_BOLD: RGBColor = RGBColor(204, 204, 204);
-pub(super) const GRID_LIGHT: RGBColor = RGBColor(238, 238, 238);
+/// Grid lines in solid greys (no opacity for a renderer to get wrong):
+/// at the ticks, and lighter between them.
+pub(super) const GRID: &str = "#CCCCCC";
+pub(super) const GRID_LIGHT: &str = "#EEEEEE";
 
-/// Width and height of a chart's plotting part, pixels.
-pub(super) const WIDTH: u32 = 960;
-pub(super) const PLOT_HEIGHT: u32 = 540;
+/// Width of a chart and height of a time chart's plotting part, pixels.
+pub(super) const WIDTH: f64 = 960.0;
+pub(super) const PLOT_HEIGHT: f64 = 540.0;
+
+/// Space around the chart, pixels.
+const MARGIN: f64 = 16.0;
+/// The plotting area's top: under the title.
+const AREA_TOP: f64 = 43.0;
+/// Room under the plotting area for the x axis' values and name.
+const X_LABELS: f64 = 40.0;
 
 /// Left edge of the legend: under the plotting area, past the y labels.
-pub(super) const LEGEND_LEFT: i32 = 86;
+pub(super) const LEGEND_LEFT: f64 = 86.0;
 
-/// The chart of a time series (lines or stacked areas): seconds across,
-/// MiB up to the ticks' end, with its caption and grid drawn.
-fn time_chart<'a, 'b>(
-    area: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
-    title: &str,
-    t_max: f64,
-    y_ticks: Vec<f64>,
-) -> Result<
-    ChartContext<'a, SVGBackend<'b>, Cartesian2d<plotters::coord::types::RangedCoordf64, Axis>>,
-    String,
-> {
-    let mut chart = ChartBuilder::on(area)
-        .caption(escape_controls(title.to_string()), ("sans-serif", 22))
-        .margin(16)
-        .x_label_area_size(40)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0.0..t_max, Axis::new(y_ticks))
-        .map_err(|e| e.to_string())?;
-    chart
-        .configure_mesh()
-        .bold_line_style(GRID_BOLD)
-        .light_line_style(GRID_LIGHT)
-        .x_desc("seconds")
-        .y_desc("MiB")
-        .draw()
-        .map_err(|e| e.to_string())?;
-    Ok(chart)
+/// A chart `height` pixels high on white, with its title, data and the
+/// title drawn at the top.
+fn page(height: f64, title: &str, data: &serde_json::Value) -> Svg {
+    let mut svg = Svg::new(WIDTH, height, title, &data.to_string());
+    svg.rect(0.0, 0.0, WIDTH, height, Paint::fill("#FFFFFF"));
+    svg.text(WIDTH / 2.0, MARGIN + 18.0, title, Text { size: 20.0, anchor: Anchor::Middle });
+    svg
+}
+
+/// The plotting area of a chart whose plotting part is `height` high,
+/// with `labels` pixels left of it for the y axis.
+fn area(height: f64, labels: f64, x_end: f64, y_end: f64) -> Area {
+    Area {
+        left: MARGIN + labels,
+        right: WIDTH - MARGIN - 1.0,
+        top: AREA_TOP,
+        bottom: height - MARGIN - X_LABELS,
+        x_end,
+        y_end,
+    }
+}
+
+/// The area of a time series (lines or stacked areas): seconds across to
+/// `t_max`, MiB up to the ticks' end, with its grid and axes drawn.
+fn time_chart(svg: &mut Svg, t_max: f64, y_ticks: &[f64]) -> Area {
+    let y_end = y_ticks.last().copied().unwrap_or(1.0);
+    let a = area(PLOT_HEIGHT, 70.0, t_max, y_end);
+    let x_ticks: Vec<f64> =
+        nice_ticks(t_max, false).into_iter().filter(|&t| t <= t_max * (1.0 + 1e-9)).collect();
+    axis::x_axis(svg, &a, &x_ticks, "seconds");
+    axis::y_axis(svg, &a, y_ticks, "MiB", MARGIN + 10.0);
+    a
 }
 
 /// Lines over time, y in MiB; the total dashed on top of the processes,
 /// the legend in its own strip under the chart.
-pub fn lines_svg(title: &str, lines: &[Line]) -> Result<String, String> {
-    font()?;
-    let mut svg = String::new();
-    {
-        let height = PLOT_HEIGHT + legend::height(lines.len());
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let (upper, lower) = root.split_vertically(PLOT_HEIGHT);
-        let t_max = lines
-            .iter()
-            .flat_map(|l| l.points.iter().map(|p| p.0))
-            .fold(0.0f64, f64::max)
-            .max(1e-3);
-        let y_ticks = value_ticks(
-            lines.iter().flat_map(|l| l.points.iter().map(|p| mib(p.1))).fold(0.0f64, f64::max),
-            false,
-        );
-        let mut chart = time_chart(&upper, title, t_max, y_ticks)?;
-        let mut entries: Vec<Entry> = Vec::new();
-        let mut colors = COLORS.iter().cycle();
-        // Processes first, so the dashed total runs over them.
-        for line in lines.iter().filter(|l| !l.total) {
-            let color = *colors.next().unwrap_or(&COLORS[0]);
-            let points = line.points.iter().map(|&(t, y)| (t, mib(y)));
-            chart
-                .draw_series(LineSeries::new(points, color.stroke_width(2)))
-                .map_err(|e| e.to_string())?;
-            entries.push((Swatch::Line(color), escape_controls(line.label.clone())));
-        }
-        for line in lines.iter().filter(|l| l.total) {
-            let points = line.points.iter().map(|&(t, y)| (t, mib(y)));
-            chart
-                .draw_series(DashedLineSeries::new(points, 7, 4, TOTAL.stroke_width(2)))
-                .map_err(|e| e.to_string())?;
-            entries.insert(0, (Swatch::Dashed(TOTAL), escape_controls(line.label.clone())));
-        }
-        legend::draw(&lower, &entries, LEGEND_LEFT)?;
-        root.present().map_err(|e| e.to_string())?;
-    }
+pub fn lines_svg(title: &str, lines: &[Line]) -> String {
     let data = json!({
         "kind": "lines",
         "unit": "bytes",
         "lines": lines.iter().map(|l| json!({"label": l.label, "points": l.points})).collect::<Vec<_>>(),
     });
-    Ok(with_description(portable_opacity(&svg), title, &data))
+    let mut svg = page(PLOT_HEIGHT + legend::height(lines.len()), title, &data);
+    let t_max =
+        lines.iter().flat_map(|l| l.points.iter().map(|p| p.0)).fold(0.0f64, f64::max).max(1e-3);
+    let y_ticks = value_ticks(
+        lines.iter().flat_map(|l| l.points.iter().map(|p| mib(p.1))).fold(0.0f64, f64::max),
+        false,
+    );
+    let a = time_chart(&mut svg, t_max, &y_ticks);
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut colors = COLORS.iter().cycle();
+    let points =
+        |l: &Line| l.points.iter().map(|&(t, y)| (a.x(t), a.y(mib(y)))).collect::<Vec<_>>();
+    // Processes first, so the dashed total runs over them.
+    for line in lines.iter().filter(|l| !l.total) {
+        let color = *colors.next().unwrap_or(&COLORS[0]);
+        svg.polyline(points(line), Paint::stroke(color, 2.0));
+        entries.push((Swatch::Line(color), line.label.clone()));
+    }
+    for line in lines.iter().filter(|l| l.total) {
+        svg.polyline(points(line), Paint::stroke(TOTAL, 2.0).dashed(7.0, 4.0));
+        entries.insert(0, (Swatch::Dashed(TOTAL), line.label.clone()));
+    }
+    legend::draw(&mut svg, PLOT_HEIGHT, &entries, LEGEND_LEFT);
+    svg.finish()
 }
 
 /// The legend of a bar chart: what the whole bar is, and its darker part.
@@ -252,85 +235,52 @@ pub struct BarLegend<'a> {
 }
 
 /// The bar's colours: the whole, and the part inside it.
-const LIGHT: RGBColor = RGBColor(158, 202, 225);
-const DARK: RGBColor = RGBColor(33, 113, 181);
+const LIGHT: &str = "#9ECAE1";
+const DARK: &str = "#2171B5";
 
 /// Space between bars, as a share of each bar's slot (on each side).
 const BAR_GAP: f64 = 0.15;
 
 /// Horizontal bars, the first at the top; `unit` is `bytes` (drawn in
 /// MiB) or `count` (whole ticks). Bars have gaps between them, the value
-/// axis ends at a round ceiling at least [`HEADROOM`] past the largest
-/// bar, and a legend under the chart says what the light and dark parts are.
-pub fn bars_svg(
-    title: &str,
-    bars: &[Bar],
-    unit: &str,
-    legend: BarLegend,
-) -> Result<String, String> {
-    font()?;
-    let scale = |v: u64| if unit == "bytes" { mib(v) } else { v as f64 };
-    let mut svg = String::new();
-    {
-        let plot_height = (150 + 28 * bars.len().max(1)) as u32;
-        let height = plot_height + legend::height(2);
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let (upper, lower) = root.split_vertically(plot_height);
-        let x_ticks = value_ticks(
-            bars.iter().map(|b| scale(b.value)).fold(0.0f64, f64::max),
-            unit != "bytes",
-        );
-        let n = bars.len().max(1);
-        let labels: Vec<String> = bars.iter().map(|b| escape_controls(b.label.clone())).collect();
-        // Bar i sits in the slot [n-1-i, n-i): the first at the top; its
-        // label at the slot's middle.
-        let slot = |i: usize| (n - 1 - i) as f64;
-        let centers: Vec<f64> = (0..n).map(|i| slot(i) + 0.5).collect();
-        let mut chart = ChartBuilder::on(&upper)
-            .caption(escape_controls(title.to_string()), ("sans-serif", 22))
-            .margin(16)
-            .x_label_area_size(40)
-            .y_label_area_size(200)
-            .build_cartesian_2d(Axis::new(x_ticks), Labels { n, centers })
-            .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .bold_line_style(GRID_BOLD)
-            .light_line_style(GRID_LIGHT)
-            .x_desc(if unit == "bytes" { "MiB" } else { "count" })
-            .y_label_formatter(&|y| {
-                let from_top = n as f64 - y.floor() - 1.0;
-                labels.get(from_top.max(0.0) as usize).cloned().unwrap_or_default()
-            })
-            .draw()
-            .map_err(|e| e.to_string())?;
-        let rect = |i: usize, v: f64, color: RGBColor| {
-            Rectangle::new([(0.0, slot(i) + BAR_GAP), (v, slot(i) + 1.0 - BAR_GAP)], color.filled())
-        };
-        chart
-            .draw_series(bars.iter().enumerate().map(|(i, b)| rect(i, scale(b.value), LIGHT)))
-            .map_err(|e| e.to_string())?;
-        chart
-            .draw_series(
-                bars.iter()
-                    .enumerate()
-                    .filter_map(|(i, b)| b.part.map(|p| rect(i, scale(p), DARK))),
-            )
-            .map_err(|e| e.to_string())?;
-        let entries = [
-            (Swatch::Fill(LIGHT), escape_controls(legend.whole.to_string())),
-            (Swatch::Fill(DARK), escape_controls(legend.part.to_string())),
-        ];
-        legend::draw(&lower, &entries, 216)?;
-        root.present().map_err(|e| e.to_string())?;
-    }
+/// axis ends at a round ceiling at least [`axis::HEADROOM`] past the
+/// largest bar, and a legend under the chart says what the light and dark
+/// parts are.
+pub fn bars_svg(title: &str, bars: &[Bar], unit: &str, legend: BarLegend) -> String {
     let data = json!({
         "kind": "bars",
         "unit": unit,
         "legend": {"whole": legend.whole, "part": legend.part},
         "bars": bars.iter().map(|b| json!({"label": b.label, "value": b.value, "part": b.part})).collect::<Vec<_>>(),
     });
-    Ok(with_description(portable_opacity(&svg), title, &data))
+    let scale = |v: u64| if unit == "bytes" { mib(v) } else { v as f64 };
+    let plot_height = 150.0 + 28.0 * bars.len().max(1) as f64;
+    let mut svg = page(plot_height + legend::height(2), title, &data);
+    let x_ticks =
+        value_ticks(bars.iter().map(|b| scale(b.value)).fold(0.0f64, f64::max), unit != "bytes");
+    let n = bars.len().max(1);
+    let a = area(plot_height, 200.0, x_ticks.last().copied().unwrap_or(1.0), n as f64);
+    axis::x_axis(&mut svg, &a, &x_ticks, if unit == "bytes" { "MiB" } else { "count" });
+    let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
+    axis::y_labels(&mut svg, &a, &labels);
+    // Bar i sits in the i-th slot from the top, a gap above and below it.
+    let slot = (a.bottom - a.top) / n as f64;
+    let rect = |svg: &mut Svg, i: usize, v: f64, color: &str| {
+        let y = a.top + slot * (i as f64 + BAR_GAP);
+        svg.rect(a.left, y, a.x(v) - a.left, slot * (1.0 - 2.0 * BAR_GAP), Paint::fill(color));
+    };
+    for (i, b) in bars.iter().enumerate() {
+        rect(&mut svg, i, scale(b.value), LIGHT);
+    }
+    for (i, b) in bars.iter().enumerate() {
+        if let Some(p) = b.part {
+            rect(&mut svg, i, scale(p), DARK);
+        }
+    }
+    let entries = [
+        (Swatch::Fill(LIGHT), legend.whole.to_string()),
+        (Swatch::Fill(DARK), legend.part.to_string()),
+    ];
+    legend::draw(&mut svg, plot_height, &entries, 216.0);
+    svg.finish()
 }
