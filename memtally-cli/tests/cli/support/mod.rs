@@ -194,6 +194,42 @@ pub fn svg_data(path: &Path) -> (String, serde_json::Value) {
     (svg.clone(), data)
 }
 
+/// Live processes held still with SIGSTOP while a test compares two
+/// readings of their memory (a stopped process writes nothing, so its
+/// figures move only with what other processes map); SIGCONT on drop.
+pub struct Stopped(Vec<u32>);
+
+impl Stopped {
+    /// Stops every PID and waits (bounded) until each is in state `T`.
+    pub fn new(pids: &[u32]) -> Stopped {
+        for &p in pids {
+            assert_eq!(unsafe { libc::kill(p as i32, libc::SIGSTOP) }, 0, "SIGSTOP {p}");
+        }
+        let stopped = Stopped(pids.to_vec());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        for &p in pids {
+            // The state follows the command (in parentheses, maybe with spaces).
+            let state = || {
+                let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap();
+                stat.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next())
+            };
+            while state() != Some('T') {
+                assert!(std::time::Instant::now() < deadline, "pid {p} never stopped");
+                std::thread::yield_now();
+            }
+        }
+        stopped
+    }
+}
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        for &p in &self.0 {
+            unsafe { libc::kill(p as i32, libc::SIGCONT) };
+        }
+    }
+}
+
 /// A child process killed and reaped on drop.
 pub struct Killed(pub std::process::Child);
 
