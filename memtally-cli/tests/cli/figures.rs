@@ -5,8 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::support::lone::family;
 use crate::support::{
-    fork_ready, memtally, pause_forever, repo, rollup, run_json, spawn, Forked, Mapping, MIB,
+    fork_ready, memtally, pause_forever, repo, rollup, run_json, Forked, Stopped, MIB,
 };
 
 /// Runs memtally with a wide COLUMNS, so no table is cut; its stdout.
@@ -76,67 +77,55 @@ fn sum(r: &BTreeMap<u32, BTreeMap<String, u64>>, key: &str) -> u64 {
 /// A family of five processes sharing a written 48 MiB region: `top` and
 /// `show --tree` show dirty memory as the sum of the kernel's Pss_Dirty
 /// (about 48 MiB), not shared + private dirty in full (about 5 x 48 MiB).
+/// The family is an exec'd C program (not a fork of this harness, whose
+/// heap other tests write meanwhile), stopped while it is read: its dirty
+/// figures hold still from the rollups before to the rollups after.
 #[test]
 fn dirty_of_a_forked_family_is_the_sum_of_pss_dirty() {
-    let family = spawn(Mapping::Shared(48 * MIB, 4));
-    let pid = family.pid.to_string();
-    let pids: Vec<u32> =
-        std::iter::once(family.pid).chain(family.children.iter().copied()).collect();
-    // The family shares copy-on-write pages with this test process, whose
-    // other tests write meanwhile: compare only when the dirty figures held
-    // still.
-    for _ in 0..50 {
-        let before = rollups(&pids);
-        let top = run_json(&["top", "--tree", &pid, "--all", "--format", "json"]);
-        let table = wide(&["top", "--tree", &pid, "--all"]);
-        let show = run_json(&["show", "--tree", &pid, "--format", "json"]);
-        let show_table = wide(&["show", "--tree", &pid]);
-        if dirty(&rollups(&pids)) != dirty(&before) {
-            continue;
-        }
-        let pss_dirty = sum(&before, "pss_dirty");
-        let full = sum(&before, "private_dirty") + sum(&before, "shared_dirty");
-        println!(
-            "family of {}: shared + private dirty {full} B, sum of Pss_Dirty {pss_dirty} B",
-            pids.len()
-        );
-        assert!(full > 4 * 48 * MIB as u64, "the region is dirty in every process");
-        assert!(pss_dirty >= 48 * MIB as u64 && pss_dirty < full / 2);
-        assert_eq!(top["processes"].as_array().unwrap().len(), pids.len());
-        assert_eq!(top["totals"]["pss_dirty"].as_u64(), Some(pss_dirty), "top JSON");
-        for p in top["processes"].as_array().unwrap() {
-            let want = before[&(p["pid"].as_u64().unwrap() as u32)]["pss_dirty"];
-            assert_eq!(p["pss_dirty"].as_u64(), Some(want));
-        }
-        // The table's dirty column is that sum, to its precision.
-        let shown = bytes(&cell(&table, "PID", "total", "PSS DIRTY"));
-        println!("top --tree total PSS DIRTY: {shown} B shown");
-        assert!((shown - pss_dirty as f64).abs() <= pss_dirty as f64 * 0.01, "{table}");
-        // show over the family: only figures that add up.
-        // show reads each smaps whole, later than the rollups: the family's
-        // copy-on-write sharing with this harness (whose other tests fork
-        // and exit meanwhile) moves PSS by a few pages (13 KiB seen in a
-        // loaded CI run) even when the rollups agree before and after.
-        let from_show = show["totals"]["pss_dirty"].as_u64().unwrap();
-        assert!(from_show.abs_diff(pss_dirty) <= pss_dirty / 200, "show JSON {from_show}");
-        // Its rows, dirty first by the figure that adds up.
-        let rows: Vec<u64> = show["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["pss_dirty"].as_u64().unwrap())
-            .collect();
-        assert!(rows.windows(2).all(|w| w[0] >= w[1]), "by Pss_Dirty: {rows:?}");
-        let head = names(header(&show_table, "CATEGORY"));
-        for gone in ["RSS", "SHR DIRTY", "CLEAN", "SWAP"] {
-            assert!(!head.iter().any(|h| h == gone), "{gone} summed in full: {head:?}");
-        }
-        let shown = bytes(&cell(&show_table, "CATEGORY", "total", "PSS DIRTY"));
-        println!("show --tree total PSS DIRTY: {shown} B shown");
-        assert!((shown - pss_dirty as f64).abs() <= pss_dirty as f64 * 0.01, "{show_table}");
-        return;
+    let family = family(48 * MIB, 4);
+    let pids = family.pids();
+    let pid = pids[0].to_string();
+    let _still = Stopped::new(&pids);
+    let before = rollups(&pids);
+    let top = run_json(&["top", "--tree", &pid, "--all", "--format", "json"]);
+    let table = wide(&["top", "--tree", &pid, "--all"]);
+    let show = run_json(&["show", "--tree", &pid, "--format", "json"]);
+    let show_table = wide(&["show", "--tree", &pid]);
+    assert_eq!(dirty(&rollups(&pids)), dirty(&before), "a stopped family's dirty figures");
+    let pss_dirty = sum(&before, "pss_dirty");
+    let full = sum(&before, "private_dirty") + sum(&before, "shared_dirty");
+    println!(
+        "family of {}: shared + private dirty {full} B, sum of Pss_Dirty {pss_dirty} B",
+        pids.len()
+    );
+    assert!(full > 4 * 48 * MIB as u64, "the region is dirty in every process");
+    assert!(pss_dirty >= 48 * MIB as u64 && pss_dirty < full / 2);
+    assert_eq!(top["processes"].as_array().unwrap().len(), pids.len());
+    assert_eq!(top["totals"]["pss_dirty"].as_u64(), Some(pss_dirty), "top JSON");
+    for p in top["processes"].as_array().unwrap() {
+        let want = before[&(p["pid"].as_u64().unwrap() as u32)]["pss_dirty"];
+        assert_eq!(p["pss_dirty"].as_u64(), Some(want));
     }
-    panic!("the family's dirty figures never held still across a memtally run");
+    // The table's dirty column is that sum, to its precision.
+    let shown = bytes(&cell(&table, "PID", "total", "PSS DIRTY"));
+    println!("top --tree total PSS DIRTY: {shown} B shown");
+    assert!((shown - pss_dirty as f64).abs() <= pss_dirty as f64 * 0.01, "{table}");
+    // show over the family: only figures that add up. show sums each
+    // mapping's Pss_Dirty, which smaps rounds down to a kB: within a kB
+    // a mapping of the rollups' figure.
+    let from_show = show["totals"]["pss_dirty"].as_u64().unwrap();
+    assert!(from_show.abs_diff(pss_dirty) <= pss_dirty / 200, "show JSON {from_show}");
+    // Its rows, dirty first by the figure that adds up.
+    let rows: Vec<u64> =
+        show["rows"].as_array().unwrap().iter().map(|r| r["pss_dirty"].as_u64().unwrap()).collect();
+    assert!(rows.windows(2).all(|w| w[0] >= w[1]), "by Pss_Dirty: {rows:?}");
+    let head = names(header(&show_table, "CATEGORY"));
+    for gone in ["RSS", "SHR DIRTY", "CLEAN", "SWAP"] {
+        assert!(!head.iter().any(|h| h == gone), "{gone} summed in full: {head:?}");
+    }
+    let shown = bytes(&cell(&show_table, "CATEGORY", "total", "PSS DIRTY"));
+    println!("show --tree total PSS DIRTY: {shown} B shown");
+    assert!((shown - pss_dirty as f64).abs() <= pss_dirty as f64 * 0.01, "{show_table}");
 }
 
 /// A copy of a recorded tree in a temporary directory, with its one

@@ -434,8 +434,8 @@ fn control_and_bidi_characters_of_a_command_line_are_escaped_in_csv_and_promethe
     use std::os::unix::process::CommandExt;
     let mut child =
         Command::new("sleep").arg0("evil\u{1b}[31m\u{202e}gpj.exe").arg("30").spawn().unwrap();
+    // spawn returns once exec succeeded: the command line is the new one.
     let pid = child.id().to_string();
-    std::thread::sleep(Duration::from_millis(100));
     let csv = run(&["top", "--pid", &pid, "--format", "csv"]);
     let prom = run(&["export", "--pid", &pid]);
     let _ = child.kill();
@@ -647,8 +647,8 @@ fn csv_cells_from_the_input_are_never_formulas_or_terminal_controls() {
 
     use std::os::unix::process::CommandExt;
     let mut child = Command::new("sleep").arg0(evil).arg("30").spawn().unwrap();
+    // spawn returns once exec succeeded: the command line is the new one.
     let pid = child.id().to_string();
-    std::thread::sleep(Duration::from_millis(100));
     let top = run(&["top", "--pid", &pid, "--format", "csv"]);
     let _ = child.kill();
     let _ = child.wait();

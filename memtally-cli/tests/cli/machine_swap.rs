@@ -12,8 +12,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::support::zram::{all_mem_used_total, spawn_pager, ZramSwap};
-use crate::support::{copied_fixture, run, run_json, MIB};
+use crate::support::zram::{spawn_pager, ZramSwap};
+use crate::support::{copied_fixture, run, run_json, Stopped, MIB};
 
 /// A line's bytes in a machine JSON document.
 fn line(doc: &Value, name: &str) -> Option<i64> {
@@ -76,16 +76,23 @@ fn live_zram_pool_is_a_line_and_leaves_unexplained() {
         return;
     }
     let frozen_after = frozen();
-    // mm_stat moves while another zram user writes: read until it holds
-    // still around one run of memtally (bounded).
-    let (after, want) = (0..10)
-        .find_map(|_| {
-            let a = all_mem_used_total();
-            let doc = run_json(&["machine", "--format", "json"]);
-            (a == all_mem_used_total()).then_some((doc, a))
-        })
-        .expect("the zram devices' mm_stat held still for one read");
+    // Other zram users' devices move while memtally reads them: the line
+    // is checked against the devices of the same read, and this test's
+    // device (its only writer, the pager, stopped) against its mm_stat.
+    let still = Stopped::new(&[pager.pid]);
+    let ours_before = zram.mem_used_total();
+    let after = run_json(&["machine", "--format", "json"]);
+    let ours_after = zram.mem_used_total();
+    drop(still);
+    let listed = after["swap"]["zram"].as_array().unwrap();
+    let want: u64 = listed.iter().map(|d| d["mem_used_total"].as_u64().unwrap()).sum();
     assert_eq!(line(&after, "zram"), Some(want as i64), "the zram line is Σ mem_used_total");
+    let ours = listed.iter().find(|d| d["name"] == zram.name().as_str()).expect("our device");
+    let ours = ours["mem_used_total"].as_u64().unwrap();
+    assert!(
+        (ours_before.min(ours_after)..=ours_before.max(ours_after)).contains(&ours),
+        "our device's mem_used_total {ours}, mm_stat {ours_before} before, {ours_after} after"
+    );
     assert!(zram.mem_used_total() > 0 || want >= LEN as u64 / 2, "the pages went to some zram");
     let grew = line(&after, "zram").unwrap() - line(&before, "zram").unwrap_or(0);
     assert!(grew >= (LEN / 2) as i64, "the pool grew by {grew} for {swapped} swapped bytes");

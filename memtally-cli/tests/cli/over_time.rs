@@ -260,16 +260,16 @@ fn watch_table_prints_a_line_per_sample_and_a_verdict() {
 #[test]
 fn watch_stops_cleanly_on_ctrl_c() {
     let child = spawn_steady_grower(MIB, Duration::from_millis(100), 10);
-    let w = crate::support::memtally()
+    let mut w = crate::support::memtally()
         .args(["watch", &child.pid.to_string(), "--interval", "100ms"])
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(700));
+    let first = crate::support::watch_samples(&mut w, 3);
     unsafe { libc::kill(w.id() as i32, libc::SIGINT) };
     let out = w.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{:?}", out.status);
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = first + &String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("verdict:"), "{text}");
 }
 

@@ -208,17 +208,18 @@ fn r2_of_a_constant_series_is_undefined() {
 fn watch_ends_with_its_summary_when_the_process_exits() {
     let child = spawn_steady_grower(MIB, Duration::from_millis(100), 3);
     let pid = child.pid;
-    let w = crate::support::memtally()
+    let mut w = crate::support::memtally()
         .args(["watch", &pid.to_string(), "--interval", "100ms", "--count", "50"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
+    let first = crate::support::watch_samples(&mut w, 3);
     drop(child);
     let out = w.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("watch stopped after"), "{}", stderr(&out));
+    assert!(first.starts_with('['), "{first}");
     assert!(String::from_utf8(out.stdout).unwrap().contains("verdict:"));
 }
 

@@ -11,7 +11,7 @@
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -205,6 +205,8 @@ fn a_stuck_scan_answers_the_last_good_result_marked_stale() {
 /// closes or refuses it, as a determined attacker would.
 struct Attack {
     stop: Arc<AtomicBool>,
+    /// Passes over every socket done so far (each opens or keeps it).
+    passes: Arc<AtomicUsize>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -220,6 +222,8 @@ impl Attack {
     fn start(to: SocketAddr, groups: Vec<(Hostile, Vec<Ipv4Addr>, usize)>) -> Attack {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
+        let passes = Arc::new(AtomicUsize::new(0));
+        let done = Arc::clone(&passes);
         let thread = std::thread::spawn(move || {
             let mut sockets: Vec<(Hostile, Ipv4Addr, Option<TcpStream>)> = groups
                 .iter()
@@ -234,10 +238,21 @@ impl Attack {
                         Some(s) => keep(*kind, s),
                     };
                 }
+                done.fetch_add(1, Ordering::Relaxed);
                 std::thread::sleep(Duration::from_millis(500));
             }
         });
-        Attack { stop, thread: Some(thread) }
+        Attack { stop, passes, thread: Some(thread) }
+    }
+
+    /// Waits (bounded) until every socket was opened, then kept once:
+    /// the attack has taken hold.
+    fn wait_hold(&self) {
+        let t = Instant::now();
+        while self.passes.load(Ordering::Relaxed) < 2 {
+            assert!(t.elapsed() < Duration::from_secs(60), "the attack never took hold");
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 }
 
@@ -303,7 +318,7 @@ fn slowloris_and_idle_keep_alive_sockets_do_not_stop_real_scrapes() {
         ],
     );
     // The attack takes hold before the scraper comes.
-    std::thread::sleep(Duration::from_millis(1500));
+    attack.wait_hold();
     let scraper = Ipv4Addr::new(127, 0, 0, 2);
     let mut failed = Vec::new();
     for i in 0..20 {

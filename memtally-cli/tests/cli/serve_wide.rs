@@ -70,8 +70,12 @@ fn a_slowloris_from_200_addresses_does_not_stop_a_real_scraper() {
             }
         })
     };
-    // The attack takes hold before the scraper comes.
-    std::thread::sleep(Duration::from_millis(1500));
+    // The attack takes hold before the scraper comes: more sockets open
+    // than there are places (bounded wait).
+    let t = Instant::now();
+    while held.load(Ordering::Relaxed) <= 512 && t.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let url = format!("http://{to}/metrics");
     let mut failed = Vec::new();
     let t = Instant::now();

@@ -1,7 +1,7 @@
 //! `memtally top` and `show` over many processes: shared memory counted
 //! once, selections, and the machine picture, on children the test starts.
 
-use crate::support::{rollup, run, run_json, spawn, Mapping, MIB};
+use crate::support::{rollup, run, run_json, spawn, Mapping, Stopped, MIB};
 use serde_json::Value;
 
 const SHARED: usize = 48 * MIB;
@@ -109,7 +109,8 @@ fn top_totals_are_the_sum_of_rollups() {
 /// Live: each process's PSS is its own rollup's. The machine moves while
 /// we read, so the check uses processes that hold still (exec'd `sleep`s:
 /// no copy-on-write sharing with this busy test process) and brackets
-/// memtally's figure between the rollup read just before and just after,
+/// memtally's figure between the rollup read just before and just after
+/// (the `sleep`s stopped meanwhile, so only others' mappings move it),
 /// less half of the file-backed share: memtally itself maps the C library
 /// while it reads, which lowers every other mapper's share of it (the
 /// observer effect of every PSS tool). Over the whole machine, the sum
@@ -132,7 +133,9 @@ fn live_pss_matches_the_rollups() {
     let mut sleeps: Vec<std::process::Child> = (0..5)
         .map(|_| std::process::Command::new("sleep").arg("30").spawn().expect("sleep runs"))
         .collect();
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    // Stopped while read (SIGSTOP): a `sleep` still loading its libraries
+    // would otherwise map more between the readings.
+    let still = Stopped::new(&sleeps.iter().map(|c| c.id()).collect::<Vec<u32>>());
     let pids: Vec<String> = sleeps.iter().map(|c| c.id().to_string()).collect();
     let before: Vec<(u64, u64, u64)> =
         pids.iter().map(|p| read(p.parse().unwrap()).unwrap()).collect();
@@ -156,6 +159,7 @@ fn live_pss_matches_the_rollups() {
             "pid {pid}: PSS {pss} outside [{lo}, {hi}] (rollup {b} before, {a} after)"
         );
     }
+    drop(still);
     for s in &mut sleeps {
         let _ = s.kill();
         let _ = s.wait();

@@ -194,6 +194,59 @@ pub fn svg_data(path: &Path) -> (String, serde_json::Value) {
     (svg.clone(), data)
 }
 
+/// Reads a running `memtally watch`'s standard output (piped, left in
+/// place for `wait_with_output`) until it has printed `n` sample lines
+/// (`[    0.1s] PSS ...`): the text read, byte by byte so nothing more.
+pub fn watch_samples(w: &mut std::process::Child, n: usize) -> String {
+    let out = w.stdout.as_mut().expect("watch's stdout piped");
+    let (mut text, mut samples, mut b) = (Vec::new(), 0, [0u8; 1]);
+    while samples < n {
+        assert_eq!(out.read(&mut b).unwrap(), 1, "watch ended after {samples} samples");
+        text.push(b[0]);
+        if b[0] == b'\n' {
+            let line = text[..text.len() - 1].rsplit(|&c| c == b'\n').next().unwrap();
+            samples += usize::from(line.starts_with(b"["));
+        }
+    }
+    String::from_utf8(text).unwrap()
+}
+
+/// Live processes held still with SIGSTOP while a test compares two
+/// readings of their memory (a stopped process writes nothing, so its
+/// figures move only with what other processes map); SIGCONT on drop.
+pub struct Stopped(Vec<u32>);
+
+impl Stopped {
+    /// Stops every PID and waits (bounded) until each is in state `T`.
+    pub fn new(pids: &[u32]) -> Stopped {
+        for &p in pids {
+            assert_eq!(unsafe { libc::kill(p as i32, libc::SIGSTOP) }, 0, "SIGSTOP {p}");
+        }
+        let stopped = Stopped(pids.to_vec());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        for &p in pids {
+            // The state follows the command (in parentheses, maybe with spaces).
+            let state = || {
+                let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap();
+                stat.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next())
+            };
+            while state() != Some('T') {
+                assert!(std::time::Instant::now() < deadline, "pid {p} never stopped");
+                std::thread::yield_now();
+            }
+        }
+        stopped
+    }
+}
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        for &p in &self.0 {
+            unsafe { libc::kill(p as i32, libc::SIGCONT) };
+        }
+    }
+}
+
 /// A child process killed and reaped on drop.
 pub struct Killed(pub std::process::Child);
 

@@ -90,21 +90,6 @@ pub fn mem_used_total(name: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// Σ mem_used_total over every zram device of the machine.
-pub fn all_mem_used_total() -> u64 {
-    let mut sum = 0;
-    for e in std::fs::read_dir("/sys/block").into_iter().flatten().flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if name
-            .strip_prefix("zram")
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        {
-            sum += mem_used_total(&name);
-        }
-    }
-    sum
-}
-
 /// Maps `len` bytes, fills them with xorshift noise (pages that do not
 /// compress, so zram stores them whole), says `ready`; then for each byte
 /// read, `MADV_PAGEOUT`s the mapping and answers with the byte.
