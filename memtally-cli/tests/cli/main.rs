@@ -20,6 +20,7 @@ mod capture_cut;
 mod categories;
 #[cfg(target_os = "linux")]
 mod cgroup;
+#[cfg(target_os = "linux")]
 mod cgroup_ns;
 #[cfg(target_os = "linux")]
 mod classic_parity;
