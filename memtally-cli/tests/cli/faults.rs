@@ -417,3 +417,14 @@ fn recorder(args: &[&str]) -> Option<(std::process::Child, BufReader<std::proces
     eprintln!("skipped: page faults cannot be sampled here: {line}");
     None
 }
+
+/// A stack copy the kernel cannot take is a usage error, said in one line.
+#[test]
+fn a_stack_copy_the_kernel_cannot_take_is_refused() {
+    for size in ["100", "64K", "0"] {
+        let out = memtally().args(["faults", "1", "--stack-bytes", size]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{size}: {err}");
+        assert!(err.contains("--stack-bytes must be a multiple of 8, from 8 to 60K"), "{err}");
+    }
+}
