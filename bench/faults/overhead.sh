@@ -3,7 +3,9 @@
 # 1 GiB of new anonymous memory (one write a 4 KiB page, transparent huge
 # pages off: 262,144 faults) and prints how long its loop took (its own
 # clock); memtally's own CPU time is /usr/bin/time's user + system.
-# Runs alternate: untraced, traced (every fault), traced (--sample 10).
+# Runs alternate: untraced, then traced every fault and with --sample 10,
+# each with DWARF stacks (--unwind dwarf, the default: 8 KiB of stack
+# copied a sample) and with the kernel's frame-pointer chains only.
 # Usage: bench/faults/overhead.sh [MEMTALLY] [RUNS]   (run as root)
 set -euo pipefail
 memtally=${1:-target/release/memtally}
@@ -32,13 +34,15 @@ cc -O2 -fno-omit-frame-pointer -o "$dir/touch" "$dir/touch.c"
 echo "mode loop_s memtally_user_s memtally_sys_s samples lost"
 for i in $(seq "$runs"); do
     echo "untraced $("$dir/touch") - - - -"
-    for sample in 1 10; do
-        "$dir/touch" > "$dir/loop" &
-        pid=$!
-        /usr/bin/time -f "%U %S" -o "$dir/time" "$memtally" faults "$pid" --for 30s \
-            --sample "$sample" --format json > "$dir/json" 2>/dev/null
-        wait "$pid"
-        figures=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["samples"], d["lost"])' "$dir/json")
-        echo "sample$sample $(cat "$dir/loop") $(cat "$dir/time") $figures"
+    for unwind in dwarf fp; do
+        for sample in 1 10; do
+            "$dir/touch" > "$dir/loop" &
+            pid=$!
+            /usr/bin/time -f "%U %S" -o "$dir/time" "$memtally" faults "$pid" --for 30s \
+                --unwind "$unwind" --sample "$sample" --format json > "$dir/json" 2>/dev/null
+            wait "$pid"
+            figures=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["samples"], d["lost"])' "$dir/json")
+            echo "$unwind/sample$sample $(cat "$dir/loop") $(cat "$dir/time") $figures"
+        done
     done
 done

@@ -31,6 +31,21 @@ pub enum FaultsFormat {
     Svg,
 }
 
+/// How `faults` finds a fault's call stack.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum UnwindMode {
+    /// Copy the user stack (--stack-bytes) and the registers with each
+    /// sample and unwind them with the binaries' DWARF call-frame
+    /// information: callers of code built without frame pointers (most
+    /// distribution binaries) too. The kernel's frame-pointer chain is
+    /// kept where it reaches further.
+    #[default]
+    Dwarf,
+    /// The kernel's frame-pointer chain only: less copied a fault; code
+    /// built without frame pointers shows only its faulting function.
+    Fp,
+}
+
 #[derive(Debug, Args)]
 pub struct FaultsArgs {
     /// The process to trace; or select several with --pid, --tree,
@@ -55,6 +70,16 @@ pub struct FaultsArgs {
     #[arg(long, value_name = "PAGES", default_value_t = 512)]
     pub buffer_pages: usize,
 
+    /// How call stacks are found.
+    #[arg(long, value_enum, default_value_t = UnwindMode::Dwarf)]
+    pub unwind: UnwindMode,
+
+    /// Bytes of user stack each sample copies with `--unwind dwarf` (a
+    /// multiple of 8, up to 60K): deeper stacks, but more bytes a fault
+    /// through the buffer (a fault storm loses more samples).
+    #[arg(long, value_name = "SIZE", default_value = "8K", value_parser = crate::cli::diff::parse_size)]
+    pub stack_bytes: u64,
+
     /// Stacks kept per category.
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub top: usize,
@@ -65,7 +90,7 @@ pub struct FaultsArgs {
 }
 
 pub fn run(root: &ProcRoot, args: &FaultsArgs, out: &mut dyn Write) -> Result<()> {
-    use memtally_core::usecase::faults::{faults, FaultOptions};
+    use memtally_core::usecase::faults::{faults, FaultOptions, Unwind};
     use memtally_core::Error;
 
     use crate::render::{faults as render, stdout_error, width};
@@ -79,6 +104,11 @@ pub fn run(root: &ProcRoot, args: &FaultsArgs, out: &mut dyn Write) -> Result<()
             "--buffer-pages must be a power of two (1, 2, 4, ... 512)".into(),
         ));
     }
+    if !args.stack_bytes.is_multiple_of(8)
+        || !(8..=Unwind::MAX_STACK_BYTES as u64).contains(&args.stack_bytes)
+    {
+        return Err(Error::Usage("--stack-bytes must be a multiple of 8, from 8 to 60K".into()));
+    }
     if args.duration.is_zero() {
         return Err(Error::Usage("--for must be longer than 0".into()));
     }
@@ -88,6 +118,10 @@ pub fn run(root: &ProcRoot, args: &FaultsArgs, out: &mut dyn Write) -> Result<()
         duration: args.duration,
         top: args.top,
         ring_pages: args.buffer_pages,
+        unwind: match args.unwind {
+            UnwindMode::Dwarf => Unwind::Dwarf { stack_bytes: args.stack_bytes as u32 },
+            UnwindMode::Fp => Unwind::FramePointer,
+        },
     };
     // The recording is the promise: after Ctrl-C it ends within 50 ms by
     // itself, then names its stacks (seconds for a large binary's DWARF)

@@ -42,6 +42,39 @@ pub struct FaultSample<'a> {
     pub stack: &'a [u64],
 }
 
+/// How a sample's call stack is found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unwind {
+    /// A copy of the user stack and the registers, unwound with the
+    /// binaries' DWARF call-frame information (.eh_frame, .debug_frame):
+    /// code built without frame pointers too. A sample whose unwind stops
+    /// short of the kernel's frame-pointer chain keeps that chain.
+    Dwarf {
+        /// Bytes copied from the stack pointer up (a multiple of 8, at
+        /// most [`Unwind::MAX_STACK_BYTES`]). Every sample carries all of
+        /// them through the ring buffer: the cost per fault, and what
+        /// fills it.
+        stack_bytes: u32,
+    },
+    /// The kernel's frame-pointer walk only: less copied per fault, but
+    /// code built without frame pointers loses its callers.
+    FramePointer,
+}
+
+impl Unwind {
+    /// The stack copy a sample carries by default: 8 KiB, perf's own
+    /// default; dozens of frames (docs/benchmarks.md has the cost).
+    pub const STACK_BYTES: u32 = 8 << 10;
+    /// The most a sample can copy (a sample is at most 64 KiB).
+    pub const MAX_STACK_BYTES: u32 = 60 << 10;
+}
+
+impl Default for Unwind {
+    fn default() -> Unwind {
+        Unwind::Dwarf { stack_bytes: Unwind::STACK_BYTES }
+    }
+}
+
 /// What to record, and for how long.
 #[derive(Debug, Clone)]
 pub struct FaultOptions {
@@ -53,10 +86,18 @@ pub struct FaultOptions {
     pub top: usize,
     /// Data pages of each CPU's ring buffer (a power of two).
     pub ring_pages: usize,
+    /// How stacks are found.
+    pub unwind: Unwind,
 }
 
 impl Default for FaultOptions {
     fn default() -> FaultOptions {
-        FaultOptions { period: 1, duration: Duration::from_secs(30), top: 10, ring_pages: 512 }
+        FaultOptions {
+            period: 1,
+            duration: Duration::from_secs(30),
+            top: 10,
+            ring_pages: 512,
+            unwind: Unwind::default(),
+        }
     }
 }

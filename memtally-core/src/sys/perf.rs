@@ -20,6 +20,8 @@ pub(crate) mod sample {
     pub const TIME: u64 = 1 << 2;
     pub const ADDR: u64 = 1 << 3;
     pub const CALLCHAIN: u64 = 1 << 5;
+    pub const REGS_USER: u64 = 1 << 12;
+    pub const STACK_USER: u64 = 1 << 13;
 }
 
 /// Bits of the attribute's flag word (`disabled`, `inherit`, ...).
@@ -92,6 +94,12 @@ pub(crate) struct Sampling {
     pub side_records: bool,
     /// Wake a poller when this many bytes are waiting.
     pub watermark: u32,
+    /// The user registers (`perf_regs.h` bits) a sample copies, with
+    /// `sample::REGS_USER`.
+    pub regs_user: u64,
+    /// Bytes of the user stack (from its pointer up) a sample copies,
+    /// with `sample::STACK_USER` (a multiple of 8).
+    pub stack_user: u32,
 }
 
 /// One event counting `tid` on `cpu` (and, inherited, the threads and
@@ -115,6 +123,8 @@ pub(crate) fn open(tid: u32, cpu: u32, s: &Sampling) -> io::Result<OwnedFd> {
         sample_type: s.sample_type,
         flags,
         wakeup_watermark: s.watermark,
+        sample_regs_user: s.regs_user,
+        sample_stack_user: s.stack_user,
         ..Attr::default()
     };
     let pid = libc::pid_t::try_from(tid).map_err(|_| io::Error::from_raw_os_error(libc::ESRCH))?;
@@ -221,8 +231,10 @@ impl Ring {
         unsafe { &*(self.base.add(offset) as *const AtomicU64) }
     }
 
-    /// Hands every record waiting (its bytes, header included, copied out
-    /// of the ring in one piece) to `each`, then frees their space.
+    /// Hands every record waiting (its bytes, header included, in one
+    /// piece: read in place, or copied out where it wraps round the
+    /// ring's end) to `each`, then frees their space. In place matters
+    /// where samples carry a 16 KiB stack copy each.
     pub(crate) fn drain(&mut self, mut each: impl FnMut(&[u8])) {
         let head = self.word(DATA_HEAD).load(Ordering::Acquire);
         let mut tail = self.word(DATA_TAIL).load(Ordering::Relaxed);
@@ -233,8 +245,18 @@ impl Ring {
             if size < 8 || tail + size > head {
                 break;
             }
-            self.copy(tail, size as usize, &mut record);
-            each(&record);
+            let pos = (tail % self.data_size) as usize;
+            if pos + size as usize <= self.data_size as usize {
+                // SAFETY: the record lies inside the data pages, which
+                // start one page into the mapping, and the kernel leaves
+                // it be until the tail moves past it.
+                each(unsafe {
+                    std::slice::from_raw_parts(self.base.add(self.page + pos), size as usize)
+                });
+            } else {
+                self.copy(tail, size as usize, &mut record);
+                each(&record);
+            }
             tail += size;
         }
         self.word(DATA_TAIL).store(tail, Ordering::Release);

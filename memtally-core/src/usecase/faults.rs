@@ -9,7 +9,7 @@ use crate::model::Needs;
 use crate::source::ProcRoot;
 use crate::usecase::select::{require_selection, select};
 
-pub use crate::model::faults::FaultOptions;
+pub use crate::model::faults::{FaultOptions, Unwind};
 
 /// Records the page faults of the selected (live) processes, and of the
 /// threads and children they start meanwhile, until `opts.duration`

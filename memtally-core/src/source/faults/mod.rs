@@ -14,11 +14,20 @@
 //! its page being the same either way; a page gone (unmapped, the process
 //! ended) before it was looked at is `unknown`.
 //!
-//! Stacks: the kernel's frame-pointer walk of the user stack. Code built
-//! without frame pointers still has its faulting function (the sample's
-//! instruction) right; the callers above it may be missing or wrong.
-//! DWARF unwinding of a copied user stack is not done.
+//! Stacks (`Unwind`): by default each sample carries a copy of the user
+//! stack (8 KiB from the stack pointer up, `Unwind::STACK_BYTES`) and the
+//! registers the unwinder needs, unwound with the binaries' DWARF
+//! call-frame information (`unwind`, framehop), so code built without
+//! frame pointers (most distribution binaries) has its callers; the
+//! kernel's frame-pointer chain is sampled too, and kept where the DWARF
+//! unwind stops short of it (a stack deeper than the copy, code with no
+//! unwind information). With `Unwind::FramePointer` only the kernel's
+//! chain is sampled: less copied a fault, but code built without frame
+//! pointers has only its faulting function (the sample's instruction)
+//! right.
 
+#[cfg(target_os = "linux")]
+mod debugfile;
 #[cfg(target_os = "linux")]
 pub(crate) mod record;
 #[cfg(target_os = "linux")]
@@ -27,6 +36,26 @@ mod symbols;
 mod target;
 #[cfg(target_os = "linux")]
 mod trace;
+#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+mod unwind;
+/// No DWARF unwinding elsewhere: the frame-pointer chains stand.
+#[cfg(all(target_os = "linux", not(any(target_arch = "x86_64", target_arch = "aarch64"))))]
+mod unwind {
+    #[derive(Default)]
+    pub(crate) struct Unwinding;
+    impl Unwinding {
+        pub(crate) fn forget(&mut self, _: u32) {}
+        pub(crate) fn unwind(
+            &mut self,
+            _: u32,
+            _: &super::target::Target,
+            _: &super::record::UserStack<'_>,
+            _: &mut Vec<u64>,
+        ) -> bool {
+            false
+        }
+    }
+}
 
 #[cfg(target_os = "linux")]
 pub use trace::{record, Recorded};

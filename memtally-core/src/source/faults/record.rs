@@ -18,9 +18,9 @@ const RECORD_LOST_SAMPLES: u32 = 13;
 /// (`PERF_CONTEXT_USER` and the like), not addresses.
 const CONTEXT_MAX: u64 = (-4095i64) as u64;
 
-/// One sample of the layout [`SAMPLE_TYPE`] asks for.
+/// One sample of the layout `sample_type` asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Sample {
+pub(crate) struct Sample<'a> {
     /// The process (thread group) the fault was taken in.
     pub pid: u32,
     /// The thread.
@@ -29,7 +29,31 @@ pub(crate) struct Sample {
     pub addr: u64,
     /// The user call chain, the faulting instruction first.
     pub stack: Vec<u64>,
+    /// The user registers and stack bytes, where asked for (`Unwind`) and
+    /// the fault was taken in a user task.
+    pub user: Option<UserStack<'a>>,
 }
+
+/// A sample's copy of its user registers and stack, to unwind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct UserStack<'a> {
+    /// The registers of [`REGS_USER`], in its bits' order.
+    pub regs: [u64; REGS],
+    /// The stack from the stack pointer up (what the kernel could copy).
+    pub bytes: &'a [u8],
+}
+
+/// The user registers a sample copies (`perf_regs.h` bits), as the
+/// unwinder needs them: x86_64 bp, sp, ip; aarch64 x29 (fp), x30 (lr),
+/// sp, pc. Other architectures copy none (frame-pointer chains only).
+#[cfg(target_arch = "x86_64")]
+pub(crate) const REGS_USER: u64 = 1 << 6 | 1 << 7 | 1 << 8;
+#[cfg(target_arch = "aarch64")]
+pub(crate) const REGS_USER: u64 = 1 << 29 | 1 << 30 | 1 << 31 | 1 << 32;
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+pub(crate) const REGS_USER: u64 = 0;
+/// How many registers [`REGS_USER`] names.
+pub(crate) const REGS: usize = REGS_USER.count_ones() as usize;
 
 /// A mapping made (`PERF_RECORD_MMAP2`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,8 +96,8 @@ impl Mmap {
 
 /// A record that matters here.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Record {
-    Sample(Sample),
+pub(crate) enum Record<'a> {
+    Sample(Sample<'a>),
     Mmap(Mmap),
     /// A new process (`pid`) forked from `parent`; a new thread has both the same.
     Fork {
@@ -93,17 +117,23 @@ pub(crate) enum Record {
 }
 
 /// The `PERF_SAMPLE_*` bits the parser reads, in their order in a sample:
-/// IP, TID, TIME, ADDR, CALLCHAIN. Not PERIOD: with it, the kernel
-/// samples every software event whatever the sample period.
+/// IP, TID, TIME, ADDR, CALLCHAIN, and with `user_stack` REGS_USER and
+/// STACK_USER. Not PERIOD: with it, the kernel samples every software
+/// event whatever the sample period.
 #[cfg(target_os = "linux")]
-pub(crate) const SAMPLE_TYPE: u64 = {
+pub(crate) fn sample_type(user_stack: bool) -> u64 {
     use crate::sys::perf::sample::*;
-    IP | TID | TIME | ADDR | CALLCHAIN
-};
+    let chain = IP | TID | TIME | ADDR | CALLCHAIN;
+    if user_stack {
+        chain | REGS_USER | STACK_USER
+    } else {
+        chain
+    }
+}
 
 struct Cursor<'a>(&'a [u8]);
 
-impl Cursor<'_> {
+impl<'a> Cursor<'a> {
     fn u64(&mut self) -> Option<u64> {
         let (head, rest) = self.0.split_first_chunk::<8>()?;
         self.0 = rest;
@@ -116,6 +146,11 @@ impl Cursor<'_> {
         self.0 = &[];
         s
     }
+    fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = (self.0.get(..n)?, &self.0[n..]);
+        self.0 = rest;
+        Some(head)
+    }
     fn u32(&mut self) -> Option<u32> {
         let (head, rest) = self.0.split_first_chunk::<4>()?;
         self.0 = rest;
@@ -124,7 +159,9 @@ impl Cursor<'_> {
 }
 
 /// Parses one record (header included); `None` when it is cut short.
-pub(crate) fn parse(bytes: &[u8]) -> Option<Record> {
+/// `user_stack`: the samples carry registers and stack
+/// (`sample_type(true)`).
+pub(crate) fn parse(bytes: &[u8], user_stack: bool) -> Option<Record<'_>> {
     let mut c = Cursor(bytes);
     let kind = c.u32()?;
     let misc = c.u32()? & 0xffff;
@@ -146,7 +183,8 @@ pub(crate) fn parse(bytes: &[u8]) -> Option<Record> {
             if stack.is_empty() && ip != 0 {
                 stack.push(ip);
             }
-            Some(Record::Sample(Sample { pid, tid, addr, stack }))
+            let user = if user_stack { user_regs_and_stack(&mut c)? } else { None };
+            Some(Record::Sample(Sample { pid, tid, addr, stack, user }))
         }
         RECORD_LOST => {
             let _id = c.u64()?;
@@ -189,6 +227,26 @@ pub(crate) fn parse(bytes: &[u8]) -> Option<Record> {
     }
 }
 
+/// REGS_USER (`abi`, then the registers unless it is 0: a kernel
+/// thread) and STACK_USER (`size`, the bytes, then how many of them the
+/// kernel filled); `Some(None)` where there is nothing to unwind.
+fn user_regs_and_stack<'a>(c: &mut Cursor<'a>) -> Option<Option<UserStack<'a>>> {
+    let abi = c.u64()?;
+    let mut regs = [0u64; REGS];
+    if abi != 0 {
+        for r in &mut regs {
+            *r = c.u64()?;
+        }
+    }
+    let size = c.u64()?;
+    if size == 0 {
+        return Some(None);
+    }
+    let bytes = c.bytes(usize::try_from(size).ok()?)?;
+    let filled = usize::try_from(c.u64()?).ok()?.min(bytes.len());
+    Some((abi != 0 && REGS > 0).then_some(UserStack { regs, bytes: &bytes[..filled] }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,9 +267,31 @@ mod tests {
         let pid_tid = u64::from_ne_bytes([7, 0, 0, 0, 9, 0, 0, 0]);
         let user = (-512i64) as u64; // PERF_CONTEXT_USER
         let r = record(9, &[0x401000, pid_tid, 123, 0x7f00_1000, 3, user, 0x401000, 0x402000]);
-        let Some(Record::Sample(s)) = parse(&r) else { panic!("{:?}", parse(&r)) };
+        let Some(Record::Sample(s)) = parse(&r, false) else { panic!("{:?}", parse(&r, false)) };
         assert_eq!((s.pid, s.tid, s.addr), (7, 9, 0x7f00_1000));
         assert_eq!(s.stack, vec![0x401000, 0x402000]);
+    }
+
+    #[test]
+    fn a_sample_with_its_user_registers_and_stack() {
+        let pid_tid = u64::from_ne_bytes([7, 0, 0, 0, 9, 0, 0, 0]);
+        let mut words = vec![0x401000, pid_tid, 123, 0x7f00_1000, 1, 0x401000];
+        words.push(2); // PERF_SAMPLE_REGS_ABI_64
+        words.extend((0..REGS as u64).map(|i| 0x10 + i));
+        words.extend([24, 0xa, 0xb, 0xc, 16]); // 24 bytes copied, 16 filled
+        let r = record(9, &words);
+        let Some(Record::Sample(s)) = parse(&r, true) else { panic!() };
+        let user = s.user.expect("registers and stack");
+        assert_eq!(user.regs.to_vec(), (0..REGS as u64).map(|i| 0x10 + i).collect::<Vec<_>>());
+        assert_eq!(user.bytes.len(), 16, "the bytes the kernel filled");
+        assert_eq!(&user.bytes[8..], &0xbu64.to_ne_bytes());
+        // A kernel thread (abi 0) has no registers, and nothing to unwind.
+        let words = [0x401000, pid_tid, 123, 0x7f00_1000, 1, 0x401000, 0, 0];
+        let r = record(9, &words);
+        let Some(Record::Sample(s)) = parse(&r, true) else { panic!() };
+        assert_eq!(s.user, None);
+        let short = [0x401000, pid_tid, 123, 0x7f00_1000, 1, 0x401000, 2];
+        assert_eq!(parse(&record(9, &short), true), None, "registers cut short");
     }
 
     #[test]
@@ -222,19 +302,19 @@ mod tests {
         words.extend([42, 0]);
         words.push(u64::from_ne_bytes([3, 0, 0, 0, 2, 0, 0, 0])); // rw-, MAP_PRIVATE
         words.push(u64::from_ne_bytes(*b"/lib/x\0\0"));
-        let Some(Record::Mmap(m)) = parse(&record(10, &words)) else { panic!() };
+        let Some(Record::Mmap(m)) = parse(&record(10, &words), false) else { panic!() };
         assert_eq!(m.path, "/lib/x");
         assert_eq!(m.maps_line(), "7f000000-7f002000 rw-p 00001000 08:01 42 /lib/x\n");
         let words = [u64::from_ne_bytes([9, 0, 0, 0, 7, 0, 0, 0]), 0, 0];
-        assert_eq!(parse(&record(7, &words)), Some(Record::Fork { pid: 9, parent: 7 }));
+        assert_eq!(parse(&record(7, &words), false), Some(Record::Fork { pid: 9, parent: 7 }));
     }
 
     #[test]
     fn lost_records_are_counted_and_a_short_record_is_none() {
-        assert_eq!(parse(&record(2, &[5, 42])), Some(Record::Lost(42)));
-        assert_eq!(parse(&record(13, &[17])), Some(Record::Lost(17)));
-        assert_eq!(parse(&record(4, &[1])), Some(Record::Other));
+        assert_eq!(parse(&record(2, &[5, 42]), false), Some(Record::Lost(42)));
+        assert_eq!(parse(&record(13, &[17]), false), Some(Record::Lost(17)));
+        assert_eq!(parse(&record(4, &[1]), false), Some(Record::Other));
         let r = record(9, &[0x401000, 0, 0, 0, 4, 1]);
-        assert_eq!(parse(&r), None, "a chain of 4 with one entry is cut short");
+        assert_eq!(parse(&r, false), None, "a chain of 4 with one entry is cut short");
     }
 }

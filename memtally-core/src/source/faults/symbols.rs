@@ -1,10 +1,13 @@
 //! Names a return address in a file mapping: the function from the
 //! binary's DWARF (inlined frames too, through the addr2line crate) or
-//! its symbol table (a function whose size holds the address). Separate
-//! debug files (/usr/lib/debug) are not looked up yet.
+//! its symbol table (a function whose size holds the address), the
+//! binary's own or its separate debug file's (`debugfile`).
 
 use std::collections::HashMap;
 use std::fs::File;
+use std::path::Path;
+
+use crate::source::faults::debugfile::{debug_file, DEBUG_ROOT};
 
 use object::{Object, ObjectSegment, ObjectSymbol, ReadCache, SymbolKind};
 
@@ -23,38 +26,33 @@ impl Binary {
         let file = File::open(path).ok()?;
         let cache = ReadCache::new(file);
         let obj = object::File::parse(&cache).ok()?;
-        let segments = obj
-            .segments()
-            .map(|s| {
-                let (offset, size) = s.file_range();
-                (offset, size, s.address())
-            })
-            .collect();
-        let mut functions: Vec<(u64, u64, String)> = obj
-            .symbols()
-            .chain(obj.dynamic_symbols())
-            .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
-            .filter_map(|s| Some((s.address(), s.size(), s.name().ok()?.to_string())))
-            .collect();
+        let mut functions = functions_of(&obj);
+        // The DWARF and the full symbol table of a stripped binary, from
+        // its separate debug file where one is installed.
+        let debug = debug_file(Path::new(path), &obj, Path::new(DEBUG_ROOT));
+        let loader = match &debug {
+            Some(debug) => {
+                if let Some(obj) = File::open(debug).ok().and_then(|f| {
+                    let cache = ReadCache::new(f);
+                    let obj = object::File::parse(&cache).ok().map(|o| functions_of(&o));
+                    obj
+                }) {
+                    functions.extend(obj);
+                }
+                addr2line::Loader::new(debug).or_else(|_| addr2line::Loader::new(path))
+            }
+            None => addr2line::Loader::new(path),
+        }
+        .ok()?;
         functions.sort();
         functions.dedup_by_key(|f| f.0);
-        let loader = addr2line::Loader::new(path).ok()?;
-        Some(Binary { loader, segments, functions })
-    }
-
-    /// The address in the binary of a byte at `offset` in the file.
-    fn address(&self, offset: u64) -> Option<u64> {
-        let &(start, _, addr) = self
-            .segments
-            .iter()
-            .find(|&&(start, size, _)| offset >= start && offset < start + size)?;
-        Some(offset - start + addr)
+        Some(Binary { loader, segments: segments(&obj), functions })
     }
 
     /// The names at `offset` (inlined functions first, as the DWARF has
     /// them), or the symbol table's one.
     fn names(&self, offset: u64) -> Vec<String> {
-        let Some(probe) = self.address(offset) else { return Vec::new() };
+        let Some(probe) = file_address(&self.segments, offset) else { return Vec::new() };
         let mut names = Vec::new();
         if let Ok(mut frames) = self.loader.find_frames(probe) {
             while let Ok(Some(frame)) = frames.next() {
@@ -76,6 +74,36 @@ impl Binary {
         }
         names
     }
+}
+
+/// (file offset, file size, address) of an ELF's loadable segments.
+pub(crate) fn segments<'d, R: object::ReadRef<'d>>(
+    obj: &object::File<'d, R>,
+) -> Vec<(u64, u64, u64)> {
+    obj.segments()
+        .map(|s| {
+            let (offset, size) = s.file_range();
+            (offset, size, s.address())
+        })
+        .collect()
+}
+
+/// The address in the binary of a byte at `offset` in its file, from its
+/// `segments`.
+pub(crate) fn file_address(segments: &[(u64, u64, u64)], offset: u64) -> Option<u64> {
+    let &(start, _, addr) =
+        segments.iter().find(|&&(start, size, _)| offset >= start && offset < start + size)?;
+    Some(offset - start + addr)
+}
+
+/// An ELF's sized function symbols (static and dynamic): address, size,
+/// name.
+fn functions_of<'d, R: object::ReadRef<'d>>(obj: &object::File<'d, R>) -> Vec<(u64, u64, String)> {
+    obj.symbols()
+        .chain(obj.dynamic_symbols())
+        .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
+        .filter_map(|s| Some((s.address(), s.size(), s.name().ok()?.to_string())))
+        .collect()
 }
 
 /// The binaries opened so far, by path.

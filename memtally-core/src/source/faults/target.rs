@@ -71,16 +71,18 @@ impl Target {
 
     /// A mapping the process made: it replaces what it overlaps (a part
     /// left either side stays). Categorised as smaps would be, less what
-    /// only smaps has (a RELRO mapping's written pages).
-    pub(crate) fn mapped(&mut self, m: &Mmap) {
+    /// only smaps has (a RELRO mapping's written pages). True when it is
+    /// code (the process's unwinder is out of date).
+    pub(crate) fn mapped(&mut self, m: &Mmap) -> bool {
         let line = m.maps_line();
         let Some(new) = SmapsReader::new(line.as_bytes())
             .read_all()
             .ok()
             .and_then(|r| r.first().and_then(Mapping::of))
         else {
-            return;
+            return false;
         };
+        let code = new.executable;
         let mut kept = Vec::with_capacity(self.mappings.len() + 2);
         for old in self.mappings.drain(..) {
             if old.end <= new.start || old.start >= new.end {
@@ -99,6 +101,16 @@ impl Target {
         kept.push(new);
         kept.sort_by_key(|m| m.start);
         self.mappings = kept;
+        code
+    }
+
+    /// The executable file mappings: start, end, file, offset of start in
+    /// the file.
+    pub(crate) fn code(&self) -> impl Iterator<Item = (u64, u64, &str, u64)> {
+        self.mappings.iter().filter(|m| m.executable).filter_map(|m| {
+            let (path, offset) = m.file.as_ref()?;
+            Some((m.start, m.end, path.as_str(), *offset))
+        })
     }
 
     pub(crate) fn read(root: &ProcRoot, pid: u32) -> Target {

@@ -12,10 +12,11 @@ use std::os::fd::OwnedFd;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::model::faults::{FaultAccess, FaultOptions, FaultSample};
-use crate::source::faults::record::{self, Record, Sample, SAMPLE_TYPE};
+use crate::model::faults::{FaultAccess, FaultOptions, FaultSample, Unwind};
+use crate::source::faults::record::{self, Record, Sample};
 use crate::source::faults::symbols::Symbols;
 use crate::source::faults::target::{frame_names, Target};
+use crate::source::faults::unwind::Unwinding;
 use crate::source::ProcRoot;
 use crate::sys::perf::{self, Ring, Sampling};
 
@@ -47,13 +48,17 @@ fn denied_error(pid: u32, e: &io::Error) -> Error {
 
 impl Events {
     fn open(root: &ProcRoot, pids: &[u32], opts: &FaultOptions) -> Result<Events> {
+        let stack_bytes = stack_bytes(opts);
+        let user_stack = stack_bytes > 0;
         let mut sampling = Sampling {
             event: perf::SW_PAGE_FAULTS,
             period: opts.period.max(1),
-            sample_type: SAMPLE_TYPE,
+            sample_type: record::sample_type(user_stack),
             exclude_kernel: false,
             side_records: true,
             watermark: (opts.ring_pages * perf::page_size() / 4) as u32,
+            regs_user: if user_stack { record::REGS_USER } else { 0 },
+            stack_user: stack_bytes,
         };
         let mut per_cpu: Vec<Vec<OwnedFd>> = (0..cpus()).map(|_| Vec::new()).collect();
         for &pid in pids {
@@ -113,6 +118,17 @@ impl Events {
 
     fn all(&self) -> impl Iterator<Item = &OwnedFd> {
         self.rings.iter().map(Ring::fd).chain(&self.others)
+    }
+}
+
+/// The user stack bytes a sample copies (with the registers): DWARF
+/// unwinding, where this architecture has it; else 0.
+fn stack_bytes(opts: &FaultOptions) -> u32 {
+    match opts.unwind {
+        Unwind::Dwarf { stack_bytes } if record::REGS_USER != 0 => {
+            stack_bytes.min(Unwind::MAX_STACK_BYTES) / 8 * 8
+        }
+        _ => 0,
     }
 }
 
@@ -178,6 +194,9 @@ pub fn record(
         page: perf::page_size() as u64,
         period: opts.period.max(1),
         reread: Vec::new(),
+        user_stack: stack_bytes(opts) > 0,
+        unwinding: Unwinding::default(),
+        dwarf: Vec::new(),
     };
     for fd in events.all() {
         perf::enable(fd).map_err(|e| Error::io("perf_event enable", e))?;
@@ -235,29 +254,37 @@ struct Recorder<'a> {
     period: u64,
     /// The processes whose smaps were read again in this drain.
     reread: Vec<u32>,
+    /// Samples carry the user stack and registers.
+    user_stack: bool,
+    unwinding: Unwinding,
+    /// A sample's DWARF-unwound stack, reused.
+    dwarf: Vec<u64>,
 }
 impl Recorder<'_> {
     /// Takes every record waiting in the rings, in order.
     fn drain(&mut self, events: &mut Events) {
         self.reread.clear();
         for ring in &mut events.rings {
+            let user_stack = self.user_stack;
             ring.drain(|bytes| {
                 // A record cut short is skipped (the kernel writes whole ones).
-                if let Some(r) = record::parse(bytes) {
+                if let Some(r) = record::parse(bytes, user_stack) {
                     self.take(r)
                 }
             });
         }
     }
 
-    fn take(&mut self, r: Record) {
+    fn take(&mut self, r: Record<'_>) {
         let root = self.root;
         match r {
             Record::Sample(s) => self.place(s),
             Record::Lost(n) => self.lost += n,
             Record::Mmap(m) => {
                 let t = self.targets.entry(m.pid).or_insert_with(|| Target::read(root, m.pid));
-                t.mapped(&m);
+                if t.mapped(&m) {
+                    self.unwinding.forget(m.pid);
+                }
             }
             Record::Fork { pid, parent } if pid != parent && !self.targets.contains_key(&pid) => {
                 let t = match self.targets.get(&parent) {
@@ -270,6 +297,7 @@ impl Recorder<'_> {
                 if let Some(t) = self.targets.get_mut(&pid) {
                     if exec {
                         t.exec(root, pid);
+                        self.unwinding.forget(pid);
                     }
                     t.command = comm;
                 }
@@ -281,23 +309,26 @@ impl Recorder<'_> {
     /// Places a sample and counts it; a process met for the first time is
     /// read, and one whose address fell in no known mapping is read again
     /// (once a drain).
-    fn place(&mut self, mut s: Sample) {
+    fn place(&mut self, mut s: Sample<'_>) {
         self.samples += 1;
         let root = self.root;
         let t = self.targets.entry(s.pid).or_insert_with(|| Target::read(root, s.pid));
         if t.find(s.addr).is_none() && !self.reread.contains(&s.pid) {
             self.reread.push(s.pid);
             t.reread(root, s.pid);
+            self.unwinding.forget(s.pid);
         }
-        // A return address points after its call: look one byte back.
-        for ip in s.stack.iter_mut().skip(1) {
-            *ip = ip.saturating_sub(1);
-        }
-        // A caller's address outside any executable mapping is where a
-        // frame-pointer walk left the rails (code built without frame
-        // pointers): the frames from there on are not callers.
-        if let Some(cut) = s.stack.iter().skip(1).position(|&ip| !t.executable(ip)) {
-            s.stack.truncate(cut + 1);
+        callers(t, &mut s.stack);
+        // The DWARF unwind of the stack copy, unless it stops short of the
+        // kernel's frame-pointer chain (a stack deeper than the copy, code
+        // without unwind information: where frame pointers still lead).
+        if let Some(user) = &s.user {
+            self.dwarf.clear();
+            let whole = self.unwinding.unwind(s.pid, t, user, &mut self.dwarf);
+            callers(t, &mut self.dwarf);
+            if self.dwarf.len() > 1 && (whole || self.dwarf.len() >= s.stack.len()) {
+                std::mem::swap(&mut s.stack, &mut self.dwarf);
+            }
         }
         let m = t.find(s.addr);
         let access = m.map_or(FaultAccess::Unknown, |m| t.access(m, s.addr, self.page));
@@ -308,5 +339,18 @@ impl Recorder<'_> {
             bytes: self.period * self.page,
             stack: &s.stack,
         });
+    }
+}
+
+/// A stack's return addresses moved back into their calls (one byte),
+/// and cut where a caller lies outside any executable mapping: where a
+/// frame-pointer walk left the rails (code built without frame
+/// pointers), the frames from there on are not callers.
+fn callers(t: &Target, stack: &mut Vec<u64>) {
+    for ip in stack.iter_mut().skip(1) {
+        *ip = ip.saturating_sub(1);
+    }
+    if let Some(cut) = stack.iter().skip(1).position(|&ip| !t.executable(ip)) {
+        stack.truncate(cut + 1);
     }
 }
