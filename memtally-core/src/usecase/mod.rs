@@ -7,6 +7,7 @@
 pub mod capture;
 pub mod cgroup;
 pub mod diff;
+mod diff_vmmap;
 pub mod faults;
 pub mod files;
 pub mod gpu;
