@@ -82,6 +82,8 @@ mod pages;
 #[cfg(target_os = "linux")]
 mod pages_huge;
 #[cfg(target_os = "linux")]
+mod pid_reuse;
+#[cfg(target_os = "linux")]
 mod permissions;
 #[cfg(target_os = "linux")]
 mod plots;
