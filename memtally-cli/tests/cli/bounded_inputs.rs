@@ -227,8 +227,7 @@ fn diff_of_large_vmmap_text_stays_flat() {
         assert!(text.contains("regions: 0 appeared (0 virtual), 0 vanished (0 virtual)"), "{text}");
         let (code, err, peak) = cg.run(&["diff", b, a, "--format", "json"], &out);
         assert_eq!(code, 0, "{err}");
-        let doc: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
         let listed = doc["regions"].as_array().unwrap();
         assert_eq!(listed.len(), 1, "the one region that vanished: {listed:?}");
         assert_eq!(listed[0]["status"], "vanished", "{listed:?}");
@@ -238,7 +237,9 @@ fn diff_of_large_vmmap_text_stays_flat() {
         assert_eq!(doc["totals"]["before"]["dirty"], regions as u64 * 16384, "{}", doc["totals"]);
         assert_eq!(doc["totals"]["delta"]["dirty"], -16384, "{}", doc["totals"]);
         let size = std::fs::metadata(&before).unwrap().len();
-        eprintln!("diff of {regions} regions ({size} bytes): peak {same_peak} KiB, of two {peak} KiB");
+        eprintln!(
+            "diff of {regions} regions ({size} bytes): peak {same_peak} KiB, of two {peak} KiB"
+        );
         peaks.push((size, same_peak.max(peak)));
     }
     let ((small, small_peak), (big, big_peak)) = (peaks[0], peaks[1]);

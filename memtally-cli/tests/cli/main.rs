@@ -82,9 +82,9 @@ mod pages;
 #[cfg(target_os = "linux")]
 mod pages_huge;
 #[cfg(target_os = "linux")]
-mod pid_reuse;
-#[cfg(target_os = "linux")]
 mod permissions;
+#[cfg(target_os = "linux")]
+mod pid_reuse;
 #[cfg(target_os = "linux")]
 mod plots;
 #[cfg(target_os = "linux")]

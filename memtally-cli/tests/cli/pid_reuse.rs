@@ -59,7 +59,13 @@ fn tools() -> bool {
 
 /// Runs memtally with `args` in a new PID namespace, the impostor
 /// swapped in when `swap`: its exit code, standard output and error.
-fn staged(dir: &Path, args: &str, paths: &str, when: u32, swap: bool) -> Option<(i32, String, String)> {
+fn staged(
+    dir: &Path,
+    args: &str,
+    paths: &str,
+    when: u32,
+    swap: bool,
+) -> Option<(i32, String, String)> {
     let script = dir.join("stage.sh");
     std::fs::write(&script, SCRIPT).unwrap();
     let (outf, errf) = (dir.join("out"), dir.join("err"));
@@ -144,7 +150,10 @@ fn wss_resets_no_bits_of_a_root_process_that_took_the_selected_pid() {
     let paths = "/proc/100/status /proc";
     let Some((code, said, err)) = staged(tmp.path(), args, paths, 2, true) else { return };
     assert_eq!(code, 3, "{said}{err}");
-    assert!(err.contains("no selected process could be measured (1 exited before it was reset)"), "{err}");
+    assert!(
+        err.contains("no selected process could be measured (1 exited before it was reset)"),
+        "{err}"
+    );
     let (code, said, err) = staged(tmp.path(), args, paths, 2, false).unwrap();
     assert_eq!(code, 0, "{err}");
     let doc: serde_json::Value = serde_json::from_str(&said).unwrap();

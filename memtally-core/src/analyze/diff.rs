@@ -318,10 +318,9 @@ pub(crate) fn diff_digests_with(
     // A vmmap report is one process.
     let vmmap = match (a.kind, a.processes.as_slice(), b.processes.as_slice()) {
         (SnapshotKind::Vmmap, [pa], [pb]) => Some(match sides {
-            Some((sa, sb)) => footprint_diff_of(
-                (sa, pa.physical_footprint),
-                (sb, pb.physical_footprint),
-            ),
+            Some((sa, sb)) => {
+                footprint_diff_of((sa, pa.physical_footprint), (sb, pb.physical_footprint))
+            }
             None => footprint_diff(pa, pb),
         }),
         _ => None,
