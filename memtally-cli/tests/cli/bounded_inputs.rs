@@ -249,3 +249,36 @@ fn diff_of_large_vmmap_text_stays_flat() {
         "from {small} to {big} bytes of input the peak grew by {grew_kib} KiB ({small_peak} to {big_peak} KiB)"
     );
 }
+
+/// `diff` of the report of a type on every line: past the first 1000,
+/// its path rows (a region without a detail is grouped by its type) are
+/// the one the types are summed in, as its categories are, so neither
+/// grows with the input; every region is still in the totals.
+#[test]
+fn diff_of_a_type_on_every_line_stays_flat() {
+    let Some(cg) = MemCgroup::new("diff-types", 1 << 30) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut peaks = Vec::new();
+    for types in [20_000, 160_000] {
+        let input = tmp.path().join(format!("{types}.txt"));
+        write_types(&input, types);
+        let path = input.to_str().unwrap();
+        let out = tmp.path().join(format!("{types}.json"));
+        let args = ["diff", path, path, "--format", "json", "--min-delta", "0"];
+        let (code, err, peak) = cg.run(&args, &out);
+        assert_eq!(code, 0, "{err}");
+        let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        assert_eq!(doc["totals"]["before"]["dirty"], types as u64 * 8192, "{}", doc["totals"]);
+        assert_eq!(doc["totals"]["delta"]["dirty"], 0, "{}", doc["totals"]);
+        assert!(doc["paths"].as_array().unwrap().is_empty(), "no change: {}", doc["paths"]);
+        let size = std::fs::metadata(&input).unwrap().len();
+        eprintln!("diff of {types} types ({size} bytes): peak {peak} KiB");
+        peaks.push((size, peak));
+    }
+    let ((small, small_peak), (big, big_peak)) = (peaks[0], peaks[1]);
+    let grew_kib = big_peak.saturating_sub(small_peak);
+    assert!(
+        grew_kib < 8 << 10,
+        "from {small} to {big} bytes of input the peak grew by {grew_kib} KiB ({small_peak} to {big_peak} KiB)"
+    );
+}

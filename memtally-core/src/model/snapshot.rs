@@ -458,10 +458,12 @@ impl SnapRegion {
         region_id(self.start, self.end, &self.perms, self.path.as_deref())
     }
 
-    /// The name used for per-path grouping: path, else region type, else
-    /// `[anonymous]`.
+    /// The name used for per-path grouping: path, else region type (its
+    /// category: past the first [`MAX_TYPES`], the row it is summed in),
+    /// else `[anonymous]`.
     pub(crate) fn path_key(&self) -> &str {
-        path_key_of(self.path.as_deref(), self.region_type.as_deref())
+        let region_type = self.region_type.as_ref().map(|_| self.category.as_str());
+        path_key_of(self.path.as_deref(), region_type)
     }
 }
 

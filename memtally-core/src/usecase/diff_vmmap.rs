@@ -36,7 +36,7 @@ pub(crate) fn digest(path: &Path, r: impl BufRead) -> Result<(Digest, TypeSides)
             self.categories.add_sizes(category, 1, &sizes);
             self.sides.add_region(category, Some(r.region_type), Some(r.purge), &sizes);
             let id = region_id(r.start, r.end, r.prot, r.detail);
-            let key = path_key_of(r.detail, Some(r.region_type));
+            let key = path_key_of(r.detail, Some(category));
             self.one.add_parts(key, &sizes, id, Some(r.purge));
             Flow::Continue
         }
