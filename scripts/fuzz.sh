@@ -32,6 +32,8 @@ seed fdinfo ../testdata/fixtures/gpu/machine/*/fdinfo/*
 seed status ../testdata/fixtures/linux*/*/proc/*/status
 seed stat ../testdata/fixtures/linux*/*/proc/*/stat
 seed fd_targets ../testdata/fixtures/gpu/machine/*/fd_targets
+seed report_page ../testdata/snapshots/format1/report-a.html
+seed snapshot_file ../testdata/snapshots/format1/{a.json,b.json,report-a.html} ../testdata/fixtures/vmmap/04_modern_gpu_purge.txt
 # Snapshot seeds: memtally's own JSON of the recorded trees (when built).
 mt=${MEMTALLY:-$repo/target/release/memtally}
 if [[ -x $mt ]]; then

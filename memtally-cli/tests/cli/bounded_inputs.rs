@@ -184,3 +184,119 @@ fn types_in_one_row_and_bounded_memory(sizes: &[usize]) {
         "from {small} to {big} bytes of input the peak grew by {grew_kib} KiB ({small_peak} to {big_peak} KiB)"
     );
 }
+
+/// Writes a vmmap report of `regions` region lines as a large process
+/// has them: a dozen types, a few details, a quarter of them purgeable
+/// (`PURGE=` states). Every region's dirty size is 16K, its virtual 64K.
+fn write_regions(path: &Path, regions: usize) {
+    const TYPES: [&str; 6] =
+        ["MALLOC_SMALL", "IOSurface", "VM_ALLOCATE", "__DATA", "Stack", "IOAccelerator"];
+    const DETAILS: [&str; 4] = ["", "/usr/lib/dyld", "thread 3", "DefaultMallocZone_0x104c9c000"];
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    writeln!(f, "Process:         Big [4242]\nPath:            /Applications/Big.app\n").unwrap();
+    writeln!(f, "==== Writable regions for process 4242").unwrap();
+    writeln!(f, "REGION TYPE                      START - END             [ VSIZE  RSDNT  DIRTY   SWAP] PRT/MAX SHRMOD PURGE    REGION DETAIL").unwrap();
+    for i in 0..regions {
+        let a = 0x1_0000_0000u64 + i as u64 * 0x10000;
+        let purge = match i % 8 {
+            0 => "PURGE=V",
+            1 => "PURGE=N",
+            _ => "       ",
+        };
+        writeln!(
+            f,
+            "{:<22} {a:016x}-{:016x} [   64K    32K    16K     0K] rw-/rwx SM=PRV {purge}  {}",
+            TYPES[i % TYPES.len()],
+            a + 0x10000,
+            DETAILS[i % DETAILS.len()],
+        )
+        .unwrap();
+    }
+    f.flush().unwrap();
+}
+
+/// `diff` of saved vmmap text keeps no region, only what it prints: its
+/// peak grows by a region's identity (8 bytes a side, a purge state 16
+/// more where there is one), not by the hundreds of bytes a region held.
+/// 2 MB and 16 MB of text, each against itself and against a copy whose
+/// last region vanished and one purgeable region turned volatile.
+#[test]
+fn diff_of_large_vmmap_text_stays_flat() {
+    let Some(cg) = MemCgroup::new("diff-vmmap", 1 << 30) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut peaks = Vec::new();
+    for regions in [20_000, 160_000] {
+        let before = tmp.path().join(format!("{regions}.txt"));
+        write_regions(&before, regions);
+        // The after report: the last region gone, the second (PURGE=N) volatile.
+        let text = std::fs::read_to_string(&before).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.pop();
+        let second = lines.iter().position(|l| l.contains("PURGE=N")).unwrap();
+        let flipped = lines[second].replace("PURGE=N", "PURGE=V");
+        lines[second] = &flipped;
+        let after = tmp.path().join(format!("{regions}-after.txt"));
+        std::fs::write(&after, lines.join("\n") + "\n").unwrap();
+        let out = tmp.path().join(format!("{regions}.out"));
+        let (b, a) = (before.to_str().unwrap(), after.to_str().unwrap());
+        let (code, err, same_peak) = cg.run(&["diff", b, b], &out);
+        assert_eq!(code, 0, "{err}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.contains("regions: 0 appeared (0 virtual), 0 vanished (0 virtual)"), "{text}");
+        let (code, err, peak) = cg.run(&["diff", b, a, "--format", "json"], &out);
+        assert_eq!(code, 0, "{err}");
+        let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        let listed = doc["regions"].as_array().unwrap();
+        assert_eq!(listed.len(), 1, "the one region that vanished: {listed:?}");
+        assert_eq!(listed[0]["status"], "vanished", "{listed:?}");
+        let flips = doc["purge_changes"].as_array().unwrap();
+        assert_eq!(flips.len(), 1, "{flips:?}");
+        // Every region is summed: 16K dirty each, the vanished one's gone.
+        assert_eq!(doc["totals"]["before"]["dirty"], regions as u64 * 16384, "{}", doc["totals"]);
+        assert_eq!(doc["totals"]["delta"]["dirty"], -16384, "{}", doc["totals"]);
+        let size = std::fs::metadata(&before).unwrap().len();
+        eprintln!(
+            "diff of {regions} regions ({size} bytes): peak {same_peak} KiB, of two {peak} KiB"
+        );
+        peaks.push((size, same_peak.max(peak)));
+    }
+    let ((small, small_peak), (big, big_peak)) = (peaks[0], peaks[1]);
+    let grew_kib = big_peak.saturating_sub(small_peak);
+    assert!(
+        grew_kib < 8 << 10,
+        "from {small} to {big} bytes of input the peak grew by {grew_kib} KiB ({small_peak} to {big_peak} KiB)"
+    );
+}
+
+/// `diff` of the report of a type on every line: past the first 1000,
+/// its path rows (a region without a detail is grouped by its type) are
+/// the one the types are summed in, as its categories are, so neither
+/// grows with the input; every region is still in the totals.
+#[test]
+fn diff_of_a_type_on_every_line_stays_flat() {
+    let Some(cg) = MemCgroup::new("diff-types", 1 << 30) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut peaks = Vec::new();
+    for types in [20_000, 160_000] {
+        let input = tmp.path().join(format!("{types}.txt"));
+        write_types(&input, types);
+        let path = input.to_str().unwrap();
+        let out = tmp.path().join(format!("{types}.json"));
+        let args = ["diff", path, path, "--format", "json", "--min-delta", "0"];
+        let (code, err, peak) = cg.run(&args, &out);
+        assert_eq!(code, 0, "{err}");
+        let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        assert_eq!(doc["totals"]["before"]["dirty"], types as u64 * 8192, "{}", doc["totals"]);
+        assert_eq!(doc["totals"]["delta"]["dirty"], 0, "{}", doc["totals"]);
+        assert!(doc["paths"].as_array().unwrap().is_empty(), "no change: {}", doc["paths"]);
+        let size = std::fs::metadata(&input).unwrap().len();
+        eprintln!("diff of {types} types ({size} bytes): peak {peak} KiB");
+        peaks.push((size, peak));
+    }
+    let ((small, small_peak), (big, big_peak)) = (peaks[0], peaks[1]);
+    let grew_kib = big_peak.saturating_sub(small_peak);
+    assert!(
+        grew_kib < 8 << 10,
+        "from {small} to {big} bytes of input the peak grew by {grew_kib} KiB ({small_peak} to {big_peak} KiB)"
+    );
+}

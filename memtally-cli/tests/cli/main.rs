@@ -88,6 +88,8 @@ mod pages_huge;
 #[cfg(target_os = "linux")]
 mod permissions;
 #[cfg(target_os = "linux")]
+mod pid_reuse;
+#[cfg(target_os = "linux")]
 mod plots;
 #[cfg(target_os = "linux")]
 mod plots_look;

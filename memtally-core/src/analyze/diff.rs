@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::analyze::vmmap::{footprint_diff, footprint_diff_of, TypeSides};
 use crate::model::sizes::ROUNDED_PER_MAPPING;
 use crate::model::snap_digest::{Digest, RegionSum};
 use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind};
@@ -209,13 +210,18 @@ pub fn unmatched(a: &Digest, b: &Digest) -> (Vec<HashSet<u64>>, Vec<HashSet<u64>
                 ids_a.iter().copied().filter(|id| ids_b.binary_search(id).is_err()).collect();
             keep_b[ib] =
                 ids_b.iter().copied().filter(|id| ids_a.binary_search(id).is_err()).collect();
-            // A region on both sides whose purge state changed (N -> V):
-            // kept on both, to be listed with its before and after.
-            let before: HashMap<u64, Purge> = a.purges[ia].iter().copied().collect();
-            for (id, state) in &b.purges[ib] {
-                if before.get(id).is_some_and(|old| old != state) {
-                    keep_a[ia].insert(*id);
-                    keep_b[ib].insert(*id);
+            // A region on both sides whose purge state changed (N -> V;
+            // a region a digest has no state for is unmarked): kept on
+            // both, to be listed with its before and after.
+            let (purges_a, purges_b) = (&a.purges[ia], &b.purges[ib]);
+            let state = |purges: &[(u64, Purge)], id: u64| {
+                purges.binary_search_by_key(&id, |p| p.0).map_or(Purge::Unmarked, |i| purges[i].1)
+            };
+            for &(id, _) in purges_a.iter().chain(purges_b) {
+                let both = ids_a.binary_search(&id).is_ok() && ids_b.binary_search(&id).is_ok();
+                if both && state(purges_a, id) != state(purges_b, id) {
+                    keep_a[ia].insert(id);
+                    keep_b[ib].insert(id);
                 }
             }
         }
@@ -226,6 +232,18 @@ pub fn unmatched(a: &Digest, b: &Digest) -> (Vec<HashSet<u64>>, Vec<HashSet<u64>
 /// [`diff`] of two digests: each must have kept (at least) the regions
 /// [`unmatched`] names for the region list to be whole.
 pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
+    diff_digests_with(da, db, opts, None)
+}
+
+/// [`diff_digests`]; of two vmmap reports, with each one's figures by type
+/// (`sides`) when they were added up as it was read, its digest keeping
+/// only the regions listed.
+pub(crate) fn diff_digests_with(
+    da: &Digest,
+    db: &Digest,
+    opts: &DiffOptions,
+    sides: Option<(&TypeSides, &TypeSides)>,
+) -> Diff {
     let (a, b) = (&da.snapshot, &db.snapshot);
     let pairs = match_processes(&a.processes, &b.processes);
     // One row a pair (two `Sizes` each): made exactly, not grown.
@@ -299,7 +317,12 @@ pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
     };
     // A vmmap report is one process.
     let vmmap = match (a.kind, a.processes.as_slice(), b.processes.as_slice()) {
-        (SnapshotKind::Vmmap, [pa], [pb]) => Some(crate::analyze::vmmap::footprint_diff(pa, pb)),
+        (SnapshotKind::Vmmap, [pa], [pb]) => Some(match sides {
+            Some((sa, sb)) => {
+                footprint_diff_of((sa, pa.physical_footprint), (sb, pb.physical_footprint))
+            }
+            None => footprint_diff(pa, pb),
+        }),
         _ => None,
     };
     let exact = crate::analyze::diff_exact::exact_diff(a, b, &pairs, opts.min_delta, &mut notes);

@@ -29,9 +29,11 @@ pub struct Digest {
     pub region_sums: Vec<Option<RegionSum>>,
     /// Per process: [`SnapRegion::id`] of every region, sorted.
     pub ids: Vec<Vec<u64>>,
-    /// Per process: the purge state of every region that has one (vmmap;
-    /// none on Linux), by [`SnapRegion::id`], sorted: so a region whose
-    /// state changed is kept on both sides for `diff` to list.
+    /// Per process: the purge state of every region marked one (vmmap's
+    /// `PURGE=`; none on Linux), by [`SnapRegion::id`], sorted: so a
+    /// region whose state changed is kept on both sides for `diff` to
+    /// list. A region without one here is unmarked (most are: 16 bytes
+    /// a region, kept only for those).
     pub purges: Vec<Vec<(u64, Purge)>>,
     /// Per process, beside `ids`: where each region's JSON begins in the
     /// file it was streamed from (empty when it was not), so `diff` can
@@ -99,6 +101,7 @@ impl Digest {
         self.offsets.push(offsets);
         let mut purges = one.purges;
         purges.sort_unstable();
+        purges.shrink_to_fit();
         let groups = one.paths.into_groups();
         // Summed group by group, as the groups were when each process
         // kept them: the same figures, unknown keys in the same order.
@@ -182,7 +185,7 @@ impl RegionDigest {
     ) {
         self.paths.add_sizes(path_key, 1, sizes);
         self.ids.push(id);
-        if let Some(purge) = purge {
+        if let Some(purge) = purge.filter(|&p| p != Purge::Unmarked) {
             self.purges.push((id, purge));
         }
     }

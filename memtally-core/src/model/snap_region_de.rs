@@ -54,7 +54,8 @@ impl RegionRef<'_> {
 
     /// [`SnapRegion`]'s per-path grouping name.
     pub(crate) fn path_key(&self) -> &str {
-        path_key_of(self.path.as_deref(), self.region_type.as_deref())
+        let region_type = self.region_type.as_ref().map(|_| self.category.as_ref());
+        path_key_of(self.path.as_deref(), region_type)
     }
 }
 

@@ -241,14 +241,13 @@ impl SnapRegion {
             purge: Some(r.purge),
             offset: None,
             inode: None,
-            sizes: Sizes {
-                size: r.vsize,
-                rss: r.resident,
-                dirty: r.dirty,
-                swap: r.swap,
-                ..Default::default()
-            },
+            sizes: SnapRegion::vmmap_sizes(r),
         }
+    }
+
+    /// A vmmap region line's figures in the shared size vocabulary.
+    pub(crate) fn vmmap_sizes(r: &VRegion<'_>) -> Sizes {
+        Sizes { size: r.vsize, rss: r.resident, dirty: r.dirty, swap: r.swap, ..Default::default() }
     }
 }
 
@@ -264,14 +263,23 @@ pub(crate) struct VmmapTypes {
 impl VmmapTypes {
     /// Renames `r`'s category [`OTHER_TYPES`] when its type is past the first [`MAX_TYPES`].
     pub(crate) fn fold(&mut self, r: &mut SnapRegion) {
-        if self.kept.contains(&r.category) {
-            return;
+        if self.category(&r.category) == OTHER_TYPES {
+            r.category = OTHER_TYPES.to_string();
+        }
+    }
+
+    /// The category of a region of type `region_type`: the type itself,
+    /// or [`OTHER_TYPES`] when it is past the first [`MAX_TYPES`] (counted).
+    pub(crate) fn category<'a>(&mut self, region_type: &'a str) -> &'a str {
+        if self.kept.contains(region_type) {
+            return region_type;
         }
         if self.kept.len() < MAX_TYPES {
-            self.kept.insert(r.category.clone());
+            self.kept.insert(region_type.to_string());
+            region_type
         } else {
-            r.category = OTHER_TYPES.to_string();
             self.folded += 1;
+            OTHER_TYPES
         }
     }
 }
@@ -300,7 +308,21 @@ impl Snapshot {
         regions: Vec<SnapRegion>,
         types: VmmapTypes,
     ) -> Snapshot {
-        let categories: Vec<Group> = if regions.is_empty() {
+        let categories = SnapProcess::categories_of(&regions);
+        Snapshot::of_vmmap_folded(doc, categories, regions, types)
+    }
+
+    /// [`Snapshot::of_vmmap`] of regions added up by category as they
+    /// were read (`categories`, empty without region lines), of which
+    /// `regions` are the ones kept (all, or a few `diff` lists).
+    pub(crate) fn of_vmmap_folded(
+        doc: &Document,
+        categories: Vec<Group>,
+        regions: Vec<SnapRegion>,
+        types: VmmapTypes,
+    ) -> Snapshot {
+        let read = !categories.is_empty();
+        let categories: Vec<Group> = if !read {
             doc.summary
                 .iter()
                 .map(|s| Group {
@@ -310,13 +332,13 @@ impl Snapshot {
                 })
                 .collect()
         } else {
-            SnapProcess::categories_of(&regions)
+            categories
         };
         let mut totals = Sizes::default();
         for c in &categories {
             totals.add(&c.sizes);
         }
-        let purgeable = match regions.is_empty() {
+        let purgeable = match !read {
             true => doc
                 .summary
                 .iter()
@@ -436,10 +458,12 @@ impl SnapRegion {
         region_id(self.start, self.end, &self.perms, self.path.as_deref())
     }
 
-    /// The name used for per-path grouping: path, else region type, else
-    /// `[anonymous]`.
+    /// The name used for per-path grouping: path, else region type (its
+    /// category: past the first [`MAX_TYPES`], the row it is summed in),
+    /// else `[anonymous]`.
     pub(crate) fn path_key(&self) -> &str {
-        path_key_of(self.path.as_deref(), self.region_type.as_deref())
+        let region_type = self.region_type.as_ref().map(|_| self.category.as_str());
+        path_key_of(self.path.as_deref(), region_type)
     }
 }
 

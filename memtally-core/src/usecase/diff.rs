@@ -5,14 +5,16 @@
 //! region's identity and where its line begins). The few regions `diff`
 //! lists (those one side lacks) are then read again where their lines
 //! begin. Memory is about 12 bytes a region and a process's head, not the
-//! regions. A file that cannot be read twice (a pipe) keeps every region,
-//! as does any other document (read whole, typed).
+//! regions. Saved vmmap text is folded likewise (`diff_vmmap`). A file
+//! that cannot be read twice (a pipe) keeps every region, as does any
+//! other document (read whole, typed).
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use crate::analyze::diff::{diff_digests, unmatched, Diff, DiffOptions};
+use crate::analyze::diff::{diff_digests_with, unmatched, Diff, DiffOptions};
+use crate::analyze::vmmap::TypeSides;
 use crate::error::{Error, Result};
 use crate::model::snap_digest::{Digest, RegionDigest};
 use crate::model::snap_lines::{SnapEnd, SnapHead, SnapLine, SnapProcessLine};
@@ -21,7 +23,8 @@ use crate::model::snapshot::{SnapRegion, Snapshot, SnapshotKind};
 use crate::source::bounded;
 use crate::source::parse::snapshot::Start;
 use crate::source::parse::snapshot_lines::{self, Records};
-use crate::usecase::snapshot::{input_error, lines_error, load_opened, open};
+use crate::usecase::diff_vmmap;
+use crate::usecase::snapshot::{input_error, is_vmmap_text, lines_error, load_opened, open};
 
 /// What changed from `before` to `after` (any documents
 /// [`load`](crate::usecase::snapshot::load) reads, both of one kind: two
@@ -38,26 +41,64 @@ pub fn diff_files(before: &Path, after: &Path, opts: &DiffOptions) -> Result<Dif
             after_kind: kb,
         });
     }
-    // The regions to list, read where their lines begin (a side that kept
-    // every region has them).
+    // The regions to list, read again (a side that kept every region has them).
     let (keep_a, keep_b) = unmatched(&a, &b);
-    if a_again {
-        fetch_regions(before, &mut a, &keep_a)?;
-    }
-    if b_again {
-        fetch_regions(after, &mut b, &keep_b)?;
-    }
-    Ok(diff_digests(&a, &b, opts))
+    let sa = again(before, &mut a, a_again, &keep_a)?;
+    let sb = again(after, &mut b, b_again, &keep_b)?;
+    // Two vmmap reports, one or both folded as read: each one's figures by type.
+    let whole = |d: &Digest| d.snapshot.processes.first().map(TypeSides::of).unwrap_or_default();
+    let sides = match (sa, sb) {
+        (None, None) => None,
+        (sa, sb) => Some((sa.unwrap_or_else(|| whole(&a)), sb.unwrap_or_else(|| whole(&b)))),
+    };
+    Ok(diff_digests_with(&a, &b, opts, sides.as_ref().map(|(x, y)| (x, y))))
 }
 
-/// What `diff` reads of a document (see [`Digest`]), and whether it kept
-/// no region but where each line begins (a snapshot file in a regular
-/// file), to be read again for the ones listed.
-fn digest(path: &Path) -> Result<(Digest, bool)> {
+/// How a document's digest was read: whole (every region kept), or
+/// keeping none, to be read again for those `diff` lists.
+enum Again {
+    /// Every region kept.
+    No,
+    /// A snapshot file: each region's line read again where it begins.
+    Lines,
+    /// Saved vmmap text, read through again; its figures by type.
+    Vmmap(TypeSides),
+}
+
+/// Adds to `d` (read from `path` as `how` says) the regions named in
+/// `keep`; a vmmap report's figures by type when it was folded as read.
+fn again(
+    path: &Path,
+    d: &mut Digest,
+    how: Again,
+    keep: &[HashSet<u64>],
+) -> Result<Option<TypeSides>> {
+    match how {
+        Again::No => Ok(None),
+        Again::Lines => fetch_regions(path, d, keep).map(|()| None),
+        Again::Vmmap(sides) => {
+            let none = HashSet::new();
+            diff_vmmap::fetch_regions(path, d, keep.first().unwrap_or(&none))?;
+            Ok(Some(sides))
+        }
+    }
+}
+
+/// What `diff` reads of a document (see [`Digest`]), and how to read
+/// again the regions it lists: a snapshot file or saved vmmap text in a
+/// regular file keeps none.
+fn digest(path: &Path) -> Result<(Digest, Again)> {
     let regular = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.is_file();
-    let (r, start) = open(path)?;
+    let (mut r, start) = open(path)?;
+    if start == Start::Other && regular {
+        let head = r.fill_buf().map_err(|e| input_error(path, e))?;
+        if is_vmmap_text(head) {
+            let (d, sides) = diff_vmmap::digest(path, r)?;
+            return Ok((d, Again::Vmmap(sides)));
+        }
+    }
     if start != Start::Lines {
-        return Ok((Digest::of(load_opened(path, r, start)?), false));
+        return Ok((Digest::of(load_opened(path, r, start)?), Again::No));
     }
     let mut records = DigestRecords::new(!regular);
     let (head, end) = snapshot_lines::read(r, &mut records).map_err(|e| lines_error(path, e))?;
@@ -65,7 +106,7 @@ fn digest(path: &Path) -> Result<(Digest, bool)> {
         path: path.to_path_buf(),
         message: "not a valid snapshot: the end line has no figure for each process line".into(),
     })?;
-    Ok((digest, regular))
+    Ok((digest, if regular { Again::Lines } else { Again::No }))
 }
 
 // Where a region's line begins, in 32 bits: a document is at most

@@ -185,13 +185,10 @@ pub(crate) fn load_opened(
             snapshot_html::ReadError::Parse(e) => bad(e.message),
         });
     }
-    if let Err(e) = std::str::from_utf8(head) {
-        // Not UTF-8, unless a character is only cut at the end of the head.
-        if e.error_len().is_some() || head.len() < 4 {
-            return Err(bad("not UTF-8 text: not a memtally snapshot or JSON output".into()));
-        }
+    if !utf8_head(head) {
+        return Err(bad("not UTF-8 text: not a memtally snapshot or JSON output".into()));
     }
-    if head.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+    if !starts_json(head) {
         return from_vmmap_text(path, r);
     }
     let mut bytes = Vec::new();
@@ -203,6 +200,25 @@ pub(crate) fn load_opened(
         Some(snap) => Ok(snap),
         None => Err(Error::NotComparable { path: path.to_path_buf(), input: Uncomparable::Json }),
     }
+}
+
+/// Whether a document of [`Start::Other`] whose first bytes are `head`
+/// is saved vmmap text (what [`load`] reads as such).
+pub(crate) fn is_vmmap_text(head: &[u8]) -> bool {
+    !snapshot_html::is_html(head) && utf8_head(head) && !starts_json(head)
+}
+
+/// Whether `head` is UTF-8, but for a character cut at its end.
+fn utf8_head(head: &[u8]) -> bool {
+    match std::str::from_utf8(head) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none() && head.len() >= 4,
+    }
+}
+
+/// Whether the first byte of `head` but white space is `{`.
+fn starts_json(head: &[u8]) -> bool {
+    head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
 }
 
 fn snapshot_error(path: &Path, e: serde_json::Error) -> Error {

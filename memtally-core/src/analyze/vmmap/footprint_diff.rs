@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::{charged, footprint_part, reclaimable_part};
 use crate::model::snapshot::SnapProcess;
-use crate::model::Purge;
+use crate::model::{Purge, Sizes};
 
 /// A figure before and after, and the difference (after - before).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -117,55 +117,91 @@ pub struct FootprintDiff {
     pub types: Vec<PurgeableDelta>,
 }
 
-/// Each region type's figures of one report: from its regions (purge state
-/// per region), or, without region lines, from its summary rows.
-fn sides(p: &SnapProcess) -> BTreeMap<String, Side> {
-    let mut by_type: BTreeMap<String, Side> = BTreeMap::new();
-    if !p.regions.is_empty() {
-        for r in &p.regions {
-            let t = r.region_type.as_deref().unwrap_or(&r.category);
-            let purge = r.purge.unwrap_or(Purge::Unmarked);
-            let fp = match (charged(t, r.sizes.dirty, r.sizes.rss), r.sizes.swap) {
-                (None, None) => None,
-                (d, s) => {
-                    Some(footprint_part(purge, d.unwrap_or(0).saturating_add(s.unwrap_or(0))))
-                }
-            };
-            let one = Side {
-                footprint: fp,
-                reclaimable: r.sizes.rss.map(|rss| reclaimable_part(purge, rss)),
-                ..Side::default()
-            };
-            by_type.entry(t.to_string()).or_default().add(&one);
-        }
-        return by_type;
-    }
-    for c in &p.categories {
-        let pg = p.purgeable.iter().find(|s| s.region_type == c.key);
-        let volatile = pg.and_then(|s| s.volatile);
-        let s = &c.sizes;
-        let fp = match (charged(&c.key, s.dirty, s.rss), s.swap) {
+/// Each region type's figures of one report (by category: a type past the
+/// first [`MAX_TYPES`](crate::model::vmmap::MAX_TYPES) is in the one it is
+/// summed in), added up one region at a time: `diff` of saved vmmap text
+/// folds them as it reads, keeping no region.
+#[derive(Debug, Clone, Default)]
+pub struct TypeSides(BTreeMap<String, Side>);
+
+impl TypeSides {
+    /// Adds one region of this category and type (they differ where the
+    /// type is summed in another), purge state and sizes.
+    pub fn add_region(
+        &mut self,
+        category: &str,
+        region_type: Option<&str>,
+        purge: Option<Purge>,
+        sizes: &Sizes,
+    ) {
+        let purge = purge.unwrap_or(Purge::Unmarked);
+        let t = region_type.unwrap_or(category);
+        let fp = match (charged(t, sizes.dirty, sizes.rss), sizes.swap) {
             (None, None) => None,
-            (d, w) => Some(
-                d.unwrap_or(0).saturating_add(w.unwrap_or(0)).saturating_sub(volatile.unwrap_or(0)),
-            ),
+            (d, s) => Some(footprint_part(purge, d.unwrap_or(0).saturating_add(s.unwrap_or(0)))),
         };
         let one = Side {
             footprint: fp,
-            reclaimable: volatile,
-            volatile,
-            nonvol: pg.and_then(|s| s.nonvol),
-            empty: pg.and_then(|s| s.empty),
+            reclaimable: sizes.rss.map(|rss| reclaimable_part(purge, rss)),
+            ..Side::default()
         };
-        by_type.entry(c.key.clone()).or_default().add(&one);
+        match self.0.get_mut(category) {
+            Some(side) => side.add(&one),
+            None => {
+                self.0.insert(category.to_string(), one);
+            }
+        }
     }
-    by_type
+
+    /// A report's figures: from its regions (purge state per region), or,
+    /// without region lines, from its summary rows.
+    pub fn of(p: &SnapProcess) -> TypeSides {
+        let mut sides = TypeSides::default();
+        if !p.regions.is_empty() {
+            for r in &p.regions {
+                sides.add_region(&r.category, r.region_type.as_deref(), r.purge, &r.sizes);
+            }
+            return sides;
+        }
+        for c in &p.categories {
+            let pg = p.purgeable.iter().find(|s| s.region_type == c.key);
+            let volatile = pg.and_then(|s| s.volatile);
+            let s = &c.sizes;
+            let fp = match (charged(&c.key, s.dirty, s.rss), s.swap) {
+                (None, None) => None,
+                (d, w) => Some(
+                    d.unwrap_or(0)
+                        .saturating_add(w.unwrap_or(0))
+                        .saturating_sub(volatile.unwrap_or(0)),
+                ),
+            };
+            let one = Side {
+                footprint: fp,
+                reclaimable: volatile,
+                volatile,
+                nonvol: pg.and_then(|s| s.nonvol),
+                empty: pg.and_then(|s| s.empty),
+            };
+            sides.0.entry(c.key.clone()).or_default().add(&one);
+        }
+        sides
+    }
 }
 
 /// The footprint, reclaimable and purgeable figures of `before` and
 /// `after` (one process each, vmmap snapshots), overall and per type.
 pub fn footprint_diff(before: &SnapProcess, after: &SnapProcess) -> FootprintDiff {
-    let (b, a) = (sides(before), sides(after));
+    let (b, a) = (TypeSides::of(before), TypeSides::of(after));
+    footprint_diff_of((&b, before.physical_footprint), (&a, after.physical_footprint))
+}
+
+/// [`footprint_diff`] of two reports' figures by type, each with its
+/// `Physical footprint:` header.
+pub fn footprint_diff_of(
+    before: (&TypeSides, Option<u64>),
+    after: (&TypeSides, Option<u64>),
+) -> FootprintDiff {
+    let (b, a) = (&before.0 .0, &after.0 .0);
     let (mut tb, mut ta) = (Side::default(), Side::default());
     b.values().for_each(|s| tb.add(s));
     a.values().for_each(|s| ta.add(s));
@@ -176,14 +212,14 @@ pub fn footprint_diff(before: &SnapProcess, after: &SnapProcess) -> FootprintDif
         .into_iter()
         .map(|t| {
             let side = |m: &BTreeMap<String, Side>| m.get(t).copied().unwrap_or_default();
-            PurgeableDelta::of(Some(t.clone()), side(&b), side(&a))
+            PurgeableDelta::of(Some(t.clone()), side(b), side(a))
         })
         .filter(PurgeableDelta::changed)
         .collect();
     types.sort_by_key(|t| std::cmp::Reverse(t.footprint.delta.map_or(0, i64::unsigned_abs)));
     FootprintDiff {
         total: PurgeableDelta::of(None, tb, ta),
-        physical_footprint: Delta::of(before.physical_footprint, after.physical_footprint),
+        physical_footprint: Delta::of(before.1, after.1),
         types,
     }
 }

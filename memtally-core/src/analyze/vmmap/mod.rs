@@ -11,7 +11,9 @@ mod summary;
 mod tally;
 
 pub use footprint_check::{footprint_check, FootprintCheck, FootprintFrom};
-pub use footprint_diff::{footprint_diff, Delta, FootprintDiff, PurgeableDelta};
+pub use footprint_diff::{
+    footprint_diff, footprint_diff_of, Delta, FootprintDiff, PurgeableDelta, TypeSides,
+};
 
 pub use seed_view::{SeedSummary, SeedView};
 pub use summary::{
