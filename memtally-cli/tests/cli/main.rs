@@ -139,7 +139,8 @@ mod screen;
 mod selections;
 #[cfg(target_os = "linux")]
 mod serve_load;
-#[cfg(target_os = "linux")]
+// Its users' password hashes are made with bcrypt, which only `serve` brings.
+#[cfg(all(target_os = "linux", feature = "serve"))]
 mod serve_tls;
 #[cfg(target_os = "linux")]
 mod serve_wide;
