@@ -29,6 +29,9 @@ mod vmmap_over_time;
 mod vmmap_parity;
 mod vmmap_view;
 mod vmmap_warnings;
+// Recorded Linux trees beside the vmmap files.
+#[cfg(target_os = "linux")]
+mod width;
 
 /// `memtally ARGS` run here: its exit status, standard output, and the
 /// error line `main` prints on standard error.
@@ -51,6 +54,16 @@ pub fn run(args: &[&str]) -> Output {
             output(crate::exit::exit_code(&e), out, line)
         }
     }
+}
+
+/// [`run`] with the output `columns` wide, as `COLUMNS=N memtally ARGS`
+/// (`None`: unfitted, as piped without `COLUMNS`).
+pub fn run_at_width(columns: Option<usize>, args: &[&str]) -> Output {
+    use crate::render::width::TEST_WIDTH;
+    let before = TEST_WIDTH.with(|w| w.replace(columns));
+    let out = run(args);
+    TEST_WIDTH.with(|w| w.set(before));
+    out
 }
 
 fn output(code: i32, stdout: Vec<u8>, stderr: String) -> Output {

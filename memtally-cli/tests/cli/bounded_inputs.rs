@@ -218,14 +218,30 @@ fn write_regions(path: &Path, regions: usize) {
 /// `diff` of saved vmmap text keeps no region, only what it prints: its
 /// peak grows by a region's identity (8 bytes a side, a purge state 16
 /// more where there is one), not by the hundreds of bytes a region held.
-/// 2 MB and 16 MB of text, each against itself and against a copy whose
-/// last region vanished and one purgeable region turned volatile.
+/// Each report against itself and against a copy whose last region
+/// vanished and one purgeable region turned volatile: here 2,000 regions;
+/// 2 MB and 16 MB of text in the same peak memory in the stress run.
 #[test]
-fn diff_of_large_vmmap_text_stays_flat() {
+fn diff_of_vmmap_text_lists_the_changes_and_sums_every_region() {
+    vmmap_text_diffed(&[2_000]);
+}
+
+/// [`diff_of_vmmap_text_lists_the_changes_and_sums_every_region`] at 2 MB
+/// and 16 MB of text (20,000 and 160,000 regions), the peak within 8 MiB:
+/// half a minute on a 2-core machine, so in `scripts/stress/run.sh`.
+#[test]
+#[ignore = "stress: generated inputs of 16 MB; scripts/stress/run.sh runs it"]
+fn stress_diff_of_large_vmmap_text_stays_flat() {
+    vmmap_text_diffed(&[20_000, 160_000]);
+}
+
+/// `diff` of a report of each number of regions in `sizes`; with two
+/// sizes, the peak memory of the second within 8 MiB of the first's.
+fn vmmap_text_diffed(sizes: &[usize]) {
     let Some(cg) = MemCgroup::new("diff-vmmap", 1 << 30) else { return };
     let tmp = tempfile::tempdir().unwrap();
     let mut peaks = Vec::new();
-    for regions in [20_000, 160_000] {
+    for &regions in sizes {
         let before = tmp.path().join(format!("{regions}.txt"));
         write_regions(&before, regions);
         // The after report: the last region gone, the second (PURGE=N) volatile.
@@ -260,7 +276,7 @@ fn diff_of_large_vmmap_text_stays_flat() {
         );
         peaks.push((size, same_peak.max(peak)));
     }
-    let ((small, small_peak), (big, big_peak)) = (peaks[0], peaks[1]);
+    let [(small, small_peak), (big, big_peak)] = peaks[..] else { return };
     let grew_kib = big_peak.saturating_sub(small_peak);
     assert!(
         grew_kib < 8 << 10,
@@ -271,13 +287,28 @@ fn diff_of_large_vmmap_text_stays_flat() {
 /// `diff` of the report of a type on every line: past the first 1000,
 /// its path rows (a region without a detail is grouped by its type) are
 /// the one the types are summed in, as its categories are, so neither
-/// grows with the input; every region is still in the totals.
+/// grows with the input; every region is still in the totals. Here 2,000
+/// types; 2 MB and 16 MB of input in the same peak memory in the stress run.
 #[test]
-fn diff_of_a_type_on_every_line_stays_flat() {
+fn diff_of_a_type_on_every_line_sums_every_region() {
+    types_diffed(&[2_000]);
+}
+
+/// [`diff_of_a_type_on_every_line_sums_every_region`] at 20,000 and
+/// 160,000 types, the peak within 8 MiB: in `scripts/stress/run.sh`.
+#[test]
+#[ignore = "stress: generated inputs of 16 MB; scripts/stress/run.sh runs it"]
+fn stress_diff_of_a_type_on_every_line_stays_flat() {
+    types_diffed(&[20_000, 160_000]);
+}
+
+/// `diff` of a report of each number of types in `sizes` with itself;
+/// with two sizes, the peak memory of the second within 8 MiB of the first's.
+fn types_diffed(sizes: &[usize]) {
     let Some(cg) = MemCgroup::new("diff-types", 1 << 30) else { return };
     let tmp = tempfile::tempdir().unwrap();
     let mut peaks = Vec::new();
-    for types in [20_000, 160_000] {
+    for &types in sizes {
         let input = tmp.path().join(format!("{types}.txt"));
         write_types(&input, types);
         let path = input.to_str().unwrap();
@@ -293,7 +324,7 @@ fn diff_of_a_type_on_every_line_stays_flat() {
         eprintln!("diff of {types} types ({size} bytes): peak {peak} KiB");
         peaks.push((size, peak));
     }
-    let ((small, small_peak), (big, big_peak)) = (peaks[0], peaks[1]);
+    let [(small, small_peak), (big, big_peak)] = peaks[..] else { return };
     let grew_kib = big_peak.saturating_sub(small_peak);
     assert!(
         grew_kib < 8 << 10,

@@ -81,7 +81,8 @@ enum Hostile {
 }
 
 /// The kinds of the default run: links out of the tree, a FIFO, endless
-/// keys and a deep cgroup path.
+/// keys and a deep cgroup path. Small and quick to refuse: [`THREADS`]
+/// trees at once.
 const KINDS: &[Hostile] = &[
     Hostile::Secret,
     Hostile::SecretRelative,
@@ -95,6 +96,10 @@ const KINDS: &[Hostile] = &[
 /// seconds a file, minutes for every file. `hostile::devices_fifos_and_giants_…`
 /// keeps a device and a giant of each reader in the default run.
 const GIANT_KINDS: &[Hostile] = &[Hostile::Zero, Hostile::Urandom, Hostile::Sparse];
+
+/// Trees read at once for [`KINDS`]; the giants' 256 MiB captures go two
+/// at a time (more would crowd a 2-core machine past their 10 s).
+const THREADS: usize = 6;
 
 fn plant(kind: Hostile, target: &Path, secret: &Path) {
     if target.exists() || target.symlink_metadata().is_ok() {
@@ -267,9 +272,9 @@ fn every_command_on(v1: bool, file: &str, kind: Hostile) -> (usize, Vec<String>)
     (runs, faults)
 }
 
-fn every_command_on_every_file(v1: bool, kinds: &[Hostile]) {
-    // Every (file, kind) has its own tree, so two run side by side (more
-    // would crowd the 256 MiB captures of a 2-core machine past their 10 s).
+fn every_command_on_every_file(v1: bool, kinds: &[Hostile], threads: usize) {
+    // Every (file, kind) has its own tree, so several run side by side:
+    // a run is mostly the start and end of a process, waited for.
     let todo: Vec<(String, Hostile)> = files("PID", v1)
         .into_iter()
         .flat_map(|f| kinds.iter().map(move |&k| (f.clone(), k)))
@@ -277,7 +282,7 @@ fn every_command_on_every_file(v1: bool, kinds: &[Hostile]) {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let done = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {
-        for _ in 0..2 {
+        for _ in 0..threads {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some((file, kind)) = todo.get(i) else { break };
@@ -310,24 +315,24 @@ fn every_command_on_every_file(v1: bool, kinds: &[Hostile]) {
 
 #[test]
 fn every_file_of_a_recorded_tree_spoiled_every_way_is_refused_or_marked() {
-    every_command_on_every_file(false, KINDS);
+    every_command_on_every_file(false, KINDS, THREADS);
 }
 
 #[test]
 fn every_file_of_a_recorded_v1_cgroup_tree_spoiled_every_way_is_refused_or_marked() {
-    every_command_on_every_file(true, KINDS);
+    every_command_on_every_file(true, KINDS, THREADS);
 }
 
 #[test]
 #[ignore = "stress: minutes; scripts/stress/run.sh runs it"]
 fn stress_every_file_of_a_recorded_tree_as_a_device_or_giant_is_refused_or_marked() {
-    every_command_on_every_file(false, GIANT_KINDS);
+    every_command_on_every_file(false, GIANT_KINDS, 2);
 }
 
 #[test]
 #[ignore = "stress: minutes; scripts/stress/run.sh runs it"]
 fn stress_every_file_of_a_recorded_v1_cgroup_tree_as_a_device_or_giant_is_refused_or_marked() {
-    every_command_on_every_file(true, GIANT_KINDS);
+    every_command_on_every_file(true, GIANT_KINDS, 2);
 }
 
 /// A directory of the tree as a link out of it: nothing beneath is read.

@@ -160,9 +160,18 @@ pub(crate) fn errors(name: &str, doc: &Value) -> Vec<String> {
 /// prints (one, or one a line) against the schema `name`; what fails is
 /// added to `bad`.
 fn check(name: &str, args: &[&str], bad: &mut Vec<String>) -> Vec<Value> {
-    let out = run(args);
+    checked(name, args, &run(args), bad)
+}
+
+/// [`check`] of a run's output.
+fn checked(
+    name: &str,
+    args: &[&str],
+    out: &std::process::Output,
+    bad: &mut Vec<String>,
+) -> Vec<Value> {
     assert!(out.status.success(), "memtally {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let text = std::str::from_utf8(&out.stdout).expect("UTF-8");
     let docs: Vec<Value> = text
         .lines()
         .filter(|l| !l.is_empty())
@@ -175,6 +184,31 @@ fn check(name: &str, args: &[&str], bad: &mut Vec<String>) -> Vec<Value> {
         }
     }
     docs
+}
+
+/// Every (schema, arguments) run, four at a time (each run is mostly a
+/// process started and waited for), then [`checked`] in their order.
+fn check_all(cases: &[(&str, Vec<String>)], bad: &mut Vec<String>) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let outs = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((_, args)) = cases.get(i) else { break };
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                let out = run(&args);
+                outs.lock().unwrap().push((i, out));
+            });
+        }
+    });
+    let mut outs = outs.into_inner().unwrap();
+    assert_eq!(outs.len(), cases.len(), "every case ran");
+    outs.sort_by_key(|o| o.0);
+    for ((name, args), (_, out)) in cases.iter().zip(&outs) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        checked(name, &args, out, bad);
+    }
 }
 
 /// The recorded /proc trees, each with the PIDs it holds.
@@ -205,19 +239,21 @@ fn proc_roots() -> Vec<(String, Vec<String>)> {
 #[test]
 fn recorded_outputs_match_their_schemas() {
     let mut bad = Vec::new();
+    let owned = |args: &[&str]| -> Vec<String> { args.iter().map(|s| s.to_string()).collect() };
     // Snapshots of different trees, diffed: regions that appear and vanish.
     let snaps = tempfile::tempdir().unwrap();
     let mut taken_snaps = Vec::new();
+    let mut cases = Vec::new();
     for (root, pids) in proc_roots() {
         let r = |rest: &[&str]| -> Vec<String> {
             ["--proc-root", root.as_str()].iter().chain(rest).map(|s| s.to_string()).collect()
         };
-        let mut cases = vec![
+        cases.extend([
             ("top", r(&["top", "--format", "json"])),
             ("top", r(&["top", "--all", "--format", "json"])),
             ("top", r(&["top", "--sort", "rss,pss_dirty", "--format", "json"])),
             ("machine", r(&["machine", "--format", "json"])),
-        ];
+        ]);
         for by in ["program", "user", "cgroup", "tree"] {
             cases.push(("top", r(&["top", "--by", by, "--format", "json"])));
         }
@@ -235,13 +271,8 @@ fn recorded_outputs_match_their_schemas() {
         let mut watch = r(&["watch", "--pid", &pids[0], "--count", "2", "--interval", "10ms"]);
         watch.extend(["--format".into(), "json".into()]);
         cases.push(("watch", watch));
-        for (name, args) in &cases {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            check(name, &args, &mut bad);
-        }
         // A snapshot of every process, and the diff of it with itself.
-        let dir = tempfile::tempdir().unwrap();
-        let snap = dir.path().join("snap.json");
+        let snap = snaps.path().join(format!("{}.json", taken_snaps.len()));
         let mut take = vec!["--proc-root", root.as_str(), "snapshot"];
         take.extend(pids.iter().map(String::as_str));
         take.extend(["-o", snap.to_str().unwrap()]);
@@ -249,32 +280,31 @@ fn recorded_outputs_match_their_schemas() {
         assert!(taken.status.success(), "{take:?}: {}", String::from_utf8_lossy(&taken.stderr));
         snapshot_file(&snap, &mut bad);
         let s = snap.to_str().unwrap();
-        check("diff", &["diff", s, s, "--format", "json"], &mut bad);
-        let kept = snaps.path().join(format!("{}.json", taken_snaps.len()));
-        std::fs::copy(&snap, &kept).unwrap();
-        taken_snaps.push(kept.display().to_string());
+        cases.push(("diff", owned(&["diff", s, s, "--format", "json"])));
+        taken_snaps.push(s.to_string());
     }
     for pair in taken_snaps.windows(2) {
-        check("diff", &["diff", &pair[0], &pair[1], "--format", "json"], &mut bad);
+        cases.push(("diff", owned(&["diff", &pair[0], &pair[1], "--format", "json"])));
     }
     let gpu = repo_path("testdata/fixtures/gpu/machine");
-    check("gpu", &["--proc-root", &gpu, "gpu", "--format", "json"], &mut bad);
+    cases.push(("gpu", owned(&["--proc-root", &gpu, "gpu", "--format", "json"])));
     let chromium = repo_path("testdata/fixtures/linux/chromium-browser/proc");
-    check("files", &["--proc-root", &chromium, "files", "--format", "json"], &mut bad);
+    cases.push(("files", owned(&["--proc-root", &chromium, "files", "--format", "json"])));
     let v1 = repo_path("testdata/fixtures/cgroup-v1-root");
-    check("cgroup", &["--proc-root", &v1, "cgroup", "--format", "json"], &mut bad);
+    cases.push(("cgroup", owned(&["--proc-root", &v1, "cgroup", "--format", "json"])));
     let vmmap = vmmap_files();
     // Two vmmap reports diffed (the `vmmap` footprint key, purge changes).
     for pair in vmmap.windows(2) {
         let (a, b) = (pair[0].to_str().unwrap(), pair[1].to_str().unwrap());
-        check("diff", &["diff", a, b, "--format", "json"], &mut bad);
+        cases.push(("diff", owned(&["diff", a, b, "--format", "json"])));
     }
     for f in vmmap {
         let f = f.to_str().unwrap();
-        check("vmmap", &["vmmap", f, "--format", "json"], &mut bad);
-        check("vmmap", &["vmmap", f, "--by", "type", "--format", "json"], &mut bad);
-        check("vmmap", &["vmmap", f, "--regions", "--format", "json"], &mut bad);
+        cases.push(("vmmap", owned(&["vmmap", f, "--format", "json"])));
+        cases.push(("vmmap", owned(&["vmmap", f, "--by", "type", "--format", "json"])));
+        cases.push(("vmmap", owned(&["vmmap", f, "--regions", "--format", "json"])));
     }
+    check_all(&cases, &mut bad);
     assert!(bad.is_empty(), "outputs that do not match their schema:\n{}", bad.join("\n"));
 }
 
