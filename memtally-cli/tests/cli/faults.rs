@@ -425,7 +425,7 @@ fn one_in_n_is_sampled_and_scaled() {
     out.read_exact(&mut ready).unwrap();
     let pid = child.0.id().to_string();
     // The kernel's chains: small samples, so none is lost on a loaded
-    // machine (DWARF's 8 KiB a sample would overflow the default buffer).
+    // machine (the default DWARF buffer holds about 2,000 samples a CPU).
     let args = [&pid, "--for", "60s", "--sample", "8", "--unwind", "fp", "--format", "json"];
     let Some((rec, _err)) = recorder(&args) else { return };
     stdin.write_all(b"x").unwrap();
