@@ -66,9 +66,12 @@ pub struct FaultsArgs {
     pub sample: u64,
 
     /// Pages of each CPU's sample buffer (a power of two, as perf's -m);
-    /// samples that find it full are lost, counted and said.
-    #[arg(long, value_name = "PAGES", default_value_t = 512)]
-    pub buffer_pages: usize,
+    /// samples that find it full are lost, counted and said. Default:
+    /// room for 2,000 samples (4,096 pages with 8K of stack a sample; 512
+    /// with --unwind fp), at most 256 MiB for all CPUs. Halved, with a
+    /// note, where the locked-memory limit refuses it.
+    #[arg(long, value_name = "PAGES")]
+    pub buffer_pages: Option<usize>,
 
     /// How call stacks are found.
     #[arg(long, value_enum, default_value_t = UnwindMode::Dwarf)]
@@ -99,7 +102,7 @@ pub fn run(root: &ProcRoot, args: &FaultsArgs, out: &mut dyn Write) -> Result<()
     if args.sample == 0 {
         return Err(Error::Usage("--sample must be at least 1".into()));
     }
-    if !args.buffer_pages.is_power_of_two() {
+    if args.buffer_pages.is_some_and(|p| !p.is_power_of_two()) {
         return Err(Error::Usage(
             "--buffer-pages must be a power of two (1, 2, 4, ... 512)".into(),
         ));

@@ -135,11 +135,16 @@ pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()
         return write_page(args, &page, Access::Umask, out);
     }
     // The faults, recorded before the read (so the page's figures are
-    // those the faults made), or read back.
+    // those the faults made), or read back (a recording, or a page's).
     let faults = match (args.faults, &args.faults_input) {
         (Some(d), _) => Some(record_faults(root, args, d)?),
         (None, Some(path)) => Some(memtally_core::usecase::faults::load(path)?),
-        (None, None) => None,
+        // A page read back keeps the recording it carries (`--input`,
+        // `--diff`'s B: the page drawn is B's).
+        (None, None) => match args.diff.get(1).or(args.input.as_ref()) {
+            Some(page) => memtally_core::usecase::faults::from_page(page)?,
+            None => None,
+        },
     };
     let mut diff = match args.diff.as_slice() {
         [a, b] => Some((diff_files(a, b, &DiffOptions::default())?, a, b)),

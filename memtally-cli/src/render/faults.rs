@@ -101,6 +101,12 @@ pub fn notes(r: &FaultReport) -> Vec<String> {
             r.lost
         ));
     }
+    if let Some(cut) = r.buffer_cut {
+        notes.push(format!(
+            "the sample buffer is {} pages a CPU, not the {} asked: the locked-memory limit (kernel.perf_event_mlock_kb, RLIMIT_MEMLOCK) refused more; more samples may be lost (root or CAP_IPC_LOCK lifts it)",
+            cut.pages, cut.asked_pages
+        ));
+    }
     if !r.kernel_faults_seen {
         notes.push("faults the kernel takes for the process (read() into new memory) are not seen: perf_event_paranoid allows user mode only".into());
     }
@@ -221,6 +227,7 @@ mod tests {
             samples: 2,
             lost: 3,
             kernel_faults_seen: true,
+            buffer_cut: None,
             bytes,
             processes: Vec::new(),
             categories: vec![FaultCategory {
@@ -262,6 +269,19 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("3 samples were lost"), "{text}");
         assert!(text.contains("touch < main;x"), "{text}");
+    }
+
+    #[test]
+    fn the_table_says_a_buffer_cut_by_the_lock_limit() {
+        use memtally_core::analyze::fault_report::BufferCut;
+        let mut r = report();
+        assert!(!notes(&r).iter().any(|n| n.contains("sample buffer")));
+        r.buffer_cut = Some(BufferCut { asked_pages: 4096, pages: 128 });
+        let notes = notes(&r);
+        assert!(
+            notes.iter().any(|n| n.contains("128 pages a CPU, not the 4096 asked")),
+            "{notes:?}"
+        );
     }
 
     /// Each category's mappings, with their bytes written and read, cut

@@ -108,11 +108,33 @@ fn each_box_links_to_the_stacks_that_filled_it() {
     assert!(html.contains(r#"<h4 id="faults-file_data-m0"><code>/tmp/pyfix data.bin</code>"#));
     // The script the page runs shows the link under the path.
     assert!(html.contains("getAttribute('data-faults')"));
-    // The page reads back as before (its snapshot), and without a faults
-    // section: the recording is not embedded.
-    let again = run(&["report", "--input", dir.path().join("page.html").to_str().unwrap()]);
+    // The page carries its recording: read back (`--input`, and as
+    // `--diff`'s B, whose page it draws) it has the same section.
+    let saved = dir.path().join("page.html");
+    let saved = saved.to_str().unwrap();
+    let again = run(&["report", "--input", saved]);
     assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
-    assert!(!String::from_utf8_lossy(&again.stdout).contains(r#"id="faults""#));
+    let again = String::from_utf8(again.stdout).unwrap();
+    assert_eq!(section(&again), section(&html), "the section, read back");
+    assert_eq!(box_link(&again, "[heap] @"), Some("faults-heap-m0"));
+    let diffed = run(&["report", "--diff", saved, saved]);
+    assert!(diffed.status.success(), "{}", String::from_utf8_lossy(&diffed.stderr));
+    let diffed = String::from_utf8(diffed.stdout).unwrap();
+    assert_eq!(section(&diffed), section(&html), "the section of --diff's B");
+    // A page without a recording has no section read back.
+    let root = python_root();
+    let plain = run(&["--proc-root", &root, "report"]);
+    let plain_page = dir.path().join("plain.html");
+    std::fs::write(&plain_page, &plain.stdout).unwrap();
+    let plain = run(&["report", "--input", plain_page.to_str().unwrap()]);
+    assert!(plain.status.success(), "{}", String::from_utf8_lossy(&plain.stderr));
+    assert_eq!(section(&String::from_utf8(plain.stdout).unwrap()), None);
+}
+
+/// The page's faults section, if it has one.
+fn section(html: &str) -> Option<&str> {
+    let at = html.find(r#"<section id="faults">"#)?;
+    Some(&html[at..at + html[at..].find("</section>")?])
 }
 
 #[test]
@@ -168,6 +190,20 @@ fn the_section_keeps_to_its_share_of_the_budget() {
     if rows > 2 {
         assert!(section.contains("… 7 frames more"), "the outer frames counted");
     }
+    // The page carries only the stacks it shows (its recording is 2.5 MB):
+    // read back, it draws the same section, within the same budget.
+    let again = run(&[
+        "report",
+        "--input",
+        dir.path().join("page.html").to_str().unwrap(),
+        "--max-size",
+        "400K",
+    ]);
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    let again = String::from_utf8(again.stdout).unwrap();
+    assert!(again.len() <= 400 << 10, "the page read back is {} bytes", again.len());
+    let at = again.find(r#"<section id="faults">"#).expect("its faults section");
+    assert_eq!(&again[at..at + again[at..].find("</section>").unwrap()], section);
 }
 
 #[test]

@@ -302,6 +302,52 @@ fn without_the_privilege_one_line_says_what_is_needed() {
     assert!(err.contains("CAP_PERFMON") && err.contains("perf_event_paranoid"), "{err}");
 }
 
+/// A user without CAP_IPC_LOCK may lock only `perf_event_mlock_kb` a CPU
+/// (then RLIMIT_MEMLOCK): the default DWARF buffer (4,096 pages) is
+/// halved until it maps, and the JSON and a note say so, never silently.
+#[test]
+fn a_buffer_the_lock_limit_refuses_is_halved_and_said() {
+    if unsafe { libc::geteuid() } != 0 || Command::new("setpriv").arg("--version").output().is_err()
+    {
+        eprintln!("skipped: needs root and setpriv to run as uid 65534");
+        return;
+    }
+    let child = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "sleep", "20"])
+        .spawn()
+        .unwrap();
+    let child = Killed(child);
+    let pid = child.0.id().to_string();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let args = ["faults", &pid, "--for", "300ms", "--format", "json"];
+    let out = crate::privileges::memtally_with(&[], &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(4) {
+        eprintln!("skipped: perf_event_paranoid refuses a user its own process: {err}");
+        return;
+    }
+    assert!(out.status.success(), "{err}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cut = &doc["buffer_cut"];
+    let (asked, pages) = (cut["asked_pages"].as_u64(), cut["pages"].as_u64());
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64;
+    let limit = std::fs::read_to_string("/proc/sys/kernel/perf_event_mlock_kb").unwrap();
+    let limit_pages = limit.trim().parse::<u64>().unwrap() * 1024 / page;
+    if limit_pages * 2 >= 4096 {
+        eprintln!("skipped: perf_event_mlock_kb ({limit} KiB) lets a user lock the default buffer");
+        return;
+    }
+    assert!(asked.is_some_and(|a| a >= 512), "the default asked for: {doc}");
+    assert!(pages.is_some_and(|p| p >= 1 && p < asked.unwrap()), "a smaller one mapped: {doc}");
+    let table = crate::privileges::memtally_with(&[], &["faults", &pid, "--for", "300ms"]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(table.status.success(), "{}", String::from_utf8_lossy(&table.stderr));
+    assert!(
+        text.contains("note: the sample buffer is") && text.contains("RLIMIT_MEMLOCK"),
+        "{text}"
+    );
+}
+
 /// A full buffer loses samples: they are counted, in JSON and in a note
 /// under the table, never passed off as no faults. The recorder is
 /// stopped (SIGSTOP) while the child faults, so its one-page buffer fills.
@@ -379,7 +425,7 @@ fn one_in_n_is_sampled_and_scaled() {
     out.read_exact(&mut ready).unwrap();
     let pid = child.0.id().to_string();
     // The kernel's chains: small samples, so none is lost on a loaded
-    // machine (DWARF's 8 KiB a sample would overflow the default buffer).
+    // machine (the default DWARF buffer holds about 2,000 samples a CPU).
     let args = [&pid, "--for", "60s", "--sample", "8", "--unwind", "fp", "--format", "json"];
     let Some((rec, _err)) = recorder(&args) else { return };
     stdin.write_all(b"x").unwrap();

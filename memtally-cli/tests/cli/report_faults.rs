@@ -60,6 +60,10 @@ fn the_faults_section_names_the_function_under_the_heap_box() {
         eprintln!("skipped: page faults cannot be sampled here: {line}");
         return;
     }
+    // Processes started meanwhile beside it (not by it) are not traced.
+    for _ in 0..20 {
+        let _ = Command::new("sh").args(["-c", "true"]).status();
+    }
     stdin.write_all(b"x").unwrap();
     let mut done = [0u8; 5];
     out.read_exact(&mut done).unwrap();
@@ -70,6 +74,11 @@ fn the_faults_section_names_the_function_under_the_heap_box() {
     assert!(status.success(), "report --faults: {line}{rest}");
     drop(child);
     let html = std::fs::read_to_string(&page).unwrap();
+    // The recording is of the child alone.
+    let summary = &html[html.find(r#"<p id="faults-summary">"#).expect("the summary")..];
+    let who = &summary[..summary.find(" over ").unwrap()];
+    assert!(who.ends_with(&format!("of grow ({pid})")), "{who}");
+    assert_eq!(who.matches(" (").count(), 1, "one process: {who}");
     // The heap box of the child links to the heap's entry, and there the
     // largest stack is touch_heap's (48 MiB written), innermost first.
     assert_eq!(box_link(&html, "heap / anon rw").as_deref(), Some("faults-heap"), "{html}");

@@ -103,6 +103,18 @@ pub struct FaultProcess {
     pub bytes: FaultBytes,
 }
 
+/// A sample buffer smaller than asked: the locked-memory limit of a
+/// user without CAP_IPC_LOCK (`kernel.perf_event_mlock_kb` a CPU, then
+/// RLIMIT_MEMLOCK) refused the size asked, and it was halved until mapped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct BufferCut {
+    /// Data pages a CPU asked for.
+    pub asked_pages: u64,
+    /// Data pages a CPU mapped (the smallest ring's).
+    pub pages: u64,
+}
+
 /// The whole recording.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -122,6 +134,10 @@ pub struct FaultReport {
     /// into a new buffer) were seen: false where memtally may watch user
     /// mode only (`perf_event_paranoid` 2 without CAP_PERFMON).
     pub kernel_faults_seen: bool,
+    /// The sample buffer the kernel allowed, where smaller than asked;
+    /// absent where it was as asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_cut: Option<BufferCut>,
     /// Its faulted bytes.
     #[serde(flatten)]
     pub bytes: FaultBytes,

@@ -138,6 +138,7 @@ mod tests {
             samples: 3,
             lost: 0,
             kernel_faults_seen: true,
+            buffer_cut: None,
             bytes: FaultBytes::default(),
             processes: Vec::new(),
             categories: Vec::new(),

@@ -84,8 +84,9 @@ pub struct FaultOptions {
     pub duration: Duration,
     /// Stacks kept per category in the report.
     pub top: usize,
-    /// Data pages of each CPU's ring buffer (a power of two).
-    pub ring_pages: usize,
+    /// Data pages of each CPU's ring buffer (a power of two); `None`:
+    /// [`FaultOptions::ring_pages`] sizes it.
+    pub ring_pages: Option<usize>,
     /// How stacks are found.
     pub unwind: Unwind,
 }
@@ -96,8 +97,64 @@ impl Default for FaultOptions {
             period: 1,
             duration: Duration::from_secs(30),
             top: 10,
-            ring_pages: 512,
+            ring_pages: None,
             unwind: Unwind::default(),
         }
+    }
+}
+
+impl FaultOptions {
+    /// Bytes a sample takes in the ring besides its stack copy: header,
+    /// ip, tid, time, address, registers, sizes and a chain of some 20
+    /// frames (about 8.3 KB a sample in all with 8 KiB of stack).
+    const SAMPLE_BYTES: usize = 256;
+    /// Samples each CPU's ring holds by default: a fault storm's bursts
+    /// while the recorder waits for a CPU (docs/benchmarks.md).
+    pub const RING_SAMPLES: usize = 2000;
+    /// The default ring's floor, in pages: 2 MiB with 4 KiB pages
+    /// (about 20,000 frame-pointer samples).
+    const MIN_RING_PAGES: usize = 512;
+    /// All the rings together, at most (the kernel allocates them whole).
+    const MAX_RINGS_BYTES: usize = 256 << 20;
+
+    /// The data pages of each of `cpus` rings: as asked, else room for
+    /// about [`FaultOptions::RING_SAMPLES`] samples of `stack_bytes`
+    /// copied stack (the power of two nearest, at least 512 pages),
+    /// halved while the rings together pass 256 MiB.
+    pub fn ring_pages(&self, stack_bytes: u32, page: usize, cpus: usize) -> usize {
+        if let Some(pages) = self.ring_pages {
+            return pages;
+        }
+        let bytes = Self::RING_SAMPLES * (stack_bytes as usize + Self::SAMPLE_BYTES);
+        let exact = bytes.div_ceil(page.max(1));
+        let above = exact.next_power_of_two();
+        let nearest = if exact * 4 < above * 3 { above / 2 } else { above };
+        let mut pages = nearest.max(Self::MIN_RING_PAGES);
+        while pages > Self::MIN_RING_PAGES && pages * page * cpus.max(1) > Self::MAX_RINGS_BYTES {
+            pages /= 2;
+        }
+        pages
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_ring_holds_2000_dwarf_samples_and_stays_bounded() {
+        let opts = FaultOptions::default();
+        // 8 KiB stacks: 4,096 pages (16 MiB), 1,985 samples of 8.4 KB.
+        assert_eq!(opts.ring_pages(8 << 10, 4096, 2), 4096);
+        assert_eq!(4096 * 4096 / ((8 << 10) + 256), 1985);
+        // 60 KiB stacks: 32,768 pages (128 MiB), 2,000 of 61.7 KB.
+        assert_eq!(opts.ring_pages(60 << 10, 4096, 2), 32768);
+        // Frame-pointer samples: today's 512 pages.
+        assert_eq!(opts.ring_pages(0, 4096, 2), 512);
+        // 64 CPUs: halved to 256 MiB in all.
+        assert_eq!(opts.ring_pages(8 << 10, 4096, 64), 1024);
+        // Asked for: as asked.
+        let asked = FaultOptions { ring_pages: Some(8), ..FaultOptions::default() };
+        assert_eq!(asked.ring_pages(8 << 10, 4096, 2), 8);
     }
 }

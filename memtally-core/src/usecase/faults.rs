@@ -46,6 +46,23 @@ pub fn load(path: &std::path::Path) -> Result<FaultReport> {
     })
 }
 
+/// The recording a report page carries (`report --faults` embeds it):
+/// `None` for a file that is no page, or a page without one.
+pub fn from_page(path: &std::path::Path) -> Result<Option<FaultReport>> {
+    use crate::source::parse::snapshot_html::{is_html, read_faults, ReadError};
+    use std::io::BufRead;
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let file = crate::source::bounded::open_input(path).map_err(io)?;
+    let mut r = std::io::BufReader::new(file);
+    if !is_html(r.fill_buf().map_err(io)?) {
+        return Ok(None);
+    }
+    read_faults(r).map_err(|e| match e {
+        ReadError::Io(e) => io(e),
+        ReadError::Parse(e) => Error::Parse { path: path.to_path_buf(), message: e.message },
+    })
+}
+
 #[cfg(not(target_os = "linux"))]
 fn record(_: &ProcRoot, _: &[u32], _: &FaultOptions, _: &dyn Fn() -> bool) -> Result<FaultReport> {
     Err(Error::Usage("faults samples page faults with Linux's perf_event_open: Linux only".into()))
@@ -60,7 +77,7 @@ fn record(
     stop: &dyn Fn() -> bool,
 ) -> Result<FaultReport> {
     use crate::analyze::categorize;
-    use crate::analyze::fault_report::FaultBytes;
+    use crate::analyze::fault_report::{BufferCut, FaultBytes};
     use crate::analyze::faults::{FaultTally, PlacedFault};
 
     let mut tally = FaultTally::default();
@@ -82,6 +99,12 @@ fn record(
         samples: rec.samples,
         lost: rec.lost,
         kernel_faults_seen: rec.kernel_faults_seen,
+        buffer_cut: match rec.buffer_pages {
+            (asked, pages) if pages < asked => {
+                Some(BufferCut { asked_pages: asked as u64, pages: pages as u64 })
+            }
+            _ => None,
+        },
         bytes: FaultBytes::default(),
         processes: Vec::new(),
         categories: Vec::new(),

@@ -28,6 +28,7 @@ use crate::usecase::{Progress, Silent};
 
 /// The opening tag of the element a report page carries its snapshot in
 /// (what `load` looks for when handed a page).
+pub use crate::source::parse::snapshot_html::FAULTS_OPEN as FAULTS_ELEMENT;
 pub use crate::source::parse::snapshot_html::OPEN as SNAPSHOT_ELEMENT;
 
 /// Everything a report page draws.

@@ -46,6 +46,22 @@ const FRAME_CHARS: usize = 160;
 /// many bytes.
 pub const BUDGET_SHARE: u64 = 8;
 
+/// The recording as the page carries it (JSON, every `<` escaped): what
+/// the section shows at `shown`, the stacks it leaves out dropped (their
+/// count and bytes stay in `stacks_total` and the figures), so the page
+/// read back draws the same section within the same budget.
+pub fn embed(r: &FaultReport, shown: Shown) -> String {
+    let mut kept = r.clone();
+    for c in &mut kept.categories {
+        c.stacks.truncate(shown.stacks);
+        for (i, m) in c.mappings.iter_mut().enumerate() {
+            m.stacks.truncate(if i < shown.mappings { shown.stacks } else { 0 });
+        }
+    }
+    let json = serde_json::to_string(&kept).unwrap_or_else(|_| "{}".into());
+    json.replace('<', "\\u003c")
+}
+
 /// A category's key, or `unmapped` for addresses in no mapping.
 fn key(c: Option<Category>) -> &'static str {
     c.map_or("unmapped", |c| c.key())
@@ -259,6 +275,7 @@ mod tests {
             samples: n as u64,
             lost: 0,
             kernel_faults_seen: true,
+            buffer_cut: None,
             bytes: all,
             processes: vec![FaultProcess { pid: 42, command: "grow".into(), bytes: all }],
             categories: vec![FaultCategory {

@@ -121,6 +121,9 @@ pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
         faults::link(f, *shown, pid, category, mapping)
     };
     let section = faults.as_ref().map_or("", |(_, (_, html))| html.as_str());
+    // The recording as the section shows it, so the page read back
+    // (`report --input`, `--diff`) draws the same section.
+    let faults_json = faults.as_ref().map(|(f, (shown, _))| faults::embed(f, *shown));
     let mut full = match diff {
         Some(d) => growth::tree(d, tree::area_figure(report.snapshot.kind)),
         None => tree::build(report, &links),
@@ -128,7 +131,12 @@ pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
     let table_guess = 420 * (report.snapshot.processes.len() + report.unread.len()) as u64;
     let mut budget = info
         .max_size
-        .saturating_sub(json.len() as u64 + FIXED + table_guess + section.len() as u64)
+        .saturating_sub(
+            (json.len() + faults_json.as_ref().map_or(0, String::len)) as u64
+                + FIXED
+                + table_guess
+                + section.len() as u64,
+        )
         .checked_div(PER_NODE)
         .unwrap_or(0)
         .max(64) as usize;
@@ -140,6 +148,7 @@ pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
             &title(report),
             &body(report, info, &root, &notes, diff, section),
             Some(&json),
+            faults_json.as_deref(),
         );
         if html.len() as u64 <= info.max_size {
             return html;
@@ -156,6 +165,7 @@ pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
                 &title(report),
                 &body(report, info, &root, &notes, diff, section),
                 Some(&json),
+                faults_json.as_deref(),
             );
         }
         budget /= 2;

@@ -69,12 +69,15 @@ pub fn csp_hash(text: &str) -> String {
     format!("'sha256-{}'", base64::engine::general_purpose::STANDARD.encode(digest))
 }
 
-/// The whole page around `body` (the sections, already written) and the
-/// embedded snapshot (`json`, every `<` already escaped), if any.
-pub fn page(title: &str, body: &str, json: Option<&str>) -> String {
-    let data = json.map_or_else(String::new, |j| {
-        format!("{}{j}</script>\n", memtally_core::usecase::report::SNAPSHOT_ELEMENT)
-    });
+/// The whole page around `body` (the sections, already written), the
+/// embedded snapshot (`json`) and page-fault recording (`faults`), if
+/// any, every `<` in them already escaped.
+pub fn page(title: &str, body: &str, json: Option<&str>, faults: Option<&str>) -> String {
+    use memtally_core::usecase::report::{FAULTS_ELEMENT, SNAPSHOT_ELEMENT};
+    let mut data = json.map_or_else(String::new, |j| format!("{SNAPSHOT_ELEMENT}{j}</script>\n"));
+    if let Some(f) = faults {
+        data.push_str(&format!("{FAULTS_ELEMENT}{f}</script>\n"));
+    }
     let policy = format!(
         "default-src 'none'; style-src {}; script-src {}; img-src data:; base-uri 'none'; form-action 'none'",
         csp_hash(STYLE),

@@ -108,5 +108,5 @@ pub fn render(s: &SeriesReport, info: &PageInfo) -> String {
     }
     b.push_str("</div><p>Each line is scaled to its own range; the trend is fitted to the points drawn (at most 4096 per line, as memtally plot draws them). memtally watch prints the verdict of every sample.</p></section>");
     b.push_str(r#"<section id="data"><h2>Data</h2><p>A series is no snapshot: this page embeds none. memtally plot draws the series as SVG.</p></section>"#);
-    page::page("memtally report: a watch series", &b, None)
+    page::page("memtally report: a watch series", &b, None, None)
 }

@@ -25,6 +25,8 @@ struct Events {
     rings: Vec<Ring>,
     others: Vec<OwnedFd>,
     kernel_faults_seen: bool,
+    /// Data pages a ring asked for, and the fewest one was allowed.
+    pages: (usize, usize),
 }
 
 /// The CPUs the kernel has (online or not: an offline one refuses).
@@ -50,13 +52,14 @@ impl Events {
     fn open(root: &ProcRoot, pids: &[u32], opts: &FaultOptions) -> Result<Events> {
         let stack_bytes = stack_bytes(opts);
         let user_stack = stack_bytes > 0;
+        let asked = opts.ring_pages(stack_bytes, perf::page_size(), cpus() as usize);
         let mut sampling = Sampling {
             event: perf::SW_PAGE_FAULTS,
             period: opts.period.max(1),
             sample_type: record::sample_type(user_stack),
             exclude_kernel: false,
             side_records: true,
-            watermark: (opts.ring_pages * perf::page_size() / 4) as u32,
+            watermark: (asked * perf::page_size() / 4).min(u32::MAX as usize) as u32,
             regs_user: if user_stack { record::REGS_USER } else { 0 },
             stack_user: stack_bytes,
         };
@@ -90,19 +93,20 @@ impl Events {
             rings: Vec::new(),
             others: Vec::new(),
             kernel_faults_seen: !sampling.exclude_kernel,
+            pages: (asked, asked),
         };
         for fds in per_cpu {
             let mut fds = fds.into_iter();
             let Some(first) = fds.next() else { continue };
-            let ring = match Ring::map(
-                first.try_clone().map_err(|e| Error::io("perf buffer", e))?,
-                opts.ring_pages,
-            ) {
-                // Beyond perf_event_mlock_kb for a user without CAP_IPC_LOCK.
-                Err(e) if denied(&e) => Ring::map(first, 8),
-                ring => ring,
-            }
-            .map_err(|e| Error::io("mmap of the perf buffer", e))?;
+            // Beyond perf_event_mlock_kb and RLIMIT_MEMLOCK for a user
+            // without CAP_IPC_LOCK: halved until it fits (and said).
+            let ring = loop {
+                let fd = first.try_clone().map_err(|e| Error::io("perf buffer", e))?;
+                match Ring::map(fd, events.pages.1) {
+                    Err(e) if denied(&e) && events.pages.1 > 1 => events.pages.1 /= 2,
+                    ring => break ring.map_err(|e| Error::io("mmap of the perf buffer", e))?,
+                }
+            };
             for fd in fds {
                 perf::set_output(&fd, ring.fd()).map_err(|e| Error::io("perf buffer output", e))?;
                 events.others.push(fd);
@@ -156,6 +160,8 @@ pub struct Recorded {
     pub page_size: u64,
     /// Whether faults taken in kernel mode were counted.
     pub kernel_faults_seen: bool,
+    /// Data pages a CPU's buffer asked for, and the fewest one mapped.
+    pub buffer_pages: (usize, usize),
     targets: HashMap<u32, Target>,
     symbols: Symbols,
 }
@@ -237,6 +243,7 @@ pub fn record(
         lost,
         page_size: rec.page,
         kernel_faults_seen: events.kernel_faults_seen,
+        buffer_pages: events.pages,
         targets: rec.targets,
         symbols: Symbols::default(),
     })

@@ -66,30 +66,9 @@ pub enum ReadError {
 /// reads, and says of a page it cannot, is what [`parse`] does.
 pub fn read(mut r: impl BufRead) -> Result<Snapshot, ReadError> {
     use crate::source::parse::snapshot::{check_document, start_of, Start};
-    let open = OPEN.as_bytes();
-    // Up to the end of the opening tag, counting lines. Its first byte,
-    // `<`, is in it nowhere else: a mismatch starts the match again.
-    let (mut matched, mut newlines) = (0, 0);
-    while matched < open.len() {
-        let chunk = r.fill_buf().map_err(ReadError::Io)?;
-        if chunk.is_empty() {
-            return Err(ReadError::Parse(without()));
-        }
-        let mut used = 0;
-        for &b in chunk {
-            used += 1;
-            newlines += usize::from(b == b'\n');
-            matched = match b.eq_ignore_ascii_case(&open[matched]) {
-                true => matched + 1,
-                false => usize::from(b == b'<'),
-            };
-            if matched == open.len() {
-                break;
-            }
-        }
-        r.consume(used);
-    }
-    let line = 1 + newlines;
+    let Some(line) = skip_to(&mut r, OPEN).map_err(ReadError::Io)? else {
+        return Err(ReadError::Parse(without()));
+    };
     let at = |e: ParseError| {
         let message = format!("the embedded memtally snapshot: {}", e.message);
         ReadError::Parse(ParseError::at(line, message))
@@ -118,6 +97,63 @@ pub fn read(mut r: impl BufRead) -> Result<Snapshot, ReadError> {
     match json.get_ref().state {
         State::Cut => Err(ReadError::Parse(no_end())),
         _ => read.map_err(at),
+    }
+}
+
+/// Reads `r` up to the end of the tag `open`: the line it is on, or
+/// `None` where the page has none. Its first byte, `<`, is in it nowhere
+/// else: a mismatch starts the match again.
+fn skip_to(r: &mut impl BufRead, open: &str) -> std::io::Result<Option<usize>> {
+    let open = open.as_bytes();
+    let (mut matched, mut newlines) = (0, 0);
+    while matched < open.len() {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(None);
+        }
+        let mut used = 0;
+        for &b in chunk {
+            used += 1;
+            newlines += usize::from(b == b'\n');
+            matched = match b.eq_ignore_ascii_case(&open[matched]) {
+                true => matched + 1,
+                false => usize::from(b == b'<'),
+            };
+            if matched == open.len() {
+                break;
+            }
+        }
+        r.consume(used);
+    }
+    Ok(Some(1 + newlines))
+}
+
+/// The opening tag of the element a page carries its page-fault
+/// recording in (`report --faults`, `--faults-input`), after the
+/// snapshot's; written as the snapshot is (every `<` escaped).
+pub const FAULTS_OPEN: &str = r#"<script type="application/json" id="memtally-faults">"#;
+
+/// The JSON document in the element [`FAULTS_OPEN`] of a report page,
+/// read as it comes; `None` for a page without the element.
+pub fn read_faults<T: serde::de::DeserializeOwned>(
+    mut r: impl BufRead,
+) -> Result<Option<T>, ReadError> {
+    let Some(line) = skip_to(&mut r, FAULTS_OPEN).map_err(ReadError::Io)? else {
+        return Ok(None);
+    };
+    let mut json = std::io::BufReader::with_capacity(64 << 10, Element { r, state: State::Body });
+    let read = serde_json::from_reader::<_, T>(&mut json);
+    let _ = std::io::copy(&mut json, &mut std::io::sink());
+    match (json.get_ref().state, read) {
+        (State::Cut, _) => Err(ReadError::Parse(ParseError::at(
+            line,
+            "the embedded page-fault recording has no end (cut short?)",
+        ))),
+        (_, Ok(t)) => Ok(Some(t)),
+        (_, Err(e)) => Err(ReadError::Parse(ParseError::at(
+            line,
+            format!("the embedded page-fault recording: {e}"),
+        ))),
     }
 }
 
@@ -215,6 +251,23 @@ mod tests {
         let bytewise = std::io::BufReader::with_capacity(1, page.as_bytes());
         let ReadError::Parse(again) = read(bytewise).unwrap_err() else { panic!("a parse error") };
         assert_eq!(again, e);
+    }
+
+    #[test]
+    fn the_faults_element_is_read_where_present() {
+        let page = format!(
+            "<!doctype html>{OPEN}{{\"a\":1}}</script>\n{FAULTS_OPEN}{{\"f\":\"x\\u003cy\"}}</script>"
+        );
+        let got: Option<serde_json::Value> = read_faults(page.as_bytes()).unwrap();
+        assert_eq!(got, Some(serde_json::json!({"f": "x<y"})));
+        let none: Option<serde_json::Value> =
+            read_faults(format!("<!doctype html>{OPEN}{{}}</script>").as_bytes()).unwrap();
+        assert_eq!(none, None);
+        let cut = format!("<!doctype html>{FAULTS_OPEN}{{\"f\":");
+        let Err(ReadError::Parse(e)) = read_faults::<serde_json::Value>(cut.as_bytes()) else {
+            panic!("a cut page is an error")
+        };
+        assert!(e.message.contains("no end"), "{e:?}");
     }
 
     #[test]
