@@ -134,7 +134,7 @@ pub(crate) fn check_document(version: u32) -> Result<(), String> {
 }
 
 /// The documents a snapshot is read from.
-enum Shape {
+pub(crate) enum Shape {
     /// A `memtally snapshot` document of one object.
     Snapshot,
     /// The JSON of one process shown.
@@ -148,7 +148,7 @@ enum Shape {
 /// Which top-level keys a document has (their values skipped, not kept):
 /// what tells the shapes apart.
 #[derive(Deserialize)]
-struct Keys {
+pub(crate) struct Keys {
     memtally_snapshot: Option<IgnoredAny>,
     pid: Option<IgnoredAny>,
     regions: Option<IgnoredAny>,
@@ -159,7 +159,7 @@ struct Keys {
 }
 
 impl Keys {
-    fn shape(&self) -> Option<Shape> {
+    pub(crate) fn shape(&self) -> Option<Shape> {
         if self.memtally_snapshot.is_some() {
             Some(Shape::Snapshot)
         } else if self.regions.is_some() && self.pid.is_some() {
@@ -177,7 +177,7 @@ impl Keys {
 /// A process object of the JSON show view (top level or in `processes`):
 /// what a snapshot takes of it.
 #[derive(Deserialize)]
-struct ShowProcess {
+pub(crate) struct ShowProcess {
     pid: Option<u64>,
     comm: Option<String>,
     command: Option<String>,
