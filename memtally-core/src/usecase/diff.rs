@@ -103,7 +103,7 @@ fn digest(path: &Path) -> Result<(Digest, Again)> {
         }
         // Read as it comes; one that does not read so is read whole below,
         // which says what is wrong with it.
-        if let Some(how) = diff_json::streamed(path, start, head) {
+        if let Some(how) = diff_json::streamed(start, head) {
             if let Some(d) = diff_json::digest(path, how) {
                 return Ok((d, Again::Json(how)));
             }

@@ -15,7 +15,7 @@ use crate::model::snap_digest::{Digest, RegionDigest};
 use crate::model::snap_region_de::RegionRef;
 use crate::model::snapshot::{SnapRegion, Snapshot, SnapshotKind};
 use crate::source::bounded;
-use crate::source::parse::snapshot::{check_document, Keys, Shape, Start};
+use crate::source::parse::snapshot::{check_document, Start};
 use crate::source::parse::snapshot_feed::{self, FeedShape, RegionFeed};
 use crate::source::parse::{snapshot_html, ParseError};
 use crate::usecase::snapshot::{input_error, starts_json};
@@ -29,22 +29,14 @@ pub(crate) enum Streamed {
     Page,
 }
 
-/// How the document `path`, of start `start` and first bytes `head`, is
-/// read as it comes; `None` for one read whole.
-pub(crate) fn streamed(path: &Path, start: Start, head: &[u8]) -> Option<Streamed> {
+/// How a document of start `start` and first bytes `head` is read as it
+/// comes; `None` for one read whole (and one read so that is not
+/// `show`'s JSON, a snapshot of format 1 or a page of one).
+pub(crate) fn streamed(start: Start, head: &[u8]) -> Option<Streamed> {
     match start {
         Start::Document => Some(Streamed::File(FeedShape::Snapshot)),
         Start::Other if snapshot_html::is_html(head) => Some(Streamed::Page),
-        Start::Other if starts_json(head) => {
-            // Its shape, from its keys (their values skipped).
-            let f = bounded::open_input(path).ok()?;
-            let keys: Keys = serde_json::from_reader(BufReader::new(f)).ok()?;
-            match keys.shape()? {
-                Shape::ShowProcess => Some(Streamed::File(FeedShape::ShowProcess)),
-                Shape::ShowSelection => Some(Streamed::File(FeedShape::ShowSelection)),
-                Shape::Snapshot | Shape::Vmmap => None,
-            }
-        }
+        Start::Other if starts_json(head) => Some(Streamed::File(FeedShape::Show)),
         Start::Other | Start::Lines | Start::Unknown(_) => None,
     }
 }

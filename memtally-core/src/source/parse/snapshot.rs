@@ -134,7 +134,7 @@ pub(crate) fn check_document(version: u32) -> Result<(), String> {
 }
 
 /// The documents a snapshot is read from.
-pub(crate) enum Shape {
+enum Shape {
     /// A `memtally snapshot` document of one object.
     Snapshot,
     /// The JSON of one process shown.
@@ -148,7 +148,7 @@ pub(crate) enum Shape {
 /// Which top-level keys a document has (their values skipped, not kept):
 /// what tells the shapes apart.
 #[derive(Deserialize)]
-pub(crate) struct Keys {
+struct Keys {
     memtally_snapshot: Option<IgnoredAny>,
     pid: Option<IgnoredAny>,
     regions: Option<IgnoredAny>,
@@ -159,7 +159,7 @@ pub(crate) struct Keys {
 }
 
 impl Keys {
-    pub(crate) fn shape(&self) -> Option<Shape> {
+    fn shape(&self) -> Option<Shape> {
         if self.memtally_snapshot.is_some() {
             Some(Shape::Snapshot)
         } else if self.regions.is_some() && self.pid.is_some() {

@@ -28,10 +28,9 @@ pub(crate) trait RegionFeed {
 pub(crate) enum FeedShape {
     /// A `memtally snapshot` document of one object (format 1).
     Snapshot,
-    /// The JSON of one process shown.
-    ShowProcess,
-    /// The JSON of several processes shown.
-    ShowSelection,
+    /// The JSON of `show`: of one process, or of several (told by its
+    /// keys as `snapshot::Keys` tells them, as they come).
+    Show,
 }
 
 /// The document in `r`, of shape `shape`, its regions handed to `feed`
@@ -61,9 +60,7 @@ impl<F: RegionFeed> At<'_, F> {
     fn keeps(&self, key: &str) -> bool {
         match self.shape {
             FeedShape::Snapshot => true,
-            FeedShape::ShowProcess | FeedShape::ShowSelection => {
-                matches!(key, "pid" | "comm" | "command" | "source" | "totals")
-            }
+            FeedShape::Show => matches!(key, "pid" | "comm" | "command" | "source" | "totals"),
         }
     }
 
@@ -75,7 +72,7 @@ impl<F: RegionFeed> At<'_, F> {
         let v = Value::Object(rest);
         match self.shape {
             FeedShape::Snapshot => serde_json::from_value(v).map_err(|e| e.to_string()),
-            FeedShape::ShowProcess | FeedShape::ShowSelection => {
+            FeedShape::Show => {
                 let p: ShowProcess = serde_json::from_value(v).map_err(|e| e.to_string())?;
                 let mut p = SnapProcess::from(p);
                 p.categories = categories;
@@ -97,32 +94,69 @@ impl<'de, F: RegionFeed> Visitor<'de> for Top<'_, '_, F> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Snapshot, A::Error> {
         let at = self.0;
-        if at.shape == FeedShape::ShowProcess {
-            let p = Process(at).visit_map(m)?;
-            return Ok(Snapshot::of(vec![p], SnapshotKind::Linux));
-        }
-        let (mut rest, mut processes) = (Map::new(), Vec::new());
-        while let Some(key) = m.next_key::<String>()? {
-            match key.as_str() {
-                "processes" => processes = m.next_value_seed(Processes(&mut *at))?,
-                _ if at.shape == FeedShape::Snapshot => {
-                    rest.insert(key, m.next_value::<Value>()?);
-                }
-                _ => {
-                    m.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
         match at.shape {
             FeedShape::Snapshot => {
+                let (mut rest, mut processes) = (Map::new(), Vec::new());
+                while let Some(key) = m.next_key::<String>()? {
+                    match key.as_str() {
+                        "processes" => processes = m.next_value_seed(Processes(&mut *at))?,
+                        _ => {
+                            rest.insert(key, m.next_value::<Value>()?);
+                        }
+                    }
+                }
                 rest.insert("processes".into(), Value::Array(Vec::new()));
                 let mut snap: Snapshot =
                     serde_json::from_value(Value::Object(rest)).map_err(A::Error::custom)?;
                 snap.processes = processes;
                 Ok(snap)
             }
-            _ => Ok(Snapshot::of(processes, SnapshotKind::Linux)),
+            FeedShape::Show => show(at, m),
         }
+    }
+}
+
+/// The JSON of `show`, its shape told by its keys as they come: of one
+/// process (`pid` and `regions`) or of several (`processes` and
+/// `categories`). Any other (a snapshot, `vmmap`'s JSON) is an error here:
+/// it is read whole.
+fn show<'de, F: RegionFeed, A: MapAccess<'de>>(
+    at: &mut At<'_, F>,
+    mut m: A,
+) -> Result<Snapshot, A::Error> {
+    let other = || A::Error::custom("not the JSON of show");
+    let (mut rest, mut processes) = (Map::new(), None);
+    let (mut pid, mut regions, mut categories) = (false, false, false);
+    while let Some(key) = m.next_key::<String>()? {
+        match key.as_str() {
+            "memtally_snapshot" | "regions_read" | "header" => return Err(other()),
+            "regions" if processes.is_none() => {
+                m.next_value_seed(Regions(&mut *at))?;
+                regions = true;
+            }
+            "processes" if !regions => processes = Some(m.next_value_seed(Processes(&mut *at))?),
+            "regions" | "processes" => return Err(other()),
+            _ => {
+                pid |= key == "pid";
+                categories |= key == "categories";
+                match at.keeps(&key) {
+                    true => {
+                        rest.insert(key, m.next_value::<Value>()?);
+                    }
+                    false => {
+                        m.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+        }
+    }
+    match processes {
+        None if pid && regions => {
+            let p = at.process(rest).map_err(A::Error::custom)?;
+            Ok(Snapshot::of(vec![p], SnapshotKind::Linux))
+        }
+        Some(processes) if categories => Ok(Snapshot::of(processes, SnapshotKind::Linux)),
+        _ => Err(other()),
     }
 }
 
