@@ -331,3 +331,57 @@ fn types_diffed(sizes: &[usize]) {
         "from {small} to {big} bytes of input the peak grew by {grew_kib} KiB ({small_peak} to {big_peak} KiB)"
     );
 }
+
+/// `diff` of the JSON of `show` and of a report page embedding it (a
+/// snapshot of format 1) keeps no region, only what it prints: each
+/// region is added into its process's sums as serde reads it, and the
+/// few listed are read again. 4,000 and 32,000 regions (2 and 16 MB of
+/// `show` JSON), each against itself and against one whose last region
+/// vanished; the peak grows by under 8 MiB.
+#[test]
+fn diff_of_large_show_json_and_pages_stays_flat() {
+    let Some(cg) = MemCgroup::new("diff-json", 1 << 30) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut peaks = [Vec::new(), Vec::new()];
+    for regions in [4_000u64, 32_000] {
+        let before = tmp.path().join(format!("{regions}.json"));
+        let after = tmp.path().join(format!("{regions}-after.json"));
+        crate::diff_memory::write_show(&before, regions);
+        crate::diff_memory::write_show(&after, regions - 1);
+        let page = |json: &Path, name: &str| {
+            let args = ["--input", json.to_str().unwrap(), "--max-size", "1G"];
+            crate::report::report(tmp.path(), &format!("{regions}-{name}.html"), &args)
+        };
+        let pages = (page(&before, "before"), page(&after, "after"));
+        for (kind, (b, a)) in [(0, (before.clone(), after.clone())), (1, pages)] {
+            let (b, a) = (b.to_str().unwrap(), a.to_str().unwrap());
+            let out = tmp.path().join(format!("{regions}-{kind}.out"));
+            let (code, err, same_peak) = cg.run(&["diff", b, b], &out);
+            assert_eq!(code, 0, "{err}");
+            let text = std::fs::read_to_string(&out).unwrap();
+            assert!(text.contains("0 appeared (0 virtual), 0 vanished (0 virtual)"), "{text}");
+            let (code, err, peak) = cg.run(&["diff", b, a, "--format", "json"], &out);
+            assert_eq!(code, 0, "{err}");
+            let doc: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+            let listed = doc["regions"].as_array().unwrap();
+            assert_eq!(listed.len(), 1, "the one region that vanished: {listed:?}");
+            assert_eq!(listed[0]["status"], "vanished", "{listed:?}");
+            let end = 0x1000_0000 + (regions - 1) * 8192 + 4096;
+            assert_eq!(listed[0]["end"], end, "{listed:?}");
+            // Every region is summed: 4096 of rss each.
+            assert_eq!(doc["totals"]["delta"]["rss"], -4096, "{}", doc["totals"]);
+            let size = std::fs::metadata(b).unwrap().len();
+            eprintln!("diff of {b} ({size} bytes): peak {same_peak} KiB, of two {peak} KiB");
+            peaks[kind].push((size, same_peak.max(peak)));
+        }
+    }
+    for p in peaks {
+        let ((small, small_peak), (big, big_peak)) = (p[0], p[1]);
+        let grew_kib = big_peak.saturating_sub(small_peak);
+        assert!(
+            grew_kib < 8 << 10,
+            "from {small} to {big} bytes of input the peak grew by {grew_kib} KiB ({small_peak} to {big_peak} KiB)"
+        );
+    }
+}

@@ -114,7 +114,7 @@ fn diff_of_large_snapshots_stays_under_one_file_in_memory() {
 
 /// `show --format json` of one process with `regions` one-page regions,
 /// each with the figures smaps gives a mapping.
-fn write_show(path: &Path, regions: u64) {
+pub(crate) fn write_show(path: &Path, regions: u64) {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
     write!(f, r#"{{"pid":42,"comm":"big","command":"big","source":"smaps","totals":{{"rss":4096}},"regions":["#).unwrap();
     let figures: String = [

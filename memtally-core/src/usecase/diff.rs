@@ -5,9 +5,11 @@
 //! region's identity and where its line begins). The few regions `diff`
 //! lists (those one side lacks) are then read again where their lines
 //! begin. Memory is about 12 bytes a region and a process's head, not the
-//! regions. Saved vmmap text is folded likewise (`diff_vmmap`). A file
-//! that cannot be read twice (a pipe) keeps every region, as does any
-//! other document (read whole, typed).
+//! regions. Saved vmmap text is folded likewise (`diff_vmmap`), and so
+//! are a snapshot of format 1, `show`'s JSON and a report page, each
+//! region as serde reads it (`diff_json`). A file that cannot be read
+//! twice (a pipe) keeps every region, as does the JSON of `vmmap` (read
+//! whole, typed).
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
@@ -23,8 +25,8 @@ use crate::model::snapshot::{SnapRegion, Snapshot, SnapshotKind};
 use crate::source::bounded;
 use crate::source::parse::snapshot::Start;
 use crate::source::parse::snapshot_lines::{self, Records};
-use crate::usecase::diff_vmmap;
 use crate::usecase::snapshot::{input_error, is_vmmap_text, lines_error, load_opened, open};
+use crate::usecase::{diff_json, diff_vmmap};
 
 /// What changed from `before` to `after` (any documents
 /// [`load`](crate::usecase::snapshot::load) reads, both of one kind: two
@@ -63,6 +65,8 @@ enum Again {
     Lines,
     /// Saved vmmap text, read through again; its figures by type.
     Vmmap(TypeSides),
+    /// A one-object JSON document or a report page, read through again.
+    Json(diff_json::Streamed),
 }
 
 /// Adds to `d` (read from `path` as `how` says) the regions named in
@@ -76,6 +80,7 @@ fn again(
     match how {
         Again::No => Ok(None),
         Again::Lines => fetch_regions(path, d, keep).map(|()| None),
+        Again::Json(how) => diff_json::fetch_regions(path, how, d, keep).map(|()| None),
         Again::Vmmap(sides) => {
             let none = HashSet::new();
             diff_vmmap::fetch_regions(path, d, keep.first().unwrap_or(&none))?;
@@ -90,11 +95,18 @@ fn again(
 fn digest(path: &Path) -> Result<(Digest, Again)> {
     let regular = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.is_file();
     let (mut r, start) = open(path)?;
-    if start == Start::Other && regular {
+    if regular && start != Start::Lines {
         let head = r.fill_buf().map_err(|e| input_error(path, e))?;
-        if is_vmmap_text(head) {
+        if start == Start::Other && is_vmmap_text(head) {
             let (d, sides) = diff_vmmap::digest(path, r)?;
             return Ok((d, Again::Vmmap(sides)));
+        }
+        // Read as it comes; one that does not read so is read whole below,
+        // which says what is wrong with it.
+        if let Some(how) = diff_json::streamed(start, head) {
+            if let Some(d) = diff_json::digest(path, how) {
+                return Ok((d, Again::Json(how)));
+            }
         }
     }
     if start != Start::Lines {

@@ -217,7 +217,7 @@ fn utf8_head(head: &[u8]) -> bool {
 }
 
 /// Whether the first byte of `head` but white space is `{`.
-fn starts_json(head: &[u8]) -> bool {
+pub(crate) fn starts_json(head: &[u8]) -> bool {
     head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
 }
 

@@ -29,6 +29,7 @@ mod smaps_fields;
 pub(crate) mod smaps_header;
 mod smaps_size_line;
 pub mod snapshot;
+pub(crate) mod snapshot_feed;
 pub mod snapshot_html;
 pub(crate) mod snapshot_lines;
 pub mod stat;

@@ -177,7 +177,7 @@ impl Keys {
 /// A process object of the JSON show view (top level or in `processes`):
 /// what a snapshot takes of it.
 #[derive(Deserialize)]
-struct ShowProcess {
+pub(crate) struct ShowProcess {
     pid: Option<u64>,
     comm: Option<String>,
     command: Option<String>,

@@ -6,6 +6,7 @@
 use std::io::BufRead;
 
 use crate::model::snapshot::Snapshot;
+use crate::source::parse::snapshot::Start;
 use crate::source::parse::ParseError;
 
 /// The opening tag of the element the page carries its snapshot in; the
@@ -64,8 +65,33 @@ pub enum ReadError {
 /// the element passed over, the JSON in it read by serde as it comes (a
 /// snapshot object into its typed shape), nothing held whole. What it
 /// reads, and says of a page it cannot, is what [`parse`] does.
-pub fn read(mut r: impl BufRead) -> Result<Snapshot, ReadError> {
-    use crate::source::parse::snapshot::{check_document, start_of, Start};
+pub fn read(r: impl BufRead) -> Result<Snapshot, ReadError> {
+    use crate::source::parse::snapshot::{check_document, Start};
+    with_element(r, |json, start| match start {
+        Start::Lines => crate::source::parse::snapshot_lines::snapshot(json)
+            .map_err(crate::source::parse::snapshot::lines_error),
+        Start::Document => serde_json::from_reader::<_, Snapshot>(json)
+            .map_err(|e| ParseError::at(0, format!("not a valid snapshot: {e}")))
+            .and_then(|snap| {
+                check_document(snap.memtally_snapshot).map_err(|m| ParseError::at(0, m))?;
+                Ok(snap)
+            }),
+        Start::Unknown(_) | Start::Other => {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(json, &mut bytes)
+                .map_err(|e| ParseError::at(0, e.to_string()))?;
+            crate::source::parse::snapshot::parse(&bytes)
+        }
+    })
+}
+
+/// What `f` reads of the JSON a page carries (handed as a stream, and
+/// how it starts), the page read from `r` up to the element's end: the
+/// errors as [`read`] words them.
+pub(crate) fn with_element<T, R: BufRead>(
+    mut r: R,
+    f: impl FnOnce(&mut dyn BufRead, Start) -> Result<T, ParseError>,
+) -> Result<T, ReadError> {
     let Some(line) = skip_to(&mut r, OPEN).map_err(ReadError::Io)? else {
         return Err(ReadError::Parse(without()));
     };
@@ -75,22 +101,8 @@ pub fn read(mut r: impl BufRead) -> Result<Snapshot, ReadError> {
     };
     let mut json = std::io::BufReader::with_capacity(64 << 10, Element { r, state: State::Body });
     let head = json.fill_buf().map_err(ReadError::Io)?;
-    let start = start_of(head);
-    let read = match start {
-        Start::Lines => crate::source::parse::snapshot_lines::snapshot(&mut json)
-            .map_err(crate::source::parse::snapshot::lines_error),
-        Start::Document => serde_json::from_reader::<_, Snapshot>(&mut json)
-            .map_err(|e| ParseError::at(0, format!("not a valid snapshot: {e}")))
-            .and_then(|snap| {
-                check_document(snap.memtally_snapshot).map_err(|m| ParseError::at(0, m))?;
-                Ok(snap)
-            }),
-        Start::Unknown(_) | Start::Other => {
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut json, &mut bytes).map_err(ReadError::Io)?;
-            crate::source::parse::snapshot::parse(&bytes)
-        }
-    };
+    let start = crate::source::parse::snapshot::start_of(head);
+    let read = f(&mut json, start);
     // A page cut before the element's end says so, whatever the JSON read
     // as (what is left of the element is read to find its end).
     let _ = std::io::copy(&mut json, &mut std::io::sink());

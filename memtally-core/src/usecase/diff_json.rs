@@ -1,0 +1,140 @@
+//! `diff` of a one-object JSON document in a regular file (a snapshot of
+//! format 1, the JSON of `show`, or a report page, which embeds a snapshot
+//! of format 1): read twice, never held. The first read adds each region
+//! into its process's digest as serde reads it (`snapshot_feed`); the
+//! second keeps the regions `diff` lists. A document that does not read
+//! so is read whole ([`load`](crate::usecase::snapshot::load)), which
+//! says what is wrong with it.
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::model::snap_digest::{Digest, RegionDigest};
+use crate::model::snap_region_de::RegionRef;
+use crate::model::snapshot::{SnapRegion, Snapshot, SnapshotKind};
+use crate::source::bounded;
+use crate::source::parse::snapshot::{check_document, Start};
+use crate::source::parse::snapshot_feed::{self, FeedShape, RegionFeed};
+use crate::source::parse::{snapshot_html, ParseError};
+use crate::usecase::snapshot::{input_error, starts_json};
+
+/// Where a document's regions are, for reading them as they come.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Streamed {
+    /// The file is the document, of this shape.
+    File(FeedShape),
+    /// The file is a report page; the snapshot it embeds.
+    Page,
+}
+
+/// How a document of start `start` and first bytes `head` is read as it
+/// comes; `None` for one read whole (and one read so that is not
+/// `show`'s JSON, a snapshot of format 1 or a page of one).
+pub(crate) fn streamed(start: Start, head: &[u8]) -> Option<Streamed> {
+    match start {
+        Start::Document => Some(Streamed::File(FeedShape::Snapshot)),
+        Start::Other if snapshot_html::is_html(head) => Some(Streamed::Page),
+        Start::Other if starts_json(head) => Some(Streamed::File(FeedShape::Show)),
+        Start::Other | Start::Lines | Start::Unknown(_) => None,
+    }
+}
+
+/// The document `path` read `how`, its regions handed to `feed`; `None`
+/// where it does not read so.
+fn read(path: &Path, how: Streamed, feed: &mut impl RegionFeed) -> Option<Snapshot> {
+    let f = bounded::open_input(path).ok()?;
+    let r = BufReader::with_capacity(64 << 10, f);
+    let snap = match how {
+        Streamed::File(shape) => snapshot_feed::read(r, shape, feed).ok()?,
+        Streamed::Page => snapshot_html::with_element(r, |json: &mut dyn BufRead, start| {
+            let no = || ParseError::at(0, "read whole");
+            match start {
+                Start::Document => {
+                    snapshot_feed::read(json, FeedShape::Snapshot, feed).map_err(|_| no())
+                }
+                _ => Err(no()),
+            }
+        })
+        .ok()?,
+    };
+    // A snapshot of another format is read whole, which says so.
+    if matches!(how, Streamed::Page | Streamed::File(FeedShape::Snapshot)) {
+        check_document(snap.memtally_snapshot).ok()?;
+    }
+    Some(snap)
+}
+
+/// The digest of the document `path` read `how`, no region kept; `None`
+/// where it does not read so.
+pub(crate) fn digest(path: &Path, how: Streamed) -> Option<Digest> {
+    struct Sums {
+        d: Digest,
+        pending: RegionDigest,
+    }
+    impl RegionFeed for Sums {
+        fn region(&mut self, r: RegionRef<'_>) {
+            self.pending.add_parts(r.path_key(), &r.sizes, r.id(), r.purge);
+        }
+        fn process(&mut self) {
+            self.d.push(std::mem::take(&mut self.pending));
+        }
+    }
+    let empty = Snapshot::of(Vec::new(), SnapshotKind::Linux);
+    let mut sums = Sums { d: Digest::empty(empty), pending: RegionDigest::default() };
+    let snap = read(path, how, &mut sums)?;
+    (snap.processes.len() == sums.d.ids.len()).then_some(())?;
+    sums.d.snapshot = snap;
+    Some(sums.d)
+}
+
+/// Adds to a [`digest`] of `path` process `i`'s regions named in
+/// `keep[i]`, the document read again (in its order).
+pub(crate) fn fetch_regions(
+    path: &Path,
+    how: Streamed,
+    d: &mut Digest,
+    keep: &[HashSet<u64>],
+) -> Result<()> {
+    struct Keep<'k> {
+        keep: &'k [HashSet<u64>],
+        /// Per process read: its regions kept, and how many it had.
+        kept: Vec<(Vec<SnapRegion>, usize)>,
+        pending: (Vec<SnapRegion>, usize),
+    }
+    impl RegionFeed for Keep<'_> {
+        fn region(&mut self, r: RegionRef<'_>) {
+            self.pending.1 += 1;
+            let i = self.kept.len();
+            if self.keep.get(i).is_some_and(|k| k.contains(&r.id())) {
+                self.pending.0.push(r.into_owned());
+            }
+        }
+        fn process(&mut self) {
+            self.kept.push(std::mem::take(&mut self.pending));
+        }
+    }
+    if keep.iter().all(HashSet::is_empty) {
+        return Ok(());
+    }
+    let changed = || Error::Parse {
+        path: path.to_path_buf(),
+        message: "changed while being compared; run again".into(),
+    };
+    let mut sink = Keep { keep, kept: Vec::new(), pending: (Vec::new(), 0) };
+    // A file that no longer opens says why.
+    bounded::open_input(path).map_err(|e| input_error(path, e))?;
+    read(path, how, &mut sink).ok_or_else(changed)?;
+    if sink.kept.len() != d.ids.len() {
+        return Err(changed());
+    }
+    for (i, (regions, seen)) in sink.kept.into_iter().enumerate() {
+        let wanted = keep.get(i).map_or(0, HashSet::len);
+        if seen != d.ids[i].len() || regions.len() < wanted {
+            return Err(changed());
+        }
+        d.snapshot.processes[i].regions = regions;
+    }
+    Ok(())
+}
