@@ -57,7 +57,9 @@ pub fn run(args: &[&str]) -> Output {
 }
 
 /// [`run`] with the output `columns` wide, as `COLUMNS=N memtally ARGS`
-/// (`None`: unfitted, as piped without `COLUMNS`).
+/// (`None`: unfitted, as piped without `COLUMNS`). The width tests read
+/// recorded Linux trees, as the Linux commands do.
+#[cfg(target_os = "linux")]
 pub fn run_at_width(columns: Option<usize>, args: &[&str]) -> Output {
     use crate::render::width::TEST_WIDTH;
     let before = TEST_WIDTH.with(|w| w.replace(columns));
