@@ -353,23 +353,14 @@ fn a_buffer_the_lock_limit_refuses_is_halved_and_said() {
 /// stopped (SIGSTOP) while the child faults, so its one-page buffer fills.
 #[test]
 fn lost_samples_are_counted_and_said() {
-    let (_dir, exe) = crate::support::lone::build("faulter", FAULTER_C);
-    let mut child =
-        Command::new(&exe).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let child = Killed(child);
-    let mut ready = [0u8; 6];
-    out.read_exact(&mut ready).unwrap();
-    let pid = child.0.id().to_string();
+    let mut faulter = Faulter::start();
+    let pid = faulter.pid.clone();
     for format in ["json", "table"] {
         let args = ["--for", "60s", "--buffer-pages", "1", "--format", format];
         let Some((rec, _err)) = recorder(&[&[pid.as_str()][..], &args].concat()) else { return };
         // SAFETY: kill(2) of the recorder this test started.
         assert_eq!(unsafe { libc::kill(rec.id() as i32, libc::SIGSTOP) }, 0);
-        stdin.write_all(b"x").unwrap();
-        let mut done = [0u8; 5];
-        out.read_exact(&mut done).unwrap();
+        faulter.fault();
         assert_eq!(unsafe { libc::kill(rec.id() as i32, libc::SIGCONT) }, 0);
         std::thread::sleep(std::time::Duration::from_millis(200));
         assert_eq!(unsafe { libc::kill(rec.id() as i32, libc::SIGINT) }, 0);
@@ -389,6 +380,38 @@ fn lost_samples_are_counted_and_said() {
         } else {
             assert!(text.contains("samples were lost"), "{text}");
         }
+    }
+}
+
+/// A running [`FAULTER_C`], ready: [`Faulter::fault`] has it touch 16 MiB.
+struct Faulter {
+    _dir: tempfile::TempDir,
+    _child: Killed,
+    out: std::process::ChildStdout,
+    stdin: std::process::ChildStdin,
+    pid: String,
+}
+
+impl Faulter {
+    fn start() -> Faulter {
+        let (dir, exe) = crate::support::lone::build("faulter", FAULTER_C);
+        let mut child =
+            Command::new(&exe).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+        let mut out = child.stdout.take().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let pid = child.id().to_string();
+        // Killed first: a child that never says ready is still ended.
+        let child = Killed(child);
+        let mut ready = [0u8; 6];
+        out.read_exact(&mut ready).unwrap();
+        Faulter { _dir: dir, _child: child, out, stdin, pid }
+    }
+
+    /// Has the child touch 16 MiB of new memory, and waits until it has.
+    fn fault(&mut self) {
+        self.stdin.write_all(b"x").unwrap();
+        let mut done = [0u8; 5];
+        self.out.read_exact(&mut done).unwrap();
     }
 }
 
@@ -415,22 +438,13 @@ int main(void) {
 /// touched reads as 16 MiB from about 4096 / N samples.
 #[test]
 fn one_in_n_is_sampled_and_scaled() {
-    let (_dir, exe) = crate::support::lone::build("faulter", FAULTER_C);
-    let mut child =
-        Command::new(&exe).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let child = Killed(child);
-    let mut ready = [0u8; 6];
-    out.read_exact(&mut ready).unwrap();
-    let pid = child.0.id().to_string();
+    let mut faulter = Faulter::start();
+    let pid = faulter.pid.clone();
     // The kernel's chains: small samples, so none is lost on a loaded
     // machine (the default DWARF buffer holds about 2,000 samples a CPU).
     let args = [&pid, "--for", "60s", "--sample", "8", "--unwind", "fp", "--format", "json"];
     let Some((rec, _err)) = recorder(&args) else { return };
-    stdin.write_all(b"x").unwrap();
-    let mut done = [0u8; 5];
-    out.read_exact(&mut done).unwrap();
+    faulter.fault();
     std::thread::sleep(std::time::Duration::from_millis(300));
     // SAFETY: kill(2) of the recorder this test started.
     assert_eq!(unsafe { libc::kill(rec.id() as i32, libc::SIGINT) }, 0);
