@@ -25,7 +25,9 @@ use crate::model::snapshot::{SnapRegion, Snapshot, SnapshotKind};
 use crate::source::bounded;
 use crate::source::parse::snapshot::Start;
 use crate::source::parse::snapshot_lines::{self, Records};
-use crate::usecase::snapshot::{input_error, is_vmmap_text, lines_error, load_opened, open};
+use crate::usecase::snapshot::{
+    changed_meanwhile, input_error, is_vmmap_text, lines_error, load_opened, open,
+};
 use crate::usecase::{diff_json, diff_vmmap};
 
 /// What changed from `before` to `after` (any documents
@@ -199,10 +201,7 @@ impl Records for DigestRecords {
 /// named in `keep[i]`, each read where its line begins (a few hundred
 /// bytes apiece, not the file again), in file order.
 fn fetch_regions(path: &Path, d: &mut Digest, keep: &[HashSet<u64>]) -> Result<()> {
-    let changed = || Error::Parse {
-        path: path.to_path_buf(),
-        message: "changed while being compared; run again".into(),
-    };
+    let changed = || changed_meanwhile(path);
     let mut wanted: Vec<(u32, usize, u64)> = Vec::new();
     for (i, k) in keep.iter().enumerate() {
         let (ids, offsets) = (&d.ids[i], &d.offsets[i]);

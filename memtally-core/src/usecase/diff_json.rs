@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::snap_digest::{Digest, RegionDigest};
 use crate::model::snap_region_de::RegionRef;
 use crate::model::snapshot::{SnapRegion, Snapshot, SnapshotKind};
@@ -18,7 +18,7 @@ use crate::source::bounded;
 use crate::source::parse::snapshot::{check_document, Start};
 use crate::source::parse::snapshot_feed::{self, FeedShape, RegionFeed};
 use crate::source::parse::{snapshot_html, ParseError};
-use crate::usecase::snapshot::{input_error, starts_json};
+use crate::usecase::snapshot::{changed_meanwhile, input_error, starts_json};
 
 /// Where a document's regions are, for reading them as they come.
 #[derive(Debug, Clone, Copy)]
@@ -118,10 +118,7 @@ pub(crate) fn fetch_regions(
     if keep.iter().all(HashSet::is_empty) {
         return Ok(());
     }
-    let changed = || Error::Parse {
-        path: path.to_path_buf(),
-        message: "changed while being compared; run again".into(),
-    };
+    let changed = || changed_meanwhile(path);
     let mut sink = Keep { keep, kept: Vec::new(), pending: (Vec::new(), 0) };
     // A file that no longer opens says why.
     bounded::open_input(path).map_err(|e| input_error(path, e))?;

@@ -17,7 +17,7 @@ use crate::model::vmmap::{VRegion, VRegionSink};
 use crate::model::Flow;
 use crate::source::bounded;
 use crate::source::parse::vmmap;
-use crate::usecase::snapshot::input_error;
+use crate::usecase::snapshot::{changed_meanwhile, input_error};
 
 /// The digest of saved vmmap text read from `r` (`path`), no region
 /// kept, and its figures by type for `diff`'s footprint table.
@@ -89,10 +89,7 @@ pub(crate) fn fetch_regions(path: &Path, d: &mut Digest, keep: &HashSet<u64>) ->
     vmmap::parse(r, Default::default(), &mut sink).map_err(|e| input_error(path, e))?;
     let p = &mut d.snapshot.processes[0];
     if sink.seen != d.ids[0].len() || sink.kept.len() < keep.len() {
-        return Err(Error::Parse {
-            path: path.to_path_buf(),
-            message: "changed while being compared; run again".into(),
-        });
+        return Err(changed_meanwhile(path));
     }
     p.regions = sink.kept;
     Ok(())

@@ -252,6 +252,15 @@ pub(crate) fn input_error(path: &Path, e: std::io::Error) -> Error {
     }
 }
 
+/// A document read twice (the sums, then the regions listed) that was
+/// not the same the second time.
+pub(crate) fn changed_meanwhile(path: &Path) -> Error {
+    Error::Parse {
+        path: path.to_path_buf(),
+        message: "changed while being compared; run again".into(),
+    }
+}
+
 /// Non-JSON input: a saved macOS vmmap report, read a line at a time,
 /// each region kept as a snapshot region only.
 fn from_vmmap_text(path: &Path, r: impl BufRead) -> Result<Snapshot> {
