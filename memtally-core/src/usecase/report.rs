@@ -7,6 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use crate::analyze::cgroup::CgroupView;
 use crate::analyze::fault_report::FaultReport;
 use crate::analyze::gpu::GpuReport;
 use crate::analyze::machine::Machine;
@@ -17,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::model::snapshot::{Moment, SnapProcess, Snapshot, SnapshotKind};
 use crate::model::{Note, ProcMemory};
 use crate::source::ProcRoot;
-use crate::usecase::cgroup::{cgroups, CgroupOptions, CgroupView};
+use crate::usecase::cgroup::{cgroups, CgroupOptions};
 use crate::usecase::gpu::{gpu, GpuOptions};
 use crate::usecase::plot::{plot, Plot, PlotOptions, SeriesPlot};
 use crate::usecase::select::SelectOptions;

@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
+use memtally_core::analyze::cgroup::CgroupView;
 use memtally_core::analyze::gpu::GpuReport;
-use memtally_core::usecase::cgroup::CgroupView;
 use memtally_core::usecase::vmmap::VmmapReport;
 
 use super::esc;
