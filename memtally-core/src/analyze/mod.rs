@@ -16,7 +16,7 @@ pub mod gpu;
 pub mod group;
 pub mod machine;
 pub mod metrics;
-pub(crate) mod page_states;
+pub mod page_states;
 pub mod report;
 pub mod rounding;
 pub mod select;

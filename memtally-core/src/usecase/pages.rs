@@ -4,6 +4,7 @@
 //! (who shares with whom) and `show --pages` (page states) make of them.
 
 use crate::analyze::exclusive::{exclusive, swap_holders};
+use crate::analyze::page_states::PageView;
 use crate::error::{Error, PageFigure, Result};
 use crate::model::pages::{Exclusive, Frames, ProcPages, ReadCost, PAGE};
 use crate::model::Note;
@@ -236,28 +237,6 @@ fn zero_mappings(pages: &[&ProcPages], frames: &Frames) -> u64 {
         }
     }
     n
-}
-
-/// `show PID --pages`: the page states of each category of one process.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct PageView {
-    /// The process.
-    pub pid: u32,
-    /// Its short name.
-    pub comm: String,
-    /// Its command line.
-    pub cmdline: String,
-    /// Whether the page flags were read (else only `PAGEMAP_SCAN`'s states).
-    pub flags: bool,
-    /// Each category that has pages, in table order.
-    pub categories: Vec<(crate::analyze::Category, crate::model::pages::PageStates)>,
-    /// Every category added up.
-    pub totals: crate::model::pages::PageStates,
-    /// What the figures leave out.
-    pub notes: Vec<Note>,
-    /// What the read cost: entries of each file read.
-    pub cost: ReadCost,
 }
 
 /// Reads one process's mappings and pages: page states by category, from
