@@ -20,7 +20,7 @@ pub mod page_states;
 pub mod report;
 pub mod rounding;
 pub mod select;
-pub(crate) mod sharing;
+pub mod sharing;
 pub(crate) mod shmem_swap;
 pub mod show;
 mod signed;
