@@ -17,6 +17,7 @@ pub mod group;
 pub mod machine;
 pub mod metrics;
 pub mod page_states;
+pub mod plot;
 pub mod report;
 pub mod rounding;
 pub mod select;
