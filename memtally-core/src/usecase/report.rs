@@ -15,6 +15,7 @@ use crate::analyze::plot::{Plot, SeriesPlot};
 use crate::analyze::report::{groups, machine_of, ReportBy, ReportGroup, Unread};
 use crate::analyze::select::Selection;
 use crate::analyze::trend::{fit, Trend};
+use crate::analyze::vmmap::VmmapReport;
 use crate::error::{Error, Result};
 use crate::model::snapshot::{Moment, SnapProcess, Snapshot, SnapshotKind};
 use crate::model::{Note, ProcMemory};
@@ -25,7 +26,7 @@ use crate::usecase::plot::{plot, PlotOptions};
 use crate::usecase::select::SelectOptions;
 use crate::usecase::snapshot::{add_exact, load as load_snapshot, take, Taken};
 use crate::usecase::top::{top, TopOptions};
-use crate::usecase::vmmap::{read as read_vmmap, VmmapInput, VmmapOptions, VmmapReport};
+use crate::usecase::vmmap::{read as read_vmmap, VmmapInput, VmmapOptions};
 use crate::usecase::{Progress, Silent};
 
 /// The opening tag of the element a report page carries its snapshot in

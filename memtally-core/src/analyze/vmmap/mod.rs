@@ -24,8 +24,8 @@ pub use tally::Tally;
 
 use serde::Serialize;
 
-use crate::model::vmmap::VRegion;
-use crate::model::{Named, Purge, Region, Sizes};
+use crate::model::vmmap::{Document, VRegion};
+use crate::model::{Group, Named, Purge, Region, Sizes};
 
 /// What the vmmap view groups the selected regions by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -304,6 +304,42 @@ pub fn pow2_bucket(v: u64) -> u64 {
 pub(crate) fn opt_add(slot: &mut Option<u64>, v: Option<u64>) {
     if let Some(v) = v {
         *slot = Some(slot.unwrap_or(0).saturating_add(v));
+    }
+}
+
+/// Everything read from one report.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct VmmapReport {
+    /// What was read, for messages (`saved.txt`, `standard input`).
+    pub source: String,
+    /// The report's header, tables and diagnostics.
+    pub doc: Document,
+    /// The analyses over the selected regions.
+    pub tally: Tally,
+    /// The selected regions with their line numbers, when kept.
+    pub regions: Vec<(usize, Region)>,
+    /// With `by`: its name and the groups, largest dirty first.
+    pub groups: Option<(&'static str, Vec<Group>)>,
+    /// Types whose region-line count differs from the summary COUNT.
+    pub mismatches: Vec<CountMismatch>,
+    /// The footprint of the selected types: from the region lines, or from
+    /// the summary table when the input has none (`vmmap -summary`).
+    pub footprint: Footprint,
+    /// Where `footprint` comes from.
+    pub footprint_from: FootprintFrom,
+    /// The summary table's `TOTAL` row checked against the sum of its rows.
+    pub total_check: Option<TotalCheck>,
+    /// The header's `Physical footprint:` beside memtally's footprint of
+    /// every type (xnu's definition), when the header states one.
+    pub footprint_check: Option<FootprintCheck>,
+}
+
+impl VmmapReport {
+    /// True when something in the input could not be read or was elided.
+    pub fn partial(&self) -> bool {
+        let d = &self.doc.diagnostics;
+        d.unreadable > 0 || d.elisions > 0
     }
 }
 
