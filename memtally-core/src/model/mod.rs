@@ -23,6 +23,7 @@ pub(crate) mod snap_pages;
 pub(crate) mod snap_region_de;
 pub mod snapshot;
 pub(crate) mod summable;
+pub(crate) mod users;
 pub mod vmmap;
 pub mod wss;
 pub(crate) mod zram;
@@ -38,4 +39,5 @@ pub use process::{ProcInfo, ProcMemory, Process, Scan, SizeSource, StatusSizes, 
 pub use region::{Backing, Purge, Region};
 pub use sink::{Flow, RegionSink};
 pub use sizes::{snake_case, Figure, SizeKey, Sizes, KNOWN_KEYS};
+pub use users::Users;
 pub use zram::ZramStat;

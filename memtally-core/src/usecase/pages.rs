@@ -5,8 +5,9 @@
 
 use crate::analyze::exclusive::{exclusive, swap_holders};
 use crate::analyze::page_states::PageView;
+use crate::analyze::top::ExactFigures;
 use crate::error::{Error, PageFigure, Result};
-use crate::model::pages::{Exclusive, Frames, ProcPages, ReadCost, PAGE};
+use crate::model::pages::{Frames, ProcPages, ReadCost, PAGE};
 use crate::model::Note;
 use crate::source::pages::kconfig::{large_folio_count, LargeFolioCount};
 use crate::source::pages::{kpage, pagemap, KpageFiles};
@@ -170,18 +171,6 @@ fn hidden(figure: PageFigure, path: &std::path::Path, e: std::io::Error) -> Erro
         }
         _ => Error::io(path, e),
     }
-}
-
-/// Exclusive figures of groups of the processes read: per group (indices
-/// into the processes read), and of all of them together.
-#[derive(Debug, Clone, Default)]
-pub struct ExactFigures {
-    /// Each group's figure; `None` where a member's pages were not read.
-    pub groups: Vec<Option<Exclusive>>,
-    /// Every process read, as one group.
-    pub all: Exclusive,
-    /// What the figures leave out or cannot be sure of.
-    pub notes: Vec<Note>,
 }
 
 /// The exclusive figure of each group of `members` (indices into
