@@ -6,12 +6,9 @@
 use std::io::BufRead;
 
 use crate::model::snapshot::Snapshot;
+use crate::model::{FAULTS_ELEMENT as FAULTS_OPEN, SNAPSHOT_ELEMENT as OPEN};
 use crate::source::parse::snapshot::Start;
 use crate::source::parse::ParseError;
-
-/// The opening tag of the element the page carries its snapshot in; the
-/// writer (the HTML printer) writes exactly this.
-pub const OPEN: &str = r#"<script type="application/json" id="memtally-snapshot">"#;
 
 /// Where the element ends. The writer escapes every `<` inside the JSON
 /// (as `\u003c`, which JSON reads back as `<`), so the first `</script`
@@ -139,11 +136,6 @@ fn skip_to(r: &mut impl BufRead, open: &str) -> std::io::Result<Option<usize>> {
     }
     Ok(Some(1 + newlines))
 }
-
-/// The opening tag of the element a page carries its page-fault
-/// recording in (`report --faults`, `--faults-input`), after the
-/// snapshot's; written as the snapshot is (every `<` escaped).
-pub const FAULTS_OPEN: &str = r#"<script type="application/json" id="memtally-faults">"#;
 
 /// The JSON document in the element [`FAULTS_OPEN`] of a report page,
 /// read as it comes; `None` for a page without the element.
