@@ -2,7 +2,9 @@
 //! shape for Linux and macOS, its `Sizes`, and the process around them.
 
 pub(crate) mod cgroup;
-pub mod faults;
+// The samples serve the fault recording, which is Linux-only.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(crate) mod faults;
 pub mod gpu;
 pub(crate) mod group;
 pub mod guard;
@@ -16,7 +18,7 @@ pub(crate) mod region;
 pub mod region_json;
 pub mod series;
 pub(crate) mod sink;
-pub mod sizes;
+pub(crate) mod sizes;
 mod sizes_de;
 pub mod snap_digest;
 pub mod snap_lines;
