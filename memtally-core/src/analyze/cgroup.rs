@@ -95,7 +95,7 @@ pub struct CgroupRow {
 }
 
 /// Whether `p` is `cgroup` or below it.
-pub fn is_within(p: &str, cgroup: &str) -> bool {
+pub(crate) fn is_within(p: &str, cgroup: &str) -> bool {
     let base = cgroup.trim_end_matches('/');
     base.is_empty() || p == base || p.strip_prefix(base).is_some_and(|rest| rest.starts_with('/'))
 }

@@ -50,7 +50,7 @@ impl Named for FileSort {
 
 /// The key of a region in this view: its path or kind (`[heap]`), and
 /// `[anonymous]` for anonymous memory without a name (as `show --by path`).
-pub fn file_key(region: &Region) -> &str {
+pub(crate) fn file_key(region: &Region) -> &str {
     region.path.as_deref().unwrap_or("[anonymous]")
 }
 

@@ -150,7 +150,7 @@ pub fn groups(
 /// The machine picture of a snapshot read back: its recorded meminfo
 /// beside its processes' totals, through the same builder `top` and
 /// `machine` use. `None` when the snapshot recorded no meminfo.
-pub fn machine_of(snapshot: &Snapshot) -> Option<Machine> {
+pub(crate) fn machine_of(snapshot: &Snapshot) -> Option<Machine> {
     let fields = snapshot.machine.clone()?;
     let meminfo = MemInfo { fields, counts: Default::default() };
     let processes: Vec<ProcMemory> = snapshot

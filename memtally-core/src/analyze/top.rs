@@ -77,7 +77,7 @@ pub enum TopSort {
     Pid,
     /// The OOM killer's score (`PID/oom_score`), highest first: the
     /// process it would kill first at the top (procrank -o). Process rows
-    /// only; the use case reads the scores and sorts ([`sort_by_oom`]).
+    /// only; the use case reads the scores and sorts (`sort_by_oom`).
     Oom,
 }
 
@@ -241,7 +241,7 @@ pub fn group_key(p: &ProcMemory, by: TopBy, user_name: &dyn Fn(Option<u32>) -> S
 
 /// The processes (indices into `processes`) each row of `report` adds up:
 /// its own process, its whole subtree, or every process of its key.
-pub fn row_members(
+pub(crate) fn row_members(
     processes: &[ProcMemory],
     report: &TopReport,
     user_name: &dyn Fn(Option<u32>) -> String,
@@ -313,7 +313,11 @@ fn compare(
 /// Sorts the rows of one process each again with their processes' OOM
 /// scores (`oom`, by PID) for [`TopSort::Oom`]; a process without a score
 /// sorts below every one with.
-pub fn sort_by_oom(report: &mut TopReport, processes: &[ProcMemory], oom: &HashMap<u32, u32>) {
+pub(crate) fn sort_by_oom(
+    report: &mut TopReport,
+    processes: &[ProcMemory],
+    oom: &HashMap<u32, u32>,
+) {
     if report.by == TopBy::Process {
         let sort = report.sort.clone();
         report.rows.sort_unstable_by(|a, b| compare(a, b, &sort, processes, oom));

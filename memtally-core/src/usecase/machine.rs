@@ -40,7 +40,10 @@ pub fn machine(root: &ProcRoot, progress: &dyn Progress) -> Result<MachineView> 
 
 /// Adds what the machine's drivers report to the waterfall: the RAM of
 /// zram devices (`mm_stat`), amdgpu's GTT.
-pub fn add_drivers(root: &crate::source::ProcRoot, m: &mut crate::analyze::machine::Machine) {
+pub(crate) fn add_drivers(
+    root: &crate::source::ProcRoot,
+    m: &mut crate::analyze::machine::Machine,
+) {
     let zram = crate::source::zram::read(root);
     let unreadable = zram.unreadable.into_iter().map(|(name, _)| name).collect();
     m.add_zram(zram.devices, unreadable);

@@ -234,7 +234,7 @@ fn zero_mappings(pages: &[&ProcPages], frames: &Frames) -> u64 {
 /// figure of smaps but Anonymous (a relro mapping is read-only file data
 /// with anonymous pages), which pagemap tells page by page, and smaps
 /// would walk the page tables once more (docs/benchmarks.md#page-level-reads).
-pub fn page_view(root: &ProcRoot, pid: u32) -> Result<PageView> {
+pub(crate) fn page_view(root: &ProcRoot, pid: u32) -> Result<PageView> {
     if !root.is_procfs() {
         return Err(Error::LiveOnly {
             root: root.path().to_path_buf(),

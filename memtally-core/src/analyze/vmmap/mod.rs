@@ -187,7 +187,7 @@ pub fn footprint_part(purge: Purge, dirty_and_swap: u64) -> u64 {
 
 /// The reclaimable part of `resident` bytes in a region of purge state
 /// `purge`: all of it for volatile (and empty) regions, none otherwise.
-pub fn reclaimable_part(purge: Purge, resident: u64) -> u64 {
+pub(crate) fn reclaimable_part(purge: Purge, resident: u64) -> u64 {
     if matches!(purge, Purge::Volatile | Purge::Empty) {
         resident
     } else {
@@ -203,7 +203,7 @@ pub fn reclaimable_part(purge: Purge, resident: u64) -> u64 {
 /// types (by their dirty bytes) as any other memory, and counting them
 /// resident put memtally above the header (922M against 919.0M on a
 /// macOS 26 report; the graphics-only rule gives 919.0M).
-pub fn owned_unmapped(region_type: &str) -> bool {
+pub(crate) fn owned_unmapped(region_type: &str) -> bool {
     region_type.trim() == "owned unmapped (graphics)"
 }
 
@@ -240,7 +240,7 @@ pub fn bucket_reclaimable(purge: Purge, b: &Bucket) -> Option<u64> {
 /// libraries by segment (`unused __DATA`, `unused shlib __DATA_DIRTY`,
 /// `unused __AUTH`, `unused __TEXT`, ...) and the summary adds them all
 /// up in one row, `unused but dirty shlib __DATA`.
-pub fn same_type(region_type: &str) -> &str {
+pub(crate) fn same_type(region_type: &str) -> &str {
     let t = region_type.trim();
     let segment = t.rsplit(' ').next().unwrap_or("");
     if t.starts_with("unused ") && segment.starts_with("__") {
@@ -293,7 +293,7 @@ pub(crate) fn footprint_of(r: &VRegion) -> Option<u64> {
 }
 
 /// The smallest power of two at or above `v` (0 for 0).
-pub fn pow2_bucket(v: u64) -> u64 {
+pub(crate) fn pow2_bucket(v: u64) -> u64 {
     if v == 0 {
         0
     } else {
