@@ -26,8 +26,9 @@
 //!
 //! Data flows one way: [`source`] reads (Linux `/proc`, macOS `vmmap`
 //! text) into the [`model`] (one `Region` shape for both systems),
-//! [`analyze`] groups and sums without I/O, and [`usecase`] does what
-//! each command does (options in, results out). [`write`](mod@write)
+//! [`analyze`] groups and sums without I/O (and holds every result the
+//! use cases return), and [`usecase`] does what each command does
+//! (options in, results out). [`write`](mod@write)
 //! creates every file written; [`error`] says what failed. Printing
 //! (tables, JSON, CSV) and the command line itself live in the
 //! `memtally-cli` package.
