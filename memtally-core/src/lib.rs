@@ -26,8 +26,9 @@
 //!
 //! Data flows one way: [`source`] reads (Linux `/proc`, macOS `vmmap`
 //! text) into the [`model`] (one `Region` shape for both systems),
-//! [`analyze`] groups and sums without I/O, and [`usecase`] does what
-//! each command does (options in, results out). [`write`](mod@write)
+//! [`analyze`] groups and sums without I/O (and holds every result the
+//! use cases return), and [`usecase`] does what each command does
+//! (options in, results out). [`write`](mod@write)
 //! creates every file written; [`error`] says what failed. Printing
 //! (tables, JSON, CSV) and the command line itself live in the
 //! `memtally-cli` package.
@@ -102,7 +103,8 @@ pub use analyze::diff::{Diff, DiffOptions};
 pub use analyze::gpu::GpuReport;
 pub use analyze::select::Selection;
 pub use analyze::show::{ShowBy, ShowReport};
-pub use analyze::top::{TopBy, TopReport};
+pub use analyze::top::{Top, TopBy, TopReport};
+pub use analyze::vmmap::VmmapReport;
 pub use analyze::{categorize, Category};
 pub use model::snapshot::Snapshot;
 pub use model::{Figure, Flow, Note, Process, Region, RegionSink, Sizes};
@@ -113,6 +115,6 @@ pub use usecase::gpu::GpuOptions;
 pub use usecase::select::SelectOptions;
 pub use usecase::show::{show, ShowOptions, ShowView, Shown};
 pub use usecase::snapshot::Taken;
-pub use usecase::top::{Top, TopOptions};
-pub use usecase::vmmap::{VmmapOptions, VmmapReport};
+pub use usecase::top::TopOptions;
+pub use usecase::vmmap::VmmapOptions;
 pub use usecase::{Progress, Silent};

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use memtally_core::model::series::SeriesFigure;
 use memtally_core::usecase::plot::{plot, PlotOptions, Stack};
-use memtally_core::usecase::watch::SeriesFigure;
 use memtally_core::write::write_file;
 use memtally_core::{Error, Result};
 

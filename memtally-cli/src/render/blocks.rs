@@ -141,15 +141,13 @@ mod tests {
     /// and its notes, cgroup's named differences).
     #[test]
     fn real_views_print_nothing_but_their_blocks() {
-        use memtally_core::usecase::vmmap::{read, VmmapInput};
-        use memtally_core::{GpuOptions, ProcRoot, Silent, VmmapOptions};
+        use crate::testdata::views;
+        use memtally_core::ProcRoot;
 
         let Some(fixtures) = crate::testdata::testdata("fixtures") else { return };
         let width = width::output_width();
         for name in ["04_modern_gpu_purge.txt", "09_summary_only.txt", "12_unreadable.txt"] {
-            let input = VmmapInput::File(fixtures.join("vmmap").join(name));
-            let opts = VmmapOptions::default().with_keep_regions(true);
-            let report = read(&input, &opts, &mut ()).unwrap();
+            let report = views::vmmap(&fixtures.join("vmmap").join(name));
             let view = VmmapView {
                 report: &report,
                 pow2: false,
@@ -160,25 +158,14 @@ mod tests {
             assert_printed_by_blocks(name, &view, view.blocks(width));
         }
         let machine = ProcRoot::new(fixtures.join("gpu/machine"));
-        let report = memtally_core::usecase::gpu::gpu(&machine, &GpuOptions::default()).unwrap();
+        let report = views::gpu(&machine);
         assert!(!report.totals.is_empty(), "the recorded machine has GPU clients");
         let gpu = GpuView { report };
         assert_printed_by_blocks("gpu", &gpu, crate::render::gpu::blocks(&gpu.report));
-        let cgroups = memtally_core::usecase::cgroup::cgroups(
-            &machine,
-            &memtally_core::usecase::cgroup::CgroupOptions::default(),
-            &Silent,
-        )
-        .unwrap();
+        let cgroups = views::cgroup(&machine);
         assert_printed_by_blocks("cgroup", &cgroups, crate::render::cgroup::blocks(&cgroups));
         let python = ProcRoot::new(fixtures.join("linux/python3-mmap/proc"));
-        use memtally_core::usecase::show::{show, ShowOptions, ShowView, Shown};
-        let view = ShowView::Classic(11364);
-        let Ok(Shown::Classic(classic)) =
-            show(&python, &view, &ShowOptions::default(), &mut (), &Silent)
-        else {
-            panic!("the classic view of a recorded process")
-        };
+        let classic = views::classic(&python, 11364);
         assert_printed_by_blocks("classic", &classic, crate::render::classic::blocks(&classic));
     }
 

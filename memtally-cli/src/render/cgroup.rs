@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use memtally_core::analyze::cgroup::CgroupRow;
-use memtally_core::usecase::cgroup::CgroupView;
+use memtally_core::analyze::cgroup::CgroupView;
 
 use crate::render::blocks::{write_text, Block};
 use crate::render::json;

@@ -6,9 +6,9 @@ use std::io::Write;
 
 use serde::Serialize;
 
+use memtally_core::analyze::files::Files;
 use memtally_core::analyze::files::{FileRow, Mapper};
 use memtally_core::model::{Backing, Figure, Named};
-use memtally_core::usecase::files::Files;
 
 use crate::render::blocks::{write_text, Block};
 use crate::render::json;

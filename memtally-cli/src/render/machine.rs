@@ -5,8 +5,8 @@ use std::io::Write;
 
 use serde::Serialize;
 
+use memtally_core::analyze::machine::MachineView;
 use memtally_core::analyze::machine::{Line, LineGroup, Machine};
-use memtally_core::usecase::machine::MachineView;
 
 use crate::render::blocks::{write_text, Block};
 use crate::render::json;

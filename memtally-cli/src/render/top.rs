@@ -3,9 +3,9 @@
 
 use std::io::Write;
 
+use memtally_core::analyze::top::Top;
 use memtally_core::analyze::top::{dirty_field, TopBy, TopReport, TopRow, TopSort};
 use memtally_core::model::{Figure, Named, Sizes};
-use memtally_core::usecase::top::Top;
 
 use crate::render::blocks::{write_text, Block};
 use crate::render::notes::word;

@@ -7,9 +7,9 @@
 
 use std::io::{self, Write};
 
+use memtally_core::analyze::top::Top;
 use memtally_core::analyze::top::{group_key, TopBy};
 use memtally_core::model::Figure;
-use memtally_core::usecase::top::Top;
 
 use crate::render::folded;
 

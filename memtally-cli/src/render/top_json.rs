@@ -7,9 +7,9 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use memtally_core::analyze::machine::Machine;
+use memtally_core::analyze::top::Top;
 use memtally_core::analyze::top::{TopBy, TopReport, TopRow};
 use memtally_core::model::{CgroupMemory, Figure, Named, Note, ProcMemory, SizeSource, Sizes};
-use memtally_core::usecase::top::Top;
 
 use crate::render::json;
 use crate::render::notes::words;

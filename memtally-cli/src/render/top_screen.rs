@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
+use memtally_core::analyze::top::Top;
 use memtally_core::analyze::top::TopReport;
-use memtally_core::usecase::top::Top;
 
 use crate::render::blocks::{write_text, Block};
 use crate::render::notes::word;

@@ -7,8 +7,8 @@ use std::sync::LazyLock;
 use serde::Serialize;
 
 use memtally_core::analyze::trend::{trends, Sample, Scope, SeriesKey, Trend};
+use memtally_core::model::series::SeriesFigure;
 use memtally_core::model::{Figure, Named, Sizes};
-use memtally_core::usecase::watch::SeriesFigure;
 
 use crate::render::blocks::{write_text, Block};
 use crate::render::json;

@@ -7,10 +7,10 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use memtally_core::analyze::category::Category;
+use memtally_core::analyze::top::Top;
 use memtally_core::analyze::top::TopBy;
 use memtally_core::model::Named;
 use memtally_core::source::ProcRoot;
-use memtally_core::usecase::top::Top;
 
 pub use crate::ui::detail::Detail;
 use crate::ui::exact::{Pin, PinFigures, PinsRead};

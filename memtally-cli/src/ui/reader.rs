@@ -10,11 +10,12 @@ use std::time::Instant;
 
 use memtally_core::analyze::category::{categorize, Category};
 use memtally_core::analyze::show::ShowReport;
+use memtally_core::analyze::top::Top;
 use memtally_core::analyze::top::{TopBy, TopSort};
 use memtally_core::model::{Figure, Flow, Region, RegionSink};
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::show::{show, ShowOptions, ShowView};
-use memtally_core::usecase::top::{Top, TopReader};
+use memtally_core::usecase::top::TopReader;
 use memtally_core::usecase::Silent;
 use memtally_core::Error;
 

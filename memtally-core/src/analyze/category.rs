@@ -179,7 +179,7 @@ fn is_relro(region: &Region) -> bool {
 /// `/dev/zero`, mapped shared): they stay in memory when the process
 /// exits, for as long as the file or segment exists (or another process
 /// maps it), and only swap can take them out. dma-buf is not tmpfs.
-pub fn is_shmem(region: &Region) -> bool {
+pub(crate) fn is_shmem(region: &Region) -> bool {
     let path = region.path.as_deref().unwrap_or("");
     region.perms.as_bytes().get(3) == Some(&b's')
         && region.backing == Backing::SharedMemory

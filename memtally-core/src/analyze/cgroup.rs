@@ -3,6 +3,8 @@
 //! by its parts: page cache charged to it, tmpfs, kernel memory, sockets.
 //! Pure: the caller reads the cgroup files and the processes.
 
+use std::path::PathBuf;
+
 use serde::Serialize;
 
 use crate::analyze::signed::{bytes as signed, clamp};
@@ -93,7 +95,7 @@ pub struct CgroupRow {
 }
 
 /// Whether `p` is `cgroup` or below it.
-pub fn is_within(p: &str, cgroup: &str) -> bool {
+pub(crate) fn is_within(p: &str, cgroup: &str) -> bool {
     let base = cgroup.trim_end_matches('/');
     base.is_empty() || p == base || p.strip_prefix(base).is_some_and(|rest| rest.starts_with('/'))
 }
@@ -226,6 +228,20 @@ pub fn beside(m: &CgroupMemory) -> Vec<Part> {
         }],
         _ => Vec::new(),
     }
+}
+
+/// The view.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct CgroupView {
+    /// One row per cgroup shown.
+    pub rows: Vec<CgroupRow>,
+    /// `v1` or `v2`, and where: `None` when no hierarchy has the memory controller.
+    pub layout: Option<(u8, PathBuf)>,
+    /// Processes read.
+    pub processes: usize,
+    /// Processes read from `status` only (permission): no PSS.
+    pub restricted: usize,
 }
 
 #[cfg(test)]

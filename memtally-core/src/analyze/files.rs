@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use crate::model::{Backing, Figure, Flow, Named, Region, RegionSink, Sizes};
+use crate::model::{Backing, Figure, Flow, Named, Note, Region, RegionSink, Sizes};
 
 /// What the rows sort by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +50,7 @@ impl Named for FileSort {
 
 /// The key of a region in this view: its path or kind (`[heap]`), and
 /// `[anonymous]` for anonymous memory without a name (as `show --by path`).
-pub fn file_key(region: &Region) -> &str {
+pub(crate) fn file_key(region: &Region) -> &str {
     region.path.as_deref().unwrap_or("[anonymous]")
 }
 
@@ -288,6 +288,22 @@ fn compare(a: &FileRow, b: &FileRow, sort: &[FileSort]) -> std::cmp::Ordering {
         }
     }
     std::cmp::Ordering::Equal
+}
+
+/// The view, with who each PID is and what it leaves out.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Files {
+    /// The rows and totals.
+    pub report: FilesReport,
+    /// Each process read's command line (`[comm]` without one), by PID.
+    pub commands: HashMap<u32, String>,
+    /// What the figures leave out.
+    pub notes: Vec<Note>,
+    /// Whether some selected process is not in the figures.
+    pub partial: bool,
+    /// Only file mappings were counted (`usecase::files::FilesOptions::files_only`).
+    pub files_only: bool,
 }
 
 #[cfg(test)]

@@ -296,6 +296,21 @@ pub fn machine(m: &MemInfo, processes: &[ProcMemory]) -> Option<Machine> {
     })
 }
 
+/// The waterfall and what the scan behind it could not read.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct MachineView {
+    /// The waterfall.
+    pub machine: Machine,
+    /// Processes read with PSS.
+    pub processes: usize,
+    /// Processes that could not be read in detail (their memory is in
+    /// `anon_unread` and the cache lines, not the process lines).
+    pub restricted: usize,
+    /// Processes that exited while being read.
+    pub vanished: usize,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

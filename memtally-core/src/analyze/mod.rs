@@ -10,17 +10,20 @@ pub mod diff;
 pub mod diff_exact;
 pub(crate) mod exclusive;
 pub mod fault_report;
-pub mod faults;
+// Serves the fault recording, which is Linux-only; tested everywhere.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(crate) mod faults;
 pub mod files;
 pub mod gpu;
 pub mod group;
 pub mod machine;
 pub mod metrics;
-pub(crate) mod page_states;
+pub mod page_states;
+pub mod plot;
 pub mod report;
 pub mod rounding;
 pub mod select;
-pub(crate) mod sharing;
+pub mod sharing;
 pub(crate) mod shmem_swap;
 pub mod show;
 mod signed;

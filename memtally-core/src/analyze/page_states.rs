@@ -5,8 +5,9 @@
 //! `PAGEMAP_SCAN` tells any reader (present, swapped, file, huge, zero).
 
 use crate::analyze::category::{categorize, Category};
+use crate::model::pages::ReadCost;
 use crate::model::pages::{Frames, PageStates, ProcPages, PAGE};
-use crate::model::Region;
+use crate::model::{Note, Region};
 
 /// The page states of each category that has pages, in table order.
 /// With `frames` the kpageflags states are filled in; without, only
@@ -137,6 +138,28 @@ impl Near {
 /// The states of category `k`, made on first use.
 fn slot(by: &mut [Option<PageStates>], k: Option<usize>) -> Option<&mut PageStates> {
     Some(by[k?].get_or_insert_with(PageStates::default))
+}
+
+/// `show PID --pages`: the page states of each category of one process.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct PageView {
+    /// The process.
+    pub pid: u32,
+    /// Its short name.
+    pub comm: String,
+    /// Its command line.
+    pub cmdline: String,
+    /// Whether the page flags were read (else only `PAGEMAP_SCAN`'s states).
+    pub flags: bool,
+    /// Each category that has pages, in table order.
+    pub categories: Vec<(crate::analyze::Category, crate::model::pages::PageStates)>,
+    /// Every category added up.
+    pub totals: crate::model::pages::PageStates,
+    /// What the figures leave out.
+    pub notes: Vec<Note>,
+    /// What the read cost: entries of each file read.
+    pub cost: ReadCost,
 }
 
 #[cfg(test)]

@@ -7,9 +7,15 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::analyze::cgroup::CgroupView;
+use crate::analyze::fault_report::FaultReport;
+use crate::analyze::gpu::GpuReport;
 use crate::analyze::machine::Machine;
+use crate::analyze::plot::SeriesPlot;
+use crate::analyze::trend::Trend;
+use crate::analyze::vmmap::VmmapReport;
 use crate::model::snapshot::{SnapProcess, Snapshot};
-use crate::model::{MemInfo, Named, ProcInfo, ProcMemory, Sizes};
+use crate::model::{MemInfo, Named, Note, ProcInfo, ProcMemory, Sizes};
 
 /// How the report's treemap groups processes under the machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -144,7 +150,7 @@ pub fn groups(
 /// The machine picture of a snapshot read back: its recorded meminfo
 /// beside its processes' totals, through the same builder `top` and
 /// `machine` use. `None` when the snapshot recorded no meminfo.
-pub fn machine_of(snapshot: &Snapshot) -> Option<Machine> {
+pub(crate) fn machine_of(snapshot: &Snapshot) -> Option<Machine> {
     let fields = snapshot.machine.clone()?;
     let meminfo = MemInfo { fields, counts: Default::default() };
     let processes: Vec<ProcMemory> = snapshot
@@ -167,6 +173,64 @@ pub fn machine_of(snapshot: &Snapshot) -> Option<Machine> {
         })
         .collect();
     crate::analyze::machine::machine(&meminfo, &processes)
+}
+
+/// Everything a report page draws.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Report {
+    /// The snapshot; its `notes` are those of the file it was read from
+    /// (empty when read live: then [`Report::notes`] holds them).
+    pub snapshot: Snapshot,
+    /// What the figures leave out (live reads).
+    pub notes: Vec<Note>,
+    /// Processes listed but not readable in detail (live reads).
+    pub unread: Vec<Unread>,
+    /// The machine's waterfall, when every process was read (live) or the
+    /// snapshot recorded meminfo.
+    pub machine: Option<Machine>,
+    /// How the treemap groups processes.
+    pub by: ReportBy,
+    /// The groups, largest first.
+    pub groups: Vec<ReportGroup>,
+    /// Whether the waterfall was rebuilt from a snapshot file's meminfo
+    /// (its lines then rest on the snapshot's processes alone).
+    pub machine_from_file: bool,
+    /// `gpu`'s view of the selection, read when `top` found GPU memory
+    /// (live reads); the error's text when that read failed.
+    pub gpu: Option<std::result::Result<GpuReport, String>>,
+    /// `cgroup`'s view of every cgroup, read when grouping by cgroup
+    /// (live reads); the error's text when that read failed.
+    pub cgroups: Option<std::result::Result<CgroupView, String>>,
+    /// `vmmap`'s view (footprint, region type by purge state) of a saved
+    /// vmmap text read back.
+    pub vmmap: Option<VmmapReport>,
+    /// Processes in the snapshot by their rollup totals only (no
+    /// categories, no mappings): those past `live`'s `detail`.
+    pub summarized: usize,
+    /// The largest programs by PSS, at most [`HEADLINE_PROGRAMS`], as
+    /// `top --by program` groups them (whatever `by` is): the page's
+    /// headline names them.
+    pub programs: Vec<ReportGroup>,
+    /// The page faults recorded for the page (`report --faults`, or read
+    /// back with `--faults-input`): which code filled the boxes.
+    pub faults: Option<FaultReport>,
+}
+
+/// How many programs the page's headline names.
+pub const HEADLINE_PROGRAMS: usize = 3;
+
+/// A watch series read back for its page: the total and the processes
+/// that grew most (as `plot` picks them), each with the line `watch`
+/// fits to it for its verdict.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct SeriesReport {
+    /// The lines, as `plot` draws them.
+    pub plot: SeriesPlot,
+    /// The fitted trend of each of `plot.totals`, then of `plot.processes`;
+    /// `None` for a line of fewer than two samples.
+    pub trends: Vec<Option<Trend>>,
 }
 
 #[cfg(test)]

@@ -5,7 +5,9 @@
 
 use std::collections::HashMap;
 
+use crate::analyze::top::TopBy;
 use crate::model::pages::{Frames, ProcPages, PAGE};
+use crate::model::Note;
 
 /// A frame mapped by more groups than this is left out of the pairs (and
 /// counted): pairs cost the square of the sharers, and a page every
@@ -94,6 +96,33 @@ pub fn pairs(groups: &[Vec<&ProcPages>], frames: &Frames, top: usize) -> (Vec<Pa
     out.sort_by(|x, y| y.bytes.cmp(&x.bytes).then(x.a.cmp(&y.a)).then(x.b.cmp(&y.b)));
     out.truncate(top);
     (out, skipped)
+}
+
+/// One side of a pair: a row of the grouping.
+#[derive(Debug, Clone)]
+pub struct Sharer {
+    /// The row's key (PID, program, user, cgroup path).
+    pub key: String,
+    /// What to call it: the command of a process, else the key.
+    pub label: String,
+    /// How many processes it adds up.
+    pub processes: usize,
+    /// Its PSS, where known.
+    pub pss: Option<u64>,
+}
+
+/// The view.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SharedView {
+    /// How the processes are grouped.
+    pub by: TopBy,
+    /// The groups the pairs point into.
+    pub sharers: Vec<Sharer>,
+    /// The pairs, most shared bytes first.
+    pub pairs: Vec<Pair>,
+    /// What the figures leave out.
+    pub notes: Vec<Note>,
 }
 
 #[cfg(test)]

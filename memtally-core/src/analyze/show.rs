@@ -100,7 +100,7 @@ pub struct ShowReport {
     /// GPU memory of the processes (docs/gpu-json.md), when read and any.
     pub gpu: Option<crate::analyze::gpu::GpuShow>,
     /// The regions whose pages are tmpfs / shared memory
-    /// ([`is_shmem`]) added up: the
+    /// (`category::is_shmem`) added up: the
     /// part of USS and private dirty that the process's exit does not free.
     pub shmem: Sizes,
 }

@@ -5,7 +5,11 @@
 
 use std::collections::HashMap;
 
-use crate::model::{Figure, MemInfo, Named, ProcMemory, Sizes};
+use crate::model::pages::Exclusive;
+use crate::model::{
+    CgroupMemory, Figure, MemInfo, Named, Note, ProcMemory, Scan, SizeSource, Sizes, Users,
+    Withheld,
+};
 
 /// How `top` groups processes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -73,7 +77,7 @@ pub enum TopSort {
     Pid,
     /// The OOM killer's score (`PID/oom_score`), highest first: the
     /// process it would kill first at the top (procrank -o). Process rows
-    /// only; the use case reads the scores and sorts ([`sort_by_oom`]).
+    /// only; the use case reads the scores and sorts (`sort_by_oom`).
     Oom,
 }
 
@@ -237,7 +241,7 @@ pub fn group_key(p: &ProcMemory, by: TopBy, user_name: &dyn Fn(Option<u32>) -> S
 
 /// The processes (indices into `processes`) each row of `report` adds up:
 /// its own process, its whole subtree, or every process of its key.
-pub fn row_members(
+pub(crate) fn row_members(
     processes: &[ProcMemory],
     report: &TopReport,
     user_name: &dyn Fn(Option<u32>) -> String,
@@ -309,7 +313,11 @@ fn compare(
 /// Sorts the rows of one process each again with their processes' OOM
 /// scores (`oom`, by PID) for [`TopSort::Oom`]; a process without a score
 /// sorts below every one with.
-pub fn sort_by_oom(report: &mut TopReport, processes: &[ProcMemory], oom: &HashMap<u32, u32>) {
+pub(crate) fn sort_by_oom(
+    report: &mut TopReport,
+    processes: &[ProcMemory],
+    oom: &HashMap<u32, u32>,
+) {
     if report.by == TopBy::Process {
         let sort = report.sort.clone();
         report.rows.sort_unstable_by(|a, b| compare(a, b, &sort, processes, oom));
@@ -383,6 +391,115 @@ fn tree_rows(processes: &[ProcMemory], sort: &[TopSort]) -> Vec<TopRow> {
         }
     }
     rows
+}
+
+/// Exclusive figures of groups of the processes read: per group (indices
+/// into the processes read), and of all of them together.
+#[derive(Debug, Clone, Default)]
+pub struct ExactFigures {
+    /// Each group's figure; `None` where a member's pages were not read.
+    pub groups: Vec<Option<Exclusive>>,
+    /// Every process read, as one group.
+    pub all: Exclusive,
+    /// What the figures leave out or cannot be sure of.
+    pub notes: Vec<Note>,
+}
+
+/// The view, the scan it was built from, and what was left out.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Top {
+    /// The view.
+    pub report: TopReport,
+    /// Every process read; the report's rows point into it.
+    pub scan: Scan,
+    /// Kernel threads the selection left out.
+    pub kernel_threads: usize,
+    /// PIDs named, or named as a tree's root, that did not exist (as opposed
+    /// to the scan's `vanished`: listed, then exited while being read).
+    pub missing: Vec<u32>,
+    /// The names of the scan's users, for the `user` grouping and display.
+    pub users: Users,
+    /// Grouped by cgroup: each row's own cgroup figures (charge, limits,
+    /// memory.stat), by row key, where its files were read.
+    pub cgroups: HashMap<String, CgroupMemory>,
+    /// Where some processes could not be read in detail: what would let
+    /// memtally read them (it depends on who memtally runs as).
+    pub read_hint: Option<String>,
+    /// Where some processes could not be read in detail and this is the
+    /// live system: the figures memtally's privileges leave out of other
+    /// users' processes.
+    pub withheld: Vec<Withheld>,
+    /// With `exact`: each row's exclusive figure (by row), the selection's
+    /// as a whole, and their notes.
+    pub exact: Option<ExactFigures>,
+    /// The machine's RAM (meminfo MemTotal), for each row's share of it
+    /// (`%MEM`, as smem -p and htop); `None` where meminfo is unreadable.
+    pub mem_total: Option<u64>,
+    /// The OOM score of each process row's PID, where asked
+    /// (`usecase::top::TopOptions::oom`) and readable.
+    pub oom_scores: HashMap<u32, u32>,
+}
+
+impl Top {
+    /// The process a row is of (a row of one process), in the scan.
+    pub fn process_of(&self, row: &TopRow) -> Option<&ProcMemory> {
+        row.process.map(|i| &self.scan.processes[i])
+    }
+
+    /// What the reader must know to trust the figures, in the order they
+    /// are printed. Derived from the view and the scan, so both readers
+    /// (`usecase::top::top`, `TopReader`) carry the same notes.
+    pub fn notes(&self) -> Vec<Note> {
+        let (report, scan) = (&self.report, &self.scan);
+        let mut notes = Vec::new();
+        if dirty_field(&report.totals) == Figure::PrivateDirty {
+            notes.push(Note::NoPssDirty);
+        }
+        if let Some(bytes) = report.totals.pss_shmem.filter(|&v| v > 0) {
+            notes.push(Note::PssShmem { bytes });
+        }
+        if let Some(hint) = &self.read_hint {
+            notes.push(Note::Restricted {
+                count: scan.restricted.len(),
+                hint: hint.clone(),
+                withheld: self.withheld.clone(),
+            });
+        }
+        // macOS (libproc): other users' processes, listed without figures.
+        let libproc = scan.processes.iter().any(|p| p.source == SizeSource::Libproc);
+        if libproc && !scan.restricted.is_empty() {
+            notes.push(Note::OthersMemory { count: scan.restricted.len() });
+        }
+        if report.by == TopBy::Tree {
+            notes.push(Note::SubtreeRows);
+        }
+        if report.rows.iter().any(|r| r.without_pss > 0 && r.processes > 1) {
+            notes.push(Note::RowsWithoutPss);
+        }
+        if !self.missing.is_empty() {
+            notes.push(Note::NoSuchProcess { pids: self.missing.clone() });
+        }
+        if scan.vanished > 0 {
+            notes.push(Note::ExitedDuringScan { count: scan.vanished });
+        }
+        for (pid, why) in &scan.failed {
+            notes.push(Note::Failed { pid: *pid, why: why.clone() });
+        }
+        if let Some(why) = &scan.cut_short {
+            notes.push(Note::RecordingCutShort { why: why.clone() });
+        }
+        notes.extend(self.exact.iter().flat_map(|e| e.notes.iter().cloned()));
+        notes
+    }
+
+    /// Whether some process is in the figures without its PSS, or not at all.
+    pub fn partial(&self) -> bool {
+        !self.scan.restricted.is_empty()
+            || !self.scan.failed.is_empty()
+            || self.scan.cut_short.is_some()
+            || self.exact.as_ref().is_some_and(|e| e.groups.iter().any(Option::is_none))
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ pub(crate) mod cgroup_ns;
 pub(crate) mod closes;
 pub(crate) mod drm_sysfs;
 pub mod enrich;
-pub mod faults;
+pub(crate) mod faults;
 pub(crate) mod gpu;
 pub(crate) mod libproc;
 pub(crate) mod mounts;

@@ -77,6 +77,15 @@ impl UserNames {
         }
         all.iter().find(|(u, _)| *u == uid).map_or_else(|| uid.to_string(), |(_, n)| n.clone())
     }
+
+    /// The names of these uids (a process's uid from its scan), as a table
+    /// that names them without reading the system again.
+    pub fn of(&self, uids: impl IntoIterator<Item = u32>) -> crate::model::Users {
+        let mut uids: Vec<u32> = uids.into_iter().collect();
+        uids.sort_unstable();
+        uids.dedup();
+        crate::model::Users::new(uids.into_iter().map(|u| (u, self.name(Some(u)))).collect())
+    }
 }
 
 #[cfg(all(test, not(target_os = "macos")))]

@@ -2,7 +2,7 @@
 //! it), its charge, limits and memory.stat from the cgroup filesystem,
 //! beside its processes' PSS, with the difference named.
 
-use crate::analyze::cgroup::{is_within, rows, CgroupRow};
+use crate::analyze::cgroup::{is_within, rows, CgroupRow, CgroupView};
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result};
 use crate::model::Needs;
@@ -22,20 +22,6 @@ pub struct CgroupOptions {
 }
 
 setters!(CgroupOptions { with_path: path: Option<String> });
-
-/// The view.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct CgroupView {
-    /// One row per cgroup shown.
-    pub rows: Vec<CgroupRow>,
-    /// `v1` or `v2`, and where: `None` when no hierarchy has the memory controller.
-    pub layout: Option<(u8, PathBuf)>,
-    /// Processes read.
-    pub processes: usize,
-    /// Processes read from `status` only (permission): no PSS.
-    pub restricted: usize,
-}
 
 /// Reads every process's cgroup and memory, then the cgroups' files.
 pub fn cgroups(

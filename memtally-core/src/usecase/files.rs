@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use crate::analyze::files::{FileSort, FileTally, FilesReport, ProcessFiles};
+use crate::analyze::files::{FileSort, FileTally, Files, ProcessFiles};
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result};
 use crate::model::{Figure, Needs, Note, SizeSource};
@@ -57,22 +57,6 @@ setters!(FilesOptions {
     with_reverse: reverse: bool,
     with_files_only: files_only: bool,
 });
-
-/// The view, with who each PID is and what it leaves out.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct Files {
-    /// The rows and totals.
-    pub report: FilesReport,
-    /// Each process read's command line (`[comm]` without one), by PID.
-    pub commands: HashMap<u32, String>,
-    /// What the figures leave out.
-    pub notes: Vec<Note>,
-    /// Whether some selected process is not in the figures.
-    pub partial: bool,
-    /// Only file mappings were counted ([`FilesOptions::files_only`]).
-    pub files_only: bool,
-}
 
 /// One process's read: its files, or why there are none.
 enum Outcome {

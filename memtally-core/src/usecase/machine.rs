@@ -2,28 +2,13 @@
 //! into lines that add up exactly), from meminfo and every process's
 //! `smaps_rollup`.
 
-use crate::analyze::machine::{machine as build, Line, Machine};
+use crate::analyze::machine::{machine as build, Line, MachineView};
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result};
 use crate::model::Needs;
 use crate::source::{scan, ProcRoot};
 use crate::usecase::select::select;
 use crate::usecase::Progress;
-
-/// The waterfall and what the scan behind it could not read.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct MachineView {
-    /// The waterfall.
-    pub machine: Machine,
-    /// Processes read with PSS.
-    pub processes: usize,
-    /// Processes that could not be read in detail (their memory is in
-    /// `anon_unread` and the cache lines, not the process lines).
-    pub restricted: usize,
-    /// Processes that exited while being read.
-    pub vanished: usize,
-}
 
 /// Reads meminfo and every process, and builds the waterfall.
 pub fn machine(root: &ProcRoot, progress: &dyn Progress) -> Result<MachineView> {
@@ -55,7 +40,10 @@ pub fn machine(root: &ProcRoot, progress: &dyn Progress) -> Result<MachineView> 
 
 /// Adds what the machine's drivers report to the waterfall: the RAM of
 /// zram devices (`mm_stat`), amdgpu's GTT.
-pub fn add_drivers(root: &crate::source::ProcRoot, m: &mut crate::analyze::machine::Machine) {
+pub(crate) fn add_drivers(
+    root: &crate::source::ProcRoot,
+    m: &mut crate::analyze::machine::Machine,
+) {
     let zram = crate::source::zram::read(root);
     let unreadable = zram.unreadable.into_iter().map(|(name, _)| name).collect();
     m.add_zram(zram.devices, unreadable);

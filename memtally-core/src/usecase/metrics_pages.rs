@@ -23,7 +23,7 @@ use crate::usecase::pages::{exact_figures, read_pages, FramesFor};
 /// What the page read behind an exclusive figure costs per resident (or
 /// swapped) GiB: `top --pid PID --exact` measured 57–72 ms on this
 /// project's machine (docs/benchmarks.md, "Page-level reads"), rounded up.
-pub const PAGE_READ_PER_GIB: Duration = Duration::from_millis(80);
+pub(crate) const PAGE_READ_PER_GIB: Duration = Duration::from_millis(80);
 
 const GIB: u128 = 1 << 30;
 
@@ -36,7 +36,7 @@ pub fn probe(root: &ProcRoot) -> Result<()> {
 }
 
 /// What the page read of `bytes` (resident and swapped) is estimated to cost.
-pub fn estimated_cost(bytes: u64) -> Duration {
+pub(crate) fn estimated_cost(bytes: u64) -> Duration {
     let nanos = PAGE_READ_PER_GIB.as_nanos() * u128::from(bytes) / GIB;
     Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
 }

@@ -4,8 +4,10 @@
 //! (who shares with whom) and `show --pages` (page states) make of them.
 
 use crate::analyze::exclusive::{exclusive, swap_holders};
+use crate::analyze::page_states::PageView;
+use crate::analyze::top::ExactFigures;
 use crate::error::{Error, PageFigure, Result};
-use crate::model::pages::{Exclusive, Frames, ProcPages, ReadCost, PAGE};
+use crate::model::pages::{Frames, ProcPages, ReadCost, PAGE};
 use crate::model::Note;
 use crate::source::pages::kconfig::{large_folio_count, LargeFolioCount};
 use crate::source::pages::{kpage, pagemap, KpageFiles};
@@ -171,18 +173,6 @@ fn hidden(figure: PageFigure, path: &std::path::Path, e: std::io::Error) -> Erro
     }
 }
 
-/// Exclusive figures of groups of the processes read: per group (indices
-/// into the processes read), and of all of them together.
-#[derive(Debug, Clone, Default)]
-pub struct ExactFigures {
-    /// Each group's figure; `None` where a member's pages were not read.
-    pub groups: Vec<Option<Exclusive>>,
-    /// Every process read, as one group.
-    pub all: Exclusive,
-    /// What the figures leave out or cannot be sure of.
-    pub notes: Vec<Note>,
-}
-
 /// The exclusive figure of each group of `members` (indices into
 /// `read.pages`); `everything`: every process of the machine was read (so
 /// swap slots are counted against all their holders).
@@ -238,35 +228,13 @@ fn zero_mappings(pages: &[&ProcPages], frames: &Frames) -> u64 {
     n
 }
 
-/// `show PID --pages`: the page states of each category of one process.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct PageView {
-    /// The process.
-    pub pid: u32,
-    /// Its short name.
-    pub comm: String,
-    /// Its command line.
-    pub cmdline: String,
-    /// Whether the page flags were read (else only `PAGEMAP_SCAN`'s states).
-    pub flags: bool,
-    /// Each category that has pages, in table order.
-    pub categories: Vec<(crate::analyze::Category, crate::model::pages::PageStates)>,
-    /// Every category added up.
-    pub totals: crate::model::pages::PageStates,
-    /// What the figures leave out.
-    pub notes: Vec<Note>,
-    /// What the read cost: entries of each file read.
-    pub cost: ReadCost,
-}
-
 /// Reads one process's mappings and pages: page states by category, from
 /// kpageflags where memtally may read it (root), else from `PAGEMAP_SCAN`.
 /// The mappings come from `maps`, not smaps: the categories need no
 /// figure of smaps but Anonymous (a relro mapping is read-only file data
 /// with anonymous pages), which pagemap tells page by page, and smaps
 /// would walk the page tables once more (docs/benchmarks.md#page-level-reads).
-pub fn page_view(root: &ProcRoot, pid: u32) -> Result<PageView> {
+pub(crate) fn page_view(root: &ProcRoot, pid: u32) -> Result<PageView> {
     if !root.is_procfs() {
         return Err(Error::LiveOnly {
             root: root.path().to_path_buf(),

@@ -7,74 +7,24 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use crate::analyze::fault_report::FaultReport;
-use crate::analyze::gpu::GpuReport;
-use crate::analyze::machine::Machine;
-use crate::analyze::report::{groups, machine_of, ReportBy, ReportGroup, Unread};
+use crate::analyze::plot::Plot;
+use crate::analyze::report::{
+    groups, machine_of, Report, ReportBy, ReportGroup, SeriesReport, Unread, HEADLINE_PROGRAMS,
+};
 use crate::analyze::select::Selection;
-use crate::analyze::trend::{fit, Trend};
+use crate::analyze::trend::fit;
 use crate::error::{Error, Result};
 use crate::model::snapshot::{Moment, SnapProcess, Snapshot, SnapshotKind};
 use crate::model::{Note, ProcMemory};
 use crate::source::ProcRoot;
-use crate::usecase::cgroup::{cgroups, CgroupOptions, CgroupView};
+use crate::usecase::cgroup::{cgroups, CgroupOptions};
 use crate::usecase::gpu::{gpu, GpuOptions};
-use crate::usecase::plot::{plot, Plot, PlotOptions, SeriesPlot};
+use crate::usecase::plot::{plot, PlotOptions};
 use crate::usecase::select::SelectOptions;
 use crate::usecase::snapshot::{add_exact, load as load_snapshot, take, Taken};
 use crate::usecase::top::{top, TopOptions};
-use crate::usecase::vmmap::{read as read_vmmap, VmmapInput, VmmapOptions, VmmapReport};
+use crate::usecase::vmmap::{read as read_vmmap, VmmapInput, VmmapOptions};
 use crate::usecase::{Progress, Silent};
-
-/// The opening tag of the element a report page carries its snapshot in
-/// (what `load` looks for when handed a page).
-pub use crate::source::parse::snapshot_html::FAULTS_OPEN as FAULTS_ELEMENT;
-pub use crate::source::parse::snapshot_html::OPEN as SNAPSHOT_ELEMENT;
-
-/// Everything a report page draws.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct Report {
-    /// The snapshot; its `notes` are those of the file it was read from
-    /// (empty when read live: then [`Report::notes`] holds them).
-    pub snapshot: Snapshot,
-    /// What the figures leave out (live reads).
-    pub notes: Vec<Note>,
-    /// Processes listed but not readable in detail (live reads).
-    pub unread: Vec<Unread>,
-    /// The machine's waterfall, when every process was read (live) or the
-    /// snapshot recorded meminfo.
-    pub machine: Option<Machine>,
-    /// How the treemap groups processes.
-    pub by: ReportBy,
-    /// The groups, largest first.
-    pub groups: Vec<ReportGroup>,
-    /// Whether the waterfall was rebuilt from a snapshot file's meminfo
-    /// (its lines then rest on the snapshot's processes alone).
-    pub machine_from_file: bool,
-    /// `gpu`'s view of the selection, read when `top` found GPU memory
-    /// (live reads); the error's text when that read failed.
-    pub gpu: Option<std::result::Result<GpuReport, String>>,
-    /// `cgroup`'s view of every cgroup, read when grouping by cgroup
-    /// (live reads); the error's text when that read failed.
-    pub cgroups: Option<std::result::Result<CgroupView, String>>,
-    /// `vmmap`'s view (footprint, region type by purge state) of a saved
-    /// vmmap text read back.
-    pub vmmap: Option<VmmapReport>,
-    /// Processes in the snapshot by their rollup totals only (no
-    /// categories, no mappings): those past `live`'s `detail`.
-    pub summarized: usize,
-    /// The largest programs by PSS, at most [`HEADLINE_PROGRAMS`], as
-    /// `top --by program` groups them (whatever `by` is): the page's
-    /// headline names them.
-    pub programs: Vec<ReportGroup>,
-    /// The page faults recorded for the page (`report --faults`, or read
-    /// back with `--faults-input`): which code filled the boxes.
-    pub faults: Option<FaultReport>,
-}
-
-/// How many programs the page's headline names.
-pub const HEADLINE_PROGRAMS: usize = 3;
 
 /// The largest programs of `snapshot`, for the headline.
 fn largest_programs(snapshot: &Snapshot, unread: &[Unread]) -> Vec<ReportGroup> {
@@ -411,19 +361,6 @@ pub fn of_snapshot(snapshot: Snapshot, by: ReportBy) -> Report {
         summarized: 0,
         faults: None,
     }
-}
-
-/// A watch series read back for its page: the total and the processes
-/// that grew most (as `plot` picks them), each with the line `watch`
-/// fits to it for its verdict.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct SeriesReport {
-    /// The lines, as `plot` draws them.
-    pub plot: SeriesPlot,
-    /// The fitted trend of each of `plot.totals`, then of `plot.processes`;
-    /// `None` for a line of fewer than two samples.
-    pub trends: Vec<Option<Trend>>,
 }
 
 /// Processes drawn beside a series' total.

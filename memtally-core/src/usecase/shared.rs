@@ -3,7 +3,7 @@
 //! pages are of each one's PSS.
 
 use crate::analyze::select::Selection;
-use crate::analyze::sharing::{pairs, Pair};
+use crate::analyze::sharing::{pairs, SharedView, Sharer};
 use crate::analyze::top::{row_members, TopBy};
 use crate::error::{PageFigure, Result};
 use crate::model::pages::ProcPages;
@@ -12,33 +12,6 @@ use crate::source::ProcRoot;
 use crate::usecase::pages::{read_pages, FramesFor};
 use crate::usecase::top::{top, TopOptions};
 use crate::usecase::Progress;
-
-/// One side of a pair: a row of the grouping.
-#[derive(Debug, Clone)]
-pub struct Sharer {
-    /// The row's key (PID, program, user, cgroup path).
-    pub key: String,
-    /// What to call it: the command of a process, else the key.
-    pub label: String,
-    /// How many processes it adds up.
-    pub processes: usize,
-    /// Its PSS, where known.
-    pub pss: Option<u64>,
-}
-
-/// The view.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct SharedView {
-    /// How the processes are grouped.
-    pub by: TopBy,
-    /// The groups the pairs point into.
-    pub sharers: Vec<Sharer>,
-    /// The pairs, most shared bytes first.
-    pub pairs: Vec<Pair>,
-    /// What the figures leave out.
-    pub notes: Vec<Note>,
-}
 
 /// Reads the selection's pages and pairs up its groups (at most `top` pairs).
 pub fn shared(

@@ -7,14 +7,16 @@
 
 use crate::analyze::classic::Classic;
 use crate::analyze::group::GroupSort;
+use crate::analyze::page_states::PageView;
 use crate::analyze::select::Selection;
 use crate::analyze::show::{build, finish, Fold, ShowBy, ShowReport};
+use crate::analyze::top::Top;
 use crate::error::Result;
 use crate::model::{Flow, Note, Process, Region, RegionSink};
 use crate::source::{ProcRoot, ReadPlan};
-use crate::usecase::pages::{page_view, PageView};
+use crate::usecase::pages::page_view;
 use crate::usecase::read::read_full;
-use crate::usecase::top::{top, Top, TopOptions};
+use crate::usecase::top::{top, TopOptions};
 use crate::usecase::{gpu, Progress};
 
 /// How to group, sort and cut the rows. Built from `default()` and the

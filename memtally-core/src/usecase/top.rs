@@ -5,13 +5,13 @@
 use std::collections::HashMap;
 
 use crate::analyze::select::Selection;
-use crate::analyze::top::{build, dirty_field, TopBy, TopReport, TopRow, TopSort};
+use crate::analyze::top::{build, Top, TopBy, TopReport, TopSort};
 use crate::error::Result;
-use crate::model::{CgroupMemory, Figure, Needs, Note, ProcMemory, Scan, SizeSource};
+use crate::model::{CgroupMemory, Figure, Needs, ProcMemory, Scan};
 use crate::source::cgroup::CgroupRoot;
 use crate::source::users::UserNames;
 use crate::source::{scan, ProcRoot};
-use crate::usecase::pages::{exact_figures, read_pages, ExactFigures, FramesFor};
+use crate::usecase::pages::{exact_figures, read_pages, FramesFor};
 use crate::usecase::read::read_rollups;
 use crate::usecase::{gpu, Progress, Silent};
 
@@ -69,42 +69,6 @@ setters!(TopOptions {
     with_every_identity: every_identity: bool,
     with_exact: exact: bool,
 });
-
-/// The view, the scan it was built from, and what was left out.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct Top {
-    /// The view.
-    pub report: TopReport,
-    /// Every process read; the report's rows point into it.
-    pub scan: Scan,
-    /// Kernel threads the selection left out.
-    pub kernel_threads: usize,
-    /// PIDs named, or named as a tree's root, that did not exist (as opposed
-    /// to the scan's `vanished`: listed, then exited while being read).
-    pub missing: Vec<u32>,
-    /// User names, for the `user` grouping and display (read once, on first use).
-    pub users: UserNames,
-    /// Grouped by cgroup: each row's own cgroup figures (charge, limits,
-    /// memory.stat), by row key, where its files were read.
-    pub cgroups: HashMap<String, CgroupMemory>,
-    /// Where some processes could not be read in detail: what would let
-    /// memtally read them (it depends on who memtally runs as).
-    pub read_hint: Option<String>,
-    /// Where some processes could not be read in detail and this is the
-    /// live system: the figures memtally's privileges leave out of other
-    /// users' processes.
-    pub withheld: Vec<crate::model::Withheld>,
-    /// With `exact`: each row's exclusive figure (by row), the selection's
-    /// as a whole, and their notes.
-    pub exact: Option<ExactFigures>,
-    /// The machine's RAM (meminfo MemTotal), for each row's share of it
-    /// (`%MEM`, as smem -p and htop); `None` where meminfo is unreadable.
-    pub mem_total: Option<u64>,
-    /// The OOM score of each process row's PID, where asked
-    /// ([`TopOptions::oom`]) and readable.
-    pub oom_scores: HashMap<u32, u32>,
-}
 
 /// Reads the selection and builds the view. On macOS the live system's
 /// processes are read through libproc (footprint, its peak, RSS); a
@@ -216,6 +180,7 @@ fn read(
     } else {
         Vec::new()
     };
+    let users = users.of(found.processes.iter().filter_map(|p| p.info.uid));
     Ok(Top {
         report,
         scan: found,
@@ -249,6 +214,7 @@ pub(crate) fn libproc_view((missing, scan): (Vec<u32>, Scan), opts: &TopOptions)
         .then(|| scan.processes.iter().position(|p| p.info.pid == me))
         .flatten();
     report.omitted = shown_rows(&mut report, opts, own_row);
+    let users = users.of(scan.processes.iter().filter_map(|p| p.info.uid));
     Top {
         report,
         kernel_threads: 0,
@@ -337,67 +303,6 @@ impl TopReader {
     }
 }
 
-impl Top {
-    /// The process a row is of (a row of one process), in the scan.
-    pub fn process_of(&self, row: &TopRow) -> Option<&ProcMemory> {
-        row.process.map(|i| &self.scan.processes[i])
-    }
-
-    /// What the reader must know to trust the figures, in the order they
-    /// are printed. Derived from the view and the scan, so both readers
-    /// ([`top`], [`TopReader`]) carry the same notes.
-    pub fn notes(&self) -> Vec<Note> {
-        let (report, scan) = (&self.report, &self.scan);
-        let mut notes = Vec::new();
-        if dirty_field(&report.totals) == Figure::PrivateDirty {
-            notes.push(Note::NoPssDirty);
-        }
-        if let Some(bytes) = report.totals.pss_shmem.filter(|&v| v > 0) {
-            notes.push(Note::PssShmem { bytes });
-        }
-        if let Some(hint) = &self.read_hint {
-            notes.push(Note::Restricted {
-                count: scan.restricted.len(),
-                hint: hint.clone(),
-                withheld: self.withheld.clone(),
-            });
-        }
-        // macOS (libproc): other users' processes, listed without figures.
-        let libproc = scan.processes.iter().any(|p| p.source == SizeSource::Libproc);
-        if libproc && !scan.restricted.is_empty() {
-            notes.push(Note::OthersMemory { count: scan.restricted.len() });
-        }
-        if report.by == TopBy::Tree {
-            notes.push(Note::SubtreeRows);
-        }
-        if report.rows.iter().any(|r| r.without_pss > 0 && r.processes > 1) {
-            notes.push(Note::RowsWithoutPss);
-        }
-        if !self.missing.is_empty() {
-            notes.push(Note::NoSuchProcess { pids: self.missing.clone() });
-        }
-        if scan.vanished > 0 {
-            notes.push(Note::ExitedDuringScan { count: scan.vanished });
-        }
-        for (pid, why) in &scan.failed {
-            notes.push(Note::Failed { pid: *pid, why: why.clone() });
-        }
-        if let Some(why) = &scan.cut_short {
-            notes.push(Note::RecordingCutShort { why: why.clone() });
-        }
-        notes.extend(self.exact.iter().flat_map(|e| e.notes.iter().cloned()));
-        notes
-    }
-
-    /// Whether some process is in the figures without its PSS, or not at all.
-    pub fn partial(&self) -> bool {
-        !self.scan.restricted.is_empty()
-            || !self.scan.failed.is_empty()
-            || self.scan.cut_short.is_some()
-            || self.exact.as_ref().is_some_and(|e| e.groups.iter().any(Option::is_none))
-    }
-}
-
 /// Reverses, leaves out memtally's own row (`own_row`, the index of its
 /// process, with one row per process), filters by `min` and cuts to `top`
 /// the rows of `report`;
@@ -434,6 +339,7 @@ fn shown_rows(report: &mut TopReport, opts: &TopOptions, own_row: Option<usize>)
 mod tests {
     use super::*;
     use crate::error::{Error, Unmatched};
+    use crate::model::{Note, SizeSource};
     use crate::source::libproc::{BsdInfo, Rusage, Unread};
     use crate::usecase::read::read_libproc;
     use crate::usecase::select::SelectOptions;

@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use crate::analyze::group::{sort_groups, GroupSort};
 use crate::analyze::vmmap::{
-    footprint_check, summary_footprint, total_check, CountMismatch, Footprint, FootprintCheck,
-    FootprintFrom, SeedView, Tally, TotalCheck, TypeFilter, VmmapBy,
+    footprint_check, summary_footprint, total_check, Footprint, FootprintFrom, SeedView, Tally,
+    TypeFilter, VmmapBy, VmmapReport,
 };
 use crate::error::{Error, Result};
 use crate::model::vmmap::{Document, DocumentNote, VRegion, VRegionSink, MAX_TYPES};
-use crate::model::{Figure, Flow, Group, Grouper, Region};
+use crate::model::{Figure, Flow, Grouper, Region};
 use crate::source::parse::vmmap::{self as parse, ParseOptions};
 use crate::source::vmmap::runner;
 
@@ -58,42 +58,6 @@ setters!(VmmapOptions {
     with_strict: strict: bool,
     with_parse: parse: ParseOptions,
 });
-
-/// Everything read from one report.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct VmmapReport {
-    /// What was read, for messages (`saved.txt`, `standard input`).
-    pub source: String,
-    /// The report's header, tables and diagnostics.
-    pub doc: Document,
-    /// The analyses over the selected regions.
-    pub tally: Tally,
-    /// The selected regions with their line numbers, when kept.
-    pub regions: Vec<(usize, Region)>,
-    /// With `by`: its name and the groups, largest dirty first.
-    pub groups: Option<(&'static str, Vec<Group>)>,
-    /// Types whose region-line count differs from the summary COUNT.
-    pub mismatches: Vec<CountMismatch>,
-    /// The footprint of the selected types: from the region lines, or from
-    /// the summary table when the input has none (`vmmap -summary`).
-    pub footprint: Footprint,
-    /// Where `footprint` comes from.
-    pub footprint_from: FootprintFrom,
-    /// The summary table's `TOTAL` row checked against the sum of its rows.
-    pub total_check: Option<TotalCheck>,
-    /// The header's `Physical footprint:` beside memtally's footprint of
-    /// every type (xnu's definition), when the header states one.
-    pub footprint_check: Option<FootprintCheck>,
-}
-
-impl VmmapReport {
-    /// True when something in the input could not be read or was elided.
-    pub fn partial(&self) -> bool {
-        let d = &self.doc.diagnostics;
-        d.unreadable > 0 || d.elisions > 0
-    }
-}
 
 /// Opens the input: its name for messages and a reader.
 fn open(input: &VmmapInput) -> Result<(String, Box<dyn Read>)> {

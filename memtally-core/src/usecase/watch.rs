@@ -14,9 +14,6 @@ use crate::source::ProcRoot;
 use crate::usecase::read::read_rollups;
 use crate::usecase::Silent;
 
-/// Figures recorded per sample: the series file's, which owns the list.
-pub use crate::model::series::SeriesFigure;
-
 /// Whether a sample reads categories.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Categories {

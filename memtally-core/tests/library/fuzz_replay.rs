@@ -163,7 +163,7 @@ fn snapshot_target_replays_its_seeds_and_crashers() {
 /// A report page around a one-object snapshot, as the HTML printer embeds it.
 fn page(json: &[u8]) -> Vec<u8> {
     let json = String::from_utf8_lossy(json).replace('<', "\\u003c");
-    let open = memtally_core::source::parse::snapshot_html::OPEN;
+    let open = memtally_core::model::SNAPSHOT_ELEMENT;
     format!("<!doctype html>\n<html><body><p>seed</p>\n{open}{json}</script></body></html>\n")
         .into_bytes()
 }

@@ -1,7 +1,8 @@
 //! The layout holds: each layer of the library imports only the layers
 //! below it (model <- source, analyze <- usecase; write beside them), the
-//! printers never reach into the command line nor read the system (they
-//! print what the use cases return), the explorer's levels do not import
+//! printers never reach into the command line, read the system, call a use
+//! case or write a file (they print the results the use cases return, all
+//! of which live in `analyze`), the explorer's levels do not import
 //! each other and its modules import in no circle, the library depends on
 //! no command-line, server or drawing crate nor words a `--flag` of it, and
 //! no source file grows past about 500 lines (tests aside) without being
@@ -542,6 +543,57 @@ fn printers_do_not_read_the_system() {
         checked += 1;
     }
     assert!(checked > 20, "only {checked} printers checked");
+}
+
+/// The names the library's front door (`lib.rs`) takes from `modules`:
+/// `pub use usecase::show::{show, Shown};` gives `show` and `Shown`.
+fn front_door_names(modules: &[&str]) -> BTreeSet<String> {
+    let lib = std::fs::read_to_string(repo().join("memtally-core/src/lib.rs")).unwrap();
+    let mut out = BTreeSet::new();
+    for line in lib.lines() {
+        let Some(path) = line.strip_prefix("pub use ") else { continue };
+        if !modules.iter().any(|m| path.starts_with(&format!("{m}::"))) {
+            continue;
+        }
+        let items = path.trim_end_matches(';');
+        let items = match items.find('{') {
+            Some(i) => items[i + 1..].trim_end_matches('}'),
+            None => items.rsplit("::").next().unwrap(),
+        };
+        for item in items.split(',') {
+            let name = item.rsplit(" as ").next().unwrap().trim();
+            if !name.is_empty() {
+                out.insert(name.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Every result a printer prints lives in one home, `analyze` (the use
+/// cases build and return them), so a printer imports no use case, and
+/// never the file writer: it writes to the stream it is given.
+#[test]
+fn printers_import_no_use_case_nor_the_file_writer() {
+    let door = front_door_names(&["usecase", "write"]);
+    assert!(door.contains("show") && door.contains("TopOptions"), "front door not read: {door:?}");
+    let mut found = Vec::new();
+    let mut checked = 0;
+    for f in rust_files(&repo().join("memtally-cli/src/render")) {
+        if test_only(&f) {
+            continue; // tests may build their inputs with a use case
+        }
+        let rel = f.strip_prefix(repo()).unwrap().display().to_string();
+        let named = modules_under(&without_comments(&code(&f)), "memtally_core::");
+        for name in named {
+            if name == "usecase" || name == "write" || door.contains(&name) {
+                found.push(format!("{rel}: memtally_core::{name}"));
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked > 20, "only {checked} printers checked");
+    assert!(found.is_empty(), "printers that import a use case or the writer: {found:#?}");
 }
 
 #[test]

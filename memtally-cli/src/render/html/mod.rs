@@ -19,8 +19,8 @@ pub mod treemap;
 use std::fmt::Write as _;
 
 use memtally_core::analyze::diff::Diff;
+use memtally_core::analyze::report::Report;
 use memtally_core::model::snapshot::Snapshot;
-use memtally_core::usecase::report::Report;
 
 use crate::render::notes::words;
 use crate::render::units::{human, plural};
@@ -358,7 +358,7 @@ fn headline(report: &Report, root: &tree::Node) -> String {
         types
             .iter()
             .filter(|c| c.value > 0)
-            .take(memtally_core::usecase::report::HEADLINE_PROGRAMS)
+            .take(memtally_core::analyze::report::HEADLINE_PROGRAMS)
             .map(|c| format!("{} {}{}", esc(&c.label), human(c.value), share(c.value)))
             .collect()
     } else {

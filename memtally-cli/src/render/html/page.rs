@@ -73,7 +73,7 @@ pub fn csp_hash(text: &str) -> String {
 /// embedded snapshot (`json`) and page-fault recording (`faults`), if
 /// any, every `<` in them already escaped.
 pub fn page(title: &str, body: &str, json: Option<&str>, faults: Option<&str>) -> String {
-    use memtally_core::usecase::report::{FAULTS_ELEMENT, SNAPSHOT_ELEMENT};
+    use memtally_core::model::{FAULTS_ELEMENT, SNAPSHOT_ELEMENT};
     let mut data = json.map_or_else(String::new, |j| format!("{SNAPSHOT_ELEMENT}{j}</script>\n"));
     if let Some(f) = faults {
         data.push_str(&format!("{FAULTS_ELEMENT}{f}</script>\n"));

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 
 use memtally_core::analyze::diff::Diff;
-use memtally_core::usecase::report::Report;
+use memtally_core::analyze::report::Report;
 
 /// Placeholders handed out so far, per kind of secret.
 #[derive(Debug, Default)]
@@ -306,7 +306,7 @@ fn redact_faults(
 }
 
 /// Redacts a watch series' labels (its processes' command lines).
-pub fn redact_series(s: &mut memtally_core::usecase::report::SeriesReport) {
+pub fn redact_series(s: &mut memtally_core::analyze::report::SeriesReport) {
     let mut p = Placeholders::default();
     for l in s.plot.totals.iter_mut().chain(s.plot.processes.iter_mut()) {
         l.label = p.command(&l.label);

@@ -3,9 +3,9 @@
 
 use std::fmt::Write as _;
 
+use memtally_core::analyze::cgroup::CgroupView;
 use memtally_core::analyze::gpu::GpuReport;
-use memtally_core::usecase::cgroup::CgroupView;
-use memtally_core::usecase::vmmap::VmmapReport;
+use memtally_core::analyze::vmmap::VmmapReport;
 
 use super::esc;
 use super::svg::signed;

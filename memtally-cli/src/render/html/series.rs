@@ -5,10 +5,10 @@
 
 use std::fmt::Write as _;
 
+use memtally_core::analyze::plot::SeriesLine;
+use memtally_core::analyze::report::SeriesReport;
 use memtally_core::analyze::trend::Trend;
 use memtally_core::model::Named;
-use memtally_core::usecase::plot::SeriesLine;
-use memtally_core::usecase::report::SeriesReport;
 
 use super::{esc, page, PageInfo};
 use crate::render::svg::{Paint, Svg};

@@ -5,9 +5,9 @@
 use std::fmt::Write as _;
 
 use memtally_core::analyze::machine::Machine;
+use memtally_core::analyze::report::Report;
 use memtally_core::model::snapshot::{SnapProcess, SnapshotKind};
 use memtally_core::model::{Figure, Named, SizeSource, Sizes};
-use memtally_core::usecase::report::Report;
 
 use super::esc;
 use super::svg::{group_colour, signed};

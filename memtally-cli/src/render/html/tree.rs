@@ -7,10 +7,10 @@
 
 use memtally_core::analyze::category::Category;
 use memtally_core::analyze::gpu::{GpuReport, Residence};
+use memtally_core::analyze::report::Report;
 use memtally_core::analyze::vmmap::{bucket_footprint, footprint_part, Bucket};
 use memtally_core::model::snapshot::{SnapProcess, SnapshotKind};
 use memtally_core::model::{Figure, Purge, Sizes};
-use memtally_core::usecase::report::Report;
 
 /// What a node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,9 +5,9 @@ use std::io::Write;
 
 use serde::Serialize;
 
+use memtally_core::analyze::top::Top;
 use memtally_core::model::pages::Exclusive;
 use memtally_core::model::Figure;
-use memtally_core::usecase::top::Top;
 
 use crate::render::blocks::{write_text, Block};
 use crate::render::json;

@@ -4,8 +4,8 @@ use std::io::Write;
 
 use serde::Serialize;
 
+use memtally_core::analyze::sharing::{SharedView, Sharer};
 use memtally_core::model::Named;
-use memtally_core::usecase::shared::{SharedView, Sharer};
 
 use super::with_share;
 use crate::render::blocks::{write_text, Block};

@@ -4,8 +4,8 @@ use std::io::Write;
 
 use serde::Serialize;
 
+use memtally_core::analyze::page_states::PageView;
 use memtally_core::model::pages::{PageStates, ReadCost};
-use memtally_core::usecase::pages::PageView;
 
 use crate::render::blocks::{write_text, Block};
 use crate::render::json;

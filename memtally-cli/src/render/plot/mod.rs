@@ -12,10 +12,10 @@ use axis::{nice_ticks, value_ticks, Area};
 use crate::render::svg::{Anchor, Paint, Svg, Text};
 use crate::render::table::escape_controls;
 use legend::{Entry, Swatch};
-use memtally_core::model::{Figure, Named};
-use memtally_core::usecase::plot::{
+use memtally_core::analyze::plot::{
     CategoryPlot, HistogramPlot, Plot, SeriesLine, SeriesPlot, Subject,
 };
+use memtally_core::model::{Figure, Named};
 use serde_json::json;
 
 /// One line of a time-series chart.

@@ -2,8 +2,8 @@
 //! total as a black line over them (the bands' top meets it when the
 //! categories add up to the total).
 
+use memtally_core::analyze::plot::StackPlot;
 use memtally_core::model::Named;
-use memtally_core::usecase::plot::StackPlot;
 use serde_json::json;
 
 use super::legend::{self, Entry, Swatch};

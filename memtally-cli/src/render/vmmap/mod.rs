@@ -14,9 +14,9 @@ pub(crate) use table::{footprint_check_line, warning_lines};
 
 use std::io::{self, Write};
 
+use memtally_core::analyze::vmmap::VmmapReport;
 use memtally_core::model::vmmap::SummaryRow;
 use memtally_core::model::Sizes;
-use memtally_core::usecase::vmmap::VmmapReport;
 
 use crate::render::blocks::{write_text, Block};
 use crate::render::units::human_opt;

@@ -1,12 +1,12 @@
 //! The human report of `memtally vmmap`.
 
+use memtally_core::analyze::vmmap::VmmapReport;
 use memtally_core::analyze::vmmap::{
     bucket_footprint, bucket_reclaimable, row_footprint, row_reclaimable, total_footprint, Bucket,
     FootprintCheck, FootprintFrom, GPU_TYPES,
 };
 use memtally_core::model::vmmap::{Header, SummaryRow};
 use memtally_core::model::Purge;
-use memtally_core::usecase::vmmap::VmmapReport;
 
 use super::{count_and_sizes, detail, VmmapView};
 use crate::render::blocks::{section, Block};

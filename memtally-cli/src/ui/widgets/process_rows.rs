@@ -4,9 +4,9 @@
 
 use std::rc::Rc;
 
+use memtally_core::analyze::top::Top;
 use memtally_core::analyze::top::TopBy;
 use memtally_core::model::Sizes;
-use memtally_core::usecase::top::Top;
 
 use crate::render::table::escape_controls;
 

@@ -24,8 +24,8 @@ pub use tally::Tally;
 
 use serde::Serialize;
 
-use crate::model::vmmap::VRegion;
-use crate::model::{Named, Purge, Region, Sizes};
+use crate::model::vmmap::{Document, VRegion};
+use crate::model::{Group, Named, Purge, Region, Sizes};
 
 /// What the vmmap view groups the selected regions by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,7 +187,7 @@ pub fn footprint_part(purge: Purge, dirty_and_swap: u64) -> u64 {
 
 /// The reclaimable part of `resident` bytes in a region of purge state
 /// `purge`: all of it for volatile (and empty) regions, none otherwise.
-pub fn reclaimable_part(purge: Purge, resident: u64) -> u64 {
+pub(crate) fn reclaimable_part(purge: Purge, resident: u64) -> u64 {
     if matches!(purge, Purge::Volatile | Purge::Empty) {
         resident
     } else {
@@ -203,7 +203,7 @@ pub fn reclaimable_part(purge: Purge, resident: u64) -> u64 {
 /// types (by their dirty bytes) as any other memory, and counting them
 /// resident put memtally above the header (922M against 919.0M on a
 /// macOS 26 report; the graphics-only rule gives 919.0M).
-pub fn owned_unmapped(region_type: &str) -> bool {
+pub(crate) fn owned_unmapped(region_type: &str) -> bool {
     region_type.trim() == "owned unmapped (graphics)"
 }
 
@@ -240,7 +240,7 @@ pub fn bucket_reclaimable(purge: Purge, b: &Bucket) -> Option<u64> {
 /// libraries by segment (`unused __DATA`, `unused shlib __DATA_DIRTY`,
 /// `unused __AUTH`, `unused __TEXT`, ...) and the summary adds them all
 /// up in one row, `unused but dirty shlib __DATA`.
-pub fn same_type(region_type: &str) -> &str {
+pub(crate) fn same_type(region_type: &str) -> &str {
     let t = region_type.trim();
     let segment = t.rsplit(' ').next().unwrap_or("");
     if t.starts_with("unused ") && segment.starts_with("__") {
@@ -293,7 +293,7 @@ pub(crate) fn footprint_of(r: &VRegion) -> Option<u64> {
 }
 
 /// The smallest power of two at or above `v` (0 for 0).
-pub fn pow2_bucket(v: u64) -> u64 {
+pub(crate) fn pow2_bucket(v: u64) -> u64 {
     if v == 0 {
         0
     } else {
@@ -304,6 +304,42 @@ pub fn pow2_bucket(v: u64) -> u64 {
 pub(crate) fn opt_add(slot: &mut Option<u64>, v: Option<u64>) {
     if let Some(v) = v {
         *slot = Some(slot.unwrap_or(0).saturating_add(v));
+    }
+}
+
+/// Everything read from one report.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct VmmapReport {
+    /// What was read, for messages (`saved.txt`, `standard input`).
+    pub source: String,
+    /// The report's header, tables and diagnostics.
+    pub doc: Document,
+    /// The analyses over the selected regions.
+    pub tally: Tally,
+    /// The selected regions with their line numbers, when kept.
+    pub regions: Vec<(usize, Region)>,
+    /// With `by`: its name and the groups, largest dirty first.
+    pub groups: Option<(&'static str, Vec<Group>)>,
+    /// Types whose region-line count differs from the summary COUNT.
+    pub mismatches: Vec<CountMismatch>,
+    /// The footprint of the selected types: from the region lines, or from
+    /// the summary table when the input has none (`vmmap -summary`).
+    pub footprint: Footprint,
+    /// Where `footprint` comes from.
+    pub footprint_from: FootprintFrom,
+    /// The summary table's `TOTAL` row checked against the sum of its rows.
+    pub total_check: Option<TotalCheck>,
+    /// The header's `Physical footprint:` beside memtally's footprint of
+    /// every type (xnu's definition), when the header states one.
+    pub footprint_check: Option<FootprintCheck>,
+}
+
+impl VmmapReport {
+    /// True when something in the input could not be read or was elided.
+    pub fn partial(&self) -> bool {
+        let d = &self.doc.diagnostics;
+        d.unreadable > 0 || d.elisions > 0
     }
 }
 

@@ -16,7 +16,7 @@ pub const GPU_TYPES: [&str; 3] = ["IOAccelerator", "IOSurface", "owned unmapped 
 /// A summary row's footprint: DIRTY + SWAPPED less VOLATILE (volatile
 /// purgeable bytes are reclaimable, not footprint; EMPTY ones hold
 /// nothing); for owned unmapped memory RESIDENT in place of DIRTY
-/// ([`owned_unmapped`](super::owned_unmapped)). `None` when the table has
+/// (`owned_unmapped`). `None` when the table has
 /// neither DIRTY nor SWAPPED. The table's figures are rounded as vmmap
 /// printed them.
 pub fn row_footprint(s: &SummaryRow) -> Option<u64> {

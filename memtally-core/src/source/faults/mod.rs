@@ -58,4 +58,4 @@ mod unwind {
 }
 
 #[cfg(target_os = "linux")]
-pub use trace::{record, Recorded};
+pub use trace::record;

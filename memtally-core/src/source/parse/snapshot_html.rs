@@ -6,16 +6,13 @@
 use std::io::BufRead;
 
 use crate::model::snapshot::Snapshot;
+use crate::model::{FAULTS_ELEMENT, SNAPSHOT_ELEMENT};
 use crate::source::parse::snapshot::Start;
 use crate::source::parse::ParseError;
 
-/// The opening tag of the element the page carries its snapshot in; the
-/// writer (the HTML printer) writes exactly this.
-pub const OPEN: &str = r#"<script type="application/json" id="memtally-snapshot">"#;
-
 /// Where the element ends. The writer escapes every `<` inside the JSON
 /// (as `\u003c`, which JSON reads back as `<`), so the first `</script`
-/// after [`OPEN`] is the element's own end.
+/// after [`SNAPSHOT_ELEMENT`] is the element's own end.
 const CLOSE: &[u8] = b"</script";
 
 /// Whether `input` looks like an HTML page (its first non-blank bytes are
@@ -92,7 +89,7 @@ pub(crate) fn with_element<T, R: BufRead>(
     mut r: R,
     f: impl FnOnce(&mut dyn BufRead, Start) -> Result<T, ParseError>,
 ) -> Result<T, ReadError> {
-    let Some(line) = skip_to(&mut r, OPEN).map_err(ReadError::Io)? else {
+    let Some(line) = skip_to(&mut r, SNAPSHOT_ELEMENT).map_err(ReadError::Io)? else {
         return Err(ReadError::Parse(without()));
     };
     let at = |e: ParseError| {
@@ -140,17 +137,12 @@ fn skip_to(r: &mut impl BufRead, open: &str) -> std::io::Result<Option<usize>> {
     Ok(Some(1 + newlines))
 }
 
-/// The opening tag of the element a page carries its page-fault
-/// recording in (`report --faults`, `--faults-input`), after the
-/// snapshot's; written as the snapshot is (every `<` escaped).
-pub const FAULTS_OPEN: &str = r#"<script type="application/json" id="memtally-faults">"#;
-
-/// The JSON document in the element [`FAULTS_OPEN`] of a report page,
+/// The JSON document in the element [`FAULTS_ELEMENT`] of a report page,
 /// read as it comes; `None` for a page without the element.
 pub fn read_faults<T: serde::de::DeserializeOwned>(
     mut r: impl BufRead,
 ) -> Result<Option<T>, ReadError> {
-    let Some(line) = skip_to(&mut r, FAULTS_OPEN).map_err(ReadError::Io)? else {
+    let Some(line) = skip_to(&mut r, FAULTS_ELEMENT).map_err(ReadError::Io)? else {
         return Ok(None);
     };
     let mut json = std::io::BufReader::with_capacity(64 << 10, Element { r, state: State::Body });
@@ -256,7 +248,7 @@ mod tests {
         // The JSON's `<` is escaped; the first `</script` ends it, in any case,
         // and a page read a byte at a time reads the same.
         let page = format!(
-            "<!doctype html><p>x</p>{OPEN}{{\"memtally_snapshot\":1,\"kind\":\"li\\u003cnux\"}}</SCRIPT><script>1</script>"
+            "<!doctype html><p>x</p>{SNAPSHOT_ELEMENT}{{\"memtally_snapshot\":1,\"kind\":\"li\\u003cnux\"}}</SCRIPT><script>1</script>"
         );
         let e = parse(page.as_bytes()).unwrap_err();
         assert!(e.message.contains("unknown variant `li<nux`"), "{e:?}");
@@ -268,14 +260,15 @@ mod tests {
     #[test]
     fn the_faults_element_is_read_where_present() {
         let page = format!(
-            "<!doctype html>{OPEN}{{\"a\":1}}</script>\n{FAULTS_OPEN}{{\"f\":\"x\\u003cy\"}}</script>"
+            "<!doctype html>{SNAPSHOT_ELEMENT}{{\"a\":1}}</script>\n{FAULTS_ELEMENT}{{\"f\":\"x\\u003cy\"}}</script>"
         );
         let got: Option<serde_json::Value> = read_faults(page.as_bytes()).unwrap();
         assert_eq!(got, Some(serde_json::json!({"f": "x<y"})));
         let none: Option<serde_json::Value> =
-            read_faults(format!("<!doctype html>{OPEN}{{}}</script>").as_bytes()).unwrap();
+            read_faults(format!("<!doctype html>{SNAPSHOT_ELEMENT}{{}}</script>").as_bytes())
+                .unwrap();
         assert_eq!(none, None);
-        let cut = format!("<!doctype html>{FAULTS_OPEN}{{\"f\":");
+        let cut = format!("<!doctype html>{FAULTS_ELEMENT}{{\"f\":");
         let Err(ReadError::Parse(e)) = read_faults::<serde_json::Value>(cut.as_bytes()) else {
             panic!("a cut page is an error")
         };
@@ -285,11 +278,12 @@ mod tests {
     #[test]
     fn a_page_without_one_or_cut_short_says_so() {
         assert!(parse(b"<!doctype html><p>hi</p>").unwrap_err().message.contains("without"));
-        let cut = format!("<!doctype html>{OPEN}{{\"memtally_snapshot\":1");
+        let cut = format!("<!doctype html>{SNAPSHOT_ELEMENT}{{\"memtally_snapshot\":1");
         assert!(parse(cut.as_bytes()).unwrap_err().message.contains("no end"));
-        let stray = format!("<!doctype html>{OPEN}{{\"memtally_snapshot\":1<b>}}</script>");
+        let stray =
+            format!("<!doctype html>{SNAPSHOT_ELEMENT}{{\"memtally_snapshot\":1<b>}}</script>");
         assert!(parse(stray.as_bytes()).unwrap_err().message.contains("does not end it"));
-        let bad = format!("<!doctype html>\n{OPEN}{{]</script>");
+        let bad = format!("<!doctype html>\n{SNAPSHOT_ELEMENT}{{]</script>");
         let e = parse(bad.as_bytes()).unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.message.contains("not valid JSON"), "{e:?}");

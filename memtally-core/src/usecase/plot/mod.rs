@@ -7,6 +7,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::Path;
 
+use crate::analyze::plot::{
+    CategoryBar, CategoryPlot, HistogramPlot, Plot, SeriesLine, SeriesPlot, SizeBucket, Subject,
+    MAX_POINTS,
+};
 use crate::analyze::vmmap::pow2_bucket;
 use crate::analyze::Category;
 use crate::error::{Error, Result};
@@ -18,7 +22,7 @@ use crate::source::series::{is_series_head, SeriesReader};
 use crate::usecase::snapshot::load;
 
 mod stack;
-pub use stack::{stacked, Band, StackPlot};
+pub use stack::stacked;
 
 /// What to plot. Built from `default()` and the `with_*` setters.
 #[derive(Debug, Clone)]
@@ -69,104 +73,6 @@ setters!(PlotOptions {
     with_types: types: Vec<String>,
     with_stack: stack: Option<Stack>,
 });
-
-/// The chart's data, by the kind of input.
-#[derive(Debug, Clone)]
-pub enum Plot {
-    /// A watch series: lines over time.
-    Series(SeriesPlot),
-    /// A vmmap report: regions by virtual size.
-    Histogram(HistogramPlot),
-    /// A snapshot: bytes by category.
-    Categories(CategoryPlot),
-    /// A watch series' categories stacked over time.
-    Stacked(StackPlot),
-}
-
-/// One series over time.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SeriesLine {
-    /// The series' key: `total`, or the PID.
-    pub key: String,
-    /// The label column: the command line of a process.
-    pub label: String,
-    /// (seconds, bytes), thinned to at most [`MAX_POINTS`] evenly.
-    pub points: Vec<(f64, u64)>,
-}
-
-/// A watch series' figure over time.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct SeriesPlot {
-    /// The figure drawn.
-    pub figure: SeriesFigure,
-    /// The total's line (one, unless the file holds more).
-    pub totals: Vec<SeriesLine>,
-    /// The processes that grew most, most first, at most `top`.
-    pub processes: Vec<SeriesLine>,
-}
-
-/// One power-of-two bucket of region sizes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SizeBucket {
-    /// Regions of virtual size up to this many bytes (and above the
-    /// bucket before).
-    pub up_to: u64,
-    /// How many regions.
-    pub regions: u64,
-    /// How many of them are purgeable (volatile or already emptied).
-    pub purgeable: u64,
-}
-
-/// vmmap regions by virtual size.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct HistogramPlot {
-    /// The region types asked for (every type when empty).
-    pub types: Vec<String>,
-    /// Smallest first; no empty bucket.
-    pub buckets: Vec<SizeBucket>,
-}
-
-/// One category's bar.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CategoryBar {
-    /// The category's name.
-    pub label: String,
-    /// The measure's bytes.
-    pub value: u64,
-    /// The dirty part in the same measure (proportional dirty for PSS).
-    pub dirty: Option<u64>,
-}
-
-/// Whose memory a snapshot holds.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Subject {
-    /// One process.
-    Process {
-        /// Its PID, where the snapshot has one.
-        pid: Option<u32>,
-        /// Its name.
-        comm: String,
-    },
-    /// This many processes (not one).
-    Processes(usize),
-}
-
-/// A snapshot's memory by category.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct CategoryPlot {
-    /// PSS, or RSS or virtual size where the snapshot has no PSS.
-    pub measure: Figure,
-    /// Whose memory it is.
-    pub subject: Subject,
-    /// Largest first.
-    pub bars: Vec<CategoryBar>,
-}
-
-/// Points kept per series: more than a chart's width in pixels.
-pub const MAX_POINTS: usize = 4096;
 
 /// Reads `input` and picks what its chart shows.
 pub fn plot(input: &Path, opts: &PlotOptions) -> Result<Plot> {

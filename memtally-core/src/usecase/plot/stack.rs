@@ -5,39 +5,12 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::MAX_POINTS;
+use crate::analyze::plot::{Band, StackPlot, MAX_POINTS};
 use crate::error::{Error, Result};
 use crate::model::series::{Scope, SeriesFigure};
 use crate::model::Named;
 use crate::source::bounded::open_input;
 use crate::source::series::SeriesReader;
-
-/// One category's band: its figure at every sample of the chart.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Band {
-    /// The category's key (`heap`).
-    pub key: String,
-    /// Its name (`heap / anon rw`).
-    pub label: String,
-    /// Bytes at each of [`StackPlot::times`]; 0 where the sample has no
-    /// row for the category (no mapping of it then).
-    pub values: Vec<u64>,
-}
-
-/// A watch series' categories over time.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct StackPlot {
-    /// The figure stacked.
-    pub figure: SeriesFigure,
-    /// The samples' times, seconds, thinned evenly to at most [`MAX_POINTS`].
-    pub times: Vec<f64>,
-    /// Bottom first: the largest category (at its peak) at the bottom.
-    pub bands: Vec<Band>,
-    /// The series' total at those times, where the file has it: the
-    /// bands' sum equals it when the categories were read with it.
-    pub total: Vec<(f64, u64)>,
-}
 
 /// One sample: its time, the total and each category's figure.
 #[derive(Default)]
