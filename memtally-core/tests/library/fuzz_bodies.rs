@@ -19,9 +19,6 @@ pub fn smaps(data: &[u8]) {
             Err(_) => break,
         }
     }
-    if let Ok(all) = parse::smaps::parse(data) {
-        assert_eq!(all, regions, "the reader to its end is the whole parse");
-    }
     for r in &regions {
         let _ = categorize(r);
     }

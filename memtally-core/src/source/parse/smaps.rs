@@ -42,11 +42,6 @@ pub fn quote(bytes: &[u8]) -> String {
     format!("{:?}... ({} bytes)", head, bytes.len())
 }
 
-/// Every region of smaps or maps text (the [`SmapsReader`] read to its end).
-pub fn parse(input: impl BufRead) -> Result<Vec<Region>, ParseError> {
-    SmapsReader::new(input).read_all()
-}
-
 /// Reads regions one at a time from smaps or maps text: each is read
 /// into one of two regions the reader keeps and lent out as it is done
 /// ([`next_located`](Self::next_located)), so reading a mapping moves no
