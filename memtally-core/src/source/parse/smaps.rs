@@ -24,7 +24,7 @@ use std::io::{BufRead, Read};
 pub use super::smaps_fields::MAX_LINE;
 use super::smaps_fields::{parse_dec, trim};
 use super::smaps_header::{is_header, read_header, Spare};
-use super::smaps_size_line::{expected_size, size_line};
+use super::smaps_size_line::size_line;
 use super::ParseError;
 use crate::model::sizes::smaps_key_index;
 use crate::model::{snake_case, Backing, Region};
@@ -353,17 +353,10 @@ fn apply_key_line(
     names: &mut Vec<(Vec<u8>, String)>,
     spare: &mut Spare,
 ) -> Result<(), String> {
-    // The last line of every mapping: no size key to try first.
+    // The last line of every mapping.
     if let Some(value) = line.strip_prefix(b"VmFlags:") {
         spare.set_vm_flags(region, trim(value));
         return Ok(());
-    }
-    if let Some((i, bytes)) = expected_size(line, *hint) {
-        if let Some(slot) = region.sizes.slot_at(i) {
-            *slot = Some(bytes);
-            *hint = i + 1;
-            return Ok(());
-        }
     }
     let colon = line
         .iter()
