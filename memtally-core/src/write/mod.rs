@@ -59,7 +59,7 @@ impl Access {
     /// the live system (`live`) or from a recording: private when memtally
     /// runs as root and reads the live system.
     pub fn for_addresses(live: bool) -> Access {
-        match live && walk::euid() == 0 {
+        match live && crate::sys::euid() == 0 {
             true => Access::Private,
             false => Access::Umask,
         }
