@@ -48,22 +48,8 @@ impl Named for Scope {
 pub struct SeriesFigure(pub Figure);
 
 impl Named for SeriesFigure {
-    const ALL: &'static [SeriesFigure] = &[
-        SeriesFigure(Figure::Rss),
-        SeriesFigure(Figure::Pss),
-        SeriesFigure(Figure::Uss),
-        SeriesFigure(Figure::Dirty),
-        SeriesFigure(Figure::PrivateDirty),
-        SeriesFigure(Figure::SharedDirty),
-        SeriesFigure(Figure::SwapPss),
-        // Appended, so the columns before keep their places in older files.
-        SeriesFigure(Figure::PssDirty),
-        SeriesFigure(Figure::Footprint),
-        SeriesFigure(Figure::FootprintPss),
-        SeriesFigure(Figure::Touched),
-        SeriesFigure(Figure::WorkingSet),
-        SeriesFigure(Figure::Cold),
-    ];
+    // Every figure of either series: the widest, a watch's with `--wss`.
+    const ALL: &'static [SeriesFigure] = SeriesFigure::WATCH_WSS;
 
     fn name(self) -> &'static str {
         self.0.name()
@@ -75,7 +61,9 @@ impl Named for SeriesFigure {
 }
 
 impl SeriesFigure {
-    /// The columns of a watch's series (and of its CSV and JSON Lines).
+    /// The columns of a watch's series (and of its CSV and JSON Lines);
+    /// a figure is appended, so the columns before keep their places in
+    /// older files.
     pub const WATCH: &'static [SeriesFigure] = &[
         SeriesFigure(Figure::Rss),
         SeriesFigure(Figure::Pss),
