@@ -20,25 +20,11 @@ pub enum Scope {
     Total,
 }
 
-impl Named for Scope {
-    const ALL: &'static [Scope] = &[Scope::Category, Scope::Process, Scope::Total];
-
-    fn name(self) -> &'static str {
-        match self {
-            Scope::Category => "category",
-            Scope::Process => "process",
-            Scope::Total => "total",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            Scope::Category => "one category over every process sampled",
-            Scope::Process => "one process",
-            Scope::Total => "every process sampled",
-        }
-    }
-}
+super::named::named!(Scope {
+    Category => "category", "one category over every process sampled";
+    Process => "process", "one process";
+    Total => "total", "every process sampled";
+});
 
 /// A figure recorded per sample: the series file's columns after
 /// scope/key/label, and what `plot` can draw ([`Named::ALL`]: every
