@@ -191,11 +191,16 @@ impl ProcRoot {
         &self.root
     }
 
-    /// `ROOT/PID/FILE`.
+    /// `ROOT/PID/FILE`, in one allocation (`top` opens several files of
+    /// every process by path: docs/benchmarks.md).
     pub(crate) fn pid_file(&self, pid: u32, file: &str) -> PathBuf {
-        let mut path = self.root.join(pid.to_string());
-        path.push(file);
-        path
+        use std::fmt::Write;
+        let root = self.root.as_os_str();
+        let mut path = std::ffi::OsString::with_capacity(root.len() + file.len() + 12);
+        path.push(root);
+        let sep = if root.as_encoded_bytes().ends_with(b"/") { "" } else { "/" };
+        let _ = write!(path, "{sep}{pid}/{file}");
+        PathBuf::from(path)
     }
 
     /// Whether this is the live `/proc` (where PIDs can be signalled and
@@ -503,6 +508,9 @@ mod tests {
     #[test]
     fn procfs_is_told_from_recordings_wherever_it_is_mounted() {
         assert!(ProcRoot::default().is_procfs() && ProcRoot::default().is_live());
+        for root in ["/proc", "/proc/"] {
+            assert_eq!(ProcRoot::new(root).pid_file(12, "stat"), Path::new("/proc/12/stat"));
+        }
         // A host's /proc seen through another path (as a container's
         // /host/proc): procfs, not the live /proc.
         let dir = std::env::temp_dir().join(format!("memtally-procfs-{}", std::process::id()));
