@@ -44,15 +44,11 @@ enum Figures<'a> {
 impl<'a> RegionRef<'a> {
     /// A Linux region, of category key `category` (`analyze::categorize`).
     pub fn linux(r: &'a Region, category: &'a str) -> RegionRef<'a> {
-        RegionRef { category, purge: None, ..RegionRef::of(0, r) }
+        RegionRef { category, purge: None, ..RegionRef::vmmap(0, r) }
     }
 
     /// A vmmap region read from input line `line`.
     pub fn vmmap(line: usize, r: &'a Region) -> RegionRef<'a> {
-        RegionRef::of(line, r)
-    }
-
-    fn of(line: usize, r: &'a Region) -> RegionRef<'a> {
         RegionRef {
             line,
             category: "",
