@@ -161,6 +161,30 @@ impl ProcRoot {
         Ok(out)
     }
 
+    /// The names in the machine's `/sys/REL` (live) or a recording's
+    /// `sys/REL`; none where it cannot be listed.
+    pub(crate) fn sys_list(&self, rel: &str) -> Vec<std::ffi::OsString> {
+        match self.is_live() {
+            true => std::fs::read_dir(Path::new("/sys").join(rel))
+                .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name()).collect())
+                .unwrap_or_default(),
+            false => self.list(&Path::new("sys").join(rel)).unwrap_or_default(),
+        }
+    }
+
+    /// Reads the machine's `/sys/REL` (live: sysfs's links into
+    /// `/sys/devices` followed, they are the kernel's) or a recording's
+    /// `sys/REL` (see [`read_rel`](Self::read_rel)), at most `limit` bytes.
+    pub(crate) fn sys_read(&self, rel: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
+        if !self.is_live() {
+            return self.read_rel(&Path::new("sys").join(rel), limit);
+        }
+        let mut f = File::open(Path::new("/sys").join(rel))?;
+        let mut out = Vec::new();
+        read_bounded(&mut f, &mut out, limit)?;
+        Ok(out)
+    }
+
     /// How many mappings `PID/maps` lists, counted up to `limit` and no
     /// further (`limit + 1` then: "more"); `None` where it cannot be read.
     /// Cheaper than smaps by far (no page-table walk, one short line per
