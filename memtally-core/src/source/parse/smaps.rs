@@ -336,13 +336,6 @@ impl LineState {
     }
 }
 
-impl<R: BufRead> Iterator for SmapsReader<R> {
-    type Item = Result<Region, ParseError>;
-    fn next(&mut self) -> Option<Self::Item> {
-        self.next_region().transpose()
-    }
-}
-
 /// Applies one `Key: value [kB]` line to the region being read. `hint` is
 /// where the next known size key is expected; `names` caches the
 /// snake_case names of keys that are kept as they come.
