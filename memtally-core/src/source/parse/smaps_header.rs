@@ -120,6 +120,7 @@ pub(super) fn read_header(line: &[u8], region: &mut Region, spare: &mut Spare) -
 }
 
 /// A header line (a `maps` line) read into a region of its own.
+#[cfg(any(test, target_os = "linux"))]
 pub(crate) fn parse_header(line: &[u8]) -> Option<Region> {
     let mut region = Region::new(Backing::Unknown);
     read_header(line, &mut region, &mut Spare::default()).map(|()| region)
