@@ -8,7 +8,7 @@ use clap::Args;
 
 use memtally_core::model::series::SeriesFigure;
 use memtally_core::usecase::plot::{plot, PlotOptions, Stack};
-use memtally_core::write::write_file;
+use memtally_core::write::{write_file_as, Access};
 use memtally_core::{Error, Result};
 
 use crate::cli::choice::choice;
@@ -57,6 +57,6 @@ pub fn run(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
         .with_types(args.types.clone())
         .with_stack(args.stack);
     let data = plot(&args.input, &opts)?;
-    write_file(&args.output, chart(&data).as_bytes())?;
+    write_file_as(&args.output, Access::Umask, chart(&data).as_bytes())?;
     writeln!(out, "wrote {}", args.output.display()).map_err(|e| Error::io("standard output", e))
 }

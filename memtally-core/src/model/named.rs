@@ -19,3 +19,26 @@ pub trait Named: Sized + Copy + 'static {
         Self::ALL.iter().copied().find(|v| v.name() == name)
     }
 }
+
+/// Implements [`Named`] for a fieldless enum, one row a value (its name
+/// and its help) in the order [`Named::ALL`] lists them.
+macro_rules! named {
+    ($ty:ty { $($value:ident => $name:literal, $help:literal;)* }) => {
+        impl $crate::model::Named for $ty {
+            const ALL: &'static [$ty] = &[$(Self::$value),*];
+
+            fn name(self) -> &'static str {
+                match self {
+                    $(Self::$value => $name,)*
+                }
+            }
+
+            fn help(self) -> &'static str {
+                match self {
+                    $(Self::$value => $help,)*
+                }
+            }
+        }
+    };
+}
+pub(crate) use named;

@@ -90,21 +90,6 @@ impl Frames {
         self.pfns.binary_search(&pfn).ok().map(|i| self.info[i])
     }
 
-    /// [`get`](Self::get) for lookups in an order where the next frame is
-    /// often the one after the last found (a process's pages in address
-    /// order: most lie in frames one after another): `at` is the index
-    /// of the last one found, tried first and then updated.
-    pub fn get_near(&self, pfn: u64, at: &mut usize) -> Option<FrameInfo> {
-        let next = *at + 1;
-        let i = if self.pfns.get(next) == Some(&pfn) {
-            next
-        } else {
-            self.pfns.binary_search(&pfn).ok()?
-        };
-        *at = i;
-        Some(self.info[i])
-    }
-
     /// Takes `n` mappings off frame `pfn`'s map count (a reader's own
     /// mappings of it, which are no one's that matters).
     pub fn discount(&mut self, pfn: u64, n: u64) {

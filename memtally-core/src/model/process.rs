@@ -68,11 +68,15 @@ pub struct Streamed {
 impl Process {
     /// The command line, or the short name in brackets when it has none.
     pub fn command(&self) -> String {
-        if self.cmdline.is_empty() {
-            format!("[{}]", self.comm)
-        } else {
-            self.cmdline.clone()
-        }
+        command(&self.cmdline, &self.comm)
+    }
+}
+
+/// `cmdline`, or `[comm]` when it is empty (a kernel thread's).
+fn command(cmdline: &str, comm: &str) -> String {
+    match cmdline.is_empty() {
+        true => format!("[{comm}]"),
+        false => cmdline.to_string(),
     }
 }
 
@@ -140,11 +144,7 @@ impl StatusSizes {
 impl ProcInfo {
     /// The command line, or `[comm]` when it has none.
     pub fn command(&self) -> String {
-        if self.cmdline.is_empty() {
-            format!("[{}]", self.comm)
-        } else {
-            self.cmdline.clone()
-        }
+        command(&self.cmdline, &self.comm)
     }
 }
 

@@ -2,7 +2,7 @@
 //! macOS `vmmap` region line. Both systems share this shape so grouping,
 //! histograms, JSON and diffs are written once.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::sizes::Sizes;
 
@@ -28,17 +28,25 @@ pub enum Backing {
     Unknown,
 }
 
-/// macOS purgeable state of a region (vmmap's `PURGE=` column).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+/// macOS purgeable state of a region (vmmap's `PURGE=` column), in JSON
+/// its code; read back strictly (a document that says something other
+/// than `N`, `V`, `E` or `-` is not one memtally wrote).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
 pub enum Purge {
     /// `N`: non-volatile, the contents must be kept.
+    #[serde(rename = "N")]
     NonVolatile,
     /// `V`: volatile, the system may discard the contents under pressure.
+    #[serde(rename = "V")]
     Volatile,
     /// `E`: empty, already discarded.
+    #[serde(rename = "E")]
     Empty,
     /// `-`: not marked (not purgeable memory, or the source does not say).
     #[default]
+    #[serde(rename = "-")]
     Unmarked,
 }
 
@@ -74,12 +82,6 @@ impl Purge {
     }
 }
 
-impl Serialize for Purge {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.code())
-    }
-}
-
 /// The schema of a purge code: one of the four [`Purge::code`]s.
 #[cfg(feature = "schema")]
 impl schemars::JsonSchema for Purge {
@@ -93,19 +95,6 @@ impl schemars::JsonSchema for Purge {
             .map(|p| p.code())
             .collect();
         schemars::json_schema!({ "type": "string", "enum": codes })
-    }
-}
-
-/// Reads a code back strictly: a document (a snapshot) that says
-/// something other than `N`, `V`, `E` or `-` is not one memtally wrote.
-impl<'de> serde::Deserialize<'de> for Purge {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Purge, D::Error> {
-        const CODES: &[&str] = &["N", "V", "E", "-"];
-        let code = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        match &*code {
-            c if CODES.contains(&c) => Ok(Purge::from_code(c)),
-            c => Err(serde::de::Error::unknown_variant(c, CODES)),
-        }
     }
 }
 

@@ -20,25 +20,11 @@ pub enum Scope {
     Total,
 }
 
-impl Named for Scope {
-    const ALL: &'static [Scope] = &[Scope::Category, Scope::Process, Scope::Total];
-
-    fn name(self) -> &'static str {
-        match self {
-            Scope::Category => "category",
-            Scope::Process => "process",
-            Scope::Total => "total",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            Scope::Category => "one category over every process sampled",
-            Scope::Process => "one process",
-            Scope::Total => "every process sampled",
-        }
-    }
-}
+super::named::named!(Scope {
+    Category => "category", "one category over every process sampled";
+    Process => "process", "one process";
+    Total => "total", "every process sampled";
+});
 
 /// A figure recorded per sample: the series file's columns after
 /// scope/key/label, and what `plot` can draw ([`Named::ALL`]: every
@@ -48,22 +34,8 @@ impl Named for Scope {
 pub struct SeriesFigure(pub Figure);
 
 impl Named for SeriesFigure {
-    const ALL: &'static [SeriesFigure] = &[
-        SeriesFigure(Figure::Rss),
-        SeriesFigure(Figure::Pss),
-        SeriesFigure(Figure::Uss),
-        SeriesFigure(Figure::Dirty),
-        SeriesFigure(Figure::PrivateDirty),
-        SeriesFigure(Figure::SharedDirty),
-        SeriesFigure(Figure::SwapPss),
-        // Appended, so the columns before keep their places in older files.
-        SeriesFigure(Figure::PssDirty),
-        SeriesFigure(Figure::Footprint),
-        SeriesFigure(Figure::FootprintPss),
-        SeriesFigure(Figure::Touched),
-        SeriesFigure(Figure::WorkingSet),
-        SeriesFigure(Figure::Cold),
-    ];
+    // Every figure of either series: the widest, a watch's with `--wss`.
+    const ALL: &'static [SeriesFigure] = SeriesFigure::WATCH_WSS;
 
     fn name(self) -> &'static str {
         self.0.name()
@@ -75,7 +47,9 @@ impl Named for SeriesFigure {
 }
 
 impl SeriesFigure {
-    /// The columns of a watch's series (and of its CSV and JSON Lines).
+    /// The columns of a watch's series (and of its CSV and JSON Lines);
+    /// a figure is appended, so the columns before keep their places in
+    /// older files.
     pub const WATCH: &'static [SeriesFigure] = &[
         SeriesFigure(Figure::Rss),
         SeriesFigure(Figure::Pss),

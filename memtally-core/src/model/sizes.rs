@@ -120,15 +120,8 @@ macro_rules! known_sizes {
                         self.$field = Some(self.$field.unwrap_or(0).saturating_add(v));
                     }
                 } )*
-                for (i, (name, v)) in other.extra.iter().enumerate() {
-                    // Parts of one sum list their keys in the same order
-                    // (smaps prints them so): the slot at the same place
-                    // is almost always the one.
-                    let at = match self.extra.get(i) {
-                        Some((n, _)) if n == name => Some(i),
-                        _ => self.extra.iter().position(|(n, _)| n == name),
-                    };
-                    match at {
+                for (name, v) in &other.extra {
+                    match self.extra.iter().position(|(n, _)| n == name) {
                         Some(at) => self.extra[at].1 = self.extra[at].1.saturating_add(*v),
                         None if self.extra.len() < MAX_EXTRA => {
                             self.extra.push((name.clone(), *v))

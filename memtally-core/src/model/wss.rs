@@ -3,8 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::Named;
-
 /// How `wss` tells touched pages from untouched ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -23,23 +21,10 @@ pub enum WssMethod {
     IdlePages,
 }
 
-impl Named for WssMethod {
-    const ALL: &'static [WssMethod] = &[WssMethod::ClearRefs, WssMethod::IdlePages];
-
-    fn name(self) -> &'static str {
-        match self {
-            WssMethod::ClearRefs => "clear_refs",
-            WssMethod::IdlePages => "idle_pages",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            WssMethod::ClearRefs => "reset the referenced bits (clear_refs), read smaps Referenced",
-            WssMethod::IdlePages => "idle page tracking (page_idle bitmap)",
-        }
-    }
-}
+super::named::named!(WssMethod {
+    ClearRefs => "clear_refs", "reset the referenced bits (clear_refs), read smaps Referenced";
+    IdlePages => "idle_pages", "idle page tracking (page_idle bitmap)";
+});
 
 /// Whether the kernel offers idle page tracking, the method that leaves
 /// reclaim alone, and whether it was used.
@@ -71,28 +56,10 @@ pub enum WssChoice {
     Referenced,
 }
 
-impl Named for WssChoice {
-    const ALL: &'static [WssChoice] = &[WssChoice::Auto, WssChoice::Idle, WssChoice::Referenced];
-
-    fn name(self) -> &'static str {
-        match self {
-            WssChoice::Auto => "auto",
-            WssChoice::Idle => "idle",
-            WssChoice::Referenced => "referenced",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            WssChoice::Auto => {
-                "idle page tracking where the kernel has it (and as root), else referenced"
-            }
-            WssChoice::Idle => {
-                "idle page tracking (/sys/kernel/mm/page_idle/bitmap): leaves reclaim alone"
-            }
-            WssChoice::Referenced => {
-                "reset the referenced bits (clear_refs), read smaps Referenced"
-            }
-        }
-    }
-}
+super::named::named!(WssChoice {
+    Auto => "auto",
+        "idle page tracking where the kernel has it (and as root), else referenced";
+    Idle => "idle",
+        "idle page tracking (/sys/kernel/mm/page_idle/bitmap): leaves reclaim alone";
+    Referenced => "referenced", "reset the referenced bits (clear_refs), read smaps Referenced";
+});

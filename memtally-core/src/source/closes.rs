@@ -15,11 +15,8 @@ use std::sync::Mutex;
 
 /// How many read files wait for their close, at most (plus one per
 /// reading thread, each holding the file it reads), where the limit on
-/// open files leaves room (see [`batch`]). Enough that the runs are long:
-/// 2-3 `close_range` calls a batch. A batch of 256 took 0.05 calls a
-/// process at 3,000 processes instead of 0.13, but 3-5% more CPU (15
-/// pairs, `top --all --format json`; why was not analysed: perhaps the
-/// kernel's buffers of 256 files held open, more than stay in cache).
+/// open files leaves room (see [`batch`]). Enough that the runs are long
+/// (docs/benchmarks.md, top --all, has the batch sizes tried).
 const BATCH: usize = 64;
 
 /// The batch this process can afford: [`BATCH`], or a quarter of the
@@ -88,8 +85,7 @@ impl Closes {
             held.n += 1;
             // A full batch is taken out and closed after the lock is let
             // go: closed under it, the other reading threads waited on it
-            // (futex calls of `top --all --format json` at 3,000 processes,
-            // under strace: 259-576 so, 50-90 now).
+            // (docs/benchmarks.md, top --all: the futex calls).
             (held.n >= batch()).then(|| std::mem::take(&mut *held))
         };
         if let Some(mut batch) = full {

@@ -20,11 +20,6 @@ pub struct SeriesWriter<W: Write> {
 }
 
 impl<W: Write> SeriesWriter<W> {
-    /// Starts a watch's series on `out`, with its header row.
-    pub fn new(out: W) -> io::Result<SeriesWriter<W>> {
-        SeriesWriter::with_figures(out, SeriesFigure::WATCH)
-    }
-
     /// Starts a series of these figures on `out`, with its header row.
     pub fn with_figures(out: W, figures: &'static [SeriesFigure]) -> io::Result<SeriesWriter<W>> {
         let mut csv = csv::Writer::from_writer(out);
@@ -174,7 +169,7 @@ mod tests {
     fn a_series_reads_back_what_was_written() {
         let a = sizes(8192, Some(6144));
         let b = sizes(4096, None);
-        let mut w = SeriesWriter::new(Vec::new()).unwrap();
+        let mut w = SeriesWriter::with_figures(Vec::new(), SeriesFigure::WATCH).unwrap();
         w.sample(0.0, [(Scope::Total, "total", "total", &a)]).unwrap();
         w.sample(
             1.25,

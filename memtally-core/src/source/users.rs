@@ -6,40 +6,26 @@
 /// The login name of `uid`, if `/etc/passwd` has it.
 #[cfg(not(target_os = "macos"))]
 pub(crate) fn user_name(uid: u32) -> Option<String> {
-    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
-    name_in_passwd(&passwd, uid)
+    all_users().into_iter().find_map(|(u, name)| (u == uid).then_some(name))
 }
 
 #[cfg(target_os = "macos")]
 pub(crate) use crate::sys::libproc::{uid_of, user_name};
 
-#[cfg(not(target_os = "macos"))]
-fn name_in_passwd(passwd: &str, uid: u32) -> Option<String> {
-    passwd.lines().find_map(|line| {
-        let mut f = line.split(':');
-        let name = f.next()?;
-        let _pw = f.next()?;
-        let id: u32 = f.next()?.parse().ok()?;
-        (id == uid).then(|| name.to_string())
-    })
-}
-
 /// The uid of a login name, if `/etc/passwd` has it.
 #[cfg(not(target_os = "macos"))]
 pub(crate) fn uid_of(name: &str) -> Option<u32> {
-    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
-    passwd.lines().find_map(|line| {
-        let mut f = line.split(':');
-        (f.next()? == name).then_some(())?;
-        f.next()?;
-        f.next()?.parse().ok()
-    })
+    all_users().into_iter().find_map(|(uid, n)| (n == name).then_some(uid))
 }
 
 /// Every (uid, name) in `/etc/passwd`.
 #[cfg(not(target_os = "macos"))]
 fn all_users() -> Vec<(u32, String)> {
-    let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+    users_in(&std::fs::read_to_string("/etc/passwd").unwrap_or_default())
+}
+
+#[cfg(not(target_os = "macos"))]
+fn users_in(passwd: &str) -> Vec<(u32, String)> {
     passwd
         .lines()
         .filter_map(|line| {
@@ -93,7 +79,6 @@ mod tests {
     #[test]
     fn finds_names_by_uid() {
         let p = "root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/sh\n";
-        assert_eq!(super::name_in_passwd(p, 1000).as_deref(), Some("alice"));
-        assert_eq!(super::name_in_passwd(p, 5), None);
+        assert_eq!(super::users_in(p), [(0, "root".into()), (1000, "alice".into())]);
     }
 }

@@ -3,11 +3,9 @@
 //! it a zram pool is in the machine waterfall's remainder. Live:
 //! `/sys/block/zramN/mm_stat`; a recording: `DIR/sys/block/zramN/mm_stat`.
 
-use std::ffi::OsString;
 use std::path::Path;
 
 use crate::model::ZramStat;
-use crate::source::bounded::read_bounded;
 use crate::source::parse::zram_mm_stat;
 use crate::source::ProcRoot;
 
@@ -20,11 +18,6 @@ pub struct ZramDevices {
     pub unreadable: Vec<(String, String)>,
 }
 
-/// The `sys/block` directory of `root`: the live one, or a recording's.
-fn block_dir(root: &ProcRoot) -> &'static Path {
-    Path::new(if root.is_live() { "/sys/block" } else { "sys/block" })
-}
-
 /// The device's number, for `zramN` names only.
 fn number(name: &str) -> Option<u32> {
     let n = name.strip_prefix("zram")?;
@@ -33,15 +26,8 @@ fn number(name: &str) -> Option<u32> {
 
 /// The zram device names under `root` (`zram0`, …), sorted by number.
 pub fn names(root: &ProcRoot) -> Vec<String> {
-    let dir = block_dir(root);
-    let entries: Vec<OsString> = if root.is_live() {
-        std::fs::read_dir(dir)
-            .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name()).collect())
-            .unwrap_or_default()
-    } else {
-        root.list(dir).unwrap_or_default()
-    };
-    let mut out: Vec<(u32, String)> = entries
+    let mut out: Vec<(u32, String)> = root
+        .sys_list("block")
         .into_iter()
         .filter_map(|n| {
             let n = n.to_string_lossy().into_owned();
@@ -55,16 +41,7 @@ pub fn names(root: &ProcRoot) -> Vec<String> {
 /// The raw `mm_stat` of one device (bounded, in a recording a regular
 /// file beneath the tree).
 pub fn read_raw(root: &ProcRoot, name: &str) -> std::io::Result<Vec<u8>> {
-    let file = block_dir(root).join(name).join("mm_stat");
-    if root.is_live() {
-        // `/sys/block/zramN` is a link into /sys/devices (the kernel's own).
-        let mut f = std::fs::File::open(&file)?;
-        let mut out = Vec::new();
-        read_bounded(&mut f, &mut out, MAX_MM_STAT)?;
-        Ok(out)
-    } else {
-        root.read_rel(&file, MAX_MM_STAT)
-    }
+    root.sys_read(&Path::new("block").join(name).join("mm_stat"), MAX_MM_STAT)
 }
 
 /// Every zram device's mm_stat.

@@ -7,7 +7,7 @@ use std::ffi::OsStr;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 
-use super::walk::{euid, refused, trusted, Missing, Reached, Walk};
+use super::walk::{refused, trusted, Missing, Reached, Walk};
 use crate::error::{Error, Result};
 use crate::sys;
 
@@ -90,7 +90,7 @@ impl Dir {
                 &format!(
                     "not written: the directory belongs to uid {}, who could replace what memtally writes there (memtally runs as uid {}); write into a directory of root's or your own",
                     st.uid,
-                    euid()
+                    sys::euid()
                 ),
             ));
         }

@@ -1,6 +1,6 @@
 //! A file being written: a new file under a random name in the target's
 //! directory (held open), renamed over the target at commit, removed if
-//! dropped before; and [`Dir`]'s ways to start one.
+//! dropped before; and [`Dir`]'s way to write one.
 
 use std::ffi::{CString, OsStr};
 use std::fs::File;
@@ -37,7 +37,7 @@ struct Temp {
     name: CString,
     renamed: bool,
     /// Noted as unfinished until renamed (see [`super::unfinished`]).
-    unfinished: Option<Registered>,
+    unfinished: Registered,
 }
 
 impl Drop for Temp {
@@ -49,16 +49,11 @@ impl Drop for Temp {
 }
 
 impl Dir {
-    /// Starts writing the file `name` in this directory (see
-    /// [`NewFile`]).
-    pub fn new_file(&self, name: &OsStr) -> Result<NewFile> {
-        NewFile::create_in(self, name, &self.path().join(name), Access::Umask)
-    }
-
-    /// Writes `bytes` to the file `name` in this directory.
+    /// Writes `bytes` to the file `name` in this directory (see [`NewFile`]).
     pub fn write_file(&self, name: &OsStr, bytes: &[u8]) -> Result<()> {
-        let mut f = self.new_file(name)?;
-        f.write_all(bytes).map_err(|e| Error::io(self.path().join(name), e))?;
+        let shown = self.path().join(name);
+        let mut f = NewFile::create_in(self, name, &shown, Access::Umask)?;
+        f.write_all(bytes).map_err(|e| Error::io(shown, e))?;
         f.commit()
     }
 }
@@ -117,7 +112,7 @@ impl NewFile {
             )
         })
         .map_err(err)?;
-        let unfinished = Some(unfinished::register(dir.fd(), &temp));
+        let unfinished = unfinished::register(dir.fd(), &temp);
         let temp = Temp { dir: dir.try_clone()?, name: temp, renamed: false, unfinished };
         if let Some(mode) = keep {
             sys::fchmod(fd.as_fd(), mode).map_err(err)?;
@@ -138,11 +133,7 @@ impl NewFile {
                 file.sync_all().map_err(err)?;
                 let d = temp.dir.fd();
                 let rename = || sys::renameat(d, &temp.name, d, &target);
-                match temp.unfinished.take() {
-                    Some(u) => u.install(rename),
-                    None => rename(),
-                }
-                .map_err(err)?;
+                temp.unfinished.install(rename).map_err(err)?;
                 temp.renamed = true;
                 // The rename itself is durable once the directory is synced.
                 temp.dir.sync();

@@ -59,7 +59,7 @@ impl Access {
     /// the live system (`live`) or from a recording: private when memtally
     /// runs as root and reads the live system.
     pub fn for_addresses(live: bool) -> Access {
-        match live && walk::euid() == 0 {
+        match live && crate::sys::euid() == 0 {
             true => Access::Private,
             false => Access::Umask,
         }
@@ -68,24 +68,10 @@ impl Access {
 
 use crate::error::{Error, Result};
 
-/// Writes `bytes` to `path` (see the module docs).
-pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    write_with(path, Access::Umask, |w| w.write_all(bytes))
-}
-
-/// [`write_file`], readable as `access` says.
+/// Writes `bytes` to `path` (see the module docs), readable as `access` says.
 pub fn write_file_as(path: &Path, access: Access, bytes: &[u8]) -> Result<()> {
-    write_with(path, access, |w| w.write_all(bytes))
-}
-
-/// Writes what `fill` writes to `path` (see the module docs).
-fn write_with(
-    path: &Path,
-    access: Access,
-    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<()> {
     let mut f = NewFile::create_as(path, access)?;
-    fill(&mut f).map_err(|e| Error::io(path, e))?;
+    f.write_all(bytes).map_err(|e| Error::io(path, e))?;
     f.commit()
 }
 
@@ -114,8 +100,8 @@ mod tests {
     fn replaces_the_file_and_leaves_no_temporary() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("m.prom");
-        write_file(&p, b"a 1\n").unwrap();
-        write_file(&p, b"a 2\n").unwrap();
+        write_file_as(&p, Access::Umask, b"a 1\n").unwrap();
+        write_file_as(&p, Access::Umask, b"a 2\n").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"a 2\n");
         assert_eq!(names(dir.path()), ["m.prom"]);
     }
@@ -127,7 +113,7 @@ mod tests {
         std::fs::write(&victim, b"keep me").unwrap();
         let link = dir.path().join("out.json");
         std::os::unix::fs::symlink(&victim, &link).unwrap();
-        write_file(&link, b"new").unwrap();
+        write_file_as(&link, Access::Umask, b"new").unwrap();
         assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
         assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_file());
         assert_eq!(std::fs::read(&link).unwrap(), b"new");
@@ -135,20 +121,18 @@ mod tests {
 
     #[test]
     fn a_device_is_written_through_not_replaced() {
-        write_file(Path::new("/dev/null"), b"discarded").unwrap();
+        write_file_as(Path::new("/dev/null"), Access::Umask, b"discarded").unwrap();
         assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
     }
 
     #[test]
     fn a_failure_leaves_nothing_and_names_the_target() {
         let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("out");
-        let e =
-            write_with(&p, Access::Umask, |_| Err(std::io::Error::other("disk full"))).unwrap_err();
-        assert!(e.to_string().starts_with(&p.display().to_string()), "{e}");
-        assert!(names(dir.path()).is_empty());
-        let e = write_file(dir.path(), b"x").unwrap_err();
+        let e = write_file_as(Path::new("/dev/full"), Access::Umask, b"x").unwrap_err();
+        assert!(e.to_string().starts_with("/dev/full"), "{e}");
+        let e = write_file_as(dir.path(), Access::Umask, b"x").unwrap_err();
         assert!(matches!(e, Error::Usage(_)), "{e}");
+        assert!(names(dir.path()).is_empty());
     }
 
     #[test]
@@ -169,7 +153,7 @@ mod tests {
         let p = dir.path().join("f");
         std::fs::write(&p, b"").unwrap();
         std::fs::set_permissions(&p, Permissions::from_mode(0o6755)).unwrap();
-        write_file(&p, b"x").unwrap();
+        write_file_as(&p, Access::Umask, b"x").unwrap();
         assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o7777, 0o755);
     }
 
@@ -183,8 +167,8 @@ mod tests {
         let named = format!("/proc/self/fd/{}", f.as_raw_fd());
         let link = dir.path().join("link");
         std::os::unix::fs::symlink(&named, &link).unwrap();
-        write_file(Path::new(&named), b"one\n").unwrap();
-        write_file(&link, b"two\n").unwrap();
+        write_file_as(Path::new(&named), Access::Umask, b"one\n").unwrap();
+        write_file_as(&link, Access::Umask, b"two\n").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"before\none\ntwo\n");
         assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
         assert_eq!(names(dir.path()), ["appended", "link"]);
@@ -196,11 +180,11 @@ mod tests {
         let open = dir.path().join("open");
         std::fs::create_dir(&open).unwrap();
         std::fs::set_permissions(&open, Permissions::from_mode(0o777)).unwrap();
-        let e = write_file(&open.join("f"), b"x").unwrap_err();
+        let e = write_file_as(&open.join("f"), Access::Umask, b"x").unwrap_err();
         assert!(refused(&e), "{e}");
         assert!(e.to_string().contains("writable by everyone (mode 777)"), "{e}");
         std::fs::set_permissions(&open, Permissions::from_mode(0o1777)).unwrap();
-        write_file(&open.join("f"), b"x").unwrap();
+        write_file_as(&open.join("f"), Access::Umask, b"x").unwrap();
     }
 
     #[test]
@@ -218,7 +202,7 @@ mod tests {
         assert!(names(&elsewhere).is_empty());
         // An own link to a directory on the way is followed.
         std::os::unix::fs::symlink(dir.path().join("a/b"), dir.path().join("ab")).unwrap();
-        write_file(&dir.path().join("ab/f"), b"x").unwrap();
+        write_file_as(&dir.path().join("ab/f"), Access::Umask, b"x").unwrap();
         assert_eq!(std::fs::read(dir.path().join("a/b/f")).unwrap(), b"x");
     }
 
@@ -282,7 +266,7 @@ mod tests {
         let p = dir.path().join("f");
         std::fs::write(&p, b"").unwrap();
         std::fs::set_permissions(&p, Permissions::from_mode(0o640)).unwrap();
-        write_file(&p, b"x").unwrap();
+        write_file_as(&p, Access::Umask, b"x").unwrap();
         assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o640);
     }
 }

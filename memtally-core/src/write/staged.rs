@@ -21,7 +21,7 @@ pub struct Staged {
     dir: Dir,
     installed: bool,
     /// Noted as unfinished until installed (see [`super::unfinished`]).
-    unfinished: Option<Registered>,
+    unfinished: Registered,
 }
 
 impl Staged {
@@ -41,7 +41,7 @@ impl Staged {
                 return Err(err(e));
             }
         };
-        let unfinished = Some(unfinished::register(parent.fd(), &name));
+        let unfinished = unfinished::register(parent.fd(), &name);
         Ok(Staged { parent, name, dir: Dir::new(fd, shown), installed: false, unfinished })
     }
 
@@ -75,11 +75,7 @@ impl Staged {
             }
             Err(e) => Err(e),
         };
-        let exchanged = match self.unfinished.take() {
-            Some(u) => u.install(rename),
-            None => rename(),
-        }
-        .map_err(err)?;
+        let exchanged = self.unfinished.install(rename).map_err(err)?;
         self.installed = true;
         if exchanged {
             // What was there is at the random name now.

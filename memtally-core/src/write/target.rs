@@ -53,7 +53,7 @@ pub(crate) fn target(dir: &Dir, name: &OsStr, shown: &Path) -> Result<Target> {
 /// to memtally's file), and only its permission bits: never setuid,
 /// setgid or sticky.
 fn kept_mode(uid: u32, perm: u32) -> Option<u32> {
-    (uid == super::walk::euid()).then_some(perm & 0o777)
+    (uid == crate::sys::euid()).then_some(perm & 0o777)
 }
 
 pub(crate) fn is_a_directory(shown: &Path) -> Error {

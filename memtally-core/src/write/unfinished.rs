@@ -57,7 +57,7 @@ impl Registered {
     /// `remove_all`, the entry is gone and `install` never runs: the
     /// error says the process is ending.
     pub(crate) fn install<T>(
-        self,
+        &self,
         install: impl FnOnce() -> std::io::Result<T>,
     ) -> std::io::Result<T> {
         let mut r = lock();

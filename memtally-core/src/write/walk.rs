@@ -200,7 +200,7 @@ pub(crate) fn open_link(
             &format!(
                 "a symbolic link owned by uid {}, not followed (memtally follows only links of root or of its own user, uid {}); name the directory it points to, if you trust it",
                 st.uid,
-                euid()
+                sys::euid()
             ),
         ));
     }
@@ -210,11 +210,7 @@ pub(crate) fn open_link(
 /// Root and memtally's own user: the owners whose links, and whose
 /// directories, memtally trusts.
 pub(crate) fn trusted(uid: u32) -> bool {
-    uid == 0 || uid == euid()
-}
-
-pub(crate) fn euid() -> u32 {
-    sys::euid()
+    uid == 0 || uid == sys::euid()
 }
 
 /// A refusal on `path`: exit 4 (permission), with the reason.

@@ -1,7 +1,7 @@
 //! A mapping's values as a region object reads them, borrowed from the
 //! model's region, a vmmap line as read, or a snapshot's region.
 
-use serde::ser::{Serialize, Serializer};
+use serde::Serialize;
 
 use super::bytes::{opt_string, opt_u64};
 use super::docs::Value;
@@ -44,15 +44,11 @@ enum Figures<'a> {
 impl<'a> RegionRef<'a> {
     /// A Linux region, of category key `category` (`analyze::categorize`).
     pub fn linux(r: &'a Region, category: &'a str) -> RegionRef<'a> {
-        RegionRef { category, purge: None, ..RegionRef::of(0, r) }
+        RegionRef { category, purge: None, ..RegionRef::vmmap(0, r) }
     }
 
     /// A vmmap region read from input line `line`.
     pub fn vmmap(line: usize, r: &'a Region) -> RegionRef<'a> {
-        RegionRef::of(line, r)
-    }
-
-    fn of(line: usize, r: &'a Region) -> RegionRef<'a> {
         RegionRef {
             line,
             category: "",
@@ -162,7 +158,8 @@ impl<'a> RegionRef<'a> {
 }
 
 /// A value of a region, as it is written.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(untagged)]
 pub(super) enum Got<'a> {
     Number(Option<u64>),
     Text(Option<&'a str>),
@@ -178,15 +175,6 @@ impl Got<'_> {
         match self {
             Got::Number(n) => opt_u64(out, n),
             Got::Text(t) => opt_string(out, t),
-        }
-    }
-}
-
-impl Serialize for Got<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Got::Number(n) => n.serialize(s),
-            Got::Text(t) => t.serialize(s),
         }
     }
 }

@@ -80,7 +80,7 @@ impl Mmap {
         let share = if self.flags & 1 != 0 { 's' } else { 'p' };
         let path = if self.path == "//anon" { "" } else { self.path.as_str() };
         format!(
-            "{:x}-{:x} {}{}{}{share} {:08x} {:02x}:{:02x} {} {path}\n",
+            "{:x}-{:x} {}{}{}{share} {:08x} {:02x}:{:02x} {} {path}",
             self.start,
             self.start + self.len,
             bit(1, 'r'),
@@ -304,7 +304,7 @@ mod tests {
         words.push(u64::from_ne_bytes(*b"/lib/x\0\0"));
         let Some(Record::Mmap(m)) = parse(&record(10, &words), false) else { panic!() };
         assert_eq!(m.path, "/lib/x");
-        assert_eq!(m.maps_line(), "7f000000-7f002000 rw-p 00001000 08:01 42 /lib/x\n");
+        assert_eq!(m.maps_line(), "7f000000-7f002000 rw-p 00001000 08:01 42 /lib/x");
         let words = [u64::from_ne_bytes([9, 0, 0, 0, 7, 0, 0, 0]), 0, 0];
         assert_eq!(parse(&record(7, &words), false), Some(Record::Fork { pid: 9, parent: 7 }));
     }

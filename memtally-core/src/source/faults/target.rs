@@ -9,7 +9,7 @@ use crate::model::faults::FaultAccess;
 use crate::model::{Backing, Region};
 use crate::source::faults::record::Mmap;
 use crate::source::faults::symbols::Symbols;
-use crate::source::parse::smaps::SmapsReader;
+use crate::source::parse::smaps_header::parse_header;
 use crate::source::ProcRoot;
 
 /// One mapping of a traced process.
@@ -75,11 +75,7 @@ impl Target {
     /// code (the process's unwinder is out of date).
     pub(crate) fn mapped(&mut self, m: &Mmap) -> bool {
         let line = m.maps_line();
-        let Some(new) = SmapsReader::new(line.as_bytes())
-            .read_all()
-            .ok()
-            .and_then(|r| r.first().and_then(Mapping::of))
-        else {
+        let Some(new) = parse_header(line.as_bytes()).as_ref().and_then(Mapping::of) else {
             return false;
         };
         let code = new.executable;

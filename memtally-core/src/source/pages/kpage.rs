@@ -5,7 +5,6 @@
 //! sequential read of the stretch they cover.
 
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -186,15 +185,7 @@ fn word(bytes: &[u8], k: usize) -> Option<u64> {
 /// Reads `len` bytes of frame `first` on into `out` (fewer at the file's end).
 fn read_run(f: &File, path: &Path, first: u64, len: usize, out: &mut Vec<u8>) -> Result<()> {
     out.resize(len, 0);
-    let mut done = 0;
-    while done < len {
-        match f.read_at(&mut out[done..], first * 8 + done as u64) {
-            Ok(0) => break,
-            Ok(n) => done += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::io(path, e)),
-        }
-    }
+    let done = super::read_at(f, out, first * 8).map_err(|e| Error::io(path, e))?;
     out.truncate(done - done % 8);
     Ok(())
 }

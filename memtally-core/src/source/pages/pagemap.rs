@@ -6,12 +6,11 @@
 //! pages, never virtual size.
 
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 
 use crate::error::{Error, Result};
 use crate::model::pages::{Present, ProcPages, PAGE};
 use crate::model::Region;
-use crate::source::pages::scan;
+use crate::source::pages::{read_at, scan};
 use crate::source::parse::pagemap::{decode, words, Where};
 use crate::source::{stamp, ProcRoot};
 
@@ -204,20 +203,6 @@ impl Reader<'_> {
         }
         Ok(())
     }
-}
-
-/// Reads as much of `buf` as the file gives at `offset`.
-fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
-    let mut done = 0;
-    while done < buf.len() {
-        match f.read_at(&mut buf[done..], offset + done as u64) {
-            Ok(0) => break,
-            Ok(n) => done += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(done)
 }
 
 /// The lowest and highest user addresses of `regions` (from `maps`).

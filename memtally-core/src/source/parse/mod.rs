@@ -12,7 +12,7 @@
 //! lines it cannot read and so never fails; it returns `Result` all the
 //! same, and says in its comment what it accepts. The two that stream (a
 //! `BufRead`, one reused line buffer, no whole-file string) are smaps and
-//! maps ([`smaps::parse`], or [`smaps::SmapsReader`] region by region) and
+//! maps ([`smaps::SmapsReader`], region by region or all) and
 //! vmmap ([`vmmap::parse`] into a
 //! [`VRegionSink`](crate::model::vmmap::VRegionSink); it fails only when
 //! reading does, for an unreadable line is counted, never fatal).

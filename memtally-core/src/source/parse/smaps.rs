@@ -24,7 +24,7 @@ use std::io::{BufRead, Read};
 pub use super::smaps_fields::MAX_LINE;
 use super::smaps_fields::{parse_dec, trim};
 use super::smaps_header::{is_header, read_header, Spare};
-use super::smaps_size_line::{expected_size, size_line};
+use super::smaps_size_line::size_line;
 use super::ParseError;
 use crate::model::sizes::smaps_key_index;
 use crate::model::{snake_case, Backing, Region};
@@ -40,11 +40,6 @@ pub fn quote(bytes: &[u8]) -> String {
     }
     let head = String::from_utf8_lossy(&bytes[..QUOTE_MAX]);
     format!("{:?}... ({} bytes)", head, bytes.len())
-}
-
-/// Every region of smaps or maps text (the [`SmapsReader`] read to its end).
-pub fn parse(input: impl BufRead) -> Result<Vec<Region>, ParseError> {
-    SmapsReader::new(input).read_all()
 }
 
 /// Reads regions one at a time from smaps or maps text: each is read
@@ -341,13 +336,6 @@ impl LineState {
     }
 }
 
-impl<R: BufRead> Iterator for SmapsReader<R> {
-    type Item = Result<Region, ParseError>;
-    fn next(&mut self) -> Option<Self::Item> {
-        self.next_region().transpose()
-    }
-}
-
 /// Applies one `Key: value [kB]` line to the region being read. `hint` is
 /// where the next known size key is expected; `names` caches the
 /// snake_case names of keys that are kept as they come.
@@ -358,17 +346,10 @@ fn apply_key_line(
     names: &mut Vec<(Vec<u8>, String)>,
     spare: &mut Spare,
 ) -> Result<(), String> {
-    // The last line of every mapping: no size key to try first.
+    // The last line of every mapping.
     if let Some(value) = line.strip_prefix(b"VmFlags:") {
         spare.set_vm_flags(region, trim(value));
         return Ok(());
-    }
-    if let Some((i, bytes)) = expected_size(line, *hint) {
-        if let Some(slot) = region.sizes.slot_at(i) {
-            *slot = Some(bytes);
-            *hint = i + 1;
-            return Ok(());
-        }
     }
     let colon = line
         .iter()

@@ -119,8 +119,8 @@ pub(super) fn read_header(line: &[u8], region: &mut Region, spare: &mut Spare) -
     Some(())
 }
 
-/// A header line read into a region of its own (tests of what reads it).
-#[cfg(test)]
+/// A header line (a `maps` line) read into a region of its own.
+#[cfg(any(test, target_os = "linux"))]
 pub(crate) fn parse_header(line: &[u8]) -> Option<Region> {
     let mut region = Region::new(Backing::Unknown);
     read_header(line, &mut region, &mut Spare::default()).map(|()| region)

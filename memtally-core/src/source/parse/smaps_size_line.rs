@@ -5,29 +5,13 @@
 //! docs/benchmarks.md, show --format json). Any other line is `None`,
 //! and the general path in `smaps.rs` reads it to the same result.
 
-use super::smaps_fields::{parse_dec, skip_spaces, MAX_LINE};
+use super::smaps_fields::{skip_spaces, MAX_LINE};
 
-/// The line as the key expected at `hint` in its usual shape (`Key:`,
-/// spaces, digits, ` kB`): that key's index and its bytes. Nearly every
-/// key line of a kernel's smaps is one, in the order of `KNOWN_KEYS`, so
-/// this one comparison and digit loop stand in for the colon search, the
-/// trims and the key lookup; any other line (`None`) takes the general
-/// path, which reads the same lines to the same result. (A line gathered
-/// across a buffer refill; one whole in the buffer goes through
-/// [`size_line`] first.)
-pub(super) fn expected_size(line: &[u8], hint: usize) -> Option<(usize, u64)> {
-    let (i, at) = expected_key(line, hint)?;
-    let rest = line[at..].strip_suffix(b" kB")?;
-    let digits_at = rest.iter().position(|&b| b != b' ')?;
-    let kb = parse_dec(&rest[digits_at..])?;
-    Some((i, kb.checked_mul(1024)?))
-}
-
-/// The size line `buf` starts with, in the shape [`expected_size`] reads
-/// (`Key:`, spaces, digits, ` kB`, newline), read to its newline without
-/// searching for it: the key's index, its bytes and the line's length
-/// with the newline. The same lines give the same figures as the memchr
-/// and [`expected_size`] path; a line past [`MAX_LINE`] is left to it.
+/// The size line `buf` starts with, when it is the key expected at
+/// `hint` in its usual shape (`Key:`, spaces, digits, ` kB`, newline),
+/// read to its newline without searching for it: the key's index, its
+/// bytes and the line's length with the newline. The same lines give the
+/// same figures as the general path; a line past [`MAX_LINE`] is left to it.
 #[inline(always)]
 pub(super) fn size_line(buf: &[u8], hint: usize) -> Option<(usize, u64, usize)> {
     let (i, mut at) = expected_key(buf, hint)?;
@@ -110,5 +94,5 @@ static KEY_PATTERNS: [KeyPattern; crate::model::sizes::KNOWN_KEYS.len()] = {
     out
 };
 
-/// How many keys from the hint on [`expected_size`] tries.
+/// How many keys from the hint on [`size_line`] tries.
 pub(super) const EXPECTED_WINDOW: usize = 4;

@@ -12,7 +12,7 @@ use crate::model::snap_lines::LINES_VERSION;
 use crate::model::snapshot::{
     SnapProcess, SnapRegion, Snapshot, SnapshotKind, VmmapTypes, DOCUMENT_VERSION,
 };
-use crate::model::vmmap::{Document, Header, SummaryRow};
+use crate::model::vmmap::{Document, Header, SummaryRow, VRegion};
 use crate::model::{Purge, SizeSource, Sizes};
 use crate::source::parse::snapshot_lines::{self, LinesError};
 use crate::source::parse::ParseError;
@@ -245,27 +245,22 @@ impl VmmapJson {
         let mut types = VmmapTypes::default();
         let regions: Vec<SnapRegion> = self
             .regions
-            .into_iter()
+            .iter()
             .map(|r| {
-                let region_type = r.region_type.unwrap_or_default();
-                let mut region = SnapRegion {
+                let mut region = SnapRegion::of_vmmap(&VRegion {
+                    region_type: r.region_type.as_deref().unwrap_or_default(),
                     start: r.start,
                     end: r.end,
-                    perms: r.protection.unwrap_or_default(),
-                    path: r.detail,
-                    category: region_type.clone(),
-                    region_type: Some(region_type),
-                    purge: Some(r.purge.unwrap_or_default()),
-                    offset: None,
-                    inode: None,
-                    sizes: Sizes {
-                        size: r.vsize,
-                        rss: r.resident,
-                        dirty: r.dirty,
-                        swap: r.swap,
-                        ..Default::default()
-                    },
-                };
+                    vsize: r.vsize,
+                    resident: r.resident,
+                    dirty: r.dirty,
+                    swap: r.swap,
+                    prot: r.protection.as_deref().unwrap_or_default(),
+                    max_prot: None,
+                    share_mode: None,
+                    purge: r.purge.unwrap_or_default(),
+                    detail: r.detail.as_deref(),
+                });
                 types.fold(&mut region);
                 region
             })

@@ -86,27 +86,41 @@ pub fn read(r: impl BufRead) -> Result<Snapshot, ReadError> {
 /// how it starts), the page read from `r` up to the element's end: the
 /// errors as [`read`] words them.
 pub(crate) fn with_element<T, R: BufRead>(
-    mut r: R,
+    r: R,
     f: impl FnOnce(&mut dyn BufRead, Start) -> Result<T, ParseError>,
 ) -> Result<T, ReadError> {
-    let Some(line) = skip_to(&mut r, SNAPSHOT_ELEMENT).map_err(ReadError::Io)? else {
+    let found = element(r, SNAPSHOT_ELEMENT, |json| {
+        let head = json.fill_buf().map_err(ReadError::Io)?;
+        let start = crate::source::parse::snapshot::start_of(head);
+        Ok(f(json, start))
+    });
+    let Some((line, read, cut)) = found.map_err(ReadError::Io)? else {
         return Err(ReadError::Parse(without()));
     };
-    let at = |e: ParseError| {
-        let message = format!("the embedded memtally snapshot: {}", e.message);
-        ReadError::Parse(ParseError::at(line, message))
-    };
+    match (cut, read?) {
+        (true, _) => Err(ReadError::Parse(no_end())),
+        (false, read) => read.map_err(|e| {
+            let message = format!("the embedded memtally snapshot: {}", e.message);
+            ReadError::Parse(ParseError::at(line, message))
+        }),
+    }
+}
+
+/// What `f` reads of the element opened by `open` (the JSON handed as a
+/// stream), with the line the tag is on and whether the page ended inside
+/// the element; `None` where the page has none.
+fn element<T, R: BufRead>(
+    mut r: R,
+    open: &str,
+    f: impl FnOnce(&mut dyn BufRead) -> T,
+) -> std::io::Result<Option<(usize, T, bool)>> {
+    let Some(line) = skip_to(&mut r, open)? else { return Ok(None) };
     let mut json = std::io::BufReader::with_capacity(64 << 10, Element { r, state: State::Body });
-    let head = json.fill_buf().map_err(ReadError::Io)?;
-    let start = crate::source::parse::snapshot::start_of(head);
-    let read = f(&mut json, start);
+    let read = f(&mut json);
     // A page cut before the element's end says so, whatever the JSON read
     // as (what is left of the element is read to find its end).
     let _ = std::io::copy(&mut json, &mut std::io::sink());
-    match json.get_ref().state {
-        State::Cut => Err(ReadError::Parse(no_end())),
-        _ => read.map_err(at),
-    }
+    Ok(Some((line, read, json.get_ref().state == State::Cut)))
 }
 
 /// Reads `r` up to the end of the tag `open`: the line it is on, or
@@ -140,24 +154,15 @@ fn skip_to(r: &mut impl BufRead, open: &str) -> std::io::Result<Option<usize>> {
 /// The JSON document in the element [`FAULTS_ELEMENT`] of a report page,
 /// read as it comes; `None` for a page without the element.
 pub fn read_faults<T: serde::de::DeserializeOwned>(
-    mut r: impl BufRead,
+    r: impl BufRead,
 ) -> Result<Option<T>, ReadError> {
-    let Some(line) = skip_to(&mut r, FAULTS_ELEMENT).map_err(ReadError::Io)? else {
-        return Ok(None);
-    };
-    let mut json = std::io::BufReader::with_capacity(64 << 10, Element { r, state: State::Body });
-    let read = serde_json::from_reader::<_, T>(&mut json);
-    let _ = std::io::copy(&mut json, &mut std::io::sink());
-    match (json.get_ref().state, read) {
-        (State::Cut, _) => Err(ReadError::Parse(ParseError::at(
-            line,
-            "the embedded page-fault recording has no end (cut short?)",
-        ))),
-        (_, Ok(t)) => Ok(Some(t)),
-        (_, Err(e)) => Err(ReadError::Parse(ParseError::at(
-            line,
-            format!("the embedded page-fault recording: {e}"),
-        ))),
+    let found = element(r, FAULTS_ELEMENT, |json| serde_json::from_reader::<_, T>(json));
+    let Some((line, read, cut)) = found.map_err(ReadError::Io)? else { return Ok(None) };
+    let at = |message: String| ReadError::Parse(ParseError::at(line, message));
+    match (cut, read) {
+        (true, _) => Err(at("the embedded page-fault recording has no end (cut short?)".into())),
+        (false, Ok(t)) => Ok(Some(t)),
+        (false, Err(e)) => Err(at(format!("the embedded page-fault recording: {e}"))),
     }
 }
 

@@ -69,7 +69,7 @@ impl ProcRoot {
     /// The tree at `root`: `/proc`, or a directory a capture wrote.
     pub fn new(root: impl Into<PathBuf>) -> ProcRoot {
         let root = root.into();
-        let procfs = is_procfs(&root);
+        let procfs = crate::sys::path_is_procfs(&root);
         // The live /proc keeps its plain opens (issue 25 counts its system
         // calls per process); its files are the kernel's.
         let tree = (root != Path::new("/proc"))
@@ -161,6 +161,30 @@ impl ProcRoot {
         Ok(out)
     }
 
+    /// The names in the machine's `/sys/REL` (live) or a recording's
+    /// `sys/REL`; none where it cannot be listed.
+    pub(crate) fn sys_list(&self, rel: &str) -> Vec<std::ffi::OsString> {
+        match self.is_live() {
+            true => std::fs::read_dir(Path::new("/sys").join(rel))
+                .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name()).collect())
+                .unwrap_or_default(),
+            false => self.list(&Path::new("sys").join(rel)).unwrap_or_default(),
+        }
+    }
+
+    /// Reads the machine's `/sys/REL` (live: sysfs's links into
+    /// `/sys/devices` followed, they are the kernel's) or a recording's
+    /// `sys/REL` (see [`read_rel`](Self::read_rel)), at most `limit` bytes.
+    pub(crate) fn sys_read(&self, rel: &Path, limit: usize) -> std::io::Result<Vec<u8>> {
+        if !self.is_live() {
+            return self.read_rel(&Path::new("sys").join(rel), limit);
+        }
+        let mut f = File::open(Path::new("/sys").join(rel))?;
+        let mut out = Vec::new();
+        read_bounded(&mut f, &mut out, limit)?;
+        Ok(out)
+    }
+
     /// How many mappings `PID/maps` lists, counted up to `limit` and no
     /// further (`limit + 1` then: "more"); `None` where it cannot be read.
     /// Cheaper than smaps by far (no page-table walk, one short line per
@@ -191,24 +215,15 @@ impl ProcRoot {
         &self.root
     }
 
-    /// `ROOT/PID/FILE`.
+    /// `ROOT/PID/FILE`, in one allocation (`top` opens several files of
+    /// every process by path: docs/benchmarks.md).
     pub(crate) fn pid_file(&self, pid: u32, file: &str) -> PathBuf {
-        // One allocation (several files of every process are opened by
-        // path): ROOT/PID/FILE as `join` makes it.
-        let mut digits = [0u8; 10];
-        let mut rest = &mut digits[..];
-        let _ = std::io::Write::write_fmt(&mut rest, format_args!("{pid}"));
-        let len = 10 - rest.len();
-        let pid = std::str::from_utf8(&digits[..len]).unwrap_or_default();
+        use std::fmt::Write;
         let root = self.root.as_os_str();
-        let mut path = std::ffi::OsString::with_capacity(root.len() + pid.len() + file.len() + 2);
+        let mut path = std::ffi::OsString::with_capacity(root.len() + file.len() + 12);
         path.push(root);
-        if !root.as_encoded_bytes().ends_with(b"/") {
-            path.push("/");
-        }
-        path.push(pid);
-        path.push("/");
-        path.push(file);
+        let sep = if root.as_encoded_bytes().ends_with(b"/") { "" } else { "/" };
+        let _ = write!(path, "{sep}{pid}/{file}");
         PathBuf::from(path)
     }
 
@@ -331,21 +346,14 @@ impl ProcRoot {
     /// Reads a whole file of the process, at most `limit` bytes.
     pub(crate) fn read_up_to(&self, pid: u32, file: &str, limit: usize) -> Result<Vec<u8>> {
         let mut out = Vec::new();
-        let mut f = self.open(pid, file)?;
-        let read = match self.procfs && SINGLE_RECORD.contains(&file) {
-            true => crate::source::bounded::read_record(&mut f, &mut out, limit),
-            false => read_bounded(&mut f, &mut out, limit),
-        };
-        read.map_err(|e| self.explain(pid, self.pid_file(pid, file), e))?;
+        self.read_open(pid, file, &mut self.open(pid, file)?, &mut out, limit)?;
         Ok(out)
     }
 
     /// Reads a whole small file of the process into `out` (cleared
     /// first), as [`read`](Self::read) does, for a caller that reads many
-    /// processes and keeps one buffer for all (`source::scan`). On procfs
-    /// a read that leaves room in the buffer ends the file, without the
-    /// last read that returns 0, for the single-record files and for
-    /// [`ENDS_AT_SHORT_READ`]'s. The file is closed with `closes`'s batch.
+    /// processes and keeps one buffer for all (`source::scan`). The file
+    /// is closed with `closes`'s batch.
     pub(crate) fn read_reusing(
         &self,
         pid: u32,
@@ -355,12 +363,28 @@ impl ProcRoot {
     ) -> Result<()> {
         out.clear();
         let mut f = self.open(pid, file)?;
+        let read = self.read_open(pid, file, &mut f, out, MAX_SMALL);
+        closes.later(f);
+        read
+    }
+
+    /// Reads `file` of the process, open as `f`, to its end into `out`:
+    /// on procfs a read that leaves room in the buffer ends the file,
+    /// without the last read that returns 0, for the [`SINGLE_RECORD`]
+    /// and [`ENDS_AT_SHORT_READ`] files.
+    fn read_open(
+        &self,
+        pid: u32,
+        file: &str,
+        f: &mut File,
+        out: &mut Vec<u8>,
+        limit: usize,
+    ) -> Result<()> {
         let one_go = SINGLE_RECORD.contains(&file) || ENDS_AT_SHORT_READ.contains(&file);
         let read = match self.procfs && one_go {
-            true => crate::source::bounded::read_record(&mut f, out, MAX_SMALL),
-            false => read_bounded(&mut f, out, MAX_SMALL),
+            true => crate::source::bounded::read_record(f, out, limit),
+            false => read_bounded(f, out, limit),
         };
-        closes.later(f);
         read.map_err(|e| self.explain(pid, self.pid_file(pid, file), e))
     }
 
@@ -382,14 +406,9 @@ impl ProcRoot {
     }
 }
 
-/// Whether `path` is on a procfs mount (statfs magic PROC_SUPER_MAGIC).
 /// The PIDs among directory entry names, unsorted.
 fn numbered(names: &[std::ffi::OsString]) -> Vec<u32> {
     names.iter().filter_map(|n| n.to_str().and_then(|s| s.parse().ok())).collect()
-}
-
-fn is_procfs(path: &Path) -> bool {
-    crate::sys::path_is_procfs(path)
 }
 
 /// The files of a process that procfs prints as one record
@@ -513,6 +532,9 @@ mod tests {
     #[test]
     fn procfs_is_told_from_recordings_wherever_it_is_mounted() {
         assert!(ProcRoot::default().is_procfs() && ProcRoot::default().is_live());
+        for root in ["/proc", "/proc/"] {
+            assert_eq!(ProcRoot::new(root).pid_file(12, "stat"), Path::new("/proc/12/stat"));
+        }
         // A host's /proc seen through another path (as a container's
         // /host/proc): procfs, not the live /proc.
         let dir = std::env::temp_dir().join(format!("memtally-procfs-{}", std::process::id()));

@@ -16,6 +16,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use crate::model::wss::IdleTracking;
+use crate::source::pages::read_at;
 
 /// The bitmap idle page tracking reads and writes (one bit per frame).
 pub(crate) const BITMAP: &str = "/sys/kernel/mm/page_idle/bitmap";
@@ -135,20 +136,6 @@ impl Bitmap {
         }
         Ok(out)
     }
-}
-
-/// Reads as much of `buf` as the file gives at `offset`.
-fn read_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    let mut done = 0;
-    while done < buf.len() {
-        match f.read_at(&mut buf[done..], offset + done as u64) {
-            Ok(0) => break,
-            Ok(n) => done += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(done)
 }
 
 #[cfg(test)]

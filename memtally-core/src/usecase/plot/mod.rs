@@ -242,7 +242,9 @@ mod tests {
     /// pages per second, and a category (never drawn).
     fn series_file(dir: &Path) -> std::path::PathBuf {
         let path = dir.join("s.csv");
-        let mut w = SeriesWriter::new(std::fs::File::create(&path).unwrap()).unwrap();
+        let mut w =
+            SeriesWriter::with_figures(std::fs::File::create(&path).unwrap(), SeriesFigure::WATCH)
+                .unwrap();
         for t in 0..3u64 {
             let at = |pages: u64| Sizes { pss: Some(4096 * pages), ..Default::default() };
             let (total, a, b, c, cat) = (at(10 + 6 * t), at(t), at(3 * t), at(2 * t), at(7));

@@ -115,7 +115,9 @@ mod tests {
     fn categories_become_bands_with_zeros_where_absent() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.csv");
-        let mut w = SeriesWriter::new(std::fs::File::create(&path).unwrap()).unwrap();
+        let mut w =
+            SeriesWriter::with_figures(std::fs::File::create(&path).unwrap(), SeriesFigure::WATCH)
+                .unwrap();
         let at = |b: u64| Sizes { private_dirty: Some(b), ..Default::default() };
         let (t0, h0) = (at(100), at(100));
         let (t1, h1, s1, p1) = (at(180), at(150), at(30), at(180));
