@@ -150,13 +150,16 @@ fn watch_file_holds_the_samples_taken_after_each_signal() {
 fn long_commands_end_within_a_second_of_each_signal() {
     let root = recorded();
     let root = root.to_str().unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let stalled_root = tmp.path().join("proc");
-    copy_dir(&recorded(), &stalled_root);
-    let stall = Stalled::mount(&stalled_root.join("11364"))
-        .map_err(|why| eprintln!("stuck read: skipped: no stalling file system here ({why})"))
-        .ok();
-    for sig in SIGNALS {
+    // The three signals side by side, each with its own processes, files
+    // and hung mount (readers of one hung mount queue behind each other's
+    // locks in the kernel, and the second could end only after the first).
+    let one = |sig: (i32, &str)| {
+        let tmp = tempfile::tempdir().unwrap();
+        let stalled_root = tmp.path().join("proc");
+        copy_dir(&recorded(), &stalled_root);
+        let stall = Stalled::mount(&stalled_root.join("11364"))
+            .map_err(|why| eprintln!("stuck read: skipped: no stalling file system here ({why})"))
+            .ok();
         let mut watch = start(&["--proc-root", root, "watch", "11364", "--interval", "1h"]);
         read_lines(&mut watch.0, 1);
         let took = assert_ended("watch", &mut watch.0, sig);
@@ -191,8 +194,13 @@ fn long_commands_end_within_a_second_of_each_signal() {
             assert_ended("watch -o on a hung mount", &mut watch.0, sig);
             assert_eq!(names(dir.path()), Vec::<String>::new(), "after {}", sig.1);
         }
-    }
-    drop(stall);
+        drop(stall);
+    };
+    std::thread::scope(|scope| {
+        for sig in SIGNALS {
+            scope.spawn(move || one(sig));
+        }
+    });
 }
 
 /// `snapshot -o FILE` signalled at moments from its start to its end:
