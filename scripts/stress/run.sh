@@ -63,7 +63,8 @@ measure "memtally vmmap FILE" "$memtally" vmmap "$work/big.vmmap"
 measure "memtally vmmap FILE --format json" "$memtally" vmmap "$work/big.vmmap" --format json
 
 echo "== the slow tests outside the default run (#[ignore], named stress_)"
-# Hostile trees whose files are devices or 2 GB giants, the explorer
+# Hostile trees whose files are devices or 2 GB giants, every file of a
+# v1 cgroup tree spoiled (the default run sweeps its cgroup files), the explorer
 # answering keys while 500,000 mappings are read, vmmap's peak memory on
 # 16 MB of region types and a report page of 200,000 regions: minutes on
 # a 2-core machine.
