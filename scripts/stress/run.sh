@@ -69,3 +69,5 @@ echo "== the slow tests outside the default run (#[ignore], named stress_)"
 # 16 MB of region types and a report page of 200,000 regions: minutes on
 # a 2-core machine.
 (cd "$repo" && cargo test --locked -p memtally-cli --test cli -- --ignored stress_)
+# The library's: 100,000 DRM regions of one GPU client shown in linear time.
+(cd "$repo" && cargo test --locked -p memtally-core --lib -- --ignored stress_)
