@@ -63,8 +63,11 @@ measure "memtally vmmap FILE" "$memtally" vmmap "$work/big.vmmap"
 measure "memtally vmmap FILE --format json" "$memtally" vmmap "$work/big.vmmap" --format json
 
 echo "== the slow tests outside the default run (#[ignore], named stress_)"
-# Hostile trees whose files are devices or 2 GB giants, the explorer
+# Hostile trees whose files are devices or 2 GB giants, every file of a
+# v1 cgroup tree spoiled (the default run sweeps its cgroup files), the explorer
 # answering keys while 500,000 mappings are read, vmmap's peak memory on
 # 16 MB of region types and a report page of 200,000 regions: minutes on
 # a 2-core machine.
 (cd "$repo" && cargo test --locked -p memtally-cli --test cli -- --ignored stress_)
+# The library's: 100,000 DRM regions of one GPU client shown in linear time.
+(cd "$repo" && cargo test --locked -p memtally-core --lib -- --ignored stress_)

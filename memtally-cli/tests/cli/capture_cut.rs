@@ -50,7 +50,7 @@ fn signal_when(args: &[&str], sig: i32, ready: impl Fn() -> bool) -> std::proces
         .expect("memtally starts");
     let t = Instant::now();
     while !ready() && t.elapsed() < Duration::from_secs(20) {
-        std::hint::spin_loop();
+        std::thread::sleep(Duration::from_millis(1));
     }
     assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
     let t = Instant::now();

@@ -5,14 +5,16 @@
 //! test kills it and starts a root `sleep` as PID 100 (through
 //! `/proc/sys/kernel/ns_last_pid`): same PID, same name, another owner and
 //! start time. Each command must refuse the impostor; the same run without
-//! the swap processes the genuine one.
+//! the swap (held at the same open, 0.3 s: nothing happens meanwhile)
+//! processes the genuine one.
 
 use std::path::Path;
 use std::process::Command;
 
 /// Run inside the namespace as its PID 1. Environment: `M` (memtally),
 /// `CMD` (its arguments), `PATHS` (the paths strace counts opens of),
-/// `WHEN` (which counted open is held), `SWAP` (1: the impostor takes
+/// `WHEN` (which counted open is held), `HOLD` (for how many
+/// microseconds), `SWAP` (1: the impostor takes
 /// PID 100 meanwhile), `OUTF` and `ERRF` (memtally's output). Prints
 /// `rc=N` (memtally's exit) or `SETUP:` and why the race was not staged.
 const SCRIPT: &str = r#"
@@ -24,7 +26,7 @@ victim=$!
 trace=$(mktemp)
 P=(); for p in $PATHS; do P+=(-P "$p"); done
 strace -f -qq -o "$trace" -e trace=openat "${P[@]}" \
-    -e inject=openat:delay_enter=3000000:when=$WHEN $M $CMD > "$OUTF" 2> "$ERRF" &
+    -e inject=openat:delay_enter=$HOLD:when=$WHEN $M $CMD > "$OUTF" 2> "$ERRF" &
 mt=$!
 if [ "$SWAP" = 1 ]; then
     # Once the selection has read the victim (the opens before the held one).
@@ -76,6 +78,7 @@ fn staged(
         .env("CMD", args)
         .env("PATHS", paths)
         .env("WHEN", when.to_string())
+        .env("HOLD", if swap { "3000000" } else { "300000" })
         .env("SWAP", if swap { "1" } else { "0" })
         .env("OUTF", &outf)
         .env("ERRF", &errf)

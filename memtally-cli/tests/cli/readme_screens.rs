@@ -158,8 +158,14 @@ fn printed(s: &Screen) -> Option<Vec<String>> {
 fn readme_screens_are_what_the_binary_prints() {
     let screens = screens();
     assert!(screens.len() >= 2, "the README has its marked screens");
-    for s in &screens {
-        let Some(got) = printed(s) else { continue };
+    // Each screen in its own terminal (or pipe), all at once: the
+    // explorer's screens wait for a steady second after each key.
+    let got: Vec<Option<Vec<String>>> = std::thread::scope(|scope| {
+        let runs: Vec<_> = screens.iter().map(|s| scope.spawn(move || printed(s))).collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    for (s, got) in screens.iter().zip(got) {
+        let Some(got) = got else { continue };
         assert_eq!(
             got, s.block,
             "{}: the README's screen drifted; run scripts/readme-screens.py and commit README.md",

@@ -143,6 +143,22 @@ fn watch_file_holds_the_samples_taken_after_each_signal() {
     }
 }
 
+/// Waits (at most 5 s) until a thread of `child` waits in the hung mount
+/// (its `wchan` is a FUSE wait, as `fuse_get_req`): the read that never
+/// returns has begun. Where the kernel hides `wchan`, the 5 s pass.
+fn wait_hung(child: &Child) {
+    let tasks = format!("/proc/{}/task", child.id());
+    let hung = || {
+        std::fs::read_dir(&tasks).into_iter().flatten().flatten().any(|t| {
+            std::fs::read_to_string(t.path().join("wchan")).is_ok_and(|w| w.starts_with("fuse"))
+        })
+    };
+    let t = Instant::now();
+    while !hung() && t.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// Each long-running command ends within about a second of each signal,
 /// with 128 + the signal: watch (between samples), serve (its listener),
 /// and a command stuck in a read that never returns (a hung mount).
@@ -150,13 +166,16 @@ fn watch_file_holds_the_samples_taken_after_each_signal() {
 fn long_commands_end_within_a_second_of_each_signal() {
     let root = recorded();
     let root = root.to_str().unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let stalled_root = tmp.path().join("proc");
-    copy_dir(&recorded(), &stalled_root);
-    let stall = Stalled::mount(&stalled_root.join("11364"))
-        .map_err(|why| eprintln!("stuck read: skipped: no stalling file system here ({why})"))
-        .ok();
-    for sig in SIGNALS {
+    // The three signals side by side, each with its own processes, files
+    // and hung mount (readers of one hung mount queue behind each other's
+    // locks in the kernel, and the second could end only after the first).
+    let one = |sig: (i32, &str)| {
+        let tmp = tempfile::tempdir().unwrap();
+        let stalled_root = tmp.path().join("proc");
+        copy_dir(&recorded(), &stalled_root);
+        let stall = Stalled::mount(&stalled_root.join("11364"))
+            .map_err(|why| eprintln!("stuck read: skipped: no stalling file system here ({why})"))
+            .ok();
         let mut watch = start(&["--proc-root", root, "watch", "11364", "--interval", "1h"]);
         read_lines(&mut watch.0, 1);
         let took = assert_ended("watch", &mut watch.0, sig);
@@ -170,7 +189,7 @@ fn long_commands_end_within_a_second_of_each_signal() {
         if stall.is_some() {
             let stalled = stalled_root.to_str().unwrap();
             let mut show = start(&["--proc-root", stalled, "show", "11364"]);
-            std::thread::sleep(Duration::from_millis(300));
+            wait_hung(&show.0);
             let took = assert_ended("show on a hung mount", &mut show.0, sig);
             eprintln!("show stuck in a read, {}: {took:?}", sig.1);
             // Ended for it while reading: no file, and no temporary one.
@@ -178,7 +197,7 @@ fn long_commands_end_within_a_second_of_each_signal() {
             let file = dir.path().join("s.json");
             let mut snap =
                 start(&["--proc-root", stalled, "snapshot", "11364", "-o", file.to_str().unwrap()]);
-            std::thread::sleep(Duration::from_millis(300));
+            wait_hung(&snap.0);
             assert_ended("snapshot -o on a hung mount", &mut snap.0, sig);
             assert_eq!(names(dir.path()), Vec::<String>::new(), "after {}", sig.1);
             // Ended for it with its file open (watch makes it before the
@@ -187,12 +206,17 @@ fn long_commands_end_within_a_second_of_each_signal() {
             let series = dir.path().join("series.csv");
             let args = ["--proc-root", stalled, "watch", "11364", "-o", series.to_str().unwrap()];
             let mut watch = start(&args);
-            std::thread::sleep(Duration::from_millis(300));
+            wait_hung(&watch.0);
             assert_ended("watch -o on a hung mount", &mut watch.0, sig);
             assert_eq!(names(dir.path()), Vec::<String>::new(), "after {}", sig.1);
         }
-    }
-    drop(stall);
+        drop(stall);
+    };
+    std::thread::scope(|scope| {
+        for sig in SIGNALS {
+            scope.spawn(move || one(sig));
+        }
+    });
 }
 
 /// `snapshot -o FILE` signalled at moments from its start to its end:

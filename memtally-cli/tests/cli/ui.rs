@@ -174,28 +174,36 @@ fn wait_golden(t: &Tmux, name: &str) -> String {
 /// Every level of the recorded process at both sizes, exactly.
 #[test]
 fn recorded_screens_are_exact_at_80x24_and_200x50() {
-    for (w, h) in [(80, 24), (200, 50)] {
-        let Some(t) = tmux(w, h, &repo()) else { return };
-        on_recorded(&t);
-        wait_golden(&t, &format!("machine-{w}x{h}"));
-        t.keys(&["Enter"]);
-        t.wait_text("PID USER");
-        wait_golden(&t, &format!("processes-{w}x{h}"));
-        t.keys(&["Enter"]);
-        t.wait_text("heap / anon rw");
-        wait_golden(&t, &format!("categories-{w}x{h}"));
-        t.keys(&["Enter"]);
-        t.wait_text("every size of the selected mapping");
-        wait_golden(&t, &format!("heap-mappings-{w}x{h}"));
-        t.keys(&["Escape"]);
-        t.wait_text("heap / anon rw");
-        t.keys(&["Escape"]);
-        t.wait_text("PID USER");
-        t.keys(&["Escape"]);
-        t.wait_text("machine (from meminfo)");
-        t.keys(&["q"]);
-        t.wait_for("the prompt back", |s| s.lines().any(|l| l == "$"));
-    }
+    // Both sizes side by side: each its own terminal on the recording.
+    std::thread::scope(|s| {
+        for (w, h) in [(80, 24), (200, 50)] {
+            s.spawn(move || recorded_screens_at(w, h));
+        }
+    });
+}
+
+/// [`recorded_screens_are_exact_at_80x24_and_200x50`] at `w`x`h`.
+fn recorded_screens_at(w: u16, h: u16) {
+    let Some(t) = tmux(w, h, &repo()) else { return };
+    on_recorded(&t);
+    wait_golden(&t, &format!("machine-{w}x{h}"));
+    t.keys(&["Enter"]);
+    t.wait_text("PID USER");
+    wait_golden(&t, &format!("processes-{w}x{h}"));
+    t.keys(&["Enter"]);
+    t.wait_text("heap / anon rw");
+    wait_golden(&t, &format!("categories-{w}x{h}"));
+    t.keys(&["Enter"]);
+    t.wait_text("every size of the selected mapping");
+    wait_golden(&t, &format!("heap-mappings-{w}x{h}"));
+    t.keys(&["Escape"]);
+    t.wait_text("heap / anon rw");
+    t.keys(&["Escape"]);
+    t.wait_text("PID USER");
+    t.keys(&["Escape"]);
+    t.wait_text("machine (from meminfo)");
+    t.keys(&["q"]);
+    t.wait_for("the prompt back", |s| s.lines().any(|l| l == "$"));
 }
 
 /// The cells of a row of a `show`/`top` table printed by the CLI.

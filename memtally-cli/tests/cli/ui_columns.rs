@@ -9,6 +9,9 @@ use crate::support::tmux::Tmux;
 
 const RECORDED: &str = "testdata/fixtures/linux/python3-mmap/proc";
 
+/// The live test's refresh interval: ten samples in five seconds.
+const TICK: Duration = Duration::from_millis(500);
+
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_memtally")
 }
@@ -53,9 +56,10 @@ fn the_command_gets_the_room_at_80_columns() {
     }
 }
 
-/// A live child at 1 s refreshes: its GROW/m cell stays empty for the
-/// first samples (r3-int printed a rate from the second), and reads a
-/// rate from the tenth.
+/// A live child at a refresh every [`TICK`]: its GROW/m cell stays empty
+/// for the first samples (r3-int printed a rate from the second), and
+/// reads a rate from the tenth. (The rate counts samples, not seconds:
+/// `ui::rates`; a short tick gives the same ten samples sooner.)
 #[test]
 fn no_rate_before_ten_samples() {
     if !Tmux::available() {
@@ -66,10 +70,10 @@ fn no_rate_before_ten_samples() {
     let pid = child.child.0.id().to_string();
     let t = Tmux::start(200, 50, &repo());
     let started = Instant::now();
-    // A sample every second whatever the machine's load: `--max-cpu 0`
+    // A sample every tick whatever the machine's load: `--max-cpu 0`
     // (the default budget may space the list's reads out to several
     // seconds on a busy machine, and ten of them outlast the wait).
-    t.line(&format!("{} ui --interval 1s --max-cpu 0", bin()));
+    t.line(&format!("{} ui --interval {}ms --max-cpu 0", bin(), TICK.as_millis()));
     t.wait_text("machine (from meminfo)");
     t.keys(&["Enter"]);
     t.wait_text("PID USER");
@@ -82,16 +86,16 @@ fn no_rate_before_ten_samples() {
         from_column(row, header(s), "GROW/m").chars().take(6).collect::<String>().trim().to_string()
     };
     let s = t.wait_for("the child's row", |s| s.lines().any(|l| l.trim_start().starts_with(&pid)));
-    // Three seconds in: three or four samples, no rate.
-    while started.elapsed() < Duration::from_secs(4) {
-        std::thread::sleep(Duration::from_millis(200));
+    // Four ticks in: at most four samples, no rate.
+    while started.elapsed() < TICK * 4 {
+        std::thread::sleep(TICK / 5);
     }
     let s3 = t.screen();
-    assert!(started.elapsed() < Duration::from_secs(9), "too slow a machine to tell");
+    assert!(started.elapsed() < TICK * 9, "too slow a machine to tell");
     assert_eq!(grow(&s3), "", "a rate from a few samples:\n{s3}");
     let _ = s;
     // From the tenth sample: its rate (flat: the child does not grow).
     let s = t.wait_for("a rate", |s| !grow(s).is_empty());
-    assert!(started.elapsed() >= Duration::from_secs(9), "a rate before ten samples:\n{s}");
+    assert!(started.elapsed() >= TICK * 9, "a rate before ten samples:\n{s}");
     t.keys(&["q"]);
 }

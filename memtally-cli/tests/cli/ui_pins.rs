@@ -1,7 +1,7 @@
 //! The explorer's `x` key (issue 22 item 7): a pinned row gets EXCL (the
 //! bytes no other process maps, as `top --exact`) and WSET (the working
 //! set over each refresh, as `wss`), checked in tmux against an
-//! exec'd C child that wrote 32 MiB and keeps touching 8 MiB of them; the
+//! exec'd C child (one a size) that wrote 32 MiB and keeps touching 8 MiB of them; the
 //! footer says once that the referenced bits are reset; a recorded tree
 //! says in one line that these figures are live-only.
 
@@ -64,47 +64,54 @@ fn a_pinned_row_shows_its_exclusive_bytes_and_working_set() {
         eprintln!("skipped: EXCL needs root (page frame numbers)");
         return;
     }
+    // Both sizes at once, each on a child of its own (a pin resets the
+    // referenced bits of its process only).
+    std::thread::scope(|s| {
+        for (w, h) in SIZES {
+            s.spawn(move || pinned_at(w, h));
+        }
+    });
+}
+
+/// [`a_pinned_row_shows_its_exclusive_bytes_and_working_set`] at `w`x`h`.
+fn pinned_at(w: u16, h: u16) {
     let child = toucher(32 * MIB as usize, 8 * MIB as usize, 0);
     let pid = child.pid();
-    for (w, h) in SIZES {
-        let t = Tmux::start(w, h, &repo());
-        open_on(&t, pid);
-        t.keys(&["x"]);
-        // The warning, once: the reset is not free.
-        let s = t.wait_text("resets the referenced bits of 1 pinned process");
-        assert!(s.contains("EXCL") && s.contains("WSET"), "{w}x{h}:\n{s}");
-        // A few refreshes: the working set covers a whole interval.
-        let start = Instant::now();
-        let (head, row) = loop {
-            let s = t.screen();
-            let head = s.lines().find(|l| l.contains("PID USER")).unwrap_or("").to_string();
-            let row = s
-                .lines()
-                .find(|l| l.trim_start().starts_with(&format!("{pid} ")))
-                .unwrap_or("")
-                .to_string();
-            if bytes(&cell(&head, &row, "WSET")).is_some()
-                && start.elapsed() > Duration::from_secs(2)
-            {
-                break (head, row);
-            }
-            assert!(start.elapsed() < Duration::from_secs(60), "{w}x{h}: no WSET:\n{s}");
-            std::thread::sleep(Duration::from_millis(200));
-        };
-        let excl = bytes(&cell(&head, &row, "EXCL")).unwrap();
-        let wset = bytes(&cell(&head, &row, "WSET")).unwrap();
-        // Its 32 MiB are its own, with its stack, heap and the C library's
-        // private pages; every dirty byte is in the working set, with the
-        // clean file pages (its code) touched.
-        assert!((32 * MIB..36 * MIB).contains(&excl), "{w}x{h} EXCL {excl}:\n{head}\n{row}");
-        assert!((32 * MIB..36 * MIB).contains(&wset), "{w}x{h} WSET {wset}:\n{head}\n{row}");
-        // The command keeps its room at 80 columns.
-        assert!(row.contains("toucher"), "{w}x{h}: {row}");
-        // x again unpins: the columns go.
-        t.keys(&["x"]);
-        t.wait_for("the columns gone", |s| !s.contains("WSET"));
-        t.keys(&["q"]);
-    }
+    let t = Tmux::start(w, h, &repo());
+    open_on(&t, pid);
+    t.keys(&["x"]);
+    // The warning, once: the reset is not free.
+    let s = t.wait_text("resets the referenced bits of 1 pinned process");
+    assert!(s.contains("EXCL") && s.contains("WSET"), "{w}x{h}:\n{s}");
+    // A few refreshes: the working set covers a whole interval.
+    let start = Instant::now();
+    let (head, row) = loop {
+        let s = t.screen();
+        let head = s.lines().find(|l| l.contains("PID USER")).unwrap_or("").to_string();
+        let row = s
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{pid} ")))
+            .unwrap_or("")
+            .to_string();
+        if bytes(&cell(&head, &row, "WSET")).is_some() && start.elapsed() > Duration::from_secs(2) {
+            break (head, row);
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "{w}x{h}: no WSET:\n{s}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let excl = bytes(&cell(&head, &row, "EXCL")).unwrap();
+    let wset = bytes(&cell(&head, &row, "WSET")).unwrap();
+    // Its 32 MiB are its own, with its stack, heap and the C library's
+    // private pages; every dirty byte is in the working set, with the
+    // clean file pages (its code) touched.
+    assert!((32 * MIB..36 * MIB).contains(&excl), "{w}x{h} EXCL {excl}:\n{head}\n{row}");
+    assert!((32 * MIB..36 * MIB).contains(&wset), "{w}x{h} WSET {wset}:\n{head}\n{row}");
+    // The command keeps its room at 80 columns.
+    assert!(row.contains("toucher"), "{w}x{h}: {row}");
+    // x again unpins: the columns go.
+    t.keys(&["x"]);
+    t.wait_for("the columns gone", |s| !s.contains("WSET"));
+    t.keys(&["q"]);
 }
 
 /// On a recorded tree the figures are live-only: one line says so, and
