@@ -223,7 +223,49 @@ fn write_regions(path: &Path, regions: usize) {
 /// 2 MB and 16 MB of text in the same peak memory in the stress run.
 #[test]
 fn diff_of_vmmap_text_lists_the_changes_and_sums_every_region() {
-    vmmap_text_diffed(&[2_000]);
+    vmmap_text_diffed(&[2_000], Written::Text);
+}
+
+/// [`diff_of_vmmap_text_lists_the_changes_and_sums_every_region`] of the
+/// same reports written by `memtally vmmap --format json`: read twice as
+/// they come, never whole.
+#[test]
+fn diff_of_vmmap_json_lists_the_changes_and_sums_every_region() {
+    vmmap_text_diffed(&[2_000], Written::Json);
+}
+
+/// [`diff_of_vmmap_json_lists_the_changes_and_sums_every_region`] at 20,000
+/// and 160,000 regions (5 and 42 MB of JSON), the peak within 8 MiB: in
+/// `scripts/stress/run.sh`.
+#[test]
+#[ignore = "stress: generated inputs of 42 MB; scripts/stress/run.sh runs it"]
+fn stress_diff_of_large_vmmap_json_stays_flat() {
+    vmmap_text_diffed(&[20_000, 160_000], Written::Json);
+}
+
+/// How a report `diff` reads is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Written {
+    /// As `vmmap` prints it.
+    Text,
+    /// As `memtally vmmap --format json` prints it.
+    Json,
+}
+
+/// The report at `text` as `written` says: `text` itself, or its JSON
+/// beside it.
+fn written(text: &Path, written: Written) -> PathBuf {
+    if written == Written::Text {
+        return text.to_path_buf();
+    }
+    let json = text.with_extension("json");
+    let out = Command::new(env!("CARGO_BIN_EXE_memtally"))
+        .args(["vmmap", "--format", "json", text.to_str().unwrap()])
+        .stdout(std::fs::File::create(&json).unwrap())
+        .status()
+        .unwrap();
+    assert!(out.success(), "memtally vmmap --format json {}", text.display());
+    json
 }
 
 /// [`diff_of_vmmap_text_lists_the_changes_and_sums_every_region`] at 2 MB
@@ -232,13 +274,18 @@ fn diff_of_vmmap_text_lists_the_changes_and_sums_every_region() {
 #[test]
 #[ignore = "stress: generated inputs of 16 MB; scripts/stress/run.sh runs it"]
 fn stress_diff_of_large_vmmap_text_stays_flat() {
-    vmmap_text_diffed(&[20_000, 160_000]);
+    vmmap_text_diffed(&[20_000, 160_000], Written::Text);
 }
 
-/// `diff` of a report of each number of regions in `sizes`; with two
-/// sizes, the peak memory of the second within 8 MiB of the first's.
-fn vmmap_text_diffed(sizes: &[usize]) {
-    let Some(cg) = MemCgroup::new("diff-vmmap", 1 << 30) else { return };
+/// `diff` of a report of each number of regions in `sizes`, written as
+/// `form` says; with two sizes, the peak memory of the second within
+/// 8 MiB of the first's.
+fn vmmap_text_diffed(sizes: &[usize], form: Written) {
+    let name = match form {
+        Written::Text => "diff-vmmap",
+        Written::Json => "diff-vmmap-json",
+    };
+    let Some(cg) = MemCgroup::new(name, 1 << 30) else { return };
     let tmp = tempfile::tempdir().unwrap();
     let mut peaks = Vec::new();
     for &regions in sizes {
@@ -253,6 +300,7 @@ fn vmmap_text_diffed(sizes: &[usize]) {
         lines[second] = &flipped;
         let after = tmp.path().join(format!("{regions}-after.txt"));
         std::fs::write(&after, lines.join("\n") + "\n").unwrap();
+        let (before, after) = (written(&before, form), written(&after, form));
         let out = tmp.path().join(format!("{regions}.out"));
         let (b, a) = (before.to_str().unwrap(), after.to_str().unwrap());
         let (code, err, same_peak) = cg.run(&["diff", b, b], &out);

@@ -7,9 +7,9 @@
 //! begin. Memory is about 12 bytes a region and a process's head, not the
 //! regions. Saved vmmap text is folded likewise (`diff_vmmap`), and so
 //! are a snapshot of format 1, `show`'s JSON and a report page, each
-//! region as serde reads it (`diff_json`). A file that cannot be read
-//! twice (a pipe) keeps every region, as does the JSON of `vmmap` (read
-//! whole, typed).
+//! region as serde reads it (`diff_json`), and so is the JSON of `vmmap`
+//! (`diff_vmmap`). A file that cannot be read twice (a pipe) keeps every
+//! region.
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
@@ -26,7 +26,7 @@ use crate::source::bounded;
 use crate::source::parse::snapshot::Start;
 use crate::source::parse::snapshot_lines::{self, Records};
 use crate::usecase::snapshot::{
-    changed_meanwhile, input_error, is_vmmap_text, lines_error, load_opened, open,
+    changed_meanwhile, input_error, is_vmmap_text, lines_error, load_opened, open, starts_json,
 };
 use crate::usecase::{diff_json, diff_vmmap};
 
@@ -65,8 +65,8 @@ enum Again {
     No,
     /// A snapshot file: each region's line read again where it begins.
     Lines,
-    /// Saved vmmap text, read through again; its figures by type.
-    Vmmap(TypeSides),
+    /// A vmmap report (text or JSON), read through again; its figures by type.
+    Vmmap(diff_vmmap::Form, TypeSides),
     /// A one-object JSON document or a report page, read through again.
     Json(diff_json::Streamed),
 }
@@ -83,9 +83,9 @@ fn again(
         Again::No => Ok(None),
         Again::Lines => fetch_regions(path, d, keep).map(|()| None),
         Again::Json(how) => diff_json::fetch_regions(path, how, d, keep).map(|()| None),
-        Again::Vmmap(sides) => {
+        Again::Vmmap(form, sides) => {
             let none = HashSet::new();
-            diff_vmmap::fetch_regions(path, d, keep.first().unwrap_or(&none))?;
+            diff_vmmap::fetch_regions(path, form, d, keep.first().unwrap_or(&none))?;
             Ok(Some(sides))
         }
     }
@@ -101,7 +101,13 @@ fn digest(path: &Path) -> Result<(Digest, Again)> {
         let head = r.fill_buf().map_err(|e| input_error(path, e))?;
         if start == Start::Other && is_vmmap_text(head) {
             let (d, sides) = diff_vmmap::digest(path, r)?;
-            return Ok((d, Again::Vmmap(sides)));
+            return Ok((d, Again::Vmmap(diff_vmmap::Form::Text, sides)));
+        }
+        // The JSON of `vmmap` first: it refuses `show`'s at its first key.
+        if start == Start::Other && starts_json(head) {
+            if let Some((d, sides)) = diff_vmmap::digest_json(path) {
+                return Ok((d, Again::Vmmap(diff_vmmap::Form::Json, sides)));
+            }
         }
         // Read as it comes; one that does not read so is read whole below,
         // which says what is wrong with it.
