@@ -5,10 +5,10 @@
 //! regions `diff` lists. A report that cannot be read twice (a pipe) is
 //! loaded whole, as is JSON that does not read so (which says why).
 
-use std::collections::HashSet;
 use std::io::BufRead;
 use std::path::Path;
 
+use crate::analyze::diff_regions::{RegionCap, RegionIds};
 use crate::analyze::vmmap::TypeSides;
 use crate::error::{Error, Result, Uncomparable};
 use crate::model::group::Grouper;
@@ -88,18 +88,21 @@ impl Fold {
     }
 }
 
-/// Adds to a [`digest`] of `path` the regions named in `keep`, read again
-/// (in file order, each as [`load`](crate::usecase::snapshot::load) keeps it).
+/// Hands `cap` the regions named in `keep` of a [`digest`] of `path`,
+/// read again (in file order, each as
+/// [`load`](crate::usecase::snapshot::load) keeps it).
 pub(crate) fn fetch_regions(
     path: &Path,
     form: Form,
-    d: &mut Digest,
-    keep: &HashSet<u64>,
+    d: &Digest,
+    keep: &RegionIds,
+    cap: &mut RegionCap,
 ) -> Result<()> {
     struct Keep<'k> {
         types: VmmapTypes,
-        keep: &'k HashSet<u64>,
-        kept: Vec<SnapRegion>,
+        keep: &'k RegionIds,
+        cap: &'k mut RegionCap,
+        found: usize,
         seen: usize,
     }
     impl VRegionSink for Keep<'_> {
@@ -110,7 +113,8 @@ pub(crate) fn fetch_regions(
             if self.keep.contains(&region_id(r.start, r.end, r.prot, r.detail)) {
                 let mut region = SnapRegion::of_vmmap(r);
                 region.category = category.to_string();
-                self.kept.push(region);
+                self.found += 1;
+                self.cap.offer(0, region);
             }
             Flow::Continue
         }
@@ -120,7 +124,7 @@ pub(crate) fn fetch_regions(
     }
     let f = bounded::open_input(path).map_err(|e| input_error(path, e))?;
     let r = std::io::BufReader::with_capacity(64 << 10, f);
-    let mut sink = Keep { types: VmmapTypes::default(), keep, kept: Vec::new(), seen: 0 };
+    let mut sink = Keep { types: VmmapTypes::default(), keep, cap, found: 0, seen: 0 };
     match form {
         Form::Text => {
             vmmap::parse(r, Default::default(), &mut sink).map_err(|e| input_error(path, e))?;
@@ -130,10 +134,8 @@ pub(crate) fn fetch_regions(
                 .map_err(|_| changed_meanwhile(path))?;
         }
     }
-    let p = &mut d.snapshot.processes[0];
-    if sink.seen != d.ids[0].len() || sink.kept.len() < keep.len() {
+    if sink.seen != d.ids[0].len() || sink.found < keep.len() {
         return Err(changed_meanwhile(path));
     }
-    p.regions = sink.kept;
     Ok(())
 }
