@@ -188,7 +188,7 @@ fn types_in_one_row_and_bounded_memory(sizes: &[usize]) {
 /// Writes a vmmap report of `regions` region lines as a large process
 /// has them: a dozen types, a few details, a quarter of them purgeable
 /// (`PURGE=` states). Every region's dirty size is 16K, its virtual 64K.
-fn write_regions(path: &Path, regions: usize) {
+pub(crate) fn write_regions(path: &Path, regions: usize) {
     const TYPES: [&str; 6] =
         ["MALLOC_SMALL", "IOSurface", "VM_ALLOCATE", "__DATA", "Stack", "IOAccelerator"];
     const DETAILS: [&str; 4] = ["", "/usr/lib/dyld", "thread 3", "DefaultMallocZone_0x104c9c000"];
