@@ -33,6 +33,11 @@ pub struct DiffArgs {
     #[arg(long, value_name = "N", default_value_t = 15)]
     pub top: usize,
 
+    /// Regions that appeared or vanished listed at most, the largest (in every
+    /// format); the rest are counted and summed in one row.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub regions: usize,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -64,7 +69,10 @@ pub fn parse_size(s: &str) -> std::result::Result<u64, String> {
 }
 
 pub fn run(args: &DiffArgs, out: &mut dyn Write) -> Result<()> {
-    let opts = DiffOptions::default().with_sort(args.sort.clone()).with_min_delta(args.min_delta);
+    let opts = DiffOptions::default()
+        .with_sort(args.sort.clone())
+        .with_min_delta(args.min_delta)
+        .with_regions(args.regions);
     let diff = diff_files(&args.before, &args.after, &opts)?;
     print(&DiffView { diff: &diff, limit: args.top }, args.format, out)
 }

@@ -116,15 +116,18 @@ fn blocks(d: &Diff, limit: usize) -> Vec<Block> {
         blocks.push(Block::Blank);
     }
     let (appeared, vanished): (Vec<_>, Vec<_>) = d.regions.iter().partition(|r| r.appeared);
-    let sum = |v: &[&RegionChange]| {
-        v.iter().filter_map(|r| r.region.sizes.size).fold(0, u64::saturating_add)
+    // Those listed and those left out (counted and summed).
+    let left = d.regions_left.as_ref();
+    let left_size = |s: Option<&Option<Sizes>>| s.and_then(|s| s.as_ref()?.size).unwrap_or(0);
+    let sum = |v: &[&RegionChange], left: u64| {
+        v.iter().filter_map(|r| r.region.sizes.size).fold(left, u64::saturating_add)
     };
     blocks.push(Block::Line(format!(
         "regions: {} appeared ({} virtual), {} vanished ({} virtual)",
-        appeared.len(),
-        human(sum(&appeared)),
-        vanished.len(),
-        human(sum(&vanished))
+        appeared.len() as u64 + left.map_or(0, |l| l.appeared),
+        human(sum(&appeared, left_size(left.map(|l| &l.after)))),
+        vanished.len() as u64 + left.map_or(0, |l| l.vanished),
+        human(sum(&vanished, left_size(left.map(|l| &l.before))))
     )));
     for r in d.regions.iter().take(limit) {
         let reg = &r.region;
@@ -149,6 +152,18 @@ fn blocks(d: &Diff, limit: usize) -> Vec<Block> {
         blocks.push(Block::Line(format!(
             "  ({} more not shown; --top to change)",
             d.regions.len() - limit
+        )));
+    }
+    if let Some(l) = left {
+        let c = &super::diff_json::left_change(l);
+        blocks.push(Block::Line(format!(
+            "  ({} more not listed: {} appeared, {} vanished, virtual {} rss {} dirty {}; --regions to change)",
+            l.count(),
+            l.appeared,
+            l.vanished,
+            delta_cell(c, Figure::Size),
+            delta_cell(c, Figure::Rss),
+            delta_cell(c, Figure::Dirty),
         )));
     }
     blocks.extend(purge_changes(d, limit));
@@ -195,6 +210,22 @@ fn purge_changes(d: &Diff, limit: usize) -> Vec<Block> {
 /// The CSV's figures: the ones `diff` compares.
 fn csv_figures() -> impl Iterator<Item = Figure> {
     DiffSort::ALL.iter().map(|s| s.0)
+}
+
+/// A CSV record of `c` in scope `scope` under `label` (its key as it
+/// is): before, after and delta of each figure, `len` cells.
+fn figure_record(scope: &str, label: String, c: &Change, len: usize) -> Vec<String> {
+    let mut rec = vec![scope.to_string(), c.key.clone(), label, c.status().to_string()];
+    for f in csv_figures() {
+        let cell = |s: &Option<Sizes>| {
+            s.as_ref().and_then(|s| s.figure(f)).map_or(String::new(), |v| v.to_string())
+        };
+        rec.push(cell(&c.before));
+        rec.push(cell(&c.after));
+        rec.push(c.delta(f).map_or(String::new(), |v| v.to_string()));
+    }
+    rec.resize(len, String::new());
+    rec
 }
 
 /// One line per changed process, category and path: scope, key, status,
@@ -255,22 +286,12 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
         })
         .collect();
     for c in &purge {
-        let mut rec = vec![
-            "purge".to_string(),
-            c.key.clone(),
-            escape_controls(c.label.clone()),
-            c.status().to_string(),
-        ];
-        for f in csv_figures() {
-            let cell = |s: &Option<Sizes>| {
-                s.as_ref().and_then(|s| s.figure(f)).map_or(String::new(), |v| v.to_string())
-            };
-            rec.push(cell(&c.before));
-            rec.push(cell(&c.after));
-            rec.push(c.delta(f).map_or(String::new(), |v| v.to_string()));
-        }
-        rec.resize(header.len(), String::new());
-        w.write_record(&rec)?;
+        w.write_record(figure_record("purge", escape_controls(c.label.clone()), c, header.len()))?;
+    }
+    // The regions not listed (`--regions`): one row of its own scope, its
+    // label how many appeared and vanished.
+    if let Some(c) = d.regions_left.as_ref().map(super::diff_json::left_change) {
+        w.write_record(figure_record("regions_left", c.label.clone(), &c, header.len()))?;
     }
     for rec in super::diff_footprint::csv_rows(d, figure_cells) {
         w.write_record(&rec)?;

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use memtally_core::analyze::diff::{Change, Diff, PurgeChange, RegionChange};
+use memtally_core::analyze::diff_regions::RegionsLeft;
 use memtally_core::analyze::vmmap::FootprintDiff;
 use memtally_core::model::snapshot::SnapRegion;
 use memtally_core::model::{Figure, Named, Sizes};
@@ -115,6 +116,10 @@ struct DiffHead<'a> {
     categories: Vec<ChangeJson<'a>>,
     paths: Vec<ChangeJson<'a>>,
     purge_changes: Vec<PurgeJson<'a>>,
+    /// Only when some regions that appeared or vanished are not listed
+    /// (`--regions`): how many, and their sizes summed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    regions_left: Option<RegionsLeftJson<'a>>,
     /// Only for two vmmap reports: their footprints (docs/json.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     vmmap: Option<&'a FootprintDiff>,
@@ -127,7 +132,9 @@ struct DiffHead<'a> {
     notes: Vec<String>,
 }
 
-fn json_head(d: &Diff) -> DiffHead<'_> {
+/// The head of `d`, `left` its regions not listed as one change
+/// ([`left_change`](left_change)).
+fn json_head<'a>(d: &'a Diff, left: Option<&'a Change>) -> DiffHead<'a> {
     DiffHead {
         seconds: d.seconds,
         totals: ChangeJson::of(&d.totals, KeyJson::Key),
@@ -143,9 +150,39 @@ fn json_head(d: &Diff) -> DiffHead<'_> {
         categories: d.categories.iter().map(|c| ChangeJson::of(c, KeyJson::Category)).collect(),
         paths: d.paths.iter().map(|c| ChangeJson::of(c, KeyJson::Path)).collect(),
         purge_changes: d.purge_changes.iter().map(PurgeJson::of).collect(),
+        regions_left: d.regions_left.as_ref().zip(left).map(|(l, c)| RegionsLeftJson {
+            appeared: l.appeared,
+            vanished: l.vanished,
+            change: ChangeJson::of(c, KeyJson::Key),
+        }),
         vmmap: d.vmmap.as_ref(),
         exact: d.exact.as_ref().map(super::diff_exact::ExactDiffJson::of),
         notes: words(&d.notes),
+    }
+}
+
+/// The regions not listed: how many appeared and vanished; `before` the
+/// vanished ones' sizes summed, `after` the appeared ones', `delta` after
+/// − before (a side with none is null, and counts as zero).
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct RegionsLeftJson<'a> {
+    appeared: u64,
+    vanished: u64,
+    #[serde(flatten)]
+    change: ChangeJson<'a>,
+}
+
+/// The regions not listed as one change: key `regions_left`, its label
+/// how many appeared and vanished; before the vanished ones' sizes
+/// summed, after the appeared ones'.
+pub(super) fn left_change(l: &RegionsLeft) -> Change {
+    Change {
+        key: "regions_left".into(),
+        label: format!("{} appeared, {} vanished", l.appeared, l.vanished),
+        pid: None,
+        before: l.before.clone(),
+        after: l.after.clone(),
     }
 }
 
@@ -200,13 +237,15 @@ pub(super) struct Document<'a>(pub(super) &'a Diff);
 impl Serialize for Document<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::{Error, SerializeMap};
-        let head = match json::sorted(&json_head(self.0)).map_err(S::Error::custom)? {
-            serde_json::Value::Object(mut head) => {
-                json::with_schema(&mut head);
-                head
-            }
-            _ => return Err(S::Error::custom("the diff's head is not a JSON object")),
-        };
+        let left = self.0.regions_left.as_ref().map(left_change);
+        let head =
+            match json::sorted(&json_head(self.0, left.as_ref())).map_err(S::Error::custom)? {
+                serde_json::Value::Object(mut head) => {
+                    json::with_schema(&mut head);
+                    head
+                }
+                _ => return Err(S::Error::custom("the diff's head is not a JSON object")),
+            };
         let mut m = s.serialize_map(Some(head.len() + 1))?;
         let mut regions_done = false;
         for (k, v) in &head {

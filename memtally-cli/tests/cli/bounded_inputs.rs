@@ -188,7 +188,7 @@ fn types_in_one_row_and_bounded_memory(sizes: &[usize]) {
 /// Writes a vmmap report of `regions` region lines as a large process
 /// has them: a dozen types, a few details, a quarter of them purgeable
 /// (`PURGE=` states). Every region's dirty size is 16K, its virtual 64K.
-fn write_regions(path: &Path, regions: usize) {
+pub(crate) fn write_regions(path: &Path, regions: usize) {
     const TYPES: [&str; 6] =
         ["MALLOC_SMALL", "IOSurface", "VM_ALLOCATE", "__DATA", "Stack", "IOAccelerator"];
     const DETAILS: [&str; 4] = ["", "/usr/lib/dyld", "thread 3", "DefaultMallocZone_0x104c9c000"];
@@ -223,7 +223,49 @@ fn write_regions(path: &Path, regions: usize) {
 /// 2 MB and 16 MB of text in the same peak memory in the stress run.
 #[test]
 fn diff_of_vmmap_text_lists_the_changes_and_sums_every_region() {
-    vmmap_text_diffed(&[2_000]);
+    vmmap_text_diffed(&[2_000], Written::Text);
+}
+
+/// [`diff_of_vmmap_text_lists_the_changes_and_sums_every_region`] of the
+/// same reports written by `memtally vmmap --format json`: read twice as
+/// they come, never whole.
+#[test]
+fn diff_of_vmmap_json_lists_the_changes_and_sums_every_region() {
+    vmmap_text_diffed(&[2_000], Written::Json);
+}
+
+/// [`diff_of_vmmap_json_lists_the_changes_and_sums_every_region`] at 20,000
+/// and 160,000 regions (5 and 42 MB of JSON), the peak within 8 MiB: in
+/// `scripts/stress/run.sh`.
+#[test]
+#[ignore = "stress: generated inputs of 42 MB; scripts/stress/run.sh runs it"]
+fn stress_diff_of_large_vmmap_json_stays_flat() {
+    vmmap_text_diffed(&[20_000, 160_000], Written::Json);
+}
+
+/// How a report `diff` reads is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Written {
+    /// As `vmmap` prints it.
+    Text,
+    /// As `memtally vmmap --format json` prints it.
+    Json,
+}
+
+/// The report at `text` as `written` says: `text` itself, or its JSON
+/// beside it.
+fn written(text: &Path, written: Written) -> PathBuf {
+    if written == Written::Text {
+        return text.to_path_buf();
+    }
+    let json = text.with_extension("json");
+    let out = Command::new(env!("CARGO_BIN_EXE_memtally"))
+        .args(["vmmap", "--format", "json", text.to_str().unwrap()])
+        .stdout(std::fs::File::create(&json).unwrap())
+        .status()
+        .unwrap();
+    assert!(out.success(), "memtally vmmap --format json {}", text.display());
+    json
 }
 
 /// [`diff_of_vmmap_text_lists_the_changes_and_sums_every_region`] at 2 MB
@@ -232,13 +274,18 @@ fn diff_of_vmmap_text_lists_the_changes_and_sums_every_region() {
 #[test]
 #[ignore = "stress: generated inputs of 16 MB; scripts/stress/run.sh runs it"]
 fn stress_diff_of_large_vmmap_text_stays_flat() {
-    vmmap_text_diffed(&[20_000, 160_000]);
+    vmmap_text_diffed(&[20_000, 160_000], Written::Text);
 }
 
-/// `diff` of a report of each number of regions in `sizes`; with two
-/// sizes, the peak memory of the second within 8 MiB of the first's.
-fn vmmap_text_diffed(sizes: &[usize]) {
-    let Some(cg) = MemCgroup::new("diff-vmmap", 1 << 30) else { return };
+/// `diff` of a report of each number of regions in `sizes`, written as
+/// `form` says; with two sizes, the peak memory of the second within
+/// 8 MiB of the first's.
+fn vmmap_text_diffed(sizes: &[usize], form: Written) {
+    let name = match form {
+        Written::Text => "diff-vmmap",
+        Written::Json => "diff-vmmap-json",
+    };
+    let Some(cg) = MemCgroup::new(name, 1 << 30) else { return };
     let tmp = tempfile::tempdir().unwrap();
     let mut peaks = Vec::new();
     for &regions in sizes {
@@ -253,6 +300,7 @@ fn vmmap_text_diffed(sizes: &[usize]) {
         lines[second] = &flipped;
         let after = tmp.path().join(format!("{regions}-after.txt"));
         std::fs::write(&after, lines.join("\n") + "\n").unwrap();
+        let (before, after) = (written(&before, form), written(&after, form));
         let out = tmp.path().join(format!("{regions}.out"));
         let (b, a) = (before.to_str().unwrap(), after.to_str().unwrap());
         let (code, err, same_peak) = cg.run(&["diff", b, b], &out);
@@ -384,4 +432,153 @@ fn diff_of_large_show_json_and_pages_stays_flat() {
             "from {small} to {big} bytes of input the peak grew by {grew_kib} KiB ({small_peak} to {big_peak} KiB)"
         );
     }
+}
+
+/// Writes a vmmap report of `regions` region lines from address `base`,
+/// region `i` of `16K * (1 + (i * 7 + seed) % 64)` virtual and 16K dirty:
+/// the virtual and dirty sizes written, summed.
+fn write_sized(path: &Path, regions: u64, base: u64, seed: u64) -> (u64, u64) {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    writeln!(f, "Process:         Big [4242]\nPath:            /Applications/Big.app\n").unwrap();
+    writeln!(f, "==== Writable regions for process 4242").unwrap();
+    writeln!(f, "REGION TYPE                      START - END             [ VSIZE  RSDNT  DIRTY   SWAP] PRT/MAX SHRMOD PURGE    REGION DETAIL").unwrap();
+    let (mut a, mut size) = (base, 0);
+    for i in 0..regions {
+        let k = 16 * (1 + (i * 7 + seed) % 64);
+        writeln!(
+            f,
+            "MALLOC_SMALL           {a:016x}-{:016x} [{k:>5}K    16K    16K     0K] rw-/rwx SM=PRV           DefaultMallocZone_0x104c9c000",
+            a + k * 1024
+        )
+        .unwrap();
+        a += k * 1024;
+        size += k * 1024;
+    }
+    f.flush().unwrap();
+    (size, regions * 16384)
+}
+
+/// `diff` of two reports that share no region lists the 1000 largest
+/// changes (`--regions`' default) and one row of the rest, how many and
+/// their sizes summed, in the table, the JSON and the CSV: the listed ones
+/// are the first 1000 of the whole list (`--regions` past their number),
+/// and the row is the sum of the others. 2,000 regions a side here; 20,000
+/// and 160,000 in the same peak memory in the stress run.
+#[test]
+fn diff_of_two_different_reports_lists_the_largest_and_sums_the_rest() {
+    different_reports_diffed(&[2_000]);
+}
+
+/// [`diff_of_two_different_reports_lists_the_largest_and_sums_the_rest`]
+/// at 20,000 and 160,000 regions a side (2 and 16 MB), the peak within
+/// 8 MiB: in `scripts/stress/run.sh`.
+#[test]
+#[ignore = "stress: generated inputs of 16 MB; scripts/stress/run.sh runs it"]
+fn stress_diff_of_two_different_reports_stays_flat() {
+    different_reports_diffed(&[20_000, 160_000]);
+}
+
+/// `diff` of two reports of `regions` each (for each of `sizes`) that share
+/// no region; with two sizes, the peak of the second within 8 MiB of the first's.
+fn different_reports_diffed(sizes: &[u64]) {
+    let Some(cg) = MemCgroup::new("diff-different", 1 << 30) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut peaks = Vec::new();
+    for &regions in sizes {
+        let (b, a) = (
+            tmp.path().join(format!("{regions}-b.txt")),
+            tmp.path().join(format!("{regions}-a.txt")),
+        );
+        let (b_size, b_dirty) = write_sized(&b, regions, 0x1_0000_0000, 0);
+        let (a_size, a_dirty) = write_sized(&a, regions, 0x100_0000_0000, 5);
+        let (b, a) = (b.to_str().unwrap(), a.to_str().unwrap());
+        let out = tmp.path().join(format!("{regions}.json"));
+        let (code, err, peak) = cg.run(&["diff", b, a, "--format", "json"], &out);
+        assert_eq!(code, 0, "{err}");
+        let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        let listed = doc["regions"].as_array().unwrap();
+        assert_eq!(listed.len(), 1000);
+        let left = &doc["regions_left"];
+        assert_eq!(
+            (left["appeared"].as_u64(), left["vanished"].as_u64()),
+            (
+                Some(
+                    regions - 1000
+                        + listed.iter().filter(|r| r["status"] == "vanished").count() as u64
+                ),
+                Some(regions - listed.iter().filter(|r| r["status"] == "vanished").count() as u64)
+            ),
+            "{left}"
+        );
+        // Every region is in the list or the row: their deltas add up to the total's.
+        let listed_delta = |f: &str| -> i64 {
+            listed
+                .iter()
+                .map(|r| {
+                    let v = r[f].as_i64().unwrap();
+                    if r["status"] == "appeared" {
+                        v
+                    } else {
+                        -v
+                    }
+                })
+                .sum()
+        };
+        let total = a_size as i64 - b_size as i64;
+        assert_eq!(left["delta"]["size"].as_i64(), Some(total - listed_delta("size")), "{left}");
+        let dirty = a_dirty as i64 - b_dirty as i64;
+        assert_eq!(left["delta"]["dirty"].as_i64(), Some(dirty - listed_delta("dirty")), "{left}");
+        assert_eq!(doc["totals"]["delta"]["size"].as_i64(), Some(total), "{}", doc["totals"]);
+        // The largest first.
+        let first = listed.iter().map(|r| r["size"].as_u64().unwrap());
+        assert!(first.clone().zip(first.skip(1)).all(|(x, y)| x >= y));
+        if regions == sizes[0] {
+            // The list is the first 1000 of the whole one.
+            let whole = tmp.path().join("whole.json");
+            let args = ["diff", b, a, "--format", "json", "--regions", "1000000"];
+            assert_eq!(cg.run(&args, &whole).0, 0);
+            let whole: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&whole).unwrap()).unwrap();
+            assert_eq!(whole["regions"].as_array().unwrap().len() as u64, 2 * regions);
+            assert_eq!(whole["regions"].as_array().unwrap()[..1000], listed[..]);
+            assert!(whole.get("regions_left").is_none(), "every region listed");
+            // The table's row and the CSV's.
+            let text = tmp.path().join("table.txt");
+            assert_eq!(cg.run(&["diff", b, a], &text).0, 0);
+            let text = std::fs::read_to_string(&text).unwrap();
+            let n = 2 * regions - 1000;
+            let row = format!(
+                "  ({n} more not listed: {} appeared, {} vanished, virtual ",
+                left["appeared"], left["vanished"]
+            );
+            assert!(text.contains(&row), "{text}");
+            assert!(text.contains(&format!("regions: {regions} appeared (")), "{text}");
+            let csv = tmp.path().join("out.csv");
+            assert_eq!(cg.run(&["diff", b, a, "--format", "csv"], &csv).0, 0);
+            let mut csv = csv::Reader::from_path(&csv).unwrap();
+            let at = csv.headers().unwrap().iter().position(|h| h == "size_delta").unwrap();
+            let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
+            let row = rows.iter().find(|r| &r[0] == "regions_left").expect("a regions_left row");
+            let label = format!("{} appeared, {} vanished", left["appeared"], left["vanished"]);
+            assert_eq!(
+                (&row[2], &row[at]),
+                (label.as_str(), left["delta"]["size"].to_string().as_str())
+            );
+        }
+        let size = std::fs::metadata(b).unwrap().len();
+        eprintln!(
+            "diff of two different reports of {regions} regions ({size} bytes): peak {peak} KiB"
+        );
+        peaks.push((size, peak));
+    }
+    let [(small, small_peak), (big, big_peak)] = peaks[..] else { return };
+    // What grows is each region's identity (8 bytes a side, and 8 more
+    // where the other side lacks it, in vectors grown by doubling), not
+    // the region: under 64 bytes a region (a region kept is hundreds).
+    let grew_kib = big_peak.saturating_sub(small_peak);
+    let extra = 2 * (sizes[1] - sizes[0]);
+    assert!(
+        grew_kib << 10 < 64 * extra,
+        "from {small} to {big} bytes of input the peak grew by {grew_kib} KiB ({small_peak} to {big_peak} KiB)"
+    );
 }

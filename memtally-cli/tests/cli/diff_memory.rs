@@ -198,3 +198,79 @@ fn diff_of_show_json_holds_it_typed_not_as_a_tree_of_values() {
     // 224,144 KiB (22 times the document).
     assert!(grew < 10 * size, "diff grew by {grew} bytes for a {size}-byte document");
 }
+
+/// `diff` reads each document twice (its sums, then the regions it
+/// lists): one that is another file the second time is refused with
+/// "changed while being compared; run again" (exit 5, bad input), never compared
+/// half old, half new. The file is swapped (renamed over) as soon as
+/// diff's first read of it ends, which the test learns from inotify (diff
+/// closes it), while diff reads the other, long, document: a vmmap report
+/// and a snapshot file, each against one whose last region vanished.
+#[test]
+fn a_document_that_changes_between_the_two_reads_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = |name: &str| tmp.path().join(name);
+    // vmmap text: the swapped-in report has one more region.
+    crate::bounded_inputs::write_regions(&p("v.txt"), 20_000);
+    crate::bounded_inputs::write_regions(&p("v-other.txt"), 20_001);
+    let text = std::fs::read_to_string(p("v.txt")).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.pop();
+    std::fs::write(p("v-after.txt"), lines.join("\n") + "\n").unwrap();
+    // A snapshot file: the swapped-in one has other regions at each line.
+    write_snapshot(&p("s.jsonl"), 0..20_000);
+    write_snapshot(&p("s-other.jsonl"), 1..20_001);
+    write_snapshot(&p("s-after.jsonl"), 0..19_999);
+    for (before, other, after) in
+        [("v.txt", "v-other.txt", "v-after.txt"), ("s.jsonl", "s-other.jsonl", "s-after.jsonl")]
+    {
+        // The same documents compare when left alone.
+        let (b, a) = (p(before), p(after));
+        let out = run_measured(&["diff", b.to_str().unwrap(), a.to_str().unwrap()]).0;
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        // Swapped between the reads: tried a few times, should the swap
+        // come after diff's second read began (it has not been seen to).
+        let keep = p("kept");
+        std::fs::copy(&b, &keep).unwrap();
+        let refused = (0..5).find_map(|_| {
+            std::fs::copy(&keep, &b).unwrap();
+            std::fs::copy(p(other), p("other")).unwrap();
+            diff_while_swapped(&b, &a, &p("other"))
+        });
+        let (code, err) =
+            refused.unwrap_or_else(|| panic!("{before}: the swap never came between the reads"));
+        assert_eq!(code, 5, "bad input: {err}");
+        assert!(err.contains("changed while being compared; run again"), "{before}: {err}");
+        assert!(err.contains(before), "names the file: {err}");
+    }
+}
+
+/// Runs `diff before after` and renames `other` over `before` when diff
+/// first closes `before`: diff's exit code and standard error; `None`
+/// when diff succeeded (the swap came too late).
+fn diff_while_swapped(before: &Path, after: &Path, other: &Path) -> Option<(i32, String)> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(before.as_os_str().as_bytes()).unwrap();
+    let fd = unsafe { libc::inotify_init1(libc::IN_CLOEXEC) };
+    assert!(fd >= 0, "inotify_init1: {}", std::io::Error::last_os_error());
+    let wd = unsafe { libc::inotify_add_watch(fd, c.as_ptr(), libc::IN_CLOSE_NOWRITE) };
+    assert!(wd >= 0, "inotify_add_watch: {}", std::io::Error::last_os_error());
+    let child = memtally()
+        .args(["diff", before.to_str().unwrap(), after.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first close of `before` (nothing else reads it): diff's first read ended.
+    let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    let ready = unsafe { libc::poll(&mut pfd, 1, 60_000) };
+    assert_eq!(ready, 1, "diff never closed {}", before.display());
+    std::fs::rename(other, before).unwrap();
+    unsafe { libc::close(fd) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    match out.status.code() {
+        Some(0) => None,
+        code => Some((code.unwrap_or(-1), err)),
+    }
+}

@@ -2,13 +2,15 @@
 //! vmmap region type), per path, and which regions appeared or vanished.
 //! Growth of dirty memory comes first: that is what leaks look like.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
+pub use crate::analyze::diff_regions::unmatched;
+use crate::analyze::diff_regions::{match_processes, shown, RegionsLeft};
 use crate::analyze::vmmap::{footprint_diff, footprint_diff_of, TypeSides};
 use crate::model::sizes::ROUNDED_PER_MAPPING;
 use crate::model::snap_digest::{Digest, RegionSum};
-use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind};
-use crate::model::{Figure, Group, Named, Note, Purge, Side, Sizes};
+use crate::model::snapshot::{SnapRegion, Snapshot, SnapshotKind};
+use crate::model::{Figure, Group, Named, Note, Side, Sizes};
 
 /// A figure whose change `diff` compares and sorts by, largest growth first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,8 +151,11 @@ pub struct Diff {
     /// Regions added up by path (or region type, or `[anonymous]`).
     pub paths: Vec<Change>,
     /// Regions of processes in both snapshots that exist on one side only,
-    /// largest first.
+    /// largest first: at most [`DiffOptions::regions`].
     pub regions: Vec<RegionChange>,
+    /// Those past [`DiffOptions::regions`], counted and summed; `None`
+    /// when every one is listed.
+    pub regions_left: Option<RegionsLeft>,
     /// vmmap regions in both reports whose purge state changed, largest
     /// first (empty for Linux snapshots).
     pub purge_changes: Vec<PurgeChange>,
@@ -177,19 +182,27 @@ pub struct DiffOptions {
     pub sort: Vec<DiffSort>,
     /// Hide rows whose largest change is below this many bytes.
     pub min_delta: u64,
+    /// List at most this many regions that appeared or vanished, the
+    /// largest; the rest are counted and summed ([`Diff::regions_left`]).
+    pub regions: usize,
 }
 
 impl Default for DiffOptions {
-    /// By dirty growth, then PSS; every change of a byte or more (the
-    /// command line's defaults).
+    /// By dirty growth, then PSS; every change of a byte or more; 1000
+    /// regions (the command line's defaults).
     fn default() -> DiffOptions {
-        DiffOptions { sort: vec![DiffSort(Figure::Dirty), DiffSort(Figure::Pss)], min_delta: 1 }
+        DiffOptions {
+            sort: vec![DiffSort(Figure::Dirty), DiffSort(Figure::Pss)],
+            min_delta: 1,
+            regions: 1000,
+        }
     }
 }
 
 setters!(DiffOptions {
     with_sort: sort: Vec<DiffSort>,
     with_min_delta: min_delta: u64,
+    with_regions: regions: usize,
 });
 
 /// Compares `a` (before) with `b` (after).
@@ -197,52 +210,22 @@ pub fn diff(a: &Snapshot, b: &Snapshot, opts: &DiffOptions) -> Diff {
     diff_digests(&Digest::of(a.clone()), &Digest::of(b.clone()), opts)
 }
 
-/// Of each process, the identities of its regions the other side lacks
-/// (vanished from `a`, appeared in `b`), by process index: what a digest
-/// must keep of its regions for [`diff_digests`] to list them.
-pub fn unmatched(a: &Digest, b: &Digest) -> (Vec<HashSet<u64>>, Vec<HashSet<u64>>) {
-    let mut keep_a = vec![HashSet::new(); a.ids.len()];
-    let mut keep_b = vec![HashSet::new(); b.ids.len()];
-    for (ia, ib) in match_processes(&a.snapshot.processes, &b.snapshot.processes) {
-        if let (Some(ia), Some(ib)) = (ia, ib) {
-            let (ids_a, ids_b) = (&a.ids[ia], &b.ids[ib]);
-            keep_a[ia] =
-                ids_a.iter().copied().filter(|id| ids_b.binary_search(id).is_err()).collect();
-            keep_b[ib] =
-                ids_b.iter().copied().filter(|id| ids_a.binary_search(id).is_err()).collect();
-            // A region on both sides whose purge state changed (N -> V;
-            // a region a digest has no state for is unmarked): kept on
-            // both, to be listed with its before and after.
-            let (purges_a, purges_b) = (&a.purges[ia], &b.purges[ib]);
-            let state = |purges: &[(u64, Purge)], id: u64| {
-                purges.binary_search_by_key(&id, |p| p.0).map_or(Purge::Unmarked, |i| purges[i].1)
-            };
-            for &(id, _) in purges_a.iter().chain(purges_b) {
-                let both = ids_a.binary_search(&id).is_ok() && ids_b.binary_search(&id).is_ok();
-                if both && state(purges_a, id) != state(purges_b, id) {
-                    keep_a[ia].insert(id);
-                    keep_b[ib].insert(id);
-                }
-            }
-        }
-    }
-    (keep_a, keep_b)
-}
-
 /// [`diff`] of two digests: each must have kept (at least) the regions
 /// [`unmatched`] names for the region list to be whole.
 pub fn diff_digests(da: &Digest, db: &Digest, opts: &DiffOptions) -> Diff {
-    diff_digests_with(da, db, opts, None)
+    diff_digests_with(da, db, opts, None, RegionsLeft::default())
 }
 
 /// [`diff_digests`]; of two vmmap reports, with each one's figures by type
 /// (`sides`) when they were added up as it was read, its digest keeping
-/// only the regions listed.
+/// only the regions listed; `left`, the regions a
+/// [`RegionCap`](crate::analyze::diff_regions::RegionCap) left out.
 pub(crate) fn diff_digests_with(
     da: &Digest,
     db: &Digest,
     opts: &DiffOptions,
     sides: Option<(&TypeSides, &TypeSides)>,
+    mut left: RegionsLeft,
 ) -> Diff {
     let (a, b) = (&da.snapshot, &db.snapshot);
     let pairs = match_processes(&a.processes, &b.processes);
@@ -308,8 +291,11 @@ pub(crate) fn diff_digests_with(
         list.retain(|c| c.largest() >= opts.min_delta.max(1) as u128);
         sort(list, &opts.sort);
     }
-    regions.retain(|r| r.region.sizes.size.or(r.region.sizes.rss).unwrap_or(0) >= opts.min_delta);
+    regions.retain(|r| shown(&r.region, opts.min_delta));
     regions.sort_by_key(|r| std::cmp::Reverse(r.region.sizes.size));
+    for r in regions.drain(opts.regions.min(regions.len())..) {
+        left.add(r.appeared, &r.region.sizes);
+    }
     purge_changes.sort_by_key(|c: &PurgeChange| std::cmp::Reverse(c.after.sizes.size));
     let seconds = match (a.unix_time, b.unix_time) {
         (Some(x), Some(y)) => Some(y - x),
@@ -339,6 +325,7 @@ pub(crate) fn diff_digests_with(
         categories,
         paths,
         regions,
+        regions_left: (left.count() > 0).then_some(left),
         purge_changes,
         vmmap,
         exact,
@@ -429,38 +416,6 @@ fn checked_total(s: &Snapshot, processes: &[Sizes], side: Side, notes: &mut Vec<
     sum
 }
 
-/// Pairs processes by PID (and name, so a reused PID is not taken for the
-/// same process), as indices into `a` and `b`. Two single-process
-/// snapshots (two vmmap runs of one app) pair whatever their PIDs.
-fn match_processes(a: &[SnapProcess], b: &[SnapProcess]) -> Vec<(Option<usize>, Option<usize>)> {
-    if a.len() == 1 && b.len() == 1 {
-        return vec![(Some(0), Some(0))];
-    }
-    let same = |x: &SnapProcess, y: &SnapProcess| {
-        x.pid == y.pid && (x.comm.is_empty() || y.comm.is_empty() || x.comm == y.comm)
-    };
-    let mut out = Vec::new();
-    let mut used = vec![false; b.len()];
-    let by_pid: HashMap<Option<u32>, Vec<usize>> =
-        b.iter().enumerate().fold(HashMap::new(), |mut m, (i, p)| {
-            m.entry(p.pid).or_default().push(i);
-            m
-        });
-    for (ia, pa) in a.iter().enumerate() {
-        let hit = by_pid
-            .get(&pa.pid)
-            .and_then(|is| is.iter().copied().find(|&i| !used[i] && same(pa, &b[i])));
-        if let Some(i) = hit {
-            used[i] = true;
-        }
-        out.push((Some(ia), hit));
-    }
-    for (i, _) in b.iter().enumerate().filter(|(i, _)| !used[*i]) {
-        out.push((None, Some(i)));
-    }
-    out
-}
-
 fn pair_groups(a: &[Group], b: &[Group]) -> Vec<Change> {
     // Keyed lookups: linear in the number of groups (a path per library
     // can mean tens of thousands of them).
@@ -514,7 +469,9 @@ fn sort(list: &mut [Change], fields: &[DiffSort]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::snapshot::SnapshotKind;
+    use crate::analyze::diff_regions::RegionIds;
+    use crate::model::snapshot::{SnapProcess, SnapshotKind};
+    use crate::model::Purge;
 
     #[test]
     fn pairing_many_groups_is_linear() {
@@ -597,7 +554,15 @@ mod tests {
             ],
             SnapshotKind::Linux,
         );
-        let d = diff(&a, &b, &DiffOptions { sort: vec![DiffSort(Figure::Dirty)], min_delta: 0 });
+        let d = diff(
+            &a,
+            &b,
+            &DiffOptions {
+                sort: vec![DiffSort(Figure::Dirty)],
+                min_delta: 0,
+                ..Default::default()
+            },
+        );
         // Before: 4 KiB (pid 1). After: 8 KiB (pid 1) + 8 KiB (new pid 3).
         assert_eq!(d.totals.delta(Figure::PrivateDirty), Some(12288));
         let statuses: Vec<(&str, &str)> =
@@ -630,9 +595,25 @@ mod tests {
             vec![proc(1, vec![region(0x1000, "[heap]", "heap", 8192)])],
             SnapshotKind::Linux,
         );
-        let d = diff(&a, &b, &DiffOptions { sort: vec![DiffSort(Figure::Dirty)], min_delta: 8192 });
+        let d = diff(
+            &a,
+            &b,
+            &DiffOptions {
+                sort: vec![DiffSort(Figure::Dirty)],
+                min_delta: 8192,
+                ..Default::default()
+            },
+        );
         assert!(d.processes.is_empty());
-        let d = diff(&a, &b, &DiffOptions { sort: vec![DiffSort(Figure::Dirty)], min_delta: 4096 });
+        let d = diff(
+            &a,
+            &b,
+            &DiffOptions {
+                sort: vec![DiffSort(Figure::Dirty)],
+                min_delta: 4096,
+                ..Default::default()
+            },
+        );
         assert_eq!(d.processes.len(), 1);
     }
 
@@ -650,7 +631,7 @@ mod tests {
         };
         let (a, b) = (Digest::of(vm("N", 0x9000)), Digest::of(vm("V", 0x9000)));
         let (keep_a, keep_b) = unmatched(&a, &b);
-        let strip = |mut d: Digest, keep: &[HashSet<u64>]| {
+        let strip = |mut d: Digest, keep: &[RegionIds]| {
             for (p, k) in d.snapshot.processes.iter_mut().zip(keep) {
                 p.regions.retain(|r| k.contains(&r.id()));
             }
@@ -661,7 +642,11 @@ mod tests {
         let d = diff_digests(
             &a,
             &b,
-            &DiffOptions { sort: vec![DiffSort(Figure::Dirty)], min_delta: 0 },
+            &DiffOptions {
+                sort: vec![DiffSort(Figure::Dirty)],
+                min_delta: 0,
+                ..Default::default()
+            },
         );
         assert_eq!(d.purge_changes.len(), 1);
         assert_eq!(d.purge_changes[0].states(), ("N", "V"));

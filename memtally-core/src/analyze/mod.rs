@@ -8,6 +8,7 @@ pub mod cgroup;
 pub mod classic;
 pub mod diff;
 pub mod diff_exact;
+pub mod diff_regions;
 pub(crate) mod exclusive;
 pub mod fault_report;
 // Serves the fault recording, which is Linux-only; tested everywhere.

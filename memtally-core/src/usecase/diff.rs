@@ -7,15 +7,15 @@
 //! begin. Memory is about 12 bytes a region and a process's head, not the
 //! regions. Saved vmmap text is folded likewise (`diff_vmmap`), and so
 //! are a snapshot of format 1, `show`'s JSON and a report page, each
-//! region as serde reads it (`diff_json`). A file that cannot be read
-//! twice (a pipe) keeps every region, as does the JSON of `vmmap` (read
-//! whole, typed).
+//! region as serde reads it (`diff_json`), and so is the JSON of `vmmap`
+//! (`diff_vmmap`). A file that cannot be read twice (a pipe) keeps every
+//! region.
 
-use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use crate::analyze::diff::{diff_digests_with, unmatched, Diff, DiffOptions};
+use crate::analyze::diff::{diff_digests_with, Diff, DiffOptions};
+use crate::analyze::diff_regions::{region_caps, unmatched, RegionCap, RegionIds};
 use crate::analyze::vmmap::TypeSides;
 use crate::error::{Error, Result};
 use crate::model::snap_digest::{Digest, RegionDigest};
@@ -26,7 +26,7 @@ use crate::source::bounded;
 use crate::source::parse::snapshot::Start;
 use crate::source::parse::snapshot_lines::{self, Records};
 use crate::usecase::snapshot::{
-    changed_meanwhile, input_error, is_vmmap_text, lines_error, load_opened, open,
+    changed_meanwhile, input_error, is_vmmap_text, lines_error, load_opened, open, starts_json,
 };
 use crate::usecase::{diff_json, diff_vmmap};
 
@@ -45,17 +45,22 @@ pub fn diff_files(before: &Path, after: &Path, opts: &DiffOptions) -> Result<Dif
             after_kind: kb,
         });
     }
-    // The regions to list, read again (a side that kept every region has them).
+    // The regions to list, read again (a side that kept every region has
+    // them), the largest kept as they come.
     let (keep_a, keep_b) = unmatched(&a, &b);
-    let sa = again(before, &mut a, a_again, &keep_a)?;
-    let sb = again(after, &mut b, b_again, &keep_b)?;
+    let (mut cap_a, mut cap_b) =
+        region_caps(&a, &b, (&keep_a, &keep_b), (opts.regions, opts.min_delta));
+    let sa = again(before, &mut a, a_again, &keep_a, &mut cap_a)?;
+    let sb = again(after, &mut b, b_again, &keep_b, &mut cap_b)?;
+    let mut left = cap_a.finish(&mut a);
+    left.merge(cap_b.finish(&mut b));
     // Two vmmap reports, one or both folded as read: each one's figures by type.
     let whole = |d: &Digest| d.snapshot.processes.first().map(TypeSides::of).unwrap_or_default();
     let sides = match (sa, sb) {
         (None, None) => None,
         (sa, sb) => Some((sa.unwrap_or_else(|| whole(&a)), sb.unwrap_or_else(|| whole(&b)))),
     };
-    Ok(diff_digests_with(&a, &b, opts, sides.as_ref().map(|(x, y)| (x, y))))
+    Ok(diff_digests_with(&a, &b, opts, sides.as_ref().map(|(x, y)| (x, y)), left))
 }
 
 /// How a document's digest was read: whole (every region kept), or
@@ -65,27 +70,28 @@ enum Again {
     No,
     /// A snapshot file: each region's line read again where it begins.
     Lines,
-    /// Saved vmmap text, read through again; its figures by type.
-    Vmmap(TypeSides),
+    /// A vmmap report (text or JSON), read through again; its figures by type.
+    Vmmap(diff_vmmap::Form, TypeSides),
     /// A one-object JSON document or a report page, read through again.
     Json(diff_json::Streamed),
 }
 
-/// Adds to `d` (read from `path` as `how` says) the regions named in
-/// `keep`; a vmmap report's figures by type when it was folded as read.
+/// Hands `cap` the regions named in `keep` of `d` (read from `path` as
+/// `how` says); a vmmap report's figures by type when it was folded as read.
 fn again(
     path: &Path,
     d: &mut Digest,
     how: Again,
-    keep: &[HashSet<u64>],
+    keep: &[RegionIds],
+    cap: &mut RegionCap,
 ) -> Result<Option<TypeSides>> {
     match how {
         Again::No => Ok(None),
-        Again::Lines => fetch_regions(path, d, keep).map(|()| None),
-        Again::Json(how) => diff_json::fetch_regions(path, how, d, keep).map(|()| None),
-        Again::Vmmap(sides) => {
-            let none = HashSet::new();
-            diff_vmmap::fetch_regions(path, d, keep.first().unwrap_or(&none))?;
+        Again::Lines => fetch_regions(path, d, keep, cap).map(|()| None),
+        Again::Json(how) => diff_json::fetch_regions(path, how, d, keep, cap).map(|()| None),
+        Again::Vmmap(form, sides) => {
+            let none = RegionIds::default();
+            diff_vmmap::fetch_regions(path, form, d, keep.first().unwrap_or(&none), cap)?;
             Ok(Some(sides))
         }
     }
@@ -101,7 +107,13 @@ fn digest(path: &Path) -> Result<(Digest, Again)> {
         let head = r.fill_buf().map_err(|e| input_error(path, e))?;
         if start == Start::Other && is_vmmap_text(head) {
             let (d, sides) = diff_vmmap::digest(path, r)?;
-            return Ok((d, Again::Vmmap(sides)));
+            return Ok((d, Again::Vmmap(diff_vmmap::Form::Text, sides)));
+        }
+        // The JSON of `vmmap` first: it refuses `show`'s at its first key.
+        if start == Start::Other && starts_json(head) {
+            if let Some((d, sides)) = diff_vmmap::digest_json(path) {
+                return Ok((d, Again::Vmmap(diff_vmmap::Form::Json, sides)));
+            }
         }
         // Read as it comes; one that does not read so is read whole below,
         // which says what is wrong with it.
@@ -197,15 +209,15 @@ impl Records for DigestRecords {
     }
 }
 
-/// Adds to a digest [`digest`] read from `path` process `i`'s regions
-/// named in `keep[i]`, each read where its line begins (a few hundred
-/// bytes apiece, not the file again), in file order.
-fn fetch_regions(path: &Path, d: &mut Digest, keep: &[HashSet<u64>]) -> Result<()> {
+/// Hands `cap` process `i`'s regions named in `keep[i]` of a digest
+/// [`digest`] read from `path`, each read where its line begins (a few
+/// hundred bytes apiece, not the file again), in file order.
+fn fetch_regions(path: &Path, d: &Digest, keep: &[RegionIds], cap: &mut RegionCap) -> Result<()> {
     let changed = || changed_meanwhile(path);
     let mut wanted: Vec<(u32, usize, u64)> = Vec::new();
     for (i, k) in keep.iter().enumerate() {
         let (ids, offsets) = (&d.ids[i], &d.offsets[i]);
-        for &id in k {
+        for id in k.iter() {
             let at = ids.binary_search(&id).ok().and_then(|j| offsets.get(j));
             wanted.push((*at.ok_or_else(changed)?, i, id));
         }
@@ -224,9 +236,7 @@ fn fetch_regions(path: &Path, d: &mut Digest, keep: &[HashSet<u64>]) -> Result<(
         let n = r.read_until(b'\n', &mut line).map_err(|e| input_error(path, e))?;
         pos = u64::from(at) + n as u64;
         match serde_json::from_slice::<SnapLine<RegionRef<'_>>>(&line) {
-            Ok(SnapLine::Region(region)) if region.id() == id => {
-                d.snapshot.processes[i].regions.push(region.into_owned());
-            }
+            Ok(SnapLine::Region(region)) if region.id() == id => cap.offer(i, region.into_owned()),
             _ => return Err(changed()),
         }
     }

@@ -6,14 +6,14 @@
 //! so is read whole ([`load`](crate::usecase::snapshot::load)), which
 //! says what is wrong with it.
 
-use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
+use crate::analyze::diff_regions::{RegionCap, RegionIds};
 use crate::error::Result;
 use crate::model::snap_digest::{Digest, RegionDigest};
 use crate::model::snap_region_de::RegionRef;
-use crate::model::snapshot::{SnapRegion, Snapshot, SnapshotKind};
+use crate::model::snapshot::{Snapshot, SnapshotKind};
 use crate::source::bounded;
 use crate::source::parse::snapshot::{check_document, Start};
 use crate::source::parse::snapshot_feed::{self, FeedShape, RegionFeed};
@@ -89,49 +89,52 @@ pub(crate) fn digest(path: &Path, how: Streamed) -> Option<Digest> {
     Some(sums.d)
 }
 
-/// Adds to a [`digest`] of `path` process `i`'s regions named in
-/// `keep[i]`, the document read again (in its order).
+/// Hands `cap` process `i`'s regions named in `keep[i]` of a [`digest`]
+/// of `path`, the document read again (in its order).
 pub(crate) fn fetch_regions(
     path: &Path,
     how: Streamed,
-    d: &mut Digest,
-    keep: &[HashSet<u64>],
+    d: &Digest,
+    keep: &[RegionIds],
+    cap: &mut RegionCap,
 ) -> Result<()> {
     struct Keep<'k> {
-        keep: &'k [HashSet<u64>],
-        /// Per process read: its regions kept, and how many it had.
-        kept: Vec<(Vec<SnapRegion>, usize)>,
-        pending: (Vec<SnapRegion>, usize),
+        keep: &'k [RegionIds],
+        cap: &'k mut RegionCap,
+        /// Per process read: how many of its regions were named, and how
+        /// many it had.
+        kept: Vec<(usize, usize)>,
+        pending: (usize, usize),
     }
     impl RegionFeed for Keep<'_> {
         fn region(&mut self, r: RegionRef<'_>) {
             self.pending.1 += 1;
             let i = self.kept.len();
             if self.keep.get(i).is_some_and(|k| k.contains(&r.id())) {
-                self.pending.0.push(r.into_owned());
+                self.pending.0 += 1;
+                self.cap.offer(i, r.into_owned());
             }
         }
         fn process(&mut self) {
             self.kept.push(std::mem::take(&mut self.pending));
         }
     }
-    if keep.iter().all(HashSet::is_empty) {
+    if keep.iter().all(RegionIds::is_empty) {
         return Ok(());
     }
     let changed = || changed_meanwhile(path);
-    let mut sink = Keep { keep, kept: Vec::new(), pending: (Vec::new(), 0) };
+    let mut sink = Keep { keep, cap, kept: Vec::new(), pending: (0, 0) };
     // A file that no longer opens says why.
     bounded::open_input(path).map_err(|e| input_error(path, e))?;
     read(path, how, &mut sink).ok_or_else(changed)?;
     if sink.kept.len() != d.ids.len() {
         return Err(changed());
     }
-    for (i, (regions, seen)) in sink.kept.into_iter().enumerate() {
-        let wanted = keep.get(i).map_or(0, HashSet::len);
-        if seen != d.ids[i].len() || regions.len() < wanted {
+    for (i, (found, seen)) in sink.kept.into_iter().enumerate() {
+        let wanted = keep.get(i).map_or(0, RegionIds::len);
+        if seen != d.ids[i].len() || found < wanted {
             return Err(changed());
         }
-        d.snapshot.processes[i].regions = regions;
     }
     Ok(())
 }

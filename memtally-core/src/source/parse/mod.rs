@@ -35,6 +35,7 @@ pub(crate) mod snapshot_lines;
 pub mod stat;
 pub mod status;
 pub mod vmmap;
+pub(crate) mod vmmap_json;
 pub mod zram_mm_stat;
 
 /// Input a parser could not read: where, and what is wrong with it.

@@ -9,13 +9,10 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 
 use crate::model::snap_lines::LINES_VERSION;
-use crate::model::snapshot::{
-    SnapProcess, SnapRegion, Snapshot, SnapshotKind, VmmapTypes, DOCUMENT_VERSION,
-};
-use crate::model::vmmap::{Document, Header, SummaryRow, VRegion};
-use crate::model::{Purge, SizeSource, Sizes};
+use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind, DOCUMENT_VERSION};
+use crate::model::{SizeSource, Sizes};
 use crate::source::parse::snapshot_lines::{self, LinesError};
-use crate::source::parse::ParseError;
+use crate::source::parse::{vmmap_json, ParseError};
 
 /// How a document starts: as a snapshot of some format, or otherwise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,9 +114,7 @@ pub(crate) fn document(input: &[u8]) -> Result<Option<Snapshot>, ParseError> {
             Snapshot::of(s.processes.into_iter().map(Into::into).collect(), SnapshotKind::Linux)
         }
         Some(Shape::Vmmap) => {
-            let v: VmmapJson =
-                serde_json::from_slice(input).map_err(|e| typed("vmmap document", e))?;
-            v.into_snapshot()
+            vmmap_json::snapshot(input).map_err(|e| typed("vmmap document", e))?
         }
     };
     Ok(Some(snap))
@@ -210,63 +205,6 @@ impl From<ShowProcess> for SnapProcess {
             physical_footprint: None,
             exclusive: None,
         }
-    }
-}
-
-/// The JSON view of a vmmap report (docs/vmmap-json.md): what a snapshot
-/// takes of it, its header and summary rows as `vmmap` writes them.
-#[derive(Deserialize)]
-struct VmmapJson {
-    header: Header,
-    #[serde(default)]
-    regions: Vec<VmmapRegion>,
-    #[serde(default)]
-    summary: Vec<SummaryRow>,
-}
-
-/// A region of the JSON view.
-#[derive(Deserialize)]
-struct VmmapRegion {
-    region_type: Option<String>,
-    start: Option<u64>,
-    end: Option<u64>,
-    vsize: Option<u64>,
-    resident: Option<u64>,
-    dirty: Option<u64>,
-    swap: Option<u64>,
-    purge: Option<Purge>,
-    protection: Option<String>,
-    detail: Option<String>,
-}
-
-impl VmmapJson {
-    /// The snapshot of the report, as of its text.
-    fn into_snapshot(self) -> Snapshot {
-        let mut types = VmmapTypes::default();
-        let regions: Vec<SnapRegion> = self
-            .regions
-            .iter()
-            .map(|r| {
-                let mut region = SnapRegion::of_vmmap(&VRegion {
-                    region_type: r.region_type.as_deref().unwrap_or_default(),
-                    start: r.start,
-                    end: r.end,
-                    vsize: r.vsize,
-                    resident: r.resident,
-                    dirty: r.dirty,
-                    swap: r.swap,
-                    prot: r.protection.as_deref().unwrap_or_default(),
-                    max_prot: None,
-                    share_mode: None,
-                    purge: r.purge.unwrap_or_default(),
-                    detail: r.detail.as_deref(),
-                });
-                types.fold(&mut region);
-                region
-            })
-            .collect();
-        let doc = Document { header: self.header, summary: self.summary, ..Default::default() };
-        Snapshot::of_vmmap(&doc, regions, types)
     }
 }
 
