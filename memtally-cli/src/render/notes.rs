@@ -102,6 +102,10 @@ pub fn word(note: &Note) -> String {
             "the read of pid {pid} was stopped after {regions} regions: the figures cover only those"
         ),
         Note::SubtreeRows => "--by tree: each row adds up the process and all its descendants (PROCS of them); the total counts every process once.".into(),
+        Note::CgroupsOutsideNamespace { rows } => format!(
+            "{rows} {} outside this cgroup namespace, named as seen from inside it (/../…) and without a charge: give the host's cgroup tree with --cgroup-root.",
+            if *rows == 1 { "cgroup lies" } else { "cgroups lie" }
+        ),
         Note::RowsWithoutPss => {
             "* this row's PSS/USS leaves out processes that could not be read in detail.".into()
         }

@@ -94,6 +94,9 @@ enum View {
     OwnAndHosts,
     /// `unshare -C` alone: the host's tree still at /sys/fs/cgroup, no option.
     Hosts,
+    /// Its own view alone (a pod without the host's tree): cgroups outside
+    /// the namespace cannot be named from the host's tree, and a note says so.
+    OwnOnly,
 }
 
 /// Makes `top/ns/inner` (the namespace's root, three levels down) and
@@ -102,7 +105,11 @@ enum View {
 /// cgroup filesystem as `view` says; checks the names and charges against
 /// the host's own reads.
 fn names_and_charges_are_the_hosts(h: &Hierarchy, view: View) {
-    let tag = if view == View::Hosts { "plain" } else { "own" };
+    let tag = match view {
+        View::Hosts => "plain",
+        View::OwnAndHosts => "own",
+        View::OwnOnly => "alone",
+    };
     let top_name = format!("memtally-cgns-{tag}-{}", std::process::id());
     let top = h.mount.join(&top_name);
     let (ns, inner, t) = (top.join("ns"), top.join("ns/inner"), top.join("t"));
@@ -156,6 +163,11 @@ fn names_and_charges_are_the_hosts(h: &Hierarchy, view: View) {
         View::Hosts => format!(
             "cat /proc/{child_pid}/cgroup >&2 && exec {bin} top --by cgroup --all --format json"
         ),
+        View::OwnOnly => format!(
+            "umount -l {own} && {mv} {own} && cat /proc/{child_pid}/cgroup >&2 && exec {bin} top --by cgroup --all --format json",
+            own = own_view.display(),
+            mv = h.mount_view,
+        ),
     };
     let unshare = if view == View::Hosts { "unshare -C" } else { "unshare -C -m" };
     let before = std::fs::read_to_string(t.join(h.usage)).unwrap();
@@ -175,7 +187,21 @@ fn names_and_charges_are_the_hosts(h: &Hierarchy, view: View) {
     let top_json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = top_json["rows"].as_array().unwrap();
     let keys: Vec<&str> = rows.iter().map(|r| r["key"].as_str().unwrap()).collect();
+    let notes = top_json["notes"].to_string();
+    if view == View::OwnOnly {
+        // The child's cgroup as the namespace names it, without a charge,
+        // and a note that says why and what to give.
+        let t_row = rows.iter().find(|r| r["key"] == "/../../t");
+        assert!(t_row.is_some_and(|r| r["processes"] == 1), "/../../t in {keys:?}");
+        assert!(t_row.is_some_and(|r| r["cgroup"]["usage"].is_null()), "{t_row:?}");
+        assert!(
+            notes.contains("outside this cgroup namespace") && notes.contains("--cgroup-root"),
+            "{notes}"
+        );
+        return;
+    }
     assert!(keys.iter().all(|k| !k.starts_with("/..")), "host paths only: {keys:?}");
+    assert!(!notes.contains("outside this cgroup namespace"), "{notes}");
     let row = |key: &str| {
         rows.iter().find(|r| r["key"] == key).unwrap_or_else(|| panic!("{key} in {keys:?}"))
     };
@@ -227,6 +253,21 @@ fn unshare_c_alone_names_and_charges_are_the_hosts() {
     }
     match v1().or_else(|e1| v2().map_err(|e2| format!("{e1}; {e2}"))) {
         Ok(h) => names_and_charges_are_the_hosts(&h, View::Hosts),
+        Err(why) => println!("skipped: {why}"),
+    }
+}
+
+/// A pod given no host tree: the cgroups outside its namespace keep the
+/// names the kernel writes (`/../…`), without a charge, and a note says
+/// so and names `--cgroup-root`. Before, nothing was said.
+#[test]
+fn without_the_hosts_tree_cgroups_outside_the_namespace_are_noted() {
+    if let Some(why) = reason_to_skip() {
+        println!("skipped: {why}");
+        return;
+    }
+    match v1() {
+        Ok(h) => names_and_charges_are_the_hosts(&h, View::OwnOnly),
         Err(why) => println!("skipped: {why}"),
     }
 }

@@ -474,6 +474,12 @@ impl Top {
         if report.by == TopBy::Tree {
             notes.push(Note::SubtreeRows);
         }
+        if report.by == TopBy::Cgroup {
+            let rows = report.rows.iter().filter(|r| r.key.starts_with("/..")).count();
+            if rows > 0 {
+                notes.push(Note::CgroupsOutsideNamespace { rows });
+            }
+        }
         if report.rows.iter().any(|r| r.without_pss > 0 && r.processes > 1) {
             notes.push(Note::RowsWithoutPss);
         }

@@ -161,6 +161,12 @@ pub enum Note {
     },
     /// Rows are whole subtrees (`top` by tree).
     SubtreeRows,
+    /// Cgroups outside the reader's cgroup namespace, named only from
+    /// inside it (`/../…`), the host's tree not being found to rebase them.
+    CgroupsOutsideNamespace {
+        /// How many rows are so named.
+        rows: usize,
+    },
     /// Some grouped row's PSS leaves out processes without PSS.
     RowsWithoutPss,
     /// PIDs asked for that were not there.
