@@ -22,7 +22,7 @@ use crate::cli::duration::duration;
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
 use crate::render::html::redact::{redact, redact_series};
-use crate::render::html::{render, PageInfo};
+use crate::render::html::{page_room, render, PageInfo};
 use crate::render::stdout_error;
 
 #[derive(Debug, Args)]
@@ -154,9 +154,12 @@ pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()
     let mut access = Access::Umask;
     let (mut report, input) = match (&args.input, &diff) {
         (_, Some((_, a, b))) => {
-            (from_file(b, args.by)?, format!("{} -> {}", a.display(), b.display()))
+            let room = page_room(args.max_size);
+            (from_file(b, args.by, room)?, format!("{} -> {}", a.display(), b.display()))
         }
-        (Some(path), None) => (from_file(path, args.by)?, path.display().to_string()),
+        (Some(path), None) => {
+            (from_file(path, args.by, page_room(args.max_size))?, path.display().to_string())
+        }
         (None, None) => {
             let sel = args.select.selection(args.pid)?;
             // Processes named by PID are read in full, as `show` reads

@@ -23,6 +23,7 @@ mod json_docs;
 mod json_keys;
 #[cfg(target_os = "linux")]
 mod report_faults;
+mod report_input;
 mod vmmap_csv;
 mod vmmap_footprint;
 mod vmmap_over_time;

@@ -40,14 +40,14 @@ fn write_types(path: &Path, types: usize) {
 /// in it used at most is its peak, whatever the test process holds (a
 /// child's `ru_maxrss` starts from the parent's peak when spawned with
 /// vfork, so it cannot tell).
-struct MemCgroup {
+pub(crate) struct MemCgroup {
     dir: PathBuf,
 }
 
 impl MemCgroup {
     /// A new cgroup that may use at most `limit` bytes; `None` (with the
     /// reason printed) where the v1 memory controller is not there.
-    fn new(name: &str, limit: u64) -> Option<MemCgroup> {
+    pub(crate) fn new(name: &str, limit: u64) -> Option<MemCgroup> {
         let base = Path::new("/sys/fs/cgroup/memory");
         if !base.join("memory.max_usage_in_bytes").exists() {
             eprintln!("skipped: no cgroup v1 memory controller at {}", base.display());
@@ -65,7 +65,7 @@ impl MemCgroup {
 
     /// Runs memtally with `args` in the cgroup, its standard output into
     /// `out`: its exit code, standard error and peak memory (KiB).
-    fn run(&self, args: &[&str], out: &Path) -> (i32, String, u64) {
+    pub(crate) fn run(&self, args: &[&str], out: &Path) -> (i32, String, u64) {
         self.run_fed(args, out, Stdio::null())
     }
 

@@ -114,6 +114,8 @@ mod relro;
 #[cfg(target_os = "linux")]
 mod report;
 #[cfg(target_os = "linux")]
+mod report_bounded;
+#[cfg(target_os = "linux")]
 mod report_budget;
 #[cfg(target_os = "linux")]
 mod report_columns;

@@ -215,6 +215,77 @@ pub struct Report {
     /// The page faults recorded for the page (`report --faults`, or read
     /// back with `--faults-input`): which code filled the boxes.
     pub faults: Option<FaultReport>,
+    /// The regions of a document read back that the page cannot draw
+    /// (`report --input` of saved vmmap text past the page's budget):
+    /// left out of the snapshot, their treemap figures summed.
+    pub regions_left: Option<RegionsLeft>,
+}
+
+/// What the page can show of a document's regions: it sets how many
+/// regions `report --input` keeps of saved vmmap text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageRoom {
+    /// The most treemap boxes the page draws.
+    pub boxes: usize,
+    /// The mappings a process's detail table lists.
+    pub largest: usize,
+    /// The bytes of snapshot JSON the page embeds whole: past them it
+    /// leaves out the mappings.
+    pub embedded: u64,
+}
+
+/// Regions of one process that a report read and did not keep: the
+/// page would fold them into its "N smaller" boxes and leave them out of
+/// its embedded snapshot, so only their count and treemap figures stay.
+#[derive(Debug, Clone, Default)]
+pub struct RegionsLeft {
+    /// The process, an index into the snapshot's processes.
+    pub process: usize,
+    /// How many regions the process has, kept and left out.
+    pub regions: usize,
+    /// By category key (a vmmap region type), those left out.
+    pub by_category: Vec<(String, BoxesLeft)>,
+}
+
+/// Treemap boxes left out, summed as the page folds them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BoxesLeft {
+    /// How many.
+    pub regions: usize,
+    /// Their areas (for vmmap, each region's footprint).
+    pub value: u64,
+    /// Their dirty bytes, where every one has them.
+    pub dirty: Option<u64>,
+}
+
+impl BoxesLeft {
+    /// Adds one box of `value` and `dirty` bytes.
+    pub fn add(&mut self, value: u64, dirty: Option<u64>) {
+        self.dirty = match self.regions {
+            0 => dirty,
+            _ => self.dirty.zip(dirty).map(|(a, b)| a.saturating_add(b)),
+        };
+        self.regions += 1;
+        self.value = self.value.saturating_add(value);
+    }
+}
+
+impl Report {
+    /// How many regions `p`, one of the snapshot's processes, has: those
+    /// kept and those left out ([`Report::regions_left`]).
+    pub fn regions_of(&self, p: &SnapProcess) -> usize {
+        let left = self
+            .regions_left
+            .as_ref()
+            .filter(|l| self.snapshot.processes.get(l.process).is_some_and(|q| std::ptr::eq(q, p)));
+        left.map_or(p.regions.len(), |l| l.regions)
+    }
+
+    /// The boxes left out of category `key` of process `i`, if any.
+    pub fn boxes_left(&self, i: usize, key: &str) -> Option<BoxesLeft> {
+        let l = self.regions_left.as_ref().filter(|l| l.process == i)?;
+        l.by_category.iter().find(|(k, _)| k == key).map(|(_, b)| *b)
+    }
 }
 
 /// How many programs the page's headline names.

@@ -20,6 +20,7 @@ pub mod pages;
 pub mod plot;
 pub(crate) mod read;
 pub mod report;
+mod report_input;
 pub mod select;
 pub mod shared;
 pub(crate) mod shmem_swap;

@@ -9,7 +9,8 @@ use std::path::Path;
 
 use crate::analyze::plot::Plot;
 use crate::analyze::report::{
-    groups, machine_of, Report, ReportBy, ReportGroup, SeriesReport, Unread, HEADLINE_PROGRAMS,
+    groups, machine_of, PageRoom, Report, ReportBy, ReportGroup, SeriesReport, Unread,
+    HEADLINE_PROGRAMS,
 };
 use crate::analyze::select::Selection;
 use crate::analyze::trend::fit;
@@ -21,7 +22,7 @@ use crate::usecase::cgroup::{cgroups, CgroupOptions};
 use crate::usecase::gpu::{gpu, GpuOptions};
 use crate::usecase::plot::{plot, PlotOptions};
 use crate::usecase::select::SelectOptions;
-use crate::usecase::snapshot::{add_exact, load as load_snapshot, take, Taken};
+use crate::usecase::snapshot::{add_exact, take, Taken};
 use crate::usecase::top::{top, TopOptions};
 use crate::usecase::vmmap::{read as read_vmmap, VmmapInput, VmmapOptions};
 use crate::usecase::{Progress, Silent};
@@ -237,6 +238,7 @@ pub fn live(
         vmmap: None,
         summarized,
         faults: None,
+        regions_left: None,
     })
 }
 
@@ -328,8 +330,12 @@ fn add_note(notes: &mut Vec<Note>, n: Note) {
 
 /// A report of a document read back: a snapshot file, `show` or `vmmap`
 /// JSON, saved vmmap text, or a report page (the snapshot it carries).
-pub fn from_file(path: &Path, by: ReportBy) -> Result<Report> {
-    let mut report = of_snapshot(load_snapshot(path)?, by);
+/// Of saved vmmap text past what the page can embed, only the regions
+/// `room` says the page draws are kept ([`Report::regions_left`]).
+pub fn from_file(path: &Path, by: ReportBy, room: PageRoom) -> Result<Report> {
+    let (snapshot, left) = crate::usecase::report_input::read(path, room)?;
+    let mut report = of_snapshot(snapshot, by);
+    report.regions_left = left;
     // Saved vmmap text: `vmmap`'s own view of it too (the snapshot has
     // the regions, not the footprint or the purge-state tables). A vmmap
     // JSON document or a page reads as no vmmap text: no region lines.
@@ -360,6 +366,7 @@ pub fn of_snapshot(snapshot: Snapshot, by: ReportBy) -> Report {
         vmmap: None,
         summarized: 0,
         faults: None,
+        regions_left: None,
     }
 }
 

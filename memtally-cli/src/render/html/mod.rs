@@ -44,8 +44,21 @@ const DETAIL_MAPPINGS: usize = 12;
 const FIXED: u64 = 48 << 10;
 /// About what one treemap node takes on the page.
 const PER_NODE: u64 = 330;
+/// The treemap boxes a page draws however small its budget.
+const MIN_NODES: usize = 64;
 
 pub use crate::render::svg::esc;
+
+/// What a page of `max_size` bytes can show of a document's regions: as
+/// many treemap boxes as its budget has room for in the best case, each
+/// detail table's mappings, the snapshot JSON it embeds whole.
+pub fn page_room(max_size: u64) -> memtally_core::analyze::report::PageRoom {
+    memtally_core::analyze::report::PageRoom {
+        boxes: (max_size / PER_NODE).max(MIN_NODES as u64) as usize,
+        largest: DETAIL_MAPPINGS,
+        embedded: max_size / 2,
+    }
+}
 
 /// The snapshot as JSON to embed in a `<script>` element: every `<`
 /// written `\u003c` (JSON reads it back the same), so no `</script>` in a
@@ -62,7 +75,8 @@ fn embedded(report: &Report, notes: &[String], budget: u64) -> (String, Option<S
     let mut snap = report.snapshot.clone();
     snap.notes.extend(notes.iter().cloned());
     let json = embed(&snap);
-    if (json.len() as u64) <= budget / 2 {
+    // Regions left out when read do not fit: the read kept them all else.
+    if (json.len() as u64) <= budget / 2 && report.regions_left.is_none() {
         return (json, None);
     }
     drop(json);
@@ -139,7 +153,7 @@ pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
         )
         .checked_div(PER_NODE)
         .unwrap_or(0)
-        .max(64) as usize;
+        .max(MIN_NODES as u64) as usize;
     // Fold, draw, and fold more if the page came out too big after all.
     loop {
         let mut root = full.clone();
@@ -153,7 +167,7 @@ pub fn render(report: &Report, info: &PageInfo, diff: Option<&Diff>) -> String {
         if html.len() as u64 <= info.max_size {
             return html;
         }
-        if budget <= 64 {
+        if budget <= MIN_NODES {
             // What is left (a row per process, the snapshot's totals) does
             // not fold: the page says it is over its budget.
             notes.push(format!(

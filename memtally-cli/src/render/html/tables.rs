@@ -210,7 +210,7 @@ pub fn detail(p: &SnapProcess, report: &Report, mappings: usize) -> String {
             s,
             r#"<table class="sortable"><caption>largest {} of {} mappings</caption><thead><tr><th>Mapping</th><th>Perms</th><th>Category</th>{}</tr></thead><tbody>"#,
             mappings.min(regions.len()),
-            regions.len(),
+            report.regions_of(p),
             figure_heads(report)
         );
         for r in regions.iter().take(mappings) {

@@ -8,7 +8,7 @@
 use memtally_core::analyze::category::Category;
 use memtally_core::analyze::gpu::{GpuReport, Residence};
 use memtally_core::analyze::report::Report;
-use memtally_core::analyze::vmmap::{bucket_footprint, footprint_part, Bucket};
+use memtally_core::analyze::vmmap::{bucket_footprint, region_box, Bucket};
 use memtally_core::model::snapshot::{SnapProcess, SnapshotKind};
 use memtally_core::model::{Figure, Purge, Sizes};
 
@@ -26,6 +26,10 @@ pub enum Kind {
     Smaller,
     /// A process's GPU memory where its driver says it lives.
     Gpu,
+    /// Mappings the report read and did not keep (past what the page
+    /// can draw), summed: folded into the "N smaller" box of their
+    /// parent by the first [`fold`], never drawn.
+    Left,
 }
 
 impl Kind {
@@ -39,6 +43,7 @@ impl Kind {
             Kind::Mapping => "mapping",
             Kind::Smaller => "smaller",
             Kind::Gpu => "gpu",
+            Kind::Left => "left",
         }
     }
 }
@@ -115,7 +120,9 @@ fn sum_dirty(children: &[Node]) -> Option<u64> {
     children.iter().map(|c| c.dirty).try_fold(0u64, |a, d| Some(a.saturating_add(d?)))
 }
 
-fn process(p: &SnapProcess, k: SnapshotKind, links: &Links) -> Node {
+fn process(report: &Report, i: usize, links: &Links) -> Node {
+    let p = &report.snapshot.processes[i];
+    let k = report.snapshot.kind;
     let mut n = leaf(Kind::Process, label_of(p), &p.totals, k);
     n.pid = p.pid;
     let vmmap = k == SnapshotKind::Vmmap;
@@ -136,15 +143,16 @@ fn process(p: &SnapProcess, k: SnapshotKind, links: &Links) -> Node {
                     m.link = links(p.pid, &c.key, Some(name));
                     if vmmap {
                         let ty = r.region_type.as_deref().unwrap_or(&r.category);
-                        let purge = r.purge.unwrap_or_default();
-                        m.value = vmmap_footprint(ty, purge, &r.sizes);
-                        // The dirty bytes of the footprint: none of a
-                        // volatile region's.
-                        m.dirty = m.dirty.map(|d| footprint_part(purge, d));
+                        (m.value, m.dirty) = region_box(ty, r.purge.unwrap_or_default(), &r.sizes);
                     }
                     m
                 })
                 .collect();
+            if let Some(b) = report.boxes_left(i, &c.key) {
+                let mut left = leaf(Kind::Left, String::new(), &Sizes::default(), k);
+                (left.value, left.dirty, left.folded) = (b.value, b.dirty, b.regions);
+                cat.children.push(left);
+            }
             if vmmap {
                 // A type's footprint is its regions' (each by its own
                 // purge state); without regions (a summary), the type's.
@@ -193,13 +201,12 @@ pub type Links<'a> = dyn Fn(Option<u32>, &str, Option<&str>) -> Option<String> +
 /// `links` says.
 pub fn build(report: &Report, links: &Links) -> Node {
     let k = report.snapshot.kind;
-    let procs = &report.snapshot.processes;
     let groups = report
         .groups
         .iter()
         .map(|g| {
             let mut children: Vec<Node> =
-                g.processes.iter().map(|&i| process(&procs[i], k, links)).collect();
+                g.processes.iter().map(|&i| process(report, i, links)).collect();
             children.extend(g.unread.iter().map(|&i| {
                 let u = &report.unread[i];
                 Node {
@@ -293,14 +300,21 @@ pub fn count(n: &Node) -> usize {
 /// order), and at each level the children that do not become one
 /// "N smaller" node (never more than one per parent; an earlier fold's
 /// node is folded again with its count). Nodes of no size fold too.
+///
+/// [`Kind::Left`] nodes stand for the mappings they count, none of them
+/// larger than a mapping kept beside them: the budget's threshold is
+/// that of the whole tree as long as the report kept at least `budget`
+/// mappings of each process (see `page_room`).
 pub fn fold(root: &mut Node, budget: usize) {
     let mut values = Vec::new();
-    collect(root, &mut values);
-    let (min, mut ties) = if values.len() <= budget {
+    let left = collect(root, &mut values);
+    let (min, mut ties) = if values.len() + left <= budget {
         (1, usize::MAX)
     } else {
         values.sort_unstable_by(|a, b| b.cmp(a));
-        let min = values[budget.max(1) - 1].max(1);
+        // Past the values kept, those left out: of 0 bytes, or the
+        // report would have kept `budget` mappings of more.
+        let min = values.get(budget.max(1) - 1).copied().unwrap_or(0).max(1);
         // Of the nodes of exactly `min`, only as many as the budget has
         // room for after the larger ones: a process of 60,000 mappings of
         // one page each would otherwise keep them all.
@@ -310,18 +324,26 @@ pub fn fold(root: &mut Node, budget: usize) {
     fold_below(root, min, &mut ties);
 }
 
-fn collect(n: &Node, out: &mut Vec<u64>) {
+/// The values of the nodes under `n` into `out`; the count of the
+/// mappings [`Kind::Left`] nodes stand for returned.
+fn collect(n: &Node, out: &mut Vec<u64>) -> usize {
+    let mut left = 0;
     for c in &n.children {
-        out.push(c.value);
-        collect(c, out);
+        match c.kind {
+            Kind::Left => left += c.folded,
+            _ => out.push(c.value),
+        }
+        left += collect(c, out);
     }
+    left
 }
 
 fn fold_below(n: &mut Node, min: u64, ties: &mut usize) {
     let mut keep = Vec::new();
     let mut small = Vec::new();
     for c in std::mem::take(&mut n.children) {
-        let kept = c.kind != Kind::Smaller && (c.value > min || (c.value == min && *ties > 0));
+        let folds = matches!(c.kind, Kind::Smaller | Kind::Left);
+        let kept = !folds && (c.value > min || (c.value == min && *ties > 0));
         if kept && c.value == min && *ties != usize::MAX {
             *ties -= 1;
         }
@@ -338,7 +360,10 @@ fn fold_below(n: &mut Node, min: u64, ties: &mut usize) {
     if !small.is_empty() {
         let value = small.iter().map(|c| c.value).fold(0u64, u64::saturating_add);
         let dirty = small.iter().map(|c| c.dirty).try_fold(0u64, |a, d| Some(a.saturating_add(d?)));
-        let folded = small.iter().map(|c| if c.kind == Kind::Smaller { c.folded } else { 1 }).sum();
+        let folded = small
+            .iter()
+            .map(|c| if matches!(c.kind, Kind::Smaller | Kind::Left) { c.folded } else { 1 })
+            .sum();
         n.children.push(Node {
             kind: Kind::Smaller,
             label: format!("{folded} smaller"),

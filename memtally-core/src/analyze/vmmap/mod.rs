@@ -230,6 +230,15 @@ pub fn bucket_footprint(region_type: &str, purge: Purge, b: &Bucket) -> Option<u
     Some(footprint_part(purge, fp))
 }
 
+/// A region's box on the page's treemap: its footprint as `memtally
+/// vmmap` counts it (`region_type` its type, else its category), and
+/// the dirty bytes of that (none of a volatile region's).
+pub fn region_box(region_type: &str, purge: Purge, sizes: &Sizes) -> (u64, Option<u64>) {
+    let b = Bucket { regions: 1, sizes: sizes.clone() };
+    let value = bucket_footprint(region_type, purge, &b).unwrap_or(0);
+    (value, sizes.dirty().map(|d| footprint_part(purge, d)))
+}
+
 /// The reclaimable bytes of a (type, purge) cell of the breakdown.
 pub fn bucket_reclaimable(purge: Purge, b: &Bucket) -> Option<u64> {
     b.sizes.rss.map(|rss| reclaimable_part(purge, rss))
