@@ -1,7 +1,7 @@
 //! The regions `diff` lists (those one side lacks), at most
 //! [`DiffOptions::regions`](crate::analyze::diff::DiffOptions::regions) of
 //! them, largest first: the rest are counted and summed in one row. A
-//! streamed diff keeps them through a [`RegionCap`] a side as it reads
+//! streamed diff keeps them through a `RegionCap` a side as it reads
 //! them again, so two entirely different inputs cost the list, not the
 //! regions.
 

@@ -9,7 +9,7 @@
 //! are a snapshot of format 1, `show`'s JSON and a report page, each
 //! region as serde reads it (`diff_json`), and so is the JSON of `vmmap`
 //! (`diff_vmmap`). A pipe, which cannot be read twice, is first copied
-//! to a temporary file of memtally's own ([`Spill`]) and read from there.
+//! to a temporary file of memtally's own (`Spill`) and read from there.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
