@@ -4,7 +4,7 @@
 //! are the ways to sort and cut the groups, and a process's totals.
 
 use crate::model::sizes::ROUNDED_PER_MAPPING;
-use crate::model::{Figure, Group, Grouper, Named, Process, Region, Sizes};
+use crate::model::{Figure, Group, Grouper, Process, Region, Sizes};
 
 /// Sums regions by `key`, keeping the order in which keys first appear.
 pub fn group_by<'a, I, K>(regions: I, mut key: K) -> Vec<Group>
@@ -72,39 +72,25 @@ pub enum GroupSort {
     Regions,
 }
 
-/// The sort orders the show view offers: `dirty` is shared + private dirty.
-impl Named for GroupSort {
-    const ALL: &'static [GroupSort] = &[
-        GroupSort::Figure(Figure::Dirty),
-        GroupSort::Figure(Figure::PssDirty),
-        GroupSort::Figure(Figure::PrivateDirty),
-        GroupSort::Figure(Figure::SharedDirty),
-        GroupSort::Figure(Figure::Rss),
-        GroupSort::Figure(Figure::Pss),
-        GroupSort::Figure(Figure::Uss),
-        GroupSort::Figure(Figure::Clean),
-        GroupSort::Figure(Figure::Swap),
-        GroupSort::Figure(Figure::SwapPss),
-        GroupSort::Figure(Figure::Size),
-        GroupSort::Regions,
-        GroupSort::Figure(Figure::Anonymous),
-        GroupSort::Figure(Figure::Locked),
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            GroupSort::Figure(f) => f.name(),
-            GroupSort::Regions => "regions",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            GroupSort::Figure(f) => f.help(),
-            GroupSort::Regions => "how many regions a row adds up",
-        }
-    }
-}
+// The sort orders the show view offers: `dirty` is shared + private dirty.
+crate::model::named::named!(GroupSort = [
+    GroupSort::Figure(Figure::Dirty),
+    GroupSort::Figure(Figure::PssDirty),
+    GroupSort::Figure(Figure::PrivateDirty),
+    GroupSort::Figure(Figure::SharedDirty),
+    GroupSort::Figure(Figure::Rss),
+    GroupSort::Figure(Figure::Pss),
+    GroupSort::Figure(Figure::Uss),
+    GroupSort::Figure(Figure::Clean),
+    GroupSort::Figure(Figure::Swap),
+    GroupSort::Figure(Figure::SwapPss),
+    GroupSort::Figure(Figure::Size),
+    GroupSort::Regions,
+    GroupSort::Figure(Figure::Anonymous),
+    GroupSort::Figure(Figure::Locked),
+] {
+    Regions => "regions", "how many regions a row adds up";
+});
 
 /// Sorts groups by the fields, largest first, ties by key.
 pub(crate) fn sort_groups(groups: &mut [Group], fields: &[GroupSort]) {

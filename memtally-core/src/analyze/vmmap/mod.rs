@@ -25,7 +25,7 @@ pub use tally::Tally;
 use serde::Serialize;
 
 use crate::model::vmmap::{Document, VRegion};
-use crate::model::{Group, Named, Purge, Region, Sizes};
+use crate::model::{Group, Purge, Region, Sizes};
 
 /// What the vmmap view groups the selected regions by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,28 +40,12 @@ pub enum VmmapBy {
     ShareMode,
 }
 
-impl Named for VmmapBy {
-    const ALL: &'static [VmmapBy] =
-        &[VmmapBy::Type, VmmapBy::Purge, VmmapBy::Detail, VmmapBy::ShareMode];
-
-    fn name(self) -> &'static str {
-        match self {
-            VmmapBy::Type => "type",
-            VmmapBy::Purge => "purge",
-            VmmapBy::Detail => "detail",
-            VmmapBy::ShareMode => "share-mode",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            VmmapBy::Type => "the REGION TYPE column",
-            VmmapBy::Purge => "purge state: N, V, E or -",
-            VmmapBy::Detail => "the region detail (path, zone, thread)",
-            VmmapBy::ShareMode => "the SM= share mode",
-        }
-    }
-}
+crate::model::named::named!(VmmapBy {
+    Type => "type", "the REGION TYPE column";
+    Purge => "purge", "purge state: N, V, E or -";
+    Detail => "detail", "the region detail (path, zone, thread)";
+    ShareMode => "share-mode", "the SM= share mode";
+});
 
 impl VmmapBy {
     /// The key of a region under this grouping.

@@ -16,7 +16,7 @@ use crate::analyze::Category;
 use crate::error::{Error, Result};
 use crate::model::series::{Scope, SeriesFigure};
 use crate::model::snapshot::{Snapshot, SnapshotKind};
-use crate::model::{Figure, Named, Purge};
+use crate::model::{Figure, Purge};
 use crate::source::bounded::open_input;
 use crate::source::series::{is_series_head, SeriesReader};
 use crate::usecase::snapshot::load;
@@ -45,21 +45,9 @@ pub enum Stack {
     Category,
 }
 
-impl Named for Stack {
-    const ALL: &'static [Stack] = &[Stack::Category];
-
-    fn name(self) -> &'static str {
-        match self {
-            Stack::Category => "category",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            Stack::Category => "areas of the categories (heap, file code, …) stacked over time",
-        }
-    }
-}
+crate::model::named::named!(Stack {
+    Category => "category", "areas of the categories (heap, file code, …) stacked over time";
+});
 
 impl Default for PlotOptions {
     fn default() -> PlotOptions {
