@@ -342,6 +342,18 @@ IOAccelerator               100028000-100030000    [   32K    32K    32K     0K]
 MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K] rw-/rwx SM=PRV
 ";
 
+    #[test]
+    fn vmmap_reclaimable_is_volatile_and_empty_resident() {
+        let parts = [
+            (Purge::Volatile, 100),
+            (Purge::Empty, 0),
+            (Purge::NonVolatile, 50),
+            (Purge::Unmarked, 7),
+        ];
+        let sum: u64 = parts.iter().map(|&(purge, rss)| reclaimable_part(purge, rss)).sum();
+        assert_eq!(sum, 100);
+    }
+
     fn tally(types: &[&str]) -> Tally {
         let mut t = Tally::new(TypeFilter::new(types.iter().map(|s| s.to_string()).collect()));
         parse(SAMPLE.as_bytes(), ParseOptions::default(), &mut t).unwrap();
