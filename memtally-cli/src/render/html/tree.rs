@@ -178,9 +178,7 @@ fn process(p: &SnapProcess, k: SnapshotKind, links: &Links) -> Node {
 /// region type as it is.
 pub fn category_label(key: &str, kind: SnapshotKind) -> &str {
     match kind {
-        SnapshotKind::Linux => {
-            Category::ALL.iter().find(|c| c.key() == key).map_or(key, |c| c.label())
-        }
+        SnapshotKind::Linux => Category::label_or_key(key),
         SnapshotKind::Vmmap => key,
     }
 }
