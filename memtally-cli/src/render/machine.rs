@@ -10,7 +10,7 @@ use memtally_core::analyze::machine::{Line, LineGroup, Machine};
 
 use crate::render::blocks::{write_text, Block};
 use crate::render::json;
-use crate::render::units::human;
+use crate::render::units::{human, signed};
 use crate::render::Printer;
 
 /// The JSON document (docs/json.md, "machine"): the library's waterfall
@@ -23,14 +23,6 @@ struct MachineJson<'a> {
     processes_read: usize,
     restricted: usize,
     vanished: usize,
-}
-
-fn signed(v: i64) -> String {
-    if v < 0 {
-        format!("-{}", human(v.unsigned_abs()))
-    } else {
-        human(v as u64)
-    }
 }
 
 /// What "used" is, in every view that prints it (`top`'s picture,

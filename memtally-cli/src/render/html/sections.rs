@@ -8,9 +8,8 @@ use memtally_core::analyze::gpu::GpuReport;
 use memtally_core::analyze::vmmap::VmmapReport;
 
 use super::esc;
-use super::svg::signed;
 use crate::render::notes::words;
-use crate::render::units::human_opt;
+use crate::render::units::{human_opt, signed};
 
 fn cell(v: Option<u64>) -> String {
     match v {
