@@ -17,7 +17,7 @@ use crate::render::Printer;
 /// and how many processes it rests on.
 #[derive(Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-struct MachineJson<'a> {
+pub(crate) struct MachineJson<'a> {
     #[serde(flatten)]
     machine: &'a Machine,
     processes_read: usize,
@@ -240,11 +240,4 @@ impl Printer for MachineView {
         }
         w.flush()
     }
-}
-
-/// The schema of this view's JSON document, its definitions gathered in
-/// `g` (docs/schema/, [`crate::render::schema`]).
-#[cfg(feature = "schema")]
-pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    <MachineJson as schemars::JsonSchema>::json_schema(g)
 }
