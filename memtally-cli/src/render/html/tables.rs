@@ -16,7 +16,7 @@ use crate::render::units::{human_opt, signed};
 
 /// A figure cell: exact bytes in `data-v` (what sorting and the tests
 /// read), the size for people as its text; `-` where the source has none.
-fn cell(v: Option<u64>) -> String {
+pub(super) fn cell(v: Option<u64>) -> String {
     match v {
         Some(b) => format!(r#"<td class="n" data-v="{b}">{}</td>"#, human_opt(Some(b))),
         None => r#"<td class="n" data-v="-1">-</td>"#.to_string(),
