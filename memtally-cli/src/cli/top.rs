@@ -240,16 +240,12 @@ fn folded(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
 /// The value parser of `--columns`: `--sort`'s names and every other
 /// figure (`anon_huge_pages`, `hugetlb`, `ksm`, …), each with its help.
 fn column_choice() -> impl clap::builder::TypedValueParser<Value = TopSort> {
-    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
     let sorts = TopSort::ALL.iter().map(|s| (s.name(), s.help()));
     let others = Figure::ALL
         .iter()
         .filter(|f| !TopSort::ALL.contains(&TopSort::Figure(**f)))
         .map(|f| (f.name(), f.help()));
-    let values = sorts.chain(others).map(|(name, help)| PossibleValue::new(name).help(help));
-    PossibleValuesParser::new(values).try_map(|name| {
-        TopSort::from_name(&name)
-            .or_else(|| Figure::from_name(&name).map(TopSort::Figure))
-            .ok_or_else(|| format!("{name}: not one of the possible values"))
+    crate::cli::choice::values(sorts.chain(others), |name| {
+        TopSort::from_name(name).or_else(|| Figure::from_name(name).map(TopSort::Figure))
     })
 }

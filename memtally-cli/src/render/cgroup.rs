@@ -18,7 +18,7 @@ use crate::render::{width, Printer};
 /// The JSON document (docs/json.md, "cgroup").
 #[derive(Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-struct CgroupJson<'a> {
+pub(crate) struct CgroupJson<'a> {
     layout: Option<LayoutJson<'a>>,
     processes: usize,
     restricted: usize,
@@ -224,13 +224,6 @@ impl Printer for CgroupView {
         }
         w.flush()
     }
-}
-
-/// The schema of this view's JSON document, its definitions gathered in
-/// `g` (docs/schema/, [`crate::render::schema`]).
-#[cfg(feature = "schema")]
-pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    <CgroupJson as schemars::JsonSchema>::json_schema(g)
 }
 
 #[cfg(test)]

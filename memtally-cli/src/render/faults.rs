@@ -206,12 +206,6 @@ pub fn json(r: &FaultReport, out: &mut dyn Write) -> io::Result<()> {
     json::line(out, r)
 }
 
-/// The schema of the JSON document (docs/schema/faults.json).
-#[cfg(feature = "schema")]
-pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    <FaultReport as schemars::JsonSchema>::json_schema(g)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -183,7 +183,7 @@ fn command(view: &Files, m: &Mapper) -> String {
 /// The documented JSON document (docs/json.md, "files").
 #[derive(Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-struct FilesJson<'a> {
+pub(crate) struct FilesJson<'a> {
     files: Vec<FileJson<'a>>,
     files_omitted: usize,
     files_total: usize,
@@ -242,10 +242,4 @@ struct MapperJson<'a> {
     rss: Option<u64>,
     uss: Option<u64>,
     swap_pss: Option<u64>,
-}
-
-/// The JSON Schema of this document (docs/schema/).
-#[cfg(feature = "schema")]
-pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    <FilesJson as schemars::JsonSchema>::json_schema(g)
 }

@@ -154,7 +154,7 @@ pub(crate) fn blocks(report: &GpuReport) -> Vec<Block> {
 /// each process and the whole with its notes worded.
 #[derive(Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-struct GpuJson<'a> {
+pub(crate) struct GpuJson<'a> {
     processes: Vec<WithNotes<'a, GpuProcess>>,
     totals: &'a [GpuEntry],
     dmabuf: &'a DmaBufShare,
@@ -238,11 +238,4 @@ fn csv(report: &GpuReport, out: &mut dyn Write) -> std::io::Result<()> {
         }
     }
     w.flush()
-}
-
-/// The schema of this view's JSON document, its definitions gathered in
-/// `g` (docs/schema/, [`crate::render::schema`]).
-#[cfg(feature = "schema")]
-pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    <GpuJson as schemars::JsonSchema>::json_schema(g)
 }

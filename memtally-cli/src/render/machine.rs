@@ -10,27 +10,19 @@ use memtally_core::analyze::machine::{Line, LineGroup, Machine};
 
 use crate::render::blocks::{write_text, Block};
 use crate::render::json;
-use crate::render::units::human;
+use crate::render::units::{human, signed};
 use crate::render::Printer;
 
 /// The JSON document (docs/json.md, "machine"): the library's waterfall
 /// and how many processes it rests on.
 #[derive(Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-struct MachineJson<'a> {
+pub(crate) struct MachineJson<'a> {
     #[serde(flatten)]
     machine: &'a Machine,
     processes_read: usize,
     restricted: usize,
     vanished: usize,
-}
-
-fn signed(v: i64) -> String {
-    if v < 0 {
-        format!("-{}", human(v.unsigned_abs()))
-    } else {
-        human(v as u64)
-    }
 }
 
 /// What "used" is, in every view that prints it (`top`'s picture,
@@ -248,11 +240,4 @@ impl Printer for MachineView {
         }
         w.flush()
     }
-}
-
-/// The schema of this view's JSON document, its definitions gathered in
-/// `g` (docs/schema/, [`crate::render::schema`]).
-#[cfg(feature = "schema")]
-pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    <MachineJson as schemars::JsonSchema>::json_schema(g)
 }

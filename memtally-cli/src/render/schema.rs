@@ -12,10 +12,20 @@
 //! attributes, classic counters) say what their values are instead.
 
 use schemars::generate::SchemaSettings;
-use schemars::{Schema, SchemaGenerator};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{json, Map, Value};
 
+use memtally_core::analyze::fault_report::FaultReport;
+
+use crate::render::cgroup::CgroupJson;
+use crate::render::files::FilesJson;
+use crate::render::gpu::GpuJson;
 use crate::render::json::{SCHEMA_KEY, SCHEMA_VERSION};
+use crate::render::machine::MachineJson;
+use crate::render::pages::{exact::ExactJson, shared::SharedJson, states::PagesJson};
+use crate::render::show::ShowJson;
+use crate::render::top_json::TopJson;
+use crate::render::wss::WssJson;
 
 /// One documented JSON output: its file name in docs/schema/ (`NAME.json`),
 /// what prints it, and how its schema is built.
@@ -30,26 +40,18 @@ pub struct Document {
 
 /// Every document, in docs/json.md's order.
 pub const DOCUMENTS: &[Document] = &[
-    doc("top", "memtally top --format json (and --by)", crate::render::top::schema),
-    doc("show", "memtally show --format json", crate::render::show::schema),
-    doc("files", "memtally files --format json", crate::render::files::schema),
+    doc("top", "memtally top --format json (and --by)", TopJson::json_schema),
+    doc("show", "memtally show --format json", ShowJson::json_schema),
+    doc("files", "memtally files --format json", FilesJson::json_schema),
     doc("show-classic", "memtally show --classic --format json", crate::render::classic::schema),
-    doc("machine", "memtally machine --format json", crate::render::machine::schema),
-    doc("cgroup", "memtally cgroup --format json", crate::render::cgroup::schema),
-    doc("gpu", "memtally gpu --format json", crate::render::gpu::schema),
-    doc("wss", "memtally wss --format json", crate::render::wss::schema),
-    doc("faults", "memtally faults --format json", crate::render::faults::schema),
-    doc("shared", "memtally shared --format json", crate::render::pages::shared::schema),
-    doc(
-        "show-pages",
-        "memtally show PID --pages --format json",
-        crate::render::pages::states::schema,
-    ),
-    doc(
-        "show-exact",
-        "memtally show SELECTION --exact --format json",
-        crate::render::pages::exact::schema,
-    ),
+    doc("machine", "memtally machine --format json", MachineJson::json_schema),
+    doc("cgroup", "memtally cgroup --format json", CgroupJson::json_schema),
+    doc("gpu", "memtally gpu --format json", GpuJson::json_schema),
+    doc("wss", "memtally wss --format json", WssJson::json_schema),
+    doc("faults", "memtally faults --format json", FaultReport::json_schema),
+    doc("shared", "memtally shared --format json", SharedJson::json_schema),
+    doc("show-pages", "memtally show PID --pages --format json", PagesJson::json_schema),
+    doc("show-exact", "memtally show SELECTION --exact --format json", ExactJson::json_schema),
     doc("vmmap", "memtally vmmap --format json", vmmap),
     doc("diff", "memtally diff --format json", diff),
     doc("watch", "memtally watch --format json: each line, a sample or the summary", watch),

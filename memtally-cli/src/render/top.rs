@@ -14,8 +14,6 @@ use crate::render::units::{human, human_opt, plural};
 use crate::render::width;
 use crate::render::Printer;
 
-#[cfg(feature = "schema")]
-pub(crate) use crate::render::top_json::schema;
 use crate::render::top_json::JSON_FIGURES;
 
 impl Printer for Top {

@@ -52,7 +52,7 @@ fn figures_json(sizes: &Sizes) -> json::Figures<'_> {
 /// The documented JSON document (docs/json.md, "top").
 #[derive(Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-struct TopJson<'a> {
+pub(crate) struct TopJson<'a> {
     by: &'static str,
     processes: Vec<ProcessJson<'a>>,
     rows: Vec<RowJson<'a>>,
@@ -237,11 +237,4 @@ pub(crate) fn print(
         &json_head(report, ctx, notes),
         &mut [("processes", &mut json::each(processes)), ("rows", &mut json::each(rows))],
     )
-}
-
-/// The schema of this view's JSON document, its definitions gathered in
-/// `g` (docs/schema/, [`crate::render::schema`]).
-#[cfg(feature = "schema")]
-pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    <TopJson as schemars::JsonSchema>::json_schema(g)
 }

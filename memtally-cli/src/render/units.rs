@@ -36,6 +36,16 @@ pub fn human_opt(bytes: Option<u64>) -> String {
     bytes.map_or_else(|| "-".to_string(), human)
 }
 
+/// Bytes that may be negative (a machine line), for people: `-4.0K`,
+/// `1.5M`; no `+` (see [`human_signed`] for changes).
+pub fn signed(b: i64) -> String {
+    if b < 0 {
+        format!("-{}", human(b.unsigned_abs()))
+    } else {
+        human(b as u64)
+    }
+}
+
 /// Signed sizes for deltas: `+1.5M`, `-4.0K`, `0`.
 pub fn human_signed(delta: i128) -> String {
     let mag = human(delta.unsigned_abs().min(u64::MAX as u128) as u64);

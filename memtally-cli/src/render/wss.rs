@@ -205,7 +205,7 @@ pub fn series_line(view: &WssView, out: &mut dyn Write) -> std::io::Result<()> {
 /// The JSON document of one sample (docs/json.md, "wss").
 #[derive(Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-struct WssJson<'a> {
+pub(crate) struct WssJson<'a> {
     index: usize,
     elapsed_s: f64,
     interval_s: f64,
@@ -346,13 +346,6 @@ impl Printer for WssView<'_> {
         csv_header(out)?;
         sample_csv(self, out)
     }
-}
-
-/// The schema of this view's JSON document, its definitions gathered in
-/// `g` (docs/schema/, [`crate::render::schema`]).
-#[cfg(feature = "schema")]
-pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    <WssJson as schemars::JsonSchema>::json_schema(g)
 }
 
 #[cfg(test)]

@@ -113,6 +113,17 @@ impl Category {
             Category::Kernel => "kernel",
         }
     }
+
+    /// The category of a stable key (`heap`), if it is one.
+    pub fn from_key(key: &str) -> Option<Category> {
+        Category::ALL.iter().copied().find(|c| c.key() == key)
+    }
+
+    /// What a person reads for `key`: a category's label, else the key
+    /// itself (a vmmap region type, a path).
+    pub fn label_or_key(key: &str) -> &str {
+        Category::from_key(key).map_or(key, |c| c.label())
+    }
 }
 
 /// The category of one Linux mapping.

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use crate::model::{Backing, Figure, Flow, Named, Note, Region, RegionSink, Sizes};
+use crate::model::{Backing, Figure, Flow, Note, Region, RegionSink, Sizes};
 
 /// What the rows sort by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,31 +22,17 @@ pub enum FileSort {
     Processes,
 }
 
-impl Named for FileSort {
-    const ALL: &'static [FileSort] = &[
-        FileSort::Figure(Figure::Pss),
-        FileSort::Figure(Figure::Uss),
-        FileSort::Figure(Figure::SwapPss),
-        FileSort::Figure(Figure::PssDirty),
-        FileSort::Figure(Figure::PrivateDirty),
-        FileSort::Figure(Figure::PrivateClean),
-        FileSort::Processes,
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            FileSort::Figure(f) => f.name(),
-            FileSort::Processes => "processes",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            FileSort::Figure(f) => f.help(),
-            FileSort::Processes => "how many processes map the file",
-        }
-    }
-}
+crate::model::named::named!(FileSort = [
+    FileSort::Figure(Figure::Pss),
+    FileSort::Figure(Figure::Uss),
+    FileSort::Figure(Figure::SwapPss),
+    FileSort::Figure(Figure::PssDirty),
+    FileSort::Figure(Figure::PrivateDirty),
+    FileSort::Figure(Figure::PrivateClean),
+    FileSort::Processes,
+] {
+    Processes => "processes", "how many processes map the file";
+});
 
 /// The key of a region in this view: its path or kind (`[heap]`), and
 /// `[anonymous]` for anonymous memory without a name (as `show --by path`).

@@ -4,29 +4,7 @@
 //! are the ways to sort and cut the groups, and a process's totals.
 
 use crate::model::sizes::ROUNDED_PER_MAPPING;
-use crate::model::{Figure, Group, Grouper, Named, Process, Region, Sizes};
-
-/// Sums regions by `key`, keeping the order in which keys first appear.
-pub fn group_by<'a, I, K>(regions: I, mut key: K) -> Vec<Group>
-where
-    I: IntoIterator<Item = &'a Region>,
-    K: FnMut(&Region) -> String,
-{
-    let mut g = Grouper::new();
-    for r in regions {
-        g.add_region(&key(r), r);
-    }
-    g.into_groups()
-}
-
-/// Sums groups of the same key (from several processes), first-seen order.
-pub fn merge<'a>(groups: impl IntoIterator<Item = &'a Group>) -> Vec<Group> {
-    let mut g = Grouper::new();
-    for group in groups {
-        g.add_group(group);
-    }
-    g.into_groups()
-}
+use crate::model::{Figure, Group, Process, Sizes};
 
 /// A process's totals: the sum of its regions, with the proportional
 /// figures taken from the kernel's rollup when it was read at the same
@@ -72,39 +50,25 @@ pub enum GroupSort {
     Regions,
 }
 
-/// The sort orders the show view offers: `dirty` is shared + private dirty.
-impl Named for GroupSort {
-    const ALL: &'static [GroupSort] = &[
-        GroupSort::Figure(Figure::Dirty),
-        GroupSort::Figure(Figure::PssDirty),
-        GroupSort::Figure(Figure::PrivateDirty),
-        GroupSort::Figure(Figure::SharedDirty),
-        GroupSort::Figure(Figure::Rss),
-        GroupSort::Figure(Figure::Pss),
-        GroupSort::Figure(Figure::Uss),
-        GroupSort::Figure(Figure::Clean),
-        GroupSort::Figure(Figure::Swap),
-        GroupSort::Figure(Figure::SwapPss),
-        GroupSort::Figure(Figure::Size),
-        GroupSort::Regions,
-        GroupSort::Figure(Figure::Anonymous),
-        GroupSort::Figure(Figure::Locked),
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            GroupSort::Figure(f) => f.name(),
-            GroupSort::Regions => "regions",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            GroupSort::Figure(f) => f.help(),
-            GroupSort::Regions => "how many regions a row adds up",
-        }
-    }
-}
+// The sort orders the show view offers: `dirty` is shared + private dirty.
+crate::model::named::named!(GroupSort = [
+    GroupSort::Figure(Figure::Dirty),
+    GroupSort::Figure(Figure::PssDirty),
+    GroupSort::Figure(Figure::PrivateDirty),
+    GroupSort::Figure(Figure::SharedDirty),
+    GroupSort::Figure(Figure::Rss),
+    GroupSort::Figure(Figure::Pss),
+    GroupSort::Figure(Figure::Uss),
+    GroupSort::Figure(Figure::Clean),
+    GroupSort::Figure(Figure::Swap),
+    GroupSort::Figure(Figure::SwapPss),
+    GroupSort::Figure(Figure::Size),
+    GroupSort::Regions,
+    GroupSort::Figure(Figure::Anonymous),
+    GroupSort::Figure(Figure::Locked),
+] {
+    Regions => "regions", "how many regions a row adds up";
+});
 
 /// Sorts groups by the fields, largest first, ties by key.
 pub(crate) fn sort_groups(groups: &mut [Group], fields: &[GroupSort]) {
@@ -136,7 +100,7 @@ pub(crate) fn sort_by_figures<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Backing;
+    use crate::model::{Backing, Grouper, Region};
 
     fn region(path: &str, rss: u64, dirty: u64) -> Region {
         let mut r = Region::new(Backing::File);
@@ -151,7 +115,11 @@ mod tests {
     #[test]
     fn groups_add_up_to_the_total() {
         let rs = vec![region("a", 10, 1), region("b", 20, 0), region("a", 5, 5)];
-        let mut g = group_by(&rs, |r| r.path.clone().unwrap());
+        let mut g = Grouper::new();
+        for r in &rs {
+            g.add_region(r.path.as_deref().unwrap(), r);
+        }
+        let mut g = g.into_groups();
         assert_eq!(g.len(), 2);
         assert_eq!(g[0].regions, 2);
         assert_eq!(g[0].sizes.rss, Some(15));
@@ -169,7 +137,7 @@ mod tests {
     }
 
     #[test]
-    fn keys_keep_their_first_order_and_merge_adds_by_key() {
+    fn keys_keep_their_first_order_and_groups_add_by_key() {
         let mut g = Grouper::new();
         g.add_region("z", &region("p", 1, 0));
         g.add_region("new", &region("p", 2, 0));
@@ -177,7 +145,11 @@ mod tests {
         let all = g.clone().into_groups();
         let keys: Vec<&str> = all.iter().map(|g| g.key.as_str()).collect();
         assert_eq!(keys, ["z", "new"]);
-        let merged = merge(all.iter().chain(all.iter()));
+        let mut merged = Grouper::new();
+        for group in all.iter().chain(all.iter()) {
+            merged.add_group(group);
+        }
+        let merged = merged.into_groups();
         assert_eq!(merged[0].regions, 4);
         assert_eq!(merged[0].sizes.rss, Some(10));
     }

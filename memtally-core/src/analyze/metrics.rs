@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use crate::analyze::gpu::GpuProcess;
 use crate::analyze::top::{build as build_top, Machine, TopBy, TopSort};
-use crate::model::{CgroupMemory, Figure, MemInfo, Named, ProcMemory, Sizes};
+use crate::model::{CgroupMemory, Figure, MemInfo, ProcMemory, Sizes};
 
 /// GPU memory one process (or a group of them) holds: DRM fdinfo (and
 /// nvidia-smi where the GPU view has it).
@@ -60,25 +60,11 @@ pub enum MetricsBy {
     Cgroup,
 }
 
-impl Named for MetricsBy {
-    const ALL: &'static [MetricsBy] = &[MetricsBy::Process, MetricsBy::Program, MetricsBy::Cgroup];
-
-    fn name(self) -> &'static str {
-        match self {
-            MetricsBy::Process => "process",
-            MetricsBy::Program => "program",
-            MetricsBy::Cgroup => "cgroup",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            MetricsBy::Process => "one series per process: memtally_process_*{pid,comm,program}",
-            MetricsBy::Program => "one series per program: memtally_program_*{program}",
-            MetricsBy::Cgroup => "one series per cgroup: memtally_cgroup_*{cgroup}",
-        }
-    }
-}
+crate::model::named::named!(MetricsBy {
+    Process => "process", "one series per process: memtally_process_*{pid,comm,program}";
+    Program => "program", "one series per program: memtally_program_*{program}";
+    Cgroup => "cgroup", "one series per cgroup: memtally_cgroup_*{cgroup}";
+});
 
 impl From<MetricsBy> for TopBy {
     fn from(b: MetricsBy) -> TopBy {

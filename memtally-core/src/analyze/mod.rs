@@ -38,4 +38,3 @@ pub mod vmmap;
 pub mod wss;
 
 pub use category::{categorize, Category};
-pub use group::group_by;

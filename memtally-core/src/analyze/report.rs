@@ -15,7 +15,7 @@ use crate::analyze::plot::SeriesPlot;
 use crate::analyze::trend::Trend;
 use crate::analyze::vmmap::VmmapReport;
 use crate::model::snapshot::{SnapProcess, Snapshot};
-use crate::model::{MemInfo, Named, Note, ProcInfo, ProcMemory, Sizes};
+use crate::model::{MemInfo, Note, ProcInfo, ProcMemory, Sizes};
 
 /// How the report's treemap groups processes under the machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -29,25 +29,11 @@ pub enum ReportBy {
     User,
 }
 
-impl Named for ReportBy {
-    const ALL: &'static [ReportBy] = &[ReportBy::Program, ReportBy::Cgroup, ReportBy::User];
-
-    fn name(self) -> &'static str {
-        match self {
-            ReportBy::Program => "program",
-            ReportBy::Cgroup => "cgroup",
-            ReportBy::User => "user",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            ReportBy::Program => "processes of one program, as top groups them by program",
-            ReportBy::Cgroup => "processes of one cgroup (a live read or a recorded tree only)",
-            ReportBy::User => "processes of one user",
-        }
-    }
-}
+crate::model::named::named!(ReportBy {
+    Program => "program", "processes of one program, as top groups them by program";
+    Cgroup => "cgroup", "processes of one cgroup (a live read or a recorded tree only)";
+    User => "user", "processes of one user";
+});
 
 /// A process that was listed but could not be read in detail: only its
 /// status figures (RSS) are known. The report draws it as a box of its

@@ -6,7 +6,7 @@ use crate::analyze::group::{process_total, sort_by_figures, GroupSort};
 use crate::analyze::rounding::{Rounding, TotalsFrom};
 use crate::analyze::shmem_swap;
 use crate::model::{
-    Figure, Flow, Group, Grouper, Named, Note, Process, Region, RegionSink, SizeSource, Sizes,
+    Figure, Flow, Group, Grouper, Note, Process, Region, RegionSink, SizeSource, Sizes,
 };
 
 /// What `show` groups regions by.
@@ -21,25 +21,11 @@ pub enum ShowBy {
     Perms,
 }
 
-impl Named for ShowBy {
-    const ALL: &'static [ShowBy] = &[ShowBy::Category, ShowBy::Path, ShowBy::Perms];
-
-    fn name(self) -> &'static str {
-        match self {
-            ShowBy::Category => "category",
-            ShowBy::Path => "path",
-            ShowBy::Perms => "perms",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            ShowBy::Category => "categories (file code, heap, stacks, ...)",
-            ShowBy::Path => "one row per file or named region (each shared library, [heap])",
-            ShowBy::Perms => "one row per permission set (r-xp, rw-p, ...)",
-        }
-    }
-}
+crate::model::named::named!(ShowBy {
+    Category => "category", "categories (file code, heap, stacks, ...)";
+    Path => "path", "one row per file or named region (each shared library, [heap])";
+    Perms => "perms", "one row per permission set (r-xp, rw-p, ...)";
+});
 
 impl ShowBy {
     /// The sort when none is asked for: categories dirty first (what the

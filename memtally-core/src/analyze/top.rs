@@ -7,8 +7,7 @@ use std::collections::HashMap;
 
 use crate::model::pages::Exclusive;
 use crate::model::{
-    CgroupMemory, Figure, MemInfo, Named, Note, ProcMemory, Scan, SizeSource, Sizes, Users,
-    Withheld,
+    CgroupMemory, Figure, MemInfo, Note, ProcMemory, Scan, SizeSource, Sizes, Users, Withheld,
 };
 
 /// How `top` groups processes.
@@ -40,30 +39,13 @@ impl TopBy {
     }
 }
 
-impl Named for TopBy {
-    const ALL: &'static [TopBy] =
-        &[TopBy::Process, TopBy::Program, TopBy::User, TopBy::Cgroup, TopBy::Tree];
-
-    fn name(self) -> &'static str {
-        match self {
-            TopBy::Process => "process",
-            TopBy::Program => "program",
-            TopBy::User => "user",
-            TopBy::Cgroup => "cgroup",
-            TopBy::Tree => "tree",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            TopBy::Process => "one row per process",
-            TopBy::Program => "processes of one program added up (as ps_mem does)",
-            TopBy::User => "processes of one user added up",
-            TopBy::Cgroup => "processes of one cgroup (container, systemd unit) added up",
-            TopBy::Tree => "each process with all its descendants added up, as a tree",
-        }
-    }
-}
+crate::model::named::named!(TopBy {
+    Process => "process", "one row per process";
+    Program => "program", "processes of one program added up (as ps_mem does)";
+    User => "user", "processes of one user added up";
+    Cgroup => "cgroup", "processes of one cgroup (container, systemd unit) added up";
+    Tree => "tree", "each process with all its descendants added up, as a tree";
+});
 
 /// What `top` sorts rows by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,48 +63,30 @@ pub enum TopSort {
     Oom,
 }
 
-impl Named for TopSort {
-    const ALL: &'static [TopSort] = &[
-        TopSort::Figure(Figure::Pss),
-        TopSort::Figure(Figure::Uss),
-        TopSort::Figure(Figure::Rss),
-        TopSort::Figure(Figure::Swap),
-        TopSort::Figure(Figure::SwapPss),
-        TopSort::Figure(Figure::Dirty),
-        TopSort::Figure(Figure::PssDirty),
-        TopSort::Figure(Figure::PrivateDirty),
-        TopSort::Figure(Figure::SharedDirty),
-        TopSort::Figure(Figure::Gpu),
-        TopSort::Figure(Figure::Footprint),
-        TopSort::Figure(Figure::FootprintPeak),
-        TopSort::Figure(Figure::RssPeak),
-        TopSort::Figure(Figure::FootprintPss),
-        TopSort::Figure(Figure::FootprintPssShmem),
-        TopSort::Processes,
-        TopSort::Pid,
-        TopSort::Oom,
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            TopSort::Figure(f) => f.name(),
-            TopSort::Processes => "processes",
-            TopSort::Pid => "pid",
-            TopSort::Oom => "oom",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            TopSort::Figure(f) => f.help(),
-            TopSort::Processes => "how many processes a row adds up",
-            TopSort::Pid => "the process ID, smallest first",
-            TopSort::Oom => {
-                "the OOM killer's score, highest first: who it kills first (procrank -o)"
-            }
-        }
-    }
-}
+crate::model::named::named!(TopSort = [
+    TopSort::Figure(Figure::Pss),
+    TopSort::Figure(Figure::Uss),
+    TopSort::Figure(Figure::Rss),
+    TopSort::Figure(Figure::Swap),
+    TopSort::Figure(Figure::SwapPss),
+    TopSort::Figure(Figure::Dirty),
+    TopSort::Figure(Figure::PssDirty),
+    TopSort::Figure(Figure::PrivateDirty),
+    TopSort::Figure(Figure::SharedDirty),
+    TopSort::Figure(Figure::Gpu),
+    TopSort::Figure(Figure::Footprint),
+    TopSort::Figure(Figure::FootprintPeak),
+    TopSort::Figure(Figure::RssPeak),
+    TopSort::Figure(Figure::FootprintPss),
+    TopSort::Figure(Figure::FootprintPssShmem),
+    TopSort::Processes,
+    TopSort::Pid,
+    TopSort::Oom,
+] {
+    Processes => "processes", "how many processes a row adds up";
+    Pid => "pid", "the process ID, smallest first";
+    Oom => "oom", "the OOM killer's score, highest first: who it kills first (procrank -o)";
+});
 
 /// One row of the view.
 #[derive(Debug, Clone)]

@@ -40,5 +40,27 @@ macro_rules! named {
             }
         }
     };
+    // A sort key that is a [`Figure`](crate::model::Figure) (`Figure(f)`,
+    // named and explained as `f`) or one of the other values; `ALL` is
+    // written out, in order.
+    ($ty:ty = [$($all:expr),* $(,)?] { $($value:ident => $name:literal, $help:literal;)* }) => {
+        impl $crate::model::Named for $ty {
+            const ALL: &'static [$ty] = &[$($all),*];
+
+            fn name(self) -> &'static str {
+                match self {
+                    Self::Figure(f) => f.name(),
+                    $(Self::$value => $name,)*
+                }
+            }
+
+            fn help(self) -> &'static str {
+                match self {
+                    Self::Figure(f) => f.help(),
+                    $(Self::$value => $help,)*
+                }
+            }
+        }
+    };
 }
 pub(crate) use named;

@@ -46,9 +46,7 @@ pub fn each_process(
                 any = true;
                 each(info, &sums.sums)?;
             }
-            Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => read.vanished += 1,
-            Err(Error::KernelThread { .. }) => read.kernel_threads += 1,
-            Err(e) => read.failed.push(e),
+            Err(e) => read.missed(e),
         }
         progress.step();
     }

@@ -88,11 +88,7 @@ pub fn files(root: &ProcRoot, opts: &FilesOptions, progress: &dyn Progress) -> R
                 commands.insert(info.pid, info.command());
             }
             Outcome::MapsOnly => maps_only += 1,
-            Outcome::Failed(Error::NoSuchProcess { .. } | Error::Exited { .. }) => {
-                read.vanished += 1
-            }
-            Outcome::Failed(Error::KernelThread { .. }) => read.kernel_threads += 1,
-            Outcome::Failed(e) => read.failed.push(e),
+            Outcome::Failed(e) => read.missed(e),
         }
     }
     // Nothing read of a narrowed selection: the first reason is the error.

@@ -37,9 +37,7 @@ pub(crate) fn read_full(
     for info in &selected.infos {
         match read_whole(root, info.pid) {
             Ok(p) => read.processes.push(p),
-            Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => read.vanished += 1,
-            Err(Error::KernelThread { .. }) => read.kernel_threads += 1,
-            Err(e) => read.failed.push(e),
+            Err(e) => read.missed(e),
         }
         progress.step();
     }
@@ -139,6 +137,16 @@ pub(crate) fn read_libproc(
 }
 
 impl ReadProcesses {
+    /// Counts a process that could not be read: exited, a kernel thread,
+    /// or failed (kept, to be noted).
+    pub(crate) fn missed(&mut self, e: Error) {
+        match e {
+            Error::NoSuchProcess { .. } | Error::Exited { .. } => self.vanished += 1,
+            Error::KernelThread { .. } => self.kernel_threads += 1,
+            e => self.failed.push(e),
+        }
+    }
+
     /// The processes, or when none could be read, the reason: the first
     /// failure (permission denied says who owns it and what would fix it),
     /// else that every selected process had exited.

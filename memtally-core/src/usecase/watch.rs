@@ -62,15 +62,14 @@ pub fn sample(root: &ProcRoot, sel: &Selection, cats: Categories) -> Result<Samp
         for pid in pids {
             let Ok(p) = crate::usecase::read::read_whole(root, pid) else { continue };
             for g in categories(&p.regions) {
-                let key = Category::ALL.iter().find(|c| c.key() == g.key).map_or("?", |c| c.key());
+                let key = Category::from_key(&g.key).map_or("?", Category::key);
                 cats.entry(key).or_default().add(&g.sizes);
             }
         }
         for (k, s) in cats {
-            let label = Category::ALL.iter().find(|c| c.key() == k).map_or(k, |c| c.label());
             sample.insert(
                 (Scope::Category, k.to_string()),
-                (label.to_string(), s.over_processes(read)),
+                (Category::label_or_key(k).to_string(), s.over_processes(read)),
             );
         }
     }

@@ -38,34 +38,22 @@ pub fn tree(diff: &Diff, pss: Figure) -> Node {
     let children: Vec<Node> = diff
         .processes
         .iter()
-        .map(|c| Node {
-            kind: Kind::Process,
-            label: match (&c.pid, c.after.is_none(), c.before.is_none()) {
+        .map(|c| {
+            let label = match (&c.pid, c.after.is_none(), c.before.is_none()) {
                 (_, true, _) => format!("{} (gone)", c.label),
                 (_, _, true) => format!("{} (new)", c.label),
                 _ => c.label.clone(),
-            },
-            value: area(c, pss),
-            dirty: None,
-            delta: c.delta(pss),
-            pid: c.pid,
-            folded: 0,
-            link: None,
-            children: Vec::new(),
+            };
+            Node {
+                delta: c.delta(pss),
+                pid: c.pid,
+                ..Node::new(Kind::Process, label, area(c, pss))
+            }
         })
         .collect();
     let t = &diff.totals;
-    Node {
-        kind: Kind::Machine,
-        label: "all processes".into(),
-        value: area(t, pss),
-        dirty: None,
-        delta: t.delta(pss),
-        pid: None,
-        folded: 0,
-        link: None,
-        children,
-    }
+    let all = Node::new(Kind::Machine, "all processes".into(), area(t, pss));
+    Node { delta: t.delta(pss), children, ..all }
 }
 
 fn delta_cell(c: &Change, f: Figure) -> String {

@@ -23,7 +23,7 @@ use memtally_core::analyze::report::Report;
 use memtally_core::model::snapshot::Snapshot;
 
 use crate::render::notes::words;
-use crate::render::units::{human, plural};
+use crate::render::units::{human, plural, signed};
 
 /// What the page says about itself, beside the report.
 #[derive(Debug, Clone)]
@@ -260,7 +260,7 @@ fn body(
                     b,
                     r#"<p class="over" id="waterfall-over">The lines add up to {} more than MemTotal: <code>unexplained</code> is {}, drawn hatched at the bar's end, left of it the mark at MemTotal (figures read at different moments, or pages counted in two lines).</p>"#,
                     human(m.unexplained.unsigned_abs()),
-                    svg::signed(m.unexplained)
+                    signed(m.unexplained)
                 );
             }
             b.push_str(r#"<ul class="legend" id="waterfall-groups">"#);
@@ -270,7 +270,7 @@ fn body(
                     "<li>{}{}: {}</li>",
                     tables::swatch(svg::group_colour(group)),
                     group,
-                    svg::signed(bytes)
+                    signed(bytes)
                 );
             }
             b.push_str(r##"</ul><p class="noprint"><a href="#lines">every line and its source</a></p>"##);

@@ -8,16 +8,9 @@ use memtally_core::analyze::gpu::GpuReport;
 use memtally_core::analyze::vmmap::VmmapReport;
 
 use super::esc;
-use super::svg::signed;
+use super::tables::cell;
 use crate::render::notes::words;
-use crate::render::units::human_opt;
-
-fn cell(v: Option<u64>) -> String {
-    match v {
-        Some(b) => format!(r#"<td class="n" data-v="{b}">{}</td>"#, human_opt(Some(b))),
-        None => r#"<td class="n" data-v="-1">-</td>"#.to_string(),
-    }
-}
+use crate::render::units::{human_opt, signed};
 
 /// GPU memory per process and per device, as `memtally gpu` counts it
 /// (shared clients and dma-bufs once).

@@ -10,7 +10,7 @@ use memtally_core::analyze::machine::{LineGroup, Machine};
 use super::esc;
 use super::tree::{Kind, Node};
 use super::treemap::{squarify, Rect};
-use crate::render::units::human;
+use crate::render::units::{human, signed};
 
 /// Width and height of the treemap's drawing, in SVG units.
 pub const TREEMAP_W: f64 = 1200.0;
@@ -116,15 +116,6 @@ pub fn waterfall(m: &Machine) -> String {
     }
     s.push_str("</svg>");
     s
-}
-
-/// Bytes that may be negative, for people.
-pub fn signed(b: i64) -> String {
-    if b < 0 {
-        format!("-{}", human(b.unsigned_abs()))
-    } else {
-        human(b as u64)
-    }
 }
 
 /// Growth red, shrinking green, by the change's share of the size

@@ -10,13 +10,13 @@ use memtally_core::model::snapshot::{SnapProcess, SnapshotKind};
 use memtally_core::model::{Figure, Named, SizeSource, Sizes};
 
 use super::esc;
-use super::svg::{group_colour, signed};
+use super::svg::group_colour;
 use super::tree::{area_figure, category_label, dirty_of};
-use crate::render::units::human_opt;
+use crate::render::units::{human_opt, signed};
 
 /// A figure cell: exact bytes in `data-v` (what sorting and the tests
 /// read), the size for people as its text; `-` where the source has none.
-fn cell(v: Option<u64>) -> String {
+pub(super) fn cell(v: Option<u64>) -> String {
     match v {
         Some(b) => format!(r#"<td class="n" data-v="{b}">{}</td>"#, human_opt(Some(b))),
         None => r#"<td class="n" data-v="-1">-</td>"#.to_string(),

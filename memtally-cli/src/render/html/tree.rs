@@ -72,6 +72,24 @@ pub struct Node {
     pub children: Vec<Node>,
 }
 
+impl Node {
+    /// A box of `value` bytes with nothing else known: no dirty bytes,
+    /// change, process, link or children.
+    pub fn new(kind: Kind, label: String, value: u64) -> Node {
+        Node {
+            kind,
+            label,
+            value,
+            dirty: None,
+            delta: None,
+            pid: None,
+            folded: 0,
+            link: None,
+            children: Vec::new(),
+        }
+    }
+}
+
 /// The figure the areas are: PSS, or resident for vmmap (no PSS there).
 pub fn area_figure(kind: SnapshotKind) -> Figure {
     match kind {
@@ -90,17 +108,8 @@ pub fn dirty_of(s: &Sizes, kind: SnapshotKind) -> Option<u64> {
 }
 
 fn leaf(kind: Kind, label: String, s: &Sizes, k: SnapshotKind) -> Node {
-    Node {
-        kind,
-        label,
-        value: s.figure(area_figure(k)).unwrap_or(0),
-        dirty: dirty_of(s, k),
-        delta: None,
-        pid: None,
-        folded: 0,
-        link: None,
-        children: Vec::new(),
-    }
+    let value = s.figure(area_figure(k)).unwrap_or(0);
+    Node { dirty: dirty_of(s, k), ..Node::new(kind, label, value) }
 }
 
 /// A vmmap region's (or type's) footprint, as `memtally vmmap` counts
@@ -177,9 +186,7 @@ fn process(report: &Report, i: usize, links: &Links) -> Node {
 /// region type as it is.
 pub fn category_label(key: &str, kind: SnapshotKind) -> &str {
     match kind {
-        SnapshotKind::Linux => {
-            Category::ALL.iter().find(|c| c.key() == key).map_or(key, |c| c.label())
-        }
+        SnapshotKind::Linux => Category::label_or_key(key),
         SnapshotKind::Vmmap => key,
     }
 }
@@ -209,16 +216,10 @@ pub fn build(report: &Report, links: &Links) -> Node {
                 g.processes.iter().map(|&i| process(report, i, links)).collect();
             children.extend(g.unread.iter().map(|&i| {
                 let u = &report.unread[i];
+                let label = format!("{} ({}) unreadable", u.comm, u.pid);
                 Node {
-                    kind: Kind::Unread,
-                    label: format!("{} ({}) unreadable", u.comm, u.pid),
-                    value: u.sizes.rss.unwrap_or(0),
-                    dirty: None,
-                    delta: None,
                     pid: Some(u.pid),
-                    folded: 0,
-                    link: None,
-                    children: Vec::new(),
+                    ..Node::new(Kind::Unread, label, u.sizes.rss.unwrap_or(0))
                 }
             }));
             let mut n = leaf(Kind::Group, g.key.clone(), &g.totals, k);
@@ -237,21 +238,11 @@ pub fn build(report: &Report, links: &Links) -> Node {
     if let Some(Ok(g)) = &report.gpu {
         groups.extend(gpu_group(g));
     }
-    let value = groups.iter().map(|g| g.value).fold(0u64, u64::saturating_add);
+    let value = sum(&groups);
     // Processes not read in detail have no dirty figure: the machine's is
     // that of the groups that have one.
     let dirty = groups.iter().filter_map(|g| g.dirty).reduce(u64::saturating_add);
-    Node {
-        kind: Kind::Machine,
-        label: "all processes".into(),
-        value,
-        dirty,
-        delta: None,
-        pid: None,
-        folded: 0,
-        link: None,
-        children: groups,
-    }
+    Node { dirty, children: groups, ..Node::new(Kind::Machine, "all processes".into(), value) }
 }
 
 /// The group of GPU memory, as `memtally gpu` counts it (shared clients
@@ -263,30 +254,12 @@ fn gpu_group(g: &GpuReport) -> Option<Node> {
     for p in &g.processes {
         for (residence, bytes) in p.by_residence() {
             let place = residence.map_or("dma-buf", Residence::label);
-            children.push(Node {
-                kind: Kind::Gpu,
-                label: format!("{} ({}) {place}", p.comm, p.pid),
-                value: bytes,
-                dirty: None,
-                delta: None,
-                pid: Some(p.pid),
-                folded: 0,
-                link: None,
-                children: Vec::new(),
-            });
+            let label = format!("{} ({}) {place}", p.comm, p.pid);
+            children.push(Node { pid: Some(p.pid), ..Node::new(Kind::Gpu, label, bytes) });
         }
     }
-    (g.proportional > 0).then(|| Node {
-        kind: Kind::Group,
-        label: "GPU memory".into(),
-        value: g.proportional,
-        dirty: None,
-        delta: None,
-        pid: None,
-        folded: 0,
-        link: None,
-        children,
-    })
+    (g.proportional > 0)
+        .then(|| Node { children, ..Node::new(Kind::Group, "GPU memory".into(), g.proportional) })
 }
 
 #[cfg(test)]
@@ -358,22 +331,16 @@ fn fold_below(n: &mut Node, min: u64, ties: &mut usize) {
         fold_below(c, min, ties);
     }
     if !small.is_empty() {
-        let value = small.iter().map(|c| c.value).fold(0u64, u64::saturating_add);
-        let dirty = small.iter().map(|c| c.dirty).try_fold(0u64, |a, d| Some(a.saturating_add(d?)));
+        let (value, dirty) = (sum(&small), sum_dirty(&small));
         let folded = small
             .iter()
             .map(|c| if matches!(c.kind, Kind::Smaller | Kind::Left) { c.folded } else { 1 })
             .sum();
         n.children.push(Node {
-            kind: Kind::Smaller,
-            label: format!("{folded} smaller"),
-            value,
             dirty,
             delta: small.iter().map(|c| c.delta).try_fold(0i128, |a, d| Some(a + d?)),
-            pid: None,
             folded,
-            link: None,
-            children: Vec::new(),
+            ..Node::new(Kind::Smaller, format!("{folded} smaller"), value)
         });
     }
 }
@@ -403,17 +370,7 @@ mod tests {
     use super::*;
 
     fn n(value: u64, children: Vec<Node>) -> Node {
-        Node {
-            kind: Kind::Category,
-            label: value.to_string(),
-            value,
-            dirty: None,
-            delta: None,
-            pid: None,
-            folded: 0,
-            link: None,
-            children,
-        }
+        Node { children, ..Node::new(Kind::Category, value.to_string(), value) }
     }
 
     #[test]

@@ -159,15 +159,9 @@ impl Printer for ExactShow {
 
 #[derive(Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-struct ExactJson {
+pub(crate) struct ExactJson {
     processes: Vec<Line>,
     together: Line,
     partial: bool,
     notes: Vec<String>,
-}
-
-/// The JSON Schema of this document (docs/schema/).
-#[cfg(feature = "schema")]
-pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    <ExactJson as schemars::JsonSchema>::json_schema(g)
 }

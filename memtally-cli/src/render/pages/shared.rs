@@ -118,14 +118,8 @@ struct PairJson<'a> {
 }
 #[derive(Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-struct SharedJson<'a> {
+pub(crate) struct SharedJson<'a> {
     by: &'static str,
     pairs: Vec<PairJson<'a>>,
     notes: Vec<String>,
-}
-
-/// The JSON Schema of this document (docs/schema/).
-#[cfg(feature = "schema")]
-pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    <SharedJson as schemars::JsonSchema>::json_schema(g)
 }

@@ -141,7 +141,7 @@ struct Row<'a> {
 }
 #[derive(Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-struct PagesJson<'a> {
+pub(crate) struct PagesJson<'a> {
     pid: u32,
     comm: &'a str,
     command: &'a str,
@@ -152,10 +152,4 @@ struct PagesJson<'a> {
     notes: Vec<String>,
     /// What the read cost the kernel: entries read of each file.
     read_cost: &'a ReadCost,
-}
-
-/// The JSON Schema of this document (docs/schema/).
-#[cfg(feature = "schema")]
-pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    <PagesJson as schemars::JsonSchema>::json_schema(g)
 }

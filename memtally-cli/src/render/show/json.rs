@@ -133,7 +133,7 @@ pub(super) fn summary(report: &ShowReport) -> ShowSummary<'_> {
 /// or several processes' (`show --tree`: the summary, then each process).
 #[derive(Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-struct ShowJson<'a> {
+pub(crate) struct ShowJson<'a> {
     #[serde(flatten)]
     head: Option<ProcessHead<'a>>,
     #[serde(flatten)]
@@ -179,13 +179,6 @@ fn json_doc(report: &ShowReport) -> ShowJson<'_> {
                 .collect()
         }),
     }
-}
-
-/// The schema of this view's JSON document, its definitions gathered in
-/// `g` (docs/schema/, [`crate::render::schema`]).
-#[cfg(feature = "schema")]
-pub(crate) fn schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    <ShowJson as schemars::JsonSchema>::json_schema(g)
 }
 
 /// The documented JSON document (see docs/json.md), its keys sorted: what

@@ -18,7 +18,7 @@ use crate::render::Printer;
 pub use self::csv::csv;
 pub use json::json;
 #[cfg(feature = "schema")]
-pub(crate) use json::schema;
+pub(crate) use json::ShowJson;
 pub use stream::RegionStream;
 pub use table::table;
 

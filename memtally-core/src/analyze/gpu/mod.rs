@@ -30,7 +30,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use crate::model::gpu::{DrmMemory, NvidiaUse, ProcGpu};
-use crate::model::{Note, Purge, Region};
+use crate::model::Note;
 
 /// Where an entry's figures come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -238,16 +238,6 @@ pub(crate) fn new_entry(c: &crate::model::gpu::DrmClient, region: &str) -> GpuEn
 /// Σ of the known figures; `None` when none is known.
 pub(crate) fn sum_opt(it: impl Iterator<Item = Option<u64>>) -> Option<u64> {
     it.flatten().fold(None, |acc, v| Some(acc.unwrap_or(0u64).saturating_add(v)))
-}
-
-/// The macOS side of the reclaimable figure: resident bytes of regions
-/// marked `PURGE=V` (volatile) or `PURGE=E` (empty; usually 0 resident).
-pub fn reclaimable_vmmap(regions: &[Region]) -> u64 {
-    regions
-        .iter()
-        .filter(|r| matches!(r.purge, Purge::Volatile | Purge::Empty))
-        .filter_map(|r| r.sizes.rss)
-        .fold(0, u64::saturating_add)
 }
 
 #[cfg(test)]
@@ -478,22 +468,5 @@ mod tests {
         assert_eq!(r.processes[0].dmabuf, want);
         assert_eq!(r.dmabuf, want);
         assert_eq!(r.processes[0].proportional, u64::MAX);
-    }
-
-    #[test]
-    fn vmmap_reclaimable_is_volatile_and_empty_resident() {
-        let mut regions = Vec::new();
-        for (purge, rss) in [
-            (Purge::Volatile, 100),
-            (Purge::Empty, 0),
-            (Purge::NonVolatile, 50),
-            (Purge::Unmarked, 7),
-        ] {
-            let mut r = Region::new(crate::model::Backing::Unknown);
-            r.purge = purge;
-            r.sizes.rss = Some(rss);
-            regions.push(r);
-        }
-        assert_eq!(reclaimable_vmmap(&regions), 100);
     }
 }

@@ -25,7 +25,7 @@ pub use tally::Tally;
 use serde::Serialize;
 
 use crate::model::vmmap::{Document, VRegion};
-use crate::model::{Group, Named, Purge, Region, Sizes};
+use crate::model::{Group, Purge, Region, Sizes};
 
 /// What the vmmap view groups the selected regions by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,28 +40,12 @@ pub enum VmmapBy {
     ShareMode,
 }
 
-impl Named for VmmapBy {
-    const ALL: &'static [VmmapBy] =
-        &[VmmapBy::Type, VmmapBy::Purge, VmmapBy::Detail, VmmapBy::ShareMode];
-
-    fn name(self) -> &'static str {
-        match self {
-            VmmapBy::Type => "type",
-            VmmapBy::Purge => "purge",
-            VmmapBy::Detail => "detail",
-            VmmapBy::ShareMode => "share-mode",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            VmmapBy::Type => "the REGION TYPE column",
-            VmmapBy::Purge => "purge state: N, V, E or -",
-            VmmapBy::Detail => "the region detail (path, zone, thread)",
-            VmmapBy::ShareMode => "the SM= share mode",
-        }
-    }
-}
+crate::model::named::named!(VmmapBy {
+    Type => "type", "the REGION TYPE column";
+    Purge => "purge", "purge state: N, V, E or -";
+    Detail => "detail", "the region detail (path, zone, thread)";
+    ShareMode => "share-mode", "the SM= share mode";
+});
 
 impl VmmapBy {
     /// The key of a region under this grouping.
@@ -366,6 +350,18 @@ IOSurface                   100020000-100028000    [   32K     0K     0K     0K]
 IOAccelerator               100028000-100030000    [   32K    32K    32K     0K] rw-/rw- SM=SHM PURGE=E
 MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K] rw-/rwx SM=PRV
 ";
+
+    #[test]
+    fn vmmap_reclaimable_is_volatile_and_empty_resident() {
+        let parts = [
+            (Purge::Volatile, 100),
+            (Purge::Empty, 0),
+            (Purge::NonVolatile, 50),
+            (Purge::Unmarked, 7),
+        ];
+        let sum: u64 = parts.iter().map(|&(purge, rss)| reclaimable_part(purge, rss)).sum();
+        assert_eq!(sum, 100);
+    }
 
     fn tally(types: &[&str]) -> Tally {
         let mut t = Tally::new(TypeFilter::new(types.iter().map(|s| s.to_string()).collect()));

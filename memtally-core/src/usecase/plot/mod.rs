@@ -11,12 +11,12 @@ use crate::analyze::plot::{
     CategoryBar, CategoryPlot, HistogramPlot, Plot, SeriesLine, SeriesPlot, SizeBucket, Subject,
     MAX_POINTS,
 };
-use crate::analyze::vmmap::pow2_bucket;
+use crate::analyze::vmmap::{pow2_bucket, TypeFilter};
 use crate::analyze::Category;
 use crate::error::{Error, Result};
 use crate::model::series::{Scope, SeriesFigure};
 use crate::model::snapshot::{Snapshot, SnapshotKind};
-use crate::model::{Figure, Named, Purge};
+use crate::model::{Figure, Purge};
 use crate::source::bounded::open_input;
 use crate::source::series::{is_series_head, SeriesReader};
 use crate::usecase::snapshot::load;
@@ -45,21 +45,9 @@ pub enum Stack {
     Category,
 }
 
-impl Named for Stack {
-    const ALL: &'static [Stack] = &[Stack::Category];
-
-    fn name(self) -> &'static str {
-        match self {
-            Stack::Category => "category",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            Stack::Category => "areas of the categories (heap, file code, …) stacked over time",
-        }
-    }
-}
+crate::model::named::named!(Stack {
+    Category => "category", "areas of the categories (heap, file code, …) stacked over time";
+});
 
 impl Default for PlotOptions {
     fn default() -> PlotOptions {
@@ -179,10 +167,10 @@ fn series(path: &Path, figure: SeriesFigure, top: usize) -> Result<SeriesPlot> {
 /// vmmap regions by virtual size, in power-of-two buckets, with how many
 /// of each are purgeable (volatile or already emptied).
 fn histogram(path: &Path, snap: &Snapshot, types: &[String]) -> Result<HistogramPlot> {
+    let filter = TypeFilter::new(types.to_vec());
     let mut buckets: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
     for r in snap.processes.iter().flat_map(|p| p.regions.iter()) {
-        let t = r.region_type.as_deref().unwrap_or("");
-        if !types.is_empty() && !types.iter().any(|w| t.contains(w.as_str())) {
+        if !filter.matches(r.region_type.as_deref().unwrap_or("")) {
             continue;
         }
         let Some(v) = r.sizes.size else { continue };
@@ -216,10 +204,7 @@ fn categories(snap: &Snapshot) -> CategoryPlot {
         .categories
         .iter()
         .map(|c| CategoryBar {
-            label: Category::ALL
-                .iter()
-                .find(|k| k.key() == c.key)
-                .map_or_else(|| c.key.clone(), |k| k.label().to_string()),
+            label: Category::label_or_key(&c.key).to_string(),
             value: c.sizes.figure(measure).unwrap_or(0),
             dirty: if measure == Figure::Pss { c.sizes.pss_dirty } else { c.sizes.dirty() },
         })
