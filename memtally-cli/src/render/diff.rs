@@ -8,7 +8,7 @@ use memtally_core::model::{Figure, Named, Sizes};
 
 use crate::render::blocks::{write_text, Block};
 use crate::render::notes::word;
-use crate::render::table::{csv_text, escape_controls, terminal_width, Align, Table};
+use crate::render::table::{csv_text, escape_controls, Align, Table};
 use crate::render::units::{human, human_opt, human_signed};
 use crate::render::Printer;
 
@@ -77,7 +77,7 @@ fn section(d: &Diff, title: &str, rows: &[Change], limit: usize, first: &str) ->
 }
 
 fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
-    write_text(blocks(d, limit), terminal_width(), out)
+    write_text(blocks(d, limit), crate::render::width::output_width(), out)
 }
 
 /// The table view as blocks: the totals' change, a section each for

@@ -352,11 +352,6 @@ fn unsafe_char(c: char) -> bool {
         || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
-/// The width output is fitted to: [`width::output_width`].
-pub fn terminal_width() -> Option<usize> {
-    width::output_width()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@ use memtally_core::analyze::machine::Line as MachineLine;
 use memtally_core::analyze::top::Machine;
 
 use crate::render::table::escape_controls;
-use crate::render::units::{human, human_opt};
+use crate::render::units::{human, human_opt, signed};
 use crate::ui::app::App;
 
 /// The picture's lines: (label, figure, bytes for the bar, what it is):
@@ -19,13 +19,6 @@ use crate::ui::app::App;
 /// (`memtally machine`): MemTotal split into lines that add up to it, each
 /// with its source.
 pub fn lines(m: &Machine, gpu: Option<u64>) -> Vec<(String, String, u64, String)> {
-    let signed = |v: i64| {
-        if v < 0 {
-            format!("-{}", human(v.unsigned_abs()))
-        } else {
-            human(v as u64)
-        }
-    };
     let mut out = vec![(
         "used".to_string(),
         human(m.used),

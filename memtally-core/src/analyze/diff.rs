@@ -438,7 +438,7 @@ fn pair_groups(a: &[Group], b: &[Group]) -> Vec<Change> {
     keys.into_iter()
         .map(|k| Change {
             key: k.to_string(),
-            label: label_of(k),
+            label: crate::analyze::Category::label_or_key(k).to_string(),
             pid: None,
             before: ia.get(k).map(|&i| a[i].sizes.clone()),
             after: ib.get(k).map(|&i| b[i].sizes.clone()),
@@ -447,13 +447,6 @@ fn pair_groups(a: &[Group], b: &[Group]) -> Vec<Change> {
 }
 
 /// A Linux category's label, or the key itself (region types, paths).
-fn label_of(key: &str) -> String {
-    crate::analyze::Category::ALL
-        .iter()
-        .find(|c| c.key() == key)
-        .map_or_else(|| key.to_string(), |c| c.label().to_string())
-}
-
 fn sort(list: &mut [Change], fields: &[DiffSort]) {
     list.sort_by(|x, y| {
         for &DiffSort(f) in fields {

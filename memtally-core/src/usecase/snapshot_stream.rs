@@ -98,9 +98,7 @@ pub fn take_into(
         let (categories, objects) = sink.finish().map_err(output.error)?;
         match result {
             Ok(p) => doc.process(&p, info, &users, categories, objects).map_err(output.error)?,
-            Err(Error::NoSuchProcess { .. } | Error::Exited { .. }) => read.vanished += 1,
-            Err(Error::KernelThread { .. }) => read.kernel_threads += 1,
-            Err(e) => read.failed.push(e),
+            Err(e) => read.missed(e),
         }
         progress.step();
     }

@@ -26,7 +26,7 @@ pub fn category_rows(report: &ShowReport) -> Vec<CatRow> {
         .iter()
         .map(|r| CatRow {
             label: r.label.clone(),
-            category: Category::ALL.iter().copied().find(|c| c.key() == r.key),
+            category: Category::from_key(&r.key),
             regions: Some(r.regions),
             sizes: r.sizes.clone(),
         })
