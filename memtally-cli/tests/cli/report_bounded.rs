@@ -112,7 +112,7 @@ fn pss_of(process: u64, n: u64) -> u64 {
 }
 
 /// Writes a snapshot file of three processes: pid 1 of 50 regions of
-/// 64 MiB (the largest, its regions the page embeds), pids 2 and 3 of
+/// 1 GiB (the largest, its regions the page embeds), pids 2 and 3 of
 /// `regions` each (half heap, half file code); their PSS totals returned.
 fn write_snapshot(path: &Path, regions: u64) -> Vec<u64> {
     use std::io::Write;
@@ -127,7 +127,7 @@ fn write_snapshot(path: &Path, regions: u64) -> Vec<u64> {
         let count = if pid == 1 { 50 } else { regions };
         let mut sums = [(0u64, 0u64); 2];
         for n in 0..count {
-            let pss = if pid == 1 { 64 << 20 } else { pss_of(pid, n) };
+            let pss = if pid == 1 { 1 << 30 } else { pss_of(pid, n) };
             let (cat, path) = match n % 2 {
                 0 => ("heap", "null".to_string()),
                 _ => ("file_code", format!(r#""/usr/lib/lib{pid}-{}.so""#, n % 300)),

@@ -37,7 +37,7 @@ pub(crate) fn read(
     };
     let processes = std::mem::take(&mut sizing.processes);
     let snapshot = end.snapshot(head, processes).ok_or_else(not_valid)?;
-    let Some(whole) = sizing.embedded_whole(&snapshot, room.embedded) else { return Ok(None) };
+    let Some(whole) = sizing.embedded_whole(&snapshot, room) else { return Ok(None) };
     // The treemap's order: group by group, process by process, category
     // by category, region by region.
     let mut rank = vec![0; snapshot.processes.len()];
@@ -71,8 +71,10 @@ struct Sizing {
     processes: Vec<SnapProcess>,
     /// Of each run of regions, the process it is of (`None`: dropped).
     segments: Vec<Option<usize>>,
-    /// Of each process, the bytes its regions add, and how many it has.
+    /// Of each process, the bytes its regions add.
     json: Vec<u64>,
+    /// How many regions the processes have.
+    regions: usize,
     pending: (u64, usize),
     line: Vec<u8>,
     /// A region the serializer cannot write: the page embeds `{}`.
@@ -81,11 +83,13 @@ struct Sizing {
 
 impl Sizing {
     /// Which processes' regions the page embeds (as `embedded` in the
-    /// page's renderer decides); `None` when it embeds them all.
-    fn embedded_whole(&self, snapshot: &Snapshot, half: u64) -> Option<Vec<bool>> {
-        if self.unwritable {
+    /// page's renderer decides); `None` when it embeds them all, or could
+    /// draw them all (then they are kept as a whole read keeps them).
+    fn embedded_whole(&self, snapshot: &Snapshot, room: PageRoom) -> Option<Vec<bool>> {
+        if self.unwritable || self.regions <= room.boxes {
             return None;
         }
+        let half = room.embedded;
         let base = page_bytes(&serde_json::to_vec(snapshot).ok()?);
         let mut size = base + self.json.iter().sum::<u64>();
         if size <= half {
@@ -129,6 +133,7 @@ impl Records for Sizing {
         self.processes.push(line.into_process(Vec::new()));
         // `[a,b]`: the regions and the commas between them.
         let (bytes, n) = std::mem::take(&mut self.pending);
+        self.regions += n;
         self.json.push(bytes + n.saturating_sub(1) as u64);
     }
 }
@@ -215,12 +220,12 @@ impl Keep {
 
     /// The kept regions of each process in file order, and those left.
     fn finish(mut self) -> (Vec<Vec<SnapRegion>>, Vec<RegionsLeft>) {
-        let mut kept: Vec<((usize, usize), SnapRegion)> =
-            self.kept.drain().map(|(at, (r, _))| (at, r)).collect();
-        kept.sort_unstable_by_key(|(at, _)| *at);
+        // Moved one by one: the regions are never in memory twice.
+        let mut at: Vec<(usize, usize)> = self.kept.keys().copied().collect();
+        at.sort_unstable();
         let mut regions: Vec<Vec<SnapRegion>> = self.whole.iter().map(|_| Vec::new()).collect();
-        for ((i, _), r) in kept {
-            regions[i].push(r);
+        for (i, n) in at {
+            regions[i].push(self.kept.remove(&(i, n)).expect("kept").0);
         }
         (regions, self.left)
     }
