@@ -174,7 +174,7 @@ fn write_snapshot(path: &Path, regions: u64) -> Vec<u64> {
 /// every region, the regions of the largest process embedded; with two
 /// sizes, the second's peak within 8 MiB of the first's.
 fn report_of_snapshot_file(sizes: &[u64], max_size: &str) {
-    let Some(cg) = MemCgroup::new("report-lines", 1 << 30) else { return };
+    let Some(cg) = MemCgroup::new(&format!("report-lines-{}", sizes[0]), 1 << 30) else { return };
     let tmp = tempfile::tempdir().unwrap();
     let mut peaks = Vec::new();
     for &regions in sizes {
