@@ -57,12 +57,12 @@ fn a_page_of_the_regions_it_draws_is_the_page_of_them_all() {
     write_report(&path, 3_000);
     let all = PageRoom { boxes: usize::MAX, largest: usize::MAX, embedded: u64::MAX };
     let whole = from_file(&path, ReportBy::Program, all).unwrap();
-    assert!(whole.regions_left.is_none());
+    assert!(whole.regions_left.is_empty());
     assert_eq!(whole.snapshot.processes[0].regions.len(), 3_000);
     for max_size in [40 << 10, 120 << 10, 400 << 10, 4 << 20] {
         let info = PageInfo { input: "tied.txt".into(), redacted: false, max_size };
         let kept = from_file(&path, ReportBy::Program, page_room(max_size)).unwrap();
-        let left = kept.regions_left.as_ref();
+        let left = kept.regions_left.first();
         if max_size < 4 << 20 {
             // What the page embeds is past half the budget: the read kept
             // only what the page draws.

@@ -202,9 +202,11 @@ pub struct Report {
     /// back with `--faults-input`): which code filled the boxes.
     pub faults: Option<FaultReport>,
     /// The regions of a document read back that the page cannot draw
-    /// (`report --input` of saved vmmap text past the page's budget):
-    /// left out of the snapshot, their treemap figures summed.
-    pub regions_left: Option<RegionsLeft>,
+    /// (`report --input` of saved vmmap text or a snapshot file past the
+    /// page's budget), by process: left out of the snapshot, their
+    /// treemap figures summed. A process listed here is one whose regions
+    /// the page does not embed; empty when the read kept every region.
+    pub regions_left: Vec<RegionsLeft>,
 }
 
 /// What the page can show of a document's regions: it sets how many
@@ -260,16 +262,21 @@ impl Report {
     /// How many regions `p`, one of the snapshot's processes, has: those
     /// kept and those left out ([`Report::regions_left`]).
     pub fn regions_of(&self, p: &SnapProcess) -> usize {
-        let left = self
-            .regions_left
-            .as_ref()
-            .filter(|l| self.snapshot.processes.get(l.process).is_some_and(|q| std::ptr::eq(q, p)));
+        let mut left = self.regions_left.iter();
+        let left = left
+            .find(|l| self.snapshot.processes.get(l.process).is_some_and(|q| std::ptr::eq(q, p)));
         left.map_or(p.regions.len(), |l| l.regions)
+    }
+
+    /// Whether process `i`'s regions were left out of what the page
+    /// embeds when read ([`Report::regions_left`]).
+    pub fn regions_cut(&self, i: usize) -> bool {
+        self.regions_left.iter().any(|l| l.process == i)
     }
 
     /// The boxes left out of category `key` of process `i`, if any.
     pub fn boxes_left(&self, i: usize, key: &str) -> Option<BoxesLeft> {
-        let l = self.regions_left.as_ref().filter(|l| l.process == i)?;
+        let l = self.regions_left.iter().find(|l| l.process == i)?;
         l.by_category.iter().find(|(k, _)| k == key).map(|(_, b)| *b)
     }
 }

@@ -21,6 +21,7 @@ pub mod plot;
 pub(crate) mod read;
 pub mod report;
 mod report_input;
+mod report_lines;
 pub mod select;
 pub mod shared;
 pub(crate) mod shmem_swap;

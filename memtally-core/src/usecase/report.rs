@@ -238,7 +238,7 @@ pub fn live(
         vmmap: None,
         summarized,
         faults: None,
-        regions_left: None,
+        regions_left: Vec::new(),
     })
 }
 
@@ -330,10 +330,11 @@ fn add_note(notes: &mut Vec<Note>, n: Note) {
 
 /// A report of a document read back: a snapshot file, `show` or `vmmap`
 /// JSON, saved vmmap text, or a report page (the snapshot it carries).
-/// Of saved vmmap text past what the page can embed, only the regions
-/// `room` says the page draws are kept ([`Report::regions_left`]).
+/// Of saved vmmap text or a snapshot file past what the page can embed,
+/// only the regions `room` says the page draws are kept
+/// ([`Report::regions_left`]).
 pub fn from_file(path: &Path, by: ReportBy, room: PageRoom) -> Result<Report> {
-    let (snapshot, left) = crate::usecase::report_input::read(path, room)?;
+    let (snapshot, left) = crate::usecase::report_input::read(path, room, by)?;
     let mut report = of_snapshot(snapshot, by);
     report.regions_left = left;
     // Saved vmmap text: `vmmap`'s own view of it too (the snapshot has
@@ -366,7 +367,7 @@ pub fn of_snapshot(snapshot: Snapshot, by: ReportBy) -> Report {
         vmmap: None,
         summarized: 0,
         faults: None,
-        regions_left: None,
+        regions_left: Vec::new(),
     }
 }
 

@@ -3,13 +3,14 @@
 //! whole while the page could embed them all, and past that only those
 //! the page can draw (the treemap's largest boxes, the detail table's
 //! largest mappings): the others are counted and their treemap figures
-//! summed by category, as the page folds them. Every other kind is read
-//! as [`load`](crate::usecase::snapshot::load) reads it.
+//! summed by category, as the page folds them. A snapshot file is read
+//! twice to the same end (`report_lines`); every other kind is read as
+//! [`load`](crate::usecase::snapshot::load) reads it.
 
 use std::collections::{BinaryHeap, HashMap};
 use std::path::Path;
 
-use crate::analyze::report::{BoxesLeft, PageRoom, RegionsLeft};
+use crate::analyze::report::{BoxesLeft, PageRoom, RegionsLeft, ReportBy};
 use crate::analyze::vmmap::region_box;
 use crate::error::{Error, Result, Uncomparable};
 use crate::model::group::Grouper;
@@ -20,13 +21,22 @@ use crate::source::parse::snapshot::Start;
 use crate::source::parse::vmmap;
 use crate::usecase::snapshot::{input_error, is_vmmap_text, load_opened, open};
 
-/// The snapshot of the document `path`, and for saved vmmap text whose
-/// regions the page cannot embed, the regions left out of it.
-pub fn read(path: &Path, room: PageRoom) -> Result<(Snapshot, Option<RegionsLeft>)> {
+/// The snapshot of the document `path` (its processes grouped `by` on
+/// the page), and for saved vmmap text or a snapshot file whose regions
+/// the page cannot embed, the regions left out of it, by process.
+pub fn read(path: &Path, room: PageRoom, by: ReportBy) -> Result<(Snapshot, Vec<RegionsLeft>)> {
     let (mut r, start) = open(path)?;
+    let regular = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.is_file();
+    if start == Start::Lines && regular {
+        drop(r);
+        if let Some(read) = crate::usecase::report_lines::read(path, room, by)? {
+            return Ok(read);
+        }
+        (r, _) = open(path)?;
+    }
     let head = std::io::BufRead::fill_buf(&mut r).map_err(|e| input_error(path, e))?;
     if start != Start::Other || !is_vmmap_text(head) {
-        return Ok((load_opened(path, r, start)?, None));
+        return Ok((load_opened(path, r, start)?, Vec::new()));
     }
     let mut keep = Keep::new(room);
     let doc = vmmap::parse(r, Default::default(), &mut keep).map_err(|e| input_error(path, e))?;
@@ -34,7 +44,7 @@ pub fn read(path: &Path, room: PageRoom) -> Result<(Snapshot, Option<RegionsLeft
         return Err(Error::NotComparable { path: path.to_path_buf(), input: Uncomparable::Text });
     }
     let (categories, regions, types, left) = keep.finish();
-    Ok((Snapshot::of_vmmap_folded(&doc, categories, regions, types), left))
+    Ok((Snapshot::of_vmmap_folded(&doc, categories, regions, types), left.into_iter().collect()))
 }
 
 /// A kept region's place in the treemap's order: the larger box first,

@@ -76,19 +76,28 @@ fn embedded(report: &Report, notes: &[String], budget: u64) -> (String, Option<S
     snap.notes.extend(notes.iter().cloned());
     let json = embed(&snap);
     // Regions left out when read do not fit: the read kept them all else.
-    if (json.len() as u64) <= budget / 2 && report.regions_left.is_none() {
+    if (json.len() as u64) <= budget / 2 && report.regions_left.is_empty() {
         return (json, None);
     }
     drop(json);
+    let mut left_out = 0;
+    if !report.regions_left.is_empty() {
+        // The read cut these, as below, from every region's figures.
+        for (i, p) in snap.processes.iter_mut().enumerate() {
+            if report.regions_cut(i) && report.regions_of(&report.snapshot.processes[i]) > 0 {
+                p.regions.clear();
+                left_out += 1;
+            }
+        }
+    }
     let mut order: Vec<usize> = (0..snap.processes.len()).collect();
     order.sort_by_key(|&i| {
         snap.processes[i].totals.pss.or(snap.processes[i].totals.rss).unwrap_or(0)
     });
-    let mut left_out = 0;
     // Cut in steps (a tenth of the processes at a time), not one by one:
     // each try serializes the whole snapshot again.
     let step = (order.len() / 10).max(1);
-    for chunk in order.chunks(step) {
+    for chunk in order.chunks(step).take_while(|_| report.regions_left.is_empty()) {
         for &i in chunk {
             if !snap.processes[i].regions.is_empty() {
                 snap.processes[i].regions.clear();
