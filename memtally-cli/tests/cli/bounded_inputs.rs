@@ -53,7 +53,10 @@ impl MemCgroup {
             eprintln!("skipped: no cgroup v1 memory controller at {}", base.display());
             return None;
         }
-        let dir = base.join(format!("memtally-test-{name}-{}", std::process::id()));
+        // One directory an instance: a test and its stress twin may run at once.
+        static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = base.join(format!("memtally-test-{name}-{}-{n}", std::process::id()));
         if let Err(e) = std::fs::create_dir(&dir) {
             eprintln!("skipped: cannot make a memory cgroup ({e}): run as root");
             return None;
@@ -72,7 +75,8 @@ impl MemCgroup {
     /// [`MemCgroup::run`] with `stdin` as memtally's standard input.
     fn run_fed(&self, args: &[&str], out: &Path, stdin: Stdio) -> (i32, String, u64) {
         let err_path = match out == Path::new("/dev/null") {
-            true => std::env::temp_dir().join(format!("memtally-test-{}.err", std::process::id())),
+            // The cgroup's own name: one file a cgroup, not a test process.
+            true => std::env::temp_dir().join(self.dir.file_name().unwrap()).with_extension("err"),
             false => out.with_extension("err"),
         };
         use std::os::fd::AsRawFd;
