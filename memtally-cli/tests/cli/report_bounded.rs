@@ -118,7 +118,7 @@ fn report_of_large_show_json_keeps_what_the_page_draws() {
 /// [`report_of_large_show_json_keeps_what_the_page_draws`] at 16,000 and
 /// 128,000 regions a process on a page of the default budget (4M).
 #[test]
-#[ignore = "stress: generated inputs of 50 MB; scripts/stress/run.sh runs it"]
+#[ignore = "stress: generated inputs of 51 MB; scripts/stress/run.sh runs it"]
 fn stress_report_of_large_show_json_stays_flat() {
     report_of_snapshot_file(&[16_000, 128_000], "4M", Doc::Show);
 }
@@ -134,7 +134,7 @@ fn report_of_a_large_report_page_keeps_what_the_page_draws() {
 /// [`report_of_a_large_report_page_keeps_what_the_page_draws`] at 16,000
 /// and 128,000 regions a process on a page of the default budget (4M).
 #[test]
-#[ignore = "stress: generated inputs of 139 MB; scripts/stress/run.sh runs it"]
+#[ignore = "stress: generated inputs of 140 MB; scripts/stress/run.sh runs it"]
 fn stress_report_of_a_large_report_page_stays_flat() {
     report_of_snapshot_file(&[16_000, 128_000], "4M", Doc::Page);
 }
