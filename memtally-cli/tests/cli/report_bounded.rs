@@ -1,7 +1,8 @@
-//! `report --input` of saved vmmap text and of a snapshot file in memory
-//! bounded by the page (issue 35, item 2): past what the page embeds,
-//! only the regions it draws are kept, the rest summed, so the peak does
-//! not grow with the input; the page's footprint, by type and in all, is
+//! `report --input` of saved vmmap text and of a snapshot (a snapshot
+//! file, `show`'s JSON, a report page) in memory bounded by the page
+//! (issue 35, item 2): past what the page embeds, only the regions it
+//! draws are kept, the rest summed, so the peak does not grow with the
+//! input; the page's footprint, by type and in all, is
 //! still `memtally vmmap`'s for the same file (a purge state counted
 //! region by region), a snapshot process's box its PSS.
 
@@ -95,7 +96,7 @@ fn report_of_vmmap_text(sizes: &[usize], max_size: &str) {
 /// of the first (before, 10.2 → 64.3 MiB).
 #[test]
 fn report_of_a_large_snapshot_file_keeps_what_the_page_draws() {
-    report_of_snapshot_file(&[2_000, 16_000], "200K");
+    report_of_snapshot_file(&[2_000, 16_000], "200K", Doc::Lines);
 }
 
 /// 16,000 and 128,000 regions a process (6.6 and 53 MB) on a page of the
@@ -103,7 +104,97 @@ fn report_of_a_large_snapshot_file_keeps_what_the_page_draws() {
 #[test]
 #[ignore = "stress: generated inputs of 53 MB; scripts/stress/run.sh runs it"]
 fn stress_report_of_a_large_snapshot_file_stays_flat() {
-    report_of_snapshot_file(&[16_000, 128_000], "4M");
+    report_of_snapshot_file(&[16_000, 128_000], "4M", Doc::Lines);
+}
+
+/// The same snapshot as `show`'s JSON of several processes (one object,
+/// read as it comes; 0.8 and 6.2 MB): the second in the peak of the
+/// first (before, 9.9 → 65.3 MiB).
+#[test]
+fn report_of_large_show_json_keeps_what_the_page_draws() {
+    report_of_snapshot_file(&[2_000, 16_000], "200K", Doc::Show);
+}
+
+/// [`report_of_large_show_json_keeps_what_the_page_draws`] at 16,000 and
+/// 128,000 regions a process on a page of the default budget (4M).
+#[test]
+#[ignore = "stress: generated inputs of 51 MB; scripts/stress/run.sh runs it"]
+fn stress_report_of_large_show_json_stays_flat() {
+    report_of_snapshot_file(&[16_000, 128_000], "4M", Doc::Show);
+}
+
+/// The same snapshot embedded in a report page (of format 1; 2.2 and
+/// 17.3 MB): the second in the peak of the first (before, 10.0 → 64.3
+/// MiB).
+#[test]
+fn report_of_a_large_report_page_keeps_what_the_page_draws() {
+    report_of_snapshot_file(&[2_000, 16_000], "200K", Doc::Page);
+}
+
+/// [`report_of_a_large_report_page_keeps_what_the_page_draws`] at 16,000
+/// and 128,000 regions a process on a page of the default budget (4M).
+#[test]
+#[ignore = "stress: generated inputs of 140 MB; scripts/stress/run.sh runs it"]
+fn stress_report_of_a_large_report_page_stays_flat() {
+    report_of_snapshot_file(&[16_000, 128_000], "4M", Doc::Page);
+}
+
+/// The document `report --input` is given: the snapshot file
+/// [`write_snapshot`] writes, or the same snapshot as `show`'s JSON, or
+/// embedded (whole) in a report page.
+#[derive(Clone, Copy, Debug)]
+enum Doc {
+    Lines,
+    Show,
+    Page,
+}
+
+/// Writes at `path` the [`write_snapshot`] file at `lines` as `doc`.
+fn write_doc(path: &Path, lines: &Path, doc: Doc) {
+    match doc {
+        Doc::Lines => std::fs::rename(lines, path).unwrap(),
+        Doc::Show => write_show_of(path, lines),
+        Doc::Page => {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_memtally"))
+                .args(["report", "--input", lines.to_str().unwrap(), "--max-size", "1G", "-o"])
+                .arg(path)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
+}
+
+/// Writes the snapshot file at `lines` as `show --format json` of its
+/// processes writes them: each with its regions, in one object.
+fn write_show_of(path: &Path, lines: &Path) {
+    use std::io::{BufRead, Write};
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    write!(f, r#"{{"by":"category","categories":[],"processes":["#).unwrap();
+    let (mut first_process, mut first_region) = (true, true);
+    for line in std::io::BufReader::new(std::fs::File::open(lines).unwrap()).lines() {
+        let v: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if let Some(r) = v.get("region") {
+            if first_region {
+                let comma = if first_process { "" } else { "," };
+                write!(f, r#"{comma}{{"regions":["#).unwrap();
+                (first_process, first_region) = (false, false);
+            } else {
+                write!(f, ",").unwrap();
+            }
+            serde_json::to_writer(&mut f, r).unwrap();
+        } else if let Some(p) = v.get("process") {
+            write!(f, "]").unwrap();
+            for key in ["pid", "comm", "command", "source", "totals"] {
+                write!(f, r#","{key}":"#).unwrap();
+                serde_json::to_writer(&mut f, &p[key]).unwrap();
+            }
+            write!(f, "}}").unwrap();
+            first_region = true;
+        }
+    }
+    write!(f, "]}}").unwrap();
+    f.flush().unwrap();
 }
 
 /// A region's PSS: a page or more, so boxes tie and differ.
@@ -172,14 +263,17 @@ fn write_snapshot(path: &Path, regions: u64) -> Vec<u64> {
 /// `report --input` of `write_snapshot` files of each size in `sizes` on
 /// a page of `max_size`: each process's box its PSS, each detail's count
 /// every region, the regions of the largest process embedded; with two
-/// sizes, the second's peak within 8 MiB of the first's.
-fn report_of_snapshot_file(sizes: &[u64], max_size: &str) {
-    let Some(cg) = MemCgroup::new(&format!("report-lines-{}", sizes[0]), 1 << 30) else { return };
+/// sizes, the second's peak within 8 MiB of the first's. Given as `doc`.
+fn report_of_snapshot_file(sizes: &[u64], max_size: &str, doc: Doc) {
+    let name = format!("report-{doc:?}-{}", sizes[0]).to_lowercase();
+    let Some(cg) = MemCgroup::new(&name, 1 << 30) else { return };
     let tmp = tempfile::tempdir().unwrap();
     let mut peaks = Vec::new();
     for &regions in sizes {
-        let input = tmp.path().join(format!("{regions}.jsonl"));
-        let totals = write_snapshot(&input, regions);
+        let lines = tmp.path().join(format!("{regions}.jsonl"));
+        let totals = write_snapshot(&lines, regions);
+        let input = tmp.path().join(format!("{regions}.{doc:?}"));
+        write_doc(&input, &lines, doc);
         let page = tmp.path().join(format!("{regions}.html"));
         let args = ["report", "--input", input.to_str().unwrap(), "--max-size", max_size, "-o"];
         let args = [&args[..], &[page.to_str().unwrap()]].concat();
@@ -202,7 +296,7 @@ fn report_of_snapshot_file(sizes: &[u64], max_size: &str) {
         assert!(html.contains(r#""path":"/usr/lib/lib1-49.so""#), "the largest's regions embedded");
         assert!(!html.contains(r#""path":"/usr/lib/lib2-1.so""#), "the others' not");
         let size = std::fs::metadata(&input).unwrap().len();
-        eprintln!("report --input of a snapshot file ({size} bytes): peak {peak} KiB");
+        eprintln!("report --input of {doc:?} ({size} bytes): peak {peak} KiB");
         peaks.push((size, peak));
     }
     let [(small, small_peak), (big, big_peak)] = peaks[..] else { return };

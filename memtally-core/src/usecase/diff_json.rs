@@ -43,7 +43,7 @@ pub(crate) fn streamed(start: Start, head: &[u8]) -> Option<Streamed> {
 
 /// The document `path` read `how`, its regions handed to `feed`; `None`
 /// where it does not read so.
-fn read(path: &Path, how: Streamed, feed: &mut impl RegionFeed) -> Option<Snapshot> {
+pub(crate) fn read(path: &Path, how: Streamed, feed: &mut impl RegionFeed) -> Option<Snapshot> {
     let f = bounded::open_input(path).ok()?;
     let r = BufReader::with_capacity(64 << 10, f);
     let snap = match how {

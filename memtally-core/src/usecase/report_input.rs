@@ -3,9 +3,10 @@
 //! whole while the page could embed them all, and past that only those
 //! the page can draw (the treemap's largest boxes, the detail table's
 //! largest mappings): the others are counted and their treemap figures
-//! summed by category, as the page folds them. A snapshot file is read
-//! twice to the same end (`report_lines`); every other kind is read as
-//! [`load`](crate::usecase::snapshot::load) reads it.
+//! summed by category, as the page folds them. A snapshot file, and in
+//! a regular file a snapshot of format 1, `show`'s JSON or a report page,
+//! is read twice to the same end (`report_lines`); every other kind is
+//! read as [`load`](crate::usecase::snapshot::load) reads it.
 
 use std::collections::{BinaryHeap, HashMap};
 use std::path::Path;
@@ -19,17 +20,26 @@ use crate::model::vmmap::{VRegion, VRegionSink};
 use crate::model::{Figure, Flow, Group};
 use crate::source::parse::snapshot::Start;
 use crate::source::parse::vmmap;
+use crate::usecase::diff_json::streamed;
+use crate::usecase::report_lines::{self, Twice};
 use crate::usecase::snapshot::{input_error, is_vmmap_text, load_opened, open};
 
 /// The snapshot of the document `path` (its processes grouped `by` on
-/// the page), and for saved vmmap text or a snapshot file whose regions
+/// the page), and for saved vmmap text or a snapshot whose regions
 /// the page cannot embed, the regions left out of it, by process.
 pub fn read(path: &Path, room: PageRoom, by: ReportBy) -> Result<(Snapshot, Vec<RegionsLeft>)> {
     let (mut r, start) = open(path)?;
     let regular = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.is_file();
-    if start == Start::Lines && regular {
+    let head = std::io::BufRead::fill_buf(&mut r).map_err(|e| input_error(path, e))?;
+    let twice = match start {
+        Start::Lines => Some(Twice::Lines),
+        Start::Document | Start::Other | Start::Unknown(_) => {
+            streamed(start, head).map(Twice::Feed)
+        }
+    };
+    if let Some(how) = twice.filter(|_| regular) {
         drop(r);
-        if let Some(read) = crate::usecase::report_lines::read(path, room, by)? {
+        if let Some(read) = report_lines::read(path, how, room, by)? {
             return Ok(read);
         }
         (r, _) = open(path)?;

@@ -1,5 +1,7 @@
-//! `report --input` of a snapshot file (JSON Lines), kept to what its
-//! page can draw. The page embeds the regions of the largest processes
+//! `report --input` of a snapshot file (JSON Lines), or of a one-object
+//! document in a regular file (a snapshot of format 1, `show`'s JSON, a
+//! report page: its regions handed on as `diff_json` reads them), kept
+//! to what its page can draw. The page embeds the regions of the largest processes
 //! whose JSON fits in half its budget (cutting the others a tenth of the
 //! processes at a time, smallest first), so the file is read twice: first
 //! each process's line and the bytes its regions add to that JSON, which
@@ -17,26 +19,49 @@ use crate::model::snap_lines::SnapProcessLine;
 use crate::model::snap_region_de::RegionRef;
 use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot};
 use crate::model::{Figure, Sizes};
+use crate::source::bounded;
+use crate::source::parse::snapshot_feed::RegionFeed;
 use crate::source::parse::snapshot_lines::{self, Records};
-use crate::usecase::snapshot::{changed_meanwhile, lines_error, open};
+use crate::usecase::diff_json::{self, Streamed};
+use crate::usecase::snapshot::{changed_meanwhile, input_error, lines_error, open};
 
-/// The snapshot of the snapshot file `path` (a regular file) with only
-/// the regions the page draws, and those left out by process; `None`
-/// when the page embeds every region (then the file is read whole).
+/// What `report --input` reads twice: a snapshot file, or a one-object
+/// document read as it comes (`diff_json`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Twice {
+    Lines,
+    Feed(Streamed),
+}
+
+/// The snapshot of the document `path` (a regular file, read `how`)
+/// with only the regions the page draws, and those left out by process;
+/// `None` when the page embeds every region, or the document does not
+/// read as it comes (then it is read whole, which says what is wrong).
 pub(crate) fn read(
     path: &Path,
+    how: Twice,
     room: PageRoom,
     by: ReportBy,
 ) -> Result<Option<(Snapshot, Vec<RegionsLeft>)>> {
-    let (r, _) = open(path)?;
     let mut sizing = Sizing::default();
-    let (head, end) = snapshot_lines::read(r, &mut sizing).map_err(|e| lines_error(path, e))?;
-    let not_valid = || Error::Parse {
-        path: path.to_path_buf(),
-        message: "not a valid snapshot: the end line has no figure for each process line".into(),
+    let snapshot = match how {
+        Twice::Lines => {
+            let (r, _) = open(path)?;
+            let (head, end) =
+                snapshot_lines::read(r, &mut sizing).map_err(|e| lines_error(path, e))?;
+            let not_valid = || Error::Parse {
+                path: path.to_path_buf(),
+                message: "not a valid snapshot: the end line has no figure for each process line"
+                    .into(),
+            };
+            let processes = std::mem::take(&mut sizing.processes);
+            end.snapshot(head, processes).ok_or_else(not_valid)?
+        }
+        Twice::Feed(how) => match diff_json::read(path, how, &mut sizing) {
+            Some(s) if s.processes.len() == sizing.json.len() => s,
+            _ => return Ok(None),
+        },
     };
-    let processes = std::mem::take(&mut sizing.processes);
-    let snapshot = end.snapshot(head, processes).ok_or_else(not_valid)?;
     let Some(whole) = sizing.embedded_whole(&snapshot, room) else { return Ok(None) };
     // The treemap's order: group by group, process by process, category
     // by category, region by region.
@@ -46,8 +71,17 @@ pub(crate) fn read(
         rank[*i] = n;
     }
     let mut keep = Keep::new(room, &snapshot.processes, whole, rank, sizing.segments);
-    let (r, _) = open(path)?;
-    snapshot_lines::read(r, &mut keep).map_err(|e| lines_error(path, e))?;
+    match how {
+        Twice::Lines => {
+            let (r, _) = open(path)?;
+            snapshot_lines::read(r, &mut keep).map_err(|e| lines_error(path, e))?;
+        }
+        Twice::Feed(how) => {
+            // A file that no longer opens says why.
+            bounded::open_input(path).map_err(|e| input_error(path, e))?;
+            diff_json::read(path, how, &mut keep).ok_or_else(|| changed_meanwhile(path))?;
+        }
+    }
     if keep.segment != keep.segments.len() {
         return Err(changed_meanwhile(path));
     }
@@ -129,8 +163,18 @@ impl Records for Sizing {
     }
 
     fn process(&mut self, line: SnapProcessLine) {
-        self.segments.push(Some(self.processes.len()));
         self.processes.push(line.into_process(Vec::new()));
+        RegionFeed::process(self);
+    }
+}
+
+impl RegionFeed for Sizing {
+    fn region(&mut self, r: RegionRef<'_>) {
+        Records::region(self, r, 0);
+    }
+
+    fn process(&mut self) {
+        self.segments.push(Some(self.json.len()));
         // `[a,b]`: the regions and the commas between them.
         let (bytes, n) = std::mem::take(&mut self.pending);
         self.regions += n;
@@ -278,6 +322,16 @@ impl Records for Keep {
     }
 
     fn process(&mut self, _line: SnapProcessLine) {
+        RegionFeed::process(self);
+    }
+}
+
+impl RegionFeed for Keep {
+    fn region(&mut self, r: RegionRef<'_>) {
+        Records::region(self, r, 0);
+    }
+
+    fn process(&mut self) {
         self.segment += 1;
         self.read = 0;
     }
