@@ -13,6 +13,7 @@ use memtally_core::analyze::report::ReportBy;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::diff::diff_files;
 use memtally_core::usecase::report::{from_file, live, series, Detail, DEFAULT_DETAIL};
+use memtally_core::usecase::snapshot::Spill;
 use memtally_core::write::{write_file_as, Access};
 use memtally_core::Result;
 
@@ -114,8 +115,32 @@ fn parse_detail(s: &str) -> std::result::Result<Detail, String> {
 }
 
 pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()> {
+    // A document is read more than once (its head, the faults a page
+    // carries, its regions twice): one in a pipe is copied to a file of its
+    // own first, and errors name the pipe.
+    let mut spills = Vec::new();
+    for path in args.input.iter().chain(&args.diff) {
+        if let Some(spill) = Spill::of(path)? {
+            spills.push((path.clone(), spill));
+        }
+    }
+    let read = |p: &Path| -> PathBuf {
+        spills.iter().find(|(named, _)| named == p).map_or(p, |(_, s)| s.path()).to_path_buf()
+    };
+    run_read(root, args, &read, out)
+        .map_err(|e| spills.iter().fold(e, |e, (named, spill)| Spill::named(Some(spill), e, named)))
+}
+
+/// [`run`], each document read from where `read` says.
+fn run_read(
+    root: &ProcRoot,
+    args: &ReportArgs,
+    read: &dyn Fn(&Path) -> PathBuf,
+    out: &mut dyn Write,
+) -> Result<()> {
     // A watch series is drawn as one (small multiples and the verdict).
-    if let Some(mut series) = args.input.as_deref().map(series).transpose()?.flatten() {
+    let input = args.input.as_deref().map(read);
+    if let Some(mut series) = input.as_deref().map(series).transpose()?.flatten() {
         if args.faults_input.is_some() {
             return Err(memtally_core::Error::Usage(
                 "a watch series' page has no treemap: --faults-input draws on a page of processes"
@@ -142,12 +167,12 @@ pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()
         // A page read back keeps the recording it carries (`--input`,
         // `--diff`'s B: the page drawn is B's).
         (None, None) => match args.diff.get(1).or(args.input.as_ref()) {
-            Some(page) => memtally_core::usecase::faults::from_page(page)?,
+            Some(page) => memtally_core::usecase::faults::from_page(&read(page))?,
             None => None,
         },
     };
     let mut diff = match args.diff.as_slice() {
-        [a, b] => Some((diff_files(a, b, &DiffOptions::default())?, a, b)),
+        [a, b] => Some((diff_files(&read(a), &read(b), &DiffOptions::default())?, a, b)),
         _ => None,
     };
     // A page of live processes read as root holds their addresses.
@@ -155,10 +180,10 @@ pub fn run(root: &ProcRoot, args: &ReportArgs, out: &mut dyn Write) -> Result<()
     let (mut report, input) = match (&args.input, &diff) {
         (_, Some((_, a, b))) => {
             let room = page_room(args.max_size);
-            (from_file(b, args.by, room)?, format!("{} -> {}", a.display(), b.display()))
+            (from_file(&read(b), args.by, room)?, format!("{} -> {}", a.display(), b.display()))
         }
         (Some(path), None) => {
-            (from_file(path, args.by, page_room(args.max_size))?, path.display().to_string())
+            (from_file(&read(path), args.by, page_room(args.max_size))?, path.display().to_string())
         }
         (None, None) => {
             let sel = args.select.selection(args.pid)?;

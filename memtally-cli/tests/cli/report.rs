@@ -707,3 +707,39 @@ fn the_default_detail_reads_the_largest_in_full_and_cuts_the_tail() {
     let named = sources(&report(dir.path(), "named.html", &["--pid", &pids]));
     assert!(named.iter().all(|p| p.1 == "smaps"), "named by PID, read in full: {named:?}");
 }
+
+/// A document given through a pipe (`/dev/stdin`) makes the page its file
+/// makes: the page reads its input more than once (the head, the faults a
+/// page carries, the regions twice), so a pipe is copied to a file first.
+/// Before, the first read took the head: a vmmap page lost its header
+/// (kernel, footprint) and a snapshot was "neither JSON nor vmmap output".
+#[test]
+fn a_piped_document_makes_the_page_its_file_makes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let inputs = [
+        repo_path("testdata/fixtures/vmmap/04_modern_gpu_purge.txt"),
+        repo_path("testdata/snapshots/format1/a.json"),
+        repo_path("testdata/snapshots/format1/report-a.html"),
+    ];
+    for (i, input) in inputs.iter().enumerate() {
+        let name = input.as_str();
+        let from_file = report(tmp.path(), &format!("{i}-file.html"), &["--input", name]);
+        let piped = tmp.path().join(format!("{i}-pipe.html"));
+        let out = Command::new(env!("CARGO_BIN_EXE_memtally"))
+            .args(["report", "--input", "/dev/stdin", "-o", piped.to_str().unwrap()])
+            .stdin(piped_file(Path::new(input)))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let piped = std::fs::read_to_string(&piped).unwrap().replace("/dev/stdin", name);
+        assert!(piped == std::fs::read_to_string(&from_file).unwrap(), "{name}: pages differ");
+    }
+}
+
+/// `path`'s bytes through a pipe, written by a thread.
+fn piped_file(path: &Path) -> std::process::Stdio {
+    let (reader, mut writer) = std::io::pipe().unwrap();
+    let mut file = std::fs::File::open(path).unwrap();
+    std::thread::spawn(move || std::io::copy(&mut file, &mut writer));
+    std::process::Stdio::from(reader)
+}

@@ -12,7 +12,7 @@
 //! to a temporary file of memtally's own (`Spill`) and read from there.
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::analyze::diff::{diff_digests_with, Diff, DiffOptions};
 use crate::analyze::diff_regions::{region_caps, unmatched, RegionCap, RegionIds};
@@ -27,6 +27,7 @@ use crate::source::parse::snapshot::Start;
 use crate::source::parse::snapshot_lines::{self, Records};
 use crate::usecase::snapshot::{
     changed_meanwhile, input_error, is_vmmap_text, lines_error, load_opened, open, starts_json,
+    Spill,
 };
 use crate::usecase::{diff_json, diff_vmmap};
 
@@ -35,58 +36,12 @@ use crate::usecase::{diff_json, diff_vmmap};
 /// Linux snapshots or two vmmap reports).
 pub fn diff_files(before: &Path, after: &Path, opts: &DiffOptions) -> Result<Diff> {
     let (spill_a, spill_b) = (Spill::of(before)?, Spill::of(after)?);
-    let (a, b) = (Spill::path(&spill_a, before), Spill::path(&spill_b, after));
+    let a = spill_a.as_ref().map_or(before, Spill::path);
+    let b = spill_b.as_ref().map_or(after, Spill::path);
     diff_regular(a, b, opts).map_err(|e| {
-        let e = Spill::named(&spill_a, e, before);
-        Spill::named(&spill_b, e, after)
+        let e = Spill::named(spill_a.as_ref(), e, before);
+        Spill::named(spill_b.as_ref(), e, after)
     })
-}
-
-/// A pipe's document copied to a temporary file (created afresh, readable
-/// by its owner alone, removed on drop), so that it can be read twice in
-/// bounded memory like a named file; at most [`bounded::MAX_INPUT`].
-struct Spill(tempfile::NamedTempFile);
-
-impl Spill {
-    /// `None` for a regular file (read where it is).
-    fn of(path: &Path) -> Result<Option<Spill>> {
-        if std::fs::metadata(path).map_err(|e| Error::io(path, e))?.is_file() {
-            return Ok(None);
-        }
-        let mut from = bounded::open_input(path).map_err(|e| input_error(path, e))?;
-        let mut to = tempfile::NamedTempFile::new()
-            .map_err(|e| Error::io(Path::new("a temporary file"), e))?;
-        std::io::copy(&mut from, to.as_file_mut()).map_err(|e| input_error(path, e))?;
-        Ok(Some(Spill(to)))
-    }
-
-    /// Where the document is read from.
-    fn path<'a>(spill: &'a Option<Spill>, named: &'a Path) -> &'a Path {
-        spill.as_ref().map_or(named, |s| s.0.path())
-    }
-
-    /// `e` naming the document as the user did, not its copy.
-    fn named(spill: &Option<Spill>, e: Error, named: &Path) -> Error {
-        let Some(copy) = spill.as_ref().map(|s| s.0.path()) else { return e };
-        let name = |p: PathBuf| if p == copy { named.to_path_buf() } else { p };
-        match e {
-            Error::Parse { path, message } => Error::Parse { path: name(path), message },
-            Error::Io { path, source } => Error::Io { path: name(path), source },
-            Error::UnreadableLines { path, count, samples } => {
-                Error::UnreadableLines { path: name(path), count, samples }
-            }
-            Error::NotComparable { path, input } => {
-                Error::NotComparable { path: name(path), input }
-            }
-            Error::KindsDiffer { before, before_kind, after, after_kind } => Error::KindsDiffer {
-                before: name(before),
-                before_kind,
-                after: name(after),
-                after_kind,
-            },
-            e => e,
-        }
-    }
 }
 
 /// [`diff_files`] of two documents each in a regular file.

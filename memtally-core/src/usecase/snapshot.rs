@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::analyze::select::Selection;
 use crate::analyze::snapshot::linux_snapshot;
@@ -281,4 +281,52 @@ fn from_vmmap_text(path: &Path, r: impl BufRead) -> Result<Snapshot> {
         return Err(Error::NotComparable { path: path.to_path_buf(), input: Uncomparable::Text });
     }
     Ok(Snapshot::of_vmmap(&doc, regions.0, regions.1))
+}
+
+/// A piped document that is read more than once (`diff`, `report
+/// --input`), copied to a temporary file (created afresh, readable
+/// by its owner alone, removed on drop), so that it can be read twice in
+/// bounded memory like a named file; at most [`bounded::MAX_INPUT`].
+pub struct Spill(tempfile::NamedTempFile);
+
+impl Spill {
+    /// `None` for a regular file (read where it is).
+    pub fn of(path: &Path) -> Result<Option<Spill>> {
+        if std::fs::metadata(path).map_err(|e| Error::io(path, e))?.is_file() {
+            return Ok(None);
+        }
+        let mut from = bounded::open_input(path).map_err(|e| input_error(path, e))?;
+        let mut to = tempfile::NamedTempFile::new()
+            .map_err(|e| Error::io(Path::new("a temporary file"), e))?;
+        std::io::copy(&mut from, to.as_file_mut()).map_err(|e| input_error(path, e))?;
+        Ok(Some(Spill(to)))
+    }
+
+    /// Where the copy is.
+    pub fn path(&self) -> &Path {
+        self.0.path()
+    }
+
+    /// `e` naming the document as the user did (`named`), not its copy.
+    pub fn named(spill: Option<&Spill>, e: Error, named: &Path) -> Error {
+        let Some(copy) = spill.map(Spill::path) else { return e };
+        let name = |p: PathBuf| if p == copy { named.to_path_buf() } else { p };
+        match e {
+            Error::Parse { path, message } => Error::Parse { path: name(path), message },
+            Error::Io { path, source } => Error::Io { path: name(path), source },
+            Error::UnreadableLines { path, count, samples } => {
+                Error::UnreadableLines { path: name(path), count, samples }
+            }
+            Error::NotComparable { path, input } => {
+                Error::NotComparable { path: name(path), input }
+            }
+            Error::KindsDiffer { before, before_kind, after, after_kind } => Error::KindsDiffer {
+                before: name(before),
+                before_kind,
+                after: name(after),
+                after_kind,
+            },
+            e => e,
+        }
+    }
 }
