@@ -210,3 +210,23 @@ fn series_labels_tell_processes_of_one_program_apart() {
     let c = chart(&svg);
     assert_eq!(c.left_ticks.last().map(String::as_str), Some("40"), "{:?}", c.left_ticks);
 }
+
+/// A document given through a pipe draws the chart its file draws: `plot`
+/// reads the head first (a watch series?), so a pipe is copied to a file
+/// first. Before, the head was gone and the snapshot refused.
+#[test]
+fn a_piped_snapshot_draws_the_chart_its_file_draws() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = repo().join("testdata/snapshots/format1/a.json");
+    let (file, piped) = (tmp.path().join("file.svg"), tmp.path().join("pipe.svg"));
+    let out = run(&["plot", input.to_str().unwrap(), "-o", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memtally"))
+        .args(["plot", "/dev/stdin", "-o", piped.to_str().unwrap()])
+        .stdin(crate::report::piped_file(&input))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read(&piped).unwrap(), std::fs::read(&file).unwrap());
+    assert!(chart(&piped).bars.len() > 1, "a chart of categories");
+}

@@ -737,7 +737,7 @@ fn a_piped_document_makes_the_page_its_file_makes() {
 }
 
 /// `path`'s bytes through a pipe, written by a thread.
-fn piped_file(path: &Path) -> std::process::Stdio {
+pub(crate) fn piped_file(path: &Path) -> std::process::Stdio {
     let (reader, mut writer) = std::io::pipe().unwrap();
     let mut file = std::fs::File::open(path).unwrap();
     std::thread::spawn(move || std::io::copy(&mut file, &mut writer));

@@ -19,7 +19,7 @@ use crate::model::snapshot::{Snapshot, SnapshotKind};
 use crate::model::{Figure, Purge};
 use crate::source::bounded::open_input;
 use crate::source::series::{is_series_head, SeriesReader};
-use crate::usecase::snapshot::load;
+use crate::usecase::snapshot::{load, Spill};
 
 mod stack;
 pub use stack::stacked;
@@ -64,6 +64,14 @@ setters!(PlotOptions {
 
 /// Reads `input` and picks what its chart shows.
 pub fn plot(input: &Path, opts: &PlotOptions) -> Result<Plot> {
+    // Its head is read before the rest: a pipe is copied to a file first.
+    let spill = Spill::of(input)?;
+    let read = spill.as_ref().map_or(input, Spill::path);
+    plot_read(read, opts).map_err(|e| Spill::named(spill.as_ref(), e, input))
+}
+
+/// [`plot`] of a document in a regular file.
+fn plot_read(input: &Path, opts: &PlotOptions) -> Result<Plot> {
     if starts_as_series(input)? {
         return match opts.stack {
             Some(Stack::Category) => stacked(input, opts.figure).map(Plot::Stacked),
