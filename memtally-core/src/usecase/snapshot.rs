@@ -286,7 +286,7 @@ fn from_vmmap_text(path: &Path, r: impl BufRead) -> Result<Snapshot> {
 /// A piped document that is read more than once (`diff`, `report
 /// --input`), copied to a temporary file (created afresh, readable
 /// by its owner alone, removed on drop), so that it can be read twice in
-/// bounded memory like a named file; at most [`bounded::MAX_INPUT`].
+/// bounded memory like a named file; at most the input bound (256 MiB).
 pub struct Spill(tempfile::NamedTempFile);
 
 impl Spill {
