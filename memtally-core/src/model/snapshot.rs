@@ -16,7 +16,8 @@ use super::process::SizeSource;
 use super::region::Purge;
 use super::sizes::Sizes;
 use super::snap_pages::{SnapExact, SnapWss};
-use super::vmmap::{Document, SummaryRow, VRegion, MAX_TYPES, OTHER_TYPES};
+use super::vmmap::{Document, SummaryRow, VRegion, VRegionSink, MAX_TYPES, OTHER_TYPES};
+use super::Flow;
 
 /// The format of a snapshot as one JSON object, written in its
 /// `memtally_snapshot` (a file of JSON Lines is format 2).
@@ -292,6 +293,24 @@ fn summary_sizes(s: &SummaryRow) -> Sizes {
         dirty: s.dirty,
         swap: s.swapped,
         ..Default::default()
+    }
+}
+
+/// Every region of a vmmap report as it is read (a [`VRegionSink`]),
+/// its type folded by one [`VmmapTypes`]: what [`Snapshot::of_vmmap`]
+/// takes.
+#[derive(Debug, Default)]
+pub(crate) struct VmmapRegions {
+    pub(crate) regions: Vec<SnapRegion>,
+    pub(crate) types: VmmapTypes,
+}
+
+impl VRegionSink for VmmapRegions {
+    fn region(&mut self, _line: usize, r: &VRegion<'_>) -> Flow {
+        let mut region = SnapRegion::of_vmmap(r);
+        self.types.fold(&mut region);
+        self.regions.push(region);
+        Flow::Continue
     }
 }
 

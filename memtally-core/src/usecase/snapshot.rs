@@ -13,9 +13,8 @@ use crate::analyze::snapshot::linux_snapshot;
 use crate::error::{Error, PageFigure, Result, Uncomparable};
 use crate::model::pages::Exclusive;
 use crate::model::snap_pages::{ExactMethod, SnapExact};
-use crate::model::snapshot::{Moment, SnapRegion, Snapshot, VmmapTypes};
-use crate::model::vmmap::{VRegion, VRegionSink};
-use crate::model::{Flow, Note, ProcInfo};
+use crate::model::snapshot::{Moment, Snapshot, VmmapRegions};
+use crate::model::{Note, ProcInfo};
 use crate::source::parse::snapshot::{self as snapshot_file, Start};
 use crate::source::parse::snapshot_lines::{self, LinesError};
 use crate::source::parse::{snapshot_html, vmmap};
@@ -264,23 +263,12 @@ pub(crate) fn changed_meanwhile(path: &Path) -> Error {
 /// Non-JSON input: a saved macOS vmmap report, read a line at a time,
 /// each region kept as a snapshot region only.
 fn from_vmmap_text(path: &Path, r: impl BufRead) -> Result<Snapshot> {
-    #[derive(Default)]
-    struct Regions(Vec<SnapRegion>, VmmapTypes);
-    impl VRegionSink for Regions {
-        fn region(&mut self, _line: usize, r: &VRegion<'_>) -> Flow {
-            let mut region = SnapRegion::of_vmmap(r);
-            self.1.fold(&mut region);
-            self.0.push(region);
-            Flow::Continue
-        }
-    }
-    let mut regions = Regions::default();
-    let doc =
-        vmmap::parse(r, Default::default(), &mut regions).map_err(|e| input_error(path, e))?;
+    let mut kept = VmmapRegions::default();
+    let doc = vmmap::parse(r, Default::default(), &mut kept).map_err(|e| input_error(path, e))?;
     if doc.regions == 0 && doc.summary.is_empty() {
         return Err(Error::NotComparable { path: path.to_path_buf(), input: Uncomparable::Text });
     }
-    Ok(Snapshot::of_vmmap(&doc, regions.0, regions.1))
+    Ok(Snapshot::of_vmmap(&doc, kept.regions, kept.types))
 }
 
 /// A piped document that is read more than once (`diff`, `report

@@ -10,9 +10,9 @@ use std::io::Read;
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use crate::model::snapshot::{SnapRegion, Snapshot, VmmapTypes};
+use crate::model::snapshot::{Snapshot, VmmapRegions};
 use crate::model::vmmap::{Document, Header, SummaryRow, VRegion, VRegionSink};
-use crate::model::{Flow, Purge};
+use crate::model::Purge;
 
 /// What [`read`] does with a key of another document's shape (`show`'s
 /// JSON, a snapshot's).
@@ -43,19 +43,9 @@ pub(crate) fn read(
 /// The snapshot of the document in `r`, told to be vmmap's, every region kept (as
 /// [`Snapshot::of_vmmap`] keeps those of the text).
 pub(crate) fn snapshot(r: impl Read) -> serde_json::Result<Snapshot> {
-    #[derive(Default)]
-    struct Regions(Vec<SnapRegion>, VmmapTypes);
-    impl VRegionSink for Regions {
-        fn region(&mut self, _line: usize, r: &VRegion<'_>) -> Flow {
-            let mut region = SnapRegion::of_vmmap(r);
-            self.1.fold(&mut region);
-            self.0.push(region);
-            Flow::Continue
-        }
-    }
-    let mut regions = Regions::default();
-    let doc = read(r, OtherKeys::Skipped, &mut regions)?;
-    Ok(Snapshot::of_vmmap(&doc, regions.0, regions.1))
+    let mut kept = VmmapRegions::default();
+    let doc = read(r, OtherKeys::Skipped, &mut kept)?;
+    Ok(Snapshot::of_vmmap(&doc, kept.regions, kept.types))
 }
 
 /// A region of the JSON view: what a snapshot takes of it.
@@ -180,6 +170,7 @@ impl<'de, S: VRegionSink> Visitor<'de> for Regions<'_, S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Flow;
 
     #[test]
     fn regions_are_handed_on_and_other_shapes_refused_at_their_key() {
