@@ -3,11 +3,13 @@
 (default 1,000,000, about 100 MB) for the benchmark: the modern 2.4 layout
 with 16-digit addresses, a mix of region types (a quarter of them
 IOAccelerator / IOSurface with PURGE= states, or --gpu-share), then the
-summary table. With --odd-every N, every Nth region line has an address
+summary table. With --type-each-line, every region is of a type of its
+own (the summary table as long as the regions). With --odd-every N, every Nth region line has an address
 range that is not hex (`...-zzzz`): a line memtally counts as unreadable,
 and one its region path cannot read.
 
-    python3 bench/vmmap/gen.py [--lines N] [--seed S] [--gpu-share F] [--odd-every N] OUT
+    python3 bench/vmmap/gen.py [--lines N] [--seed S] [--gpu-share F] [--odd-every N]
+                               [--type-each-line] OUT
 """
 import argparse
 import random
@@ -48,6 +50,8 @@ def main():
                     help="fraction of lines that are IOSurface/IOAccelerator regions (default 0.25)")
     ap.add_argument("--odd-every", type=int, default=0,
                     help="every Nth region line unreadable (default 0: none)")
+    ap.add_argument("--type-each-line", action="store_true",
+                    help="every region of a type of its own")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     totals = {}
@@ -76,6 +80,8 @@ REGION TYPE                      START - END             [ VSIZE  RSDNT  DIRTY  
                 t, sm, purgeable = TYPES[rnd.randrange(3)]
             else:
                 t, sm, purgeable = TYPES[3 + rnd.randrange(len(TYPES) - 3)]
+            if a.type_each_line:
+                t = f"TYPE_{i:08}"
             vk = SIZES_K[rnd.randrange(len(SIZES_K))]
             rk = rnd.randrange(0, vk + 1, 16)
             dk = rnd.randrange(0, rk + 1, 16)

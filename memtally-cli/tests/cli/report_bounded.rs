@@ -1,4 +1,4 @@
-//! `report --input` of saved vmmap text and of a snapshot (a snapshot
+//! `report --input` of saved vmmap text (or its JSON) and of a snapshot (a snapshot
 //! file, `show`'s JSON, a report page) in memory bounded by the page
 //! (issue 35, item 2): past what the page embeds, only the regions it
 //! draws are kept, the rest summed, so the peak does not grow with the
@@ -14,7 +14,15 @@ use crate::bounded_inputs::{write_regions, MemCgroup};
 /// second in the peak of the first.
 #[test]
 fn report_of_large_vmmap_text_keeps_what_the_page_draws() {
-    report_of_vmmap_text(&[5_000, 40_000], "200K");
+    report_of_vmmap_text(&[5_000, 40_000], "200K", false);
+}
+
+/// The same reports as `vmmap --format json` (1.2 and 9.6 MB), read as
+/// each region comes: the second in the peak of the first (before, read
+/// whole: 12.1 → 82.2 MiB).
+#[test]
+fn report_of_large_vmmap_json_keeps_what_the_page_draws() {
+    report_of_vmmap_text(&[5_000, 40_000], "200K", true);
 }
 
 /// 40,000 and 320,000 regions (4.9 and 39 MB) on a page of the default
@@ -22,7 +30,14 @@ fn report_of_large_vmmap_text_keeps_what_the_page_draws() {
 #[test]
 #[ignore = "stress: generated inputs of 39 MB; scripts/stress/run.sh runs it"]
 fn stress_report_of_large_vmmap_text_stays_flat() {
-    report_of_vmmap_text(&[40_000, 320_000], "4M");
+    report_of_vmmap_text(&[40_000, 320_000], "4M", false);
+}
+
+/// The stress run's reports as JSON (9.6 and 77 MB).
+#[test]
+#[ignore = "stress: generated inputs of 77 MB; scripts/stress/run.sh runs it"]
+fn stress_report_of_large_vmmap_json_stays_flat() {
+    report_of_vmmap_text(&[40_000, 320_000], "4M", true);
 }
 
 /// `vmmap --format json` of `input`: its footprint in all and by type.
@@ -55,22 +70,32 @@ fn box_value(page: &str, class: &str, label: &str) -> Option<u64> {
 }
 
 /// `report --input` of `write_regions` reports of each size in `sizes`
-/// on a page of `max_size`: the page's figures `vmmap`'s; with two
-/// sizes, the second's peak within 8 MiB of the first's.
-fn report_of_vmmap_text(sizes: &[usize], max_size: &str) {
+/// (as `vmmap --format json` when `json`) on a page of `max_size`: the
+/// page's figures `vmmap`'s; with two sizes, the second's peak within
+/// 8 MiB of the first's.
+fn report_of_vmmap_text(sizes: &[usize], max_size: &str, json: bool) {
     let Some(cg) = MemCgroup::new("report-input", 1 << 30) else { return };
     let tmp = tempfile::tempdir().unwrap();
     let mut peaks = Vec::new();
     for &regions in sizes {
-        let input = tmp.path().join(format!("{regions}.txt"));
-        write_regions(&input, regions);
+        let text = tmp.path().join(format!("{regions}.txt"));
+        write_regions(&text, regions);
+        let input = if json { tmp.path().join(format!("{regions}.json")) } else { text.clone() };
+        if json {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_memtally"))
+                .args(["vmmap", text.to_str().unwrap(), "--format", "json"])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            std::fs::write(&input, out.stdout).unwrap();
+        }
         let page = tmp.path().join(format!("{regions}.html"));
         let args = ["report", "--input", input.to_str().unwrap(), "--max-size", max_size, "-o"];
         let args = [&args[..], &[page.to_str().unwrap()]].concat();
         let (code, err, peak) = cg.run(&args, Path::new("/dev/null"));
         assert_eq!(code, 0, "{err}");
         let html = std::fs::read_to_string(&page).unwrap();
-        let (total, by_type) = vmmap_footprint(&input);
+        let (total, by_type) = vmmap_footprint(&text);
         // A twelfth of the regions volatile: not in the footprint.
         assert_eq!(total, regions as u64 * 16 * 1024 - (regions as u64).div_ceil(8) * 16 * 1024);
         assert_eq!(box_value(&html, "k-machine", "all processes"), Some(total), "the page's total");

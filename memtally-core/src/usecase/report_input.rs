@@ -1,5 +1,6 @@
 //! The document `report --input` reads, kept to what its page can draw.
-//! Saved vmmap text is read a line at a time; its regions are kept
+//! Saved vmmap text is read a line at a time (the JSON of `vmmap`, in a
+//! regular file, as serde reads each region); its regions are kept
 //! whole while the page could embed them all, and past that only those
 //! the page can draw (the treemap's largest boxes, the detail table's
 //! largest mappings): the others are counted and their treemap figures
@@ -20,9 +21,10 @@ use crate::model::vmmap::{VRegion, VRegionSink};
 use crate::model::{Figure, Flow, Group};
 use crate::source::parse::snapshot::Start;
 use crate::source::parse::vmmap;
+use crate::source::parse::vmmap_json::{self, OtherKeys};
 use crate::usecase::diff_json::streamed;
 use crate::usecase::report_lines::{self, Twice};
-use crate::usecase::snapshot::{input_error, is_vmmap_text, load_opened, open};
+use crate::usecase::snapshot::{input_error, is_vmmap_text, load_opened, open, starts_json};
 
 /// The snapshot of the document `path` (its processes grouped `by` on
 /// the page), and for saved vmmap text or a snapshot whose regions
@@ -45,14 +47,27 @@ pub fn read(path: &Path, room: PageRoom, by: ReportBy) -> Result<(Snapshot, Vec<
         (r, _) = open(path)?;
     }
     let head = std::io::BufRead::fill_buf(&mut r).map_err(|e| input_error(path, e))?;
-    if start != Start::Other || !is_vmmap_text(head) {
-        return Ok((load_opened(path, r, start)?, Vec::new()));
-    }
     let mut keep = Keep::new(room);
-    let doc = vmmap::parse(r, Default::default(), &mut keep).map_err(|e| input_error(path, e))?;
-    if doc.regions == 0 && doc.summary.is_empty() {
-        return Err(Error::NotComparable { path: path.to_path_buf(), input: Uncomparable::Text });
-    }
+    let doc = if start == Start::Other && is_vmmap_text(head) {
+        let doc = vmmap::parse(r, Default::default(), &mut keep);
+        let doc = doc.map_err(|e| input_error(path, e))?;
+        if doc.regions == 0 && doc.summary.is_empty() {
+            let input = Uncomparable::Text;
+            return Err(Error::NotComparable { path: path.to_path_buf(), input });
+        }
+        doc
+    } else {
+        // The JSON of `vmmap` is kept as its text is; it refuses any other
+        // document at its first key, which is then read whole (and told).
+        let vmmap_json = start == Start::Other && starts_json(head) && regular;
+        match vmmap_json.then(|| vmmap_json::read(r, OtherKeys::Refused, &mut keep)) {
+            Some(Ok(doc)) => doc,
+            _ => {
+                let (r, start) = open(path)?;
+                return Ok((load_opened(path, r, start)?, Vec::new()));
+            }
+        }
+    };
     let (categories, regions, types, left) = keep.finish();
     Ok((Snapshot::of_vmmap_folded(&doc, categories, regions, types), left.into_iter().collect()))
 }
