@@ -22,19 +22,19 @@ trap 'rm -rf "$work"' EXIT
 inputs() {
   local tag=$1 mb=$2 d="$work/$1"
   mkdir -p "$d"
-  # vmmap text: about 100 bytes a line; its JSON about 240 a region.
-  python3 "$repo/bench/vmmap/gen.py" --lines $((mb * 10000)) --seed 1 "$d/a.txt"
-  python3 "$repo/bench/vmmap/gen.py" --lines $((mb * 10000)) --seed 2 "$d/b.txt"
-  python3 "$repo/bench/vmmap/gen.py" --lines $((mb * 5000)) --type-each-line "$d/types-a.txt"
-  python3 "$repo/bench/vmmap/gen.py" --lines $((mb * 5000)) --type-each-line --seed 2 "$d/types-b.txt"
+  # vmmap text: about 120 bytes a line (225 with a type each); its JSON 240.
+  python3 "$repo/bench/vmmap/gen.py" --lines $((mb * 8000)) --seed 1 "$d/a.txt"
+  python3 "$repo/bench/vmmap/gen.py" --lines $((mb * 8000)) --seed 2 "$d/b.txt"
+  python3 "$repo/bench/vmmap/gen.py" --lines $((mb * 4300)) --type-each-line "$d/types-a.txt"
+  python3 "$repo/bench/vmmap/gen.py" --lines $((mb * 4300)) --type-each-line --seed 2 "$d/types-b.txt"
   python3 "$repo/bench/vmmap/gen.py" --lines $((mb * 4000)) --seed 1 "$d/j.txt"
   python3 "$repo/bench/vmmap/gen.py" --lines $((mb * 4000)) --seed 2 "$d/k.txt"
   "$bin" vmmap "$d/j.txt" --format json > "$d/a.vmmap.json"
   "$bin" vmmap "$d/k.txt" --format json > "$d/b.vmmap.json"
   rm "$d/j.txt" "$d/k.txt"
-  # One process of many mappings: about 460 bytes a mapping in a snapshot.
-  python3 "$repo/bench/scale/gen_proc.py" "$d/pa" --procs 1 --maps $((mb * 2000)) >/dev/null
-  python3 "$repo/bench/scale/gen_proc.py" "$d/pb" --procs 1 --maps $((mb * 2000)) --vary 1 >/dev/null
+  # One process of many mappings: about 600 bytes a mapping in `show` JSON.
+  python3 "$repo/bench/scale/gen_proc.py" "$d/pa" --procs 1 --maps $((mb * 1650)) >/dev/null
+  python3 "$repo/bench/scale/gen_proc.py" "$d/pb" --procs 1 --maps $((mb * 1650)) --vary 1 >/dev/null
   local pid
   pid=$(ls "$d/pa" | grep -m1 '^[0-9]')
   for s in a b; do
