@@ -13,57 +13,48 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 /// The mark at the end of cut text.
 pub const ELLIPSIS: char = '…';
 
-/// The width lines are fitted to, as `ps` (procps) decides it: `COLUMNS`
-/// when it is set to a positive number (on a terminal or not), else the
-/// terminal's width when standard output is one, else `None`: nothing is
-/// cut or wrapped (output into a pipe or a file stays whole).
-pub fn output_width() -> Option<usize> {
-    if cfg!(test) {
-        return test_width();
-    }
-    width_from(std::env::var("COLUMNS").ok().as_deref(), terminal)
+/// The screen the output is for, decided once by the command line and
+/// given to every printer: how wide its lines may be and how many fit.
+/// `None`: unbounded (output into a pipe or a file stays whole).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Screen {
+    /// The width lines are fitted to, as `ps` (procps) decides it:
+    /// `COLUMNS` when it is set to a positive number (on a terminal or
+    /// not), else the terminal's width when standard output is one.
+    pub width: Option<usize>,
+    /// The height in lines: `LINES` when it is set to a positive number,
+    /// else the terminal's; `None` when standard output is not a terminal.
+    /// Only a terminal's output is fitted to a screen (a pipe or a file
+    /// gets every row and every note in full).
+    pub height: Option<usize>,
 }
 
-/// [`output_width`] from a `COLUMNS` value and a way to ask the terminal.
-fn width_from(columns: Option<&str>, terminal: impl FnOnce() -> Option<usize>) -> Option<usize> {
-    match columns.and_then(|c| c.trim().parse::<usize>().ok()) {
+impl Screen {
+    /// The screen of standard output, from `COLUMNS`, `LINES` and the
+    /// terminal.
+    pub fn of_stdout() -> Screen {
+        use std::io::IsTerminal;
+        use terminal_size::{Height, Width};
+        let stdout = io::stdout();
+        let tty = stdout.is_terminal();
+        let size = tty.then(|| terminal_size::terminal_size_of(&stdout)).flatten();
+        let var = |name| std::env::var(name).ok();
+        let positive = |n: u16| (n > 0).then_some(usize::from(n));
+        let width = || size.and_then(|(Width(w), _)| positive(w));
+        let height = || size.and_then(|(_, Height(h))| positive(h));
+        Screen {
+            width: size_from(var("COLUMNS").as_deref(), width),
+            height: tty.then(|| size_from(var("LINES").as_deref(), height)).flatten(),
+        }
+    }
+}
+
+/// A size from an environment variable's value when it is a positive
+/// number, else as the terminal says.
+fn size_from(value: Option<&str>, terminal: impl FnOnce() -> Option<usize>) -> Option<usize> {
+    match value.and_then(|c| c.trim().parse::<usize>().ok()) {
         Some(n) if n > 0 => Some(n),
         _ => terminal(),
-    }
-}
-
-/// The width of the terminal on standard output, when it is one.
-fn terminal() -> Option<usize> {
-    use std::io::IsTerminal;
-    let stdout = io::stdout();
-    if !stdout.is_terminal() {
-        return None;
-    }
-    let (terminal_size::Width(w), _) = terminal_size::terminal_size_of(&stdout)?;
-    (w > 0).then_some(usize::from(w))
-}
-
-/// The height of the screen the output is for, in lines: `LINES` when it
-/// is set to a positive number, else the terminal's; `None` when standard
-/// output is not a terminal. Only a terminal's output is fitted to a
-/// screen (a pipe or a file gets every row and every note in full).
-pub fn screen_height() -> Option<usize> {
-    // Tests print as into a pipe, whatever the test runner's output is.
-    if cfg!(test) {
-        return None;
-    }
-    use std::io::IsTerminal;
-    let stdout = io::stdout();
-    if !stdout.is_terminal() {
-        return None;
-    }
-    let lines = std::env::var("LINES").ok().and_then(|l| l.trim().parse::<usize>().ok());
-    match lines {
-        Some(n) if n > 0 => Some(n),
-        _ => {
-            let (_, terminal_size::Height(h)) = terminal_size::terminal_size_of(&stdout)?;
-            (h > 0).then_some(usize::from(h))
-        }
     }
 }
 
@@ -357,24 +348,6 @@ fn options(command: &str) -> Vec<String> {
     out
 }
 
-#[cfg(not(test))]
-fn test_width() -> Option<usize> {
-    None
-}
-
-#[cfg(test)]
-thread_local! {
-    /// The width of the commands a test runs in process (`crate::tests`),
-    /// in place of `COLUMNS` (one for every test thread) and the terminal:
-    /// `None`, as piped without `COLUMNS`, unless the test sets it.
-    pub static TEST_WIDTH: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
-}
-
-#[cfg(test)]
-fn test_width() -> Option<usize> {
-    TEST_WIDTH.with(std::cell::Cell::get)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -425,13 +398,13 @@ mod tests {
 
     #[test]
     fn columns_wins_else_the_terminal_else_nothing() {
-        assert_eq!(width_from(Some("100"), || Some(80)), Some(100));
-        assert_eq!(width_from(Some("100"), || None), Some(100));
-        assert_eq!(width_from(None, || Some(80)), Some(80));
-        assert_eq!(width_from(Some(""), || Some(80)), Some(80));
-        assert_eq!(width_from(Some("0"), || None), None);
-        assert_eq!(width_from(Some("wide"), || None), None);
-        assert_eq!(width_from(None, || None), None);
+        assert_eq!(size_from(Some("100"), || Some(80)), Some(100));
+        assert_eq!(size_from(Some("100"), || None), Some(100));
+        assert_eq!(size_from(None, || Some(80)), Some(80));
+        assert_eq!(size_from(Some(""), || Some(80)), Some(80));
+        assert_eq!(size_from(Some("0"), || None), None);
+        assert_eq!(size_from(Some("wide"), || None), None);
+        assert_eq!(size_from(None, || None), None);
     }
 
     #[test]
