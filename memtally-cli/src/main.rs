@@ -19,7 +19,7 @@ mod ui;
 fn main() -> ExitCode {
     heap::one_arena();
     // The screen the output is for, once: every printer is given it.
-    let screen = render::Screen::of_stdout();
+    let screen = stdout::screen();
     let cli = cli::parse(screen.width);
     // Most commands read Linux's /proc: elsewhere, one line and exit 2.
     if let Some(line) = cli::platform::refusal(cli::platform::System::current(), &cli) {

@@ -1,61 +1,26 @@
-//! Fitting text to the output's width, in display columns: how wide the
-//! output is (the terminal, or `COLUMNS`, as `ps` does), cutting with `…`,
-//! wrapping notes, and the short label of a long command line.
+//! Fitting text to the output's width, in display columns: the screen a
+//! printer is given, cutting with `…`, wrapping notes, and the short
+//! label of a long command line.
 //!
 //! Every width here counts what a terminal draws (unicode-width): a CJK
 //! character takes two columns, a combining mark none.
 
 use std::borrow::Cow;
-use std::io;
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// The mark at the end of cut text.
 pub const ELLIPSIS: char = '…';
 
-/// The screen the output is for, decided once by the command line and
-/// given to every printer: how wide its lines may be and how many fit.
-/// `None`: unbounded (output into a pipe or a file stays whole).
+/// The screen the output is for, decided once by the command line
+/// (`COLUMNS`, `LINES`, the terminal: `crate::stdout::screen`) and given
+/// to every printer. The default is a pipe's: nothing is fitted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Screen {
-    /// The width lines are fitted to, as `ps` (procps) decides it:
-    /// `COLUMNS` when it is set to a positive number (on a terminal or
-    /// not), else the terminal's width when standard output is one.
+    /// The width lines are fitted to; `None`: lines stay whole.
     pub width: Option<usize>,
-    /// The height in lines: `LINES` when it is set to a positive number,
-    /// else the terminal's; `None` when standard output is not a terminal.
-    /// Only a terminal's output is fitted to a screen (a pipe or a file
-    /// gets every row and every note in full).
+    /// The lines one screen holds; `None`: every row and note in full.
     pub height: Option<usize>,
-}
-
-impl Screen {
-    /// The screen of standard output, from `COLUMNS`, `LINES` and the
-    /// terminal.
-    pub fn of_stdout() -> Screen {
-        use std::io::IsTerminal;
-        use terminal_size::{Height, Width};
-        let stdout = io::stdout();
-        let tty = stdout.is_terminal();
-        let size = tty.then(|| terminal_size::terminal_size_of(&stdout)).flatten();
-        let var = |name| std::env::var(name).ok();
-        let positive = |n: u16| (n > 0).then_some(usize::from(n));
-        let width = || size.and_then(|(Width(w), _)| positive(w));
-        let height = || size.and_then(|(_, Height(h))| positive(h));
-        Screen {
-            width: size_from(var("COLUMNS").as_deref(), width),
-            height: tty.then(|| size_from(var("LINES").as_deref(), height)).flatten(),
-        }
-    }
-}
-
-/// A size from an environment variable's value when it is a positive
-/// number, else as the terminal says.
-fn size_from(value: Option<&str>, terminal: impl FnOnce() -> Option<usize>) -> Option<usize> {
-    match value.and_then(|c| c.trim().parse::<usize>().ok()) {
-        Some(n) if n > 0 => Some(n),
-        _ => terminal(),
-    }
 }
 
 /// Display columns of `s`.
@@ -394,17 +359,6 @@ mod tests {
     fn pads_by_columns() {
         assert_eq!(pad_right("内", 4), "内  ");
         assert_eq!(pad_left("内", 4), "  内");
-    }
-
-    #[test]
-    fn columns_wins_else_the_terminal_else_nothing() {
-        assert_eq!(size_from(Some("100"), || Some(80)), Some(100));
-        assert_eq!(size_from(Some("100"), || None), Some(100));
-        assert_eq!(size_from(None, || Some(80)), Some(80));
-        assert_eq!(size_from(Some(""), || Some(80)), Some(80));
-        assert_eq!(size_from(Some("0"), || None), None);
-        assert_eq!(size_from(Some("wide"), || None), None);
-        assert_eq!(size_from(None, || None), None);
     }
 
     #[test]
