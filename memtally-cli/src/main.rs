@@ -18,7 +18,9 @@ mod ui;
 
 fn main() -> ExitCode {
     heap::one_arena();
-    let cli = cli::parse();
+    // The screen the output is for, once: every printer is given it.
+    let screen = stdout::screen();
+    let cli = cli::parse(screen.width);
     // Most commands read Linux's /proc: elsewhere, one line and exit 2.
     if let Some(line) = cli::platform::refusal(cli::platform::System::current(), &cli) {
         eprintln!("memtally: {line}");
@@ -32,7 +34,7 @@ fn main() -> ExitCode {
     // 575 writes of 8 KiB, a seventh of a system call per process. What
     // streams (watch, serve's log) flushes as it goes.
     let mut out = BufWriter::with_capacity(64 << 10, stdout::writer());
-    let result = cli::run(cli, &mut out)
+    let result = cli::run(cli, screen, &mut out)
         .and_then(|()| out.flush().map_err(|e| memtally_core::Error::io("standard output", e)));
     let code = match result {
         Ok(()) => exit::OK,

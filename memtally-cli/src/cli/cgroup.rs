@@ -9,7 +9,7 @@ use memtally_core::usecase::cgroup::{cgroups, CgroupOptions};
 use memtally_core::Result;
 
 use crate::cli::progress::with_progress;
-use crate::render::{print, Format};
+use crate::render::{print, Format, Screen};
 
 #[derive(Debug, Args)]
 pub struct CgroupArgs {
@@ -21,8 +21,8 @@ pub struct CgroupArgs {
     pub format: Format,
 }
 
-pub fn run(root: &ProcRoot, args: &CgroupArgs, out: &mut dyn Write) -> Result<()> {
+pub fn run(root: &ProcRoot, args: &CgroupArgs, screen: Screen, out: &mut dyn Write) -> Result<()> {
     let opts = CgroupOptions::default().with_path(args.path.clone());
     let view = with_progress(|progress| cgroups(root, &opts, progress))?;
-    print(&view, args.format, out)
+    print(&view, args.format, screen, out)
 }

@@ -11,7 +11,7 @@ use memtally_core::Result;
 
 use crate::cli::choice::choice;
 use crate::render::diff::DiffView;
-use crate::render::{print, Format};
+use crate::render::{print, Format, Screen};
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
@@ -68,13 +68,13 @@ pub fn parse_size(s: &str) -> std::result::Result<u64, String> {
     Ok((v * mult as f64) as u64)
 }
 
-pub fn run(args: &DiffArgs, out: &mut dyn Write) -> Result<()> {
+pub fn run(args: &DiffArgs, screen: Screen, out: &mut dyn Write) -> Result<()> {
     let opts = DiffOptions::default()
         .with_sort(args.sort.clone())
         .with_min_delta(args.min_delta)
         .with_regions(args.regions);
     let diff = diff_files(&args.before, &args.after, &opts)?;
-    print(&DiffView { diff: &diff, limit: args.top }, args.format, out)
+    print(&DiffView { diff: &diff, limit: args.top }, args.format, screen, out)
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use memtally_core::Result;
 
 use crate::cli::duration::duration;
 use crate::cli::select::SelectArgs;
+use crate::render::Screen;
 
 /// How `faults` prints.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
@@ -92,11 +93,11 @@ pub struct FaultsArgs {
     pub format: FaultsFormat,
 }
 
-pub fn run(root: &ProcRoot, args: &FaultsArgs, out: &mut dyn Write) -> Result<()> {
+pub fn run(root: &ProcRoot, args: &FaultsArgs, screen: Screen, out: &mut dyn Write) -> Result<()> {
     use memtally_core::usecase::faults::{faults, FaultOptions, Unwind};
     use memtally_core::Error;
 
-    use crate::render::{faults as render, stdout_error, width};
+    use crate::render::{faults as render, stdout_error};
     use crate::signal::{self, Finishing};
 
     if args.sample == 0 {
@@ -142,7 +143,7 @@ pub fn run(root: &ProcRoot, args: &FaultsArgs, out: &mut dyn Write) -> Result<()
     };
     let report = faults(root, &sel, &opts, &stop)?;
     match args.format {
-        FaultsFormat::Table => render::table(&report, width::output_width(), out),
+        FaultsFormat::Table => render::table(&report, screen.width, out),
         FaultsFormat::Folded => render::folded(&report, out),
         FaultsFormat::Json => render::json(&report, out),
         FaultsFormat::Svg => render::svg(&report, out),

@@ -15,7 +15,7 @@ use crate::cli::choice::choice;
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
 use crate::render::files::FilesTable;
-use crate::render::{print, width, Format};
+use crate::render::{print, Format, Screen};
 
 /// What a row is, and what its figures mean (after `--help`).
 const ROWS: &str = "\
@@ -83,16 +83,14 @@ pub struct FilesArgs {
     pub format: Format,
 }
 
-pub fn run(root: &ProcRoot, args: &FilesArgs, out: &mut dyn Write) -> Result<()> {
+pub fn run(root: &ProcRoot, args: &FilesArgs, screen: Screen, out: &mut dyn Write) -> Result<()> {
     let sort =
         if args.sort.is_empty() { vec![FileSort::Figure(Figure::Pss)] } else { args.sort.clone() };
     // A table on a terminal, with no row count asked for, fits its screen
     // (with --pids each file takes a line per process: 20 files then).
-    let screen =
-        (args.format == Format::Table && args.top.is_none() && !args.all && !args.list_pids)
-            .then(width::screen_height)
-            .flatten();
-    let top = match screen {
+    let fits = args.format == Format::Table && args.top.is_none() && !args.all && !args.list_pids;
+    let lines = screen.height.filter(|_| fits);
+    let top = match lines {
         Some(_) => None,
         None => (!args.all).then_some(args.top.unwrap_or(20)),
     };
@@ -104,5 +102,5 @@ pub fn run(root: &ProcRoot, args: &FilesArgs, out: &mut dyn Write) -> Result<()>
         .with_reverse(args.reverse)
         .with_files_only(args.files_only);
     let view = with_progress(|progress| files(root, &opts, progress))?;
-    print(&FilesTable { view: &view, pids: args.list_pids, lines: screen }, args.format, out)
+    print(&FilesTable { view: &view, pids: args.list_pids, lines }, args.format, screen, out)
 }

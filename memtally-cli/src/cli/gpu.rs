@@ -14,7 +14,7 @@ use memtally_core::Result;
 use crate::cli::duration::duration;
 use crate::cli::select::SelectArgs;
 use crate::render::gpu::GpuView;
-use crate::render::{print, Format};
+use crate::render::{print, Format, Screen};
 
 #[derive(Debug, Args)]
 pub struct GpuArgs {
@@ -35,10 +35,10 @@ pub struct GpuArgs {
     pub nvidia_timeout: Duration,
 }
 
-pub fn run(root: &ProcRoot, args: &GpuArgs, out: &mut dyn Write) -> Result<()> {
+pub fn run(root: &ProcRoot, args: &GpuArgs, screen: Screen, out: &mut dyn Write) -> Result<()> {
     let opts = GpuOptions::default()
         .with_pid(args.pid)
         .with_select(args.select.selection(args.pid)?)
         .with_nvidia_timeout(args.nvidia_timeout);
-    print(&GpuView { report: gpu(root, &opts)? }, args.format, out)
+    print(&GpuView { report: gpu(root, &opts)? }, args.format, screen, out)
 }

@@ -7,21 +7,21 @@
 use clap::{Command, CommandFactory, FromArgMatches};
 
 use crate::cli::Cli;
-use crate::render::width::{columns, output_width};
+use crate::render::width::columns;
 
 /// Width when neither `COLUMNS` nor a terminal says one: clap's own.
 const DEFAULT_WIDTH: usize = 100;
 
 /// Parses the command line; help, when asked for, has every after-help
-/// text wrapped for the output's width (clap exits on `--help` and on a
+/// text wrapped for the output's `width` (clap exits on `--help` and on a
 /// usage error).
 ///
 /// The texts are wrapped only when help is printed: wrapping all of them
 /// on every start was 0.65 M instructions (callgrind): `top --pid 1
 /// --format json` 2.76 M -> 2.11 M, `show --format json` of 1,000
 /// mappings 17.15 M -> 16.51 M.
-pub fn parse() -> Cli {
-    let width = output_width().unwrap_or(DEFAULT_WIDTH);
+pub fn parse(width: Option<usize>) -> Cli {
+    let width = width.unwrap_or(DEFAULT_WIDTH);
     let matches = match Cli::command().term_width(width).try_get_matches() {
         Ok(m) => m,
         Err(e) if is_help(e.kind()) => wrapped(Cli::command(), width).get_matches(),

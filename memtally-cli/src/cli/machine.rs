@@ -9,7 +9,7 @@ use memtally_core::usecase::machine::machine;
 use memtally_core::Result;
 
 use crate::cli::progress::with_progress;
-use crate::render::{print, Format};
+use crate::render::{print, Format, Screen};
 
 #[derive(Debug, Args)]
 pub struct MachineArgs {
@@ -18,7 +18,7 @@ pub struct MachineArgs {
     pub format: Format,
 }
 
-pub fn run(root: &ProcRoot, args: &MachineArgs, out: &mut dyn Write) -> Result<()> {
+pub fn run(root: &ProcRoot, args: &MachineArgs, screen: Screen, out: &mut dyn Write) -> Result<()> {
     let view = with_progress(|progress| machine(root, progress))?;
-    print(&view, args.format, out)
+    print(&view, args.format, screen, out)
 }

@@ -47,6 +47,8 @@ use clap::{Parser, Subcommand};
 use memtally_core::source::ProcRoot;
 use memtally_core::Result;
 
+use crate::render::Screen;
+
 /// Where does this process's memory really go?
 ///
 /// memtally reads Linux /proc smaps (exact resident, proportional, dirty and
@@ -184,8 +186,9 @@ impl Cli {
     }
 }
 
-/// Runs the parsed command line, writing to `out`.
-pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
+/// Runs the parsed command line, writing to `out`, its tables fitted to
+/// `screen`.
+pub fn run(cli: Cli, screen: Screen, out: &mut dyn std::io::Write) -> Result<()> {
     // A cgroup tree that is not there is said now, not left as blank charges.
     if let Some(dir) = &cli.cgroup_root {
         std::fs::read_dir(dir)
@@ -193,33 +196,33 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<()> {
     }
     let root = cli.proc_root();
     match cli.command {
-        Some(Command::Show(args)) => show::run(&root, &args, out),
-        Some(Command::Shared(args)) => shared::run(&root, &args, out),
-        Some(Command::Files(args)) => files::run(&root, &args, out),
+        Some(Command::Show(args)) => show::run(&root, &args, screen, out),
+        Some(Command::Shared(args)) => shared::run(&root, &args, screen, out),
+        Some(Command::Files(args)) => files::run(&root, &args, screen, out),
         Some(Command::Capture(args)) => capture::run(&root, &args, out),
         Some(Command::Snapshot(args)) => snapshot::run(&root, &args, out),
-        Some(Command::Diff(args)) => diff::run(&args, out),
+        Some(Command::Diff(args)) => diff::run(&args, screen, out),
         Some(Command::Report(args)) => report::run(&root, &args, out),
-        Some(Command::Watch(args)) => watch::run(&root, &args, out),
-        Some(Command::Wss(args)) => wss::run(&root, &args, out),
-        Some(Command::Faults(args)) => faults::run(&root, &args, out),
+        Some(Command::Watch(args)) => watch::run(&root, &args, screen, out),
+        Some(Command::Wss(args)) => wss::run(&root, &args, screen, out),
+        Some(Command::Faults(args)) => faults::run(&root, &args, screen, out),
         #[cfg(feature = "plot")]
         Some(Command::Plot(args)) => plot::run(&args, out),
-        Some(Command::Vmmap(args)) => vmmap::run(&args, out),
+        Some(Command::Vmmap(args)) => vmmap::run(&args, screen, out),
         #[cfg(feature = "serve")]
         Some(Command::Serve(args)) => serve::run(&root, &args, out),
         #[cfg(feature = "serve")]
         Some(Command::Export(args)) => export::run(&root, &args, out),
-        Some(Command::Gpu(args)) => gpu::run(&root, &args, out),
-        Some(Command::Machine(args)) => machine::run(&root, &args, out),
-        Some(Command::Cgroup(args)) => cgroup::run(&root, &args, out),
-        Some(Command::Top(args)) => top::run(&root, &args, out),
+        Some(Command::Gpu(args)) => gpu::run(&root, &args, screen, out),
+        Some(Command::Machine(args)) => machine::run(&root, &args, screen, out),
+        Some(Command::Cgroup(args)) => cgroup::run(&root, &args, screen, out),
+        Some(Command::Top(args)) => top::run(&root, &args, screen, out),
         Some(Command::Completions(args)) => completions::run(&args, out),
         Some(Command::Man(args)) => man::run(&args, out),
         #[cfg(feature = "schema")]
         Some(Command::Schema(args)) => schema::run(&args, out),
         #[cfg(feature = "ui")]
         Some(Command::Ui(args)) => ui::run(&root, &args, out),
-        None => top::run(&root, &top::TopArgs::default(), out),
+        None => top::run(&root, &top::TopArgs::default(), screen, out),
     }
 }

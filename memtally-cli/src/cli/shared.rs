@@ -12,7 +12,7 @@ use memtally_core::Result;
 use crate::cli::choice::choice;
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
-use crate::render::{print, Format};
+use crate::render::{print, Format, Screen};
 
 #[derive(Debug, Args)]
 pub struct SharedArgs {
@@ -35,11 +35,11 @@ pub struct SharedArgs {
     pub format: Format,
 }
 
-pub fn run(root: &ProcRoot, args: &SharedArgs, out: &mut dyn Write) -> Result<()> {
+pub fn run(root: &ProcRoot, args: &SharedArgs, screen: Screen, out: &mut dyn Write) -> Result<()> {
     let mut select = args.select.selection(None)?;
     if let Some(pid) = args.pid {
         select.trees.push(pid);
     }
     let view = with_progress(|progress| shared(root, select, args.by, args.top, progress))?;
-    print(&view, args.format, out)
+    print(&view, args.format, screen, out)
 }

@@ -18,7 +18,7 @@ use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
 use crate::render::pages::ExactShow;
 use crate::render::show::RegionStream;
-use crate::render::{print, stdout_error, Format};
+use crate::render::{print, stdout_error, Format, Screen};
 
 /// The categories `--by category` sorts mappings into (README, docs/json.md).
 const CATEGORIES: &str = "\
@@ -95,7 +95,7 @@ pub struct ShowArgs {
     pub format: Format,
 }
 
-pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> {
+pub fn run(root: &ProcRoot, args: &ShowArgs, screen: Screen, out: &mut dyn Write) -> Result<()> {
     // No --sort: the view's own default (which depends on how many processes).
     let sort = args.sort.clone().unwrap_or_default();
     let opts = ShowOptions::default().with_by(args.by).with_sort(sort).with_top(args.top);
@@ -117,7 +117,7 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
     } else {
         ShowView::Selection(sel)
     };
-    let mut stream = RegionStream::new(args.format, args.regions);
+    let mut stream = RegionStream::new(args.format, args.regions, screen);
     let shown = match view {
         // One process: its regions are printed (or summed) as they are
         // read and never kept, so a smaps of any size runs in bounded
@@ -127,15 +127,15 @@ pub fn run(root: &ProcRoot, args: &ShowArgs, out: &mut dyn Write) -> Result<()> 
         _ => with_progress(|progress| show(root, &view, &opts, &mut (), progress))?,
     };
     let report = match shown {
-        Shown::Pages(pages) => return print(&pages, args.format, out),
-        Shown::Exact(top) => return print(&ExactShow(top), args.format, out),
-        Shown::Classic(classic) => return print(&classic, args.format, out),
+        Shown::Pages(pages) => return print(&pages, args.format, screen, out),
+        Shown::Exact(top) => return print(&ExactShow(top), args.format, screen, out),
+        Shown::Classic(classic) => return print(&classic, args.format, screen, out),
         Shown::Regions(report) => report,
     };
     if let ShowView::Selection(_) = view {
         if args.format == Format::Json {
             // Several processes: each with its own regions, in memory.
-            return print(&report, Format::Json, out);
+            return print(&report, Format::Json, screen, out);
         }
         stream.start(&report.processes).map_err(stdout_error)?;
         for p in &report.processes {

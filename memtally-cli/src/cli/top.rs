@@ -14,8 +14,8 @@ use crate::cli::choice::{byte_figure, choice};
 use crate::cli::progress::with_progress;
 use crate::cli::select::SelectArgs;
 use crate::render::top::Listed;
-use crate::render::top_screen::Screen;
-use crate::render::{print, stdout_error, width, Format};
+use crate::render::top_screen::TopScreen;
+use crate::render::{print, stdout_error, Format, Screen};
 
 #[derive(Debug, Args)]
 pub struct TopArgs {
@@ -150,7 +150,7 @@ const LIBPROC_COLUMNS: &[TopSort] = &[
     TopSort::Figure(Figure::Rss),
 ];
 
-pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
+pub fn run(root: &ProcRoot, args: &TopArgs, screen: Screen, out: &mut dyn Write) -> Result<()> {
     // A table on a terminal, with no row count asked for, fits its screen.
     let format = match args.format {
         TopFormat::Table => Format::Table,
@@ -162,9 +162,8 @@ pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
         let why = "--figure chooses what --format folded counts: use it with --format folded";
         return Err(memtally_core::Error::Usage(why.into()));
     }
-    let screen = (format == Format::Table && args.top.is_none() && !args.all && !args.full)
-        .then(width::screen_height)
-        .flatten();
+    let fits = format == Format::Table && args.top.is_none() && !args.all && !args.full;
+    let lines = screen.height.filter(|_| fits);
     if args.reverse && args.by == TopBy::Tree {
         let why = "--reverse sorts rows, and --by tree keeps them a tree: use one of them";
         return Err(memtally_core::Error::Usage(why.into()));
@@ -179,7 +178,7 @@ pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
     let oom = args.oom || sorts_oom || columns.is_some_and(|c| c.contains(&TopSort::Oom));
     // A pipe gets every row, as ps, smem and ps_mem print them (`top |
     // grep NAME` must find every process); a terminal's table, a screen.
-    let rows = if args.all { None } else { args.top.or(screen) };
+    let rows = if args.all { None } else { args.top.or(lines) };
     let opts = TopOptions::default()
         .with_select(args.select.selection(None)?)
         .with_by(args.by)
@@ -193,9 +192,9 @@ pub fn run(root: &ProcRoot, args: &TopArgs, out: &mut dyn Write) -> Result<()> {
     let view = with_progress(|progress| top(root, &opts, progress))?;
     let pids = args.list_pids && !matches!(args.by, TopBy::Process | TopBy::Tree);
     let view = Listed { top: &view, pids, percent: args.percent, columns };
-    match screen {
-        Some(lines) => print(&Screen { top: view, lines }, format, out),
-        None => print(&view, format, out),
+    match lines {
+        Some(lines) => print(&TopScreen { top: view, lines }, format, screen, out),
+        None => print(&view, format, screen, out),
     }
 }
 

@@ -15,7 +15,7 @@ use memtally_core::{Error, Result};
 use crate::cli::choice::choice;
 use crate::cli::duration::duration;
 use crate::render::vmmap::{seed, VmmapCsv, VmmapStream, VmmapView};
-use crate::render::{print, stdout_error, Format};
+use crate::render::{print, stdout_error, Format, Screen};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -108,7 +108,7 @@ pub struct VmmapArgs {
     pub format: Format,
 }
 
-pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
+pub fn run(args: &VmmapArgs, screen: Screen, out: &mut dyn Write) -> Result<()> {
     if args.seed_view && args.format != Format::Table {
         return Err(Error::Usage(
             "--seed-view prints the seed's text reports; drop --format".into(),
@@ -175,7 +175,7 @@ pub fn run(args: &VmmapArgs, out: &mut dyn Write) -> Result<()> {
     match stream {
         Some(s) if args.format == Format::Csv => s.finish_csv(&view, out).map_err(stdout_error),
         Some(s) => s.finish(&view, out).map_err(stdout_error),
-        None => print(&view, Format::Table, out),
+        None => print(&view, Format::Table, screen, out),
     }
 }
 

@@ -30,7 +30,7 @@ use crate::render::watch::{
     columns, live_line, sample_csv, sample_csv_header, sample_json, Summary,
 };
 use crate::render::watch_perfetto::Trace;
-use crate::render::{print, stdout_error, Format};
+use crate::render::{print, stdout_error, Format, Screen};
 use crate::signal::{self, Finishing};
 
 #[derive(Debug, Args)]
@@ -97,7 +97,7 @@ pub enum WatchFormat {
     Perfetto,
 }
 
-pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()> {
+pub fn run(root: &ProcRoot, args: &WatchArgs, screen: Screen, out: &mut dyn Write) -> Result<()> {
     let sel = args.select.selection(args.pid)?;
     if args.interval.is_zero() {
         return Err(Error::Usage("--interval must be longer than 0".into()));
@@ -210,7 +210,7 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, out: &mut dyn Write) -> Result<()>
         // trace is closed, and is the samples alone too.
         WatchFormat::Csv => Ok(()),
         WatchFormat::Perfetto => trace.finish(out).map_err(stdout_error),
-        WatchFormat::Table => print(&summary, Format::Table, out),
-        WatchFormat::Json => print(&summary, Format::Json, out),
+        WatchFormat::Table => print(&summary, Format::Table, screen, out),
+        WatchFormat::Json => print(&summary, Format::Json, screen, out),
     }
 }

@@ -27,7 +27,7 @@ use crate::render::units::plural;
 use crate::render::wss::{
     csv_header, method_line, notice, sample_csv, sample_json, series_line, WssView,
 };
-use crate::render::{print, stdout_error, Format};
+use crate::render::{print, stdout_error, Format, Screen};
 use crate::signal::{self, Finishing};
 
 #[derive(Debug, Args)]
@@ -66,7 +66,7 @@ pub struct WssArgs {
     pub format: Format,
 }
 
-pub fn run(root: &ProcRoot, args: &WssArgs, out: &mut dyn Write) -> Result<()> {
+pub fn run(root: &ProcRoot, args: &WssArgs, screen: Screen, out: &mut dyn Write) -> Result<()> {
     let sel = args.select.selection(args.pid)?;
     require_selection(&sel, UseCase::Wss)?;
     if args.interval.is_zero() {
@@ -103,7 +103,7 @@ pub fn run(root: &ProcRoot, args: &WssArgs, out: &mut dyn Write) -> Result<()> {
         let report = wss.read(interval_s);
         let view = WssView { report: &report, index, elapsed_s: start.elapsed().as_secs_f64() };
         match (series, args.format) {
-            (false, format) => print(&view, format, out)?,
+            (false, format) => print(&view, format, screen, out)?,
             (true, Format::Table) => {
                 if index == 0 {
                     writeln!(out, "{}", method_line(wss.method(), wss.idle_tracking()))

@@ -120,12 +120,11 @@ mod tests {
     /// HTML) that writes the same blocks its own way shows the whole view.
     fn assert_printed_by_blocks(name: &str, view: &dyn Printer, blocks: Vec<Block>) {
         let mut printed = Vec::new();
-        view.table(&mut printed).unwrap();
+        view.table(&mut printed, crate::render::Screen::default()).unwrap();
         let printed = String::from_utf8(printed).unwrap();
-        let width = width::output_width();
         let mut rest = printed.as_str();
         for block in blocks {
-            let piece = text(vec![block.clone()], width);
+            let piece = text(vec![block.clone()], None);
             assert!(
                 rest.starts_with(&piece),
                 "{name}: {block:?} is not the next of what the view printed: {:?}",
@@ -145,7 +144,6 @@ mod tests {
         use memtally_core::ProcRoot;
 
         let Some(fixtures) = crate::testdata::testdata("fixtures") else { return };
-        let width = width::output_width();
         for name in ["04_modern_gpu_purge.txt", "09_summary_only.txt", "12_unreadable.txt"] {
             let report = views::vmmap(&fixtures.join("vmmap").join(name));
             let view = VmmapView {
@@ -155,7 +153,7 @@ mod tests {
                 list_regions: true,
                 csv: Default::default(),
             };
-            assert_printed_by_blocks(name, &view, view.blocks(width));
+            assert_printed_by_blocks(name, &view, view.blocks(None));
         }
         let machine = ProcRoot::new(fixtures.join("gpu/machine"));
         let report = views::gpu(&machine);

@@ -13,7 +13,7 @@ use crate::render::blocks::{write_text, Block};
 use crate::render::json;
 use crate::render::table::{csv_text, Align, Cut, Table};
 use crate::render::units::{human, human_opt};
-use crate::render::{width, Printer};
+use crate::render::{Printer, Screen};
 
 /// The JSON document (docs/json.md, "cgroup").
 #[derive(Serialize)]
@@ -192,8 +192,8 @@ pub(crate) fn blocks(view: &CgroupView) -> Vec<Block> {
 }
 
 impl Printer for CgroupView {
-    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let width = width::output_width();
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> std::io::Result<()> {
+        let width = screen.width;
         write_text(blocks(self), width, out)
     }
 

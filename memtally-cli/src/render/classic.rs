@@ -8,11 +8,11 @@ use serde_json::json;
 use memtally_core::analyze::classic::Classic;
 
 use crate::render::blocks::{write_text, Block};
-use crate::render::{width, Printer};
+use crate::render::{Printer, Screen};
 
 impl Printer for Classic {
-    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let width = width::output_width();
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> std::io::Result<()> {
+        let width = screen.width;
         write_text(blocks(self), width, out)
     }
 

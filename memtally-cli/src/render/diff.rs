@@ -10,7 +10,7 @@ use crate::render::blocks::{write_text, Block};
 use crate::render::notes::word;
 use crate::render::table::{csv_text, escape_controls, Align, Table};
 use crate::render::units::{human, human_opt, human_signed};
-use crate::render::Printer;
+use crate::render::{Printer, Screen};
 
 /// A diff, and how many rows per section its table shows.
 pub struct DiffView<'a> {
@@ -19,8 +19,8 @@ pub struct DiffView<'a> {
 }
 
 impl Printer for DiffView<'_> {
-    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        table(self.diff, self.limit, out)
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> std::io::Result<()> {
+        write_text(blocks(self.diff, self.limit), screen.width, out)
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
@@ -74,10 +74,6 @@ fn section(d: &Diff, title: &str, rows: &[Change], limit: usize, first: &str) ->
             .push(Block::Line(format!("({} more not shown; --top to change)", rows.len() - limit)));
     }
     blocks
-}
-
-fn table(d: &Diff, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
-    write_text(blocks(d, limit), crate::render::width::output_width(), out)
 }
 
 /// The table view as blocks: the totals' change, a section each for

@@ -11,10 +11,10 @@ use memtally_core::analyze::files::{FileRow, Mapper};
 use memtally_core::model::{Backing, Figure, Named};
 
 use crate::render::blocks::{write_text, Block};
-use crate::render::json;
 use crate::render::notes::{word, words};
 use crate::render::table::{csv_text, Align, Cut, Table};
 use crate::render::units::{human_opt, plural};
+use crate::render::{json, Screen};
 use crate::render::{width, Printer};
 
 /// The view and how much of it the table shows.
@@ -39,8 +39,8 @@ const FIGURES: &[Figure] = &[
 ];
 
 impl Printer for FilesTable<'_> {
-    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let width = width::output_width();
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> std::io::Result<()> {
+        let width = screen.width;
         write_text(blocks(self.view, self.pids, self.lines, width), width, out)
     }
 

@@ -11,7 +11,7 @@ use memtally_core::model::gpu::DrmMemory;
 use crate::render::blocks::{write_text, Block};
 use crate::render::json;
 use crate::render::notes::{word, words, WithNotes};
-use crate::render::{width, Printer};
+use crate::render::{Printer, Screen};
 
 /// The GPU view.
 pub struct GpuView {
@@ -19,8 +19,8 @@ pub struct GpuView {
 }
 
 impl Printer for GpuView {
-    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let width = width::output_width();
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> std::io::Result<()> {
+        let width = screen.width;
         write_text(blocks(&self.report), width, out)
     }
 

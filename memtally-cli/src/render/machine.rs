@@ -9,9 +9,9 @@ use memtally_core::analyze::machine::MachineView;
 use memtally_core::analyze::machine::{Line, LineGroup, Machine};
 
 use crate::render::blocks::{write_text, Block};
-use crate::render::json;
 use crate::render::units::{human, signed};
 use crate::render::Printer;
+use crate::render::{json, Screen};
 
 /// The JSON document (docs/json.md, "machine"): the library's waterfall
 /// and how many processes it rests on.
@@ -202,7 +202,7 @@ pub fn swap_used(m: &Machine) -> Option<Block> {
 }
 
 impl Printer for MachineView {
-    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> std::io::Result<()> {
         let mut blocks = headline(&self.machine);
         blocks.extend(waterfall(&self.machine));
         blocks.extend(swap_used(&self.machine));
@@ -213,7 +213,7 @@ impl Printer for MachineView {
                 crate::render::units::plural(self.restricted, "process", "processes")
             )));
         }
-        write_text(blocks, crate::render::width::output_width(), out)
+        write_text(blocks, screen.width, out)
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {

@@ -63,10 +63,13 @@ pub enum Format {
     Csv,
 }
 
+pub use width::Screen;
+
 /// A view that prints itself in each [`Format`].
 pub trait Printer {
-    /// Aligned columns with units chosen for people, and notes.
-    fn table(&self, out: &mut dyn Write) -> io::Result<()>;
+    /// Aligned columns with units chosen for people, and notes, fitted to
+    /// `screen`.
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> io::Result<()>;
     /// One JSON document, exact bytes.
     fn json(&self, out: &mut dyn Write) -> io::Result<()>;
     /// CSV with a header row, exact bytes.
@@ -74,18 +77,23 @@ pub trait Printer {
 }
 
 /// Prints `view` in `format`; a failed write is an error on standard output.
-/// A table's lines are fitted to the output's width where there is one
+/// A table's lines are fitted to the screen's width where there is one
 /// ([`width::fit_lines`]: free text wraps, rules are cut; the tables have
 /// fitted themselves already).
-pub fn print(view: &dyn Printer, format: Format, out: &mut dyn Write) -> Result<()> {
+pub fn print(
+    view: &dyn Printer,
+    format: Format,
+    screen: Screen,
+    out: &mut dyn Write,
+) -> Result<()> {
     match format {
-        Format::Table => match width::output_width() {
+        Format::Table => match screen.width {
             Some(w) => {
                 let mut text = Vec::new();
-                view.table(&mut text).map_err(stdout_error)?;
+                view.table(&mut text, screen).map_err(stdout_error)?;
                 out.write_all(&width::fit_bytes(&text, Some(w)))
             }
-            None => view.table(out),
+            None => view.table(out, screen),
         },
         Format::Json => view.json(out),
         Format::Csv => view.csv(out),

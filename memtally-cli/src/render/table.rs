@@ -90,7 +90,7 @@ impl Table {
     }
 
     /// Fits every line to `width` display columns (the output's, from
-    /// [`width::output_width`]): the text columns narrow (the last one
+    /// [`Screen`](crate::render::Screen)): the text columns narrow (the last one
     /// first) and their cells are cut with `…`, so the numbers stay
     /// aligned; `None` keeps lines whole.
     pub fn fit(&mut self, width: Option<usize>) {

@@ -11,14 +11,14 @@ use crate::render::blocks::{write_text, Block};
 use crate::render::notes::word;
 use crate::render::table::{Align, Cut, Table};
 use crate::render::units::{human, human_opt, plural};
-use crate::render::width;
 use crate::render::Printer;
+use crate::render::{width, Screen};
 
 use crate::render::top_json::JSON_FIGURES;
 
 impl Printer for Top {
-    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        table(&self.report, self, out)
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> std::io::Result<()> {
+        table(&self.report, self, screen.width, out)
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {
@@ -70,9 +70,14 @@ fn footprint_column(report: &TopReport) -> Option<(&'static str, Figure)> {
 }
 
 /// The table, the machine picture and the notes.
-fn table(report: &TopReport, ctx: &Top, out: &mut dyn Write) -> std::io::Result<()> {
+fn table(
+    report: &TopReport,
+    ctx: &Top,
+    width: Option<usize>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let plain = Listed { top: ctx, pids: false, percent: false, columns: None };
-    write_text(blocks(report, ctx, plain), width::output_width(), out)
+    write_text(blocks(report, ctx, plain), width, out)
 }
 
 /// The table view as blocks: the ranked rows, what was left out, the
@@ -372,9 +377,9 @@ pub(crate) fn header(f: Figure) -> &'static str {
 }
 
 impl Printer for Listed<'_> {
-    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> std::io::Result<()> {
         let blocks = blocks(&self.top.report, self.top, *self);
-        write_text(blocks, width::output_width(), out)
+        write_text(blocks, screen.width, out)
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {

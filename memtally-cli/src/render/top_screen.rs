@@ -9,18 +9,18 @@ use memtally_core::analyze::top::TopReport;
 use crate::render::blocks::{write_text, Block};
 use crate::render::notes::word;
 use crate::render::top::{rows_table, shmem_swap_note, Listed};
-use crate::render::width;
 use crate::render::Printer;
+use crate::render::{width, Screen};
 
 /// `top` on a terminal `lines` high: the view fitted to one screen.
-pub struct Screen<'a> {
+pub struct TopScreen<'a> {
     pub top: Listed<'a>,
     pub lines: usize,
 }
 
-impl Printer for Screen<'_> {
-    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let width = width::output_width();
+impl Printer for TopScreen<'_> {
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> std::io::Result<()> {
+        let width = screen.width;
         let top = self.top.top;
         write_text(screen_blocks(&top.report, top, self.top, self.lines, width), width, out)
     }

@@ -14,7 +14,7 @@ use crate::render::blocks::{write_text, Block};
 use crate::render::json;
 use crate::render::table::{csv_text, Align, Table};
 use crate::render::units::{human, human_opt, human_signed, plural};
-use crate::render::{width, Printer};
+use crate::render::{Printer, Screen};
 
 fn total_of(s: &Sample) -> Option<&Sizes> {
     s.get(&(Scope::Total, "total".to_string())).map(|(_, s)| s)
@@ -242,8 +242,8 @@ impl Summary<'_> {
 }
 
 impl Printer for Summary<'_> {
-    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let width = width::output_width();
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> std::io::Result<()> {
+        let width = screen.width;
         write_text(summary(self.series, self.all), width, out)
     }
 

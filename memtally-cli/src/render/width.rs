@@ -1,70 +1,26 @@
-//! Fitting text to the output's width, in display columns: how wide the
-//! output is (the terminal, or `COLUMNS`, as `ps` does), cutting with `…`,
-//! wrapping notes, and the short label of a long command line.
+//! Fitting text to the output's width, in display columns: the screen a
+//! printer is given, cutting with `…`, wrapping notes, and the short
+//! label of a long command line.
 //!
 //! Every width here counts what a terminal draws (unicode-width): a CJK
 //! character takes two columns, a combining mark none.
 
 use std::borrow::Cow;
-use std::io;
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// The mark at the end of cut text.
 pub const ELLIPSIS: char = '…';
 
-/// The width lines are fitted to, as `ps` (procps) decides it: `COLUMNS`
-/// when it is set to a positive number (on a terminal or not), else the
-/// terminal's width when standard output is one, else `None`: nothing is
-/// cut or wrapped (output into a pipe or a file stays whole).
-pub fn output_width() -> Option<usize> {
-    if cfg!(test) {
-        return test_width();
-    }
-    width_from(std::env::var("COLUMNS").ok().as_deref(), terminal)
-}
-
-/// [`output_width`] from a `COLUMNS` value and a way to ask the terminal.
-fn width_from(columns: Option<&str>, terminal: impl FnOnce() -> Option<usize>) -> Option<usize> {
-    match columns.and_then(|c| c.trim().parse::<usize>().ok()) {
-        Some(n) if n > 0 => Some(n),
-        _ => terminal(),
-    }
-}
-
-/// The width of the terminal on standard output, when it is one.
-fn terminal() -> Option<usize> {
-    use std::io::IsTerminal;
-    let stdout = io::stdout();
-    if !stdout.is_terminal() {
-        return None;
-    }
-    let (terminal_size::Width(w), _) = terminal_size::terminal_size_of(&stdout)?;
-    (w > 0).then_some(usize::from(w))
-}
-
-/// The height of the screen the output is for, in lines: `LINES` when it
-/// is set to a positive number, else the terminal's; `None` when standard
-/// output is not a terminal. Only a terminal's output is fitted to a
-/// screen (a pipe or a file gets every row and every note in full).
-pub fn screen_height() -> Option<usize> {
-    // Tests print as into a pipe, whatever the test runner's output is.
-    if cfg!(test) {
-        return None;
-    }
-    use std::io::IsTerminal;
-    let stdout = io::stdout();
-    if !stdout.is_terminal() {
-        return None;
-    }
-    let lines = std::env::var("LINES").ok().and_then(|l| l.trim().parse::<usize>().ok());
-    match lines {
-        Some(n) if n > 0 => Some(n),
-        _ => {
-            let (_, terminal_size::Height(h)) = terminal_size::terminal_size_of(&stdout)?;
-            (h > 0).then_some(usize::from(h))
-        }
-    }
+/// The screen the output is for, decided once by the command line
+/// (`COLUMNS`, `LINES`, the terminal: `crate::stdout::screen`) and given
+/// to every printer. The default is a pipe's: nothing is fitted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Screen {
+    /// The width lines are fitted to; `None`: lines stay whole.
+    pub width: Option<usize>,
+    /// The lines one screen holds; `None`: every row and note in full.
+    pub height: Option<usize>,
 }
 
 /// Display columns of `s`.
@@ -357,24 +313,6 @@ fn options(command: &str) -> Vec<String> {
     out
 }
 
-#[cfg(not(test))]
-fn test_width() -> Option<usize> {
-    None
-}
-
-#[cfg(test)]
-thread_local! {
-    /// The width of the commands a test runs in process (`crate::tests`),
-    /// in place of `COLUMNS` (one for every test thread) and the terminal:
-    /// `None`, as piped without `COLUMNS`, unless the test sets it.
-    pub static TEST_WIDTH: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
-}
-
-#[cfg(test)]
-fn test_width() -> Option<usize> {
-    TEST_WIDTH.with(std::cell::Cell::get)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -421,17 +359,6 @@ mod tests {
     fn pads_by_columns() {
         assert_eq!(pad_right("内", 4), "内  ");
         assert_eq!(pad_left("内", 4), "  内");
-    }
-
-    #[test]
-    fn columns_wins_else_the_terminal_else_nothing() {
-        assert_eq!(width_from(Some("100"), || Some(80)), Some(100));
-        assert_eq!(width_from(Some("100"), || None), Some(100));
-        assert_eq!(width_from(None, || Some(80)), Some(80));
-        assert_eq!(width_from(Some(""), || Some(80)), Some(80));
-        assert_eq!(width_from(Some("0"), || None), None);
-        assert_eq!(width_from(Some("wide"), || None), None);
-        assert_eq!(width_from(None, || None), None);
     }
 
     #[test]

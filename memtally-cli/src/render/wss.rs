@@ -15,7 +15,7 @@ use crate::render::blocks::{write_text, Block};
 use crate::render::notes::words;
 use crate::render::table::{csv_text, escape_controls, Align, Table};
 use crate::render::units::{human_opt, plural};
-use crate::render::{json, width, Printer};
+use crate::render::{json, Printer, Screen};
 
 /// One sample: the report, which sample it is and when it was read.
 pub struct WssView<'a> {
@@ -334,8 +334,8 @@ pub fn sample_csv(view: &WssView, out: &mut dyn Write) -> std::io::Result<()> {
 }
 
 impl Printer for WssView<'_> {
-    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        write_text(blocks(self.report), width::output_width(), out)
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> std::io::Result<()> {
+        write_text(blocks(self.report), screen.width, out)
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {

@@ -35,8 +35,22 @@ mod vmmap_warnings;
 mod width;
 
 /// `memtally ARGS` run here: its exit status, standard output, and the
-/// error line `main` prints on standard error.
+/// error line `main` prints on standard error; printed as into a pipe
+/// without `COLUMNS` (no width, no screen height).
 pub fn run(args: &[&str]) -> Output {
+    run_on(crate::render::Screen::default(), args)
+}
+
+/// [`run`] with the output `columns` wide, as `COLUMNS=N memtally ARGS`
+/// (`None`: unfitted, as piped without `COLUMNS`). The width tests read
+/// recorded Linux trees, as the Linux commands do.
+#[cfg(target_os = "linux")]
+pub fn run_at_width(columns: Option<usize>, args: &[&str]) -> Output {
+    run_on(crate::render::Screen { width: columns, height: None }, args)
+}
+
+/// [`run`] with the output fitted to `screen`.
+fn run_on(screen: crate::render::Screen, args: &[&str]) -> Output {
     let parsed = Cli::command()
         .try_get_matches_from(std::iter::once("memtally").chain(args.iter().copied()))
         .and_then(|m| Cli::from_arg_matches(&m));
@@ -48,25 +62,13 @@ pub fn run(args: &[&str]) -> Output {
         return output(crate::exit::USAGE, Vec::new(), format!("memtally: {line}\n"));
     }
     let mut out = Vec::new();
-    match cli::run(cli, &mut out) {
+    match cli::run(cli, screen, &mut out) {
         Ok(()) => output(crate::exit::OK, out, String::new()),
         Err(e) => {
             let line = format!("memtally: {}\n", crate::render::errors::Worded(&e));
             output(crate::exit::exit_code(&e), out, line)
         }
     }
-}
-
-/// [`run`] with the output `columns` wide, as `COLUMNS=N memtally ARGS`
-/// (`None`: unfitted, as piped without `COLUMNS`). The width tests read
-/// recorded Linux trees, as the Linux commands do.
-#[cfg(target_os = "linux")]
-pub fn run_at_width(columns: Option<usize>, args: &[&str]) -> Output {
-    use crate::render::width::TEST_WIDTH;
-    let before = TEST_WIDTH.with(|w| w.replace(columns));
-    let out = run(args);
-    TEST_WIDTH.with(|w| w.set(before));
-    out
 }
 
 fn output(code: i32, stdout: Vec<u8>, stderr: String) -> Output {

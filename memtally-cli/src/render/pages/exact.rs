@@ -14,7 +14,7 @@ use crate::render::json;
 use crate::render::notes::{word, words};
 use crate::render::table::{Align, Table};
 use crate::render::units::{human_opt, plural};
-use crate::render::{width, Printer};
+use crate::render::{Printer, Screen};
 
 /// The `top` view of the selection, read with `exact`, shown as one group.
 pub struct ExactShow(pub Top);
@@ -68,7 +68,7 @@ impl ExactShow {
 }
 
 impl Printer for ExactShow {
-    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> std::io::Result<()> {
         let (each, together) = self.lines();
         let heads =
             ["PID", "PSS", "USS", "RSS", "EXCLUSIVE", "EXCL ANON", "EXCL SWAP", "EXCL SHMEM"];
@@ -109,7 +109,7 @@ impl Printer for ExactShow {
             Block::Table(t),
         ];
         blocks.extend(self.0.notes().iter().map(|n| Block::Note(word(n))));
-        write_text(blocks, width::output_width(), out)
+        write_text(blocks, screen.width, out)
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {

@@ -13,7 +13,7 @@ use crate::render::json;
 use crate::render::notes::{word, words};
 use crate::render::table::{Align, Table};
 use crate::render::units::human;
-use crate::render::{width, Printer};
+use crate::render::{Printer, Screen};
 
 /// What to call a sharer in the table: its key and, for a process, its command.
 fn name(s: &Sharer) -> String {
@@ -25,7 +25,7 @@ fn name(s: &Sharer) -> String {
 }
 
 impl Printer for SharedView {
-    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> std::io::Result<()> {
         let mut t = Table::new(&[
             ("SHARED", Align::Right),
             ("OF A'S PSS", Align::Right),
@@ -54,7 +54,7 @@ impl Printer for SharedView {
             blocks.push(Block::Line("(no two of the selection share a resident page)".into()));
         }
         blocks.extend(self.notes.iter().map(|n| Block::Note(word(n))));
-        write_text(blocks, width::output_width(), out)
+        write_text(blocks, screen.width, out)
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {

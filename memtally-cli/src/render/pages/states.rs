@@ -12,7 +12,7 @@ use crate::render::json;
 use crate::render::notes::{word, words};
 use crate::render::table::{Align, Table};
 use crate::render::units::{human, human_opt};
-use crate::render::{width, Printer};
+use crate::render::{Printer, Screen};
 
 /// Columns any reader gets (from `PAGEMAP_SCAN`), then those of kpageflags.
 const ALWAYS: [&str; 5] = ["PRESENT", "SWAPPED", "FILE", "HUGE", "ZERO PAGE"];
@@ -56,7 +56,7 @@ fn cells(name: String, s: &PageStates, with_flags: bool) -> Vec<String> {
 }
 
 impl Printer for PageView {
-    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> std::io::Result<()> {
         let source = if self.flags { "kpageflags" } else { "PAGEMAP_SCAN, without root" };
         let mut headers = vec![("CATEGORY", Align::Left)];
         headers.extend(ALWAYS.iter().map(|h| (*h, Align::Right)));
@@ -77,7 +77,7 @@ impl Printer for PageView {
             Block::Table(t),
         ];
         blocks.extend(self.notes.iter().map(|n| Block::Note(word(n))));
-        write_text(blocks, width::output_width(), out)
+        write_text(blocks, screen.width, out)
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {

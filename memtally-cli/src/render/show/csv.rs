@@ -11,7 +11,7 @@ use crate::render::Format;
 /// The grouped rows (or, with `regions`, every mapping) as CSV.
 pub fn csv(report: &ShowReport, regions: bool, out: &mut dyn Write) -> std::io::Result<()> {
     if regions {
-        let mut stream = RegionStream::new(Format::Csv, true);
+        let mut stream = RegionStream::new(Format::Csv, true, Default::default());
         stream.start(&report.processes)?;
         for p in &report.processes {
             for r in &p.regions {

@@ -13,7 +13,7 @@ use memtally_core::analyze::show::ShowReport;
 use memtally_core::model::{Figure, Process, SizeSource, Sizes};
 
 use crate::render::units::human_opt;
-use crate::render::Printer;
+use crate::render::{Printer, Screen};
 
 pub use self::csv::csv;
 pub use json::json;
@@ -23,8 +23,8 @@ pub use stream::RegionStream;
 pub use table::table;
 
 impl Printer for ShowReport {
-    fn table(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        table(self, out)
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> std::io::Result<()> {
+        table(self, screen.width, out)
     }
 
     fn json(&self, out: &mut dyn Write) -> std::io::Result<()> {

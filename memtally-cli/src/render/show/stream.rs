@@ -14,7 +14,7 @@ use super::json::{summary, ProcessHead};
 use super::{csv, csv_cell, figures, heading, table, COLUMNS, CSV_FIGURES};
 use crate::render::blocks::{write_text, Block};
 use crate::render::stream_doc::StreamDoc;
-use crate::render::Format;
+use crate::render::{Format, Screen};
 
 /// Prints regions as they are read (`--regions` tables and CSV, and the
 /// JSON document, whose regions come first), so memory stays bounded by
@@ -25,7 +25,7 @@ pub struct RegionStream {
     started: bool,
     doc: StreamDoc,
     writer: RegionWriter<ShowRegion>,
-    /// The terminal's width, asked once (tables are cut to it).
+    /// The output's width (tables are cut to it).
     width: Option<usize>,
     /// The figure columns (indices into `COLUMNS`) the `--regions` table
     /// shows: all of them, or at a narrow width those that leave
@@ -79,7 +79,7 @@ fn shown_columns(width: Option<usize>) -> Vec<usize> {
 }
 
 impl RegionStream {
-    pub fn new(format: Format, regions: bool) -> RegionStream {
+    pub fn new(format: Format, regions: bool, screen: Screen) -> RegionStream {
         use Format;
         let kind = match (format, regions) {
             (Format::Json, _) => StreamKind::Json,
@@ -87,8 +87,7 @@ impl RegionStream {
             (Format::Table, true) => StreamKind::Table,
             (f, false) => StreamKind::Grouped(f),
         };
-        let width =
-            if kind == StreamKind::Table { crate::render::width::output_width() } else { None };
+        let width = if format == Format::Table { screen.width } else { None };
         RegionStream {
             kind,
             started: false,
@@ -255,7 +254,7 @@ impl RegionStream {
             }
             StreamKind::Grouped(_) => {
                 self.doc.write_out(out)?;
-                return table(report, out);
+                return table(report, self.width, out);
             }
         }
         self.doc.write_out(out)

@@ -119,10 +119,9 @@ fn room_for_paths(
 }
 
 /// The grouped table.
-pub fn table(report: &ShowReport, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn table(report: &ShowReport, fit: Option<usize>, out: &mut dyn Write) -> std::io::Result<()> {
     let first = report.by.name().to_uppercase();
     let mut headers: Vec<(&str, Align)> = vec![(first.as_str(), Align::Left)];
-    let fit = width::output_width();
     let columns = with_hugetlb(columns(report.processes.len()), report);
     let (columns, left_out) = match report.by {
         ShowBy::Path => room_for_paths(columns, fit),

@@ -21,7 +21,7 @@ fn slow(report: &ShowReport) -> Value {
 /// The streamed JSON of a one-process report, parsed back.
 fn fast(report: &ShowReport) -> Value {
     let mut out = Vec::new();
-    let mut stream = RegionStream::new(crate::render::Format::Json, false);
+    let mut stream = RegionStream::new(crate::render::Format::Json, false, Default::default());
     for p in &report.processes {
         for r in &p.regions {
             stream.region(p, r, &mut out).unwrap();
@@ -54,7 +54,7 @@ fn streamed(
         }
     }
     let (mut out, mut printed) = (Vec::new(), Vec::new());
-    let mut stream = RegionStream::new(format, regions);
+    let mut stream = RegionStream::new(format, regions, Default::default());
     let mut fold = Fold::new(by);
     let both = &mut Both { fold: &mut fold, print: stream.to(&mut printed) };
     let p = root.process(pid, ReadPlan::default(), both).unwrap();
@@ -100,7 +100,7 @@ fn streaming_prints_what_the_in_memory_view_prints() {
                 assert_eq!(got, json_value(&report).unwrap(), "pid {pid} by {}", by.name());
                 // Grouped table and CSV: the same bytes.
                 let mut want = Vec::new();
-                table(&report, &mut want).unwrap();
+                table(&report, None, &mut want).unwrap();
                 assert_eq!(streamed(&root, pid, by, crate::render::Format::Table, false), want);
                 let mut want = Vec::new();
                 csv(&report, false, &mut want).unwrap();

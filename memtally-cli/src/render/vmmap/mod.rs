@@ -20,7 +20,7 @@ use memtally_core::model::Sizes;
 
 use crate::render::blocks::{write_text, Block};
 use crate::render::units::human_opt;
-use crate::render::{width, Printer};
+use crate::render::{Printer, Screen};
 
 pub use csv_tables::VmmapCsv;
 #[cfg(feature = "schema")]
@@ -63,8 +63,8 @@ impl VmmapView<'_> {
 }
 
 impl Printer for VmmapView<'_> {
-    fn table(&self, out: &mut dyn Write) -> io::Result<()> {
-        let width = width::output_width();
+    fn table(&self, out: &mut dyn Write, screen: Screen) -> io::Result<()> {
+        let width = screen.width;
         write_text(self.blocks(width), width, out)
     }
 
