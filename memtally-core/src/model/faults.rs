@@ -64,7 +64,7 @@ pub enum Unwind {
 impl Unwind {
     /// The stack copy a sample carries by default: 8 KiB, perf's own
     /// default; dozens of frames (docs/benchmarks.md has the cost).
-    pub const STACK_BYTES: u32 = 8 << 10;
+    pub(crate) const STACK_BYTES: u32 = 8 << 10;
     /// The most a sample can copy (a sample is at most 64 KiB).
     pub const MAX_STACK_BYTES: u32 = 60 << 10;
 }

@@ -72,7 +72,7 @@ macro_rules! known_sizes {
             }
 
             /// The slot of a known key; `None` for a derived figure.
-            pub fn field_mut(&mut self, figure: Figure) -> Option<&mut Option<u64>> {
+            pub(crate) fn field_mut(&mut self, figure: Figure) -> Option<&mut Option<u64>> {
                 match figure {
                     $( Figure::$variant => Some(&mut self.$field), )*
                     _ => None,
@@ -148,7 +148,7 @@ macro_rules! known_sizes {
 /// over many crafted processes keeps the first this many: its search per
 /// key stays bounded, where one slot per distinct name made `add` linear
 /// in the keys seen so far (80,000 mappings, each with its own key: 30 s).
-pub const MAX_EXTRA: usize = 64;
+pub(crate) const MAX_EXTRA: usize = 64;
 
 /// Figures that describe a mapping rather than count its bytes (a page
 /// size): a sum of them means nothing, so sums leave them out.

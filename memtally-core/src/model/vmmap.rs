@@ -23,7 +23,7 @@ pub const OTHER_TYPES: &str = "other types";
 /// One unit of the last digit of a size as printed, in bytes: `15.8G` is
 /// 0.1G, `2437K` 1K, `0.20` (pages) a hundredth of `bare`. What rounding
 /// to that digit can hide; 0 for a token that is not a size.
-pub fn printed_step(t: &str, bare: u64) -> u64 {
+pub(crate) fn printed_step(t: &str, bare: u64) -> u64 {
     let b = t.as_bytes();
     let (digits, mult) = match b.last() {
         Some(b'B') => (&t[..t.len() - 1], 1u64),

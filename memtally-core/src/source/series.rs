@@ -58,7 +58,7 @@ impl<W: Write> SeriesWriter<W> {
 
 /// Whether a file's first bytes are a series' header (`elapsed_s,`; the
 /// totals-only CSV of a watch starts so too).
-pub fn is_series_head(head: &[u8]) -> bool {
+pub(crate) fn is_series_head(head: &[u8]) -> bool {
     head.starts_with(b"elapsed_s,")
 }
 
@@ -119,7 +119,7 @@ impl<R: Read> SeriesReader<R> {
 
     /// The next row, `None` at the end; a row that cannot be read, or
     /// whose time is not a finite number, is an error naming its row.
-    pub fn next_row(&mut self) -> Result<Option<SeriesRow<'_>>> {
+    pub(crate) fn next_row(&mut self) -> Result<Option<SeriesRow<'_>>> {
         let row = self.row;
         let more = self
             .csv

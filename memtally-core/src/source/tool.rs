@@ -13,7 +13,7 @@ use std::time::Duration;
 use wait_timeout::ChildExt;
 
 /// Finds an executable named `name` on `path` (a PATH value).
-pub fn find_on_path(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
+pub(crate) fn find_on_path(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let path = path?;
     std::env::split_paths(path)

@@ -40,7 +40,7 @@ pub fn names(root: &ProcRoot) -> Vec<String> {
 
 /// The raw `mm_stat` of one device (bounded, in a recording a regular
 /// file beneath the tree).
-pub fn read_raw(root: &ProcRoot, name: &str) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_raw(root: &ProcRoot, name: &str) -> std::io::Result<Vec<u8>> {
     root.sys_read(&Path::new("block").join(name).join("mm_stat"), MAX_MM_STAT)
 }
 

@@ -127,7 +127,7 @@ pub struct TypeSides(BTreeMap<String, Side>);
 impl TypeSides {
     /// Adds one region of this category and type (they differ where the
     /// type is summed in another), purge state and sizes.
-    pub fn add_region(
+    pub(crate) fn add_region(
         &mut self,
         category: &str,
         region_type: Option<&str>,
@@ -190,14 +190,14 @@ impl TypeSides {
 
 /// The footprint, reclaimable and purgeable figures of `before` and
 /// `after` (one process each, vmmap snapshots), overall and per type.
-pub fn footprint_diff(before: &SnapProcess, after: &SnapProcess) -> FootprintDiff {
+pub(crate) fn footprint_diff(before: &SnapProcess, after: &SnapProcess) -> FootprintDiff {
     let (b, a) = (TypeSides::of(before), TypeSides::of(after));
     footprint_diff_of((&b, before.physical_footprint), (&a, after.physical_footprint))
 }
 
 /// [`footprint_diff`] of two reports' figures by type, each with its
 /// `Physical footprint:` header.
-pub fn footprint_diff_of(
+pub(crate) fn footprint_diff_of(
     before: (&TypeSides, Option<u64>),
     after: (&TypeSides, Option<u64>),
 ) -> FootprintDiff {

@@ -11,9 +11,8 @@ mod summary;
 mod tally;
 
 pub use footprint_check::{footprint_check, FootprintCheck, FootprintFrom};
-pub use footprint_diff::{
-    footprint_diff, footprint_diff_of, Delta, FootprintDiff, PurgeableDelta, TypeSides,
-};
+pub(crate) use footprint_diff::{footprint_diff, footprint_diff_of};
+pub use footprint_diff::{Delta, FootprintDiff, PurgeableDelta, TypeSides};
 
 pub use seed_view::{SeedSummary, SeedView};
 pub use summary::{
@@ -161,7 +160,7 @@ impl Footprint {
 /// that counts in the footprint: all of it, but none for volatile regions
 /// (reclaimable) or empty ones (discarded: normally nothing is left, and
 /// what vmmap shows there is counted as reclaimable, never twice).
-pub fn footprint_part(purge: Purge, dirty_and_swap: u64) -> u64 {
+pub(crate) fn footprint_part(purge: Purge, dirty_and_swap: u64) -> u64 {
     if matches!(purge, Purge::Volatile | Purge::Empty) {
         0
     } else {
@@ -274,7 +273,7 @@ pub struct CountMismatch {
 }
 
 /// Histogram counts per `[N, V, E, -]`.
-pub type PurgeCounts = [u64; 4];
+pub(crate) type PurgeCounts = [u64; 4];
 
 /// dirty + swap (for owned unmapped memory resident + swap), when either
 /// is known.

@@ -191,7 +191,7 @@ impl ProcRoot {
     /// mapping), and stopping early spares the kernel the rest: procfs
     /// writes maps a buffer at a time, as it is read. What `report` uses
     /// to leave a process of many mappings to its rollup.
-    pub fn mappings_up_to(&self, pid: u32, limit: usize) -> Option<usize> {
+    pub(crate) fn mappings_up_to(&self, pid: u32, limit: usize) -> Option<usize> {
         use std::io::Read;
         let mut f = self.open_path(&self.pid_file(pid, "maps")).ok()?;
         let mut buf = vec![0u8; 64 * 1024];
@@ -269,7 +269,7 @@ impl ProcRoot {
 
     /// Reads a small file of the tree by path (`meminfo`, ...): at most
     /// 1 MiB (`MAX_SMALL`) bytes and, in a recorded tree, a regular file.
-    pub fn read_path(&self, path: &Path) -> Result<Vec<u8>> {
+    pub(crate) fn read_path(&self, path: &Path) -> Result<Vec<u8>> {
         let bad = |e: std::io::Error| match e.kind() {
             ErrorKind::InvalidData => Error::Parse { path: path.into(), message: e.to_string() },
             _ => Error::io(path, e),
@@ -330,7 +330,7 @@ impl ProcRoot {
     /// Why the capture that wrote this tree did not finish (its
     /// `memtally-incomplete` file, cut to 200 characters): processes it
     /// selected are missing. `None` for a whole recording and for procfs.
-    pub fn cut_short(&self) -> Option<String> {
+    pub(crate) fn cut_short(&self) -> Option<String> {
         if self.is_procfs() {
             return None;
         }
@@ -428,7 +428,7 @@ pub(crate) const ENDS_AT_SHORT_READ: &[&str] = &["cmdline", "cgroup"];
 /// The most a small `/proc` file (`status`, `cmdline`, `comm`, `stat`,
 /// `smaps_rollup`, `meminfo`) may hold: real ones are a few KiB
 /// (`cmdline` is at most a few hundred KiB of arguments).
-pub const MAX_SMALL: usize = 1 << 20;
+pub(crate) const MAX_SMALL: usize = 1 << 20;
 
 /// The most a whole `smaps` read into memory (by `capture`) may hold:
 /// about 150,000 mappings. Other readers stream it in bounded memory.
