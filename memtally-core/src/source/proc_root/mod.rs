@@ -276,7 +276,7 @@ impl ProcRoot {
         };
         let mut f = self.open_path(path).map_err(bad)?;
         let mut out = Vec::new();
-        read_small(&mut f, &mut out).map_err(bad)?;
+        read_bounded(&mut f, &mut out, MAX_SMALL).map_err(bad)?;
         Ok(out)
     }
 
@@ -434,12 +434,6 @@ pub(crate) const MAX_SMALL: usize = 1 << 20;
 /// about 150,000 mappings. Other readers stream it in bounded memory.
 pub const MAX_SMAPS: usize = 256 << 20;
 
-/// Reads a small `/proc` file to its end into `out`, at most
-/// [`MAX_SMALL`] bytes (more is an `InvalidData` error).
-pub(crate) fn read_small(f: &mut File, out: &mut Vec<u8>) -> std::io::Result<()> {
-    read_bounded(f, out, MAX_SMALL)
-}
-
 /// `/proc/PID/cmdline` is NUL-separated; show it with spaces.
 pub(crate) fn join_cmdline(raw: &[u8]) -> String {
     let trimmed = raw.strip_suffix(b"\0").unwrap_or(raw);
@@ -581,12 +575,12 @@ mod tests {
     }
 
     #[test]
-    fn read_small_reads_past_its_first_chunk_and_appends() {
+    fn read_bounded_reads_past_its_first_chunk_and_appends() {
         let path = std::env::temp_dir().join(format!("memtally-read-small-{}", std::process::id()));
         let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
         std::fs::write(&path, &data).unwrap();
         let mut out = b"head".to_vec();
-        let got = read_small(&mut File::open(&path).unwrap(), &mut out);
+        let got = read_bounded(&mut File::open(&path).unwrap(), &mut out, MAX_SMALL);
         std::fs::remove_file(&path).unwrap();
         got.unwrap();
         assert_eq!(&out[..4], b"head");
