@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use crate::analyze::gpu::GpuProcess;
-use crate::analyze::top::{build as build_top, Machine, TopBy, TopSort};
+use crate::analyze::top::{build as build_top, group_key, Machine, TopBy, TopSort};
 use crate::model::{CgroupMemory, Figure, MemInfo, ProcMemory, Sizes};
 
 /// GPU memory one process (or a group of them) holds: DRM fdinfo (and
@@ -206,10 +206,7 @@ pub fn build(
         (Some(g), TopBy::Program | TopBy::Cgroup) => {
             let mut m: HashMap<String, GpuFigures> = HashMap::new();
             for p in processes {
-                let key = match by {
-                    TopBy::Program => p.info.program.clone(),
-                    _ => p.info.cgroup.clone().unwrap_or_else(|| "(unknown)".into()),
-                };
+                let key = group_key(p, by, &|_| String::new());
                 let mine = g.get(&p.info.pid).copied().unwrap_or_default();
                 m.entry(key).or_default().add(&mine);
             }
