@@ -146,13 +146,10 @@ pub(crate) fn machine_of(snapshot: &Snapshot) -> Option<Machine> {
             info: ProcInfo {
                 pid: p.pid.unwrap_or(0),
                 ppid: p.ppid.unwrap_or(0),
-                uid: None,
                 comm: p.comm.clone(),
                 cmdline: p.command.clone(),
                 program: program(p),
-                cgroup: None,
-                status_sizes: None,
-                start_time: None,
+                ..ProcInfo::default()
             },
             source: p.source,
             sizes: p.totals.clone(),
