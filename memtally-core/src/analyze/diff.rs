@@ -43,23 +43,16 @@ impl Named for DiffSort {
     }
 }
 
-/// Whether a row's subject is in the second snapshot only, the first
-/// only, or both.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    /// In the second snapshot only.
-    Appeared,
-    /// In the first snapshot only.
-    Vanished,
-    /// In both.
-    Changed,
+crate::model::named::named! {
+    /// Whether a row's subject is in the second snapshot only, the first
+    /// only, or both.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Status {
+        Appeared => "appeared", "in the second snapshot only";
+        Vanished => "vanished", "in the first snapshot only";
+        Changed => "changed", "in both snapshots";
+    }
 }
-
-crate::model::named::named!(Status {
-    Appeared => "appeared", "in the second snapshot only";
-    Vanished => "vanished", "in the first snapshot only";
-    Changed => "changed", "in both snapshots";
-});
 
 impl Status {
     /// The status of what is `before` in the first snapshot, `after` in

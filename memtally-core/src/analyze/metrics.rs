@@ -48,23 +48,16 @@ fn add_opt(a: &mut Option<u64>, b: Option<u64>) {
     }
 }
 
-/// How the published rows are grouped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum MetricsBy {
-    /// One series per process: `memtally_process_*{pid,comm,program}`.
-    #[default]
-    Process,
-    /// One series per program: `memtally_program_*{program}`.
-    Program,
-    /// One series per cgroup: `memtally_cgroup_*{cgroup}`.
-    Cgroup,
+crate::model::named::named! {
+    /// How the published rows are grouped.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum MetricsBy {
+        #[default]
+        Process => "process", "one series per process: memtally_process_*{pid,comm,program}";
+        Program => "program", "one series per program: memtally_program_*{program}";
+        Cgroup => "cgroup", "one series per cgroup: memtally_cgroup_*{cgroup}";
+    }
 }
-
-crate::model::named::named!(MetricsBy {
-    Process => "process", "one series per process: memtally_process_*{pid,comm,program}";
-    Program => "program", "one series per program: memtally_program_*{program}";
-    Cgroup => "cgroup", "one series per cgroup: memtally_cgroup_*{cgroup}";
-});
 
 impl From<MetricsBy> for TopBy {
     fn from(b: MetricsBy) -> TopBy {

@@ -26,25 +26,16 @@ use serde::Serialize;
 use crate::model::vmmap::{Document, VRegion};
 use crate::model::{Group, Purge, Region, Sizes};
 
-/// What the vmmap view groups the selected regions by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VmmapBy {
-    /// The REGION TYPE column.
-    Type,
-    /// Purge state: N, V, E or -.
-    Purge,
-    /// The region detail (path, zone, thread).
-    Detail,
-    /// The SM= share mode.
-    ShareMode,
+crate::model::named::named! {
+    /// What the vmmap view groups the selected regions by.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum VmmapBy {
+        Type => "type", "the REGION TYPE column";
+        Purge => "purge", "purge state: N, V, E or -";
+        Detail => "detail", "the region detail (path, zone, thread)";
+        ShareMode => "share-mode", "the SM= share mode";
+    }
 }
-
-crate::model::named::named!(VmmapBy {
-    Type => "type", "the REGION TYPE column";
-    Purge => "purge", "purge state: N, V, E or -";
-    Detail => "detail", "the region detail (path, zone, thread)";
-    ShareMode => "share-mode", "the SM= share mode";
-});
 
 impl VmmapBy {
     /// The key of a region under this grouping.
