@@ -11,7 +11,7 @@ use crate::analyze::Category;
 
 /// One sampled fault, its address already placed in a mapping.
 #[derive(Debug, Clone)]
-pub struct PlacedFault<'a> {
+pub(crate) struct PlacedFault<'a> {
     /// The process it was taken in.
     pub pid: u32,
     /// The category of the mapping the address fell in; `None`: none found.
@@ -28,7 +28,7 @@ pub struct PlacedFault<'a> {
 
 /// The running sums.
 #[derive(Debug, Default)]
-pub struct FaultTally {
+pub(crate) struct FaultTally {
     /// By category, mapping, process and return addresses.
     stacks: HashMap<(Option<Category>, String, u32, Vec<u64>), FaultBytes>,
     processes: HashMap<u32, FaultBytes>,

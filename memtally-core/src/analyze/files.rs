@@ -4,9 +4,9 @@
 //! the processes that map it, and which processes those are.
 //!
 //! Built in two steps that keep memory bounded by the distinct files times
-//! the processes mapping each: a [`ProcessFiles`] folds one process's
+//! the processes mapping each: a `ProcessFiles` folds one process's
 //! regions into one sum per file as they stream past (no region is kept),
-//! then [`FileTally::add`] merges that into the machine-wide rows.
+//! then `FileTally::add` merges that into the machine-wide rows.
 
 use std::collections::HashMap;
 
@@ -54,7 +54,7 @@ pub fn is_file(region: &Region) -> bool {
 
 /// One process's mappings folded into one sum per file, as they are read.
 #[derive(Debug, Default)]
-pub struct ProcessFiles {
+pub(crate) struct ProcessFiles {
     /// Only file mappings ([`is_file`]); otherwise every mapping.
     files_only: bool,
     index: HashMap<String, usize>,
@@ -168,7 +168,7 @@ pub struct FilesReport {
 
 /// The rows being built, one process at a time.
 #[derive(Debug, Default)]
-pub struct FileTally {
+pub(crate) struct FileTally {
     index: HashMap<String, usize>,
     rows: Vec<FileRow>,
     totals: Sizes,

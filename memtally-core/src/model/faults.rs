@@ -28,7 +28,7 @@ pub enum FaultAccess {
 
 /// One sampled fault, placed in the mapping its address fell in.
 #[derive(Debug, Clone, Copy)]
-pub struct FaultSample<'a> {
+pub(crate) struct FaultSample<'a> {
     /// The process it was taken in.
     pub pid: u32,
     /// The mapping the address fell in; `None`: none known.

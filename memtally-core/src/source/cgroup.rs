@@ -13,7 +13,7 @@ use crate::source::ProcRoot;
 
 /// Where the cgroup filesystem is (the directory `/sys/fs/cgroup` is).
 #[derive(Debug, Clone)]
-pub struct CgroupRoot {
+pub(crate) struct CgroupRoot {
     root: PathBuf,
     /// The directory held open: every file is read beneath it, through no
     /// link, bounded (see `source::bounded`); the error number when it

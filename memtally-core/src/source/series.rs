@@ -63,7 +63,7 @@ pub(crate) fn is_series_head(head: &[u8]) -> bool {
 }
 
 /// Reads a series row by row, whatever figure columns its header names.
-pub struct SeriesReader<R: Read> {
+pub(crate) struct SeriesReader<R: Read> {
     csv: csv::Reader<R>,
     record: csv::StringRecord,
     /// The next row's number in the file (the header is row 1).
@@ -74,7 +74,7 @@ pub struct SeriesReader<R: Read> {
 
 /// One row: the series it belongs to and its figures.
 #[derive(Debug)]
-pub struct SeriesRow<'a> {
+pub(crate) struct SeriesRow<'a> {
     /// Seconds since the first sample.
     pub elapsed_s: f64,
     /// What the series follows.

@@ -79,7 +79,7 @@ fn judge(before: &Stamp, after: Result<Option<Stamp>>, pid: u32, comm: &str) -> 
 /// stays bound to the process it was opened for: once that process is
 /// reaped the second read fails (`ESRCH`) rather than show another process
 /// that took its PID.
-pub struct StatFile {
+pub(crate) struct StatFile {
     file: std::fs::File,
     pid: u32,
 }

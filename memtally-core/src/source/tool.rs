@@ -23,7 +23,7 @@ pub(crate) fn find_on_path(name: &str, path: Option<&OsStr>) -> Option<PathBuf> 
 
 /// How a run ended.
 #[derive(Debug)]
-pub enum Ran {
+pub(crate) enum Ran {
     /// It exited (successfully or not) within the limit.
     Exited { status: ExitStatus, stdout: Vec<u8>, stderr: Vec<u8> },
     /// It was still running at the limit and was killed, with its group.

@@ -11,7 +11,7 @@ use crate::source::ProcRoot;
 
 /// What the zram devices say, sorted by number (zram0, zram1, … zram10).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ZramDevices {
+pub(crate) struct ZramDevices {
     /// (device name, its mm_stat) of each device that could be read.
     pub devices: Vec<(String, ZramStat)>,
     /// Devices whose mm_stat could not be read or made no sense, with why.

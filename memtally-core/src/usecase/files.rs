@@ -3,7 +3,7 @@
 //! map it, and which processes those are (smem -m, Android's librank).
 //!
 //! Each process's smaps streams through a fold that keeps one sum per
-//! file ([`ProcessFiles`]); no region is kept, so memory is bounded by the
+//! file (`ProcessFiles`); no region is kept, so memory is bounded by the
 //! distinct files times the processes mapping each, whatever the maps' sizes.
 
 use std::collections::HashMap;

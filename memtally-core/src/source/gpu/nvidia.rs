@@ -32,7 +32,7 @@ pub(crate) const TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What asking `nvidia-smi` gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Nvidia {
+pub(crate) enum Nvidia {
     /// Not on PATH: nothing to say.
     Missing,
     /// It answered: (pid, its memory on one GPU), one entry per process

@@ -12,7 +12,7 @@ use crate::source::ProcRoot;
 
 /// How kpagecount counts pages of large folios.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LargeFolioCount {
+pub(crate) enum LargeFolioCount {
     /// Each page's own map count (`CONFIG_PAGE_MAPCOUNT=y`, or a kernel
     /// older than the option, where it is always so).
     Precise,

@@ -58,7 +58,7 @@ pub struct SmapsReader<R> {
 /// What a [`SmapsReader`] leaves for the next one: memory, no figures
 /// (each mapping is read over whatever the one before left in it).
 #[derive(Debug)]
-pub struct ReaderMemory {
+pub(crate) struct ReaderMemory {
     buf: Vec<u8>,
     slots: [Region; 2],
     spare: Spare,
