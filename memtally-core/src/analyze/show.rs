@@ -120,7 +120,7 @@ impl Fold {
         Fold {
             by,
             categories: CategorySums::default(),
-            rows: Grouper::new(),
+            rows: Grouper::default(),
             regions: 0,
             shmem: Sizes::default(),
         }

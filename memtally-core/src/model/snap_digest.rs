@@ -67,7 +67,7 @@ impl Digest {
     pub fn empty(snapshot: Snapshot) -> Digest {
         Digest {
             snapshot,
-            path_sums: Grouper::new(),
+            path_sums: Grouper::default(),
             region_sums: Vec::new(),
             ids: Vec::new(),
             purges: Vec::new(),

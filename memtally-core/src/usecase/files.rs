@@ -77,7 +77,7 @@ pub fn files(root: &ProcRoot, opts: &FilesOptions, progress: &dyn Progress) -> R
         outcome
     });
     progress.finish();
-    let mut tally = FileTally::new();
+    let mut tally = FileTally::default();
     let mut read = ReadProcesses { vanished: selected.vanished, ..ReadProcesses::default() };
     let mut commands = HashMap::new();
     let mut maps_only = 0;

@@ -98,7 +98,7 @@ impl Keep {
         Keep {
             room,
             types: VmmapTypes::default(),
-            categories: Grouper::new(),
+            categories: Grouper::default(),
             rank: HashMap::new(),
             kept: HashMap::new(),
             lists: None,

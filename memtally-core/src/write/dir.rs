@@ -38,7 +38,7 @@ impl Dir {
 
     /// The directory `path` names, not checked.
     pub(crate) fn walk(path: &Path, missing: Missing) -> Result<Dir> {
-        let Reached { fd, .. } = Walk::new().open(path, missing)?;
+        let Reached { fd, .. } = Walk::default().open(path, missing)?;
         Ok(Dir { fd, path: path.to_path_buf() })
     }
 
