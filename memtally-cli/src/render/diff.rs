@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use memtally_core::analyze::diff::{Change, Diff, DiffSort, RegionChange, Status};
-use memtally_core::model::{Figure, Named, Sizes};
+use memtally_core::analyze::diff::{Change, Diff, DiffSort, RegionChange};
+use memtally_core::model::{Figure, Named, Sizes, Status};
 
 use crate::render::blocks::{write_text, Block};
 use crate::render::notes::word;

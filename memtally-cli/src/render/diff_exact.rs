@@ -4,10 +4,10 @@
 
 use serde::Serialize;
 
-use memtally_core::analyze::diff::{Diff, Status};
+use memtally_core::analyze::diff::Diff;
 use memtally_core::analyze::diff_exact::{ExactChange, ExactDiff};
 use memtally_core::model::pages::Exclusive;
-use memtally_core::model::Named;
+use memtally_core::model::{Named, Status};
 
 use crate::render::blocks::Block;
 use crate::render::table::{escape_controls, Align, Table};

@@ -10,7 +10,7 @@ use crate::analyze::vmmap::{footprint_diff, footprint_diff_of, TypeSides};
 use crate::model::sizes::ROUNDED_PER_MAPPING;
 use crate::model::snap_digest::{Digest, RegionSum};
 use crate::model::snapshot::{SnapRegion, Snapshot, SnapshotKind};
-use crate::model::{Figure, Group, Named, Note, Side, Sizes};
+use crate::model::{Figure, Group, Named, Note, Side, Sizes, Status};
 
 /// A figure whose change `diff` compares and sorts by, largest growth first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,29 +40,6 @@ impl Named for DiffSort {
 
     fn help(self) -> &'static str {
         self.0.help()
-    }
-}
-
-crate::model::named::named! {
-    /// Whether a row's subject is in the second snapshot only, the first
-    /// only, or both.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum Status {
-        Appeared => "appeared", "in the second snapshot only";
-        Vanished => "vanished", "in the first snapshot only";
-        Changed => "changed", "in both snapshots";
-    }
-}
-
-impl Status {
-    /// The status of what is `before` in the first snapshot, `after` in
-    /// the second (the total row, in neither, is changed).
-    pub(crate) fn of(before: bool, after: bool) -> Status {
-        match (before, after) {
-            (false, true) => Status::Appeared,
-            (true, false) => Status::Vanished,
-            (true, true) | (false, false) => Status::Changed,
-        }
     }
 }
 

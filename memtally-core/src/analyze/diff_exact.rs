@@ -4,10 +4,9 @@
 //! nothing to compare, and a note says which lacks them (as for the
 //! working-set figures of `--wss`, which the size keys' deltas carry).
 
-use crate::analyze::diff::Status;
 use crate::model::pages::Exclusive;
 use crate::model::snapshot::{SnapProcess, Snapshot};
-use crate::model::{Note, Side};
+use crate::model::{Note, Side, Status};
 
 /// One process's (or the selection's) exclusive figure, before and after.
 #[derive(Debug, Clone, PartialEq)]
