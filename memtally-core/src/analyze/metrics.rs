@@ -9,6 +9,7 @@ use std::collections::HashMap;
 
 use crate::analyze::gpu::GpuProcess;
 use crate::analyze::top::{build as build_top, group_key, Machine, TopBy, TopSort};
+use crate::model::sizes::add_opt;
 use crate::model::{CgroupMemory, Figure, MemInfo, ProcMemory, Sizes};
 
 /// GPU memory one process (or a group of them) holds: DRM fdinfo (and
@@ -39,12 +40,6 @@ impl GpuFigures {
     pub(crate) fn add(&mut self, o: &GpuFigures) {
         add_opt(&mut self.resident, o.resident);
         add_opt(&mut self.purgeable, o.purgeable);
-    }
-}
-
-fn add_opt(a: &mut Option<u64>, b: Option<u64>) {
-    if let Some(b) = b {
-        *a = Some(a.unwrap_or(0).saturating_add(b));
     }
 }
 

@@ -379,6 +379,14 @@ impl Sizes {
     }
 }
 
+/// Adds `v` to `slot`, saturating: a figure known on either side stays
+/// known, and a sum becomes known once some part is.
+pub(crate) fn add_opt(slot: &mut Option<u64>, v: Option<u64>) {
+    if let Some(v) = v {
+        *slot = Some(slot.unwrap_or(0).saturating_add(v));
+    }
+}
+
 /// Serializes as a flat map of the present figures (absent ones are left out).
 impl Serialize for Sizes {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -140,9 +140,7 @@ impl SummaryRow {
             (&mut self.empty, row.empty),
             (&mut self.count, row.count),
         ] {
-            if let Some(v) = v {
-                *slot = Some(slot.unwrap_or(0).saturating_add(v));
-            }
+            super::sizes::add_opt(slot, v);
         }
         for (s, r) in self.steps.iter_mut().zip(row.steps) {
             *s = s.saturating_add(r);

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{charged, footprint_part, reclaimable_part};
+use crate::model::sizes::add_opt;
 use crate::model::snapshot::SnapProcess;
 use crate::model::{Purge, Sizes};
 
@@ -62,7 +63,7 @@ impl Side {
             (&mut self.nonvol, o.nonvol),
             (&mut self.empty, o.empty),
         ] {
-            super::opt_add(slot, v);
+            add_opt(slot, v);
         }
     }
 }

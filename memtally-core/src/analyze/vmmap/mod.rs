@@ -23,6 +23,7 @@ pub use tally::Tally;
 
 use serde::Serialize;
 
+use crate::model::sizes::add_opt;
 use crate::model::vmmap::{Document, VRegion};
 use crate::model::{Group, Purge, Region, Sizes};
 
@@ -139,8 +140,8 @@ impl Footprint {
     pub fn add(&mut self, o: &Footprint) {
         // Saturating, as every sum of crafted sizes (8388608T twice) must be.
         self.regions = self.regions.saturating_add(o.regions);
-        opt_add(&mut self.footprint, o.footprint);
-        opt_add(&mut self.reclaimable, o.reclaimable);
+        add_opt(&mut self.footprint, o.footprint);
+        add_opt(&mut self.reclaimable, o.reclaimable);
         self.volatile_vsize = self.volatile_vsize.saturating_add(o.volatile_vsize);
         self.empty_vsize = self.empty_vsize.saturating_add(o.empty_vsize);
         self.nonvol_vsize = self.nonvol_vsize.saturating_add(o.nonvol_vsize);
@@ -281,12 +282,6 @@ pub(crate) fn pow2_bucket(v: u64) -> u64 {
         0
     } else {
         v.checked_next_power_of_two().unwrap_or(1 << 63)
-    }
-}
-
-pub(crate) fn opt_add(slot: &mut Option<u64>, v: Option<u64>) {
-    if let Some(v) = v {
-        *slot = Some(slot.unwrap_or(0).saturating_add(v));
     }
 }
 
