@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{charged, footprint_part, reclaimable_part};
+use crate::analyze::signed::clamp;
 use crate::model::sizes::add_opt;
 use crate::model::snapshot::SnapProcess;
 use crate::model::{Purge, Sizes};
@@ -28,13 +29,7 @@ pub struct Delta {
 
 impl Delta {
     fn of(before: Option<u64>, after: Option<u64>) -> Delta {
-        let delta = match (before, after) {
-            (Some(b), Some(a)) => {
-                let d = i128::from(a) - i128::from(b);
-                Some(d.clamp(i64::MIN.into(), i64::MAX.into()) as i64)
-            }
-            _ => None,
-        };
+        let delta = before.zip(after).map(|(b, a)| clamp(i128::from(a) - i128::from(b)));
         Delta { before, after, delta }
     }
 
