@@ -115,7 +115,7 @@ mod tests {
     #[test]
     fn groups_add_up_to_the_total() {
         let rs = vec![region("a", 10, 1), region("b", 20, 0), region("a", 5, 5)];
-        let mut g = Grouper::default();
+        let mut g = Grouper::new();
         for r in &rs {
             g.add_region(r.path.as_deref().unwrap(), r);
         }
@@ -138,14 +138,14 @@ mod tests {
 
     #[test]
     fn keys_keep_their_first_order_and_groups_add_by_key() {
-        let mut g = Grouper::default();
+        let mut g = Grouper::new();
         g.add_region("z", &region("p", 1, 0));
         g.add_region("new", &region("p", 2, 0));
         g.add_region("z", &region("p", 4, 0));
         let all = g.clone().into_groups();
         let keys: Vec<&str> = all.iter().map(|g| g.key.as_str()).collect();
         assert_eq!(keys, ["z", "new"]);
-        let mut merged = Grouper::default();
+        let mut merged = Grouper::new();
         for group in all.iter().chain(all.iter()) {
             merged.add_group(group);
         }

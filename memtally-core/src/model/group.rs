@@ -45,6 +45,10 @@ pub(crate) struct Grouper {
 }
 
 impl Grouper {
+    pub(crate) fn new() -> Grouper {
+        Grouper::default()
+    }
+
     /// A grouper with room for `keys` keys.
     pub(crate) fn with_capacity(keys: usize) -> Grouper {
         Grouper {

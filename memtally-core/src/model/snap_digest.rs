@@ -67,7 +67,7 @@ impl Digest {
     pub fn empty(snapshot: Snapshot) -> Digest {
         Digest {
             snapshot,
-            path_sums: Grouper::default(),
+            path_sums: Grouper::new(),
             region_sums: Vec::new(),
             ids: Vec::new(),
             purges: Vec::new(),

@@ -460,7 +460,7 @@ impl Summing {
 impl SnapProcess {
     /// The regions added up by their `category`, first-seen order.
     pub(crate) fn categories_of(regions: &[SnapRegion]) -> Vec<Group> {
-        let mut g = Grouper::default();
+        let mut g = Grouper::new();
         for r in regions {
             g.add_sizes(&r.category, 1, &r.sizes);
         }

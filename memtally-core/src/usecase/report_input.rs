@@ -98,7 +98,7 @@ impl Keep {
         Keep {
             room,
             types: VmmapTypes::default(),
-            categories: Grouper::default(),
+            categories: Grouper::new(),
             rank: HashMap::new(),
             kept: HashMap::new(),
             lists: None,

@@ -94,7 +94,7 @@ pub fn read(
     let mut read = Selection {
         tally: Tally::new(TypeFilter::new(opts.types.clone())),
         kept: Vec::new(),
-        grouping: opts.by.map(|by| (by, Grouper::default())),
+        grouping: opts.by.map(|by| (by, Grouper::new())),
         opts,
         sink,
     };

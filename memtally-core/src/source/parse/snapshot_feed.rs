@@ -41,7 +41,7 @@ pub(crate) fn read(
     feed: &mut impl RegionFeed,
 ) -> Result<Snapshot, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_reader(r);
-    let mut at = At { feed, shape, categories: Grouper::default() };
+    let mut at = At { feed, shape, categories: Grouper::new() };
     let snap = serde::Deserializer::deserialize_map(&mut de, Top(&mut at))?;
     de.end()?;
     Ok(snap)
