@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use memtally_core::analyze::diff::{Change, Diff, DiffSort, RegionChange};
-use memtally_core::model::{Figure, Named, Sizes};
+use memtally_core::model::{Figure, Named, Sizes, Status};
 
 use crate::render::blocks::{write_text, Block};
 use crate::render::notes::word;
@@ -58,9 +58,9 @@ fn section(d: &Diff, title: &str, rows: &[Change], limit: usize, first: &str) ->
         };
         cells.push(format!("{} → {}", side(&c.before), side(&c.after)));
         let mark = match c.status() {
-            "appeared" => " (new)",
-            "vanished" => " (gone)",
-            _ => "",
+            Status::Appeared => " (new)",
+            Status::Vanished => " (gone)",
+            Status::Changed => "",
         };
         cells.push(match c.pid {
             Some(pid) => format!("{pid} {}{mark}", c.label),
@@ -211,7 +211,7 @@ fn csv_figures() -> impl Iterator<Item = Figure> {
 /// A CSV record of `c` in scope `scope` under `label` (its key as it
 /// is): before, after and delta of each figure, `len` cells.
 fn figure_record(scope: &str, label: String, c: &Change, len: usize) -> Vec<String> {
-    let mut rec = vec![scope.to_string(), c.key.clone(), label, c.status().to_string()];
+    let mut rec = vec![scope.to_string(), c.key.clone(), label, c.status().name().to_string()];
     for f in csv_figures() {
         let cell = |s: &Option<Sizes>| {
             s.as_ref().and_then(|s| s.figure(f)).map_or(String::new(), |v| v.to_string())
@@ -249,7 +249,7 @@ fn csv(d: &Diff, out: &mut dyn Write) -> std::io::Result<()> {
                 scope.to_string(),
                 csv_text(c.key.clone()),
                 csv_text(c.label.clone()),
-                c.status().to_string(),
+                c.status().name().to_string(),
             ];
             let cell = |s: &Option<Sizes>, f: Figure| {
                 s.as_ref().and_then(|s| s.figure(f)).map_or(String::new(), |v| v.to_string())

@@ -7,6 +7,7 @@ use serde::Serialize;
 use memtally_core::analyze::diff::Diff;
 use memtally_core::analyze::diff_exact::{ExactChange, ExactDiff};
 use memtally_core::model::pages::Exclusive;
+use memtally_core::model::{Named, Status};
 
 use crate::render::blocks::Block;
 use crate::render::table::{escape_controls, Align, Table};
@@ -54,9 +55,9 @@ pub(crate) fn exact_changes(d: &Diff, limit: usize) -> Vec<Block> {
     ]);
     for c in x.processes.iter().take(limit) {
         let mark = match c.status() {
-            "appeared" => " (new)",
-            "vanished" => " (gone)",
-            _ => "",
+            Status::Appeared => " (new)",
+            Status::Vanished => " (gone)",
+            Status::Changed => "",
         };
         let pid = c.pid.map_or_else(String::new, |p| format!("{p} "));
         t.row(vec![
@@ -115,7 +116,7 @@ impl<'a> ExactChangeJson<'a> {
         ExactChangeJson {
             pid: c.pid,
             command: &c.label,
-            status: c.status(),
+            status: c.status().name(),
             before: c.before.as_ref(),
             after: c.after.as_ref(),
             delta: ExactDeltaJson {

@@ -44,7 +44,7 @@ impl<'a> ChangeJson<'a> {
         ChangeJson {
             key: key(&c.key),
             label: &c.label,
-            status: c.status(),
+            status: c.status().name(),
             before: c.before.as_ref(),
             after: c.after.as_ref(),
             delta: DeltaJson(c),

@@ -10,7 +10,7 @@ use crate::analyze::vmmap::{footprint_diff, footprint_diff_of, TypeSides};
 use crate::model::sizes::ROUNDED_PER_MAPPING;
 use crate::model::snap_digest::{Digest, RegionSum};
 use crate::model::snapshot::{SnapRegion, Snapshot, SnapshotKind};
-use crate::model::{Figure, Group, Named, Note, Side, Sizes};
+use crate::model::{Figure, Group, Named, Note, Side, Sizes, Status};
 
 /// A figure whose change `diff` compares and sorts by, largest growth first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,13 +84,9 @@ impl Change {
         }
     }
 
-    /// `appeared`, `vanished` or `changed`.
-    pub fn status(&self) -> &'static str {
-        match (&self.before, &self.after) {
-            (None, Some(_)) => "appeared",
-            (Some(_), None) => "vanished",
-            _ => "changed",
-        }
+    /// Whether it appeared, vanished or changed.
+    pub fn status(&self) -> Status {
+        Status::of(self.before.is_some(), self.after.is_some())
     }
 
     /// The largest absolute change among the compared figures.
@@ -297,10 +293,7 @@ pub(crate) fn diff_digests_with(
         left.add(r.appeared, &r.region.sizes);
     }
     purge_changes.sort_by_key(|c: &PurgeChange| std::cmp::Reverse(c.after.sizes.size));
-    let seconds = match (a.unix_time, b.unix_time) {
-        (Some(x), Some(y)) => Some(y - x),
-        _ => None,
-    };
+    let seconds = a.unix_time.zip(b.unix_time).map(|(x, y)| y - x);
     // A vmmap report is one process.
     let vmmap = match (a.kind, a.processes.as_slice(), b.processes.as_slice()) {
         (SnapshotKind::Vmmap, [pa], [pb]) => Some(match sides {
@@ -419,7 +412,6 @@ fn checked_total(s: &Snapshot, processes: &[Sizes], side: Side, notes: &mut Vec<
 fn pair_groups(a: &[Group], b: &[Group]) -> Vec<Change> {
     // Keyed lookups: linear in the number of groups (a path per library
     // can mean tens of thousands of them).
-    use std::collections::HashMap;
     fn index(gs: &[Group]) -> HashMap<&str, usize> {
         let mut m = HashMap::with_capacity(gs.len());
         for (i, g) in gs.iter().enumerate() {
@@ -446,7 +438,6 @@ fn pair_groups(a: &[Group], b: &[Group]) -> Vec<Change> {
         .collect()
 }
 
-/// A Linux category's label, or the key itself (region types, paths).
 fn sort(list: &mut [Change], fields: &[DiffSort]) {
     list.sort_by(|x, y| {
         for &DiffSort(f) in fields {
@@ -559,7 +550,7 @@ mod tests {
         // Before: 4 KiB (pid 1). After: 8 KiB (pid 1) + 8 KiB (new pid 3).
         assert_eq!(d.totals.delta(Figure::PrivateDirty), Some(12288));
         let statuses: Vec<(&str, &str)> =
-            d.processes.iter().map(|p| (p.key.as_str(), p.status())).collect();
+            d.processes.iter().map(|p| (p.key.as_str(), p.status().name())).collect();
         assert_eq!(
             statuses,
             vec![("3", "appeared"), ("1", "changed")],

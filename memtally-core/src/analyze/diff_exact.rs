@@ -6,7 +6,7 @@
 
 use crate::model::pages::Exclusive;
 use crate::model::snapshot::{SnapProcess, Snapshot};
-use crate::model::{Note, Side};
+use crate::model::{Note, Side, Status};
 
 /// One process's (or the selection's) exclusive figure, before and after.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,13 +46,9 @@ impl ExactChange {
         self.delta_of(|e| e.bytes)
     }
 
-    /// `appeared`, `vanished` or `changed`.
-    pub fn status(&self) -> &'static str {
-        match self.present {
-            (false, true) => "appeared",
-            (true, false) => "vanished",
-            _ => "changed",
-        }
+    /// Whether the process appeared, vanished or changed.
+    pub fn status(&self) -> Status {
+        Status::of(self.present.0, self.present.1)
     }
 }
 
@@ -77,17 +73,11 @@ pub(crate) fn exact_diff(
     min_delta: u64,
     notes: &mut Vec<Note>,
 ) -> Option<ExactDiff> {
-    let (ea, eb) = match (&a.exact, &b.exact) {
-        (Some(ea), Some(eb)) => (ea, eb),
-        (None, None) => return None,
-        (None, Some(_)) => {
-            notes.push(Note::ExclusiveMissing { side: Side::First });
-            return None;
+    let (Some(ea), Some(eb)) = (&a.exact, &b.exact) else {
+        if let Some(side) = lacking(a.exact.is_some(), b.exact.is_some()) {
+            notes.push(Note::ExclusiveMissing { side });
         }
-        (Some(_), None) => {
-            notes.push(Note::ExclusiveMissing { side: Side::Second });
-            return None;
-        }
+        return None;
     };
     let mut processes: Vec<ExactChange> = pairs
         .iter()
@@ -122,10 +112,17 @@ pub(crate) fn exact_diff(
 /// none: their `touched`, `working_set` and `cold` changes are then
 /// unknown (null), and the note says which side lacks them.
 pub(crate) fn working_set_note(a: &Snapshot, b: &Snapshot, notes: &mut Vec<Note>) {
-    match (&a.wss, &b.wss) {
-        (None, Some(_)) => notes.push(Note::WorkingSetMissing { side: Side::First }),
-        (Some(_), None) => notes.push(Note::WorkingSetMissing { side: Side::Second }),
-        _ => {}
+    if let Some(side) = lacking(a.wss.is_some(), b.wss.is_some()) {
+        notes.push(Note::WorkingSetMissing { side });
+    }
+}
+
+/// The side that lacks what the other has; `None` where both or neither have it.
+fn lacking(first: bool, second: bool) -> Option<Side> {
+    match (first, second) {
+        (false, true) => Some(Side::First),
+        (true, false) => Some(Side::Second),
+        (true, true) | (false, false) => None,
     }
 }
 
@@ -150,6 +147,6 @@ mod tests {
         assert_eq!(change((false, true), None, Some(4096)).delta(), Some(4096));
         assert_eq!(change((true, false), Some(4096), None).delta(), Some(-4096));
         assert_eq!(change((true, true), None, Some(4096)).delta(), None);
-        assert_eq!(change((false, true), None, Some(4096)).status(), "appeared");
+        assert_eq!(change((false, true), None, Some(4096)).status(), Status::Appeared);
     }
 }

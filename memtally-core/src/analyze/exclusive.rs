@@ -22,7 +22,9 @@ use std::collections::HashMap;
 use crate::model::pages::{Exclusive, Frames, ProcPages, SwapSlot, PAGE};
 
 /// How many processes read hold each swap slot.
-pub fn swap_holders<'a>(pages: impl IntoIterator<Item = &'a ProcPages>) -> HashMap<SwapSlot, u32> {
+pub(crate) fn swap_holders<'a>(
+    pages: impl IntoIterator<Item = &'a ProcPages>,
+) -> HashMap<SwapSlot, u32> {
     let mut holders = HashMap::new();
     for p in pages {
         for &(_, slot) in &p.swapped {
@@ -35,7 +37,9 @@ pub fn swap_holders<'a>(pages: impl IntoIterator<Item = &'a ProcPages>) -> HashM
 /// The group's frames that need their map count looked at
 /// ([`needs_frame`](crate::model::pages::Present::needs_frame)), sorted, each with how many of the group's
 /// page table entries map it.
-pub fn group_frames<'a>(members: impl IntoIterator<Item = &'a ProcPages>) -> Vec<(u64, u64)> {
+pub(crate) fn group_frames<'a>(
+    members: impl IntoIterator<Item = &'a ProcPages>,
+) -> Vec<(u64, u64)> {
     let mut pfns: Vec<u64> = Vec::new();
     for p in members {
         pfns.extend(p.present.iter().filter(|x| x.needs_frame()).map(|x| x.pfn));

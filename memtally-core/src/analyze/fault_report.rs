@@ -73,7 +73,7 @@ pub struct FaultMapping {
 }
 
 /// The faults whose addresses fell in one category's mappings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FaultCategory {
     /// The category; null for addresses in no mapping memtally could read

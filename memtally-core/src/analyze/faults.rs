@@ -11,7 +11,7 @@ use crate::analyze::Category;
 
 /// One sampled fault, its address already placed in a mapping.
 #[derive(Debug, Clone)]
-pub struct PlacedFault<'a> {
+pub(crate) struct PlacedFault<'a> {
     /// The process it was taken in.
     pub pid: u32,
     /// The category of the mapping the address fell in; `None`: none found.
@@ -28,7 +28,7 @@ pub struct PlacedFault<'a> {
 
 /// The running sums.
 #[derive(Debug, Default)]
-pub struct FaultTally {
+pub(crate) struct FaultTally {
     /// By category, mapping, process and return addresses.
     stacks: HashMap<(Option<Category>, String, u32, Vec<u64>), FaultBytes>,
     processes: HashMap<u32, FaultBytes>,
@@ -74,11 +74,15 @@ impl FaultTally {
         }
         let mut categories: HashMap<Option<Category>, FaultCategory> = HashMap::new();
         for (category, named) in by_category {
-            let c = categories.entry(category).or_insert_with(|| empty(category));
+            let c = categories
+                .entry(category)
+                .or_insert_with(|| FaultCategory { category, ..Default::default() });
             (c.bytes, c.stacks, c.stacks_total) = ranked(named, top);
         }
         for ((category, mapping), named) in by_mapping {
-            let c = categories.entry(category).or_insert_with(|| empty(category));
+            let c = categories
+                .entry(category)
+                .or_insert_with(|| FaultCategory { category, ..Default::default() });
             let (bytes, stacks, stacks_total) = ranked(named, top);
             c.mappings.push(FaultMapping { mapping, bytes, stacks, stacks_total });
         }
@@ -114,16 +118,6 @@ fn ranked(named: Named, top: usize) -> (FaultBytes, Vec<FaultStack>, usize) {
     let total = stacks.len();
     stacks.truncate(top);
     (sum, stacks, total)
-}
-
-fn empty(category: Option<Category>) -> FaultCategory {
-    FaultCategory {
-        category,
-        bytes: FaultBytes::default(),
-        stacks: Vec::new(),
-        stacks_total: 0,
-        mappings: Vec::new(),
-    }
 }
 
 #[cfg(test)]

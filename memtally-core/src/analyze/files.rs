@@ -4,9 +4,9 @@
 //! the processes that map it, and which processes those are.
 //!
 //! Built in two steps that keep memory bounded by the distinct files times
-//! the processes mapping each: a [`ProcessFiles`] folds one process's
+//! the processes mapping each: a `ProcessFiles` folds one process's
 //! regions into one sum per file as they stream past (no region is kept),
-//! then [`FileTally::add`] merges that into the machine-wide rows.
+//! then `FileTally::add` merges that into the machine-wide rows.
 
 use std::collections::HashMap;
 
@@ -54,7 +54,7 @@ pub fn is_file(region: &Region) -> bool {
 
 /// One process's mappings folded into one sum per file, as they are read.
 #[derive(Debug, Default)]
-pub struct ProcessFiles {
+pub(crate) struct ProcessFiles {
     /// Only file mappings ([`is_file`]); otherwise every mapping.
     files_only: bool,
     index: HashMap<String, usize>,
@@ -168,7 +168,7 @@ pub struct FilesReport {
 
 /// The rows being built, one process at a time.
 #[derive(Debug, Default)]
-pub struct FileTally {
+pub(crate) struct FileTally {
     index: HashMap<String, usize>,
     rows: Vec<FileRow>,
     totals: Sizes,
@@ -176,11 +176,6 @@ pub struct FileTally {
 }
 
 impl FileTally {
-    /// No file yet.
-    pub fn new() -> FileTally {
-        FileTally::default()
-    }
-
     /// Adds one process's sums (its fold is consumed: nothing per region stays).
     pub fn add(&mut self, pid: u32, files: ProcessFiles) {
         self.processes += 1;
@@ -316,7 +311,7 @@ mod tests {
         a.add(&region(Some("[heap]"), Backing::Anonymous, 12288, 12288, 12288));
         let mut b = ProcessFiles::new(false);
         b.add(&region(lib, Backing::File, 8192, 16384, 0));
-        let mut tally = FileTally::new();
+        let mut tally = FileTally::default();
         tally.add(1, a);
         tally.add(2, b);
         let report = tally.finish(&[FileSort::Figure(Figure::Pss)], None, None, false);
@@ -342,7 +337,7 @@ mod tests {
         a.add(&region(Some("/dev/shm/x"), Backing::SharedMemory, 8192, 8192, 8192));
         a.add(&region(Some("/bin/sh"), Backing::File, 4096, 4096, 0));
         a.add(&region(Some("/lib/small"), Backing::File, 1024, 4096, 0));
-        let mut tally = FileTally::new();
+        let mut tally = FileTally::default();
         tally.add(7, a);
         let sort = [FileSort::Figure(Figure::Pss)];
         let report = tally.finish(&sort, Some(2048), Some(1), false);

@@ -113,7 +113,7 @@ impl Machine {
     /// Adds a line a driver reports (memory no meminfo field counts), just
     /// before the remainder, which shrinks by as much: the lines still add
     /// up to `total`.
-    pub fn add_driver_line(&mut self, name: Line, bytes: u64, source: String) {
+    pub(crate) fn add_driver_line(&mut self, name: Line, bytes: u64, source: String) {
         self.insert_line(&[], MachineLine::new(name, signed(bytes), false, source));
     }
 

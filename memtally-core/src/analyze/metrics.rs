@@ -8,7 +8,8 @@
 use std::collections::HashMap;
 
 use crate::analyze::gpu::GpuProcess;
-use crate::analyze::top::{build as build_top, Machine, TopBy, TopSort};
+use crate::analyze::top::{build as build_top, group_key, Machine, TopBy, TopSort};
+use crate::model::sizes::add_opt;
 use crate::model::{CgroupMemory, Figure, MemInfo, ProcMemory, Sizes};
 
 /// GPU memory one process (or a group of them) holds: DRM fdinfo (and
@@ -42,29 +43,16 @@ impl GpuFigures {
     }
 }
 
-fn add_opt(a: &mut Option<u64>, b: Option<u64>) {
-    if let Some(b) = b {
-        *a = Some(a.unwrap_or(0).saturating_add(b));
+crate::model::named::named! {
+    /// How the published rows are grouped.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum MetricsBy {
+        #[default]
+        Process => "process", "one series per process: memtally_process_*{pid,comm,program}";
+        Program => "program", "one series per program: memtally_program_*{program}";
+        Cgroup => "cgroup", "one series per cgroup: memtally_cgroup_*{cgroup}";
     }
 }
-
-/// How the published rows are grouped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum MetricsBy {
-    /// One series per process: `memtally_process_*{pid,comm,program}`.
-    #[default]
-    Process,
-    /// One series per program: `memtally_program_*{program}`.
-    Program,
-    /// One series per cgroup: `memtally_cgroup_*{cgroup}`.
-    Cgroup,
-}
-
-crate::model::named::named!(MetricsBy {
-    Process => "process", "one series per process: memtally_process_*{pid,comm,program}";
-    Program => "program", "one series per program: memtally_program_*{program}";
-    Cgroup => "cgroup", "one series per cgroup: memtally_cgroup_*{cgroup}";
-});
 
 impl From<MetricsBy> for TopBy {
     fn from(b: MetricsBy) -> TopBy {
@@ -206,10 +194,7 @@ pub fn build(
         (Some(g), TopBy::Program | TopBy::Cgroup) => {
             let mut m: HashMap<String, GpuFigures> = HashMap::new();
             for p in processes {
-                let key = match by {
-                    TopBy::Program => p.info.program.clone(),
-                    _ => p.info.cgroup.clone().unwrap_or_else(|| "(unknown)".into()),
-                };
+                let key = group_key(p, by, &|_| String::new());
                 let mine = g.get(&p.info.pid).copied().unwrap_or_default();
                 m.entry(key).or_default().add(&mine);
             }

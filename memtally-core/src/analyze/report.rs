@@ -17,23 +17,16 @@ use crate::analyze::vmmap::VmmapReport;
 use crate::model::snapshot::{SnapProcess, Snapshot};
 use crate::model::{MemInfo, Note, ProcInfo, ProcMemory, Sizes};
 
-/// How the report's treemap groups processes under the machine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ReportBy {
-    /// By program (basename of the command's first word, as `top --by program`).
-    #[default]
-    Program,
-    /// By cgroup (container, systemd unit); a snapshot file does not record it.
-    Cgroup,
-    /// By owner.
-    User,
+crate::model::named::named! {
+    /// How the report's treemap groups processes under the machine.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum ReportBy {
+        #[default]
+        Program => "program", "processes of one program, as top groups them by program";
+        Cgroup => "cgroup", "processes of one cgroup (a live read or a recorded tree only)";
+        User => "user", "processes of one user";
+    }
 }
-
-crate::model::named::named!(ReportBy {
-    Program => "program", "processes of one program, as top groups them by program";
-    Cgroup => "cgroup", "processes of one cgroup (a live read or a recorded tree only)";
-    User => "user", "processes of one user";
-});
 
 /// A process that was listed but could not be read in detail: only its
 /// status figures (RSS) are known. The report draws it as a box of its
@@ -146,13 +139,10 @@ pub(crate) fn machine_of(snapshot: &Snapshot) -> Option<Machine> {
             info: ProcInfo {
                 pid: p.pid.unwrap_or(0),
                 ppid: p.ppid.unwrap_or(0),
-                uid: None,
                 comm: p.comm.clone(),
                 cmdline: p.command.clone(),
                 program: program(p),
-                cgroup: None,
-                status_sizes: None,
-                start_time: None,
+                ..ProcInfo::default()
             },
             source: p.source,
             sizes: p.totals.clone(),

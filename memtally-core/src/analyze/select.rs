@@ -63,7 +63,7 @@ impl Selection {
 
     /// The selectors that narrow, with their values, for a message to
     /// state what was asked (empty: every process).
-    pub fn selectors(&self) -> Vec<Selector> {
+    pub(crate) fn selectors(&self) -> Vec<Selector> {
         let mut out = Vec::new();
         if !self.pids.is_empty() {
             out.push(Selector::Pids(self.pids.clone()));

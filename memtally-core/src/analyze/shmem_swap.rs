@@ -17,7 +17,9 @@ pub type Object = (String, u64);
 
 /// One process's swapped shared memory, by object: the `Swap` of its
 /// shmem mappings (its ranges of one object added up).
-pub fn of_regions<'a>(regions: impl IntoIterator<Item = &'a Region>) -> BTreeMap<Object, u64> {
+pub(crate) fn of_regions<'a>(
+    regions: impl IntoIterator<Item = &'a Region>,
+) -> BTreeMap<Object, u64> {
     let mut out: BTreeMap<Object, u64> = BTreeMap::new();
     for r in regions {
         add_region(&mut out, r);
@@ -27,7 +29,7 @@ pub fn of_regions<'a>(regions: impl IntoIterator<Item = &'a Region>) -> BTreeMap
 
 /// Adds one region to a process's swapped shared memory by object (what
 /// [`of_regions`] does for each): for a reader that keeps no region.
-pub fn add_region(objects: &mut BTreeMap<Object, u64>, r: &Region) {
+pub(crate) fn add_region(objects: &mut BTreeMap<Object, u64>, r: &Region) {
     let swap = r.sizes.swap.unwrap_or(0);
     if swap == 0 || !is_shmem(r) {
         return;

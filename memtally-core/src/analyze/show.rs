@@ -102,7 +102,7 @@ impl ShowReport {
 
 /// Sums regions as they come, for a view, without keeping them: the
 /// categories, the rows of the chosen grouping, and the count.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Fold {
     by: ShowBy,
     /// One group per category, in `Category::ALL` order.
@@ -117,13 +117,7 @@ pub struct Fold {
 impl Fold {
     /// An empty fold for a view grouped `by`.
     pub fn new(by: ShowBy) -> Fold {
-        Fold {
-            by,
-            categories: CategorySums::default(),
-            rows: Grouper::new(),
-            regions: 0,
-            shmem: Sizes::default(),
-        }
+        Fold { by, ..Fold::default() }
     }
 
     /// Adds one region.

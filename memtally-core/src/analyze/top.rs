@@ -10,20 +10,17 @@ use crate::model::{
     CgroupMemory, Figure, MemInfo, Note, ProcMemory, Scan, SizeSource, Sizes, Users, Withheld,
 };
 
-/// How `top` groups processes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum TopBy {
-    /// One row per process.
-    #[default]
-    Process,
-    /// Processes of one program added up (as ps_mem does).
-    Program,
-    /// Processes of one user added up.
-    User,
-    /// Processes of one cgroup (container, systemd unit) added up.
-    Cgroup,
-    /// Each process with all its descendants added up, as a tree.
-    Tree,
+crate::model::named::named! {
+    /// How `top` groups processes.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum TopBy {
+        #[default]
+        Process => "process", "one row per process";
+        Program => "program", "processes of one program added up (as ps_mem does)";
+        User => "user", "processes of one user added up";
+        Cgroup => "cgroup", "processes of one cgroup (container, systemd unit) added up";
+        Tree => "tree", "each process with all its descendants added up, as a tree";
+    }
 }
 
 impl TopBy {
@@ -38,14 +35,6 @@ impl TopBy {
         }
     }
 }
-
-crate::model::named::named!(TopBy {
-    Process => "process", "one row per process";
-    Program => "program", "processes of one program added up (as ps_mem does)";
-    User => "user", "processes of one user added up";
-    Cgroup => "cgroup", "processes of one cgroup (container, systemd unit) added up";
-    Tree => "tree", "each process with all its descendants added up, as a tree";
-});
 
 /// What `top` sorts rows by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

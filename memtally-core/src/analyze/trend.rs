@@ -16,7 +16,7 @@ pub type SeriesKey = (Scope, String);
 pub type Sample = BTreeMap<SeriesKey, (String, Sizes)>;
 
 /// Fitted trends: series -> (label, trend).
-pub type Trends = BTreeMap<SeriesKey, (String, Trend)>;
+pub(crate) type Trends = BTreeMap<SeriesKey, (String, Trend)>;
 
 /// Fits every series of the samples (taken at the given seconds) for one
 /// figure; series with fewer than two known values are left out.

@@ -125,9 +125,9 @@ fn clean_file(r: &Region) -> u64 {
     }
 }
 
-/// The sizes of one mapping read after the reset with `touched`,
-/// `working_set` and `cold` set, and how many bytes the working set may
-/// be short by.
+/// Sets `touched`, `working_set` and `cold` of one mapping's sizes read
+/// after the reset, whose clean file bytes are `file`, and returns how many
+/// bytes the working set may be short by.
 ///
 /// smaps gives per mapping how much is dirty, clean and referenced, not
 /// which pages are which: the clean touched bytes are at least
@@ -135,13 +135,6 @@ fn clean_file(r: &Region) -> u64 {
 /// agree where a mapping is all clean (code, read-only data: the common
 /// case), all dirty, or all touched; elsewhere the lower bound is taken
 /// and the difference returned, for a note.
-pub fn figure_region(r: &Region) -> (Sizes, u64) {
-    let mut sizes = r.sizes.clone();
-    let spread = figure(&mut sizes, clean_file(r));
-    (sizes, spread)
-}
-
-/// [`figure_region`] of sizes whose clean file bytes are `file`.
 fn figure(s: &mut Sizes, file: u64) -> u64 {
     let (Some(rss), Some(referenced)) = (s.rss, s.referenced) else { return 0 };
     let referenced = referenced.min(rss);
@@ -155,7 +148,7 @@ fn figure(s: &mut Sizes, file: u64) -> u64 {
 }
 
 /// Sums one process's mappings as its smaps is read (none kept): every
-/// mapping figured ([`figure_region`]), by category and in total.
+/// mapping figured (`figure`), by category and in total.
 #[derive(Debug, Clone, Default)]
 pub struct WssFold {
     /// Every mapping added up.
@@ -257,6 +250,12 @@ fn sum_categories(processes: &[WssProcess]) -> Vec<WssCategory> {
 mod tests {
     use super::*;
     use crate::model::region::Region;
+
+    fn figure_region(r: &Region) -> (Sizes, u64) {
+        let mut sizes = r.sizes.clone();
+        let spread = figure(&mut sizes, clean_file(r));
+        (sizes, spread)
+    }
 
     fn region(backing: Backing, rss: u64, referenced: u64, dirty: u64) -> Region {
         let mut r = Region::new(backing);

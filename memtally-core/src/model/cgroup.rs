@@ -65,7 +65,7 @@ impl CgroupMemory {
     /// `memory.usage_in_bytes` is the machine's rss + cache (the kernel
     /// computes it from page counts, charging nothing to the root), so
     /// its `memory.kmem.usage_in_bytes` is beside the usage, not in it.
-    pub fn usage_excludes_kernel(&self) -> bool {
+    pub(crate) fn usage_excludes_kernel(&self) -> bool {
         self.version == 1 && self.path.trim_end_matches('/').is_empty()
     }
 }

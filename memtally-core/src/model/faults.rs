@@ -28,7 +28,7 @@ pub enum FaultAccess {
 
 /// One sampled fault, placed in the mapping its address fell in.
 #[derive(Debug, Clone, Copy)]
-pub struct FaultSample<'a> {
+pub(crate) struct FaultSample<'a> {
     /// The process it was taken in.
     pub pid: u32,
     /// The mapping the address fell in; `None`: none known.
@@ -64,7 +64,7 @@ pub enum Unwind {
 impl Unwind {
     /// The stack copy a sample carries by default: 8 KiB, perf's own
     /// default; dozens of frames (docs/benchmarks.md has the cost).
-    pub const STACK_BYTES: u32 = 8 << 10;
+    pub(crate) const STACK_BYTES: u32 = 8 << 10;
     /// The most a sample can copy (a sample is at most 64 KiB).
     pub const MAX_STACK_BYTES: u32 = 60 << 10;
 }

@@ -28,16 +28,12 @@ pub struct DrmMemory {
 impl DrmMemory {
     /// Adds another client's figures; a figure known on either side stays known.
     pub(crate) fn add(&mut self, o: &DrmMemory) {
-        fn sum(a: &mut Option<u64>, b: Option<u64>) {
-            if let Some(b) = b {
-                *a = Some(a.unwrap_or(0).saturating_add(b));
-            }
-        }
-        sum(&mut self.total, o.total);
-        sum(&mut self.shared, o.shared);
-        sum(&mut self.resident, o.resident);
-        sum(&mut self.purgeable, o.purgeable);
-        sum(&mut self.active, o.active);
+        use super::sizes::add_opt;
+        add_opt(&mut self.total, o.total);
+        add_opt(&mut self.shared, o.shared);
+        add_opt(&mut self.resident, o.resident);
+        add_opt(&mut self.purgeable, o.purgeable);
+        add_opt(&mut self.active, o.active);
     }
 
     /// What the client costs: resident bytes, or the total where the

@@ -17,7 +17,7 @@ use std::time::Duration;
 pub const DEFAULT_MAX_MAPPINGS: usize = 2_000;
 
 /// Time one process's reads may take before its `smaps` read is skipped.
-pub const DEFAULT_READ_BUDGET: Duration = Duration::from_millis(50);
+pub(crate) const DEFAULT_READ_BUDGET: Duration = Duration::from_millis(50);
 
 /// The bounds of one process's reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +30,8 @@ pub struct ReadGuard {
 
 impl ReadGuard {
     /// No bound (the commands a user runs on purpose: `gpu`, `show`, `top`).
-    pub const NONE: ReadGuard = ReadGuard { max_mappings: usize::MAX, budget: Duration::MAX };
+    pub(crate) const NONE: ReadGuard =
+        ReadGuard { max_mappings: usize::MAX, budget: Duration::MAX };
 }
 
 impl Default for ReadGuard {

@@ -37,7 +37,7 @@ pub(crate) use group::Grouper;
 pub use html_page::{FAULTS_ELEMENT, SNAPSHOT_ELEMENT};
 pub use meminfo::MemInfo;
 pub use named::Named;
-pub use note::{Note, Side, Withheld};
+pub use note::{Note, Side, Status, Withheld};
 pub(crate) use process::Needs;
 pub use process::{ProcInfo, ProcMemory, Process, Scan, SizeSource, StatusSizes, Streamed};
 pub use region::{Backing, Purge, Region};

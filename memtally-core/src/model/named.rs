@@ -21,8 +21,20 @@ pub trait Named: Sized + Copy + 'static {
 }
 
 /// Implements [`Named`] for a fieldless enum, one row a value (its name
-/// and its help) in the order [`Named::ALL`] lists them.
+/// and its help) in the order [`Named::ALL`] lists them. Given the enum
+/// itself (`pub enum E { A => "a", "help"; }`), it declares it too, each
+/// value documented by its help.
 macro_rules! named {
+    (
+        $(#[$meta:meta])* $vis:vis enum $ty:ident {
+            $($(#[$vmeta:meta])* $value:ident => $name:literal, $help:literal;)*
+        }
+    ) => {
+        $(#[$meta])* $vis enum $ty {
+            $(#[doc = $help] $(#[$vmeta])* $value,)*
+        }
+        $crate::model::named::named!($ty { $($value => $name, $help;)* });
+    };
     ($ty:ty { $($value:ident => $name:literal, $help:literal;)* }) => {
         impl $crate::model::Named for $ty {
             const ALL: &'static [$ty] = &[$(Self::$value),*];

@@ -308,3 +308,26 @@ pub enum Side {
     /// The second (after).
     Second,
 }
+
+super::named::named! {
+    /// Whether a row's subject is in the second snapshot only, the first
+    /// only, or both.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Status {
+        Appeared => "appeared", "in the second snapshot only";
+        Vanished => "vanished", "in the first snapshot only";
+        Changed => "changed", "in both snapshots";
+    }
+}
+
+impl Status {
+    /// The status of what is `before` in the first snapshot, `after` in
+    /// the second (the total row, in neither, is changed).
+    pub(crate) fn of(before: bool, after: bool) -> Status {
+        match (before, after) {
+            (false, true) => Status::Appeared,
+            (true, false) => Status::Vanished,
+            (true, true) | (false, false) => Status::Changed,
+        }
+    }
+}

@@ -92,7 +92,7 @@ impl Frames {
 
     /// Takes `n` mappings off frame `pfn`'s map count (a reader's own
     /// mappings of it, which are no one's that matters).
-    pub fn discount(&mut self, pfn: u64, n: u64) {
+    pub(crate) fn discount(&mut self, pfn: u64, n: u64) {
         if let Ok(i) = self.pfns.binary_search(&pfn) {
             self.info[i].mapcount = self.info[i].mapcount.saturating_sub(n);
         }
@@ -128,7 +128,7 @@ pub struct ReadCost {
 }
 
 /// A swap slot: the swap area and the slot in it.
-pub type SwapSlot = (u8, u64);
+pub(crate) type SwapSlot = (u8, u64);
 
 /// What pagemap says of one process's resident and swapped pages (only
 /// the pages that are there: holes and untouched reservations cost

@@ -19,7 +19,7 @@ pub enum Flow {
 
 impl Flow {
     /// Whether the reader should stop.
-    pub fn is_stop(self) -> bool {
+    pub(crate) fn is_stop(self) -> bool {
         self == Flow::Stop
     }
 }

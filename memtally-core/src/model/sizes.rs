@@ -72,7 +72,7 @@ macro_rules! known_sizes {
             }
 
             /// The slot of a known key; `None` for a derived figure.
-            pub fn field_mut(&mut self, figure: Figure) -> Option<&mut Option<u64>> {
+            pub(crate) fn field_mut(&mut self, figure: Figure) -> Option<&mut Option<u64>> {
                 match figure {
                     $( Figure::$variant => Some(&mut self.$field), )*
                     _ => None,
@@ -84,13 +84,11 @@ macro_rules! known_sizes {
             pub(crate) fn set(&mut self, name: &str, value: u64) {
                 match name {
                     $( stringify!($field) => self.$field = Some(value), )*
-                    _ => match self.extra.iter().position(|(n, _)| n == name) {
-                        Some(at) => self.extra[at].1 = value,
-                        None if self.extra.len() < MAX_EXTRA => {
-                            self.extra.push((name.to_string(), value))
+                    _ => {
+                        if let Some(slot) = self.extra_slot(name) {
+                            *slot = value;
                         }
-                        None => {}
-                    },
+                    }
                 }
             }
 
@@ -121,12 +119,8 @@ macro_rules! known_sizes {
                     }
                 } )*
                 for (name, v) in &other.extra {
-                    match self.extra.iter().position(|(n, _)| n == name) {
-                        Some(at) => self.extra[at].1 = self.extra[at].1.saturating_add(*v),
-                        None if self.extra.len() < MAX_EXTRA => {
-                            self.extra.push((name.clone(), *v))
-                        }
-                        None => {}
+                    if let Some(slot) = self.extra_slot(name) {
+                        *slot = slot.saturating_add(*v);
                     }
                 }
             }
@@ -148,7 +142,7 @@ macro_rules! known_sizes {
 /// over many crafted processes keeps the first this many: its search per
 /// key stays bounded, where one slot per distinct name made `add` linear
 /// in the keys seen so far (80,000 mappings, each with its own key: 30 s).
-pub const MAX_EXTRA: usize = 64;
+pub(crate) const MAX_EXTRA: usize = 64;
 
 /// Figures that describe a mapping rather than count its bytes (a page
 /// size): a sum of them means nothing, so sums leave them out.
@@ -318,21 +312,12 @@ impl Sizes {
     /// Dirty bytes: vmmap's DIRTY column, or on Linux shared + private
     /// dirty. `None` when the source says nothing about dirtiness.
     pub fn dirty(&self) -> Option<u64> {
-        if let Some(d) = self.dirty {
-            return Some(d);
-        }
-        match (self.shared_dirty, self.private_dirty) {
-            (Some(s), Some(p)) => Some(s.saturating_add(p)),
-            _ => None,
-        }
+        self.dirty.or_else(|| Some(self.shared_dirty?.saturating_add(self.private_dirty?)))
     }
 
     /// Clean resident bytes: shared + private clean (Linux only).
     pub(crate) fn clean(&self) -> Option<u64> {
-        match (self.shared_clean, self.private_clean) {
-            (Some(s), Some(p)) => Some(s.saturating_add(p)),
-            _ => None,
-        }
+        Some(self.shared_clean?.saturating_add(self.private_clean?))
     }
 
     /// The summable footprint: Pss_Anon + SwapPss, both needed (a
@@ -344,10 +329,7 @@ impl Sizes {
     /// Unique set size (private clean + private dirty): what freeing this
     /// alone would give back.
     pub fn uss(&self) -> Option<u64> {
-        match (self.private_clean, self.private_dirty) {
-            (Some(c), Some(d)) => Some(c.saturating_add(d)),
-            _ => None,
-        }
+        Some(self.private_clean?.saturating_add(self.private_dirty?))
     }
 
     /// A figure: a known key's field, or one derived from them. `dirty`
@@ -375,10 +357,33 @@ impl Sizes {
         }
     }
 
+    /// The slot of a size key this build does not know, by its snake_case
+    /// name: added (zero) where the name is new and fewer than
+    /// [`MAX_EXTRA`] are kept, else `None`.
+    fn extra_slot(&mut self, name: &str) -> Option<&mut u64> {
+        let at = match self.extra.iter().position(|(n, _)| n == name) {
+            Some(at) => at,
+            None if self.extra.len() < MAX_EXTRA => {
+                self.extra.push((name.to_string(), 0));
+                self.extra.len() - 1
+            }
+            None => return None,
+        };
+        Some(&mut self.extra[at].1)
+    }
+
     /// The bytes of a size key this build does not know, by its
     /// snake_case name (as the source or a JSON document named it).
     pub fn extra_named(&self, name: &str) -> Option<u64> {
         self.extra.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+}
+
+/// Adds `v` to `slot`, saturating: a figure known on either side stays
+/// known, and a sum becomes known once some part is.
+pub(crate) fn add_opt(slot: &mut Option<u64>, v: Option<u64>) {
+    if let Some(v) = v {
+        *slot = Some(slot.unwrap_or(0).saturating_add(v));
     }
 }
 

@@ -75,15 +75,6 @@ impl Digest {
         }
     }
 
-    /// Makes room for `processes` more processes, exactly.
-    pub fn reserve_exact(&mut self, processes: usize) {
-        self.snapshot.processes.reserve_exact(processes);
-        self.region_sums.reserve_exact(processes);
-        self.ids.reserve_exact(processes);
-        self.purges.reserve_exact(processes);
-        self.offsets.reserve_exact(processes);
-    }
-
     /// Adds the next process's region figures (in `snapshot.processes` order).
     pub fn push(&mut self, one: RegionDigest) {
         let mut ids = one.ids;
@@ -124,7 +115,7 @@ impl Digest {
 
 impl Digest {
     /// Every process's regions added up by path, in first-seen order.
-    pub fn path_sums(&self) -> &[Group] {
+    pub(crate) fn path_sums(&self) -> &[Group] {
         self.path_sums.groups()
     }
 }

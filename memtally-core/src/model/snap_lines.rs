@@ -20,7 +20,7 @@ use super::snap_pages::{SnapExact, SnapWss};
 use super::snapshot::{Moment, SnapProcess, SnapRegion, Snapshot, SnapshotKind};
 
 /// The format version a snapshot file's first line carries.
-pub const LINES_VERSION: u32 = 2;
+pub(crate) const LINES_VERSION: u32 = 2;
 
 /// The first line: what was read, when and where.
 #[derive(Debug, Clone, Serialize, Deserialize)]

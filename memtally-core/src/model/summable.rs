@@ -13,7 +13,7 @@ use super::sizes::{Figure, Sizes};
 
 /// The figures a sum over processes keeps, beside `size`; the derived
 /// ones built from them (`uss`, `footprint_pss`) follow.
-pub const SUMMABLE: &[Figure] = &[
+pub(crate) const SUMMABLE: &[Figure] = &[
     Figure::Size,
     Figure::Pss,
     Figure::PssDirty,
@@ -31,7 +31,7 @@ pub const SUMMABLE: &[Figure] = &[
 impl Sizes {
     /// Leaves only what adds up across processes (see the module): for a
     /// sum over more than one process.
-    pub fn keep_summable(&mut self) {
+    pub(crate) fn keep_summable(&mut self) {
         let kept = SUMMABLE.iter().map(|&f| (f, self.field(f))).collect::<Vec<_>>();
         *self = Sizes::default();
         for (f, v) in kept {

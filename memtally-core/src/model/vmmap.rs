@@ -23,7 +23,7 @@ pub const OTHER_TYPES: &str = "other types";
 /// One unit of the last digit of a size as printed, in bytes: `15.8G` is
 /// 0.1G, `2437K` 1K, `0.20` (pages) a hundredth of `bare`. What rounding
 /// to that digit can hide; 0 for a token that is not a size.
-pub fn printed_step(t: &str, bare: u64) -> u64 {
+pub(crate) fn printed_step(t: &str, bare: u64) -> u64 {
     let b = t.as_bytes();
     let (digits, mult) = match b.last() {
         Some(b'B') => (&t[..t.len() - 1], 1u64),
@@ -140,9 +140,7 @@ impl SummaryRow {
             (&mut self.empty, row.empty),
             (&mut self.count, row.count),
         ] {
-            if let Some(v) = v {
-                *slot = Some(slot.unwrap_or(0).saturating_add(v));
-            }
+            super::sizes::add_opt(slot, v);
         }
         for (s, r) in self.steps.iter_mut().zip(row.steps) {
             *s = s.saturating_add(r);

@@ -35,7 +35,7 @@ pub(crate) const A_LINK: &str =
 /// a desktop of 400 processes), the JSON show of one process of
 /// 150,000 mappings about 100 MB; a quarter GiB leaves room for both and
 /// keeps a mistaken `/dev/zero`-sized input from taking the machine.
-pub const MAX_INPUT: u64 = 256 << 20;
+pub(crate) const MAX_INPUT: u64 = 256 << 20;
 
 /// A directory held open; every name is resolved beneath it.
 #[derive(Debug, Clone)]
@@ -66,7 +66,7 @@ impl Tree {
 
     /// Opens the regular file `rel` without blocking (a FIFO's open
     /// returns at once, and is then refused).
-    pub fn open_file(&self, rel: &Path) -> std::io::Result<File> {
+    pub(crate) fn open_file(&self, rel: &Path) -> std::io::Result<File> {
         let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY;
         let f = File::from(self.open_beneath(rel, flags)?);
         if !f.metadata()?.is_file() {
@@ -85,7 +85,7 @@ impl Tree {
     }
 
     /// The subdirectory `rel`, held open as a tree of its own.
-    pub fn subdir(&self, rel: &Path) -> std::io::Result<Tree> {
+    pub(crate) fn subdir(&self, rel: &Path) -> std::io::Result<Tree> {
         let fd = self.open_beneath(rel, OFlags::RDONLY | OFlags::DIRECTORY)?;
         Ok(Tree { dir: Arc::new(fd) })
     }
@@ -238,7 +238,7 @@ fn too_big(limit: u64) -> std::io::Error {
 /// Opens a document named on the command line: a regular file of at most
 /// [`MAX_INPUT`] bytes, or a pipe (`diff <(memtally snapshot) b.json`),
 /// whose reads fail past [`MAX_INPUT`] bytes. See [`open_stream`].
-pub fn open_input(path: &Path) -> std::io::Result<Input> {
+pub(crate) fn open_input(path: &Path) -> std::io::Result<Input> {
     let file = open_stream(path)?;
     if file.metadata()?.len() > MAX_INPUT {
         return Err(too_big(MAX_INPUT));
@@ -250,7 +250,7 @@ pub fn open_input(path: &Path) -> std::io::Result<Input> {
 /// bounded memory whatever its length (saved vmmap text): a regular file
 /// or a pipe; a device, socket or directory is refused. Opening never
 /// blocks on a FIFO that has no writer yet (it then reads as empty).
-pub fn open_stream(path: &Path) -> std::io::Result<File> {
+pub(crate) fn open_stream(path: &Path) -> std::io::Result<File> {
     use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
     let f = std::fs::OpenOptions::new()
         .read(true)

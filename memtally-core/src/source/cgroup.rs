@@ -13,7 +13,7 @@ use crate::source::ProcRoot;
 
 /// Where the cgroup filesystem is (the directory `/sys/fs/cgroup` is).
 #[derive(Debug, Clone)]
-pub struct CgroupRoot {
+pub(crate) struct CgroupRoot {
     root: PathBuf,
     /// The directory held open: every file is read beneath it, through no
     /// link, bounded (see `source::bounded`); the error number when it
@@ -27,7 +27,7 @@ pub const MAX_FILE: usize = 64 << 10;
 
 /// The longest cgroup path taken (`PATH_MAX`): longer is not a path the
 /// kernel could print, only crafted input.
-pub const MAX_PATH: usize = libc::PATH_MAX as usize;
+pub(crate) const MAX_PATH: usize = libc::PATH_MAX as usize;
 
 /// Where memory is accounted under the root.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,7 +42,7 @@ pub enum Layout {
 pub const RECORDED: &str = "sys/fs/cgroup";
 
 /// Files read per cgroup (and recorded by captures), v1 and v2.
-pub const FILES: &[&str] = &[
+pub(crate) const FILES: &[&str] = &[
     "memory.current",
     "memory.max",
     "memory.high",
@@ -72,7 +72,7 @@ impl CgroupRoot {
     /// live `/proc`, `DIR/sys/fs/cgroup` for a recording in `DIR` (reached
     /// beneath the recording, through no link).
     /// `--cgroup-root DIR`, where given, is read instead of either.
-    pub fn for_proc(proc: &ProcRoot) -> CgroupRoot {
+    pub(crate) fn for_proc(proc: &ProcRoot) -> CgroupRoot {
         if let Some(dir) = proc.cgroup_root() {
             return CgroupRoot::new(dir);
         }
@@ -98,7 +98,7 @@ impl CgroupRoot {
 
     /// Reads the cgroup file `path` (under the root): a regular file of at
     /// most [`MAX_FILE`] bytes, reached through no link.
-    pub fn read_file(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+    pub(crate) fn read_file(&self, path: &Path) -> std::io::Result<Vec<u8>> {
         let tree = self.tree.as_ref().map_err(|&e| std::io::Error::from_raw_os_error(e))?;
         let rel = self.rel(path).ok_or_else(|| {
             std::io::Error::new(std::io::ErrorKind::InvalidData, "not inside the cgroup tree")

@@ -40,7 +40,7 @@ use crate::source::ProcRoot;
 /// where the unified `0::` line says `/` or names a tree with no memory
 /// controller), else the v2 line (`0::/path`), else the first v1
 /// hierarchy's path.
-pub fn cgroup_path(text: &str) -> Option<String> {
+pub(crate) fn cgroup_path(text: &str) -> Option<String> {
     let (mut unified, mut first) = (None, None);
     for line in text.lines() {
         let mut parts = line.splitn(3, ':');

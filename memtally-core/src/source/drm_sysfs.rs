@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::source::ProcRoot;
 
 /// (card, bytes) of every card that reports GTT use, sorted by card.
-pub fn gtt_used(root: &ProcRoot) -> Vec<(String, u64)> {
+pub(crate) fn gtt_used(root: &ProcRoot) -> Vec<(String, u64)> {
     let mut out: Vec<(String, u64)> = root
         .sys_list("class/drm")
         .into_iter()

@@ -50,9 +50,7 @@ pub(crate) fn identity(bsd: &BsdInfo) -> ProcInfo {
         comm,
         cmdline,
         program,
-        cgroup: None,
-        status_sizes: None,
-        start_time: None,
+        ..ProcInfo::default()
     }
 }
 

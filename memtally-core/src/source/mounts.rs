@@ -7,7 +7,7 @@ use crate::source::ProcRoot;
 
 /// (mount point, bytes used) of every tmpfs/devtmpfs mount with something
 /// in it, largest first, each mount point once. Empty for a recording.
-pub fn tmpfs_usage(root: &ProcRoot) -> Vec<(String, u64)> {
+pub(crate) fn tmpfs_usage(root: &ProcRoot) -> Vec<(String, u64)> {
     if !root.is_live() {
         return Vec::new();
     }

@@ -8,7 +8,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 /// A `BufRead` over a file whose `read()` calls run on a helper thread,
 /// one chunk ahead of (and at the same time as) the consumer.
-pub struct PrefetchReader {
+pub(crate) struct PrefetchReader {
     chunks: Receiver<std::io::Result<Chunk>>,
     /// Emptied chunks go back to the reader thread to be filled again, so
     /// the same few buffers (and their already-mapped pages) are reused.

@@ -45,7 +45,7 @@ pub fn list(root: &ProcRoot, needs: Needs) -> crate::error::Result<(Vec<ProcInfo
 /// and the figures the memory read takes from it (the footprint), which
 /// ride along in `status_sizes` so `status` is opened once per process.
 /// The files read are closed with `closes`'s batch.
-pub fn identify(
+pub(crate) fn identify(
     root: &ProcRoot,
     pid: u32,
     needs: Needs,
@@ -139,7 +139,7 @@ fn with_buffer<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
 
 /// Reads the command lines of the processes at `which` and derives their
 /// program names from them, on `threads` threads.
-pub fn fill_cmdlines(
+pub(crate) fn fill_cmdlines(
     root: &ProcRoot,
     processes: &mut [ProcMemory],
     which: &[usize],
@@ -301,7 +301,7 @@ const SMALL_READS_PER_THREAD: usize = 32;
 /// items each), results in the items' order. Threads take the next item
 /// as they finish one, so one slow item does not hold up the rest. With
 /// one thread it runs on the caller's, starting none.
-pub fn par_map<T: Sync, R: Send>(
+pub(crate) fn par_map<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
     per_thread: usize,
@@ -338,7 +338,7 @@ pub fn par_map<T: Sync, R: Send>(
 /// How many threads to read with: every core (as the scheduler and the
 /// cgroup's CPU quota allow), since each read is the kernel walking page
 /// tables (CPU work) rather than waiting on a disk.
-pub fn default_threads() -> usize {
+pub(crate) fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
 }
 

@@ -58,12 +58,12 @@ impl<W: Write> SeriesWriter<W> {
 
 /// Whether a file's first bytes are a series' header (`elapsed_s,`; the
 /// totals-only CSV of a watch starts so too).
-pub fn is_series_head(head: &[u8]) -> bool {
+pub(crate) fn is_series_head(head: &[u8]) -> bool {
     head.starts_with(b"elapsed_s,")
 }
 
 /// Reads a series row by row, whatever figure columns its header names.
-pub struct SeriesReader<R: Read> {
+pub(crate) struct SeriesReader<R: Read> {
     csv: csv::Reader<R>,
     record: csv::StringRecord,
     /// The next row's number in the file (the header is row 1).
@@ -74,7 +74,7 @@ pub struct SeriesReader<R: Read> {
 
 /// One row: the series it belongs to and its figures.
 #[derive(Debug)]
-pub struct SeriesRow<'a> {
+pub(crate) struct SeriesRow<'a> {
     /// Seconds since the first sample.
     pub elapsed_s: f64,
     /// What the series follows.
@@ -119,7 +119,7 @@ impl<R: Read> SeriesReader<R> {
 
     /// The next row, `None` at the end; a row that cannot be read, or
     /// whose time is not a finite number, is an error naming its row.
-    pub fn next_row(&mut self) -> Result<Option<SeriesRow<'_>>> {
+    pub(crate) fn next_row(&mut self) -> Result<Option<SeriesRow<'_>>> {
         let row = self.row;
         let more = self
             .csv

@@ -37,7 +37,7 @@ pub fn stamp(root: &ProcRoot, pid: u32) -> Result<Option<Stamp>> {
 /// meanwhile (the selected one exited) is not. True where the selection
 /// kept no start time (a recorded tree, every process) or no stamp could
 /// be taken.
-pub fn same_life(info: &ProcInfo, now: Option<&Stamp>, uid: Option<u32>) -> bool {
+pub(crate) fn same_life(info: &ProcInfo, now: Option<&Stamp>, uid: Option<u32>) -> bool {
     let started = match (info.start_time, now) {
         (Some(then), Some(now)) => then == now.start_time,
         _ => true,
@@ -79,7 +79,7 @@ fn judge(before: &Stamp, after: Result<Option<Stamp>>, pid: u32, comm: &str) -> 
 /// stays bound to the process it was opened for: once that process is
 /// reaped the second read fails (`ESRCH`) rather than show another process
 /// that took its PID.
-pub struct StatFile {
+pub(crate) struct StatFile {
     file: std::fs::File,
     pid: u32,
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use wait_timeout::ChildExt;
 
 /// Finds an executable named `name` on `path` (a PATH value).
-pub fn find_on_path(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
+pub(crate) fn find_on_path(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let path = path?;
     std::env::split_paths(path)
@@ -23,7 +23,7 @@ pub fn find_on_path(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
 
 /// How a run ended.
 #[derive(Debug)]
-pub enum Ran {
+pub(crate) enum Ran {
     /// It exited (successfully or not) within the limit.
     Exited { status: ExitStatus, stdout: Vec<u8>, stderr: Vec<u8> },
     /// It was still running at the limit and was killed, with its group.

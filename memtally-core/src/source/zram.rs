@@ -11,7 +11,7 @@ use crate::source::ProcRoot;
 
 /// What the zram devices say, sorted by number (zram0, zram1, … zram10).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ZramDevices {
+pub(crate) struct ZramDevices {
     /// (device name, its mm_stat) of each device that could be read.
     pub devices: Vec<(String, ZramStat)>,
     /// Devices whose mm_stat could not be read or made no sense, with why.
@@ -40,7 +40,7 @@ pub fn names(root: &ProcRoot) -> Vec<String> {
 
 /// The raw `mm_stat` of one device (bounded, in a recording a regular
 /// file beneath the tree).
-pub fn read_raw(root: &ProcRoot, name: &str) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_raw(root: &ProcRoot, name: &str) -> std::io::Result<Vec<u8>> {
     root.sys_read(&Path::new("block").join(name).join("mm_stat"), MAX_MM_STAT)
 }
 

@@ -3,7 +3,7 @@
 //! map it, and which processes those are (smem -m, Android's librank).
 //!
 //! Each process's smaps streams through a fold that keeps one sum per
-//! file ([`ProcessFiles`]); no region is kept, so memory is bounded by the
+//! file (`ProcessFiles`); no region is kept, so memory is bounded by the
 //! distinct files times the processes mapping each, whatever the maps' sizes.
 
 use std::collections::HashMap;
@@ -77,7 +77,7 @@ pub fn files(root: &ProcRoot, opts: &FilesOptions, progress: &dyn Progress) -> R
         outcome
     });
     progress.finish();
-    let mut tally = FileTally::new();
+    let mut tally = FileTally::default();
     let mut read = ReadProcesses { vanished: selected.vanished, ..ReadProcesses::default() };
     let mut commands = HashMap::new();
     let mut maps_only = 0;

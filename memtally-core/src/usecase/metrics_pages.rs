@@ -13,7 +13,7 @@
 use std::time::{Duration, Instant};
 
 use crate::analyze::metrics::{Metrics, PagesRead};
-use crate::analyze::top::TopBy;
+use crate::analyze::top::group_key;
 use crate::error::{PageFigure, Result};
 use crate::model::guard::ReadGuard;
 use crate::model::ProcMemory;
@@ -64,11 +64,7 @@ enum Skip {
 
 /// The processes (indices into `processes`) each row of `m` adds up.
 fn row_members(processes: &[ProcMemory], m: &Metrics) -> Vec<Vec<usize>> {
-    let key_of = |p: &ProcMemory| match m.by {
-        TopBy::Program => p.info.program.clone(),
-        TopBy::Cgroup => p.info.cgroup.clone().unwrap_or_else(|| "(unknown)".into()),
-        _ => String::new(),
-    };
+    let key_of = |p: &ProcMemory| group_key(p, m.by, &|_| String::new());
     m.rows
         .iter()
         .map(|r| match r.pid {

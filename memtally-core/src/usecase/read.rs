@@ -13,7 +13,7 @@ use crate::usecase::Progress;
 
 /// The processes read in full, and what happened to the rest.
 #[derive(Debug, Default)]
-pub struct ReadProcesses {
+pub(crate) struct ReadProcesses {
     pub processes: Vec<Process>,
     /// Exited (or became zombies) before they could be read, listed or not.
     pub vanished: usize,

@@ -350,7 +350,7 @@ pub fn from_file(path: &Path, by: ReportBy, room: PageRoom) -> Result<Report> {
 }
 
 /// A report of a snapshot in hand.
-pub fn of_snapshot(snapshot: Snapshot, by: ReportBy) -> Report {
+pub(crate) fn of_snapshot(snapshot: Snapshot, by: ReportBy) -> Report {
     let machine = machine_of(&snapshot);
     let groups = groups(&snapshot, &[], by, &HashMap::new());
     Report {

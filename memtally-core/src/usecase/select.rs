@@ -95,7 +95,7 @@ impl Selected {
     /// An error when a selection that narrows found no process: what was
     /// asked for and why nothing matched. Every process
     /// (`top` with no selector) is never an error, even when empty.
-    pub fn require_any(&self, root: &ProcRoot, sel: &Selection) -> Result<()> {
+    pub(crate) fn require_any(&self, root: &ProcRoot, sel: &Selection) -> Result<()> {
         if sel.is_everything() || !self.infos.is_empty() {
             return Ok(());
         }

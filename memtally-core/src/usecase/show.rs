@@ -21,7 +21,7 @@ use crate::usecase::{gpu, Progress};
 
 /// How to group, sort and cut the rows. Built from `default()` and the
 /// `with_*` setters (it may gain fields without breaking callers).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct ShowOptions {
     /// What the rows are grouped by.
@@ -31,12 +31,6 @@ pub struct ShowOptions {
     pub sort: Vec<GroupSort>,
     /// Keep the first N rows (totals still cover every region).
     pub top: Option<usize>,
-}
-
-impl Default for ShowOptions {
-    fn default() -> ShowOptions {
-        ShowOptions { by: ShowBy::Category, sort: Vec::new(), top: None }
-    }
 }
 
 setters!(ShowOptions {

@@ -140,10 +140,12 @@ fn read(
         .flatten();
     // `--sort oom`: every process's score, to sort by (one small read each).
     let sorts_oom = opts.sort.contains(&TopSort::Oom);
-    let mut oom_scores: HashMap<u32, u32> = HashMap::new();
+    let scores = |pids: &mut dyn Iterator<Item = u32>| -> HashMap<u32, u32> {
+        pids.filter_map(|pid| root.oom_score(pid).map(|s| (pid, s))).collect()
+    };
+    let mut oom_scores = HashMap::new();
     if sorts_oom {
-        let pids = found.processes.iter().map(|p| p.info.pid);
-        oom_scores = pids.filter_map(|pid| root.oom_score(pid).map(|s| (pid, s))).collect();
+        oom_scores = scores(&mut found.processes.iter().map(|p| p.info.pid));
         crate::analyze::top::sort_by_oom(&mut report, &found.processes, &oom_scores);
     }
     report.omitted = shown_rows(&mut report, opts, own_row);
@@ -169,9 +171,8 @@ fn read(
     let cgroups = cgroup_charges(root, opts.by, &report);
     // One small read per row shown, only when asked.
     if opts.oom && !sorts_oom {
-        let pids =
-            report.rows.iter().filter_map(|r| r.process).map(|i| found.processes[i].info.pid);
-        oom_scores = pids.filter_map(|pid| root.oom_score(pid).map(|s| (pid, s))).collect();
+        let rows = report.rows.iter().filter_map(|r| r.process);
+        oom_scores = scores(&mut rows.map(|i| found.processes[i].info.pid));
     }
     let read_hint = (!found.restricted.is_empty()).then(crate::source::access::read_hint);
     let withheld = if read_hint.is_some() && root.is_procfs() {
@@ -287,17 +288,7 @@ impl TopReader {
     /// Every process, grouped by `by` and sorted by `sort`, every row kept;
     /// `cgroups` reads every process's cgroup too.
     pub fn top(&mut self, root: &ProcRoot, by: TopBy, sort: TopSort, cgroups: bool) -> Result<Top> {
-        let opts = TopOptions {
-            select: Selection::default(),
-            by,
-            sort: vec![sort],
-            top: None,
-            every_identity: false,
-            exact: false,
-            min: None,
-            reverse: false,
-            oom: false,
-        };
+        let opts = TopOptions { by, sort: vec![sort], top: None, ..TopOptions::default() };
         let needs = Needs { cgroup: cgroups || by == TopBy::Cgroup, ..Needs::default() };
         read(root, &opts, needs, &Silent, Some(&mut self.cmdlines))
     }

@@ -38,7 +38,7 @@ impl Dir {
 
     /// The directory `path` names, not checked.
     pub(crate) fn walk(path: &Path, missing: Missing) -> Result<Dir> {
-        let Reached { fd, .. } = Walk::new().open(path, missing)?;
+        let Reached { fd, .. } = Walk::default().open(path, missing)?;
         Ok(Dir { fd, path: path.to_path_buf() })
     }
 
@@ -55,7 +55,7 @@ impl Dir {
     /// by while that still does, else where it is now (its path was
     /// swapped for another directory or link meanwhile: what was written
     /// is there, not behind the path given).
-    pub fn written_path(&self) -> PathBuf {
+    pub(crate) fn written_path(&self) -> PathBuf {
         let same = match (std::fs::metadata(&self.path), sys::fstat(self.fd())) {
             (Ok(m), Ok(st)) => {
                 use std::os::unix::fs::MetadataExt;
@@ -175,7 +175,7 @@ impl Dir {
     /// names (its parent opened as [`Dir::open`] walks, the entry compared
     /// by device and inode): for a command that made it and then wrote
     /// nothing into it. Whether it was removed.
-    pub fn remove_if_empty(self) -> bool {
+    pub(crate) fn remove_if_empty(self) -> bool {
         let Some((parent, name)) = super::walk::split(&self.path) else { return false };
         let (Ok(parent), Ok(c)) = (Dir::walk(parent, Missing::Fail), sys::c_name(name)) else {
             return false;

@@ -58,7 +58,7 @@ impl Access {
     /// For a file holding the mapping addresses of processes read from
     /// the live system (`live`) or from a recording: private when memtally
     /// runs as root and reads the live system.
-    pub fn for_addresses(live: bool) -> Access {
+    pub(crate) fn for_addresses(live: bool) -> Access {
         match live && crate::sys::euid() == 0 {
             true => Access::Private,
             false => Access::Umask,

@@ -34,7 +34,7 @@ pub(crate) enum Target {
 
 /// What `name` in `dir` leads to; `shown` is how errors name it.
 pub(crate) fn target(dir: &Dir, name: &OsStr, shown: &Path) -> Result<Target> {
-    let mut walk = Walk::new();
+    let mut walk = Walk::default();
     let c = sys::c_name(name).map_err(|e| Error::io(shown, e))?;
     let at = Reached {
         fd: dir.fd().try_clone_to_owned().map_err(|e| Error::io(shown, e))?,

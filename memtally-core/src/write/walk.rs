@@ -41,16 +41,13 @@ pub(crate) struct Reached {
 }
 
 /// The state of one walk, shared by the walks a link's target needs.
+#[derive(Default)]
 pub(crate) struct Walk {
     /// Links followed so far.
     pub links: u32,
 }
 
 impl Walk {
-    pub(crate) fn new() -> Walk {
-        Walk { links: 0 }
-    }
-
     /// Opens the directory `path` names, from `/` or the working
     /// directory.
     pub(crate) fn open(&mut self, path: &Path, missing: Missing) -> Result<Reached> {

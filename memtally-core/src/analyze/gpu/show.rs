@@ -31,7 +31,7 @@ pub struct GpuShow {
     pub notes: Vec<crate::model::Note>,
 }
 
-pub fn show_view(inputs: &[GpuInput], shown: &dyn Fn(u32) -> bool) -> Option<GpuShow> {
+pub(crate) fn show_view(inputs: &[GpuInput], shown: &dyn Fn(u32) -> bool) -> Option<GpuShow> {
     let wide = build(inputs, shown);
     if wide.processes.is_empty() {
         return None;

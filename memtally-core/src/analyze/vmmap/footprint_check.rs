@@ -91,7 +91,7 @@ pub fn footprint_check(doc: &Document, regions: Option<u64>) -> Option<Footprint
         vmmap,
         memtally,
         from,
-        difference: difference.clamp(i64::MIN.into(), i64::MAX.into()) as i64,
+        difference: crate::analyze::signed::clamp(difference),
         rounding,
         agrees: difference.unsigned_abs() <= u128::from(rounding),
     })

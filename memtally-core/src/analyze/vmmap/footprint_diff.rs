@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{charged, footprint_part, reclaimable_part};
+use crate::analyze::signed::clamp;
+use crate::model::sizes::add_opt;
 use crate::model::snapshot::SnapProcess;
 use crate::model::{Purge, Sizes};
 
@@ -27,13 +29,7 @@ pub struct Delta {
 
 impl Delta {
     fn of(before: Option<u64>, after: Option<u64>) -> Delta {
-        let delta = match (before, after) {
-            (Some(b), Some(a)) => {
-                let d = i128::from(a) - i128::from(b);
-                Some(d.clamp(i64::MIN.into(), i64::MAX.into()) as i64)
-            }
-            _ => None,
-        };
+        let delta = before.zip(after).map(|(b, a)| clamp(i128::from(a) - i128::from(b)));
         Delta { before, after, delta }
     }
 
@@ -62,7 +58,7 @@ impl Side {
             (&mut self.nonvol, o.nonvol),
             (&mut self.empty, o.empty),
         ] {
-            super::opt_add(slot, v);
+            add_opt(slot, v);
         }
     }
 }
@@ -127,7 +123,7 @@ pub struct TypeSides(BTreeMap<String, Side>);
 impl TypeSides {
     /// Adds one region of this category and type (they differ where the
     /// type is summed in another), purge state and sizes.
-    pub fn add_region(
+    pub(crate) fn add_region(
         &mut self,
         category: &str,
         region_type: Option<&str>,
@@ -190,14 +186,14 @@ impl TypeSides {
 
 /// The footprint, reclaimable and purgeable figures of `before` and
 /// `after` (one process each, vmmap snapshots), overall and per type.
-pub fn footprint_diff(before: &SnapProcess, after: &SnapProcess) -> FootprintDiff {
+pub(crate) fn footprint_diff(before: &SnapProcess, after: &SnapProcess) -> FootprintDiff {
     let (b, a) = (TypeSides::of(before), TypeSides::of(after));
     footprint_diff_of((&b, before.physical_footprint), (&a, after.physical_footprint))
 }
 
 /// [`footprint_diff`] of two reports' figures by type, each with its
 /// `Physical footprint:` header.
-pub fn footprint_diff_of(
+pub(crate) fn footprint_diff_of(
     before: (&TypeSides, Option<u64>),
     after: (&TypeSides, Option<u64>),
 ) -> FootprintDiff {

@@ -11,9 +11,8 @@ mod summary;
 mod tally;
 
 pub use footprint_check::{footprint_check, FootprintCheck, FootprintFrom};
-pub use footprint_diff::{
-    footprint_diff, footprint_diff_of, Delta, FootprintDiff, PurgeableDelta, TypeSides,
-};
+pub(crate) use footprint_diff::{footprint_diff, footprint_diff_of};
+pub use footprint_diff::{Delta, FootprintDiff, PurgeableDelta, TypeSides};
 
 pub use seed_view::{SeedSummary, SeedView};
 pub use summary::{
@@ -24,28 +23,20 @@ pub use tally::Tally;
 
 use serde::Serialize;
 
+use crate::model::sizes::add_opt;
 use crate::model::vmmap::{Document, VRegion};
 use crate::model::{Group, Purge, Region, Sizes};
 
-/// What the vmmap view groups the selected regions by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VmmapBy {
-    /// The REGION TYPE column.
-    Type,
-    /// Purge state: N, V, E or -.
-    Purge,
-    /// The region detail (path, zone, thread).
-    Detail,
-    /// The SM= share mode.
-    ShareMode,
+crate::model::named::named! {
+    /// What the vmmap view groups the selected regions by.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum VmmapBy {
+        Type => "type", "the REGION TYPE column";
+        Purge => "purge", "purge state: N, V, E or -";
+        Detail => "detail", "the region detail (path, zone, thread)";
+        ShareMode => "share-mode", "the SM= share mode";
+    }
 }
-
-crate::model::named::named!(VmmapBy {
-    Type => "type", "the REGION TYPE column";
-    Purge => "purge", "purge state: N, V, E or -";
-    Detail => "detail", "the region detail (path, zone, thread)";
-    ShareMode => "share-mode", "the SM= share mode";
-});
 
 impl VmmapBy {
     /// The key of a region under this grouping.
@@ -149,8 +140,8 @@ impl Footprint {
     pub fn add(&mut self, o: &Footprint) {
         // Saturating, as every sum of crafted sizes (8388608T twice) must be.
         self.regions = self.regions.saturating_add(o.regions);
-        opt_add(&mut self.footprint, o.footprint);
-        opt_add(&mut self.reclaimable, o.reclaimable);
+        add_opt(&mut self.footprint, o.footprint);
+        add_opt(&mut self.reclaimable, o.reclaimable);
         self.volatile_vsize = self.volatile_vsize.saturating_add(o.volatile_vsize);
         self.empty_vsize = self.empty_vsize.saturating_add(o.empty_vsize);
         self.nonvol_vsize = self.nonvol_vsize.saturating_add(o.nonvol_vsize);
@@ -161,7 +152,7 @@ impl Footprint {
 /// that counts in the footprint: all of it, but none for volatile regions
 /// (reclaimable) or empty ones (discarded: normally nothing is left, and
 /// what vmmap shows there is counted as reclaimable, never twice).
-pub fn footprint_part(purge: Purge, dirty_and_swap: u64) -> u64 {
+pub(crate) fn footprint_part(purge: Purge, dirty_and_swap: u64) -> u64 {
     if matches!(purge, Purge::Volatile | Purge::Empty) {
         0
     } else {
@@ -274,7 +265,7 @@ pub struct CountMismatch {
 }
 
 /// Histogram counts per `[N, V, E, -]`.
-pub type PurgeCounts = [u64; 4];
+pub(crate) type PurgeCounts = [u64; 4];
 
 /// dirty + swap (for owned unmapped memory resident + swap), when either
 /// is known.
@@ -291,12 +282,6 @@ pub(crate) fn pow2_bucket(v: u64) -> u64 {
         0
     } else {
         v.checked_next_power_of_two().unwrap_or(1 << 63)
-    }
-}
-
-pub(crate) fn opt_add(slot: &mut Option<u64>, v: Option<u64>) {
-    if let Some(v) = v {
-        *slot = Some(slot.unwrap_or(0).saturating_add(v));
     }
 }
 

@@ -46,7 +46,7 @@ pub struct SeedView {
 
 /// The `type` and `purge` groups of the seed's region expression on a line
 /// it matches.
-fn seed_groups(line: &str) -> (&str, &'static str) {
+fn seed_groups(line: &str) -> (&str, Purge) {
     let lb = line.find('[').unwrap_or(line.len());
     let before = line[..lb].trim_end();
     let cut = before.rfind(char::is_whitespace).unwrap_or(0);
@@ -56,12 +56,10 @@ fn seed_groups(line: &str) -> (&str, &'static str) {
     for _ in 0..2 {
         rest = rest.trim_start_matches(|c: char| !c.is_whitespace()).trim_start();
     }
-    let purge = match rest.strip_prefix("PURGE=").and_then(|p| p.chars().next()) {
-        Some('N') => "N",
-        Some('V') => "V",
-        Some('E') => "E",
-        _ => "-",
-    };
+    let purge = rest
+        .strip_prefix("PURGE=")
+        .and_then(|p| p.get(..1))
+        .map_or(Purge::Unmarked, Purge::from_code);
     (seed_type, purge)
 }
 
@@ -204,11 +202,9 @@ impl SeedView {
                 &format!("type {:?}, the seed reads {seed_type:?}", r.region_type),
             );
         }
-        if seed_purge != r.purge.code() {
-            self.mismatch(
-                line_no,
-                &format!("purge {}, the seed reads {seed_purge}", r.purge.code()),
-            );
+        if seed_purge != r.purge {
+            let (ours, seed) = (r.purge.code(), seed_purge.code());
+            self.mismatch(line_no, &format!("purge {ours}, the seed reads {seed}"));
         }
         if rsdnt == 0 && dirty == 0 && swap == 0 && r.purge == Purge::Unmarked {
             return;

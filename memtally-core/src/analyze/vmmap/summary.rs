@@ -98,27 +98,13 @@ pub fn total_check(doc: &Document) -> Option<TotalCheck> {
     let total = doc.summary_totals.iter().find(|t| t.region_type.trim() == "TOTAL")?.clone();
     let mut sum = SummaryRow { region_type: "sum of the rows".into(), ..Default::default() };
     for s in &doc.summary {
-        let add = |slot: &mut Option<u64>, v: Option<u64>| {
-            if let Some(v) = v {
-                *slot = Some(slot.unwrap_or(0).saturating_add(v));
-            }
-        };
-        add(&mut sum.virtual_size, s.virtual_size);
-        add(&mut sum.resident, s.resident);
-        add(&mut sum.dirty, s.dirty);
-        add(&mut sum.swapped, s.swapped);
-        add(&mut sum.volatile, s.volatile);
-        add(&mut sum.nonvol, s.nonvol);
-        add(&mut sum.empty, s.empty);
-        add(&mut sum.count, s.count);
+        sum.add(s);
     }
     // What the printed figures' rounding can hide, per size column: half
     // a step of the TOTAL and of each row (in halves, to stay whole).
     let mut halves = total.steps;
-    for s in &doc.summary {
-        for (h, step) in halves.iter_mut().zip(s.steps) {
-            *h = h.saturating_add(step);
-        }
+    for (h, step) in halves.iter_mut().zip(sum.steps) {
+        *h = h.saturating_add(step);
     }
     let mut differences = Vec::new();
     for (i, ((name, t), (_, s))) in columns(&total).into_iter().zip(columns(&sum)).enumerate() {

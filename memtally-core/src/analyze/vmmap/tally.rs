@@ -3,9 +3,10 @@
 use std::collections::BTreeMap;
 
 use super::{
-    footprint_of, footprint_part, opt_add, pow2_bucket, purge_index, same_type, Bucket,
-    CountMismatch, Footprint, Overcommit, PurgeCounts, TypeFilter,
+    footprint_of, footprint_part, pow2_bucket, purge_index, same_type, Bucket, CountMismatch,
+    Footprint, Overcommit, PurgeCounts, TypeFilter,
 };
+use crate::model::sizes::add_opt;
 use crate::model::vmmap::{Document, VRegion, VRegionSink, MAX_SAMPLES, MAX_TYPES, OTHER_TYPES};
 use crate::model::{Flow, Purge, Sizes};
 
@@ -28,10 +29,10 @@ impl Acc {
     /// Adds another cell's sums; saturating, as every sum of crafted sizes must be.
     fn merge(&mut self, o: &Acc) {
         self.regions = self.regions.saturating_add(o.regions);
-        opt_add(&mut self.vsize, o.vsize);
-        opt_add(&mut self.resident, o.resident);
-        opt_add(&mut self.dirty, o.dirty);
-        opt_add(&mut self.swap, o.swap);
+        add_opt(&mut self.vsize, o.vsize);
+        add_opt(&mut self.resident, o.resident);
+        add_opt(&mut self.dirty, o.dirty);
+        add_opt(&mut self.swap, o.swap);
     }
 
     fn bucket(&self) -> Bucket {
@@ -108,7 +109,7 @@ impl Tally {
     pub fn add(&mut self, line: usize, r: &VRegion) {
         self.regions_read += 1;
         let fp = footprint_of(r);
-        opt_add(&mut self.whole_footprint, fp.map(|f| footprint_part(r.purge, f)));
+        add_opt(&mut self.whole_footprint, fp.map(|f| footprint_part(r.purge, f)));
         let mut name = r.region_type;
         if !self.stats.contains_key(name) {
             // Past MAX_TYPES types, one more: the rest of them, whichever

@@ -27,7 +27,8 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use self::docs::left_out;
 pub use self::docs::{Document, RegionDoc, ShowRegion, SnapshotRegion, VmmapRegion};
 pub use self::values::RegionRef;
-pub use self::writer::{write_linux_region, RegionWriter};
+pub(crate) use self::writer::write_linux_region;
+pub use self::writer::RegionWriter;
 use super::sizes::KNOWN_KEYS;
 use super::snapshot::SnapRegion;
 

@@ -226,6 +226,6 @@ impl Layout {
 /// Appends region `r`, of category key `category`, as a snapshot writes
 /// it (the object of the
 /// [`SnapRegion`](crate::model::snapshot::SnapRegion) it would make).
-pub fn write_linux_region(out: &mut Vec<u8>, r: &Region, category: &str) {
+pub(crate) fn write_linux_region(out: &mut Vec<u8>, r: &Region, category: &str) {
     RegionWriter::<SnapshotRegion>::default().write(&RegionRef::linux(r, category), out);
 }

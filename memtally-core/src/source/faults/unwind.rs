@@ -70,16 +70,11 @@ impl UnwindFile {
 /// What the recorder keeps to unwind: the binaries read, each process's
 /// unwinder (built when first needed after its code mappings changed),
 /// framehop's cache of unwind rules.
+#[derive(Default)]
 pub(crate) struct Unwinding {
     files: HashMap<String, Option<UnwindFile>>,
     processes: HashMap<u32, ProcessUnwinder>,
     cache: CacheNative<MayAllocateDuringUnwind>,
-}
-
-impl Default for Unwinding {
-    fn default() -> Unwinding {
-        Unwinding { files: HashMap::new(), processes: HashMap::new(), cache: CacheNative::new() }
-    }
 }
 
 impl Unwinding {

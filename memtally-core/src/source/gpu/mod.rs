@@ -35,7 +35,7 @@ use crate::source::ProcRoot;
 use fdinfo::{is_dmabuf_target, is_drm_target, is_gpu_device_path, FdInfo};
 
 /// The text file a capture writes in place of `fd/`.
-pub const FD_TARGETS: &str = "fd_targets";
+pub(crate) const FD_TARGETS: &str = "fd_targets";
 
 /// Every fd of a process with its link target; `None` when the tree has
 /// no record of fds (a capture made before GPU support).

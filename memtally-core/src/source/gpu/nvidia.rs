@@ -28,11 +28,11 @@ pub const RECORDED: &str = "nvidia-smi.xml";
 const MAX_REPORT: usize = 4 << 20;
 
 /// How long `nvidia-smi` may take before it is stopped.
-pub const TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What asking `nvidia-smi` gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Nvidia {
+pub(crate) enum Nvidia {
     /// Not on PATH: nothing to say.
     Missing,
     /// It answered: (pid, its memory on one GPU), one entry per process
@@ -51,7 +51,7 @@ pub fn query(timeout: Duration) -> Nvidia {
 }
 
 /// Runs `exe` with [`ARGS`], waiting at most `timeout`.
-pub fn query_with(exe: &Path, timeout: Duration) -> Nvidia {
+pub(crate) fn query_with(exe: &Path, timeout: Duration) -> Nvidia {
     match run(exe, timeout) {
         Ok(out) => usage(&out),
         Err(why) => Nvidia::Failed(why),

@@ -12,7 +12,7 @@ use crate::source::ProcRoot;
 
 /// How kpagecount counts pages of large folios.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LargeFolioCount {
+pub(crate) enum LargeFolioCount {
     /// Each page's own map count (`CONFIG_PAGE_MAPCOUNT=y`, or a kernel
     /// older than the option, where it is always so).
     Precise,
@@ -23,7 +23,7 @@ pub enum LargeFolioCount {
 }
 
 /// How the running kernel counts; `root` gives its release.
-pub fn large_folio_count(root: &ProcRoot) -> LargeFolioCount {
+pub(crate) fn large_folio_count(root: &ProcRoot) -> LargeFolioCount {
     if let Ok(f) = std::fs::File::open(root.path().join("config.gz")) {
         // A few hundred KiB of text; bounded all the same.
         let mut text = String::new();
@@ -42,7 +42,7 @@ pub fn large_folio_count(root: &ProcRoot) -> LargeFolioCount {
 }
 
 /// Reads the answer from a kernel configuration's text.
-pub fn from_config(text: &str) -> LargeFolioCount {
+pub(crate) fn from_config(text: &str) -> LargeFolioCount {
     if text.lines().any(|l| l.trim() == "CONFIG_NO_PAGE_MAPCOUNT=y") {
         LargeFolioCount::Average
     } else {

@@ -18,7 +18,7 @@ pub const PRESENT: u64 = 1 << 3;
 /// The page is in swap.
 pub const SWAPPED: u64 = 1 << 4;
 /// The page is the zero page.
-pub const PFNZERO: u64 = 1 << 5;
+pub(crate) const PFNZERO: u64 = 1 << 5;
 /// The page is of a transparent huge page or a hugetlb page.
 pub const HUGE: u64 = 1 << 6;
 
@@ -54,7 +54,7 @@ pub struct Run {
 
 impl Run {
     /// The run as the model holds it.
-    pub fn to_model(self) -> crate::model::pages::ScanRun {
+    pub(crate) fn to_model(self) -> crate::model::pages::ScanRun {
         let has = |bit: u64| self.categories & bit != 0;
         crate::model::pages::ScanRun {
             start: self.start,
@@ -77,7 +77,7 @@ const PAGEMAP_SCAN: u64 =
 const BATCH: usize = 256;
 
 /// Whether an error means the kernel has no `PAGEMAP_SCAN` (before 6.7).
-pub fn unsupported(e: &io::Error) -> bool {
+pub(crate) fn unsupported(e: &io::Error) -> bool {
     matches!(e.raw_os_error(), Some(libc::ENOTTY) | Some(libc::EINVAL))
 }
 

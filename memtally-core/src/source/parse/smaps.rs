@@ -21,7 +21,7 @@
 
 use std::io::{BufRead, Read};
 
-pub use super::smaps_fields::MAX_LINE;
+pub(crate) use super::smaps_fields::MAX_LINE;
 use super::smaps_fields::{parse_dec, trim};
 use super::smaps_header::{is_header, read_header, Spare};
 use super::smaps_size_line::size_line;
@@ -30,11 +30,11 @@ use crate::model::sizes::smaps_key_index;
 use crate::model::{snake_case, Backing, Region};
 
 /// How much of a bad line an error quotes.
-pub const QUOTE_MAX: usize = 200;
+pub(crate) const QUOTE_MAX: usize = 200;
 
 /// `bytes` quoted for an error message: at most [`QUOTE_MAX`] bytes of
 /// it, then `...` and how long it was.
-pub fn quote(bytes: &[u8]) -> String {
+pub(crate) fn quote(bytes: &[u8]) -> String {
     if bytes.len() <= QUOTE_MAX {
         return format!("{:?}", String::from_utf8_lossy(bytes));
     }
@@ -58,7 +58,7 @@ pub struct SmapsReader<R> {
 /// What a [`SmapsReader`] leaves for the next one: memory, no figures
 /// (each mapping is read over whatever the one before left in it).
 #[derive(Debug)]
-pub struct ReaderMemory {
+pub(crate) struct ReaderMemory {
     buf: Vec<u8>,
     slots: [Region; 2],
     spare: Spare,
@@ -109,7 +109,7 @@ impl<R: BufRead> SmapsReader<R> {
     /// ([`into_memory`](Self::into_memory)): its regions' strings, its
     /// line buffer and key names, so reading process after process
     /// allocates (and fragments the heap) only for what is new.
-    pub fn with_memory(input: R, memory: ReaderMemory) -> Self {
+    pub(crate) fn with_memory(input: R, memory: ReaderMemory) -> Self {
         let ReaderMemory { mut buf, slots, spare, names } = memory;
         buf.clear();
         SmapsReader {
@@ -132,7 +132,7 @@ impl<R: BufRead> SmapsReader<R> {
     }
 
     /// The memory this reader holds, for the next one.
-    pub fn into_memory(self) -> ReaderMemory {
+    pub(crate) fn into_memory(self) -> ReaderMemory {
         let LineState { slots, spare, names, .. } = self.lines;
         ReaderMemory { buf: self.buf, slots, spare, names }
     }
@@ -403,7 +403,7 @@ fn apply_key_line(
 /// two per release; a file past either bound is crafted, and refused,
 /// so memory stays bounded (one mapping followed by 40 million unknown
 /// lines grew without end) and sums stay whole (see `Sizes::add`).
-pub const MAX_UNKNOWN: usize = crate::model::sizes::MAX_EXTRA;
+pub(crate) const MAX_UNKNOWN: usize = crate::model::sizes::MAX_EXTRA;
 
 /// Whether the region being read can take one more unknown field.
 fn unknown_room(region: &Region) -> Result<(), String> {

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 /// The longest line read (a real smaps line is under 5 KiB: a path is
 /// at most 4 KiB).
-pub const MAX_LINE: usize = 1 << 20;
+pub(crate) const MAX_LINE: usize = 1 << 20;
 
 pub(super) fn parse_hex(s: &[u8]) -> Option<u64> {
     if s.is_empty() || s.len() > 16 {

@@ -61,7 +61,7 @@ pub fn parse(input: &[u8]) -> Result<Stamp, ParseError> {
 
 impl Stamp {
     /// Set for a kernel thread (`PF_KTHREAD` in the flags).
-    pub fn kernel_thread(&self) -> bool {
+    pub(crate) fn kernel_thread(&self) -> bool {
         self.flags & PF_KTHREAD != 0
     }
 

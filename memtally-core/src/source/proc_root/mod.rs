@@ -191,7 +191,7 @@ impl ProcRoot {
     /// mapping), and stopping early spares the kernel the rest: procfs
     /// writes maps a buffer at a time, as it is read. What `report` uses
     /// to leave a process of many mappings to its rollup.
-    pub fn mappings_up_to(&self, pid: u32, limit: usize) -> Option<usize> {
+    pub(crate) fn mappings_up_to(&self, pid: u32, limit: usize) -> Option<usize> {
         use std::io::Read;
         let mut f = self.open_path(&self.pid_file(pid, "maps")).ok()?;
         let mut buf = vec![0u8; 64 * 1024];
@@ -269,14 +269,14 @@ impl ProcRoot {
 
     /// Reads a small file of the tree by path (`meminfo`, ...): at most
     /// 1 MiB (`MAX_SMALL`) bytes and, in a recorded tree, a regular file.
-    pub fn read_path(&self, path: &Path) -> Result<Vec<u8>> {
+    pub(crate) fn read_path(&self, path: &Path) -> Result<Vec<u8>> {
         let bad = |e: std::io::Error| match e.kind() {
             ErrorKind::InvalidData => Error::Parse { path: path.into(), message: e.to_string() },
             _ => Error::io(path, e),
         };
         let mut f = self.open_path(path).map_err(bad)?;
         let mut out = Vec::new();
-        read_small(&mut f, &mut out).map_err(bad)?;
+        read_bounded(&mut f, &mut out, MAX_SMALL).map_err(bad)?;
         Ok(out)
     }
 
@@ -330,7 +330,7 @@ impl ProcRoot {
     /// Why the capture that wrote this tree did not finish (its
     /// `memtally-incomplete` file, cut to 200 characters): processes it
     /// selected are missing. `None` for a whole recording and for procfs.
-    pub fn cut_short(&self) -> Option<String> {
+    pub(crate) fn cut_short(&self) -> Option<String> {
         if self.is_procfs() {
             return None;
         }
@@ -428,17 +428,11 @@ pub(crate) const ENDS_AT_SHORT_READ: &[&str] = &["cmdline", "cgroup"];
 /// The most a small `/proc` file (`status`, `cmdline`, `comm`, `stat`,
 /// `smaps_rollup`, `meminfo`) may hold: real ones are a few KiB
 /// (`cmdline` is at most a few hundred KiB of arguments).
-pub const MAX_SMALL: usize = 1 << 20;
+pub(crate) const MAX_SMALL: usize = 1 << 20;
 
 /// The most a whole `smaps` read into memory (by `capture`) may hold:
 /// about 150,000 mappings. Other readers stream it in bounded memory.
 pub const MAX_SMAPS: usize = 256 << 20;
-
-/// Reads a small `/proc` file to its end into `out`, at most
-/// [`MAX_SMALL`] bytes (more is an `InvalidData` error).
-pub(crate) fn read_small(f: &mut File, out: &mut Vec<u8>) -> std::io::Result<()> {
-    read_bounded(f, out, MAX_SMALL)
-}
 
 /// `/proc/PID/cmdline` is NUL-separated; show it with spaces.
 pub(crate) fn join_cmdline(raw: &[u8]) -> String {
@@ -581,12 +575,12 @@ mod tests {
     }
 
     #[test]
-    fn read_small_reads_past_its_first_chunk_and_appends() {
+    fn read_bounded_reads_past_its_first_chunk_and_appends() {
         let path = std::env::temp_dir().join(format!("memtally-read-small-{}", std::process::id()));
         let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
         std::fs::write(&path, &data).unwrap();
         let mut out = b"head".to_vec();
-        let got = read_small(&mut File::open(&path).unwrap(), &mut out);
+        let got = read_bounded(&mut File::open(&path).unwrap(), &mut out, MAX_SMALL);
         std::fs::remove_file(&path).unwrap();
         got.unwrap();
         assert_eq!(&out[..4], b"head");

@@ -224,23 +224,10 @@ impl ProcRoot {
         sink: &mut impl RegionSink,
     ) -> Result<Flow> {
         let mut smaps = SmapsReader::with_memory(input, READER_MEMORY.take());
-        let flow = self.parse_regions(pid, file, &mut smaps, enrich, sink);
-        READER_MEMORY.set(smaps.into_memory());
-        flow
-    }
-
-    fn parse_regions(
-        &self,
-        pid: u32,
-        file: &str,
-        smaps: &mut SmapsReader<impl BufRead>,
-        enrich: &mut [&mut dyn Enrich],
-        sink: &mut impl RegionSink,
-    ) -> Result<Flow> {
         // The path only for an error (it is an allocation or three).
         let path = || self.pid_file(pid, file);
         let mut hugetlbfs = HugetlbfsMarks::new(self, pid);
-        loop {
+        let flow = loop {
             match smaps.next_located() {
                 Ok(Some((line, r))) => {
                     hugetlbfs.enrich(r);
@@ -248,17 +235,19 @@ impl ProcRoot {
                         e.enrich(r);
                     }
                     if sink.region(line, r).is_stop() {
-                        return Ok(Flow::Stop);
+                        break Ok(Flow::Stop);
                     }
                 }
-                Ok(None) => return Ok(Flow::Continue),
+                Ok(None) => break Ok(Flow::Continue),
                 Err(ParseError { os_error: Some(code), .. }) => {
                     let e = std::io::Error::from_raw_os_error(code);
-                    return Err(self.explain(pid, path(), e));
+                    break Err(self.explain(pid, path(), e));
                 }
-                Err(e) => return Err(Error::Parse { path: path(), message: e.to_string() }),
+                Err(e) => break Err(Error::Parse { path: path(), message: e.to_string() }),
             }
-        }
+        };
+        READER_MEMORY.set(smaps.into_memory());
+        flow
     }
 }
 

@@ -43,13 +43,18 @@ impl VmmapForm {
 }
 
 /// Runs `vmmap FLAG PID`, waiting at most `timeout`.
-pub fn run_vmmap(pid: u32, timeout: Duration, form: VmmapForm) -> Result<Vec<u8>> {
+pub(crate) fn run_vmmap(pid: u32, timeout: Duration, form: VmmapForm) -> Result<Vec<u8>> {
     let exe = find_on_path("vmmap", std::env::var_os("PATH").as_deref()).ok_or(Error::NoVmmap)?;
     run_tool(&exe, pid, timeout, form)
 }
 
 /// Runs `exe FLAG PID`; split out so tests can name the tool.
-pub fn run_tool(exe: &Path, pid: u32, timeout: Duration, form: VmmapForm) -> Result<Vec<u8>> {
+pub(crate) fn run_tool(
+    exe: &Path,
+    pid: u32,
+    timeout: Duration,
+    form: VmmapForm,
+) -> Result<Vec<u8>> {
     let what = format!("vmmap {} {pid}", form.flag());
     let pid_arg = pid.to_string();
     // vmmap of a large process is tens of megabytes; a gigabyte is not vmmap.

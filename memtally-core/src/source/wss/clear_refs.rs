@@ -12,7 +12,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 
 use crate::error::{Error, LiveOnly, Result};
-use crate::source::proc_root::{read_small, ProcRoot};
+use crate::source::proc_root::{read_bounded, ProcRoot, MAX_SMALL};
 use crate::sys::{self, OFlags};
 
 /// One process's `/proc` directory, held open.
@@ -53,7 +53,7 @@ impl Held {
         let fd = sys::openat(Some(self.dir.as_fd()), &name, OFlags::RDONLY | OFlags::NOFOLLOW, 0)
             .map_err(explain)?;
         let mut out = Vec::new();
-        read_small(&mut File::from(fd), &mut out).map_err(explain)?;
+        read_bounded(&mut File::from(fd), &mut out, MAX_SMALL).map_err(explain)?;
         Ok(out)
     }
 
