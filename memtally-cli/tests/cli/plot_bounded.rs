@@ -63,6 +63,9 @@ fn stress_plot_of_large_documents_stays_flat() {
     }
 }
 
+/// A bar drawn: its label, value and dark part.
+type Bar = (&'static str, u64, u64);
+
 /// `n` divided by `k`, rounded up: how many of `0..n` are multiples of `k`.
 fn multiples(n: u64, k: u64) -> u64 {
     n.div_ceil(k)
@@ -112,11 +115,7 @@ fn plotted(sizes: &[u64], doc: Doc) {
 
 /// Writes the document of `n` regions in `dir`: its path, the `--types`
 /// plotted, and the bars it must draw (label, value, dark part).
-fn write_doc(
-    dir: &Path,
-    n: u64,
-    doc: Doc,
-) -> (PathBuf, Option<&'static str>, Vec<(&str, u64, u64)>) {
+fn write_doc(dir: &Path, n: u64, doc: Doc) -> (PathBuf, Option<&'static str>, Vec<Bar>) {
     let text = dir.join(format!("{n}.txt"));
     match doc {
         Doc::Text | Doc::Json => {
@@ -178,7 +177,7 @@ fn write_vmmap_snapshot(path: &Path, n: u64, lines: bool) {
     let process = r#""pid":4242,"ppid":null,"user":null,"comm":"Big","command":"Big","source":"vmmap","totals":{},"categories":[]"#;
     let region = |i: u64| {
         let (size, start) = (16384u64 << (i % 4), 0x1_0000_0000 + i * 0x100000);
-        let purge = if i % 8 == 0 { "V" } else { "N" };
+        let purge = if i.is_multiple_of(8) { "V" } else { "N" };
         let t = TYPES[(i % 3) as usize];
         format!(
             r#"{{"start":{start},"end":{},"perms":"rw-","path":null,"category":"{t}","region_type":"{t}","purge":"{purge}","size":{size},"rss":4096,"dirty":4096}}"#,
