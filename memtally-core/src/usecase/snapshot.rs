@@ -214,16 +214,54 @@ fn read_opened(
         return snapshot_html::read_feeding(r, feed).map_err(failed);
     }
     if !utf8_head(head) {
-        return Err(bad("not UTF-8 text: not a memtally snapshot or JSON output".into()));
+        return Err(bad(NOT_UTF8.into()));
     }
     if !starts_json(head) {
         return from_vmmap_text(path, r, feed);
     }
     drop(r);
-    let reopen = || bounded::open_input(path).map(|f| BufReader::with_capacity(64 << 10, f));
+    let reopen = || {
+        let f = bounded::open_input(path)?;
+        Ok(BufReader::with_capacity(64 << 10, Utf8 { r: f, tail: Vec::new(), chunk: Vec::new() }))
+    };
     match snapshot_file::document(reopen, feed).map_err(failed)? {
         Some(snap) => Ok(snap),
         None => Err(Error::NotComparable { path: path.to_path_buf(), input: Uncomparable::Json }),
+    }
+}
+
+/// Not UTF-8: what a document that is neither text nor JSON is told.
+const NOT_UTF8: &str = "not UTF-8 text: not a memtally snapshot or JSON output";
+
+/// `r`, its bytes checked to be UTF-8 as they are read (JSON's strings
+/// passed over are not checked by serde): the first that is not is an
+/// error of kind `InvalidData`, [`NOT_UTF8`].
+struct Utf8<R> {
+    r: R,
+    /// The start of a character cut at the end of the last read.
+    tail: Vec<u8>,
+    /// That and the bytes read, checked (room kept between reads).
+    chunk: Vec<u8>,
+}
+
+impl<R: std::io::Read> std::io::Read for Utf8<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let bad = || std::io::Error::new(std::io::ErrorKind::InvalidData, NOT_UTF8);
+        let n = self.r.read(buf)?;
+        if n == 0 {
+            return if self.tail.is_empty() { Ok(0) } else { Err(bad()) };
+        }
+        self.chunk.clear();
+        self.chunk.append(&mut self.tail);
+        self.chunk.extend_from_slice(&buf[..n]);
+        match std::str::from_utf8(&self.chunk) {
+            Ok(_) => {}
+            Err(e) if e.error_len().is_none() => {
+                self.tail.extend_from_slice(&self.chunk[e.valid_up_to()..]);
+            }
+            Err(_) => return Err(bad()),
+        }
+        Ok(n)
     }
 }
 
@@ -341,6 +379,40 @@ impl Spill {
                 after_kind,
             },
             e => e,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `show` JSON of one region whose passed-over key `x` holds `x`.
+    fn show_with(x: &[u8]) -> Vec<u8> {
+        let mut doc = br#"{"pid":1,"comm":"a","x":""#.to_vec();
+        doc.extend_from_slice(x);
+        doc.extend_from_slice(
+            br#"","regions":[{"start":1,"end":2,"perms":"r--p","path":null,"category":"heap","rss":4096}]}"#,
+        );
+        doc
+    }
+
+    #[test]
+    fn json_not_utf8_past_its_head_is_refused_and_characters_across_reads_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("doc.json");
+        // A byte that is not UTF-8 past the first 64 KiB, in a value passed over.
+        let mut late = vec![b'a'; 70_000];
+        late.push(0xff);
+        std::fs::write(&path, show_with(&late)).unwrap();
+        let e = load(&path).unwrap_err().to_string();
+        assert!(e.contains("not UTF-8 text: not a memtally snapshot or JSON output"), "{e}");
+        // Three-byte characters across the 64 KiB reads, at each offset.
+        for pad in 0..3 {
+            let text = format!("{}{}", " ".repeat(pad), "€".repeat(30_000));
+            std::fs::write(&path, show_with(text.as_bytes())).unwrap();
+            let snap = load(&path).unwrap();
+            assert_eq!(snap.processes[0].regions.len(), 1, "pad {pad}");
         }
     }
 }
