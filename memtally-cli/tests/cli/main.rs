@@ -90,6 +90,8 @@ mod permissions;
 #[cfg(target_os = "linux")]
 mod pid_reuse;
 #[cfg(target_os = "linux")]
+mod plot_bounded;
+#[cfg(target_os = "linux")]
 mod plots;
 #[cfg(target_os = "linux")]
 mod plots_look;

@@ -1,5 +1,5 @@
 //! Builds snapshots of Linux processes read in full (pure: the caller
-//! reads); a macOS vmmap report's is the model's own (`Snapshot::of_vmmap`).
+//! reads); a macOS vmmap report's is the model's own (`Snapshot::of_vmmap_folded`).
 
 use crate::analyze::category::{categorize, CategorySums};
 use crate::analyze::group::process_total;

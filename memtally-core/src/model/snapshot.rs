@@ -16,8 +16,7 @@ use super::process::SizeSource;
 use super::region::Purge;
 use super::sizes::Sizes;
 use super::snap_pages::{SnapExact, SnapWss};
-use super::vmmap::{Document, SummaryRow, VRegion, VRegionSink, MAX_TYPES, OTHER_TYPES};
-use super::Flow;
+use super::vmmap::{Document, SummaryRow, VRegion, MAX_TYPES, OTHER_TYPES};
 
 /// The format of a snapshot as one JSON object, written in its
 /// `memtally_snapshot` (a file of JSON Lines is format 2).
@@ -230,7 +229,7 @@ impl Snapshot {
 
 impl SnapRegion {
     /// A region line of a vmmap report as a snapshot region: its category
-    /// is its region type (see [`Snapshot::of_vmmap`] for how many).
+    /// is its region type (see [`Snapshot::of_vmmap_folded`] for how many).
     pub(crate) fn of_vmmap(r: &VRegion<'_>) -> SnapRegion {
         SnapRegion {
             start: r.start,
@@ -296,44 +295,16 @@ fn summary_sizes(s: &SummaryRow) -> Sizes {
     }
 }
 
-/// Every region of a vmmap report as it is read (a [`VRegionSink`]),
-/// its type folded by one [`VmmapTypes`]: what [`Snapshot::of_vmmap`]
-/// takes.
-#[derive(Debug, Default)]
-pub(crate) struct VmmapRegions {
-    pub(crate) regions: Vec<SnapRegion>,
-    pub(crate) types: VmmapTypes,
-}
-
-impl VRegionSink for VmmapRegions {
-    fn region(&mut self, _line: usize, r: &VRegion<'_>) -> Flow {
-        let mut region = SnapRegion::of_vmmap(r);
-        self.types.fold(&mut region);
-        self.regions.push(region);
-        Flow::Continue
-    }
-}
-
 impl Snapshot {
     /// The snapshot of one vmmap report (saved text, or `vmmap --format
     /// json` read back): one process whose categories are its region types,
     /// so `diff` and `plot` serve macOS as they serve Linux. Where the report
     /// has no region lines (`vmmap -summary`, a crash report's `VM Region
-    /// Summary`), the summary table gives the types.
-    /// The regions' categories must have gone through one [`VmmapTypes`],
-    /// which says how many were folded.
-    pub(crate) fn of_vmmap(
-        doc: &Document,
-        regions: Vec<SnapRegion>,
-        types: VmmapTypes,
-    ) -> Snapshot {
-        let categories = SnapProcess::categories_of(&regions);
-        Snapshot::of_vmmap_folded(doc, categories, regions, types)
-    }
-
-    /// [`Snapshot::of_vmmap`] of regions added up by category as they
-    /// were read (`categories`, empty without region lines), of which
-    /// `regions` are the ones kept (all, or a few `diff` lists).
+    /// Summary`), the summary table gives the types. The regions were
+    /// added up by category as they were read (`categories`, empty without
+    /// region lines), their categories folded by one [`VmmapTypes`], which
+    /// says how many were; `regions` are the ones kept (none, or a few
+    /// `diff` lists, or those a report page can draw).
     pub(crate) fn of_vmmap_folded(
         doc: &Document,
         categories: Vec<Group>,
@@ -457,8 +428,10 @@ impl Summing {
     }
 }
 
+#[cfg(test)]
 impl SnapProcess {
-    /// The regions added up by their `category`, first-seen order.
+    /// The regions added up by their `category`, first-seen order (as a
+    /// reader sums them as they come).
     pub(crate) fn categories_of(regions: &[SnapRegion]) -> Vec<Group> {
         let mut g = Grouper::new();
         for r in regions {

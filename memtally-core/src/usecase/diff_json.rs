@@ -10,6 +10,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use crate::analyze::diff_regions::{RegionCap, RegionIds};
+use crate::analyze::vmmap::TypeSides;
 use crate::error::Result;
 use crate::model::snap_digest::{Digest, RegionDigest};
 use crate::model::snap_region_de::RegionRef;
@@ -66,27 +67,102 @@ pub(crate) fn read(path: &Path, how: Streamed, feed: &mut impl RegionFeed) -> Op
     Some(snap)
 }
 
+/// A document's regions added into its processes' digests as they are
+/// read (see [`Digest`]), no region kept; and, for a vmmap report, its
+/// figures by type for `diff`'s footprint table.
+pub(crate) struct Sums {
+    d: Digest,
+    pending: RegionDigest,
+    sides: Option<TypeSides>,
+}
+
+impl Sums {
+    /// Sums, by type too where `sides`.
+    pub(crate) fn new(sides: bool) -> Sums {
+        let empty = Snapshot::of(Vec::new(), SnapshotKind::Linux);
+        let sides = sides.then(TypeSides::default);
+        Sums { d: Digest::empty(empty), pending: RegionDigest::default(), sides }
+    }
+
+    /// The digest of `snap`, read with these sums; `None` where a
+    /// process was not summed.
+    pub(crate) fn digest(mut self, snap: Snapshot) -> Option<Digest> {
+        (snap.processes.len() == self.d.ids.len()).then_some(())?;
+        self.d.snapshot = snap;
+        Some(self.d)
+    }
+
+    /// [`digest`](Sums::digest) of a vmmap report of `regions` region
+    /// lines, and its figures by type: without region lines, its summary
+    /// rows'.
+    pub(crate) fn vmmap(mut self, snap: Snapshot, regions: u64) -> (Digest, TypeSides) {
+        let sides = match regions {
+            0 => snap.processes.first().map(TypeSides::of).unwrap_or_default(),
+            _ => self.sides.take().unwrap_or_default(),
+        };
+        self.d.snapshot = snap;
+        (self.d, sides)
+    }
+}
+
+impl RegionFeed for Sums {
+    fn region(&mut self, r: RegionRef<'_>) {
+        self.pending.add_parts(r.path_key(), &r.sizes, r.id(), r.purge);
+        if let Some(sides) = &mut self.sides {
+            sides.add_region(&r.category, r.region_type.as_deref(), r.purge, &r.sizes);
+        }
+    }
+    fn process(&mut self) {
+        self.d.push(std::mem::take(&mut self.pending));
+    }
+}
+
 /// The digest of the document `path` read `how`, no region kept; `None`
 /// where it does not read so.
 pub(crate) fn digest(path: &Path, how: Streamed) -> Option<Digest> {
-    struct Sums {
-        d: Digest,
-        pending: RegionDigest,
-    }
-    impl RegionFeed for Sums {
-        fn region(&mut self, r: RegionRef<'_>) {
-            self.pending.add_parts(r.path_key(), &r.sizes, r.id(), r.purge);
-        }
-        fn process(&mut self) {
-            self.d.push(std::mem::take(&mut self.pending));
-        }
-    }
-    let empty = Snapshot::of(Vec::new(), SnapshotKind::Linux);
-    let mut sums = Sums { d: Digest::empty(empty), pending: RegionDigest::default() };
+    let mut sums = Sums::new(false);
     let snap = read(path, how, &mut sums)?;
-    (snap.processes.len() == sums.d.ids.len()).then_some(())?;
-    sums.d.snapshot = snap;
-    Some(sums.d)
+    sums.digest(snap)
+}
+
+/// The regions `diff` lists (`keep[i]`: process `i`'s) handed to a cap
+/// as a document digested before is read again.
+pub(crate) struct Keep<'k> {
+    keep: &'k [RegionIds],
+    cap: &'k mut RegionCap,
+    /// Per process read: how many of its regions were named, and how
+    /// many it had.
+    kept: Vec<(usize, usize)>,
+    pending: (usize, usize),
+}
+
+impl<'k> Keep<'k> {
+    pub(crate) fn new(keep: &'k [RegionIds], cap: &'k mut RegionCap) -> Keep<'k> {
+        Keep { keep, cap, kept: Vec::new(), pending: (0, 0) }
+    }
+
+    /// Whether the document read again is the one `d` digests: as many
+    /// processes, of as many regions, each named region found.
+    pub(crate) fn same(self, d: &Digest) -> bool {
+        self.kept.len() == d.ids.len()
+            && self.kept.into_iter().enumerate().all(|(i, (found, seen))| {
+                seen == d.ids[i].len() && found >= self.keep.get(i).map_or(0, RegionIds::len)
+            })
+    }
+}
+
+impl RegionFeed for Keep<'_> {
+    fn region(&mut self, r: RegionRef<'_>) {
+        self.pending.1 += 1;
+        let i = self.kept.len();
+        if self.keep.get(i).is_some_and(|k| k.contains(&r.id())) {
+            self.pending.0 += 1;
+            self.cap.offer(i, r.into_owned());
+        }
+    }
+    fn process(&mut self) {
+        self.kept.push(std::mem::take(&mut self.pending));
+    }
 }
 
 /// Hands `cap` process `i`'s regions named in `keep[i]` of a [`digest`]
@@ -98,43 +174,13 @@ pub(crate) fn fetch_regions(
     keep: &[RegionIds],
     cap: &mut RegionCap,
 ) -> Result<()> {
-    struct Keep<'k> {
-        keep: &'k [RegionIds],
-        cap: &'k mut RegionCap,
-        /// Per process read: how many of its regions were named, and how
-        /// many it had.
-        kept: Vec<(usize, usize)>,
-        pending: (usize, usize),
-    }
-    impl RegionFeed for Keep<'_> {
-        fn region(&mut self, r: RegionRef<'_>) {
-            self.pending.1 += 1;
-            let i = self.kept.len();
-            if self.keep.get(i).is_some_and(|k| k.contains(&r.id())) {
-                self.pending.0 += 1;
-                self.cap.offer(i, r.into_owned());
-            }
-        }
-        fn process(&mut self) {
-            self.kept.push(std::mem::take(&mut self.pending));
-        }
-    }
     if keep.iter().all(RegionIds::is_empty) {
         return Ok(());
     }
     let changed = || changed_meanwhile(path);
-    let mut sink = Keep { keep, cap, kept: Vec::new(), pending: (0, 0) };
+    let mut sink = Keep::new(keep, cap);
     // A file that no longer opens says why.
     bounded::open_input(path).map_err(|e| input_error(path, e))?;
     read(path, how, &mut sink).ok_or_else(changed)?;
-    if sink.kept.len() != d.ids.len() {
-        return Err(changed());
-    }
-    for (i, (found, seen)) in sink.kept.into_iter().enumerate() {
-        let wanted = keep.get(i).map_or(0, RegionIds::len);
-        if seen != d.ids[i].len() || found < wanted {
-            return Err(changed());
-        }
-    }
-    Ok(())
+    sink.same(d).then_some(()).ok_or_else(changed)
 }

@@ -5,7 +5,7 @@
 //! vmmap text).
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use crate::analyze::select::Selection;
@@ -13,9 +13,10 @@ use crate::analyze::snapshot::linux_snapshot;
 use crate::error::{Error, PageFigure, Result, Uncomparable};
 use crate::model::pages::Exclusive;
 use crate::model::snap_pages::{ExactMethod, SnapExact};
-use crate::model::snapshot::{Moment, Snapshot, VmmapRegions};
+use crate::model::snapshot::{Moment, Snapshot};
 use crate::model::{Note, ProcInfo};
-use crate::source::parse::snapshot::{self as snapshot_file, Start};
+use crate::source::parse::snapshot::{self as snapshot_file, ReadError, Start};
+use crate::source::parse::snapshot_feed::{self, FeedShape, Kept, LinesFeed, VmmapFeed};
 use crate::source::parse::snapshot_lines::{self, LinesError};
 use crate::source::parse::{snapshot_html, vmmap};
 use crate::source::users::UserNames;
@@ -144,8 +145,20 @@ pub(crate) fn moment(root: &ProcRoot) -> Moment {
 /// the JSON of `show` or of `vmmap`, saved vmmap text, or a `memtally
 /// report` page (the snapshot it embeds).
 pub fn load(path: &Path) -> Result<Snapshot> {
+    // A pipe is copied to a file first: some JSON is read twice.
+    let spill = Spill::of(path)?;
+    let mut kept = Kept::default();
+    let snap = read(spill.as_ref().map_or(path, Spill::path), &mut kept)
+        .map_err(|e| Spill::named(spill.as_ref(), e, path))?;
+    Ok(kept.into_snapshot(snap))
+}
+
+/// What [`load`] reads of the document in the regular file `path`, its
+/// regions handed to `feed` as they are read: the snapshot returned has
+/// none, and memory holds what `feed` keeps of them.
+pub(crate) fn read(path: &Path, feed: &mut impl LinesFeed) -> Result<Snapshot> {
     let (r, start) = open(path)?;
-    load_opened(path, r, start)
+    read_opened(path, r, start, feed)
 }
 
 /// A document, buffered, and how it starts.
@@ -157,19 +170,38 @@ pub(crate) fn open(path: &Path) -> Result<(BufReader<bounded::Input>, Start)> {
     Ok((r, start))
 }
 
-/// [`load`] of a document [`open`]ed.
+/// [`load`] of a document [`open`]ed from a regular file.
 pub(crate) fn load_opened(
+    path: &Path,
+    r: BufReader<bounded::Input>,
+    start: Start,
+) -> Result<Snapshot> {
+    let mut kept = Kept::default();
+    let snap = read_opened(path, r, start, &mut kept)?;
+    Ok(kept.into_snapshot(snap))
+}
+
+/// [`read`] of a document [`open`]ed.
+fn read_opened(
     path: &Path,
     mut r: BufReader<bounded::Input>,
     start: Start,
+    feed: &mut impl LinesFeed,
 ) -> Result<Snapshot> {
     let bad = |message: String| Error::Parse { path: path.to_path_buf(), message };
+    let failed = |e: ReadError| match e {
+        ReadError::Io(e) => input_error(path, e),
+        ReadError::Parse(e) => bad(e.message),
+    };
     match start {
         // A snapshot file is read a line at a time, never held as text.
-        Start::Lines => return snapshot_lines::snapshot(r).map_err(|e| lines_error(path, e)),
+        Start::Lines => {
+            return snapshot_lines::read_feeding(r, feed).map_err(|e| lines_error(path, e))
+        }
         // Format 1, one object: read with serde straight from the file.
         Start::Document => {
-            let snap: Snapshot = serde_json::from_reader(r).map_err(|e| snapshot_error(path, e))?;
+            let snap = snapshot_feed::read(r, FeedShape::Snapshot, feed)
+                .map_err(|e| snapshot_error(path, e))?;
             snapshot_file::check_document(snap.memtally_snapshot).map_err(bad)?;
             return Ok(snap);
         }
@@ -179,25 +211,57 @@ pub(crate) fn load_opened(
     // What the document is, from its first bytes (up to 64 KiB).
     let head = r.fill_buf().map_err(|e| input_error(path, e))?;
     if snapshot_html::is_html(head) {
-        return snapshot_html::read(r).map_err(|e| match e {
-            snapshot_html::ReadError::Io(e) => input_error(path, e),
-            snapshot_html::ReadError::Parse(e) => bad(e.message),
-        });
+        return snapshot_html::read_feeding(r, feed).map_err(failed);
     }
     if !utf8_head(head) {
-        return Err(bad("not UTF-8 text: not a memtally snapshot or JSON output".into()));
+        return Err(bad(NOT_UTF8.into()));
     }
     if !starts_json(head) {
-        return from_vmmap_text(path, r);
+        return from_vmmap_text(path, r, feed);
     }
-    let mut bytes = Vec::new();
-    r.read_to_end(&mut bytes).map_err(|e| input_error(path, e))?;
-    if std::str::from_utf8(&bytes).is_err() {
-        return Err(bad("not UTF-8 text: not a memtally snapshot or JSON output".into()));
-    }
-    match snapshot_file::document(&bytes).map_err(|e| bad(e.message))? {
+    drop(r);
+    let reopen = || {
+        let f = bounded::open_input(path)?;
+        Ok(BufReader::with_capacity(64 << 10, Utf8 { r: f, tail: Vec::new(), chunk: Vec::new() }))
+    };
+    match snapshot_file::document(reopen, feed).map_err(failed)? {
         Some(snap) => Ok(snap),
         None => Err(Error::NotComparable { path: path.to_path_buf(), input: Uncomparable::Json }),
+    }
+}
+
+/// Not UTF-8: what a document that is neither text nor JSON is told.
+const NOT_UTF8: &str = "not UTF-8 text: not a memtally snapshot or JSON output";
+
+/// `r`, its bytes checked to be UTF-8 as they are read (JSON's strings
+/// passed over are not checked by serde): the first that is not is an
+/// error of kind `InvalidData`, [`NOT_UTF8`].
+struct Utf8<R> {
+    r: R,
+    /// The start of a character cut at the end of the last read.
+    tail: Vec<u8>,
+    /// That and the bytes read, checked (room kept between reads).
+    chunk: Vec<u8>,
+}
+
+impl<R: std::io::Read> std::io::Read for Utf8<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let bad = || std::io::Error::new(std::io::ErrorKind::InvalidData, NOT_UTF8);
+        let n = self.r.read(buf)?;
+        if n == 0 {
+            return if self.tail.is_empty() { Ok(0) } else { Err(bad()) };
+        }
+        self.chunk.clear();
+        self.chunk.append(&mut self.tail);
+        self.chunk.extend_from_slice(&buf[..n]);
+        match std::str::from_utf8(&self.chunk) {
+            Ok(_) => {}
+            Err(e) if e.error_len().is_none() => {
+                self.tail.extend_from_slice(&self.chunk[e.valid_up_to()..]);
+            }
+            Err(_) => return Err(bad()),
+        }
+        Ok(n)
     }
 }
 
@@ -261,14 +325,14 @@ pub(crate) fn changed_meanwhile(path: &Path) -> Error {
 }
 
 /// Non-JSON input: a saved macOS vmmap report, read a line at a time,
-/// each region kept as a snapshot region only.
-fn from_vmmap_text(path: &Path, r: impl BufRead) -> Result<Snapshot> {
-    let mut kept = VmmapRegions::default();
-    let doc = vmmap::parse(r, Default::default(), &mut kept).map_err(|e| input_error(path, e))?;
+/// each region handed on as a snapshot region.
+fn from_vmmap_text(path: &Path, r: impl BufRead, feed: &mut impl LinesFeed) -> Result<Snapshot> {
+    let mut vmmap = VmmapFeed::new(feed);
+    let doc = vmmap::parse(r, Default::default(), &mut vmmap).map_err(|e| input_error(path, e))?;
     if doc.regions == 0 && doc.summary.is_empty() {
         return Err(Error::NotComparable { path: path.to_path_buf(), input: Uncomparable::Text });
     }
-    Ok(Snapshot::of_vmmap(&doc, kept.regions, kept.types))
+    Ok(vmmap.finish(&doc))
 }
 
 /// A piped document that is read more than once (`diff`, `report
@@ -315,6 +379,40 @@ impl Spill {
                 after_kind,
             },
             e => e,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `show` JSON of one region whose passed-over key `x` holds `x`.
+    fn show_with(x: &[u8]) -> Vec<u8> {
+        let mut doc = br#"{"pid":1,"comm":"a","x":""#.to_vec();
+        doc.extend_from_slice(x);
+        doc.extend_from_slice(
+            br#"","regions":[{"start":1,"end":2,"perms":"r--p","path":null,"category":"heap","rss":4096}]}"#,
+        );
+        doc
+    }
+
+    #[test]
+    fn json_not_utf8_past_its_head_is_refused_and_characters_across_reads_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("doc.json");
+        // A byte that is not UTF-8 past the first 64 KiB, in a value passed over.
+        let mut late = vec![b'a'; 70_000];
+        late.push(0xff);
+        std::fs::write(&path, show_with(&late)).unwrap();
+        let e = load(&path).unwrap_err().to_string();
+        assert!(e.contains("not UTF-8 text: not a memtally snapshot or JSON output"), "{e}");
+        // Three-byte characters across the 64 KiB reads, at each offset.
+        for pad in 0..3 {
+            let text = format!("{}{}", " ".repeat(pad), "€".repeat(30_000));
+            std::fs::write(&path, show_with(text.as_bytes())).unwrap();
+            let snap = load(&path).unwrap();
+            assert_eq!(snap.processes[0].regions.len(), 1, "pad {pad}");
         }
     }
 }

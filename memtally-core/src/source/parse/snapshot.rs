@@ -2,17 +2,23 @@
 //! format 2, `snapshot_lines`; or one object, format 1: what a report page
 //! embeds and what files were before), or the JSON of `memtally show` or
 //! `memtally vmmap`, so any of them can be compared with `diff` and drawn
-//! with `plot`. Every shape is read by serde into its own typed structs,
-//! never into a tree of JSON values (about 17 times a document's size).
+//! with `plot`. Every shape is read by serde as it streams into its own
+//! typed structs, never into a tree of JSON values (about 17 times a
+//! document's size), its regions handed to a feed (`snapshot_feed`).
+
+use std::io::Read;
 
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
 use crate::model::snap_lines::LINES_VERSION;
-use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind, DOCUMENT_VERSION};
-use crate::model::{SizeSource, Sizes};
+use crate::model::snapshot::{Snapshot, DOCUMENT_VERSION};
+use crate::source::parse::snapshot_feed::{
+    self, FeedShape, Kept, LinesFeed, RegionFeed, VmmapFeed,
+};
 use crate::source::parse::snapshot_lines::{self, LinesError};
-use crate::source::parse::{vmmap_json, ParseError};
+use crate::source::parse::vmmap_json::{self, OtherKeys};
+use crate::source::parse::ParseError;
 
 /// How a document starts: as a snapshot of some format, or otherwise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,16 +56,40 @@ pub(crate) fn unknown_format(version: u64) -> String {
     )
 }
 
-/// A JSON document's bytes into a [`Snapshot`]: any document `diff` reads.
+/// A JSON document's bytes into a [`Snapshot`]: any document `diff` reads
+/// but saved vmmap text and a report page.
 pub fn parse(input: &[u8]) -> Result<Snapshot, ParseError> {
+    let mut kept = Kept::default();
+    let snap = parse_feeding(input, &mut kept)?;
+    Ok(kept.into_snapshot(snap))
+}
+
+/// [`parse`], the regions handed to `feed` (the snapshot returned has none).
+pub(crate) fn parse_feeding(
+    input: &[u8],
+    feed: &mut impl LinesFeed,
+) -> Result<Snapshot, ParseError> {
     match start_of(input) {
-        Start::Lines => snapshot_lines::snapshot(input).map_err(lines_error),
+        Start::Lines => snapshot_lines::read_feeding(input, feed).map_err(lines_error),
         Start::Unknown(v) => Err(ParseError::at(1, unknown_format(v))),
-        Start::Document | Start::Other => match document(input)? {
-            Some(snap) => Ok(snap),
-            None => Err(ParseError::at(0, NOT_COMPARABLE)),
+        Start::Document | Start::Other => match document(|| Ok(input), feed) {
+            Ok(Some(snap)) => Ok(snap),
+            Ok(None) => Err(ParseError::at(0, NOT_COMPARABLE)),
+            Err(ReadError::Parse(e)) => Err(e),
+            Err(ReadError::Io(e)) => {
+                Err(ParseError { line: 0, message: e.to_string(), os_error: e.raw_os_error() })
+            }
         },
     }
+}
+
+/// Why a document read from a stream gave no snapshot.
+#[derive(Debug)]
+pub enum ReadError {
+    /// Reading failed.
+    Io(std::io::Error),
+    /// The document is not one memtally reads, as [`parse`] says.
+    Parse(ParseError),
 }
 
 /// What a JSON document of no comparable shape is told.
@@ -89,32 +119,41 @@ pub(crate) fn lines_error(e: LinesError) -> ParseError {
     }
 }
 
-/// A one-object JSON document into a snapshot; `None` for JSON of a shape
-/// memtally cannot compare.
-pub(crate) fn document(input: &[u8]) -> Result<Option<Snapshot>, ParseError> {
-    let keys: Keys = serde_json::from_slice(input)
-        .map_err(|e| ParseError::at(0, format!("not valid JSON: {e}")))?;
-    let typed =
-        |what: &str, e: serde_json::Error| ParseError::at(0, format!("not a valid {what}: {e}"));
-    let snap = match keys.shape() {
-        None => return Ok(None),
-        Some(Shape::Snapshot) => {
-            let snap: Snapshot = serde_json::from_slice(input).map_err(|e| typed("snapshot", e))?;
-            check_document(snap.memtally_snapshot).map_err(|m| ParseError::at(0, m))?;
+/// A one-object JSON document into a snapshot, its regions handed to
+/// `feed`; `None` for JSON of a shape memtally cannot compare. It is read
+/// twice, from what `open` gives each time: its keys (their values passed
+/// over) tell its shape, then it is read so.
+pub(crate) fn document<R: Read>(
+    mut open: impl FnMut() -> std::io::Result<R>,
+    feed: &mut impl RegionFeed,
+) -> Result<Option<Snapshot>, ReadError> {
+    let json = |what: &str, e: serde_json::Error| match e.classify() {
+        serde_json::error::Category::Io => ReadError::Io(e.into()),
+        _ => ReadError::Parse(ParseError::at(0, format!("{what}: {e}"))),
+    };
+    let keys: Keys = serde_json::from_reader(open().map_err(ReadError::Io)?)
+        .map_err(|e| json("not valid JSON", e))?;
+    let Some(shape) = keys.shape() else { return Ok(None) };
+    let r = open().map_err(ReadError::Io)?;
+    let typed = |what: &'static str| move |e| json(&format!("not a valid {what}"), e);
+    let snap = match shape {
+        Shape::Snapshot => {
+            let snap =
+                snapshot_feed::read(r, FeedShape::Snapshot, feed).map_err(typed("snapshot"))?;
+            check_document(snap.memtally_snapshot)
+                .map_err(|m| ReadError::Parse(ParseError::at(0, m)))?;
             snap
         }
-        Some(Shape::ShowProcess) => {
-            let p: ShowProcess =
-                serde_json::from_slice(input).map_err(|e| typed("show document", e))?;
-            Snapshot::of(vec![p.into()], SnapshotKind::Linux)
+        Shape::ShowProcess => {
+            snapshot_feed::read(r, FeedShape::ShowProcess, feed).map_err(typed("show document"))?
         }
-        Some(Shape::ShowSelection) => {
-            let s: ShowSelection =
-                serde_json::from_slice(input).map_err(|e| typed("show document", e))?;
-            Snapshot::of(s.processes.into_iter().map(Into::into).collect(), SnapshotKind::Linux)
-        }
-        Some(Shape::Vmmap) => {
-            vmmap_json::snapshot(input).map_err(|e| typed("vmmap document", e))?
+        Shape::ShowSelection => snapshot_feed::read(r, FeedShape::ShowSelection, feed)
+            .map_err(typed("show document"))?,
+        Shape::Vmmap => {
+            let mut vmmap = VmmapFeed::new(feed);
+            let doc = vmmap_json::read(r, OtherKeys::Skipped, &mut vmmap)
+                .map_err(typed("vmmap document"))?;
+            vmmap.finish(&doc)
         }
     };
     Ok(Some(snap))
@@ -129,6 +168,7 @@ pub(crate) fn check_document(version: u32) -> Result<(), String> {
 }
 
 /// The documents a snapshot is read from.
+#[derive(Clone, Copy)]
 enum Shape {
     /// A `memtally snapshot` document of one object.
     Snapshot,
@@ -165,45 +205,6 @@ impl Keys {
             Some(Shape::Vmmap)
         } else {
             None
-        }
-    }
-}
-
-/// A process object of the JSON show view (top level or in `processes`):
-/// what a snapshot takes of it.
-#[derive(Deserialize)]
-pub(crate) struct ShowProcess {
-    pid: Option<u64>,
-    comm: Option<String>,
-    command: Option<String>,
-    source: Option<SizeSource>,
-    #[serde(default)]
-    totals: Sizes,
-    #[serde(default)]
-    regions: Vec<SnapRegion>,
-}
-
-/// The JSON show view of several processes.
-#[derive(Deserialize)]
-struct ShowSelection {
-    processes: Vec<ShowProcess>,
-}
-
-impl From<ShowProcess> for SnapProcess {
-    fn from(p: ShowProcess) -> SnapProcess {
-        SnapProcess {
-            pid: p.pid.map(|p| p as u32),
-            ppid: None,
-            user: None,
-            comm: p.comm.unwrap_or_default(),
-            command: p.command.unwrap_or_default(),
-            source: p.source.unwrap_or(SizeSource::Smaps),
-            totals: p.totals,
-            categories: SnapProcess::categories_of(&p.regions),
-            regions: p.regions,
-            purgeable: Vec::new(),
-            physical_footprint: None,
-            exclusive: None,
         }
     }
 }

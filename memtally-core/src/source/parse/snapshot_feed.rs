@@ -2,18 +2,23 @@
 //! embeds it, or the JSON of `show`) read from a stream with its regions
 //! handed on one at a time as serde reads them: never a list of them,
 //! never a tree of the document. What is kept of a process besides its
-//! regions (a few figures and its categories) is read as it is.
+//! regions (a few figures and its categories) is read as it is. Every
+//! other reader of a snapshot hands its regions to the same [`RegionFeed`]
+//! (a vmmap report's through [`VmmapFeed`]).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::Read;
 
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::model::group::Grouper;
 use crate::model::snap_region_de::RegionRef;
-use crate::model::snapshot::{SnapProcess, Snapshot, SnapshotKind};
-use crate::source::parse::snapshot::ShowProcess;
+use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind, VmmapTypes};
+use crate::model::vmmap::{Document, VRegion, VRegionSink};
+use crate::model::{Flow, SizeSource, Sizes};
 
 /// What a reader does with a document's regions, handed in order.
 pub(crate) trait RegionFeed {
@@ -21,6 +26,90 @@ pub(crate) trait RegionFeed {
     fn region(&mut self, region: RegionRef<'_>);
     /// The regions handed since the last call are one process's.
     fn process(&mut self);
+}
+
+/// A feed that can take back regions: what a snapshot file (whose
+/// `dropped` lines do so) is read with.
+pub(crate) trait LinesFeed: RegionFeed {
+    /// The regions handed since the last process are no process's.
+    fn dropped(&mut self);
+}
+
+/// Every region kept, by process: the whole snapshot, once
+/// [`into_snapshot`](Kept::into_snapshot) puts them back.
+#[derive(Default)]
+pub(crate) struct Kept {
+    processes: Vec<Vec<SnapRegion>>,
+    pending: Vec<SnapRegion>,
+}
+
+impl RegionFeed for Kept {
+    fn region(&mut self, region: RegionRef<'_>) {
+        self.pending.push(region.into_owned());
+    }
+    fn process(&mut self) {
+        self.processes.push(std::mem::take(&mut self.pending));
+    }
+}
+
+impl LinesFeed for Kept {
+    fn dropped(&mut self) {
+        self.pending.clear();
+    }
+}
+
+impl Kept {
+    /// `snap`, read with this feed, with its regions (each process is
+    /// handed its own: a reader calls [`RegionFeed::process`] once a process).
+    pub(crate) fn into_snapshot(self, mut snap: Snapshot) -> Snapshot {
+        for (p, regions) in snap.processes.iter_mut().zip(self.processes) {
+            p.regions = regions;
+        }
+        snap
+    }
+}
+
+/// A vmmap report's regions (text or JSON) handed to a feed as snapshot
+/// regions (as [`SnapRegion::of_vmmap`] makes them, their categories
+/// folded past the first types) and summed by category as they come.
+pub(crate) struct VmmapFeed<'f, F> {
+    feed: &'f mut F,
+    types: VmmapTypes,
+    categories: Grouper,
+}
+
+impl<'f, F: RegionFeed> VmmapFeed<'f, F> {
+    pub(crate) fn new(feed: &'f mut F) -> VmmapFeed<'f, F> {
+        VmmapFeed { feed, types: VmmapTypes::default(), categories: Grouper::new() }
+    }
+
+    /// The snapshot of the report `doc` these regions were read from, its
+    /// one process handed to the feed.
+    pub(crate) fn finish(self, doc: &Document) -> Snapshot {
+        self.feed.process();
+        Snapshot::of_vmmap_folded(doc, self.categories.into_groups(), Vec::new(), self.types)
+    }
+}
+
+impl<F: RegionFeed> VRegionSink for VmmapFeed<'_, F> {
+    fn region(&mut self, _line: usize, r: &VRegion<'_>) -> Flow {
+        let category = self.types.category(r.region_type);
+        let sizes = SnapRegion::vmmap_sizes(r);
+        self.categories.add_sizes(category, 1, &sizes);
+        self.feed.region(RegionRef {
+            start: r.start,
+            end: r.end,
+            perms: Cow::Borrowed(r.prot),
+            path: r.detail.map(Cow::Borrowed),
+            category: Cow::Borrowed(category),
+            region_type: Some(Cow::Borrowed(r.region_type)),
+            purge: Some(r.purge),
+            offset: None,
+            inode: None,
+            sizes,
+        });
+        Flow::Continue
+    }
 }
 
 /// The shapes read this way.
@@ -31,6 +120,11 @@ pub(crate) enum FeedShape {
     /// The JSON of `show`: of one process, or of several (told by its
     /// keys as `snapshot::Keys` tells them, as they come).
     Show,
+    /// The JSON of `show` of one process, told so by its keys before
+    /// (`snapshot::Keys`): any other key is passed over.
+    ShowProcess,
+    /// The JSON of `show` of several processes, told so before.
+    ShowSelection,
 }
 
 /// The document in `r`, of shape `shape`, its regions handed to `feed`
@@ -60,7 +154,9 @@ impl<F: RegionFeed> At<'_, F> {
     fn keeps(&self, key: &str) -> bool {
         match self.shape {
             FeedShape::Snapshot => true,
-            FeedShape::Show => matches!(key, "pid" | "comm" | "command" | "source" | "totals"),
+            FeedShape::Show | FeedShape::ShowProcess | FeedShape::ShowSelection => {
+                matches!(key, "pid" | "comm" | "command" | "source" | "totals")
+            }
         }
     }
 
@@ -72,7 +168,7 @@ impl<F: RegionFeed> At<'_, F> {
         let v = Value::Object(rest);
         match self.shape {
             FeedShape::Snapshot => serde_json::from_value(v).map_err(|e| e.to_string()),
-            FeedShape::Show => {
+            FeedShape::Show | FeedShape::ShowProcess | FeedShape::ShowSelection => {
                 let p: ShowProcess = serde_json::from_value(v).map_err(|e| e.to_string())?;
                 let mut p = SnapProcess::from(p);
                 p.categories = categories;
@@ -96,10 +192,13 @@ impl<'de, F: RegionFeed> Visitor<'de> for Top<'_, '_, F> {
         let at = self.0;
         match at.shape {
             FeedShape::Snapshot => {
-                let (mut rest, mut processes) = (Map::new(), Vec::new());
+                let (mut rest, mut processes) = (Map::new(), None);
                 while let Some(key) = m.next_key::<String>()? {
                     match key.as_str() {
-                        "processes" => processes = m.next_value_seed(Processes(&mut *at))?,
+                        "processes" if processes.is_some() => {
+                            return Err(A::Error::duplicate_field("processes"))
+                        }
+                        "processes" => processes = Some(m.next_value_seed(Processes(&mut *at))?),
                         _ => {
                             rest.insert(key, m.next_value::<Value>()?);
                         }
@@ -108,33 +207,43 @@ impl<'de, F: RegionFeed> Visitor<'de> for Top<'_, '_, F> {
                 rest.insert("processes".into(), Value::Array(Vec::new()));
                 let mut snap: Snapshot =
                     serde_json::from_value(Value::Object(rest)).map_err(A::Error::custom)?;
-                snap.processes = processes;
+                snap.processes = processes.ok_or_else(|| A::Error::missing_field("processes"))?;
                 Ok(snap)
             }
-            FeedShape::Show => show(at, m),
+            FeedShape::Show | FeedShape::ShowProcess | FeedShape::ShowSelection => show(at, m),
         }
     }
 }
 
 /// The JSON of `show`, its shape told by its keys as they come: of one
 /// process (`pid` and `regions`) or of several (`processes` and
-/// `categories`). Any other (a snapshot, `vmmap`'s JSON) is an error here:
-/// it is read whole.
+/// `categories`). Any other (a snapshot, `vmmap`'s JSON) is an error here,
+/// unless its shape was told before.
 fn show<'de, F: RegionFeed, A: MapAccess<'de>>(
     at: &mut At<'_, F>,
     mut m: A,
 ) -> Result<Snapshot, A::Error> {
     let other = || A::Error::custom("not the JSON of show");
+    let told = at.shape != FeedShape::Show;
     let (mut rest, mut processes) = (Map::new(), None);
     let (mut pid, mut regions, mut categories) = (false, false, false);
     while let Some(key) = m.next_key::<String>()? {
         match key.as_str() {
-            "memtally_snapshot" | "regions_read" | "header" => return Err(other()),
-            "regions" if processes.is_none() => {
+            "memtally_snapshot" | "regions_read" | "header" if !told => return Err(other()),
+            // What the shape told leaves out.
+            "regions" if at.shape == FeedShape::ShowSelection => {
+                m.next_value::<IgnoredAny>()?;
+            }
+            "processes" if at.shape == FeedShape::ShowProcess => {
+                m.next_value::<IgnoredAny>()?;
+            }
+            "regions" if processes.is_none() && !regions => {
                 m.next_value_seed(Regions(&mut *at))?;
                 regions = true;
             }
-            "processes" if !regions => processes = Some(m.next_value_seed(Processes(&mut *at))?),
+            "processes" if !regions && processes.is_none() => {
+                processes = Some(m.next_value_seed(Processes(&mut *at))?)
+            }
             "regions" | "processes" => return Err(other()),
             _ => {
                 pid |= key == "pid";
@@ -157,6 +266,37 @@ fn show<'de, F: RegionFeed, A: MapAccess<'de>>(
         }
         Some(processes) if categories => Ok(Snapshot::of(processes, SnapshotKind::Linux)),
         _ => Err(other()),
+    }
+}
+
+/// A process object of the JSON show view (top level or in `processes`):
+/// what a snapshot takes of it besides its regions.
+#[derive(Deserialize)]
+struct ShowProcess {
+    pid: Option<u64>,
+    comm: Option<String>,
+    command: Option<String>,
+    source: Option<SizeSource>,
+    #[serde(default)]
+    totals: Sizes,
+}
+
+impl From<ShowProcess> for SnapProcess {
+    fn from(p: ShowProcess) -> SnapProcess {
+        SnapProcess {
+            pid: p.pid.map(|p| p as u32),
+            ppid: None,
+            user: None,
+            comm: p.comm.unwrap_or_default(),
+            command: p.command.unwrap_or_default(),
+            source: p.source.unwrap_or(SizeSource::Smaps),
+            totals: p.totals,
+            categories: Vec::new(),
+            regions: Vec::new(),
+            purgeable: Vec::new(),
+            physical_footprint: None,
+            exclusive: None,
+        }
     }
 }
 
@@ -207,10 +347,13 @@ impl<'de, F: RegionFeed> Visitor<'de> for Process<'_, '_, F> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<SnapProcess, A::Error> {
         let at = self.0;
-        let mut rest = Map::new();
+        let (mut rest, mut regions) = (Map::new(), false);
         while let Some(key) = m.next_key::<String>()? {
-            if key == "regions" {
+            if key == "regions" && regions {
+                return Err(A::Error::duplicate_field("regions"));
+            } else if key == "regions" {
                 m.next_value_seed(Regions(&mut *at))?;
+                regions = true;
             } else if at.keeps(&key) {
                 rest.insert(key, m.next_value::<Value>()?);
             } else {

@@ -7,8 +7,10 @@ use std::io::BufRead;
 
 use crate::model::snapshot::Snapshot;
 use crate::model::{FAULTS_ELEMENT, SNAPSHOT_ELEMENT};
-use crate::source::parse::snapshot::Start;
-use crate::source::parse::ParseError;
+pub use crate::source::parse::snapshot::ReadError;
+use crate::source::parse::snapshot::{self, Start};
+use crate::source::parse::snapshot_feed::{self, FeedShape, Kept, LinesFeed};
+use crate::source::parse::{snapshot_lines, ParseError};
 
 /// Where the element ends. The writer escapes every `<` inside the JSON
 /// (as `\u003c`, which JSON reads back as `<`), so the first `</script`
@@ -49,35 +51,36 @@ pub fn parse(input: &[u8]) -> Result<Snapshot, ParseError> {
     })
 }
 
-/// Why a page read from a stream gave no snapshot.
-#[derive(Debug)]
-pub enum ReadError {
-    /// Reading failed.
-    Io(std::io::Error),
-    /// The page, or the snapshot in it, is not as [`parse`] reads it.
-    Parse(ParseError),
-}
-
 /// The snapshot a report page carries, read from a stream: the page up to
 /// the element passed over, the JSON in it read by serde as it comes (a
 /// snapshot object into its typed shape), nothing held whole. What it
 /// reads, and says of a page it cannot, is what [`parse`] does.
 pub fn read(r: impl BufRead) -> Result<Snapshot, ReadError> {
-    use crate::source::parse::snapshot::{check_document, Start};
+    let mut kept = Kept::default();
+    let snap = read_feeding(r, &mut kept)?;
+    Ok(kept.into_snapshot(snap))
+}
+
+/// [`read`], the regions handed to `feed` (the snapshot returned has none).
+pub(crate) fn read_feeding(
+    r: impl BufRead,
+    feed: &mut impl LinesFeed,
+) -> Result<Snapshot, ReadError> {
     with_element(r, |json, start| match start {
-        Start::Lines => crate::source::parse::snapshot_lines::snapshot(json)
-            .map_err(crate::source::parse::snapshot::lines_error),
-        Start::Document => serde_json::from_reader::<_, Snapshot>(json)
+        Start::Lines => snapshot_lines::read_feeding(json, feed).map_err(snapshot::lines_error),
+        Start::Document => snapshot_feed::read(json, FeedShape::Snapshot, feed)
             .map_err(|e| ParseError::at(0, format!("not a valid snapshot: {e}")))
             .and_then(|snap| {
-                check_document(snap.memtally_snapshot).map_err(|m| ParseError::at(0, m))?;
+                snapshot::check_document(snap.memtally_snapshot)
+                    .map_err(|m| ParseError::at(0, m))?;
                 Ok(snap)
             }),
+        // Not memtally's: the element, held, read as JSON.
         Start::Unknown(_) | Start::Other => {
             let mut bytes = Vec::new();
             std::io::Read::read_to_end(json, &mut bytes)
                 .map_err(|e| ParseError::at(0, e.to_string()))?;
-            crate::source::parse::snapshot::parse(&bytes)
+            snapshot::parse_feeding(&bytes, feed)
         }
     })
 }

@@ -10,7 +10,8 @@ use std::io::{self, BufRead};
 
 use crate::model::snap_lines::{SnapEnd, SnapHead, SnapLine, SnapProcessLine, LINES_VERSION};
 use crate::model::snap_region_de::RegionRef;
-use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot};
+use crate::model::snapshot::{SnapProcess, Snapshot};
+use crate::source::parse::snapshot_feed::LinesFeed;
 
 /// What a reader keeps of a snapshot file's records, handed in file order.
 pub(crate) trait Records {
@@ -175,30 +176,34 @@ impl Order {
     }
 }
 
-/// Every record kept: the whole snapshot.
-#[derive(Default)]
-struct Whole {
+/// A snapshot file's records handed to a feed, its process lines kept.
+struct Feeding<'f, F> {
+    feed: &'f mut F,
     processes: Vec<SnapProcess>,
-    regions: Vec<SnapRegion>,
 }
 
-impl Records for Whole {
+impl<F: LinesFeed> Records for Feeding<'_, F> {
     fn region(&mut self, region: RegionRef<'_>, _at: u64) {
-        self.regions.push(region.into_owned());
+        self.feed.region(region);
     }
     fn dropped(&mut self) {
-        self.regions.clear();
+        self.feed.dropped();
     }
     fn process(&mut self, process: SnapProcessLine) {
-        self.processes.push(process.into_process(std::mem::take(&mut self.regions)));
+        self.processes.push(process.into_process(Vec::new()));
+        self.feed.process();
     }
 }
 
-/// The whole snapshot in the file `r` reads.
-pub(crate) fn snapshot(r: impl BufRead) -> Result<Snapshot, LinesError> {
-    let mut whole = Whole::default();
-    let (head, end) = read(r, &mut whole)?;
-    end.snapshot(head, whole.processes).ok_or(LinesError::Order {
+/// The snapshot in the file `r` reads, its regions handed to `feed` (the
+/// snapshot returned has none).
+pub(crate) fn read_feeding(
+    r: impl BufRead,
+    feed: &mut impl LinesFeed,
+) -> Result<Snapshot, LinesError> {
+    let mut feeding = Feeding { feed, processes: Vec::new() };
+    let (head, end) = read(r, &mut feeding)?;
+    end.snapshot(head, feeding.processes).ok_or(LinesError::Order {
         line: 0,
         what: "an end line with a figure for each process line",
     })
@@ -220,7 +225,8 @@ mod tests {
     }
 
     fn read_text(text: &str) -> Result<Snapshot, LinesError> {
-        snapshot(text.as_bytes())
+        let mut kept = crate::source::parse::snapshot_feed::Kept::default();
+        read_feeding(text.as_bytes(), &mut kept).map(|snap| kept.into_snapshot(snap))
     }
 
     #[test]

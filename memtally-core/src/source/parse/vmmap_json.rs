@@ -10,7 +10,6 @@ use std::io::Read;
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use crate::model::snapshot::{Snapshot, VmmapRegions};
 use crate::model::vmmap::{Document, Header, SummaryRow, VRegion, VRegionSink};
 use crate::model::Purge;
 
@@ -38,14 +37,6 @@ pub(crate) fn read(
     let doc = serde::Deserializer::deserialize_map(&mut de, Top(sink, others))?;
     de.end()?;
     Ok(doc)
-}
-
-/// The snapshot of the document in `r`, told to be vmmap's, every region kept (as
-/// [`Snapshot::of_vmmap`] keeps those of the text).
-pub(crate) fn snapshot(r: impl Read) -> serde_json::Result<Snapshot> {
-    let mut kept = VmmapRegions::default();
-    let doc = read(r, OtherKeys::Skipped, &mut kept)?;
-    Ok(Snapshot::of_vmmap(&doc, kept.regions, kept.types))
 }
 
 /// A region of the JSON view: what a snapshot takes of it.

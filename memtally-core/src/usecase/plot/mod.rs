@@ -15,11 +15,13 @@ use crate::analyze::vmmap::{pow2_bucket, TypeFilter};
 use crate::analyze::Category;
 use crate::error::{Error, Result};
 use crate::model::series::{Scope, SeriesFigure};
+use crate::model::snap_region_de::RegionRef;
 use crate::model::snapshot::{Snapshot, SnapshotKind};
 use crate::model::{Figure, Purge};
 use crate::source::bounded::open_input;
+use crate::source::parse::snapshot_feed::{LinesFeed, RegionFeed};
 use crate::source::series::{is_series_head, SeriesReader};
-use crate::usecase::snapshot::{load, Spill};
+use crate::usecase::snapshot::{read, Spill};
 
 mod stack;
 pub use stack::stacked;
@@ -84,9 +86,11 @@ fn plot_read(input: &Path, opts: &PlotOptions) -> Result<Plot> {
             message: "not a watch series: only a series over time can be stacked".into(),
         });
     }
-    let snap = load(input)?;
-    if snap.kind == SnapshotKind::Vmmap && snap.processes.iter().any(|p| !p.regions.is_empty()) {
-        histogram(input, &snap, &opts.types).map(Plot::Histogram)
+    // The regions are bucketed as they are read, never held.
+    let mut sizes = Sizes::new(&opts.types);
+    let snap = read(input, &mut sizes)?;
+    if snap.kind == SnapshotKind::Vmmap && sizes.regions > 0 {
+        sizes.histogram(input).map(Plot::Histogram)
     } else {
         Ok(Plot::Categories(categories(&snap)))
     }
@@ -173,32 +177,73 @@ fn series(path: &Path, figure: SeriesFigure, top: usize) -> Result<SeriesPlot> {
 }
 
 /// vmmap regions by virtual size, in power-of-two buckets, with how many
-/// of each are purgeable (volatile or already emptied).
-fn histogram(path: &Path, snap: &Snapshot, types: &[String]) -> Result<HistogramPlot> {
-    let filter = TypeFilter::new(types.to_vec());
-    let mut buckets: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
-    for r in snap.processes.iter().flat_map(|p| p.regions.iter()) {
-        if !filter.matches(r.region_type.as_deref().unwrap_or("")) {
-            continue;
+/// of each are purgeable (volatile or already emptied), counted as they
+/// are read: the histogram of a vmmap report's regions of the types asked.
+struct Sizes {
+    filter: TypeFilter,
+    /// Regions read, of every type, in the processes read so far.
+    regions: u64,
+    /// Bucket upper bound: regions, of which purgeable.
+    buckets: BTreeMap<u64, (u64, u64)>,
+    /// Those of the process being read (a snapshot file can take them back).
+    pending: (u64, BTreeMap<u64, (u64, u64)>),
+}
+
+impl Sizes {
+    fn new(types: &[String]) -> Sizes {
+        Sizes {
+            filter: TypeFilter::new(types.to_vec()),
+            regions: 0,
+            buckets: BTreeMap::new(),
+            pending: (0, BTreeMap::new()),
         }
-        let Some(v) = r.sizes.size else { continue };
-        let e = buckets.entry(pow2_bucket(v)).or_default();
+    }
+
+    fn histogram(self, path: &Path) -> Result<HistogramPlot> {
+        if self.buckets.is_empty() {
+            return Err(Error::Parse {
+                path: path.to_path_buf(),
+                message: "no regions of the selected types".into(),
+            });
+        }
+        let buckets = self
+            .buckets
+            .into_iter()
+            .map(|(up_to, (regions, purgeable))| SizeBucket { up_to, regions, purgeable })
+            .collect();
+        Ok(HistogramPlot { types: self.filter.types().to_vec(), buckets })
+    }
+}
+
+impl RegionFeed for Sizes {
+    fn region(&mut self, r: RegionRef<'_>) {
+        self.pending.0 += 1;
+        if !self.filter.matches(r.region_type.as_deref().unwrap_or("")) {
+            return;
+        }
+        let Some(v) = r.sizes.size else { return };
+        let e = self.pending.1.entry(pow2_bucket(v)).or_default();
         e.0 += 1;
         if matches!(r.purge, Some(Purge::Volatile | Purge::Empty)) {
             e.1 += 1;
         }
     }
-    if buckets.is_empty() {
-        return Err(Error::Parse {
-            path: path.to_path_buf(),
-            message: "no regions of the selected types".into(),
-        });
+
+    fn process(&mut self) {
+        let (regions, buckets) = std::mem::take(&mut self.pending);
+        self.regions += regions;
+        for (up_to, (n, purgeable)) in buckets {
+            let e = self.buckets.entry(up_to).or_default();
+            e.0 += n;
+            e.1 += purgeable;
+        }
     }
-    let buckets = buckets
-        .into_iter()
-        .map(|(up_to, (regions, purgeable))| SizeBucket { up_to, regions, purgeable })
-        .collect();
-    Ok(HistogramPlot { types: types.to_vec(), buckets })
+}
+
+impl LinesFeed for Sizes {
+    fn dropped(&mut self) {
+        self.pending = (0, BTreeMap::new());
+    }
 }
 
 /// Where the memory goes: PSS (or RSS, or virtual size) per category,
@@ -228,7 +273,6 @@ fn categories(snap: &Snapshot) -> CategoryPlot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Sizes;
     use crate::source::series::SeriesWriter;
 
     /// A series file: the total, three processes growing by 1, 3 and 2
@@ -239,7 +283,8 @@ mod tests {
             SeriesWriter::with_figures(std::fs::File::create(&path).unwrap(), SeriesFigure::WATCH)
                 .unwrap();
         for t in 0..3u64 {
-            let at = |pages: u64| Sizes { pss: Some(4096 * pages), ..Default::default() };
+            let at =
+                |pages: u64| crate::model::Sizes { pss: Some(4096 * pages), ..Default::default() };
             let (total, a, b, c, cat) = (at(10 + 6 * t), at(t), at(3 * t), at(2 * t), at(7));
             let rows = [
                 (Scope::Total, "total", "total", &total),
