@@ -19,6 +19,7 @@ use crate::model::{Flow, Needs, Note, ProcInfo, Region, RegionSink};
 use crate::source::pages::pagemap;
 use crate::source::parse::stat::{self, Change, Stamp};
 use crate::source::parse::status;
+use crate::source::proc_root::RegionsFile;
 use crate::source::wss::clear_refs::{self, Held};
 use crate::source::wss::idle;
 use crate::source::{stamp, ProcRoot};
@@ -333,11 +334,13 @@ fn read_one(
     // show reads beside it would walk the page tables a second time. The
     // stamp below tells an smaps an exit cut short.
     let streamed = match &touched {
-        Some(addrs) => root.stream_regions(pid, "smaps", &mut Touched { addrs, fold: &mut fold }),
-        None => root.stream_regions(pid, "smaps", &mut fold),
+        Some(addrs) => {
+            root.read_regions(pid, RegionsFile::Smaps, Touched { addrs, fold: &mut fold }).map(drop)
+        }
+        None => root.read_regions(pid, RegionsFile::Smaps, &mut fold).map(drop),
     };
     match streamed {
-        Ok(_) => {}
+        Ok(()) => {}
         Err(Error::NoSuchProcess { .. } | Error::Exited { .. } | Error::Changed { .. }) => {
             return Ok(None)
         }
