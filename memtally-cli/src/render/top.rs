@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use memtally_core::analyze::top::Top;
-use memtally_core::analyze::top::{dirty_field, TopBy, TopReport, TopRow, TopSort};
+use memtally_core::analyze::top::{dirty_field, group_key, TopBy, TopReport, TopRow, TopSort};
 use memtally_core::model::{Figure, Named, Sizes};
 
 use crate::render::blocks::{write_text, Block};
@@ -115,9 +115,9 @@ fn group_pids(by: TopBy, row: &TopRow, ctx: &Top) -> String {
         .processes
         .iter()
         .filter(|p| match by {
-            TopBy::Program => p.info.program == row.key,
-            TopBy::User => ctx.users.name(p.info.uid) == row.key,
-            TopBy::Cgroup => p.info.cgroup.as_deref().unwrap_or("(unknown)") == row.key,
+            TopBy::Program | TopBy::User | TopBy::Cgroup => {
+                group_key(p, by, &|uid| ctx.users.name(uid)) == row.key
+            }
             TopBy::Process | TopBy::Tree => false,
         })
         .map(|p| p.info.pid)
