@@ -114,12 +114,7 @@ fn group_pids(by: TopBy, row: &TopRow, ctx: &Top) -> String {
         .scan
         .processes
         .iter()
-        .filter(|p| match by {
-            TopBy::Program | TopBy::User | TopBy::Cgroup => {
-                group_key(p, by, &|uid| ctx.users.name(uid)) == row.key
-            }
-            TopBy::Process | TopBy::Tree => false,
-        })
+        .filter(|p| group_key(p, by, &|uid| ctx.users.name(uid)).as_ref() == Some(&row.key))
         .map(|p| p.info.pid)
         .collect();
     pids.sort_unstable();

@@ -393,8 +393,7 @@ impl App {
                     .scan
                     .processes
                     .iter()
-                    .filter(|_| matches!(by, TopBy::Program | TopBy::User | TopBy::Cgroup))
-                    .map(|p| (group_key(p, by, &|uid| now.users.name(uid)), p.info.pid))
+                    .filter_map(|p| Some((group_key(p, by, &|u| now.users.name(u))?, p.info.pid)))
                     .collect();
                 self.rates.record(
                     t,

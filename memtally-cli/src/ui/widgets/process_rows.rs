@@ -73,12 +73,9 @@ pub fn retain_group(rows: &mut Vec<ProcRow>, top: &Top, by: TopBy, key: &str) {
     let users = &top.users;
     let of = |pid: u32| top.scan.processes.iter().find(|p| p.info.pid == pid);
     rows.retain(|r| {
-        r.pid.and_then(of).is_some_and(|p| match by {
-            TopBy::Program | TopBy::User | TopBy::Cgroup => {
-                group_key(p, by, &|uid| users.name(uid)) == key
-            }
-            TopBy::Process | TopBy::Tree => true,
-        })
+        r.pid
+            .and_then(of)
+            .is_some_and(|p| group_key(p, by, &|u| users.name(u)).is_none_or(|k| k == key))
     });
 }
 
