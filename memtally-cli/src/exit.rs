@@ -51,8 +51,10 @@ pub fn exit_code(e: &Error) -> i32 {
         | Error::BadPattern { .. }
         | Error::NoSuchUser { .. }
         | Error::NoSelection { .. }
-        // A live-only figure asked of a recording: the request is wrong.
-        | Error::LiveOnly { .. } => USAGE,
+        // A live-only figure asked of a recording, or a Linux-only one of
+        // another system: the request is wrong.
+        | Error::LiveOnly { .. }
+        | Error::LinuxOnly { .. } => USAGE,
         Error::Tool(_) | Error::NoVmmap | Error::TimedOut { .. } => TOOL_FAILED,
         Error::ThreadPanicked { .. } => FAILURE,
         // An error a newer library adds and this table does not know yet.
@@ -81,5 +83,12 @@ mod tests {
         assert_eq!(exit_code(&e), BAD_INPUT);
         let e = Error::NoProcessDirs { root: "fixtures/x".into(), nested: 1 };
         assert_eq!(exit_code(&e), NOT_FOUND);
+        let e =
+            Error::LinuxOnly { what: "faults samples page faults with Linux's perf_event_open" };
+        assert_eq!(exit_code(&e), USAGE);
+        assert_eq!(
+            e.to_string(),
+            "faults samples page faults with Linux's perf_event_open: Linux only"
+        );
     }
 }

@@ -35,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             out,
             "{:<26} {:<6} {:>7} {:>12} {:>12} {:>12}",
             region_type,
-            purge,
+            purge.code(),
             bucket.regions,
             mib(s.size),
             mib(s.rss),

@@ -238,6 +238,13 @@ pub enum Error {
         what: LiveOnly,
     },
 
+    /// What only Linux gives was asked of another system.
+    #[error("{what}: Linux only")]
+    LinuxOnly {
+        /// What was asked for, and what it takes of Linux.
+        what: &'static str,
+    },
+
     /// A recorded tree (`--proc-root DIR`) holds no process directory.
     #[error("no process directories under {}{}", root.display(), nested_hint(root, *nested))]
     NoProcessDirs {
@@ -330,6 +337,8 @@ pub enum LiveOnly {
     /// A page-level figure, read from the live page tables (pagemap,
     /// kpagecount, kpageflags).
     Pages(PageFigure),
+    /// A page-fault recording (`faults`).
+    Faults,
 }
 
 impl std::fmt::Display for LiveOnly {
@@ -337,6 +346,7 @@ impl std::fmt::Display for LiveOnly {
         match self {
             LiveOnly::WorkingSet => f.write_str("the working set"),
             LiveOnly::Pages(figure) => write!(f, "{figure}"),
+            LiveOnly::Faults => f.write_str("a page-fault recording"),
         }
     }
 }

@@ -9,6 +9,7 @@ use clap::Args;
 use memtally_core::analyze::select::Selection;
 use memtally_core::analyze::wss::WssReport;
 use memtally_core::error::UseCase;
+use memtally_core::model::wss::WssChoice;
 use memtally_core::model::{Figure, Note, ProcInfo};
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::by_mapping::{self, MappingSums};
@@ -175,7 +176,7 @@ fn working_set(
     if interval.is_zero() {
         return Err(Error::Usage("--wss must be longer than 0".into()));
     }
-    let mut wss = Wss::hold(root, sel)?;
+    let mut wss = Wss::hold(root, sel, WssChoice::Auto)?;
     eprintln!(
         "memtally: snapshot --wss resets the referenced bits of {} (/proc/PID/clear_refs): the kernel's page reclaim may choose differently for a while; no other process is touched",
         crate::render::units::plural(wss.len(), "selected process", "selected processes")

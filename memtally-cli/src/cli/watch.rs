@@ -13,6 +13,7 @@ use clap::Args;
 use memtally_core::analyze::trend::Sample;
 use memtally_core::analyze::wss::add_to_sample;
 use memtally_core::error::UseCase;
+use memtally_core::model::wss::WssChoice;
 use memtally_core::source::series::SeriesWriter;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::select::require_selection;
@@ -109,7 +110,7 @@ pub fn run(root: &ProcRoot, args: &WatchArgs, screen: Screen, out: &mut dyn Writ
     };
     let mut wss = if args.wss {
         require_selection(&sel, UseCase::Wss)?;
-        let wss = Wss::hold(root, &sel)?;
+        let wss = Wss::hold(root, &sel, WssChoice::Auto)?;
         eprintln!(
             "memtally: --wss resets the referenced bits of {} at every sample (/proc/PID/clear_refs): the kernel's page reclaim may choose differently for a while; no other process is touched",
             plural(wss.len(), "selected process", "selected processes")

@@ -85,7 +85,7 @@ pub fn run(root: &ProcRoot, args: &WssArgs, screen: Screen, out: &mut dyn Write)
         }
         None => None,
     };
-    let mut wss = Wss::hold_with(root, &sel, args.method)?;
+    let mut wss = Wss::hold(root, &sel, args.method)?;
     // Said once, before anything is reset: the reset is not free.
     let processes = plural(wss.len(), "selected process", "selected processes");
     eprintln!("{}", notice(wss.method(), &processes));

@@ -81,6 +81,9 @@ impl fmt::Display for Worded<'_> {
                 "{what} is read from the live page tables (pagemap, kpagecount, kpageflags): {} is a recorded tree (--proc-root), which has none; run it on the machine itself, without --proc-root",
                 root.display()
             ),
+            Error::LiveOnly { root, what: LiveOnly::Faults } => {
+                write!(f, "faults records live processes only: {} is a recorded tree", root.display())
+            }
             // The rest name no option: the library's own words.
             e => write!(f, "{e}"),
         }

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use memtally_core::analyze::top::Top;
-use memtally_core::analyze::top::{dirty_field, TopBy, TopReport, TopRow, TopSort};
+use memtally_core::analyze::top::{dirty_field, group_key, TopBy, TopReport, TopRow, TopSort};
 use memtally_core::model::{Figure, Named, Sizes};
 
 use crate::render::blocks::{write_text, Block};
@@ -114,12 +114,7 @@ fn group_pids(by: TopBy, row: &TopRow, ctx: &Top) -> String {
         .scan
         .processes
         .iter()
-        .filter(|p| match by {
-            TopBy::Program => p.info.program == row.key,
-            TopBy::User => ctx.users.name(p.info.uid) == row.key,
-            TopBy::Cgroup => p.info.cgroup.as_deref().unwrap_or("(unknown)") == row.key,
-            TopBy::Process | TopBy::Tree => false,
-        })
+        .filter(|p| group_key(p, by, &|uid| ctx.users.name(uid)).as_ref() == Some(&row.key))
         .map(|p| p.info.pid)
         .collect();
     pids.sort_unstable();

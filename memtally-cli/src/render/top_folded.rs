@@ -19,7 +19,7 @@ pub fn folded(top: &Top, figure: Figure, out: &mut dyn Write) -> io::Result<()> 
     for p in &top.scan.processes {
         let Some(bytes) = p.sizes.figure(figure) else { continue };
         let group = match top.report.by {
-            TopBy::User | TopBy::Cgroup => Some(group_key(p, top.report.by, &user_name)),
+            TopBy::User | TopBy::Cgroup => group_key(p, top.report.by, &user_name),
             TopBy::Process | TopBy::Program | TopBy::Tree => None,
         };
         let pid = p.info.pid.to_string();

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use memtally_core::analyze::category::Category;
 use memtally_core::analyze::top::Top;
-use memtally_core::analyze::top::TopBy;
+use memtally_core::analyze::top::{group_key, TopBy};
 use memtally_core::model::Named;
 use memtally_core::source::ProcRoot;
 
@@ -393,17 +393,7 @@ impl App {
                     .scan
                     .processes
                     .iter()
-                    .filter_map(|p| {
-                        let key = match by {
-                            TopBy::Program => p.info.program.clone(),
-                            TopBy::User => now.users.name(p.info.uid),
-                            TopBy::Cgroup => {
-                                p.info.cgroup.clone().unwrap_or_else(|| "(unknown)".into())
-                            }
-                            _ => return None,
-                        };
-                        Some((key, p.info.pid))
-                    })
+                    .filter_map(|p| Some((group_key(p, by, &|u| now.users.name(u))?, p.info.pid)))
                     .collect();
                 self.rates.record(
                     t,

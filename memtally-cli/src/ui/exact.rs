@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use memtally_core::analyze::select::Selection;
 use memtally_core::error::PageFigure;
+use memtally_core::model::wss::WssChoice;
 use memtally_core::model::Figure;
 use memtally_core::source::ProcRoot;
 use memtally_core::usecase::pages::{exact_figures, read_pages, FramesFor};
@@ -93,7 +94,8 @@ pub fn read(root: &ProcRoot, pins: &[Pin], m: &mut Measuring) -> PinsRead {
 fn working_set(root: &ProcRoot, pins: &[Pin], pids: &[u32], m: &mut Measuring, out: &mut PinsRead) {
     if m.pids != pids || m.wss.is_none() {
         *m = Measuring { pids: pids.to_vec(), ..Measuring::default() };
-        let held = Wss::hold(root, &Selection::of_pids(pids.to_vec())).and_then(|mut w| {
+        let sel = Selection::of_pids(pids.to_vec());
+        let held = Wss::hold(root, &sel, WssChoice::Auto).and_then(|mut w| {
             w.reset()?;
             Ok(w)
         });

@@ -32,17 +32,12 @@ pub fn selection(app: &App) -> Selection {
 
 /// The PIDs of the group row `key` of the current grouping.
 pub fn members(app: &App, key: &str) -> Vec<u32> {
-    use memtally_core::analyze::top::TopBy;
+    use memtally_core::analyze::top::group_key;
     let Some(top) = &app.top else { return Vec::new() };
     top.scan
         .processes
         .iter()
-        .filter(|p| match app.by {
-            TopBy::Program => p.info.program == key,
-            TopBy::User => top.users.name(p.info.uid) == key,
-            TopBy::Cgroup => p.info.cgroup.as_deref().unwrap_or("(unknown)") == key,
-            _ => false,
-        })
+        .filter(|p| group_key(p, app.by, &|uid| top.users.name(uid)).as_deref() == Some(key))
         .map(|p| p.info.pid)
         .collect()
 }

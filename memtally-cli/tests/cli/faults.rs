@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::support::{memtally, Killed};
+use crate::support::{memtally, repo_path, run, Killed};
 
 const MIB: u64 = 1 << 20;
 
@@ -277,6 +277,21 @@ fn a_distribution_python_without_frame_pointers_unwinds_to_its_main() {
     if shares[1].0 >= 0.5 {
         eprintln!("{python} keeps frame pointers: the kernel's chain reaches its main too");
     }
+}
+
+/// A recorded tree has no live process to sample: one line says so, and
+/// the exit code is 2 (the request).
+#[test]
+fn a_recorded_tree_is_refused_as_live_only() {
+    let root = repo_path("testdata/fixtures/linux/python3-mmap/proc");
+    let out = run(&["--proc-root", &root, "faults", "11364", "--for", "1s"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err,
+        format!("memtally: faults records live processes only: {root} is a recorded tree\n")
+    );
+    assert!(out.stdout.is_empty());
 }
 
 /// Without the privilege, one line says what is needed, and the exit

@@ -194,7 +194,7 @@ pub fn build(
         (Some(g), TopBy::Program | TopBy::Cgroup) => {
             let mut m: HashMap<String, GpuFigures> = HashMap::new();
             for p in processes {
-                let key = group_key(p, by, &|_| String::new());
+                let Some(key) = group_key(p, by, &|_| String::new()) else { continue };
                 let mine = g.get(&p.info.pid).copied().unwrap_or_default();
                 m.entry(key).or_default().add(&mine);
             }

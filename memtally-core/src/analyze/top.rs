@@ -149,7 +149,7 @@ pub(crate) fn build(
             let mut index: HashMap<String, usize> = HashMap::new();
             let mut rows: Vec<TopRow> = Vec::new();
             for p in processes {
-                let key = group_key(p, by, user_name);
+                let Some(key) = group_key(p, by, user_name) else { continue };
                 let i = *index.entry(key.clone()).or_insert_with(|| {
                     rows.push(TopRow {
                         key,
@@ -183,12 +183,18 @@ pub(crate) fn build(
     TopReport { by, rows, omitted, totals, machine, sort: sort.to_vec() }
 }
 
-/// The key of a program, user or cgroup row that `p` adds to.
-pub fn group_key(p: &ProcMemory, by: TopBy, user_name: &dyn Fn(Option<u32>) -> String) -> String {
+/// The key of the program, user or cgroup row that `p` adds to; `None`
+/// where `by` groups no processes under a key (process, tree).
+pub fn group_key(
+    p: &ProcMemory,
+    by: TopBy,
+    user_name: &dyn Fn(Option<u32>) -> String,
+) -> Option<String> {
     match by {
-        TopBy::Program => p.info.program.clone(),
-        TopBy::User => user_name(p.info.uid),
-        _ => p.info.cgroup.clone().unwrap_or_else(|| "(unknown)".into()),
+        TopBy::Program => Some(p.info.program.clone()),
+        TopBy::User => Some(user_name(p.info.uid)),
+        TopBy::Cgroup => Some(p.info.cgroup.clone().unwrap_or_else(|| "(unknown)".into())),
+        TopBy::Process | TopBy::Tree => None,
     }
 }
 
@@ -206,9 +212,9 @@ pub(crate) fn row_members(
         }
     }
     let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
-    if matches!(report.by, TopBy::Program | TopBy::User | TopBy::Cgroup) {
-        for (i, p) in processes.iter().enumerate() {
-            by_key.entry(group_key(p, report.by, user_name)).or_default().push(i);
+    for (i, p) in processes.iter().enumerate() {
+        if let Some(key) = group_key(p, report.by, user_name) {
+            by_key.entry(key).or_default().push(i);
         }
     }
     let subtree = |root: usize| {

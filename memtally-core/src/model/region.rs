@@ -30,24 +30,25 @@ pub enum Backing {
 
 /// macOS purgeable state of a region (vmmap's `PURGE=` column), in JSON
 /// its code; read back strictly (a document that says something other
-/// than `N`, `V`, `E` or `-` is not one memtally wrote).
+/// than `N`, `V`, `E` or `-` is not one memtally wrote). Ordered as the
+/// codes sort (`-`, `E`, `N`, `V`), as the seed's tables list them.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
 )]
 pub enum Purge {
+    /// `-`: not marked (not purgeable memory, or the source does not say).
+    #[default]
+    #[serde(rename = "-")]
+    Unmarked,
+    /// `E`: empty, already discarded.
+    #[serde(rename = "E")]
+    Empty,
     /// `N`: non-volatile, the contents must be kept.
     #[serde(rename = "N")]
     NonVolatile,
     /// `V`: volatile, the system may discard the contents under pressure.
     #[serde(rename = "V")]
     Volatile,
-    /// `E`: empty, already discarded.
-    #[serde(rename = "E")]
-    Empty,
-    /// `-`: not marked (not purgeable memory, or the source does not say).
-    #[default]
-    #[serde(rename = "-")]
-    Unmarked,
 }
 
 impl Purge {

@@ -12,6 +12,7 @@ use crate::source::cgroup_ns;
 use crate::source::closes::Closes;
 use crate::source::parse::status;
 use crate::source::proc_root::join_cmdline;
+use crate::source::proc_root::RegionsFile;
 use crate::source::ProcRoot;
 
 /// Identity of every process in the tree (kernel threads left out),
@@ -203,7 +204,7 @@ fn read_memory(root: &ProcRoot, info: &ProcInfo, closes: &Closes) -> Outcome {
         Err(Error::NoSuchProcess { .. }) => return Outcome::Vanished,
         Err(Error::PermissionDenied { .. }) => true,
         // No rollup (kernel before 4.14, or a capture without it): sum smaps.
-        Err(_) => match root.read_regions(pid, "smaps") {
+        Err(_) => match root.read_regions(pid, RegionsFile::Smaps, Vec::new()) {
             Ok(regions) => {
                 let sizes = with_status(Sizes::total(&regions));
                 return Outcome::Read(SizeSource::Smaps, Box::new(sizes));

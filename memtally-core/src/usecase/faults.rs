@@ -4,7 +4,7 @@
 
 use crate::analyze::fault_report::FaultReport;
 use crate::analyze::select::Selection;
-use crate::error::{Error, Result, UseCase};
+use crate::error::{Error, LiveOnly, Result, UseCase};
 use crate::model::Needs;
 use crate::source::ProcRoot;
 use crate::usecase::select::{require_selection, select};
@@ -23,10 +23,7 @@ pub fn faults(
 ) -> Result<FaultReport> {
     require_selection(sel, UseCase::Faults)?;
     if !root.is_live() {
-        return Err(Error::Usage(format!(
-            "faults records live processes only: {} is a recorded tree",
-            root.path().display()
-        )));
+        return Err(Error::LiveOnly { root: root.path().to_path_buf(), what: LiveOnly::Faults });
     }
     let selected = select(root, sel, Needs::default())?;
     selected.require_any(root, sel)?;
@@ -65,7 +62,7 @@ pub fn from_page(path: &std::path::Path) -> Result<Option<FaultReport>> {
 
 #[cfg(not(target_os = "linux"))]
 fn record(_: &ProcRoot, _: &[u32], _: &FaultOptions, _: &dyn Fn() -> bool) -> Result<FaultReport> {
-    Err(Error::Usage("faults samples page faults with Linux's perf_event_open: Linux only".into()))
+    Err(Error::LinuxOnly { what: "faults samples page faults with Linux's perf_event_open" })
 }
 
 /// The recording, categorised, summed and its frames named.

@@ -69,7 +69,9 @@ fn row_members(processes: &[ProcMemory], m: &Metrics) -> Vec<Vec<usize>> {
         .iter()
         .map(|r| match r.pid {
             Some(pid) => processes.iter().position(|p| p.info.pid == pid).into_iter().collect(),
-            None => (0..processes.len()).filter(|&i| key_of(&processes[i]) == r.key).collect(),
+            None => (0..processes.len())
+                .filter(|&i| key_of(&processes[i]).as_ref() == Some(&r.key))
+                .collect(),
         })
         .collect()
 }

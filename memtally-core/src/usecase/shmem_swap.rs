@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use crate::analyze::shmem_swap::{of_regions, shares};
 use crate::model::ProcMemory;
+use crate::source::proc_root::RegionsFile;
 use crate::source::ProcRoot;
 
 /// Sets `shmem_swap` of every process with smaps figures (a status-only
@@ -23,7 +24,9 @@ pub(crate) fn add(root: &ProcRoot, processes: &mut [ProcMemory]) {
                 return BTreeMap::new();
             }
             // Gone or refused since its rollup was read: nothing to add.
-            root.read_regions(p.info.pid, "smaps").map(|r| of_regions(&r)).unwrap_or_default()
+            root.read_regions(p.info.pid, RegionsFile::Smaps, Vec::new())
+                .map(|r| of_regions(&r))
+                .unwrap_or_default()
         })
         .collect();
     for (p, share) in processes.iter_mut().zip(shares(&objects)) {

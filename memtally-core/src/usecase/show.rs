@@ -13,6 +13,7 @@ use crate::analyze::show::{build, finish, Fold, ShowBy, ShowReport};
 use crate::analyze::top::Top;
 use crate::error::Result;
 use crate::model::{Flow, Note, Process, Region, RegionSink};
+use crate::source::proc_root::RegionsFile;
 use crate::source::{ProcRoot, ReadPlan};
 use crate::usecase::pages::page_view;
 use crate::usecase::read::read_full;
@@ -173,7 +174,5 @@ fn incomplete_note(root: &ProcRoot, pid: u32) -> Option<Note> {
 
 /// The seed's table, from `maps`.
 fn classic(root: &ProcRoot, pid: u32) -> Result<Classic> {
-    let mut counts = Classic::default();
-    root.stream_regions(pid, "maps", &mut counts)?;
-    Ok(counts)
+    root.read_regions(pid, RegionsFile::Maps, Classic::default())
 }

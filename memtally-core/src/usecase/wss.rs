@@ -19,6 +19,7 @@ use crate::model::{Flow, Needs, Note, ProcInfo, Region, RegionSink};
 use crate::source::pages::pagemap;
 use crate::source::parse::stat::{self, Change, Stamp};
 use crate::source::parse::status;
+use crate::source::proc_root::RegionsFile;
 use crate::source::wss::clear_refs::{self, Held};
 use crate::source::wss::idle;
 use crate::source::{stamp, ProcRoot};
@@ -51,19 +52,13 @@ pub struct Wss {
 }
 
 impl Wss {
-    /// Selects and holds the processes, resetting nothing yet, to be
-    /// measured by idle page tracking where it can run, else by the
-    /// referenced bits ([`hold_with`](Self::hold_with), [`WssChoice::Auto`]).
-    pub fn hold(root: &ProcRoot, sel: &Selection) -> Result<Wss> {
-        Self::hold_with(root, sel, WssChoice::Auto)
-    }
-
     /// Selects and holds the processes, resetting nothing yet, for the
-    /// method `choice` picks. A recorded tree is refused
+    /// method `choice` picks ([`WssChoice::Auto`]: idle page tracking
+    /// where it can run, else the referenced bits). A recorded tree is refused
     /// ([`Error::LiveOnly`]); idle tracking asked for where it cannot run
     /// is [`Error::NoIdleTracking`]; a selection none of whose processes
     /// could be held is the first reason.
-    pub fn hold_with(root: &ProcRoot, sel: &Selection, choice: WssChoice) -> Result<Wss> {
+    pub fn hold(root: &ProcRoot, sel: &Selection, choice: WssChoice) -> Result<Wss> {
         if !root.is_procfs() {
             return Err(Error::LiveOnly {
                 root: root.path().to_path_buf(),
@@ -333,11 +328,13 @@ fn read_one(
     // show reads beside it would walk the page tables a second time. The
     // stamp below tells an smaps an exit cut short.
     let streamed = match &touched {
-        Some(addrs) => root.stream_regions(pid, "smaps", &mut Touched { addrs, fold: &mut fold }),
-        None => root.stream_regions(pid, "smaps", &mut fold),
+        Some(addrs) => {
+            root.read_regions(pid, RegionsFile::Smaps, Touched { addrs, fold: &mut fold }).map(drop)
+        }
+        None => root.read_regions(pid, RegionsFile::Smaps, &mut fold).map(drop),
     };
     match streamed {
-        Ok(_) => {}
+        Ok(()) => {}
         Err(Error::NoSuchProcess { .. } | Error::Exited { .. } | Error::Changed { .. }) => {
             return Ok(None)
         }
@@ -418,7 +415,7 @@ mod tests {
         };
         let root = ProcRoot::new(&dir);
         let sel = SelectOptions::default().with_pids(vec![11364]).resolve().unwrap();
-        match Wss::hold(&root, &sel) {
+        match Wss::hold(&root, &sel, WssChoice::Auto) {
             Err(Error::LiveOnly { root, what: LiveOnly::WorkingSet }) => assert_eq!(root, dir),
             other => panic!("expected LiveOnly, got {other:?}"),
         }
@@ -454,7 +451,7 @@ mod tests {
         let root = ProcRoot::live();
         let me = std::process::id();
         let sel = SelectOptions::default().with_pids(vec![me]).resolve().unwrap();
-        let mut wss = Wss::hold(&root, &sel).unwrap();
+        let mut wss = Wss::hold(&root, &sel, WssChoice::Auto).unwrap();
         assert_eq!(wss.len(), 1);
         wss.reset().unwrap();
         let report = wss.read(0.0);

@@ -149,7 +149,7 @@ pub fn vmmap(v: &VmmapReport) -> String {
             s,
             r#"<tr><td>{}</td><td>{}</td><td class="n" data-v="{}">{}</td>{}{}{}{}</tr>"#,
             esc(ty),
-            esc(purge),
+            purge.code(),
             b.regions,
             b.regions,
             cell(b.sizes.size),

@@ -15,7 +15,7 @@ use prometheus_client::registry::{Registry, Unit};
 
 use memtally_core::analyze::machine::Machine;
 use memtally_core::analyze::metrics::{GpuFigures, MetricRow, Metrics};
-use memtally_core::model::{Figure as SizeFigure, Sizes, ZramStat};
+use memtally_core::model::{Figure as SizeFigure, Named, Sizes, ZramStat};
 
 use crate::render::table::scrub_label;
 
@@ -75,7 +75,7 @@ pub fn registry(m: &Metrics) -> Registry {
         rows::register(&mut reg, grouping);
     }
     let labels_of = |r: &MetricRow| rows::labels(m.by, r);
-    pages::register(&mut reg, m, rows::kind(m.by).0, &labels_of);
+    pages::register(&mut reg, m, m.by.name(), &labels_of);
 
     // The rest, added up.
     let rest = reg.sub_registry_with_prefix("memtally_other_processes");

@@ -11,25 +11,15 @@ use prometheus_client::registry::{Registry, Unit};
 
 use memtally_core::analyze::metrics::{MetricRow, Metrics};
 use memtally_core::analyze::top::TopBy;
-use memtally_core::model::CgroupMemory;
+use memtally_core::model::{CgroupMemory, Named};
 
 use super::{Bytes, GpuFigure, Labels, FIGURES};
 use crate::render::table::scrub_label;
 
-/// The row's kind in the metric names, singular and plural.
-pub(super) fn kind(by: TopBy) -> (&'static str, &'static str) {
-    match by {
-        TopBy::Program => ("program", "programs"),
-        TopBy::Cgroup => ("cgroup", "cgroups"),
-        _ => ("process", "processes"),
-    }
-}
-
 /// A row's labels.
 pub(super) fn labels(by: TopBy, r: &MetricRow) -> Labels {
     match by {
-        TopBy::Program => vec![("program", scrub_label(r.key.clone()))],
-        TopBy::Cgroup => vec![("cgroup", scrub_label(r.key.clone()))],
+        TopBy::Program | TopBy::Cgroup => vec![(by.name(), scrub_label(r.key.clone()))],
         _ => vec![
             ("pid", r.pid.map_or_else(|| scrub_label(r.key.clone()), |p| p.to_string())),
             ("comm", scrub_label(r.comm.clone())),
@@ -40,7 +30,7 @@ pub(super) fn labels(by: TopBy, r: &MetricRow) -> Labels {
 
 /// Registers the rows of `m` (one grouping).
 pub(super) fn register(reg: &mut Registry, m: &Metrics) {
-    let (what, plural) = kind(m.by);
+    let (what, plural) = (m.by.name(), m.by.plural());
     let labels_of = |r: &MetricRow| labels(m.by, r);
     // Per row: byte figures, then GPU, then (grouped) the process count.
     for (name, help, get) in FIGURES {

@@ -9,7 +9,6 @@ use memtally_core::analyze::vmmap::{
     bucket_footprint, bucket_reclaimable, row_footprint, row_reclaimable, total_footprint,
 };
 use memtally_core::model::vmmap::SummaryRow;
-use memtally_core::model::Purge;
 
 use super::VmmapView;
 use crate::render::table::csv_text;
@@ -95,11 +94,10 @@ pub(super) fn breakdown(r: &VmmapView, out: &mut dyn Write) -> io::Result<()> {
         "footprint",
         "reclaimable",
     ])?;
-    for ((t, code), b) in &r.report.tally.breakdown {
-        let purge = Purge::from_code(code);
+    for (&(ref t, purge), b) in &r.report.tally.breakdown {
         w.write_record([
             csv_text(t.clone()),
-            code.to_string(),
+            purge.code().to_string(),
             b.regions.to_string(),
             cell(b.sizes.size),
             cell(b.sizes.rss),

@@ -23,7 +23,7 @@ use crate::render::table::csv_text;
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct JsonBreakdown<'a> {
     region_type: &'a str,
-    purge: &'a str,
+    purge: &'static str,
     regions: u64,
     vsize: Option<u64>,
     resident: Option<u64>,
@@ -317,7 +317,7 @@ fn json_doc<'a>(r: &'a VmmapView<'a>) -> JsonDoc<'a> {
             .iter()
             .map(|((rt, p), b)| JsonBreakdown {
                 region_type: rt,
-                purge: p,
+                purge: p.code(),
                 regions: b.regions,
                 vsize: b.sizes.size,
                 resident: b.sizes.rss,

@@ -69,7 +69,7 @@ pub fn seed(view: &SeedView, out: &mut dyn Write) -> io::Result<()> {
             out,
             "{:<26} | {:<22} | {:5} | {} | {} | {}",
             rtype,
-            Purge::from_code(purge).label(),
+            purge.label(),
             b[0],
             mb(b[1]),
             mb(b[2]),
@@ -77,11 +77,11 @@ pub fn seed(view: &SeedView, out: &mut dyn Write) -> io::Result<()> {
         )?;
         rs += b[2];
         dirty += b[3];
-        match *purge {
-            "V" => v += b[1],
-            "E" => e += b[1],
-            "N" => n += b[1],
-            _ => {}
+        match purge {
+            Purge::Volatile => v += b[1],
+            Purge::Empty => e += b[1],
+            Purge::NonVolatile => n += b[1],
+            Purge::Unmarked => {}
         }
     }
     writeln!(out, "{}", "-".repeat(98))?;

@@ -6,7 +6,6 @@ use memtally_core::analyze::vmmap::{
     FootprintCheck, FootprintFrom, GPU_TYPES,
 };
 use memtally_core::model::vmmap::{Header, SummaryRow};
-use memtally_core::model::Purge;
 
 use super::{count_and_sizes, detail, VmmapView};
 use crate::render::blocks::{section, Block};
@@ -195,8 +194,7 @@ fn purge_breakdown(r: &VmmapView, out: &mut Vec<Block>) {
     ]);
     let mut tot = Bucket::default();
     let (mut fp, mut rec) = (None, None);
-    for ((rtype, code), b) in rows {
-        let purge = Purge::from_code(code);
+    for (&(ref rtype, purge), b) in rows {
         let mut row = vec![rtype.clone(), purge.label().into()];
         row.extend(count_and_sizes(b.regions, &b.sizes));
         let (f, c) = (bucket_footprint(rtype, purge, b), bucket_reclaimable(purge, b));

@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use memtally_core::analyze::top::Top;
-use memtally_core::analyze::top::TopBy;
+use memtally_core::analyze::top::{group_key, TopBy};
 use memtally_core::model::Sizes;
 
 use crate::render::table::escape_controls;
@@ -73,12 +73,9 @@ pub fn retain_group(rows: &mut Vec<ProcRow>, top: &Top, by: TopBy, key: &str) {
     let users = &top.users;
     let of = |pid: u32| top.scan.processes.iter().find(|p| p.info.pid == pid);
     rows.retain(|r| {
-        r.pid.and_then(of).is_some_and(|p| match by {
-            TopBy::Program => p.info.program == key,
-            TopBy::User => users.name(p.info.uid) == key,
-            TopBy::Cgroup => p.info.cgroup.as_deref().unwrap_or("(unknown)") == key,
-            _ => true,
-        })
+        r.pid
+            .and_then(of)
+            .is_some_and(|p| group_key(p, by, &|u| users.name(u)).is_none_or(|k| k == key))
     });
 }
 

@@ -360,7 +360,7 @@ MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K]
         let t = tally(&["IOSurface", "IOAccelerator"]);
         assert_eq!(t.regions_read, 5);
         assert_eq!(t.selected, 4);
-        let v = &t.breakdown[&("IOSurface".to_string(), "V")];
+        let v = &t.breakdown[&("IOSurface".to_string(), Purge::Volatile)];
         assert_eq!((v.regions, v.sizes.size, v.sizes.dirty), (1, Some(65536), Some(65536)));
         let f = &t.footprint["IOSurface"];
         // The volatile region's 64K dirty is reclaimable, not footprint.
@@ -417,7 +417,10 @@ MALLOC_TINY                 100030000-100130000    [ 1024K    16K    16K     0K]
         assert!(s.mismatches.is_empty(), "{:?}", s.mismatches);
         // The 32K unmarked IOSurface with nothing resident is dropped.
         assert_eq!(s.entries, 3);
-        assert_eq!(s.breakdown[&("IOSurface".to_string(), "N")], [1, 65536, 16384 + 65536, 16384]);
+        assert_eq!(
+            s.breakdown[&("IOSurface".to_string(), Purge::NonVolatile)],
+            [1, 65536, 16384 + 65536, 16384]
+        );
     }
 
     #[test]

@@ -32,8 +32,8 @@ pub struct SeedView {
     in_summary: bool,
     /// Summary rows of the selected types, in input order.
     pub summaries: Vec<SeedSummary>,
-    /// (type, purge code) -> [count, vsize, rsdnt + swap, dirty].
-    pub breakdown: BTreeMap<(String, &'static str), [u64; 4]>,
+    /// (type, purge state) -> [count, vsize, rsdnt + swap, dirty].
+    pub breakdown: BTreeMap<(String, Purge), [u64; 4]>,
     /// type -> vsize -> counts per [N, V, E, -].
     pub hist: BTreeMap<String, BTreeMap<u64, PurgeCounts>>,
     /// Region lines of the selected types the seed counts (those with any
@@ -217,7 +217,7 @@ impl SeedView {
             self.hist.entry(r.region_type.to_string()).or_default().entry(vsize).or_default()[i] +=
                 1;
         }
-        let b = self.breakdown.entry((r.region_type.to_string(), r.purge.code())).or_default();
+        let b = self.breakdown.entry((r.region_type.to_string(), r.purge)).or_default();
         // Saturating: crafted sizes (8388608T twice) must not wrap.
         b[0] += 1;
         b[1] = b[1].saturating_add(vsize);

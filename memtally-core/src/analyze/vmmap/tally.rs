@@ -71,8 +71,8 @@ pub struct Tally {
     pub regions_read: u64,
     /// Regions of the selected types.
     pub selected: u64,
-    /// By (region type, purge code), sorted as the seed sorts.
-    pub breakdown: BTreeMap<(String, &'static str), Bucket>,
+    /// By (region type, purge state), sorted as the seed sorts.
+    pub breakdown: BTreeMap<(String, Purge), Bucket>,
     /// By region type.
     pub by_type: BTreeMap<String, Bucket>,
     /// Per type: exact virtual size -> counts per purge state.
@@ -168,9 +168,8 @@ impl Tally {
                 if acc.regions == 0 {
                     continue;
                 }
-                let code =
-                    [Purge::NonVolatile, Purge::Volatile, Purge::Empty, Purge::Unmarked][p].code();
-                self.breakdown.insert((name.clone(), code), acc.bucket());
+                let purge = [Purge::NonVolatile, Purge::Volatile, Purge::Empty, Purge::Unmarked][p];
+                self.breakdown.insert((name.clone(), purge), acc.bucket());
                 all.merge(acc);
                 total.merge(acc);
             }

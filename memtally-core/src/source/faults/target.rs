@@ -10,6 +10,7 @@ use crate::model::{Backing, Region};
 use crate::source::faults::record::Mmap;
 use crate::source::faults::symbols::Symbols;
 use crate::source::parse::smaps_header::parse_header;
+use crate::source::proc_root::RegionsFile;
 use crate::source::ProcRoot;
 
 /// One mapping of a traced process.
@@ -119,7 +120,7 @@ impl Target {
 
     pub(crate) fn reread(&mut self, root: &ProcRoot, pid: u32) {
         // A process that ended reads as no mapping: keep the last ones known.
-        let Ok(regions) = root.read_regions(pid, "smaps") else { return };
+        let Ok(regions) = root.read_regions(pid, RegionsFile::Smaps, Vec::new()) else { return };
         if regions.is_empty() {
             return;
         }

@@ -31,6 +31,7 @@ use crate::model::gpu::{DmaBufMapping, ProcGpu};
 use crate::model::guard::{Limited, ReadGuard};
 use crate::model::Note;
 use crate::source::bounded::Kind;
+use crate::source::proc_root::RegionsFile;
 use crate::source::ProcRoot;
 use fdinfo::{is_dmabuf_target, is_drm_target, is_gpu_device_path, FdInfo};
 
@@ -121,11 +122,7 @@ impl crate::model::RegionSink for MapsScan {
 
 /// Streams `pid`'s maps; an unreadable one gives nothing (as before).
 fn scan_maps(root: &ProcRoot, pid: u32) -> MapsScan {
-    let mut scan = MapsScan::default();
-    if root.stream_regions(pid, "maps", &mut scan).is_err() {
-        return MapsScan::default();
-    }
-    scan
+    root.read_regions(pid, RegionsFile::Maps, MapsScan::default()).unwrap_or_default()
 }
 
 /// Adds to each process `wanted` accepts the mappings of `inodes` its
@@ -215,7 +212,7 @@ fn read_process(root: &ProcRoot, pid: u32, guard: ReadGuard, depth: Depth) -> Re
     } else if (device_maps || !gpu.is_empty()) && started.elapsed() > guard.budget {
         gpu.limited = Some(Limited::ReadBudget);
     } else if device_maps || !gpu.is_empty() {
-        if let Ok(regions) = root.read_regions(pid, "smaps") {
+        if let Ok(regions) = root.read_regions(pid, RegionsFile::Smaps, Vec::new()) {
             let gpu_mapped = |p: &str| is_gpu_device_path(p) || is_dmabuf_target(p);
             gpu.mapped = Some(
                 regions

@@ -12,6 +12,7 @@ use crate::model::pages::{Present, ProcPages, PAGE};
 use crate::model::Region;
 use crate::source::pages::{read_at, scan};
 use crate::source::parse::pagemap::{decode, words, Where};
+use crate::source::proc_root::RegionsFile;
 use crate::source::{stamp, ProcRoot};
 
 /// Entries read per `pread`: 512 KiB of them, reused.
@@ -45,7 +46,7 @@ pub(crate) fn read_mapped(
     // Stamped before and checked after, as every read of a process is: an
     // exec between the two leaves pages of two programs, not one.
     let before = stamp::stamp(root, pid)?;
-    let regions = root.read_regions(pid, "maps")?;
+    let regions = root.read_regions(pid, RegionsFile::Maps, Vec::new())?;
     let (lo, hi) = bounds(&regions);
     let mut pages = ProcPages { pid, ..ProcPages::default() };
     // (start, end, huge): runs of huge pages mapped whole are kept apart.
@@ -64,7 +65,7 @@ pub(crate) fn read_mapped(
         Ok(()) => pages.scanned = true,
         Err(e) if scan::unsupported(&e) => {
             pages.runs.clear();
-            for r in root.read_regions(pid, "smaps")? {
+            for r in root.read_regions(pid, RegionsFile::Smaps, Vec::new())? {
                 let there = r.sizes.rss.unwrap_or(0) + r.sizes.swap.unwrap_or(0);
                 if let (Some(s), Some(e), true) = (r.start, r.end, there > 0) {
                     push(s, e, false);

@@ -18,6 +18,7 @@ mod explain;
 mod read;
 
 pub use read::ReadPlan;
+pub(crate) use read::RegionsFile;
 
 /// A `/proc` tree.
 #[derive(Debug, Clone)]

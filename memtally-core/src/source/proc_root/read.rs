@@ -69,6 +69,24 @@ setters!(ReadPlan<'a> {
     with_retry: retry: bool,
 });
 
+/// The per-process file that lists its regions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RegionsFile {
+    /// Addresses, permissions and paths only.
+    Maps,
+    /// Each mapping with its sizes.
+    Smaps,
+}
+
+impl RegionsFile {
+    fn name(self) -> &'static str {
+        match self {
+            RegionsFile::Maps => "maps",
+            RegionsFile::Smaps => "smaps",
+        }
+    }
+}
+
 impl ProcRoot {
     /// Reads one process as `plan` says, handing each region to `sink` as
     /// it is parsed: smaps when it can, maps otherwise (then only virtual
@@ -175,32 +193,27 @@ impl ProcRoot {
         }
     }
 
-    /// Parses `ROOT/PID/FILE` (smaps or maps) into regions.
-    pub(crate) fn read_regions(&self, pid: u32, file: &str) -> Result<Vec<Region>> {
-        let mut out = Vec::new();
-        self.stream_regions(pid, file, &mut out)?;
-        Ok(out)
-    }
-
-    /// Parses `ROOT/PID/FILE` (smaps or maps), handing each region to
-    /// `sink`; [`Flow::Stop`] when the sink stopped the read.
-    pub(crate) fn stream_regions(
+    /// Parses `ROOT/PID/smaps` or `maps` alone (no stamps, status or rollup:
+    /// see [`process`](Self::process)), handing each region to `sink`; gives it back.
+    pub(crate) fn read_regions<S: RegionSink>(
         &self,
         pid: u32,
-        file: &str,
-        sink: &mut impl RegionSink,
-    ) -> Result<Flow> {
-        self.stream_enriched(pid, file, true, &mut [], sink)
+        file: RegionsFile,
+        mut sink: S,
+    ) -> Result<S> {
+        self.stream_enriched(pid, file, true, &mut [], &mut sink)?;
+        Ok(sink)
     }
 
     fn stream_enriched(
         &self,
         pid: u32,
-        file: &str,
+        file: RegionsFile,
         threads: bool,
         enrich: &mut [&mut dyn Enrich],
         sink: &mut impl RegionSink,
     ) -> Result<Flow> {
+        let file = file.name();
         let f = self.open(pid, file)?;
         if !threads {
             let input = std::io::BufReader::with_capacity(crate::source::prefetch::CHUNK, f);
@@ -332,12 +345,11 @@ impl<'r> OneProcess<'r> {
     ) -> Result<Flow> {
         let (root, pid) = (self.root, self.process.pid);
         let mut summed = Summed { totals: &mut self.totals, process: &self.process, sink };
-        match root.stream_enriched(pid, "smaps", threads, enrich, &mut summed) {
+        match root.stream_enriched(pid, RegionsFile::Smaps, threads, enrich, &mut summed) {
             Err(smaps_err @ Error::PermissionDenied { .. }) => {
                 self.process.source = SizeSource::Maps;
                 let mut summed = Summed { totals: &mut self.totals, process: &self.process, sink };
-                let read = root.stream_enriched(pid, "maps", threads, enrich, &mut summed);
-                match read {
+                match root.stream_enriched(pid, RegionsFile::Maps, threads, enrich, &mut summed) {
                     Ok(flow) if self.totals.regions > 0 => Ok(flow),
                     _ => Err(smaps_err),
                 }
