@@ -155,39 +155,13 @@ pub fn load(path: &Path) -> Result<Snapshot> {
 
 /// What [`load`] reads of the document in the regular file `path`, its
 /// regions handed to `feed` as they are read: the snapshot returned has
-/// none, and memory holds what `feed` keeps of them.
+/// none, and memory holds what `feed` keeps of them. The one place that
+/// tells what a document is and reads it so.
 pub(crate) fn read(path: &Path, feed: &mut impl LinesFeed) -> Result<Snapshot> {
-    let (r, start) = open(path)?;
-    read_opened(path, r, start, feed)
-}
-
-/// A document, buffered, and how it starts.
-pub(crate) fn open(path: &Path) -> Result<(BufReader<bounded::Input>, Start)> {
     let f = bounded::open_input(path).map_err(|e| input_error(path, e))?;
     let mut r = BufReader::with_capacity(64 << 10, f);
     let head = r.fill_buf().map_err(|e| input_error(path, e))?;
     let start = snapshot_file::start_of(head);
-    Ok((r, start))
-}
-
-/// [`load`] of a document [`open`]ed from a regular file.
-pub(crate) fn load_opened(
-    path: &Path,
-    r: BufReader<bounded::Input>,
-    start: Start,
-) -> Result<Snapshot> {
-    let mut kept = Kept::default();
-    let snap = read_opened(path, r, start, &mut kept)?;
-    Ok(kept.into_snapshot(snap))
-}
-
-/// [`read`] of a document [`open`]ed.
-fn read_opened(
-    path: &Path,
-    mut r: BufReader<bounded::Input>,
-    start: Start,
-    feed: &mut impl LinesFeed,
-) -> Result<Snapshot> {
     let bad = |message: String| Error::Parse { path: path.to_path_buf(), message };
     let failed = |e: ReadError| match e {
         ReadError::Io(e) => input_error(path, e),
@@ -196,7 +170,7 @@ fn read_opened(
     match start {
         // A snapshot file is read a line at a time, never held as text.
         Start::Lines => {
-            return snapshot_lines::read_feeding(r, feed).map_err(|e| lines_error(path, e))
+            return snapshot_lines::read_feeding(r, feed, true).map_err(|e| lines_error(path, e))
         }
         // Format 1, one object: read with serde straight from the file.
         Start::Document => {
@@ -265,12 +239,6 @@ impl<R: std::io::Read> std::io::Read for Utf8<R> {
     }
 }
 
-/// Whether a document of [`Start::Other`] whose first bytes are `head`
-/// is saved vmmap text (what [`load`] reads as such).
-pub(crate) fn is_vmmap_text(head: &[u8]) -> bool {
-    !snapshot_html::is_html(head) && utf8_head(head) && !starts_json(head)
-}
-
 /// Whether `head` is UTF-8, but for a character cut at its end.
 fn utf8_head(head: &[u8]) -> bool {
     match std::str::from_utf8(head) {
@@ -280,7 +248,7 @@ fn utf8_head(head: &[u8]) -> bool {
 }
 
 /// Whether the first byte of `head` but white space is `{`.
-pub(crate) fn starts_json(head: &[u8]) -> bool {
+fn starts_json(head: &[u8]) -> bool {
     head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
 }
 
@@ -294,7 +262,7 @@ fn snapshot_error(path: &Path, e: serde_json::Error) -> Error {
 }
 
 /// A snapshot file's failure: I/O as [`input_error`], the rest at its line.
-pub(crate) fn lines_error(path: &Path, e: LinesError) -> Error {
+fn lines_error(path: &Path, e: LinesError) -> Error {
     match e {
         LinesError::Io(e) => input_error(path, e),
         e => Error::Parse {
