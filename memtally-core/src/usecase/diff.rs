@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::model::snap_digest::{Digest, RegionDigest};
 use crate::model::snap_lines::SnapLine;
 use crate::model::snap_region_de::RegionRef;
-use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot, SnapshotKind};
+use crate::model::snapshot::{SnapProcess, Snapshot, SnapshotKind};
 use crate::source::bounded;
 use crate::source::parse::snapshot_feed::{LinesFeed, RegionFeed};
 use crate::usecase::snapshot::{changed_meanwhile, input_error, read, Spill};
@@ -73,8 +73,9 @@ fn diff_regular(before: &Path, after: &Path, opts: &DiffOptions) -> Result<Diff>
 enum Again {
     /// A snapshot file: each region's line read again where it begins.
     Lines,
-    /// Any other document, read through again.
-    Through,
+    /// Any other document, read through again; the runs of regions it
+    /// took back (a snapshot file a page embeds), by number.
+    Through(Vec<usize>),
 }
 
 /// Hands `cap` the regions named in `keep` of `d` (read from `path` as
@@ -91,8 +92,8 @@ fn again(
     }
     match how {
         Again::Lines => fetch_regions(path, d, keep, cap),
-        Again::Through => {
-            let mut sink = Keep::new(keep, cap);
+        Again::Through(dropped) => {
+            let mut sink = Keep::new(keep, cap, &dropped);
             read(path, &mut sink)?;
             sink.same(d).then_some(()).ok_or_else(|| changed_meanwhile(path))
         }
@@ -104,7 +105,7 @@ fn again(
 fn digest(path: &Path) -> Result<(Digest, Again, Option<TypeSides>)> {
     let mut sums = Sums::default();
     let snap = read(path, &mut sums)?;
-    let how = if sums.offsets { Again::Lines } else { Again::Through };
+    let how = if sums.offsets { Again::Lines } else { Again::Through(sums.dropped) };
     let mut d = sums.d;
     d.snapshot = snap;
     // A vmmap report without region lines: its summary rows' figures.
@@ -132,6 +133,10 @@ struct Sums {
     sides: Option<TypeSides>,
     /// Whether the regions came with their lines' offsets (a snapshot file).
     offsets: bool,
+    /// Runs of regions (each a process's or taken back) read, and those
+    /// taken back, by number.
+    runs: usize,
+    dropped: Vec<usize>,
     /// How many regions and paths the last process had (room made for as many).
     last: (usize, usize),
 }
@@ -144,6 +149,8 @@ impl Default for Sums {
             pending: RegionDigest::default(),
             sides: None,
             offsets: false,
+            runs: 0,
+            dropped: Vec::new(),
             last: (0, 0),
         }
     }
@@ -162,6 +169,7 @@ impl RegionFeed for Sums {
         let room = RegionDigest::with_capacity(regions, paths, self.offsets);
         self.d.push(std::mem::replace(&mut self.pending, room));
         self.last = (regions, paths);
+        self.runs += 1;
     }
 
     fn vmmap(&mut self) {
@@ -173,6 +181,8 @@ impl LinesFeed for Sums {
     fn dropped(&mut self) {
         let (regions, paths) = self.last;
         self.pending = RegionDigest::with_capacity(regions, paths, self.offsets);
+        self.dropped.push(self.runs);
+        self.runs += 1;
     }
 
     fn at(&mut self, offset: u64) {
@@ -198,13 +208,15 @@ struct Keep<'k> {
     /// many it had.
     kept: Vec<(usize, usize)>,
     pending: (usize, usize),
-    /// The process's named regions, handed to the cap with its process.
-    named: Vec<SnapRegion>,
+    /// The runs of regions the first read saw taken back, by number; the
+    /// run being read.
+    dropped: &'k [usize],
+    run: usize,
 }
 
 impl<'k> Keep<'k> {
-    fn new(keep: &'k [RegionIds], cap: &'k mut RegionCap) -> Keep<'k> {
-        Keep { keep, cap, kept: Vec::new(), pending: (0, 0), named: Vec::new() }
+    fn new(keep: &'k [RegionIds], cap: &'k mut RegionCap, dropped: &'k [usize]) -> Keep<'k> {
+        Keep { keep, cap, kept: Vec::new(), pending: (0, 0), dropped, run: 0 }
     }
 
     /// Whether the document read again is the one `d` digests: as many
@@ -219,27 +231,26 @@ impl<'k> Keep<'k> {
 
 impl RegionFeed for Keep<'_> {
     fn region(&mut self, r: RegionRef<'_>) {
+        if self.dropped.binary_search(&self.run).is_ok() {
+            return;
+        }
         self.pending.1 += 1;
         let i = self.kept.len();
         if self.keep.get(i).is_some_and(|k| k.contains(&r.id())) {
             self.pending.0 += 1;
-            self.named.push(r.into_owned());
+            self.cap.offer(i, r.into_owned());
         }
     }
 
     fn process(&mut self) {
-        let i = self.kept.len();
-        for r in self.named.drain(..) {
-            self.cap.offer(i, r);
-        }
         self.kept.push(std::mem::take(&mut self.pending));
+        self.run += 1;
     }
 }
 
 impl LinesFeed for Keep<'_> {
     fn dropped(&mut self) {
-        self.pending = (0, 0);
-        self.named.clear();
+        self.run += 1;
     }
 }
 

@@ -196,7 +196,7 @@ pub(crate) fn read(path: &Path, feed: &mut impl LinesFeed) -> Result<Snapshot> {
     drop(r);
     let reopen = || {
         let f = bounded::open_input(path)?;
-        Ok(BufReader::with_capacity(64 << 10, Utf8 { r: f, tail: Vec::new(), chunk: Vec::new() }))
+        Ok(BufReader::with_capacity(64 << 10, Utf8 { r: f, tail: Vec::new() }))
     };
     match snapshot_file::document(reopen, feed).map_err(failed)? {
         Some(snap) => Ok(snap),
@@ -214,8 +214,6 @@ struct Utf8<R> {
     r: R,
     /// The start of a character cut at the end of the last read.
     tail: Vec<u8>,
-    /// That and the bytes read, checked (room kept between reads).
-    chunk: Vec<u8>,
 }
 
 impl<R: std::io::Read> std::io::Read for Utf8<R> {
@@ -225,13 +223,23 @@ impl<R: std::io::Read> std::io::Read for Utf8<R> {
         if n == 0 {
             return if self.tail.is_empty() { Ok(0) } else { Err(bad()) };
         }
-        self.chunk.clear();
-        self.chunk.append(&mut self.tail);
-        self.chunk.extend_from_slice(&buf[..n]);
-        match std::str::from_utf8(&self.chunk) {
+        let mut rest = &buf[..n];
+        // A character cut at the end of the last read, completed a byte
+        // at a time (at most three), checked where it lies: no copy.
+        while !self.tail.is_empty() {
+            let Some((&b, more)) = rest.split_first() else { return Ok(n) };
+            self.tail.push(b);
+            rest = more;
+            match std::str::from_utf8(&self.tail) {
+                Ok(_) => self.tail.clear(),
+                Err(e) if e.error_len().is_none() => {}
+                Err(_) => return Err(bad()),
+            }
+        }
+        match std::str::from_utf8(rest) {
             Ok(_) => {}
             Err(e) if e.error_len().is_none() => {
-                self.tail.extend_from_slice(&self.chunk[e.valid_up_to()..]);
+                self.tail.extend_from_slice(&rest[e.valid_up_to()..]);
             }
             Err(_) => return Err(bad()),
         }
@@ -375,12 +383,17 @@ mod tests {
         std::fs::write(&path, show_with(&late)).unwrap();
         let e = load(&path).unwrap_err().to_string();
         assert!(e.contains("not UTF-8 text: not a memtally snapshot or JSON output"), "{e}");
-        // Three-byte characters across the 64 KiB reads, at each offset.
-        for pad in 0..3 {
-            let text = format!("{}{}", " ".repeat(pad), "€".repeat(30_000));
+        // Three- and four-byte characters across the 64 KiB reads, at each offset.
+        for (c, pad) in ["€", "𝄞"].into_iter().flat_map(|c| (0..4).map(move |pad| (c, pad))) {
+            let text = format!("{}{}", " ".repeat(pad), c.repeat(30_000));
             std::fs::write(&path, show_with(text.as_bytes())).unwrap();
             let snap = load(&path).unwrap();
-            assert_eq!(snap.processes[0].regions.len(), 1, "pad {pad}");
+            assert_eq!(snap.processes[0].regions.len(), 1, "{c} pad {pad}");
         }
+        // A character cut and not completed, across a read.
+        let mut cut = vec![b'a'; 65_536 - 27];
+        cut.extend_from_slice(&[0xe2, 0x82, b'a']);
+        std::fs::write(&path, show_with(&cut)).unwrap();
+        assert!(load(&path).unwrap_err().to_string().contains("not UTF-8"));
     }
 }
