@@ -166,7 +166,12 @@ impl RegionFeed for Sums {
 
     fn process(&mut self) {
         let (regions, paths) = (self.pending.regions(), self.pending.paths());
-        let room = RegionDigest::with_capacity(regions, paths, self.offsets);
+        // A snapshot file's processes are many and alike: room made for
+        // the next as the last had. Other documents hold one, or a few.
+        let room = match self.offsets {
+            true => RegionDigest::with_capacity(regions, paths, true),
+            false => RegionDigest::default(),
+        };
         self.d.push(std::mem::replace(&mut self.pending, room));
         self.last = (regions, paths);
         self.runs += 1;
