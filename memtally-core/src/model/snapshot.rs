@@ -228,23 +228,6 @@ impl Snapshot {
 }
 
 impl SnapRegion {
-    /// A region line of a vmmap report as a snapshot region: its category
-    /// is its region type (see [`Snapshot::of_vmmap_folded`] for how many).
-    pub(crate) fn of_vmmap(r: &VRegion<'_>) -> SnapRegion {
-        SnapRegion {
-            start: r.start,
-            end: r.end,
-            perms: r.prot.to_string(),
-            path: r.detail.map(str::to_string),
-            category: r.region_type.to_string(),
-            region_type: Some(r.region_type.to_string()),
-            purge: Some(r.purge),
-            offset: None,
-            inode: None,
-            sizes: SnapRegion::vmmap_sizes(r),
-        }
-    }
-
     /// A vmmap region line's figures in the shared size vocabulary.
     pub(crate) fn vmmap_sizes(r: &VRegion<'_>) -> Sizes {
         Sizes { size: r.vsize, rss: r.resident, dirty: r.dirty, swap: r.swap, ..Default::default() }
@@ -252,8 +235,8 @@ impl SnapRegion {
 }
 
 /// The categories of a vmmap snapshot's regions: their region types, the
-/// first [`MAX_TYPES`] apart and the rest as one, [`OTHER_TYPES`]. Feed
-/// every region to [`fold`](Self::fold) as it is read.
+/// first [`MAX_TYPES`] apart and the rest as one, [`OTHER_TYPES`]. Ask
+/// each region's [`category`](Self::category) as it is read.
 #[derive(Debug, Default)]
 pub(crate) struct VmmapTypes {
     kept: HashSet<String>,
@@ -261,13 +244,6 @@ pub(crate) struct VmmapTypes {
 }
 
 impl VmmapTypes {
-    /// Renames `r`'s category [`OTHER_TYPES`] when its type is past the first [`MAX_TYPES`].
-    pub(crate) fn fold(&mut self, r: &mut SnapRegion) {
-        if self.category(&r.category) == OTHER_TYPES {
-            r.category = OTHER_TYPES.to_string();
-        }
-    }
-
     /// The category of a region of type `region_type`: the type itself,
     /// or [`OTHER_TYPES`] when it is past the first [`MAX_TYPES`] (counted).
     pub(crate) fn category<'a>(&mut self, region_type: &'a str) -> &'a str {

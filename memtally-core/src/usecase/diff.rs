@@ -1,15 +1,15 @@
 //! `diff`: two documents read back and compared.
 //!
-//! A `memtally snapshot` file is never held whole: it is read a line at a
-//! time into a digest (per process: its regions summed by path, and each
-//! region's identity and where its line begins). The few regions `diff`
-//! lists (those one side lacks) are then read again where their lines
-//! begin. Memory is about 12 bytes a region and a process's head, not the
-//! regions. Saved vmmap text is folded likewise (`diff_vmmap`), and so
-//! are a snapshot of format 1, `show`'s JSON and a report page, each
-//! region as serde reads it (`diff_json`), and so is the JSON of `vmmap`
-//! (`diff_vmmap`). A pipe, which cannot be read twice, is first copied
-//! to a temporary file of memtally's own (`Spill`) and read from there.
+//! No document is held whole: each is read (`snapshot::read`, which tells
+//! what it is) into a digest (per process: its regions summed by path, and
+//! each region's identity; of a vmmap report, its figures by type for the
+//! footprint table), then the few regions `diff` lists (those one side
+//! lacks) are read again: in a `memtally snapshot` file, where their lines
+//! begin (a few hundred bytes apiece); in any other document, the
+//! document read through again. Memory is about 12 bytes a region and a
+//! process's head, not the regions. A pipe, which cannot be read twice,
+//! is first copied to a temporary file of memtally's own (`Spill`) and
+//! read from there.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -19,17 +19,12 @@ use crate::analyze::diff_regions::{region_caps, unmatched, RegionCap, RegionIds}
 use crate::analyze::vmmap::TypeSides;
 use crate::error::{Error, Result};
 use crate::model::snap_digest::{Digest, RegionDigest};
-use crate::model::snap_lines::{SnapEnd, SnapHead, SnapLine, SnapProcessLine};
+use crate::model::snap_lines::SnapLine;
 use crate::model::snap_region_de::RegionRef;
-use crate::model::snapshot::{SnapRegion, Snapshot, SnapshotKind};
+use crate::model::snapshot::{SnapProcess, Snapshot, SnapshotKind};
 use crate::source::bounded;
-use crate::source::parse::snapshot::Start;
-use crate::source::parse::snapshot_lines::{self, Records};
-use crate::usecase::snapshot::{
-    changed_meanwhile, input_error, is_vmmap_text, lines_error, load_opened, open, starts_json,
-    Spill,
-};
-use crate::usecase::{diff_json, diff_vmmap};
+use crate::source::parse::snapshot_feed::{LinesFeed, RegionFeed};
+use crate::usecase::snapshot::{changed_meanwhile, input_error, read, Spill};
 
 /// What changed from `before` to `after` (any documents
 /// [`load`](crate::usecase::snapshot::load) reads, both of one kind: two
@@ -46,8 +41,8 @@ pub fn diff_files(before: &Path, after: &Path, opts: &DiffOptions) -> Result<Dif
 
 /// [`diff_files`] of two documents each in a regular file.
 fn diff_regular(before: &Path, after: &Path, opts: &DiffOptions) -> Result<Diff> {
-    let (mut a, a_again) = digest(before)?;
-    let (mut b, b_again) = digest(after)?;
+    let (mut a, a_again, sa) = digest(before)?;
+    let (mut b, b_again, sb) = digest(after)?;
     let (ka, kb) = (a.snapshot.kind.name(), b.snapshot.kind.name());
     if ka != kb {
         return Err(Error::KindsDiffer {
@@ -57,13 +52,12 @@ fn diff_regular(before: &Path, after: &Path, opts: &DiffOptions) -> Result<Diff>
             after_kind: kb,
         });
     }
-    // The regions to list, read again (a side that kept every region has
-    // them), the largest kept as they come.
+    // The regions to list, read again, the largest kept as they come.
     let (keep_a, keep_b) = unmatched(&a, &b);
     let (mut cap_a, mut cap_b) =
         region_caps(&a, &b, (&keep_a, &keep_b), (opts.regions, opts.min_delta));
-    let sa = again(before, &mut a, a_again, &keep_a, &mut cap_a)?;
-    let sb = again(after, &mut b, b_again, &keep_b, &mut cap_b)?;
+    again(before, &a, a_again, &keep_a, &mut cap_a)?;
+    again(after, &b, b_again, &keep_b, &mut cap_b)?;
     let mut left = cap_a.finish(&mut a);
     left.merge(cap_b.finish(&mut b));
     // Two vmmap reports, one or both folded as read: each one's figures by type.
@@ -75,149 +69,193 @@ fn diff_regular(before: &Path, after: &Path, opts: &DiffOptions) -> Result<Diff>
     Ok(diff_digests_with(&a, &b, opts, sides.as_ref().map(|(x, y)| (x, y)), left))
 }
 
-/// How a document's digest was read: whole (every region kept), or
-/// keeping none, to be read again for those `diff` lists.
+/// How the regions `diff` lists are read again.
 enum Again {
-    /// Every region kept.
-    No,
     /// A snapshot file: each region's line read again where it begins.
     Lines,
-    /// A vmmap report (text or JSON), read through again; its figures by type.
-    Vmmap(diff_vmmap::Form, TypeSides),
-    /// A one-object JSON document or a report page, read through again.
-    Json(diff_json::Streamed),
+    /// Any other document, read through again; the runs of regions it
+    /// took back (a snapshot file a page embeds), by number.
+    Through(Vec<usize>),
 }
 
 /// Hands `cap` the regions named in `keep` of `d` (read from `path` as
-/// `how` says); a vmmap report's figures by type when it was folded as read.
+/// `how` says).
 fn again(
     path: &Path,
-    d: &mut Digest,
+    d: &Digest,
     how: Again,
     keep: &[RegionIds],
     cap: &mut RegionCap,
-) -> Result<Option<TypeSides>> {
+) -> Result<()> {
+    if keep.iter().all(RegionIds::is_empty) {
+        return Ok(());
+    }
     match how {
-        Again::No => Ok(None),
-        Again::Lines => fetch_regions(path, d, keep, cap).map(|()| None),
-        Again::Json(how) => diff_json::fetch_regions(path, how, d, keep, cap).map(|()| None),
-        Again::Vmmap(form, sides) => {
-            let none = RegionIds::default();
-            diff_vmmap::fetch_regions(path, form, d, keep.first().unwrap_or(&none), cap)?;
-            Ok(Some(sides))
+        Again::Lines => fetch_regions(path, d, keep, cap),
+        Again::Through(dropped) => {
+            let mut sink = Keep::new(keep, cap, &dropped);
+            read(path, &mut sink)?;
+            sink.same(d).then_some(()).ok_or_else(|| changed_meanwhile(path))
         }
     }
 }
 
-/// What `diff` reads of a document (see [`Digest`]), and how to read
-/// again the regions it lists: a snapshot file or saved vmmap text in a
-/// regular file keeps none.
-fn digest(path: &Path) -> Result<(Digest, Again)> {
-    let regular = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.is_file();
-    let (mut r, start) = open(path)?;
-    if regular && start != Start::Lines {
-        let head = r.fill_buf().map_err(|e| input_error(path, e))?;
-        if start == Start::Other && is_vmmap_text(head) {
-            let (d, sides) = diff_vmmap::digest(path, r)?;
-            return Ok((d, Again::Vmmap(diff_vmmap::Form::Text, sides)));
-        }
-        // The JSON of `vmmap` first: it refuses `show`'s at its first key.
-        if start == Start::Other && starts_json(head) {
-            if let Some((d, sides)) = diff_vmmap::digest_json(path) {
-                return Ok((d, Again::Vmmap(diff_vmmap::Form::Json, sides)));
-            }
-        }
-        // Read as it comes; one that does not read so is read whole below,
-        // which says what is wrong with it.
-        if let Some(how) = diff_json::streamed(start, head) {
-            if let Some(d) = diff_json::digest(path, how) {
-                return Ok((d, Again::Json(how)));
-            }
-        }
+/// What `diff` reads of a document (see [`Digest`]), how to read again
+/// the regions it lists, and of a vmmap report its figures by type.
+fn digest(path: &Path) -> Result<(Digest, Again, Option<TypeSides>)> {
+    let mut sums = Sums::default();
+    let snap = read(path, &mut sums)?;
+    let how = if sums.offsets { Again::Lines } else { Again::Through(sums.dropped) };
+    let mut d = sums.d;
+    d.snapshot = snap;
+    // A vmmap report without region lines: its summary rows' figures.
+    let sides = sums.sides.map(|sides| match d.ids.first() {
+        Some(ids) if !ids.is_empty() => sides,
+        _ => d.snapshot.processes.first().map(TypeSides::of).unwrap_or_default(),
+    });
+    // Of several processes, `diff` prints the snapshot's categories.
+    if d.snapshot.processes.len() > 1 {
+        d.snapshot.processes.iter_mut().for_each(|p| p.categories = Vec::new());
     }
-    if start != Start::Lines {
-        return Ok((Digest::of(load_opened(path, r, start)?), Again::No));
-    }
-    let mut records = DigestRecords::new(!regular);
-    let (head, end) = snapshot_lines::read(r, &mut records).map_err(|e| lines_error(path, e))?;
-    let digest = records.finish(head, end).ok_or_else(|| Error::Parse {
-        path: path.to_path_buf(),
-        message: "not a valid snapshot: the end line has no figure for each process line".into(),
-    })?;
-    Ok((digest, if regular { Again::Lines } else { Again::No }))
+    Ok((d, how, sides))
 }
 
 // Where a region's line begins, in 32 bits: a document is at most
 // `bounded::MAX_INPUT` long.
 const _: () = assert!(bounded::MAX_INPUT <= u32::MAX as u64);
 
-/// A snapshot file's records, kept as a digest.
-struct DigestRecords {
+/// A document's regions added into its processes' digests as they are
+/// read, no region kept; and, for a vmmap report, its figures by type.
+struct Sums {
     d: Digest,
-    /// The regions of the process whose line comes next.
+    /// The regions of the process being read.
     pending: RegionDigest,
-    /// Those regions themselves, when every region is kept.
-    kept: Vec<SnapRegion>,
-    keep_all: bool,
+    sides: Option<TypeSides>,
+    /// Whether the regions came with their lines' offsets (a snapshot file).
+    offsets: bool,
+    /// Runs of regions (each a process's or taken back) read, and those
+    /// taken back, by number.
+    runs: usize,
+    dropped: Vec<usize>,
     /// How many regions and paths the last process had (room made for as many).
     last: (usize, usize),
 }
 
-impl DigestRecords {
-    fn new(keep_all: bool) -> DigestRecords {
+impl Default for Sums {
+    fn default() -> Sums {
         let empty = Snapshot::of(Vec::new(), SnapshotKind::Linux);
-        DigestRecords {
+        Sums {
             d: Digest::empty(empty),
-            pending: RegionDigest::with_capacity(0, 0, !keep_all),
-            kept: Vec::new(),
-            keep_all,
+            pending: RegionDigest::default(),
+            sides: None,
+            offsets: false,
+            runs: 0,
+            dropped: Vec::new(),
             last: (0, 0),
         }
     }
+}
 
-    fn finish(mut self, head: SnapHead, end: SnapEnd) -> Option<Digest> {
-        let processes = std::mem::take(&mut self.d.snapshot.processes);
-        self.d.snapshot = end.snapshot(head, processes)?;
-        Some(self.d)
+impl RegionFeed for Sums {
+    fn region(&mut self, r: RegionRef<'_>) {
+        self.pending.add_parts(r.path_key(), &r.sizes, r.id(), r.purge);
+        if let Some(sides) = &mut self.sides {
+            sides.add_region(&r.category, r.region_type.as_deref(), r.purge, &r.sizes);
+        }
+    }
+
+    fn process(&mut self) {
+        let (regions, paths) = (self.pending.regions(), self.pending.paths());
+        // A snapshot file's processes are many and alike: room made for
+        // the next as the last had. Other documents hold one, or a few.
+        let room = match self.offsets {
+            true => RegionDigest::with_capacity(regions, paths, true),
+            false => RegionDigest::default(),
+        };
+        self.d.push(std::mem::replace(&mut self.pending, room));
+        self.last = (regions, paths);
+        self.runs += 1;
+    }
+
+    fn vmmap(&mut self) {
+        self.sides = Some(TypeSides::default());
     }
 }
 
-impl Records for DigestRecords {
-    fn region(&mut self, r: RegionRef<'_>, at: u64) {
-        let id = r.id();
-        self.pending.add_parts(r.path_key(), &r.sizes, id, r.purge);
-        if self.keep_all {
-            self.kept.push(r.into_owned());
-        } else {
-            self.pending.at(at as u32);
-        }
-    }
-
+impl LinesFeed for Sums {
     fn dropped(&mut self) {
         let (regions, paths) = self.last;
-        self.pending = RegionDigest::with_capacity(regions, paths, !self.keep_all);
-        self.kept.clear();
+        self.pending = RegionDigest::with_capacity(regions, paths, self.offsets);
+        self.dropped.push(self.runs);
+        self.runs += 1;
     }
 
-    fn process(&mut self, line: SnapProcessLine) {
-        let (regions, paths) = (self.pending.regions(), self.pending.paths());
-        let mut p = line.into_process(std::mem::take(&mut self.kept));
+    fn at(&mut self, offset: u64) {
+        self.offsets = true;
+        self.pending.at(offset as u32);
+    }
+
+    fn line(&mut self, p: &mut SnapProcess) {
         // Of several processes, `diff` prints the snapshot's categories:
         // each process's (a `Sizes` a category) would be held to the end.
-        let processes = &mut self.d.snapshot.processes;
-        if !processes.is_empty() {
+        if !self.d.ids.is_empty() {
             p.categories = Vec::new();
-            if let [first] = processes.as_mut_slice() {
-                first.categories = Vec::new();
-            }
         }
-        processes.push(p);
-        let one = std::mem::replace(
-            &mut self.pending,
-            RegionDigest::with_capacity(regions, paths, !self.keep_all),
-        );
-        self.d.push(one);
-        self.last = (regions, paths);
+    }
+}
+
+/// The regions `diff` lists (`keep[i]`: process `i`'s) handed to a cap
+/// as a document digested before is read again.
+struct Keep<'k> {
+    keep: &'k [RegionIds],
+    cap: &'k mut RegionCap,
+    /// Per process read: how many of its regions were named, and how
+    /// many it had.
+    kept: Vec<(usize, usize)>,
+    pending: (usize, usize),
+    /// The runs of regions the first read saw taken back, by number; the
+    /// run being read.
+    dropped: &'k [usize],
+    run: usize,
+}
+
+impl<'k> Keep<'k> {
+    fn new(keep: &'k [RegionIds], cap: &'k mut RegionCap, dropped: &'k [usize]) -> Keep<'k> {
+        Keep { keep, cap, kept: Vec::new(), pending: (0, 0), dropped, run: 0 }
+    }
+
+    /// Whether the document read again is the one `d` digests: as many
+    /// processes, of as many regions, each named region found.
+    fn same(self, d: &Digest) -> bool {
+        self.kept.len() == d.ids.len()
+            && self.kept.into_iter().enumerate().all(|(i, (found, seen))| {
+                seen == d.ids[i].len() && found >= self.keep.get(i).map_or(0, RegionIds::len)
+            })
+    }
+}
+
+impl RegionFeed for Keep<'_> {
+    fn region(&mut self, r: RegionRef<'_>) {
+        if self.dropped.binary_search(&self.run).is_ok() {
+            return;
+        }
+        self.pending.1 += 1;
+        let i = self.kept.len();
+        if self.keep.get(i).is_some_and(|k| k.contains(&r.id())) {
+            self.pending.0 += 1;
+            self.cap.offer(i, r.into_owned());
+        }
+    }
+
+    fn process(&mut self) {
+        self.kept.push(std::mem::take(&mut self.pending));
+        self.run += 1;
+    }
+}
+
+impl LinesFeed for Keep<'_> {
+    fn dropped(&mut self) {
+        self.run += 1;
     }
 }
 

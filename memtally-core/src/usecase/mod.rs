@@ -8,8 +8,6 @@ pub mod by_mapping;
 pub mod capture;
 pub mod cgroup;
 pub mod diff;
-mod diff_json;
-mod diff_vmmap;
 pub mod faults;
 pub mod files;
 pub mod gpu;

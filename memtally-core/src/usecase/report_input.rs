@@ -1,75 +1,69 @@
 //! The document `report --input` reads, kept to what its page can draw.
-//! Saved vmmap text is read a line at a time (the JSON of `vmmap`, in a
-//! regular file, as serde reads each region); its regions are kept
-//! whole while the page could embed them all, and past that only those
-//! the page can draw (the treemap's largest boxes, the detail table's
-//! largest mappings): the others are counted and their treemap figures
-//! summed by category, as the page folds them. A snapshot file, and in
-//! a regular file a snapshot of format 1, `show`'s JSON or a report page,
-//! is read twice to the same end (`report_lines`); every other kind is
-//! read as [`load`](crate::usecase::snapshot::load) reads it.
+//! It is read once (`snapshot::read`, which tells what it is) to size
+//! it. A vmmap report (saved text or the JSON of `vmmap`) is kept as it
+//! comes: its regions whole while the page could embed them all, and
+//! past that only those the page can draw (the treemap's largest boxes,
+//! the detail table's largest mappings); the others are counted and
+//! their treemap figures summed by category, as the page folds them.
+//! Any other document is read again to the same end (`report_lines`).
 
 use std::collections::{BinaryHeap, HashMap};
 use std::path::Path;
 
 use crate::analyze::report::{BoxesLeft, PageRoom, RegionsLeft, ReportBy};
 use crate::analyze::vmmap::region_box;
-use crate::error::{Error, Result, Uncomparable};
-use crate::model::group::Grouper;
-use crate::model::snapshot::{SnapRegion, Snapshot, VmmapTypes};
-use crate::model::vmmap::{VRegion, VRegionSink};
-use crate::model::{Figure, Flow, Group};
-use crate::source::parse::snapshot::Start;
-use crate::source::parse::vmmap;
-use crate::source::parse::vmmap_json::{self, OtherKeys};
-use crate::usecase::diff_json::streamed;
-use crate::usecase::report_lines::{self, Twice};
-use crate::usecase::snapshot::{input_error, is_vmmap_text, load_opened, open, starts_json};
+use crate::error::Result;
+use crate::model::snap_region_de::RegionRef;
+use crate::model::snapshot::{SnapRegion, Snapshot};
+use crate::model::{Figure, Group};
+use crate::source::parse::snapshot_feed::{LinesFeed, RegionFeed};
+use crate::usecase::report_lines::{read_again, Sizing};
 
 /// The snapshot of the document `path` (its processes grouped `by` on
-/// the page), and for saved vmmap text or a snapshot whose regions
-/// the page cannot embed, the regions left out of it, by process.
+/// the page), and for a vmmap report or a snapshot whose regions the
+/// page cannot embed, the regions left out of it, by process.
 pub fn read(path: &Path, room: PageRoom, by: ReportBy) -> Result<(Snapshot, Vec<RegionsLeft>)> {
-    let (mut r, start) = open(path)?;
-    let regular = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.is_file();
-    let head = std::io::BufRead::fill_buf(&mut r).map_err(|e| input_error(path, e))?;
-    let twice = match start {
-        Start::Lines => Some(Twice::Lines),
-        Start::Document | Start::Other | Start::Unknown(_) => {
-            streamed(start, head).map(Twice::Feed)
-        }
+    let mut first = First { room, sizing: Sizing::default(), vmmap: None };
+    let mut snapshot = crate::usecase::snapshot::read(path, &mut first)?;
+    let Some(keep) = first.vmmap else {
+        return read_again(path, snapshot, first.sizing, room, by);
     };
-    if let Some(how) = twice.filter(|_| regular) {
-        drop(r);
-        if let Some(read) = report_lines::read(path, how, room, by)? {
-            return Ok(read);
+    let Some(p) = snapshot.processes.first_mut() else { return Ok((snapshot, Vec::new())) };
+    let (regions, left) = keep.finish(&p.categories);
+    p.regions = regions;
+    Ok((snapshot, left.into_iter().collect()))
+}
+
+/// The first read: a vmmap report's regions kept, any other's sized.
+struct First {
+    room: PageRoom,
+    sizing: Sizing,
+    vmmap: Option<Keep>,
+}
+
+impl RegionFeed for First {
+    fn region(&mut self, r: RegionRef<'_>) {
+        match &mut self.vmmap {
+            Some(keep) => keep.region(r),
+            None => self.sizing.region(r),
         }
-        (r, _) = open(path)?;
     }
-    let head = std::io::BufRead::fill_buf(&mut r).map_err(|e| input_error(path, e))?;
-    let mut keep = Keep::new(room);
-    let doc = if start == Start::Other && is_vmmap_text(head) {
-        let doc = vmmap::parse(r, Default::default(), &mut keep);
-        let doc = doc.map_err(|e| input_error(path, e))?;
-        if doc.regions == 0 && doc.summary.is_empty() {
-            let input = Uncomparable::Text;
-            return Err(Error::NotComparable { path: path.to_path_buf(), input });
+
+    fn process(&mut self) {
+        if self.vmmap.is_none() {
+            self.sizing.process();
         }
-        doc
-    } else {
-        // The JSON of `vmmap` is kept as its text is; it refuses any other
-        // document at its first key, which is then read whole (and told).
-        let vmmap_json = start == Start::Other && starts_json(head) && regular;
-        match vmmap_json.then(|| vmmap_json::read(r, OtherKeys::Refused, &mut keep)) {
-            Some(Ok(doc)) => doc,
-            _ => {
-                let (r, start) = open(path)?;
-                return Ok((load_opened(path, r, start)?, Vec::new()));
-            }
-        }
-    };
-    let (categories, regions, types, left) = keep.finish();
-    Ok((Snapshot::of_vmmap_folded(&doc, categories, regions, types), left.into_iter().collect()))
+    }
+
+    fn vmmap(&mut self) {
+        self.vmmap = Some(Keep::new(self.room));
+    }
+}
+
+impl LinesFeed for First {
+    fn dropped(&mut self) {
+        self.sizing.dropped();
+    }
 }
 
 /// A kept region's place in the treemap's order: the larger box first,
@@ -93,8 +87,6 @@ struct Kept {
 /// The regions read, kept as [`PageRoom`] says.
 struct Keep {
     room: PageRoom,
-    types: VmmapTypes,
-    categories: Grouper,
     /// Each category's place in first-seen order.
     rank: HashMap<String, usize>,
     /// The regions kept, by their number in the report.
@@ -112,8 +104,6 @@ impl Keep {
     fn new(room: PageRoom) -> Keep {
         Keep {
             room,
-            types: VmmapTypes::default(),
-            categories: Grouper::new(),
             rank: HashMap::new(),
             kept: HashMap::new(),
             lists: None,
@@ -151,12 +141,11 @@ impl Keep {
         }
     }
 
-    /// The categories, the regions kept (in the report's order), the
-    /// types, and what was left out.
-    fn finish(self) -> (Vec<Group>, Vec<SnapRegion>, VmmapTypes, Option<RegionsLeft>) {
+    /// The regions kept (in the report's order), and what was left out
+    /// of the report's `categories` (in the order they were read).
+    fn finish(self, categories: &[Group]) -> (Vec<SnapRegion>, Option<RegionsLeft>) {
         let mut kept: Vec<(usize, Kept)> = self.kept.into_iter().collect();
         kept.sort_unstable_by_key(|(n, _)| *n);
-        let categories = self.categories.into_groups();
         let left = self.lists.map(|_| RegionsLeft {
             process: 0,
             regions: self.read,
@@ -167,7 +156,7 @@ impl Keep {
                 .filter(|(_, b)| b.regions > 0)
                 .collect(),
         });
-        (categories, kept.into_iter().map(|(_, k)| k.region).collect(), self.types, left)
+        (kept.into_iter().map(|(_, k)| k.region).collect(), left)
     }
 }
 
@@ -177,11 +166,9 @@ fn box_of(r: &SnapRegion) -> (u64, Option<u64>) {
     region_box(ty, r.purge.unwrap_or_default(), &r.sizes)
 }
 
-impl VRegionSink for Keep {
-    fn region(&mut self, _line: usize, r: &VRegion<'_>) -> Flow {
-        let mut region = SnapRegion::of_vmmap(r);
-        self.types.fold(&mut region);
-        self.categories.add_sizes(&region.category, 1, &region.sizes);
+impl Keep {
+    fn region(&mut self, r: RegionRef<'_>) {
+        let region = r.into_owned();
         let next = self.rank.len();
         let rank = *self.rank.entry(region.category.clone()).or_insert(next);
         if rank == self.left.len() {
@@ -209,6 +196,5 @@ impl VRegionSink for Keep {
         } else {
             self.offer(n);
         }
-        Flow::Continue
     }
 }

@@ -1,12 +1,11 @@
-//! `report --input` of a snapshot file (JSON Lines), or of a one-object
-//! document in a regular file (a snapshot of format 1, `show`'s JSON, a
-//! report page: its regions handed on as `diff_json` reads them), kept
-//! to what its page can draw. The page embeds the regions of the largest processes
-//! whose JSON fits in half its budget (cutting the others a tenth of the
-//! processes at a time, smallest first), so the file is read twice: first
-//! each process's line and the bytes its regions add to that JSON, which
-//! decide the processes embedded whole; then the regions again, keeping
-//! those processes' all and of the others only what the page draws (the
+//! `report --input` of any document but a vmmap report (`report_input`
+//! reads those), kept to what its page can draw. The page embeds the
+//! regions of the largest processes whose JSON fits in half its budget
+//! (cutting the others a tenth of the processes at a time, smallest
+//! first), so the document is read twice: first each process and the
+//! bytes its regions add to that JSON ([`Sizing`]), which decide the
+//! processes embedded whole; then the regions again, keeping those
+//! processes' all and of the others only what the page draws (the
 //! treemap's largest boxes, each detail table's largest mappings); the
 //! rest are counted and summed by category, as the page folds them.
 
@@ -14,55 +13,26 @@ use std::collections::{BinaryHeap, HashMap};
 use std::path::Path;
 
 use crate::analyze::report::{groups, BoxesLeft, PageRoom, RegionsLeft, ReportBy};
-use crate::error::{Error, Result};
-use crate::model::snap_lines::SnapProcessLine;
+use crate::error::Result;
 use crate::model::snap_region_de::RegionRef;
 use crate::model::snapshot::{SnapProcess, SnapRegion, Snapshot};
 use crate::model::{Figure, Sizes};
-use crate::source::bounded;
-use crate::source::parse::snapshot_feed::RegionFeed;
-use crate::source::parse::snapshot_lines::{self, Records};
-use crate::usecase::diff_json::{self, Streamed};
-use crate::usecase::snapshot::{changed_meanwhile, input_error, lines_error, open};
+use crate::source::parse::snapshot_feed::{LinesFeed, RegionFeed};
+use crate::usecase::snapshot::{changed_meanwhile, load, read};
 
-/// What `report --input` reads twice: a snapshot file, or a one-object
-/// document read as it comes (`diff_json`).
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Twice {
-    Lines,
-    Feed(Streamed),
-}
-
-/// The snapshot of the document `path` (a regular file, read `how`)
-/// with only the regions the page draws, and those left out by process;
-/// `None` when the page embeds every region, or the document does not
-/// read as it comes (then it is read whole, which says what is wrong).
-pub(crate) fn read(
+/// The snapshot `path` read with `sizing` (its regions none), with only
+/// the regions the page draws, and those left out by process; when the
+/// page embeds every region, the document read whole.
+pub(crate) fn read_again(
     path: &Path,
-    how: Twice,
+    snapshot: Snapshot,
+    sizing: Sizing,
     room: PageRoom,
     by: ReportBy,
-) -> Result<Option<(Snapshot, Vec<RegionsLeft>)>> {
-    let mut sizing = Sizing::default();
-    let snapshot = match how {
-        Twice::Lines => {
-            let (r, _) = open(path)?;
-            let (head, end) =
-                snapshot_lines::read(r, &mut sizing).map_err(|e| lines_error(path, e))?;
-            let not_valid = || Error::Parse {
-                path: path.to_path_buf(),
-                message: "not a valid snapshot: the end line has no figure for each process line"
-                    .into(),
-            };
-            let processes = std::mem::take(&mut sizing.processes);
-            end.snapshot(head, processes).ok_or_else(not_valid)?
-        }
-        Twice::Feed(how) => match diff_json::read(path, how, &mut sizing) {
-            Some(s) if s.processes.len() == sizing.json.len() => s,
-            _ => return Ok(None),
-        },
+) -> Result<(Snapshot, Vec<RegionsLeft>)> {
+    let Some(whole) = sizing.embedded_whole(&snapshot, room) else {
+        return Ok((load(path)?, Vec::new()));
     };
-    let Some(whole) = sizing.embedded_whole(&snapshot, room) else { return Ok(None) };
     // The treemap's order: group by group, process by process, category
     // by category, region by region.
     let mut rank = vec![0; snapshot.processes.len()];
@@ -71,17 +41,7 @@ pub(crate) fn read(
         rank[*i] = n;
     }
     let mut keep = Keep::new(room, &snapshot.processes, whole, rank, sizing.segments);
-    match how {
-        Twice::Lines => {
-            let (r, _) = open(path)?;
-            snapshot_lines::read(r, &mut keep).map_err(|e| lines_error(path, e))?;
-        }
-        Twice::Feed(how) => {
-            // A file that no longer opens says why.
-            bounded::open_input(path).map_err(|e| input_error(path, e))?;
-            diff_json::read(path, how, &mut keep).ok_or_else(|| changed_meanwhile(path))?;
-        }
-    }
+    read(path, &mut keep)?;
     if keep.segment != keep.segments.len() {
         return Err(changed_meanwhile(path));
     }
@@ -90,7 +50,7 @@ pub(crate) fn read(
     for (p, regions) in snapshot.processes.iter_mut().zip(regions) {
         p.regions = regions;
     }
-    Ok(Some((snapshot, left)))
+    Ok((snapshot, left))
 }
 
 /// The bytes `json` takes in the page: each `<` written `\u003c`.
@@ -98,11 +58,10 @@ fn page_bytes(json: &[u8]) -> u64 {
     json.len() as u64 + 5 * memchr::memchr_iter(b'<', json).count() as u64
 }
 
-/// The first read: each process's line, and the bytes its regions add
-/// to the page's JSON of the snapshot.
+/// The first read: the bytes each process's regions add to the page's
+/// JSON of the snapshot.
 #[derive(Default)]
-struct Sizing {
-    processes: Vec<SnapProcess>,
+pub(crate) struct Sizing {
     /// Of each run of regions, the process it is of (`None`: dropped).
     segments: Vec<Option<usize>>,
     /// Of each process, the bytes its regions add.
@@ -147,30 +106,21 @@ impl Sizing {
     }
 }
 
-impl Records for Sizing {
-    fn region(&mut self, r: RegionRef<'_>, _at: u64) {
+impl LinesFeed for Sizing {
+    fn dropped(&mut self) {
+        self.segments.push(None);
+        self.pending = (0, 0);
+    }
+}
+
+impl RegionFeed for Sizing {
+    fn region(&mut self, r: RegionRef<'_>) {
         self.line.clear();
         match serde_json::to_writer(&mut self.line, &r.into_owned()) {
             Ok(()) => self.pending.0 += page_bytes(&self.line),
             Err(_) => self.unwritable = true,
         }
         self.pending.1 += 1;
-    }
-
-    fn dropped(&mut self) {
-        self.segments.push(None);
-        self.pending = (0, 0);
-    }
-
-    fn process(&mut self, line: SnapProcessLine) {
-        self.processes.push(line.into_process(Vec::new()));
-        RegionFeed::process(self);
-    }
-}
-
-impl RegionFeed for Sizing {
-    fn region(&mut self, r: RegionRef<'_>) {
-        Records::region(self, r, 0);
     }
 
     fn process(&mut self) {
@@ -280,8 +230,8 @@ fn box_of(s: &Sizes) -> (u64, Option<u64>) {
     (s.figure(Figure::Pss).unwrap_or(0), s.pss_dirty.or(s.private_dirty))
 }
 
-impl Records for Keep {
-    fn region(&mut self, r: RegionRef<'_>, _at: u64) {
+impl RegionFeed for Keep {
+    fn region(&mut self, r: RegionRef<'_>) {
         let n = self.read;
         self.read += 1;
         let Some(Some(i)) = self.segments.get(self.segment).copied() else { return };
@@ -316,22 +266,14 @@ impl Records for Keep {
         }
     }
 
-    fn dropped(&mut self) {
+    fn process(&mut self) {
         self.segment += 1;
         self.read = 0;
     }
-
-    fn process(&mut self, _line: SnapProcessLine) {
-        RegionFeed::process(self);
-    }
 }
 
-impl RegionFeed for Keep {
-    fn region(&mut self, r: RegionRef<'_>) {
-        Records::region(self, r, 0);
-    }
-
-    fn process(&mut self) {
+impl LinesFeed for Keep {
+    fn dropped(&mut self) {
         self.segment += 1;
         self.read = 0;
     }

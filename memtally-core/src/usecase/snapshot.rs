@@ -155,39 +155,13 @@ pub fn load(path: &Path) -> Result<Snapshot> {
 
 /// What [`load`] reads of the document in the regular file `path`, its
 /// regions handed to `feed` as they are read: the snapshot returned has
-/// none, and memory holds what `feed` keeps of them.
+/// none, and memory holds what `feed` keeps of them. The one place that
+/// tells what a document is and reads it so.
 pub(crate) fn read(path: &Path, feed: &mut impl LinesFeed) -> Result<Snapshot> {
-    let (r, start) = open(path)?;
-    read_opened(path, r, start, feed)
-}
-
-/// A document, buffered, and how it starts.
-pub(crate) fn open(path: &Path) -> Result<(BufReader<bounded::Input>, Start)> {
     let f = bounded::open_input(path).map_err(|e| input_error(path, e))?;
     let mut r = BufReader::with_capacity(64 << 10, f);
     let head = r.fill_buf().map_err(|e| input_error(path, e))?;
     let start = snapshot_file::start_of(head);
-    Ok((r, start))
-}
-
-/// [`load`] of a document [`open`]ed from a regular file.
-pub(crate) fn load_opened(
-    path: &Path,
-    r: BufReader<bounded::Input>,
-    start: Start,
-) -> Result<Snapshot> {
-    let mut kept = Kept::default();
-    let snap = read_opened(path, r, start, &mut kept)?;
-    Ok(kept.into_snapshot(snap))
-}
-
-/// [`read`] of a document [`open`]ed.
-fn read_opened(
-    path: &Path,
-    mut r: BufReader<bounded::Input>,
-    start: Start,
-    feed: &mut impl LinesFeed,
-) -> Result<Snapshot> {
     let bad = |message: String| Error::Parse { path: path.to_path_buf(), message };
     let failed = |e: ReadError| match e {
         ReadError::Io(e) => input_error(path, e),
@@ -196,7 +170,7 @@ fn read_opened(
     match start {
         // A snapshot file is read a line at a time, never held as text.
         Start::Lines => {
-            return snapshot_lines::read_feeding(r, feed).map_err(|e| lines_error(path, e))
+            return snapshot_lines::read_feeding(r, feed, true).map_err(|e| lines_error(path, e))
         }
         // Format 1, one object: read with serde straight from the file.
         Start::Document => {
@@ -222,7 +196,7 @@ fn read_opened(
     drop(r);
     let reopen = || {
         let f = bounded::open_input(path)?;
-        Ok(BufReader::with_capacity(64 << 10, Utf8 { r: f, tail: Vec::new(), chunk: Vec::new() }))
+        Ok(BufReader::with_capacity(64 << 10, Utf8 { r: f, tail: Vec::new() }))
     };
     match snapshot_file::document(reopen, feed).map_err(failed)? {
         Some(snap) => Ok(snap),
@@ -240,8 +214,6 @@ struct Utf8<R> {
     r: R,
     /// The start of a character cut at the end of the last read.
     tail: Vec<u8>,
-    /// That and the bytes read, checked (room kept between reads).
-    chunk: Vec<u8>,
 }
 
 impl<R: std::io::Read> std::io::Read for Utf8<R> {
@@ -251,24 +223,28 @@ impl<R: std::io::Read> std::io::Read for Utf8<R> {
         if n == 0 {
             return if self.tail.is_empty() { Ok(0) } else { Err(bad()) };
         }
-        self.chunk.clear();
-        self.chunk.append(&mut self.tail);
-        self.chunk.extend_from_slice(&buf[..n]);
-        match std::str::from_utf8(&self.chunk) {
+        let mut rest = &buf[..n];
+        // A character cut at the end of the last read, completed a byte
+        // at a time (at most three), checked where it lies: no copy.
+        while !self.tail.is_empty() {
+            let Some((&b, more)) = rest.split_first() else { return Ok(n) };
+            self.tail.push(b);
+            rest = more;
+            match std::str::from_utf8(&self.tail) {
+                Ok(_) => self.tail.clear(),
+                Err(e) if e.error_len().is_none() => {}
+                Err(_) => return Err(bad()),
+            }
+        }
+        match std::str::from_utf8(rest) {
             Ok(_) => {}
             Err(e) if e.error_len().is_none() => {
-                self.tail.extend_from_slice(&self.chunk[e.valid_up_to()..]);
+                self.tail.extend_from_slice(&rest[e.valid_up_to()..]);
             }
             Err(_) => return Err(bad()),
         }
         Ok(n)
     }
-}
-
-/// Whether a document of [`Start::Other`] whose first bytes are `head`
-/// is saved vmmap text (what [`load`] reads as such).
-pub(crate) fn is_vmmap_text(head: &[u8]) -> bool {
-    !snapshot_html::is_html(head) && utf8_head(head) && !starts_json(head)
 }
 
 /// Whether `head` is UTF-8, but for a character cut at its end.
@@ -280,7 +256,7 @@ fn utf8_head(head: &[u8]) -> bool {
 }
 
 /// Whether the first byte of `head` but white space is `{`.
-pub(crate) fn starts_json(head: &[u8]) -> bool {
+fn starts_json(head: &[u8]) -> bool {
     head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
 }
 
@@ -294,7 +270,7 @@ fn snapshot_error(path: &Path, e: serde_json::Error) -> Error {
 }
 
 /// A snapshot file's failure: I/O as [`input_error`], the rest at its line.
-pub(crate) fn lines_error(path: &Path, e: LinesError) -> Error {
+fn lines_error(path: &Path, e: LinesError) -> Error {
     match e {
         LinesError::Io(e) => input_error(path, e),
         e => Error::Parse {
@@ -407,12 +383,17 @@ mod tests {
         std::fs::write(&path, show_with(&late)).unwrap();
         let e = load(&path).unwrap_err().to_string();
         assert!(e.contains("not UTF-8 text: not a memtally snapshot or JSON output"), "{e}");
-        // Three-byte characters across the 64 KiB reads, at each offset.
-        for pad in 0..3 {
-            let text = format!("{}{}", " ".repeat(pad), "€".repeat(30_000));
+        // Three- and four-byte characters across the 64 KiB reads, at each offset.
+        for (c, pad) in ["€", "𝄞"].into_iter().flat_map(|c| (0..4).map(move |pad| (c, pad))) {
+            let text = format!("{}{}", " ".repeat(pad), c.repeat(30_000));
             std::fs::write(&path, show_with(text.as_bytes())).unwrap();
             let snap = load(&path).unwrap();
-            assert_eq!(snap.processes[0].regions.len(), 1, "pad {pad}");
+            assert_eq!(snap.processes[0].regions.len(), 1, "{c} pad {pad}");
         }
+        // A character cut and not completed, across a read.
+        let mut cut = vec![b'a'; 65_536 - 27];
+        cut.extend_from_slice(&[0xe2, 0x82, b'a']);
+        std::fs::write(&path, show_with(&cut)).unwrap();
+        assert!(load(&path).unwrap_err().to_string().contains("not UTF-8"));
     }
 }

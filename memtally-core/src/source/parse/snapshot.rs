@@ -70,7 +70,7 @@ pub(crate) fn parse_feeding(
     feed: &mut impl LinesFeed,
 ) -> Result<Snapshot, ParseError> {
     match start_of(input) {
-        Start::Lines => snapshot_lines::read_feeding(input, feed).map_err(lines_error),
+        Start::Lines => snapshot_lines::read_feeding(input, feed, false).map_err(lines_error),
         Start::Unknown(v) => Err(ParseError::at(1, unknown_format(v))),
         Start::Document | Start::Other => match document(|| Ok(input), feed) {
             Ok(Some(snap)) => Ok(snap),

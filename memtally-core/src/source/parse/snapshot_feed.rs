@@ -26,6 +26,8 @@ pub(crate) trait RegionFeed {
     fn region(&mut self, region: RegionRef<'_>);
     /// The regions handed since the last call are one process's.
     fn process(&mut self);
+    /// The regions that follow are a vmmap report's (text or JSON).
+    fn vmmap(&mut self) {}
 }
 
 /// A feed that can take back regions: what a snapshot file (whose
@@ -33,6 +35,11 @@ pub(crate) trait RegionFeed {
 pub(crate) trait LinesFeed: RegionFeed {
     /// The regions handed since the last process are no process's.
     fn dropped(&mut self);
+    /// Where the line of the region handed next begins in the file read
+    /// (a snapshot file's own, not one a page embeds).
+    fn at(&mut self, _offset: u64) {}
+    /// A snapshot file's process line, as it is kept, before its `process`.
+    fn line(&mut self, _process: &mut SnapProcess) {}
 }
 
 /// Every region kept, by process: the whole snapshot, once
@@ -70,8 +77,8 @@ impl Kept {
 }
 
 /// A vmmap report's regions (text or JSON) handed to a feed as snapshot
-/// regions (as [`SnapRegion::of_vmmap`] makes them, their categories
-/// folded past the first types) and summed by category as they come.
+/// regions (their category the region type, folded past the first
+/// types) and summed by category as they come.
 pub(crate) struct VmmapFeed<'f, F> {
     feed: &'f mut F,
     types: VmmapTypes,
@@ -80,6 +87,7 @@ pub(crate) struct VmmapFeed<'f, F> {
 
 impl<'f, F: RegionFeed> VmmapFeed<'f, F> {
     pub(crate) fn new(feed: &'f mut F) -> VmmapFeed<'f, F> {
+        feed.vmmap();
         VmmapFeed { feed, types: VmmapTypes::default(), categories: Grouper::new() }
     }
 

@@ -67,7 +67,9 @@ pub(crate) fn read_feeding(
     feed: &mut impl LinesFeed,
 ) -> Result<Snapshot, ReadError> {
     with_element(r, |json, start| match start {
-        Start::Lines => snapshot_lines::read_feeding(json, feed).map_err(snapshot::lines_error),
+        Start::Lines => {
+            snapshot_lines::read_feeding(json, feed, false).map_err(snapshot::lines_error)
+        }
         Start::Document => snapshot_feed::read(json, FeedShape::Snapshot, feed)
             .map_err(|e| ParseError::at(0, format!("not a valid snapshot: {e}")))
             .and_then(|snap| {

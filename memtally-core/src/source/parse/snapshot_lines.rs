@@ -180,28 +180,37 @@ impl Order {
 struct Feeding<'f, F> {
     feed: &'f mut F,
     processes: Vec<SnapProcess>,
+    /// Whether the lines' offsets are the file's (handed to `feed`).
+    offsets: bool,
 }
 
 impl<F: LinesFeed> Records for Feeding<'_, F> {
-    fn region(&mut self, region: RegionRef<'_>, _at: u64) {
+    fn region(&mut self, region: RegionRef<'_>, at: u64) {
+        if self.offsets {
+            self.feed.at(at);
+        }
         self.feed.region(region);
     }
     fn dropped(&mut self) {
         self.feed.dropped();
     }
     fn process(&mut self, process: SnapProcessLine) {
-        self.processes.push(process.into_process(Vec::new()));
+        let mut p = process.into_process(Vec::new());
+        self.feed.line(&mut p);
         self.feed.process();
+        self.processes.push(p);
     }
 }
 
 /// The snapshot in the file `r` reads, its regions handed to `feed` (the
-/// snapshot returned has none).
+/// snapshot returned has none), with their lines' offsets where `offsets`
+/// (`r` is the file from its start).
 pub(crate) fn read_feeding(
     r: impl BufRead,
     feed: &mut impl LinesFeed,
+    offsets: bool,
 ) -> Result<Snapshot, LinesError> {
-    let mut feeding = Feeding { feed, processes: Vec::new() };
+    let mut feeding = Feeding { feed, processes: Vec::new(), offsets };
     let (head, end) = read(r, &mut feeding)?;
     end.snapshot(head, feeding.processes).ok_or(LinesError::Order {
         line: 0,
@@ -226,7 +235,7 @@ mod tests {
 
     fn read_text(text: &str) -> Result<Snapshot, LinesError> {
         let mut kept = crate::source::parse::snapshot_feed::Kept::default();
-        read_feeding(text.as_bytes(), &mut kept).map(|snap| kept.into_snapshot(snap))
+        read_feeding(text.as_bytes(), &mut kept, false).map(|snap| kept.into_snapshot(snap))
     }
 
     #[test]
