@@ -644,3 +644,45 @@ fn different_reports_diffed(sizes: &[u64]) {
         "from {small} to {big} bytes of input the peak grew by {grew_kib} KiB ({small_peak} to {big_peak} KiB)"
     );
 }
+
+/// `capture` copies a process's smaps a chunk at a time (issue 35 item
+/// 2): the recorded chromium process with its smaps repeated to about 4
+/// and 40 MB is recorded byte for byte in the same peak memory (before,
+/// it was held whole: 270,924 KiB for a 2 GiB sparse smaps, refused at
+/// 256 MiB). Measured as the process's own peak: a memory cgroup would
+/// count the page cache of the file written too. A recorded smaps past
+/// the bound is refused before anything is made, exit 5.
+#[test]
+fn capture_copies_a_large_smaps_in_flat_memory() {
+    let (tmp, tree) = crate::support::copied_fixture("chromium-browser");
+    let smaps = tree.join("11672/smaps");
+    let one = std::fs::read(&smaps).unwrap();
+    let mut peaks = Vec::new();
+    for copies in [6, 60] {
+        std::fs::write(&smaps, one.repeat(copies)).unwrap();
+        let out = tmp.path().join(format!("out-{copies}"));
+        let (tree, out_s) = (tree.to_str().unwrap(), out.to_str().unwrap());
+        let Some(peak) =
+            crate::diff_memory::peak_kib(&["capture", "--proc-root", tree, "11672", "-o", out_s])
+        else {
+            return eprintln!("skipped: no /usr/bin/time");
+        };
+        let copied = std::fs::read(out.join("11672/smaps")).unwrap();
+        assert!(copied == one.repeat(copies), "the smaps of {copies} copies recorded whole");
+        eprintln!("capture of {} bytes of smaps: peak {peak} KiB", copied.len());
+        peaks.push(peak);
+    }
+    let grew_kib = peaks[1].saturating_sub(peaks[0]);
+    assert!(grew_kib < 8 << 10, "the peak grew by {grew_kib} KiB ({peaks:?} KiB)");
+    std::fs::File::create(&smaps).unwrap().set_len(2 << 30).unwrap();
+    let out = tmp.path().join("out-sparse");
+    let run = crate::support::memtally()
+        .args(["capture", "--proc-root", tree.to_str().unwrap(), "11672", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(5), "{err}");
+    assert!(err.contains("smaps: larger than 256 MiB"), "{err}");
+    assert!(!out.exists(), "a capture that recorded nothing leaves no directory");
+}

@@ -161,7 +161,7 @@ pub(crate) fn write_show(path: &Path, regions: u64) {
 /// it (`-f %M`), checked to succeed; `None` without /usr/bin/time. (The
 /// rusage of a child this process starts counts this process's pages as
 /// they were when it was started: the test harness's, not memtally's.)
-fn peak_kib(args: &[&str]) -> Option<u64> {
+pub(crate) fn peak_kib(args: &[&str]) -> Option<u64> {
     let bin = memtally().get_program().to_owned();
     let out = std::process::Command::new("/usr/bin/time")
         .args(["-f", "%M"])

@@ -188,6 +188,17 @@ pub(crate) fn read_bounded(f: &mut File, out: &mut Vec<u8>, limit: usize) -> std
     }
 }
 
+/// One read of `f` into `buf` (again if interrupted): the bytes read, 0
+/// at its end. For a file copied a chunk at a time, never held whole.
+pub(crate) fn read_chunk(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match f.read(buf) {
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            read => return read,
+        }
+    }
+}
+
 /// Reads a procfs file that the kernel prints as one record (`status`,
 /// `stat`, `statm`, `comm`, `smaps_rollup`: `single_open` seq files), as
 /// [`read_bounded`] does but without its last read: such a file gives its
@@ -223,7 +234,7 @@ pub(crate) fn read_record(f: &mut File, out: &mut Vec<u8>, limit: usize) -> std:
     }
 }
 
-fn too_big(limit: u64) -> std::io::Error {
+pub(crate) fn too_big(limit: u64) -> std::io::Error {
     let size = if limit >= 1 << 20 {
         format!("{} MiB", limit >> 20)
     } else {

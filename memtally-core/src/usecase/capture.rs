@@ -3,18 +3,20 @@
 //! later as a recorded root ([`ProcRoot`] over
 //! the directory). Every file goes through [`crate::write`].
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::analyze::select::Selection;
 use crate::error::{Error, Result, UseCase};
 use crate::model::{Needs, ProcInfo};
+use crate::source::bounded::{read_chunk, too_big};
 use crate::source::capture::{INCOMPLETE, MACHINE_FILES, PROCESS_FILES, TREE_INCOMPLETE};
 use crate::source::gpu::{self, FD_TARGETS};
 use crate::source::parse::status;
 use crate::source::proc_root::MAX_SMAPS;
 use crate::source::{stamp, ProcRoot};
 use crate::usecase::select::{require_selection, select};
-use crate::write::{Dir, Staged};
+use crate::write::{Access, Dir, NewFile, Staged};
 
 /// What one process's capture wrote and what it had to leave out.
 #[derive(Debug, Default)]
@@ -304,7 +306,17 @@ fn record(
         }
     }
     // smaps first: if it cannot be read there is nothing worth keeping.
-    let smaps = from.read_up_to(pid, "smaps", MAX_SMAPS)?;
+    // It is copied a chunk at a time (`keep_smaps`), never held whole.
+    let mut smaps = from.open(pid, "smaps")?;
+    // A recorded one past the bound is refused before anything is made
+    // (procfs gives its files no size).
+    if smaps.metadata().is_ok_and(|m| m.len() > MAX_SMAPS as u64) {
+        let path = from.pid_file(pid, "smaps");
+        return Err(from.explain(pid, path, too_big(MAX_SMAPS as u64)).into());
+    }
+    let mut chunk = vec![0u8; 64 << 10];
+    let first = read_chunk(&mut smaps, &mut chunk)
+        .map_err(|e| from.explain(pid, from.pid_file(pid, "smaps"), e))?;
     let out_dir = match dir {
         Some(d) => d,
         None => {
@@ -315,7 +327,7 @@ fn record(
     };
     let staging = Staged::new(out_dir, out.join(pid.to_string())).map_err(Failed::Output)?;
     let mut report = CaptureReport::default();
-    keep(staging.dir(), "smaps", &smaps, &mut report)?;
+    keep_smaps(from, pid, (&mut smaps, &mut chunk, first), staging.dir(), &mut report)?;
     for file in PROCESS_FILES.iter().filter(|f| **f != "smaps") {
         match from.read(pid, file) {
             Ok(bytes) => keep(staging.dir(), file, &bytes, &mut report)?,
@@ -345,6 +357,34 @@ fn record(
         Err(e) => return Err(e.into()),
     };
     Ok((staging, report, change))
+}
+
+/// Copies the process's `smaps`, open as `src` with its first `first`
+/// bytes read into `chunk`, into `dir` a chunk at a time: memory does not
+/// grow with it. At most [`MAX_SMAPS`] bytes, as a recording's reader
+/// takes; past that it is refused as too large.
+fn keep_smaps(
+    from: &ProcRoot,
+    pid: u32,
+    (src, chunk, first): (&mut std::fs::File, &mut [u8], usize),
+    dir: &Dir,
+    report: &mut CaptureReport,
+) -> Result<()> {
+    let shown = dir.path().join("smaps");
+    let read_error = |e| from.explain(pid, from.pid_file(pid, "smaps"), e);
+    let mut to = NewFile::create_in(dir, "smaps".as_ref(), &shown, Access::Umask)?;
+    let (mut n, mut total) = (first, 0usize);
+    while n > 0 {
+        total += n;
+        if total > MAX_SMAPS {
+            return Err(read_error(too_big(MAX_SMAPS as u64)));
+        }
+        to.write_all(&chunk[..n]).map_err(|e| Error::io(&shown, e))?;
+        n = read_chunk(src, chunk).map_err(read_error)?;
+    }
+    to.commit()?;
+    report.written.push(shown);
+    Ok(())
 }
 
 /// Writes `name` in `dir` (errors name where it goes) and reports it.

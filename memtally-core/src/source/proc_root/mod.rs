@@ -341,13 +341,8 @@ impl ProcRoot {
     /// Reads a whole small file (`status`, `cmdline`, `comm`): at most
     /// [`MAX_SMALL`] bytes, else a bad-input error.
     pub(crate) fn read(&self, pid: u32, file: &str) -> Result<Vec<u8>> {
-        self.read_up_to(pid, file, MAX_SMALL)
-    }
-
-    /// Reads a whole file of the process, at most `limit` bytes.
-    pub(crate) fn read_up_to(&self, pid: u32, file: &str, limit: usize) -> Result<Vec<u8>> {
         let mut out = Vec::new();
-        self.read_open(pid, file, &mut self.open(pid, file)?, &mut out, limit)?;
+        self.read_open(pid, file, &mut self.open(pid, file)?, &mut out, MAX_SMALL)?;
         Ok(out)
     }
 
@@ -431,8 +426,8 @@ pub(crate) const ENDS_AT_SHORT_READ: &[&str] = &["cmdline", "cgroup"];
 /// (`cmdline` is at most a few hundred KiB of arguments).
 pub(crate) const MAX_SMALL: usize = 1 << 20;
 
-/// The most a whole `smaps` read into memory (by `capture`) may hold:
-/// about 150,000 mappings. Other readers stream it in bounded memory.
+/// The most a `smaps` that `capture` copies may hold: about 150,000
+/// mappings (a recording's readers stream it in bounded memory).
 pub const MAX_SMAPS: usize = 256 << 20;
 
 /// `/proc/PID/cmdline` is NUL-separated; show it with spaces.
