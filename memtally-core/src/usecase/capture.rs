@@ -306,17 +306,7 @@ fn record(
         }
     }
     // smaps first: if it cannot be read there is nothing worth keeping.
-    // It is copied a chunk at a time (`keep_smaps`), never held whole.
-    let mut smaps = from.open(pid, "smaps")?;
-    // A recorded one past the bound is refused before anything is made
-    // (procfs gives its files no size).
-    if smaps.metadata().is_ok_and(|m| m.len() > MAX_SMAPS as u64) {
-        let path = from.pid_file(pid, "smaps");
-        return Err(from.explain(pid, path, too_big(MAX_SMAPS as u64)).into());
-    }
-    let mut chunk = vec![0u8; 64 << 10];
-    let first = read_chunk(&mut smaps, &mut chunk)
-        .map_err(|e| from.explain(pid, from.pid_file(pid, "smaps"), e))?;
+    let smaps = SmapsCopy::open(from, pid)?;
     let out_dir = match dir {
         Some(d) => d,
         None => {
@@ -327,7 +317,7 @@ fn record(
     };
     let staging = Staged::new(out_dir, out.join(pid.to_string())).map_err(Failed::Output)?;
     let mut report = CaptureReport::default();
-    keep_smaps(from, pid, (&mut smaps, &mut chunk, first), staging.dir(), &mut report)?;
+    smaps.keep(staging.dir(), &mut report)?;
     for file in PROCESS_FILES.iter().filter(|f| **f != "smaps") {
         match from.read(pid, file) {
             Ok(bytes) => keep(staging.dir(), file, &bytes, &mut report)?,
@@ -359,32 +349,60 @@ fn record(
     Ok((staging, report, change))
 }
 
-/// Copies the process's `smaps`, open as `src` with its first `first`
-/// bytes read into `chunk`, into `dir` a chunk at a time: memory does not
-/// grow with it. At most [`MAX_SMAPS`] bytes, as a recording's reader
-/// takes; past that it is refused as too large.
-fn keep_smaps(
-    from: &ProcRoot,
+/// A process's `smaps` copied into a recording a chunk at a time, so
+/// memory does not grow with it: opened, and its first chunk read, before
+/// anything is made. At most [`MAX_SMAPS`] bytes, as a recording's
+/// reader takes; past that it is refused as too large.
+struct SmapsCopy<'a> {
+    from: &'a ProcRoot,
     pid: u32,
-    (src, chunk, first): (&mut std::fs::File, &mut [u8], usize),
-    dir: &Dir,
-    report: &mut CaptureReport,
-) -> Result<()> {
-    let shown = dir.path().join("smaps");
-    let read_error = |e| from.explain(pid, from.pid_file(pid, "smaps"), e);
-    let mut to = NewFile::create_in(dir, "smaps".as_ref(), &shown, Access::Umask)?;
-    let (mut n, mut total) = (first, 0usize);
-    while n > 0 {
-        total += n;
-        if total > MAX_SMAPS {
-            return Err(read_error(too_big(MAX_SMAPS as u64)));
+    file: std::fs::File,
+    chunk: Vec<u8>,
+    /// The bytes in `chunk`.
+    read: usize,
+}
+
+impl<'a> SmapsCopy<'a> {
+    fn open(from: &'a ProcRoot, pid: u32) -> Result<SmapsCopy<'a>> {
+        let file = from.open(pid, "smaps")?;
+        let mut copy = SmapsCopy { from, pid, file, chunk: vec![0u8; 64 << 10], read: 0 };
+        // A recorded one past the bound is refused before anything is made
+        // (procfs gives its files no size).
+        if copy.file.metadata().is_ok_and(|m| m.len() > MAX_SMAPS as u64) {
+            return Err(copy.failed(too_big(MAX_SMAPS as u64)));
         }
-        to.write_all(&chunk[..n]).map_err(|e| Error::io(&shown, e))?;
-        n = read_chunk(src, chunk).map_err(read_error)?;
+        copy.next()?;
+        Ok(copy)
     }
-    to.commit()?;
-    report.written.push(shown);
-    Ok(())
+
+    /// Reads the next chunk (none at the end).
+    fn next(&mut self) -> Result<()> {
+        self.read = read_chunk(&mut self.file, &mut self.chunk).map_err(|e| self.failed(e))?;
+        Ok(())
+    }
+
+    /// A failed read, named as the process's smaps.
+    fn failed(&self, e: std::io::Error) -> Error {
+        self.from.explain(self.pid, self.from.pid_file(self.pid, "smaps"), e)
+    }
+
+    /// Writes the rest of the file as `smaps` in `dir` and reports it.
+    fn keep(mut self, dir: &Dir, report: &mut CaptureReport) -> Result<()> {
+        let shown = dir.path().join("smaps");
+        let mut to = NewFile::create_in(dir, "smaps".as_ref(), &shown, Access::Umask)?;
+        let mut total = 0;
+        while self.read > 0 {
+            total += self.read;
+            if total > MAX_SMAPS {
+                return Err(self.failed(too_big(MAX_SMAPS as u64)));
+            }
+            to.write_all(&self.chunk[..self.read]).map_err(|e| Error::io(&shown, e))?;
+            self.next()?;
+        }
+        to.commit()?;
+        report.written.push(shown);
+        Ok(())
+    }
 }
 
 /// Writes `name` in `dir` (errors name where it goes) and reports it.
